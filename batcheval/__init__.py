@@ -1,0 +1,49 @@
+"""batcheval: evaluate classifiers at the scale of whole experiment sweeps.
+
+Predictions for many runs come in as a frame; batcheval counts them into one
+K×K contingency table per group with numba kernels and computes every
+measure for all groups at once, returning polars frames.
+
+    frame → encoded keys → counts[G, K, K] → measures → polars frame
+"""
+
+from __future__ import annotations
+
+from . import measures
+from .errors import (
+    BatchevalError,
+    BatchevalWarning,
+    ClassMismatchError,
+    ColumnNotFoundError,
+    CountOverflowError,
+    DuplicateColumnError,
+    InvalidLabelError,
+    MergeError,
+    NullValuesError,
+    UnknownMeasureError,
+)
+from .evaluate import evaluate
+from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
+from .table import ContingencyTable
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BINARY_MEASURES",
+    "MULTICLASS_MEASURES",
+    "BatchevalError",
+    "BatchevalWarning",
+    "ClassMismatchError",
+    "ColumnNotFoundError",
+    "ContingencyTable",
+    "CountOverflowError",
+    "DuplicateColumnError",
+    "InvalidLabelError",
+    "MergeError",
+    "NullValuesError",
+    "UnknownMeasureError",
+    "__version__",
+    "alpha_sbb",
+    "evaluate",
+    "measures",
+]

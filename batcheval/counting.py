@@ -1,0 +1,223 @@
+"""Frame → encoded keys → ``counts[G, K, K]``.
+
+This is the create/append stage of the pipeline: it encodes the key and class
+columns (:mod:`batcheval.encode`), picks a race-free counting strategy for the
+size of the key space, runs the kernel, and trims the dense key space down to
+the groups that occur.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .encode import ClassCoding, KeyColumn, encode_classes, encode_key
+from .errors import InvalidLabelError
+from .kernels import count as _count
+from .kernels.jit import n_threads
+
+__all__ = ["Counted", "count_frame"]
+
+_MAX_KERNEL_KEYS = 4
+# private per-thread tables while all of them together stay under this many cells
+_PRIVATE_CELLS = 1 << 25
+# a dense key space may be this much larger than the rows before we hash instead
+_DENSE_FACTOR = 4
+_DENSE_MIN = 1 << 20
+
+
+@dataclass
+class Counted:
+    keys: pl.DataFrame
+    classes: pl.Series
+    counts: np.ndarray
+
+
+def count_frame(
+    df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
+) -> Counted:
+    """Count ``df`` into one K×K table per distinct combination of ``by``."""
+    n_rows = df.height
+    coding = encode_classes(df.get_column(label), df.get_column(prediction), classes)
+    key_cols = [encode_key(df.get_column(name), n_rows) for name in by]
+    if n_rows == 0:
+        k = coding.n_codes
+        keys = pl.DataFrame([df.get_column(name).clear() for name in by])
+        return Counted(keys, coding.classes, np.zeros((0, k, k), dtype=np.int64))
+
+    space = _key_space(key_cols, n_rows, coding.n_codes)
+    k = coding.n_codes
+    flat = _run_kernel(space.columns, coding, space.size, k)
+    counts = flat.reshape(space.size, k, k)
+    present = np.flatnonzero(counts.reshape(space.size, k * k).any(axis=1)) if by else np.zeros(1, np.int64)
+    counts = counts[present] if len(present) != space.size else counts
+    keys = space.decode(present)
+
+    class_values = coding.classes
+    if coding.trim:
+        used = np.flatnonzero(counts.sum(axis=(0, 2)) + counts.sum(axis=(0, 1)))
+        if len(used) != k:
+            counts = np.ascontiguousarray(counts[:, used][:, :, used])
+            class_values = class_values.gather(used)
+    return Counted(keys, class_values, counts)
+
+
+@dataclass
+class _KeySpace:
+    """Kernel-ready key columns whose packed ids span ``range(size)``."""
+
+    columns: list[KeyColumn]
+    size: int
+    decode_ids: Any  # Callable[[np.ndarray], list[pl.Series]]
+
+    def decode(self, ids: np.ndarray) -> pl.DataFrame:
+        return pl.DataFrame(self.decode_ids(ids))
+
+
+def _strides(cols: Sequence[KeyColumn]) -> list[int]:
+    strides = [1] * len(cols)
+    for i in range(len(cols) - 2, -1, -1):
+        strides[i] = strides[i + 1] * cols[i + 1].cardinality
+    return strides
+
+
+def _decode_packed(cols: Sequence[KeyColumn]):
+    strides = _strides(cols)
+
+    def decode(ids: np.ndarray) -> list[pl.Series]:
+        return [
+            c.decode((ids // s) % c.cardinality if c.cardinality else ids)
+            for c, s in zip(cols, strides, strict=True)
+        ]
+
+    return decode
+
+
+def _key_space(cols: list[KeyColumn], n_rows: int, n_classes: int) -> _KeySpace:
+    if not cols:
+        zero = KeyColumn("", np.zeros(n_rows, np.int8), 0, 1, lambda c: pl.Series([]))
+        return _KeySpace([zero], 1, lambda ids: [])
+    size = 1
+    for c in cols:
+        size *= c.cardinality
+    dense_ok = size <= max(_DENSE_FACTOR * n_rows, _DENSE_MIN) and size * n_classes * n_classes < 1 << 31
+    if len(cols) <= _MAX_KERNEL_KEYS and dense_ok:
+        return _KeySpace(cols, size, _decode_packed(cols))
+    return _hashed_space(cols)
+
+
+def _hashed_space(cols: list[KeyColumn]) -> _KeySpace:
+    """Key spaces too sparse to count densely: pack ids, then dictionary-encode them.
+
+    Columns are packed four at a time (while the product fits in int64) and
+    each packed id column re-encoded, until one dense column remains.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    groups: list[list[KeyColumn]] = []
+    for c in cols:
+        last = groups[-1] if groups else None
+        if (
+            last is not None
+            and len(last) < _MAX_KERNEL_KEYS
+            and _product(last) * max(c.cardinality, 1) < 1 << 62
+        ):
+            last.append(c)
+        else:
+            groups.append([c])
+
+    merged: list[KeyColumn] = []
+    for group in groups:
+        if (
+            len(group) == 1
+            and len(groups) == 1
+            and group[0].cardinality <= 4 * len(group[0].values) + (1 << 16)
+        ):
+            merged.append(group[0])
+            continue
+        ids = np.empty(len(group[0].values), dtype=np.int64)
+        _count.pack_ids(*_kernel_keys(group), ids)
+        enc = pc.dictionary_encode(pa.array(ids))
+        distinct = np.asarray(enc.dictionary)
+        order = np.argsort(distinct, kind="stable")
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        codes = rank[np.asarray(enc.indices).astype(np.int64)]
+        sorted_ids = distinct[order]
+        inner = _decode_packed(group)
+        merged.append(KeyColumn("", codes, 0, len(order), _GroupDecoder(inner, sorted_ids)))
+    if len(merged) > _MAX_KERNEL_KEYS or _product(merged) >= 1 << 62:
+        return _hashed_space(merged)
+    parts = [_decode_packed(merged)]
+
+    def decode(ids: np.ndarray) -> list[pl.Series]:
+        return [s for series in parts[0](ids) for s in (series if isinstance(series, list) else [series])]
+
+    return _KeySpace(merged, _product(merged), decode)
+
+
+class _GroupDecoder:
+    """Codes of a re-encoded column → the key columns it was packed from."""
+
+    def __init__(self, inner, sorted_ids: np.ndarray) -> None:
+        self.inner, self.sorted_ids = inner, sorted_ids
+
+    def __call__(self, codes: np.ndarray) -> list[pl.Series]:
+        return self.inner(self.sorted_ids[codes])
+
+
+def _product(cols: Sequence[KeyColumn]) -> int:
+    p = 1
+    for c in cols:
+        p *= max(c.cardinality, 1)
+    return p
+
+
+def _kernel_keys(cols: Sequence[KeyColumn]) -> tuple:
+    dummy = np.zeros(1, dtype=np.int64)
+    arrays = [c.values for c in cols] + [dummy] * (_MAX_KERNEL_KEYS - len(cols))
+    offsets = np.zeros(_MAX_KERNEL_KEYS, dtype=np.int64)
+    strides = np.zeros(_MAX_KERNEL_KEYS, dtype=np.int64)
+    for i, (c, s) in enumerate(zip(cols, _strides(cols), strict=True)):
+        offsets[i], strides[i] = c.offset, s
+    return (*arrays, offsets, strides, len(cols))
+
+
+def _run_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: int) -> np.ndarray:
+    threads = n_threads()
+    cells = n_groups * k * k
+    keys = _kernel_keys(cols)
+    args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k)
+    if threads == 1 or cells * threads <= _PRIVATE_CELLS:
+        bufs = np.zeros((threads, cells), dtype=np.int64)
+        bad = _count.count_private(*args, bufs)
+        flat = np.zeros(cells, dtype=np.int64)
+        _count.sum_rows(bufs, flat)
+    else:
+        flat = np.zeros(cells, dtype=np.int64)
+        bad = _count.count_partitioned(*args, threads, flat)
+    if bad:
+        _raise_outside(coding, bad)
+    return flat
+
+
+def _raise_outside(coding: ClassCoding, bad: int) -> None:
+    """Name the column and values that fell outside ``classes=``."""
+    classes = coding.classes.to_list()
+    for role, arr in (("label", coding.label), ("prediction", coding.prediction)):
+        idx = arr.astype(np.int64) - coding.vmin
+        inside = (idx >= 0) & (idx < len(coding.lut))
+        codes = np.full(len(arr), -1, dtype=np.int64)
+        codes[inside] = coding.lut[idx[inside]]
+        outside = np.unique(arr[codes < 0])
+        if len(outside):
+            shown = outside[:5].tolist()
+            raise InvalidLabelError(
+                f"{role} column has {int((codes < 0).sum())} value(s) outside classes={classes}: {shown}"
+            )
+    raise InvalidLabelError(f"{bad} rows have labels or predictions outside classes={classes}")

@@ -1,0 +1,64 @@
+"""The batcheval error hierarchy.
+
+Every error batcheval raises on bad input derives from :class:`BatchevalError`,
+and every message names the column (or file) and shows the offending value, so
+that a user can fix the input without reading a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BatchevalError",
+    "BatchevalWarning",
+    "ClassMismatchError",
+    "ColumnNotFoundError",
+    "CountOverflowError",
+    "DuplicateColumnError",
+    "InvalidLabelError",
+    "MergeError",
+    "NullValuesError",
+    "UnknownMeasureError",
+]
+
+
+class BatchevalError(Exception):
+    """Base class of every batcheval error."""
+
+
+class ColumnNotFoundError(BatchevalError, KeyError):
+    """A column named by the caller is not in the input frame."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class DuplicateColumnError(BatchevalError, ValueError):
+    """The same column is named twice among keys, label and prediction."""
+
+
+class NullValuesError(BatchevalError, ValueError):
+    """A label or prediction column holds nulls (see ``drop_nulls=``)."""
+
+
+class InvalidLabelError(BatchevalError, ValueError):
+    """A label or prediction value is unusable: not integral, not in ``classes=``, ..."""
+
+
+class ClassMismatchError(BatchevalError, ValueError):
+    """Two accumulators were built over different class sets."""
+
+
+class MergeError(BatchevalError, ValueError):
+    """Two accumulators cannot be merged (different keys or positive class)."""
+
+
+class CountOverflowError(BatchevalError, OverflowError):
+    """A count would exceed the int64 range."""
+
+
+class UnknownMeasureError(BatchevalError, ValueError):
+    """A measure name is not known, or does not apply to this table."""
+
+
+class BatchevalWarning(UserWarning):
+    """Something was skipped or dropped on the caller's request, and how much."""

@@ -1,0 +1,143 @@
+"""``evaluate``: a frame of predictions in, a frame of measures out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from .frames import as_key_list
+from .table import ContingencyTable
+
+__all__ = ["evaluate"]
+
+
+def evaluate(
+    data: Any,
+    by: str | Sequence[str] | None = None,
+    label: str = "label",
+    prediction: str = "prediction",
+    *,
+    pool: str | Sequence[str] | None = None,
+    measures: Sequence[str] | None = None,
+    per_class: bool = False,
+    classes: Sequence[Any] | None = None,
+    positive: Any = None,
+    beta: float | None = None,
+    drop_nulls: bool = False,
+    mean_weights: Literal["n"] | None = None,
+) -> pl.DataFrame:
+    """Evaluate every group of a prediction frame at once.
+
+    Parameters
+    ----------
+    data
+        Per-example predictions: a polars DataFrame or LazyFrame, a pyarrow
+        Table, or a pandas DataFrame.
+    by
+        Key columns, e.g. ``["run", "fold"]``; one result row per distinct
+        combination. Integer, string, categorical, boolean, temporal and
+        float keys all work; nulls form their own group.
+    label, prediction
+        The real class and the predicted class (int, bool or string).
+    pool
+        Key column(s) to pool over: their count tables are summed before
+        measuring (the micro average, spec §5), and each measure also gets
+        ``<measure>_mean`` and ``<measure>_std`` over the pooled groups
+        (sample standard deviation; NaN when only one group was pooled).
+    measures
+        Subset of measures; default: every measure that applies (the binary
+        set for two classes, the multiclass set otherwise).
+    per_class
+        One row per group × class with the one-vs-rest binary measures.
+    classes
+        Fix the class set; default: the sorted union of label and prediction
+        values over the whole input.
+    positive
+        The positive class of binary measures; default: the greater class
+        (1 for 0/1 labels, True for booleans).
+    beta
+        β for the ``f_beta`` column (added when given).
+    drop_nulls
+        Skip rows with a null label or prediction instead of raising; a
+        :class:`~batcheval.errors.BatchevalWarning` reports how many.
+    mean_weights
+        ``"n"`` weights ``<measure>_mean`` and ``_std`` by group size.
+
+    Returns
+    -------
+    polars.DataFrame
+        Keys, ``n``, ``tp fp fn tn`` (binary), then one float64 column per
+        measure (and ``_mean``/``_std`` columns when pooling), with
+        ``n_pooled`` = number of groups pooled into each row.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({
+    ...     "run":        [1, 1, 1, 1, 2, 2, 2, 2],
+    ...     "fold":       [0, 0, 1, 1, 0, 0, 1, 1],
+    ...     "label":      [1, 0, 1, 0, 1, 0, 1, 0],
+    ...     "prediction": [1, 0, 1, 1, 1, 1, 0, 0],
+    ... })
+    >>> be.evaluate(df, by=["run", "fold"], measures=["informedness"]).rows()[:2]
+    [(1, 0, 2, 1, 0, 0, 1, 1.0), (1, 1, 2, 1, 1, 0, 0, 0.0)]
+    >>> out = be.evaluate(df, by=["run", "fold"], pool="fold", measures=["informedness"])
+    >>> out.select("run", "n_pooled", "informedness", "informedness_mean", "informedness_std").rows()
+    [(1, 2, 0.5, 0.5, 0.7071067811865476), (2, 2, 0.0, 0.0, 0.0)]
+    """
+    table = ContingencyTable.from_frame(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls)
+    if pool is None:
+        return table.measures(measures, per_class=per_class, positive=positive, beta=beta)
+    return _pooled(table, as_key_list(pool, "pool"), measures, per_class, positive, beta, mean_weights)
+
+
+def _pooled(
+    table: ContingencyTable,
+    over: list[str],
+    measures: Sequence[str] | None,
+    per_class: bool,
+    positive: Any,
+    beta: float | None,
+    mean_weights: str | None,
+) -> pl.DataFrame:
+    pooled, index = table._pool(over)
+    kwargs = {"per_class": per_class, "positive": positive, "beta": beta}
+    head, micro = pooled._measure_arrays(measures, **kwargs)
+    fold_head, per_fold = table._measure_arrays(list(micro), **kwargs)
+    if per_class:  # rows are group × class: class k of group g goes to pooled row index[g]·K + k
+        k = table.n_classes
+        index = (index[:, None] * k + np.arange(k)).reshape(-1)
+    n_out = head.height
+    weights = fold_head.get_column("n").to_numpy().astype(np.float64) if mean_weights == "n" else None
+    n_pooled = np.bincount(index, minlength=n_out)
+    columns = [pl.Series("n_pooled", n_pooled, dtype=pl.Int64)]
+    for name, values in micro.items():
+        columns.append(pl.Series(name, values, dtype=pl.Float64))
+    for name, values in per_fold.items():
+        mean, std = _group_mean_std(values, index, n_out, weights)
+        columns += [pl.Series(f"{name}_mean", mean), pl.Series(f"{name}_std", std)]
+    return head.hstack(columns)
+
+
+def _group_mean_std(
+    values: np.ndarray, index: np.ndarray, n_out: int, weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-group mean and sample std of ``values`` (reliability-weighted if ``weights``).
+
+    NaN propagates: a pooled group with one undefined fold value has an
+    undefined mean, as with any mean.
+    """
+    w = np.ones_like(values) if weights is None else weights
+    sw = np.bincount(index, weights=w, minlength=n_out)
+    sw2 = np.bincount(index, weights=w * w, minlength=n_out)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(index, weights=w * values, minlength=n_out) / sw
+        dev = values - mean[index]
+        ss = np.bincount(index, weights=w * dev * dev, minlength=n_out)
+        # unbiased for reliability weights; reduces to ddof=1 when all weights are 1
+        std = np.sqrt(ss / (sw - sw2 / sw))
+    return mean, std

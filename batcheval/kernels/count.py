@@ -1,0 +1,136 @@
+"""Counting kernels: rows of (keys, label, prediction) into ``counts[G, K, K]``.
+
+A row's group id is packed arithmetically from up to four integer key arrays,
+``g = sum((k_j - offset_j) * stride_j)``, inside the loop, so no id column is
+ever materialised. Class codes come from a small lookup table indexed by
+``value - vmin``; a code of -1 marks a value outside the class set, and such
+rows are counted and reported instead of being written.
+
+Two race-free strategies:
+
+* :func:`count_private` gives each thread a private table and a contiguous
+  slice of the rows; :func:`sum_rows` then adds the tables. It is the fast path
+  while ``threads * G * K * K`` int64 cells fit comfortably in memory.
+* :func:`count_partitioned` gives each thread a range of group ids instead; each
+  thread reads every row but writes only its own groups, so memory stays at one
+  table whatever the number of groups (10M groups and beyond).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import jit, jit_inline, jit_parallel, prange
+
+
+@jit_inline
+def _group(i, k0, k1, k2, k3, offset, stride, nkeys):
+    g = (np.int64(k0[i]) - offset[0]) * stride[0]
+    if nkeys > 1:
+        g += (np.int64(k1[i]) - offset[1]) * stride[1]
+    if nkeys > 2:
+        g += (np.int64(k2[i]) - offset[2]) * stride[2]
+    if nkeys > 3:
+        g += (np.int64(k3[i]) - offset[3]) * stride[3]
+    return g
+
+
+@jit_parallel
+def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, bufs):
+    """Add row counts into ``bufs[t]``, one private flat table per thread.
+
+    Returns the number of rows whose label or prediction is not a class.
+    """
+    n = label.shape[0]
+    n_threads = bufs.shape[0]
+    kk = n_classes * n_classes
+    bad = np.zeros(n_threads, np.int64)
+    step = (n + n_threads - 1) // n_threads
+    for t in prange(n_threads):
+        buf = bufs[t]
+        lo = t * step
+        hi = min(n, lo + step)
+        nbad = 0
+        for i in range(lo, hi):
+            a = lut[np.int64(label[i]) - vmin]
+            b = lut[np.int64(pred[i]) - vmin]
+            if a < 0 or b < 0:
+                nbad += 1
+                continue
+            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            buf[g * kk + a * n_classes + b] += 1
+        bad[t] = nbad
+    return bad.sum()
+
+
+@jit_parallel
+def count_partitioned(
+    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, n_threads, out
+):
+    """Add row counts into the flat table ``out``; thread t owns a range of groups.
+
+    Returns the number of rows whose label or prediction is not a class.
+    """
+    n = label.shape[0]
+    kk = n_classes * n_classes
+    n_groups = out.shape[0] // kk
+    n_threads = max(1, min(n_groups, n_threads))
+    span = (n_groups + n_threads - 1) // n_threads
+    bad = np.zeros(n_threads, np.int64)
+    for t in prange(n_threads):
+        glo = t * span
+        ghi = min(n_groups, glo + span)
+        nbad = 0
+        for i in range(n):
+            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            if g < glo or g >= ghi:
+                continue
+            a = lut[np.int64(label[i]) - vmin]
+            b = lut[np.int64(pred[i]) - vmin]
+            if a < 0 or b < 0:
+                nbad += 1
+                continue
+            out[g * kk + a * n_classes + b] += 1
+        bad[t] = nbad
+    return bad.sum()
+
+
+@jit_parallel
+def sum_rows(bufs, out):
+    """``out += bufs.sum(axis=0)`` for int64 tables, split over threads by cell."""
+    n_rows = bufs.shape[0]
+    for c in prange(bufs.shape[1]):
+        s = 0
+        for t in range(n_rows):
+            s += bufs[t, c]
+        out[c] += s
+
+
+@jit_parallel
+def pack_ids(k0, k1, k2, k3, offset, stride, nkeys, out):
+    """Materialise packed group ids; only for key spaces too large to count densely."""
+    for i in prange(out.shape[0]):
+        out[i] = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+
+
+@jit
+def mark_present(values, vmin, present):
+    """Set ``present[v - vmin]`` for every value; for class discovery over wide ranges."""
+    for i in range(values.shape[0]):
+        present[np.int64(values[i]) - vmin] = True
+
+
+@jit
+def scatter_add(src, index, out):
+    """``out[index[g]] += src[g]`` for non-negative int64 rows; False on overflow."""
+    # compare with the headroom first: LLVM treats signed overflow as impossible,
+    # so a wrapped-sum check after the fact would be optimised away
+    top = np.iinfo(np.int64).max
+    for g in range(src.shape[0]):
+        row = index[g]
+        for c in range(src.shape[1]):
+            v = src[g, c]
+            if v > top - out[row, c]:
+                return False
+            out[row, c] += v
+    return True

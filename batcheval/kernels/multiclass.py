@@ -1,0 +1,191 @@
+"""Multiclass measures (spec §4) for every K×K table at once.
+
+Per class k the one-vs-rest determinant is formed exactly in int64 as
+``det_k = n*tp_k - real_k*pred_k`` (= tp·tn − fp·fn of the 2×2 table), so the
+Bookmaker sums ``Σ det_k / (n (n - real_k))`` keep full precision.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .binary import _coef, _put, _ratio
+from .jit import jit_inline, jit_parallel, prange
+
+NAMES = (
+    "accuracy",
+    "informedness",
+    "markedness",
+    "correlation",
+    "mcc",
+    "kappa_cohen",
+    "kappa_fleiss",
+    "evenness_real",
+    "evenness_predicted",
+    "evenness_global",
+    "chi2",
+    "g2",
+    "chi2_kb",
+    "chi2_km",
+    "chi2_kbm",
+    "mutual_information",
+    "conditional_entropy",
+    "macro_recall",
+    "macro_precision",
+    "macro_f1",
+    "weighted_recall",
+    "weighted_precision",
+    "weighted_f1",
+    "informedness_bias_weighted",
+    "informedness_macro",
+    "markedness_prevalence_weighted",
+    "markedness_macro",
+)
+
+_LN2 = math.log(2.0)
+
+
+@jit_inline
+def _evenness(margin, n):
+    """Half the harmonic mean of every share p_k and 1 - p_k; 0 if any is 0."""
+    k = margin.shape[0]
+    s = 0.0
+    for i in range(k):
+        p = margin[i] / n
+        if p <= 0.0 or p >= 1.0:
+            return 0.0
+        s += 1.0 / p + 1.0 / (1.0 - p)
+    return k / s
+
+
+@jit_inline
+def _mean_defined(values, weights, use_weights):
+    """Weighted mean over the defined (non-NaN) entries, as scikit-learn's
+    ``zero_division=np.nan`` averages; NaN when none is defined."""
+    num = 0.0
+    den = 0.0
+    for i in range(values.shape[0]):
+        v = values[i]
+        if not math.isnan(v):
+            w = weights[i] if use_weights else 1.0
+            num += w * v
+            den += w
+    return num / den if den > 0 else np.nan
+
+
+@jit_parallel
+def multiclass_measures(counts, slots, out):
+    """Write the measures selected by ``slots`` into ``out[slot, group]``."""
+    n_groups, k, _ = counts.shape
+    n_names = slots.shape[0]
+    for g in prange(n_groups):
+        c = counts[g]
+        real = np.zeros(k, np.int64)
+        pred = np.zeros(k, np.int64)
+        trace = 0
+        for i in range(k):
+            trace += c[i, i]
+            for j in range(k):
+                real[i] += c[i, j]
+                pred[j] += c[i, j]
+        n_int = 0
+        for i in range(k):
+            n_int += real[i]
+        if n_int == 0:
+            for m in range(n_names):
+                _put(out, slots, m, g, np.nan)
+            continue
+        n = float(n_int)
+
+        informedness = 0.0
+        markedness = 0.0
+        inf_bias_w = 0.0
+        mark_prev_w = 0.0
+        inf_sum = 0.0
+        mark_sum = 0.0
+        sum_rc = 0
+        sum_r2 = 0
+        sum_c2 = 0
+        fleiss_e = 0.0
+        recall_k = np.empty(k)
+        precision_k = np.empty(k)
+        f1_k = np.empty(k)
+        for i in range(k):
+            r = real[i]
+            p = pred[i]
+            det = float(n_int * c[i, i] - r * p)
+            informedness += _coef(det, n * (n_int - r))
+            markedness += _coef(det, n * (n_int - p))
+            inf_i = _coef(det, float(r) * float(n_int - r))
+            mark_i = _coef(det, float(p) * float(n_int - p))
+            inf_bias_w += p / n * inf_i
+            mark_prev_w += r / n * mark_i
+            inf_sum += inf_i
+            mark_sum += mark_i
+            sum_rc += r * p
+            sum_r2 += r * r
+            sum_c2 += p * p
+            share = (r + p) / (2.0 * n)
+            fleiss_e += share * share
+            recall_k[i] = _ratio(float(c[i, i]), float(r))
+            precision_k[i] = _ratio(float(c[i, i]), float(p))
+            f1_k[i] = _ratio(2.0 * c[i, i], float(r + p))
+
+        if informedness * markedness >= 0.0:
+            correlation = math.copysign(math.sqrt(informedness * markedness), informedness + markedness)
+        else:
+            correlation = np.nan
+        mcc_den = math.sqrt(n * n - float(sum_c2)) * math.sqrt(n * n - float(sum_r2))
+        mcc = _coef(n * trace - float(sum_rc), mcc_den)
+        kappa = _coef(n * trace - float(sum_rc), n * n - float(sum_rc))
+        accuracy = trace / n
+        fleiss = _coef(accuracy - fleiss_e, 1.0 - fleiss_e)
+        even_r = _evenness(real, n)
+        even_p = _evenness(pred, n)
+        even_g = math.sqrt(even_r * even_p)
+
+        chi2 = 0.0
+        g2 = 0.0
+        h_cond = 0.0
+        for i in range(k):
+            for j in range(k):
+                if real[i] == 0 or pred[j] == 0:
+                    continue  # expected count 0, so the observed count is 0 too
+                e = float(real[i]) * float(pred[j]) / n
+                o = float(c[i, j])
+                chi2 += (o - e) * (o - e) / e
+                if o > 0:
+                    g2 += o * math.log(o / e)
+                    h_cond -= o * math.log(o / pred[j])
+        g2 *= 2.0
+
+        weights = real / n
+        _put(out, slots, 0, g, accuracy)
+        _put(out, slots, 1, g, informedness)
+        _put(out, slots, 2, g, markedness)
+        _put(out, slots, 3, g, correlation)
+        _put(out, slots, 4, g, mcc)
+        _put(out, slots, 5, g, kappa)
+        _put(out, slots, 6, g, fleiss)
+        _put(out, slots, 7, g, even_r)
+        _put(out, slots, 8, g, even_p)
+        _put(out, slots, 9, g, even_g)
+        _put(out, slots, 10, g, chi2)
+        _put(out, slots, 11, g, g2)
+        _put(out, slots, 12, g, k * n * informedness * informedness * even_r)
+        _put(out, slots, 13, g, k * n * markedness * markedness * even_p)
+        _put(out, slots, 14, g, k * n * informedness * markedness * even_g)
+        _put(out, slots, 15, g, g2 / (2.0 * n * _LN2))
+        _put(out, slots, 16, g, h_cond / (n * _LN2))
+        _put(out, slots, 17, g, _mean_defined(recall_k, weights, False))
+        _put(out, slots, 18, g, _mean_defined(precision_k, weights, False))
+        _put(out, slots, 19, g, _mean_defined(f1_k, weights, False))
+        _put(out, slots, 20, g, _mean_defined(recall_k, weights, True))
+        _put(out, slots, 21, g, _mean_defined(precision_k, weights, True))
+        _put(out, slots, 22, g, _mean_defined(f1_k, weights, True))
+        _put(out, slots, 23, g, inf_bias_w)
+        _put(out, slots, 24, g, inf_sum / k)
+        _put(out, slots, 25, g, mark_prev_w)
+        _put(out, slots, 26, g, mark_sum / k)

@@ -1,0 +1,137 @@
+"""Bad input gets a clear batcheval error naming the column and the problem."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import batcheval as be
+from tests.helpers import sweep_frame
+
+
+def test_missing_column():
+    with pytest.raises(be.ColumnNotFoundError, match=r"key column 'seed' not found"):
+        be.evaluate(sweep_frame(), by=["run", "seed"])
+    with pytest.raises(be.ColumnNotFoundError, match=r"prediction column 'pred' not found"):
+        be.evaluate(sweep_frame(), prediction="pred")
+
+
+def test_duplicate_column_names():
+    with pytest.raises(be.DuplicateColumnError, match=r"column 'run' is named twice"):
+        be.evaluate(sweep_frame(), by=["run", "run"])
+    with pytest.raises(be.DuplicateColumnError, match=r"'label' is named twice"):
+        be.evaluate(sweep_frame(), by=["label"])
+
+
+def test_null_labels_report_the_count():
+    df = sweep_frame().with_columns(
+        pl.when(pl.int_range(pl.len()) % 100 == 0).then(None).otherwise(pl.col("label")).alias("label")
+    )
+    with pytest.raises(be.NullValuesError, match=r"label column 'label' has 30 null values out of 3000"):
+        be.evaluate(df, by="run")
+    with pytest.warns(be.BatchevalWarning, match=r"dropped 30 of 3000 rows"):
+        out = be.evaluate(df, by="run", drop_nulls=True)
+    assert out["n"].sum() == 2970
+
+
+def test_values_outside_given_classes():
+    df = pl.DataFrame({"label": [0, 1, 2], "prediction": [0, 1, 1]})
+    with pytest.raises(
+        be.InvalidLabelError, match=r"label column has 1 value\(s\) outside classes=\[0, 1\]: \[2\]"
+    ):
+        be.evaluate(df, classes=[0, 1])
+    sdf = pl.DataFrame({"label": ["a", "b"], "prediction": ["a", "zz"]})
+    with pytest.raises(be.InvalidLabelError, match=r"prediction column 'prediction' has 1 value outside"):
+        be.evaluate(sdf, classes=["a", "b"])
+
+
+def test_float_labels_with_fractions():
+    df = pl.DataFrame({"label": [0.0, 1.0, 0.5], "prediction": [0.0, 1.0, 1.0]})
+    with pytest.raises(
+        be.InvalidLabelError,
+        match=r"label column 'label' is float and holds 1 non-integer value \(first: 0.5\)",
+    ):
+        be.evaluate(df)
+    nan = pl.DataFrame({"label": [0.0, 1.0], "prediction": [float("nan"), 1.0]})
+    with pytest.raises(be.InvalidLabelError, match=r"prediction column 'prediction'"):
+        be.evaluate(nan)
+
+
+def test_mixed_label_kinds():
+    df = pl.DataFrame({"label": [0, 1], "prediction": ["0", "1"]})
+    with pytest.raises(be.InvalidLabelError, match=r"hold different kinds of values"):
+        be.evaluate(df)
+
+
+def test_unknown_and_inapplicable_measures():
+    with pytest.raises(be.UnknownMeasureError, match=r"unknown measure 'informedess'"):
+        be.evaluate(sweep_frame(), measures=["informedess"])
+    with pytest.raises(
+        be.UnknownMeasureError, match=r"'precision' is a binary measure and the table has 3 classes"
+    ):
+        be.evaluate(sweep_frame(n_classes=3), measures=["precision"])
+    with pytest.raises(be.UnknownMeasureError, match=r"f_beta' needs a value for beta="):
+        be.evaluate(sweep_frame(), measures=["f_beta"])
+
+
+def test_positive_not_a_class():
+    with pytest.raises(be.InvalidLabelError, match=r"positive=5 is not one of the classes \[0, 1\]"):
+        be.evaluate(sweep_frame(), positive=5)
+
+
+def test_merge_with_different_classes_leaves_both_untouched():
+    a = be.ContingencyTable.from_frame(sweep_frame(n_classes=2), by="run")
+    b = be.ContingencyTable.from_frame(sweep_frame(n_classes=3), by="run")
+    a_before, b_before = a.counts.copy(), b.counts.copy()
+    with pytest.raises(be.ClassMismatchError, match=r"different classes: \[0, 1\] \(Int64\) and \[0, 1, 2\]"):
+        a + b
+    np.testing.assert_array_equal(a.counts, a_before)
+    np.testing.assert_array_equal(b.counts, b_before)
+
+
+def test_merge_with_different_keys():
+    a = be.ContingencyTable.from_frame(sweep_frame(), by="run")
+    b = be.ContingencyTable.from_frame(sweep_frame(), by="fold")
+    with pytest.raises(be.MergeError, match=r"keyed by \['run'\] and \['fold'\]"):
+        a + b
+
+
+def test_pool_over_a_non_key():
+    with pytest.raises(be.ColumnNotFoundError, match=r"pool column 'seed' is not a key"):
+        be.evaluate(sweep_frame(), by=["run", "fold"], pool="seed")
+
+
+def test_counts_never_overflow_silently():
+    big = np.iinfo(np.int64).max - 5
+    keys = pl.DataFrame({"run": [1]})
+    a = be.ContingencyTable(keys, [0, 1], np.array([[[big, 0], [0, 0]]]))
+    b = be.ContingencyTable(keys, [0, 1], np.array([[[10, 0], [0, 0]]]))
+    with pytest.raises(be.CountOverflowError, match="int64"):
+        a + b
+    assert a.counts[0, 0, 0] == big
+    long = pl.DataFrame({"real": [0, 0], "predicted": [0, 0], "count": [big, 10]})
+    with pytest.raises(be.CountOverflowError):
+        be.ContingencyTable.from_long(long)
+
+
+def test_single_class_without_classes_argument_still_counts():
+    df = pl.DataFrame({"label": [1, 1], "prediction": [1, 1]})
+    table = be.ContingencyTable.from_frame(df)
+    assert table.classes.to_list() == [1]
+    out = be.evaluate(df, classes=[0, 1], measures=["recall", "informedness"]).row(0, named=True)
+    assert out["recall"] == 1.0 and out["informedness"] == 0.0
+
+
+def test_errors_share_one_base_class():
+    for err in (
+        be.ColumnNotFoundError,
+        be.NullValuesError,
+        be.InvalidLabelError,
+        be.ClassMismatchError,
+        be.DuplicateColumnError,
+        be.CountOverflowError,
+        be.UnknownMeasureError,
+        be.MergeError,
+    ):
+        assert issubclass(err, be.BatchevalError)

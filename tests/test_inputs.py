@@ -1,0 +1,229 @@
+"""Every supported input shape and key/label type gives the naive counts."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+
+import batcheval as be
+from batcheval import counting
+from tests.helpers import sweep_frame
+from tests.reference.counting import count_groups
+
+
+def _check(df: pl.DataFrame, by: list[str], classes=None) -> be.ContingencyTable:
+    table = be.ContingencyTable.from_frame(df, by=by, classes=classes)
+    keys, cls, counts = count_groups(df, by, "label", "prediction", classes)
+    assert table.classes.to_list() == cls
+    if by:
+        assert table.keys.rows() == keys
+    np.testing.assert_array_equal(table.counts, counts)
+    return table
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda df: df,
+        lambda df: df.lazy(),
+        lambda df: df.to_arrow(),
+        lambda df: df.to_pandas(),
+    ],
+    ids=["polars", "lazy", "arrow", "pandas"],
+)
+def test_frame_types(make):
+    df = sweep_frame(n_runs=4, n_folds=2, rows_per_group=10)
+    a = be.evaluate(make(df), by=["run", "fold"])
+    b = be.evaluate(df, by=["run", "fold"])
+    assert a.equals(b)
+
+
+def test_arrow_record_batch_and_pandas_types():
+    df = sweep_frame(n_runs=2, n_folds=1, rows_per_group=10)
+    batch = df.to_arrow().to_batches()[0]
+    assert be.evaluate(batch, by="run").equals(be.evaluate(df, by="run"))
+    assert isinstance(df.to_pandas(), pd.DataFrame)
+    assert isinstance(df.to_arrow(), pa.Table)
+
+
+@pytest.mark.parametrize("dtype", [pl.Int8, pl.Int16, pl.Int32, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64])
+def test_integer_key_widths(dtype):
+    df = sweep_frame(n_runs=5, n_folds=3, rows_per_group=8).with_columns(pl.col("run").cast(dtype))
+    table = _check(df, ["run", "fold"])
+    assert table.keys.schema["run"] == dtype
+
+
+def test_string_categorical_enum_bool_date_float_keys():
+    rng = np.random.default_rng(0)
+    n = 500
+    df = pl.DataFrame(
+        {
+            "model": rng.choice(["svm", "knn", "tree", "mlp"], n),
+            "cat": pl.Series(rng.choice(["b", "a", "c"], n)).cast(pl.Categorical),
+            "enum": pl.Series(rng.choice(["lo", "hi"], n)).cast(pl.Enum(["lo", "hi"])),
+            "flag": rng.uniform(size=n) < 0.5,
+            "day": [dt.date(2026, 1, 1) + dt.timedelta(days=int(d)) for d in rng.integers(0, 3, n)],
+            "threshold": rng.choice([0.25, 0.5, 0.75], n),
+            "label": rng.integers(0, 2, n),
+            "prediction": rng.integers(0, 2, n),
+        }
+    )
+    for by in (
+        ["model"],
+        ["cat"],
+        ["enum"],
+        ["flag"],
+        ["day"],
+        ["threshold"],
+        ["model", "threshold", "flag"],
+    ):
+        table = be.ContingencyTable.from_frame(df, by=by)
+        expected = df.group_by(by).agg(pl.len()).sort(by)
+        assert (
+            table.keys.sort(by).select(by).cast({c: pl.String for c in by}).rows()
+            == expected.select(by).cast({c: pl.String for c in by}).rows()
+        )
+        got = table.keys.hstack([pl.Series("n", table.counts.sum(axis=(1, 2)), dtype=pl.UInt32)]).sort(by)
+        assert got["n"].to_list() == expected["len"].to_list()
+        for c in by:
+            assert table.keys.schema[c] == df.schema[c]
+
+
+def test_string_keys_come_out_sorted():
+    df = pl.DataFrame({"model": ["z", "a", "m", "a"], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]})
+    assert be.evaluate(df, by="model")["model"].to_list() == ["a", "m", "z"]
+
+
+def test_null_keys_form_their_own_group():
+    df = pl.DataFrame(
+        {
+            "run": [1, None, 1, None, 2],
+            "name": ["a", "b", None, None, "a"],
+            "label": [0, 1, 1, 0, 1],
+            "prediction": [0, 1, 0, 0, 1],
+        }
+    )
+    _check(df, ["run"])
+    _check(df, ["name"])
+    _check(df, ["run", "name"])
+
+
+def test_wide_and_sparse_integer_keys_use_the_hashed_space():
+    rng = np.random.default_rng(1)
+    n = 2000
+    df = pl.DataFrame(
+        {
+            "a": rng.integers(0, 10**12, 40)[rng.integers(0, 40, n)],
+            "b": rng.integers(-(10**15), 10**15, 30)[rng.integers(0, 30, n)],
+            "c": rng.integers(0, 7, n),
+            "label": rng.integers(0, 3, n),
+            "prediction": rng.integers(0, 3, n),
+        }
+    )
+    _check(df, ["a"])
+    _check(df, ["a", "b", "c"])
+
+
+def test_more_than_four_key_columns():
+    rng = np.random.default_rng(2)
+    n = 3000
+    cols = {f"k{i}": rng.integers(0, 3 + i, n) for i in range(6)}
+    df = pl.DataFrame({**cols, "label": rng.integers(0, 2, n), "prediction": rng.integers(0, 2, n)})
+    _check(df, list(cols))
+
+
+def test_sparse_combinations_of_dense_columns_hash(monkeypatch):
+    monkeypatch.setattr(counting, "_DENSE_MIN", 16)
+    monkeypatch.setattr(counting, "_DENSE_FACTOR", 0)
+    df = sweep_frame(n_runs=30, n_folds=4, rows_per_group=5, n_classes=3)
+    _check(df, ["run", "fold"])
+
+
+@pytest.mark.parametrize("strategy", ["private", "partitioned"])
+def test_counting_strategies_agree(monkeypatch, strategy):
+    if strategy == "partitioned":
+        monkeypatch.setattr(counting, "_PRIVATE_CELLS", 0)
+        monkeypatch.setattr(counting, "n_threads", lambda: 2)
+    df = sweep_frame(n_runs=40, n_folds=5, rows_per_group=13, n_classes=3, seed=9)
+    _check(df, ["run", "fold"])
+    _check(df.sample(fraction=1.0, shuffle=True, seed=1), ["run", "fold"])
+
+
+def test_no_keys_is_one_group():
+    df = sweep_frame(n_runs=3)
+    out = be.evaluate(df)
+    assert out.height == 1 and out["n"][0] == df.height
+
+
+@pytest.mark.parametrize("kind", ["bool", "str", "float", "cat", "int32", "uint8"])
+def test_label_types(kind):
+    df = sweep_frame(n_runs=3, n_folds=2, rows_per_group=20)
+    conv = {
+        "bool": lambda c: pl.col(c).cast(pl.Boolean),
+        "str": lambda c: pl.when(pl.col(c) == 1).then(pl.lit("pos")).otherwise(pl.lit("neg")),
+        "float": lambda c: pl.col(c).cast(pl.Float64),
+        "cat": lambda c: (
+            pl.when(pl.col(c) == 1).then(pl.lit("pos")).otherwise(pl.lit("neg")).cast(pl.Categorical)
+        ),
+        "int32": lambda c: pl.col(c).cast(pl.Int32),
+        "uint8": lambda c: pl.col(c).cast(pl.UInt8),
+    }[kind]
+    typed = df.with_columns(conv("label").alias("label"), conv("prediction").alias("prediction"))
+    a = be.evaluate(typed, by=["run", "fold"], measures=["informedness", "f1"])
+    b = be.evaluate(df, by=["run", "fold"], measures=["informedness", "f1"])
+    assert a.drop("run", "fold").equals(b.drop("run", "fold"))
+
+
+def test_classes_are_the_union_over_the_whole_input_not_per_group():
+    df = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 2, 2], "prediction": [0, 1, 1, 2]})
+    table = be.ContingencyTable.from_frame(df, by="run")
+    assert table.classes.to_list() == [0, 1, 2]
+    assert table.counts.shape == (2, 3, 3)
+
+
+def test_classes_argument_adds_absent_classes_and_fixes_order():
+    df = pl.DataFrame({"label": ["b", "b"], "prediction": ["b", "c"]})
+    table = be.ContingencyTable.from_frame(df, classes=["c", "a", "b"])
+    assert table.classes.to_list() == ["a", "b", "c"]
+    assert table.counts[0].tolist() == [[0, 0, 0], [0, 1, 1], [0, 0, 0]]
+
+
+def test_gapped_integer_classes_are_trimmed():
+    df = pl.DataFrame({"label": [0, 10, 40], "prediction": [10, 10, 0]})
+    assert be.ContingencyTable.from_frame(df).classes.to_list() == [0, 10, 40]
+    wide = pl.DataFrame({"label": [0, 10**9, 5], "prediction": [5, 10**9, 0]})
+    assert be.ContingencyTable.from_frame(wide).classes.to_list() == [0, 5, 10**9]
+    medium = pl.DataFrame({"label": [0, 1000, 5], "prediction": [5, 1000, 0]})
+    t = be.ContingencyTable.from_frame(medium)
+    assert t.classes.to_list() == [0, 5, 1000]
+    assert t.counts[0].tolist() == [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+
+
+def test_positive_class():
+    df = pl.DataFrame({"label": ["spam", "ham", "spam"], "prediction": ["spam", "spam", "ham"]})
+    default = be.evaluate(df, measures=["recall"]).row(0, named=True)
+    assert (default["tp"], default["fp"], default["fn"], default["tn"]) == (1, 1, 1, 0)
+    ham = be.evaluate(df, positive="ham", measures=["recall"]).row(0, named=True)
+    assert (ham["tp"], ham["fp"], ham["fn"], ham["tn"]) == (0, 1, 1, 1)
+    assert ham["recall"] == 0.0
+
+
+def test_empty_frame_returns_empty_result_with_schema():
+    empty = sweep_frame().clear()
+    out = be.evaluate(empty, by=["run", "fold"])
+    assert out.height == 0
+    assert out.columns[:7] == ["run", "fold", "n", "tp", "fp", "fn", "tn"]
+    assert "informedness" in out.columns and out.schema["informedness"] == pl.Float64
+    multi = be.evaluate(empty, by="run", classes=[0, 1, 2])
+    assert multi.height == 0 and "mcc" in multi.columns
+
+
+def test_chunked_frames():
+    df = pl.concat([sweep_frame(seed=1), sweep_frame(seed=2)], rechunk=False)
+    assert df.n_chunks() > 1
+    _check(df, ["run", "fold"])

@@ -1,0 +1,92 @@
+"""Every measure equals the plain-numpy reference, on random and degenerate tables."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from batcheval.measures import BINARY_MEASURES, MULTICLASS_MEASURES, compute
+from tests.reference.naive import binary_reference, multiclass_reference
+
+DEGENERATE_2X2 = [
+    [[0, 0], [0, 0]],  # empty
+    [[5, 0], [0, 0]],  # only negatives, all predicted negative
+    [[0, 0], [0, 7]],  # only positives, all predicted positive
+    [[3, 4], [0, 0]],  # no real positives
+    [[0, 0], [2, 6]],  # no real negatives
+    [[3, 0], [4, 0]],  # never predicts positive
+    [[0, 3], [0, 4]],  # always predicts positive
+    [[0, 2], [3, 0]],  # everything wrong
+    [[4, 0], [0, 6]],  # everything right
+    [[1, 0], [0, 0]],
+    [[0, 1], [0, 0]],
+    [[0, 0], [1, 0]],
+]
+
+
+def _close(a: float, b: float) -> bool:
+    if math.isnan(b):
+        return math.isnan(a)
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _check_binary(tables: np.ndarray, beta: float = 2.0) -> None:
+    names = [*BINARY_MEASURES]
+    got = compute(tables, names, beta=beta)
+    for g, table in enumerate(tables):
+        ref = binary_reference(table, beta=beta)
+        for name in names:
+            assert _close(float(got[name][g]), ref[name]), (name, table.tolist(), got[name][g], ref[name])
+
+
+def _check_multiclass(tables: np.ndarray) -> None:
+    got = compute(tables, list(MULTICLASS_MEASURES))
+    for g, table in enumerate(tables):
+        ref = multiclass_reference(table)
+        for name in MULTICLASS_MEASURES:
+            assert _close(float(got[name][g]), ref[name]), (name, table.tolist(), got[name][g], ref[name])
+
+
+def test_degenerate_binary_tables_follow_the_spec():
+    _check_binary(np.array(DEGENERATE_2X2, dtype=np.int64))
+
+
+def test_degenerate_binary_rules():
+    got = compute(np.array(DEGENERATE_2X2, dtype=np.int64))
+    assert all(math.isnan(v[0]) for v in got.values()), "an empty group is NaN everywhere"
+    never_positive = 5  # [[3, 0], [4, 0]]
+    assert math.isnan(got["precision"][never_positive])
+    for name in ("informedness", "markedness", "correlation", "bookmark", "kappa_cohen"):
+        assert got[name][never_positive] == 0.0, name
+    # Scott's pi keeps its definition (accuracy - e)/(1 - e): 1 - e is not 0 here
+    assert got["kappa_fleiss"][never_positive] == pytest.approx((3 / 7 - 29 / 49) / (20 / 49))
+
+
+@given(arrays(np.int64, (8, 2, 2), elements=st.integers(0, 60)))
+def test_random_binary_tables(tables):
+    _check_binary(tables)
+
+
+@given(st.integers(2, 6).flatmap(lambda k: arrays(np.int64, (4, k, k), elements=st.integers(0, 30))))
+def test_random_multiclass_tables(tables):
+    _check_multiclass(tables)
+
+
+def test_large_counts_keep_precision():
+    tables = np.array([[[2_000_000_007, 1_999_999_993], [1_000_000_001, 3_000_000_011]]], dtype=np.int64)
+    got = compute(tables, ["informedness", "dtp", "correlation"])
+    ref = binary_reference(tables[0])
+    for name in got:
+        assert got[name][0] == pytest.approx(ref[name], rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_sparse_multiclass_tables(k):
+    rng = np.random.default_rng(k)
+    tables = rng.integers(0, 5, (50, k, k)) * (rng.uniform(size=(50, k, k)) < 0.3)
+    _check_multiclass(tables.astype(np.int64))
