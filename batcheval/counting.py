@@ -25,6 +25,7 @@ __all__ = ["Counted", "count_frame"]
 _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
 _PRIVATE_CELLS = 1 << 25
+_PRIVATE_ROWS_PER_THREAD = (1 << 32) - 1
 # a dense key space may be this much larger than the rows before we hash instead
 _DENSE_FACTOR = 4
 _DENSE_MIN = 1 << 20
@@ -194,10 +195,27 @@ def _run_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: in
     keys = _kernel_keys(cols)
     args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k)
     if threads == 1 or cells * threads <= _PRIVATE_CELLS:
-        bufs = np.zeros((threads, cells), dtype=np.int64)
-        bad = _count.count_private(*args, bufs)
         flat = np.zeros(cells, dtype=np.int64)
-        _count.sum_rows(bufs, flat)
+        bufs = np.zeros((threads, cells), dtype=np.uint32)
+        n_rows = len(coding.label)
+        block = _PRIVATE_ROWS_PER_THREAD * threads  # no uint32 cell can wrap within a block
+        bad = 0
+        for lo in range(0, n_rows, block):
+            rows = slice(lo, min(n_rows, lo + block))
+            sliced = tuple(a[rows] if i < len(cols) else a for i, a in enumerate(keys[:_MAX_KERNEL_KEYS]))
+            bad += _count.count_private(
+                *sliced,
+                *keys[_MAX_KERNEL_KEYS:],
+                coding.label[rows],
+                coding.prediction[rows],
+                coding.vmin,
+                coding.lut,
+                k,
+                bufs,
+            )
+            _count.sum_rows(bufs, flat)
+            if lo + block < n_rows:
+                bufs[:] = 0
     else:
         flat = np.zeros(cells, dtype=np.int64)
         bad = _count.count_partitioned(*args, threads, flat)

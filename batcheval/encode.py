@@ -56,6 +56,18 @@ def _numpy(s: pl.Series) -> np.ndarray:
     return arr
 
 
+def value_range(arr: np.ndarray) -> tuple[int, int]:
+    """Min and max of a non-empty integer array in one parallel pass.
+
+    uint64 arrays must already be known to fit in int64 (they are read as int64).
+    """
+    from .kernels.jit import n_threads
+    from .kernels.ranges import minmax
+
+    lo, hi = minmax(arr, n_threads())
+    return int(lo), int(hi)
+
+
 def _integer_like(dtype: pl.DataType) -> bool:
     return dtype.is_integer() or dtype == pl.Boolean or dtype.is_temporal()
 
@@ -66,11 +78,12 @@ def encode_key(s: pl.Series, n_rows: int) -> KeyColumn:
     if s.null_count() == 0 and len(s) > 0:
         if _integer_like(dtype):
             phys = s.to_physical()
-            lo, hi = phys.min(), phys.max()
-            span = int(hi) - int(lo) + 1
-            fits = not (phys.dtype == pl.UInt64 and int(hi) >= 1 << 63)
-            if fits and span <= max(4 * n_rows, 1 << 16):
-                return KeyColumn(s.name, _numpy(phys), int(lo), span, _int_decoder(s.name, dtype, int(lo)))
+            fits = not (phys.dtype == pl.UInt64 and int(phys.max()) >= 1 << 63)  # type: ignore[arg-type]
+            if fits:
+                values = _numpy(phys)
+                lo, hi = value_range(values)
+                if hi - lo + 1 <= max(4 * n_rows, 1 << 16):
+                    return KeyColumn(s.name, values, lo, hi - lo + 1, _int_decoder(s.name, dtype, lo))
         elif dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
             return _encode_categorical(s)
     return _encode_dictionary(s)
@@ -238,8 +251,8 @@ def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any]
         return ClassCoding(
             lab, pred, 0, np.zeros(1, np.int64), pl.Series("class", values, dtype=pl.Int64), False
         )
-    vmin = int(min(label.min(), prediction.min()))  # type: ignore[type-var]
-    vmax = int(max(label.max(), prediction.max()))  # type: ignore[type-var]
+    (lmin, lmax), (pmin, pmax) = value_range(lab), value_range(pred)
+    vmin, vmax = min(lmin, pmin), max(lmax, pmax)
     span = vmax - vmin + 1
     dtype = label.dtype if label.dtype == prediction.dtype else pl.Int64
 

@@ -88,10 +88,7 @@ def load_evaluate() -> tuple[Evaluate | None, str]:
     evaluate = getattr(module, "evaluate", None)
     if evaluate is None:
         return None, "SKIPPED: batcheval has no attribute 'evaluate'"
-    return (
-        evaluate,
-        f"batcheval {getattr(module, '__version__', '?')} from {module.__file__}",
-    )
+    return (evaluate, f"batcheval {getattr(module, '__version__', '?')} from {module.__file__}")
 
 
 def run_evaluate(evaluate: Evaluate, df: pl.DataFrame) -> pl.DataFrame:
@@ -279,14 +276,7 @@ class CaseResult:
 
 
 def run_timing_case(
-    name: str,
-    rows: int,
-    groups: int,
-    k: int,
-    *,
-    evaluate: Evaluate | None,
-    skip_msg: str,
-    repeat: int,
+    name: str, rows: int, groups: int, k: int, *, evaluate: Evaluate | None, skip_msg: str, repeat: int
 ) -> CaseResult:
     print(f"\n[{name}] generating {rows:,} rows, {groups:,} groups, K={k} ...", flush=True)
     df = make_frame(rows, groups, k, SEED + k)
@@ -301,11 +291,7 @@ def run_timing_case(
     if evaluate is None:
         result.timings.append(Timing("batcheval", None, skip_msg))
     else:
-        add(
-            "batcheval",
-            lambda: run_evaluate(evaluate, df),
-            "evaluate(): every measure, frame in/out",
-        )
+        add("batcheval", lambda: run_evaluate(evaluate, df), "evaluate(): every measure, frame in/out")
         out = run_evaluate(evaluate, df)
         result.info["output_shape"] = list(out.shape)
         result.info["output_bytes"] = out.estimated_size()
@@ -318,18 +304,11 @@ def run_timing_case(
     result.info["duckdb_threads"] = duck_threads
     add("duckdb", duck_fn, f"SQL GROUP BY, {duck_threads} threads, -> arrow table")
     add(
-        "numpy bincount",
-        numpy_bincount(df, gid, k),
-        "ids precomputed, NOT timed; bincount + flat index only",
+        "numpy bincount", numpy_bincount(df, gid, k), "ids precomputed, NOT timed; bincount + flat index only"
     )
     loop, factor = sklearn_sample(df, gid, k, SKLEARN_SAMPLE_GROUPS, SEED)
     sample_n = round(result.groups / factor)
-    add(
-        "sklearn loop",
-        loop,
-        f"EXTRAPOLATED from {sample_n} groups (x{factor:,.0f})",
-        scale=factor,
-    )
+    add("sklearn loop", loop, f"EXTRAPOLATED from {sample_n} groups (x{factor:,.0f})", scale=factor)
     add("floor: polars sum", floor_polars(df), "df.select(pl.all().sum())")
     add("floor: numpy sum", floor_numpy(df), ".sum() of each column's to_numpy() view")
     floors = [s for t in result.timings if t.name.startswith("floor") and (s := t.seconds) is not None]
@@ -387,10 +366,7 @@ def memory_child(groups: int, rows_per_group: int) -> dict[str, Any]:
 
 
 def run_memory_case(groups: int, rows_per_group: int) -> dict[str, Any]:
-    print(
-        f"\n[memory] child process: {groups:,} groups x {rows_per_group} rows ...",
-        flush=True,
-    )
+    print(f"\n[memory] child process: {groups:,} groups x {rows_per_group} rows ...", flush=True)
     cmd = [
         sys.executable,
         str(Path(__file__).resolve()),
@@ -412,10 +388,6 @@ def print_memory(mem: dict[str, Any]) -> None:
     if "skipped" in mem:
         print(mem["skipped"])
         return
-
-    def mib(kib: float) -> str:
-        return f"{kib / 1024:,.1f} MiB"
-
     reset = "reset to current RSS" if mem["peak_was_reset"] else "NOT reset (clear_refs failed)"
     lines = {
         "rows / groups": f"{mem['rows']:,} / {mem['groups']:,}",
@@ -462,6 +434,19 @@ def load_average() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+def cpu_seconds() -> tuple[float, float]:
+    """(CPU seconds used by the whole machine, CPU seconds used by this process + children)."""
+    with open("/proc/stat") as stat:
+        fields = [int(x) for x in stat.readline().split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    machine = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    own = sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+    return machine, own
+
+
 def numba_layer_used() -> str:
     try:
         return numba.threading_layer()
@@ -478,26 +463,13 @@ def targets(cases: dict[str, CaseResult], mem: dict[str, Any] | None) -> list[di
 
     if (b := cases.get("binary")) is not None:
         be = b.seconds("batcheval")
+        check("binary: batcheval / floor <= 3", ratio(be, b.seconds("floor")), TARGET_BINARY_VS_FLOOR, True)
         check(
-            "binary: batcheval / floor <= 3",
-            ratio(be, b.seconds("floor")),
-            TARGET_BINARY_VS_FLOOR,
-            True,
-        )
-        check(
-            "binary: duckdb / batcheval >= 8",
-            ratio(b.seconds("duckdb"), be),
-            TARGET_BINARY_VS_DUCKDB,
-            False,
+            "binary: duckdb / batcheval >= 8", ratio(b.seconds("duckdb"), be), TARGET_BINARY_VS_DUCKDB, False
         )
     if (m := cases.get("multiclass")) is not None:
         ratio_m = ratio(m.seconds("duckdb"), m.seconds("batcheval"))
-        check(
-            "multiclass: duckdb / batcheval >= 3",
-            ratio_m,
-            TARGET_MULTICLASS_VS_DUCKDB,
-            False,
-        )
+        check("multiclass: duckdb / batcheval >= 3", ratio_m, TARGET_MULTICLASS_VS_DUCKDB, False)
     if mem is not None:
         check("memory: ratio <= 1.0", mem.get("ratio"), TARGET_MEMORY_RATIO, True)
     return rows
@@ -519,18 +491,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rows", type=int, help=f"rows for binary/multiclass (default {FULL_ROWS:,})")
-    parser.add_argument(
-        "--groups",
-        type=int,
-        help=f"groups for binary/multiclass (default {FULL_GROUPS:,})",
-    )
+    parser.add_argument("--groups", type=int, help=f"groups for binary/multiclass (default {FULL_GROUPS:,})")
     parser.add_argument("--quick", action="store_true", help="small sizes (~1M rows), for smoke tests")
     parser.add_argument("--json", type=Path, help="write all figures to this JSON file")
     parser.add_argument(
-        "--repeat",
-        type=int,
-        default=3,
-        help="timed repetitions after one warm-up (default 3)",
+        "--repeat", type=int, default=3, help="timed repetitions after one warm-up (default 3)"
     )
     parser.add_argument(
         "--cases",
@@ -538,9 +503,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="comma-separated subset of binary,multiclass,memory",
     )
     parser.add_argument(
-        "--memory-groups",
-        type=int,
-        help=f"groups in the memory case (default {FULL_MEMORY_GROUPS:,})",
+        "--memory-groups", type=int, help=f"groups in the memory case (default {FULL_MEMORY_GROUPS:,})"
     )
     parser.add_argument("--memory-rows-per-group", type=int, default=MEMORY_ROWS_PER_GROUP)
     parser.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
@@ -562,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"unknown case(s): {', '.join(sorted(unknown))}")
 
     started = time.perf_counter()
+    machine_cpu_start, own_cpu_start = cpu_seconds()
     evaluate, batcheval_msg = load_evaluate()
     info = machine_info(batcheval_msg)
     print("=== machine ===")
@@ -585,11 +549,16 @@ def main(argv: list[str] | None = None) -> int:
     target_rows = targets(cases, mem)
     print_targets(target_rows)
     total = time.perf_counter() - started
-    info["load_average_end"] = load_average()
+    machine_cpu, own_cpu = cpu_seconds()
+    other_cpu = (machine_cpu - machine_cpu_start) - (own_cpu - own_cpu_start)
+    info["other_processes_cpu_share"] = max(other_cpu, 0.0) / (total * (os.cpu_count() or 1))
     info["numba_threading_layer_used"] = numba_layer_used()
     print(f"\nnumba threading layer used: {info['numba_threading_layer_used']}")
-    print(f"load average (1/5/15 min): start {info['load_average_start']}, end {info['load_average_end']}")
-    if max(info["load_average_start"][0], info["load_average_end"][0]) > 0.5 * (os.cpu_count() or 1):
+    print(f"load average at start (1/5/15 min): {info['load_average_start']}")
+    print(
+        f"CPU used by other processes during the run: {info['other_processes_cpu_share']:.0%} of the machine"
+    )
+    if info["other_processes_cpu_share"] > 0.1:
         print("WARNING: the machine was busy with other work; timings may be unreliable.")
     print(f"total benchmark wall time: {total:,.1f} s")
 

@@ -144,8 +144,10 @@ def test_sparse_combinations_of_dense_columns_hash(monkeypatch):
     _check(df, ["run", "fold"])
 
 
-@pytest.mark.parametrize("strategy", ["private", "partitioned"])
+@pytest.mark.parametrize("strategy", ["private", "private-blocks", "partitioned"])
 def test_counting_strategies_agree(monkeypatch, strategy):
+    if strategy == "private-blocks":  # flush the uint32 thread tables every 7 rows per thread
+        monkeypatch.setattr(counting, "_PRIVATE_ROWS_PER_THREAD", 7)
     if strategy == "partitioned":
         monkeypatch.setattr(counting, "_PRIVATE_CELLS", 0)
         monkeypatch.setattr(counting, "n_threads", lambda: 2)

@@ -86,27 +86,37 @@ def _put(out, slots, m, g, value):
 
 
 @jit_parallel
-def binary_measures(tp, fp, fn, tn, beta, slots, out):
-    """Write the measures selected by ``slots`` into ``out[slot, group]``."""
-    n_groups = tp.shape[0]
+def binary_measures(counts, positive, beta, slots, out):
+    """Write the measures selected by ``slots`` into ``out[slot, group]``.
+
+    ``counts`` is ``[G, 2, 2]`` (real × predicted) and ``positive`` the index
+    of the positive class.
+    """
+    n_groups = counts.shape[0]
     n_names = slots.shape[0]
+    p = positive
+    q = 1 - positive
     for g in prange(n_groups):
-        n_int = tp[g] + fp[g] + fn[g] + tn[g]
+        tp_g = counts[g, p, p]
+        fp_g = counts[g, q, p]
+        fn_g = counts[g, p, q]
+        tn_g = counts[g, q, q]
+        n_int = tp_g + fp_g + fn_g + tn_g
         if n_int == 0:
             for m in range(n_names):
                 _put(out, slots, m, g, np.nan)
             continue
-        a = float(tp[g])
-        b = float(fp[g])
-        c = float(fn[g])
-        d = float(tn[g])
+        a = float(tp_g)
+        b = float(fp_g)
+        c = float(fn_g)
+        d = float(tn_g)
         n = float(n_int)
         rp = a + c
         rn = b + d
         pp = a + b
         pn = c + d
         if n_int < _EXACT_LIMIT:
-            det = float(tp[g] * tn[g] - fp[g] * fn[g])
+            det = float(tp_g * tn_g - fp_g * fn_g)
         else:
             det = a * d - b * c
         prevalence = rp / n

@@ -9,8 +9,11 @@ rows are counted and reported instead of being written.
 Two race-free strategies:
 
 * :func:`count_private` gives each thread a private table and a contiguous
-  slice of the rows; :func:`sum_rows` then adds the tables. It is the fast path
-  while ``threads * G * K * K`` int64 cells fit comfortably in memory.
+  slice of the rows; :func:`sum_rows` then adds the tables into the int64
+  result. The private tables may be uint32 — half the cache footprint, which
+  matters because scattered increments are bound by cache misses — as long as
+  the caller feeds at most 2**32 - 1 rows per thread between flushes. It is
+  the fast path while ``threads * G * K * K`` cells fit comfortably in memory.
 * :func:`count_partitioned` gives each thread a range of group ids instead; each
   thread reads every row but writes only its own groups, so memory stays at one
   table whatever the number of groups (10M groups and beyond).
@@ -97,7 +100,7 @@ def count_partitioned(
 
 @jit_parallel
 def sum_rows(bufs, out):
-    """``out += bufs.sum(axis=0)`` for int64 tables, split over threads by cell."""
+    """``out += bufs.sum(axis=0)`` into an int64 table, split over threads by cell."""
     n_rows = bufs.shape[0]
     for c in prange(bufs.shape[1]):
         s = 0

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .binary import _coef, _put, _ratio
-from .jit import jit_inline, jit_parallel, prange
+from .jit import jit, jit_inline, jit_parallel, prange
 
 NAMES = (
     "accuracy",
@@ -79,113 +79,132 @@ def _mean_defined(values, weights, use_weights):
 def multiclass_measures(counts, slots, out):
     """Write the measures selected by ``slots`` into ``out[slot, group]``."""
     n_groups, k, _ = counts.shape
-    n_names = slots.shape[0]
-    for g in prange(n_groups):
-        c = counts[g]
-        real = np.zeros(k, np.int64)
-        pred = np.zeros(k, np.int64)
-        trace = 0
-        for i in range(k):
-            trace += c[i, i]
-            for j in range(k):
-                real[i] += c[i, j]
-                pred[j] += c[i, j]
-        n_int = 0
-        for i in range(k):
-            n_int += real[i]
-        if n_int == 0:
-            for m in range(n_names):
-                _put(out, slots, m, g, np.nan)
-            continue
-        n = float(n_int)
-
-        informedness = 0.0
-        markedness = 0.0
-        inf_bias_w = 0.0
-        mark_prev_w = 0.0
-        inf_sum = 0.0
-        mark_sum = 0.0
-        sum_rc = 0
-        sum_r2 = 0
-        sum_c2 = 0
-        fleiss_e = 0.0
+    n_chunks = min(n_groups, 64)
+    for chunk in prange(n_chunks):
+        # scratch once per chunk: a per-group allocation would dominate the run time
+        real = np.empty(k, np.int64)
+        pred = np.empty(k, np.int64)
         recall_k = np.empty(k)
         precision_k = np.empty(k)
         f1_k = np.empty(k)
-        for i in range(k):
-            r = real[i]
-            p = pred[i]
-            det = float(n_int * c[i, i] - r * p)
-            informedness += _coef(det, n * (n_int - r))
-            markedness += _coef(det, n * (n_int - p))
-            inf_i = _coef(det, float(r) * float(n_int - r))
-            mark_i = _coef(det, float(p) * float(n_int - p))
-            inf_bias_w += p / n * inf_i
-            mark_prev_w += r / n * mark_i
-            inf_sum += inf_i
-            mark_sum += mark_i
-            sum_rc += r * p
-            sum_r2 += r * r
-            sum_c2 += p * p
-            share = (r + p) / (2.0 * n)
-            fleiss_e += share * share
-            recall_k[i] = _ratio(float(c[i, i]), float(r))
-            precision_k[i] = _ratio(float(c[i, i]), float(p))
-            f1_k[i] = _ratio(2.0 * c[i, i], float(r + p))
+        weights = np.empty(k)
+        lo = chunk * n_groups // n_chunks
+        hi = (chunk + 1) * n_groups // n_chunks
+        for g in range(lo, hi):
+            _one_table(counts[g], g, slots, out, real, pred, recall_k, precision_k, f1_k, weights)
 
-        if informedness * markedness >= 0.0:
-            correlation = math.copysign(math.sqrt(informedness * markedness), informedness + markedness)
-        else:
-            correlation = np.nan
-        mcc_den = math.sqrt(n * n - float(sum_c2)) * math.sqrt(n * n - float(sum_r2))
-        mcc = _coef(n * trace - float(sum_rc), mcc_den)
-        kappa = _coef(n * trace - float(sum_rc), n * n - float(sum_rc))
-        accuracy = trace / n
-        fleiss = _coef(accuracy - fleiss_e, 1.0 - fleiss_e)
-        even_r = _evenness(real, n)
-        even_p = _evenness(pred, n)
-        even_g = math.sqrt(even_r * even_p)
 
-        chi2 = 0.0
-        g2 = 0.0
-        h_cond = 0.0
-        for i in range(k):
-            for j in range(k):
-                if real[i] == 0 or pred[j] == 0:
-                    continue  # expected count 0, so the observed count is 0 too
-                e = float(real[i]) * float(pred[j]) / n
-                o = float(c[i, j])
-                chi2 += (o - e) * (o - e) / e
-                if o > 0:
-                    g2 += o * math.log(o / e)
-                    h_cond -= o * math.log(o / pred[j])
-        g2 *= 2.0
+@jit
+def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weights):
+    """All multiclass measures of table ``c`` into column ``g`` of ``out``."""
+    k = c.shape[0]
+    n_names = slots.shape[0]
+    real[:] = 0
+    pred[:] = 0
+    trace = 0
+    for i in range(k):
+        trace += c[i, i]
+        for j in range(k):
+            real[i] += c[i, j]
+            pred[j] += c[i, j]
+    n_int = 0
+    for i in range(k):
+        n_int += real[i]
+    if n_int == 0:
+        for m in range(n_names):
+            _put(out, slots, m, g, np.nan)
+        return
+    n = float(n_int)
 
-        weights = real / n
-        _put(out, slots, 0, g, accuracy)
-        _put(out, slots, 1, g, informedness)
-        _put(out, slots, 2, g, markedness)
-        _put(out, slots, 3, g, correlation)
-        _put(out, slots, 4, g, mcc)
-        _put(out, slots, 5, g, kappa)
-        _put(out, slots, 6, g, fleiss)
-        _put(out, slots, 7, g, even_r)
-        _put(out, slots, 8, g, even_p)
-        _put(out, slots, 9, g, even_g)
-        _put(out, slots, 10, g, chi2)
-        _put(out, slots, 11, g, g2)
-        _put(out, slots, 12, g, k * n * informedness * informedness * even_r)
-        _put(out, slots, 13, g, k * n * markedness * markedness * even_p)
-        _put(out, slots, 14, g, k * n * informedness * markedness * even_g)
-        _put(out, slots, 15, g, g2 / (2.0 * n * _LN2))
-        _put(out, slots, 16, g, h_cond / (n * _LN2))
-        _put(out, slots, 17, g, _mean_defined(recall_k, weights, False))
-        _put(out, slots, 18, g, _mean_defined(precision_k, weights, False))
-        _put(out, slots, 19, g, _mean_defined(f1_k, weights, False))
-        _put(out, slots, 20, g, _mean_defined(recall_k, weights, True))
-        _put(out, slots, 21, g, _mean_defined(precision_k, weights, True))
-        _put(out, slots, 22, g, _mean_defined(f1_k, weights, True))
-        _put(out, slots, 23, g, inf_bias_w)
-        _put(out, slots, 24, g, inf_sum / k)
-        _put(out, slots, 25, g, mark_prev_w)
-        _put(out, slots, 26, g, mark_sum / k)
+    informedness = 0.0
+    markedness = 0.0
+    inf_bias_w = 0.0
+    mark_prev_w = 0.0
+    inf_sum = 0.0
+    mark_sum = 0.0
+    sum_rc = 0
+    sum_r2 = 0
+    sum_c2 = 0
+    fleiss_e = 0.0
+    for i in range(k):
+        r = real[i]
+        p = pred[i]
+        det = float(n_int * c[i, i] - r * p)
+        informedness += _coef(det, n * (n_int - r))
+        markedness += _coef(det, n * (n_int - p))
+        inf_i = _coef(det, float(r) * float(n_int - r))
+        mark_i = _coef(det, float(p) * float(n_int - p))
+        inf_bias_w += p / n * inf_i
+        mark_prev_w += r / n * mark_i
+        inf_sum += inf_i
+        mark_sum += mark_i
+        sum_rc += r * p
+        sum_r2 += r * r
+        sum_c2 += p * p
+        share = (r + p) / (2.0 * n)
+        fleiss_e += share * share
+        recall_k[i] = _ratio(float(c[i, i]), float(r))
+        precision_k[i] = _ratio(float(c[i, i]), float(p))
+        f1_k[i] = _ratio(2.0 * c[i, i], float(r + p))
+
+    if informedness * markedness >= 0.0:
+        correlation = math.copysign(math.sqrt(informedness * markedness), informedness + markedness)
+    else:
+        correlation = np.nan
+    mcc_den = math.sqrt(n * n - float(sum_c2)) * math.sqrt(n * n - float(sum_r2))
+    mcc = _coef(n * trace - float(sum_rc), mcc_den)
+    kappa = _coef(n * trace - float(sum_rc), n * n - float(sum_rc))
+    accuracy = trace / n
+    fleiss = _coef(accuracy - fleiss_e, 1.0 - fleiss_e)
+    even_r = _evenness(real, n)
+    even_p = _evenness(pred, n)
+    even_g = math.sqrt(even_r * even_p)
+
+    chi2 = 0.0
+    g2 = 0.0
+    h_cond = 0.0
+    for i in range(k):
+        for j in range(k):
+            if real[i] == 0 or pred[j] == 0:
+                continue  # expected count 0, so the observed count is 0 too
+            e = float(real[i]) * float(pred[j]) / n
+            o = float(c[i, j])
+            chi2 += (o - e) * (o - e) / e
+            if o > 0:
+                g2 += o * math.log(o / e)
+    g2 *= 2.0
+    # H(real | predicted) = H(real) - MI: K logs instead of one more per cell
+    for i in range(k):
+        if real[i] > 0:
+            h_cond -= real[i] * math.log(real[i] / n)
+    h_cond -= 0.5 * g2
+
+    for i in range(k):
+        weights[i] = real[i] / n
+    _put(out, slots, 0, g, accuracy)
+    _put(out, slots, 1, g, informedness)
+    _put(out, slots, 2, g, markedness)
+    _put(out, slots, 3, g, correlation)
+    _put(out, slots, 4, g, mcc)
+    _put(out, slots, 5, g, kappa)
+    _put(out, slots, 6, g, fleiss)
+    _put(out, slots, 7, g, even_r)
+    _put(out, slots, 8, g, even_p)
+    _put(out, slots, 9, g, even_g)
+    _put(out, slots, 10, g, chi2)
+    _put(out, slots, 11, g, g2)
+    _put(out, slots, 12, g, k * n * informedness * informedness * even_r)
+    _put(out, slots, 13, g, k * n * markedness * markedness * even_p)
+    _put(out, slots, 14, g, k * n * informedness * markedness * even_g)
+    _put(out, slots, 15, g, g2 / (2.0 * n * _LN2))
+    _put(out, slots, 16, g, h_cond / (n * _LN2))
+    _put(out, slots, 17, g, _mean_defined(recall_k, weights, False))
+    _put(out, slots, 18, g, _mean_defined(precision_k, weights, False))
+    _put(out, slots, 19, g, _mean_defined(f1_k, weights, False))
+    _put(out, slots, 20, g, _mean_defined(recall_k, weights, True))
+    _put(out, slots, 21, g, _mean_defined(precision_k, weights, True))
+    _put(out, slots, 22, g, _mean_defined(f1_k, weights, True))
+    _put(out, slots, 23, g, inf_bias_w)
+    _put(out, slots, 24, g, inf_sum / k)
+    _put(out, slots, 25, g, mark_prev_w)
+    _put(out, slots, 26, g, mark_sum / k)
