@@ -26,6 +26,11 @@ _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
 _PRIVATE_CELLS = 1 << 25
 _PRIVATE_ROWS_PER_THREAD = (1 << 32) - 1
+# radix partitioning: cells per partition (int64: 1 MiB, an L2's worth) and when to use it
+_RADIX_PART_BITS = 17
+_RADIX_MIN_CELLS = 1 << 19  # 2 MiB of uint32 private table: past a typical L2
+_PROBE = 2048
+_GROUPED_FRACTION = 0.5
 # a dense key space may be this much larger than the rows before we hash instead
 _DENSE_FACTOR = 4
 _DENSE_MIN = 1 << 20
@@ -54,13 +59,19 @@ def count_frame(
     k = coding.n_codes
     flat = _run_kernel(space.columns, coding, space.size, k)
     counts = flat.reshape(space.size, k, k)
-    present = np.flatnonzero(counts.reshape(space.size, k * k).any(axis=1)) if by else np.zeros(1, np.int64)
-    counts = counts[present] if len(present) != space.size else counts
+    totals, class_use = _count.group_totals(counts)
+    if not by:
+        present = np.zeros(1, np.int64)
+    elif np.count_nonzero(totals) == space.size:  # every group occurs: no compaction
+        present = np.arange(space.size, dtype=np.int64)
+    else:
+        present = np.flatnonzero(totals)
+        counts = counts[present]
     keys = space.decode(present)
 
     class_values = coding.classes
     if coding.trim:
-        used = np.flatnonzero(counts.sum(axis=(0, 2)) + counts.sum(axis=(0, 1)))
+        used = np.flatnonzero(class_use)
         if len(used) != k:
             counts = np.ascontiguousarray(counts[:, used][:, :, used])
             class_values = class_values.gather(used)
@@ -87,13 +98,13 @@ def _strides(cols: Sequence[KeyColumn]) -> list[int]:
 
 
 def _decode_packed(cols: Sequence[KeyColumn]):
-    strides = _strides(cols)
+    strides = np.asarray(_strides(cols), dtype=np.int64)
+    cards = np.asarray([max(c.cardinality, 1) for c in cols], dtype=np.int64)
 
     def decode(ids: np.ndarray) -> list[pl.Series]:
-        return [
-            c.decode((ids // s) % c.cardinality if c.cardinality else ids)
-            for c, s in zip(cols, strides, strict=True)
-        ]
+        codes = np.empty((len(cols), len(ids)), dtype=np.int64)
+        _count.unpack_ids(np.ascontiguousarray(ids, dtype=np.int64), strides, cards, codes)
+        return [c.decode(codes[j]) for j, c in enumerate(cols)]
 
     return decode
 
@@ -194,7 +205,10 @@ def _run_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: in
     cells = n_groups * k * k
     keys = _kernel_keys(cols)
     args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k)
-    if threads == 1 or cells * threads <= _PRIVATE_CELLS:
+    if _use_radix(keys, len(coding.label), cells):
+        flat = np.zeros(cells, dtype=np.int64)
+        bad = _count_radix(args, len(coding.label), cells, threads, flat)
+    elif threads == 1 or cells * threads <= _PRIVATE_CELLS:
         flat = np.zeros(cells, dtype=np.int64)
         bufs = np.zeros((threads, cells), dtype=np.uint32)
         n_rows = len(coding.label)
@@ -222,6 +236,32 @@ def _run_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: in
     if bad:
         _raise_outside(coding, bad)
     return flat
+
+
+def _use_radix(keys: tuple, n_rows: int, cells: int) -> bool:
+    """Radix-partition when a table outgrows L2 and the rows are not grouped by key."""
+    if cells < _RADIX_MIN_CELLS or cells >= (1 << 32) - 1 or n_rows < 2 * cells or n_rows < 4 * _PROBE:
+        return False
+    starts = np.linspace(0, n_rows - _PROBE - 1, 8).astype(np.int64)
+    return _count.run_fraction(*keys, starts, _PROBE) < _GROUPED_FRACTION
+
+
+def _count_radix(args: tuple, n_rows: int, cells: int, threads: int, flat: np.ndarray) -> int:
+    """Three passes (ids, partition, count) that keep every increment in cache."""
+    shift = _RADIX_PART_BITS
+    n_parts = ((cells - 1) >> shift) + 1
+    ids = np.empty(n_rows, dtype=np.uint32)
+    hist = np.zeros((threads, n_parts), dtype=np.int64)
+    bad = _count.cell_ids(*args, shift, ids, hist)
+    # partition-major, thread-minor offsets keep each thread's writes in row order
+    per_part = hist.T.reshape(-1)
+    starts = np.concatenate(([0], np.cumsum(per_part)[:-1])).reshape(n_parts, threads).T.copy()
+    grouped = np.empty(n_rows - bad, dtype=np.uint32)
+    _count.scatter_by_part(ids, shift, starts, grouped)
+    del ids
+    bounds = np.concatenate(([0], np.cumsum(hist.sum(axis=0))))
+    _count.count_parts(grouped, bounds, flat)
+    return int(bad)
 
 
 def _raise_outside(coding: ClassCoding, bad: int) -> None:

@@ -25,6 +25,7 @@ import numpy as np
 
 from .errors import UnknownMeasureError
 from .kernels import binary as _binary
+from .kernels import count as _count
 from .kernels import fisher as _fisher
 from .kernels import multiclass as _multiclass
 
@@ -109,11 +110,7 @@ def binary_cells(counts: np.ndarray, positive: int = 1) -> tuple[np.ndarray, ...
         raise ValueError(f"binary measures need counts of shape (G, 2, 2), got {counts.shape}")
     if positive not in (0, 1):
         raise ValueError(f"positive must be class index 0 or 1, got {positive!r}")
-    neg = 1 - positive
-    return tuple(
-        np.ascontiguousarray(counts[:, i, j])
-        for i, j in ((positive, positive), (neg, positive), (positive, neg), (neg, neg))
-    )
+    return _count.cells_2x2(np.ascontiguousarray(counts, dtype=np.int64), positive)
 
 
 def _check_names(names: Sequence[str], n_classes: int, beta: float | None) -> None:
@@ -249,7 +246,7 @@ def chi2_upper_tail(statistic: np.ndarray, dof: int) -> np.ndarray:
 
     statistic = np.asarray(statistic, dtype=np.float64)
     if dof == 1:
-        return special.erfc(np.sqrt(statistic / 2.0))
+        return _threaded(lambda x, out: special.erfc(np.sqrt(x / 2.0), out=out), statistic)
     return _threaded(lambda x, out: special.chdtrc(float(dof), x, out=out), statistic)
 
 

@@ -25,7 +25,7 @@ from .errors import (
     NullValuesError,
 )
 from .frames import as_key_list, select_columns
-from .kernels.count import scatter_add
+from .kernels.count import group_totals, scatter_add
 
 __all__ = ["ContingencyTable"]
 
@@ -478,7 +478,7 @@ class ContingencyTable:
         else:
             pos = self.positive_index(positive) if k == 2 and len(self._classes) == 2 else 1
             head = self._keys.clone() if self.by else pl.DataFrame()
-        n = counts.sum(axis=(1, 2))
+        n, _ = group_totals(counts)
         cols = [pl.Series("n", n, dtype=pl.Int64)]
         if counts.shape[1] == 2:
             cols += [

@@ -12,6 +12,8 @@ import pytest
 
 import batcheval as be
 from batcheval import counting
+from batcheval.encode import encode_key
+from batcheval.kernels import count as count_mod
 from tests.helpers import sweep_frame
 from tests.reference.counting import count_groups
 
@@ -144,8 +146,13 @@ def test_sparse_combinations_of_dense_columns_hash(monkeypatch):
     _check(df, ["run", "fold"])
 
 
-@pytest.mark.parametrize("strategy", ["private", "private-blocks", "partitioned"])
+@pytest.mark.parametrize("strategy", ["private", "private-blocks", "partitioned", "radix"])
 def test_counting_strategies_agree(monkeypatch, strategy):
+    if strategy == "radix":  # tiny partitions of 8 cells, probe windows of 16 rows
+        monkeypatch.setattr(counting, "_RADIX_MIN_CELLS", 1)
+        monkeypatch.setattr(counting, "_RADIX_PART_BITS", 3)
+        monkeypatch.setattr(counting, "_PROBE", 16)
+        monkeypatch.setattr(counting, "_GROUPED_FRACTION", 1.1)
     if strategy == "private-blocks":  # flush the uint32 thread tables every 7 rows per thread
         monkeypatch.setattr(counting, "_PRIVATE_ROWS_PER_THREAD", 7)
     if strategy == "partitioned":
@@ -229,3 +236,25 @@ def test_chunked_frames():
     df = pl.concat([sweep_frame(seed=1), sweep_frame(seed=2)], rechunk=False)
     assert df.n_chunks() > 1
     _check(df, ["run", "fold"])
+
+
+def test_radix_path_reports_values_outside_classes(monkeypatch):
+    monkeypatch.setattr(counting, "_RADIX_MIN_CELLS", 1)
+    monkeypatch.setattr(counting, "_PROBE", 16)
+    monkeypatch.setattr(counting, "_GROUPED_FRACTION", 1.1)
+    df = sweep_frame(n_runs=40, n_folds=5, rows_per_group=13, n_classes=3, seed=9).sample(
+        fraction=1.0, seed=2
+    )
+    with pytest.raises(be.InvalidLabelError, match=r"outside classes=\[0, 1\]"):
+        be.ContingencyTable.from_frame(df, by=["run", "fold"], classes=[0, 1])
+
+
+def test_probe_tells_grouped_from_shuffled_rows():
+    df = sweep_frame(n_runs=50, n_folds=5, rows_per_group=40, seed=4)
+    space = counting._key_space([encode_key(df[c], df.height) for c in ("run", "fold")], df.height, 2)
+    keys = counting._kernel_keys(space.columns)
+    starts = np.array([0, 3000, 6000], dtype=np.int64)
+    assert count_mod.run_fraction(*keys, starts, 500) > 0.9
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=3)
+    space = counting._key_space([encode_key(shuffled[c], df.height) for c in ("run", "fold")], df.height, 2)
+    assert count_mod.run_fraction(*counting._kernel_keys(space.columns), starts, 500) < 0.1

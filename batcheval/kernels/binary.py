@@ -179,7 +179,7 @@ def binary_measures(counts, positive, beta, slots, out):
         _put(out, slots, 28, g, _ratio(a * d, b * c))
         _put(out, slots, 29, g, n * correlation * correlation)
         g2 = 0.0
-        if rp > 0 and rn > 0 and pp > 0 and pn > 0:
+        if slots[30] >= 0 and rp > 0 and rn > 0 and pp > 0 and pn > 0:  # four logs: only on request
             g2 = 2.0 * (
                 _xlogx_ratio(a, rp * pp / n)
                 + _xlogx_ratio(b, rn * pp / n)

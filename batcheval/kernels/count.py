@@ -137,3 +137,138 @@ def scatter_add(src, index, out):
                 return False
             out[row, c] += v
     return True
+
+
+# -- radix-partitioned counting ----------------------------------------------------
+# Shuffled rows scatter increments over the whole table; once a thread's table
+# outgrows its L2 cache every increment is a cache miss. These three passes
+# trade two sequential passes over a 4-byte id per row for increments that
+# stay in cache: ids → partition histogram → ids grouped by partition → count.
+
+
+@jit_parallel
+def cell_ids(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, shift, ids, hist):
+    """Write each row's flat cell id; count ids per (thread, partition) in ``hist``.
+
+    Rows outside the class set get the id ``bad`` (the dtype's max) and are
+    left out of ``hist``. Returns the number of such rows.
+    """
+    n = label.shape[0]
+    n_threads = hist.shape[0]
+    kk = n_classes * n_classes
+    bad_id = ids.dtype.type(np.iinfo(ids.dtype).max)
+    bad = np.zeros(n_threads, np.int64)
+    step = (n + n_threads - 1) // n_threads
+    for t in prange(n_threads):
+        lo = t * step
+        hi = min(n, lo + step)
+        nbad = 0
+        for i in range(lo, hi):
+            a = lut[np.int64(label[i]) - vmin]
+            b = lut[np.int64(pred[i]) - vmin]
+            if a < 0 or b < 0:
+                nbad += 1
+                ids[i] = bad_id
+                continue
+            cell = _group(i, k0, k1, k2, k3, offset, stride, nkeys) * kk + a * n_classes + b
+            ids[i] = cell
+            hist[t, cell >> shift] += 1
+        bad[t] = nbad
+    return bad.sum()
+
+
+@jit_parallel
+def scatter_by_part(ids, shift, starts, out):
+    """Copy ``ids`` into ``out`` grouped by partition; ``starts[t, p]`` is where
+    thread t writes its first id of partition p (prefix sums of the histogram)."""
+    n = ids.shape[0]
+    n_threads = starts.shape[0]
+    bad_id = ids.dtype.type(np.iinfo(ids.dtype).max)
+    step = (n + n_threads - 1) // n_threads
+    for t in prange(n_threads):
+        pos = starts[t].copy()
+        lo = t * step
+        hi = min(n, lo + step)
+        for i in range(lo, hi):
+            cell = ids[i]
+            if cell == bad_id:
+                continue
+            p = np.int64(cell) >> shift
+            out[pos[p]] = cell
+            pos[p] += 1
+
+
+@jit_parallel
+def count_parts(grouped, bounds, out):
+    """``out[id] += 1`` for every id; partition p owns ``grouped[bounds[p]:bounds[p+1]]``
+    and a disjoint range of cells, so partitions never race."""
+    for p in prange(bounds.shape[0] - 1):
+        for i in range(bounds[p], bounds[p + 1]):
+            out[np.int64(grouped[i])] += 1
+
+
+@jit
+def run_fraction(k0, k1, k2, k3, offset, stride, nkeys, starts, length):
+    """Share of rows, over a few sampled windows, whose group equals the previous row's.
+
+    Near 1 for input sorted or segmented by key, near 1/G for shuffled rows.
+    """
+    same = 0
+    total = 0
+    for s in starts:
+        prev = _group(s, k0, k1, k2, k3, offset, stride, nkeys)
+        for i in range(s + 1, s + length):
+            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            same += g == prev
+            total += 1
+            prev = g
+    return same / max(total, 1)
+
+
+@jit_parallel
+def group_totals(counts):
+    """Rows per group of a ``[G, K, K]`` table, and per class the rows where it is
+    the real or the predicted class (over all groups): what trimming needs, in one pass."""
+    n_groups, k, _ = counts.shape
+    totals = np.zeros(n_groups, np.int64)
+    n_chunks = max(1, min(n_groups, 64))
+    used = np.zeros((n_chunks, k), np.int64)
+    for chunk in prange(n_chunks):
+        for g in range(chunk * n_groups // n_chunks, (chunk + 1) * n_groups // n_chunks):
+            s = 0
+            for i in range(k):
+                for j in range(k):
+                    v = counts[g, i, j]
+                    s += v
+                    used[chunk, i] += v
+                    used[chunk, j] += v
+            totals[g] = s
+    return totals, used.sum(axis=0)
+
+
+@jit_parallel
+def unpack_ids(ids, strides, cards, out):
+    """``out[j, g] = (ids[g] // strides[j]) % cards[j]``: packed group ids back to key codes."""
+    n_cols = strides.shape[0]
+    for g in prange(ids.shape[0]):
+        v = ids[g]
+        for j in range(n_cols):
+            out[j, g] = (v // strides[j]) % cards[j]
+
+
+@jit_parallel
+def cells_2x2(counts, positive):
+    """``(tp, fp, fn, tn)`` of ``[G, 2, 2]`` tables in one pass."""
+    n = counts.shape[0]
+    p = positive
+    q = 1 - positive
+    tp = np.empty(n, np.int64)
+    fp = np.empty(n, np.int64)
+    fn = np.empty(n, np.int64)
+    tn = np.empty(n, np.int64)
+    for g in prange(n):
+        tp[g] = counts[g, p, p]
+        fp[g] = counts[g, q, p]
+        fn[g] = counts[g, p, q]
+        tn[g] = counts[g, q, q]
+    return tp, fp, fn, tn
