@@ -38,6 +38,17 @@ def _group(i, k0, k1, k2, k3, offset, stride, nkeys):
     return g
 
 
+@jit_inline
+def _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes):
+    """Flat cell index ``g*K*K + real*K + predicted`` of row i; -1 outside the class set."""
+    a = lut[np.int64(label[i]) - vmin]
+    b = lut[np.int64(pred[i]) - vmin]
+    if a < 0 or b < 0:
+        return -1
+    g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+    return g * (n_classes * n_classes) + a * n_classes + b
+
+
 @jit_parallel
 def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, bufs):
     """Add row counts into ``bufs[t]``, one private flat table per thread.
@@ -46,7 +57,6 @@ def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut,
     """
     n = label.shape[0]
     n_threads = bufs.shape[0]
-    kk = n_classes * n_classes
     bad = np.zeros(n_threads, np.int64)
     step = (n + n_threads - 1) // n_threads
     for t in prange(n_threads):
@@ -55,13 +65,11 @@ def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut,
         hi = min(n, lo + step)
         nbad = 0
         for i in range(lo, hi):
-            a = lut[np.int64(label[i]) - vmin]
-            b = lut[np.int64(pred[i]) - vmin]
-            if a < 0 or b < 0:
+            cell = _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes)
+            if cell < 0:
                 nbad += 1
-                continue
-            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
-            buf[g * kk + a * n_classes + b] += 1
+            else:
+                buf[cell] += 1
         bad[t] = nbad
     return bad.sum()
 
@@ -155,7 +163,6 @@ def cell_ids(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_cl
     """
     n = label.shape[0]
     n_threads = hist.shape[0]
-    kk = n_classes * n_classes
     bad_id = ids.dtype.type(np.iinfo(ids.dtype).max)
     bad = np.zeros(n_threads, np.int64)
     step = (n + n_threads - 1) // n_threads
@@ -164,15 +171,13 @@ def cell_ids(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_cl
         hi = min(n, lo + step)
         nbad = 0
         for i in range(lo, hi):
-            a = lut[np.int64(label[i]) - vmin]
-            b = lut[np.int64(pred[i]) - vmin]
-            if a < 0 or b < 0:
+            cell = _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes)
+            if cell < 0:
                 nbad += 1
                 ids[i] = bad_id
-                continue
-            cell = _group(i, k0, k1, k2, k3, offset, stride, nkeys) * kk + a * n_classes + b
-            ids[i] = cell
-            hist[t, cell >> shift] += 1
+            else:
+                ids[i] = cell
+                hist[t, cell >> shift] += 1
         bad[t] = nbad
     return bad.sum()
 
