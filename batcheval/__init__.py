@@ -24,6 +24,7 @@ from .errors import (
 )
 from .evaluate import evaluate
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
+from .sweep import auc, sweep
 from .table import ContingencyTable
 
 __version__ = "0.1.0"
@@ -44,6 +45,8 @@ __all__ = [
     "UnknownMeasureError",
     "__version__",
     "alpha_sbb",
+    "auc",
     "evaluate",
     "measures",
+    "sweep",
 ]

@@ -1,0 +1,350 @@
+"""Threshold sweeps and exact ROC/PR summaries over scores (spec §6).
+
+``sweep`` turns a score column into one 2×2 table per (group, threshold) and
+hands them to the same accumulator and measures as :func:`batcheval.evaluate`,
+so every binary measure, pooling and ``_mean``/``_std`` work unchanged.
+``auc`` sorts each group's scores once and integrates the exact curves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from . import measures as _measures
+from .counting import _kernel_keys, _key_space
+from .encode import encode_classes, encode_key
+from .errors import InvalidLabelError, NullValuesError
+from .evaluate import _pooled
+from .frames import as_key_list, select_columns
+from .kernels import count as _count
+from .kernels import sweep as _sweep
+from .kernels.jit import n_threads
+from .table import ContingencyTable
+
+__all__ = ["auc", "sweep"]
+
+_AREAS = ("roc_auc", "roc_auch", "pr_auc")
+
+
+@dataclass
+class _Scored:
+    """Encoded keys, scores and positive flags of the rows that take part."""
+
+    by: list[str]
+    frame: pl.DataFrame
+    score: np.ndarray
+    is_pos: np.ndarray
+    label_values: tuple
+
+
+def _prepare(
+    data: Any,
+    by: str | Sequence[str] | None,
+    label: str,
+    score: str,
+    positive: Any,
+    classes: Sequence[Any] | None,
+    drop_nonfinite: bool,
+    drop_nulls: bool,
+) -> _Scored:
+    keys = as_key_list(by)
+    roles = {k: "key" for k in keys} | {label: "label", score: "score"}
+    df = select_columns(data, [*keys, label, score], roles)
+    s = df.get_column(score)
+    if not s.dtype.is_numeric():
+        raise InvalidLabelError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
+    nulls = s.null_count() + df.get_column(label).null_count()
+    if nulls:
+        if not drop_nulls:
+            raise NullValuesError(
+                f"score column {score!r} or label column {label!r} has {nulls} null value(s); "
+                "pass drop_nulls=True to skip those rows"
+            )
+        df = df.filter(pl.col(score).is_not_null() & pl.col(label).is_not_null())
+    scores = df.get_column(score).cast(pl.Float64)
+    bad = int((~scores.is_finite()).sum())
+    if bad:
+        if not drop_nonfinite:
+            raise InvalidLabelError(
+                f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}; "
+                "pass drop_nonfinite=True to skip those rows"
+            )
+        df = df.filter(pl.col(score).cast(pl.Float64).is_finite())
+        scores = df.get_column(score).cast(pl.Float64)
+    lab = df.get_column(label)
+    coding = encode_classes(lab, lab, classes)
+    values = coding.classes.to_list()
+    if coding.trim:  # narrow integer range counted as is: keep the values that occur
+        values = sorted(set(lab.unique().to_list()) | set(classes or []))
+    if positive is None and len(values) < 2 and set(values) <= {0, 1}:
+        positive = True if lab.dtype == pl.Boolean else 1  # spec §1: class 1 is positive
+        values = sorted(set(values) | {positive})
+    if positive is None:
+        if len(values) != 2:
+            raise InvalidLabelError(
+                f"label column {label!r} has classes {values}; a score sweep needs two classes, "
+                "or name the class to score with positive="
+            )
+        positive = values[1]
+    elif positive not in values:
+        raise InvalidLabelError(f"positive={positive!r} is not one of the classes {values}")
+    is_pos = (lab == positive).to_numpy().astype(np.uint8)
+    return _Scored(keys, df, np.ascontiguousarray(scores.to_numpy()), is_pos, tuple(values))
+
+
+def _group_space(scored: _Scored):
+    n = scored.frame.height
+    cols = [encode_key(scored.frame.get_column(k), n) for k in scored.by]
+    return _key_space(cols, n, 1)
+
+
+def _thresholds(scored: _Scored, thresholds: int | Sequence[float], score_range) -> tuple[np.ndarray, bool]:
+    if isinstance(thresholds, int | np.integer):
+        if thresholds < 1:
+            raise ValueError(f"thresholds must be at least 1, got {thresholds}")
+        if score_range is not None:
+            lo, hi = (float(v) for v in score_range)
+        elif len(scored.score):
+            lo, hi = float(scored.score.min()), float(scored.score.max())
+        else:
+            lo, hi = 0.0, 1.0
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
+            raise ValueError(f"score_range must be finite with low <= high, got {(lo, hi)}")
+        return np.linspace(lo, hi, int(thresholds)), hi > lo and thresholds > 1
+    thr = np.unique(np.asarray(list(thresholds), dtype=np.float64))
+    if len(thr) == 0 or not np.all(np.isfinite(thr)):
+        raise ValueError("an explicit threshold list must be non-empty and finite")
+    return thr, False
+
+
+def sweep(
+    data: Any,
+    by: str | Sequence[str] | None = None,
+    label: str = "label",
+    score: str = "score",
+    *,
+    thresholds: int | Sequence[float] | Literal["exact"] = 101,
+    score_range: tuple[float, float] | None = None,
+    pool: str | Sequence[str] | None = None,
+    measures: Sequence[str] | None = None,
+    positive: Any = None,
+    classes: Sequence[Any] | None = None,
+    beta: float | None = None,
+    drop_nonfinite: bool = False,
+    drop_nulls: bool = False,
+    mean_weights: Literal["n"] | None = None,
+) -> pl.DataFrame:
+    """Every binary measure at every threshold of a score, for every group.
+
+    A row is predicted positive iff ``score >= threshold``.
+
+    Parameters
+    ----------
+    data, by, label
+        As in :func:`batcheval.evaluate`.
+    score
+        The score column (any numeric type).
+    thresholds
+        An int T for T evenly spaced thresholds over ``score_range`` (default:
+        the finite min and max of all scores, so every group shares the grid);
+        an explicit list; or ``"exact"`` for every distinct score of each group.
+    pool, measures, beta, mean_weights
+        As in :func:`batcheval.evaluate` (``pool`` sums tables at equal
+        thresholds, so use a shared grid, not ``"exact"``, when pooling).
+    positive
+        The positive class; default the greater of two classes. With more
+        classes, naming one sweeps it against the rest.
+    drop_nonfinite, drop_nulls
+        Skip rows with a NaN/infinite score, or a null score or label, instead
+        of raising.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group × threshold: keys, ``threshold``, ``n``, ``tp fp fn
+        tn`` and the measures.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({"run": [1, 1, 1, 1], "label": [0, 0, 1, 1], "score": [0.1, 0.4, 0.35, 0.8]})
+    >>> be.sweep(df, by="run", thresholds=[0.3, 0.5], measures=["recall", "fallout"]).rows()
+    [(1, 0.3, 4, 2, 1, 0, 1, 1.0, 0.5), (1, 0.5, 4, 1, 0, 1, 2, 0.5, 0.0)]
+    """
+    scored = _prepare(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
+    if isinstance(thresholds, str):
+        if thresholds != "exact":
+            raise ValueError(f"thresholds must be an int, a list or 'exact', got {thresholds!r}")
+        keys, thr, counts = _exact_tables(scored)
+    else:
+        keys, thr, counts = _binned_tables(scored, thresholds, score_range)
+    if "threshold" in scored.by:
+        raise InvalidLabelError("a key column is named 'threshold', which sweep() adds; rename it")
+    keys = (
+        keys.with_columns(pl.Series("threshold", thr, dtype=pl.Float64))
+        if keys.width
+        else pl.DataFrame([pl.Series("threshold", thr, dtype=pl.Float64)])
+    )
+    table = ContingencyTable(keys, pl.Series("class", [False, True]), counts)
+    if pool is None:
+        return table.measures(measures, beta=beta)
+    return _pooled(table, as_key_list(pool, "pool"), measures, False, None, beta, mean_weights)
+
+
+def _binned_tables(scored: _Scored, thresholds, score_range) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+    """One histogram pass, then suffix sums: a (keys, thresholds, counts) triple."""
+    thr, evenly = _thresholds(scored, thresholds, score_range)
+    t = len(thr)
+    inv_step = (t - 1) / (thr[-1] - thr[0]) if evenly else 0.0
+    space = _group_space(scored)
+    width = space.size * (t + 1) * 2
+    bufs = np.zeros((n_threads(), width), dtype=np.int64)
+    if len(scored.score):
+        _sweep.score_histogram(
+            *_kernel_keys(space.columns), scored.is_pos, 0, _IDENTITY, 1,
+            scored.score, thr, float(thr[0]), inv_step, evenly, bufs,
+        )  # fmt: skip
+    hist = np.zeros(width, dtype=np.int64)
+    _count.sum_rows(bufs, hist)
+    hist = hist.reshape(space.size, t + 1, 2)
+    present = np.flatnonzero(hist.sum(axis=(1, 2))) if scored.by else np.zeros(1, np.int64)
+    hist = np.ascontiguousarray(hist[present])
+    tables = np.empty((len(present), t, 2, 2), dtype=np.int64)
+    _sweep.tables_from_histogram(hist, tables)
+    keys = space.decode(present)
+    rows = np.repeat(np.arange(len(present)), t)
+    return (keys[rows] if keys.width else keys), np.tile(thr, len(present)), tables.reshape(-1, 2, 2)
+
+
+_IDENTITY = np.array([0, 1], dtype=np.int64)
+
+
+@dataclass
+class _Points:
+    """Each group's distinct scores (descending) with cumulative tp and fp."""
+
+    keys: pl.DataFrame
+    starts: np.ndarray  # point_starts[g]: first point of group g
+    threshold: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    positives: np.ndarray
+    negatives: np.ndarray
+
+    def tables(self) -> np.ndarray:
+        """``[points, 2, 2]`` tables (real × predicted) at every point."""
+        sizes = np.diff(self.starts)
+        pos = np.repeat(self.positives, sizes)
+        neg = np.repeat(self.negatives, sizes)
+        out = np.empty((len(self.tp), 2, 2), dtype=np.int64)
+        out[:, 1, 1], out[:, 1, 0], out[:, 0, 1], out[:, 0, 0] = (
+            self.tp,
+            pos - self.tp,
+            self.fp,
+            neg - self.fp,
+        )
+        return out
+
+
+def _exact_points(scored: _Scored) -> _Points:
+    """Counting sort by group, a parallel sort within each group, then one scan."""
+    space = _group_space(scored)
+    n = len(scored.score)
+    gid = np.zeros(n, dtype=np.int64)
+    if scored.by and n:
+        _count.pack_ids(*_kernel_keys(space.columns), gid)
+    row_starts = _sweep.group_offsets(gid, space.size)
+    present = np.flatnonzero(np.diff(row_starts)) if scored.by else np.zeros(1, np.int64)
+    score = np.empty(n, dtype=np.float64)
+    is_pos = np.empty(n, dtype=np.uint8)
+    _sweep.scatter_by_group(gid, row_starts, scored.score, scored.is_pos, score, is_pos)
+    del gid
+    row_starts = np.ascontiguousarray(np.append(row_starts[present], row_starts[-1]))
+    n_points = np.zeros(len(present), dtype=np.int64)
+    _sweep.sort_groups_and_count_points(row_starts, score, is_pos, n_points)
+    point_starts = np.concatenate(([0], np.cumsum(n_points)))
+    total = int(point_starts[-1])
+    thr = np.empty(total)
+    tp = np.empty(total, dtype=np.int64)
+    fp = np.empty(total, dtype=np.int64)
+    _sweep.exact_points(row_starts, score, is_pos, point_starts, thr, tp, fp)
+    last = point_starts[1:] - 1
+    has = n_points > 0
+    positives = np.where(has, tp[np.maximum(last, 0)] if total else 0, 0)
+    negatives = np.where(has, fp[np.maximum(last, 0)] if total else 0, 0)
+    return _Points(space.decode(present), point_starts, thr, tp, fp, positives, negatives)
+
+
+def _exact_tables(scored: _Scored) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+    pts = _exact_points(scored)
+    rows = np.repeat(np.arange(len(pts.positives)), np.diff(pts.starts))
+    keys = pts.keys[rows] if pts.keys.width else pts.keys
+    return keys, pts.threshold, pts.tables()
+
+
+def auc(
+    data: Any,
+    by: str | Sequence[str] | None = None,
+    label: str = "label",
+    score: str = "score",
+    *,
+    measure: str = "informedness",
+    positive: Any = None,
+    classes: Sequence[Any] | None = None,
+    drop_nonfinite: bool = False,
+    drop_nulls: bool = False,
+) -> pl.DataFrame:
+    """Exact ROC and precision-recall summaries of a score, for every group.
+
+    Returns one row per group with ``n``, ``positives``, ``negatives`` and
+
+    - ``roc_auc``: trapezoids over the exact ROC curve, tied scores taking one
+      diagonal step (equals scikit-learn's ``roc_auc_score``);
+    - ``roc_auch``: the area under the ROC convex hull;
+    - ``gini`` = 2·roc_auc − 1 and ``auboc`` = gini/2;
+    - ``pr_auc``: average precision (equals ``average_precision_score``);
+    - ``best_threshold`` and ``best_<measure>``: the distinct score whose
+      threshold maximises ``measure`` (the Youden point for informedness;
+      the highest such threshold on ties).
+
+    Groups with only one class give NaN, without an error.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({"label": [0, 0, 1, 1], "score": [0.1, 0.4, 0.35, 0.8]})
+    >>> be.auc(df).select("roc_auc", "pr_auc", "best_threshold", "best_informedness").rows()
+    [(0.75, 0.8333333333333333, 0.8, 0.5)]
+    """
+    scored = _prepare(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
+    pts = _exact_points(scored)
+    n_groups = len(pts.positives)
+    areas = np.empty((n_groups, 3))
+    if n_groups:
+        _sweep.curve_areas(pts.starts, pts.tp, pts.fp, pts.positives, pts.negatives, areas)
+    values = _measures.compute(pts.tables(), [measure])[measure] if len(pts.tp) else np.empty(0)
+    best = _sweep.segment_argmax(values, pts.starts) if n_groups else np.empty(0, np.int64)
+    found = best >= 0
+    best_thr = np.where(found, pts.threshold[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
+    best_val = np.where(found, values[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
+    roc = areas[:, 0]
+    columns = [
+        pl.Series("n", pts.positives + pts.negatives, dtype=pl.Int64),
+        pl.Series("positives", pts.positives, dtype=pl.Int64),
+        pl.Series("negatives", pts.negatives, dtype=pl.Int64),
+        pl.Series("roc_auc", roc),
+        pl.Series("roc_auch", areas[:, 1]),
+        pl.Series("gini", 2.0 * roc - 1.0),
+        pl.Series("auboc", roc - 0.5),
+        pl.Series("pr_auc", areas[:, 2]),
+        pl.Series("best_threshold", best_thr, dtype=pl.Float64),
+        pl.Series(f"best_{measure}", best_val, dtype=pl.Float64),
+    ]
+    return pts.keys.hstack(columns) if pts.keys.width else pl.DataFrame(columns)

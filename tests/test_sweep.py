@@ -1,0 +1,171 @@
+"""Threshold sweeps and exact AUCs against numpy, scikit-learn and brute force."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn import metrics
+
+import batcheval as be
+
+
+def scored_frame(n_runs=12, n_folds=3, rows=60, seed=0, ties=True) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    n = n_runs * n_folds * rows
+    label = rng.integers(0, 2, n)
+    noise = rng.normal(size=n)
+    score = label * rng.uniform(0, 2) + noise
+    if ties:
+        score = np.round(score, 1)  # plenty of tied scores across labels
+    return pl.DataFrame(
+        {
+            "run": np.repeat(np.arange(n_runs), n_folds * rows),
+            "fold": np.tile(np.repeat(np.arange(n_folds), rows), n_runs),
+            "label": label,
+            "score": score,
+        }
+    )
+
+
+def _groups(df, by):
+    for key, part in df.sort(by).group_by(by, maintain_order=True):
+        yield key, part["label"].to_numpy(), part["score"].to_numpy()
+
+
+def _numpy_table(y, s, thr):
+    pred = s >= thr
+    return (
+        int(np.sum(pred & (y == 1))),
+        int(np.sum(pred & (y == 0))),
+        int(np.sum(~pred & (y == 1))),
+        int(np.sum(~pred & (y == 0))),
+    )
+
+
+@pytest.mark.parametrize("thresholds", [7, [-1.0, 0.0, 0.35, 1.2], "exact"])
+def test_sweep_counts_equal_numpy_at_every_threshold(thresholds):
+    df = scored_frame(seed=1)
+    out = be.sweep(df, by=["run", "fold"], thresholds=thresholds, measures=["recall"])
+    for key, y, s in _groups(df, ["run", "fold"]):
+        rows = out.filter((pl.col("run") == key[0]) & (pl.col("fold") == key[1]))
+        if thresholds == "exact":
+            assert sorted(rows["threshold"].to_list()) == sorted(set(s.tolist()))
+        for r in rows.iter_rows(named=True):
+            assert (r["tp"], r["fp"], r["fn"], r["tn"]) == _numpy_table(y, s, r["threshold"])
+
+
+def test_evenly_spaced_thresholds_span_the_global_score_range():
+    df = scored_frame(seed=2)
+    out = be.sweep(df, by="run", thresholds=11)
+    expected = np.linspace(df["score"].min(), df["score"].max(), 11)
+    np.testing.assert_array_equal(out.filter(pl.col("run") == 0)["threshold"].to_numpy(), expected)
+    ranged = be.sweep(df, by="run", thresholds=3, score_range=(0.0, 1.0))
+    assert ranged.filter(pl.col("run") == 0)["threshold"].to_list() == [0.0, 0.5, 1.0]
+
+
+def test_auc_equals_sklearn_per_group():
+    df = scored_frame(n_runs=25, seed=3)
+    out = be.auc(df, by=["run", "fold"]).sort("run", "fold")
+    for row, (_, y, s) in zip(out.iter_rows(named=True), _groups(df, ["run", "fold"]), strict=True):
+        assert row["roc_auc"] == pytest.approx(metrics.roc_auc_score(y, s), abs=1e-12)
+        assert row["pr_auc"] == pytest.approx(metrics.average_precision_score(y, s), abs=1e-12)
+        assert row["gini"] == pytest.approx(2 * row["roc_auc"] - 1, abs=1e-15)
+        assert row["auboc"] == pytest.approx(row["gini"] / 2, abs=1e-15)
+        assert row["roc_auch"] >= row["roc_auc"] - 1e-12
+
+
+def _hull_area(y, s):
+    """Upper convex hull of the ROC points by brute force over all point triples' signs."""
+    fpr, tpr, _ = metrics.roc_curve(y, s, drop_intermediate=False)
+    pts = sorted(set(zip(fpr.tolist(), tpr.tolist(), strict=True)) | {(0.0, 0.0), (1.0, 1.0)})
+    hull = []
+    for p in pts:
+        while (
+            len(hull) >= 2
+            and (hull[-1][0] - hull[-2][0]) * (p[1] - hull[-2][1])
+            - (hull[-1][1] - hull[-2][1]) * (p[0] - hull[-2][0])
+            >= 0
+        ):
+            hull.pop()
+        hull.append(p)
+    return float(np.trapezoid([q[1] for q in hull], [q[0] for q in hull]))
+
+
+def test_roc_convex_hull_area():
+    df = scored_frame(n_runs=10, seed=4)
+    out = be.auc(df, by=["run", "fold"]).sort("run", "fold")
+    for row, (_, y, s) in zip(out.iter_rows(named=True), _groups(df, ["run", "fold"]), strict=True):
+        assert row["roc_auch"] == pytest.approx(_hull_area(y, s), abs=1e-12)
+
+
+@pytest.mark.parametrize("measure", ["informedness", "f1", "accuracy"])
+def test_best_threshold_equals_brute_force(measure):
+    df = scored_frame(n_runs=8, seed=5)
+    out = be.auc(df, by=["run", "fold"], measure=measure).sort("run", "fold")
+    for row, (_, y, s) in zip(out.iter_rows(named=True), _groups(df, ["run", "fold"]), strict=True):
+        best_val, best_thr = -math.inf, None
+        for thr in sorted(set(s.tolist()), reverse=True):  # highest threshold wins ties
+            tp, fp, fn, tn = _numpy_table(y, s, thr)
+            table = np.array([[[tn, fp], [fn, tp]]])
+            v = float(be.measures.compute(table, [measure])[measure][0])
+            if v > best_val:
+                best_val, best_thr = v, thr
+        assert row["best_threshold"] == best_thr
+        assert row[f"best_{measure}"] == pytest.approx(best_val, abs=1e-15)
+
+
+def test_single_point_auc_identity():
+    df = scored_frame(seed=6)
+    out = be.sweep(df, by="run", thresholds=[0.5], measures=["auc_single", "informedness"])
+    np.testing.assert_allclose(out["auc_single"], (1 + out["informedness"]) / 2, rtol=1e-15)
+
+
+def test_one_class_groups_give_nan_without_error():
+    df = pl.DataFrame({"run": [1, 1, 2, 2], "label": [1, 1, 0, 1], "score": [0.2, 0.4, 0.1, 0.9]})
+    out = be.auc(df, by="run", classes=[0, 1]).sort("run")
+    assert math.isnan(out["roc_auc"][0]) and math.isnan(out["pr_auc"][0])
+    assert out["roc_auc"][1] == 1.0
+
+
+@given(st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False).filter(lambda c: c == round(c, 2)))
+def test_shifting_scores_and_thresholds_changes_nothing(shift):
+    df = scored_frame(n_runs=3, n_folds=2, rows=30, seed=7)
+    thr = [-0.5, 0.0, 0.4, 1.5]
+    a = be.sweep(df, by=["run", "fold"], thresholds=thr, measures=["informedness"])
+    shifted = df.with_columns((pl.col("score") + shift).alias("score"))
+    b = be.sweep(shifted, by=["run", "fold"], thresholds=[t + shift for t in thr], measures=["informedness"])
+    assert a.drop("threshold").equals(b.drop("threshold"))
+    assert (
+        be.auc(df, by="run").drop("best_threshold").equals(be.auc(shifted, by="run").drop("best_threshold"))
+    )
+
+
+def test_pooled_sweep_equals_sweeping_the_concatenated_folds():
+    df = scored_frame(seed=8)
+    pooled = be.sweep(df, by=["run", "fold"], thresholds=9, pool="fold", measures=["recall"])
+    direct = be.sweep(df, by="run", thresholds=9, measures=["recall"])
+    assert pooled.select(direct.columns).equals(direct)
+    assert "recall_mean" in pooled.columns and "recall_std" in pooled.columns
+
+
+def test_nonfinite_scores_are_an_error_or_dropped():
+    df = pl.DataFrame({"label": [0, 1, 1], "score": [0.1, float("nan"), float("inf")]})
+    with pytest.raises(be.InvalidLabelError, match=r"score column 'score' has 2 NaN or infinite values"):
+        be.sweep(df)
+    with pytest.raises(be.InvalidLabelError, match=r"drop_nonfinite=True"):
+        be.auc(df)
+    out = be.sweep(df, thresholds=[0.0], drop_nonfinite=True)
+    assert out["n"].to_list() == [1]
+
+
+def test_score_sweep_needs_two_classes_or_a_positive():
+    df = pl.DataFrame({"label": ["a", "b", "c"], "score": [0.1, 0.2, 0.3]})
+    with pytest.raises(be.InvalidLabelError, match=r"needs two classes"):
+        be.sweep(df)
+    out = be.auc(df, positive="c")
+    assert out["roc_auc"][0] == 1.0
