@@ -239,45 +239,39 @@ class _Points:
 
     def tables(self) -> np.ndarray:
         """``[points, 2, 2]`` tables (real × predicted) at every point."""
-        sizes = np.diff(self.starts)
-        pos = np.repeat(self.positives, sizes)
-        neg = np.repeat(self.negatives, sizes)
         out = np.empty((len(self.tp), 2, 2), dtype=np.int64)
-        out[:, 1, 1], out[:, 1, 0], out[:, 0, 1], out[:, 0, 0] = (
-            self.tp,
-            pos - self.tp,
-            self.fp,
-            neg - self.fp,
-        )
+        if len(self.tp):
+            _sweep.point_tables(self.starts, self.tp, self.fp, self.positives, self.negatives, out)
         return out
 
 
 def _exact_points(scored: _Scored) -> _Points:
-    """Counting sort by group, a parallel sort within each group, then one scan."""
+    """Counting sort by (group, label), sorts within each group, one merge walk."""
     space = _group_space(scored)
     n = len(scored.score)
     gid = np.zeros(n, dtype=np.int64)
     if scored.by and n:
         _count.pack_ids(*_kernel_keys(space.columns), gid)
-    row_starts = _sweep.group_offsets(gid, space.size)
-    present = np.flatnonzero(np.diff(row_starts)) if scored.by else np.zeros(1, np.int64)
-    score = np.empty(n, dtype=np.float64)
-    is_pos = np.empty(n, dtype=np.uint8)
-    _sweep.scatter_by_group(gid, row_starts, scored.score, scored.is_pos, score, is_pos)
+    starts, positives = _sweep.group_label_offsets(gid, scored.is_pos, space.size)
+    grouped = np.empty(n, dtype=np.float64)
+    _sweep.scatter_by_group_label(gid, scored.is_pos, scored.score, starts, positives, grouped)
     del gid
-    row_starts = np.ascontiguousarray(np.append(row_starts[present], row_starts[-1]))
+    present = np.flatnonzero(np.diff(starts)) if scored.by else np.zeros(1, np.int64)
+    if len(present) != space.size:
+        starts = np.ascontiguousarray(np.append(starts[present], starts[-1]))
+        positives = np.ascontiguousarray(positives[present])
+    thr = np.empty(n)
+    tp = np.empty(n, dtype=np.int64)
+    fp = np.empty(n, dtype=np.int64)
     n_points = np.zeros(len(present), dtype=np.int64)
-    _sweep.sort_groups_and_count_points(row_starts, score, is_pos, n_points)
+    _sweep.group_points(starts, positives, grouped, thr, tp, fp, n_points)
     point_starts = np.concatenate(([0], np.cumsum(n_points)))
     total = int(point_starts[-1])
-    thr = np.empty(total)
-    tp = np.empty(total, dtype=np.int64)
-    fp = np.empty(total, dtype=np.int64)
-    _sweep.exact_points(row_starts, score, is_pos, point_starts, thr, tp, fp)
-    last = point_starts[1:] - 1
-    has = n_points > 0
-    positives = np.where(has, tp[np.maximum(last, 0)] if total else 0, 0)
-    negatives = np.where(has, fp[np.maximum(last, 0)] if total else 0, 0)
+    if total != n:  # ties left gaps between groups
+        out = np.empty(total), np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64)
+        _sweep.compact_points(starts, point_starts, thr, tp, fp, *out)
+        thr, tp, fp = out
+    negatives = np.diff(starts) - positives
     return _Points(space.decode(present), point_starts, thr, tp, fp, positives, negatives)
 
 
@@ -329,11 +323,13 @@ def auc(
     areas = np.empty((n_groups, 3))
     if n_groups:
         _sweep.curve_areas(pts.starts, pts.tp, pts.fp, pts.positives, pts.negatives, areas)
-    values = _measures.compute(pts.tables(), [measure])[measure] if len(pts.tp) else np.empty(0)
-    best = _sweep.segment_argmax(values, pts.starts) if n_groups else np.empty(0, np.int64)
-    found = best >= 0
-    best_thr = np.where(found, pts.threshold[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
-    best_val = np.where(found, values[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
+    if measure == "informedness":  # the default: straight from the points, no tables
+        best, best_val = _sweep.best_informedness(pts.starts, pts.tp, pts.fp, pts.positives, pts.negatives)
+    else:
+        values = _measures.compute(pts.tables(), [measure])[measure] if len(pts.tp) else np.empty(0)
+        best = _sweep.segment_argmax(values, pts.starts) if n_groups else np.empty(0, np.int64)
+        best_val = np.where(best >= 0, values[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
+    best_thr = np.where(best >= 0, pts.threshold[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
     roc = areas[:, 0]
     columns = [
         pl.Series("n", pts.positives + pts.negatives, dtype=pl.Int64),

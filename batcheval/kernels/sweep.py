@@ -116,72 +116,6 @@ def tables_from_histogram(hist, out):
 # -- exact sweeps: every distinct score of each group ------------------------------
 
 
-@jit
-def group_offsets(gid, n_groups):
-    """Row counts per group and their exclusive prefix sums."""
-    sizes = np.zeros(n_groups, np.int64)
-    for i in range(gid.shape[0]):
-        sizes[gid[i]] += 1
-    starts = np.zeros(n_groups + 1, np.int64)
-    for g in range(n_groups):
-        starts[g + 1] = starts[g] + sizes[g]
-    return starts
-
-
-@jit
-def scatter_by_group(gid, starts, score, is_pos, out_score, out_pos):
-    """Counting sort of (score, is_pos) by group id (stable)."""
-    pos = starts[:-1].copy()
-    for i in range(gid.shape[0]):
-        g = gid[i]
-        out_score[pos[g]] = score[i]
-        out_pos[pos[g]] = is_pos[i]
-        pos[g] += 1
-
-
-@jit_parallel
-def sort_groups_and_count_points(starts, score, is_pos, n_points):
-    """Sort each group's scores descending (labels alongside); count its distinct scores."""
-    for g in prange(starts.shape[0] - 1):
-        a = starts[g]
-        z = starts[g + 1]
-        if z - a == 0:
-            n_points[g] = 0
-            continue
-        order = np.argsort(-score[a:z], kind="mergesort")
-        s = score[a:z][order]
-        p = is_pos[a:z][order]
-        score[a:z] = s
-        is_pos[a:z] = p
-        distinct = 1
-        for i in range(1, z - a):
-            if s[i] != s[i - 1]:
-                distinct += 1
-        n_points[g] = distinct
-
-
-@jit_parallel
-def exact_points(starts, score, is_pos, point_starts, thr, tp, fp):
-    """For each group and distinct score θ (descending): rows with score >= θ that are
-    positive (``tp``) and negative (``fp``)."""
-    for g in prange(starts.shape[0] - 1):
-        a = starts[g]
-        z = starts[g + 1]
-        k = point_starts[g] - 1
-        ctp = 0
-        cfp = 0
-        for i in range(a, z):
-            if i == a or score[i] != score[i - 1]:
-                k += 1
-                thr[k] = score[i]
-            if is_pos[i]:
-                ctp += 1
-            else:
-                cfp += 1
-            tp[k] = ctp
-            fp[k] = cfp
-
-
 @jit_inline
 def _turns_left_or_straight(ax, ay, bx, by, cx, cy):
     """a → b → c does not turn right: b is not on the upper hull."""
@@ -256,3 +190,116 @@ def segment_argmax(values, point_starts):
                 top = v
                 best[g] = k
     return best
+
+
+@jit_parallel
+def point_tables(point_starts, tp, fp, pos_total, neg_total, out):
+    """``out[k]`` = the 2×2 table (real × predicted) at point k of its group."""
+    for g in prange(point_starts.shape[0] - 1):
+        p = pos_total[g]
+        n = neg_total[g]
+        for k in range(point_starts[g], point_starts[g + 1]):
+            out[k, 1, 1] = tp[k]
+            out[k, 1, 0] = p - tp[k]
+            out[k, 0, 1] = fp[k]
+            out[k, 0, 0] = n - fp[k]
+
+
+@jit
+def group_label_offsets(gid, is_pos, n_groups):
+    """Row starts per group (``starts[G+1]``) and positives per group."""
+    sizes = np.zeros(n_groups, np.int64)
+    positives = np.zeros(n_groups, np.int64)
+    for i in range(gid.shape[0]):
+        sizes[gid[i]] += 1
+        positives[gid[i]] += is_pos[i]
+    starts = np.zeros(n_groups + 1, np.int64)
+    for g in range(n_groups):
+        starts[g + 1] = starts[g] + sizes[g]
+    return starts, positives
+
+
+@jit
+def scatter_by_group_label(gid, is_pos, score, starts, positives, out):
+    """Counting sort of scores: group g's positives, then its negatives."""
+    pos_at = starts[:-1].copy()
+    neg_at = starts[:-1] + positives
+    for i in range(gid.shape[0]):
+        g = gid[i]
+        if is_pos[i]:
+            out[pos_at[g]] = score[i]
+            pos_at[g] += 1
+        else:
+            out[neg_at[g]] = score[i]
+            neg_at[g] += 1
+
+
+@jit_parallel
+def group_points(starts, positives, score, thr, tp, fp, n_points):
+    """Sort each group's positive and negative scores, then merge them from the top:
+    one point per distinct score with the rows at or above it. Points of group g
+    are written from ``starts[g]`` on (a group has at most as many points as rows)."""
+    for g in prange(starts.shape[0] - 1):
+        a = starts[g]
+        m = a + positives[g]
+        z = starts[g + 1]
+        score[a:m].sort()
+        score[m:z].sort()
+        i = m - 1
+        j = z - 1
+        k = a
+        ctp = 0
+        cfp = 0
+        while i >= a or j >= m:
+            v = -np.inf
+            if i >= a:
+                v = score[i]
+            if j >= m and score[j] > v:
+                v = score[j]
+            while i >= a and score[i] == v:
+                ctp += 1
+                i -= 1
+            while j >= m and score[j] == v:
+                cfp += 1
+                j -= 1
+            thr[k] = v
+            tp[k] = ctp
+            fp[k] = cfp
+            k += 1
+        n_points[g] = k - a
+
+
+@jit_parallel
+def compact_points(starts, point_starts, thr, tp, fp, out_thr, out_tp, out_fp):
+    """Close the gaps between groups' points."""
+    for g in prange(starts.shape[0] - 1):
+        a = starts[g]
+        b = point_starts[g]
+        for k in range(point_starts[g + 1] - b):
+            out_thr[b + k] = thr[a + k]
+            out_tp[b + k] = tp[a + k]
+            out_fp[b + k] = fp[a + k]
+
+
+@jit_parallel
+def best_informedness(point_starts, tp, fp, pos_total, neg_total):
+    """Youden point of each group without building tables: index and value of the
+    largest informedness, first (highest threshold) on ties; -1 for empty groups.
+    Computed as the binary kernel does (exact int determinant), so the values agree
+    bit for bit with :func:`batcheval.measures.compute`."""
+    n_groups = point_starts.shape[0] - 1
+    best = np.full(n_groups, -1, np.int64)
+    value = np.full(n_groups, np.nan)
+    for g in prange(n_groups):
+        p = pos_total[g]
+        n = neg_total[g]
+        top = -np.inf
+        for k in range(point_starts[g], point_starts[g + 1]):
+            den = float(p) * float(n)
+            v = float(tp[k] * n - fp[k] * p) / den if den != 0 else 0.0
+            if v > top:
+                top = v
+                best[g] = k
+        if best[g] >= 0:
+            value[g] = top
+    return best, value
