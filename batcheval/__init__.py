@@ -10,6 +10,7 @@ measure for all groups at once, returning polars frames.
 from __future__ import annotations
 
 from . import measures
+from .curves import CHARTS, curves
 from .errors import (
     BatchevalError,
     BatchevalWarning,
@@ -31,6 +32,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BINARY_MEASURES",
+    "CHARTS",
     "MULTICLASS_MEASURES",
     "BatchevalError",
     "BatchevalWarning",
@@ -46,6 +48,7 @@ __all__ = [
     "__version__",
     "alpha_sbb",
     "auc",
+    "curves",
     "evaluate",
     "measures",
     "sweep",

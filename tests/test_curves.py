@@ -1,0 +1,63 @@
+"""Curve frames against scikit-learn's curves and the spec §6 formulas."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn import metrics
+
+import batcheval as be
+from tests.test_sweep import scored_frame
+
+
+def _by_run(frame, chart, run):
+    return frame.filter((pl.col("chart") == chart) & (pl.col("run") == run)).sort(
+        "threshold", descending=True
+    )
+
+
+def test_roc_and_pr_points_equal_sklearn():
+    df = scored_frame(n_runs=6, n_folds=1, rows=80, seed=21)
+    out = be.curves(df, by="run", kind=["roc", "pr"])
+    for run in range(6):
+        part = df.filter(pl.col("run") == run)
+        y, s = part["label"].to_numpy(), part["score"].to_numpy()
+        fpr, tpr, thr = metrics.roc_curve(y, s, drop_intermediate=False)
+        roc = _by_run(out, "roc", run)
+        np.testing.assert_allclose(roc["x"], fpr[1:], atol=1e-15)  # sklearn prepends (0, 0) at +inf
+        np.testing.assert_allclose(roc["y"], tpr[1:], atol=1e-15)
+        np.testing.assert_array_equal(roc["threshold"], thr[1:])
+        precision, recall, pthr = metrics.precision_recall_curve(y, s, drop_intermediate=False)
+        pr = _by_run(out, "pr", run)
+        order = np.argsort(-pthr)
+        np.testing.assert_allclose(pr["x"], recall[:-1][order], atol=1e-15)
+        np.testing.assert_allclose(pr["y"], precision[:-1][order], atol=1e-15)
+
+
+@pytest.mark.parametrize("s", [0.0, 1.0, 2.5])
+def test_bookmaker_charts_follow_the_spec(s):
+    df = scored_frame(n_runs=3, n_folds=1, rows=50, seed=22)
+    sw = be.sweep(df, by="run", thresholds="exact", measures=["informedness", "fallout", "recall", "bias"])
+    out = be.curves(df, by="run", kind=["boc", "bift", "lift", "bprd", "bird"], smoothing=s)
+    tp, fp, fn, tn = (sw[c].to_numpy().astype(float) for c in ("tp", "fp", "fn", "tn"))
+    drift = (s + tp + fp) / (s + tp + fn)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bird_y = -np.log2(((s + tp) / (s + tp + fn)) / ((s + fp) / (s + fp + tn)))
+    expected = {
+        "boc": (sw["fallout"], sw["informedness"]),
+        "bift": (sw["bias"], sw["informedness"]),
+        "lift": (sw["bias"], sw["recall"]),
+        "bprd": (drift, sw["informedness"]),
+        "bird": (np.log2(drift), bird_y),
+    }
+    for chart, (x, y) in expected.items():
+        got = out.filter(pl.col("chart") == chart)
+        assert got["s"].unique().to_list() == [s]
+        np.testing.assert_allclose(got["x"], x, atol=1e-12, err_msg=chart)
+        np.testing.assert_allclose(got["y"], y, atol=1e-12, err_msg=chart)
+
+
+def test_unknown_chart():
+    with pytest.raises(ValueError, match=r"unknown chart 'rocc'"):
+        be.curves(scored_frame(n_runs=1), kind="rocc")
