@@ -25,6 +25,7 @@ from .errors import (
 )
 from .evaluate import evaluate
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
+from .plot import plot
 from .sweep import auc, sweep
 from .table import ContingencyTable
 
@@ -51,5 +52,6 @@ __all__ = [
     "curves",
     "evaluate",
     "measures",
+    "plot",
     "sweep",
 ]
