@@ -49,6 +49,34 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--drop-nulls", action="store_true", help="skip rows with null label or prediction")
     ev.add_argument("-o", "--output", help="write parquet, csv, ipc or json instead of printing")
 
+    for name, help_text, example in (
+        (
+            "sweep",
+            "measures at every threshold of a score",
+            "batcheval sweep preds.parquet --by run --thresholds 101",
+        ),
+        (
+            "auc",
+            "exact ROC/PR areas and the best threshold per group",
+            "batcheval auc preds.parquet --by run,fold",
+        ),
+    ):
+        sc = sub.add_parser(name, help=help_text, epilog=f"example:\n  {example}",
+                            formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+        sc.add_argument("file", help="parquet, csv or ipc file (or a glob)")
+        sc.add_argument("--by", default="", help="comma-separated key columns")
+        sc.add_argument("--label", default="label")
+        sc.add_argument("--score", default="score")
+        sc.add_argument("--positive", help="the positive class")
+        sc.add_argument("--drop-nonfinite", action="store_true", help="skip rows with NaN/inf scores")
+        sc.add_argument("-o", "--output", help="write parquet, csv, ipc or json instead of printing")
+        if name == "sweep":
+            sc.add_argument("--thresholds", default="101", help="T evenly spaced, a,b,c list, or 'exact'")
+            sc.add_argument("--pool", help="comma-separated keys to pool over")
+            sc.add_argument("--measures", help="comma-separated measures (default: all binary)")
+        else:
+            sc.add_argument("--measure", default="informedness", help="measure for the best threshold")
+
     demo = sub.add_parser("demo", help="evaluate a built-in synthetic sweep and rank it")
     demo.add_argument("--runs", type=int, default=200)
     return parser
@@ -63,9 +91,43 @@ def _positive(value: str | None):
         return {"true": True, "false": False}.get(value.lower(), value)
 
 
+def _thresholds(text: str):
+    if text == "exact":
+        return text
+    if "," in text:
+        return [float(t) for t in text.split(",") if t.strip()]
+    return int(text)
+
+
+def _scores(args: argparse.Namespace) -> None:
+    from .io import read_frame
+    from .sweep import auc, sweep
+
+    frame = read_frame(args.file)
+    common = dict(positive=_positive(args.positive), drop_nonfinite=args.drop_nonfinite)
+    if args.command == "sweep":
+        thresholds = _thresholds(args.thresholds)
+        result = sweep(frame, _split(args.by), args.label, args.score, thresholds=thresholds,
+                       pool=_split(args.pool), measures=_split(args.measures), **common)  # fmt: skip
+    else:
+        result = auc(frame, _split(args.by), args.label, args.score, measure=args.measure, **common)
+    _emit(result, args.output)
+
+
+def _emit(result: pl.DataFrame, output: str | None) -> None:
+    from .io import write_frame
+
+    if output:
+        write_frame(result, output)
+        print(f"wrote {result.height} rows to {output}", file=sys.stderr)
+    else:
+        with pl.Config(tbl_rows=40, tbl_cols=14, float_precision=4):
+            print(result)
+
+
 def _evaluate(args: argparse.Namespace) -> None:
     from .evaluate import evaluate
-    from .io import read_frame, write_frame
+    from .io import read_frame
 
     frame = read_frame(args.file)
     result = evaluate(
@@ -79,12 +141,7 @@ def _evaluate(args: argparse.Namespace) -> None:
         positive=_positive(args.positive),
         drop_nulls=args.drop_nulls,
     )
-    if args.output:
-        write_frame(result, args.output)
-        print(f"wrote {result.height} rows to {args.output}", file=sys.stderr)
-    else:
-        with pl.Config(tbl_rows=40, tbl_cols=14, float_precision=4):
-            print(result)
+    _emit(result, args.output)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -92,11 +149,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "evaluate":
             _evaluate(args)
+        elif args.command in ("sweep", "auc"):
+            _scores(args)
         elif args.command == "demo":
             from .demo import main as demo_main
 
             demo_main(n_runs=args.runs)
-    except (BatchevalError, pl.exceptions.PolarsError, OSError) as exc:
+    except (BatchevalError, pl.exceptions.PolarsError, OSError, ValueError) as exc:
         if args.debug:
             raise
         print(f"batcheval: error: {exc}".splitlines()[0], file=sys.stderr)

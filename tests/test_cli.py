@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -68,3 +69,32 @@ def test_demo_runs():
     proc = _run("demo", "--runs", "20")
     assert proc.returncode == 0, proc.stderr
     assert "ranked" in proc.stdout and "informedness" in proc.stdout
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory):
+    from tests.test_sweep import scored_frame
+
+    root = tmp_path_factory.mktemp("cli_scores")
+    df = scored_frame(n_runs=4, n_folds=2, rows=30, seed=41)
+    df.write_parquet(root / "scores.parquet")
+    return root, df
+
+
+def test_sweep_and_auc_subcommands(scored):
+    root, df = scored
+    out = root / "sweep.parquet"
+    proc = _run(
+        "sweep", str(root / "scores.parquet"), "--by", "run,fold", "--thresholds", "0,0.5,1", "-o", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_parquet(out).equals(be.sweep(df, by=["run", "fold"], thresholds=[0, 0.5, 1]))
+    out = root / "auc.csv"
+    proc = _run("auc", str(root / "scores.parquet"), "--by", "run", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    expected = be.auc(df, by="run")
+    np.testing.assert_allclose(
+        pl.read_csv(out)["roc_auc"].to_numpy(), expected["roc_auc"].to_numpy(), rtol=1e-12
+    )
+    bad = _run("sweep", str(root / "scores.parquet"), "--score", "nope")
+    assert bad.returncode == 2 and "score column 'nope' not found" in bad.stderr
