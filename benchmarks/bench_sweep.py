@@ -15,11 +15,11 @@ Case B: exact AUC for 10k groups of 2k rows: batcheval ``auc`` (roc_auc, hull,
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 import numpy as np
 import polars as pl
+from bench_evaluate import timeit  # benchmarks/ is on sys.path when run as a script
 
 import batcheval as be
 
@@ -27,13 +27,7 @@ FOLDS = 5
 
 
 def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return timeit(fn, repeat)
 
 
 def make_scores(rows: int, groups: int, seed: int = 11) -> pl.DataFrame:

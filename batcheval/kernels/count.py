@@ -39,6 +39,14 @@ def _group(i, k0, k1, k2, k3, offset, stride, nkeys):
 
 
 @jit_inline
+def thread_rows(t, n, n_threads):
+    """Rows ``[lo, hi)`` of thread t when n rows are split into equal contiguous slices."""
+    step = (n + n_threads - 1) // n_threads
+    lo = min(n, t * step)
+    return lo, min(n, lo + step)
+
+
+@jit_inline
 def _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes):
     """Flat cell index ``g*K*K + real*K + predicted`` of row i; -1 outside the class set."""
     a = lut[np.int64(label[i]) - vmin]
@@ -58,11 +66,9 @@ def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut,
     n = label.shape[0]
     n_threads = bufs.shape[0]
     bad = np.zeros(n_threads, np.int64)
-    step = (n + n_threads - 1) // n_threads
     for t in prange(n_threads):
         buf = bufs[t]
-        lo = t * step
-        hi = min(n, lo + step)
+        lo, hi = thread_rows(t, n, n_threads)
         nbad = 0
         for i in range(lo, hi):
             cell = _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes)
@@ -165,10 +171,8 @@ def cell_ids(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_cl
     n_threads = hist.shape[0]
     bad_id = ids.dtype.type(np.iinfo(ids.dtype).max)
     bad = np.zeros(n_threads, np.int64)
-    step = (n + n_threads - 1) // n_threads
     for t in prange(n_threads):
-        lo = t * step
-        hi = min(n, lo + step)
+        lo, hi = thread_rows(t, n, n_threads)
         nbad = 0
         for i in range(lo, hi):
             cell = _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes)
@@ -189,11 +193,9 @@ def scatter_by_part(ids, shift, starts, out):
     n = ids.shape[0]
     n_threads = starts.shape[0]
     bad_id = ids.dtype.type(np.iinfo(ids.dtype).max)
-    step = (n + n_threads - 1) // n_threads
     for t in prange(n_threads):
         pos = starts[t].copy()
-        lo = t * step
-        hi = min(n, lo + step)
+        lo, hi = thread_rows(t, n, n_threads)
         for i in range(lo, hi):
             cell = ids[i]
             if cell == bad_id:

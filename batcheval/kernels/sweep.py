@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .count import _group
+from .count import _group, thread_rows
 from .jit import jit, jit_inline, jit_parallel, prange
 
 
@@ -71,11 +71,9 @@ def score_histogram(
     width = thresholds.shape[0] + 1
     nonfinite = np.zeros(n_threads, np.int64)
     bad = np.zeros(n_threads, np.int64)
-    step = (n + n_threads - 1) // n_threads
     for t in prange(n_threads):
         buf = bufs[t]
-        start = t * step
-        stop = min(n, start + step)
+        start, stop = thread_rows(t, n, n_threads)
         for i in range(start, stop):
             s = score[i]
             if not math.isfinite(s):
