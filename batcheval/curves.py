@@ -8,6 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from .multiscore import _IS_POS, _SCORE, is_multiclass_score, one_vs_rest_frame
 from .sweep import sweep
 
 __all__ = ["CHARTS", "curves"]
@@ -55,7 +56,7 @@ def curves(
     data: Any,
     by: str | Sequence[str] | None = None,
     label: str = "label",
-    score: str = "score",
+    score: str | Sequence[str] = "score",
     *,
     kind: str | Sequence[str] = "roc",
     thresholds: int | Sequence[float] | Literal["exact"] = "exact",
@@ -73,6 +74,9 @@ def curves(
     s_fpr = (s+fp)/(s+rn)) and ``pr`` (recall, precision). ``s`` is the
     Laplace smoothing count, reported in column ``s`` (used by bprd and bird).
 
+    With multiclass scores (a list of score columns in sorted class order, or
+    a List column) every class gets its one-vs-rest curves, keyed by ``class``.
+
     Examples
     --------
     >>> import polars as pl
@@ -87,6 +91,9 @@ def curves(
             raise ValueError(f"unknown chart {k!r}; choose one of {sorted(CHARTS)}")
     if smoothing < 0:
         raise ValueError(f"smoothing must be >= 0, got {smoothing}")
+    if is_multiclass_score(data, score):  # one-vs-rest curves, one per class
+        data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, None)
+        label, score, positive = _IS_POS, _SCORE, True
     sw = sweep(data, by, label, score, thresholds=thresholds, positive=positive, pool=pool,
                measures=[], drop_nonfinite=drop_nonfinite)  # fmt: skip
     keys = [c for c in sw.columns if c not in ("threshold", "n", "n_pooled", "tp", "fp", "fn", "tn")]

@@ -24,6 +24,9 @@ from .frames import as_key_list, select_columns
 from .kernels import count as _count
 from .kernels import sweep as _sweep
 from .kernels.jit import n_threads
+from .multiscore import _IS_POS as _IS_CLASS
+from .multiscore import _SCORE as _SCORE_COL
+from .multiscore import is_multiclass_score, one_vs_rest_frame, predicted_shares
 from .table import ContingencyTable
 
 __all__ = ["auc", "sweep"]
@@ -291,10 +294,20 @@ def auc(
     measure: str = "informedness",
     positive: Any = None,
     classes: Sequence[Any] | None = None,
+    per_class: bool = False,
     drop_nonfinite: bool = False,
     drop_nulls: bool = False,
 ) -> pl.DataFrame:
     """Exact ROC and precision-recall summaries of a score, for every group.
+
+    With multiclass scores — ``score`` a list of columns, one per class in
+    sorted class order, or one List column — each class is scored against the
+    rest. ``per_class=True`` returns those rows (with a ``class`` column);
+    otherwise ``roc_auc`` and ``pr_auc`` come averaged three ways, each
+    labelled: ``_macro`` (unweighted), ``_prevalence_weighted`` and
+    ``_bias_weighted`` (weights: the share of rows whose top score is the
+    class, the weighting paper 004 asks for). Classes whose AUC is undefined
+    in a group are left out of its averages.
 
     Returns one row per group with ``n``, ``positives``, ``negatives`` and
 
@@ -317,6 +330,10 @@ def auc(
     >>> be.auc(df).select("roc_auc", "pr_auc", "best_threshold", "best_informedness").rows()
     [(0.75, 0.8333333333333333, 0.8, 0.5)]
     """
+    if is_multiclass_score(data, score):
+        return _multiclass_auc(
+            data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls
+        )
     scored = _prepare(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
     pts = _exact_points(scored)
     n_groups = len(pts.positives)
@@ -344,3 +361,32 @@ def auc(
         pl.Series(f"best_{measure}", best_val, dtype=pl.Float64),
     ]
     return pts.keys.hstack(columns) if pts.keys.width else pl.DataFrame(columns)
+
+
+def _multiclass_auc(
+    data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls
+) -> pl.DataFrame:
+    long, keys, values, wide, names = one_vs_rest_frame(data, by, label, score, classes)
+    per = auc(long, keys, _IS_CLASS, _SCORE_COL, measure=measure, positive=True, classes=[False, True],
+              drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls)  # fmt: skip
+    if per_class:
+        return per
+    group_keys = keys[:-1]
+    shares = predicted_shares(wide, group_keys, names, values, long.schema["class"])
+    per = per.join(shares, on=keys, how="left", nulls_equal=True).with_columns(
+        pl.col("bias").fill_null(0.0), (pl.col("positives") / pl.col("n")).alias("prevalence")
+    )
+    aggs = [pl.col("n").first()]
+    for m in ("roc_auc", "pr_auc"):
+        v = pl.col(m).fill_nan(None)
+        defined = v.is_not_null()
+        aggs += [
+            v.mean().alias(f"{m}_macro"),
+            ((v * pl.col("prevalence")).sum() / pl.col("prevalence").filter(defined).sum()).alias(
+                f"{m}_prevalence_weighted"
+            ),
+            ((v * pl.col("bias")).sum() / pl.col("bias").filter(defined).sum()).alias(f"{m}_bias_weighted"),
+        ]
+    if not group_keys:
+        return per.select(aggs)
+    return per.group_by(group_keys, maintain_order=True).agg(aggs).sort(group_keys, nulls_last=True)
