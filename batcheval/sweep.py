@@ -207,17 +207,32 @@ def _binned_tables(scored: _Scored, thresholds, score_range) -> tuple[pl.DataFra
     inv_step = (t - 1) / (thr[-1] - thr[0]) if evenly else 0.0
     space = _group_space(scored)
     width = space.size * (t + 1) * 2
-    bufs = np.zeros((n_threads(), width), dtype=np.int64)
-    if len(scored.score):
-        _sweep.score_histogram(
-            *_kernel_keys(space.columns), scored.is_pos, 0, _IDENTITY, 1,
-            scored.score, thr, float(thr[0]), inv_step, evenly, bufs,
-        )  # fmt: skip
+    threads = n_threads()
+    # uint32 thread tables (half the memory traffic of int64), flushed into int64
+    # before any cell could wrap: at most 2**32 - 1 rows per thread per block
+    bufs = np.zeros((threads, width), dtype=np.uint32)
     hist = np.zeros(width, dtype=np.int64)
-    _count.sum_rows(bufs, hist)
+    n = len(scored.score)
+    block = ((1 << 32) - 1) * threads
+    keys = _kernel_keys(space.columns)
+    for lo in range(0, n, block):
+        rows = slice(lo, min(n, lo + block))
+        sliced = tuple(a[rows] if i < len(space.columns) else a for i, a in enumerate(keys[:4]))
+        _sweep.score_histogram(
+            *sliced, *keys[4:], scored.is_pos[rows], 0, _IDENTITY, 1,
+            scored.score[rows], thr, float(thr[0]), inv_step, evenly, bufs,
+        )  # fmt: skip
+        _count.sum_rows(bufs, hist)
+        if lo + block < n:
+            bufs[:] = 0
     hist = hist.reshape(space.size, t + 1, 2)
-    present = np.flatnonzero(hist.sum(axis=(1, 2))) if scored.by else np.zeros(1, np.int64)
-    hist = np.ascontiguousarray(hist[present])
+    per_group = hist.reshape(space.size, -1)
+    if not scored.by:
+        present = np.zeros(1, np.int64)
+    else:
+        present = np.flatnonzero(_sweep.row_any(per_group))
+        if len(present) != space.size:
+            hist = np.ascontiguousarray(hist[present])
     tables = np.empty((len(present), t, 2, 2), dtype=np.int64)
     _sweep.tables_from_histogram(hist, tables)
     keys = space.decode(present)

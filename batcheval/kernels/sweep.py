@@ -301,3 +301,15 @@ def best_informedness(point_starts, tp, fp, pos_total, neg_total):
         if best[g] >= 0:
             value[g] = top
     return best, value
+
+
+@jit_parallel
+def row_any(table):
+    """``table.any(axis=1)`` for a 2-D int64 table, in parallel over rows."""
+    out = np.zeros(table.shape[0], np.bool_)
+    for g in prange(table.shape[0]):
+        for j in range(table.shape[1]):
+            if table[g, j] != 0:
+                out[g] = True
+                break
+    return out
