@@ -34,6 +34,8 @@ _GROUPED_FRACTION = 0.5
 # a dense key space may be this much larger than the rows before we hash instead
 _DENSE_FACTOR = 4
 _DENSE_MIN = 1 << 20
+# packed ids of one re-encoding round stay below this (int64 with headroom)
+_PACK_LIMIT = 1 << 62
 
 
 @dataclass
@@ -104,7 +106,11 @@ def _decode_packed(cols: Sequence[KeyColumn]):
     def decode(ids: np.ndarray) -> list[pl.Series]:
         codes = np.empty((len(cols), len(ids)), dtype=np.int64)
         _count.unpack_ids(np.ascontiguousarray(ids, dtype=np.int64), strides, cards, codes)
-        return [c.decode(codes[j]) for j, c in enumerate(cols)]
+        out: list[pl.Series] = []
+        for j, c in enumerate(cols):
+            decoded = c.decode(codes[j])  # a re-encoded column decodes to the columns it packed
+            out.extend(decoded if isinstance(decoded, list) else [decoded])
+        return out
 
     return decode
 
@@ -137,7 +143,7 @@ def _hashed_space(cols: list[KeyColumn]) -> _KeySpace:
         if (
             last is not None
             and len(last) < _MAX_KERNEL_KEYS
-            and _product(last) * max(c.cardinality, 1) < 1 << 62
+            and _product(last) * max(c.cardinality, 1) < _PACK_LIMIT
         ):
             last.append(c)
         else:
@@ -163,14 +169,9 @@ def _hashed_space(cols: list[KeyColumn]) -> _KeySpace:
         sorted_ids = distinct[order]
         inner = _decode_packed(group)
         merged.append(KeyColumn("", codes, 0, len(order), _GroupDecoder(inner, sorted_ids)))
-    if len(merged) > _MAX_KERNEL_KEYS or _product(merged) >= 1 << 62:
+    if len(merged) > _MAX_KERNEL_KEYS or _product(merged) >= _PACK_LIMIT:
         return _hashed_space(merged)
-    parts = [_decode_packed(merged)]
-
-    def decode(ids: np.ndarray) -> list[pl.Series]:
-        return [s for series in parts[0](ids) for s in (series if isinstance(series, list) else [series])]
-
-    return _KeySpace(merged, _product(merged), decode)
+    return _KeySpace(merged, _product(merged), _decode_packed(merged))
 
 
 class _GroupDecoder:

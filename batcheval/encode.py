@@ -28,7 +28,7 @@ import polars as pl
 
 from .errors import InvalidLabelError, NullValuesError
 
-__all__ = ["ClassCoding", "KeyColumn", "encode_classes", "encode_key"]
+__all__ = ["ClassCoding", "KeyColumn", "class_values", "encode_classes", "encode_key"]
 
 # a class range this narrow is counted as is and trimmed to the present classes after
 _COUNT_RANGE_LIMIT = 64
@@ -200,6 +200,17 @@ def _kind(s: pl.Series, role: str) -> str:
     )
 
 
+def class_values(label: pl.Series, classes: Sequence[Any] | None) -> list[Any]:
+    """Sorted class values of one label column, plus any named in ``classes``.
+
+    Checked as :func:`encode_classes` checks labels (nulls, dtype, integral floats).
+    """
+    _check_nulls(label, "label")
+    if _kind(label, "label") == "int":
+        label = _as_integers(label, "label")
+    return sorted(set(label.unique().to_list()) | set(classes or []))
+
+
 def encode_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any] | None) -> ClassCoding:
     """Build the class coding shared by the label and prediction columns."""
     _check_nulls(label, "label")
@@ -208,17 +219,9 @@ def encode_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[An
     if kinds == {"bool"}:
         return _bool_classes(label, prediction, classes)
     if kinds <= {"int", "bool"}:
-        label = (
-            _as_integers(label, "label").cast(pl.Int64)
-            if label.dtype == pl.Boolean
-            else _as_integers(label, "label")
-        )
-        prediction = (
-            _as_integers(prediction, "prediction").cast(pl.Int64)
-            if prediction.dtype == pl.Boolean
-            else _as_integers(prediction, "prediction")
-        )
-        return _int_classes(label, prediction, classes)
+        as_int = [_as_integers(s.cast(pl.Int64) if s.dtype == pl.Boolean else s, role)
+                  for s, role in ((label, "label"), (prediction, "prediction"))]  # fmt: skip
+        return _int_classes(*as_int, classes)
     if kinds == {"str"}:
         return _str_classes(label, prediction, classes)
     raise InvalidLabelError(

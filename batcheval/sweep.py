@@ -17,7 +17,7 @@ import polars as pl
 
 from . import measures as _measures
 from .counting import _kernel_keys, _key_space
-from .encode import encode_classes, encode_key
+from .encode import class_values, encode_key
 from .errors import InvalidLabelError, NullValuesError
 from .evaluate import _pooled
 from .frames import as_key_list, select_columns
@@ -80,10 +80,7 @@ def _prepare(
         df = df.filter(pl.col(score).cast(pl.Float64).is_finite())
         scores = df.get_column(score).cast(pl.Float64)
     lab = df.get_column(label)
-    coding = encode_classes(lab, lab, classes)
-    values = coding.classes.to_list()
-    if coding.trim:  # narrow integer range counted as is: keep the values that occur
-        values = sorted(set(lab.unique().to_list()) | set(classes or []))
+    values = class_values(lab, classes)
     if positive is None and len(values) < 2 and set(values) <= {0, 1}:
         positive = True if lab.dtype == pl.Boolean else 1  # spec §1: class 1 is positive
         values = sorted(set(values) | {positive})

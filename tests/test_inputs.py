@@ -258,3 +258,13 @@ def test_probe_tells_grouped_from_shuffled_rows():
     shuffled = df.sample(fraction=1.0, shuffle=True, seed=3)
     space = counting._key_space([encode_key(shuffled[c], df.height) for c in ("run", "fold")], df.height, 2)
     assert count_mod.run_fraction(*counting._kernel_keys(space.columns), starts, 500) < 0.1
+
+
+def test_key_space_hashed_twice(monkeypatch):
+    """Columns re-encoded in a first round and again in a second still decode to their keys."""
+    monkeypatch.setattr(counting, "_PACK_LIMIT", 2000 * 2000 + 1)  # 10 columns need two rounds
+    rng = np.random.default_rng(5)
+    n = 2000
+    cols = {f"k{i}": rng.integers(0, 10**12, 100)[rng.integers(0, 100, n)] for i in range(10)}
+    df = pl.DataFrame({**cols, "label": rng.integers(0, 2, n), "prediction": rng.integers(0, 2, n)})
+    _check(df, list(cols))
