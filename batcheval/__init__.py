@@ -21,6 +21,7 @@ from .errors import (
     InvalidLabelError,
     MergeError,
     NullValuesError,
+    SourceError,
     UnknownMeasureError,
 )
 from .evaluate import evaluate
@@ -45,6 +46,7 @@ __all__ = [
     "InvalidLabelError",
     "MergeError",
     "NullValuesError",
+    "SourceError",
     "UnknownMeasureError",
     "__version__",
     "alpha_sbb",

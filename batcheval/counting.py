@@ -20,7 +20,7 @@ from .errors import InvalidLabelError
 from .kernels import count as _count
 from .kernels.jit import n_threads
 
-__all__ = ["Counted", "count_frame"]
+__all__ = ["Counted", "count_frame", "group_ids"]
 
 _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
@@ -78,6 +78,27 @@ def count_frame(
             counts = np.ascontiguousarray(counts[:, used][:, :, used])
             class_values = class_values.gather(used)
     return Counted(keys, class_values, counts)
+
+
+def group_ids(keys: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
+    """The combine stage: a dense group id per key row, and the distinct keys.
+
+    Ids follow the sorted order of the distinct keys (nulls last), the order
+    every table's keys are kept in. Key rows go through the same encoders as
+    counting, so merging and pooling cost a few passes over the key columns
+    instead of a hash join per table.
+    """
+    n_rows = keys.height
+    if n_rows == 0:
+        return np.zeros(0, dtype=np.int64), keys.clear()
+    space = _key_space([encode_key(keys.get_column(c), n_rows) for c in keys.columns], n_rows, 1)
+    ids = np.empty(n_rows, dtype=np.int64)
+    _count.pack_ids(*_kernel_keys(space.columns), ids)
+    seen = np.zeros(space.size, dtype=np.bool_)
+    seen[ids] = True
+    present = np.flatnonzero(seen)
+    rank = np.cumsum(seen, dtype=np.int64) - 1
+    return rank[ids], space.decode(present)
 
 
 @dataclass

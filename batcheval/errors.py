@@ -17,6 +17,7 @@ __all__ = [
     "InvalidLabelError",
     "MergeError",
     "NullValuesError",
+    "SourceError",
     "UnknownMeasureError",
 ]
 
@@ -58,6 +59,10 @@ class CountOverflowError(BatchevalError, OverflowError):
 
 class UnknownMeasureError(BatchevalError, ValueError):
     """A measure name is not known, or does not apply to this table."""
+
+
+class SourceError(BatchevalError, OSError):
+    """A file or fragment of a streamed source cannot be read; the message names it."""
 
 
 class BatchevalWarning(UserWarning):

@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from .frames import as_key_list
+from .stream import count_any
 from .table import ContingencyTable
 
 __all__ = ["evaluate"]
@@ -28,14 +29,22 @@ def evaluate(
     beta: float | None = None,
     drop_nulls: bool = False,
     mean_weights: Literal["n"] | None = None,
+    on_error: Literal["raise", "skip"] = "raise",
+    progress: bool | None = None,
+    batch_rows: int | None = None,
+    engine: Literal["local", "dask"] = "local",
+    client: Any = None,
 ) -> pl.DataFrame:
     """Evaluate every group of a prediction frame at once.
 
     Parameters
     ----------
     data
-        Per-example predictions: a polars DataFrame or LazyFrame, a pyarrow
-        Table, or a pandas DataFrame.
+        Per-example predictions. In memory: a polars DataFrame, a pyarrow
+        Table, or a pandas DataFrame. Streamed in batches of ``batch_rows``
+        with bounded memory: a path, glob, directory or list of parquet, ipc
+        or csv files, a pyarrow Dataset or RecordBatchReader, or a polars
+        LazyFrame. With ``engine="dask"``: paths or a Dask DataFrame.
     by
         Key columns, e.g. ``["run", "fold"]``; one result row per distinct
         combination. Integer, string, categorical, boolean, temporal and
@@ -65,13 +74,31 @@ def evaluate(
         :class:`~batcheval.errors.BatchevalWarning` reports how many.
     mean_weights
         ``"n"`` weights ``<measure>_mean`` and ``_std`` by group size.
+    on_error
+        For streamed sources: ``"raise"`` (default) stops at the first file
+        that cannot be read or lacks a column, naming it; ``"skip"`` leaves
+        such files out, warns, and lists them in ``result.metadata["skipped"]``.
+        A file that fails half-way contributes nothing either way.
+    progress
+        Show a progress bar (rows, batches, rate, ETA) on stderr while
+        streaming; default: only when stderr is a terminal.
+    batch_rows
+        Rows per streamed batch (default 16M).
+    engine, client
+        ``"dask"`` counts each file (or partition) as a task on a Dask
+        cluster (``client``, else the default client, else a new
+        LocalCluster) and merges the partial tables in a tree; needs the
+        ``batcheval[dask]`` extra.
 
     Returns
     -------
     polars.DataFrame
         Keys, ``n``, ``tp fp fn tn`` (binary), then one float64 column per
         measure (and ``_mean``/``_std`` columns when pooling), with
-        ``n_pooled`` = number of groups pooled into each row.
+        ``n_pooled`` = number of groups pooled into each row. A streamed
+        result also carries ``.metadata``: the parts read, rows, batches and
+        skipped parts (an attribute of this frame, not kept by further polars
+        operations).
 
     Examples
     --------
@@ -89,10 +116,16 @@ def evaluate(
     >>> out.select("run", "n_pooled", "informedness", "informedness_mean", "informedness_std").rows()
     [(1, 2, 0.5, 0.5, 0.7071067811865476), (2, 2, 0.0, 0.0, 0.0)]
     """
-    table = ContingencyTable.from_frame(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls)
+    table, report = count_any(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls,
+                              on_error=on_error, progress=progress, batch_rows=batch_rows,
+                              engine=engine, client=client)  # fmt: skip
     if pool is None:
-        return table.measures(measures, per_class=per_class, positive=positive, beta=beta)
-    return _pooled(table, as_key_list(pool, "pool"), measures, per_class, positive, beta, mean_weights)
+        out = table.measures(measures, per_class=per_class, positive=positive, beta=beta)
+    else:
+        out = _pooled(table, as_key_list(pool, "pool"), measures, per_class, positive, beta, mean_weights)
+    if report is not None:
+        out.metadata = report.as_dict()  # type: ignore[attr-defined]
+    return out
 
 
 def _pooled(

@@ -9,7 +9,7 @@ import polars as pl
 
 from .errors import ColumnNotFoundError, DuplicateColumnError
 
-__all__ = ["as_key_list", "select_columns"]
+__all__ = ["as_key_list", "check_roles", "select_columns"]
 
 
 def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
@@ -23,6 +23,26 @@ def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
         if not isinstance(k, str):
             raise TypeError(f"{what}= takes column names, got {k!r}")
     return keys
+
+
+def check_roles(
+    by: Sequence[str], *named: str, roles: Sequence[str] = ("label", "prediction")
+) -> dict[str, str]:
+    """Map each column to the argument that named it; a column named twice is an error.
+
+    Examples
+    --------
+    >>> check_roles(["run"], "label", "run")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.DuplicateColumnError: column 'run' is named twice: as key and as prediction
+    """
+    out: dict[str, str] = {}
+    for col, role in [*((k, "key") for k in by), *zip(named, roles, strict=True)]:
+        if col in out:
+            raise DuplicateColumnError(f"column {col!r} is named twice: as {out[col]} and as {role}")
+        out[col] = role
+    return out
 
 
 def _schema_names(data: Any) -> list[str]:

@@ -8,6 +8,7 @@ so every binary measure, pooling and ``_mean``/``_std`` work unchanged.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,15 +19,17 @@ import polars as pl
 from . import measures as _measures
 from .counting import _kernel_keys, _key_space
 from .encode import class_values, encode_key
-from .errors import InvalidLabelError, NullValuesError
+from .errors import ColumnNotFoundError, InvalidLabelError, NullValuesError, SourceError
 from .evaluate import _pooled
-from .frames import as_key_list, select_columns
+from .frames import as_key_list, check_roles, select_columns
 from .kernels import count as _count
 from .kernels import sweep as _sweep
 from .kernels.jit import n_threads
 from .multiscore import _IS_POS as _IS_CLASS
 from .multiscore import _SCORE as _SCORE_COL
 from .multiscore import is_multiclass_score, one_vs_rest_frame, predicted_shares
+from .sources import DEFAULT_BATCH_ROWS, is_streamed, open_parts
+from .stream import reduce_parts
 from .table import ContingencyTable
 
 __all__ = ["auc", "sweep"]
@@ -138,6 +141,11 @@ def sweep(
     drop_nonfinite: bool = False,
     drop_nulls: bool = False,
     mean_weights: Literal["n"] | None = None,
+    on_error: Literal["raise", "skip"] = "raise",
+    progress: bool | None = None,
+    batch_rows: int | None = None,
+    engine: Literal["local", "dask"] = "local",
+    client: Any = None,
 ) -> pl.DataFrame:
     """Every binary measure at every threshold of a score, for every group.
 
@@ -162,6 +170,12 @@ def sweep(
     drop_nonfinite, drop_nulls
         Skip rows with a NaN/infinite score, or a null score or label, instead
         of raising.
+    on_error, progress, batch_rows, engine, client
+        Streamed sources and the Dask engine, as in :func:`batcheval.evaluate`.
+        A streamed sweep reads the source twice when it needs the score range
+        or the positive class (once for the label and score columns only), and
+        takes ``thresholds=int`` or a list: ``"exact"`` needs a group's scores
+        all at once.
 
     Returns
     -------
@@ -177,24 +191,133 @@ def sweep(
     >>> be.sweep(df, by="run", thresholds=[0.3, 0.5], measures=["recall", "fallout"]).rows()
     [(1, 0.3, 4, 2, 1, 0, 1, 1.0, 0.5), (1, 0.5, 4, 1, 0, 1, 2, 0.5, 0.0)]
     """
-    scored = _prepare(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
+    if isinstance(thresholds, str) and thresholds != "exact":
+        raise ValueError(f"thresholds must be an int, a list or 'exact', got {thresholds!r}")
+    if "threshold" in as_key_list(by):
+        raise InvalidLabelError("a key column is named 'threshold', which sweep() adds; rename it")
+    report = None
+    if is_streamed(data) or engine == "dask":
+        stream = _Stream(as_key_list(by), label, score, positive, classes, drop_nonfinite, drop_nulls,
+                         batch_rows or DEFAULT_BATCH_ROWS)  # fmt: skip
+        table, report = stream.table(data, thresholds, score_range, on_error, progress, engine, client)
+    else:
+        scored = _prepare(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
+        table = _threshold_table(scored, thresholds, score_range)
+    if pool is None:
+        out = table.measures(measures, beta=beta)
+    else:
+        out = _pooled(table, as_key_list(pool, "pool"), measures, False, None, beta, mean_weights)
+    if report is not None:
+        out.metadata = report.as_dict()  # type: ignore[attr-defined]
+    return out
+
+
+def _threshold_table(scored: _Scored, thresholds, score_range) -> ContingencyTable:
+    """Keys × thresholds as one accumulator of 2×2 tables (classes False, True)."""
     if isinstance(thresholds, str):
-        if thresholds != "exact":
-            raise ValueError(f"thresholds must be an int, a list or 'exact', got {thresholds!r}")
         keys, thr, counts = _exact_tables(scored)
     else:
         keys, thr, counts = _binned_tables(scored, thresholds, score_range)
-    if "threshold" in scored.by:
-        raise InvalidLabelError("a key column is named 'threshold', which sweep() adds; rename it")
     keys = (
         keys.with_columns(pl.Series("threshold", thr, dtype=pl.Float64))
         if keys.width
         else pl.DataFrame([pl.Series("threshold", thr, dtype=pl.Float64)])
     )
-    table = ContingencyTable(keys, pl.Series("class", [False, True]), counts)
-    if pool is None:
-        return table.measures(measures, beta=beta)
-    return _pooled(table, as_key_list(pool, "pool"), measures, False, None, beta, mean_weights)
+    return ContingencyTable(keys, pl.Series("class", [False, True]), counts)
+
+
+@dataclass
+class _Stream:
+    """A sweep over a streamed source: one scan for the grid, one pass to count.
+
+    Both passes are functions of one part at a time, so the Dask engine runs
+    them as tasks (:mod:`batcheval.distributed`) and the local engine in a loop.
+    """
+
+    by: list[str]
+    label: str
+    score: str
+    positive: Any
+    classes: Sequence[Any] | None
+    drop_nonfinite: bool
+    drop_nulls: bool
+    batch_rows: int = DEFAULT_BATCH_ROWS
+
+    @property
+    def roles(self) -> dict[str, str]:
+        return check_roles(self.by, self.label, self.score, roles=("label", "score"))
+
+    def table(self, data, thresholds, score_range, on_error, progress, engine, client):
+        if isinstance(thresholds, str):
+            raise ValueError(
+                "thresholds='exact' needs every score of a group at once, which a streamed source "
+                "does not give; use thresholds=int or a list, or collect the data first"
+            )
+        need_range = isinstance(thresholds, int | np.integer) and score_range is None
+        positive = self.positive
+        if need_range or positive is None:
+            if engine == "dask":
+                from .distributed import leaves_for, with_client
+
+                def scan_all(c: Any) -> Any:
+                    return c.gather(c.compute(leaves_for(data, self.scan)))
+
+                scans = with_client(client, scan_all)
+            else:
+                scans = [self.scan(data)]
+            lo = min(s[0] for s in scans)
+            hi = max(s[1] for s in scans)
+            values = sorted(set().union(*(s[2] for s in scans)))
+            if lo > hi:
+                lo, hi = 0.0, 1.0
+            score_range = (float(lo), float(hi)) if need_range else score_range
+            positive = _default_positive(values, self.label) if positive is None else positive
+        count = functools.partial(self.count, thresholds=thresholds, score_range=score_range,
+                                  positive=positive, on_error=on_error)  # fmt: skip
+        if engine == "dask":
+            from .distributed import reduce_on_cluster
+
+            return reduce_on_cluster(data, count, client)
+        return count(data, progress=progress, warn=True)
+
+    def count(self, data, *, thresholds, score_range, positive, on_error, progress=False, warn=False):
+        def make_table(frame: pl.DataFrame) -> ContingencyTable:
+            scored = _prepare(frame, self.by, self.label, self.score, positive, self.classes,
+                              self.drop_nonfinite, self.drop_nulls)  # fmt: skip
+            return _threshold_table(scored, thresholds, score_range)
+
+        parts = open_parts(data, list(self.roles), self.roles)
+        return reduce_parts(parts, make_table, on_error=on_error, progress=progress,
+                            batch_rows=self.batch_rows, warn=warn)  # fmt: skip
+
+    def scan(self, data) -> tuple[float, float, set[Any]]:
+        """Finite score range and label values over every readable part."""
+        lo, hi = np.inf, -np.inf
+        values: set[Any] = set(self.classes or [])
+        columns = [self.label, self.score]
+        for part in open_parts(data, columns, {c: self.roles[c] for c in columns}):
+            try:
+                for frame in part.batches(self.batch_rows):
+                    s = frame.get_column(self.score).cast(pl.Float64)
+                    s = s.filter(s.is_finite())
+                    if len(s):
+                        lo, hi = min(lo, s.min()), max(hi, s.max())  # type: ignore[type-var]
+                    values |= set(frame.get_column(self.label).drop_nulls().unique().to_list())
+            except (SourceError, ColumnNotFoundError):
+                continue  # the counting pass reports it (or skips it)
+        return lo, hi, values
+
+
+def _default_positive(values: list[Any], label: str) -> Any:
+    """The rule of :func:`_prepare`, over the values of the whole source."""
+    if len(values) < 2 and set(values) <= {0, 1}:
+        return True if values and isinstance(values[0], bool) else 1
+    if len(values) != 2:
+        raise InvalidLabelError(
+            f"label column {label!r} has classes {values}; a score sweep needs two classes, "
+            "or name the class to score with positive="
+        )
+    return values[1]
 
 
 def _binned_tables(scored: _Scored, thresholds, score_range) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:

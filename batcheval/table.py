@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from . import measures as _measures
-from .counting import count_frame
+from .counting import count_frame, group_ids
 from .errors import (
     ClassMismatchError,
     ColumnNotFoundError,
@@ -320,14 +320,9 @@ class ContingencyTable:
             stacked = pl.concat([t._keys for t in tables], how="vertical")
         except pl.exceptions.PolarsError as exc:
             raise MergeError(f"cannot merge tables whose key columns have different types: {exc}") from exc
-        union = stacked.unique().sort(first.by, nulls_last=True)
-        index = union.with_row_index("_g")
+        ids, union = group_ids(stacked)
         total = np.zeros((union.height, k * k), dtype=np.int64)
-        for t in tables:
-            rows = t._keys.join(index, on=t.by, how="left", nulls_equal=True, maintain_order="left")
-            _checked_add(
-                t._counts.reshape(len(t), k * k), rows.get_column("_g").to_numpy().astype(np.int64), total
-            )
+        _checked_add(np.concatenate([t._counts.reshape(len(t), k * k) for t in tables]), ids, total)
         return ContingencyTable(union, first._classes, total.reshape(-1, k, k))
 
     # -- pooling ------------------------------------------------------------------
@@ -357,12 +352,7 @@ class ContingencyTable:
         k = self.n_classes
         flat = self._counts.reshape(len(self), k * k)
         if rest:
-            union = self._keys.select(rest).unique().sort(rest, nulls_last=True)
-            rows = self._keys.select(rest).join(
-                union.with_row_index("_g"), on=rest, how="left", nulls_equal=True, maintain_order="left"
-            )
-            index = rows.get_column("_g").to_numpy().astype(np.int64)
-            keys = union
+            index, keys = group_ids(self._keys.select(rest))
         else:
             index = np.zeros(len(self), dtype=np.int64)
             keys = pl.DataFrame()

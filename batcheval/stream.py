@@ -1,0 +1,295 @@
+"""Reduce a streamed source to one accumulator: append batches, combine partials.
+
+Each batch of each part becomes a partial :class:`ContingencyTable`; partials
+are combined eight at a time, so memory holds one batch plus a few partial
+tables however large the source. A part's partials join the total only once
+the whole part has been read, so a part that fails half-way contributes
+nothing: with ``on_error="skip"`` it is reported as skipped, otherwise the
+error names it and no result is returned.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import polars as pl
+
+from .errors import BatchevalWarning, ColumnNotFoundError, MergeError, SourceError
+from .sources import DEFAULT_BATCH_ROWS, Part
+from .table import ContingencyTable
+
+__all__ = ["SourceReport", "combine", "count_source", "reduce_parts"]
+
+_COMBINE_EVERY = 8
+_SKIPPABLE = (SourceError, ColumnNotFoundError)
+
+
+@dataclass
+class SourceReport:
+    """What a streamed evaluation read: parts, rows, batches, and skipped parts."""
+
+    parts: list[str] = field(default_factory=list)
+    rows: int = 0
+    batches: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    dropped: int = 0
+    dropped_what: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"parts": self.parts, "rows": self.rows, "batches": self.batches, "skipped": self.skipped}
+
+    def __add__(self, other: SourceReport) -> SourceReport:
+        return SourceReport(
+            self.parts + other.parts,
+            self.rows + other.rows,
+            self.batches + other.batches,
+            self.skipped + other.skipped,
+            self.dropped + other.dropped,
+            self.dropped_what or other.dropped_what,
+        )
+
+    def warn(self) -> None:
+        """One warning for everything skipped or dropped, however many batches it took."""
+        if self.skipped:
+            n = len(self.skipped)
+            names = ", ".join(s["part"] for s in self.skipped[:5])
+            more = f" and {n - 5} more" if n > 5 else ""
+            warnings.warn(
+                f"skipped {n} of {n + len(self.parts)} parts that could not be read: {names}{more}; "
+                "see the result's .metadata['skipped']",
+                BatchevalWarning,
+                stacklevel=4,
+            )
+        if self.dropped:
+            warnings.warn(
+                f"dropped {self.dropped} of {self.rows} rows with a null {self.dropped_what}",
+                BatchevalWarning,
+                stacklevel=4,
+            )
+
+    def check_not_empty(self) -> None:
+        if not self.parts:
+            reasons = "; ".join(s["error"] for s in self.skipped[:3])
+            raise SourceError(f"every part of the source was skipped ({len(self.skipped)}): {reasons}")
+
+
+def combine(tables: Sequence[ContingencyTable]) -> ContingencyTable:
+    """Merge partial tables whose class sets may differ (each batch sees its own classes).
+
+    The class set of the result is the sorted union, exactly what one pass
+    over the concatenated input would have found.
+    """
+    tables = list(tables)
+    if len(tables) == 1:
+        return tables[0]
+    first = tables[0].classes
+    if any(not t.classes.equals(first, check_dtypes=True) for t in tables[1:]):
+        tables = _on_union_classes(tables)
+    return ContingencyTable.merge(tables)
+
+
+def _on_union_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:
+    import numpy as np
+
+    try:
+        frames = [t.classes.to_frame() for t in tables]
+        union = pl.concat(frames, how="vertical_relaxed").to_series().unique().sort()
+    except pl.exceptions.PolarsError as exc:
+        raise MergeError(f"cannot combine class sets of different types: {exc}") from exc
+    position = {v: i for i, v in enumerate(union.to_list())}
+    k = len(union)
+    out = []
+    for t in tables:
+        idx = np.asarray([position[v] for v in t.classes.to_list()], dtype=np.int64)
+        counts = np.zeros((len(t), k, k), dtype=np.int64)
+        counts[:, idx[:, None], idx[None, :]] = t.counts
+        out.append(ContingencyTable(t.keys, union, counts))
+    return out
+
+
+class _Pending:
+    """Partial tables waiting to be combined."""
+
+    def __init__(self) -> None:
+        self.tables: list[ContingencyTable] = []
+
+    def add(self, table: ContingencyTable) -> None:
+        self.tables.append(table)
+        if len(self.tables) >= _COMBINE_EVERY:
+            self.tables = [combine(self.tables)]
+
+    def result(self) -> ContingencyTable | None:
+        return combine(self.tables) if self.tables else None
+
+
+def reduce_parts(
+    parts: list[Part],
+    make_table: Callable[[pl.DataFrame], ContingencyTable],
+    *,
+    prefilter: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
+    dropped_what: str = "",
+    on_error: Literal["raise", "skip"] = "raise",
+    progress: bool | None = None,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+    warn: bool = True,
+) -> tuple[ContingencyTable | None, SourceReport]:
+    """Stream every part through ``make_table`` and combine the partial tables.
+
+    ``prefilter`` drops rows before counting (``drop_nulls=``); the rows it
+    drops are reported in one warning at the end, not one per batch. With
+    ``warn=False`` (a Dask worker's share) the report is returned unwarned
+    and the table is None when every part was skipped.
+    """
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    report = SourceReport()
+    total = _Pending()
+    dropped = 0
+    key_schema: pl.Schema | None = None
+    bar = _progress_bar(parts, progress)
+    try:
+        for part in parts:
+            mine = _Pending()
+            rows = batches = part_dropped = 0
+            try:
+                for batch in part.batches(batch_rows):
+                    n = batch.height
+                    frame = batch if prefilter is None else prefilter(batch)
+                    part_dropped += n - frame.height
+                    mine.add(make_table(frame))
+                    rows += n
+                    batches += 1
+                    bar.update(n)
+                    bar.set_postfix(batches=report.batches + batches, refresh=False)
+                table = mine.result()
+                assert table is not None  # parts yield at least one (maybe empty) frame
+                key_schema = _check_keys(part, table, key_schema)
+            except _SKIPPABLE as exc:
+                if on_error == "raise":
+                    raise
+                report.skipped.append({"part": part.name, "error": str(exc)})
+                continue
+            total.add(table)
+            report.parts.append(part.name)
+            report.rows += rows
+            report.batches += batches
+            dropped += part_dropped
+    finally:
+        bar.close()
+    report.dropped, report.dropped_what = dropped, dropped_what
+    result = total.result()
+    if warn:
+        report.check_not_empty()
+        report.warn()
+    return result, report
+
+
+def _check_keys(part: Part, table: ContingencyTable, schema: pl.Schema | None) -> pl.Schema:
+    """Key types must agree across parts; a part that disagrees is named."""
+    mine = table.keys.schema
+    if schema is not None and mine != schema:
+        diffs = [f"{c!r} is {mine[c]}, not {schema[c]}" for c in schema if mine.get(c) != schema[c]]
+        raise SourceError(f"{part.name}: key column {', '.join(diffs)} as in the parts before it")
+    return mine
+
+
+def _progress_bar(parts: list[Part], progress: bool | None) -> Any:
+    """A tqdm bar on stderr: on by default in a terminal, off otherwise."""
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    sizes = [part.rows() for part in parts]
+    total = None if any(s is None for s in sizes) else sum(s for s in sizes if s is not None)
+    return tqdm(
+        total=total, unit="rows", unit_scale=True, file=sys.stderr, desc="batcheval", dynamic_ncols=True
+    )
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def set_postfix(self, **kwargs: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def count_source(
+    data: Any,
+    by: Sequence[str],
+    label: str,
+    prediction: str,
+    *,
+    classes: Sequence[Any] | None,
+    drop_nulls: bool,
+    on_error: Literal["raise", "skip"],
+    progress: bool | None,
+    batch_rows: int | None,
+    warn: bool = True,
+) -> tuple[ContingencyTable | None, SourceReport]:
+    """The streamed counterpart of :meth:`ContingencyTable.from_frame`."""
+    from .frames import check_roles
+    from .sources import open_parts
+
+    roles = check_roles(by, label, prediction)
+    parts = open_parts(data, list(roles), roles)
+
+    def make_table(frame: pl.DataFrame) -> ContingencyTable:
+        return ContingencyTable.from_frame(frame, by, label, prediction, classes=classes)
+
+    def drop(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.drop_nulls([label, prediction])
+
+    return reduce_parts(
+        parts,
+        make_table,
+        prefilter=drop if drop_nulls else None,
+        dropped_what=f"{label!r} or {prediction!r}",
+        on_error=on_error,
+        progress=progress,
+        batch_rows=batch_rows or DEFAULT_BATCH_ROWS,
+        warn=warn,
+    )
+
+
+def count_any(
+    data: Any,
+    by: str | Sequence[str] | None,
+    label: str,
+    prediction: str,
+    *,
+    classes: Sequence[Any] | None,
+    drop_nulls: bool,
+    on_error: Literal["raise", "skip"] = "raise",
+    progress: bool | None = None,
+    batch_rows: int | None = None,
+    engine: Literal["local", "dask"] = "local",
+    client: Any = None,
+) -> tuple[ContingencyTable, SourceReport | None]:
+    """Count any input: a frame in memory, a streamed source, or a source on a Dask cluster."""
+    from .frames import as_key_list
+    from .sources import is_streamed
+
+    keys = as_key_list(by)
+    if engine == "dask":
+        from .distributed import count_dask
+
+        return count_dask(data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls,
+                          on_error=on_error, batch_rows=batch_rows, client=client)  # fmt: skip
+    if engine != "local":
+        raise ValueError(f"engine must be 'local' or 'dask', got {engine!r}")
+    if is_streamed(data):
+        return count_source(data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls,
+                            on_error=on_error, progress=progress, batch_rows=batch_rows)  # fmt: skip
+    return ContingencyTable.from_frame(
+        data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls
+    ), None

@@ -1,0 +1,129 @@
+"""The Dask engine on a real LocalCluster: identical results, survives a killed worker."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import numpy as np
+import polars as pl
+import pytest
+
+import batcheval as be
+from batcheval.errors import ColumnNotFoundError, SourceError
+
+distributed = pytest.importorskip("distributed")
+dd = pytest.importorskip("dask.dataframe")
+
+
+@pytest.fixture(scope="session")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    with cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def _pieces(n_files: int, rows: int, seed: int = 0) -> list[pl.DataFrame]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n_files):
+        out.append(
+            pl.DataFrame(
+                {
+                    "run": rng.integers(0, 50, rows) + 10 * i,  # later files bring new runs
+                    "fold": rng.integers(0, 5, rows),
+                    "label": rng.integers(0, 3 if i else 2, rows),  # and a new class
+                    "prediction": rng.integers(0, 3, rows),
+                    "score": rng.random(rows),
+                }
+            )
+        )
+    return out
+
+
+def _write(pieces: list[pl.DataFrame], directory) -> list[str]:
+    paths = []
+    for i, piece in enumerate(pieces):
+        path = directory / f"part-{i:03d}.parquet"
+        piece.write_parquet(path)
+        paths.append(str(path))
+    return paths
+
+
+def test_paths_and_dask_frames_equal_one_process(client, tmp_path):
+    pieces = _pieces(11, 2000)
+    _write(pieces, tmp_path)
+    whole = pl.concat(pieces)
+    expected = be.evaluate(whole, by=["run", "fold"], pool="fold")
+    got = be.evaluate(f"{tmp_path}/*.parquet", by=["run", "fold"], pool="fold", engine="dask", client=client)
+    assert got.equals(expected)
+    assert got.metadata["rows"] == whole.height and len(got.metadata["parts"]) == 11
+
+    frame = dd.read_parquet(str(tmp_path), columns=["run", "fold", "label", "prediction"])
+    via_frame = be.evaluate(frame, by=["run", "fold"], pool="fold", engine="dask", client=client)
+    assert via_frame.equals(expected)
+
+
+def test_sweep_on_the_cluster(client, tmp_path):
+    pieces = [p.with_columns((pl.col("label") == 1).alias("label")) for p in _pieces(5, 1500, seed=1)]
+    paths = _write(pieces, tmp_path)
+    expected = be.sweep(pl.concat(pieces), by="run", thresholds=21)
+    assert be.sweep(paths, by="run", thresholds=21, engine="dask", client=client).equals(expected)
+
+
+def test_unreadable_fragment_same_error_as_one_machine(client, tmp_path):
+    paths = _write(_pieces(3, 500), tmp_path)
+    with open(paths[1], "wb") as f:
+        f.write(b"PAR1 garbage")
+    with pytest.raises(SourceError) as local:
+        be.evaluate(paths, by="run")
+    with pytest.raises(SourceError) as remote:
+        be.evaluate(paths, by="run", engine="dask", client=client)
+    assert str(remote.value) == str(local.value)
+    assert "part-001.parquet" in str(remote.value)
+
+    pl.DataFrame({"run": [1]}).write_parquet(paths[2])
+    with pytest.raises(ColumnNotFoundError, match=r"part-002\.parquet'.*label column 'label' not found"):
+        be.evaluate(paths[2:], by="run", engine="dask", client=client)
+
+    with pytest.warns(be.BatchevalWarning, match="skipped 2 of 3"):
+        out = be.evaluate(paths, by="run", engine="dask", client=client, on_error="skip")
+    assert out.equals(be.evaluate(paths[0], by="run"))
+    assert len(out.metadata["skipped"]) == 2
+
+
+def test_killed_worker_job_still_completes(client, tmp_path):
+    pieces = _pieces(12, 8000, seed=2)
+    paths = _write(pieces, tmp_path)
+    expected = be.evaluate(pl.concat(pieces), by=["run", "fold"])
+    killed: list[str] = []
+
+    def kill_one_worker_mid_job() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # wait until tasks are running, then kill one worker
+            busy = [w for w, tasks in client.processing().items() if tasks]
+            if busy:
+                killed.append(busy[0])
+                try:
+                    client.run(os._exit, 1, workers=[busy[0]], wait=False)
+                except Exception:
+                    pass
+                return
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=kill_one_worker_mid_job)
+    killer.start()
+    # small batches make each file a few hundred milliseconds of work
+    got = be.evaluate(paths, by=["run", "fold"], engine="dask", client=client, batch_rows=400)
+    killer.join()
+    assert killed, "no worker was busy, so none was killed"
+    assert got.equals(expected)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the other tests
+
+
+def test_missing_dask_client_errors_are_clear():
+    with pytest.raises(ValueError, match="engine must be 'local' or 'dask'"):
+        be.evaluate(pl.DataFrame({"label": [1], "prediction": [1]}), engine="spark")
