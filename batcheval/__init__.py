@@ -9,7 +9,7 @@ measure for all groups at once, returning polars frames.
 
 from __future__ import annotations
 
-from . import measures
+from . import intervals, measures
 from .curves import CHARTS, curves
 from .errors import (
     BatchevalError,
@@ -25,6 +25,7 @@ from .errors import (
     UnknownMeasureError,
 )
 from .evaluate import evaluate
+from .intervals import InvalidArgumentError
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
 from .plot import plot
 from .sweep import auc, sweep
@@ -43,6 +44,7 @@ __all__ = [
     "ContingencyTable",
     "CountOverflowError",
     "DuplicateColumnError",
+    "InvalidArgumentError",
     "InvalidLabelError",
     "MergeError",
     "NullValuesError",
@@ -53,6 +55,7 @@ __all__ = [
     "auc",
     "curves",
     "evaluate",
+    "intervals",
     "measures",
     "plot",
     "sweep",

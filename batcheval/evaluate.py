@@ -8,6 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from . import intervals as _intervals
 from .frames import as_key_list
 from .stream import count_any
 from .table import ContingencyTable
@@ -29,6 +30,12 @@ def evaluate(
     beta: float | None = None,
     drop_nulls: bool = False,
     mean_weights: Literal["n"] | None = None,
+    ci: float | None = None,
+    ci_method: Literal["wilson_delta", "bootstrap"] = "wilson_delta",
+    n_boot: int = 1000,
+    seed: int | None = None,
+    abstain: Any = None,
+    align: Literal["hungarian"] | None = None,
     on_error: Literal["raise", "skip"] = "raise",
     progress: bool | None = None,
     batch_rows: int | None = None,
@@ -89,6 +96,35 @@ def evaluate(
         cluster (``client``, else the default client, else a new
         LocalCluster) and merges the partial tables in a tree; needs the
         ``batcheval[dask]`` extra.
+    ci
+        A confidence level such as 0.95: adds ``<measure>_ci_low`` and
+        ``<measure>_ci_high`` for every measure asked for that has an interval
+        (of the pooled tables when pooling, one-vs-rest with ``per_class``).
+        See :mod:`batcheval.intervals` for the formulas and their sources.
+    ci_method
+        ``"wilson_delta"``: Wilson score intervals for the proportions
+        (recall, precision, inverse_recall, inverse_precision, accuracy, ...)
+        and delta-method normal intervals for informedness, markedness,
+        correlation and kappa_cohen. ``"bootstrap"``: percentile intervals of
+        ``n_boot`` multinomial resamples of each table, for every measure but
+        the p-values.
+    n_boot, seed
+        Bootstrap replicates per table, and the seed that makes them
+        reproducible (None: different on each call).
+    abstain
+        A prediction value meaning "no answer", or a list of them (spec §7,
+        paper 001). Measures are computed on the retained rows (``n``), and
+        the output gains ``abstained`` (count), ``retained`` (n/N) and
+        ``<measure>_overall`` = measure × retained for recall and
+        informedness (and their multiclass averages). A label equal to an
+        abstain value raises :class:`~batcheval.errors.InvalidLabelError`.
+        See :mod:`batcheval.abstain`.
+    align
+        ``"hungarian"``: predictions are cluster ids, mapped per group to the
+        label classes by the assignment maximising the matched diagonal;
+        unmatched ids (more clusters than classes) count as abstentions, and
+        a ``mapping`` list column records ``{predicted, class}`` per id. See
+        :mod:`batcheval.align`.
 
     Returns
     -------
@@ -116,16 +152,47 @@ def evaluate(
     >>> out.select("run", "n_pooled", "informedness", "informedness_mean", "informedness_std").rows()
     [(1, 2, 0.5, 0.5, 0.7071067811865476), (2, 2, 0.0, 0.0, 0.0)]
     """
-    table, report = count_any(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls,
-                              on_error=on_error, progress=progress, batch_rows=batch_rows,
-                              engine=engine, client=client)  # fmt: skip
+    if ci is not None:  # before counting: a bad option should not cost a pass over the data
+        _intervals.check_options(ci, ci_method, n_boot, seed)
+    held = report = None
+    if (align is not None or abstain is not None) and (engine != "local" or _is_file_source(data)):
+        raise ValueError(
+            "abstain= and align= work on a frame in memory, not on a streamed source or engine='dask'; "
+            "read the data first, e.g. pl.read_parquet(paths)"
+        )
+    if align is not None:
+        from .align import align_frame
+
+        table, held = align_frame(data, by, label, prediction, method=align, abstain=abstain,
+                                  classes=classes, drop_nulls=drop_nulls)  # fmt: skip
+    elif abstain is not None:
+        from .abstain import split_abstentions
+
+        table, held = split_abstentions(data, by, label, prediction, abstain, classes=classes,
+                                        drop_nulls=drop_nulls)  # fmt: skip
+    else:
+        table, report = count_any(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls,
+                                  on_error=on_error, progress=progress, batch_rows=batch_rows,
+                                  engine=engine, client=client)  # fmt: skip
     if pool is None:
         out = table.measures(measures, per_class=per_class, positive=positive, beta=beta)
     else:
         out = _pooled(table, as_key_list(pool, "pool"), measures, per_class, positive, beta, mean_weights)
-    if report is not None:
+    if ci is not None:
+        out = _intervals.add_intervals(out, table, pool=pool, measures=measures, per_class=per_class,
+                                       positive=positive, beta=beta, ci=ci, method=ci_method,
+                                       n_boot=n_boot, seed=seed)  # fmt: skip
+    if held is not None:
+        out = held.annotate(out, pool=pool, per_class=per_class, n_classes=table.n_classes)
+    elif report is not None:
         out.metadata = report.as_dict()  # type: ignore[attr-defined]
     return out
+
+
+def _is_file_source(data: Any) -> bool:
+    from .sources import is_streamed
+
+    return is_streamed(data) and not isinstance(data, pl.LazyFrame)
 
 
 def _pooled(

@@ -1,0 +1,284 @@
+"""``evaluate(..., align="hungarian")``: cluster ids mapped to classes (spec §7, paper 001).
+
+Expected values come from brute-force enumeration of every matching
+(``tests/reference/selection.py``), from :func:`scipy.optimize.linear_sum_assignment`
+on scikit-learn's contingency matrix, and from scikit-learn's measures on the
+predictions renamed by the reference mapping.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from scipy.optimize import linear_sum_assignment
+from sklearn import metrics
+from sklearn.metrics.cluster import contingency_matrix
+
+import batcheval as be
+from batcheval.align import align_frame, assign
+from tests.reference.naive import binary_reference, multiclass_reference
+from tests.reference.selection import (
+    aligned_table,
+    best_matchings,
+    cross_table,
+    diagonal,
+    lexicographic_first,
+    retained_rows,
+)
+
+
+def _frame_from_table(
+    table: np.ndarray, ids: list[object], classes: list[object], run: int = 0
+) -> pl.DataFrame:
+    labels, preds = [], []
+    for c, cls in enumerate(classes):
+        for i, pid in enumerate(ids):
+            labels += [cls] * int(table[c, i])
+            preds += [pid] * int(table[c, i])
+    return pl.DataFrame({"run": [run] * len(labels), "label": labels, "prediction": preds})
+
+
+cross_tables = st.tuples(st.integers(1, 4), st.integers(1, 6)).flatmap(
+    lambda ck: st.lists(st.integers(0, 6), min_size=ck[0] * ck[1], max_size=ck[0] * ck[1]).map(
+        lambda v, ck=ck: np.array(v, dtype=np.int64).reshape(ck)
+    )
+)
+
+
+# -- the assignment itself ------------------------------------------------------------------
+
+
+@given(cross_tables)
+def test_kernel_finds_the_brute_force_optimum_and_breaks_ties_lexicographically(table):
+    top, winners = best_matchings(table)
+    got = assign(table[None])[0]
+    assert diagonal(table, got) == top
+    assert tuple(got) == lexicographic_first(winners)
+
+
+@given(cross_tables)
+def test_scipy_fallback_reaches_the_same_optimum(table):
+    top, winners = best_matchings(table)
+    got = assign(table[None], dp_limit=0)[0]
+    assert diagonal(table, got) == top
+    assert tuple(got) in winners
+    assert np.count_nonzero(got >= 0) == min(table.shape)
+
+
+def test_vectorised_kernel_agrees_with_linear_sum_assignment_over_many_groups():
+    rng = np.random.default_rng(0)
+    for c, k in ((2, 2), (3, 5), (5, 3), (4, 8), (10, 10), (1, 6)):
+        w = rng.integers(0, 1000, (300, c, k))  # a wide count range makes ties rare
+        got = assign(w)
+        for g in range(len(w)):
+            rows, cols = linear_sum_assignment(w[g], maximize=True)
+            assert diagonal(w[g], got[g]) == w[g][rows, cols].sum()
+            assert np.count_nonzero(got[g] >= 0) == min(c, k)
+            if max(c, k) <= 8 and len(best_matchings(w[g])[1]) == 1:
+                expected = np.full(k, -1)
+                expected[cols] = rows
+                assert got[g].tolist() == expected.tolist()
+
+
+def test_groups_too_large_for_the_kernel_use_scipy_within_one_call():
+    # 12 classes exceed the subset-DP limit; the small groups in the same call still use the kernel
+    rng = np.random.default_rng(1)
+    frames = []
+    for run, (n_cls, n_ids) in enumerate([(12, 12), (12, 14), (12, 9)]):
+        y = rng.integers(0, n_cls, 600)
+        ids = np.where(rng.uniform(size=600) < 0.7, (y * 7 + run) % n_ids, rng.integers(0, n_ids, 600))
+        frames.append(pl.DataFrame({"run": run, "label": y, "prediction": ids}))
+    df = pl.concat(frames)
+    out = be.evaluate(df, by="run", align="hungarian", measures=["accuracy"]).sort("run")
+    for row in out.to_dicts():
+        part = df.filter(pl.col("run") == row["run"])
+        m = contingency_matrix(part["label"].to_numpy(), part["prediction"].to_numpy())
+        rows, cols = linear_sum_assignment(m, maximize=True)
+        assert round(row["accuracy"] * row["n"]) == m[rows, cols].sum()
+        assert row["n"] + row["abstained"] == part.height
+        assert row["n"] == m[:, cols].sum()
+
+
+# -- evaluate(align=) ------------------------------------------------------------------------
+
+
+@given(cross_tables)
+def test_aligned_counts_equal_the_brute_force_table(table):
+    c, k = table.shape
+    assume(table.sum() > 0)
+    classes = [f"class{i}" for i in range(c)]
+    ids = [10 * i + 3 for i in range(k)]  # arbitrary, sparse ids
+    df = _frame_from_table(table, ids, classes)
+    aligned, held = align_frame(df, None, "label", "prediction", classes=classes)
+    present = table.sum(axis=0) > 0
+    own = table[:, present]  # a group's own ids only
+    top, winners = best_matchings(own)
+    best = lexicographic_first(winners)
+    expected, dropped = aligned_table(own, best)
+    assert np.trace(aligned.counts[0]) == top
+    assert aligned.counts[0].tolist() == expected.tolist()
+    assert held.abstained.tolist() == [dropped]
+    kept_ids = [pid for pid, p in zip(ids, present, strict=True) if p]
+    assert held.mapping.select("predicted", "class").rows() == [
+        (pid, classes[m] if m >= 0 else None) for pid, m in zip(kept_ids, best, strict=True)
+    ]
+
+
+def test_measures_after_alignment_equal_sklearn_on_the_renamed_predictions():
+    rng = np.random.default_rng(2)
+    frames, truth = [], {}
+    for run in range(12):
+        n_cls, n_ids = 3, int(rng.integers(2, 6))
+        y = rng.choice(["x", "y", "z"], 150)
+        code = np.searchsorted(["x", "y", "z"], y)
+        perm = rng.permutation(max(n_cls, n_ids))
+        skill = rng.uniform(0.3, 0.95)
+        ids = np.where(rng.uniform(size=150) < skill, perm[code] % n_ids, rng.integers(0, n_ids, 150)) + 100
+        frames.append(pl.DataFrame({"run": run, "label": y, "prediction": ids}))
+        truth[run] = (y, ids)
+    df = pl.concat(frames)
+    out = be.evaluate(df, by="run", align="hungarian", classes=["x", "y", "z"]).sort("run")
+    for row in out.to_dicts():
+        y, ids = truth[row["run"]]
+        table, id_list = cross_table(y, ids, ["x", "y", "z"])
+        _, winners = best_matchings(table)
+        if len(winners) > 1:
+            continue  # a tied optimum: only the matched diagonal is pinned down (tested above)
+        mapping = {pid: ["x", "y", "z"][c] for pid, c in zip(id_list, winners[0], strict=True) if c >= 0}
+        keep = np.array([pid in mapping for pid in ids])
+        yk, pk = y[keep], np.array([mapping[p] for p in ids[keep]])
+        assert row["n"] == keep.sum()
+        assert row["retained"] == pytest.approx(keep.mean(), rel=1e-15)
+        assert row["accuracy"] == pytest.approx(metrics.accuracy_score(yk, pk), rel=1e-15)
+        assert row["mcc"] == pytest.approx(metrics.matthews_corrcoef(yk, pk), rel=1e-12, abs=1e-15)
+        assert row["kappa_cohen"] == pytest.approx(metrics.cohen_kappa_score(yk, pk), rel=1e-12, abs=1e-15)
+        ref = multiclass_reference(aligned_table(table, winners[0])[0])
+        assert row["informedness"] == pytest.approx(ref["informedness"], rel=1e-12, abs=1e-15)
+        assert row["informedness_overall"] == pytest.approx(ref["informedness"] * keep.mean(), rel=1e-12)
+        got = {d["predicted"]: d["class"] for d in row["mapping"]}
+        assert got == {pid: mapping.get(pid) for pid in id_list}
+
+
+@given(cross_tables, st.randoms(use_true_random=False))
+def test_renaming_the_predicted_ids_changes_nothing_but_the_mapping(table, random):
+    assume(table.sum() > 0)
+    c, k = table.shape
+    classes = list(range(c))
+    ids = list(range(k))
+    new = random.sample(range(-50, 50), k)
+    df = _frame_from_table(table, ids, classes)
+    renamed = df.with_columns(pl.col("prediction").replace_strict(ids, new, return_dtype=pl.Int64))
+    a = be.evaluate(df, align="hungarian", classes=classes, measures=["accuracy", "informedness"])
+    b = be.evaluate(renamed, align="hungarian", classes=classes, measures=["accuracy", "informedness"])
+    # the matched diagonal never depends on the names
+    assert round(a["accuracy"][0] * a["n"][0]) == round(b["accuracy"][0] * b["n"][0])
+    if len(best_matchings(table[:, table.sum(axis=0) > 0])[1]) == 1:
+        assert a.drop("mapping").equals(b.drop("mapping"))
+        back = dict(zip(new, ids, strict=True))
+        pairs_a = {(d["predicted"], d["class"]) for d in a["mapping"][0]}
+        pairs_b = {(back[d["predicted"]], d["class"]) for d in b["mapping"][0]}
+        assert pairs_a == pairs_b
+
+
+def test_fewer_clusters_than_classes_keeps_every_example():
+    df = pl.DataFrame({"label": [0, 0, 1, 1, 2, 2], "prediction": ["p", "p", "q", "q", "q", "p"]})
+    out = be.evaluate(df, align="hungarian", measures=["accuracy"])
+    table, id_list = cross_table(df["label"].to_list(), df["prediction"].to_list(), [0, 1, 2])
+    top, _ = best_matchings(table)
+    assert out.select("n", "abstained", "retained").rows() == [(6, 0, 1.0)]
+    assert out["accuracy"][0] == pytest.approx(top / 6, rel=1e-15)
+    assert all(d["class"] is not None for d in out["mapping"][0])
+    assert [d["predicted"] for d in out["mapping"][0]] == id_list
+
+
+def test_abstain_ids_are_left_out_of_the_assignment():
+    # DBSCAN marks noise -1: those rows are abstentions, the rest is aligned as usual
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 400)
+    ids = np.where(rng.uniform(size=400) < 0.8, 1 - y, rng.integers(-1, 3, 400))
+    df = pl.DataFrame({"run": rng.integers(0, 4, 400), "label": y, "prediction": ids})
+    out = be.evaluate(df, by="run", align="hungarian", abstain=-1).sort("run")
+    for row in out.to_dicts():
+        part = df.filter(pl.col("run") == row["run"])
+        kept = retained_rows(part, "prediction", [-1])
+        table, id_list = cross_table(kept["label"].to_list(), kept["prediction"].to_list(), [0, 1])
+        top, winners = best_matchings(table)
+        matched = [pid for pid, m in zip(id_list, lexicographic_first(winners), strict=True) if m >= 0]
+        n = kept.filter(pl.col("prediction").is_in(matched)).height
+        assert row["n"] == n
+        assert row["abstained"] == part.height - n
+        assert row["tp"] + row["tn"] == top
+        assert -1 not in [d["predicted"] for d in row["mapping"]]
+        aligned = aligned_table(table, lexicographic_first(winners))[0]
+        assert row["informedness"] == pytest.approx(binary_reference(aligned)["informedness"], abs=1e-15)
+
+
+def test_pooling_sums_the_tables_aligned_per_fold():
+    rng = np.random.default_rng(4)
+    frames = []
+    for run in range(3):
+        for fold in range(3):
+            y = rng.integers(0, 3, 90)
+            perm = rng.permutation(4)  # each fold names its clusters afresh
+            ids = np.where(rng.uniform(size=90) < 0.8, perm[y], perm[3])
+            frames.append(pl.DataFrame({"run": run, "fold": fold, "label": y, "prediction": ids}))
+    df = pl.concat(frames)
+    out = be.evaluate(df, by=["run", "fold"], pool="fold", align="hungarian").sort("run")
+    for row in out.to_dicts():
+        total, dropped_total = np.zeros((3, 3), dtype=np.int64), 0
+        for fold in range(3):
+            part = df.filter((pl.col("run") == row["run"]) & (pl.col("fold") == fold))
+            table, _ = cross_table(part["label"].to_list(), part["prediction"].to_list(), [0, 1, 2])
+            _, winners = best_matchings(table)
+            aligned, dropped = aligned_table(table, lexicographic_first(winners))
+            total += aligned
+            dropped_total += dropped
+        ref = multiclass_reference(total)
+        assert row["n"] == total.sum()
+        assert row["abstained"] == dropped_total
+        assert row["informedness"] == pytest.approx(ref["informedness"], rel=1e-12, abs=1e-15)
+        assert row["retained"] == pytest.approx(total.sum() / (total.sum() + dropped_total), rel=1e-15)
+        assert sorted({d["fold"] for d in row["mapping"]}) == [0, 1, 2]
+
+
+def test_per_class_rows_repeat_the_group_mapping():
+    df = pl.DataFrame({"run": [1] * 4, "label": [0, 0, 1, 1], "prediction": [5, 5, 6, 7]})
+    out = be.evaluate(df, by="run", align="hungarian", per_class=True, measures=["recall"])
+    assert out["class"].to_list() == [0, 1]
+    assert out["mapping"][0].to_list() == out["mapping"][1].to_list()
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+
+def test_unknown_align_method_is_an_error():
+    df = pl.DataFrame({"label": [0, 1], "prediction": [3, 4]})
+    with pytest.raises(be.BatchevalError, match=r"align='kmeans' is not a known method") as info:
+        be.evaluate(df, align="kmeans")
+    assert isinstance(info.value, ValueError)
+
+
+def test_label_outside_classes_is_an_error():
+    df = pl.DataFrame({"y": [0, 1, 2], "prediction": [3, 4, 4]})
+    with pytest.raises(
+        be.InvalidLabelError, match=r"label column 'y' has values outside classes=\[0, 1\]: \[2\]"
+    ):
+        be.evaluate(df, label="y", align="hungarian", classes=[0, 1])
+
+
+def test_null_cluster_ids_are_an_error_unless_dropped():
+    df = pl.DataFrame({"label": [0, 1, 1], "prediction": [3, None, 4]})
+    with pytest.raises(be.NullValuesError, match=r"prediction column 'prediction' has 1 null value"):
+        be.evaluate(df, align="hungarian")
+    with pytest.warns(be.BatchevalWarning, match="dropped 1"):
+        out = be.evaluate(df, align="hungarian", drop_nulls=True, measures=["accuracy"])
+    assert out["n"].to_list() == [2]
+
+
+def test_missing_prediction_column_is_an_error():
+    df = pl.DataFrame({"label": [0, 1]})
+    with pytest.raises(be.ColumnNotFoundError, match=r"prediction column 'cluster' not found"):
+        be.evaluate(df, prediction="cluster", align="hungarian")

@@ -1,0 +1,302 @@
+"""Confidence intervals: Wilson, delta method and bootstrap, checked against independent sources."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+import batcheval as be
+from batcheval.intervals import (
+    DELTA_MEASURES,
+    InvalidArgumentError,
+    bootstrap_replicates,
+    intervals,
+    standard_errors,
+)
+from batcheval.kernels.bootstrap import percentiles
+from tests.helpers import sweep_frame
+from tests.reference import intervals as ref
+
+Z95 = stats.norm.ppf(0.975)
+
+
+def _tables(rng: np.random.Generator, g: int, k: int, n_max: int = 300) -> np.ndarray:
+    n = rng.integers(20, n_max, g)
+    p = rng.dirichlet(np.ones(k * k) * 2.0, g)
+    return np.stack([rng.multinomial(n[i], p[i]) for i in range(g)]).reshape(g, k, k)
+
+
+# -- Wilson --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", [0.8, 0.95, 0.99])
+def test_wilson_matches_scipy_binomtest(level: float):
+    rng = np.random.default_rng(1)
+    counts = _tables(rng, 40, 2)
+    counts[0] = [[3, 0], [0, 5]]  # precision 1, inverse_precision 1: the interval's edge cases
+    counts[1] = [[0, 4], [0, 6]]  # no real negatives: inverse_recall has no trials
+    out = intervals(counts, ["recall", "precision", "inverse_recall", "inverse_precision", "accuracy"], level)
+    for g, t in enumerate(counts):
+        tn, fp, fn, tp = t.ravel()
+        for name, (x, m) in {
+            "recall": (tp, tp + fn), "precision": (tp, tp + fp), "inverse_recall": (tn, tn + fp),
+            "inverse_precision": (tn, tn + fn), "accuracy": (tp + tn, t.sum()),
+        }.items():  # fmt: skip
+            low, high = out[name][0][g], out[name][1][g]
+            if m == 0:
+                assert np.isnan(low) and np.isnan(high)
+                continue
+            expect = stats.binomtest(int(x), int(m)).proportion_ci(level, method="wilson")
+            assert low == pytest.approx(expect.low, abs=1e-12)
+            assert high == pytest.approx(expect.high, abs=1e-12)
+
+
+def test_wilson_multiclass_accuracy_and_positive_class():
+    rng = np.random.default_rng(2)
+    counts = _tables(rng, 10, 3)
+    low, high = intervals(counts, ["accuracy"])["accuracy"]
+    for g, t in enumerate(counts):
+        expect = stats.binomtest(int(np.trace(t)), int(t.sum())).proportion_ci(0.95, method="wilson")
+        assert (low[g], high[g]) == pytest.approx((expect.low, expect.high), abs=1e-12)
+    binary = _tables(rng, 10, 2)
+    # recall of class 0 is inverse_recall of class 1
+    swapped = intervals(binary, ["recall"], positive=0)["recall"]
+    direct = intervals(binary, ["inverse_recall"])["inverse_recall"]
+    np.testing.assert_array_equal(swapped, direct)
+
+
+@given(x=st.integers(0, 500), extra=st.integers(0, 500), level=st.floats(0.5, 0.999))
+def test_wilson_contains_the_estimate(x: int, extra: int, level: float):
+    m = x + extra
+    low, high = be.intervals.wilson(np.array([x]), np.array([m]), level)
+    if m == 0:
+        assert np.isnan(low[0])
+    else:
+        assert 0.0 <= low[0] <= x / m + 1e-12 and x / m - 1e-12 <= high[0] <= 1.0
+
+
+# -- delta method ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+@pytest.mark.parametrize("name", DELTA_MEASURES)
+def test_delta_variance_matches_numerical_derivative(name: str, k: int):
+    rng = np.random.default_rng(10 + k)
+    counts = _tables(rng, 12, k) + 1  # interior points: every measure is smooth there
+    if name == "correlation" and k > 2:  # sqrt(B·M) is only smooth where B and M share a sign
+        point = be.measures.compute(counts, ["informedness", "markedness"])
+        counts = counts[point["informedness"] * point["markedness"] > 0]
+    se = standard_errors(counts, [name])[name]
+    for g, t in enumerate(counts):
+        assert se[g] ** 2 == pytest.approx(ref.delta_variance_numeric(t, name), rel=1e-5)
+
+
+def test_delta_binary_closed_forms():
+    rng = np.random.default_rng(3)
+    counts = _tables(rng, 50, 2) + 1
+    se = standard_errors(counts, ["informedness", "markedness"])
+    for g, t in enumerate(counts):
+        tn, fp, fn, tp = (int(v) for v in t.ravel())
+        assert se["informedness"][g] ** 2 == pytest.approx(ref.youden_variance(tp, fp, fn, tn), rel=1e-10)
+        # markedness is informedness of the transposed table (spec §2)
+        assert se["markedness"][g] ** 2 == pytest.approx(ref.youden_variance(tp, fn, fp, tn), rel=1e-10)
+
+
+def test_delta_interval_is_estimate_plus_minus_z_se_and_nan_when_undefined():
+    counts = np.array([[[40, 10], [20, 30]], [[10, 5], [0, 0]], [[0, 0], [0, 0]], [[50, 0], [0, 50]]])
+    out = intervals(counts, list(DELTA_MEASURES))
+    se = standard_errors(counts, list(DELTA_MEASURES))
+    point = be.measures.compute(counts, list(DELTA_MEASURES))
+    for name in DELTA_MEASURES:
+        low, high = out[name]
+        assert low[0] == pytest.approx(point[name][0] - Z95 * se[name][0], rel=1e-12)
+        assert high[0] == pytest.approx(point[name][0] + Z95 * se[name][0], rel=1e-12)
+        assert np.isnan(low[2]) and np.isnan(high[2])  # empty table
+        assert low[3] == high[3] == 1.0  # a perfect table: zero width (documented)
+    # one real class: informedness (0 by convention) has no interval, markedness has none either
+    # here because only one class is predicted as well
+    assert np.isnan(out["informedness"][0][1]) and np.isnan(out["correlation"][0][1])
+
+
+# -- bootstrap -----------------------------------------------------------------
+
+
+def test_bootstrap_reproducible_across_seeds_threads_and_slices():
+    rng = np.random.default_rng(4)
+    counts = _tables(rng, 300, 2)
+    names = ["informedness", "f1", "precision"]
+    a = intervals(counts, names, method="bootstrap", n_boot=200, seed=42)
+    b = intervals(counts, names, method="bootstrap", n_boot=200, seed=42)
+    c = intervals(counts, names, method="bootstrap", n_boot=200, seed=43)
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        d = intervals(counts, names, method="bootstrap", n_boot=200, seed=42)
+    finally:
+        numba.set_num_threads(threads)
+    for m in names:
+        np.testing.assert_array_equal(a[m], b[m])
+        np.testing.assert_array_equal(a[m], d[m])
+        assert not np.array_equal(a[m], c[m])
+    whole = bootstrap_replicates(counts, 50, seed=9)
+    part = bootstrap_replicates(counts[100:120], 50, seed=9, first=100)
+    np.testing.assert_array_equal(whole[100:120], part)
+
+
+def test_bootstrap_replicates_are_multinomial():
+    """Each table's replicates against numpy's multinomial sampler and the multinomial moments."""
+    table = np.array([[120, 30], [45, 5]])
+    n, p = table.sum(), (table / table.sum()).ravel()
+    ours = bootstrap_replicates(table[None], 20_000, seed=5)[0].reshape(-1, 4)
+    theirs = np.random.default_rng(5).multinomial(n, p, size=20_000)
+    assert (ours.sum(axis=1) == n).all()
+    np.testing.assert_allclose(ours.mean(axis=0), n * p, rtol=0.01)
+    np.testing.assert_allclose(np.cov(ours.T), n * (np.diag(p) - np.outer(p, p)), atol=0.06 * n * p.max())
+    for cell in range(4):
+        assert stats.ks_2samp(ours[:, cell], theirs[:, cell]).pvalue > 1e-3
+
+
+def test_bootstrap_percentiles_agree_with_plain_numpy_bootstrap():
+    table = np.array([[70, 30], [25, 75]])
+    n, p = table.sum(), (table / table.sum()).ravel()
+    reps = np.random.default_rng(6).multinomial(n, p, size=20_000).reshape(-1, 2, 2).astype(float)
+    ref_values = np.array([ref.informedness(t) for t in reps])
+    expect = np.quantile(ref_values, [0.025, 0.975])
+    low, high = intervals(table[None], ["informedness"], method="bootstrap", n_boot=20_000, seed=6)[
+        "informedness"
+    ]
+    se = ref_values.std()
+    assert low[0] == pytest.approx(expect[0], abs=0.05 * se)
+    assert high[0] == pytest.approx(expect[1], abs=0.05 * se)
+
+
+def test_percentile_kernel_matches_nanquantile():
+    rng = np.random.default_rng(7)
+    values = rng.normal(size=(50, 101))
+    values[rng.random(values.shape) < 0.1] = np.nan
+    values[3] = np.nan
+    low, high = np.empty(50), np.empty(50)
+    expect_low = np.array([np.nanquantile(r, 0.05) if not np.isnan(r).all() else np.nan for r in values])
+    expect_high = np.array([np.nanquantile(r, 0.9) if not np.isnan(r).all() else np.nan for r in values])
+    percentiles(values.copy(), 0.05, 0.9, low, high)
+    np.testing.assert_allclose(low, expect_low, rtol=1e-12)
+    np.testing.assert_allclose(high, expect_high, rtol=1e-12)
+
+
+def test_bootstrap_multiclass_measures():
+    rng = np.random.default_rng(8)
+    counts = _tables(rng, 20, 3, n_max=400) + 2
+    out = intervals(counts, ["informedness", "mcc", "macro_f1"], method="bootstrap", n_boot=300, seed=1)
+    point = be.measures.compute(counts, ["informedness", "mcc", "macro_f1"])
+    for name, (low, high) in out.items():
+        assert (low <= high).all()
+        # the point estimate sits inside its 95% percentile interval for tables this size
+        assert np.mean((low <= point[name]) & (point[name] <= high)) >= 0.9
+
+
+# -- coverage by simulation (paper 002's informed-plus-chance model) --------------
+
+SETTINGS = [  # prevalence, chance bias, informedness, n
+    (0.5, 0.5, 0.3, 500),
+    (0.2, 0.7, 0.4, 1000),
+    (0.8, 0.1, 0.2, 1000),
+    (0.3, 0.3, -0.2, 1000),
+    (0.1, 0.5, 0.5, 2000),
+]
+
+
+def _draw(setting: tuple, draws: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    prevalence, q, informed, n = setting
+    cells = ref.mixture_cells(prevalence, q, informed)
+    counts = np.random.default_rng(seed).multinomial(n, cells.ravel(), size=draws).reshape(draws, 2, 2)
+    return counts, cells
+
+
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_delta_and_wilson_cover_the_true_values(setting: tuple):
+    counts, cells = _draw(setting, 2000, seed=hash(setting) % 2**32)
+    out = intervals(counts, ["informedness", "recall", "precision"])
+    truth = {
+        "informedness": setting[2],
+        "recall": cells[1, 1] / cells[1].sum(),
+        "precision": cells[1, 1] / cells[:, 1].sum(),
+    }
+    for name, value in truth.items():
+        low, high = out[name]
+        coverage = np.mean((low <= value) & (value <= high))
+        assert 0.93 <= coverage <= 0.97, (name, coverage)
+
+
+@pytest.mark.parametrize("setting", [SETTINGS[1], SETTINGS[3]])
+def test_bootstrap_covers_the_true_informedness(setting: tuple):
+    counts, _ = _draw(setting, 2000, seed=99)
+    low, high = intervals(counts, ["informedness"], method="bootstrap", n_boot=1000, seed=3)["informedness"]
+    coverage = np.mean((low <= setting[2]) & (setting[2] <= high))
+    assert 0.93 <= coverage <= 0.97
+
+
+# -- evaluate(ci=...) ------------------------------------------------------------
+
+
+def test_evaluate_adds_interval_columns_for_pooled_tables():
+    df = sweep_frame()
+    out = be.evaluate(df, by=["run", "fold"], pool="fold", measures=["informedness", "recall", "f1"], ci=0.9)
+    assert out.columns[-4:] == [
+        "informedness_ci_low", "informedness_ci_high", "recall_ci_low", "recall_ci_high"
+    ]  # fmt: skip
+    pooled = be.ContingencyTable.from_frame(df, by=["run", "fold"]).pool("fold")
+    expect = intervals(pooled.counts, ["informedness", "recall"], 0.9)
+    np.testing.assert_array_equal(out["informedness_ci_low"].to_numpy(), expect["informedness"][0])
+    np.testing.assert_array_equal(out["recall_ci_high"].to_numpy(), expect["recall"][1])
+
+
+def test_evaluate_bootstrap_per_class_and_multiclass():
+    df = sweep_frame(n_classes=3)
+    out = be.evaluate(df, by="run", measures=["informedness", "mcc"], ci=0.95, ci_method="bootstrap",
+                      n_boot=200, seed=11)  # fmt: skip
+    again = be.evaluate(df, by="run", measures=["informedness", "mcc"], ci=0.95, ci_method="bootstrap",
+                        n_boot=200, seed=11)  # fmt: skip
+    assert out.equals(again)
+    assert (out["mcc_ci_low"] <= out["mcc_ci_high"]).all()
+    per_class = be.evaluate(df, by="run", measures=["recall"], per_class=True, ci=0.95)
+    table = be.ContingencyTable.from_frame(df, by="run").counts
+    tp = np.diagonal(table, axis1=1, axis2=2).ravel()
+    rp = table.sum(axis=2).ravel()
+    low, _ = be.intervals.wilson(tp, rp)
+    np.testing.assert_array_equal(per_class["recall_ci_low"].to_numpy(), low)
+
+
+def test_evaluate_default_measures_get_every_available_interval():
+    out = be.evaluate(sweep_frame(), by="run", ci=0.95)
+    for name in ("recall", "precision", "inverse_recall", "inverse_precision", "accuracy", *DELTA_MEASURES):
+        assert f"{name}_ci_low" in out.columns and f"{name}_ci_high" in out.columns
+    assert "f1_ci_low" not in out.columns and "p_fisher_ci_low" not in out.columns
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"ci": 1.5}, InvalidArgumentError, r"ci must be a confidence level strictly .* got 1\.5"),
+        ({"ci": 0.95, "ci_method": "jackknife"}, InvalidArgumentError, r"unknown ci_method 'jackknife'"),
+        ({"ci": 0.9, "ci_method": "bootstrap", "n_boot": 1}, InvalidArgumentError, r"n_boot must .* got 1"),
+        ({"ci": 0.95, "seed": -3}, InvalidArgumentError, r"seed must be .* got -3"),
+        ({"ci": 0.95, "measures": ["f1"]}, be.UnknownMeasureError, r"none of measures=\['f1'\] has a"),
+    ],
+)
+def test_bad_interval_options(kwargs: dict, error: type, message: str):
+    with pytest.raises(error, match=message):
+        be.evaluate(sweep_frame(), by="run", **kwargs)
+    assert issubclass(error, be.BatchevalError)
+
+
+def test_measure_without_interval_names_the_measure():
+    with pytest.raises(be.UnknownMeasureError, match=r"measure 'f1' has no wilson_delta interval .*bootstr"):
+        intervals(np.array([[[1, 2], [3, 4]]]), ["f1"])
+    frame = pl.DataFrame({"label": [0, 1, 2], "prediction": [0, 1, 1]})
+    with pytest.raises(be.UnknownMeasureError, match=r"none of measures=\['mcc'\]"):
+        be.evaluate(frame, measures=["mcc"], ci=0.95)
