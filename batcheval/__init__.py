@@ -10,6 +10,7 @@ measure for all groups at once, returning polars frames.
 from __future__ import annotations
 
 from . import intervals, measures
+from .adjust import adjust
 from .curves import CHARTS, curves
 from .errors import (
     BatchevalError,
@@ -18,6 +19,7 @@ from .errors import (
     ColumnNotFoundError,
     CountOverflowError,
     DuplicateColumnError,
+    InvalidArgumentError,
     InvalidLabelError,
     MergeError,
     NullValuesError,
@@ -25,7 +27,7 @@ from .errors import (
     UnknownMeasureError,
 )
 from .evaluate import evaluate
-from .intervals import InvalidArgumentError
+from .leaderboard import leaderboard
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
 from .plot import plot
 from .sweep import auc, sweep
@@ -51,11 +53,13 @@ __all__ = [
     "SourceError",
     "UnknownMeasureError",
     "__version__",
+    "adjust",
     "alpha_sbb",
     "auc",
     "curves",
     "evaluate",
     "intervals",
+    "leaderboard",
     "measures",
     "plot",
     "sweep",

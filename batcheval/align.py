@@ -47,12 +47,12 @@ import polars as pl
 
 from .abstain import Retained, abstain_values
 from .encode import _as_integers, _check_nulls, _kind
-from .errors import BatchevalError, CountOverflowError, InvalidLabelError
+from .errors import CountOverflowError, InvalidArgumentError, InvalidLabelError
 from .frames import as_key_list, select_columns
 from .kernels.count import scatter_add
 from .table import ContingencyTable, _drop_nulls
 
-__all__ = ["ALIGN_METHODS", "UnknownMethodError", "align_frame", "assign"]
+__all__ = ["ALIGN_METHODS", "align_frame", "assign"]
 
 #: The ``align=`` methods :func:`batcheval.evaluate` knows.
 ALIGN_METHODS: tuple[str, ...] = ("hungarian",)
@@ -63,22 +63,18 @@ _DP_LIMIT = 10
 _REAL, _PRED = "__batcheval_real", "__batcheval_predicted"
 
 
-class UnknownMethodError(BatchevalError, ValueError):
-    """A method name (such as ``align=``) that batcheval does not know."""
-
-
 def check_method(method: Any) -> None:
-    """Raise :class:`UnknownMethodError` unless ``method`` is one of :data:`ALIGN_METHODS`.
+    """Raise :class:`InvalidArgumentError` unless ``method`` is one of :data:`ALIGN_METHODS`.
 
     Examples
     --------
     >>> check_method("kmeans")
     Traceback (most recent call last):
     ...
-    batcheval.align.UnknownMethodError: align='kmeans' is not a known method; choose one of ['hungarian']
+    batcheval.errors.InvalidArgumentError: align='kmeans' is not a known method; choose one of ['hungarian']
     """
     if method not in ALIGN_METHODS:
-        raise UnknownMethodError(
+        raise InvalidArgumentError(
             f"align={method!r} is not a known method; choose one of {list(ALIGN_METHODS)}"
         )
 

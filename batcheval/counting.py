@@ -29,6 +29,9 @@ _PRIVATE_ROWS_PER_THREAD = (1 << 32) - 1
 # radix partitioning: cells per partition (int64: 1 MiB, an L2's worth) and when to use it
 _RADIX_PART_BITS = 17
 _RADIX_MIN_CELLS = 1 << 19  # 2 MiB of uint32 private table: past a typical L2
+_RADIX_BLOCK_ROWS = 1 << 24
+# positions of the label and prediction arrays in the kernels' argument tuple
+_ROW_ARGS = (_MAX_KERNEL_KEYS + 3, _MAX_KERNEL_KEYS + 4)
 _PROBE = 2048
 _GROUPED_FRACTION = 0.5
 # a dense key space may be this much larger than the rows before we hash instead
@@ -229,7 +232,7 @@ def _run_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: in
     args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k)
     if _use_radix(keys, len(coding.label), cells):
         flat = np.zeros(cells, dtype=np.int64)
-        bad = _count_radix(args, len(coding.label), cells, threads, flat)
+        bad = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
     elif threads == 1 or cells * threads <= _PRIVATE_CELLS:
         flat = np.zeros(cells, dtype=np.int64)
         bufs = np.zeros((threads, cells), dtype=np.uint32)
@@ -268,21 +271,31 @@ def _use_radix(keys: tuple, n_rows: int, cells: int) -> bool:
     return _count.run_fraction(*keys, starts, _PROBE) < _GROUPED_FRACTION
 
 
-def _count_radix(args: tuple, n_rows: int, cells: int, threads: int, flat: np.ndarray) -> int:
-    """Three passes (ids, partition, count) that keep every increment in cache."""
+def _count_radix(args: tuple, n_keys: int, n_rows: int, cells: int, threads: int, flat: np.ndarray) -> int:
+    """Three passes (ids, partition, count) that keep every increment in cache.
+
+    Rows go through in blocks whose two id buffers are reused: first-touch
+    page faults on fresh buffers the size of the input cost more than the
+    passes themselves.
+    """
     shift = _RADIX_PART_BITS
     n_parts = ((cells - 1) >> shift) + 1
-    ids = np.empty(n_rows, dtype=np.uint32)
-    hist = np.zeros((threads, n_parts), dtype=np.int64)
-    bad = _count.cell_ids(*args, shift, ids, hist)
-    # partition-major, thread-minor offsets keep each thread's writes in row order
-    per_part = hist.T.reshape(-1)
-    starts = np.concatenate(([0], np.cumsum(per_part)[:-1])).reshape(n_parts, threads).T.copy()
-    grouped = np.empty(n_rows - bad, dtype=np.uint32)
-    _count.scatter_by_part(ids, shift, starts, grouped)
-    del ids
-    bounds = np.concatenate(([0], np.cumsum(hist.sum(axis=0))))
-    _count.count_parts(grouped, bounds, flat)
+    block = min(n_rows, _RADIX_BLOCK_ROWS)
+    ids = np.empty(block, dtype=np.uint32)
+    grouped = np.empty(block, dtype=np.uint32)
+    hist = np.empty((threads, n_parts), dtype=np.int64)
+    bad = 0
+    for lo in range(0, n_rows, block):
+        hi = min(n_rows, lo + block)
+        sliced = tuple(a[lo:hi] if (i < n_keys or i in _ROW_ARGS) else a for i, a in enumerate(args))
+        hist[:] = 0
+        bad += _count.cell_ids(*sliced, shift, ids[: hi - lo], hist)
+        # partition-major, thread-minor offsets keep each thread's writes in row order
+        per_part = hist.T.reshape(-1)
+        starts = np.concatenate(([0], np.cumsum(per_part)[:-1])).reshape(n_parts, threads).T.copy()
+        _count.scatter_by_part(ids[: hi - lo], shift, starts, grouped)
+        bounds = np.concatenate(([0], np.cumsum(hist.sum(axis=0))))
+        _count.count_parts(grouped, bounds, flat)
     return int(bad)
 
 

@@ -1,4 +1,7 @@
-"""The built-in example: a synthetic hyperparameter sweep, evaluated and ranked.
+"""The synthetic example (``batcheval demo --synthetic``): a simulated sweep, evaluated and ranked.
+
+``batcheval demo`` itself runs the real scikit-learn sweep in
+:mod:`batcheval.examples.sklearn_sweep`; this one needs nothing but batcheval.
 
 Each run is a simulated classifier with its own skill (the probability of an
 informed decision) and its own guessing bias. Runs with a strong bias toward

@@ -14,6 +14,7 @@ __all__ = [
     "ColumnNotFoundError",
     "CountOverflowError",
     "DuplicateColumnError",
+    "InvalidArgumentError",
     "InvalidLabelError",
     "MergeError",
     "NullValuesError",
@@ -39,6 +40,10 @@ class DuplicateColumnError(BatchevalError, ValueError):
 
 class NullValuesError(BatchevalError, ValueError):
     """A label or prediction column holds nulls (see ``drop_nulls=``)."""
+
+
+class InvalidArgumentError(BatchevalError, ValueError):
+    """An option has a value batcheval cannot use (a level outside (0, 1), an unknown method, ...)."""
 
 
 class InvalidLabelError(BatchevalError, ValueError):

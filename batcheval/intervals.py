@@ -79,14 +79,13 @@ import numpy as np
 import polars as pl
 
 from . import measures as _measures
-from .errors import BatchevalError, UnknownMeasureError
+from .errors import InvalidArgumentError, UnknownMeasureError
 from .kernels import bootstrap as _boot
 
 __all__ = [
     "DELTA_MEASURES",
     "INTERVAL_METHODS",
     "WILSON_MEASURES",
-    "InvalidArgumentError",
     "add_intervals",
     "bootstrap_replicates",
     "check_options",
@@ -120,10 +119,6 @@ DELTA_MEASURES: tuple[str, ...] = ("informedness", "markedness", "correlation", 
 _CHUNK_CELLS = 1 << 24
 
 
-class InvalidArgumentError(BatchevalError, ValueError):
-    """An option has a value batcheval cannot use (a level outside (0, 1), an unknown method, ...)."""
-
-
 def check_options(ci: float, method: str, n_boot: int, seed: int | None) -> None:
     """Raise :class:`InvalidArgumentError` for unusable interval options.
 
@@ -132,7 +127,7 @@ def check_options(ci: float, method: str, n_boot: int, seed: int | None) -> None
     >>> check_options(1.5, "bootstrap", 1000, None)
     Traceback (most recent call last):
     ...
-    batcheval.intervals.InvalidArgumentError: ci must be a confidence level strictly between 0 and 1, got 1.5
+    batcheval.errors.InvalidArgumentError: ci must be a confidence level strictly between 0 and 1, got 1.5
     """
     if isinstance(ci, bool) or not isinstance(ci, int | float) or not 0.0 < float(ci) < 1.0:
         raise InvalidArgumentError(f"ci must be a confidence level strictly between 0 and 1, got {ci!r}")

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import glob
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from .errors import BatchevalError
 
-__all__ = ["read_frame", "write_frame"]
+__all__ = ["check_output", "read_frame", "write_frame"]
 
 _READERS = {
     ".parquet": pl.scan_parquet,
@@ -21,16 +23,76 @@ _READERS = {
 
 
 def read_frame(path: str | Path) -> pl.LazyFrame:
-    """Lazily scan a parquet, csv or ipc file (or a glob of them)."""
+    """Lazily scan a parquet, csv or ipc file, or a glob of them (concatenated in sorted order).
+
+    Errors name the file: a missing file, a glob that matches nothing, an
+    unknown extension or an unreadable file raise
+    :class:`~batcheval.errors.BatchevalError` before any data is read.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, polars as pl
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for i in range(2):
+    ...     pl.DataFrame({"run": [i], "label": [1]}).write_parquet(root / f"part{i}.parquet")
+    >>> read_frame(root / "part*.parquet").collect()["run"].to_list()
+    [0, 1]
+    >>> read_frame(root / "nope*.parquet")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.BatchevalError: cannot read '...nope*.parquet': no file matches it
+    """
+    text = str(path)
     path = Path(path)
+    if path.is_dir():
+        raise BatchevalError(
+            f"cannot read {text!r}: it is a directory; pass a glob such as '{text}/*.parquet'"
+        )
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
         raise BatchevalError(
-            f"cannot read {str(path)!r}: unknown file type {path.suffix!r}; use parquet, csv or ipc"
+            f"cannot read {text!r}: unknown file type {path.suffix!r}; use parquet, csv or ipc"
         )
-    if not any(ch in str(path) for ch in "*?[") and not path.exists():
-        raise BatchevalError(f"cannot read {str(path)!r}: no such file")
-    return reader(path)
+    if any(ch in text for ch in "*?["):
+        files = sorted(glob.glob(text, recursive=True))
+        if not files:
+            raise BatchevalError(f"cannot read {text!r}: no file matches it")
+        source: Any = files
+    elif not path.exists():
+        raise BatchevalError(f"cannot read {text!r}: no such file")
+    else:
+        source = path
+    frame = reader(source)
+    try:
+        frame.collect_schema()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise BatchevalError(f"cannot read {text!r}: {first}") from exc
+    return frame
+
+
+_WRITERS = {".parquet", ".pq", ".csv", ".ipc", ".arrow", ".feather", ".json"}
+
+
+def check_output(path: str | Path) -> None:
+    """Raise :class:`~batcheval.errors.BatchevalError` unless :func:`write_frame` can write ``path``.
+
+    Examples
+    --------
+    >>> check_output("scores.csv")
+    >>> check_output("scores.xlsx")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.BatchevalError: cannot write 'scores.xlsx': unknown file type '.xlsx'; ...
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in _WRITERS:
+        raise BatchevalError(
+            f"cannot write {str(path)!r}: unknown file type {suffix!r}; use parquet, csv, ipc or json"
+        )
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise BatchevalError(f"cannot write {str(path)!r}: no directory {str(parent)!r}")
 
 
 def write_frame(frame: pl.DataFrame, path: str | Path) -> None:

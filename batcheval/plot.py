@@ -50,8 +50,13 @@ def _guides(ax, chart: str) -> None:
 
 
 def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] | None = None,
-         path: str | Path | None = None, title: str | None = None, ax: Any = None):  # fmt: skip
+         path: str | Path | None = None, title: str | None = None, ax: Any = None,
+         top: int = 20):  # fmt: skip
     """Draw one chart of a :func:`batcheval.curves` frame, one line per group.
+
+    Given a :func:`batcheval.leaderboard` frame instead, draw a forest plot of
+    its ``top`` runs with their intervals (see
+    :func:`batcheval.leaderboard.plot_leaderboard`).
 
     Parameters
     ----------
@@ -79,6 +84,10 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     >>> fig.axes[0].get_xlabel()
     'fallout'
     """
+    from .leaderboard import is_leaderboard, plot_leaderboard
+
+    if is_leaderboard(curves):
+        return plot_leaderboard(curves, top=top, path=path, title=title, ax=ax)
     plt = _pyplot()
     charts = curves.get_column("chart").unique().to_list()
     if chart is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -13,10 +14,12 @@ import batcheval as be
 from tests.helpers import sweep_frame
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
+def _run(*args: str, columns: int = 200) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": str(columns)}  # the width a printed table fits
     return subprocess.run(
-        [sys.executable, "-m", "batcheval", *args], check=False, capture_output=True, text=True, timeout=300
-    )
+        [sys.executable, "-m", "batcheval", *args], check=False, capture_output=True, text=True, timeout=300,
+        env=env,
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +53,9 @@ def test_bad_input_exits_nonzero_with_one_line(files):
     root, _ = files
     proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run,seed")
     assert proc.returncode == 2
-    assert (
-        proc.stderr.strip() == "batcheval: error: key column 'seed' not found; the frame has columns "
-        "['run', 'fold', 'label', 'prediction']"
-    )
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("batcheval: error:") and "'seed' not found" in line
+    assert "['run', 'fold', 'label', 'prediction']" in line
     missing = _run("evaluate", str(root / "nope.parquet"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
     assert "Traceback" not in proc.stderr + missing.stderr
@@ -65,8 +67,8 @@ def test_debug_shows_the_traceback(files):
     assert proc.returncode != 0 and "Traceback" in proc.stderr
 
 
-def test_demo_runs():
-    proc = _run("demo", "--runs", "20")
+def test_synthetic_demo_runs():
+    proc = _run("demo", "--synthetic", "--runs", "20")
     assert proc.returncode == 0, proc.stderr
     assert "ranked" in proc.stdout and "informedness" in proc.stdout
 
@@ -98,3 +100,196 @@ def test_sweep_and_auc_subcommands(scored):
     )
     bad = _run("sweep", str(root / "scores.parquet"), "--score", "nope")
     assert bad.returncode == 2 and "score column 'nope' not found" in bad.stderr
+
+
+# ---- every subcommand: help with examples ---------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["evaluate", "sweep", "auc", "plot", "leaderboard", "demo"])
+def test_every_subcommand_has_help_with_examples(command):
+    proc = _run(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "examples:" in proc.stdout
+    assert f"batcheval {command} " in proc.stdout.split("examples:")[1]
+
+
+def test_top_level_help_lists_the_subcommands():
+    proc = _run("--help")
+    assert proc.returncode == 0
+    for command in ("evaluate", "sweep", "auc", "plot", "demo"):
+        assert command in proc.stdout
+
+
+# ---- inputs: globs, csv and ipc; outputs: every format, or a table ---------------------------
+
+
+@pytest.mark.parametrize("ext", ["parquet", "csv", "ipc"])
+def test_a_glob_concatenates_the_files(files, tmp_path, ext):
+    _, df = files
+    parts = df.partition_by("run", maintain_order=True)
+    for i, part in enumerate(parts):
+        getattr(part, f"write_{ext}")(tmp_path / f"part{i}.{ext}")
+    out = tmp_path / "out.parquet"
+    proc = _run("evaluate", str(tmp_path / f"part*.{ext}"), "--by", "run,fold", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_parquet(out).equals(be.evaluate(df, by=["run", "fold"]))
+
+
+@pytest.mark.parametrize("ext", ["csv", "json", "ipc"])
+def test_every_output_format_round_trips(files, tmp_path, ext):
+    root, df = files
+    out = tmp_path / f"scores.{ext}"
+    proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "wrote 6 rows" in proc.stderr
+    back = {"csv": pl.read_csv, "json": pl.read_json, "ipc": pl.read_ipc}[ext](out)
+    expected = be.evaluate(df, by="run")
+    assert sorted(back.columns) == sorted(expected.columns)
+    # the informedness of each run, from scikit-learn: 2 * balanced accuracy - 1
+    from sklearn.metrics import balanced_accuracy_score
+
+    for run, part in df.group_by("run"):
+        want = 2 * balanced_accuracy_score(part["label"], part["prediction"]) - 1
+        got = back.filter(pl.col("run") == run[0])["informedness"].item()
+        assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_a_wide_result_prints_its_headline_columns(files):
+    root, df = files
+    proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run,fold", "--pool", "fold")
+    assert proc.returncode == 0, proc.stderr
+    expected = be.evaluate(df, by=["run", "fold"], pool="fold")
+    assert f"showing 14 of {expected.width} columns" in proc.stderr  # at most 14 when it fits
+    header = next(line for line in proc.stdout.splitlines() if "informedness" in line)
+    for column in ("run", "n_pooled", "informedness", "informedness_std", "f1", "accuracy", "p_chi2_kb"):
+        assert f" {column} " in header
+    for value in expected["informedness"]:
+        assert f"{value:.4f}" in proc.stdout  # printed to 4 decimals
+    narrow = _run("evaluate", str(root / "preds.parquet"), "--by", "run,fold", "--pool", "fold", columns=80)
+    assert narrow.returncode == 0
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 80
+    assert " informedness " in narrow.stdout and "p_chi2_kb" not in narrow.stdout
+
+
+def test_chosen_measures_print_whole(files):
+    root, _ = files
+    proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run", "--measures", "recall,precision")
+    assert proc.returncode == 0 and "showing" not in proc.stderr
+    assert "recall" in proc.stdout and "precision" in proc.stdout and "informedness" not in proc.stdout
+
+
+def test_filter_keeps_matching_rows(files, tmp_path):
+    root, df = files
+    out = tmp_path / "f.parquet"
+    proc = _run("evaluate", str(root / "preds.csv"), "--by", "run", "--filter", "fold < 2 AND run >= 3",
+                "-o", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    kept = df.filter((pl.col("fold") < 2) & (pl.col("run") >= 3))
+    assert pl.read_parquet(out).equals(be.evaluate(kept, by="run"))
+
+
+# ---- plot ------------------------------------------------------------------------------------
+
+
+def test_plot_writes_a_png(scored, tmp_path):
+    root, df = scored
+    out = tmp_path / "roc.png"
+    proc = _run(
+        "plot", str(root / "scores.parquet"), "--by", "run", "--filter", "run IN (1, 2)", "-o", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "roc, 2 lines" in proc.stderr
+    bird = tmp_path / "bird.png"
+    proc = _run("plot", str(root / "scores.parquet"), "--by", "run,fold", "--pool", "fold", "--chart", "bird",
+                "--thresholds", "21", "-o", str(bird))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert bird.stat().st_size > 1000 and f"bird, {df['run'].n_unique()} lines" in proc.stderr
+
+
+# ---- bad input: exit 2, one line, no traceback -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bad_files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bad")
+    (root / "corrupt.parquet").write_text("not a parquet file")
+    (root / "notes.txt").write_text("x")
+    many = pl.DataFrame(
+        {"run": np.arange(100).repeat(4), "label": [0, 1] * 200, "score": np.linspace(0, 1, 400)}
+    )
+    many.write_parquet(root / "many.parquet")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["evaluate", "{root}/absent.parquet"], "no such file"),
+        (["evaluate", "{root}/absent*.parquet"], "no file matches"),
+        (["evaluate", "{root}/notes.txt"], "unknown file type '.txt'"),
+        (["evaluate", "{root}/corrupt.parquet"], "cannot read"),
+        (["evaluate", "{root}"], "is a directory"),
+        (["evaluate", "{preds}", "--measures", "informedness,nonsense"], "unknown measure 'nonsense'"),
+        (["evaluate", "{preds}", "--label", "nope"], "'nope' not found"),
+        (["evaluate", "{preds}", "--filter", "fold <"], "cannot parse --filter"),
+        (["evaluate", "{preds}", "-o", "{root}/out.xlsx"], "unknown file type '.xlsx'"),
+        (["evaluate", "{preds}", "-o", "{root}/no/such/dir/out.csv"], "no directory"),
+        (["sweep", "{root}/many.parquet", "--thresholds", "lots"], "--thresholds must be"),
+        (["auc", "{preds}"], "score column 'score' not found"),
+        (["plot", "{root}/many.parquet", "--by", "run"], "too many for one chart"),
+        (["plot", "{root}/many.parquet", "-o", "{root}/chart.pdf"], "writes a .png"),
+    ],
+)
+def test_bad_input(files, bad_files, args, needle):
+    root, _ = files
+    argv = [a.format(root=bad_files, preds=root / "preds.parquet") for a in args]
+    proc = _run(*argv)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("batcheval: error:"), proc.stderr
+    assert needle in lines[0]
+    assert proc.stdout == ""
+
+
+def test_debug_after_the_subcommand_shows_the_traceback(bad_files):
+    proc = _run("evaluate", str(bad_files / "corrupt.parquet"), "--debug")
+    assert proc.returncode != 0 and "Traceback" in proc.stderr
+
+
+def test_usage_errors_exit_2(files):
+    root, _ = files
+    proc = _run("plot", str(root / "preds.parquet"), "--chart", "pie")
+    assert proc.returncode == 2 and "invalid choice: 'pie'" in proc.stderr
+
+
+# ---- demo ------------------------------------------------------------------------------------
+
+
+def test_demo_runs_the_sklearn_sweep(tmp_path):
+    proc = _run("demo", "--quick", "--out", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "top 5 by informedness" in proc.stdout and "Spearman" in proc.stdout
+    for name in ("predictions.parquet", "scores.parquet", "sweep.parquet", "auc.parquet",
+                 "f1_vs_informedness.png", "breast_cancer_rare_roc.png"):  # fmt: skip
+        assert (tmp_path / name).exists(), name
+
+
+def test_the_package_and_the_cli_work_without_sklearn(files, tmp_path):
+    root, df = files
+    out = tmp_path / "s.parquet"
+    preds = str(root / "preds.parquet")
+    code = (
+        "import sys; sys.modules['sklearn'] = None  # any import of sklearn now fails\n"
+        "import batcheval.cli\n"
+        f"assert batcheval.cli.main(['evaluate', {preds!r}, '--by', 'run', '-o', {str(out)!r}]) == 0\n"
+        f"sys.exit(batcheval.cli.main(['demo', '--quick', '--out', {str(tmp_path)!r}]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert pl.read_parquet(out).equals(be.evaluate(df, by="run"))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "batcheval: error: the demo needs scikit-learn and matplotlib: pip install 'batcheval[demo]'"
+    )

@@ -146,9 +146,11 @@ def test_sparse_combinations_of_dense_columns_hash(monkeypatch):
     _check(df, ["run", "fold"])
 
 
-@pytest.mark.parametrize("strategy", ["private", "private-blocks", "partitioned", "radix"])
+@pytest.mark.parametrize("strategy", ["private", "private-blocks", "partitioned", "radix", "radix-blocks"])
 def test_counting_strategies_agree(monkeypatch, strategy):
-    if strategy == "radix":  # tiny partitions of 8 cells, probe windows of 16 rows
+    if strategy == "radix-blocks":  # and rows in blocks of 101
+        monkeypatch.setattr(counting, "_RADIX_BLOCK_ROWS", 101)
+    if strategy.startswith("radix"):  # tiny partitions of 8 cells, probe windows of 16 rows
         monkeypatch.setattr(counting, "_RADIX_MIN_CELLS", 1)
         monkeypatch.setattr(counting, "_RADIX_PART_BITS", 3)
         monkeypatch.setattr(counting, "_PROBE", 16)
@@ -240,6 +242,7 @@ def test_chunked_frames():
 
 def test_radix_path_reports_values_outside_classes(monkeypatch):
     monkeypatch.setattr(counting, "_RADIX_MIN_CELLS", 1)
+    monkeypatch.setattr(counting, "_RADIX_BLOCK_ROWS", 257)
     monkeypatch.setattr(counting, "_PROBE", 16)
     monkeypatch.setattr(counting, "_GROUPED_FRACTION", 1.1)
     df = sweep_frame(n_runs=40, n_folds=5, rows_per_group=13, n_classes=3, seed=9).sample(

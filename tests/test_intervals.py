@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import batcheval as be
+from batcheval.errors import InvalidArgumentError
 from batcheval.intervals import (
     DELTA_MEASURES,
-    InvalidArgumentError,
     bootstrap_replicates,
     intervals,
     standard_errors,

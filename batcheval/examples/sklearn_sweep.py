@@ -1,0 +1,638 @@
+"""A real hyperparameter sweep on scikit-learn's bundled datasets, evaluated with batcheval.
+
+This is what ``batcheval demo`` runs. Nothing is downloaded: the three data sets
+ship inside scikit-learn.
+
+- ``breast_cancer``: 569 tumours, binary. The positive class is *malignant*
+  (prevalence 0.37). scikit-learn codes malignant as 0, so the label is flipped.
+- ``breast_cancer_rare``: the same tumours with a fixed random 20 % of the
+  malignant ones kept (prevalence 0.10). This is the imbalanced setting where
+  accuracy and F1 reward a classifier for rarely naming the rare class.
+- ``digits``: 1,797 handwritten digits, 10 classes.
+
+Five model families (logistic regression, Gaussian naive Bayes, a decision
+tree, k-nearest neighbours and a small random forest), with several settings
+each, make 77 runs. ``cross_val_predict`` cross-validates every run over 5
+stratified folds for each of 3 seeds: 1,155 fits in all. The per-example
+predictions go to ``predictions.parquet`` in the output directory. If that
+file already holds the same grid, the fitting is skipped.
+
+batcheval then pools each run over its seeds and folds, ranks the runs by F1
+(macro F1 for digits), by accuracy and by informedness, and prints where the
+rankings disagree. It builds a leaderboard with 95 % intervals and paired tests
+against the leader, sweeps the decision threshold of the binary runs, and saves
+ROC, BIRD and forest charts and a summary figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..curves import curves
+from ..evaluate import evaluate
+from ..leaderboard import leaderboard
+from ..plot import plot
+from ..sweep import auc, sweep
+
+__all__ = ["DATASETS", "Setting", "compare_rankings", "load", "predictions", "run", "settings"]
+
+DATASETS = ("breast_cancer", "breast_cancer_rare", "digits")
+SEEDS = (0, 1, 2)
+N_FOLDS = 5
+_RARE_KEEP = 0.2  # share of malignant tumours kept in breast_cancer_rare
+_DOWNWEIGHT = ((0, 1.0), (1, 0.3))  # class_weight that makes the positive class count 0.3
+_FAMILIES = ("logreg", "naive_bayes", "tree", "knn", "forest")
+_BINARY_MEASURES = ["informedness", "markedness", "f1", "accuracy", "kappa_cohen", "recall",
+                    "precision", "bias", "prevalence", "p_chi2_kb"]  # fmt: skip
+_MULTICLASS_MEASURES = ["informedness", "markedness", "macro_f1", "accuracy", "kappa_cohen", "mcc"]
+_THRESHOLDS = np.linspace(0.0, 1.0, 101)
+
+
+def _sklearn():
+    try:
+        import sklearn
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "the demo needs scikit-learn and matplotlib: pip install 'batcheval[demo]'"
+        ) from exc
+    return sklearn
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return "{" + ", ".join(f"{k}: {v:g}" for k, v in value) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(f"{v:g}" for v in value) + ")"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One run of the sweep: a data set, a model family and its parameters.
+
+    Examples
+    --------
+    >>> s = Setting("digits", "knn", (("n_neighbors", 5),))
+    >>> s.params_text, s.name
+    ('n_neighbors=5', 'knn n_neighbors=5')
+    """
+
+    dataset: str
+    model: str
+    params: tuple[tuple[str, Any], ...]
+
+    @property
+    def params_text(self) -> str:
+        """The parameters as ``name=value`` pairs."""
+        return ", ".join(f"{k}={_text(v)}" for k, v in self.params)
+
+    @property
+    def name(self) -> str:
+        """The model family and its parameters, e.g. ``'tree max_depth=2'``."""
+        return f"{self.model} {self.params_text}"
+
+    def estimator(self, seed: int):
+        """A fresh scikit-learn estimator for this setting (``seed`` seeds trees and forests)."""
+        _sklearn()
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.naive_bayes import GaussianNB
+        from sklearn.neighbors import KNeighborsClassifier
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.tree import DecisionTreeClassifier
+
+        p = {k: (dict(v) if k == "class_weight" and isinstance(v, tuple) else v) for k, v in self.params}
+        if "priors" in p and p["priors"] is not None:
+            p["priors"] = list(p["priors"])
+        if self.model == "logreg":
+            return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, **p))
+        if self.model == "naive_bayes":
+            return GaussianNB(**p)
+        if self.model == "tree":
+            return DecisionTreeClassifier(random_state=seed, **p)
+        if self.model == "knn":
+            return make_pipeline(StandardScaler(), KNeighborsClassifier(**p))
+        if self.model == "forest":
+            return RandomForestClassifier(n_estimators=30, random_state=seed, n_jobs=1, **p)
+        raise ValueError(f"unknown model family {self.model!r}")
+
+
+def _grid(dataset: str) -> dict[str, list[dict[str, Any]]]:
+    if dataset == "digits":
+        return {
+            "logreg": [{"C": c} for c in (0.001, 0.01, 0.1, 1.0)],
+            "naive_bayes": [{"var_smoothing": v} for v in (1e-9, 1e-3, 1e-1)],
+            "tree": [{"max_depth": d} for d in (4, 8, None)],
+            "knn": [{"n_neighbors": k} for k in (1, 5, 25)],
+            "forest": [{"max_depth": d} for d in (4, None)],
+        }
+    return {  # binary: class weights and priors that shift how often "malignant" is said
+        "logreg": [
+            {"C": c, "class_weight": w}
+            for c in (0.001, 0.01, 0.1, 1.0)
+            for w in (None, "balanced", _DOWNWEIGHT)
+        ],
+        "naive_bayes": [{"priors": p} for p in (None, (0.5, 0.5), (0.2, 0.8))],
+        "tree": [{"max_depth": d, "class_weight": w} for d in (1, 2, 4, None) for w in (None, "balanced")],
+        "knn": [{"n_neighbors": k} for k in (1, 5, 25, 75)],
+        "forest": [
+            {"max_depth": d, "class_weight": w} for d in (2, None) for w in (None, "balanced_subsample")
+        ],
+    }
+
+
+def settings(quick: bool = False) -> list[Setting]:
+    """Every run of the sweep, in run order.
+
+    ``quick`` keeps two settings per family on ``breast_cancer_rare`` and one
+    on ``digits`` (15 runs), for tests.
+
+    Examples
+    --------
+    >>> grid = settings()
+    >>> len(grid), sorted({s.model for s in grid})
+    (77, ['forest', 'knn', 'logreg', 'naive_bayes', 'tree'])
+    >>> grid[2].name
+    'logreg C=0.001, class_weight={0: 1, 1: 0.3}'
+    """
+    out = []
+    for dataset in ("breast_cancer_rare", "digits") if quick else DATASETS:
+        for model, params in _grid(dataset).items():
+            keep = params if not quick else params[: 2 if dataset != "digits" else 1]
+            out.extend(Setting(dataset, model, tuple(p.items())) for p in keep)
+    return out
+
+
+def load(dataset: str) -> tuple[np.ndarray, np.ndarray]:
+    """Features and labels of one of :data:`DATASETS` (label 1 = malignant for the binary ones).
+
+    Examples
+    --------
+    >>> X, y = load("breast_cancer_rare")
+    >>> X.shape, int(y.sum())
+    ((398, 30), 41)
+    """
+    _sklearn()
+    from sklearn.datasets import load_breast_cancer, load_digits
+
+    if dataset == "digits":
+        X, y = load_digits(return_X_y=True)
+        return X, y.astype(np.int8)
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown dataset {dataset!r}; choose one of {DATASETS}")
+    X, y = load_breast_cancer(return_X_y=True)
+    y = (1 - y).astype(np.int8)  # 1 = malignant, the finding a screen looks for
+    if dataset == "breast_cancer_rare":
+        keep = (y == 0) | (np.random.default_rng(0).uniform(size=y.size) < _RARE_KEEP)
+        X, y = X[keep], y[keep]
+    return X, y
+
+
+def _signature(frame: pl.DataFrame) -> list[tuple]:
+    return sorted(frame.select("dataset", "run", "model", "params", "seed").unique().rows())
+
+
+def predictions(
+    path: str | Path, *, seeds: Sequence[int] = SEEDS, quick: bool = False, n_jobs: int = 1,
+    progress: bool = True,
+) -> pl.DataFrame:  # fmt: skip
+    """Cross-validated predictions of every run, fitted once and cached at ``path``.
+
+    Columns: ``dataset, run, model, params, seed, fold, example, label,
+    prediction, score`` (the probability of class 1, binary data sets) and
+    ``scores`` (every class's probability, digits). ``prediction`` is the
+    class of highest probability, which is what each model's ``predict``
+    returns. If ``path`` already holds the same runs and seeds it is read
+    back and nothing is fitted.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "predictions.parquet"
+    >>> df = predictions(path, seeds=[0], quick=True, progress=False)
+    >>> df.columns
+    ['dataset', 'run', 'model', 'params', 'seed', 'fold', 'example', 'label', 'prediction', 'score', 'scores']
+    >>> df.height == predictions(path, seeds=[0], quick=True, progress=False).height  # from the cache
+    True
+    """
+    _sklearn()
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    path = Path(path)
+    grid = settings(quick)
+    want = sorted(
+        (s.dataset, run, s.model, s.params_text, seed) for run, s in enumerate(grid) for seed in seeds
+    )
+    if path.exists():
+        cached = pl.read_parquet(path)
+        if (
+            set(cached.columns) >= {"dataset", "run", "model", "params", "seed"}
+            and _signature(cached) == want
+        ):
+            return cached
+        if progress:
+            print(f"{path} holds a different sweep; fitting again", file=sys.stderr)
+    data = {name: load(name) for name in dict.fromkeys(s.dataset for s in grid)}
+    frames = []
+    start = time.perf_counter()
+    for run, setting in enumerate(grid):
+        X, y = data[setting.dataset]
+        binary = setting.dataset != "digits"
+        for seed in seeds:
+            cv = StratifiedKFold(N_FOLDS, shuffle=True, random_state=seed)
+            fold = np.empty(y.size, np.int8)
+            for k, (_, test) in enumerate(cv.split(X, y)):
+                fold[test] = k
+            proba = cross_val_predict(
+                setting.estimator(seed), X, y, cv=cv, method="predict_proba", n_jobs=n_jobs
+            )
+            frames.append(
+                pl.DataFrame(
+                    {
+                        "dataset": setting.dataset,
+                        "run": np.full(y.size, run, np.int32),
+                        "model": setting.model,
+                        "params": setting.params_text,
+                        "seed": np.full(y.size, seed, np.int16),
+                        "fold": fold,
+                        "example": np.arange(y.size, dtype=np.int32),
+                        "label": y,
+                        "prediction": proba.argmax(axis=1).astype(np.int8),
+                        "score": pl.Series(proba[:, 1] if binary else [None] * y.size, dtype=pl.Float64),
+                        "scores": pl.Series([None] * y.size if binary else proba).cast(pl.List(pl.Float64)),
+                    }
+                )
+            )
+        if progress and ((run + 1) % 10 == 0 or run + 1 == len(grid)):
+            print(
+                f"  fitted {run + 1}/{len(grid)} runs × {len(seeds)} seeds × {N_FOLDS} folds "
+                f"({time.perf_counter() - start:.0f} s)",
+                file=sys.stderr,
+            )
+    frame = pl.concat(frames, how="vertical")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.write_parquet(path)
+    return frame
+
+
+def compare_rankings(scores: pl.DataFrame, measure: str, reference: str = "informedness") -> dict[str, Any]:
+    """How the ranking of runs by ``measure`` differs from the ranking by ``reference``.
+
+    Parameters
+    ----------
+    scores
+        One row per run, with columns ``measure`` and ``reference`` (higher is
+        better for both).
+    measure, reference
+        The two measures to rank by.
+
+    Returns
+    -------
+    dict
+        ``ranked``: ``scores`` with ``rank_<measure>`` and ``rank_<reference>``
+        (1 = best, ties share the best rank, NaN ranks last); ``spearman``: the
+        rank correlation of the two columns; ``pair``: the two runs ordered
+        most clearly the opposite way. That is the discordant pair whose
+        smaller gap (in ``measure`` or ``reference``) is the largest, as
+        ``(row preferred by measure, row preferred by reference)``, or None.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> s = pl.DataFrame({"run": [1, 2, 3], "f1": [0.9, 0.8, 0.5], "informedness": [0.6, 0.7, 0.2]})
+    >>> out = compare_rankings(s, "f1")
+    >>> out["ranked"]["rank_f1"].to_list(), out["ranked"]["rank_informedness"].to_list()
+    ([1, 2, 3], [2, 1, 3])
+    >>> round(out["spearman"], 3), out["pair"][0]["run"], out["pair"][1]["run"]
+    (0.5, 1, 2)
+    """
+    from scipy.stats import spearmanr
+
+    ranked = scores.with_columns(
+        pl.col(c).fill_nan(None).rank("min", descending=True).fill_null(scores.height).alias(f"rank_{c}")
+        for c in (measure, reference)
+    )
+    m = ranked.get_column(measure).fill_nan(None).to_numpy().astype(float)
+    r = ranked.get_column(reference).fill_nan(None).to_numpy().astype(float)
+    ok = np.isfinite(m) & np.isfinite(r)
+    rho = float(spearmanr(m[ok], r[ok]).statistic) if ok.sum() > 2 else float("nan")
+    dm = m[:, None] - m[None, :]
+    dr = r[:, None] - r[None, :]
+    strength = np.where((dm > 0) & (dr < 0), np.minimum(np.abs(dm), np.abs(dr)), -np.inf)
+    pair = None
+    if np.isfinite(strength).any():
+        i, j = np.unravel_index(np.argmax(strength), strength.shape)
+        pair = (ranked.row(int(i), named=True), ranked.row(int(j), named=True))
+    return {"ranked": ranked, "spearman": rho, "pair": pair}
+
+
+def _table(frame: pl.DataFrame) -> str:
+    with pl.Config(
+        tbl_formatting="ASCII_MARKDOWN", tbl_hide_column_data_types=True, tbl_hide_dataframe_shape=True,
+        tbl_rows=50, tbl_cols=20, tbl_width_chars=200, float_precision=3, fmt_str_lengths=60,
+    ):  # fmt: skip
+        return str(frame)
+
+
+def _describe(row: dict[str, Any], measure: str, binary: bool) -> str:
+    said = f", says malignant for {row['bias']:.1%} of cases, recall {row['recall']:.2f}" if binary else ""
+    return (
+        f"{row['setting']} ({measure} {row[measure]:.3f}, informedness {row['informedness']:.3f}, "
+        f"accuracy {row['accuracy']:.3f}{said})"
+    )
+
+
+def _report_ranking(dataset: str, scores: pl.DataFrame, measure: str, top: int) -> dict[str, Any]:
+    binary = measure == "f1"
+    out = compare_rankings(scores, measure)
+    acc = compare_rankings(scores, "accuracy")
+    ranked = out["ranked"].join(acc["ranked"].select("run", "rank_accuracy"), on="run")
+    columns = ["setting", "informedness", measure, "accuracy", *(["bias"] if binary else [])]
+    for by, other in (("informedness", measure), (measure, "informedness")):
+        print(f"top {top} by {by}:")
+        shown = ranked.sort(f"rank_{by}", "run").head(top)
+        print(_table(shown.select(pl.col(f"rank_{by}").alias("rank"), *columns, f"rank_{other}")))
+    print(
+        f"Spearman rank correlation with informedness, over {scores.height} runs: "
+        f"{measure} {out['spearman']:.3f}, accuracy {acc['spearman']:.3f}"
+    )
+    if out["pair"] is not None:
+        a, b = out["pair"]
+        print(f"biggest disagreement: {measure} prefers\n  {_describe(a, measure, binary)}\nover\n"
+              f"  {_describe(b, measure, binary)},\nwhich informedness ranks {a['rank_informedness']} "
+              f"and {b['rank_informedness']}.")  # fmt: skip
+    winner = ranked.sort("rank_accuracy", "run").row(0, named=True)
+    if winner["rank_informedness"] != 1:
+        print(
+            f"the accuracy winner, {winner['setting']}, ranks {winner['rank_informedness']} by informedness."
+        )
+    if out["spearman"] > 0.99 and acc["spearman"] > 0.99:
+        print(f"with balanced classes and unbiased predictions, {measure}, accuracy and informedness agree.")
+    return {**out, "ranked": ranked}
+
+
+def _best_thresholds(sw: pl.DataFrame, run_id: int) -> pl.DataFrame:
+    part = sw.filter(pl.col("run") == run_id)
+    rows = []
+    for m in ("informedness", "f1", "accuracy"):
+        best = part.filter(pl.col(m).fill_nan(None) == pl.col(m).fill_nan(None).max()).sort("threshold")
+        rows.append(best.head(1).with_columns(pl.lit(m).alias("maximise")))
+    cols = ["maximise", "threshold", "recall", "fallout", "bias", "informedness", "f1", "accuracy"]
+    return pl.concat(rows).select(cols)
+
+
+def _summary_figure(dataset: str, comparison: dict[str, Any], sw: pl.DataFrame, path: Path) -> None:
+    """Three panels: F1 and accuracy against informedness per run, and a threshold sweep of run A."""
+    from ..plot import _pyplot
+
+    plt = _pyplot()
+    ranked = comparison["ranked"]
+    a, b = comparison["pair"]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 5.0))
+    colours = dict(zip(_FAMILIES, plt.get_cmap("tab10").colors, strict=False))
+    for ax, measure in zip(axes[:2], ("f1", "accuracy"), strict=True):
+        for family in _FAMILIES:
+            part = ranked.filter(pl.col("model") == family)
+            ax.scatter(part["informedness"], part[measure], s=30, color=colours[family], label=family,
+                       edgecolor="white", linewidth=0.5)  # fmt: skip
+        ax.plot([a["informedness"], b["informedness"]], [a[measure], b[measure]], color="0.3",
+                linewidth=1.0, linestyle=":")  # fmt: skip
+        for row, text in ((a, "A"), (b, "B")):
+            ax.annotate(text, (row["informedness"], row[measure]), xytext=(6, -12),
+                        textcoords="offset points", fontsize=12, weight="bold")  # fmt: skip
+        ax.set_xlabel("informedness")
+        ax.set_ylabel(measure)
+        ax.set_xlim(-0.03, 1.02)
+        ax.set_title(f"{measure} against informedness, one dot per run")
+        ax.grid(True, color="0.92")
+    axes[0].legend(fontsize="small", loc="upper left")
+    pct = "{:.0%}".format
+    both = a["accuracy"] > b["accuracy"]
+    who = "F1 and accuracy" if both else "F1"
+    note = (
+        f"A = {a['setting']}: says malignant for {pct(a['bias'])} of cases, finds {pct(a['recall'])} "
+        f"of malignant tumours\nB = {b['setting']}: says malignant for {pct(b['bias'])}, "
+        f"finds {pct(b['recall'])}.   {who} prefer{'' if both else 's'} A; informedness prefers B."
+    )
+    curve = sw.filter(pl.col("run") == a["run"]).sort("threshold")
+    ax = axes[2]
+    x = curve["threshold"].to_numpy()
+    ax.axvline(0.5, color="0.6", linewidth=0.9, label="A's threshold, 0.5")
+    for measure, style in (("informedness", "-"), ("f1", "--"), ("accuracy", "-.")):
+        y = curve[measure].fill_nan(None).to_numpy().astype(float)
+        best = int(np.nanargmax(y))
+        (line,) = ax.plot(x, y, style, linewidth=1.8, label=f"{measure} (highest at {x[best]:.2f})")
+        ax.plot([x[best]], [y[best]], "o", color=line.get_color(), markersize=7)
+    ax.set_xlabel("threshold on P(malignant)")
+    ax.set_ylabel("value")
+    ax.set_ylim(0, 1.02)
+    ax.set_title("run A at every threshold")
+    ax.legend(fontsize="small", loc="lower left")
+    ax.grid(True, color="0.92")
+    fig.suptitle(f"{dataset} (prevalence {ranked['prevalence'][0]:.2f}): {ranked.height} runs, "
+                 "each pooled over 3 seeds × 5 folds", fontsize=12)  # fmt: skip
+    fig.text(0.01, 0.01, note, fontsize=9.5, va="bottom")
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def run(
+    out_dir: str | Path = "batcheval_demo", *, seeds: Sequence[int] = SEEDS, quick: bool = False,
+    n_jobs: int = 1, top: int = 5, verbose: bool = True,
+) -> dict[str, Any]:  # fmt: skip
+    """Fit (or load) the sweep, evaluate it with batcheval, print the rankings and save plots.
+
+    Parameters
+    ----------
+    out_dir
+        Where ``predictions.parquet`` (the cache), ``scores.parquet``,
+        ``sweep.parquet``, ``auc.parquet``, ``leaderboard.parquet`` and the PNG
+        charts go.
+    seeds
+        Seeds of the 5-fold splits (and of the trees and forests).
+    quick
+        A 15-run grid on ``breast_cancer_rare`` and ``digits``, for tests.
+    n_jobs
+        Passed to ``cross_val_predict``.
+    top
+        How many runs each top list shows.
+    verbose
+        Print the report; otherwise only return it.
+
+    Returns
+    -------
+    dict
+        ``predictions``; ``scores``, ``sweep``, ``auc`` and ``leaderboard``
+        (polars frames, one row per run, or per run × threshold for ``sweep``);
+        ``rankings``: per data set, the :func:`compare_rankings` result;
+        ``plots``: the PNG paths written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = run(tempfile.mkdtemp(), seeds=[0], quick=True, verbose=False)
+    >>> sorted(out["rankings"]), out["scores"].height
+    (['breast_cancer_rare', 'digits'], 15)
+    """
+    import contextlib
+    import io
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sink = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
+    with sink:
+        return _run(out_dir, list(seeds), quick, n_jobs, top, verbose)
+
+
+def _run(
+    out_dir: Path, seeds: list[int], quick: bool, n_jobs: int, top: int, verbose: bool
+) -> dict[str, Any]:
+    start = time.perf_counter()
+    path = out_dir / "predictions.parquet"
+    stamp = path.stat().st_mtime_ns if path.exists() else None
+    preds = predictions(path, seeds=seeds, quick=quick, n_jobs=n_jobs, progress=verbose)
+    fitted = "read from the cache" if stamp == path.stat().st_mtime_ns else "fitted"
+    preds = preds.with_columns(pl.concat_str("model", pl.lit(" "), "params").alias("setting"))
+    n_runs = preds["run"].n_unique()
+    print(
+        f"{n_runs} runs ({len(_FAMILIES)} model families) × {len(seeds)} seeds × {N_FOLDS} folds: "
+        f"{preds.height:,} cross-validated predictions, {fitted} in {time.perf_counter() - start:.1f} s "
+        f"({path})"
+    )
+    keys = ["run", "setting", "model", "params", "seed", "fold"]
+    scores, rankings, sweeps, aucs, boards, plots = [], {}, [], [], [], []
+    for (dataset,), part in preds.partition_by("dataset", as_dict=True, maintain_order=True).items():
+        binary = dataset != "digits"
+        # pooled: each run's 3 seeds × 5 folds summed into one table, then measured (spec §5)
+        scored = evaluate(part, by=keys, pool=["seed", "fold"],
+                          measures=_BINARY_MEASURES if binary else _MULTICLASS_MEASURES)  # fmt: skip
+        scored = scored.with_columns(pl.lit(dataset).alias("dataset"))
+        n_examples = part.filter((pl.col("run") == part["run"][0]) & (pl.col("seed") == seeds[0])).height
+        kind = "binary, positive = malignant" if binary else "10 classes"
+        prevalence = f", prevalence {part['label'].mean():.2f}" if binary else ""
+        print(f"\n== {dataset}: {n_examples} examples, {kind}{prevalence} ==")
+        measure = "f1" if binary else "macro_f1"
+        rankings[dataset] = _report_ranking(dataset, scored, measure, top)
+        scores.append(scored)
+        # ---- leaderboard: 95% intervals, and which runs the leader does not clearly beat ----
+        # one seed, so that each example counts once: repeats of the same examples under other
+        # seeds are not new evidence, and would narrow the intervals
+        one_seed = part.filter(pl.col("seed") == seeds[0])
+        board = leaderboard(one_seed, run="setting", pool="fold", example="example")
+        _report_board(board, top, seeds[0])
+        boards.append(board.with_columns(pl.lit(dataset).alias("dataset")))
+        if dataset == "breast_cancer_rare":
+            png = out_dir / f"{dataset}_leaderboard.png"
+            _forest(board, png, f"{dataset}, seed {seeds[0]}: informedness with 95% intervals")
+            plots.append(png)
+        if binary:
+            # ---- thresholds: every binary measure at 101 thresholds of P(malignant), pooled ----
+            sw = sweep(part, by=keys, score="score", thresholds=list(_THRESHOLDS), pool=["seed", "fold"],
+                       measures=["informedness", "f1", "accuracy", "recall", "fallout", "bias"])  # fmt: skip
+            ranked = rankings[dataset]["ranked"]
+            shown = [ranked.sort("rank_informedness", "run").row(0, named=True)]
+            if rankings[dataset]["pair"] is not None:
+                shown.append(rankings[dataset]["pair"][0])
+            for row, who in zip(shown, ("the informedness winner", f"{measure}'s pick in that pair"),
+                                strict=False):  # fmt: skip
+                print(f"thresholds that maximise each measure for {who}, {row['setting']} (pooled):")
+                print(_table(_best_thresholds(sw, row["run"])))
+            sweeps.append(sw.with_columns(pl.lit(dataset).alias("dataset")))
+            aucs.append(
+                auc(part, by=["run", "setting"], score="score").with_columns(pl.lit(dataset).alias("dataset"))
+            )
+            # ---- charts: ROC and BIRD of each model family's best run by informedness ----
+            chosen = ranked.sort("rank_informedness", "run").unique("model", keep="first").get_column("run")
+            cv = curves(part.filter(pl.col("run").is_in(chosen.implode())), by=["setting", "seed", "fold"],
+                        score="score", kind=["roc", "bird"], thresholds=list(_THRESHOLDS),
+                        pool=["seed", "fold"])  # fmt: skip
+            for chart in ("roc", "bird"):
+                png = out_dir / f"{dataset}_{chart}.png"
+                _save_chart(cv, chart, png, f"{dataset}: {chart.upper()}, each family's most informed run")
+                plots.append(png)
+            if dataset == "breast_cancer_rare" and rankings[dataset]["pair"] is not None:
+                png = out_dir / "f1_vs_informedness.png"
+                _summary_figure(dataset, rankings[dataset], sw, png)
+                plots.append(png)
+        else:
+            mc = auc(part, by=["run", "setting"], score="scores")
+            aucs.append(mc.with_columns(pl.lit(dataset).alias("dataset")))
+
+    result = {
+        "predictions": preds,
+        "scores": pl.concat(scores, how="diagonal_relaxed"),
+        "sweep": pl.concat(sweeps, how="diagonal_relaxed") if sweeps else pl.DataFrame(),
+        "auc": pl.concat(aucs, how="diagonal_relaxed"),
+        "leaderboard": pl.concat(boards, how="diagonal_relaxed"),
+        "rankings": rankings,
+        "plots": plots,
+    }
+    for name in ("scores", "sweep", "auc", "leaderboard"):
+        result[name].write_parquet(out_dir / f"{name}.parquet")
+    print(f"\nwrote scores, sweep, auc and leaderboard .parquet and {len(plots)} charts to {out_dir}/")
+    if verbose:
+        print(f"demo finished in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return result
+
+
+def _report_board(board: pl.DataFrame, top: int, seed: int) -> None:
+    tied = int(board["tied_with_leader"].fill_null(False).sum())
+    print(
+        f"leaderboard by informedness, seed {seed} (each example once): 95% intervals, and paired "
+        "tests against the leader on the same examples:"
+    )
+    shown = board.head(top).select(
+        "rank", "setting", "informedness", "informedness_ci_low", "informedness_ci_high",
+        "p_vs_leader_holm", "tied_with_leader",
+    )  # fmt: skip
+    print(_table(shown.rename({"informedness_ci_low": "ci_low", "informedness_ci_high": "ci_high"})))
+    print(f"{tied} of {board.height} runs are not clearly worse than the leader (Holm-corrected, 5%).")
+
+
+def _forest(board: pl.DataFrame, path: Path, title: str) -> None:
+    from ..plot import _pyplot
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(10, 6.4))
+    plot(board, top=15, title=title, ax=ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _save_chart(cv: pl.DataFrame, chart: str, path: Path, title: str) -> None:
+    from ..plot import _pyplot
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 6.4))
+    plot(cv, chart=chart, by="setting", title=title, ax=ax)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python examples/sklearn_sweep.py [OUT_DIR] [--quick]``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out_dir", nargs="?", default="batcheval_demo")
+    parser.add_argument("--quick", action="store_true", help="a 15-run grid with one seed")
+    parser.add_argument("--n-jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    run(args.out_dir, quick=args.quick, seeds=[0] if args.quick else SEEDS, n_jobs=args.n_jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

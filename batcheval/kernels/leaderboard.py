@@ -1,0 +1,37 @@
+"""The paired leaderboard's second pass: joint tables of every run against the leader."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import jit_parallel, prange
+
+
+@jit_parallel
+def joint_counts(run, run_lo, run_lut, label, pred, class_lo, class_lut, example, ex_lo, lead_lut, k, bufs):
+    """Add each row to ``bufs[t]``, a private flat ``[G, K, K, K]`` table per thread.
+
+    A row of run ``g = run_lut[run - run_lo]`` with real class ``y`` and
+    prediction ``p`` (both through ``class_lut``) on an example the leader
+    predicted as ``l = lead_lut[example - ex_lo]`` adds one to cell
+    ``(g, y, l, p)``. Rows whose example the leader did not predict (-1) are
+    skipped. The lookups are dense arrays over each column's value range, so
+    a row costs four gathers and no hashing.
+    """
+    n = label.shape[0]
+    n_threads = bufs.shape[0]
+    k2 = k * k
+    k3 = k2 * k
+    step = (n + n_threads - 1) // n_threads
+    for t in prange(n_threads):
+        buf = bufs[t]
+        start = min(n, t * step)
+        stop = min(n, start + step)
+        for i in range(start, stop):
+            lead = lead_lut[np.int64(example[i]) - ex_lo]
+            if lead < 0:
+                continue
+            g = run_lut[np.int64(run[i]) - run_lo]
+            y = class_lut[np.int64(label[i]) - class_lo]
+            p = class_lut[np.int64(pred[i]) - class_lo]
+            buf[g * k3 + y * k2 + lead * k + p] += 1

@@ -1,0 +1,112 @@
+"""A leaderboard over a whole sweep, against the plain ``evaluate`` of the same predictions.
+
+Simulates ``runs × folds × examples`` predictions (default 100,000 × 5 × 200 =
+100M rows) on one shared test set, from paper 002's informed-plus-chance
+model with a skill and a guessing bias per run. Then times, best of
+``--repeat``:
+
+- ``evaluate``: the plain pooled evaluate (informedness and p_chi2_kb), the baseline;
+- ``evaluate ci``: the same with ``ci=0.95`` (Wilson and delta-method columns);
+- ``leaderboard``: unpaired, with 95% intervals, p-values and Holm ties;
+- ``leaderboard paired``: ``example=`` given, so McNemar and the paired
+  bootstrap (``--n-boot`` replicates) against the leader;
+- ``leaderboard paired delta``: the same with the delta-method paired test.
+
+and prints each as extra time over the baseline (the issue's target: < 50%).
+
+    python benchmarks/bench_leaderboard.py            # 100M rows, needs ~4 GB
+    python benchmarks/bench_leaderboard.py --quick    # 2,000 runs: a smoke test
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import polars as pl
+
+import batcheval as be
+
+
+def simulate(n_runs: int, n_folds: int, n_examples: int, seed: int = 0) -> pl.DataFrame:
+    """One row per run × example; every run predicts the same ``n_folds × n_examples`` examples."""
+    rng = np.random.default_rng(seed)
+    per_run = n_folds * n_examples
+    label = (rng.random(per_run) < 0.3).astype(np.int8)
+    skill = rng.uniform(0.0, 0.6, n_runs)
+    bias = rng.uniform(0.05, 0.95, n_runs)
+    prediction = np.empty(n_runs * per_run, dtype=np.int8)
+    block = max(1, 5_000_000 // per_run)
+    for lo in range(0, n_runs, block):  # blocks of runs bound the temporaries
+        hi = min(n_runs, lo + block)
+        informed = rng.random((hi - lo, per_run)) < skill[lo:hi, None]
+        guess = rng.random((hi - lo, per_run)) < bias[lo:hi, None]
+        prediction[lo * per_run : hi * per_run] = np.where(informed, label, guess).ravel()
+    return pl.DataFrame({
+        "run": np.repeat(np.arange(n_runs, dtype=np.int32), per_run),
+        "fold": np.tile(np.repeat(np.arange(n_folds, dtype=np.int8), n_examples), n_runs),
+        "example_id": np.tile(np.arange(per_run, dtype=np.int32), n_runs),
+        "label": np.tile(label, n_runs),
+        "prediction": prediction,
+    })  # fmt: skip
+
+
+def best_of(repeat: int, fn) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--examples", type=int, default=200, help="examples per fold")
+    parser.add_argument("--n-boot", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="2,000 runs, one repeat")
+    args = parser.parse_args()
+    if args.quick:
+        args.runs, args.repeat = 2_000, 1
+
+    t0 = time.perf_counter()
+    df = simulate(args.runs, args.folds, args.examples)
+    shape = f"{args.runs:,} runs × {args.folds} folds × {args.examples} examples"
+    size = f"{df.estimated_size() / 2**20:,.0f} MiB"
+    print(f"{df.height:,} rows ({shape}), {size}, simulated in {time.perf_counter() - t0:.1f} s")
+    # compile every kernel on a small slice first, so that no timing includes numba's JIT
+    small = df.head(args.folds * args.examples * 3)
+    be.evaluate(small, by=["run", "fold"], pool="fold", measures=["informedness", "p_chi2_kb"], ci=0.95)
+    be.leaderboard(small, pool="fold", example="example_id", n_boot=args.n_boot)
+
+    common = {"by": ["run", "fold"], "pool": "fold", "measures": ["informedness", "p_chi2_kb"]}
+    cases = {
+        "evaluate": lambda: be.evaluate(df, **common),
+        "evaluate ci": lambda: be.evaluate(df, **common, ci=0.95),
+        "leaderboard": lambda: be.leaderboard(df, pool="fold", ci=0.95),
+        "leaderboard paired": lambda: be.leaderboard(
+            df, pool="fold", example="example_id", ci=0.95, n_boot=args.n_boot
+        ),
+        "leaderboard paired delta": lambda: be.leaderboard(
+            df, pool="fold", example="example_id", ci=0.95, paired="delta"
+        ),
+    }
+    base = None
+    print(f"{'case':<26}{'seconds':>9}{'extra':>9}")
+    for name, fn in cases.items():
+        seconds, out = best_of(args.repeat, fn)
+        base = base or seconds
+        print(f"{name:<26}{seconds:>9.2f}{(seconds / base - 1) * 100:>8.0f}%")
+        if name.startswith("leaderboard"):
+            tied = int(out["tied_with_leader"].sum())  # type: ignore[index]
+            print(f"{'':<26}{tied:,} of {out.height:,} runs tied with the leader")  # type: ignore[union-attr]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""be.adjust against plain step-down/step-up loops, scipy, and the textbook example; p-values of §3."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+import batcheval as be
+from tests.reference import intervals as ref
+
+# Benjamini & Hochberg (1995, §4.1): fifteen p-values from a study of myocardial
+# infarction treatments; Bonferroni-type control rejects three, BH rejects four at 0.05.
+BH_1995 = [0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459,
+           0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.0000]  # fmt: skip
+
+pvalues = st.lists(
+    st.one_of(st.floats(0.0, 1.0), st.just(math.nan), st.sampled_from([0.0, 0.01, 0.05, 1.0])),
+    max_size=40,
+)
+
+
+@given(p=pvalues)
+def test_holm_and_bh_match_plain_reference(p: list[float]):
+    np.testing.assert_allclose(be.adjust(p, "holm"), ref.holm(p), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(be.adjust(p, "bh"), ref.benjamini_hochberg(p), rtol=1e-12, atol=0)
+
+
+@given(p=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40))
+def test_bh_matches_scipy_false_discovery_control(p: list[float]):
+    np.testing.assert_allclose(be.adjust(p, "bh"), stats.false_discovery_control(p, method="bh"), rtol=1e-12)
+
+
+def test_textbook_example():
+    assert int(np.sum(be.adjust(BH_1995, "bh") <= 0.05)) == 4
+    assert int(np.sum(be.adjust(BH_1995, "holm") <= 0.05)) == 3
+
+
+def test_series_in_series_out_with_nulls():
+    s = pl.Series("p_vs_leader", [0.01, None, 0.04, float("nan"), 0.03])
+    out = be.adjust(s, "holm")
+    assert isinstance(out, pl.Series) and out.name == "p_vs_leader"
+    assert out.is_null().to_list() == [False, True, False, False, False]
+    assert math.isnan(out[3])
+    np.testing.assert_allclose(out.drop_nulls().to_numpy(), ref.holm([0.01, 0.04, math.nan, 0.03]))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (([0.1, 1.2], "holm"), r"pvalues must lie in \[0, 1\]; 1 do not \(first: 1\.2\)"),
+        (([0.1], "bonferroni"), r"unknown adjust method 'bonferroni'"),
+        ((0.3, "bh"), r"pvalues must be a sequence of p-values, got 0\.3"),
+    ],
+)
+def test_bad_input(args: tuple, message: str):
+    with pytest.raises(be.InvalidArgumentError, match=message):
+        be.adjust(*args)
+
+
+def test_every_significance_statistic_has_its_p_value():
+    """Spec §3: each statistic's p_ column is its chi-squared tail with (K-1)² dof."""
+    for names, k in ((be.BINARY_MEASURES, 2), (be.MULTICLASS_MEASURES, 3)):
+        stats_names = [m for m in names if m in ("chi2", "g2") or m.startswith("chi2_")]
+        assert stats_names and all(f"p_{m}" in names for m in stats_names)
+        rng = np.random.default_rng(k)
+        counts = rng.integers(0, 30, size=(25, k, k))
+        out = be.measures.compute(counts, [*stats_names, *(f"p_{m}" for m in stats_names)])
+        for m in stats_names:
+            # multiclass chi2_kbm is negative when informedness and markedness disagree in
+            # sign (where correlation is NaN too); its p-value is then left undefined
+            ok = out[m] >= 0
+            np.testing.assert_allclose(out[f"p_{m}"][ok], stats.chi2.sf(out[m][ok], (k - 1) ** 2), rtol=1e-9)
+    assert {"p_fisher", "alpha_sbb"} <= set(be.BINARY_MEASURES)
+
+
+def test_p_fisher_agrees_with_scipy_fisher_exact():
+    rng = np.random.default_rng(12)
+    counts = rng.integers(0, 25, size=(200, 2, 2))
+    counts[:5] = [[[0, 0], [0, 7]], [[3, 0], [0, 0]], [[0, 4], [6, 0]], [[9, 0], [0, 9]], [[1, 1], [1, 1]]]
+    for positive in (1, 0):
+        p = be.measures.compute(counts, ["p_fisher"], positive=positive)["p_fisher"]
+        for g, t in enumerate(counts):
+            # scipy's rows are the real class and columns the prediction, positive class first
+            order = [positive, 1 - positive]
+            expect = stats.fisher_exact(t[np.ix_(order, order)], alternative="greater").pvalue
+            assert p[g] == pytest.approx(expect, rel=1e-9, abs=1e-300)

@@ -1,0 +1,217 @@
+"""be.leaderboard against per-run references, scipy's binomial test, and Holm."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+import batcheval as be
+from tests.reference import intervals as ref_iv
+from tests.reference import leaderboard as ref
+
+
+def shared_test_set(n_runs: int = 12, n_examples: int = 400, seed: int = 0, k: int = 2) -> pl.DataFrame:
+    """Runs of different skill predicting the same examples (5 folds of one test set)."""
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, k, n_examples)
+    skill = np.linspace(0.7, 0.1, n_runs)
+    frames = []
+    for r in range(n_runs):
+        guess = rng.integers(0, k, n_examples)
+        prediction = np.where(rng.random(n_examples) < skill[r], label, guess)
+        frames.append(pl.DataFrame({
+            "run": r, "fold": np.arange(n_examples) % 5, "example_id": np.arange(n_examples),
+            "label": label, "prediction": prediction,
+        }))  # fmt: skip
+    return pl.concat(frames)
+
+
+def _arrays(df: pl.DataFrame, run: int) -> tuple[np.ndarray, np.ndarray]:
+    part = df.filter(pl.col("run") == run).sort("example_id")
+    return part["label"].to_numpy(), part["prediction"].to_numpy()
+
+
+def test_ranking_measure_intervals_and_chance_p_values_match_evaluate():
+    df = shared_test_set()
+    board = be.leaderboard(df, run="run", pool="fold")
+    ev = be.evaluate(df, by=["run", "fold"], pool="fold", measures=["informedness", "p_chi2_kb"], ci=0.95)
+    joined = board.join(ev, on="run", suffix="_ev")
+    for col in ("informedness", "informedness_ci_low", "informedness_ci_high", "p_chi2_kb"):
+        np.testing.assert_array_equal(joined[col].to_numpy(), joined[f"{col}_ev"].to_numpy())
+    expect_rank = ev.select("run", pl.col("informedness").rank("min", descending=True).alias("r"))
+    assert board.join(expect_rank, on="run").select((pl.col("rank") == pl.col("r")).all()).item()
+    assert board["informedness"].is_sorted(descending=True)
+
+
+def test_unpaired_p_values_and_holm_ties():
+    df = shared_test_set()
+    board = be.leaderboard(df, run="run")
+    leader = board.row(0, named=True)
+    lead_t = ref.table(*_arrays(df, leader["run"]))
+    tp, fp, fn, tn = lead_t[1, 1], lead_t[0, 1], lead_t[1, 0], lead_t[0, 0]
+    var_lead = ref_iv.youden_variance(tp, fp, fn, tn)
+    expect = []
+    for row in board.iter_rows(named=True):
+        if row["run"] == leader["run"]:
+            expect.append(math.nan)
+            continue
+        t = ref.table(*_arrays(df, row["run"]))
+        diff = ref.informedness(t) - ref.informedness(lead_t)
+        var = ref_iv.youden_variance(t[1, 1], t[0, 1], t[1, 0], t[0, 0]) + var_lead
+        assert row["diff_vs_leader"] == pytest.approx(diff, rel=1e-12)
+        expect.append(2 * stats.norm.sf(abs(diff) / math.sqrt(var)))
+    np.testing.assert_allclose(board["p_vs_leader"].to_numpy(), expect, rtol=1e-9)
+    holm = ref_iv.holm(expect)
+    np.testing.assert_allclose(board["p_vs_leader_holm"].to_numpy(), holm, rtol=1e-9)
+    tied = [True] + [h > 0.05 for h in holm[1:]]
+    assert board["tied_with_leader"].to_list() == tied
+    assert tied[1] and not tied[-1]  # the board separates the runs it should
+
+
+def test_paired_mcnemar_matches_binomial_test_and_counts():
+    df = shared_test_set()
+    board = be.leaderboard(df, run="run", pool="fold", example="example_id")
+    real, lead = _arrays(df, board["run"][0])
+    for row in board.iter_rows(named=True):
+        _, pred = _arrays(df, row["run"])
+        b, c = ref.discordant(real, lead, pred)
+        assert (row["n_leader_only"], row["n_run_only"], row["n_paired"]) == (b, c, len(real))
+        if row["rank"] == 1:
+            assert math.isnan(row["p_mcnemar"])
+        else:
+            assert row["p_mcnemar"] == pytest.approx(stats.binomtest(c, b + c, 0.5).pvalue, rel=1e-9)
+        diff = ref.informedness(ref.table(real, pred)) - ref.informedness(ref.table(real, lead))
+        assert row["diff_vs_leader"] == pytest.approx(diff, abs=1e-12)
+
+
+def test_paired_bootstrap_se_agrees_with_resampling_examples():
+    df = shared_test_set(n_runs=4, n_examples=600)
+    board = be.leaderboard(df, run="run", example="example_id", n_boot=4000, seed=1)
+    real, lead = _arrays(df, board["run"][0])
+    rng = np.random.default_rng(2)
+    for row in board.iter_rows(named=True):
+        if row["rank"] == 1:
+            continue
+        _, pred = _arrays(df, row["run"])
+        se = ref.paired_bootstrap_se(real, lead, pred, 4000, rng)
+        z = stats.norm.isf(row["p_vs_leader"] / 2)
+        # both standard errors are Monte Carlo estimates from 4000 replicates: ~1.1% each
+        assert abs(row["diff_vs_leader"]) / z == pytest.approx(se, rel=0.06)
+
+
+def test_pairing_tightens_the_comparison_of_correlated_runs():
+    """Two runs that agree on most examples: only the paired test sees their small difference."""
+    rng = np.random.default_rng(5)
+    n = 2000
+    label = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < 0.6, label, rng.integers(0, 2, n))
+    b = a.copy()
+    flip = np.flatnonzero(a == label)[:30]  # b errs on 30 examples a gets right
+    b[flip] = 1 - b[flip]
+    df = pl.DataFrame({"run": np.repeat(["a", "b"], n), "example_id": np.tile(np.arange(n), 2),
+                       "label": np.tile(label, 2), "prediction": np.concatenate([a, b])})  # fmt: skip
+    paired = be.leaderboard(df, example="example_id")
+    unpaired = be.leaderboard(df)
+    assert paired["p_vs_leader"][1] < 1e-6
+    assert unpaired["p_vs_leader"][1] > 0.05
+    assert paired["p_mcnemar"][1] == pytest.approx(stats.binomtest(0, 30, 0.5).pvalue)
+
+
+def test_example_lookup_paths_agree_and_missing_examples_are_left_out():
+    df = shared_test_set(n_runs=5)
+    by_int = be.leaderboard(df, example="example_id", seed=3)
+    by_str = be.leaderboard(
+        df.with_columns(pl.col("example_id").cast(pl.String)), example="example_id", seed=3
+    )
+    by_two = be.leaderboard(df, example=["fold", "example_id"], seed=3)
+    assert by_int.equals(by_str) and by_int.equals(by_two)
+    leader = by_int["run"][0]
+    fewer = df.filter((pl.col("run") != leader) | (pl.col("example_id") >= 50))
+    board = be.leaderboard(fewer, example="example_id")
+    assert board.filter(pl.col("run") != leader)["n_paired"].to_list() == [350] * 4
+
+
+def test_multiclass_and_bootstrap_interval_board():
+    df = shared_test_set(n_runs=6, k=3)
+    board = be.leaderboard(df, measure="kappa_cohen", ci_method="bootstrap", n_boot=300, example="example_id")
+    assert board.height == 6 and board["kappa_cohen"].is_sorted(descending=True)
+    expect = be.evaluate(df, by="run", measures=["kappa_cohen"])
+    assert dict(expect.select("run", "kappa_cohen").iter_rows()) == dict(
+        board.select("run", "kappa_cohen").iter_rows()
+    )
+    assert (board["kappa_cohen_ci_low"] <= board["kappa_cohen"]).all()
+    real, lead = _arrays(df, board["run"][0])
+    _, second = _arrays(df, board["run"][1])
+    b, c = ref.discordant(real, lead, second)
+    assert board["p_mcnemar"][1] == pytest.approx(stats.binomtest(c, b + c, 0.5).pvalue)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"measure": "f1"}, be.UnknownMeasureError, r"measure 'f1' has no wilson_delta interval"),
+        ({"measure": "nope"}, be.UnknownMeasureError, r"measure 'nope' has no"),
+        ({"significance": "chi3"}, be.InvalidArgumentError, r"unknown significance 'chi3'"),
+        ({"ci": 1.5}, be.InvalidArgumentError, r"ci must be .* got 1\.5"),
+        ({"example": "fold"}, be.InvalidArgumentError, r"example=\['fold'\] does not identify one row"),
+        ({"pool": "seed"}, be.ColumnNotFoundError, r"pool column 'seed' not found"),
+    ],
+)
+def test_bad_input(kwargs: dict, error: type, message: str):
+    with pytest.raises(error, match=message):
+        be.leaderboard(shared_test_set(n_runs=3), **kwargs)
+
+
+def test_forest_plot_of_the_top_runs(tmp_path):
+    board = be.leaderboard(shared_test_set(), pool="fold")
+    fig = be.plot(board, top=5, path=tmp_path / "board.png")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [str(r) for r in board["run"].head(5)]
+    assert ax.get_xlabel() == "informedness" and (tmp_path / "board.png").stat().st_size > 0
+    segments = ax.collections[0].get_segments()  # one interval bar per run, best at the top
+    lows = [min(s[:, 0]) for s in segments]
+    np.testing.assert_allclose(lows, board["informedness_ci_low"].head(5).to_numpy())
+    with pytest.raises(be.InvalidArgumentError, match=r"top must be a positive integer, got 0"):
+        be.plot(board, top=0)
+
+
+def test_cli_leaderboard(tmp_path):
+    from batcheval.cli import main
+
+    src = tmp_path / "preds.parquet"
+    shared_test_set(n_runs=4).write_parquet(src)
+    out = tmp_path / "board.csv"
+    assert main(["leaderboard", str(src), "--pool", "fold", "--example", "example_id", "-o", str(out)]) == 0
+    expect = be.leaderboard(shared_test_set(n_runs=4), pool="fold", example="example_id")
+    got = pl.read_csv(out)
+    np.testing.assert_allclose(got["p_vs_leader"].to_numpy(), expect["p_vs_leader"].to_numpy())
+    assert main(["leaderboard", str(src), "--measure", "f1"]) == 2
+
+
+def test_paired_delta_matches_numerical_derivative_and_bootstrap():
+    df = shared_test_set(n_runs=5, n_examples=600)
+    delta = be.leaderboard(df, example="example_id", paired="delta")
+    boot = be.leaderboard(df, example="example_id", n_boot=4000, seed=4)
+    real, lead = _arrays(df, delta["run"][0])
+    for i, row in enumerate(delta.iter_rows(named=True)):
+        if i == 0:
+            continue
+        _, pred = _arrays(df, row["run"])
+        joint = np.zeros((2, 2, 2))
+        np.add.at(joint, (real, lead, pred), 1)
+
+        def difference(p: np.ndarray) -> float:
+            return ref_iv.informedness(p.sum(axis=1)) - ref_iv.informedness(p.sum(axis=2))
+
+        se = math.sqrt(ref_iv.delta_variance_of(joint, difference))
+        assert row["p_vs_leader"] == pytest.approx(
+            2 * stats.norm.sf(abs(row["diff_vs_leader"]) / se), rel=1e-6
+        )
+        # the delta method is the bootstrap's large-sample limit
+        assert row["p_vs_leader"] == pytest.approx(boot["p_vs_leader"][i], rel=0.25, abs=0.01)
+    with pytest.raises(be.InvalidArgumentError, match=r"unknown paired method 'jackknife'"):
+        be.leaderboard(df, example="example_id", paired="jackknife")

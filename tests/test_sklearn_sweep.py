@@ -1,0 +1,195 @@
+"""The scikit-learn demo sweep: its grid, its predictions, and every figure it prints, checked
+against scikit-learn and scipy computed here from the stored predictions."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.stats import rankdata
+from sklearn import metrics
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+from batcheval.examples import sklearn_sweep as demo
+
+SEEDS = [0, 1]
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo")
+    return out, demo.run(out, seeds=SEEDS, quick=True, verbose=False)
+
+
+def test_the_full_grid_is_a_real_sweep():
+    grid = demo.settings()
+    assert len(grid) >= 50
+    assert len({s.model for s in grid}) >= 3
+    assert {s.dataset for s in grid} == {"breast_cancer", "breast_cancer_rare", "digits"}
+    assert all(sum(s.dataset == d and s.model == m for s in grid) >= 2
+               for d in ("breast_cancer", "digits") for m in {s.model for s in grid})  # fmt: skip
+    assert len(demo.SEEDS) >= 3 and demo.N_FOLDS == 5
+    assert len({s.name for s in grid if s.dataset == "digits"}) == sum(s.dataset == "digits" for s in grid)
+
+
+def test_datasets_are_sklearns():
+    from sklearn.datasets import load_breast_cancer, load_digits
+
+    X, y = demo.load("breast_cancer")
+    raw = load_breast_cancer()
+    assert X.shape == raw.data.shape and (y == (raw.target == 0)).all()  # 1 = malignant = sklearn's 0
+    _, yr = demo.load("breast_cancer_rare")
+    assert (yr == 0).sum() == (y == 0).sum() and 0.08 < yr.mean() < 0.13
+    _, yd = demo.load("digits")
+    assert (yd == load_digits().target).all() and len(np.unique(yd)) == 10
+
+
+def test_predictions_are_cross_validated_and_complete(result):
+    _, out = result
+    preds = out["predictions"]
+    grid = demo.settings(quick=True)
+    assert preds["run"].n_unique() == len(grid)
+    # every (run, seed) predicts every example exactly once, in 5 stratified folds
+    per = preds.group_by("run", "seed").agg(
+        pl.len(), pl.col("example").n_unique().alias("u"), pl.col("fold").max()
+    )
+    assert (per["len"] == per["u"]).all() and (per["fold"] == 4).all()
+    assert set(per["seed"]) == set(SEEDS)
+    # one run recomputed with scikit-learn's own predict()
+    run = next(i for i, s in enumerate(grid) if s.model == "logreg" and s.dataset == "breast_cancer_rare")
+    X, y = demo.load("breast_cancer_rare")
+    cv = StratifiedKFold(5, shuffle=True, random_state=1)
+    want = cross_val_predict(grid[run].estimator(1), X, y, cv=cv)
+    got = preds.filter((pl.col("run") == run) & (pl.col("seed") == 1)).sort("example")
+    assert (got["prediction"].to_numpy() == want).all()
+    assert (got["label"].to_numpy() == y).all()
+    for k, (_, test) in enumerate(cv.split(X, y)):
+        assert (got["fold"].to_numpy()[test] == k).all()
+
+
+def _pooled(preds: pl.DataFrame, run: int):
+    part = preds.filter(pl.col("run") == run)
+    return part["label"].to_numpy(), part["prediction"].to_numpy(), part
+
+
+def test_pooled_scores_match_sklearn(result):
+    _, out = result
+    preds, scores = out["predictions"], out["scores"]
+    for row in scores.iter_rows(named=True):
+        y, p, part = _pooled(preds, row["run"])
+        assert row["n"] == len(y) == len(SEEDS) * part["example"].n_unique()
+        assert row["accuracy"] == pytest.approx(metrics.accuracy_score(y, p), abs=1e-12)
+        if row["dataset"] == "digits":
+            assert row["macro_f1"] == pytest.approx(metrics.f1_score(y, p, average="macro"), abs=1e-12)
+            cm = metrics.confusion_matrix(y, p, labels=range(10)).astype(float)
+            tpr = np.diag(cm) / cm.sum(1)
+            fpr = (cm.sum(0) - np.diag(cm)) / (cm.sum() - cm.sum(1))
+            bookmaker = float(np.sum(cm.sum(1) / cm.sum() * (tpr - fpr)))  # Σ prevalence_k · informedness_k
+            assert row["informedness"] == pytest.approx(bookmaker, abs=1e-12)
+        else:
+            assert row["informedness"] == pytest.approx(
+                2 * metrics.balanced_accuracy_score(y, p) - 1, abs=1e-12
+            )
+            assert row["f1"] == pytest.approx(metrics.f1_score(y, p, zero_division=0), abs=1e-12)
+
+
+def test_rankings_and_the_biggest_disagreement(result):
+    _, out = result
+    for dataset, comparison in out["rankings"].items():
+        ranked = comparison["ranked"]
+        measure = "macro_f1" if dataset == "digits" else "f1"
+        m, r = ranked[measure].to_numpy(), ranked["informedness"].to_numpy()
+        # ranks: 1 = best, ties share the best rank
+        assert (ranked[f"rank_{measure}"].to_numpy() == rankdata(-m, method="min")).all()
+        # Spearman's rho = Pearson correlation of the average ranks
+        rho = np.corrcoef(rankdata(m), rankdata(r))[0, 1]
+        assert comparison["spearman"] == pytest.approx(rho, abs=1e-12)
+        # the pair: ordered oppositely, and no other such pair has a larger smaller-gap
+        best, best_pair = -np.inf, None
+        for i, j in itertools.permutations(range(len(m)), 2):
+            if m[i] > m[j] and r[i] < r[j] and min(m[i] - m[j], r[j] - r[i]) > best:
+                best, best_pair = min(m[i] - m[j], r[j] - r[i]), (i, j)
+        if best_pair is None:
+            assert comparison["pair"] is None
+        else:
+            a, b = comparison["pair"]
+            assert (a["run"], b["run"]) == (ranked["run"][best_pair[0]], ranked["run"][best_pair[1]])
+            assert a[measure] > b[measure] and a["informedness"] < b["informedness"]
+
+
+def test_threshold_sweep_and_auc_match_numpy_and_sklearn(result):
+    _, out = result
+    preds, sw, auc = out["predictions"], out["sweep"], out["auc"]
+    assert sw["threshold"].n_unique() == 101
+    for run in sw["run"].unique().to_list()[:4]:
+        y, _, part = _pooled(preds, run)
+        s = part["score"].to_numpy()
+        for thr in (0.2, 0.5, 0.9):
+            row = sw.filter((pl.col("run") == run) & ((pl.col("threshold") - thr).abs() < 1e-9)).row(
+                0, named=True
+            )
+            hit = s >= row["threshold"]
+            assert (row["tp"], row["fp"]) == (int((hit & (y == 1)).sum()), int((hit & (y == 0)).sum()))
+            assert row["recall"] == pytest.approx(metrics.recall_score(y, hit), abs=1e-12)
+        got = auc.filter(pl.col("run") == run)["roc_auc"].item()
+        assert got == pytest.approx(metrics.roc_auc_score(y, s), abs=1e-12)
+    digits = auc.filter(pl.col("dataset") == "digits")
+    for run in digits["run"].to_list()[:2]:
+        y, _, part = _pooled(preds, run)
+        proba = np.vstack(part["scores"].to_list())
+        got = digits.filter(pl.col("run") == run)["roc_auc_macro"].item()
+        assert got == pytest.approx(
+            metrics.roc_auc_score(y, proba, multi_class="ovr", average="macro"), abs=1e-9
+        )
+
+
+def test_the_leaderboard_uses_one_seed_and_ranks_by_informedness(result):
+    _, out = result
+    preds, board = out["predictions"], out["leaderboard"]
+    grid = demo.settings(quick=True)
+    for row in board.filter(pl.col("dataset") == "breast_cancer_rare").iter_rows(named=True):
+        run = next(i for i, s in enumerate(grid) if s.name == row["setting"] and s.dataset == row["dataset"])
+        part = preds.filter((pl.col("run") == run) & (pl.col("seed") == SEEDS[0]))
+        want = 2 * metrics.balanced_accuracy_score(part["label"], part["prediction"]) - 1
+        assert row["n"] == part.height
+        assert row["informedness"] == pytest.approx(want, abs=1e-12)
+        assert row["informedness_ci_low"] <= row["informedness"] <= row["informedness_ci_high"]
+    for _, part in board.group_by("dataset"):
+        ranked = part.sort("rank")
+        assert (ranked["informedness"].diff().drop_nulls() <= 0).all()
+
+
+def test_files_and_charts_are_written(result):
+    out_dir, out = result
+    for name in ("predictions", "scores", "sweep", "auc", "leaderboard"):
+        assert pl.read_parquet(out_dir / f"{name}.parquet").height > 0
+    assert out["plots"]
+    for png in out["plots"]:
+        assert png.read_bytes()[:4] == b"\x89PNG"
+    assert (out_dir / "f1_vs_informedness.png") in out["plots"]
+
+
+def test_a_rerun_reads_the_cache_and_a_new_grid_refits(result, monkeypatch):
+    out_dir, _ = result
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("fitted again although the predictions are cached")
+
+    import sklearn.model_selection
+
+    monkeypatch.setattr(sklearn.model_selection, "cross_val_predict", refuse)
+    again = demo.predictions(out_dir / "predictions.parquet", seeds=SEEDS, quick=True, progress=False)
+    assert again.equals(pl.read_parquet(out_dir / "predictions.parquet"))
+    with pytest.raises(AssertionError, match="fitted again"):  # other seeds: not the cached sweep
+        demo.predictions(out_dir / "predictions.parquet", seeds=[5], quick=True, progress=False)
+
+
+def test_the_report_prints_both_top_lists(result, capsys):
+    out_dir, _ = result
+    demo.run(out_dir, seeds=SEEDS, quick=True)
+    text = capsys.readouterr().out
+    for line in ("top 5 by informedness:", "top 5 by f1:", "top 5 by macro_f1:", "Spearman rank correlation",
+                 "read from the cache"):  # fmt: skip
+        assert line in text
