@@ -77,6 +77,22 @@ def curves(
     With multiclass scores (a list of score columns in sorted class order, or
     a List column) every class gets its one-vs-rest curves, keyed by ``class``.
 
+    Parameters
+    ----------
+    data, by, label, score, positive, pool, drop_nonfinite
+        As in :func:`batcheval.sweep`.
+    kind
+        One chart name of :data:`batcheval.CHARTS`, or a list of them.
+    thresholds
+        ``"exact"`` (every distinct score, the default), an int or a list.
+    smoothing
+        The Laplace count ``s`` of bprd and bird.
+
+    Returns
+    -------
+    polars.DataFrame
+        Keys, ``chart``, ``threshold``, ``x``, ``y`` and ``s``.
+
     Examples
     --------
     >>> import polars as pl

@@ -83,6 +83,17 @@ def alpha_sbb(p: np.ndarray | float) -> np.ndarray:
     ``p >= 1/e`` the bound gives no evidence either way and alpha is 1/2, which
     keeps the calibration continuous at ``p = 1/e``.
 
+    Parameters
+    ----------
+    p
+        p-values in [0, 1], any shape; NaN stays NaN.
+
+    Returns
+    -------
+    numpy.ndarray
+        The calibrated alpha, a lower bound on the posterior probability of
+        the null hypothesis at even prior odds.
+
     Examples
     --------
     >>> alpha_sbb([0.05, 0.01, 0.5]).round(4).tolist()

@@ -459,6 +459,28 @@ def auc(
 
     Groups with only one class give NaN, without an error.
 
+    Parameters
+    ----------
+    data, by, label
+        As in :func:`batcheval.evaluate` (a frame in memory: exact areas need
+        each group's scores at once).
+    score
+        The score column, or one column per class (or a List column) for
+        multiclass scores.
+    measure
+        The binary measure whose best threshold is reported.
+    positive, classes
+        The positive class (default: the greater of two) and the class set.
+    per_class
+        Multiclass scores: one row per group × class instead of the averages.
+    drop_nonfinite, drop_nulls
+        Skip rows with a NaN/infinite score, or a null score or label.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group (per group × class with ``per_class``).
+
     Examples
     --------
     >>> import polars as pl
