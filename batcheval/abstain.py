@@ -35,7 +35,7 @@ import polars as pl
 
 from .encode import _kind
 from .errors import InvalidLabelError
-from .frames import as_key_list, select_columns
+from .frames import as_key_list, select_predictions
 from .table import ContingencyTable
 
 __all__ = ["OVERALL_MEASURES", "Retained", "abstain_values", "split_abstentions"]
@@ -234,9 +234,7 @@ def split_abstentions(
     ([[[0, 0], [0, 1]], [[1, 0], [0, 0]]], [2, 0])
     """
     keys = as_key_list(by)
-    roles = {k: "key" for k in keys} | {label: "label"}
-    roles.setdefault(prediction, "prediction")
-    df = select_columns(data, [*keys, label, prediction], {**roles, prediction: "prediction"})
+    df = select_predictions(data, keys, label, prediction)
     values = abstain_values(abstain, df.get_column(prediction))
     if classes is not None:
         clash = [v for v in values if v in set(classes)]

@@ -48,7 +48,7 @@ import polars as pl
 from .abstain import Retained, abstain_values
 from .encode import _as_integers, _check_nulls, _kind
 from .errors import CountOverflowError, InvalidArgumentError, InvalidLabelError
-from .frames import as_key_list, select_columns
+from .frames import as_key_list, select_predictions
 from .kernels.count import scatter_add
 from .table import ContingencyTable, _drop_nulls
 
@@ -177,9 +177,7 @@ def align_frame(
     """
     check_method(method)
     keys = as_key_list(by)
-    roles = {k: "key" for k in keys} | {label: "label"}
-    roles.setdefault(prediction, "prediction")
-    df = select_columns(data, [*keys, label, prediction], {**roles, prediction: "prediction"})
+    df = select_predictions(data, keys, label, prediction)
     if drop_nulls:
         df = _drop_nulls(df, label, prediction)
     real = _class_column(df.get_column(label), "label")

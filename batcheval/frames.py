@@ -9,7 +9,7 @@ import polars as pl
 
 from .errors import ColumnNotFoundError, DuplicateColumnError
 
-__all__ = ["as_key_list", "check_roles", "select_columns"]
+__all__ = ["as_key_list", "check_roles", "select_columns", "select_predictions"]
 
 
 def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
@@ -90,3 +90,9 @@ def _from_foreign(data: Any) -> pl.DataFrame:
         "data must be a polars DataFrame or LazyFrame, a pyarrow Table or a pandas "
         f"DataFrame, got {type(data).__name__}"
     )
+
+
+def select_predictions(data: Any, keys: Sequence[str], label: str, prediction: str) -> pl.DataFrame:
+    """The key, label and prediction columns of an in-memory input, each checked by role."""
+    roles = check_roles(keys, label, prediction)
+    return select_columns(data, list(roles), roles)

@@ -81,6 +81,7 @@ import polars as pl
 from . import measures as _measures
 from .errors import InvalidArgumentError, UnknownMeasureError
 from .kernels import bootstrap as _boot
+from .table import one_vs_rest
 
 __all__ = [
     "DELTA_MEASURES",
@@ -501,7 +502,7 @@ def add_intervals(
     if k == 0:
         counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
     if per_class:
-        counts, k, pos = _one_vs_rest(counts), 2, 1
+        counts, k, pos = one_vs_rest(counts), 2, 1
     else:
         pos = table.positive_index(positive) if k == 2 and table.n_classes == 2 else 1
     capable = interval_measures(k, method)
@@ -516,18 +517,3 @@ def add_intervals(
     for name, (low, high) in result.items():
         columns += [pl.Series(f"{name}_ci_low", low), pl.Series(f"{name}_ci_high", high)]
     return frame.hstack(columns)
-
-
-def _one_vs_rest(counts: np.ndarray) -> np.ndarray:
-    """``[G, K, K]`` → ``[G·K, 2, 2]`` class-vs-rest tables, index 1 positive (row order of per_class)."""
-    g, k, _ = counts.shape
-    real = counts.sum(axis=2)
-    pred = counts.sum(axis=1)
-    n = real.sum(axis=1, keepdims=True)
-    tp = np.diagonal(counts, axis1=1, axis2=2)
-    out = np.empty((g, k, 2, 2), dtype=np.int64)
-    out[:, :, 1, 1] = tp
-    out[:, :, 1, 0] = real - tp
-    out[:, :, 0, 1] = pred - tp
-    out[:, :, 0, 0] = n - real - pred + tp
-    return out.reshape(g * k, 2, 2)

@@ -24,7 +24,7 @@ from .errors import (
     MergeError,
     NullValuesError,
 )
-from .frames import as_key_list, select_columns
+from .frames import as_key_list, select_predictions
 from .kernels.count import group_totals, scatter_add
 
 __all__ = ["ContingencyTable"]
@@ -122,9 +122,7 @@ class ContingencyTable:
         [[[1, 0], [1, 1]]]
         """
         keys = as_key_list(by)
-        roles = {k: "key" for k in keys} | {label: "label"}
-        roles.setdefault(prediction, "prediction")
-        df = select_columns(data, [*keys, label, prediction], {**roles, prediction: "prediction"})
+        df = select_predictions(data, keys, label, prediction)
         if drop_nulls:
             df = _drop_nulls(df, label, prediction)
         counted = count_frame(df, keys, label, prediction, classes)
@@ -454,7 +452,7 @@ class ContingencyTable:
         if k == 0:  # empty input with no classes named: the binary schema, no rows
             counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
         if per_class:
-            counts = _one_vs_rest(counts)
+            counts = one_vs_rest(counts)
             pos = 1
             keys = self._keys[np.repeat(np.arange(len(self)), k)] if self.by else pl.DataFrame()
             cls_col = (
@@ -479,7 +477,7 @@ class ContingencyTable:
         return head, _measures.compute(counts, measures, positive=pos, beta=beta)
 
 
-def _one_vs_rest(counts: np.ndarray) -> np.ndarray:
+def one_vs_rest(counts: np.ndarray) -> np.ndarray:
     """``[G, K, K]`` → ``[G·K, 2, 2]``: for each class, class-vs-rest with index 1 positive."""
     g, k, _ = counts.shape
     real = counts.sum(axis=2)
