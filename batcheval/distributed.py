@@ -53,8 +53,7 @@ def tree_reduce(client: Any, leaves: list[Any], split_every: int = _SPLIT_EVERY)
     level = leaves
     while len(level) > 1:
         level = [merge(*level[i : i + split_every]) for i in range(0, len(level), split_every)]
-    future = client.compute(level[0] if len(leaves) > 1 else merge(level[0]))
-    return future.result()
+    return client.compute(level[0]).result()
 
 
 def _count_part(part: Any, **kwargs: Any) -> Partial:

@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from .errors import BatchevalError, ColumnNotFoundError, SourceError
+from .frames import select_columns
 
 __all__ = ["FORMATS", "Part", "is_streamed", "open_parts", "resolve_paths"]
 
@@ -106,7 +107,6 @@ def open_parts(data: Any, columns: Sequence[str], roles: dict[str, str]) -> list
     """Split ``data`` into parts that each stream the named ``columns``."""
     columns = list(columns)
     if not is_streamed(data):  # a frame in memory (e.g. a Dask partition) is one part
-        from .frames import select_columns
 
         def whole(batch_rows: int) -> Iterator[pl.DataFrame]:
             yield select_columns(data, columns, roles)

@@ -16,10 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
 import polars as pl
 
 from .errors import BatchevalWarning, ColumnNotFoundError, MergeError, SourceError
-from .sources import DEFAULT_BATCH_ROWS, Part
+from .frames import as_key_list, check_roles
+from .sources import DEFAULT_BATCH_ROWS, Part, is_streamed, open_parts
 from .table import ContingencyTable
 
 __all__ = ["SourceReport", "combine", "count_source", "reduce_parts"]
@@ -93,8 +95,6 @@ def combine(tables: Sequence[ContingencyTable]) -> ContingencyTable:
 
 
 def _on_union_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:
-    import numpy as np
-
     try:
         frames = [t.classes.to_frame() for t in tables]
         union = pl.concat(frames, how="vertical_relaxed").to_series().unique().sort()
@@ -237,9 +237,6 @@ def count_source(
     warn: bool = True,
 ) -> tuple[ContingencyTable | None, SourceReport]:
     """The streamed counterpart of :meth:`ContingencyTable.from_frame`."""
-    from .frames import check_roles
-    from .sources import open_parts
-
     roles = check_roles(by, label, prediction)
     parts = open_parts(data, list(roles), roles)
 
@@ -276,9 +273,6 @@ def count_any(
     client: Any = None,
 ) -> tuple[ContingencyTable, SourceReport | None]:
     """Count any input: a frame in memory, a streamed source, or a source on a Dask cluster."""
-    from .frames import as_key_list
-    from .sources import is_streamed
-
     keys = as_key_list(by)
     if engine == "dask":
         from .distributed import count_dask

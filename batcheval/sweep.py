@@ -286,7 +286,8 @@ class _Stream:
                               self.drop_nonfinite, self.drop_nulls)  # fmt: skip
             return _threshold_table(scored, thresholds, score_range)
 
-        parts = open_parts(data, list(self.roles), self.roles)
+        roles = self.roles
+        parts = open_parts(data, list(roles), roles)
         return reduce_parts(parts, make_table, on_error=on_error, progress=progress,
                             batch_rows=self.batch_rows, warn=warn)  # fmt: skip
 
@@ -295,7 +296,8 @@ class _Stream:
         lo, hi = np.inf, -np.inf
         values: set[Any] = set(self.classes or [])
         columns = [self.label, self.score]
-        for part in open_parts(data, columns, {c: self.roles[c] for c in columns}):
+        roles = self.roles
+        for part in open_parts(data, columns, {c: roles[c] for c in columns}):
             try:
                 for frame in part.batches(self.batch_rows):
                     s = frame.get_column(self.score).cast(pl.Float64)
