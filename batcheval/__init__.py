@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import intervals, measures
 from .adjust import adjust
+from .auc import auc
 from .curves import CHARTS, curves
 from .errors import (
     BatchevalError,
@@ -30,7 +31,7 @@ from .evaluate import evaluate
 from .leaderboard import leaderboard
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
 from .plot import plot
-from .sweep import auc, sweep
+from .sweep import sweep
 from .table import ContingencyTable
 
 __version__ = "0.1.0"

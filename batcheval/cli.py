@@ -222,7 +222,8 @@ def _score_columns(text: str) -> str | list[str]:
 
 
 def _scores(args: argparse.Namespace) -> None:
-    from .sweep import auc, sweep
+    from .auc import auc
+    from .sweep import sweep
 
     frame = _read(args)
     score = _score_columns(args.score)

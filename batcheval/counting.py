@@ -230,7 +230,7 @@ def _run_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: in
     cells = n_groups * k * k
     keys = _kernel_keys(cols)
     args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k)
-    if _use_radix(keys, len(coding.label), cells):
+    if use_radix(keys, len(coding.label), cells):
         flat = np.zeros(cells, dtype=np.int64)
         bad = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
     elif threads == 1 or cells * threads <= _PRIVATE_CELLS:
@@ -263,20 +263,39 @@ def _run_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: in
     return flat
 
 
-def _use_radix(keys: tuple, n_rows: int, cells: int) -> bool:
-    """Radix-partition when a table outgrows L2 and the rows are not grouped by key."""
-    if cells < _RADIX_MIN_CELLS or cells >= (1 << 32) - 1 or n_rows < 2 * cells or n_rows < 4 * _PROBE:
+def use_radix(keys: tuple, n_rows: int, cells: int, rows_per_cell: float = 2.0) -> bool:
+    """Radix-partition when a table outgrows L2 and the rows are not grouped by key.
+
+    Below ``rows_per_cell`` the private tables win for contingency counts;
+    a sweep's histogram (many cells per group, most of them empty) passes 0.
+    """
+    if (
+        cells < _RADIX_MIN_CELLS
+        or cells >= (1 << 32) - 1
+        or n_rows < rows_per_cell * cells
+        or n_rows < 4 * _PROBE
+    ):
         return False
     starts = np.linspace(0, n_rows - _PROBE - 1, 8).astype(np.int64)
     return _count.run_fraction(*keys, starts, _PROBE) < _GROUPED_FRACTION
 
 
 def _count_radix(args: tuple, n_keys: int, n_rows: int, cells: int, threads: int, flat: np.ndarray) -> int:
+    def fill_ids(lo: int, hi: int, shift: int, ids: np.ndarray, hist: np.ndarray) -> int:
+        sliced = tuple(a[lo:hi] if (i < n_keys or i in _ROW_ARGS) else a for i, a in enumerate(args))
+        return _count.cell_ids(*sliced, shift, ids, hist)
+
+    return radix_count(fill_ids, n_rows, cells, threads, flat)
+
+
+def radix_count(fill_ids: Any, n_rows: int, cells: int, threads: int, flat: np.ndarray) -> int:
     """Three passes (ids, partition, count) that keep every increment in cache.
 
-    Rows go through in blocks whose two id buffers are reused: first-touch
-    page faults on fresh buffers the size of the input cost more than the
-    passes themselves.
+    ``fill_ids(lo, hi, shift, ids, hist)`` writes the flat cell id of rows
+    ``[lo, hi)`` (the dtype's max for a row to skip), counts ids per (thread,
+    partition) in ``hist`` and returns the rows it skipped. Rows go through in
+    blocks whose two id buffers are reused: first-touch page faults on fresh
+    buffers the size of the input cost more than the passes themselves.
     """
     shift = _RADIX_PART_BITS
     n_parts = ((cells - 1) >> shift) + 1
@@ -287,9 +306,8 @@ def _count_radix(args: tuple, n_keys: int, n_rows: int, cells: int, threads: int
     bad = 0
     for lo in range(0, n_rows, block):
         hi = min(n_rows, lo + block)
-        sliced = tuple(a[lo:hi] if (i < n_keys or i in _ROW_ARGS) else a for i, a in enumerate(args))
         hist[:] = 0
-        bad += _count.cell_ids(*sliced, shift, ids[: hi - lo], hist)
+        bad += fill_ids(lo, hi, shift, ids[: hi - lo], hist)
         # partition-major, thread-minor offsets keep each thread's writes in row order
         per_part = hist.T.reshape(-1)
         starts = np.concatenate(([0], np.cumsum(per_part)[:-1])).reshape(n_parts, threads).T.copy()

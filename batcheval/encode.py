@@ -254,7 +254,8 @@ def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any]
         return ClassCoding(
             lab, pred, 0, np.zeros(1, np.int64), pl.Series("class", values, dtype=pl.Int64), False
         )
-    (lmin, lmax), (pmin, pmax) = value_range(lab), value_range(pred)
+    (lmin, lmax) = value_range(lab)
+    (pmin, pmax) = (lmin, lmax) if prediction is label else value_range(pred)  # one column for sweeps
     vmin, vmax = min(lmin, pmin), max(lmax, pmax)
     span = vmax - vmin + 1
     dtype = label.dtype if label.dtype == prediction.dtype else pl.Int64
@@ -279,7 +280,8 @@ def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any]
 
         present = np.zeros(span, dtype=np.bool_)
         mark_present(lab, vmin, present)
-        mark_present(pred, vmin, present)
+        if prediction is not label:
+            mark_present(pred, vmin, present)
         found = np.flatnonzero(present)
         lut = np.full(span, -1, dtype=np.int64)
         lut[found] = np.arange(len(found))

@@ -36,6 +36,7 @@ __all__ = [
     "binary_cells",
     "chi2_upper_tail",
     "compute",
+    "compute_cells",
     "default_measures",
 ]
 
@@ -167,6 +168,7 @@ def compute(
     *,
     positive: int = 1,
     beta: float | None = None,
+    cells: tuple[np.ndarray, ...] | None = None,
 ) -> dict[str, np.ndarray]:
     """Compute measures for every table of ``counts[G, K, K]`` at once.
 
@@ -181,6 +183,9 @@ def compute(
         Index of the positive class for binary measures (K = 2 only).
     beta
         The β of ``f_beta``.
+    cells
+        ``(tp, fp, fn, tn)`` of ``counts`` at ``positive``, when the caller
+        already has them (:func:`binary_cells`); saves a pass.
 
     Returns
     -------
@@ -197,7 +202,50 @@ def compute(
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
         raise ValueError(f"counts must have shape (G, K, K), got {counts.shape}")
-    n_groups, n_classes = counts.shape[0], counts.shape[1]
+    if counts.shape[1] == 2 and cells is None:
+        cells = binary_cells(counts, positive)
+    return _compute(counts, cells, names, beta)
+
+
+def compute_cells(
+    tp: np.ndarray,
+    fp: np.ndarray,
+    fn: np.ndarray,
+    tn: np.ndarray,
+    names: Sequence[str] | None = None,
+    *,
+    beta: float | None = None,
+) -> dict[str, np.ndarray]:
+    """Binary measures straight from the four cell columns of G tables.
+
+    What :func:`compute` does for ``counts[G, 2, 2]``, for callers that hold
+    the cells as columns (sweeps): no table tensor is built unless a
+    multiclass-only measure is asked for.
+
+    Examples
+    --------
+    >>> r = compute_cells([30], [12], [30], [28], ["informedness", "precision"])
+    >>> [round(float(r[k][0]), 4) for k in r]
+    [0.2, 0.7143]
+    """
+    cells = tuple(np.ascontiguousarray(c, dtype=np.int64) for c in (tp, fp, fn, tn))
+    if len({c.shape for c in cells}) != 1 or cells[0].ndim != 1:
+        raise ValueError(f"cell columns must be 1-D of one length, got shapes {[c.shape for c in cells]}")
+    return _compute(None, cells, names, beta)
+
+
+def _compute(
+    counts: np.ndarray | None,
+    cells: tuple[np.ndarray, ...] | None,
+    names: Sequence[str] | None,
+    beta: float | None,
+) -> dict[str, np.ndarray]:
+    """``counts`` may be None for a binary table given as ``cells`` (positive = 1)."""
+    if counts is None:
+        assert cells is not None
+        n_groups, n_classes = len(cells[0]), 2
+    else:
+        n_groups, n_classes = counts.shape[0], counts.shape[1]
     names = default_measures(n_classes, beta) if names is None else list(names)
     _check_names(names, n_classes, beta)
 
@@ -215,9 +263,12 @@ def compute(
 
     results: dict[str, np.ndarray] = {}
     if want_binary:
-        call = _Call(_binary.binary_measures, n_groups, counts, positive, float(beta or 1.0))
+        call = _Call(_binary.binary_measures, n_groups, *cells, float(beta or 1.0))
         results.update({("b", k): v for k, v in _run_kernel(_binary.NAMES, want_binary, call).items()})
     if want_multi:
+        if counts is None:
+            tp, fp, fn, tn = cells
+            counts = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
         call = _Call(_multiclass.multiclass_measures, n_groups, counts)
         results.update({("m", k): v for k, v in _run_kernel(_multiclass.NAMES, want_multi, call).items()})
 
@@ -228,7 +279,7 @@ def compute(
         if name == "p_fisher":
             p = np.empty(n_groups, dtype=np.float64)
             if n_groups:
-                _fisher.fisher_greater(counts, positive, p)
+                _fisher.fisher_greater(*cells, p)
             out[name] = p
         elif name == "alpha_sbb":
             out[name] = alpha_sbb(chi2_upper_tail(results[(family, "chi2_kb")], dof))

@@ -468,13 +468,11 @@ class ContingencyTable:
             head = self._keys.clone() if self.by else pl.DataFrame()
         n, _ = group_totals(counts)
         cols = [pl.Series("n", n, dtype=pl.Int64)]
-        if counts.shape[1] == 2:
-            cols += [
-                pl.Series(name, arr, dtype=pl.Int64)
-                for name, arr in zip(_CELL_NAMES, _measures.binary_cells(counts, pos), strict=True)
-            ]
+        cells = _measures.binary_cells(counts, pos) if counts.shape[1] == 2 else None
+        if cells is not None:
+            cols += [pl.Series(c, arr, dtype=pl.Int64) for c, arr in zip(_CELL_NAMES, cells, strict=True)]
         head = head.hstack(cols) if head.width else pl.DataFrame(cols)
-        return head, _measures.compute(counts, measures, positive=pos, beta=beta)
+        return head, _measures.compute(counts, measures, positive=pos, beta=beta, cells=cells)
 
 
 def one_vs_rest(counts: np.ndarray) -> np.ndarray:

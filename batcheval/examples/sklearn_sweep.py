@@ -37,11 +37,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..auc import auc
 from ..curves import curves
 from ..evaluate import evaluate
 from ..leaderboard import leaderboard
 from ..plot import plot
-from ..sweep import auc, sweep
+from ..sweep import sweep
 
 __all__ = ["DATASETS", "Setting", "compare_rankings", "load", "predictions", "run", "settings"]
 

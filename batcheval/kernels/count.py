@@ -130,11 +130,24 @@ def pack_ids(k0, k1, k2, k3, offset, stride, nkeys, out):
         out[i] = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
 
 
-@jit
+@jit_parallel
 def mark_present(values, vmin, present):
-    """Set ``present[v - vmin]`` for every value; for class discovery over wide ranges."""
-    for i in range(values.shape[0]):
-        present[np.int64(values[i]) - vmin] = True
+    """Set ``present[v - vmin]`` for every value; for class discovery.
+
+    Threads mark private copies (a racing write of True to one byte is benign
+    in practice, but not something to rely on) that are OR-ed at the end.
+    """
+    n = values.shape[0]
+    # wide ranges (up to 2**24 values) stay serial: eight copies would cost more than they save
+    n_threads = 1 if present.shape[0] > (1 << 20) else max(1, min(8, n >> 16))
+    marks = np.zeros((n_threads, present.shape[0]), np.bool_)
+    for t in prange(n_threads):
+        lo, hi = thread_rows(t, n, n_threads)
+        for i in range(lo, hi):
+            marks[t, np.int64(values[i]) - vmin] = True
+    for t in range(n_threads):
+        for j in range(present.shape[0]):
+            present[j] |= marks[t, j]
 
 
 @jit

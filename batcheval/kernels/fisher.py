@@ -37,17 +37,14 @@ def _upper_tail(x, n, rp, pp):
 
 
 @jit_parallel
-def fisher_greater(counts, positive, out):
+def fisher_greater(tp, fp, fn, tn, out):
     """One-sided Fisher exact p-values toward positive association; NaN when n = 0.
 
-    ``counts`` is ``[G, 2, 2]`` (real × predicted), ``positive`` the positive index.
+    ``tp fp fn tn`` are the int64 cell columns of G tables.
     """
-    p = positive
-    q = 1 - positive
-    for g in prange(counts.shape[0]):
-        tp = counts[g, p, p]
-        n = tp + counts[g, q, p] + counts[g, p, q] + counts[g, q, q]
+    for g in prange(tp.shape[0]):
+        n = tp[g] + fp[g] + fn[g] + tn[g]
         if n == 0:
             out[g] = np.nan
         else:
-            out[g] = _upper_tail(tp, n, tp + counts[g, p, q], tp + counts[g, q, p])
+            out[g] = _upper_tail(tp[g], n, tp[g] + fn[g], tp[g] + fp[g])

@@ -26,3 +26,29 @@ def minmax(values, n_threads):
         lo[t] = a
         hi[t] = b
     return lo.min(), hi.max()
+
+
+@jit_parallel
+def finite_range(values, n_threads):
+    """``(min, max, count)`` of the finite values of a float array, and how many
+    are NaN or infinite; min > max when none is finite."""
+    n = values.shape[0]
+    lo = np.full(n_threads, np.inf)
+    hi = np.full(n_threads, -np.inf)
+    bad = np.zeros(n_threads, np.int64)
+    step = (n + n_threads - 1) // n_threads
+    for t in prange(n_threads):
+        a = np.inf
+        b = -np.inf
+        nbad = 0
+        for i in range(min(n, t * step), min(n, (t + 1) * step)):
+            v = values[i]
+            if v - v != 0.0:  # NaN or ±inf, without a call per element
+                nbad += 1
+                continue
+            a = min(a, v)
+            b = max(b, v)
+        lo[t] = a
+        hi[t] = b
+        bad[t] = nbad
+    return lo.min(), hi.max(), bad.sum()
