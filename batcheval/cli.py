@@ -347,6 +347,13 @@ def _leaderboard(args: argparse.Namespace) -> None:
         print(f"wrote a forest plot to {args.plot}", file=sys.stderr)
     if args.top:
         board = board.head(args.top)
+    if not args.output:  # a terminal table: the ranking columns; -o writes every column
+        m = args.measure
+        head = [*(_split(args.run) or []), "rank", m, f"{m}_ci_low", f"{m}_ci_high", "diff_vs_leader",
+                "p_vs_leader_holm", "tied_with_leader"]  # fmt: skip
+        shown = board.select([c for c in head if c in board.columns])
+        print(f"showing {shown.width} of {board.width} columns: write them all with -o FILE", file=sys.stderr)
+        board = shown
     _emit(board, args.output, chosen=True)
 
 

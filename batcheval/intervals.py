@@ -353,6 +353,13 @@ def _resolve_seed(seed: int | None) -> int:
     return int(seed)
 
 
+def seeds_for(seed: int | None, first: int, n: int) -> np.ndarray:
+    """Generator seeds of groups ``first .. first + n - 1`` under ``seed``."""
+    seeds = np.empty(n, dtype=np.uint32)
+    _boot.group_seeds(np.uint64(_resolve_seed(seed)), first, n, seeds)
+    return seeds
+
+
 def bootstrap_replicates(
     counts: np.ndarray, n_boot: int, seed: int | None = None, *, first: int = 0
 ) -> np.ndarray:
@@ -372,8 +379,7 @@ def bootstrap_replicates(
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     g = counts.shape[0]
     flat = counts.reshape(g, -1)
-    seeds = np.empty(g, dtype=np.uint32)
-    _boot.group_seeds(np.uint64(_resolve_seed(seed)), first, g, seeds)
+    seeds = seeds_for(seed, first, g)
     out = np.empty((g, n_boot, flat.shape[1]), dtype=np.int64)
     if g:
         _boot.multinomial_resample(flat, n_boot, seeds, out)

@@ -399,26 +399,28 @@ def _joint_dense(
     threads = n_threads()
     if g * k**3 * threads > _PRIVATE_CELLS:
         return None
-    ranges = [_dense_lut(df.get_column(c)) for c in (runs[0], examples[0], label, prediction)]
     classes = table.classes
-    if any(r is None for r in ranges) or not classes.dtype.is_integer():
+    if not classes.dtype.is_integer():
         return None
-    (run_lo, run_hi), (ex_lo, ex_hi), (l_lo, l_hi), (p_lo, p_hi) = ranges  # type: ignore[misc]
+    # the table was counted from these rows, so its keys and classes bound the run,
+    # label and prediction values: only the example column needs a pass
+    ranges = [_dense_lut(table.keys.get_column(runs[0])), _dense_lut(df.get_column(examples[0]))]
+    if any(r is None for r in ranges):
+        return None
+    (run_lo, run_hi), (ex_lo, ex_hi) = ranges  # type: ignore[misc]
     run_lut = np.zeros(run_hi - run_lo + 1, dtype=np.int64)
     run_lut[table.keys.get_column(runs[0]).to_numpy().astype(np.int64) - run_lo] = np.arange(g)
-    c_lo = min(l_lo, p_lo, int(classes.min()))  # type: ignore[arg-type]
-    c_hi = max(l_hi, p_hi, int(classes.max()))  # type: ignore[arg-type]
+    c_lo, c_hi = int(classes.min()), int(classes.max())  # type: ignore[arg-type]
     class_lut = np.zeros(c_hi - c_lo + 1, dtype=np.int64)
     class_lut[classes.to_numpy().astype(np.int64) - c_lo] = np.arange(k)
     lead_lut = np.full(ex_hi - ex_lo + 1, -1, dtype=np.int64)
     ex = lead.get_column(examples[0]).to_numpy().astype(np.int64)
     lead_lut[ex - ex_lo] = lead.get_column("__code").fill_null(-1).to_numpy()
     bufs = np.zeros((threads, g * k**3), dtype=np.int64)
-    _lb.joint_counts(
-        df.get_column(runs[0]).to_numpy(), run_lo, run_lut, df.get_column(label).to_numpy(),
-        df.get_column(prediction).to_numpy(), c_lo, class_lut, df.get_column(examples[0]).to_numpy(),
-        ex_lo, lead_lut, k, bufs,
-    )  # fmt: skip
+    run_col = df.get_column(runs[0]).to_numpy()
+    rows = (run_col, run_lo, run_lut, df.get_column(label).to_numpy(), df.get_column(prediction).to_numpy(),
+            c_lo, class_lut, df.get_column(examples[0]).to_numpy(), ex_lo, lead_lut)  # fmt: skip
+    _lb.joint_counts(*rows, k, bufs)
     return bufs.sum(axis=0).reshape(g, k, k, k)
 
 
@@ -471,12 +473,22 @@ def _paired_bootstrap_se(
     step = max(1, _CHUNK_CELLS // (n_boot * (k**3 + 2 * k * k)))
     for start in range(0, g, step):  # chunks of groups bound the replicate memory
         stop = min(g, start + step)
-        reps = _intervals.bootstrap_replicates(joint[start:stop], n_boot, seed, first=start)
-        flat = reps.reshape(-1, k, k, k)
-        d = (
-            _measures.compute(flat.sum(axis=2), [measure], positive=pos)[measure]
-            - _measures.compute(flat.sum(axis=3), [measure], positive=pos)[measure]
-        )
+        if k == 2:  # one fused kernel: replicate cells straight into cell columns
+            cells = np.empty((2, 4, (stop - start) * n_boot), dtype=np.int64)
+            flat = np.ascontiguousarray(joint[start:stop].reshape(stop - start, 8), dtype=np.int64)
+            seeds = _intervals.seeds_for(seed, start, stop - start)
+            _boot.paired_binary_cells(flat, n_boot, seeds, pos, *cells)
+            d = (
+                _measures.compute_cells(*cells[0], [measure])[measure]
+                - _measures.compute_cells(*cells[1], [measure])[measure]
+            )
+        else:
+            reps = _intervals.bootstrap_replicates(joint[start:stop], n_boot, seed, first=start)
+            flat = reps.reshape(-1, k, k, k)
+            d = (
+                _measures.compute(flat.sum(axis=2), [measure], positive=pos)[measure]
+                - _measures.compute(flat.sum(axis=3), [measure], positive=pos)[measure]
+            )
         _boot.nan_std(d.reshape(stop - start, n_boot), se[start:stop])
     return se
 

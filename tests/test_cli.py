@@ -49,6 +49,24 @@ def test_evaluate_prints_a_table(files):
     assert "informedness" in proc.stdout and "shape: (6," in proc.stdout
 
 
+def test_leaderboard_prints_the_ranking_columns_and_writes_them_all(files):
+    root, df = files
+    proc = _run("leaderboard", str(root / "preds.parquet"), "--run", "run", "--pool", "fold")
+    assert proc.returncode == 0, proc.stderr
+    header = proc.stdout.splitlines()[2]
+    assert [c.strip() for c in header.strip("│ ").split("┆")] == [
+        "run", "rank", "informedness", "informedness_ci_low", "informedness_ci_high",
+        "diff_vs_leader", "p_vs_leader_holm", "tied_with_leader",
+    ]  # fmt: skip
+    assert "showing 8 of" in proc.stderr
+    out = root / "board.parquet"
+    args = ("leaderboard", str(root / "preds.parquet"), "--run", "run", "--pool", "fold")
+    written = _run(*args, "-o", str(out))
+    assert written.returncode == 0, written.stderr
+    expected = be.leaderboard(df, run="run", pool="fold", seed=0)
+    assert pl.read_parquet(out).equals(expected)
+
+
 def test_bad_input_exits_nonzero_with_one_line(files):
     root, _ = files
     proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run,seed")

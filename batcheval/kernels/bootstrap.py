@@ -38,13 +38,34 @@ def group_seeds(seed, first, n, out):
         out[i] = np.uint32(z >> np.uint64(32))
 
 
+@jit_inline
+def _draw(counts, g, total, out_row):
+    """One Multinomial(total, counts[g] / total) draw into ``out_row``: a chain of
+    conditional binomials, each cell given the mass left after the cells before
+    it, which is exact."""
+    n_cells = counts.shape[1]
+    left = total  # examples still to place
+    mass = total  # original counts of the cells not yet drawn
+    for c in range(n_cells - 1):
+        cell = counts[g, c]
+        if left == 0 or cell == 0:
+            x = 0
+        elif cell >= mass:
+            x = left
+        else:
+            x = np.random.binomial(left, cell / mass)  # noqa: NPY002
+        out_row[c] = x
+        left -= x
+        mass -= cell
+    out_row[n_cells - 1] = left
+
+
 @jit_parallel
 def multinomial_resample(counts, n_boot, seeds, out):
     """``out[g, b]`` = a Multinomial(n_g, counts[g] / n_g) draw, for ``b < n_boot``.
 
     ``counts`` is ``[G, C]`` (a table's cells flattened), ``out`` is
-    ``[G, n_boot, C]``. The draw is a chain of conditional binomials, each
-    cell given the mass left after the cells before it, which is exact.
+    ``[G, n_boot, C]``.
     """
     n_groups, n_cells = counts.shape
     for g in prange(n_groups):
@@ -54,20 +75,41 @@ def multinomial_resample(counts, n_boot, seeds, out):
         for c in range(n_cells):
             total += counts[g, c]
         for b in range(n_boot):
-            left = total  # examples still to place
-            mass = total  # original counts of the cells not yet drawn
-            for c in range(n_cells - 1):
-                cell = counts[g, c]
-                if left == 0 or cell == 0:
-                    x = 0
-                elif cell >= mass:
-                    x = left
-                else:
-                    x = np.random.binomial(left, cell / mass)  # noqa: NPY002
-                out[g, b, c] = x
-                left -= x
-                mass -= cell
-            out[g, b, n_cells - 1] = left
+            _draw(counts, g, total, out[g, b])
+
+
+@jit_parallel
+def paired_binary_cells(joint, n_boot, seeds, positive, run_cells, lead_cells):
+    """Resample binary joint tables and keep only the two 2×2 tables each replicate implies.
+
+    ``joint`` is ``[G, 8]``, the flattened ``[real, leader's prediction, run's
+    prediction]`` table. Replicate b of group g is drawn exactly as
+    :func:`multinomial_resample` draws it (same seeds, same order), then
+    summed into ``run_cells[:, g*n_boot + b]`` and ``lead_cells[...]`` as
+    ``(tp, fp, fn, tn)`` with class ``positive`` positive, so the ``[G, B, 8]``
+    replicate tensor is never stored.
+    """
+    n_groups = joint.shape[0]
+    p = positive
+    q = 1 - positive
+    for g in prange(n_groups):
+        np.random.seed(seeds[g])  # noqa: NPY002
+        total = 0
+        for c in range(8):
+            total += joint[g, c]
+        cell = np.empty(8, np.int64)
+        for b in range(n_boot):
+            _draw(joint, g, total, cell)
+            r = g * n_boot + b
+            # cell index: real*4 + leader*2 + run
+            run_cells[0, r] = cell[p * 4 + p] + cell[p * 4 + 2 + p]
+            run_cells[1, r] = cell[q * 4 + p] + cell[q * 4 + 2 + p]
+            run_cells[2, r] = cell[p * 4 + q] + cell[p * 4 + 2 + q]
+            run_cells[3, r] = cell[q * 4 + q] + cell[q * 4 + 2 + q]
+            lead_cells[0, r] = cell[p * 4 + p * 2] + cell[p * 4 + p * 2 + 1]
+            lead_cells[1, r] = cell[q * 4 + p * 2] + cell[q * 4 + p * 2 + 1]
+            lead_cells[2, r] = cell[p * 4 + q * 2] + cell[p * 4 + q * 2 + 1]
+            lead_cells[3, r] = cell[q * 4 + q * 2] + cell[q * 4 + q * 2 + 1]
 
 
 @jit_inline
