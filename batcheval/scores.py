@@ -48,7 +48,14 @@ class Scored:
     @property
     def rows(self) -> tuple:
         """The arguments every row kernel takes: keys, then label coding, then scores."""
-        return (*_kernel_keys(self.space.columns), self.label, self.vmin, self.lut, 1, self.score)
+        return self.rows_between(0, len(self.score))
+
+    def rows_between(self, lo: int, hi: int) -> tuple:
+        """:attr:`rows` for rows ``[lo, hi)`` only (views, no copies)."""
+        keys = _kernel_keys(self.space.columns)
+        n_keys = len(self.space.columns)
+        arrays = tuple(a[lo:hi] if i < n_keys else a for i, a in enumerate(keys[:4]))
+        return (*arrays, *keys[4:], self.label[lo:hi], self.vmin, self.lut, 1, self.score[lo:hi])
 
 
 def prepare_scores(

@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from . import measures as _measures
-from .counting import radix_count, use_radix
+from .counting import _kernel_keys, radix_count, use_radix
 from .errors import ColumnNotFoundError, InvalidLabelError, SourceError
 from .evaluate import _pooled
 from .frames import as_key_list, check_roles
@@ -212,19 +212,11 @@ def _binned(scored: Scored, thresholds: int | Sequence[float], score_range) -> S
 def _histogram(scored: Scored, grid: tuple, cells: int) -> np.ndarray:
     """``hist[(g*(T+1) + bin)*2 + is_positive]``: radix-partitioned for large
     tables of shuffled rows, else per-thread private tables."""
-    rows = scored.rows
     n_rows = len(scored.score)
-    n_keys = len(scored.space.columns)
     threads = n_threads()
     hist = np.zeros(cells, dtype=np.int64)
-
-    def sliced(lo: int, hi: int) -> tuple:
-        return tuple(
-            a[lo:hi] if (i < n_keys or i in (7, 11)) else a  # key arrays, label, score
-            for i, a in enumerate(rows)
-        )
-
-    if use_radix(rows[:7], n_rows, cells, rows_per_cell=0):
+    sliced = scored.rows_between
+    if use_radix(_kernel_keys(scored.space.columns), n_rows, cells, rows_per_cell=0):
 
         def fill_ids(lo: int, hi: int, shift: int, ids: np.ndarray, part_hist: np.ndarray) -> int:
             return _sweep.sweep_cell_ids(*sliced(lo, hi), *grid, shift, ids, part_hist)

@@ -59,6 +59,39 @@ def test_sweep_counts_equal_numpy_at_every_threshold(thresholds):
             assert (r["tp"], r["fp"], r["fn"], r["tn"]) == _numpy_table(y, s, r["threshold"])
 
 
+@pytest.mark.parametrize("block_rows", [None, 5_000])
+def test_radix_partitioned_histogram_counts_equal_numpy(monkeypatch, block_rows):
+    """Many groups × thresholds of shuffled rows take the radix path (in row blocks
+    when ``block_rows`` is set); counts must still equal numpy at every threshold."""
+    import sys
+
+    from batcheval import counting
+
+    sweep_module = sys.modules["batcheval.sweep"]
+    used = []
+    real = sweep_module.use_radix
+    monkeypatch.setattr(sweep_module, "use_radix", lambda *a, **k: used.append(real(*a, **k)) or used[-1])
+    if block_rows:
+        monkeypatch.setattr(counting, "_RADIX_BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(4)
+    n, groups = 30_000, 3_000
+    df = pl.DataFrame({"run": rng.integers(0, groups, n), "label": rng.integers(0, 2, n),
+                       "score": np.round(rng.normal(size=n), 2)})  # fmt: skip
+    thresholds = np.linspace(-2.5, 2.5, 101)
+    out = be.sweep(df, by="run", thresholds=thresholds.tolist(), measures=["recall"])
+    assert used == [True]
+    y, s, run = df["label"].to_numpy(), df["score"].to_numpy(), df["run"].to_numpy()
+    pred = s[:, None] >= thresholds[None, :]
+    expected = {}
+    for name, mask in (("tp", pred & (y[:, None] == 1)), ("fp", pred & (y[:, None] == 0)),
+                       ("fn", ~pred & (y[:, None] == 1)), ("tn", ~pred & (y[:, None] == 0))):  # fmt: skip
+        per = np.zeros((groups, len(thresholds)), dtype=np.int64)
+        np.add.at(per, run, mask.astype(np.int64))
+        expected[name] = per[np.unique(run)].ravel()
+    for name, values in expected.items():
+        np.testing.assert_array_equal(out[name].to_numpy(), values)
+
+
 def test_evenly_spaced_thresholds_span_the_global_score_range():
     df = scored_frame(seed=2)
     out = be.sweep(df, by="run", thresholds=11)

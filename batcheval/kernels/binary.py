@@ -78,22 +78,6 @@ def _xlogx_ratio(o, e):
     return o * math.log(o / e) if o > 0 else 0.0
 
 
-# indices into NAMES of the measures that use each shared term
-_USES_RATES = np.array([2, 3, 4, 6, 7, 12, 24, 26, 27], dtype=np.int64)
-_USES_INFORMEDNESS = np.array([13, 16, 31, 33, 35], dtype=np.int64)
-_USES_MARKEDNESS = np.array([14, 16, 32, 34, 35], dtype=np.int64)
-_USES_CORRELATION = np.array([15, 29], dtype=np.int64)
-_USES_EVENNESS = np.array([18, 19, 20, 33, 34, 35], dtype=np.int64)
-
-
-@jit_inline
-def _any(slots, indices):
-    for m in indices:
-        if slots[m] >= 0:
-            return True
-    return False
-
-
 @jit_inline
 def _put(out, slots, m, g, value):
     s = slots[m]
@@ -109,13 +93,6 @@ def binary_measures(tp, fp, fn, tn, beta, slots, out):
     """
     n_groups = tp.shape[0]
     n_names = slots.shape[0]
-    # shared terms are computed only when a requested measure uses them: a sweep
-    # asking for one measure over 10M tables should not pay for forty
-    need_rates = _any(slots, _USES_RATES)
-    need_inf = _any(slots, _USES_INFORMEDNESS)
-    need_mark = _any(slots, _USES_MARKEDNESS)
-    need_corr = _any(slots, _USES_CORRELATION)
-    need_even = _any(slots, _USES_EVENNESS)
     for g in prange(n_groups):
         tp_g = tp[g]
         fp_g = fp[g]
@@ -141,22 +118,18 @@ def binary_measures(tp, fp, fn, tn, beta, slots, out):
             det = a * d - b * c
         prevalence = rp / n
         bias = pp / n
-        recall = precision = inverse_recall = fallout = miss_rate = 0.0
-        if need_rates:
-            recall = _ratio(a, rp)
-            precision = _ratio(a, pp)
-            inverse_recall = _ratio(d, rn)
-            fallout = _ratio(b, rn)
-            miss_rate = _ratio(c, rp)
-        informedness = _coef(det, rp * rn) if need_inf else 0.0
-        markedness = _coef(det, pp * pn) if need_mark else 0.0
-        correlation = _coef(det, math.sqrt(rp * rn) * math.sqrt(pp * pn)) if need_corr else 0.0
+        recall = _ratio(a, rp)
+        precision = _ratio(a, pp)
+        inverse_recall = _ratio(d, rn)
+        fallout = _ratio(b, rn)
+        miss_rate = _ratio(c, rp)
+        informedness = _coef(det, rp * rn)
+        markedness = _coef(det, pp * pn)
+        correlation = _coef(det, math.sqrt(rp * rn) * math.sqrt(pp * pn))
         dtp = det / (n * n)
-        even_r = even_p = even_g = 0.0
-        if need_even:
-            even_r = prevalence * (1.0 - prevalence)
-            even_p = bias * (1.0 - bias)
-            even_g = math.sqrt(even_r * even_p)
+        even_r = prevalence * (1.0 - prevalence)
+        even_p = bias * (1.0 - bias)
+        even_g = math.sqrt(even_r * even_p)
         b2 = beta * beta
 
         _put(out, slots, 0, g, prevalence)
