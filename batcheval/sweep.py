@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from . import measures as _measures
-from .counting import _kernel_keys, radix_count, use_radix
+from .counting import _PRIVATE_ROWS_PER_THREAD, _kernel_keys, radix_count, use_radix
 from .errors import ColumnNotFoundError, InvalidLabelError, SourceError
 from .evaluate import _pooled
 from .frames import as_key_list, check_roles
@@ -34,9 +34,6 @@ from .table import ContingencyTable
 __all__ = ["sweep"]
 
 _CELLS = ("tp", "fp", "fn", "tn")
-# per-thread histograms while all of them together stay under this many cells
-_PRIVATE_CELLS = 1 << 25
-_PRIVATE_ROWS_PER_THREAD = (1 << 32) - 1
 
 
 def sweep(
