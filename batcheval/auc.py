@@ -21,7 +21,7 @@ from .kernels.jit import n_threads
 from .multiscore import _IS_POS as _IS_CLASS
 from .multiscore import _SCORE as _SCORE_COL
 from .multiscore import is_multiclass_score, one_vs_rest_frame, predicted_shares
-from .scores import Scored, prepare_scores
+from .scores import Scored, check_nonfinite, prepare_scores
 
 __all__ = ["auc"]
 
@@ -82,25 +82,36 @@ class Points:
 
 
 def grouped_scores(scored: Scored) -> Segments:
-    """Two-pass counting sort of the finite scores by group."""
+    """Two-pass counting sort of the finite scores by group.
+
+    A label column's own coding gives every row a class, so only non-finite
+    scores can leave rows out. Unless some are known to, the group sizes come
+    from the keys alone; the scatter counts the rows it skips, and finding
+    any there means raising, or (with ``drop_nonfinite``) sizing again.
+    """
     n_groups = scored.space.size
     n_rows = len(scored.score)
-    # per-thread sizes cost threads·2G cells: one thread for sparse key spaces
-    threads = n_threads() if 2 * n_groups * n_threads() <= max(n_rows, 1 << 20) else 1
-    sizes = np.zeros((threads, 2 * n_groups), dtype=np.int64)
+    # per-thread sizes cost threads·G cells: one thread for sparse key spaces
+    threads = n_threads() if n_groups * n_threads() <= max(n_rows, 1 << 20) else 1
     rows = scored.rows
-    _exact.segment_sizes(*rows, sizes)
-    per_thread = sizes[:, 0::2] + sizes[:, 1::2]
-    per_group = per_thread.sum(axis=0)
-    first = np.concatenate(([0], np.cumsum(per_group)))
-    # thread-minor offsets within a group keep its rows in row order
-    at = np.ascontiguousarray(first[:-1] + np.cumsum(per_thread, axis=0) - per_thread)
-    grouped = np.empty(int(first[-1]))
-    labels = np.empty(int(first[-1]), dtype=np.uint8)
-    _exact.scatter_segments(*rows, at, grouped, labels)
+    check = bool(scored.nonfinite)
+    while True:
+        per_thread = np.zeros((threads, n_groups), dtype=np.int64)
+        _exact.segment_sizes(*rows, check, per_thread)
+        per_group = per_thread.sum(axis=0)
+        first = np.concatenate(([0], np.cumsum(per_group)))
+        # thread-minor offsets within a group keep its rows in row order
+        at = np.ascontiguousarray(first[:-1] + np.cumsum(per_thread, axis=0) - per_thread)
+        grouped = np.empty(int(first[-1]))
+        labels = np.empty(int(first[-1]), dtype=np.uint8)
+        skipped = _exact.scatter_segments(*rows, at, grouped, labels)
+        if check or not skipped:
+            break
+        check_nonfinite(scored.score_name, int(skipped), scored.drop_nonfinite)
+        check = True
     present = np.flatnonzero(per_group) if scored.by else np.zeros(1, np.int64)
     starts = np.append(first[present], first[-1])
-    positives = sizes[:, 0::2].sum(axis=0)[present]
+    positives = _exact.segment_sums(starts, labels)
     return Segments(scored.space.decode(present), starts, grouped, labels, positives)
 
 
@@ -186,7 +197,9 @@ def auc(
         return _multiclass_auc(
             data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls
         )
-    scored = prepare_scores(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
+    scored = prepare_scores(
+        data, by, label, score, positive, classes, drop_nonfinite, drop_nulls, score_range=False
+    )
     seg = grouped_scores(scored)
     n_groups = len(seg.positives)
     areas = np.empty((n_groups, 3))

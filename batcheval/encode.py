@@ -157,6 +157,7 @@ class ClassCoding:
     lut: np.ndarray
     classes: pl.Series
     trim: bool
+    seen: np.ndarray | None = None  # with ``trim``: which values of the range occur, when known
 
     @property
     def n_codes(self) -> int:
@@ -254,9 +255,16 @@ def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any]
         return ClassCoding(
             lab, pred, 0, np.zeros(1, np.int64), pl.Series("class", values, dtype=pl.Int64), False
         )
-    (lmin, lmax) = value_range(lab)
-    (pmin, pmax) = (lmin, lmax) if prediction is label else value_range(pred)  # one column for sweeps
-    vmin, vmax = min(lmin, pmin), max(lmax, pmax)
+    from .kernels.jit import n_threads
+    from .kernels.ranges import minmax_small
+
+    lmin, lmax, bits = minmax_small(lab, n_threads())
+    if prediction is not label:  # one column for sweeps
+        pmin, pmax, pbits = minmax_small(pred, n_threads())
+        bits |= pbits
+    else:
+        pmin, pmax = lmin, lmax
+    vmin, vmax = int(min(lmin, pmin)), int(max(lmax, pmax))
     span = vmax - vmin + 1
     dtype = label.dtype if label.dtype == prediction.dtype else pl.Int64
 
@@ -272,9 +280,12 @@ def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any]
 
     if span <= _COUNT_RANGE_LIMIT:
         values = list(range(vmin, vmax + 1))
-        return ClassCoding(
-            lab, pred, vmin, np.arange(span, dtype=np.int64), pl.Series("class", values).cast(dtype), True
-        )
+        seen = None
+        if 0 <= vmin and vmax < 64:  # the same pass saw which values occur
+            shifts = np.arange(vmin, vmax + 1, dtype=np.uint64)
+            seen = ((np.uint64(bits) >> shifts) & np.uint64(1)).astype(np.bool_)
+        lut = np.arange(span, dtype=np.int64)
+        return ClassCoding(lab, pred, vmin, lut, pl.Series("class", values).cast(dtype), True, seen)
     if span <= _LUT_RANGE_LIMIT:
         from .kernels.count import mark_present
 

@@ -23,7 +23,7 @@ from .kernels.count import mark_present
 from .kernels.jit import n_threads
 from .kernels.ranges import finite_range
 
-__all__ = ["Scored", "prepare_scores", "threshold_grid"]
+__all__ = ["Scored", "check_nonfinite", "prepare_scores", "threshold_grid"]
 
 
 @dataclass
@@ -44,6 +44,11 @@ class Scored:
     score_min: float  # of the finite scores; min > max when there are none
     score_max: float
     classes: tuple
+    score_name: str = "score"
+    drop_nonfinite: bool = False
+    # rows with a NaN or infinite score, which kernels skip; None when not
+    # counted up front (exact AUCs count them while grouping)
+    nonfinite: int | None = 0
 
     @property
     def rows(self) -> tuple:
@@ -67,8 +72,14 @@ def prepare_scores(
     classes: Sequence[Any] | None,
     drop_nonfinite: bool,
     drop_nulls: bool,
+    score_range: bool = True,
 ) -> Scored:
-    """Check and encode the key, label and score columns of a sweep or AUC."""
+    """Check and encode the key, label and score columns of a sweep or AUC.
+
+    ``score_range=False`` skips the pass that finds the finite scores' range
+    and counts the others; the caller's kernels must then count them (see
+    :func:`check_nonfinite`).
+    """
     keys = as_key_list(by)
     roles = {k: "key" for k in keys} | {label: "label", score: "score"}
     df = select_columns(data, [*keys, label, score], roles)
@@ -84,18 +95,18 @@ def prepare_scores(
             )
         df = df.filter(pl.col(score).is_not_null() & pl.col(label).is_not_null())
     scores = np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy())
-    lo, hi, bad = finite_range(scores, n_threads()) if len(scores) else (np.inf, -np.inf, 0)
-    if bad and not drop_nonfinite:
-        raise InvalidLabelError(
-            f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}; "
-            "pass drop_nonfinite=True to skip those rows"
-        )
+    lo, hi, bad = np.inf, -np.inf, None
+    if score_range and len(scores):
+        lo, hi, bad = finite_range(scores, n_threads())
+        check_nonfinite(score, int(bad), drop_nonfinite)
     lab = df.get_column(label)
     coding = encode_classes(lab, lab, None)
     present = coding.classes.to_list()
     if coding.trim and len(lab):  # a narrow integer range: which of its values occur
-        seen = np.zeros(len(coding.lut), dtype=np.bool_)
-        mark_present(coding.label, coding.vmin, seen)
+        seen = coding.seen
+        if seen is None:
+            seen = np.zeros(len(coding.lut), dtype=np.bool_)
+            mark_present(coding.label, coding.vmin, seen)
         present = [present[i] for i in np.flatnonzero(seen)]
     values = sorted(set(present) | set(classes or []))
     if positive is None and len(values) < 2 and set(values) <= {0, 1}:
@@ -114,7 +125,19 @@ def prepare_scores(
     lut = np.where(coding.lut >= 0, is_positive[coding.lut], -1).astype(np.int64)
     n = df.height
     space = _key_space([encode_key(df.get_column(k), n) for k in keys], n, 1)
-    return Scored(keys, space, coding.label, coding.vmin, lut, scores, float(lo), float(hi), tuple(values))
+    return Scored(
+        keys, space, coding.label, coding.vmin, lut, scores, float(lo), float(hi), tuple(values),
+        score, drop_nonfinite, None if bad is None else int(bad),
+    )  # fmt: skip
+
+
+def check_nonfinite(score: str, bad: int, drop_nonfinite: bool) -> None:
+    """Raise for ``bad`` NaN or infinite scores, unless they are to be dropped."""
+    if bad and not drop_nonfinite:
+        raise InvalidLabelError(
+            f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}; "
+            "pass drop_nonfinite=True to skip those rows"
+        )
 
 
 def threshold_grid(

@@ -152,6 +152,40 @@ def test_best_threshold_equals_brute_force(measure):
         assert row[f"best_{measure}"] == pytest.approx(best_val, abs=1e-15)
 
 
+def _shaped_groups(rng) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """One group per path of the per-group sort: tiny (insertion sort), already
+    sorted, smooth (buckets), heavy ties and a heavy tail (crowded buckets, per
+    bucket quicksort), plus a bucketed group with sparse ties."""
+    n = 400
+    y = rng.integers(0, 2, n)
+    smooth = y * 0.7 + rng.normal(size=n)
+    return {
+        "tiny": (y[:20], np.round(smooth[:20], 1)),
+        "sorted": (y[np.argsort(smooth)], np.sort(smooth)),
+        "smooth": (y, smooth),
+        "heavy ties": (y, rng.integers(0, 3, n) + 0.5 * y * rng.integers(0, 2, n)),
+        "heavy tail": (y, np.where(rng.random(n) < 0.01, 1e6, 0.0) + smooth),
+        "sparse ties": (y, np.round(smooth, 2)),
+    }
+
+
+def test_auc_summaries_on_every_sort_path_equal_sklearn_and_brute_force():
+    groups = _shaped_groups(np.random.default_rng(8))
+    df = pl.concat(
+        pl.DataFrame({"shape": name, "label": y, "score": s}) for name, (y, s) in groups.items()
+    ).sample(fraction=1.0, shuffle=True, seed=1)  # rows of all groups interleaved
+    out = {row["shape"]: row for row in be.auc(df, by="shape").iter_rows(named=True)}
+    for name, (y, s) in groups.items():
+        row = out[name]
+        assert row["roc_auc"] == pytest.approx(metrics.roc_auc_score(y, s), abs=1e-12), name
+        assert row["pr_auc"] == pytest.approx(metrics.average_precision_score(y, s), abs=1e-12), name
+        assert row["roc_auch"] == pytest.approx(_hull_area(y, s), abs=1e-12), name
+        fpr, tpr, thr = metrics.roc_curve(y, s, drop_intermediate=False)
+        youden = tpr - fpr
+        assert row["best_threshold"] == thr[np.argmax(youden)], name  # first = highest threshold
+        assert row["best_informedness"] == pytest.approx(youden.max(), abs=1e-15), name
+
+
 def test_single_point_auc_identity():
     df = scored_frame(seed=6)
     out = be.sweep(df, by="run", thresholds=[0.5], measures=["auc_single", "informedness"])
@@ -196,9 +230,41 @@ def test_nonfinite_scores_are_an_error_or_dropped():
     assert out["n"].to_list() == [1]
 
 
+def test_auc_counts_nonfinite_scores_while_grouping():
+    df = scored_frame(n_runs=6, seed=9).with_row_index("i")
+    bad = df.with_columns(
+        pl.when(pl.col("i") % 37 == 0).then(float("nan"))
+        .when(pl.col("i") % 41 == 0).then(float("-inf"))
+        .otherwise(pl.col("score")).alias("score")
+    )  # fmt: skip
+    n_bad = int(bad["score"].is_nan().sum() + bad["score"].is_infinite().sum())
+    message = rf"score column 'score' has {n_bad} NaN or infinite values"
+    with pytest.raises(be.InvalidLabelError, match=message):
+        be.auc(bad, by=["run", "fold"])
+    dropped = be.auc(bad, by=["run", "fold"], drop_nonfinite=True).sort("run", "fold")
+    kept = bad.filter(pl.col("score").is_finite())
+    assert dropped.equals(be.auc(kept, by=["run", "fold"]).sort("run", "fold"))
+    assert dropped["n"].sum() == df.height - n_bad
+
+
 def test_score_sweep_needs_two_classes_or_a_positive():
     df = pl.DataFrame({"label": ["a", "b", "c"], "score": [0.1, 0.2, 0.3]})
     with pytest.raises(be.InvalidLabelError, match=r"needs two classes"):
         be.sweep(df)
     out = be.auc(df, positive="c")
     assert out["roc_auc"][0] == 1.0
+
+
+@pytest.mark.parametrize("classes", [(0, 2), (3, 7), (-1, 1), (0, 100), (62, 63), (0, 63)])
+def test_integer_labels_anywhere_in_their_range_score_the_greater_class(classes):
+    rng = np.random.default_rng(10)
+    y = rng.integers(0, 2, 300)
+    s = np.round(y * 0.5 + rng.normal(size=300), 2)
+    df = pl.DataFrame({"label": np.where(y == 1, classes[1], classes[0]), "score": s})
+    row = be.auc(df).row(0, named=True)
+    assert (row["positives"], row["negatives"]) == (int(y.sum()), int(300 - y.sum()))
+    assert row["roc_auc"] == pytest.approx(metrics.roc_auc_score(y, s), abs=1e-12)
+    absent = classes[0] + 1 if classes[0] + 1 != classes[1] else classes[1] + 1
+    listed = rf"is not one of the classes \[{classes[0]}, {classes[1]}\]"
+    with pytest.raises(be.InvalidLabelError, match=listed):
+        be.auc(df, positive=absent)

@@ -8,7 +8,9 @@ materialised and no two threads write one slot. Each group is then sorted by
 buckets over its value range — linear for the smooth score distributions
 classifiers produce, and no worse than quicksort otherwise, since crowded
 buckets fall back to it — and walked once from the top, where a score equal to
-the next one is a tie and adds no point.
+the next one is a tie and adds no point. The walk keeps integer counts: the
+ROC and hull areas are exact integer trapezoid sums divided once by 2·P·N,
+and hull turns are exact integer cross products.
 """
 
 from __future__ import annotations
@@ -40,51 +42,63 @@ def _insertion_sort(v, lab, a, z):
 
 
 @jit
-def sort_segment(v, lab, a, z, tmp, tmp_lab, ends):
-    """Sort ``v[a:z]`` ascending in place, carrying ``lab`` along (finite values).
+def sort_segment(v, lab, a, z, tmp, tmp_lab, ends, bid):
+    """Sort ``v[a:z]`` ascending, carrying ``lab`` along (finite values).
 
-    ``tmp``, ``tmp_lab`` and ``ends`` are scratch of at least ``z - a`` (+1) slots.
+    Returns True when the sorted run was written to ``tmp[:z-a]`` and
+    ``tmp_lab`` (``v`` and ``lab`` are then left as they were), False when it
+    is in place. ``tmp``, ``tmp_lab``, ``bid`` and ``ends`` are scratch of at
+    least ``z - a`` (+1 for ``ends``) slots.
     """
     m = z - a
     if m <= _SMALL_BUCKET:
         _insertion_sort(v, lab, a, z)
-        return
+        return False
     lo = v[a]
     hi = v[a]
     ordered = True
     for i in range(a, z):
         x = v[i]
-        if x < hi:
-            ordered = False
+        ordered &= x >= hi
         lo = min(lo, x)
         hi = max(hi, x)
     if ordered:
-        return
+        return False
     scale = m / (hi - lo)
     if not math.isfinite(scale) or scale == 0.0:  # a range beyond float64
         _quicksort_pairs(v, lab, a, z, tmp, tmp_lab)
-        return
+        return False
     # rounding is monotone, so bucket order is value order
     ends[: m + 1] = 0
-    for i in range(a, z):
-        ends[min(int((v[i] - lo) * scale), m - 1) + 1] += 1
+    for i in range(m):
+        b = min(np.int32((v[a + i] - lo) * scale), m - 1)
+        bid[i] = b
+        ends[b + 1] += 1
+    crowded = 0
     for b in range(m):
+        crowded = max(crowded, ends[b + 1])
         ends[b + 1] += ends[b]
-    for i in range(a, z):
-        b = min(int((v[i] - lo) * scale), m - 1)
-        tmp[ends[b]] = v[i]
-        tmp_lab[ends[b]] = lab[i]
-        ends[b] += 1
+    for i in range(m):
+        b = bid[i]
+        e = ends[b]
+        tmp[e] = v[a + i]
+        tmp_lab[e] = lab[a + i]
+        ends[b] = e + 1
+    if crowded <= _SMALL_BUCKET:
+        # every value already sits in its bucket: one insertion pass over the
+        # whole run moves each only within it, without a branchy loop per bucket
+        _insertion_sort(tmp, tmp_lab, 0, m)
+        return True
     begin = 0
     for b in range(m):
         end = ends[b]
         if end - begin > _SMALL_BUCKET:
-            _quicksort_pairs(tmp, tmp_lab, begin, end, v[a + begin : a + end], lab[a + begin : a + end])
+            spare = np.empty(end - begin)
+            _quicksort_pairs(tmp, tmp_lab, begin, end, spare, np.empty(end - begin, lab.dtype))
         elif end - begin > 1:
             _insertion_sort(tmp, tmp_lab, begin, end)
         begin = end
-    v[a:z] = tmp[:m]
-    lab[a:z] = tmp_lab[:m]
+    return True
 
 
 @jit
@@ -100,29 +114,40 @@ def _quicksort_pairs(v, lab, a, z, spare, spare_lab):
 
 @jit_inline
 def _not_right_turn(ax, ay, bx, by, cx, cy):
-    """a → b → c turns left or goes straight: b is not on the upper hull."""
+    """a → b → c turns left or goes straight: b is not on the upper hull
+    (exact on integer counts)."""
     return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) >= 0
 
 
 @jit_parallel
-def segment_sizes(k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive, score, sizes):
-    """``sizes[t, 2g]`` (positives) and ``sizes[t, 2g + 1]`` (others) of the finite,
-    in-class rows of thread t's slice. Returns the rows left out."""
+def segment_sizes(k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive, score, check, sizes):
+    """``sizes[t, g]``: the rows of group g in thread t's slice that have a
+    class and a finite score — every row, read from the keys alone, when
+    ``check`` is False."""
     n = score.shape[0]
     n_threads = sizes.shape[0]
-    skipped = np.zeros(n_threads, np.int64)
     for t in prange(n_threads):
         start, stop = thread_rows(t, n, n_threads)
-        nskip = 0
-        for i in range(start, stop):
-            c = lut[np.int64(label[i]) - vmin]
-            if c < 0 or not math.isfinite(score[i]):
-                nskip += 1
-                continue
-            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
-            sizes[t, 2 * g + (0 if c == positive else 1)] += 1
-        skipped[t] = nskip
-    return skipped.sum()
+        if check:
+            for i in range(start, stop):
+                if lut[np.int64(label[i]) - vmin] >= 0 and math.isfinite(score[i]):
+                    sizes[t, _group(i, k0, k1, k2, k3, offset, stride, nkeys)] += 1
+        else:
+            for i in range(start, stop):
+                sizes[t, _group(i, k0, k1, k2, k3, offset, stride, nkeys)] += 1
+
+
+@jit_parallel
+def segment_sums(starts, labels):
+    """Sum of ``labels[starts[g]:starts[g+1]]`` for every g: each group's positives."""
+    n_groups = starts.shape[0] - 1
+    out = np.zeros(n_groups, np.int64)
+    for g in prange(n_groups):
+        s = 0
+        for k in range(starts[g], starts[g + 1]):
+            s += labels[k]
+        out[g] = s
+    return out
 
 
 @jit_parallel
@@ -130,21 +155,94 @@ def scatter_segments(
     k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive, score, at, out, out_lab
 ):  # fmt: skip
     """Second pass: thread t writes its rows' scores, and 1 for a positive,
-    from ``at[t, g]`` on."""
+    from ``at[t, g]`` on. Returns the rows it skipped (no class or a
+    non-finite score)."""
     n = score.shape[0]
     n_threads = at.shape[0]
+    skipped = np.zeros(n_threads, np.int64)
     for t in prange(n_threads):
         pos = at[t].copy()
         start, stop = thread_rows(t, n, n_threads)
+        nskip = 0
         for i in range(start, stop):
             c = lut[np.int64(label[i]) - vmin]
             s = score[i]
             if c < 0 or not math.isfinite(s):
+                nskip += 1
                 continue
             g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
             out[pos[g]] = s
             out_lab[pos[g]] = 1 if c == positive else 0
             pos[g] += 1
+        skipped[t] = nskip
+    return skipped.sum()
+
+
+@jit
+def _walk(v, lab, a, z, p_tot, n_tot, hx, hy):
+    """Walk sorted ``v[a:z]`` from the top, one point per distinct score.
+
+    Returns ``(2·P·N·auc, 2·P·N·hull, P·ap, det, threshold)``: the ROC and
+    hull areas as exact integer trapezoid sums in (fp, tp) counts, average
+    precision times P, and the Youden point's integer determinant
+    ``tp·N − fp·P`` (informedness · P·N) with its threshold — the highest on
+    ties. ``hx``/``hy`` are scratch of ``z - a + 2`` slots.
+
+    The loop has no data-dependent branch: whether a row ends a run of tied
+    scores is a 0/1 factor and a select, which costs less than mispredicting
+    the ties of rounded scores.
+    """
+    # Hull candidates: only a point entered by a step up and left by a step
+    # right can be a corner of the upper hull (one below the next point, or
+    # right of the previous at the same height, lies under a chord). Each
+    # point is written as pending and kept by advancing the count; the
+    # monotone chain then runs over the few that stay.
+    hx[0] = 0
+    hy[0] = 0
+    nc = 1
+    ctp = 0
+    cfp = 0
+    ptp = 0
+    pfp = 0
+    twice_area = 0
+    ap = 0.0
+    top = np.iinfo(np.int64).min
+    best = np.nan
+    prev_up = 0
+    for k in range(z - 1, a - 1, -1):
+        pos = np.int64(lab[k])
+        ctp += pos
+        cfp += 1 - pos
+        last = np.int64(k == a or v[k - 1] != v[k])
+        det = ctp * n_tot - cfp * p_tot
+        better = last & np.int64(det > top)
+        top = det if better else top
+        best = v[k] if better else best
+        dtp = ctp - ptp
+        twice_area += last * ((cfp - pfp) * (ctp + ptp))
+        ap += (last * dtp) * ctp / (ctp + cfp)
+        hx[nc] = pfp
+        hy[nc] = ptp
+        nc += last & prev_up & np.int64(cfp > pfp)
+        prev_up = (np.int64(dtp > 0) & last) | (prev_up & (1 - last))
+        ptp = ctp if last else ptp
+        pfp = cfp if last else pfp
+    hx[nc] = pfp  # the last point: (N, P)
+    hy[nc] = ptp
+    nc += 1
+    h = 1  # upper hull of (0, 0), the candidates and (N, P): monotone chain in place
+    for c in range(1, nc):
+        x = hx[c]
+        y = hy[c]
+        while h >= 2 and _not_right_turn(hx[h - 2], hy[h - 2], hx[h - 1], hy[h - 1], x, y):
+            h -= 1
+        hx[h] = x
+        hy[h] = y
+        h += 1
+    twice_hull = 0
+    for k in range(1, h):
+        twice_hull += (hx[k] - hx[k - 1]) * (hy[k] + hy[k - 1])
+    return twice_area, twice_hull, ap, top, best
 
 
 @jit_parallel
@@ -152,102 +250,42 @@ def summarise(starts, scores, labels, positives, out, best_thr, best_val):
     """Per group: sort, then walk the distinct scores from the top.
 
     Group g's rows are ``starts[g]:starts[g+1]`` of ``scores`` and ``labels``
-    (1 = positive). ``out[g]`` gets the ROC AUC (trapezoids, ties as one
-    diagonal step), the area under the ROC convex hull and the average
-    precision, NaN when a class is absent; ``best_thr``/``best_val`` the
-    Youden point (largest informedness, highest threshold on ties), from the
-    exact int determinant as the binary kernel computes it.
+    (1 = positive); they are left in place or sorted, never otherwise
+    changed. ``out[g]`` gets the ROC AUC (trapezoids, ties as one diagonal
+    step), the area under the ROC convex hull and the average precision, NaN
+    when a class is absent; ``best_thr``/``best_val`` the Youden point
+    (largest informedness, highest threshold on ties), from the exact int
+    determinant as the binary kernel computes it.
     """
     n_groups = starts.shape[0] - 1
     for g in prange(n_groups):
         a = starts[g]
         z = starts[g + 1]
         m = z - a
-        tmp = np.empty(m)
-        tmp_lab = np.empty(m, labels.dtype)
-        ends = np.empty(m + 1, np.int64)
-        sort_segment(scores, labels, a, z, tmp, tmp_lab, ends)
         p_tot = positives[g]
         n_tot = m - p_tot
         best_thr[g] = np.nan
         best_val[g] = np.nan
+        out[g, 0] = np.nan
+        out[g, 1] = np.nan
+        out[g, 2] = np.nan
         if m == 0:
-            out[g, 0] = np.nan
-            out[g, 1] = np.nan
-            out[g, 2] = np.nan
             continue
-        # Hull candidates: only a point entered by a step up and left by a step
-        # right can be a corner of the upper hull (one below the next point, or
-        # right of the previous at the same height, lies under a chord). Each
-        # point is written as pending and kept by advancing the count, without a
-        # branch; the monotone chain then runs over the few that stay.
-        hx = np.empty(m + 2)
-        hy = np.empty(m + 2)
-        hx[0] = 0.0
-        hy[0] = 0.0
-        nc = 1
-        area = 0.0
-        ap = 0.0
-        prev_x = 0.0
-        prev_y = 0.0
-        prev_up = False
-        prev_tp = 0
-        prev_fp = 0
-        top = np.iinfo(np.int64).min
-        ctp = 0
-        cfp = 0
-        for k in range(z - 1, a - 2, -1):
-            if k >= a:
-                pos = np.int64(labels[k])
-                ctp += pos
-                cfp += 1 - pos
-                if k > a and scores[k - 1] == scores[k]:
-                    continue  # ties: one point after the last of them
-                # informedness = det / (P·N) with a fixed positive denominator
-                det = ctp * n_tot - cfp * p_tot
-                if det > top:
-                    top = det
-                    best_thr[g] = scores[k]
-                x = cfp / n_tot if n_tot else np.nan
-                y = ctp / p_tot if p_tot else np.nan
-                ap += (y - prev_y) * (ctp / (ctp + cfp))
-            else:
-                x = 1.0
-                y = 1.0
-            area += (x - prev_x) * (y + prev_y) * 0.5
-            hx[nc] = prev_x
-            hy[nc] = prev_y
-            nc += prev_up and cfp > prev_fp
-            prev_up = ctp > prev_tp
-            prev_tp = ctp
-            prev_fp = cfp
-            prev_x = x
-            prev_y = y
-        hx[nc] = 1.0
-        hy[nc] = 1.0
-        nc += 1
-        h = 1  # upper hull of (0,0), the candidates, (1,1): monotone chain in place
-        for c in range(1, nc):
-            x = hx[c]
-            y = hy[c]
-            while h >= 2 and _not_right_turn(hx[h - 2], hy[h - 2], hx[h - 1], hy[h - 1], x, y):
-                h -= 1
-            hx[h] = x
-            hy[h] = y
-            h += 1
+        tmp = np.empty(m)
+        tmp_lab = np.empty(m, labels.dtype)
+        hx = np.empty(m + 2, np.int64)
+        hy = np.empty(m + 2, np.int64)
+        if sort_segment(scores, labels, a, z, tmp, tmp_lab, np.empty(m + 1, np.int64), np.empty(m, np.int32)):
+            twice_area, twice_hull, ap, top, best = _walk(tmp, tmp_lab, 0, m, p_tot, n_tot, hx, hy)
+        else:
+            twice_area, twice_hull, ap, top, best = _walk(scores, labels, a, z, p_tot, n_tot, hx, hy)
         den = float(p_tot) * float(n_tot)
+        best_thr[g] = best
         best_val[g] = float(top) / den if den != 0 else 0.0
-        if p_tot == 0 or n_tot == 0:
-            out[g, 0] = np.nan
-            out[g, 1] = np.nan
-            out[g, 2] = np.nan
-            continue
-        hull = 0.0
-        for k in range(1, h):
-            hull += (hx[k] - hx[k - 1]) * (hy[k] + hy[k - 1]) * 0.5
-        out[g, 0] = area
-        out[g, 1] = hull
-        out[g, 2] = ap
+        if den != 0:
+            out[g, 0] = twice_area / (2.0 * den)
+            out[g, 1] = twice_hull / (2.0 * den)
+            out[g, 2] = ap / p_tot
 
 
 @jit_parallel
@@ -259,7 +297,11 @@ def group_points(starts, scores, labels, thr, tp, fp, n_points):
         a = starts[g]
         z = starts[g + 1]
         m = z - a
-        sort_segment(scores, labels, a, z, np.empty(m), np.empty(m, labels.dtype), np.empty(m + 1, np.int64))
+        tmp = np.empty(m)
+        tmp_lab = np.empty(m, labels.dtype)
+        if sort_segment(scores, labels, a, z, tmp, tmp_lab, np.empty(m + 1, np.int64), np.empty(m, np.int32)):
+            scores[a:z] = tmp
+            labels[a:z] = tmp_lab
         k = a
         ctp = 0
         cfp = 0

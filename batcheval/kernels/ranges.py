@@ -29,6 +29,36 @@ def minmax(values, n_threads):
 
 
 @jit_parallel
+def minmax_small(values, n_threads):
+    """:func:`minmax`, plus a bit mask of the values in ``[0, 64)``: the classes
+    of a small label column, found in the same pass."""
+    n = values.shape[0]
+    lo = np.empty(n_threads, np.int64)
+    hi = np.empty(n_threads, np.int64)
+    bits = np.zeros(n_threads, np.uint64)
+    step = (n + n_threads - 1) // n_threads
+    for t in prange(n_threads):
+        start = min(n, t * step)
+        stop = min(n, start + step)
+        a = np.int64(values[start]) if start < stop else np.int64(values[0])
+        b = a
+        m = np.uint64(0)
+        for i in range(start, stop):
+            v = np.int64(values[i])
+            a = min(a, v)
+            b = max(b, v)
+            if np.uint64(v) < 64:
+                m |= np.uint64(1) << np.uint64(v)
+        lo[t] = a
+        hi[t] = b
+        bits[t] = m
+    mask = np.uint64(0)
+    for t in range(n_threads):
+        mask |= bits[t]
+    return lo.min(), hi.max(), mask
+
+
+@jit_parallel
 def finite_range(values, n_threads):
     """``(min, max, count)`` of the finite values of a float array, and how many
     are NaN or infinite; min > max when none is finite."""
