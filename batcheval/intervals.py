@@ -81,7 +81,7 @@ import polars as pl
 from . import measures as _measures
 from .errors import InvalidArgumentError, UnknownMeasureError
 from .kernels import bootstrap as _boot
-from .table import one_vs_rest
+from .table import one_vs_rest, sum_axes
 
 __all__ = [
     "DELTA_MEASURES",
@@ -252,12 +252,12 @@ def delta_gradient(counts: np.ndarray, name: str, *, positive: int = 1) -> tuple
 
 def _chance_gradient(c: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     k = c.shape[1]
-    n = c.sum(axis=(1, 2))
+    n = sum_axes(c, (1, 2))
     eye = np.eye(k)
     with np.errstate(invalid="ignore", divide="ignore"):
         pi = c / n[:, None, None]
-        r = pi.sum(axis=2)
-        col = pi.sum(axis=1)
+        r = sum_axes(pi, 2)
+        col = sum_axes(pi, 1)
         dtp = np.diagonal(pi, axis1=1, axis2=2) - r * col
         one_class_real = np.any(r >= 1.0, axis=1)
         one_class_pred = np.any(col >= 1.0, axis=1)

@@ -47,12 +47,14 @@ import polars as pl
 from . import intervals as _intervals
 from . import measures as _measures
 from .adjust import adjust
+from .counting import _PRIVATE_ROWS_PER_THREAD
+from .encode import value_range
 from .errors import InvalidArgumentError, UnknownMeasureError
 from .frames import as_key_list, select_columns
 from .kernels import bootstrap as _boot
 from .kernels import leaderboard as _lb
 from .kernels.jit import n_threads
-from .table import ContingencyTable
+from .table import ContingencyTable, sum_axes
 
 __all__ = ["leaderboard"]
 
@@ -379,7 +381,10 @@ def _dense_lut(col: pl.Series, limit: int = _LUT_LIMIT) -> tuple[int, int] | Non
     """``(lo, hi)`` of an integer column without nulls whose range is small enough for a lookup array."""
     if not col.dtype.is_integer() or col.null_count() or not len(col):
         return None
-    lo, hi = int(col.min()), int(col.max())  # type: ignore[arg-type]
+    if col.dtype == pl.UInt64:  # may not fit the int64 pass
+        lo, hi = int(col.min()), int(col.max())  # type: ignore[arg-type]
+    else:
+        lo, hi = value_range(col.to_numpy())  # one parallel pass; polars' min and max are two
     return (lo, hi) if hi - lo < limit else None
 
 
@@ -416,19 +421,21 @@ def _joint_dense(
     lead_lut = np.full(ex_hi - ex_lo + 1, -1, dtype=np.int64)
     ex = lead.get_column(examples[0]).to_numpy().astype(np.int64)
     lead_lut[ex - ex_lo] = lead.get_column("__code").fill_null(-1).to_numpy()
-    bufs = np.zeros((threads, g * k**3), dtype=np.int64)
+    # uint32 halves the private tables; a thread's slice of rows bounds every cell
+    narrow = -(-df.height // threads) <= _PRIVATE_ROWS_PER_THREAD
+    bufs = np.zeros((threads, g * k**3), dtype=np.uint32 if narrow else np.int64)
     run_col = df.get_column(runs[0]).to_numpy()
     rows = (run_col, run_lo, run_lut, df.get_column(label).to_numpy(), df.get_column(prediction).to_numpy(),
             c_lo, class_lut, df.get_column(examples[0]).to_numpy(), ex_lo, lead_lut)  # fmt: skip
     _lb.joint_counts(*rows, k, bufs)
-    return bufs.sum(axis=0).reshape(g, k, k, k)
+    return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
 
 
 def _paired(
     joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, method: str
 ) -> dict[str, np.ndarray]:
-    run_tables = joint.sum(axis=2)  # real × run's prediction
-    lead_tables = joint.sum(axis=3)  # real × leader's prediction
+    run_tables = sum_axes(joint, 2)  # real × run's prediction
+    lead_tables = sum_axes(joint, 3)  # real × leader's prediction
     diff = (
         _measures.compute(run_tables, [measure], positive=pos)[measure]
         - _measures.compute(lead_tables, [measure], positive=pos)[measure]
@@ -443,7 +450,7 @@ def _paired(
     return {
         "diff_vs_leader": diff,
         "p_vs_leader": _normal_p(diff, se),
-        "n_paired": joint.sum(axis=(1, 2, 3)),
+        "n_paired": sum_axes(joint, (1, 2, 3)),
         "n_leader_only": leader_right,
         "n_run_only": run_right,
         "p_mcnemar": _mcnemar_exact(leader_right, run_right),
@@ -456,11 +463,11 @@ def _paired_delta_se(
     g_run, bad_run = _intervals.delta_gradient(run_tables, measure, positive=pos)
     g_lead, bad_lead = _intervals.delta_gradient(lead_tables, measure, positive=pos)
     grad = g_run[:, :, None, :] - g_lead[:, :, :, None]  # [g, real, leader, run]
-    n = joint.sum(axis=(1, 2, 3)).astype(np.float64)
+    n = sum_axes(joint, (1, 2, 3)).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         pi = joint / n[:, None, None, None]
-        s1 = np.sum(pi * grad, axis=(1, 2, 3))
-        s2 = np.sum(pi * grad * grad, axis=(1, 2, 3))
+        s1 = sum_axes(pi * grad, (1, 2, 3))
+        s2 = sum_axes(pi * grad * grad, (1, 2, 3))
         se = np.sqrt(np.maximum(s2 - s1 * s1, 0.0) / n)
     return np.where(bad_run | bad_lead | (n == 0), np.nan, se)
 

@@ -475,6 +475,33 @@ class ContingencyTable:
         return head, _measures.compute(counts, measures, positive=pos, beta=beta, cells=cells)
 
 
+def sum_axes(a: np.ndarray, axes: int | tuple[int, ...]) -> np.ndarray:
+    """``a.sum(axis=axes)`` for stacked tables, whose axes after the first are short.
+
+    Adds the slices of each short axis instead: numpy's strided reduction
+    over ``[G, K, K, K]`` arrays is several times slower (16 ms against 3 ms
+    for 100k × 2 × 2 × 2). Float sums may differ from numpy's in the last bit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from batcheval.table import sum_axes
+    >>> a = np.arange(24).reshape(3, 2, 2, 2)
+    >>> bool(np.array_equal(sum_axes(a, (1, 3)), a.sum(axis=(1, 3))))
+    True
+    """
+    for ax in sorted((axes,) if isinstance(axes, int) else axes, reverse=True):
+        if a.shape[ax] == 0:
+            a = np.zeros(a.shape[:ax] + a.shape[ax + 1 :], dtype=a.dtype)
+            continue
+        lead = (slice(None),) * ax
+        out = a[(*lead, 0)].copy()
+        for i in range(1, a.shape[ax]):
+            out += a[(*lead, i)]
+        a = out
+    return a
+
+
 def one_vs_rest(counts: np.ndarray) -> np.ndarray:
     """``[G, K, K]`` → ``[G·K, 2, 2]``: for each class, class-vs-rest with index 1 positive."""
     g, k, _ = counts.shape

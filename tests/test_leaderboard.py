@@ -72,9 +72,13 @@ def test_unpaired_p_values_and_holm_ties():
     assert tied[1] and not tied[-1]  # the board separates the runs it should
 
 
-def test_paired_mcnemar_matches_binomial_test_and_counts():
+@pytest.mark.parametrize("coded", ["as 0/1", "as 1/2", "as 0/3"])
+def test_paired_mcnemar_matches_binomial_test_and_counts(coded):
     df = shared_test_set()
-    board = be.leaderboard(df, run="run", pool="fold", example="example_id")
+    shift, scale = {"as 0/1": (0, 1), "as 1/2": (1, 1), "as 0/3": (0, 3)}[coded]
+    # the joint-table kernel looks classes up unless they are already 0..K-1
+    recoded = df.with_columns(pl.col("label", "prediction") * scale + shift)
+    board = be.leaderboard(recoded, run="run", pool="fold", example="example_id")
     real, lead = _arrays(df, board["run"][0])
     for row in board.iter_rows(named=True):
         _, pred = _arrays(df, row["run"])

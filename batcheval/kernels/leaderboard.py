@@ -16,22 +16,34 @@ def joint_counts(run, run_lo, run_lut, label, pred, class_lo, class_lut, example
     predicted as ``l = lead_lut[example - ex_lo]`` adds one to cell
     ``(g, y, l, p)``. Rows whose example the leader did not predict (-1) are
     skipped. The lookups are dense arrays over each column's value range, so
-    a row costs four gathers and no hashing.
+    a row costs a few gathers and no hashing; classes that are already
+    ``0..K-1`` skip their lookup (a quarter of the pass).
     """
     n = label.shape[0]
     n_threads = bufs.shape[0]
     k2 = k * k
     k3 = k2 * k
+    identity = class_lo == 0 and class_lut.shape[0] == k
+    for c in range(class_lut.shape[0]):
+        identity &= class_lut[c] == c
     step = (n + n_threads - 1) // n_threads
     for t in prange(n_threads):
         buf = bufs[t]
         start = min(n, t * step)
         stop = min(n, start + step)
-        for i in range(start, stop):
-            lead = lead_lut[np.int64(example[i]) - ex_lo]
-            if lead < 0:
-                continue
-            g = run_lut[np.int64(run[i]) - run_lo]
-            y = class_lut[np.int64(label[i]) - class_lo]
-            p = class_lut[np.int64(pred[i]) - class_lo]
-            buf[g * k3 + y * k2 + lead * k + p] += 1
+        if identity:
+            for i in range(start, stop):
+                lead = lead_lut[np.int64(example[i]) - ex_lo]
+                if lead < 0:
+                    continue
+                g = run_lut[np.int64(run[i]) - run_lo]
+                buf[g * k3 + np.int64(label[i]) * k2 + lead * k + np.int64(pred[i])] += 1
+        else:
+            for i in range(start, stop):
+                lead = lead_lut[np.int64(example[i]) - ex_lo]
+                if lead < 0:
+                    continue
+                g = run_lut[np.int64(run[i]) - run_lo]
+                y = class_lut[np.int64(label[i]) - class_lo]
+                p = class_lut[np.int64(pred[i]) - class_lo]
+                buf[g * k3 + y * k2 + lead * k + p] += 1
