@@ -95,7 +95,7 @@ def prepare_scores(
             )
         df = df.filter(pl.col(score).is_not_null() & pl.col(label).is_not_null())
     scores = np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy())
-    lo, hi, bad = np.inf, -np.inf, None
+    lo, hi, bad = np.inf, -np.inf, (0 if score_range else None)
     if score_range and len(scores):
         lo, hi, bad = finite_range(scores, n_threads())
         check_nonfinite(score, int(bad), drop_nonfinite)
