@@ -64,7 +64,7 @@ def value_range(arr: np.ndarray) -> tuple[int, int]:
     from .kernels.jit import n_threads
     from .kernels.ranges import minmax
 
-    lo, hi = minmax(arr, n_threads())
+    lo, hi, _ = minmax(arr, n_threads())
     return int(lo), int(hi)
 
 
@@ -256,11 +256,11 @@ def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any]
             lab, pred, 0, np.zeros(1, np.int64), pl.Series("class", values, dtype=pl.Int64), False
         )
     from .kernels.jit import n_threads
-    from .kernels.ranges import minmax_small
+    from .kernels.ranges import minmax
 
-    lmin, lmax, bits = minmax_small(lab, n_threads())
+    lmin, lmax, bits = minmax(lab, n_threads())
     if prediction is not label:  # one column for sweeps
-        pmin, pmax, pbits = minmax_small(pred, n_threads())
+        pmin, pmax, pbits = minmax(pred, n_threads())
         bits |= pbits
     else:
         pmin, pmax = lmin, lmax
