@@ -260,16 +260,21 @@ class _Stream:
                 "thresholds='exact' needs every score of a group at once, which a streamed source "
                 "does not give; use thresholds=int or a list, or collect the data first"
             )
+        if engine == "dask" and client is None:
+            from .distributed import with_client
+
+            # one cluster for both passes: the default client, or one started here
+            return with_client(
+                None,
+                lambda c: self.table(data, thresholds, score_range, on_error, progress, engine, c),
+            )
         need_range = isinstance(thresholds, int | np.integer) and score_range is None
         positive = self.positive
         if need_range or positive is None:
             if engine == "dask":
-                from .distributed import leaves_for, with_client
+                from .distributed import leaves_for
 
-                def scan_all(c: Any) -> Any:
-                    return c.gather(c.compute(leaves_for(data, self.scan)))
-
-                scans = with_client(client, scan_all)
+                scans = client.gather(client.compute(leaves_for(data, self.scan)))
             else:
                 scans = [self.scan(data)]
             lo = min(s[0] for s in scans)

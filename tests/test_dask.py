@@ -124,6 +124,28 @@ def test_killed_worker_job_still_completes(client, tmp_path):
     client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the other tests
 
 
+def test_sweep_without_a_client_starts_one_cluster_for_both_passes(tmp_path, monkeypatch):
+    pieces = [p.with_columns((pl.col("label") == 1).alias("label")) for p in _pieces(3, 500, seed=2)]
+    paths = _write(pieces, tmp_path)
+    started = []
+
+    def no_default() -> None:
+        raise ValueError("no default client")
+
+    def threaded_cluster(**kwargs):
+        started.append(kwargs)
+        # a thread cluster starts in well under a second; the test is about how many start
+        return real_cluster(n_workers=1, processes=False, dashboard_address=None)
+
+    real_cluster = distributed.LocalCluster
+    monkeypatch.setattr(distributed, "default_client", no_default)
+    monkeypatch.setattr(distributed, "LocalCluster", threaded_cluster)
+    # an int T needs the score range first: a scan pass, then the counting pass
+    got = be.sweep(paths, by="run", thresholds=11, engine="dask")
+    assert got.equals(be.sweep(pl.concat(pieces), by="run", thresholds=11))
+    assert len(started) == 1
+
+
 def test_missing_dask_client_errors_are_clear():
     with pytest.raises(ValueError, match="engine must be 'local' or 'dask'"):
         be.evaluate(pl.DataFrame({"label": [1], "prediction": [1]}), engine="spark")

@@ -85,6 +85,16 @@ def _put(out, slots, m, g, value):
         out[s, g] = value
 
 
+@jit_inline
+def _correlation(det, rp, rn, pp, pn):
+    return _coef(det, math.sqrt(rp * rn) * math.sqrt(pp * pn))
+
+
+@jit_inline
+def _evenness(share):
+    return share * (1.0 - share)
+
+
 @jit_parallel
 def binary_measures(tp, fp, fn, tn, beta, slots, out):
     """Write the measures selected by ``slots`` into ``out[slot, group]``.
@@ -92,7 +102,8 @@ def binary_measures(tp, fp, fn, tn, beta, slots, out):
     ``tp fp fn tn`` are the int64 cell columns of G tables.
     """
     n_groups = tp.shape[0]
-    n_names = slots.shape[0]
+    s = slots
+    b2 = beta * beta
     for g in prange(n_groups):
         tp_g = tp[g]
         fp_g = fp[g]
@@ -100,8 +111,8 @@ def binary_measures(tp, fp, fn, tn, beta, slots, out):
         tn_g = tn[g]
         n_int = tp_g + fp_g + fn_g + tn_g
         if n_int == 0:
-            for m in range(n_names):
-                _put(out, slots, m, g, np.nan)
+            for m in range(s.shape[0]):
+                _put(out, s, m, g, np.nan)
             continue
         a = float(tp_g)
         b = float(fp_g)
@@ -116,77 +127,100 @@ def binary_measures(tp, fp, fn, tn, beta, slots, out):
             det = float(tp_g * tn_g - fp_g * fn_g)
         else:
             det = a * d - b * c
-        prevalence = rp / n
-        bias = pp / n
-        recall = _ratio(a, rp)
-        precision = _ratio(a, pp)
-        inverse_recall = _ratio(d, rn)
-        fallout = _ratio(b, rn)
-        miss_rate = _ratio(c, rp)
-        informedness = _coef(det, rp * rn)
-        markedness = _coef(det, pp * pn)
-        correlation = _coef(det, math.sqrt(rp * rn) * math.sqrt(pp * pn))
-        dtp = det / (n * n)
-        even_r = prevalence * (1.0 - prevalence)
-        even_p = bias * (1.0 - bias)
-        even_g = math.sqrt(even_r * even_p)
-        b2 = beta * beta
-
-        _put(out, slots, 0, g, prevalence)
-        _put(out, slots, 1, g, bias)
-        _put(out, slots, 2, g, recall)
-        _put(out, slots, 3, g, precision)
-        _put(out, slots, 4, g, inverse_recall)
-        _put(out, slots, 5, g, _ratio(d, pn))
-        _put(out, slots, 6, g, fallout)
-        _put(out, slots, 7, g, miss_rate)
-        _put(out, slots, 8, g, (a + d) / n)
-        _put(out, slots, 9, g, _ratio(a, a + b + c))
-        _put(out, slots, 10, g, _ratio(2.0 * a, 2.0 * a + b + c))
-        _put(out, slots, 11, g, _ratio((1.0 + b2) * a, (1.0 + b2) * a + b2 * c + b))
-        _put(out, slots, 12, g, math.sqrt(recall * precision))
-        _put(out, slots, 13, g, informedness)
-        _put(out, slots, 14, g, markedness)
-        _put(out, slots, 15, g, correlation)
-        _put(out, slots, 16, g, informedness * markedness)
-        _put(out, slots, 17, g, dtp)
-        _put(out, slots, 18, g, even_r)
-        _put(out, slots, 19, g, even_p)
-        _put(out, slots, 20, g, even_g)
-        _put(out, slots, 21, g, _coef(2.0 * det, rp * pn + pp * rn))
-        # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
-        # margin term as spec §2's identity says: that holds only when prevalence = bias.
-        s_pos = rp + pp
-        s_neg = rn + pn
-        _put(
-            out,
-            slots,
-            22,
-            g,
-            _coef(
+        # Each measure is computed only when asked for: divisions dominate the
+        # cost, and a sweep asks for one or two measures at ten million
+        # thresholds. The tests are the same for every group, so they predict.
+        if s[0] >= 0:
+            out[s[0], g] = rp / n
+        if s[1] >= 0:
+            out[s[1], g] = pp / n
+        if s[2] >= 0:
+            out[s[2], g] = _ratio(a, rp)
+        if s[3] >= 0:
+            out[s[3], g] = _ratio(a, pp)
+        if s[4] >= 0:
+            out[s[4], g] = _ratio(d, rn)
+        if s[5] >= 0:
+            out[s[5], g] = _ratio(d, pn)
+        if s[6] >= 0:
+            out[s[6], g] = _ratio(b, rn)
+        if s[7] >= 0:
+            out[s[7], g] = _ratio(c, rp)
+        if s[8] >= 0:
+            out[s[8], g] = (a + d) / n
+        if s[9] >= 0:
+            out[s[9], g] = _ratio(a, a + b + c)
+        if s[10] >= 0:
+            out[s[10], g] = _ratio(2.0 * a, 2.0 * a + b + c)
+        if s[11] >= 0:
+            out[s[11], g] = _ratio((1.0 + b2) * a, (1.0 + b2) * a + b2 * c + b)
+        if s[12] >= 0:
+            out[s[12], g] = math.sqrt(_ratio(a, rp) * _ratio(a, pp))
+        if s[13] >= 0:
+            out[s[13], g] = _coef(det, rp * rn)
+        if s[14] >= 0:
+            out[s[14], g] = _coef(det, pp * pn)
+        if s[15] >= 0:
+            out[s[15], g] = _correlation(det, rp, rn, pp, pn)
+        if s[16] >= 0:
+            out[s[16], g] = _coef(det, rp * rn) * _coef(det, pp * pn)
+        if s[17] >= 0:
+            out[s[17], g] = det / (n * n)
+        if s[18] >= 0:
+            out[s[18], g] = _evenness(rp / n)
+        if s[19] >= 0:
+            out[s[19], g] = _evenness(pp / n)
+        if s[20] >= 0:
+            out[s[20], g] = math.sqrt(_evenness(rp / n) * _evenness(pp / n))
+        if s[21] >= 0:
+            out[s[21], g] = _coef(2.0 * det, rp * pn + pp * rn)
+        if s[22] >= 0:
+            # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
+            # margin term as spec §2's identity says: that holds only when prevalence = bias.
+            s_pos = rp + pp
+            s_neg = rn + pn
+            out[s[22], g] = _coef(
                 4.0 * n * (a + d) - s_pos * s_pos - s_neg * s_neg, 4.0 * n * n - s_pos * s_pos - s_neg * s_neg
-            ),
-        )
-        _put(out, slots, 23, g, 4.0 * dtp)
-        # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
-        _put(out, slots, 24, g, 0.5 * (recall + inverse_recall))
-        _put(out, slots, 25, g, _ratio(a * n, pp * rp))
-        _put(out, slots, 26, g, _ratio(recall, fallout))
-        _put(out, slots, 27, g, _ratio(miss_rate, inverse_recall))
-        _put(out, slots, 28, g, _ratio(a * d, b * c))
-        _put(out, slots, 29, g, n * correlation * correlation)
-        g2 = 0.0
-        if slots[30] >= 0 and rp > 0 and rn > 0 and pp > 0 and pn > 0:  # four logs: only on request
-            g2 = 2.0 * (
-                _xlogx_ratio(a, rp * pp / n)
-                + _xlogx_ratio(b, rn * pp / n)
-                + _xlogx_ratio(c, rp * pn / n)
-                + _xlogx_ratio(d, rn * pn / n)
             )
-        _put(out, slots, 30, g, g2)
+        if s[23] >= 0:
+            out[s[23], g] = 4.0 * (det / (n * n))
+        if s[24] >= 0:
+            # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
+            out[s[24], g] = 0.5 * (_ratio(a, rp) + _ratio(d, rn))
+        if s[25] >= 0:
+            out[s[25], g] = _ratio(a * n, pp * rp)
+        if s[26] >= 0:
+            out[s[26], g] = _ratio(_ratio(a, rp), _ratio(b, rn))
+        if s[27] >= 0:
+            out[s[27], g] = _ratio(_ratio(c, rp), _ratio(d, rn))
+        if s[28] >= 0:
+            out[s[28], g] = _ratio(a * d, b * c)
+        if s[29] >= 0:
+            r = _correlation(det, rp, rn, pp, pn)
+            out[s[29], g] = n * r * r
+        if s[30] >= 0:
+            g2 = 0.0
+            if rp > 0 and rn > 0 and pp > 0 and pn > 0:
+                g2 = 2.0 * (
+                    _xlogx_ratio(a, rp * pp / n)
+                    + _xlogx_ratio(b, rn * pp / n)
+                    + _xlogx_ratio(c, rp * pn / n)
+                    + _xlogx_ratio(d, rn * pn / n)
+                )
+            out[s[30], g] = g2
         # the +P row and +R column statistics are 0 when that row/column is empty
-        _put(out, slots, 31, g, _coef(informedness * informedness * rp * rn, pp))
-        _put(out, slots, 32, g, _coef(markedness * markedness * pp * pn, rp))
-        _put(out, slots, 33, g, 2.0 * n * informedness * informedness * even_r)
-        _put(out, slots, 34, g, 2.0 * n * markedness * markedness * even_p)
-        _put(out, slots, 35, g, 2.0 * n * informedness * markedness * even_g)
+        if s[31] >= 0:
+            bm = _coef(det, rp * rn)
+            out[s[31], g] = _coef(bm * bm * rp * rn, pp)
+        if s[32] >= 0:
+            mk = _coef(det, pp * pn)
+            out[s[32], g] = _coef(mk * mk * pp * pn, rp)
+        if s[33] >= 0:
+            bm = _coef(det, rp * rn)
+            out[s[33], g] = 2.0 * n * bm * bm * _evenness(rp / n)
+        if s[34] >= 0:
+            mk = _coef(det, pp * pn)
+            out[s[34], g] = 2.0 * n * mk * mk * _evenness(pp / n)
+        if s[35] >= 0:
+            even_g = math.sqrt(_evenness(rp / n) * _evenness(pp / n))
+            out[s[35], g] = 2.0 * n * _coef(det, rp * rn) * _coef(det, pp * pn) * even_g
