@@ -6,6 +6,10 @@ ever materialised. Class codes come from a small lookup table indexed by
 ``value - vmin``; a code of -1 marks a value outside the class set, and such
 rows are counted and reported instead of being written.
 
+Indices known to be non-negative are cast to uint64 in the hot loops: numba
+then skips its negative-index wraparound, which costs a fifth of a counting
+pass.
+
 Two race-free strategies:
 
 * :func:`count_private` gives each thread a private table and a contiguous
@@ -49,8 +53,8 @@ def thread_rows(t, n, n_threads):
 @jit_inline
 def _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes):
     """Flat cell index ``g*K*K + real*K + predicted`` of row i; -1 outside the class set."""
-    a = lut[np.int64(label[i]) - vmin]
-    b = lut[np.int64(pred[i]) - vmin]
+    a = lut[np.uint64(np.int64(label[i]) - vmin)]
+    b = lut[np.uint64(np.int64(pred[i]) - vmin)]
     if a < 0 or b < 0:
         return -1
     g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
@@ -75,7 +79,7 @@ def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut,
             if cell < 0:
                 nbad += 1
             else:
-                buf[cell] += 1
+                buf[np.uint64(cell)] += 1
         bad[t] = nbad
     return bad.sum()
 
@@ -102,12 +106,12 @@ def count_partitioned(
             g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
             if g < glo or g >= ghi:
                 continue
-            a = lut[np.int64(label[i]) - vmin]
-            b = lut[np.int64(pred[i]) - vmin]
+            a = lut[np.uint64(np.int64(label[i]) - vmin)]
+            b = lut[np.uint64(np.int64(pred[i]) - vmin)]
             if a < 0 or b < 0:
                 nbad += 1
                 continue
-            out[g * kk + a * n_classes + b] += 1
+            out[np.uint64(g * kk + a * n_classes + b)] += 1
         bad[t] = nbad
     return bad.sum()
 
@@ -194,7 +198,7 @@ def cell_ids(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_cl
                 ids[i] = bad_id
             else:
                 ids[i] = cell
-                hist[t, cell >> shift] += 1
+                hist[t, np.uint64(cell >> shift)] += 1
         bad[t] = nbad
     return bad.sum()
 
@@ -213,8 +217,8 @@ def scatter_by_part(ids, shift, starts, out):
             cell = ids[i]
             if cell == bad_id:
                 continue
-            p = np.int64(cell) >> shift
-            out[pos[p]] = cell
+            p = np.uint64(np.int64(cell) >> shift)
+            out[np.uint64(pos[p])] = cell
             pos[p] += 1
 
 
@@ -224,7 +228,7 @@ def count_parts(grouped, bounds, out):
     and a disjoint range of cells, so partitions never race."""
     for p in prange(bounds.shape[0] - 1):
         for i in range(bounds[p], bounds[p + 1]):
-            out[np.int64(grouped[i])] += 1
+            out[np.uint64(grouped[i])] += 1
 
 
 @jit

@@ -130,11 +130,11 @@ def segment_sizes(k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, posit
         start, stop = thread_rows(t, n, n_threads)
         if check:
             for i in range(start, stop):
-                if lut[np.int64(label[i]) - vmin] >= 0 and math.isfinite(score[i]):
-                    sizes[t, _group(i, k0, k1, k2, k3, offset, stride, nkeys)] += 1
+                if lut[np.uint64(np.int64(label[i]) - vmin)] >= 0 and math.isfinite(score[i]):
+                    sizes[t, np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))] += 1
         else:
             for i in range(start, stop):
-                sizes[t, _group(i, k0, k1, k2, k3, offset, stride, nkeys)] += 1
+                sizes[t, np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))] += 1
 
 
 @jit_parallel
@@ -165,14 +165,15 @@ def scatter_segments(
         start, stop = thread_rows(t, n, n_threads)
         nskip = 0
         for i in range(start, stop):
-            c = lut[np.int64(label[i]) - vmin]
+            c = lut[np.uint64(np.int64(label[i]) - vmin)]
             s = score[i]
             if c < 0 or not math.isfinite(s):
                 nskip += 1
                 continue
-            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
-            out[pos[g]] = s
-            out_lab[pos[g]] = 1 if c == positive else 0
+            g = np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))
+            at_g = np.uint64(pos[g])
+            out[at_g] = s
+            out_lab[at_g] = 1 if c == positive else 0
             pos[g] += 1
         skipped[t] = nskip
     return skipped.sum()

@@ -17,7 +17,8 @@ def joint_counts(run, run_lo, run_lut, label, pred, class_lo, class_lut, example
     ``(g, y, l, p)``. Rows whose example the leader did not predict (-1) are
     skipped. The lookups are dense arrays over each column's value range, so
     a row costs a few gathers and no hashing; classes that are already
-    ``0..K-1`` skip their lookup (a quarter of the pass).
+    ``0..K-1`` skip their lookup (a quarter of the pass). Every index is
+    non-negative and cast to uint64, which spares numba's wraparound.
     """
     n = label.shape[0]
     n_threads = bufs.shape[0]
@@ -33,17 +34,17 @@ def joint_counts(run, run_lo, run_lut, label, pred, class_lo, class_lut, example
         stop = min(n, start + step)
         if identity:
             for i in range(start, stop):
-                lead = lead_lut[np.int64(example[i]) - ex_lo]
+                lead = lead_lut[np.uint64(np.int64(example[i]) - ex_lo)]
                 if lead < 0:
                     continue
-                g = run_lut[np.int64(run[i]) - run_lo]
-                buf[g * k3 + np.int64(label[i]) * k2 + lead * k + np.int64(pred[i])] += 1
+                g = run_lut[np.uint64(np.int64(run[i]) - run_lo)]
+                buf[np.uint64(g * k3 + np.int64(label[i]) * k2 + lead * k + np.int64(pred[i]))] += 1
         else:
             for i in range(start, stop):
-                lead = lead_lut[np.int64(example[i]) - ex_lo]
+                lead = lead_lut[np.uint64(np.int64(example[i]) - ex_lo)]
                 if lead < 0:
                     continue
-                g = run_lut[np.int64(run[i]) - run_lo]
-                y = class_lut[np.int64(label[i]) - class_lo]
-                p = class_lut[np.int64(pred[i]) - class_lo]
-                buf[g * k3 + y * k2 + lead * k + p] += 1
+                g = run_lut[np.uint64(np.int64(run[i]) - run_lo)]
+                y = class_lut[np.uint64(np.int64(label[i]) - class_lo)]
+                p = class_lut[np.uint64(np.int64(pred[i]) - class_lo)]
+                buf[np.uint64(g * k3 + y * k2 + lead * k + p)] += 1

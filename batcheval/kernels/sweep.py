@@ -49,7 +49,7 @@ def _passed(s, thresholds, lo, inv_step, evenly):
 @jit_inline
 def _label_side(i, label, vmin, lut, positive):
     """1 for a positive row, 0 for another class, -1 outside the class set."""
-    c = lut[np.int64(label[i]) - vmin]
+    c = lut[np.uint64(np.int64(label[i]) - vmin)]
     if c < 0:
         return -1
     return 1 if c == positive else 0
@@ -99,7 +99,7 @@ def score_histogram(
                 continue
             g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
             b = _passed(s, thresholds, lo, inv_step, evenly)
-            buf[(g * width + b) * 2 + side] += 1
+            buf[np.uint64((g * width + b) * 2 + side)] += 1
     return nonfinite.sum(), bad.sum()
 
 
@@ -132,7 +132,7 @@ def sweep_cell_ids(
             g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
             cell = (g * width + _passed(s, thresholds, lo, inv_step, evenly)) * 2 + side
             ids[i] = cell
-            hist[t, cell >> shift] += 1
+            hist[t, np.uint64(cell >> shift)] += 1
         bad[t] = nbad
     return bad.sum()
 
