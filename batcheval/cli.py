@@ -158,6 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--pool", help="comma-separated columns each run is pooled over, e.g. fold")
     lb.add_argument("--measure", default="informedness", help="the ranking measure (default: informedness)")
     lb.add_argument("--example", help="comma-separated example id column(s): paired comparisons")
+    lb.add_argument("--paired", default="bootstrap", choices=["bootstrap", "delta"],
+                    help="paired test of the measure difference (default: bootstrap)")  # fmt: skip
+    lb.add_argument("--adjacent", action="store_true", help="also test each run against the one above it")
     lb.add_argument("--ci", type=float, default=0.95, help="interval level (default: 0.95)")
     lb.add_argument("--ci-method", default="wilson_delta", help="wilson_delta (default) or bootstrap")
     lb.add_argument("--significance", default="chi2_kb", help="statistic of the chance p-value")
@@ -340,6 +343,8 @@ def _leaderboard(args: argparse.Namespace) -> None:
         significance=args.significance,
         n_boot=args.n_boot,
         seed=args.seed,
+        paired=args.paired,
+        adjacent=args.adjacent,
         positive=_positive(args.positive),
     )
     if args.plot:

@@ -65,6 +65,8 @@ _CHUNK_CELLS = 1 << 24
 _LUT_LIMIT = 1 << 26
 # the one-pass joint count keeps a private table per thread while all of them stay this small
 _PRIVATE_CELLS = 1 << 25
+# adjacent paired tests hold one prediction per run and example: at most this many (2 bytes each)
+_ADJACENT_CELLS = 1 << 30
 
 
 def leaderboard(
@@ -82,6 +84,7 @@ def leaderboard(
     n_boot: int = 200,
     seed: int | None = 0,
     paired: str = "bootstrap",
+    adjacent: bool = False,
     classes: Sequence[Any] | None = None,
     positive: Any = None,
 ) -> pl.DataFrame:
@@ -131,6 +134,14 @@ def leaderboard(
         for boards of many thousands of runs. (The bootstrap draws ``n_boot``
         multinomials of each run's joint table: about 11 s for 100k runs and
         200 replicates on two cores, where ``"delta"`` adds about 0.3 s.)
+    adjacent
+        Also compare each run with the run ranked just above it:
+        ``diff_vs_above`` and ``p_vs_above`` (NaN for the leader), tested as
+        the leader comparison is — paired with ``example=``, unpaired
+        without. Not corrected for multiplicity: each answers whether two
+        neighbours on the board can be told apart. A paired adjacent test
+        holds every run's prediction for every example (runs × examples
+        bytes), and reads the rows twice more.
     classes, positive
         The class set and the positive class, as in :func:`batcheval.evaluate`.
 
@@ -142,7 +153,8 @@ def leaderboard(
         ``<measure>_ci_high``, ``p_<significance>``, ``diff_vs_leader``,
         ``p_vs_leader``, ``p_vs_leader_holm`` and ``tied_with_leader`` (true
         for the leader), and with ``example=`` also ``n_paired``,
-        ``n_leader_only``, ``n_run_only`` and ``p_mcnemar``.
+        ``n_leader_only``, ``n_run_only`` and ``p_mcnemar``; with
+        ``adjacent=True`` also ``diff_vs_above`` and ``p_vs_above``.
 
     Examples
     --------
@@ -217,15 +229,27 @@ def leaderboard(
         f"{measure}_ci_high": high,
         p_name: point[p_name],
     }
+    above = np.full(len(value), -1, dtype=np.int64)  # the run ranked just above each run
+    above[order[1:]] = order[:-1]
     if examples:
-        joint = _joint_tables(df, table, runs, examples, label, prediction, leader)
         if paired == "delta" and measure not in _intervals.interval_measures(k, "wilson_delta"):
             raise UnknownMeasureError(
                 f"paired='delta' needs a measure with a delta-method gradient, not {measure!r}"
             )
+        joint = _joint_tables(df, table, runs, examples, label, prediction, leader)
         cols.update(_paired(joint, measure, pos, n_boot, seed, paired))
+        if adjacent:
+            joint = _joint_vs_above(df, table, runs, examples, label, prediction, above)
+            vs = _paired(joint, measure, pos, n_boot, seed, paired)
+            cols["diff_vs_above"], cols["p_vs_above"] = vs["diff_vs_leader"], vs["p_vs_leader"]
     else:
-        cols.update(_unpaired(counts, value, leader, measure, ci_method, n_boot, seed, pos))
+        se = _unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
+        cols.update(_versus(value, se, np.full(len(value), leader), "leader"))
+        if adjacent:
+            cols.update(_versus(value, se, above, "above"))
+    if adjacent:
+        cols["diff_vs_above"][leader] = np.nan
+        cols["p_vs_above"][leader] = np.nan
     p = cols["p_vs_leader"]
     p[leader] = np.nan
     if examples:
@@ -240,6 +264,7 @@ def leaderboard(
     head = ["n", measure, f"{measure}_ci_low", f"{measure}_ci_high", p_name, "diff_vs_leader", "p_vs_leader",
             "p_vs_leader_holm", "tied_with_leader"]  # fmt: skip
     tail = ["n_paired", "n_leader_only", "n_run_only", "p_mcnemar"] if examples else []
+    tail += ["diff_vs_above", "p_vs_above"] if adjacent else []
     series = [pl.Series("rank", rank, dtype=pl.Int64)]
     for name in head + tail:
         values = cols[name][order]
@@ -269,22 +294,19 @@ def _normal_p(diff: np.ndarray, se: np.ndarray) -> np.ndarray:
     return np.where(se == 0, np.where(diff == 0, 1.0, 0.0), p)
 
 
-def _unpaired(
-    counts: np.ndarray,
-    value: np.ndarray,
-    leader: int,
-    measure: str,
-    ci_method: str,
-    n_boot: int,
-    seed: int | None,
-    pos: int,
-) -> dict[str, np.ndarray]:
+def _unpaired_se(
+    counts: np.ndarray, measure: str, ci_method: str, n_boot: int, seed: int | None, pos: int
+) -> np.ndarray:
     if ci_method == "bootstrap":
-        se = _bootstrap_se(counts, measure, n_boot, seed, pos)
-    else:
-        se = _intervals.standard_errors(counts, [measure], positive=pos)[measure]
-    diff = value - value[leader]
-    return {"diff_vs_leader": diff, "p_vs_leader": _normal_p(diff, np.sqrt(se * se + se[leader] ** 2))}
+        return _bootstrap_se(counts, measure, n_boot, seed, pos)
+    return _intervals.standard_errors(counts, [measure], positive=pos)[measure]
+
+
+def _versus(value: np.ndarray, se: np.ndarray, ref: np.ndarray, name: str) -> dict[str, np.ndarray]:
+    """Unpaired difference of each run from run ``ref[g]``, with independent standard errors."""
+    at = np.maximum(ref, 0)
+    diff = value - value[at]
+    return {f"diff_vs_{name}": diff, f"p_vs_{name}": _normal_p(diff, np.sqrt(se * se + se[at] ** 2))}
 
 
 def _bootstrap_se(counts: np.ndarray, measure: str, n_boot: int, seed: int | None, pos: int) -> np.ndarray:
@@ -390,6 +412,18 @@ def _dense_lut(col: pl.Series, limit: int = _LUT_LIMIT) -> tuple[int, int] | Non
     return (lo, hi) if hi - lo < limit else None
 
 
+def _dense_codes(values: pl.Series) -> tuple[int, np.ndarray] | None:
+    """``(lo, lut)`` with ``lut[v - lo]`` = the position of v in ``values`` (distinct
+    small-range integers), else None."""
+    dense = _dense_lut(values)
+    if dense is None:
+        return None
+    lo, hi = dense
+    lut = np.zeros(hi - lo + 1, dtype=np.int64)
+    lut[values.to_numpy().astype(np.int64) - lo] = np.arange(len(values))
+    return lo, lut
+
+
 def _joint_dense(
     df: pl.DataFrame,
     table: ContingencyTable,
@@ -406,20 +440,13 @@ def _joint_dense(
     threads = n_threads()
     if g * k**3 * threads > _PRIVATE_CELLS:
         return None
-    classes = table.classes
-    if not classes.dtype.is_integer():
-        return None
     # the table was counted from these rows, so its keys and classes bound the run,
     # label and prediction values: only the example column needs a pass
-    ranges = [_dense_lut(table.keys.get_column(runs[0])), _dense_lut(df.get_column(examples[0]))]
-    if any(r is None for r in ranges):
+    run_coding, class_coding = _dense_codes(table.keys.get_column(runs[0])), _dense_codes(table.classes)
+    ex_range = _dense_lut(df.get_column(examples[0]))
+    if run_coding is None or class_coding is None or ex_range is None:
         return None
-    (run_lo, run_hi), (ex_lo, ex_hi) = ranges  # type: ignore[misc]
-    run_lut = np.zeros(run_hi - run_lo + 1, dtype=np.int64)
-    run_lut[table.keys.get_column(runs[0]).to_numpy().astype(np.int64) - run_lo] = np.arange(g)
-    c_lo, c_hi = int(classes.min()), int(classes.max())  # type: ignore[arg-type]
-    class_lut = np.zeros(c_hi - c_lo + 1, dtype=np.int64)
-    class_lut[classes.to_numpy().astype(np.int64) - c_lo] = np.arange(k)
+    (run_lo, run_lut), (c_lo, class_lut), (ex_lo, ex_hi) = run_coding, class_coding, ex_range
     lead_lut = np.full(ex_hi - ex_lo + 1, -1, dtype=np.int64)
     ex = lead.get_column(examples[0]).to_numpy().astype(np.int64)
     lead_lut[ex - ex_lo] = lead.get_column("__code").fill_null(-1).to_numpy()
@@ -431,6 +458,84 @@ def _joint_dense(
             c_lo, class_lut, df.get_column(examples[0]).to_numpy(), ex_lo, lead_lut)  # fmt: skip
     _lb.joint_counts(*rows, k, bufs)
     return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
+
+
+def _joint_vs_above(
+    df: pl.DataFrame,
+    table: ContingencyTable,
+    runs: list[str],
+    examples: list[str],
+    label: str,
+    prediction: str,
+    above: np.ndarray,
+) -> np.ndarray:
+    """``joint[g, real, above's prediction, run's prediction]`` with ``above[g]``'s
+    predictions on the same examples (zeros for the leader)."""
+    k, g = table.n_classes, len(table)
+    run_col, run_lo, run_lut = _run_coding(df, table, runs)
+    example_col, ex_lo, n_examples = _example_coding(df, examples)
+    if g * n_examples > _ADJACENT_CELLS:
+        raise InvalidArgumentError(
+            f"adjacent=True with example= holds every run's prediction per example: {g:,} runs × "
+            f"{n_examples:,} examples is over {_ADJACENT_CELLS:,} cells; drop example= for "
+            "unpaired neighbour tests"
+        )
+    (label_col, pred_col), class_lo, class_lut = _class_coding(df, table, label, prediction)
+    preds = np.full(g * n_examples, -1, dtype=np.int16)
+    _lb.fill_predictions(run_col, run_lo, run_lut, example_col, ex_lo, n_examples, pred_col, class_lo,
+                         class_lut, preds)  # fmt: skip
+    filled = (preds.reshape(g, n_examples) >= 0).sum(axis=1)
+    short = np.flatnonzero(filled < np.asarray(table.counts).sum(axis=(1, 2)))
+    if len(short):
+        keys = table.keys.row(int(short[0]), named=True)
+        raise InvalidArgumentError(
+            f"example={examples} does not identify one row per example in run {keys}: "
+            "two of its rows share an example; if ids restart in each fold, include the fold, "
+            "e.g. example=['fold', 'example_id']"
+        )
+    threads = n_threads()
+    narrow = -(-df.height // threads) <= _PRIVATE_ROWS_PER_THREAD
+    bufs = np.zeros((threads, g * k**3), dtype=np.uint32 if narrow else np.int64)
+    _lb.joint_vs_reference(run_col, run_lo, run_lut, example_col, ex_lo, label_col, pred_col, class_lo,
+                           class_lut, above, n_examples, preds, k, bufs)  # fmt: skip
+    return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
+
+
+def _run_coding(
+    df: pl.DataFrame, table: ContingencyTable, runs: list[str]
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """``(column, lo, lut)``: row i belongs to group ``lut[column[i] - lo]`` of ``table``
+    (every row's run is a key of it: the table was counted from these rows)."""
+    dense = _dense_codes(table.keys.get_column(runs[0])) if len(runs) == 1 else None
+    if dense is not None:
+        return df.get_column(runs[0]).to_numpy(), *dense
+    keys = table.keys.with_row_index("__g")
+    joined = df.select(runs).join(keys, on=runs, how="left", nulls_equal=True, maintain_order="left")
+    return joined.get_column("__g").to_numpy(), 0, np.arange(len(table), dtype=np.int64)
+
+
+def _example_coding(df: pl.DataFrame, examples: list[str]) -> tuple[np.ndarray, int, int]:
+    """``(column, lo, E)``: row i scores example ``column[i] - lo``, one of ``0..E-1``."""
+    dense = _dense_lut(df.get_column(examples[0])) if len(examples) == 1 else None
+    if dense is not None:
+        lo, hi = dense
+        return df.get_column(examples[0]).to_numpy(), lo, hi - lo + 1
+    codes = df.select(pl.struct(examples).rank("dense")).to_series().to_numpy()
+    return codes, 1, int(codes.max()) if len(codes) else 0
+
+
+def _class_coding(
+    df: pl.DataFrame, table: ContingencyTable, label: str, prediction: str
+) -> tuple[tuple[np.ndarray, np.ndarray], int, np.ndarray]:
+    """The label and prediction columns with ``(lo, lut)``: class code ``lut[value - lo]``."""
+    classes = table.classes
+    k = len(classes)
+    dense = _dense_codes(classes)
+    if dense is not None:
+        return (df.get_column(label).to_numpy(), df.get_column(prediction).to_numpy()), *dense
+    codes = pl.Series(range(k), dtype=pl.Int16)
+    cols = tuple(df.get_column(c).replace_strict(classes, codes).to_numpy() for c in (label, prediction))
+    return cols, 0, np.arange(k, dtype=np.int64)  # type: ignore[return-value]
 
 
 def _paired(

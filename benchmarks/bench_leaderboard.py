@@ -10,7 +10,8 @@ model with a skill and a guessing bias per run. Then times, best of
 - ``leaderboard``: unpaired, with 95% intervals, p-values and Holm ties;
 - ``leaderboard paired``: ``example=`` given, so McNemar and the paired
   bootstrap (``--n-boot`` replicates) against the leader;
-- ``leaderboard paired delta``: the same with the delta-method paired test.
+- ``leaderboard paired delta``: the same with the delta-method paired test;
+- ``+ adjacent``: that, plus each run against the run ranked just above it.
 
 and prints each as extra time over the baseline (the issue's target: < 50%).
 
@@ -96,6 +97,9 @@ def main() -> None:
         "leaderboard paired delta": lambda: be.leaderboard(
             df, pool="fold", example="example_id", ci=0.95, paired="delta"
         ),
+        "+ adjacent": lambda: be.leaderboard(
+            df, pool="fold", example="example_id", ci=0.95, paired="delta", adjacent=True
+        ),
     }
     base = None
     print(f"{'case':<26}{'seconds':>9}{'extra':>9}")
@@ -103,7 +107,7 @@ def main() -> None:
         seconds, out = best_of(args.repeat, fn)
         base = base or seconds
         print(f"{name:<26}{seconds:>9.2f}{(seconds / base - 1) * 100:>8.0f}%")
-        if name.startswith("leaderboard"):
+        if name.startswith(("leaderboard", "+")):
             tied = int(out["tied_with_leader"].sum())  # type: ignore[index]
             print(f"{'':<26}{tied:,} of {out.height:,} runs tied with the leader")  # type: ignore[union-attr]
 

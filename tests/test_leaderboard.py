@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -193,6 +194,12 @@ def test_cli_leaderboard(tmp_path):
     expect = be.leaderboard(shared_test_set(n_runs=4), pool="fold", example="example_id")
     got = pl.read_csv(out)
     np.testing.assert_allclose(got["p_vs_leader"].to_numpy(), expect["p_vs_leader"].to_numpy())
+    args = ["leaderboard", str(src), "--example", "example_id", "--paired", "delta", "--adjacent"]
+    assert main([*args, "-o", str(out)]) == 0
+    expect = be.leaderboard(shared_test_set(n_runs=4), example="example_id", paired="delta", adjacent=True)
+    got = pl.read_csv(out)
+    for col in ("p_vs_leader", "p_vs_above"):
+        np.testing.assert_allclose(got[col].to_numpy(), expect[col].to_numpy(), rtol=1e-12)
     assert main(["leaderboard", str(src), "--measure", "f1"]) == 2
 
 
@@ -246,3 +253,47 @@ def test_fused_paired_bootstrap_draws_the_same_replicates_as_the_generic_path(po
             expected = np.full(37, np.nan)
             expected[ok] = [np.nanstd(row, ddof=1) for row in diff[ok]]
         np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("mode", ["unpaired", "paired delta", "paired bootstrap"])
+def test_adjacent_comparison_is_the_leader_comparison_of_a_two_run_board(mode):
+    """Each run against the one ranked above it must equal the board of just those
+    two runs, where the one above leads; the second run's neighbour is the leader."""
+    df = shared_test_set(n_runs=7)
+    # a run missing some examples: paired tests use the examples both runs predicted
+    df = df.filter((pl.col("run") != 3) | (pl.col("example_id") % 7 != 0))
+    kwargs = {"unpaired": {}, "paired delta": {"example": "example_id", "paired": "delta"},
+              "paired bootstrap": {"example": "example_id", "seed": 5}}[mode]  # fmt: skip
+    board = be.leaderboard(df, run="run", adjacent=True, **kwargs)
+    assert math.isnan(board["diff_vs_above"][0]) and math.isnan(board["p_vs_above"][0])
+    assert board["p_vs_above"][1] == board["p_vs_leader"][1]
+    assert board["diff_vs_above"][1] == board["diff_vs_leader"][1]
+    runs = board["run"].to_list()
+    for upper, lower in itertools.pairwise(runs):
+        pair = be.leaderboard(df.filter(pl.col("run").is_in([upper, lower])), run="run", **kwargs)
+        assert pair["run"].to_list() == [upper, lower]
+        row = board.filter(pl.col("run") == lower)
+        assert row["diff_vs_above"].item() == pytest.approx(pair["diff_vs_leader"][1], abs=1e-15)
+        if mode != "paired bootstrap":  # the bootstrap seeds follow the group's place on the board
+            assert row["p_vs_above"].item() == pytest.approx(pair["p_vs_leader"][1], rel=1e-12)
+
+
+def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypatch):
+    import sys
+
+    df = shared_test_set(n_runs=5)
+    by_int = be.leaderboard(df, example="example_id", paired="delta", adjacent=True)
+    generic = be.leaderboard(
+        df.with_columns(pl.col("run", "example_id", "label", "prediction").cast(pl.String)),
+        example=["fold", "example_id"], paired="delta", adjacent=True,
+    )  # fmt: skip
+    for col in ("diff_vs_above", "p_vs_above"):
+        np.testing.assert_array_equal(by_int[col].to_numpy(), generic[col].to_numpy())
+    # a run below the leader scoring one example twice
+    last = by_int["run"][-1]
+    dup = pl.concat([df, df.filter((pl.col("run") == last) & (pl.col("example_id") == 0))])
+    with pytest.raises(be.InvalidArgumentError, match=rf"one row per example in run \{{'run': {last}\}}"):
+        be.leaderboard(dup, example="example_id", adjacent=True)
+    monkeypatch.setattr(sys.modules["batcheval.leaderboard"], "_ADJACENT_CELLS", 1000)
+    with pytest.raises(be.InvalidArgumentError, match="5 runs × 400 examples is over 1,000 cells"):
+        be.leaderboard(df, example="example_id", adjacent=True)
