@@ -369,16 +369,16 @@ def _joint_tables(
         return fast
     frame = df.select(*runs, label, prediction)
     col = df.get_column(examples[0]) if len(examples) == 1 else None
-    if col is not None and col.dtype.is_integer() and col.null_count() == 0 and df.height:
+    dense = _dense_lut(col) if col is not None else None
+    if dense is not None:
         # a dense lookup instead of a hash join: one gather over the rows
-        lo, hi = int(col.min()), int(col.max())  # type: ignore[arg-type]
-        if hi - lo < _LUT_LIMIT:
-            lut = np.full(hi - lo + 1, -1, dtype=np.int32)
-            ex = lead.get_column(examples[0]).to_numpy().astype(np.int64)
-            inside = (ex >= lo) & (ex <= hi)
-            lut[ex[inside] - lo] = lead.get_column("__code").to_numpy()[inside]
-            codes = lut[col.to_numpy().astype(np.int64) - lo]
-            frame = frame.with_columns(pl.Series("__code", codes))
+        lo, hi = dense
+        lut = np.full(hi - lo + 1, -1, dtype=np.int32)
+        ex = lead.get_column(examples[0]).to_numpy().astype(np.int64)
+        inside = (ex >= lo) & (ex <= hi)
+        lut[ex[inside] - lo] = lead.get_column("__code").to_numpy()[inside]
+        codes = lut[col.to_numpy().astype(np.int64) - lo]  # type: ignore[union-attr]
+        frame = frame.with_columns(pl.Series("__code", codes))
     if "__code" not in frame.columns:
         frame = (
             df.select(*runs, *examples, label, prediction)
@@ -407,6 +407,8 @@ def _dense_lut(col: pl.Series, limit: int = _LUT_LIMIT) -> tuple[int, int] | Non
         return None
     if col.dtype == pl.UInt64:  # may not fit the int64 pass
         lo, hi = int(col.min()), int(col.max())  # type: ignore[arg-type]
+        if hi >= 1 << 63:  # the kernels index through int64
+            return None
     else:
         lo, hi = value_range(col.to_numpy())  # one parallel pass; polars' min and max are two
     return (lo, hi) if hi - lo < limit else None

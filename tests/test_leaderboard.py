@@ -287,8 +287,14 @@ def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypat
         df.with_columns(pl.col("run", "example_id", "label", "prediction").cast(pl.String)),
         example=["fold", "example_id"], paired="delta", adjacent=True,
     )  # fmt: skip
-    for col in ("diff_vs_above", "p_vs_above"):
+    # UInt64 ids beyond int64's range take the hash-join paths instead of overflowing
+    huge = be.leaderboard(
+        df.with_columns(pl.col("run", "example_id").cast(pl.UInt64) + (1 << 63)),
+        example="example_id", paired="delta", adjacent=True,
+    )  # fmt: skip
+    for col in ("diff_vs_above", "p_vs_above", "p_vs_leader", "p_mcnemar"):
         np.testing.assert_array_equal(by_int[col].to_numpy(), generic[col].to_numpy())
+        np.testing.assert_array_equal(by_int[col].to_numpy(), huge[col].to_numpy())
     # a run below the leader scoring one example twice
     last = by_int["run"][-1]
     dup = pl.concat([df, df.filter((pl.col("run") == last) & (pl.col("example_id") == 0))])
