@@ -1,8 +1,9 @@
 """Leaderboards with uncertainty: rank runs, and say which are tied with the leader.
 
-Every run is compared with the leader only (never all pairs), so a board of
-100,000 runs costs two counting passes over the predictions and work linear
-in the number of runs.
+Every run is compared with the leader (and, with ``adjacent=True``, with the
+run ranked just above it), never with all other runs, so a board of 100,000
+runs costs two counting passes over the predictions and work linear in the
+number of runs.
 
 Paired comparisons (``example=`` given)
     The same test examples are scored by every run, so a run and the leader
@@ -58,14 +59,13 @@ from .table import ContingencyTable, sum_axes
 
 __all__ = ["leaderboard"]
 
-_LEADER = "__batcheval_leader"
 # replicate cells held in memory at once by the paired bootstrap
 _CHUNK_CELLS = 1 << 24
 # an integer example column is looked up through an array when its range is at most this
 _LUT_LIMIT = 1 << 26
 # the one-pass joint count keeps a private table per thread while all of them stay this small
 _PRIVATE_CELLS = 1 << 25
-# adjacent paired tests hold one prediction per run and example: at most this many (2 bytes each)
+# paired tests hold one prediction per compared run and example: at most this many (1-2 bytes each)
 _ADJACENT_CELLS = 1 << 30
 
 
@@ -236,10 +236,14 @@ def leaderboard(
             raise UnknownMeasureError(
                 f"paired='delta' needs a measure with a delta-method gradient, not {measure!r}"
             )
-        joint = _joint_tables(df, table, runs, examples, label, prediction, leader)
+        lead = np.array([leader])
+        joint = _joint_tables(df, table, runs, examples, label, prediction, lead, np.full(len(value), leader))
         cols.update(_paired(joint, measure, pos, n_boot, seed, paired))
-        if adjacent:
-            joint = _joint_vs_above(df, table, runs, examples, label, prediction, above)
+        if (
+            adjacent
+        ):  # every run held: each is checked for repeated examples, and all but the last are referenced
+            every = np.arange(len(value))
+            joint = _joint_tables(df, table, runs, examples, label, prediction, every, above)
             vs = _paired(joint, measure, pos, n_boot, seed, paired)
             cols["diff_vs_above"], cols["p_vs_above"] = vs["diff_vs_leader"], vs["p_vs_leader"]
     else:
@@ -321,30 +325,6 @@ def _bootstrap_se(counts: np.ndarray, measure: str, n_boot: int, seed: int | Non
     return se
 
 
-def _leader_predictions(
-    df: pl.DataFrame,
-    table: ContingencyTable,
-    runs: list[str],
-    examples: list[str],
-    prediction: str,
-    leader: int,
-) -> pl.DataFrame:
-    keys = table.keys.row(leader, named=True)
-    mask = pl.lit(True)
-    for c in runs:
-        mask = mask & (pl.col(c).is_null() if keys[c] is None else pl.col(c) == keys[c])
-    rows = df.filter(mask).select(*examples, pl.col(prediction).alias(_LEADER))
-    dup = rows.select(examples).is_duplicated()
-    if dup.any():
-        first = rows.filter(dup).row(0, named=True)
-        raise InvalidArgumentError(
-            f"example={examples} does not identify one row per example in the leader run {keys}: "
-            f"{int(dup.sum())} rows share a key (first: { {c: first[c] for c in examples} }); "
-            "if ids restart in each fold, include the fold, e.g. example=['fold', 'example_id']"
-        )
-    return rows
-
-
 def _joint_tables(
     df: pl.DataFrame,
     table: ContingencyTable,
@@ -352,53 +332,70 @@ def _joint_tables(
     examples: list[str],
     label: str,
     prediction: str,
-    leader: int,
+    held: np.ndarray,
+    ref: np.ndarray,
 ) -> np.ndarray:
-    """``joint[g, real, leader's prediction, run's prediction]`` over the examples both predicted."""
-    lead = _leader_predictions(df, table, runs, examples, prediction, leader)
-    classes = table.classes
-    k = len(classes)
-    code = pl.DataFrame({_LEADER: classes}).with_row_index("__code")
-    lead = (
-        lead.with_columns(pl.col(_LEADER).cast(classes.dtype))
-        .join(code, on=_LEADER, how="left")
-        .select(*examples, pl.col("__code").cast(pl.Int32))
-    )
-    fast = _joint_dense(df, table, runs, examples, label, prediction, lead)
-    if fast is not None:
-        return fast
-    frame = df.select(*runs, label, prediction)
-    col = df.get_column(examples[0]) if len(examples) == 1 else None
-    dense = _dense_lut(col) if col is not None else None
-    if dense is not None:
-        # a dense lookup instead of a hash join: one gather over the rows
-        lo, hi = dense
-        lut = np.full(hi - lo + 1, -1, dtype=np.int32)
-        ex = lead.get_column(examples[0]).to_numpy().astype(np.int64)
-        inside = (ex >= lo) & (ex <= hi)
-        lut[ex[inside] - lo] = lead.get_column("__code").to_numpy()[inside]
-        codes = lut[col.to_numpy().astype(np.int64) - lo]  # type: ignore[union-attr]
-        frame = frame.with_columns(pl.Series("__code", codes))
-    if "__code" not in frame.columns:
-        frame = (
-            df.select(*runs, *examples, label, prediction)
-            .join(lead, on=examples, how="left", nulls_equal=True)
-            .select(*runs, label, prediction, pl.col("__code").fill_null(-1))
+    """``joint[g, real, reference's prediction, g's prediction]`` over the examples both
+    predicted, where g's reference is run ``ref[g]`` (-1: none, a zero table).
+
+    Two passes: the runs in ``held`` (every reference, and any run whose
+    examples must be checked for duplicates) write their predictions into a
+    ``held × examples`` table, then every row is counted against its reference.
+    """
+    k, g = table.n_classes, len(table)
+    slot = np.full(g, -1, dtype=np.int64)
+    slot[held] = np.arange(len(held))
+    run_col, run_lo, run_lut = _run_coding(df, table, runs)
+    example_col, ex_lo, n_examples = _example_coding(df, examples)
+    if len(held) * n_examples > _ADJACENT_CELLS:
+        raise InvalidArgumentError(
+            f"paired tests hold each compared run's prediction per example: {len(held):,} runs × "
+            f"{n_examples:,} examples is over {_ADJACENT_CELLS:,} cells; drop example= for "
+            "unpaired tests"
         )
-    counted = ContingencyTable.from_frame(
-        frame, by=[*runs, "__code"], label=label, prediction=prediction, classes=classes.to_list()
+    (label_col, pred_col), class_lo, class_lut = _class_coding(df, table, label, prediction)
+    preds = np.full(len(held) * n_examples, -1, dtype=np.int8 if k < 128 else np.int16)
+    fill = (run_col, example_col, pred_col)
+    if len(held) == 1:  # one run's rows: a polars filter finds them faster than a pass over every row
+        rows = pl.Series(_run_mask(df, table, runs, int(held[0]))).arg_true().to_numpy()
+        fill = tuple(col[rows] for col in fill)
+    _lb.fill_predictions(fill[0], run_lo, run_lut, slot, fill[1], ex_lo, n_examples, fill[2],
+                         class_lo, class_lut, preds)  # fmt: skip
+    filled = (preds.reshape(len(held), n_examples) >= 0).sum(axis=1)
+    short = np.flatnonzero(filled < np.asarray(table.counts)[held].sum(axis=(1, 2)))
+    if len(short):
+        _raise_duplicate_examples(df, table, runs, examples, int(held[short[0]]))
+    # a private table per thread while they stay small, else one table (the result)
+    threads = n_threads() if g * k**3 * n_threads() <= _PRIVATE_CELLS else 1
+    narrow = -(-df.height // threads) <= _PRIVATE_ROWS_PER_THREAD
+    bufs = np.zeros((threads, g * k**3), dtype=np.uint32 if narrow else np.int64)
+    ref_slot = np.where(ref >= 0, slot[np.maximum(ref, 0)], -1)
+    _lb.joint_vs_reference(run_col, run_lo, run_lut, example_col, ex_lo, label_col, pred_col, class_lo,
+                           class_lut, ref_slot, n_examples, preds, k, bufs)  # fmt: skip
+    return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
+
+
+def _run_mask(df: pl.DataFrame, table: ContingencyTable, runs: list[str], g: int) -> pl.Series:
+    """The rows of run g."""
+    keys = table.keys.row(g, named=True)
+    mask = pl.lit(True)
+    for c in runs:
+        mask = mask & (pl.col(c).is_null() if keys[c] is None else pl.col(c) == keys[c])
+    return df.select(mask.alias("mask")).to_series()
+
+
+def _raise_duplicate_examples(
+    df: pl.DataFrame, table: ContingencyTable, runs: list[str], examples: list[str], g: int
+) -> None:
+    keys = table.keys.row(g, named=True)
+    rows = df.filter(_run_mask(df, table, runs, g)).select(examples)
+    dup = rows.is_duplicated()
+    first = rows.filter(dup).row(0, named=True)
+    raise InvalidArgumentError(
+        f"example={examples} does not identify one row per example in run {keys}: "
+        f"{int(dup.sum())} rows share a key (first: {first}); "
+        "if ids restart in each fold, include the fold, e.g. example=['fold', 'example_id']"
     )
-    keys = counted.keys.with_row_index("__row").join(
-        table.keys.with_row_index("__g"), on=runs, how="left", nulls_equal=True
-    )
-    g_idx = keys.get_column("__g").to_numpy().astype(np.int64)
-    lead_code = keys.get_column("__code").to_numpy().astype(np.int64)
-    rows = keys.get_column("__row").to_numpy()
-    keep = lead_code >= 0  # -1: an example the leader did not predict
-    joint = np.zeros((len(table), k, k, k), dtype=np.int64)
-    # counted rows are unique (run, leader code) pairs, so a plain assignment suffices
-    joint[g_idx[keep], :, lead_code[keep], :] = np.asarray(counted.counts)[rows[keep]]
-    return joint
 
 
 def _dense_lut(col: pl.Series, limit: int = _LUT_LIMIT) -> tuple[int, int] | None:
@@ -424,83 +421,6 @@ def _dense_codes(values: pl.Series) -> tuple[int, np.ndarray] | None:
     lut = np.zeros(hi - lo + 1, dtype=np.int64)
     lut[values.to_numpy().astype(np.int64) - lo] = np.arange(len(values))
     return lo, lut
-
-
-def _joint_dense(
-    df: pl.DataFrame,
-    table: ContingencyTable,
-    runs: list[str],
-    examples: list[str],
-    label: str,
-    prediction: str,
-    lead: pl.DataFrame,
-) -> np.ndarray | None:
-    """The joint tables in one numba pass, when run, example and classes are small-range integers."""
-    if len(runs) != 1 or len(examples) != 1:
-        return None
-    k, g = table.n_classes, len(table)
-    threads = n_threads()
-    if g * k**3 * threads > _PRIVATE_CELLS:
-        return None
-    # the table was counted from these rows, so its keys and classes bound the run,
-    # label and prediction values: only the example column needs a pass
-    run_coding, class_coding = _dense_codes(table.keys.get_column(runs[0])), _dense_codes(table.classes)
-    ex_range = _dense_lut(df.get_column(examples[0]))
-    if run_coding is None or class_coding is None or ex_range is None:
-        return None
-    (run_lo, run_lut), (c_lo, class_lut), (ex_lo, ex_hi) = run_coding, class_coding, ex_range
-    lead_lut = np.full(ex_hi - ex_lo + 1, -1, dtype=np.int64)
-    ex = lead.get_column(examples[0]).to_numpy().astype(np.int64)
-    lead_lut[ex - ex_lo] = lead.get_column("__code").fill_null(-1).to_numpy()
-    # uint32 halves the private tables; a thread's slice of rows bounds every cell
-    narrow = -(-df.height // threads) <= _PRIVATE_ROWS_PER_THREAD
-    bufs = np.zeros((threads, g * k**3), dtype=np.uint32 if narrow else np.int64)
-    run_col = df.get_column(runs[0]).to_numpy()
-    rows = (run_col, run_lo, run_lut, df.get_column(label).to_numpy(), df.get_column(prediction).to_numpy(),
-            c_lo, class_lut, df.get_column(examples[0]).to_numpy(), ex_lo, lead_lut)  # fmt: skip
-    _lb.joint_counts(*rows, k, bufs)
-    return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
-
-
-def _joint_vs_above(
-    df: pl.DataFrame,
-    table: ContingencyTable,
-    runs: list[str],
-    examples: list[str],
-    label: str,
-    prediction: str,
-    above: np.ndarray,
-) -> np.ndarray:
-    """``joint[g, real, above's prediction, run's prediction]`` with ``above[g]``'s
-    predictions on the same examples (zeros for the leader)."""
-    k, g = table.n_classes, len(table)
-    run_col, run_lo, run_lut = _run_coding(df, table, runs)
-    example_col, ex_lo, n_examples = _example_coding(df, examples)
-    if g * n_examples > _ADJACENT_CELLS:
-        raise InvalidArgumentError(
-            f"adjacent=True with example= holds every run's prediction per example: {g:,} runs × "
-            f"{n_examples:,} examples is over {_ADJACENT_CELLS:,} cells; drop example= for "
-            "unpaired neighbour tests"
-        )
-    (label_col, pred_col), class_lo, class_lut = _class_coding(df, table, label, prediction)
-    preds = np.full(g * n_examples, -1, dtype=np.int16)
-    _lb.fill_predictions(run_col, run_lo, run_lut, example_col, ex_lo, n_examples, pred_col, class_lo,
-                         class_lut, preds)  # fmt: skip
-    filled = (preds.reshape(g, n_examples) >= 0).sum(axis=1)
-    short = np.flatnonzero(filled < np.asarray(table.counts).sum(axis=(1, 2)))
-    if len(short):
-        keys = table.keys.row(int(short[0]), named=True)
-        raise InvalidArgumentError(
-            f"example={examples} does not identify one row per example in run {keys}: "
-            "two of its rows share an example; if ids restart in each fold, include the fold, "
-            "e.g. example=['fold', 'example_id']"
-        )
-    threads = n_threads()
-    narrow = -(-df.height // threads) <= _PRIVATE_ROWS_PER_THREAD
-    bufs = np.zeros((threads, g * k**3), dtype=np.uint32 if narrow else np.int64)
-    _lb.joint_vs_reference(run_col, run_lo, run_lut, example_col, ex_lo, label_col, pred_col, class_lo,
-                           class_lut, above, n_examples, preds, k, bufs)  # fmt: skip
-    return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
 
 
 def _run_coding(

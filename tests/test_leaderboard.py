@@ -300,6 +300,9 @@ def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypat
     dup = pl.concat([df, df.filter((pl.col("run") == last) & (pl.col("example_id") == 0))])
     with pytest.raises(be.InvalidArgumentError, match=rf"one row per example in run \{{'run': {last}\}}"):
         be.leaderboard(dup, example="example_id", adjacent=True)
+    # joint tables too large for a private copy per thread are counted by one thread
+    monkeypatch.setattr(sys.modules["batcheval.leaderboard"], "_PRIVATE_CELLS", 1)
+    assert be.leaderboard(df, example="example_id", paired="delta", adjacent=True).equals(by_int)
     monkeypatch.setattr(sys.modules["batcheval.leaderboard"], "_ADJACENT_CELLS", 1000)
     with pytest.raises(be.InvalidArgumentError, match="5 runs × 400 examples is over 1,000 cells"):
         be.leaderboard(df, example="example_id", adjacent=True)

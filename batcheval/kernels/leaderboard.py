@@ -1,5 +1,5 @@
-"""The paired leaderboard's second pass: joint tables of every run against the leader,
-or against a reference run of its own (the run ranked just above it)."""
+"""The paired leaderboard's second pass: joint tables of every run against a
+reference run (the leader, or the run ranked just above it)."""
 
 from __future__ import annotations
 
@@ -9,19 +9,40 @@ from .jit import jit_parallel, prange
 
 
 @jit_parallel
-def joint_counts(run, run_lo, run_lut, label, pred, class_lo, class_lut, example, ex_lo, lead_lut, k, bufs):
+def fill_predictions(
+    run, run_lo, run_lut, slot, example, ex_lo, n_examples, pred, class_lo, class_lut, preds
+):
+    """``preds[s * E + e]`` = the class code that the run held in slot s predicted for example e.
+
+    Run g is ``run_lut[run - run_lo]`` and is held when ``slot[g] >= 0``;
+    example e is ``example - ex_lo`` and the code ``class_lut[pred -
+    class_lo]``. Cells start at -1 (not predicted). Two rows of one (run,
+    example) would race for a cell, so callers check afterwards that each
+    held run set as many cells as it has rows.
+    """
+    for i in prange(run.shape[0]):
+        s = slot[np.uint64(run_lut[np.uint64(np.int64(run[i]) - run_lo)])]
+        if s < 0:  # rows of other runs read only their run column
+            continue
+        e = np.int64(example[i]) - ex_lo
+        preds[np.uint64(s * n_examples + e)] = class_lut[np.uint64(np.int64(pred[i]) - class_lo)]
+
+
+@jit_parallel
+def joint_vs_reference(
+    run, run_lo, run_lut, example, ex_lo, label, pred, class_lo, class_lut, ref, n_examples, preds, k, bufs
+):  # fmt: skip
     """Add each row to ``bufs[t]``, a private flat ``[G, K, K, K]`` table per thread.
 
-    A row of run ``g = run_lut[run - run_lo]`` with real class ``y`` and
-    prediction ``p`` (both through ``class_lut``) on an example the leader
-    predicted as ``l = lead_lut[example - ex_lo]`` adds one to cell
-    ``(g, y, l, p)``. Rows whose example the leader did not predict (-1) are
-    skipped. The lookups are dense arrays over each column's value range, so
-    a row costs a few gathers and no hashing; classes that are already
-    ``0..K-1`` skip their lookup (a quarter of the pass). Every index is
-    non-negative and cast to uint64, which spares numba's wraparound.
+    A row of run g on example e (coded as in :func:`fill_predictions`) adds
+    one to cell ``(g, real, l, own prediction)``, where ``l = preds[ref[g] *
+    E + e]`` is what g's reference run predicted there. Runs without a
+    reference (``ref[g] < 0``) and examples the reference did not predict
+    are skipped. Classes that are already ``0..K-1`` skip their lookup (a
+    quarter of the pass); every index is non-negative and cast to uint64,
+    which spares numba's wraparound.
     """
-    n = label.shape[0]
+    n = run.shape[0]
     n_threads = bufs.shape[0]
     k2 = k * k
     k3 = k2 * k
@@ -33,69 +54,26 @@ def joint_counts(run, run_lo, run_lut, label, pred, class_lo, class_lut, example
         buf = bufs[t]
         start = min(n, t * step)
         stop = min(n, start + step)
+        # two copies of the loop: a test inside it would cost the lookup it saves
         if identity:
             for i in range(start, stop):
-                lead = lead_lut[np.uint64(np.int64(example[i]) - ex_lo)]
+                g = run_lut[np.uint64(np.int64(run[i]) - run_lo)]
+                r = ref[np.uint64(g)]
+                if r < 0:
+                    continue
+                lead = np.int64(preds[np.uint64(r * n_examples + np.int64(example[i]) - ex_lo)])
                 if lead < 0:
                     continue
-                g = run_lut[np.uint64(np.int64(run[i]) - run_lo)]
                 buf[np.uint64(g * k3 + np.int64(label[i]) * k2 + lead * k + np.int64(pred[i]))] += 1
         else:
             for i in range(start, stop):
-                lead = lead_lut[np.uint64(np.int64(example[i]) - ex_lo)]
+                g = run_lut[np.uint64(np.int64(run[i]) - run_lo)]
+                r = ref[np.uint64(g)]
+                if r < 0:
+                    continue
+                lead = np.int64(preds[np.uint64(r * n_examples + np.int64(example[i]) - ex_lo)])
                 if lead < 0:
                     continue
-                g = run_lut[np.uint64(np.int64(run[i]) - run_lo)]
                 y = class_lut[np.uint64(np.int64(label[i]) - class_lo)]
                 p = class_lut[np.uint64(np.int64(pred[i]) - class_lo)]
                 buf[np.uint64(g * k3 + y * k2 + lead * k + p)] += 1
-
-
-@jit_parallel
-def fill_predictions(run, run_lo, run_lut, example, ex_lo, n_examples, pred, class_lo, class_lut, preds):
-    """``preds[g * E + e]`` = the class code run g predicted for example e.
-
-    Run g is ``run_lut[run - run_lo]``, example e is ``example - ex_lo`` and
-    the code ``class_lut[pred - class_lo]``. Cells start at -1 (not
-    predicted). Two rows of one (run, example) would race for a cell, so
-    callers check afterwards that each run set as many cells as it has rows.
-    """
-    for i in prange(run.shape[0]):
-        g = run_lut[np.uint64(np.int64(run[i]) - run_lo)]
-        e = np.int64(example[i]) - ex_lo
-        preds[np.uint64(g * n_examples + e)] = class_lut[np.uint64(np.int64(pred[i]) - class_lo)]
-
-
-@jit_parallel
-def joint_vs_reference(
-    run, run_lo, run_lut, example, ex_lo, label, pred, class_lo, class_lut, ref, n_examples, preds, k, bufs
-):  # fmt: skip
-    """Add each row to ``bufs[t]``, a private flat ``[G, K, K, K]`` table per thread.
-
-    A row of run g on example e (coded as in :func:`fill_predictions`) adds
-    one to cell ``(g, real, l, own prediction)``, where ``l = preds[ref[g] *
-    E + e]`` is what the reference run predicted there. Runs without a
-    reference (``ref[g] < 0``) and examples the reference did not predict
-    are skipped.
-    """
-    n = run.shape[0]
-    n_threads = bufs.shape[0]
-    k2 = k * k
-    k3 = k2 * k
-    step = (n + n_threads - 1) // n_threads
-    for t in prange(n_threads):
-        buf = bufs[t]
-        start = min(n, t * step)
-        stop = min(n, start + step)
-        for i in range(start, stop):
-            g = run_lut[np.uint64(np.int64(run[i]) - run_lo)]
-            r = ref[np.uint64(g)]
-            if r < 0:
-                continue
-            e = np.int64(example[i]) - ex_lo
-            lead = np.int64(preds[np.uint64(r * n_examples + e)])
-            if lead < 0:
-                continue
-            y = class_lut[np.uint64(np.int64(label[i]) - class_lo)]
-            p = class_lut[np.uint64(np.int64(pred[i]) - class_lo)]
-            buf[np.uint64(g * k3 + y * k2 + lead * k + p)] += 1
