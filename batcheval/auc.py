@@ -29,12 +29,11 @@ __all__ = ["auc"]
 @dataclass
 class Segments:
     """Scores grouped by group: group g owns ``scores[starts[g]:starts[g+1]]``,
-    with ``labels`` 1 for its positives."""
+    its negatives first and then its ``positives[g]`` positives."""
 
     keys: pl.DataFrame
     starts: np.ndarray
     scores: np.ndarray
-    labels: np.ndarray
     positives: np.ndarray
 
     @property
@@ -42,8 +41,7 @@ class Segments:
         return np.diff(self.starts) - self.positives
 
     def points(self) -> Points:
-        """Every group's distinct scores, descending, with cumulative tp and fp
-        (sorts the groups in place)."""
+        """Every group's distinct scores, descending, with cumulative tp and fp."""
         n = len(self.scores)
         n_groups = len(self.positives)
         thr = np.empty(n)
@@ -51,7 +49,7 @@ class Segments:
         fp = np.empty(n, dtype=np.int64)
         n_points = np.zeros(n_groups, dtype=np.int64)
         if n_groups:
-            _exact.group_points(self.starts, self.scores, self.labels, thr, tp, fp, n_points)
+            _exact.group_points(self.starts, self.scores, self.positives, thr, tp, fp, n_points)
         starts = np.concatenate(([0], np.cumsum(n_points)))
         total = int(starts[-1])
         if total != n:  # ties left gaps between groups
@@ -82,37 +80,39 @@ class Points:
 
 
 def grouped_scores(scored: Scored) -> Segments:
-    """Two-pass counting sort of the finite scores by group.
+    """Two-pass counting sort of the finite scores by group and class.
 
-    A label column's own coding gives every row a class, so only non-finite
-    scores can leave rows out. Unless some are known to, the group sizes come
-    from the keys alone; the scatter counts the rows it skips, and finding
-    any there means raising, or (with ``drop_nonfinite``) sizing again.
+    The first pass counts each thread's rows per group and class; the second
+    writes each score to its group's negatives or positives, which places the
+    label without writing it. A label column's own coding gives every row a
+    class, so only non-finite scores can leave rows out. Unless some are
+    known to, the first pass reads no scores; the second counts the rows it
+    skips, and finding any there means raising, or (with ``drop_nonfinite``)
+    counting again.
     """
     n_groups = scored.space.size
     n_rows = len(scored.score)
-    # per-thread sizes cost threads·G cells: one thread for sparse key spaces
-    threads = n_threads() if n_groups * n_threads() <= max(n_rows, 1 << 20) else 1
+    # per-thread sizes cost threads·2G cells: one thread for sparse key spaces
+    threads = n_threads() if 2 * n_groups * n_threads() <= max(n_rows, 1 << 20) else 1
     rows = scored.rows
     check = bool(scored.nonfinite)
     while True:
-        per_thread = np.zeros((threads, n_groups), dtype=np.int64)
+        per_thread = np.zeros((threads, 2 * n_groups), dtype=np.int64)
         _exact.segment_sizes(*rows, check, per_thread)
-        per_group = per_thread.sum(axis=0)
-        first = np.concatenate(([0], np.cumsum(per_group)))
-        # thread-minor offsets within a group keep its rows in row order
+        per_cell = per_thread.sum(axis=0)
+        first = np.concatenate(([0], np.cumsum(per_cell)))
+        # thread-minor offsets within a cell keep its rows in row order
         at = np.ascontiguousarray(first[:-1] + np.cumsum(per_thread, axis=0) - per_thread)
         grouped = np.empty(int(first[-1]))
-        labels = np.empty(int(first[-1]), dtype=np.uint8)
-        skipped = _exact.scatter_segments(*rows, at, grouped, labels)
+        skipped = _exact.scatter_segments(*rows, at, grouped)
         if check or not skipped:
             break
         check_nonfinite(scored.score_name, int(skipped), scored.drop_nonfinite)
         check = True
+    per_group = per_cell[0::2] + per_cell[1::2]
     present = np.flatnonzero(per_group) if scored.by else np.zeros(1, np.int64)
-    starts = np.append(first[present], first[-1])
-    positives = _exact.segment_sums(starts, labels)
-    return Segments(scored.space.decode(present), starts, grouped, labels, positives)
+    starts = np.append(first[2 * present], first[-1])
+    return Segments(scored.space.decode(present), starts, grouped, per_cell[1::2][present])
 
 
 def exact_sweep(scored: Scored):  # -> sweep.Swept
@@ -205,13 +205,13 @@ def auc(
     areas = np.empty((n_groups, 3))
     best_thr = np.empty(n_groups)
     best_val = np.empty(n_groups)
-    if measure != "informedness":  # the points first: the summary below re-sorts sorted segments
+    if measure != "informedness":
         pts = seg.points()
         cells = pts.cells()
         values = _measures.compute_cells(*cells, [measure])[measure] if len(pts.tp) else np.empty(0)
         best = _exact.segment_argmax(values, pts.starts) if n_groups else np.empty(0, np.int64)
     if n_groups:
-        _exact.summarise(seg.starts, seg.scores, seg.labels, seg.positives, areas, best_thr, best_val)
+        _exact.summarise(seg.starts, seg.scores, seg.positives, areas, best_thr, best_val)
     if measure != "informedness":
         best_val = np.where(best >= 0, values[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
         best_thr = np.where(best >= 0, pts.threshold[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)

@@ -155,7 +155,8 @@ def test_best_threshold_equals_brute_force(measure):
 def _shaped_groups(rng) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """One group per path of the per-group sort: tiny (insertion sort), already
     sorted, smooth (buckets), heavy ties and a heavy tail (crowded buckets, per
-    bucket quicksort), plus a bucketed group with sparse ties."""
+    bucket quicksort), a range wider than float64 (one quicksort), plus a
+    bucketed group with sparse ties."""
     n = 400
     y = rng.integers(0, 2, n)
     smooth = y * 0.7 + rng.normal(size=n)
@@ -165,25 +166,45 @@ def _shaped_groups(rng) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         "smooth": (y, smooth),
         "heavy ties": (y, rng.integers(0, 3, n) + 0.5 * y * rng.integers(0, 2, n)),
         "heavy tail": (y, np.where(rng.random(n) < 0.01, 1e6, 0.0) + smooth),
+        "beyond float64": (y[:90], np.round(np.clip(smooth[:90], -1.7, 1.7), 1) * 1e308),
         "sparse ties": (y, np.round(smooth, 2)),
     }
 
 
-def test_auc_summaries_on_every_sort_path_equal_sklearn_and_brute_force():
+def _shaped_frame() -> tuple[dict, pl.DataFrame]:
     groups = _shaped_groups(np.random.default_rng(8))
     df = pl.concat(
         pl.DataFrame({"shape": name, "label": y, "score": s}) for name, (y, s) in groups.items()
     ).sample(fraction=1.0, shuffle=True, seed=1)  # rows of all groups interleaved
-    out = {row["shape"]: row for row in be.auc(df, by="shape").iter_rows(named=True)}
+    return groups, df
+
+
+def test_exact_sweep_on_every_sort_path_equals_numpy():
+    groups, df = _shaped_frame()
+    out = be.sweep(df, by="shape", thresholds="exact", measures=["recall"])
     for name, (y, s) in groups.items():
-        row = out[name]
-        assert row["roc_auc"] == pytest.approx(metrics.roc_auc_score(y, s), abs=1e-12), name
-        assert row["pr_auc"] == pytest.approx(metrics.average_precision_score(y, s), abs=1e-12), name
-        assert row["roc_auch"] == pytest.approx(_hull_area(y, s), abs=1e-12), name
-        fpr, tpr, thr = metrics.roc_curve(y, s, drop_intermediate=False)
-        youden = tpr - fpr
-        assert row["best_threshold"] == thr[np.argmax(youden)], name  # first = highest threshold
-        assert row["best_informedness"] == pytest.approx(youden.max(), abs=1e-15), name
+        rows = out.filter(pl.col("shape") == name).sort("threshold")
+        assert rows["threshold"].to_list() == sorted(set(s.tolist())), name
+        for r in rows.iter_rows(named=True):
+            assert (r["tp"], r["fp"], r["fn"], r["tn"]) == _numpy_table(y, s, r["threshold"]), name
+
+
+def test_auc_summaries_on_every_sort_path_equal_sklearn_and_brute_force():
+    groups, df = _shaped_frame()
+    wide = groups["beyond float64"][1]
+    assert math.isinf(float(wide.max()) - float(wide.min()))  # the bucket scale overflows
+    out = {row["shape"]: row for row in be.auc(df, by="shape").iter_rows(named=True)}
+    # the references' own differences of those scores overflow too, harmlessly
+    with np.errstate(over="ignore", invalid="ignore"):
+        for name, (y, s) in groups.items():
+            row = out[name]
+            assert row["roc_auc"] == pytest.approx(metrics.roc_auc_score(y, s), abs=1e-12), name
+            assert row["pr_auc"] == pytest.approx(metrics.average_precision_score(y, s), abs=1e-12), name
+            assert row["roc_auch"] == pytest.approx(_hull_area(y, s), abs=1e-12), name
+            fpr, tpr, thr = metrics.roc_curve(y, s, drop_intermediate=False)
+            youden = tpr - fpr
+            assert row["best_threshold"] == thr[np.argmax(youden)], name  # first = highest threshold
+            assert row["best_informedness"] == pytest.approx(youden.max(), abs=1e-15), name
 
 
 def test_single_point_auc_identity():

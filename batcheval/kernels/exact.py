@@ -25,6 +25,10 @@ from .jit import jit, jit_inline, jit_parallel, prange
 # buckets up to this size are insertion-sorted; larger ones (heavy ties or
 # heavy tails) go to numba's quicksort
 _SMALL_BUCKET = 32
+# two buckets per row: the final insertion pass then moves far fewer rows (a
+# bucket shared by two rows is out of order half the time, and each such move
+# is a mispredicted branch), for one more cheap pass over the bucket counts
+_BUCKETS_PER_ROW = 2
 
 
 @jit
@@ -42,47 +46,49 @@ def _insertion_sort(v, lab, a, z):
 
 
 @jit
-def sort_segment(v, lab, a, z, tmp, tmp_lab, ends, bid):
-    """Sort ``v[a:z]`` ascending, carrying ``lab`` along (finite values).
+def sort_segment(v, lab, tmp, tmp_lab, ends, bid):
+    """Sort finite ``v`` ascending, carrying ``lab`` along, leaving both as they are.
 
-    Returns True when the sorted run was written to ``tmp[:z-a]`` and
-    ``tmp_lab`` (``v`` and ``lab`` are then left as they were), False when it
-    is in place. ``tmp``, ``tmp_lab``, ``bid`` and ``ends`` are scratch of at
-    least ``z - a`` (+1 for ``ends``) slots.
+    Returns False when ``v`` is already in order, otherwise True with the
+    sorted run in ``tmp`` and ``tmp_lab``. ``tmp``, ``tmp_lab`` and ``bid``
+    are scratch of ``len(v)`` slots, ``ends`` of ``_BUCKETS_PER_ROW * len(v) + 1``.
     """
-    m = z - a
-    if m <= _SMALL_BUCKET:
-        _insertion_sort(v, lab, a, z)
-        return False
-    lo = v[a]
-    hi = v[a]
+    m = v.shape[0]
+    lo = v[0]
+    hi = v[0]
     ordered = True
-    for i in range(a, z):
+    for i in range(m):
         x = v[i]
         ordered &= x >= hi
         lo = min(lo, x)
         hi = max(hi, x)
     if ordered:
         return False
-    scale = m / (hi - lo)
-    if not math.isfinite(scale) or scale == 0.0:  # a range beyond float64
-        _quicksort_pairs(v, lab, a, z, tmp, tmp_lab)
-        return False
+    n_buckets = _BUCKETS_PER_ROW * m
+    scale = n_buckets / (hi - lo)
+    if m <= _SMALL_BUCKET or not math.isfinite(scale) or scale == 0.0:  # few rows, or a range beyond float64
+        tmp[:m] = v
+        tmp_lab[:m] = lab
+        if m <= _SMALL_BUCKET:
+            _insertion_sort(tmp, tmp_lab, 0, m)
+        else:
+            _quicksort_pairs(tmp, tmp_lab, 0, m, np.empty(m), np.empty(m, lab.dtype))
+        return True
     # rounding is monotone, so bucket order is value order
-    ends[: m + 1] = 0
+    ends[: n_buckets + 1] = 0
     for i in range(m):
-        b = min(np.int32((v[a + i] - lo) * scale), m - 1)
+        b = min(np.int32((v[i] - lo) * scale), n_buckets - 1)
         bid[i] = b
         ends[b + 1] += 1
     crowded = 0
-    for b in range(m):
+    for b in range(n_buckets):
         crowded = max(crowded, ends[b + 1])
         ends[b + 1] += ends[b]
     for i in range(m):
         b = bid[i]
         e = ends[b]
-        tmp[e] = v[a + i]
-        tmp_lab[e] = lab[a + i]
+        tmp[e] = v[i]
+        tmp_lab[e] = lab[i]
         ends[b] = e + 1
     if crowded <= _SMALL_BUCKET:
         # every value already sits in its bucket: one insertion pass over the
@@ -90,7 +96,7 @@ def sort_segment(v, lab, a, z, tmp, tmp_lab, ends, bid):
         _insertion_sort(tmp, tmp_lab, 0, m)
         return True
     begin = 0
-    for b in range(m):
+    for b in range(n_buckets):
         end = ends[b]
         if end - begin > _SMALL_BUCKET:
             spare = np.empty(end - begin)
@@ -112,6 +118,22 @@ def _quicksort_pairs(v, lab, a, z, spare, spare_lab):
     lab[a:z] = spare_lab[: z - a]
 
 
+@jit
+def _sorted_group(scores, a, z, negatives):
+    """Group rows ``scores[a:z]`` (its negatives first) sorted, with a label
+    byte per row (1 = positive); the scores array is left as it is."""
+    m = z - a
+    v = scores[a:z]
+    lab = np.zeros(m, np.uint8)
+    lab[negatives:] = 1
+    tmp = np.empty(m)
+    tmp_lab = np.empty(m, np.uint8)
+    ends = np.empty(_BUCKETS_PER_ROW * m + 1, np.int64)
+    if sort_segment(v, lab, tmp, tmp_lab, ends, np.empty(m, np.int32)):
+        return tmp, tmp_lab
+    return v, lab
+
+
 @jit_inline
 def _not_right_turn(ax, ay, bx, by, cx, cy):
     """a → b → c turns left or goes straight: b is not on the upper hull
@@ -121,42 +143,34 @@ def _not_right_turn(ax, ay, bx, by, cx, cy):
 
 @jit_parallel
 def segment_sizes(k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive, score, check, sizes):
-    """``sizes[t, g]``: the rows of group g in thread t's slice that have a
-    class and a finite score — every row, read from the keys alone, when
-    ``check`` is False."""
+    """``sizes[t, 2g + 1]``: the positive rows of group g in thread t's slice,
+    ``sizes[t, 2g]`` its other rows, counting only rows with a class and a
+    finite score when ``check`` (every row has a class otherwise)."""
     n = score.shape[0]
     n_threads = sizes.shape[0]
     for t in prange(n_threads):
         start, stop = thread_rows(t, n, n_threads)
         if check:
             for i in range(start, stop):
-                if lut[np.uint64(np.int64(label[i]) - vmin)] >= 0 and math.isfinite(score[i]):
-                    sizes[t, np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))] += 1
+                c = lut[np.uint64(np.int64(label[i]) - vmin)]
+                if c >= 0 and math.isfinite(score[i]):
+                    g = np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))
+                    sizes[t, 2 * g + np.uint64(c == positive)] += 1
         else:
             for i in range(start, stop):
-                sizes[t, np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))] += 1
-
-
-@jit_parallel
-def segment_sums(starts, labels):
-    """Sum of ``labels[starts[g]:starts[g+1]]`` for every g: each group's positives."""
-    n_groups = starts.shape[0] - 1
-    out = np.zeros(n_groups, np.int64)
-    for g in prange(n_groups):
-        s = 0
-        for k in range(starts[g], starts[g + 1]):
-            s += labels[k]
-        out[g] = s
-    return out
+                c = lut[np.uint64(np.int64(label[i]) - vmin)]
+                g = np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))
+                sizes[t, 2 * g + np.uint64(c == positive)] += 1
 
 
 @jit_parallel
 def scatter_segments(
-    k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive, score, at, out, out_lab
+    k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive, score, at, out
 ):  # fmt: skip
-    """Second pass: thread t writes its rows' scores, and 1 for a positive,
-    from ``at[t, g]`` on. Returns the rows it skipped (no class or a
-    non-finite score)."""
+    """Second pass: thread t writes its rows' scores from ``at[t, 2g + 1]`` on
+    for a positive of group g, from ``at[t, 2g]`` for a negative: the label is
+    where the score lands, so no label byte is written. Returns the rows it
+    skipped (no class or a non-finite score)."""
     n = score.shape[0]
     n_threads = at.shape[0]
     skipped = np.zeros(n_threads, np.int64)
@@ -170,64 +184,82 @@ def scatter_segments(
             if c < 0 or not math.isfinite(s):
                 nskip += 1
                 continue
-            g = np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))
-            at_g = np.uint64(pos[g])
-            out[at_g] = s
-            out_lab[at_g] = 1 if c == positive else 0
-            pos[g] += 1
+            cell = 2 * np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys)) + np.uint64(c == positive)
+            out[np.uint64(pos[cell])] = s
+            pos[cell] += 1
         skipped[t] = nskip
     return skipped.sum()
 
 
 @jit
-def _walk(v, lab, a, z, p_tot, n_tot, hx, hy):
-    """Walk sorted ``v[a:z]`` from the top, one point per distinct score.
+def _distinct_points(v, lab, tp_at, row_at):
+    """Walk sorted, non-empty ``v`` from the top: one point per distinct
+    score. Point j gets the positives at or above its score, ``tp_at[j]``, and
+    the lowest row of its ties, ``row_at[j]`` (so ``len(v) - row_at[j]`` rows
+    are at or above it). Returns the number of points.
+
+    Every row writes its counts to the current point and a row whose next
+    score differs moves on to the next: no branch depends on the data, which
+    costs less than mispredicting the ties of rounded scores.
+    """
+    j = 0
+    tp = 0
+    for k in range(v.shape[0] - 1, 0, -1):
+        tp += np.int64(lab[k])
+        tp_at[j] = tp
+        row_at[j] = k
+        j += np.int64(v[k - 1] != v[k])
+    tp_at[j] = tp + np.int64(lab[0])
+    row_at[j] = 0
+    return j + 1
+
+
+@jit
+def _walk(v, lab, p_tot, n_tot):
+    """Summarise sorted, non-empty ``v`` over its distinct scores.
 
     Returns ``(2·P·N·auc, 2·P·N·hull, P·ap, det, threshold)``: the ROC and
     hull areas as exact integer trapezoid sums in (fp, tp) counts, average
     precision times P, and the Youden point's integer determinant
     ``tp·N − fp·P`` (informedness · P·N) with its threshold — the highest on
-    ties. ``hx``/``hy`` are scratch of ``z - a + 2`` slots.
-
-    The loop has no data-dependent branch: whether a row ends a run of tied
-    scores is a 0/1 factor and a select, which costs less than mispredicting
-    the ties of rounded scores.
+    ties.
     """
+    m = v.shape[0]
+    tp_at = np.empty(m, np.int64)
+    row_at = np.empty(m, np.int64)
+    n_points = _distinct_points(v, lab, tp_at, row_at)
     # Hull candidates: only a point entered by a step up and left by a step
     # right can be a corner of the upper hull (one below the next point, or
     # right of the previous at the same height, lies under a chord). Each
     # point is written as pending and kept by advancing the count; the
     # monotone chain then runs over the few that stay.
+    hx = np.empty(n_points + 2, np.int64)
+    hy = np.empty(n_points + 2, np.int64)
     hx[0] = 0
     hy[0] = 0
     nc = 1
-    ctp = 0
-    cfp = 0
     ptp = 0
     pfp = 0
     twice_area = 0
     ap = 0.0
     top = np.iinfo(np.int64).min
-    best = np.nan
-    prev_up = 0
-    for k in range(z - 1, a - 1, -1):
-        pos = np.int64(lab[k])
-        ctp += pos
-        cfp += 1 - pos
-        last = np.int64(k == a or v[k - 1] != v[k])
-        det = ctp * n_tot - cfp * p_tot
-        better = last & np.int64(det > top)
+    best = 0
+    up = 0
+    for j in range(n_points):
+        tp = tp_at[j]
+        fp = m - row_at[j] - tp
+        twice_area += (fp - pfp) * (tp + ptp)
+        ap += (tp - ptp) * tp / (tp + fp)
+        det = tp * n_tot - fp * p_tot
+        better = det > top
         top = det if better else top
-        best = v[k] if better else best
-        dtp = ctp - ptp
-        twice_area += last * ((cfp - pfp) * (ctp + ptp))
-        ap += (last * dtp) * ctp / (ctp + cfp)
+        best = j if better else best
         hx[nc] = pfp
         hy[nc] = ptp
-        nc += last & prev_up & np.int64(cfp > pfp)
-        prev_up = (np.int64(dtp > 0) & last) | (prev_up & (1 - last))
-        ptp = ctp if last else ptp
-        pfp = cfp if last else pfp
+        nc += up & np.int64(fp > pfp)
+        up = np.int64(tp > ptp)
+        ptp = tp
+        pfp = fp
     hx[nc] = pfp  # the last point: (N, P)
     hy[nc] = ptp
     nc += 1
@@ -243,20 +275,20 @@ def _walk(v, lab, a, z, p_tot, n_tot, hx, hy):
     twice_hull = 0
     for k in range(1, h):
         twice_hull += (hx[k] - hx[k - 1]) * (hy[k] + hy[k - 1])
-    return twice_area, twice_hull, ap, top, best
+    return twice_area, twice_hull, ap, top, v[row_at[best]]
 
 
 @jit_parallel
-def summarise(starts, scores, labels, positives, out, best_thr, best_val):
+def summarise(starts, scores, positives, out, best_thr, best_val):
     """Per group: sort, then walk the distinct scores from the top.
 
-    Group g's rows are ``starts[g]:starts[g+1]`` of ``scores`` and ``labels``
-    (1 = positive); they are left in place or sorted, never otherwise
-    changed. ``out[g]`` gets the ROC AUC (trapezoids, ties as one diagonal
-    step), the area under the ROC convex hull and the average precision, NaN
-    when a class is absent; ``best_thr``/``best_val`` the Youden point
-    (largest informedness, highest threshold on ties), from the exact int
-    determinant as the binary kernel computes it.
+    Group g's rows are ``scores[starts[g]:starts[g+1]]``, its negatives first
+    and then its ``positives[g]`` positives; ``scores`` is left as it is.
+    ``out[g]`` gets the ROC AUC (trapezoids, ties as one diagonal step), the
+    area under the ROC convex hull and the average precision, NaN when a
+    class is absent; ``best_thr``/``best_val`` the Youden point (largest
+    informedness, highest threshold on ties), from the exact int determinant
+    as the binary kernel computes it.
     """
     n_groups = starts.shape[0] - 1
     for g in prange(n_groups):
@@ -272,14 +304,8 @@ def summarise(starts, scores, labels, positives, out, best_thr, best_val):
         out[g, 2] = np.nan
         if m == 0:
             continue
-        tmp = np.empty(m)
-        tmp_lab = np.empty(m, labels.dtype)
-        hx = np.empty(m + 2, np.int64)
-        hy = np.empty(m + 2, np.int64)
-        if sort_segment(scores, labels, a, z, tmp, tmp_lab, np.empty(m + 1, np.int64), np.empty(m, np.int32)):
-            twice_area, twice_hull, ap, top, best = _walk(tmp, tmp_lab, 0, m, p_tot, n_tot, hx, hy)
-        else:
-            twice_area, twice_hull, ap, top, best = _walk(scores, labels, a, z, p_tot, n_tot, hx, hy)
+        v, lab = _sorted_group(scores, a, z, n_tot)
+        twice_area, twice_hull, ap, top, best = _walk(v, lab, p_tot, n_tot)
         den = float(p_tot) * float(n_tot)
         best_thr[g] = best
         best_val[g] = float(top) / den if den != 0 else 0.0
@@ -290,33 +316,24 @@ def summarise(starts, scores, labels, positives, out, best_thr, best_val):
 
 
 @jit_parallel
-def group_points(starts, scores, labels, thr, tp, fp, n_points):
-    """Sort each group, then walk it from the top: one point per distinct score
-    with the rows at or above it. Points of group g are written from
-    ``starts[g]`` on (a group has at most as many points as rows)."""
+def group_points(starts, scores, positives, thr, tp, fp, n_points):
+    """Sort each group (laid out as for :func:`summarise`), then walk it from
+    the top: one point per distinct score with the rows at or above it.
+    Points of group g are written from ``starts[g]`` on (a group has at most
+    as many points as rows)."""
     for g in prange(starts.shape[0] - 1):
         a = starts[g]
         z = starts[g + 1]
         m = z - a
-        tmp = np.empty(m)
-        tmp_lab = np.empty(m, labels.dtype)
-        if sort_segment(scores, labels, a, z, tmp, tmp_lab, np.empty(m + 1, np.int64), np.empty(m, np.int32)):
-            scores[a:z] = tmp
-            labels[a:z] = tmp_lab
-        k = a
-        ctp = 0
-        cfp = 0
-        for i in range(z - 1, a - 1, -1):
-            pos = np.int64(labels[i])
-            ctp += pos
-            cfp += 1 - pos
-            if i > a and scores[i - 1] == scores[i]:
-                continue
-            thr[k] = scores[i]
-            tp[k] = ctp
-            fp[k] = cfp
-            k += 1
-        n_points[g] = k - a
+        if m == 0:
+            continue
+        v, lab = _sorted_group(scores, a, z, m - positives[g])
+        count = _distinct_points(v, lab, tp[a:z], fp[a:z])
+        for j in range(a, a + count):  # fp holds each point's lowest row until here
+            row = fp[j]
+            thr[j] = v[row]
+            fp[j] = m - row - tp[j]
+        n_points[g] = count
 
 
 @jit_parallel
