@@ -1,16 +1,17 @@
 """Exact ROC/PR over every distinct score: rows → scores grouped by group
 → one sort and one walk per group.
 
-Rows are moved into one array per group — scores, with a byte that says
-positive — by a two-pass counting sort split over threads (count per thread
-and group, then each thread writes its own rows in order): no id column is
-materialised and no two threads write one slot. Each group is then sorted by
-buckets over its value range — linear for the smooth score distributions
-classifiers produce, and no worse than quicksort otherwise, since crowded
-buckets fall back to it — and walked once from the top, where a score equal to
-the next one is a tie and adds no point. The walk keeps integer counts: the
-ROC and hull areas are exact integer trapezoid sums divided once by 2·P·N,
-and hull turns are exact integer cross products.
+Rows are moved into one array, each group's negatives and then its
+positives, by a two-pass counting sort split over threads (count per thread,
+group and class, then each thread writes its own rows in order): where a
+score lands says its label, no id column is materialised and no two threads
+write one slot. Each group is then sorted by buckets over its value range —
+linear for the smooth score distributions classifiers produce, and no worse
+than quicksort otherwise, since crowded buckets fall back to it — and walked
+once from the top, where a score equal to the next one is a tie and adds no
+point. The walk keeps integer counts: the ROC and hull areas are exact
+integer trapezoid sums divided once by 2·P·N, and hull turns are exact
+integer cross products.
 """
 
 from __future__ import annotations
