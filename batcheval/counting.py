@@ -20,7 +20,7 @@ from .errors import InvalidLabelError
 from .kernels import count as _count
 from .kernels.jit import n_threads
 
-__all__ = ["Counted", "count_frame", "group_ids"]
+__all__ = ["Counted", "compact", "count_frame", "encode_frame", "group_ids"]
 
 _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
@@ -46,26 +46,42 @@ class Counted:
     keys: pl.DataFrame
     classes: pl.Series
     counts: np.ndarray
+    # the key-space ids of the rows of ``counts``, and the class codes kept on its axes
+    groups: np.ndarray | None = None
+    class_codes: np.ndarray | None = None
 
 
 def count_frame(
     df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
 ) -> Counted:
     """Count ``df`` into one K×K table per distinct combination of ``by``."""
+    coding, space = encode_frame(df, by, label, prediction, classes)
+    if space is None:
+        k = coding.n_codes
+        keys = pl.DataFrame([df.get_column(name).clear() for name in by])
+        return Counted(keys, coding.classes, np.zeros((0, k, k), dtype=np.int64))
+    k = coding.n_codes
+    flat = _run_kernel(space.columns, coding, space.size, k)
+    return compact(space, coding, flat.reshape(space.size, k, k), bool(by))
+
+
+def encode_frame(
+    df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
+) -> tuple[ClassCoding, _KeySpace | None]:
+    """The class coding and the key space of ``df`` (None for a frame without rows)."""
     n_rows = df.height
     coding = encode_classes(df.get_column(label), df.get_column(prediction), classes)
     key_cols = [encode_key(df.get_column(name), n_rows) for name in by]
     if n_rows == 0:
-        k = coding.n_codes
-        keys = pl.DataFrame([df.get_column(name).clear() for name in by])
-        return Counted(keys, coding.classes, np.zeros((0, k, k), dtype=np.int64))
+        return coding, None
+    return coding, _key_space(key_cols, n_rows, coding.n_codes)
 
-    space = _key_space(key_cols, n_rows, coding.n_codes)
-    k = coding.n_codes
-    flat = _run_kernel(space.columns, coding, space.size, k)
-    counts = flat.reshape(space.size, k, k)
+
+def compact(space: _KeySpace, coding: ClassCoding, counts: np.ndarray, keyed: bool) -> Counted:
+    """The finalize stage: keep the groups that occur, and with a trimmed class
+    coding the classes that occur (``counts[space id, code, code]`` in)."""
     totals, class_use = _count.group_totals(counts)
-    if not by:
+    if not keyed:
         present = np.zeros(1, np.int64)
     elif np.count_nonzero(totals) == space.size:  # every group occurs: no compaction
         present = np.arange(space.size, dtype=np.int64)
@@ -75,12 +91,13 @@ def count_frame(
     keys = space.decode(present)
 
     class_values = coding.classes
+    used = np.arange(coding.n_codes)
     if coding.trim:
         used = np.flatnonzero(class_use)
-        if len(used) != k:
+        if len(used) != coding.n_codes:
             counts = np.ascontiguousarray(counts[:, used][:, :, used])
             class_values = class_values.gather(used)
-    return Counted(keys, class_values, counts)
+    return Counted(keys, class_values, counts, present, used)
 
 
 def group_ids(keys: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
@@ -259,7 +276,7 @@ def _run_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: in
         flat = np.zeros(cells, dtype=np.int64)
         bad = _count.count_partitioned(*args, threads, flat)
     if bad:
-        _raise_outside(coding, bad)
+        raise_outside(coding, bad)
     return flat
 
 
@@ -317,7 +334,7 @@ def radix_count(fill_ids: Any, n_rows: int, cells: int, threads: int, flat: np.n
     return int(bad)
 
 
-def _raise_outside(coding: ClassCoding, bad: int) -> None:
+def raise_outside(coding: ClassCoding, bad: int) -> None:
     """Name the column and values that fell outside ``classes=``."""
     classes = coding.classes.to_list()
     for role, arr in (("label", coding.label), ("prediction", coding.prediction)):

@@ -1,9 +1,16 @@
 """Leaderboards with uncertainty: rank runs, and say which are tied with the leader.
 
 Every run is compared with the leader (and, with ``adjacent=True``, with the
-run ranked just above it), never with all other runs, so a board of 100,000
-runs costs two counting passes over the predictions and work linear in the
-number of runs.
+run ranked just above it), never with all other runs, so the work is linear
+in the number of runs: one counting pass over the predictions, plus for
+paired boards either
+
+- nothing more, when the runs × examples table is dense (at most four cells
+  per row): the counting pass also writes each run's real and predicted
+  class per example into it (one byte a cell), and every comparison reads
+  only that table; or
+- one more pass over the rows per comparison, holding only the compared
+  runs' predictions.
 
 Paired comparisons (``example=`` given)
     The same test examples are scored by every run, so a run and the leader
@@ -40,6 +47,7 @@ the leader at that family-wise error rate.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,7 +56,7 @@ import polars as pl
 from . import intervals as _intervals
 from . import measures as _measures
 from .adjust import adjust
-from .counting import _PRIVATE_ROWS_PER_THREAD
+from .counting import _PRIVATE_ROWS_PER_THREAD, _kernel_keys, compact, encode_frame, raise_outside
 from .encode import value_range
 from .errors import InvalidArgumentError, UnknownMeasureError
 from .frames import as_key_list, select_columns
@@ -67,6 +75,8 @@ _LUT_LIMIT = 1 << 26
 _PRIVATE_CELLS = 1 << 25
 # paired tests hold one prediction per compared run and example: at most this many (1-2 bytes each)
 _ADJACENT_CELLS = 1 << 30
+# one-pass paired boards hold every run × example, if that is at most this many cells per row
+_CELLS_PER_ROW = 4
 
 
 def leaderboard(
@@ -141,7 +151,7 @@ def leaderboard(
         without. Not corrected for multiplicity: each answers whether two
         neighbours on the board can be told apart. A paired adjacent test
         holds every run's prediction for every example (runs × examples
-        bytes), and reads the rows twice more.
+        bytes), which a dense board holds anyway.
     classes, positive
         The class set and the positive class, as in :func:`batcheval.evaluate`.
 
@@ -191,7 +201,11 @@ def leaderboard(
     columns = [*runs, *pools, *examples, label, prediction]
     # the same column in two roles (e.g. fold as pool and as part of the example) is fine
     df = select_columns(data, list(dict.fromkeys(columns)), roles)
-    table = ContingencyTable.from_frame(df, by=runs, label=label, prediction=prediction, classes=classes)
+    cells = _count_with_cells(df, runs, examples, label, prediction, classes) if examples else None
+    if cells is not None:
+        table = cells.table
+    else:
+        table = ContingencyTable.from_frame(df, by=runs, label=label, prediction=prediction, classes=classes)
     k = table.n_classes
     if k < 2:
         raise InvalidArgumentError(f"a leaderboard needs at least 2 classes, got {table.classes.to_list()}")
@@ -236,14 +250,19 @@ def leaderboard(
             raise UnknownMeasureError(
                 f"paired='delta' needs a measure with a delta-method gradient, not {measure!r}"
             )
-        lead = np.array([leader])
-        joint = _joint_tables(df, table, runs, examples, label, prediction, lead, np.full(len(value), leader))
+        versus_leader = np.full(len(value), leader)
+        if cells is not None:
+            joint = cells.joint(versus_leader, df, runs, examples)
+        else:
+            lead = np.array([leader])
+            joint = _joint_tables(df, table, runs, examples, label, prediction, lead, versus_leader)
         cols.update(_paired(joint, measure, pos, n_boot, seed, paired))
-        if (
-            adjacent
-        ):  # every run held: each is checked for repeated examples, and all but the last are referenced
-            every = np.arange(len(value))
-            joint = _joint_tables(df, table, runs, examples, label, prediction, every, above)
+        if adjacent:
+            if cells is not None:
+                joint = cells.joint(above, df, runs, examples)
+            else:  # every run held: each is checked for repeated examples, and all but the last referenced
+                every = np.arange(len(value))
+                joint = _joint_tables(df, table, runs, examples, label, prediction, every, above)
             vs = _paired(joint, measure, pos, n_boot, seed, paired)
             cols["diff_vs_above"], cols["p_vs_above"] = vs["diff_vs_leader"], vs["p_vs_leader"]
     else:
@@ -323,6 +342,73 @@ def _bootstrap_se(counts: np.ndarray, measure: str, n_boot: int, seed: int | Non
         v = _measures.compute(reps.reshape(-1, k, k), [measure], positive=pos)[measure]
         _boot.nan_std(v.reshape(stop - start, n_boot), se[start:stop])
     return se
+
+
+@dataclass
+class _Cells:
+    """Every run's class pair (real · K + predicted, -1: none) on every example,
+    ``cells[rows[g] * E + e]`` for run g of ``table``: counted and filled in
+    one pass over the rows, after which each paired comparison reads only
+    this table."""
+
+    table: ContingencyTable
+    cells: np.ndarray
+    n_examples: int
+    rows: np.ndarray
+    k: int  # class codes in ``cells``; ``table`` keeps ``class_codes`` of them
+    class_codes: np.ndarray
+
+    def joint(self, ref: np.ndarray, df: pl.DataFrame, runs: list[str], examples: list[str]) -> np.ndarray:
+        """``joint[g, real, ref's prediction, g's prediction]`` as :func:`_joint_tables`
+        gives it, raising for a run with two rows for one example."""
+        g, k = len(self.rows), self.k
+        pairs = np.zeros((g, k**4), dtype=np.int64)
+        filled = np.empty(g, dtype=np.int64)
+        _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k * k, pairs, filled)
+        short = np.flatnonzero(filled < self.table.counts.sum(axis=(1, 2)))
+        if len(short):
+            _raise_duplicate_examples(df, self.table, runs, examples, int(short[0]))
+        # [g, real, own prediction, ref's real, ref's prediction] → [g, real, ref's prediction, own]
+        joint = pairs.reshape(g, k, k, k, k).sum(axis=3).transpose(0, 1, 3, 2)
+        keep = self.class_codes
+        if len(keep) != k:
+            joint = joint[:, keep][:, :, keep][:, :, :, keep]
+        return np.ascontiguousarray(joint)
+
+
+def _count_with_cells(
+    df: pl.DataFrame,
+    runs: list[str],
+    examples: list[str],
+    label: str,
+    prediction: str,
+    classes: Sequence[Any] | None,
+) -> _Cells | None:
+    """The board's table and its :class:`_Cells` from one pass over the rows, or
+    None when the runs × examples table would be large or sparse (per-thread
+    count tables too, or class pairs beyond int8)."""
+    coding, space = encode_frame(df, runs, label, prediction, classes)
+    if space is None:
+        return None
+    k, threads = coding.n_codes, n_threads()
+    if k * k > 127 or space.size * k * k * threads > _PRIVATE_CELLS:
+        return None
+    if -(-df.height // threads) > _PRIVATE_ROWS_PER_THREAD:
+        return None
+    example_col, ex_lo, n_examples = _example_coding(df, examples)
+    size = space.size * n_examples
+    if size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
+        return None
+    cells = np.full(size, -1, dtype=np.int8)
+    bufs = np.zeros((threads, space.size * k * k), dtype=np.uint32)
+    bad = _lb.count_and_fill(*_kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin,
+                             coding.lut, k, example_col, ex_lo, n_examples, bufs, cells)  # fmt: skip
+    if bad:
+        raise_outside(coding, bad)
+    counts = bufs.sum(axis=0, dtype=np.int64).reshape(space.size, k, k)
+    counted = compact(space, coding, counts, True)
+    table = ContingencyTable(counted.keys, counted.classes, counted.counts)
+    return _Cells(table, cells, n_examples, counted.groups, k, counted.class_codes)  # type: ignore[arg-type]
 
 
 def _joint_tables(

@@ -306,3 +306,36 @@ def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypat
     monkeypatch.setattr(sys.modules["batcheval.leaderboard"], "_ADJACENT_CELLS", 1000)
     with pytest.raises(be.InvalidArgumentError, match="5 runs × 400 examples is over 1,000 cells"):
         be.leaderboard(df, example="example_id", adjacent=True)
+
+
+@pytest.mark.parametrize(
+    "shape", ["binary", "three classes", "trimmed classes", "string runs with a null", "two example columns"]
+)
+def test_one_pass_paired_board_equals_the_two_pass_board(monkeypatch, shape):
+    """Dense paired boards count and fill a runs × examples table in one pass;
+    forcing the two-pass path (count, then every row against the leader) must
+    give the identical board, and the one-pass path must really be taken."""
+    import sys
+
+    module = sys.modules["batcheval.leaderboard"]
+    df = shared_test_set(n_runs=6, k=3 if shape == "three classes" else 2, seed=4)
+    df = df.filter((pl.col("run") != 2) | (pl.col("example_id") % 5 != 0))  # a run missing examples
+    kwargs = {"example": "example_id", "adjacent": True, "paired": "delta"}
+    if shape == "three classes":
+        kwargs |= {"measure": "kappa_cohen", "paired": "bootstrap", "seed": 2}
+    elif shape == "trimmed classes":  # codes span 1..4, the board keeps two of them
+        df = df.with_columns(pl.col("label", "prediction") * 3 + 1)
+    elif shape == "string runs with a null":
+        run = pl.when(pl.col("run") == 5).then(None).otherwise(pl.col("run").cast(pl.String))
+        df = df.with_columns(run.alias("run"))
+    elif shape == "two example columns":
+        kwargs["example"] = ["fold", "example_id"]
+    taken = []
+    one_pass = module._count_with_cells
+    monkeypatch.setattr(module, "_count_with_cells", lambda *a: taken.append(one_pass(*a)) or taken[-1])
+    board = be.leaderboard(df, **kwargs)
+    assert taken and taken[0] is not None
+    monkeypatch.setattr(module, "_CELLS_PER_ROW", 0)
+    assert be.leaderboard(df, **kwargs).equals(board)
+    short = (board["run"].cast(pl.String) == "2").to_list()  # the run missing 80 examples
+    assert board["n_paired"].to_list()[1:] == [320 if short[0] or s else 400 for s in short[1:]]

@@ -1,11 +1,78 @@
-"""The paired leaderboard's second pass: joint tables of every run against a
-reference run (the leader, or the run ranked just above it)."""
+"""Paired leaderboards: joint tables of every run against a reference run (the
+leader, or the run ranked just above it).
+
+Dense boards take one pass over the rows (:func:`count_and_fill`), which
+counts each run's table and writes each run's prediction per example into a
+runs × examples table, and then read only that table
+(:func:`joint_from_cells`). Other boards count first, then hold the
+reference runs' predictions (:func:`fill_predictions`) and count every row
+against them (:func:`joint_vs_reference`).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .count import _group, thread_rows
 from .jit import jit_parallel, prange
+
+
+@jit_parallel
+def count_and_fill(
+    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo, n_examples, bufs, cells
+):  # fmt: skip
+    """Count rows into ``bufs[t]`` as :func:`~batcheval.kernels.count.count_private`
+    does, and write each row's class pair ``real · K + predicted`` to
+    ``cells[g * E + e]`` for its group g and example e (``example - ex_lo``).
+
+    Cells start at -1. Two rows of one (group, example) write one cell, so
+    the caller compares each group's filled cells with its count
+    (:func:`joint_from_cells`). Returns the rows whose label or prediction
+    is not a class.
+    """
+    n = label.shape[0]
+    n_threads = bufs.shape[0]
+    kk = k * k
+    bad = np.zeros(n_threads, np.int64)
+    for t in prange(n_threads):
+        buf = bufs[t]
+        lo, hi = thread_rows(t, n, n_threads)
+        nbad = 0
+        for i in range(lo, hi):
+            a = lut[np.uint64(np.int64(label[i]) - vmin)]
+            b = lut[np.uint64(np.int64(pred[i]) - vmin)]
+            if a < 0 or b < 0:
+                nbad += 1
+                continue
+            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            code = a * k + b
+            buf[np.uint64(g * kk + code)] += 1
+            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = code
+        bad[t] = nbad
+    return bad.sum()
+
+
+@jit_parallel
+def joint_from_cells(cells, n_examples, rows, ref, kk, pairs, filled):
+    """``pairs[i, c, l]``: the examples where run i (row ``rows[i]`` of the
+    ``cells`` table) has class pair c and its reference run ``ref[i]`` has
+    class pair l (no reference: -1, zeros); ``filled[i]``: run i's cells."""
+    for i in prange(rows.shape[0]):
+        own = rows[i] * n_examples
+        nf = 0
+        for e in range(n_examples):
+            nf += np.int64(cells[np.uint64(own + e)] >= 0)
+        filled[i] = nf
+        r = ref[i]
+        if r < 0:
+            continue
+        other = rows[r] * n_examples
+        out = pairs[i]
+        for e in range(n_examples):
+            c = np.int64(cells[np.uint64(own + e)])
+            m = np.int64(cells[np.uint64(other + e)])
+            if c >= 0 and m >= 0:
+                out[np.uint64(c * kk + m)] += 1
 
 
 @jit_parallel
