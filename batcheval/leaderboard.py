@@ -346,7 +346,7 @@ def _bootstrap_se(counts: np.ndarray, measure: str, n_boot: int, seed: int | Non
 
 @dataclass
 class _Cells:
-    """Every run's class pair (real · K + predicted, -1: none) on every example,
+    """Every run's class pair (real · K + predicted + 1, 0: none) on every example,
     ``cells[rows[g] * E + e]`` for run g of ``table``: counted and filled in
     one pass over the rows, after which each paired comparison reads only
     this table."""
@@ -399,7 +399,7 @@ def _count_with_cells(
     size = space.size * n_examples
     if size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
         return None
-    cells = np.full(size, -1, dtype=np.int8)
+    cells = np.zeros(size, dtype=np.int8)
     bufs = np.zeros((threads, space.size * k * k), dtype=np.uint32)
     bad = _lb.count_and_fill(*_kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin,
                              coding.lut, k, example_col, ex_lo, n_examples, bufs, cells)  # fmt: skip

@@ -22,10 +22,12 @@ def count_and_fill(
     k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo, n_examples, bufs, cells
 ):  # fmt: skip
     """Count rows into ``bufs[t]`` as :func:`~batcheval.kernels.count.count_private`
-    does, and write each row's class pair ``real · K + predicted`` to
-    ``cells[g * E + e]`` for its group g and example e (``example - ex_lo``).
+    does, and write each row's class pair plus one, ``real · K + predicted +
+    1``, to ``cells[g * E + e]`` for its group g and example e (``example -
+    ex_lo``).
 
-    Cells start at -1. Two rows of one (group, example) write one cell, so
+    Cells start at 0 (none), so a zeroed table needs no pass of its own
+    before this one. Two rows of one (group, example) write one cell, so
     the caller compares each group's filled cells with its count
     (:func:`joint_from_cells`). Returns the rows whose label or prediction
     is not a class.
@@ -47,7 +49,7 @@ def count_and_fill(
             g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
             code = a * k + b
             buf[np.uint64(g * kk + code)] += 1
-            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = code
+            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = code + 1
         bad[t] = nbad
     return bad.sum()
 
@@ -55,13 +57,14 @@ def count_and_fill(
 @jit_parallel
 def joint_from_cells(cells, n_examples, rows, ref, kk, pairs, filled):
     """``pairs[i, c, l]``: the examples where run i (row ``rows[i]`` of the
-    ``cells`` table) has class pair c and its reference run ``ref[i]`` has
-    class pair l (no reference: -1, zeros); ``filled[i]``: run i's cells."""
+    ``cells`` table of :func:`count_and_fill`) has class pair c and its
+    reference run ``ref[i]`` has class pair l (no reference: -1, zeros);
+    ``filled[i]``: run i's cells."""
     for i in prange(rows.shape[0]):
         own = rows[i] * n_examples
         nf = 0
         for e in range(n_examples):
-            nf += np.int64(cells[np.uint64(own + e)] >= 0)
+            nf += np.int64(cells[np.uint64(own + e)] > 0)
         filled[i] = nf
         r = ref[i]
         if r < 0:
@@ -71,8 +74,8 @@ def joint_from_cells(cells, n_examples, rows, ref, kk, pairs, filled):
         for e in range(n_examples):
             c = np.int64(cells[np.uint64(own + e)])
             m = np.int64(cells[np.uint64(other + e)])
-            if c >= 0 and m >= 0:
-                out[np.uint64(c * kk + m)] += 1
+            if c > 0 and m > 0:
+                out[np.uint64((c - 1) * kk + m - 1)] += 1
 
 
 @jit_parallel
