@@ -236,7 +236,7 @@ def test_fused_paired_bootstrap_draws_the_same_replicates_as_the_generic_path(po
 
     from batcheval import intervals, measures
 
-    lb = sys.modules["batcheval.leaderboard"]
+    lb = sys.modules["batcheval.comparisons"]
     rng = np.random.default_rng(3)
     joint = rng.integers(0, 60, size=(37, 2, 2, 2))
     joint[5] = 0  # an empty table: NaN
@@ -301,9 +301,9 @@ def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypat
     with pytest.raises(be.InvalidArgumentError, match=rf"one row per example in run \{{'run': {last}\}}"):
         be.leaderboard(dup, example="example_id", adjacent=True)
     # joint tables too large for a private copy per thread are counted by one thread
-    monkeypatch.setattr(sys.modules["batcheval.leaderboard"], "_PRIVATE_CELLS", 1)
+    monkeypatch.setattr(sys.modules["batcheval.comparisons"], "_PRIVATE_CELLS", 1)
     assert be.leaderboard(df, example="example_id", paired="delta", adjacent=True).equals(by_int)
-    monkeypatch.setattr(sys.modules["batcheval.leaderboard"], "_ADJACENT_CELLS", 1000)
+    monkeypatch.setattr(sys.modules["batcheval.comparisons"], "_ADJACENT_CELLS", 1000)
     with pytest.raises(be.InvalidArgumentError, match="5 runs × 400 examples is over 1,000 cells"):
         be.leaderboard(df, example="example_id", adjacent=True)
 
@@ -317,7 +317,7 @@ def test_one_pass_paired_board_equals_the_two_pass_board(monkeypatch, shape):
     give the identical board, and the one-pass path must really be taken."""
     import sys
 
-    module = sys.modules["batcheval.leaderboard"]
+    module = sys.modules["batcheval.comparisons"]
     df = shared_test_set(n_runs=6, k=3 if shape == "three classes" else 2, seed=4)
     df = df.filter((pl.col("run") != 2) | (pl.col("example_id") % 5 != 0))  # a run missing examples
     kwargs = {"example": "example_id", "adjacent": True, "paired": "delta"}
@@ -331,8 +331,8 @@ def test_one_pass_paired_board_equals_the_two_pass_board(monkeypatch, shape):
     elif shape == "two example columns":
         kwargs["example"] = ["fold", "example_id"]
     taken = []
-    one_pass = module._count_with_cells
-    monkeypatch.setattr(module, "_count_with_cells", lambda *a: taken.append(one_pass(*a)) or taken[-1])
+    one_pass = module.count_with_cells
+    monkeypatch.setattr(module, "count_with_cells", lambda *a: taken.append(one_pass(*a)) or taken[-1])
     board = be.leaderboard(df, **kwargs)
     assert taken and taken[0] is not None
     monkeypatch.setattr(module, "_CELLS_PER_ROW", 0)
