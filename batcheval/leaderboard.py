@@ -131,9 +131,10 @@ def leaderboard(
     adjacent
         Also compare each run with the run ranked just above it:
         ``diff_vs_above`` and ``p_vs_above`` (NaN for the leader), tested as
-        the leader comparison is — paired with ``example=``, unpaired
-        without. Not corrected for multiplicity: each answers whether two
-        neighbours on the board can be told apart. A paired adjacent test
+        the leader comparison is — paired with ``example=`` (which also
+        adds the exact McNemar ``p_mcnemar_vs_above``), unpaired without.
+        Not corrected for multiplicity: each answers whether two neighbours
+        on the board can be told apart. A paired adjacent test
         holds every run's prediction for every example (runs × examples
         bytes), which a dense board holds anyway.
     classes, positive
@@ -148,7 +149,8 @@ def leaderboard(
         ``p_vs_leader``, ``p_vs_leader_holm`` and ``tied_with_leader`` (true
         for the leader), and with ``example=`` also ``n_paired``,
         ``n_leader_only``, ``n_run_only`` and ``p_mcnemar``; with
-        ``adjacent=True`` also ``diff_vs_above`` and ``p_vs_above``.
+        ``adjacent=True`` also ``diff_vs_above`` and ``p_vs_above`` (and
+        with both, ``p_mcnemar_vs_above``).
 
     Examples
     --------
@@ -249,6 +251,7 @@ def leaderboard(
                 joint = _cmp.joint_tables(df, table, runs, examples, label, prediction, every, above)
             vs = _cmp.paired_columns(joint, measure, pos, n_boot, seed, paired)
             cols["diff_vs_above"], cols["p_vs_above"] = vs["diff_vs_leader"], vs["p_vs_leader"]
+            cols["p_mcnemar_vs_above"] = vs["p_mcnemar"]
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         cols.update(_cmp.versus(value, se, np.full(len(value), leader), "leader"))
@@ -257,6 +260,8 @@ def leaderboard(
     if adjacent:
         cols["diff_vs_above"][leader] = np.nan
         cols["p_vs_above"][leader] = np.nan
+        if examples:
+            cols["p_mcnemar_vs_above"][leader] = np.nan
     p = cols["p_vs_leader"]
     p[leader] = np.nan
     if examples:
@@ -272,6 +277,7 @@ def leaderboard(
             "p_vs_leader_holm", "tied_with_leader"]  # fmt: skip
     tail = ["n_paired", "n_leader_only", "n_run_only", "p_mcnemar"] if examples else []
     tail += ["diff_vs_above", "p_vs_above"] if adjacent else []
+    tail += ["p_mcnemar_vs_above"] if adjacent and examples else []
     series = [pl.Series("rank", rank, dtype=pl.Int64)]
     for name in head + tail:
         values = cols[name][order]

@@ -266,6 +266,9 @@ def test_adjacent_comparison_is_the_leader_comparison_of_a_two_run_board(mode):
               "paired bootstrap": {"example": "example_id", "seed": 5}}[mode]  # fmt: skip
     board = be.leaderboard(df, run="run", adjacent=True, **kwargs)
     assert math.isnan(board["diff_vs_above"][0]) and math.isnan(board["p_vs_above"][0])
+    assert ("p_mcnemar_vs_above" in board.columns) == (mode != "unpaired")
+    if mode != "unpaired":
+        assert math.isnan(board["p_mcnemar_vs_above"][0])
     assert board["p_vs_above"][1] == board["p_vs_leader"][1]
     assert board["diff_vs_above"][1] == board["diff_vs_leader"][1]
     runs = board["run"].to_list()
@@ -276,6 +279,15 @@ def test_adjacent_comparison_is_the_leader_comparison_of_a_two_run_board(mode):
         assert row["diff_vs_above"].item() == pytest.approx(pair["diff_vs_leader"][1], abs=1e-15)
         if mode != "paired bootstrap":  # the bootstrap seeds follow the group's place on the board
             assert row["p_vs_above"].item() == pytest.approx(pair["p_vs_leader"][1], rel=1e-12)
+        if mode != "unpaired":  # exact McNemar on the examples both runs predicted
+            assert row["p_mcnemar_vs_above"].item() == pair["p_mcnemar"][1]
+            both = df.filter(pl.col("run") == upper).join(
+                df.filter(pl.col("run") == lower), on="example_id", suffix="_low"
+            )
+            columns = ("label", "prediction", "prediction_low")
+            b, c = ref.discordant(*(both[col].to_numpy() for col in columns))
+            expected = stats.binomtest(c, b + c, 0.5).pvalue
+            assert row["p_mcnemar_vs_above"].item() == pytest.approx(expected, rel=1e-12)
 
 
 def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypatch):
