@@ -100,14 +100,12 @@ class Cells:
         """``joint[g, real, ref's prediction, g's prediction]`` as :func:`joint_tables`
         gives it, raising for a run with two rows for one example."""
         g, k = len(self.rows), self.k
-        pairs = np.zeros((g, k**4), dtype=np.int64)
+        joint = np.zeros((g, k, k, k), dtype=np.int64)
         filled = np.empty(g, dtype=np.int64)
-        _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k * k, pairs, filled)
-        short = np.flatnonzero(filled < self.table.counts.sum(axis=(1, 2)))
+        _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k, joint.reshape(g, k**3), filled)
+        short = np.flatnonzero(filled < sum_axes(self.table.counts, (1, 2)))
         if len(short):
             _raise_duplicate_examples(df, self.table, runs, examples, int(short[0]))
-        # [g, real, own prediction, ref's real, ref's prediction] → [g, real, ref's prediction, own]
-        joint = pairs.reshape(g, k, k, k, k).sum(axis=3).transpose(0, 1, 3, 2)
         keep = self.class_codes
         if len(keep) != k:
             joint = joint[:, keep][:, :, keep][:, :, :, keep]

@@ -55,11 +55,20 @@ def count_and_fill(
 
 
 @jit_parallel
-def joint_from_cells(cells, n_examples, rows, ref, kk, pairs, filled):
-    """``pairs[i, c, l]``: the examples where run i (row ``rows[i]`` of the
-    ``cells`` table of :func:`count_and_fill`) has class pair c and its
-    reference run ``ref[i]`` has class pair l (no reference: -1, zeros);
+def joint_from_cells(cells, n_examples, rows, ref, k, joint, filled):
+    """``joint[i]``: run i's flat ``[real, reference's prediction, own
+    prediction]`` table against its reference run ``ref[i]`` (no reference:
+    -1, zeros), over the examples both predicted, where run i is row
+    ``rows[i]`` of the ``cells`` table of :func:`count_and_fill`;
     ``filled[i]``: run i's cells."""
+    kk = k * k
+    # a class pair code c + 1 → its cell's offset in the joint table, for the run's own pair
+    # (real · K² + own prediction) and for the reference's (its prediction · K)
+    own_at = np.zeros(kk + 1, np.int64)
+    ref_at = np.zeros(kk + 1, np.int64)
+    for c in range(kk):
+        own_at[c + 1] = (c // k) * kk + c % k
+        ref_at[c + 1] = (c % k) * k
     for i in prange(rows.shape[0]):
         own = rows[i] * n_examples
         nf = 0
@@ -70,12 +79,12 @@ def joint_from_cells(cells, n_examples, rows, ref, kk, pairs, filled):
         if r < 0:
             continue
         other = rows[r] * n_examples
-        out = pairs[i]
+        out = joint[i]
         for e in range(n_examples):
             c = np.int64(cells[np.uint64(own + e)])
             m = np.int64(cells[np.uint64(other + e)])
             if c > 0 and m > 0:
-                out[np.uint64((c - 1) * kk + m - 1)] += 1
+                out[np.uint64(own_at[c] + ref_at[m])] += 1
 
 
 @jit_parallel
