@@ -126,7 +126,7 @@ def leaderboard(
         two measures' gradients, see :func:`batcheval.intervals.delta_gradient`).
         It is the bootstrap's large-sample limit at no resampling cost: use it
         for boards of many thousands of runs. (The bootstrap draws ``n_boot``
-        multinomials of each run's joint table: about 11–12 s for 100k runs
+        multinomials of each run's joint table: about 10–12 s for 100k runs
         and 200 replicates on two cores, where ``"delta"`` adds 0.1–0.4 s.)
     adjacent
         Also compare each run with the run ranked just above it:
