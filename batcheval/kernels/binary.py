@@ -12,10 +12,11 @@ in the final divisions.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from .jit import jit_inline, jit_parallel, prange
+from .jit import jit, jit_inline, jit_parallel, prange
 
 NAMES = (
     "prevalence",
@@ -58,6 +59,9 @@ NAMES = (
 
 # counts above this make tp*tn overflow int64; the determinant then goes float
 _EXACT_LIMIT = 3_000_000_000
+# groups per block: a block's cell columns (4 × 16 KiB) stay in L1/L2 while each
+# measure asked for makes its own pass over them
+_BLOCK = 2048
 
 
 @jit_inline
@@ -79,13 +83,6 @@ def _xlogx_ratio(o, e):
 
 
 @jit_inline
-def _put(out, slots, m, g, value):
-    s = slots[m]
-    if s >= 0:
-        out[s, g] = value
-
-
-@jit_inline
 def _correlation(det, rp, rn, pp, pn):
     return _coef(det, math.sqrt(rp * rn) * math.sqrt(pp * pn))
 
@@ -95,132 +92,405 @@ def _evenness(share):
     return share * (1.0 - share)
 
 
+class _Table(NamedTuple):
+    """One table's cells as floats, its margins and determinant, and β²."""
+
+    a: float  # tp
+    b: float  # fp
+    c: float  # fn
+    d: float  # tn
+    n: float
+    rp: float  # real positives
+    rn: float
+    pp: float  # predicted positives
+    pn: float
+    det: float  # tp·tn − fp·fn, formed exactly while it fits int64
+    b2: float
+
+
+@jit_inline
+def _table(tp, fp, fn, tn, b2):
+    a, b, c, d = float(tp), float(fp), float(fn), float(tn)
+    # a select, not a branch, so that the per-measure loops stay vectorisable
+    exact = float(tp * tn - fp * fn)
+    det = exact if tp + fp + fn + tn < _EXACT_LIMIT else a * d - b * c
+    return _Table(a, b, c, d, a + b + c + d, a + c, b + d, a + b, c + d, det, b2)
+
+
+# One formula per measure of NAMES, of a table t (spec §2 and §3).
+@jit_inline
+def _prevalence(t):
+    return t.rp / t.n
+
+
+@jit_inline
+def _bias(t):
+    return t.pp / t.n
+
+
+@jit_inline
+def _recall(t):
+    return _ratio(t.a, t.rp)
+
+
+@jit_inline
+def _precision(t):
+    return _ratio(t.a, t.pp)
+
+
+@jit_inline
+def _inverse_recall(t):
+    return _ratio(t.d, t.rn)
+
+
+@jit_inline
+def _inverse_precision(t):
+    return _ratio(t.d, t.pn)
+
+
+@jit_inline
+def _fallout(t):
+    return _ratio(t.b, t.rn)
+
+
+@jit_inline
+def _miss_rate(t):
+    return _ratio(t.c, t.rp)
+
+
+@jit_inline
+def _accuracy(t):
+    return (t.a + t.d) / t.n
+
+
+@jit_inline
+def _jaccard(t):
+    return _ratio(t.a, t.a + t.b + t.c)
+
+
+@jit_inline
+def _f1(t):
+    return _ratio(2.0 * t.a, 2.0 * t.a + t.b + t.c)
+
+
+@jit_inline
+def _f_beta(t):
+    return _ratio((1.0 + t.b2) * t.a, (1.0 + t.b2) * t.a + t.b2 * t.c + t.b)
+
+
+@jit_inline
+def _g_measure(t):
+    return math.sqrt(_ratio(t.a, t.rp) * _ratio(t.a, t.pp))
+
+
+@jit_inline
+def _informedness(t):
+    return _coef(t.det, t.rp * t.rn)
+
+
+@jit_inline
+def _markedness(t):
+    return _coef(t.det, t.pp * t.pn)
+
+
+@jit_inline
+def _correlation_of(t):
+    return _correlation(t.det, t.rp, t.rn, t.pp, t.pn)
+
+
+@jit_inline
+def _bookmark(t):
+    return _coef(t.det, t.rp * t.rn) * _coef(t.det, t.pp * t.pn)
+
+
+@jit_inline
+def _dtp(t):
+    return t.det / (t.n * t.n)
+
+
+@jit_inline
+def _evenness_real(t):
+    return _evenness(t.rp / t.n)
+
+
+@jit_inline
+def _evenness_predicted(t):
+    return _evenness(t.pp / t.n)
+
+
+@jit_inline
+def _evenness_global(t):
+    return math.sqrt(_evenness(t.rp / t.n) * _evenness(t.pp / t.n))
+
+
+@jit_inline
+def _kappa_cohen(t):
+    return _coef(2.0 * t.det, t.rp * t.pn + t.pp * t.rn)
+
+
+@jit_inline
+def _kappa_fleiss(t):
+    # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
+    # margin term as spec §2's identity says: that holds only when prevalence = bias.
+    s_pos = t.rp + t.pp
+    s_neg = t.rn + t.pn
+    n4 = 4.0 * t.n
+    return _coef(n4 * (t.a + t.d) - s_pos * s_pos - s_neg * s_neg, n4 * t.n - s_pos * s_pos - s_neg * s_neg)
+
+
+@jit_inline
+def _wracc(t):
+    return 4.0 * (t.det / (t.n * t.n))
+
+
+@jit_inline
+def _auc_single(t):
+    # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
+    return 0.5 * (_ratio(t.a, t.rp) + _ratio(t.d, t.rn))
+
+
+@jit_inline
+def _lift(t):
+    return _ratio(t.a * t.n, t.pp * t.rp)
+
+
+@jit_inline
+def _lr_plus(t):
+    return _ratio(_ratio(t.a, t.rp), _ratio(t.b, t.rn))
+
+
+@jit_inline
+def _lr_minus(t):
+    return _ratio(_ratio(t.c, t.rp), _ratio(t.d, t.rn))
+
+
+@jit_inline
+def _odds_ratio(t):
+    return _ratio(t.a * t.d, t.b * t.c)
+
+
+@jit_inline
+def _chi2(t):
+    r = _correlation(t.det, t.rp, t.rn, t.pp, t.pn)
+    return t.n * r * r
+
+
+@jit_inline
+def _g2(t):
+    if not (t.rp > 0 and t.rn > 0 and t.pp > 0 and t.pn > 0):
+        return 0.0
+    return 2.0 * (
+        _xlogx_ratio(t.a, t.rp * t.pp / t.n)
+        + _xlogx_ratio(t.b, t.rn * t.pp / t.n)
+        + _xlogx_ratio(t.c, t.rp * t.pn / t.n)
+        + _xlogx_ratio(t.d, t.rn * t.pn / t.n)
+    )
+
+
+@jit_inline
+def _chi2_pos_pred(t):
+    bm = _coef(t.det, t.rp * t.rn)
+    return _coef(bm * bm * t.rp * t.rn, t.pp)
+
+
+@jit_inline
+def _chi2_pos_real(t):
+    mk = _coef(t.det, t.pp * t.pn)
+    return _coef(mk * mk * t.pp * t.pn, t.rp)
+
+
+@jit_inline
+def _chi2_kb(t):
+    bm = _coef(t.det, t.rp * t.rn)
+    return 2.0 * t.n * bm * bm * _evenness(t.rp / t.n)
+
+
+@jit_inline
+def _chi2_km(t):
+    mk = _coef(t.det, t.pp * t.pn)
+    return 2.0 * t.n * mk * mk * _evenness(t.pp / t.n)
+
+
+@jit_inline
+def _chi2_kbm(t):
+    even_g = math.sqrt(_evenness(t.rp / t.n) * _evenness(t.pp / t.n))
+    return 2.0 * t.n * _coef(t.det, t.rp * t.rn) * _coef(t.det, t.pp * t.pn) * even_g
+
+
+@jit
+def _measure_rows(m, row, tp, fp, fn, tn, b2, out, lo, hi):
+    """``out[row, g]`` = measure ``NAMES[m]`` of table g for the groups
+    ``lo..hi-1`` (NaN for an empty table); nothing when ``row`` is -1.
+
+    One loop per measure, each with its formula alone, so that it vectorises.
+    """
+    if row < 0:
+        return
+    o = out[row]
+    if m == 0:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _prevalence(t) if t.n != 0 else np.nan
+    elif m == 1:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _bias(t) if t.n != 0 else np.nan
+    elif m == 2:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _recall(t) if t.n != 0 else np.nan
+    elif m == 3:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _precision(t) if t.n != 0 else np.nan
+    elif m == 4:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _inverse_recall(t) if t.n != 0 else np.nan
+    elif m == 5:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _inverse_precision(t) if t.n != 0 else np.nan
+    elif m == 6:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _fallout(t) if t.n != 0 else np.nan
+    elif m == 7:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _miss_rate(t) if t.n != 0 else np.nan
+    elif m == 8:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _accuracy(t) if t.n != 0 else np.nan
+    elif m == 9:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _jaccard(t) if t.n != 0 else np.nan
+    elif m == 10:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _f1(t) if t.n != 0 else np.nan
+    elif m == 11:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _f_beta(t) if t.n != 0 else np.nan
+    elif m == 12:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _g_measure(t) if t.n != 0 else np.nan
+    elif m == 13:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _informedness(t) if t.n != 0 else np.nan
+    elif m == 14:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _markedness(t) if t.n != 0 else np.nan
+    elif m == 15:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _correlation_of(t) if t.n != 0 else np.nan
+    elif m == 16:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _bookmark(t) if t.n != 0 else np.nan
+    elif m == 17:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _dtp(t) if t.n != 0 else np.nan
+    elif m == 18:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _evenness_real(t) if t.n != 0 else np.nan
+    elif m == 19:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _evenness_predicted(t) if t.n != 0 else np.nan
+    elif m == 20:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _evenness_global(t) if t.n != 0 else np.nan
+    elif m == 21:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _kappa_cohen(t) if t.n != 0 else np.nan
+    elif m == 22:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _kappa_fleiss(t) if t.n != 0 else np.nan
+    elif m == 23:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _wracc(t) if t.n != 0 else np.nan
+    elif m == 24:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _auc_single(t) if t.n != 0 else np.nan
+    elif m == 25:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _lift(t) if t.n != 0 else np.nan
+    elif m == 26:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _lr_plus(t) if t.n != 0 else np.nan
+    elif m == 27:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _lr_minus(t) if t.n != 0 else np.nan
+    elif m == 28:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _odds_ratio(t) if t.n != 0 else np.nan
+    elif m == 29:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _chi2(t) if t.n != 0 else np.nan
+    elif m == 30:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _g2(t) if t.n != 0 else np.nan
+    elif m == 31:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _chi2_pos_pred(t) if t.n != 0 else np.nan
+    elif m == 32:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _chi2_pos_real(t) if t.n != 0 else np.nan
+    elif m == 33:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _chi2_kb(t) if t.n != 0 else np.nan
+    elif m == 34:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _chi2_km(t) if t.n != 0 else np.nan
+    elif m == 35:
+        for g in range(lo, hi):
+            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
+            o[g] = _chi2_kbm(t) if t.n != 0 else np.nan
+
+
+@jit
+def _block(tp, fp, fn, tn, b2, s, out, lo, hi):
+    """Every measure asked for, over groups ``lo..hi-1``; ``s`` follows NAMES."""
+    for m in range(len(NAMES)):
+        _measure_rows(m, s[m], tp, fp, fn, tn, b2, out, lo, hi)
+
+
 @jit_parallel
 def binary_measures(tp, fp, fn, tn, beta, slots, out):
     """Write the measures selected by ``slots`` into ``out[slot, group]``.
 
-    ``tp fp fn tn`` are the int64 cell columns of G tables.
+    ``tp fp fn tn`` are the int64 cell columns of G tables. Each measure runs
+    as its own loop over a block of groups that stays in cache: a loop with
+    one formula vectorises, where one loop testing every measure for every
+    group did not (informedness alone over 10M tables: 64 → 16 ms).
     """
     n_groups = tp.shape[0]
-    s = slots
-    b2 = beta * beta
-    for g in prange(n_groups):
-        tp_g = tp[g]
-        fp_g = fp[g]
-        fn_g = fn[g]
-        tn_g = tn[g]
-        n_int = tp_g + fp_g + fn_g + tn_g
-        if n_int == 0:
-            for m in range(s.shape[0]):
-                _put(out, s, m, g, np.nan)
-            continue
-        a = float(tp_g)
-        b = float(fp_g)
-        c = float(fn_g)
-        d = float(tn_g)
-        n = float(n_int)
-        rp = a + c
-        rn = b + d
-        pp = a + b
-        pn = c + d
-        if n_int < _EXACT_LIMIT:
-            det = float(tp_g * tn_g - fp_g * fn_g)
-        else:
-            det = a * d - b * c
-        # Each measure is computed only when asked for: divisions dominate the
-        # cost, and a sweep asks for one or two measures at ten million
-        # thresholds. The tests are the same for every group, so they predict.
-        if s[0] >= 0:
-            out[s[0], g] = rp / n
-        if s[1] >= 0:
-            out[s[1], g] = pp / n
-        if s[2] >= 0:
-            out[s[2], g] = _ratio(a, rp)
-        if s[3] >= 0:
-            out[s[3], g] = _ratio(a, pp)
-        if s[4] >= 0:
-            out[s[4], g] = _ratio(d, rn)
-        if s[5] >= 0:
-            out[s[5], g] = _ratio(d, pn)
-        if s[6] >= 0:
-            out[s[6], g] = _ratio(b, rn)
-        if s[7] >= 0:
-            out[s[7], g] = _ratio(c, rp)
-        if s[8] >= 0:
-            out[s[8], g] = (a + d) / n
-        if s[9] >= 0:
-            out[s[9], g] = _ratio(a, a + b + c)
-        if s[10] >= 0:
-            out[s[10], g] = _ratio(2.0 * a, 2.0 * a + b + c)
-        if s[11] >= 0:
-            out[s[11], g] = _ratio((1.0 + b2) * a, (1.0 + b2) * a + b2 * c + b)
-        if s[12] >= 0:
-            out[s[12], g] = math.sqrt(_ratio(a, rp) * _ratio(a, pp))
-        if s[13] >= 0:
-            out[s[13], g] = _coef(det, rp * rn)
-        if s[14] >= 0:
-            out[s[14], g] = _coef(det, pp * pn)
-        if s[15] >= 0:
-            out[s[15], g] = _correlation(det, rp, rn, pp, pn)
-        if s[16] >= 0:
-            out[s[16], g] = _coef(det, rp * rn) * _coef(det, pp * pn)
-        if s[17] >= 0:
-            out[s[17], g] = det / (n * n)
-        if s[18] >= 0:
-            out[s[18], g] = _evenness(rp / n)
-        if s[19] >= 0:
-            out[s[19], g] = _evenness(pp / n)
-        if s[20] >= 0:
-            out[s[20], g] = math.sqrt(_evenness(rp / n) * _evenness(pp / n))
-        if s[21] >= 0:
-            out[s[21], g] = _coef(2.0 * det, rp * pn + pp * rn)
-        if s[22] >= 0:
-            # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
-            # margin term as spec §2's identity says: that holds only when prevalence = bias.
-            s_pos = rp + pp
-            s_neg = rn + pn
-            out[s[22], g] = _coef(
-                4.0 * n * (a + d) - s_pos * s_pos - s_neg * s_neg, 4.0 * n * n - s_pos * s_pos - s_neg * s_neg
-            )
-        if s[23] >= 0:
-            out[s[23], g] = 4.0 * (det / (n * n))
-        if s[24] >= 0:
-            # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
-            out[s[24], g] = 0.5 * (_ratio(a, rp) + _ratio(d, rn))
-        if s[25] >= 0:
-            out[s[25], g] = _ratio(a * n, pp * rp)
-        if s[26] >= 0:
-            out[s[26], g] = _ratio(_ratio(a, rp), _ratio(b, rn))
-        if s[27] >= 0:
-            out[s[27], g] = _ratio(_ratio(c, rp), _ratio(d, rn))
-        if s[28] >= 0:
-            out[s[28], g] = _ratio(a * d, b * c)
-        if s[29] >= 0:
-            r = _correlation(det, rp, rn, pp, pn)
-            out[s[29], g] = n * r * r
-        if s[30] >= 0:
-            g2 = 0.0
-            if rp > 0 and rn > 0 and pp > 0 and pn > 0:
-                g2 = 2.0 * (
-                    _xlogx_ratio(a, rp * pp / n)
-                    + _xlogx_ratio(b, rn * pp / n)
-                    + _xlogx_ratio(c, rp * pn / n)
-                    + _xlogx_ratio(d, rn * pn / n)
-                )
-            out[s[30], g] = g2
-        # the +P row and +R column statistics are 0 when that row/column is empty
-        if s[31] >= 0:
-            bm = _coef(det, rp * rn)
-            out[s[31], g] = _coef(bm * bm * rp * rn, pp)
-        if s[32] >= 0:
-            mk = _coef(det, pp * pn)
-            out[s[32], g] = _coef(mk * mk * pp * pn, rp)
-        if s[33] >= 0:
-            bm = _coef(det, rp * rn)
-            out[s[33], g] = 2.0 * n * bm * bm * _evenness(rp / n)
-        if s[34] >= 0:
-            mk = _coef(det, pp * pn)
-            out[s[34], g] = 2.0 * n * mk * mk * _evenness(pp / n)
-        if s[35] >= 0:
-            even_g = math.sqrt(_evenness(rp / n) * _evenness(pp / n))
-            out[s[35], g] = 2.0 * n * _coef(det, rp * rn) * _coef(det, pp * pn) * even_g
+    n_blocks = (n_groups + _BLOCK - 1) // _BLOCK
+    for i in prange(n_blocks):
+        lo = i * _BLOCK
+        _block(tp, fp, fn, tn, beta * beta, slots, out, lo, min(n_groups, lo + _BLOCK))

@@ -11,8 +11,16 @@ import math
 
 import numpy as np
 
-from .binary import _coef, _put, _ratio
+from .binary import _coef, _ratio
 from .jit import jit, jit_inline, jit_parallel, prange
+
+
+@jit_inline
+def _put(out, slots, m, g, value):
+    s = slots[m]
+    if s >= 0:
+        out[s, g] = value
+
 
 NAMES = (
     "accuracy",
