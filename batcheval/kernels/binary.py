@@ -1,8 +1,12 @@
 """Binary measures for every group at once, from the four cell counts.
 
-The kernel computes each measure of spec §2 and the chi-squared family of §3
-for a group and writes the ones asked for: ``slots[m]`` is the output row of
-measure ``m`` (its index in :data:`NAMES`) or -1 to skip it.
+The kernel computes the measures of spec §2 and the chi-squared family of §3
+that are asked for: ``slots[m]`` is the output row of measure ``m`` (its index
+in :data:`NAMES`) or -1 to skip it. Each measure asked for is its own loop
+over a block of groups (the cells stay in cache between loops), holding one
+formula, so it vectorises; asking for all of them costs about a tenth more
+than one loop testing every measure per group did, since each loop converts
+the cells again.
 
 Determinants are formed in exact int64 arithmetic (``tp*tn - fp*fn``) so that
 coefficients close to zero are not lost to cancellation; floats appear only
@@ -287,6 +291,7 @@ def _g2(t):
     )
 
 
+# the +P row and +R column statistics are 0 when that row/column is empty
 @jit_inline
 def _chi2_pos_pred(t):
     bm = _coef(t.det, t.rp * t.rn)
@@ -487,7 +492,7 @@ def binary_measures(tp, fp, fn, tn, beta, slots, out):
     ``tp fp fn tn`` are the int64 cell columns of G tables. Each measure runs
     as its own loop over a block of groups that stays in cache: a loop with
     one formula vectorises, where one loop testing every measure for every
-    group did not (informedness alone over 10M tables: 64 → 16 ms).
+    group did not (informedness alone over 10M tables: 127 → 20 ms).
     """
     n_groups = tp.shape[0]
     n_blocks = (n_groups + _BLOCK - 1) // _BLOCK
