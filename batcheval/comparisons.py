@@ -3,9 +3,9 @@ error and p-value, for :func:`batcheval.leaderboard`.
 
 Paired comparisons (runs scored on shared test examples) work on each run's
 joint table with its reference, ``joint[real, reference's prediction, run's
-prediction]``. A dense board gets all of them from one pass over the rows
-(:func:`count_with_cells`); others count each comparison in a pass of its
-own (:func:`joint_tables`). Unpaired comparisons take the runs as
+prediction]``. :func:`count_board` counts the board: a dense board gets
+all of them from the same pass over the rows (:class:`Cells`); others count
+each comparison in a pass of its own (:class:`TwoPass`). Unpaired comparisons take the runs as
 independent samples (:func:`versus`).
 """
 
@@ -20,15 +20,26 @@ import polars as pl
 
 from . import intervals as _intervals
 from . import measures as _measures
-from .counting import _PRIVATE_ROWS_PER_THREAD, _kernel_keys, compact, encode_frame, raise_outside
-from .encode import value_range
+from .counting import (
+    _PRIVATE_ROWS_PER_THREAD,
+    _kernel_keys,
+    _KeySpace,
+    compact,
+    count_encoded,
+    encode_frame,
+    raise_outside,
+)
+from .encode import ClassCoding, value_range
 from .errors import InvalidArgumentError
 from .kernels import bootstrap as _boot
 from .kernels import leaderboard as _lb
 from .kernels.jit import n_threads
 from .table import ContingencyTable, sum_axes
 
-__all__ = ["Cells", "count_with_cells", "joint_tables", "normal_p", "paired_columns", "unpaired_se", "versus"]
+__all__ = [
+    "Cells", "TwoPass", "count_board", "count_with_cells", "joint_tables", "normal_p", "paired_columns",
+    "unpaired_se", "versus",
+]  # fmt: skip
 
 # replicate cells held in memory at once by the paired bootstrap
 _CHUNK_CELLS = 1 << 24
@@ -82,6 +93,27 @@ def _bootstrap_se(counts: np.ndarray, measure: str, n_boot: int, seed: int | Non
     return se
 
 
+def count_board(
+    df: pl.DataFrame,
+    runs: list[str],
+    examples: list[str],
+    label: str,
+    prediction: str,
+    classes: Sequence[Any] | None,
+) -> tuple[ContingencyTable, Cells | TwoPass | None]:
+    """Each run's table, and with ``examples`` what its paired comparisons are
+    counted from: :class:`Cells` when the one pass can hold every run ×
+    example, else :class:`TwoPass`."""
+    coding, space = encode_frame(df, runs, label, prediction, classes)
+    if examples and space is not None:
+        cells = count_with_cells(df, runs, examples, coding, space)
+        if cells is not None:
+            return cells.table, cells
+    counted = count_encoded(df, runs, coding, space)
+    table = ContingencyTable(counted.keys, counted.classes, counted.counts)
+    return table, (TwoPass(df, table, runs, examples, label, prediction) if examples else None)
+
+
 @dataclass
 class Cells:
     """Every run's class pair (real · K + predicted + 1, 0: none) on every example,
@@ -96,36 +128,47 @@ class Cells:
     k: int  # class codes in ``cells``; ``table`` keeps ``class_codes`` of them
     class_codes: np.ndarray
 
-    def joint(self, ref: np.ndarray, df: pl.DataFrame, runs: list[str], examples: list[str]) -> np.ndarray:
+    def joint(self, ref: np.ndarray) -> np.ndarray:
         """``joint[g, real, ref's prediction, g's prediction]`` as :func:`joint_tables`
-        gives it, raising for a run with two rows for one example."""
+        gives it."""
         g, k = len(self.rows), self.k
         joint = np.zeros((g, k, k, k), dtype=np.int64)
-        filled = np.empty(g, dtype=np.int64)
-        _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k, joint.reshape(g, k**3), filled)
-        short = np.flatnonzero(filled < sum_axes(self.table.counts, (1, 2)))
-        if len(short):
-            _raise_duplicate_examples(df, self.table, runs, examples, int(short[0]))
+        _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k, joint.reshape(g, k**3))
         keep = self.class_codes
         if len(keep) != k:
             joint = joint[:, keep][:, :, keep][:, :, :, keep]
         return np.ascontiguousarray(joint)
 
 
+@dataclass
+class TwoPass:
+    """Paired comparisons counted by :func:`joint_tables`, a pass over the rows each."""
+
+    df: pl.DataFrame
+    table: ContingencyTable
+    runs: list[str]
+    examples: list[str]
+    label: str
+    prediction: str
+
+    def joint(self, ref: np.ndarray) -> np.ndarray:
+        """One reference for every run (the leader) is the only run held; any
+        other ``ref`` (neighbours) holds every run, which also checks each for
+        repeated examples."""
+        held = np.unique(ref)
+        if len(held) != 1 or held[0] < 0:
+            held = np.arange(len(self.table))
+        return joint_tables(self.df, self.table, self.runs, self.examples, self.label, self.prediction,
+                            held, ref)  # fmt: skip
+
+
 def count_with_cells(
-    df: pl.DataFrame,
-    runs: list[str],
-    examples: list[str],
-    label: str,
-    prediction: str,
-    classes: Sequence[Any] | None,
+    df: pl.DataFrame, runs: list[str], examples: list[str], coding: ClassCoding, space: _KeySpace
 ) -> Cells | None:
     """The board's table and its :class:`Cells` from one pass over the rows, or
     None when the runs × examples table would be large or sparse (per-thread
-    count tables too, or class pairs beyond int8)."""
-    coding, space = encode_frame(df, runs, label, prediction, classes)
-    if space is None:
-        return None
+    count tables too, or class pairs beyond int8). Raises for a run with two
+    rows for one example."""
     k, threads = coding.n_codes, n_threads()
     if k * k > 127 or space.size * k * k * threads > _PRIVATE_CELLS:
         return None
@@ -144,7 +187,15 @@ def count_with_cells(
     counts = bufs.sum(axis=0, dtype=np.int64).reshape(space.size, k, k)
     counted = compact(space, coding, counts, True)
     table = ContingencyTable(counted.keys, counted.classes, counted.counts)
-    return Cells(table, cells, n_examples, counted.groups, k, counted.class_codes)  # type: ignore[arg-type]
+    rows = counted.groups
+    assert rows is not None
+    filled = np.empty(len(rows), dtype=np.int64)
+    _lb.filled_cells(cells, n_examples, rows, filled)
+    # every row writes one cell: a run with fewer cells than rows repeated an example
+    short = np.flatnonzero(filled < sum_axes(table.counts, (1, 2)))
+    if len(short):
+        _raise_duplicate_examples(df, table, runs, examples, int(short[0]))
+    return Cells(table, cells, n_examples, rows, k, counted.class_codes)  # type: ignore[arg-type]
 
 
 def joint_tables(

@@ -20,7 +20,7 @@ from .errors import InvalidLabelError
 from .kernels import count as _count
 from .kernels.jit import n_threads
 
-__all__ = ["Counted", "compact", "count_frame", "encode_frame", "group_ids"]
+__all__ = ["Counted", "compact", "count_encoded", "count_frame", "encode_frame", "group_ids"]
 
 _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
@@ -56,6 +56,13 @@ def count_frame(
 ) -> Counted:
     """Count ``df`` into one K×K table per distinct combination of ``by``."""
     coding, space = encode_frame(df, by, label, prediction, classes)
+    return count_encoded(df, by, coding, space)
+
+
+def count_encoded(
+    df: pl.DataFrame, by: Sequence[str], coding: ClassCoding, space: _KeySpace | None
+) -> Counted:
+    """:func:`count_frame` for a frame already through :func:`encode_frame`."""
     if space is None:
         k = coding.n_codes
         keys = pl.DataFrame([df.get_column(name).clear() for name in by])

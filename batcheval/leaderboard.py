@@ -58,7 +58,6 @@ from . import measures as _measures
 from .adjust import adjust
 from .errors import InvalidArgumentError, UnknownMeasureError
 from .frames import as_key_list, select_columns
-from .table import ContingencyTable
 
 __all__ = ["leaderboard"]
 
@@ -187,11 +186,7 @@ def leaderboard(
     columns = [*runs, *pools, *examples, label, prediction]
     # the same column in two roles (e.g. fold as pool and as part of the example) is fine
     df = select_columns(data, list(dict.fromkeys(columns)), roles)
-    cells = _cmp.count_with_cells(df, runs, examples, label, prediction, classes) if examples else None
-    if cells is not None:
-        table = cells.table
-    else:
-        table = ContingencyTable.from_frame(df, by=runs, label=label, prediction=prediction, classes=classes)
+    table, pairing = _cmp.count_board(df, runs, examples, label, prediction, classes)
     k = table.n_classes
     if k < 2:
         raise InvalidArgumentError(f"a leaderboard needs at least 2 classes, got {table.classes.to_list()}")
@@ -236,19 +231,11 @@ def leaderboard(
             raise UnknownMeasureError(
                 f"paired='delta' needs a measure with a delta-method gradient, not {measure!r}"
             )
-        versus_leader = np.full(len(value), leader)
-        if cells is not None:
-            joint = cells.joint(versus_leader, df, runs, examples)
-        else:
-            lead = np.array([leader])
-            joint = _cmp.joint_tables(df, table, runs, examples, label, prediction, lead, versus_leader)
+        assert pairing is not None
+        joint = pairing.joint(np.full(len(value), leader))
         cols.update(_cmp.paired_columns(joint, measure, pos, n_boot, seed, paired))
         if adjacent:
-            if cells is not None:
-                joint = cells.joint(above, df, runs, examples)
-            else:  # every run held: each is checked for repeated examples, and all but the last referenced
-                every = np.arange(len(value))
-                joint = _cmp.joint_tables(df, table, runs, examples, label, prediction, every, above)
+            joint = pairing.joint(above)
             vs = _cmp.paired_columns(joint, measure, pos, n_boot, seed, paired)
             cols["diff_vs_above"], cols["p_vs_above"] = vs["diff_vs_leader"], vs["p_vs_leader"]
             cols["p_mcnemar_vs_above"] = vs["p_mcnemar"]

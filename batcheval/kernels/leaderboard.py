@@ -29,8 +29,8 @@ def count_and_fill(
     Cells start at 0 (none), so a zeroed table needs no pass of its own
     before this one. Two rows of one (group, example) write one cell, so
     the caller compares each group's filled cells with its count
-    (:func:`joint_from_cells`). Returns the rows whose label or prediction
-    is not a class.
+    (:func:`filled_cells`). Returns the rows whose label or prediction is
+    not a class.
     """
     n = label.shape[0]
     n_threads = bufs.shape[0]
@@ -55,12 +55,23 @@ def count_and_fill(
 
 
 @jit_parallel
-def joint_from_cells(cells, n_examples, rows, ref, k, joint, filled):
+def filled_cells(cells, n_examples, rows, filled):
+    """``filled[i]``: the cells of row ``rows[i]`` of the ``cells`` table of
+    :func:`count_and_fill` that some row wrote."""
+    for i in prange(rows.shape[0]):
+        own = rows[i] * n_examples
+        nf = 0
+        for e in range(n_examples):
+            nf += np.int64(cells[np.uint64(own + e)] > 0)
+        filled[i] = nf
+
+
+@jit_parallel
+def joint_from_cells(cells, n_examples, rows, ref, k, joint):
     """``joint[i]``: run i's flat ``[real, reference's prediction, own
     prediction]`` table against its reference run ``ref[i]`` (no reference:
     -1, zeros), over the examples both predicted, where run i is row
-    ``rows[i]`` of the ``cells`` table of :func:`count_and_fill`;
-    ``filled[i]``: run i's cells."""
+    ``rows[i]`` of the ``cells`` table of :func:`count_and_fill`."""
     kk = k * k
     # a class pair code c + 1 → its cell's offset in the joint table, for the run's own pair
     # (real · K² + own prediction) and for the reference's (its prediction · K)
@@ -70,14 +81,10 @@ def joint_from_cells(cells, n_examples, rows, ref, k, joint, filled):
         own_at[c + 1] = (c // k) * kk + c % k
         ref_at[c + 1] = (c % k) * k
     for i in prange(rows.shape[0]):
-        own = rows[i] * n_examples
-        nf = 0
-        for e in range(n_examples):
-            nf += np.int64(cells[np.uint64(own + e)] > 0)
-        filled[i] = nf
         r = ref[i]
         if r < 0:
             continue
+        own = rows[i] * n_examples
         other = rows[r] * n_examples
         out = joint[i]
         for e in range(n_examples):
