@@ -355,7 +355,7 @@ def _resolve_seed(seed: int | None) -> int:
 
 def seeds_for(seed: int | None, first: int, n: int) -> np.ndarray:
     """Generator seeds of groups ``first .. first + n - 1`` under ``seed``."""
-    seeds = np.empty(n, dtype=np.uint32)
+    seeds = np.empty(n, dtype=np.uint64)
     _boot.group_seeds(np.uint64(_resolve_seed(seed)), first, n, seeds)
     return seeds
 

@@ -161,6 +161,39 @@ def test_bootstrap_replicates_are_multinomial():
         assert stats.ks_2samp(ours[:, cell], theirs[:, cell]).pvalue > 1e-3
 
 
+@pytest.mark.parametrize(
+    "cells",
+    [
+        (3, 997),  # n·p < 10: inversion
+        (300, 700),  # transformed rejection
+        (930, 70),  # p > 1/2, drawn as n - Binomial(n, 1 - p)
+        (995, 5),  # p > 1/2 and small n·(1 - p)
+        (6_000, 14_000),  # log-factorials beyond the table
+        (1, 1),
+        (40, 3),
+    ],
+)
+def test_bootstrap_sampler_draws_the_binomial_distribution(cells: tuple[int, int]):
+    """A two-cell table's first cell is one Binomial(n, c0/n) draw per replicate:
+    a chi-squared goodness of fit against scipy's pmf, and its two moments."""
+    n, p = sum(cells), cells[0] / sum(cells)
+    draws = bootstrap_replicates(np.array([cells]), 2_000_000, seed=11)[0, :, 0]
+    values, observed = np.unique(draws, return_counts=True)
+    support = np.arange(n + 1)
+    expected = stats.binom.pmf(support, n, p) * draws.size
+    seen = np.zeros(n + 1)
+    seen[values] = observed
+    # pool the tails so every bin expects at least 20 draws
+    big = np.flatnonzero(expected >= 20)
+    lo, hi = big[0], big[-1]
+    obs = np.concatenate([[seen[: lo + 1].sum()], seen[lo + 1 : hi], [seen[hi:].sum()]])
+    exp = np.concatenate([[expected[: lo + 1].sum()], expected[lo + 1 : hi], [expected[hi:].sum()]])
+    if obs.size > 1:
+        assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > 1e-4
+    assert draws.mean() == pytest.approx(n * p, abs=5 * np.sqrt(n * p * (1 - p) / draws.size))
+    assert draws.var() == pytest.approx(n * p * (1 - p), rel=0.01)
+
+
 def test_bootstrap_percentiles_agree_with_plain_numpy_bootstrap():
     table = np.array([[70, 30], [25, 75]])
     n, p = table.sum(), (table / table.sum()).ravel()

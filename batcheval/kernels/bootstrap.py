@@ -1,9 +1,9 @@
 """Bootstrap kernels: multinomial resampling of count tables, and percentiles.
 
-Reproducibility does not depend on the thread count: every group reseeds the
-generator of whichever thread draws it, with a seed derived from the user's
-seed and the group's index (:func:`group_seeds`), so a group's replicates are
-the same however the groups are spread over threads.
+Reproducibility does not depend on the thread count: every group draws from
+its own generator (:mod:`.sampling`), seeded from the user's seed and the
+group's index (:func:`group_seeds`), so a group's replicates are the same
+however the groups are spread over threads or sliced into chunks.
 """
 
 from __future__ import annotations
@@ -13,51 +13,15 @@ import math
 import numpy as np
 
 from .jit import jit, jit_inline, jit_parallel, prange
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-@jit_inline
-def _splitmix64(x):
-    # Steele, Lea & Flood (2014): a bijective 64-bit mixer, so distinct
-    # (seed, group) pairs give unrelated seeds even when they differ by one bit
-    z = x + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
+from .sampling import multinomial, seed_state, splitmix64
 
 
 @jit
 def group_seeds(seed, first, n, out):
-    """``out[i]`` = 32-bit generator seed of group ``first + i`` under ``seed``."""
-    base = _splitmix64(np.uint64(seed))
+    """``out[i]`` = 64-bit generator seed of group ``first + i`` under ``seed``."""
+    base = splitmix64(np.uint64(seed))
     for i in range(n):
-        z = _splitmix64(base ^ np.uint64(first + i))
-        out[i] = np.uint32(z >> np.uint64(32))
-
-
-@jit_inline
-def _draw(counts, g, total, out_row):
-    """One Multinomial(total, counts[g] / total) draw into ``out_row``: a chain of
-    conditional binomials, each cell given the mass left after the cells before
-    it, which is exact."""
-    n_cells = counts.shape[1]
-    left = total  # examples still to place
-    mass = total  # original counts of the cells not yet drawn
-    for c in range(n_cells - 1):
-        cell = counts[g, c]
-        if left == 0 or cell == 0:
-            x = 0
-        elif cell >= mass:
-            x = left
-        else:
-            x = np.random.binomial(left, cell / mass)  # noqa: NPY002
-        out_row[c] = x
-        left -= x
-        mass -= cell
-    out_row[n_cells - 1] = left
+        out[i] = splitmix64(base ^ np.uint64(first + i))
 
 
 @jit_parallel
@@ -69,13 +33,13 @@ def multinomial_resample(counts, n_boot, seeds, out):
     """
     n_groups, n_cells = counts.shape
     for g in prange(n_groups):
-        # numba compiles only the legacy np.random API; its state is per thread
-        np.random.seed(seeds[g])  # noqa: NPY002
+        state = np.empty(4, np.uint64)
+        seed_state(seeds[g], state)
         total = 0
         for c in range(n_cells):
             total += counts[g, c]
         for b in range(n_boot):
-            _draw(counts, g, total, out[g, b])
+            multinomial(counts, g, total, state, out[g, b])
 
 
 @jit_parallel
@@ -93,13 +57,14 @@ def paired_binary_cells(joint, n_boot, seeds, positive, run_cells, lead_cells):
     p = positive
     q = 1 - positive
     for g in prange(n_groups):
-        np.random.seed(seeds[g])  # noqa: NPY002
+        state = np.empty(4, np.uint64)
+        seed_state(seeds[g], state)
         total = 0
         for c in range(8):
             total += joint[g, c]
         cell = np.empty(8, np.int64)
         for b in range(n_boot):
-            _draw(joint, g, total, cell)
+            multinomial(joint, g, total, state, cell)
             r = g * n_boot + b
             # cell index: real*4 + leader*2 + run
             run_cells[0, r] = cell[p * 4 + p] + cell[p * 4 + 2 + p]
