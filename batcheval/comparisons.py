@@ -111,7 +111,10 @@ def count_board(
             return cells.table, cells
     counted = count_encoded(df, runs, coding, space)
     table = ContingencyTable(counted.keys, counted.classes, counted.counts)
-    return table, (TwoPass(df, table, runs, examples, label, prediction) if examples else None)
+    if not examples:
+        return table, None
+    _check_one_row_per_example(df, table, runs, examples)
+    return table, TwoPass(df, table, runs, examples, label, prediction)
 
 
 @dataclass
@@ -152,12 +155,9 @@ class TwoPass:
     prediction: str
 
     def joint(self, ref: np.ndarray) -> np.ndarray:
-        """One reference for every run (the leader) is the only run held; any
-        other ``ref`` (neighbours) holds every run, which also checks each for
-        repeated examples."""
-        held = np.unique(ref)
-        if len(held) != 1 or held[0] < 0:
-            held = np.arange(len(self.table))
+        """Only the reference runs are held: the leader, or every run with one
+        below it. (:func:`count_board` checked every run for repeated examples.)"""
+        held = np.unique(ref[ref >= 0])
         return joint_tables(self.df, self.table, self.runs, self.examples, self.label, self.prediction,
                             held, ref)  # fmt: skip
 
@@ -211,9 +211,10 @@ def joint_tables(
     """``joint[g, real, reference's prediction, g's prediction]`` over the examples both
     predicted, where g's reference is run ``ref[g]`` (-1: none, a zero table).
 
-    Two passes: the runs in ``held`` (every reference, and any run whose
-    examples must be checked for duplicates) write their predictions into a
-    ``held × examples`` table, then every row is counted against its reference.
+    Two passes: the runs in ``held`` (every reference) write their predictions
+    into a ``held × examples`` table, then every row is counted against its
+    reference. Callers check first that no run repeats an example
+    (:func:`_check_one_row_per_example`).
     """
     k, g = table.n_classes, len(table)
     slot = np.full(g, -1, dtype=np.int64)
@@ -234,10 +235,6 @@ def joint_tables(
         fill = tuple(col[rows] for col in fill)
     _lb.fill_predictions(fill[0], run_lo, run_lut, slot, fill[1], ex_lo, n_examples, fill[2],
                          class_lo, class_lut, preds)  # fmt: skip
-    filled = (preds.reshape(len(held), n_examples) >= 0).sum(axis=1)
-    short = np.flatnonzero(filled < np.asarray(table.counts)[held].sum(axis=(1, 2)))
-    if len(short):
-        _raise_duplicate_examples(df, table, runs, examples, int(held[short[0]]))
     # a private table per thread while they stay small, else one table (the result)
     threads = n_threads() if g * k**3 * n_threads() <= _PRIVATE_CELLS else 1
     narrow = -(-df.height // threads) <= _PRIVATE_ROWS_PER_THREAD
@@ -246,6 +243,30 @@ def joint_tables(
     _lb.joint_vs_reference(run_col, run_lo, run_lut, example_col, ex_lo, label_col, pred_col, class_lo,
                            class_lut, ref_slot, n_examples, preds, k, bufs)  # fmt: skip
     return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
+
+
+def _check_one_row_per_example(
+    df: pl.DataFrame, table: ContingencyTable, runs: list[str], examples: list[str]
+) -> None:
+    """Raise for a run with two rows of one example: one pass marking a bit per
+    run × example, or polars' hash of the (run, example) keys when that
+    bitmap would pass ``_ADJACENT_CELLS`` bytes."""
+    run_col, run_lo, run_lut = _run_coding(df, table, runs)
+    example_col, ex_lo, n_examples = _example_coding(df, examples)
+    n_bits = len(table) * n_examples
+    if n_bits <= 8 * _ADJACENT_CELLS:
+        seen = np.zeros(-(-n_bits // 8), dtype=np.uint8)
+        g = _lb.first_repeat(run_col, run_lo, run_lut, example_col, ex_lo, n_examples, seen)
+        if g >= 0:
+            _raise_duplicate_examples(df, table, runs, examples, int(g))
+        return
+    repeated = df.select(pl.struct(runs + examples).is_duplicated()).to_series()
+    if repeated.any():
+        first = df.filter(repeated).select(runs).row(0, named=True)
+        g = table.keys.with_row_index("__g").join(
+            pl.DataFrame([first], schema=table.keys.select(runs).schema), on=runs, nulls_equal=True
+        )
+        _raise_duplicate_examples(df, table, runs, examples, int(g.get_column("__g")[0]))
 
 
 def _run_mask(df: pl.DataFrame, table: ContingencyTable, runs: list[str], g: int) -> pl.Series:

@@ -312,11 +312,25 @@ def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypat
     dup = pl.concat([df, df.filter((pl.col("run") == last) & (pl.col("example_id") == 0))])
     with pytest.raises(be.InvalidArgumentError, match=rf"one row per example in run \{{'run': {last}\}}"):
         be.leaderboard(dup, example="example_id", adjacent=True)
+    # ... found as well on the two-pass path, which holds only the leader, by
+    # a bitmap of every run × example or, when that is too large, a hash of the keys
+    module = sys.modules["batcheval.comparisons"]
+    for adjacent_cells in (1 << 30, 100):
+        with monkeypatch.context() as patched:
+            patched.setattr(module, "_CELLS_PER_ROW", 0)
+            patched.setattr(module, "_ADJACENT_CELLS", adjacent_cells)
+            named = rf"one row per example in run \{{'run': {last}\}}"
+            with pytest.raises(be.InvalidArgumentError, match=named):
+                be.leaderboard(dup, example="example_id")
+            if adjacent_cells > 400:  # else too large to hold even the leader
+                assert be.leaderboard(df, example="example_id", paired="delta").equals(
+                    by_int.drop("diff_vs_above", "p_vs_above", "p_mcnemar_vs_above")
+                )
     # joint tables too large for a private copy per thread are counted by one thread
     monkeypatch.setattr(sys.modules["batcheval.comparisons"], "_PRIVATE_CELLS", 1)
     assert be.leaderboard(df, example="example_id", paired="delta", adjacent=True).equals(by_int)
     monkeypatch.setattr(sys.modules["batcheval.comparisons"], "_ADJACENT_CELLS", 1000)
-    with pytest.raises(be.InvalidArgumentError, match="5 runs × 400 examples is over 1,000 cells"):
+    with pytest.raises(be.InvalidArgumentError, match="4 runs × 400 examples is over 1,000 cells"):
         be.leaderboard(df, example="example_id", adjacent=True)
 
 

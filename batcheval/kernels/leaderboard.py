@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .count import _group, thread_rows
-from .jit import jit_parallel, prange
+from .jit import jit, jit_parallel, prange
 
 
 @jit_parallel
@@ -112,6 +112,25 @@ def fill_predictions(
             continue
         e = np.int64(example[i]) - ex_lo
         preds[np.uint64(s * n_examples + e)] = class_lut[np.uint64(np.int64(pred[i]) - class_lo)]
+
+
+@jit
+def first_repeat(run, run_lo, run_lut, example, ex_lo, n_examples, seen):
+    """Group of the first row whose (run, example) an earlier row already had, else -1.
+
+    Rows are coded as in :func:`fill_predictions`; ``seen`` is a zeroed bitmap
+    of G × E bits. One thread: two threads setting bits of one byte would
+    lose one of them.
+    """
+    for i in range(run.shape[0]):
+        g = run_lut[np.uint64(np.int64(run[i]) - run_lo)]
+        bit = np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)
+        byte = bit >> np.uint64(3)
+        mask = np.uint8(1 << (bit & np.uint64(7)))
+        if seen[byte] & mask:
+            return g
+        seen[byte] |= mask
+    return -1
 
 
 @jit_parallel
