@@ -81,7 +81,7 @@ import polars as pl
 from . import measures as _measures
 from .errors import InvalidArgumentError, UnknownMeasureError
 from .kernels import bootstrap as _boot
-from .table import one_vs_rest, sum_axes
+from .table import one_vs_rest
 
 __all__ = [
     "DELTA_MEASURES",
@@ -198,12 +198,13 @@ def _proportion(counts: np.ndarray, name: str, positive: int) -> tuple[np.ndarra
 
 def _delta_variance(counts: np.ndarray, name: str) -> np.ndarray:
     """First-order variance of a chance-corrected measure (see the module docstring)."""
-    n = counts.sum(axis=(1, 2)).astype(np.float64)
-    g, undefined = delta_gradient(counts, name)
+    c = cells_last(counts)
+    g, undefined = gradient_cells_last(c, name)
+    n = c.sum(axis=(0, 1))
     with np.errstate(invalid="ignore", divide="ignore"):
-        pi = counts / n[:, None, None]
-        s1 = np.sum(pi * g, axis=(1, 2))
-        s2 = np.sum(pi * g * g, axis=(1, 2))
+        pi = c / n
+        s1 = np.sum(pi * g, axis=(0, 1))
+        s2 = np.sum(pi * g * g, axis=(0, 1))
         var = np.maximum(s2 - s1 * s1, 0.0) / n
     return np.where(undefined | (n == 0), np.nan, var)
 
@@ -231,73 +232,82 @@ def delta_gradient(counts: np.ndarray, name: str, *, positive: int = 1) -> tuple
     >>> g[0].round(3).tolist(), undefined.tolist()
     ([[0.0, 0.0], [-1.2, 0.8]], [False])
     """
-    c = np.asarray(counts).astype(np.float64)
-    if name not in DELTA_MEASURES:
-        n = c.sum(axis=(1, 2))
-        if c.shape[1] == 2 and name in _BINARY_PROPORTIONS:
-            num, den = _BINARY_PROPORTIONS[name]
-            s_mask, t_mask = _cell_mask(num, positive), _cell_mask(den, positive)
-        elif name == "accuracy":
-            s_mask, t_mask = np.eye(c.shape[1]), np.ones((c.shape[1], c.shape[1]))
-        else:
-            raise UnknownMeasureError(f"measure {name!r} has no delta-method gradient")
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pi = c / n[:, None, None]
-            t = np.sum(pi * t_mask, axis=(1, 2))
-            f = np.sum(pi * s_mask, axis=(1, 2)) / t
-            g = (s_mask - f[:, None, None] * t_mask) / t[:, None, None]
-        return g, ~(t > 0)
-    return _chance_gradient(c, name)
+    g, undefined = gradient_cells_last(cells_last(counts), name, positive=positive)
+    return np.moveaxis(g, -1, 0), undefined
+
+
+def cells_last(counts: np.ndarray) -> np.ndarray:
+    """``counts[G, ...]`` as float64 ``[..., G]``, contiguous.
+
+    Elementwise numpy over stacked 2×2 tables runs an inner loop of two
+    elements per call; with the groups last it runs one of G, several times
+    faster (the gradients of 100k tables: 35 ms with groups first).
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    return np.ascontiguousarray(np.moveaxis(c, 0, -1))
+
+
+def gradient_cells_last(c: np.ndarray, name: str, *, positive: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`delta_gradient` of tables ``c[K, K, G]`` (:func:`cells_last`), as ``[K, K, G]``."""
+    if name in DELTA_MEASURES:
+        return _chance_gradient(c, name)
+    k = c.shape[0]
+    if k == 2 and name in _BINARY_PROPORTIONS:
+        num, den = _BINARY_PROPORTIONS[name]
+        s_mask, t_mask = _cell_mask(num, positive), _cell_mask(den, positive)
+    elif name == "accuracy":
+        s_mask, t_mask = np.eye(k), np.ones((k, k))
+    else:
+        raise UnknownMeasureError(f"measure {name!r} has no delta-method gradient")
+    s_mask, t_mask = s_mask[:, :, None], t_mask[:, :, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pi = c / c.sum(axis=(0, 1))
+        t = np.sum(pi * t_mask, axis=(0, 1))
+        f = np.sum(pi * s_mask, axis=(0, 1)) / t
+        g = (s_mask - f * t_mask) / t
+    return g, ~(t > 0)
 
 
 def _chance_gradient(c: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
-    k = c.shape[1]
-    n = sum_axes(c, (1, 2))
-    eye = np.eye(k)
+    # tables are [K (real), K (predicted), G]: a class's share is [K, G], and
+    # [:, None] / [None, :] broadcast it along the predicted / real axis
+    k = c.shape[0]
+    n = c.sum(axis=(0, 1))
+    eye = np.eye(k)[:, :, None]
     with np.errstate(invalid="ignore", divide="ignore"):
-        pi = c / n[:, None, None]
-        r = sum_axes(pi, 2)
-        col = sum_axes(pi, 1)
-        dtp = np.diagonal(pi, axis1=1, axis2=2) - r * col
-        one_class_real = np.any(r >= 1.0, axis=1)
-        one_class_pred = np.any(col >= 1.0, axis=1)
+        pi = c / n
+        r = pi.sum(axis=1)
+        col = pi.sum(axis=0)
+        dtp = np.einsum("iig->ig", pi) - r * col
+        one_class_real = np.any(r >= 1.0, axis=0)
+        one_class_pred = np.any(col >= 1.0, axis=0)
 
         def grad_informedness() -> np.ndarray:
             inv = np.where(r < 1.0, 1.0 / (1.0 - r), 0.0)
-            return (
-                (eye - col[:, :, None]) * inv[:, :, None]
-                - (r * inv)[:, None, :]
-                + (dtp * inv * inv)[:, :, None]
-            )
+            return (eye - col[:, None]) * inv[:, None] - (r * inv)[None, :] + (dtp * inv * inv)[:, None]
 
         def grad_markedness() -> np.ndarray:
             inv = np.where(col < 1.0, 1.0 / (1.0 - col), 0.0)
-            return (
-                (eye - r[:, None, :]) * inv[:, None, :]
-                - (col * inv)[:, :, None]
-                + (dtp * inv * inv)[:, None, :]
-            )
+            return (eye - r[None, :]) * inv[None, :] - (col * inv)[:, None] + (dtp * inv * inv)[None, :]
 
         if name == "informedness":
             g, undefined = grad_informedness(), one_class_real
         elif name == "markedness":
             g, undefined = grad_markedness(), one_class_pred
         elif name == "kappa_cohen":
-            pe = np.sum(r * col, axis=1)
-            po = np.trace(pi, axis1=1, axis2=2)
+            pe = np.sum(r * col, axis=0)
+            po = np.einsum("iig->g", pi)
             kappa = (po - pe) / (1.0 - pe)
-            g = (eye - (1.0 - kappa)[:, None, None] * (col[:, :, None] + r[:, None, :])) / (1.0 - pe)[
-                :, None, None
-            ]
+            g = (eye - (1.0 - kappa) * (col[:, None] + r[None, :])) / (1.0 - pe)
             undefined = pe >= 1.0
         elif name == "correlation":
             if k == 2:  # M/B is a ratio of margins for 2×2 tables, defined even at B = M = 0
-                ratio = (r[:, 0] * r[:, 1]) / (col[:, 0] * col[:, 1])
+                ratio = (r[0] * r[1]) / (col[0] * col[1])
             else:
-                b_val = np.sum(np.where(r < 1.0, dtp / (1.0 - r), 0.0), axis=1)
-                m_val = np.sum(np.where(col < 1.0, dtp / (1.0 - col), 0.0), axis=1)
+                b_val = np.sum(np.where(r < 1.0, dtp / (1.0 - r), 0.0), axis=0)
+                m_val = np.sum(np.where(col < 1.0, dtp / (1.0 - col), 0.0), axis=0)
                 ratio = np.where(b_val * m_val > 0, m_val / b_val, np.nan)
-            root = np.sqrt(ratio)[:, None, None]
+            root = np.sqrt(ratio)
             g = 0.5 * (root * grad_informedness() + grad_markedness() / root)
             undefined = one_class_real | one_class_pred | ~np.isfinite(ratio)
         else:  # pragma: no cover - guarded by the callers
