@@ -125,8 +125,8 @@ def leaderboard(
         two measures' gradients, see :func:`batcheval.intervals.delta_gradient`).
         It is the bootstrap's large-sample limit at no resampling cost: use it
         for boards of many thousands of runs. (The bootstrap draws ``n_boot``
-        multinomials of each run's joint table: about 10–12 s for 100k runs
-        and 200 replicates on two cores, where ``"delta"`` adds 0.1–0.4 s.)
+        multinomials of each run's joint table: about 5 s for 100k runs
+        and 200 replicates on two cores, where ``"delta"`` adds 0.1–0.2 s.)
     adjacent
         Also compare each run with the run ranked just above it:
         ``diff_vs_above`` and ``p_vs_above`` (NaN for the leader), tested as
