@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -105,16 +105,37 @@ def count_board(
     counted from: :class:`Cells` when the one pass can hold every run ×
     example, else :class:`TwoPass`."""
     coding, space = encode_frame(df, runs, label, prediction, classes)
-    if examples and space is not None:
-        cells = count_with_cells(df, runs, examples, coding, space)
+    example = _example_coding(df, examples) if examples else None
+    if example is not None and space is not None:
+        cells = count_with_cells(df, runs, examples, example, coding, space)
         if cells is not None:
             return cells.table, cells
     counted = count_encoded(df, runs, coding, space)
     table = ContingencyTable(counted.keys, counted.classes, counted.counts)
-    if not examples:
+    if example is None:
         return table, None
-    _check_one_row_per_example(df, table, runs, examples)
-    return table, TwoPass(df, table, runs, examples, label, prediction)
+    (label_col, pred_col), class_lo, class_lut = _class_coding(df, table, label, prediction)
+    rows = _RowCodes(*_run_coding(df, table, runs), *example, label_col, pred_col, class_lo, class_lut)
+    _check_one_row_per_example(df, table, runs, examples, rows)
+    return table, TwoPass(df, table, runs, rows)
+
+
+class _RowCodes(NamedTuple):
+    """Every row's run, example and classes as codes: ``run_lut[run - run_lo]``
+    is its row of the table, ``example - ex_lo`` one of ``0..E-1``, and
+    ``class_lut[value - class_lo]`` a class code (:func:`_run_coding`,
+    :func:`_example_coding`, :func:`_class_coding`)."""
+
+    run: np.ndarray
+    run_lo: int
+    run_lut: np.ndarray
+    example: np.ndarray
+    ex_lo: int
+    n_examples: int
+    label: np.ndarray
+    pred: np.ndarray
+    class_lo: int
+    class_lut: np.ndarray
 
 
 @dataclass
@@ -150,31 +171,33 @@ class TwoPass:
     df: pl.DataFrame
     table: ContingencyTable
     runs: list[str]
-    examples: list[str]
-    label: str
-    prediction: str
+    rows: _RowCodes
 
     def joint(self, ref: np.ndarray) -> np.ndarray:
         """Only the reference runs are held: the leader, or every run with one
         below it. (:func:`count_board` checked every run for repeated examples.)"""
         held = np.unique(ref[ref >= 0])
-        return joint_tables(self.df, self.table, self.runs, self.examples, self.label, self.prediction,
-                            held, ref)  # fmt: skip
+        return joint_tables(self.df, self.table, self.runs, self.rows, held, ref)
 
 
 def count_with_cells(
-    df: pl.DataFrame, runs: list[str], examples: list[str], coding: ClassCoding, space: _KeySpace
+    df: pl.DataFrame,
+    runs: list[str],
+    examples: list[str],
+    example: tuple[np.ndarray, int, int],
+    coding: ClassCoding,
+    space: _KeySpace,
 ) -> Cells | None:
     """The board's table and its :class:`Cells` from one pass over the rows, or
     None when the runs × examples table would be large or sparse (per-thread
     count tables too, or class pairs beyond int8). Raises for a run with two
-    rows for one example."""
+    rows for one example. ``example`` is :func:`_example_coding`'s."""
     k, threads = coding.n_codes, n_threads()
     if k * k > 127 or space.size * k * k * threads > _PRIVATE_CELLS:
         return None
     if -(-df.height // threads) > _PRIVATE_ROWS_PER_THREAD:
         return None
-    example_col, ex_lo, n_examples = _example_coding(df, examples)
+    example_col, ex_lo, n_examples = example
     size = space.size * n_examples
     if size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
         return None
@@ -202,9 +225,7 @@ def joint_tables(
     df: pl.DataFrame,
     table: ContingencyTable,
     runs: list[str],
-    examples: list[str],
-    label: str,
-    prediction: str,
+    rows: _RowCodes,
     held: np.ndarray,
     ref: np.ndarray,
 ) -> np.ndarray:
@@ -219,44 +240,44 @@ def joint_tables(
     k, g = table.n_classes, len(table)
     slot = np.full(g, -1, dtype=np.int64)
     slot[held] = np.arange(len(held))
-    run_col, run_lo, run_lut = _run_coding(df, table, runs)
-    example_col, ex_lo, n_examples = _example_coding(df, examples)
+    n_examples = rows.n_examples
     if len(held) * n_examples > _ADJACENT_CELLS:
         raise InvalidArgumentError(
             f"paired tests hold each compared run's prediction per example: {len(held):,} runs × "
             f"{n_examples:,} examples is over {_ADJACENT_CELLS:,} cells; drop example= for "
             "unpaired tests"
         )
-    (label_col, pred_col), class_lo, class_lut = _class_coding(df, table, label, prediction)
     preds = np.full(len(held) * n_examples, -1, dtype=np.int8 if k < 128 else np.int16)
-    fill = (run_col, example_col, pred_col)
+    fill = (rows.run, rows.example, rows.pred)
     if len(held) == 1:  # one run's rows: a polars filter finds them faster than a pass over every row
-        rows = pl.Series(_run_mask(df, table, runs, int(held[0]))).arg_true().to_numpy()
-        fill = tuple(col[rows] for col in fill)
-    _lb.fill_predictions(fill[0], run_lo, run_lut, slot, fill[1], ex_lo, n_examples, fill[2],
-                         class_lo, class_lut, preds)  # fmt: skip
+        own = pl.Series(_run_mask(df, table, runs, int(held[0]))).arg_true().to_numpy()
+        fill = tuple(col[own] for col in fill)
+    _lb.fill_predictions(fill[0], rows.run_lo, rows.run_lut, slot, fill[1], rows.ex_lo, n_examples, fill[2],
+                         rows.class_lo, rows.class_lut, preds)  # fmt: skip
     # a private table per thread while they stay small, else one table (the result)
     threads = n_threads() if g * k**3 * n_threads() <= _PRIVATE_CELLS else 1
     narrow = -(-df.height // threads) <= _PRIVATE_ROWS_PER_THREAD
     bufs = np.zeros((threads, g * k**3), dtype=np.uint32 if narrow else np.int64)
     ref_slot = np.where(ref >= 0, slot[np.maximum(ref, 0)], -1)
-    _lb.joint_vs_reference(run_col, run_lo, run_lut, example_col, ex_lo, label_col, pred_col, class_lo,
-                           class_lut, ref_slot, n_examples, preds, k, bufs)  # fmt: skip
+    _lb.joint_vs_reference(
+        rows.run, rows.run_lo, rows.run_lut, rows.example, rows.ex_lo, rows.label, rows.pred, rows.class_lo,
+        rows.class_lut, ref_slot, n_examples, preds, k, bufs,
+    )  # fmt: skip
     return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
 
 
 def _check_one_row_per_example(
-    df: pl.DataFrame, table: ContingencyTable, runs: list[str], examples: list[str]
+    df: pl.DataFrame, table: ContingencyTable, runs: list[str], examples: list[str], rows: _RowCodes
 ) -> None:
     """Raise for a run with two rows of one example: one pass marking a bit per
     run × example, or polars' hash of the (run, example) keys when that
     bitmap would pass ``_ADJACENT_CELLS`` bytes."""
-    run_col, run_lo, run_lut = _run_coding(df, table, runs)
-    example_col, ex_lo, n_examples = _example_coding(df, examples)
-    n_bits = len(table) * n_examples
+    n_bits = len(table) * rows.n_examples
     if n_bits <= 8 * _ADJACENT_CELLS:
         seen = np.zeros(-(-n_bits // 8), dtype=np.uint8)
-        g = _lb.first_repeat(run_col, run_lo, run_lut, example_col, ex_lo, n_examples, seen)
+        g = _lb.first_repeat(
+            rows.run, rows.run_lo, rows.run_lut, rows.example, rows.ex_lo, rows.n_examples, seen
+        )
         if g >= 0:
             _raise_duplicate_examples(df, table, runs, examples, int(g))
         return
