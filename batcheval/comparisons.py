@@ -408,14 +408,8 @@ def _paired_delta_se(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
     j = _intervals.cells_last(joint)  # [real, leader, run, G]
     g_run, bad_run = _intervals.gradient_cells_last(j.sum(axis=1), measure, positive=pos)
     g_lead, bad_lead = _intervals.gradient_cells_last(j.sum(axis=2), measure, positive=pos)
-    grad = g_run[:, None] - g_lead[:, :, None]
-    n = j.sum(axis=(0, 1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pi = j / n
-        s1 = np.sum(pi * grad, axis=(0, 1, 2))
-        s2 = np.sum(pi * grad * grad, axis=(0, 1, 2))
-        se = np.sqrt(np.maximum(s2 - s1 * s1, 0.0) / n)
-    return np.where(bad_run | bad_lead | (n == 0), np.nan, se)
+    var = _intervals.gradient_variance(j, g_run[:, None] - g_lead[:, :, None])
+    return np.where(bad_run | bad_lead, np.nan, np.sqrt(var))
 
 
 def _paired_bootstrap_se(

@@ -200,13 +200,20 @@ def _delta_variance(counts: np.ndarray, name: str) -> np.ndarray:
     """First-order variance of a chance-corrected measure (see the module docstring)."""
     c = cells_last(counts)
     g, undefined = gradient_cells_last(c, name)
-    n = c.sum(axis=(0, 1))
+    return np.where(undefined, np.nan, gradient_variance(c, g))
+
+
+def gradient_variance(c: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``(Σ π g² − (Σ π g)²) / n`` per group of cells-last counts ``c`` (:func:`cells_last`)
+    and a gradient ``g`` of the same shape, summed over every axis but the last:
+    the delta method's variance (NaN for an empty table)."""
+    axes = tuple(range(c.ndim - 1))
+    n = c.sum(axis=axes)
     with np.errstate(invalid="ignore", divide="ignore"):
         pi = c / n
-        s1 = np.sum(pi * g, axis=(0, 1))
-        s2 = np.sum(pi * g * g, axis=(0, 1))
-        var = np.maximum(s2 - s1 * s1, 0.0) / n
-    return np.where(undefined | (n == 0), np.nan, var)
+        s1 = np.sum(pi * g, axis=axes)
+        s2 = np.sum(pi * g * g, axis=axes)
+        return np.maximum(s2 - s1 * s1, 0.0) / n
 
 
 def _cell_mask(cells: tuple[str, ...], positive: int) -> np.ndarray:
