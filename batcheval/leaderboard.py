@@ -9,8 +9,9 @@ paired boards either
   per row): the counting pass also writes each run's real and predicted
   class per example into it (one byte a cell), and every comparison reads
   only that table; or
-- one more pass over the rows per comparison, holding only the compared
-  runs' predictions.
+- a pass that checks no run scores an example twice, then one more pass
+  over the rows per comparison, holding only the reference runs'
+  predictions.
 
 Paired comparisons (``example=`` given)
     The same test examples are scored by every run, so a run and the leader
