@@ -29,7 +29,7 @@ from .counting import (
     encode_frame,
     raise_outside,
 )
-from .encode import ClassCoding, value_range
+from .encode import ClassCoding, readonly, value_range
 from .errors import InvalidArgumentError
 from .kernels import bootstrap as _boot
 from .kernels import leaderboard as _lb
@@ -106,6 +106,8 @@ def count_board(
     example, else :class:`TwoPass`."""
     coding, space = encode_frame(df, runs, label, prediction, classes)
     example = _example_coding(df, examples) if examples else None
+    if example is not None:
+        example = (readonly(example[0]), *example[1:])
     if example is not None and space is not None:
         cells = count_with_cells(df, runs, examples, example, coding, space)
         if cells is not None:
@@ -116,6 +118,7 @@ def count_board(
         return table, None
     (label_col, pred_col), class_lo, class_lut = _class_coding(df, table, label, prediction)
     rows = _RowCodes(*_run_coding(df, table, runs), *example, label_col, pred_col, class_lo, class_lut)
+    rows = _RowCodes(*(readonly(v) if isinstance(v, np.ndarray) else v for v in rows))
     _check_one_row_per_example(df, table, runs, examples, rows)
     return table, TwoPass(df, table, runs, rows)
 
@@ -251,7 +254,7 @@ def joint_tables(
     fill = (rows.run, rows.example, rows.pred)
     if len(held) == 1:  # one run's rows: a polars filter finds them faster than a pass over every row
         own = pl.Series(_run_mask(df, table, runs, int(held[0]))).arg_true().to_numpy()
-        fill = tuple(col[own] for col in fill)
+        fill = tuple(readonly(col[own]) for col in fill)
     _lb.fill_predictions(fill[0], rows.run_lo, rows.run_lut, slot, fill[1], rows.ex_lo, n_examples, fill[2],
                          rows.class_lo, rows.class_lut, preds)  # fmt: skip
     # a private table per thread while they stay small, else one table (the result)

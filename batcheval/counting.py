@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .encode import ClassCoding, KeyColumn, encode_classes, encode_key
+from .encode import ClassCoding, KeyColumn, encode_classes, encode_key, readonly
 from .errors import InvalidLabelError
 from .kernels import count as _count
 from .kernels.jit import n_threads
@@ -240,7 +240,7 @@ def _product(cols: Sequence[KeyColumn]) -> int:
 
 
 def _kernel_keys(cols: Sequence[KeyColumn]) -> tuple:
-    dummy = np.zeros(1, dtype=np.int64)
+    dummy = readonly(np.zeros(1, dtype=np.int64))
     arrays = [c.values for c in cols] + [dummy] * (_MAX_KERNEL_KEYS - len(cols))
     offsets = np.zeros(_MAX_KERNEL_KEYS, dtype=np.int64)
     strides = np.zeros(_MAX_KERNEL_KEYS, dtype=np.int64)

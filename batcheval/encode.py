@@ -28,7 +28,7 @@ import polars as pl
 
 from .errors import InvalidLabelError, NullValuesError
 
-__all__ = ["ClassCoding", "KeyColumn", "class_values", "encode_classes", "encode_key"]
+__all__ = ["ClassCoding", "KeyColumn", "class_values", "encode_classes", "encode_key", "readonly"]
 
 # a class range this narrow is counted as is and trimmed to the present classes after
 _COUNT_RANGE_LIMIT = 64
@@ -46,14 +46,32 @@ class KeyColumn:
     cardinality: int
     decode: Callable[[np.ndarray], pl.Series]
 
+    def __post_init__(self) -> None:
+        self.values = readonly(self.values)
+
+
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr``, so every kernel sees one flavour of input array.
+
+    numba compiles a kernel once per argument type, and a read-only array (what
+    polars hands out without copying) is a different type from a writable one
+    (what a cast or a lookup makes). Freezing the inputs halves the variants a
+    cold start compiles, a few seconds each.
+    """
+    if not arr.flags.writeable:
+        return arr
+    view = arr.view()
+    view.flags.writeable = False
+    return view
+
 
 def _numpy(s: pl.Series) -> np.ndarray:
     arr = s.to_numpy()
     if arr.dtype == np.bool_:
-        return arr.view(np.uint8)
-    if arr.dtype == np.uint64:
-        return arr.view(np.int64)  # caller has checked the values fit
-    return arr
+        arr = arr.view(np.uint8)
+    elif arr.dtype == np.uint64:
+        arr = arr.view(np.int64)  # caller has checked the values fit
+    return readonly(arr)
 
 
 def value_range(arr: np.ndarray) -> tuple[int, int]:
@@ -64,7 +82,7 @@ def value_range(arr: np.ndarray) -> tuple[int, int]:
     from .kernels.jit import n_threads
     from .kernels.ranges import minmax
 
-    lo, hi, _ = minmax(arr, n_threads())
+    lo, hi, _ = minmax(readonly(arr), n_threads())
     return int(lo), int(hi)
 
 
@@ -158,6 +176,9 @@ class ClassCoding:
     classes: pl.Series
     trim: bool
     seen: np.ndarray | None = None  # with ``trim``: which values of the range occur, when known
+
+    def __post_init__(self) -> None:
+        self.label, self.prediction, self.lut = map(readonly, (self.label, self.prediction, self.lut))
 
     @property
     def n_codes(self) -> int:

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from .counting import _kernel_keys, _key_space, _KeySpace
-from .encode import encode_classes, encode_key
+from .encode import encode_classes, encode_key, readonly
 from .errors import InvalidLabelError, NullValuesError
 from .frames import as_key_list, select_columns
 from .kernels.count import mark_present
@@ -94,7 +94,7 @@ def prepare_scores(
                 "pass drop_nulls=True to skip those rows"
             )
         df = df.filter(pl.col(score).is_not_null() & pl.col(label).is_not_null())
-    scores = np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy())
+    scores = readonly(np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy()))
     lo, hi, bad = np.inf, -np.inf, (0 if score_range else None)
     if score_range and len(scores):
         lo, hi, bad = finite_range(scores, n_threads())
@@ -122,7 +122,7 @@ def prepare_scores(
     elif positive not in values:
         raise InvalidLabelError(f"positive={positive!r} is not one of the classes {values}")
     is_positive = np.array([v == positive for v in coding.classes.to_list()] + [False], dtype=np.int64)
-    lut = np.where(coding.lut >= 0, is_positive[coding.lut], -1).astype(np.int64)
+    lut = readonly(np.where(coding.lut >= 0, is_positive[coding.lut], -1).astype(np.int64))
     n = df.height
     space = _key_space([encode_key(df.get_column(k), n) for k in keys], n, 1)
     return Scored(

@@ -96,6 +96,33 @@ def test_string_categorical_enum_bool_date_float_keys():
             assert table.keys.schema[c] == df.schema[c]
 
 
+def test_counting_kernels_get_read_only_inputs_whatever_the_encoding_path():
+    """numba compiles a kernel per argument type, and a writable array is another type
+    than a read-only one: frames whose keys and classes are read as they are (read-only
+    polars buffers) and frames that go through codes (writable arrays) must reach the
+    counting kernels alike, or each cold start compiles both variants."""
+    rng = np.random.default_rng(3)
+    n = 300
+    base = pl.DataFrame({
+        "run": rng.integers(0, 4, n), "label": rng.integers(0, 2, n), "prediction": rng.integers(0, 2, n)
+    })  # fmt: skip
+    frames = [
+        base,  # integer keys and classes read as they are
+        base.with_columns(pl.col("run").cast(pl.String)),  # dictionary codes
+        base.with_columns(pl.col("run").cast(pl.Float64)),  # hashed codes
+        base.with_columns(pl.col("label", "prediction").cast(pl.String)),  # enum codes
+        base.with_columns(pl.col("label", "prediction").cast(pl.Boolean)),
+    ]
+    for df in frames:
+        _check(df, ["run"])
+    key_and_class_args = [0, 1, 2, 3, 7, 8]
+    signatures = count_mod.count_private.signatures
+    assert signatures
+    for sig in signatures:
+        writable = [i for i in key_and_class_args if sig[i].mutable]
+        assert not writable, f"count_private compiled for writable inputs {writable}: {sig}"
+
+
 def test_string_keys_come_out_sorted():
     df = pl.DataFrame({"model": ["z", "a", "m", "a"], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]})
     assert be.evaluate(df, by="model")["model"].to_list() == ["a", "m", "z"]
