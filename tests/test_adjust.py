@@ -90,3 +90,29 @@ def test_p_fisher_agrees_with_scipy_fisher_exact():
             order = [positive, 1 - positive]
             expect = stats.fisher_exact(t[np.ix_(order, order)], alternative="greater").pvalue
             assert p[g] == pytest.approx(expect, rel=1e-9, abs=1e-300)
+
+
+def test_p_fisher_on_large_and_negatively_associated_tables():
+    """Tables of thousands, many far from the hypergeometric mode: a classifier worse
+    than chance must get p near 1 (its pmf at the observed count underflows, and the
+    tail has to be summed from the other side), and cell products past int64 must not
+    wrap (n ≈ 1.8e10)."""
+    rng = np.random.default_rng(7)
+    tables = [[[50, 950], [950, 50]], [[0, 1000], [1000, 0]], [[5, 995], [995, 5]], [[990, 10], [10, 990]]]
+    for _ in range(400):
+        n = int(rng.choice([200, 2_000, 20_000, 200_000]))
+        shares = rng.dirichlet(np.full(4, rng.choice([0.3, 1.0, 5.0])))
+        tables.append(rng.multinomial(n, shares).reshape(2, 2))
+    scipy_order = np.asarray(tables)  # [[tp, fp], [fn, tn]]: real class rows, positive first
+    counts = scipy_order[:, ::-1, ::-1]  # batcheval's [real, predicted], class 1 positive
+    p = be.measures.compute(counts, ["p_fisher"], positive=1)["p_fisher"]
+    expect = [stats.fisher_exact(t, alternative="greater").pvalue for t in scipy_order]
+    np.testing.assert_allclose(p, expect, rtol=1e-9, atol=1e-15)
+    assert p[0] == pytest.approx(1.0) and p[1] == 1.0
+
+    tp, fp, fn, tn = 2_000_060_000, 4_000_000_000, 4_000_000_000, 8_000_000_000
+    huge = np.array([[[tn, fp], [fn, tp]]], dtype=np.int64)
+    p = be.measures.compute(huge, ["p_fisher"], positive=1)["p_fisher"][0]
+    n, rp, pp = tp + fp + fn + tn, tp + fn, tp + fp
+    # lgamma of 1.8e10 carries ~1e-5 relative error into the pmf; int64 wrap-around was off by 10^4
+    assert p == pytest.approx(stats.hypergeom.sf(tp - 1, n, rp, pp), rel=1e-4)

@@ -15,25 +15,46 @@ def _log_choose(n, k):
 
 
 @jit_inline
+def _pmf(k, n, rp, pp):
+    return math.exp(_log_choose(rp, k) + _log_choose(n - rp, pp - k) - _log_choose(n, pp))
+
+
+@jit_inline
 def _upper_tail(x, n, rp, pp):
-    """P(X >= x) for X ~ Hypergeometric(population n, successes rp, draws pp)."""
+    """P(X >= x) for X ~ Hypergeometric(population n, successes rp, draws pp).
+
+    Sums away from the mode, where the terms only shrink: upward from ``x``
+    above the mode, else the lower tail downward from ``x - 1`` and one minus
+    that. Summing upward from far below the mode would start from a pmf that
+    underflows to 0 and return 0 for a table whose answer is 1. Cell products
+    are formed in floats: for tables of billions they pass int64.
+    """
     lo = max(0, pp - (n - rp))
     hi = min(rp, pp)
     if x <= lo:
         return 1.0
     if x > hi:
         return 0.0
-    term = math.exp(_log_choose(rp, x) + _log_choose(n - rp, pp - x) - _log_choose(n, pp))
-    total = term
-    k = x
-    while k < hi:
-        # pmf(k+1)/pmf(k), so only one lgamma evaluation per table
-        term *= (rp - k) * (pp - k) / ((k + 1.0) * (n - rp - pp + k + 1.0))
-        total += term
-        k += 1
-        if term < total * 1e-17 and (rp - k) * (pp - k) < (k + 1.0) * (n - rp - pp + k + 1.0):
-            break  # past the mode and negligible: the rest only shrinks
-    return min(total, 1.0)
+    mode = math.floor((rp + 1.0) * (pp + 1.0) / (n + 2.0))
+    if x > mode:
+        term = _pmf(x, n, rp, pp)
+        total = term
+        k = x
+        while k < hi and term >= total * 1e-17:
+            # pmf(k+1)/pmf(k), so only one lgamma evaluation per table
+            term *= float(rp - k) * float(pp - k) / ((k + 1.0) * float(n - rp - pp + k + 1))
+            total += term
+            k += 1
+        return min(total, 1.0)
+    k = x - 1
+    term = _pmf(k, n, rp, pp)
+    below = term
+    while k > lo and term >= below * 1e-17:
+        # pmf(k-1)/pmf(k)
+        term *= k * float(n - rp - pp + k) / (float(rp - k + 1) * float(pp - k + 1))
+        below += term
+        k -= 1
+    return max(0.0, 1.0 - below)
 
 
 @jit_parallel
