@@ -53,7 +53,7 @@ def read_frame(path: str | Path) -> pl.LazyFrame:
         raise BatchevalError(
             f"cannot read {text!r}: unknown file type {path.suffix!r}; use parquet, csv or ipc"
         )
-    if any(ch in text for ch in "*?["):
+    if any(ch in text for ch in "*?[") and not path.exists():
         files = sorted(glob.glob(text, recursive=True))
         if not files:
             raise BatchevalError(f"cannot read {text!r}: no file matches it")
@@ -62,7 +62,7 @@ def read_frame(path: str | Path) -> pl.LazyFrame:
         raise BatchevalError(f"cannot read {text!r}: no such file")
     else:
         source = path
-    frame = reader(source)
+    frame = reader(source, glob=False)  # patterns are expanded above, names with "[" read as they are
     try:
         frame.collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:

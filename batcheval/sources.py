@@ -71,7 +71,8 @@ def resolve_paths(spec: str | os.PathLike | Sequence[str | os.PathLike]) -> list
     out: list[Path] = []
     for item in specs:
         text = os.fspath(item)
-        if any(ch in text for ch in "*?["):
+        # a file whose own name holds glob characters ("fold[1].parquet") is that file
+        if any(ch in text for ch in "*?[") and not Path(text).exists():
             matches = sorted(Path(m) for m in glob.glob(text, recursive=True))
             found = [m for m in matches if m.is_file()]
             if not found:
@@ -175,12 +176,13 @@ def _lazy_part(
 def _file_part(path: Path, columns: list[str], roles: dict[str, str]) -> Part:
     fmt = FORMATS[path.suffix.lower()]
     where = f"file {str(path)!r}"
-    part = _lazy_part(where, lambda: _SCANNERS[fmt](path), columns, roles)
+    # glob=False: the path is resolved already, and polars would read "fold[1].csv" as a pattern
+    part = _lazy_part(where, lambda: _SCANNERS[fmt](path, glob=False), columns, roles)
     if fmt != "csv":  # the row count is in the footer; csv would need a full read
 
         def rows() -> int | None:
             try:
-                return int(_SCANNERS[fmt](path).select(pl.len()).collect().item())
+                return int(_SCANNERS[fmt](path, glob=False).select(pl.len()).collect().item())
             except Exception:  # an unreadable file is reported when it is read
                 return None
 
