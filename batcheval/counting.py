@@ -344,7 +344,8 @@ def radix_count(fill_ids: Any, n_rows: int, cells: int, threads: int, flat: np.n
 def raise_outside(coding: ClassCoding, bad: int) -> None:
     """Name the column and values that fell outside ``classes=``."""
     classes = coding.classes.to_list()
-    for role, arr in (("label", coding.label), ("prediction", coding.prediction)):
+    arrays = (coding.label, coding.prediction)
+    for role, name, arr in zip(("label", "prediction"), coding.names, arrays, strict=True):
         idx = arr.astype(np.int64) - coding.vmin
         inside = (idx >= 0) & (idx < len(coding.lut))
         codes = np.full(len(arr), -1, dtype=np.int64)
@@ -353,6 +354,7 @@ def raise_outside(coding: ClassCoding, bad: int) -> None:
         if len(outside):
             shown = outside[:5].tolist()
             raise InvalidLabelError(
-                f"{role} column has {int((codes < 0).sum())} value(s) outside classes={classes}: {shown}"
+                f"{role} column {name!r} has {int((codes < 0).sum())} value(s) outside "
+                f"classes={classes}: {shown}"
             )
     raise InvalidLabelError(f"{bad} rows have labels or predictions outside classes={classes}")

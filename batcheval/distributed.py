@@ -17,6 +17,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from .errors import InvalidArgumentError, SourceError
 from .sources import resolve_paths
 from .stream import SourceReport, combine, count_source
 from .table import ContingencyTable
@@ -39,14 +40,26 @@ def _dask() -> Any:
 
 
 def _merge_partials(*partials: Partial) -> Partial:
-    tables = [t for t, _ in partials if t is not None]
     report = functools.reduce(lambda a, b: a + b, (r for _, r in partials))
-    return (combine(tables) if tables else None), report
+    tables = [(t, r) for t, r in partials if t is not None]
+    if not tables:
+        return None, report
+    # an empty part's types (a header-only csv reads as String) say nothing about the rest
+    full = [(t, r) for t, r in tables if len(t)] or tables[:1]
+    first_keys = full[0][0].keys.schema
+    for t, r in full[1:]:
+        if t.keys.schema != first_keys:
+            diffs = [f"{c!r} is {t.keys.schema[c]}, not {first_keys[c]}" for c in first_keys
+                     if t.keys.schema.get(c) != first_keys[c]]  # fmt: skip
+            raise SourceError(f"{', '.join(r.parts)}: key column {', '.join(diffs)} as in other parts")
+    return combine([t for t, _ in full]), report
 
 
 def tree_reduce(client: Any, leaves: list[Any], split_every: int = _SPLIT_EVERY) -> Partial:
     """Merge delayed partials ``split_every`` at a time, on the cluster, and fetch the root."""
     dask, _ = _dask()
+    if split_every < 2:
+        raise InvalidArgumentError(f"split_every must be at least 2, got {split_every!r}")
     if not leaves:
         raise ValueError("nothing to reduce: the source has no parts")
     merge = dask.delayed(_merge_partials, pure=True)

@@ -176,6 +176,7 @@ class ClassCoding:
     classes: pl.Series
     trim: bool
     seen: np.ndarray | None = None  # with ``trim``: which values of the range occur, when known
+    names: tuple[str, str] = ("label", "prediction")  # the two columns, for error messages
 
     def __post_init__(self) -> None:
         self.label, self.prediction, self.lut = map(readonly, (self.label, self.prediction, self.lut))
@@ -238,14 +239,18 @@ def encode_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[An
     _check_nulls(label, "label")
     _check_nulls(prediction, "prediction")
     kinds = {_kind(label, "label"), _kind(prediction, "prediction")}
+    coding = None
     if kinds == {"bool"}:
-        return _bool_classes(label, prediction, classes)
-    if kinds <= {"int", "bool"}:
+        coding = _bool_classes(label, prediction, classes)
+    elif kinds <= {"int", "bool"}:
         as_int = [_as_integers(s.cast(pl.Int64) if s.dtype == pl.Boolean else s, role)
                   for s, role in ((label, "label"), (prediction, "prediction"))]  # fmt: skip
-        return _int_classes(*as_int, classes)
-    if kinds == {"str"}:
-        return _str_classes(label, prediction, classes)
+        coding = _int_classes(*as_int, classes)
+    elif kinds == {"str"}:
+        coding = _str_classes(label, prediction, classes)
+    if coding is not None:
+        coding.names = (label.name, prediction.name)
+        return coding
     raise InvalidLabelError(
         f"label column {label.name!r} ({label.dtype}) and prediction column "
         f"{prediction.name!r} ({prediction.dtype}) hold different kinds of values; "

@@ -14,12 +14,12 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import polars as pl
 
-from .errors import BatchevalWarning, ColumnNotFoundError, MergeError, SourceError
+from .errors import BatchevalError, BatchevalWarning, ColumnNotFoundError, MergeError, SourceError
 from .frames import as_key_list, check_roles
 from .sources import DEFAULT_BATCH_ROWS, Part, is_streamed, open_parts
 from .table import ContingencyTable
@@ -100,6 +100,10 @@ def _on_union_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:
         union = pl.concat(frames, how="vertical_relaxed").to_series().unique().sort()
     except pl.exceptions.PolarsError as exc:
         raise MergeError(f"cannot combine class sets of different types: {exc}") from exc
+    kinds = {_class_kind(t.classes.dtype) for t in tables if len(t.classes)}
+    if len(kinds) > 1:  # a relaxed concat would turn integers into strings and match nothing
+        dtypes = sorted({str(t.classes.dtype) for t in tables if len(t.classes)})
+        raise MergeError(f"cannot combine class sets of different kinds: {', '.join(dtypes)}")
     position = {v: i for i, v in enumerate(union.to_list())}
     k = len(union)
     out = []
@@ -149,7 +153,8 @@ def reduce_parts(
     report = SourceReport()
     total = _Pending()
     dropped = 0
-    key_schema: pl.Schema | None = None
+    types: _PartTypes | None = None
+    empty: ContingencyTable | None = None  # what an all-empty source returns
     bar = _progress_bar(parts, progress)
     try:
         for part in parts:
@@ -160,20 +165,27 @@ def reduce_parts(
                     n = batch.height
                     frame = batch if prefilter is None else prefilter(batch)
                     part_dropped += n - frame.height
-                    mine.add(make_table(frame))
+                    try:
+                        mine.add(make_table(frame))
+                    except BatchevalError as exc:
+                        raise _naming_rows(exc, part.name, rows, rows + n) from exc
                     rows += n
                     batches += 1
                     bar.update(n)
                     bar.set_postfix(batches=report.batches + batches, refresh=False)
                 table = mine.result()
                 assert table is not None  # parts yield at least one (maybe empty) frame
-                key_schema = _check_keys(part, table, key_schema)
+                if len(table):
+                    types = _check_types(part, table, types)
             except _SKIPPABLE as exc:
                 if on_error == "raise":
                     raise
                 report.skipped.append({"part": part.name, "error": str(exc)})
                 continue
-            total.add(table)
+            if len(table):
+                total.add(table)
+            else:  # a part with no rows adds nothing, and its types (csv: all String) say nothing
+                empty = table if empty is None else empty
             report.parts.append(part.name)
             report.rows += rows
             report.batches += batches
@@ -182,19 +194,49 @@ def reduce_parts(
         bar.close()
     report.dropped, report.dropped_what = dropped, dropped_what
     result = total.result()
+    if result is None:
+        result = empty
     if warn:
         report.check_not_empty()
         report.warn()
     return result, report
 
 
-def _check_keys(part: Part, table: ContingencyTable, schema: pl.Schema | None) -> pl.Schema:
-    """Key types must agree across parts; a part that disagrees is named."""
-    mine = table.keys.schema
-    if schema is not None and mine != schema:
-        diffs = [f"{c!r} is {mine[c]}, not {schema[c]}" for c in schema if mine.get(c) != schema[c]]
+class _PartTypes(NamedTuple):
+    keys: pl.Schema
+    classes: str
+
+
+def _class_kind(dtype: pl.DataType) -> str:
+    """Class sets of one kind combine (integers of any width, say); of two kinds, never."""
+    if dtype.is_integer():
+        return "integer"
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+        return "string"
+    return str(dtype)
+
+
+def _check_types(part: Part, table: ContingencyTable, before: _PartTypes | None) -> _PartTypes:
+    """Key types and the kind of class values must agree across parts; a part that
+    disagrees is named (and with ``on_error="skip"``, skipped)."""
+    mine = _PartTypes(table.keys.schema, _class_kind(table.classes.dtype))
+    if before is None:
+        return mine
+    if mine.keys != before.keys:
+        diffs = [f"{c!r} is {mine.keys[c]}, not {before.keys[c]}" for c in before.keys
+                 if mine.keys.get(c) != before.keys[c]]  # fmt: skip
         raise SourceError(f"{part.name}: key column {', '.join(diffs)} as in the parts before it")
-    return mine
+    if mine.classes != before.classes:
+        raise SourceError(
+            f"{part.name}: its label and prediction values are {table.classes.dtype}, "
+            f"where the parts before it had {before.classes} values"
+        )
+    return before
+
+
+def _naming_rows(exc: BatchevalError, part: str, lo: int, hi: int) -> BatchevalError:
+    """The same error, saying which part and which of its rows it is about."""
+    return type(exc)(f"{part}, rows {lo:,}-{hi:,}: {exc}")
 
 
 def _progress_bar(parts: list[Part], progress: bool | None) -> Any:

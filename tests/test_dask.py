@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 import batcheval as be
+from batcheval.distributed import tree_reduce
 from batcheval.errors import ColumnNotFoundError, SourceError
 
 distributed = pytest.importorskip("distributed")
@@ -149,3 +150,12 @@ def test_sweep_without_a_client_starts_one_cluster_for_both_passes(tmp_path, mon
 def test_missing_dask_client_errors_are_clear():
     with pytest.raises(ValueError, match="engine must be 'local' or 'dask'"):
         be.evaluate(pl.DataFrame({"label": [1], "prediction": [1]}), engine="spark")
+
+
+def test_key_type_change_between_files_is_named_on_the_cluster(client, tmp_path):
+    paths = _write(_pieces(2, 300), tmp_path)
+    pl.read_parquet(paths[1]).with_columns(pl.col("run").cast(pl.String)).write_parquet(paths[1])
+    with pytest.raises(SourceError, match=r"part-001\.parquet': key column 'run' is String, not Int64"):
+        be.evaluate(paths, by="run", engine="dask", client=client)
+    with pytest.raises(be.InvalidArgumentError, match="split_every must be at least 2, got 1"):
+        tree_reduce(client, [1, 2], split_every=1)

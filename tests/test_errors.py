@@ -36,11 +36,14 @@ def test_null_labels_report_the_count():
 
 
 def test_values_outside_given_classes():
-    df = pl.DataFrame({"label": [0, 1, 2], "prediction": [0, 1, 1]})
+    df = pl.DataFrame({"y": [0, 1, 2], "yhat": [0, 1, 1]})
     with pytest.raises(
-        be.InvalidLabelError, match=r"label column has 1 value\(s\) outside classes=\[0, 1\]: \[2\]"
+        be.InvalidLabelError, match=r"label column 'y' has 1 value\(s\) outside classes=\[0, 1\]: \[2\]"
     ):
-        be.evaluate(df, classes=[0, 1])
+        be.evaluate(df, label="y", prediction="yhat", classes=[0, 1])
+    outside = r"column 'yhat' has 2 value\(s\) outside classes=\[0, 1, 2\]: \[3\]"
+    with pytest.raises(be.InvalidLabelError, match=outside):
+        be.evaluate(df.with_columns(pl.col("yhat") * 3), label="y", prediction="yhat", classes=[0, 1, 2])
     sdf = pl.DataFrame({"label": ["a", "b"], "prediction": ["a", "zz"]})
     with pytest.raises(be.InvalidLabelError, match=r"prediction column 'prediction' has 1 value outside"):
         be.evaluate(sdf, classes=["a", "b"])

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import batcheval as be
 from batcheval.errors import ColumnNotFoundError, SourceError
+from batcheval.io import read_frame
 
 from .test_sweep import scored_frame
 
@@ -152,6 +153,64 @@ def test_key_type_change_between_files_is_named(tmp_path):
     b.write_parquet(tmp_path / "b.parquet")
     with pytest.raises(SourceError, match=r"b\.parquet'.*'run' is String, not Int64"):
         be.evaluate(tmp_path, by="run")
+
+
+def test_file_names_with_glob_characters_are_read_as_they_are(tmp_path):
+    """polars reads a path as a pattern by default: "fold[1].parquet" would match
+    fold1.parquet and read the wrong file."""
+    mine, other = _frame(0, n=300), _frame(1, n=200)
+    mine.write_parquet(tmp_path / "fold[1].parquet")
+    other.write_parquet(tmp_path / "fold1.parquet")
+    for source in (str(tmp_path / "fold[1].parquet"), tmp_path / "fold[1].parquet"):
+        assert be.evaluate(source, by="run").equals(be.evaluate(mine, by="run"))
+    both = be.evaluate(tmp_path, by="run")
+    assert both.equals(be.evaluate(pl.concat([other, mine]), by="run"))
+    assert read_frame(tmp_path / "fold[1].parquet").collect().equals(mine)
+
+
+def test_empty_parts_set_no_types(tmp_path):
+    """A header-only csv reads every column as String; it adds no rows, so it must
+    neither decide the types the other parts are held to nor break the merge."""
+    pieces = [_frame(s, n=200) for s in range(3)]
+    (tmp_path / "a_empty.csv").write_text("run,fold,label,prediction\n")
+    for i, piece in enumerate(pieces):
+        piece.write_csv(tmp_path / f"b{i}.csv")
+    expected = be.evaluate(pl.concat(pieces), by="run")
+    for by in ("run", []):
+        out = be.evaluate(tmp_path, by=by)
+        assert out.equals(be.evaluate(pl.concat(pieces), by=by))
+        assert len(out.metadata["parts"]) == 4 and out.metadata["rows"] == 600
+    assert be.evaluate(tmp_path, by="run", on_error="skip").equals(expected)
+
+
+def test_parts_with_another_kind_of_label_are_named_and_skippable(tmp_path):
+    a = _frame(0, n=300)
+    b = _frame(1, n=300).with_columns(pl.col("label", "prediction").cast(pl.String))
+    a.write_parquet(tmp_path / "a.parquet")
+    b.write_parquet(tmp_path / "b.parquet")
+    with pytest.raises(SourceError, match=r"b\.parquet': its label and prediction values are String, where "
+                                          r"the parts before it had integer values"):  # fmt: skip
+        be.evaluate(tmp_path, by="run")
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 2"):
+        assert be.evaluate(tmp_path, by="run", on_error="skip").equals(be.evaluate(a, by="run"))
+    # integers of another width are the same kind: they combine
+    a.with_columns(pl.col("label", "prediction").cast(pl.Int8)).write_parquet(tmp_path / "b.parquet")
+    assert be.evaluate(tmp_path, by="run").equals(be.evaluate(pl.concat([a, a]), by="run"))
+
+
+def test_errors_inside_a_streamed_batch_name_the_part_and_its_rows(tmp_path):
+    pieces = [_frame(s, n=1000, classes=2) for s in range(2)]
+    pieces[1] = pieces[1].with_columns(
+        pl.when(pl.int_range(pl.len()) == 750).then(None).otherwise(pl.col("label")).alias("label")
+    )
+    paths = _write(pieces, tmp_path, "parquet")
+    where = r"part-1\.parquet', rows 700-800: label column 'label' has 1"
+    with pytest.raises(be.NullValuesError, match=where):
+        be.evaluate(paths, by="run", batch_rows=100)
+    pieces[1] = pieces[1].with_columns(pl.col("label").fill_null(7))
+    paths = _write(pieces, tmp_path, "parquet")
+    with pytest.raises(be.InvalidLabelError, match=where):
+        be.evaluate(paths, by="run", batch_rows=100, classes=[0, 1])
 
 
 def test_missing_paths_are_named(tmp_path):
