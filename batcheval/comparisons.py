@@ -106,8 +106,6 @@ def count_board(
     example, else :class:`TwoPass`."""
     coding, space = encode_frame(df, runs, label, prediction, classes)
     example = _example_coding(df, examples) if examples else None
-    if example is not None:
-        example = (readonly(example[0]), *example[1:])
     if example is not None and space is not None:
         cells = count_with_cells(df, runs, examples, example, coding, space)
         if cells is not None:
@@ -359,8 +357,8 @@ def _example_coding(df: pl.DataFrame, examples: list[str]) -> tuple[np.ndarray, 
     dense = _dense_lut(df.get_column(examples[0])) if len(examples) == 1 else None
     if dense is not None:
         lo, hi = dense
-        return df.get_column(examples[0]).to_numpy(), lo, hi - lo + 1
-    codes = df.select(pl.struct(examples).rank("dense")).to_series().to_numpy()
+        return readonly(df.get_column(examples[0]).to_numpy()), lo, hi - lo + 1
+    codes = readonly(df.select(pl.struct(examples).rank("dense")).to_series().to_numpy())
     return codes, 1, int(codes.max()) if len(codes) else 0
 
 

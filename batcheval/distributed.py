@@ -17,9 +17,9 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from .errors import InvalidArgumentError, SourceError
+from .errors import InvalidArgumentError
 from .sources import resolve_paths
-from .stream import SourceReport, combine, count_source
+from .stream import SourceReport, check_types, combine, count_source
 from .table import ContingencyTable
 
 __all__ = ["count_dask", "leaves_for", "reduce_on_cluster", "tree_reduce", "with_client"]
@@ -46,12 +46,9 @@ def _merge_partials(*partials: Partial) -> Partial:
         return None, report
     # an empty part's types (a header-only csv reads as String) say nothing about the rest
     full = [(t, r) for t, r in tables if len(t)] or tables[:1]
-    first_keys = full[0][0].keys.schema
-    for t, r in full[1:]:
-        if t.keys.schema != first_keys:
-            diffs = [f"{c!r} is {t.keys.schema[c]}, not {first_keys[c]}" for c in first_keys
-                     if t.keys.schema.get(c) != first_keys[c]]  # fmt: skip
-            raise SourceError(f"{', '.join(r.parts)}: key column {', '.join(diffs)} as in other parts")
+    types = None
+    for t, r in full:
+        types = check_types(", ".join(r.parts), t, types)
     return combine([t for t, _ in full]), report
 
 

@@ -95,15 +95,15 @@ def combine(tables: Sequence[ContingencyTable]) -> ContingencyTable:
 
 
 def _on_union_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:
+    kinds = {_class_kind(t.classes.dtype) for t in tables if len(t.classes)}
+    if len(kinds) > 1:  # a relaxed concat would turn integers into strings and match nothing
+        dtypes = sorted({str(t.classes.dtype) for t in tables if len(t.classes)})
+        raise MergeError(f"cannot combine class sets of different kinds: {', '.join(dtypes)}")
     try:
         frames = [t.classes.to_frame() for t in tables]
         union = pl.concat(frames, how="vertical_relaxed").to_series().unique().sort()
     except pl.exceptions.PolarsError as exc:
         raise MergeError(f"cannot combine class sets of different types: {exc}") from exc
-    kinds = {_class_kind(t.classes.dtype) for t in tables if len(t.classes)}
-    if len(kinds) > 1:  # a relaxed concat would turn integers into strings and match nothing
-        dtypes = sorted({str(t.classes.dtype) for t in tables if len(t.classes)})
-        raise MergeError(f"cannot combine class sets of different kinds: {', '.join(dtypes)}")
     position = {v: i for i, v in enumerate(union.to_list())}
     k = len(union)
     out = []
@@ -153,7 +153,7 @@ def reduce_parts(
     report = SourceReport()
     total = _Pending()
     dropped = 0
-    types: _PartTypes | None = None
+    types: PartTypes | None = None
     empty: ContingencyTable | None = None  # what an all-empty source returns
     bar = _progress_bar(parts, progress)
     try:
@@ -176,7 +176,7 @@ def reduce_parts(
                 table = mine.result()
                 assert table is not None  # parts yield at least one (maybe empty) frame
                 if len(table):
-                    types = _check_types(part, table, types)
+                    types = check_types(part.name, table, types)
             except _SKIPPABLE as exc:
                 if on_error == "raise":
                     raise
@@ -202,7 +202,7 @@ def reduce_parts(
     return result, report
 
 
-class _PartTypes(NamedTuple):
+class PartTypes(NamedTuple):
     keys: pl.Schema
     classes: str
 
@@ -216,19 +216,19 @@ def _class_kind(dtype: pl.DataType) -> str:
     return str(dtype)
 
 
-def _check_types(part: Part, table: ContingencyTable, before: _PartTypes | None) -> _PartTypes:
+def check_types(name: str, table: ContingencyTable, before: PartTypes | None) -> PartTypes:
     """Key types and the kind of class values must agree across parts; a part that
-    disagrees is named (and with ``on_error="skip"``, skipped)."""
-    mine = _PartTypes(table.keys.schema, _class_kind(table.classes.dtype))
+    disagrees is named ``name`` (and with ``on_error="skip"``, skipped)."""
+    mine = PartTypes(table.keys.schema, _class_kind(table.classes.dtype))
     if before is None:
         return mine
     if mine.keys != before.keys:
         diffs = [f"{c!r} is {mine.keys[c]}, not {before.keys[c]}" for c in before.keys
                  if mine.keys.get(c) != before.keys[c]]  # fmt: skip
-        raise SourceError(f"{part.name}: key column {', '.join(diffs)} as in the parts before it")
+        raise SourceError(f"{name}: key column {', '.join(diffs)} as in the parts before it")
     if mine.classes != before.classes:
         raise SourceError(
-            f"{part.name}: its label and prediction values are {table.classes.dtype}, "
+            f"{name}: its label and prediction values are {table.classes.dtype}, "
             f"where the parts before it had {before.classes} values"
         )
     return before
