@@ -6,7 +6,8 @@ Abstention and an Example Evaluation"):
 * on the ``n`` **retained** examples, whose prediction is a class: every
   measure, conditioned on the system choosing to answer;
 * over the whole population of ``N`` examples: recall and informedness
-  discounted by the retained fraction, ``<measure>_overall = <measure> · n/N``.
+  discounted by the retained fraction, ``<measure>_overall = <measure> · n/N``
+  (0 for a group that abstained on every example: it recovered nothing).
 
 The state stays ``counts[G, K, K]``: the abstain values are counted as extra
 classes in the one counting pass, their columns become the per-group
@@ -156,7 +157,8 @@ class Retained:
         out = out.insert_column(at + 1, pl.Series("retained", retained, dtype=pl.Float64))
         for name in OVERALL_MEASURES:
             if name in out.columns:
-                values = out.get_column(name).to_numpy() * retained
+                # abstaining on every example recovers nothing: 0, not the empty table's NaN × 0
+                values = np.where(retained == 0, 0.0, out.get_column(name).to_numpy() * retained)
                 out = out.insert_column(
                     out.columns.index(name) + 1, pl.Series(f"{name}_overall", values, dtype=pl.Float64)
                 )

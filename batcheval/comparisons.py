@@ -20,6 +20,7 @@ import polars as pl
 
 from . import intervals as _intervals
 from . import measures as _measures
+from . import paired_se as _paired_se
 from .counting import (
     _PRIVATE_ROWS_PER_THREAD,
     _kernel_keys,
@@ -389,9 +390,9 @@ def paired_columns(
         - _measures.compute(lead_tables, [measure], positive=pos)[measure]
     )
     if method == "delta":
-        se = _paired_delta_se(joint, measure, pos)
+        se = _paired_se.delta_se(joint, measure, pos)
     else:
-        se = _paired_bootstrap_se(joint, measure, pos, n_boot, seed)
+        se = _paired_se.bootstrap_se(joint, measure, pos, n_boot, seed, diff)
     both = np.einsum("gyyy->g", joint)
     leader_right = np.einsum("gyyp->g", joint) - both
     run_right = np.einsum("gyly->g", joint) - both
@@ -403,42 +404,6 @@ def paired_columns(
         "n_run_only": run_right,
         "p_mcnemar": _mcnemar_exact(leader_right, run_right),
     }
-
-
-def _paired_delta_se(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
-    j = _intervals.cells_last(joint)  # [real, leader, run, G]
-    g_run, bad_run = _intervals.gradient_cells_last(j.sum(axis=1), measure, positive=pos)
-    g_lead, bad_lead = _intervals.gradient_cells_last(j.sum(axis=2), measure, positive=pos)
-    var = _intervals.gradient_variance(j, g_run[:, None] - g_lead[:, :, None])
-    return np.where(bad_run | bad_lead, np.nan, np.sqrt(var))
-
-
-def _paired_bootstrap_se(
-    joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None
-) -> np.ndarray:
-    g, k = joint.shape[0], joint.shape[1]
-    se = np.empty(g)
-    step = max(1, _CHUNK_CELLS // (n_boot * (k**3 + 2 * k * k)))
-    for start in range(0, g, step):  # chunks of groups bound the replicate memory
-        stop = min(g, start + step)
-        if k == 2:  # one fused kernel: replicate cells straight into cell columns
-            cells = np.empty((2, 4, (stop - start) * n_boot), dtype=np.int64)
-            flat = np.ascontiguousarray(joint[start:stop].reshape(stop - start, 8), dtype=np.int64)
-            seeds = _intervals.seeds_for(seed, start, stop - start)
-            _boot.paired_binary_cells(flat, n_boot, seeds, pos, *cells)
-            d = (
-                _measures.compute_cells(*cells[0], [measure])[measure]
-                - _measures.compute_cells(*cells[1], [measure])[measure]
-            )
-        else:
-            reps = _intervals.bootstrap_replicates(joint[start:stop], n_boot, seed, first=start)
-            flat = reps.reshape(-1, k, k, k)
-            d = (
-                _measures.compute(flat.sum(axis=2), [measure], positive=pos)[measure]
-                - _measures.compute(flat.sum(axis=3), [measure], positive=pos)[measure]
-            )
-        _boot.nan_std(d.reshape(stop - start, n_boot), se[start:stop])
-    return se
 
 
 def _mcnemar_exact(b: np.ndarray, c: np.ndarray) -> np.ndarray:

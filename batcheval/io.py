@@ -62,13 +62,37 @@ def read_frame(path: str | Path) -> pl.LazyFrame:
         raise BatchevalError(f"cannot read {text!r}: no such file")
     else:
         source = path
-    frame = reader(source, glob=False)  # patterns are expanded above, names with "[" read as they are
+    if not isinstance(source, list) or len(source) == 1:
+        frame = reader(source, glob=False)  # patterns are expanded above, names with "[" read as they are
+        _schema(frame, text)
+        return frame
+    frames = [reader(f, glob=False) for f in source]
+    schemas = [_schema(frame, f) for frame, f in zip(frames, source, strict=True)]
+    for f, schema in zip(source[1:], schemas[1:], strict=True):
+        _check_same_columns(text, source[0], schemas[0], f, schema)
+    return pl.concat(frames, how="vertical_relaxed")  # integer widths may differ between files
+
+
+def _schema(frame: pl.LazyFrame, name: str) -> pl.Schema:
     try:
-        frame.collect_schema()
+        return frame.collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise BatchevalError(f"cannot read {text!r}: {first}") from exc
-    return frame
+        raise BatchevalError(f"cannot read {name!r}: {first}") from exc
+
+
+def _check_same_columns(text: str, first: str, schema: pl.Schema, other: str, theirs: pl.Schema) -> None:
+    """Files of one glob must have the same columns, each numeric in all of them or in none."""
+    if list(theirs) != list(schema):
+        raise BatchevalError(
+            f"cannot read {text!r}: {other!r} has columns {list(theirs)}, but {first!r} has {list(schema)}"
+        )
+    for col, dtype in theirs.items():
+        mine = schema[col]
+        if dtype != mine and not (dtype.is_numeric() and mine.is_numeric()):
+            raise BatchevalError(
+                f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
+            )
 
 
 _WRITERS = {".parquet", ".pq", ".csv", ".ipc", ".arrow", ".feather", ".json"}

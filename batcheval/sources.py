@@ -120,7 +120,8 @@ def open_parts(data: Any, columns: Sequence[str], roles: dict[str, str]) -> list
     name = type(data).__name__
     if name == "RecordBatchReader":
         return [_reader_part(data, columns, roles)]
-    return [_fragment_part(fragment, columns, roles) for fragment in data.get_fragments()]
+    # the dataset's schema, not each file's: it holds the partition columns (run=1/...)
+    return [_fragment_part(fragment, columns, roles, data.schema) for fragment in data.get_fragments()]
 
 
 def _check_columns(names: Sequence[str], columns: Sequence[str], roles: dict[str, str], where: str) -> None:
@@ -200,14 +201,14 @@ def _reader_part(reader: Any, columns: list[str], roles: dict[str, str]) -> Part
     return Part(where, batches, lambda: None)
 
 
-def _fragment_part(fragment: Any, columns: list[str], roles: dict[str, str]) -> Part:
+def _fragment_part(fragment: Any, columns: list[str], roles: dict[str, str], schema: Any) -> Part:
     where = f"fragment {getattr(fragment, 'path', repr(fragment))!r}"
 
     def batches(batch_rows: int) -> Iterator[pl.DataFrame]:
         def inner() -> Iterator[pl.DataFrame]:
-            _check_columns(fragment.physical_schema.names, columns, roles, where)
-            batches = fragment.to_batches(columns=columns)
-            yield from _rebatched(batches, columns, batch_rows, fragment.physical_schema)
+            _check_columns(schema.names, columns, roles, where)
+            batches = fragment.to_batches(schema=schema, columns=columns)
+            yield from _rebatched(batches, columns, batch_rows, schema)
 
         return _wrapped(where, inner())
 

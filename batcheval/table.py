@@ -171,6 +171,14 @@ class ContingencyTable:
             raise InvalidLabelError(f"count column {count!r} has negative values (min {counts_col.min()})")
         if counts_col.dtype == pl.UInt64 and len(counts_col) and counts_col.max() > np.iinfo(np.int64).max:  # type: ignore[operator]
             raise CountOverflowError(f"count column {count!r} has values beyond the int64 range")
+        r_type, p_type = frame.schema[real], frame.schema[predicted]
+        if r_type != p_type:
+            if not (r_type.is_integer() and p_type.is_integer()):
+                raise InvalidLabelError(
+                    f"real column {real!r} is {r_type} but predicted column {predicted!r} is "
+                    f"{p_type}: they must hold classes of one kind"
+                )
+            frame = frame.with_columns(pl.col(real, predicted).cast(pl.Int64))  # one type for the joins
         if classes is None:
             both = pl.concat([frame.get_column(real).unique(), frame.get_column(predicted).unique()])
             classes = both.unique().drop_nulls().sort().to_list()
@@ -310,10 +318,11 @@ class ContingencyTable:
                 )
         k = first.n_classes
         if not first.by:
-            total = np.zeros((1, k * k), dtype=np.int64)
+            # an unkeyed table from no rows has no group; adding such tables keeps none
+            total = np.zeros((1 if any(len(t) for t in tables) else 0, k * k), dtype=np.int64)
             for t in tables:
                 _checked_add(t._counts.reshape(len(t), k * k), np.zeros(len(t), np.int64), total)
-            return ContingencyTable(first._keys, first._classes, total.reshape(1, k, k))
+            return ContingencyTable(first._keys, first._classes, total.reshape(-1, k, k))
         try:
             stacked = pl.concat([t._keys for t in tables], how="vertical")
         except pl.exceptions.PolarsError as exc:

@@ -153,7 +153,11 @@ def test_a_group_with_only_abstentions_keeps_its_row():
     assert out["abstained"].to_list() == [0, 2]
     assert out["retained"].to_list() == [1.0, 0.0]
     assert out["informedness"].to_list()[0] == binary_reference(np.array([[1, 0], [0, 1]]))["informedness"]
-    assert math.isnan(out["informedness"][1]) and math.isnan(out["informedness_overall"][1])
+    assert math.isnan(out["informedness"][1])  # no retained example: the retained table is empty
+    # over the whole population it answered nothing: sklearn's recall of "never predicted 1" is 0
+    population = metrics.recall_score([0, 1], [-1, -1], labels=[1], average="macro")
+    assert out["recall_overall"][1] == population == 0.0
+    assert out["informedness_overall"][1] == 0.0
 
 
 def test_drop_nulls_and_abstain_together():
@@ -196,8 +200,8 @@ def test_overall_is_the_retained_measure_times_the_retained_share(df, data):
         n = kept_sizes.get((row["run"],), 0)
         part = kept.filter(pl.col("run") == row["run"])
         _, _, tables = count_groups(part, [], "label", "prediction", classes=list(range(max(k, 2))))
-        if n == 0:
-            assert math.isnan(row["informedness_overall"])
+        if n == 0:  # abstained on everything: the whole-population figure is 0
+            assert row["informedness_overall"] == 0.0
             continue
         ref = binary_reference(tables[0]) if tables.shape[1] == 2 else multiclass_reference(tables[0])
         expected = ref["informedness"] * n / totals[(row["run"],)]

@@ -118,6 +118,20 @@ def test_counts_never_overflow_silently():
         be.ContingencyTable.from_long(long)
 
 
+def test_long_frames_with_two_integer_widths_or_two_kinds_of_class():
+    long = pl.DataFrame(
+        {"real": [0, 1, 300], "predicted": [0, 1, 300], "count": [3, 4, 5]},
+        schema={"real": pl.Int16, "predicted": pl.Int64, "count": pl.Int64},
+    )
+    table = be.ContingencyTable.from_long(long)
+    assert table.classes.to_list() == [0, 1, 300]
+    np.testing.assert_array_equal(table.counts[0], np.diag([3, 4, 5]))
+    mixed = pl.DataFrame({"real": ["a", "b"], "predicted": [0, 1], "count": [1, 2]})
+    message = r"real column 'real' is String but predicted column 'predicted' is Int64"
+    with pytest.raises(be.InvalidLabelError, match=message):
+        be.ContingencyTable.from_long(mixed)
+
+
 def test_single_class_without_classes_argument_still_counts():
     df = pl.DataFrame({"label": [1, 1], "prediction": [1, 1]})
     table = be.ContingencyTable.from_frame(df)

@@ -228,33 +228,6 @@ def test_paired_delta_matches_numerical_derivative_and_bootstrap():
         be.leaderboard(df, example="example_id", paired="jackknife")
 
 
-@pytest.mark.parametrize("positive", [0, 1])
-def test_fused_paired_bootstrap_draws_the_same_replicates_as_the_generic_path(positive):
-    """The binary kernel sums each replicate into two 2×2 tables on the fly; the
-    standard errors must equal those from the stored replicate tensor, summed by numpy."""
-    import sys
-
-    from batcheval import intervals, measures
-
-    lb = sys.modules["batcheval.comparisons"]
-    rng = np.random.default_rng(3)
-    joint = rng.integers(0, 60, size=(37, 2, 2, 2))
-    joint[5] = 0  # an empty table: NaN
-    joint[6, 1] = 0  # one class absent
-    for measure in ("informedness", "precision", "kappa_cohen"):
-        got = lb._paired_bootstrap_se(joint, measure, positive, 50, 11)
-        reps = intervals.bootstrap_replicates(joint, 50, 11).reshape(-1, 2, 2, 2)
-        diff = (
-            measures.compute(reps.sum(axis=2), [measure], positive=positive)[measure]
-            - measures.compute(reps.sum(axis=3), [measure], positive=positive)[measure]
-        ).reshape(37, 50)
-        with np.errstate(invalid="ignore"):
-            ok = (~np.isnan(diff)).sum(axis=1) >= 2
-            expected = np.full(37, np.nan)
-            expected[ok] = [np.nanstd(row, ddof=1) for row in diff[ok]]
-        np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
-
-
 @pytest.mark.parametrize("mode", ["unpaired", "paired delta", "paired bootstrap"])
 def test_adjacent_comparison_is_the_leader_comparison_of_a_two_run_board(mode):
     """Each run against the one ranked above it must equal the board of just those

@@ -36,17 +36,32 @@ def _frame_equal(a: pl.DataFrame, b: pl.DataFrame) -> None:
     assert_frame_equal(a, b, check_exact=False, rel_tol=1e-12, abs_tol=1e-15)
 
 
-@given(frames(), st.integers(1, 5), st.randoms(use_true_random=False))
-def test_merging_parts_equals_the_whole(df, n_parts, rnd):
+def _cut(df: pl.DataFrame, n_parts: int, rnd) -> tuple[list, list[pl.DataFrame]]:
+    """The frame's classes, and the frame cut into ``n_parts`` slices (some may be empty)."""
     classes = sorted(set(df["label"]) | set(df["prediction"]))
     cuts = sorted(rnd.randrange(df.height + 1) for _ in range(n_parts - 1))
     bounds = [0, *cuts, df.height]
-    parts = [df[a:b] for a, b in itertools.pairwise(bounds)]
+    return classes, [df[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+@given(frames(), st.integers(1, 5), st.randoms(use_true_random=False))
+def test_merging_parts_equals_the_whole(df, n_parts, rnd):
+    classes, parts = _cut(df, n_parts, rnd)
     tables = [be.ContingencyTable.from_frame(p, by=["run", "fold"], classes=classes) for p in parts]
     whole = be.ContingencyTable.from_frame(df, by=["run", "fold"], classes=classes)
     assert sum(tables).equals(whole)
     assert be.ContingencyTable.merge(tables).equals(whole)
     assert (tables[0] + whole).equals(whole + tables[0])
+
+
+@given(frames(), st.integers(1, 5), st.randoms(use_true_random=False))
+def test_merging_unkeyed_parts_equals_the_whole(df, n_parts, rnd):
+    """Without keys too, and a part with no rows (no group) adds nothing, not an empty group."""
+    classes, parts = _cut(df, n_parts, rnd)
+    tables = [be.ContingencyTable.from_frame(p, classes=classes) for p in parts]
+    assert be.ContingencyTable.merge(tables).equals(be.ContingencyTable.from_frame(df, classes=classes))
+    empty = be.ContingencyTable.from_frame(df.head(0), classes=classes)
+    assert len(empty + empty) == len(empty) == 0
 
 
 @given(frames(), st.randoms(use_true_random=False))

@@ -82,6 +82,20 @@ def test_dataset_reader_and_lazy_frame(tmp_path):
     )
 
 
+def test_hive_partition_columns_are_read(tmp_path):
+    """A key that lives only in the directory names (``run=3/part-0.parquet``) is
+    a column of the dataset, not of any file: each file is read with the
+    dataset's schema, so the key is filled in."""
+    whole = _frame(4, runs=6)
+    ds.write_dataset(whole.to_arrow(), tmp_path / "data", format="parquet", partitioning=["run"],
+                     partitioning_flavor="hive")  # fmt: skip
+    dataset = ds.dataset(tmp_path / "data", format="parquet", partitioning="hive")
+    assert "run" not in dataset.get_fragments().__next__().physical_schema.names
+    got = be.evaluate(dataset, by=["run", "fold"], batch_rows=300).sort("run", "fold")
+    expected = be.evaluate(whole.with_columns(pl.col("run").cast(pl.Int32)), by=["run", "fold"])
+    assert got.equals(expected.sort("run", "fold"))
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
@@ -166,6 +180,27 @@ def test_file_names_with_glob_characters_are_read_as_they_are(tmp_path):
     both = be.evaluate(tmp_path, by="run")
     assert both.equals(be.evaluate(pl.concat([other, mine]), by="run"))
     assert read_frame(tmp_path / "fold[1].parquet").collect().equals(mine)
+
+
+def test_read_frame_checks_every_file_of_a_glob(tmp_path):
+    """Every file of a glob is opened up front: a corrupt one, or one whose columns
+    differ, is named before any data is read. Integer widths may differ."""
+    a, b = _frame(0, n=300), _frame(1, n=200)
+    a.write_parquet(tmp_path / "p0.parquet")
+    b.with_columns(pl.col("run").cast(pl.Int32)).write_parquet(tmp_path / "p1.parquet")
+    got = read_frame(tmp_path / "p*.parquet").collect()
+    assert got.equals(pl.concat([a, b]))
+    (tmp_path / "p2.parquet").write_bytes(b"not a parquet file")
+    with pytest.raises(be.BatchevalError, match=r"cannot read '.*p2\.parquet'"):
+        read_frame(tmp_path / "p*.parquet")
+    (tmp_path / "p2.parquet").unlink()
+    b.with_columns(pl.col("label").cast(pl.String)).write_parquet(tmp_path / "p3.parquet")
+    message = r"column 'label' is String in '.*p3\.parquet' but Int64 in '.*p0"
+    with pytest.raises(be.BatchevalError, match=message):
+        read_frame(tmp_path / "p*.parquet")
+    b.drop("fold").write_parquet(tmp_path / "p3.parquet")
+    with pytest.raises(be.BatchevalError, match=r"p3\.parquet' has columns \['run', 'label', 'prediction'\]"):
+        read_frame(tmp_path / "p*.parquet")
 
 
 def test_empty_parts_set_no_types(tmp_path):

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .jit import jit, jit_inline, jit_parallel, prange
-from .sampling import multinomial, seed_state, splitmix64
+from .sampling import POISSON_PARAMS, multinomial, poisson, poisson_setup, seed_state, splitmix64
 
 
 @jit
@@ -43,29 +43,42 @@ def multinomial_resample(counts, n_boot, seeds, out):
 
 
 @jit_parallel
-def paired_binary_cells(joint, n_boot, seeds, positive, run_cells, lead_cells):
-    """Resample binary joint tables and keep only the two 2×2 tables each replicate implies.
+def start_states(seeds, states):
+    """``states[g]`` = the xoshiro state seeded by ``seeds[g]``, for kernels that
+    draw a group's replicates in several calls and must continue its stream."""
+    for g in prange(seeds.shape[0]):
+        seed_state(seeds[g], states[g])
 
-    ``joint`` is ``[G, 8]``, the flattened ``[real, leader's prediction, run's
-    prediction]`` table. Replicate b of group g is drawn exactly as
-    :func:`multinomial_resample` draws it (same seeds, same order), then
-    summed into ``run_cells[:, g*n_boot + b]`` and ``lead_cells[...]`` as
-    ``(tp, fp, fn, tn)`` with class ``positive`` positive, so the ``[G, B, 8]``
-    replicate tensor is never stored.
+
+@jit_parallel
+def paired_poisson_cells(joint, groups, n_rep, states, positive, lin, run_cells, lead_cells, lin_out):
+    """Poisson bootstrap of binary joint tables: ``n_rep`` more replicates of each group in ``groups``.
+
+    ``joint`` is ``[G, 8]`` (``[real, leader's prediction, run's prediction]``
+    flattened). Every cell of a replicate is an independent Poisson draw with
+    the cell's count as its mean. Replicate ``b`` of ``groups[i]`` goes to
+    column ``i*n_rep + b`` of ``run_cells`` and ``lead_cells`` as ``(tp, fp,
+    fn, tn)`` with class ``positive`` positive, and its linear term
+    ``Σ lin[g, c]·(x_c − joint[g, c])`` to ``lin_out``. ``states[g]`` is
+    carried over between calls, so a group's replicates are the same however
+    many calls draw them.
     """
-    n_groups = joint.shape[0]
     p = positive
     q = 1 - positive
-    for g in prange(n_groups):
-        state = np.empty(4, np.uint64)
-        seed_state(seeds[g], state)
-        total = 0
+    for i in prange(groups.shape[0]):
+        g = groups[i]
+        state = states[g].copy()  # a local copy: the row is written back once
+        params = np.empty((8, POISSON_PARAMS))
         for c in range(8):
-            total += joint[g, c]
+            poisson_setup(np.float64(joint[g, c]), params, c)
         cell = np.empty(8, np.int64)
-        for b in range(n_boot):
-            multinomial(joint, g, total, state, cell)
-            r = g * n_boot + b
+        for b in range(n_rep):
+            lsum = 0.0
+            for c in range(8):
+                x = poisson(params, c, state)
+                cell[c] = x
+                lsum += lin[g, c] * (x - joint[g, c])
+            r = i * n_rep + b
             # cell index: real*4 + leader*2 + run
             run_cells[0, r] = cell[p * 4 + p] + cell[p * 4 + 2 + p]
             run_cells[1, r] = cell[q * 4 + p] + cell[q * 4 + 2 + p]
@@ -75,6 +88,36 @@ def paired_binary_cells(joint, n_boot, seeds, positive, run_cells, lead_cells):
             lead_cells[1, r] = cell[q * 4 + p * 2] + cell[q * 4 + p * 2 + 1]
             lead_cells[2, r] = cell[p * 4 + q * 2] + cell[p * 4 + q * 2 + 1]
             lead_cells[3, r] = cell[q * 4 + q * 2] + cell[q * 4 + q * 2 + 1]
+            lin_out[r] = lsum
+        states[g, :] = state
+
+
+@jit_parallel
+def control_variate_sums(diff, lin, center, groups, n_rep, sums):
+    """Add ``n_rep`` replicates of each group in ``groups`` to its running sums.
+
+    Replicate ``r = i*n_rep + b`` of ``groups[i]`` has the statistic
+    ``diff[r]`` and the linear term ``lin[r]``; with ``d = diff − center`` and
+    ``e = d² − lin²``, ``sums[g]`` holds ``(m, Σd, Σd², Σlin, Σlin², Σe, Σe²)``
+    over the ``m`` replicates whose statistic is defined.
+    """
+    for i in prange(groups.shape[0]):
+        g = groups[i]
+        for b in range(n_rep):
+            r = i * n_rep + b
+            t = diff[r]
+            if math.isnan(t):
+                continue
+            d = t - center[g]
+            x = lin[r]
+            e = d * d - x * x
+            sums[g, 0] += 1.0
+            sums[g, 1] += d
+            sums[g, 2] += d * d
+            sums[g, 3] += x
+            sums[g, 4] += x * x
+            sums[g, 5] += e
+            sums[g, 6] += e * e
 
 
 @jit_inline

@@ -1,5 +1,5 @@
-"""Random draws for the bootstrap kernels: a small per-group generator and an
-exact binomial sampler.
+"""Random draws for the bootstrap kernels: a small per-group generator, and
+exact binomial and Poisson samplers.
 
 numba compiles only numpy's legacy ``np.random`` API, whose binomial redoes
 its BTPE setup on every call because every call of a multinomial chain has
@@ -13,6 +13,11 @@ spread over threads.
 * Binomial, with ``p <= 1/2`` by symmetry: inversion (Devroye 1986, X.4) when
   ``n·p < 10``, else Hörmann's (1993) transformed rejection with squeeze,
   BTRS, both exact. Log-factorials come from a table below 4,096.
+* Poisson, for the Poisson bootstrap, whose every draw of a group has the same
+  mean: :func:`poisson_setup` computes a mean's constants once, so a draw
+  (:func:`poisson`) costs two uniforms and a comparison most of the time.
+  Inversion below a mean of 10, else Hörmann's (1993) transformed rejection
+  with squeeze, PTRS, both exact.
 """
 
 from __future__ import annotations
@@ -161,3 +166,64 @@ def multinomial(counts, g, total, state, out_row):
         left -= x
         mass -= cell
     out_row[n_cells - 1] = left
+
+
+# poisson_setup's row: the mean, then inversion's exp(-mean), or PTRS's constants
+POISSON_PARAMS = 7
+
+
+@jit_inline
+def poisson_setup(mean, params, i):
+    """Fill ``params[i]`` (:data:`POISSON_PARAMS` floats) with what :func:`poisson` needs for ``mean``."""
+    params[i, 0] = mean
+    if mean < 10.0:
+        params[i, 1] = math.exp(-mean)
+        return
+    s = math.sqrt(mean)
+    b = 0.931 + 2.53 * s
+    params[i, 1] = b
+    params[i, 2] = -0.059 + 0.02483 * b  # a
+    params[i, 3] = math.log(1.1239 + 1.1328 / (b - 3.4))  # log(1/alpha)
+    params[i, 4] = 0.9277 - 3.6224 / (b - 2.0)  # squeeze: accept v <= this unless |u| is near 1/2
+    params[i, 5] = math.log(mean)
+    params[i, 6] = mean + 0.43
+
+
+@jit_inline
+def poisson(params, i, state):
+    """One exact Poisson draw with the mean set up in ``params[i]`` by :func:`poisson_setup`.
+
+    (A row index rather than a row: slicing a view in the inner loop costs
+    more than the draw.)
+    """
+    mean = params[i, 0]
+    if mean <= 0.0:
+        return 0
+    if mean < 10.0:
+        # sequential search up the pmf; rounding can leave it short of u: draw again
+        while True:
+            u = uniform(state)
+            p = params[i, 1]
+            k = 0
+            while u > p and k < 200:
+                u -= p
+                k += 1
+                p *= mean / k
+            if k < 200:
+                return k
+    b = params[i, 1]
+    a = params[i, 2]
+    while True:
+        u = uniform(state) - 0.5
+        v = uniform(state)
+        us = 0.5 - abs(u)
+        kf = math.floor((2.0 * a / us + b) * u + params[i, 6])
+        if us >= 0.07 and v <= params[i, 4]:
+            return np.int64(kf)
+        if kf < 0.0 or (us < 0.013 and v > us):
+            continue
+        k = np.int64(kf)
+        # log(v·(1/alpha) / (a/us² + b)), one log rather than three
+        lhs = math.log(v / (a / (us * us) + b)) + params[i, 3]
+        if lhs <= -mean + kf * params[i, 5] - _log_factorial(k):
+            return k

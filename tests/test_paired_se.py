@@ -1,0 +1,183 @@
+"""The paired standard errors (batcheval.paired_se) against plain numpy bootstraps,
+scipy's Poisson distribution, and the generic multinomial replicates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from batcheval import intervals, measures, paired_se
+from batcheval.kernels import bootstrap as kernels
+
+
+def _informedness(t: np.ndarray) -> np.ndarray:
+    """``t[..., real, predicted]``, class 1 positive."""
+    tp, fn, fp, tn = t[..., 1, 1], t[..., 1, 0], t[..., 0, 1], t[..., 0, 0]
+    return tp / (tp + fn) - fp / (fp + tn)
+
+
+def _f1(t: np.ndarray) -> np.ndarray:
+    tp, fn, fp = t[..., 1, 1], t[..., 1, 0], t[..., 0, 1]
+    return 2 * tp / (2 * tp + fp + fn)
+
+
+_REFERENCE = {"informedness": _informedness, "f1": _f1}
+
+
+def _joint(n: int, lead_skill: float, run_skill: float, seed: int) -> np.ndarray:
+    """``joint[real, leader, run]`` of two runs of the informed-plus-chance model on one test set."""
+    rng = np.random.default_rng(seed)
+    real = (rng.random(n) < 0.3).astype(int)
+    lead = np.where(rng.random(n) < lead_skill, real, rng.random(n) < 0.5).astype(int)
+    run = np.where(rng.random(n) < run_skill, real, rng.random(n) < 0.4).astype(int)
+    joint = np.zeros((2, 2, 2), dtype=np.int64)
+    np.add.at(joint, (real, lead, run), 1)
+    return joint
+
+
+def _numpy_bootstrap_se(joint: np.ndarray, measure: str, n_boot: int, seed: int) -> float:
+    """Resample the examples (a multinomial draw of the joint table) and take the SD of the difference."""
+    f = _REFERENCE[measure]
+    n = int(joint.sum())
+    reps = np.random.default_rng(seed).multinomial(n, joint.ravel() / n, size=n_boot).reshape(-1, 2, 2, 2)
+    diff = f(reps.sum(axis=2)) - f(reps.sum(axis=3))  # [B, real, leader, run]
+    return float(np.nanstd(diff, ddof=1))
+
+
+def _difference(joint: np.ndarray, measure: str) -> np.ndarray:
+    return _REFERENCE[measure](joint.sum(axis=2)) - _REFERENCE[measure](joint.sum(axis=3))
+
+
+@pytest.mark.parametrize("mean", [1, 3, 9, 10, 37, 125, 5_000])
+def test_poisson_sampler_draws_the_poisson_distribution(mean: int):
+    """A joint table with one non-empty cell (the run's tp, as leader and run
+    predict 0 and 1): each replicate's tp is one Poisson(count) draw. A chi-squared
+    goodness of fit against scipy's pmf, and the two moments. Inversion below 10,
+    transformed rejection from 10, log-factorials beyond their table at 5,000."""
+    joint = np.zeros((1, 8), dtype=np.int64)
+    joint[0, 5] = mean  # real 1, leader 0, run 1
+    size = 1_000_000
+    states = np.empty((1, 4), dtype=np.uint64)
+    kernels.start_states(intervals.seeds_for(3, 0, 1), states)
+    cells = np.empty((2, 4, size), dtype=np.int64)
+    lin = np.empty(size)
+    kernels.paired_poisson_cells(joint, np.zeros(1, np.int64), size, states, 1, np.zeros((1, 8)), *cells, lin)
+    draws = cells[0, 0]
+    assert (cells[0, 1:] == 0).all() and (cells[1, 2] == draws).all()  # the leader's fn
+    values, observed = np.unique(draws, return_counts=True)
+    top = int(values.max()) + 1
+    seen = np.zeros(top + 1)
+    seen[values] = observed
+    expected = stats.poisson.pmf(np.arange(top + 1), mean) * size
+    expected[-1] += stats.poisson.sf(top, mean) * size
+    big = np.flatnonzero(expected >= 20)  # pool the tails so every bin expects at least 20
+    lo, hi = big[0], big[-1]
+    obs = np.concatenate([[seen[: lo + 1].sum()], seen[lo + 1 : hi], [seen[hi:].sum()]])
+    exp = np.concatenate([[expected[: lo + 1].sum()], expected[lo + 1 : hi], [expected[hi:].sum()]])
+    assert stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue > 1e-4
+    assert draws.mean() == pytest.approx(mean, abs=5 * np.sqrt(mean / size))
+    assert draws.var() == pytest.approx(mean, rel=0.01)
+
+
+@pytest.mark.parametrize("measure", ["informedness", "f1"])
+def test_all_replicates_agree_with_a_numpy_bootstrap_of_the_examples(monkeypatch, measure: str):
+    """With no early stop, n_boot Poisson replicates: the standard error of a plain
+    multinomial bootstrap of the examples, within their Monte Carlo error.
+    (f1 has no delta-method gradient, so it takes the plain spread of the replicates.)"""
+    monkeypatch.setattr(paired_se, "tolerance", lambda n_boot: 0.0)
+    joints = np.stack([_joint(600, 0.6, s, seed) for seed, s in enumerate((0.55, 0.4, 0.6, 0.2))])
+    got = paired_se.bootstrap_se(joints, measure, 1, 6_000, 5, _difference(joints, measure))
+    expect = [_numpy_bootstrap_se(j, measure, 20_000, 9) for j in joints]
+    # Monte Carlo: ~0.9% (6,000 replicates) and ~0.5% (20,000); Poisson against multinomial: ~1/n
+    np.testing.assert_allclose(got, expect, rtol=0.04)
+
+
+def test_control_variate_makes_ten_replicates_better_than_two_hundred_plain_ones():
+    """The same table as 400 groups, each with its own generator: their standard
+    errors average to the numpy bootstrap's, and spread far less than 10 plain
+    replicates would (1/√18 ≈ 24%), less even than 200 plain ones (5%)."""
+    joint = _joint(1_000, 0.6, 0.5, 1)
+    joints = np.repeat(joint[None], 400, axis=0)
+    diff = _difference(joints, "informedness")
+    expect = _numpy_bootstrap_se(joint, "informedness", 200_000, 3)
+    ten = paired_se.bootstrap_se(joints, "informedness", 1, 10, 2, diff)
+    assert ten.mean() == pytest.approx(expect, rel=0.01)
+    assert ten.std() / ten.mean() < 0.04
+    # with n_boot=200 a group stops once it is as precise as 200 plain replicates
+    adaptive = paired_se.bootstrap_se(joints, "informedness", 1, 200, 2, diff)
+    assert adaptive.mean() == pytest.approx(expect, rel=0.01)
+    assert adaptive.std() / adaptive.mean() < paired_se.tolerance(200)
+    # a 60-example table needs more replicates for that precision, and gets them
+    small = np.repeat(_joint(60, 0.5, 0.3, 2)[None], 400, axis=0)
+    adaptive = paired_se.bootstrap_se(small, "informedness", 1, 200, 2, _difference(small, "informedness"))
+    expect = _numpy_bootstrap_se(small[0], "informedness", 200_000, 3)
+    assert adaptive.mean() == pytest.approx(expect, rel=0.02)
+    assert adaptive.std() / adaptive.mean() < 1.2 * paired_se.tolerance(200)
+
+
+def test_groups_that_need_more_replicates_draw_more(monkeypatch):
+    """A 40-example table is far from linear, so its first 10 replicates do not
+    reach the tolerance and it draws more rounds; a 1,000-example table stops
+    after one or two. Neither draws more than n_boot."""
+    drawn = np.zeros(2, dtype=np.int64)
+    kernel = paired_se._boot.paired_poisson_cells
+
+    def spy(joint, groups, n_rep, *rest):
+        drawn[groups] += n_rep
+        return kernel(joint, groups, n_rep, *rest)
+
+    monkeypatch.setattr(paired_se._boot, "paired_poisson_cells", spy)
+    joints = np.stack([_joint(1_000, 0.6, 0.5, 1), _joint(40, 0.5, 0.3, 4)])
+    paired_se.bootstrap_se(joints, "informedness", 1, 200, 5, _difference(joints, "informedness"))
+    assert drawn[0] <= 20 and drawn[1] >= 80 and drawn.max() <= 200
+
+
+def test_results_do_not_depend_on_chunks_or_rounds(monkeypatch):
+    rng = np.random.default_rng(4)
+    joints = rng.integers(0, 80, size=(300, 2, 2, 2))
+    diff = _difference(joints.astype(float), "informedness")
+    whole = paired_se.bootstrap_se(joints, "informedness", 1, 200, 8, diff)
+    monkeypatch.setattr(paired_se, "_CHUNK_CELLS", 1_000)  # five groups a chunk
+    chunked = paired_se.bootstrap_se(joints, "informedness", 1, 200, 8, diff)
+    np.testing.assert_array_equal(whole, chunked)
+    # a slice of the groups is seeded by its position, so compare a prefix
+    prefix = paired_se.bootstrap_se(joints[:50], "informedness", 1, 200, 8, diff[:50])
+    np.testing.assert_array_equal(whole[:50], prefix)
+    other = paired_se.bootstrap_se(joints, "informedness", 1, 200, 9, diff)
+    assert not np.array_equal(whole, other)
+
+
+def test_degenerate_tables():
+    joints = np.zeros((4, 2, 2, 2), dtype=np.int64)
+    joints[1] = [[[30, 5], [4, 20]], [[0, 0], [0, 0]]]  # no positives
+    joints[2] = [[[40, 0], [0, 30]], [[0, 0], [0, 50]]]  # the run predicts as the leader does
+    joints[3] = [[[3, 0], [0, 0]], [[0, 0], [0, 2]]]  # five examples, no disagreement
+    zero = np.zeros(4)
+    se = paired_se.bootstrap_se(joints, "informedness", 1, 200, 1, zero)
+    assert np.isnan(se[0])  # no examples
+    # informedness is 0 without positives (spec §2), in every replicate: no spread
+    assert se[1] == 0.0 and se[2] == 0.0 and se[3] == 0.0
+    recall = paired_se.bootstrap_se(joints, "recall", 1, 200, 1, zero)
+    assert np.isnan(recall[0]) and np.isnan(recall[1])  # recall is undefined without positives
+    assert recall[2] == 0.0 and recall[3] == 0.0
+
+
+@pytest.mark.parametrize("positive", [0, 1])
+def test_size_dependent_measures_take_the_multinomial_replicates(positive: int):
+    """chi2 grows with the table, so its replicates keep the table's size: its standard
+    errors equal those of the generic replicate tensor, summed by numpy."""
+    rng = np.random.default_rng(3)
+    joint = rng.integers(0, 60, size=(37, 2, 2, 2))
+    joint[5] = 0  # an empty table: NaN
+    got = paired_se.bootstrap_se(joint, "chi2", positive, 50, 11, np.zeros(37))
+    reps = intervals.bootstrap_replicates(joint, 50, 11).reshape(-1, 2, 2, 2)
+    diff = (
+        measures.compute(reps.sum(axis=2), ["chi2"], positive=positive)["chi2"]
+        - measures.compute(reps.sum(axis=3), ["chi2"], positive=positive)["chi2"]
+    ).reshape(37, 50)
+    with np.errstate(invalid="ignore"):
+        ok = (~np.isnan(diff)).sum(axis=1) >= 2
+        expected = np.full(37, np.nan)
+        expected[ok] = [np.nanstd(row, ddof=1) for row in diff[ok]]
+    np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
