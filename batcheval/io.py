@@ -68,9 +68,12 @@ def read_frame(path: str | Path) -> pl.LazyFrame:
         return frame
     frames = [reader(f, glob=False) for f in source]
     schemas = [_schema(frame, f) for frame, f in zip(frames, source, strict=True)]
-    for f, schema in zip(source[1:], schemas[1:], strict=True):
-        _check_same_columns(text, source[0], schemas[0], f, schema)
-    return pl.concat(frames, how="vertical_relaxed")  # integer widths may differ between files
+    # a file with no rows adds nothing (a header-only csv reads every column as String)
+    keep = [i for i, frame in enumerate(frames) if frame.head(1).collect().height] or [0]
+    for i in keep[1:]:
+        _check_same_columns(text, source[keep[0]], schemas[keep[0]], source[i], schemas[i])
+    # integer widths may differ between files
+    return pl.concat([frames[i] for i in keep], how="vertical_relaxed")
 
 
 def _schema(frame: pl.LazyFrame, name: str) -> pl.Schema:
@@ -89,7 +92,9 @@ def _check_same_columns(text: str, first: str, schema: pl.Schema, other: str, th
         )
     for col, dtype in theirs.items():
         mine = schema[col]
-        if dtype != mine and not (dtype.is_numeric() and mine.is_numeric()):
+        # UInt64 with a signed type would widen to Int128, which nothing downstream reads
+        unsigned64 = pl.UInt64 in (dtype, mine) and (dtype.is_signed_integer() or mine.is_signed_integer())
+        if dtype != mine and (not (dtype.is_numeric() and mine.is_numeric()) or unsigned64):
             raise BatchevalError(
                 f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
             )

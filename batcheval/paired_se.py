@@ -130,7 +130,8 @@ def _poisson_control_variate_se(
     center = np.nan_to_num(np.asarray(diff, dtype=np.float64))  # sums of (T − T̂) lose no digits
     states = np.empty((g, 4), dtype=np.uint64)
     _boot.start_states(_intervals.seeds_for(seed, 0, g), states)
-    sums = np.zeros((g, 7))
+    sums = np.zeros((g, 8))
+    tried = np.zeros(g)  # replicates drawn, defined or not
     target = tolerance(n_boot)
     active = np.arange(g, dtype=np.int64)
     drawn = 0
@@ -148,12 +149,13 @@ def _poisson_control_variate_se(
             t = _measures.compute_cells(*run, [measure])[measure]
             t -= _measures.compute_cells(*lead, [measure])[measure]
             _boot.control_variate_sums(t, lin_rep[:m], center, groups, n_rep, sums)
+        tried[active] += n_rep
         drawn += n_rep
         if drawn >= n_boot:
             break
-        _, rel_error = _finish(sums[active], v_lin[active])
+        _, rel_error = _finish(sums[active], v_lin[active], tried[active])
         active = active[rel_error * _doubt(sums[active, 0]) > target]
-    return _finish(sums, v_lin)[0]
+    return _finish(sums, v_lin, tried)[0]
 
 
 def tolerance(n_boot: int) -> float:
@@ -180,20 +182,29 @@ def _doubt(m: np.ndarray) -> np.ndarray:
     return np.sqrt(dof / special.chdtri(dof, 0.9))[inverse]
 
 
-def _finish(sums: np.ndarray, v_lin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _finish(sums: np.ndarray, v_lin: np.ndarray, tried: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Standard errors from :func:`~batcheval.kernels.bootstrap.control_variate_sums`'s
-    sums, and the relative standard error of each."""
-    m, s_d, s_dd, s_l, s_ll, s_e, s_ee = sums.T
+    sums over ``tried`` replicates, and the relative standard error of each.
+
+    The control variate's estimate needs every replicate: ``V_L`` is L's variance
+    over all of them, so a group with an undefined replicate (a resample with no
+    positives, say) takes the replicates' plain variance, as does one whose
+    estimate is not positive. Fewer than two defined replicates: NaN, and not
+    yet precise.
+    """
+    m, s_d, s_dd, s_l, s_ll, s_e, s_ee, s_d4 = sums.T
     with np.errstate(invalid="ignore", divide="ignore"):
         var_t = (s_dd - s_d * s_d / m) / (m - 1)
         var_l = (s_ll - s_l * s_l / m) / (m - 1)
-        var = v_lin + var_t - var_l
-        var = np.where(var > 0, var, var_t)  # a bracket larger than V_L: no better than plain
-        var_e = np.maximum(s_ee - s_e * s_e / m, 0.0) / (m - 1)
+        controlled = v_lin + var_t - var_l
+        use_cv = (controlled > 0) & (m == tried)
+        var = np.where(use_cv, controlled, var_t)
+        # the spread of what each estimate averages: e = d² − L², or d² alone
+        spread = np.where(use_cv, s_ee - s_e * s_e / m, s_d4 - s_dd * s_dd / m)
         # se = √var, so its relative error is half that of var
-        rel_error = np.where(var > 0, 0.5 * np.sqrt(var_e / m) / var, 0.0)
+        rel_error = np.where(var > 0, 0.5 * np.sqrt(np.maximum(spread, 0.0) / (m - 1) / m) / var, 0.0)
     few = m < 2
-    return np.where(few, np.nan, np.sqrt(np.maximum(var, 0.0))), np.where(few, 0.0, rel_error)
+    return np.where(few, np.nan, np.sqrt(np.maximum(var, 0.0))), np.where(few, np.inf, rel_error)
 
 
 def _multinomial_se(joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None) -> np.ndarray:

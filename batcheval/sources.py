@@ -206,7 +206,12 @@ def _fragment_part(fragment: Any, columns: list[str], roles: dict[str, str], sch
 
     def batches(batch_rows: int) -> Iterator[pl.DataFrame]:
         def inner() -> Iterator[pl.DataFrame]:
-            _check_columns(schema.names, columns, roles, where)
+            import pyarrow.dataset as pads
+
+            # the file's own columns and its partition keys: the dataset's schema alone
+            # would let pyarrow fill a column this file lacks with nulls
+            keys = pads.get_partition_keys(fragment.partition_expression)
+            _check_columns([*fragment.physical_schema.names, *keys], columns, roles, where)
             batches = fragment.to_batches(schema=schema, columns=columns)
             yield from _rebatched(batches, columns, batch_rows, schema)
 

@@ -178,7 +178,12 @@ class ContingencyTable:
                     f"real column {real!r} is {r_type} but predicted column {predicted!r} is "
                     f"{p_type}: they must hold classes of one kind"
                 )
-            frame = frame.with_columns(pl.col(real, predicted).cast(pl.Int64))  # one type for the joins
+            for col in (real, predicted):
+                top = frame.get_column(col).max() if frame.schema[col] == pl.UInt64 else None
+                if top is not None and top > np.iinfo(np.int64).max:  # type: ignore[operator]
+                    raise InvalidLabelError(f"{col!r} column has classes beyond the int64 range, up to {top}")
+            # one type for the joins: Int64, as from_frame gives labels and predictions of two widths
+            frame = frame.with_columns(pl.col(real, predicted).cast(pl.Int64))
         if classes is None:
             both = pl.concat([frame.get_column(real).unique(), frame.get_column(predicted).unique()])
             classes = both.unique().drop_nulls().sort().to_list()

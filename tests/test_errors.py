@@ -126,6 +126,9 @@ def test_long_frames_with_two_integer_widths_or_two_kinds_of_class():
     table = be.ContingencyTable.from_long(long)
     assert table.classes.to_list() == [0, 1, 300]
     np.testing.assert_array_equal(table.counts[0], np.diag([3, 4, 5]))
+    huge = long.with_columns(pl.Series("predicted", [0, 1, 2**63], dtype=pl.UInt64))
+    with pytest.raises(be.InvalidLabelError, match=r"'predicted' column has classes beyond the int64 range"):
+        be.ContingencyTable.from_long(huge)
     mixed = pl.DataFrame({"real": ["a", "b"], "predicted": [0, 1], "count": [1, 2]})
     message = r"real column 'real' is String but predicted column 'predicted' is Int64"
     with pytest.raises(be.InvalidLabelError, match=message):

@@ -133,12 +133,36 @@ def test_groups_that_need_more_replicates_draw_more(monkeypatch):
     assert drawn[0] <= 20 and drawn[1] >= 80 and drawn.max() <= 200
 
 
+def test_often_undefined_replicates_take_the_plain_spread_of_all_n_boot(monkeypatch):
+    """Run and leader each predict two positives: precision is undefined in about a
+    quarter of the replicates. The control variate's V_L is over all replicates, so
+    such a group takes the plain spread of the defined ones, and keeps drawing
+    (it neither stops on its first 10 nor returns NaN for want of two)."""
+    drawn = np.zeros(1, dtype=np.int64)
+    kernel = paired_se._boot.paired_poisson_cells
+
+    def spy(joint, groups, n_rep, *rest):
+        drawn[groups] += n_rep
+        return kernel(joint, groups, n_rep, *rest)
+
+    monkeypatch.setattr(paired_se._boot, "paired_poisson_cells", spy)
+    joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
+    joint[0, 1, 1, 0] = 1  # real 1: the leader's one right positive
+    joint[0, 1, 0, 1] = 1  # and the run's
+    joint[0, 0, 1, 0] = 1  # real 0: the leader's one wrong positive
+    joint[0, 0, 0, 1] = 1  # and the run's
+    joint[0, 1, 0, 0] = 5
+    joint[0, 0, 0, 0] = 50
+    se = paired_se.bootstrap_se(joint, "precision", 1, 200, 3, np.zeros(1))
+    assert drawn[0] == 200 and np.isfinite(se[0]) and se[0] > 0
+
+
 def test_results_do_not_depend_on_chunks_or_rounds(monkeypatch):
     rng = np.random.default_rng(4)
     joints = rng.integers(0, 80, size=(300, 2, 2, 2))
     diff = _difference(joints.astype(float), "informedness")
     whole = paired_se.bootstrap_se(joints, "informedness", 1, 200, 8, diff)
-    monkeypatch.setattr(paired_se, "_CHUNK_CELLS", 1_000)  # five groups a chunk
+    monkeypatch.setattr(paired_se, "_CHUNK_REPLICATES", 37)  # a few groups a kernel call
     chunked = paired_se.bootstrap_se(joints, "informedness", 1, 200, 8, diff)
     np.testing.assert_array_equal(whole, chunked)
     # a slice of the groups is seeded by its position, so compare a prefix

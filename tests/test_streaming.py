@@ -94,6 +94,12 @@ def test_hive_partition_columns_are_read(tmp_path):
     got = be.evaluate(dataset, by=["run", "fold"], batch_rows=300).sort("run", "fold")
     expected = be.evaluate(whole.with_columns(pl.col("run").cast(pl.Int32)), by=["run", "fold"])
     assert got.equals(expected.sort("run", "fold"))
+    # a file that lacks a column is named, not filled with nulls from the dataset's schema
+    whole.write_parquet(tmp_path / "full.parquet")
+    whole.drop("prediction").write_parquet(tmp_path / "short.parquet")
+    mixed = ds.dataset([str(tmp_path / "full.parquet"), str(tmp_path / "short.parquet")], format="parquet")
+    with pytest.raises(ColumnNotFoundError, match=r"short\.parquet"):
+        be.evaluate(mixed, by="run")
 
 
 @settings(max_examples=25, deadline=None)
@@ -198,9 +204,16 @@ def test_read_frame_checks_every_file_of_a_glob(tmp_path):
     message = r"column 'label' is String in '.*p3\.parquet' but Int64 in '.*p0"
     with pytest.raises(be.BatchevalError, match=message):
         read_frame(tmp_path / "p*.parquet")
+    b.with_columns(pl.col("run").cast(pl.UInt64)).write_parquet(tmp_path / "p3.parquet")
+    with pytest.raises(be.BatchevalError, match=r"column 'run' is UInt64 in"):  # + Int64 would be Int128
+        read_frame(tmp_path / "p*.parquet")
     b.drop("fold").write_parquet(tmp_path / "p3.parquet")
     with pytest.raises(be.BatchevalError, match=r"p3\.parquet' has columns \['run', 'label', 'prediction'\]"):
         read_frame(tmp_path / "p*.parquet")
+    (tmp_path / "p3.parquet").unlink()
+    a.write_csv(tmp_path / "c0.csv")
+    (tmp_path / "c1.csv").write_text("run,fold,label,prediction\n")  # header only: every column String
+    assert read_frame(tmp_path / "c*.csv").collect().equals(a)
 
 
 def test_empty_parts_set_no_types(tmp_path):

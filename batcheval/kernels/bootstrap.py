@@ -98,7 +98,7 @@ def control_variate_sums(diff, lin, center, groups, n_rep, sums):
 
     Replicate ``r = i*n_rep + b`` of ``groups[i]`` has the statistic
     ``diff[r]`` and the linear term ``lin[r]``; with ``d = diff − center`` and
-    ``e = d² − lin²``, ``sums[g]`` holds ``(m, Σd, Σd², Σlin, Σlin², Σe, Σe²)``
+    ``e = d² − lin²``, ``sums[g]`` holds ``(m, Σd, Σd², Σlin, Σlin², Σe, Σe², Σd⁴)``
     over the ``m`` replicates whose statistic is defined.
     """
     for i in prange(groups.shape[0]):
@@ -118,6 +118,7 @@ def control_variate_sums(diff, lin, center, groups, n_rep, sums):
             sums[g, 4] += x * x
             sums[g, 5] += e
             sums[g, 6] += e * e
+            sums[g, 7] += d * d * d * d
 
 
 @jit_inline
