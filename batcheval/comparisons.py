@@ -32,7 +32,6 @@ from .counting import (
 )
 from .encode import ClassCoding, readonly, value_range
 from .errors import InvalidArgumentError
-from .kernels import bootstrap as _boot
 from .kernels import leaderboard as _lb
 from .kernels.jit import n_threads
 from .table import ContingencyTable, sum_axes
@@ -42,8 +41,6 @@ __all__ = [
     "unpaired_se", "versus",
 ]  # fmt: skip
 
-# replicate cells held in memory at once by the paired bootstrap
-_CHUNK_CELLS = 1 << 24
 # an integer example column is looked up through an array when its range is at most this
 _LUT_LIMIT = 1 << 26
 # the one-pass joint count keeps a private table per thread while all of them stay this small
@@ -83,15 +80,10 @@ def versus(value: np.ndarray, se: np.ndarray, ref: np.ndarray, name: str) -> dic
 
 
 def _bootstrap_se(counts: np.ndarray, measure: str, n_boot: int, seed: int | None, pos: int) -> np.ndarray:
-    g, k, _ = counts.shape
-    se = np.empty(g)
-    step = max(1, _CHUNK_CELLS // (n_boot * (k * k + 1)))
-    for start in range(0, g, step):  # chunks of groups bound the replicate memory
-        stop = min(g, start + step)
-        reps = _intervals.bootstrap_replicates(counts[start:stop], n_boot, seed, first=start)
-        v = _measures.compute(reps.reshape(-1, k, k), [measure], positive=pos)[measure]
-        _boot.nan_std(v.reshape(stop - start, n_boot), se[start:stop])
-    return se
+    def value(reps: np.ndarray) -> np.ndarray:
+        return _measures.compute(reps, [measure], positive=pos)[measure]
+
+    return _paired_se.replicate_spread(counts, n_boot, seed, value)
 
 
 def count_board(

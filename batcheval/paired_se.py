@@ -44,6 +44,7 @@ index, so results do not depend on threads, chunks or rounds.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -52,13 +53,13 @@ from . import measures as _measures
 from .kernels import bootstrap as _boot
 from .table import sum_axes
 
-__all__ = ["MIN_REPLICATES", "bootstrap_se", "delta_se", "tolerance"]
+__all__ = ["MIN_REPLICATES", "bootstrap_se", "delta_se", "replicate_spread", "tolerance"]
 
 # the first round's replicates: enough for the control variate to estimate its own precision
 MIN_REPLICATES = 10
 # replicates drawn by one kernel call, whose cells (72 bytes each) are reused by the next
 _CHUNK_REPLICATES = 1 << 18
-# replicate cells held in memory at once by the multinomial path
+# replicate cells held in memory at once by replicate_spread
 _CHUNK_CELLS = 1 << 24
 # the chi-squared family grows with the table's size, so the Poisson bootstrap's
 # random size would add to its spread
@@ -208,16 +209,29 @@ def _finish(sums: np.ndarray, v_lin: np.ndarray, tried: np.ndarray) -> tuple[np.
 
 
 def _multinomial_se(joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None) -> np.ndarray:
-    g, k = joint.shape[0], joint.shape[1]
+    def difference(reps: np.ndarray) -> np.ndarray:  # [R, real, leader, run]
+        run = _measures.compute(sum_axes(reps, 2), [measure], positive=pos)[measure]
+        return run - _measures.compute(sum_axes(reps, 3), [measure], positive=pos)[measure]
+
+    return replicate_spread(joint, n_boot, seed, difference)
+
+
+def replicate_spread(
+    counts: np.ndarray, n_boot: int, seed: int | None, statistic: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """Per group, the standard deviation of ``statistic`` over ``n_boot`` multinomial
+    replicates of its table (``counts[G, ...]``; NaN replicates are left out).
+
+    ``statistic`` maps stacked replicate tables ``[R, ...]`` to ``R`` values.
+    Groups are resampled in chunks that bound the replicate memory; a group's
+    replicates do not depend on the chunk it falls in.
+    """
+    g = counts.shape[0]
     se = np.empty(g)
-    step = max(1, _CHUNK_CELLS // (n_boot * (k**3 + 2 * k * k)))
-    for start in range(0, g, step):  # chunks of groups bound the replicate memory
+    step = max(1, _CHUNK_CELLS // (n_boot * int(np.prod(counts.shape[1:]))))
+    for start in range(0, g, step):
         stop = min(g, start + step)
-        reps = _intervals.bootstrap_replicates(joint[start:stop], n_boot, seed, first=start)
-        flat = reps.reshape(-1, k, k, k)
-        d = (
-            _measures.compute(sum_axes(flat, 2), [measure], positive=pos)[measure]
-            - _measures.compute(sum_axes(flat, 3), [measure], positive=pos)[measure]
-        )
-        _boot.nan_std(d.reshape(stop - start, n_boot), se[start:stop])
+        reps = _intervals.bootstrap_replicates(counts[start:stop], n_boot, seed, first=start)
+        values = statistic(reps.reshape(-1, *counts.shape[1:]))
+        _boot.nan_std(values.reshape(stop - start, n_boot), se[start:stop])
     return se

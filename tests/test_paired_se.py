@@ -116,11 +116,9 @@ def test_control_variate_makes_ten_replicates_better_than_two_hundred_plain_ones
     assert adaptive.std() / adaptive.mean() < 1.2 * paired_se.tolerance(200)
 
 
-def test_groups_that_need_more_replicates_draw_more(monkeypatch):
-    """A 40-example table is far from linear, so its first 10 replicates do not
-    reach the tolerance and it draws more rounds; a 1,000-example table stops
-    after one or two. Neither draws more than n_boot."""
-    drawn = np.zeros(2, dtype=np.int64)
+def _count_draws(monkeypatch, n_groups: int) -> np.ndarray:
+    """The replicates each group gets from the Poisson kernel, filled in as it is called."""
+    drawn = np.zeros(n_groups, dtype=np.int64)
     kernel = paired_se._boot.paired_poisson_cells
 
     def spy(joint, groups, n_rep, *rest):
@@ -128,6 +126,14 @@ def test_groups_that_need_more_replicates_draw_more(monkeypatch):
         return kernel(joint, groups, n_rep, *rest)
 
     monkeypatch.setattr(paired_se._boot, "paired_poisson_cells", spy)
+    return drawn
+
+
+def test_groups_that_need_more_replicates_draw_more(monkeypatch):
+    """A 40-example table is far from linear, so its first 10 replicates do not
+    reach the tolerance and it draws more rounds; a 1,000-example table stops
+    after one or two. Neither draws more than n_boot."""
+    drawn = _count_draws(monkeypatch, 2)
     joints = np.stack([_joint(1_000, 0.6, 0.5, 1), _joint(40, 0.5, 0.3, 4)])
     paired_se.bootstrap_se(joints, "informedness", 1, 200, 5, _difference(joints, "informedness"))
     assert drawn[0] <= 20 and drawn[1] >= 80 and drawn.max() <= 200
@@ -138,14 +144,7 @@ def test_often_undefined_replicates_take_the_plain_spread_of_all_n_boot(monkeypa
     quarter of the replicates. The control variate's V_L is over all replicates, so
     such a group takes the plain spread of the defined ones, and keeps drawing
     (it neither stops on its first 10 nor returns NaN for want of two)."""
-    drawn = np.zeros(1, dtype=np.int64)
-    kernel = paired_se._boot.paired_poisson_cells
-
-    def spy(joint, groups, n_rep, *rest):
-        drawn[groups] += n_rep
-        return kernel(joint, groups, n_rep, *rest)
-
-    monkeypatch.setattr(paired_se._boot, "paired_poisson_cells", spy)
+    drawn = _count_draws(monkeypatch, 1)
     joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
     joint[0, 1, 1, 0] = 1  # real 1: the leader's one right positive
     joint[0, 1, 0, 1] = 1  # and the run's
