@@ -25,6 +25,7 @@ from .counting import (
     _PRIVATE_ROWS_PER_THREAD,
     _kernel_keys,
     _KeySpace,
+    _run_kernel,
     compact,
     count_encoded,
     encode_frame,
@@ -183,36 +184,49 @@ def count_with_cells(
     space: _KeySpace,
 ) -> Cells | None:
     """The board's table and its :class:`Cells` from one pass over the rows, or
-    None when the runs × examples table would be large or sparse (per-thread
-    count tables too, or class pairs beyond int8). Raises for a run with two
-    rows for one example. ``example`` is :func:`_example_coding`'s."""
-    k, threads = coding.n_codes, n_threads()
-    if k * k > 127 or space.size * k * k * threads > _PRIVATE_CELLS:
-        return None
-    if -(-df.height // threads) > _PRIVATE_ROWS_PER_THREAD:
+    None when the runs × examples table would be large or sparse (or class
+    pairs beyond int8). Raises for a run with two rows for one example.
+    ``example`` is :func:`_example_coding`'s."""
+    k = coding.n_codes
+    if k * k > 127:
         return None
     example_col, ex_lo, n_examples = example
     size = space.size * n_examples
     if size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
         return None
     cells = np.zeros(size, dtype=np.int8)
-    bufs = np.zeros((threads, space.size * k * k), dtype=np.uint32)
-    bad = _lb.count_and_fill(*_kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin,
-                             coding.lut, k, example_col, ex_lo, n_examples, bufs, cells)  # fmt: skip
+    bad = _lb.fill_cells(*_kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin,
+                         coding.lut, k, example_col, ex_lo, n_examples, n_threads(), cells)  # fmt: skip
     if bad:
         raise_outside(coding, bad)
-    counts = bufs.sum(axis=0, dtype=np.int64).reshape(space.size, k, k)
+    per_cell = np.empty((space.size, k * k + 1), dtype=np.int64)
+    _lb.cell_counts(cells, n_examples, n_threads(), per_cell)
+    counts = np.ascontiguousarray(per_cell[:, 1:]).reshape(space.size, k, k)
+    # every row fills a cell of its own unless two rows of a run share an example
+    if int(counts.sum()) != df.height:
+        _raise_first_duplicate(df, runs, examples, coding, space, counts)
     counted = compact(space, coding, counts, True)
     table = ContingencyTable(counted.keys, counted.classes, counted.counts)
-    rows = counted.groups
-    assert rows is not None
-    filled = np.empty(len(rows), dtype=np.int64)
-    _lb.filled_cells(cells, n_examples, rows, filled)
-    # every row writes one cell: a run with fewer cells than rows repeated an example
-    short = np.flatnonzero(filled < sum_axes(table.counts, (1, 2)))
-    if len(short):
-        _raise_duplicate_examples(df, table, runs, examples, int(short[0]))
-    return Cells(table, cells, n_examples, rows, k, counted.class_codes)  # type: ignore[arg-type]
+    assert counted.groups is not None
+    return Cells(table, cells, n_examples, counted.groups, k, counted.class_codes)  # type: ignore[arg-type]
+
+
+def _raise_first_duplicate(
+    df: pl.DataFrame,
+    runs: list[str],
+    examples: list[str],
+    coding: ClassCoding,
+    space: _KeySpace,
+    filled: np.ndarray,
+) -> None:
+    """Name a run with fewer ``filled`` cells (``[space id, K, K]``) than rows."""
+    k = coding.n_codes
+    rows = _run_kernel(space.columns, coding, space.size, k).reshape(space.size, k, k)
+    counted = compact(space, coding, rows, True)
+    table = ContingencyTable(counted.keys, counted.classes, counted.counts)
+    assert counted.groups is not None
+    short = sum_axes(filled, (1, 2))[counted.groups] < sum_axes(rows, (1, 2))[counted.groups]
+    _raise_duplicate_examples(df, table, runs, examples, int(np.flatnonzero(short)[0]))
 
 
 def joint_tables(

@@ -280,11 +280,16 @@ def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypat
     for col in ("diff_vs_above", "p_vs_above", "p_vs_leader", "p_mcnemar"):
         np.testing.assert_array_equal(by_int[col].to_numpy(), generic[col].to_numpy())
         np.testing.assert_array_equal(by_int[col].to_numpy(), huge[col].to_numpy())
-    # a run below the leader scoring one example twice
+    # a run scoring one example twice: the last-ranked one, and the leader, whose
+    # repeat (appended at the end) falls to another thread than its first row
+    for repeated in (by_int["run"][-1], by_int["run"][0]):
+        again = df.filter((pl.col("run") == repeated) & (pl.col("example_id") == 0))
+        dup = pl.concat([df, again])
+        named = rf"one row per example in run \{{'run': {repeated}\}}"
+        with pytest.raises(be.InvalidArgumentError, match=named):
+            be.leaderboard(dup, example="example_id", adjacent=True)
     last = by_int["run"][-1]
     dup = pl.concat([df, df.filter((pl.col("run") == last) & (pl.col("example_id") == 0))])
-    with pytest.raises(be.InvalidArgumentError, match=rf"one row per example in run \{{'run': {last}\}}"):
-        be.leaderboard(dup, example="example_id", adjacent=True)
     # ... found as well on the two-pass path, which holds only the leader, by
     # a bitmap of every run × example or, when that is too large, a hash of the keys
     module = sys.modules["batcheval.comparisons"]

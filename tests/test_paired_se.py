@@ -130,9 +130,9 @@ def _count_draws(monkeypatch, n_groups: int) -> np.ndarray:
 
 
 def test_groups_that_need_more_replicates_draw_more(monkeypatch):
-    """A 40-example table is far from linear, so its first 10 replicates do not
+    """A 40-example table is far from linear, so its first 5 replicates do not
     reach the tolerance and it draws more rounds; a 1,000-example table stops
-    after one or two. Neither draws more than n_boot."""
+    within three. Neither draws more than n_boot."""
     drawn = _count_draws(monkeypatch, 2)
     joints = np.stack([_joint(1_000, 0.6, 0.5, 1), _joint(40, 0.5, 0.3, 4)])
     paired_se.bootstrap_se(joints, "informedness", 1, 200, 5, _difference(joints, "informedness"))
@@ -143,7 +143,7 @@ def test_often_undefined_replicates_take_the_plain_spread_of_all_n_boot(monkeypa
     """Run and leader each predict two positives: precision is undefined in about a
     quarter of the replicates. The control variate's V_L is over all replicates, so
     such a group takes the plain spread of the defined ones, and keeps drawing
-    (it neither stops on its first 10 nor returns NaN for want of two)."""
+    (it neither stops on its first 5 nor returns NaN for want of two)."""
     drawn = _count_draws(monkeypatch, 1)
     joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
     joint[0, 1, 1, 0] = 1  # real 1: the leader's one right positive

@@ -1,10 +1,10 @@
 """Paired leaderboards: joint tables of every run against a reference run (the
 leader, or the run ranked just above it).
 
-Dense boards take one pass over the rows (:func:`count_and_fill`), which
-counts each run's table and writes each run's prediction per example into a
-runs × examples table, and then read only that table
-(:func:`joint_from_cells`). Other boards count first, then hold the
+Dense boards take one pass over the rows (:func:`fill_cells`), which
+writes each run's class pair per example into a runs × examples table, and
+then read only that table: each run's own table (:func:`cell_counts`) and its
+joint table with its reference (:func:`joint_from_cells`). Other boards count first, then hold the
 reference runs' predictions (:func:`fill_predictions`) and count every row
 against them (:func:`joint_vs_reference`).
 """
@@ -18,26 +18,24 @@ from .jit import jit, jit_parallel, prange
 
 
 @jit_parallel
-def count_and_fill(
-    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo, n_examples, bufs, cells
+def fill_cells(
+    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo, n_examples, n_threads,
+    cells,
 ):  # fmt: skip
-    """Count rows into ``bufs[t]`` as :func:`~batcheval.kernels.count.count_private`
-    does, and write each row's class pair plus one, ``real · K + predicted +
-    1``, to ``cells[g * E + e]`` for its group g and example e (``example -
-    ex_lo``).
+    """Write each row's class pair plus one, ``real · K + predicted + 1``, to
+    ``cells[g * E + e]`` for its group g (packed as in
+    :func:`~batcheval.kernels.count.count_private`) and example e (``example
+    - ex_lo``). Returns the rows whose label or prediction is not a class.
 
-    Cells start at 0 (none), so a zeroed table needs no pass of its own
-    before this one. Two rows of one (group, example) write one cell, so
-    the caller compares each group's filled cells with its count
-    (:func:`filled_cells`). Returns the rows whose label or prediction is
-    not a class.
+    Cells start at 0 (none), and nothing is counted here: :func:`cell_counts`
+    reads the tables from the cells. That halves the pass, whose increments
+    would wait on each other (a run's rows fall into a few cells). Two rows of
+    one (group, example) write one cell, so the caller compares the filled
+    cells with the rows.
     """
     n = label.shape[0]
-    n_threads = bufs.shape[0]
-    kk = k * k
     bad = np.zeros(n_threads, np.int64)
     for t in prange(n_threads):
-        buf = bufs[t]
         lo, hi = thread_rows(t, n, n_threads)
         nbad = 0
         for i in range(lo, hi):
@@ -47,23 +45,40 @@ def count_and_fill(
                 nbad += 1
                 continue
             g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
-            code = a * k + b
-            buf[np.uint64(g * kk + code)] += 1
-            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = code + 1
+            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
         bad[t] = nbad
     return bad.sum()
 
 
 @jit_parallel
-def filled_cells(cells, n_examples, rows, filled):
-    """``filled[i]``: the cells of row ``rows[i]`` of the ``cells`` table of
-    :func:`count_and_fill` that some row wrote."""
-    for i in prange(rows.shape[0]):
-        own = rows[i] * n_examples
-        nf = 0
-        for e in range(n_examples):
-            nf += np.int64(cells[np.uint64(own + e)] > 0)
-        filled[i] = nf
+def cell_counts(cells, n_examples, n_threads, counts):
+    """``counts[g, c]``: the cells of group g's row of ``cells`` (``G × E``, as
+    :func:`fill_cells` writes them) that hold c, so ``counts[g, 0]`` is its
+    empty cells and ``counts[g, 1:]`` its flat K × K table.
+
+    Four histograms take alternate cells: one alone would wait on its own
+    increments, as a run's cells hold a few values.
+    """
+    n_groups, width = counts.shape
+    for t in prange(n_threads):
+        lo, hi = thread_rows(t, n_groups, n_threads)
+        hist = np.empty((4, width), np.int64)
+        for g in range(lo, hi):
+            hist[:] = 0
+            own = g * n_examples
+            stop = own + n_examples
+            e = own
+            while e + 4 <= stop:
+                hist[0, np.uint64(cells[np.uint64(e)])] += 1
+                hist[1, np.uint64(cells[np.uint64(e + 1)])] += 1
+                hist[2, np.uint64(cells[np.uint64(e + 2)])] += 1
+                hist[3, np.uint64(cells[np.uint64(e + 3)])] += 1
+                e += 4
+            while e < stop:
+                hist[0, np.uint64(cells[np.uint64(e)])] += 1
+                e += 1
+            for c in range(width):
+                counts[g, c] = hist[0, c] + hist[1, c] + hist[2, c] + hist[3, c]
 
 
 @jit_parallel
@@ -71,7 +86,7 @@ def joint_from_cells(cells, n_examples, rows, ref, k, joint):
     """``joint[i]``: run i's flat ``[real, reference's prediction, own
     prediction]`` table against its reference run ``ref[i]`` (no reference:
     -1, zeros), over the examples both predicted, where run i is row
-    ``rows[i]`` of the ``cells`` table of :func:`count_and_fill`."""
+    ``rows[i]`` of the ``cells`` table of :func:`fill_cells`."""
     kk = k * k
     # a class pair code c + 1 → its cell's offset in the joint table, for the run's own pair
     # (real · K² + own prediction) and for the reference's (its prediction · K)
