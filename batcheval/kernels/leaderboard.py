@@ -86,15 +86,25 @@ def joint_from_cells(cells, n_examples, rows, ref, k, joint):
     """``joint[i]``: run i's flat ``[real, reference's prediction, own
     prediction]`` table against its reference run ``ref[i]`` (no reference:
     -1, zeros), over the examples both predicted, where run i is row
-    ``rows[i]`` of the ``cells`` table of :func:`fill_cells`."""
+    ``rows[i]`` of the ``cells`` table of :func:`fill_cells`.
+
+    Binary tables (at most 8 joint cells) count in the 8-bit lanes of one
+    register, emptied every 255 examples: incrementing cells in memory, a run's
+    examples would wait on each other, as most fall into a few cells. That
+    halves the pass.
+    """
     kk = k * k
-    # a class pair code c + 1 → its cell's offset in the joint table, for the run's own pair
-    # (real · K² + own prediction) and for the reference's (its prediction · K)
-    own_at = np.zeros(kk + 1, np.int64)
-    ref_at = np.zeros(kk + 1, np.int64)
+    n_cells = kk * k
+    width = kk + 1  # a cell of ``cells`` holds a class pair code plus one, 0 when empty
+    # (own cell, reference's cell) → the joint cell: real · K² + reference's prediction · K + own
+    # prediction, or -1 when either run did not predict the example
+    at = np.full(width * width, -1, np.int64)
+    lane = np.zeros(width * width, np.uint64)
     for c in range(kk):
-        own_at[c + 1] = (c // k) * kk + c % k
-        ref_at[c + 1] = (c % k) * k
+        for m in range(kk):
+            cell = (c // k) * kk + (m % k) * k + c % k
+            at[(c + 1) * width + m + 1] = cell
+            lane[(c + 1) * width + m + 1] = np.uint64(1) << np.uint64(8 * cell)
     for i in prange(rows.shape[0]):
         r = ref[i]
         if r < 0:
@@ -102,11 +112,23 @@ def joint_from_cells(cells, n_examples, rows, ref, k, joint):
         own = rows[i] * n_examples
         other = rows[r] * n_examples
         out = joint[i]
-        for e in range(n_examples):
-            c = np.int64(cells[np.uint64(own + e)])
-            m = np.int64(cells[np.uint64(other + e)])
-            if c > 0 and m > 0:
-                out[np.uint64(own_at[c] + ref_at[m])] += 1
+        if n_cells <= 8:
+            start = 0
+            while start < n_examples:
+                stop = min(n_examples, start + 255)
+                lanes = np.uint64(0)
+                for e in range(start, stop):
+                    pair = np.int64(cells[np.uint64(own + e)]) * width + np.int64(cells[np.uint64(other + e)])
+                    lanes += lane[np.uint64(pair)]
+                for c in range(n_cells):
+                    out[c] += np.int64((lanes >> np.uint64(8 * c)) & np.uint64(255))
+                start = stop
+        else:
+            for e in range(n_examples):
+                pair = np.int64(cells[np.uint64(own + e)]) * width + np.int64(cells[np.uint64(other + e)])
+                cell = at[np.uint64(pair)]
+                if cell >= 0:
+                    out[np.uint64(cell)] += 1
 
 
 @jit_parallel
