@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -155,3 +157,23 @@ def test_errors_share_one_base_class():
         be.MergeError,
     ):
         assert issubclass(err, be.BatchevalError)
+
+
+@pytest.mark.parametrize(
+    ("classes", "message"),
+    [
+        ([0, 1], "label column 'label' has 4 value(s) outside classes=[0, 1]: [2]"),
+        ([0, 2], "prediction column 'prediction' has 1 value(s) outside classes=[0, 2]: [1]"),
+    ],
+)
+def test_paired_board_names_values_outside_given_classes(classes, message):
+    """The one-pass paired board checks every row against ``classes=``: a value
+    beyond them (2 with [0, 1]) and one between them (1 with [0, 2]) are both named."""
+    df = pl.DataFrame({
+        "run": np.repeat([0, 1], 4), "example_id": np.tile(np.arange(4), 2),
+        "label": [0, 2, 0, 2] * 2, "prediction": [0, 2, 2, 0, 0, 1, 2, 2],
+    })  # fmt: skip
+    with pytest.raises(be.InvalidLabelError, match=re.escape(message)):
+        be.leaderboard(df, example="example_id", classes=classes)
+    # the same rows within the classes give a board
+    assert be.leaderboard(df, example="example_id", classes=[0, 1, 2]).height == 2
