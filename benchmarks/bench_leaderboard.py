@@ -53,13 +53,10 @@ def simulate(n_runs: int, n_folds: int, n_examples: int, seed: int = 0) -> pl.Da
     })  # fmt: skip
 
 
-def best_of(repeat: int, fn) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+def timed(fn) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
 
 
 def main() -> None:
@@ -107,7 +104,7 @@ def main() -> None:
     outs: dict[str, object] = {}
     for _ in range(args.repeat):
         for name, fn in cases.items():
-            seconds, outs[name] = best_of(1, fn)
+            seconds, outs[name] = timed(fn)
             times[name].append(seconds)
     base = min(times["evaluate"])
     print(f"{'case':<26}{'seconds':>9}{'extra':>9}")
