@@ -3,12 +3,14 @@ scipy's Poisson distribution, and the generic multinomial replicates."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 from scipy import stats
 
 from batcheval import intervals, measures, paired_se
-from batcheval.kernels import bootstrap as kernels
+from batcheval.kernels import sampling
+from batcheval.kernels.jit import jit, n_threads
 
 
 def _informedness(t: np.ndarray) -> np.ndarray:
@@ -49,22 +51,24 @@ def _difference(joint: np.ndarray, measure: str) -> np.ndarray:
     return _REFERENCE[measure](joint.sum(axis=2)) - _REFERENCE[measure](joint.sum(axis=3))
 
 
+@jit
+def _poisson_draws(mean, seed, out):
+    params = np.empty((1, sampling.POISSON_PARAMS))
+    sampling.poisson_setup(mean, params, 0)
+    state = sampling.seed_state(seed)
+    for i in range(out.shape[0]):
+        k, state = sampling.poisson(params, 0, state)
+        out[i] = k
+
+
 @pytest.mark.parametrize("mean", [1, 3, 9, 10, 37, 125, 5_000])
 def test_poisson_sampler_draws_the_poisson_distribution(mean: int):
-    """A joint table with one non-empty cell (the run's tp, as leader and run
-    predict 0 and 1): each replicate's tp is one Poisson(count) draw. A chi-squared
-    goodness of fit against scipy's pmf, and the two moments. Inversion below 10,
-    transformed rejection from 10, log-factorials beyond their table at 5,000."""
-    joint = np.zeros((1, 8), dtype=np.int64)
-    joint[0, 5] = mean  # real 1, leader 0, run 1
+    """A chi-squared goodness of fit against scipy's pmf, and the two moments.
+    Inversion below 10, transformed rejection from 10, log-factorials beyond
+    their table at 5,000."""
     size = 1_000_000
-    states = np.empty((1, 4), dtype=np.uint64)
-    kernels.start_states(intervals.seeds_for(3, 0, 1), states)
-    cells = np.empty((2, 4, size), dtype=np.int64)
-    lin = np.empty(size)
-    kernels.paired_poisson_cells(joint, np.zeros(1, np.int64), size, states, 1, np.zeros((1, 8)), *cells, lin)
-    draws = cells[0, 0]
-    assert (cells[0, 1:] == 0).all() and (cells[1, 2] == draws).all()  # the leader's fn
+    draws = np.empty(size, dtype=np.int64)
+    _poisson_draws(float(mean), np.uint64(intervals.seeds_for(3, 0, 1)[0]), draws)
     values, observed = np.unique(draws, return_counts=True)
     top = int(values.max()) + 1
     seen = np.zeros(top + 1)
@@ -84,7 +88,7 @@ def test_poisson_sampler_draws_the_poisson_distribution(mean: int):
 def test_all_replicates_agree_with_a_numpy_bootstrap_of_the_examples(monkeypatch, measure: str):
     """With no early stop, n_boot Poisson replicates: the standard error of a plain
     multinomial bootstrap of the examples, within their Monte Carlo error.
-    (f1 has no delta-method gradient, so it takes the plain spread of the replicates.)"""
+    (informedness draws 6 cells, the agreeing pairs summed; f1 all 8.)"""
     monkeypatch.setattr(paired_se, "tolerance", lambda n_boot: 0.0)
     joints = np.stack([_joint(600, 0.6, s, seed) for seed, s in enumerate((0.55, 0.4, 0.6, 0.2))])
     got = paired_se.bootstrap_se(joints, measure, 1, 6_000, 5, _difference(joints, measure))
@@ -116,35 +120,20 @@ def test_control_variate_makes_ten_replicates_better_than_two_hundred_plain_ones
     assert adaptive.std() / adaptive.mean() < 1.2 * paired_se.tolerance(200)
 
 
-def _count_draws(monkeypatch, n_groups: int) -> np.ndarray:
-    """The replicates each group gets from the Poisson kernel, filled in as it is called."""
-    drawn = np.zeros(n_groups, dtype=np.int64)
-    kernel = paired_se._boot.paired_poisson_cells
-
-    def spy(joint, groups, n_rep, *rest):
-        drawn[groups] += n_rep
-        return kernel(joint, groups, n_rep, *rest)
-
-    monkeypatch.setattr(paired_se._boot, "paired_poisson_cells", spy)
-    return drawn
-
-
-def test_groups_that_need_more_replicates_draw_more(monkeypatch):
+def test_groups_that_need_more_replicates_draw_more():
     """A 40-example table is far from linear, so its first 5 replicates do not
     reach the tolerance and it draws more rounds; a 1,000-example table stops
     within three. Neither draws more than n_boot."""
-    drawn = _count_draws(monkeypatch, 2)
     joints = np.stack([_joint(1_000, 0.6, 0.5, 1), _joint(40, 0.5, 0.3, 4)])
-    paired_se.bootstrap_se(joints, "informedness", 1, 200, 5, _difference(joints, "informedness"))
+    _, drawn = paired_se.poisson_se(joints, "informedness", 1, 200, 5, _difference(joints, "informedness"))
     assert drawn[0] <= 20 and drawn[1] >= 80 and drawn.max() <= 200
 
 
-def test_often_undefined_replicates_take_the_plain_spread_of_all_n_boot(monkeypatch):
+def test_often_undefined_replicates_take_the_plain_spread_of_all_n_boot():
     """Run and leader each predict two positives: precision is undefined in about a
     quarter of the replicates. The control variate's V_L is over all replicates, so
     such a group takes the plain spread of the defined ones, and keeps drawing
     (it neither stops on its first 5 nor returns NaN for want of two)."""
-    drawn = _count_draws(monkeypatch, 1)
     joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
     joint[0, 1, 1, 0] = 1  # real 1: the leader's one right positive
     joint[0, 1, 0, 1] = 1  # and the run's
@@ -152,18 +141,22 @@ def test_often_undefined_replicates_take_the_plain_spread_of_all_n_boot(monkeypa
     joint[0, 0, 0, 1] = 1  # and the run's
     joint[0, 1, 0, 0] = 5
     joint[0, 0, 0, 0] = 50
-    se = paired_se.bootstrap_se(joint, "precision", 1, 200, 3, np.zeros(1))
+    se, drawn = paired_se.poisson_se(joint, "precision", 1, 200, 3, np.zeros(1))
     assert drawn[0] == 200 and np.isfinite(se[0]) and se[0] > 0
 
 
-def test_results_do_not_depend_on_chunks_or_rounds(monkeypatch):
+def test_results_do_not_depend_on_threads_or_slices():
     rng = np.random.default_rng(4)
     joints = rng.integers(0, 80, size=(300, 2, 2, 2))
     diff = _difference(joints.astype(float), "informedness")
     whole = paired_se.bootstrap_se(joints, "informedness", 1, 200, 8, diff)
-    monkeypatch.setattr(paired_se, "_CHUNK_REPLICATES", 37)  # a few groups a kernel call
-    chunked = paired_se.bootstrap_se(joints, "informedness", 1, 200, 8, diff)
-    np.testing.assert_array_equal(whole, chunked)
+    threads = n_threads()
+    numba.set_num_threads(1)
+    try:
+        one_thread = paired_se.bootstrap_se(joints, "informedness", 1, 200, 8, diff)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(whole, one_thread)
     # a slice of the groups is seeded by its position, so compare a prefix
     prefix = paired_se.bootstrap_se(joints[:50], "informedness", 1, 200, 8, diff[:50])
     np.testing.assert_array_equal(whole[:50], prefix)
@@ -204,3 +197,45 @@ def test_size_dependent_measures_take_the_multinomial_replicates(positive: int):
         expected = np.full(37, np.nan)
         expected[ok] = [np.nanstd(row, ddof=1) for row in diff[ok]]
     np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
+
+
+def _difference_at(joints: np.ndarray, measure: str, pos: int) -> np.ndarray:
+    run = measures.compute(joints.sum(axis=2), [measure], positive=pos)[measure]
+    return run - measures.compute(joints.sum(axis=3), [measure], positive=pos)[measure]
+
+
+@pytest.mark.parametrize("measure", sorted(paired_se._AGREEMENT_SUMMED))
+def test_measures_that_draw_six_cells_see_agreement_only_through_its_sum(measure: str):
+    """The 6-draw bootstrap's premise: moving examples between the two cells where
+    run and leader agree (both right, both wrong) within a real class leaves the
+    run's difference from the leader unchanged."""
+    rng = np.random.default_rng(5)
+    joints = rng.integers(0, 50, size=(200, 2, 2, 2))
+    moved = joints.copy()
+    for y in range(2):
+        share = rng.integers(0, joints[:, y, 0, 0] + joints[:, y, 1, 1] + 1)
+        moved[:, y, 0, 0] = share
+        moved[:, y, 1, 1] = joints[:, y, 0, 0] + joints[:, y, 1, 1] - share
+    for pos in (0, 1):
+        np.testing.assert_allclose(
+            _difference_at(moved, measure, pos), _difference_at(joints, measure, pos), rtol=1e-12, atol=1e-14
+        )
+
+
+@pytest.mark.parametrize("measure", ["f1", "markedness", "kappa_cohen", "precision"])
+def test_every_measure_gets_the_control_variate(measure: str):
+    """The linear part is a secant of the measure itself, so measures without a
+    delta-method gradient (f1, precision) stop early too, and their standard errors
+    match the plain numpy bootstrap."""
+    joint = _joint(1_000, 0.6, 0.5, 1)
+    joints = np.repeat(joint[None], 200, axis=0)
+    run = measures.compute(joints.sum(axis=2), [measure])[measure]
+    diff = run - measures.compute(joints.sum(axis=3), [measure])[measure]
+    se, drawn = paired_se.poisson_se(joints, measure, 1, 200, 4, diff)
+    assert drawn.mean() < 12
+    rng = np.random.default_rng(6)
+    reps = rng.multinomial(1_000, joint.ravel() / 1_000, size=100_000).reshape(-1, 2, 2, 2)
+    m = [measure]
+    plain = measures.compute(reps.sum(axis=2), m)[measure] - measures.compute(reps.sum(axis=3), m)[measure]
+    assert se.mean() == pytest.approx(np.nanstd(plain, ddof=1), rel=0.015)
+    assert se.std() / se.mean() < paired_se.tolerance(200)

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .binary import measure_value
 from .jit import jit, jit_inline, jit_parallel, prange
 from .sampling import POISSON_PARAMS, multinomial, poisson, poisson_setup, seed_state, splitmix64
 
@@ -31,94 +32,201 @@ def multinomial_resample(counts, n_boot, seeds, out):
     ``counts`` is ``[G, C]`` (a table's cells flattened), ``out`` is
     ``[G, n_boot, C]``.
     """
-    n_groups, n_cells = counts.shape
-    for g in prange(n_groups):
-        state = np.empty(4, np.uint64)
-        seed_state(seeds[g], state)
-        total = 0
-        for c in range(n_cells):
-            total += counts[g, c]
-        for b in range(n_boot):
-            multinomial(counts, g, total, state, out[g, b])
+    for g in prange(counts.shape[0]):
+        _resample_group(counts, g, n_boot, seeds[g], out[g])
+
+
+@jit
+def _resample_group(counts, g, n_boot, seed, out):
+    # a function of its own: numba's parallel pass fails on a tuple (the
+    # generator state) assigned in a prange body
+    state = seed_state(seed)
+    total = 0
+    for c in range(counts.shape[1]):
+        total += counts[g, c]
+    for b in range(n_boot):
+        state = multinomial(counts, g, total, state, out[b])
+
+
+@jit_inline
+def _spread_estimate(sums, v_lin, tried):
+    """``(variance, relative standard error of the standard error)`` from the
+    running sums ``(m, Σd, Σd², Σlin, Σlin², Σe, Σe², Σd⁴)`` of ``tried`` replicates.
+
+    The control variate's estimate ``V_L + Var(d) − Var(lin)`` needs every
+    replicate (``V_L`` is lin's variance over all of them), so a group with an
+    undefined replicate, or whose estimate is not positive, takes the plain
+    variance of d. Fewer than two defined replicates: NaN, and not yet precise.
+    """
+    m = sums[0]
+    if m < 2.0:
+        return np.nan, np.inf
+    var_t = (sums[2] - sums[1] * sums[1] / m) / (m - 1.0)
+    var_l = (sums[4] - sums[3] * sums[3] / m) / (m - 1.0)
+    controlled = v_lin + var_t - var_l
+    if controlled > 0.0 and m == tried:
+        var = controlled
+        spread = sums[6] - sums[5] * sums[5] / m  # of e = d² − lin², what the estimate averages
+    else:
+        var = var_t
+        spread = sums[7] - sums[2] * sums[2] / m
+    if not (var > 0.0):
+        return var, 0.0
+    spread = spread if spread > 0.0 else 0.0
+    # se = √var, so its relative error is half that of var
+    return var, 0.5 * math.sqrt(spread / (m - 1.0) / m) / var
+
+
+@jit_inline
+def _paired_difference(x, p, measure):
+    """``T(run) − T(leader)`` of the joint cells ``x[real*4 + leader*2 + run]``,
+    class ``p`` positive."""
+    q = 1 - p
+    run = measure_value(
+        measure, x[p * 4 + p] + x[p * 4 + 2 + p], x[q * 4 + p] + x[q * 4 + 2 + p],
+        x[p * 4 + q] + x[p * 4 + 2 + q], x[q * 4 + q] + x[q * 4 + 2 + q], 1.0,
+    )  # fmt: skip
+    lead = measure_value(
+        measure, x[p * 4 + p * 2] + x[p * 4 + p * 2 + 1], x[q * 4 + p * 2] + x[q * 4 + p * 2 + 1],
+        x[p * 4 + q * 2] + x[p * 4 + q * 2 + 1], x[q * 4 + q * 2] + x[q * 4 + q * 2 + 1], 1.0,
+    )  # fmt: skip
+    return run - lead
+
+
+@jit_inline
+def _table_slopes(t, measure, slope):
+    """``slope[i]``: the measure's secant slope in cell i of the table
+    ``t = [tp, fp, fn, tn]``, over one count either side (one side from an empty
+    cell). False where the measure is undefined there. ``t`` is left as it was."""
+    ok = True
+    for i in range(4):
+        t[i] += 1
+        up = measure_value(measure, t[0], t[1], t[2], t[3], 1.0)
+        if t[i] > 1:
+            t[i] -= 2
+            slope[i] = 0.5 * (up - measure_value(measure, t[0], t[1], t[2], t[3], 1.0))
+            t[i] += 1
+        else:
+            t[i] -= 1
+            slope[i] = up - measure_value(measure, t[0], t[1], t[2], t[3], 1.0)
+        ok = ok and not math.isnan(slope[i])
+    return ok
+
+
+@jit_inline
+def _linear_part(x, cells, p, measure, lin, tables, slopes):
+    """``lin[c]``: the paired difference's secant slope in each joint cell c of
+    ``cells``, the slope of the run's table in the cell c adds to less the
+    leader's; all 0 where either measure is undefined near ``x``. Returns their
+    Poisson-bootstrap variance ``Σ lin[c]²·x[c]``. ``tables`` and ``slopes``
+    (``[2, 4]``) are scratch."""
+    tables[:] = 0
+    for c in range(8):
+        real = 0 if c >> 2 == p else 1  # [tp, fp, fn, tn]: the real positives' cells first in each pair
+        tables[0, real + (0 if c & 1 == p else 2)] += x[c]
+        tables[1, real + (0 if (c >> 1) & 1 == p else 2)] += x[c]
+    ok = _table_slopes(tables[0], measure, slopes[0]) and _table_slopes(tables[1], measure, slopes[1])
+    variance = 0.0
+    for c in cells:
+        lin[c] = 0.0
+        if ok:
+            real = 0 if c >> 2 == p else 1
+            run, lead = real + (0 if c & 1 == p else 2), real + (0 if (c >> 1) & 1 == p else 2)
+            lin[c] = slopes[0, run] - slopes[1, lead]
+        variance += lin[c] * lin[c] * x[c]
+    return variance
+
+
+# groups per block of paired_poisson_se: a block allocates its scratch once
+_BLOCK = 256
 
 
 @jit_parallel
-def start_states(seeds, states):
-    """``states[g]`` = the xoshiro state seeded by ``seeds[g]``, for kernels that
-    draw a group's replicates in several calls and must continue its stream."""
-    for g in prange(seeds.shape[0]):
-        seed_state(seeds[g], states[g])
-
-
-@jit_parallel
-def paired_poisson_cells(joint, groups, n_rep, states, positive, lin, run_cells, lead_cells, lin_out):
-    """Poisson bootstrap of binary joint tables: ``n_rep`` more replicates of each group in ``groups``.
+def paired_poisson_se(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, se,
+                      drawn):  # fmt: skip
+    """Sequential Poisson bootstrap of binary joint tables with a control variate:
+    ``se[g]``, the standard error of the paired difference, and ``drawn[g]``, the
+    replicates group g took.
 
     ``joint`` is ``[G, 8]`` (``[real, leader's prediction, run's prediction]``
-    flattened). Every cell of a replicate is an independent Poisson draw with
-    the cell's count as its mean. Replicate ``b`` of ``groups[i]`` goes to
-    column ``i*n_rep + b`` of ``run_cells`` and ``lead_cells`` as ``(tp, fp,
-    fn, tn)`` with class ``positive`` positive, and its linear term
-    ``Σ lin[g, c]·(x_c − joint[g, c])`` to ``lin_out``. ``states[g]`` is
-    carried over between calls, so a group's replicates are the same however
-    many calls draw them.
+    flattened). A replicate draws every cell as an independent Poisson with the
+    cell's count as its mean, and measures (``binary.NAMES[measure]``, class
+    ``positive`` positive) the run's and the leader's tables it sums to.
+    ``cells`` lists the cells drawn: all 8, or 6 for a measure that sees the
+    cells where the two agree only through their sum within each real class;
+    then each such pair is drawn as one Poisson of the summed count, at the
+    ``y00`` cell (the ``y11`` cell left empty): the same distribution in 6 draws.
+
+    The control variate is the difference's linear part
+    ``lin = Σ_c s_c·(x_c − joint[g, c])``, with ``s_c`` the secant slope over
+    one count either side, whose Poisson-bootstrap variance ``Σ s_c²·joint[g, c]``
+    is known. Per replicate, ``d = T(run) − T(leader) − center[g]``. A group draws
+    ``first`` replicates, then doubles what it has, until the relative error of
+    its estimate times ``doubt[m]`` (m replicates defined) is at most ``target``,
+    or ``n_boot`` are drawn. Every group draws from its own generator, seeded by
+    ``seeds[g]``, so results do not depend on threads.
     """
-    p = positive
-    q = 1 - positive
-    for i in prange(groups.shape[0]):
-        g = groups[i]
-        state = states[g].copy()  # a local copy: the row is written back once
-        params = np.empty((8, POISSON_PARAMS))
-        for c in range(8):
-            poisson_setup(np.float64(joint[g, c]), params, c)
-        cell = np.empty(8, np.int64)
-        for b in range(n_rep):
-            lsum = 0.0
-            for c in range(8):
-                x = poisson(params, c, state)
-                cell[c] = x
-                lsum += lin[g, c] * (x - joint[g, c])
-            r = i * n_rep + b
-            # cell index: real*4 + leader*2 + run
-            run_cells[0, r] = cell[p * 4 + p] + cell[p * 4 + 2 + p]
-            run_cells[1, r] = cell[q * 4 + p] + cell[q * 4 + 2 + p]
-            run_cells[2, r] = cell[p * 4 + q] + cell[p * 4 + 2 + q]
-            run_cells[3, r] = cell[q * 4 + q] + cell[q * 4 + 2 + q]
-            lead_cells[0, r] = cell[p * 4 + p * 2] + cell[p * 4 + p * 2 + 1]
-            lead_cells[1, r] = cell[q * 4 + p * 2] + cell[q * 4 + p * 2 + 1]
-            lead_cells[2, r] = cell[p * 4 + q * 2] + cell[p * 4 + q * 2 + 1]
-            lead_cells[3, r] = cell[q * 4 + q * 2] + cell[q * 4 + q * 2 + 1]
-            lin_out[r] = lsum
-        states[g, :] = state
+    n_groups = joint.shape[0]
+    for b in prange((n_groups + _BLOCK - 1) // _BLOCK):
+        _paired_block(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, se, drawn,
+                      b * _BLOCK, min(n_groups, (b + 1) * _BLOCK))  # fmt: skip
 
 
-@jit_parallel
-def control_variate_sums(diff, lin, center, groups, n_rep, sums):
-    """Add ``n_rep`` replicates of each group in ``groups`` to its running sums.
-
-    Replicate ``r = i*n_rep + b`` of ``groups[i]`` has the statistic
-    ``diff[r]`` and the linear term ``lin[r]``; with ``d = diff − center`` and
-    ``e = d² − lin²``, ``sums[g]`` holds ``(m, Σd, Σd², Σlin, Σlin², Σe, Σe², Σd⁴)``
-    over the ``m`` replicates whose statistic is defined.
-    """
-    for i in prange(groups.shape[0]):
-        g = groups[i]
-        for b in range(n_rep):
-            r = i * n_rep + b
-            t = diff[r]
-            if math.isnan(t):
-                continue
-            d = t - center[g]
-            x = lin[r]
-            e = d * d - x * x
-            sums[g, 0] += 1.0
-            sums[g, 1] += d
-            sums[g, 2] += d * d
-            sums[g, 3] += x
-            sums[g, 4] += x * x
-            sums[g, 5] += e
-            sums[g, 6] += e * e
-            sums[g, 7] += d * d * d * d
+@jit
+def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt, target, se, drawn, lo, hi):
+    """Groups ``lo..hi-1`` of :func:`paired_poisson_se`. (A function of its own:
+    numba's parallel pass fails on a tuple, the generator state, assigned in a
+    prange body.)"""
+    mean = np.empty(8, np.int64)
+    x = np.zeros(8, np.int64)
+    lin = np.zeros(8)
+    sums = np.empty(8)
+    params = np.empty((8, POISSON_PARAMS))
+    tables = np.empty((2, 4), np.int64)
+    slopes = np.empty((2, 4))
+    for g in range(lo, hi):
+        state = seed_state(seeds[g])
+        mean[:] = joint[g]
+        if cells.shape[0] == 6:
+            for y in range(2):
+                mean[y * 4] += mean[y * 4 + 3]
+                mean[y * 4 + 3] = 0
+        v_lin = _linear_part(mean, cells, p, measure, lin, tables, slopes)
+        for c in cells:
+            poisson_setup(np.float64(mean[c]), params, c)
+        sums[:] = 0.0
+        tried = 0
+        n_rep = min(n_boot, first)
+        while True:
+            for _ in range(n_rep):
+                lsum = 0.0
+                for c in cells:
+                    k, state = poisson(params, c, state)
+                    x[c] = k
+                    lsum += lin[c] * (k - mean[c])
+                t = _paired_difference(x, p, measure)
+                if math.isnan(t):
+                    continue
+                d = t - center[g]
+                e = d * d - lsum * lsum
+                sums[0] += 1.0
+                sums[1] += d
+                sums[2] += d * d
+                sums[3] += lsum
+                sums[4] += lsum * lsum
+                sums[5] += e
+                sums[6] += e * e
+                sums[7] += d * d * d * d
+            tried += n_rep
+            if tried >= n_boot:
+                break
+            rel_error = _spread_estimate(sums, v_lin, tried)[1]
+            if not (rel_error * doubt[int(sums[0])] > target):
+                break
+            n_rep = min(tried, n_boot - tried)
+        var = _spread_estimate(sums, v_lin, tried)[0]
+        se[g] = math.sqrt(var) if var > 0.0 else (0.0 if var <= 0.0 else np.nan)
+        drawn[g] = tried
 
 
 @jit_inline

@@ -48,12 +48,18 @@ def splitmix64(x):
 
 
 @jit_inline
-def seed_state(seed, state):
-    """Fill the four-word xoshiro ``state`` from a 64-bit ``seed``."""
-    z = np.uint64(seed)
-    for i in range(4):
-        z = z + _GOLDEN
-        state[i] = splitmix64(z)
+def seed_state(seed):
+    """The four-word xoshiro state for a 64-bit ``seed``.
+
+    The state is a tuple, passed in and returned by every draw, so that it
+    stays in registers: an array held it in memory, and each draw's
+    loads and stores cost a tenth of a Poisson draw.
+    """
+    z0 = np.uint64(seed) + _GOLDEN
+    z1 = z0 + _GOLDEN
+    z2 = z1 + _GOLDEN
+    z3 = z2 + _GOLDEN
+    return (splitmix64(z0), splitmix64(z1), splitmix64(z2), splitmix64(z3))
 
 
 @jit_inline
@@ -63,16 +69,17 @@ def _rotl(x, k):
 
 @jit_inline
 def uniform(state):
-    """A double in [0, 1) from the next xoshiro256** output."""
-    out = _rotl(state[1] * np.uint64(5), 7) * np.uint64(9)
-    t = state[1] << np.uint64(17)
-    state[2] ^= state[0]
-    state[3] ^= state[1]
-    state[1] ^= state[2]
-    state[0] ^= state[3]
-    state[2] ^= t
-    state[3] = _rotl(state[3], 45)
-    return np.float64(out >> np.uint64(11)) * _TO_UNIT
+    """``(u, state)``: a double in [0, 1) from the next xoshiro256** output, and the next state."""
+    s0, s1, s2, s3 = state
+    out = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    return np.float64(out >> np.uint64(11)) * _TO_UNIT, (s0, s1, s2, s3)
 
 
 @jit_inline
@@ -90,7 +97,7 @@ def _inversion(n, p, state):
     step = (n + 1) * ratio
     first = math.exp(n * math.log1p(-p))
     while True:
-        u = uniform(state)
+        u, state = uniform(state)
         r = first
         x = 0
         while u > r and x <= n:
@@ -98,7 +105,7 @@ def _inversion(n, p, state):
             x += 1
             r *= step / x - ratio
         if x <= n:
-            return x
+            return x, state
 
 
 @jit_inline
@@ -110,15 +117,16 @@ def _btrs(n, p, state):
     c = n * p + 0.5
     squeeze = 0.92 * b - 4.2  # v <= 0.92 - 4.2/b, times b, to spare a division
     while True:
-        u = uniform(state) - 0.5
-        v = uniform(state)
+        u, state = uniform(state)
+        v, state = uniform(state)
+        u -= 0.5
         us = 0.5 - abs(u)
         kf = math.floor((2.0 * a / us + b) * u + c)
         if kf < 0.0 or kf > n:
             continue
         k = np.int64(kf)
         if us >= 0.07 and v * b <= squeeze:
-            return k
+            return k, state
         # the exact test, about a third of the draws
         alpha = (2.83 + 5.1 / b) * spq
         m = np.int64(math.floor((n + 1) * p))
@@ -131,26 +139,26 @@ def _btrs(n, p, state):
             + (k - m) * math.log(p / q)
         )
         if lhs <= rhs:
-            return k
+            return k, state
 
 
 @jit_inline
 def binomial(n, p, state):
-    """One exact Binomial(n, p) draw, ``n >= 1`` and ``0 < p < 1``."""
+    """``(k, state)``: one exact Binomial(n, p) draw, ``n >= 1`` and ``0 < p < 1``."""
     flip = p > 0.5
     small = 1.0 - p if flip else p
     if n * small < 10.0:
-        k = _inversion(n, small, state)
+        k, state = _inversion(n, small, state)
     else:
-        k = _btrs(n, small, state)
-    return n - k if flip else k
+        k, state = _btrs(n, small, state)
+    return (n - k if flip else k), state
 
 
 @jit_inline
 def multinomial(counts, g, total, state, out_row):
     """One Multinomial(total, counts[g] / total) draw into ``out_row``: a chain of
     conditional binomials, each cell given the mass left after the cells before
-    it, which is exact."""
+    it, which is exact. Returns the generator's next state."""
     n_cells = counts.shape[1]
     left = total  # examples still to place
     mass = total  # original counts of the cells not yet drawn
@@ -161,11 +169,12 @@ def multinomial(counts, g, total, state, out_row):
         elif cell >= mass:
             x = left
         else:
-            x = binomial(left, cell / mass, state)
+            x, state = binomial(left, cell / mass, state)
         out_row[c] = x
         left -= x
         mass -= cell
     out_row[n_cells - 1] = left
+    return state
 
 
 # poisson_setup's row: the mean, then inversion's exp(-mean), or PTRS's constants
@@ -191,18 +200,19 @@ def poisson_setup(mean, params, i):
 
 @jit_inline
 def poisson(params, i, state):
-    """One exact Poisson draw with the mean set up in ``params[i]`` by :func:`poisson_setup`.
+    """``(k, state)``: one exact Poisson draw with the mean set up in ``params[i]``
+    by :func:`poisson_setup`.
 
     (A row index rather than a row: slicing a view in the inner loop costs
     more than the draw.)
     """
     mean = params[i, 0]
     if mean <= 0.0:
-        return 0
+        return 0, state
     if mean < 10.0:
         # sequential search up the pmf; rounding can leave it short of u: draw again
         while True:
-            u = uniform(state)
+            u, state = uniform(state)
             p = params[i, 1]
             k = 0
             while u > p and k < 200:
@@ -210,20 +220,21 @@ def poisson(params, i, state):
                 k += 1
                 p *= mean / k
             if k < 200:
-                return k
+                return k, state
     b = params[i, 1]
     a = params[i, 2]
     while True:
-        u = uniform(state) - 0.5
-        v = uniform(state)
+        u, state = uniform(state)
+        v, state = uniform(state)
+        u -= 0.5
         us = 0.5 - abs(u)
         kf = math.floor((2.0 * a / us + b) * u + params[i, 6])
         if us >= 0.07 and v <= params[i, 4]:
-            return np.int64(kf)
+            return np.int64(kf), state
         if kf < 0.0 or (us < 0.013 and v > us):
             continue
         k = np.int64(kf)
         # log(v·(1/alpha) / (a/us² + b)), one log rather than three
         lhs = math.log(v / (a / (us * us) + b)) + params[i, 3]
         if lhs <= -mean + kf * params[i, 5] - _log_factorial(k):
-            return k
+            return k, state
