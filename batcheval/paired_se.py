@@ -39,9 +39,9 @@ estimated from each run's joint table with its reference,
       them in rounds (:data:`MIN_REPLICATES`, then doubling) until the
       estimate is as precise as ``n_boot`` plain replicates would make it,
       :func:`tolerance` (or ``n_boot`` are drawn). On the leaderboard
-      benchmark's 1,000-example tables that takes 8.2 replicates a table on
-      average, and the standard errors of informedness are within 2.0-2.3 %
-      (root mean square, three seeds) of 20,000-replicate ones, where 200
+      benchmark's 1,000-example tables that takes 7.6 replicates a table on
+      average, and the standard errors of informedness are within 2.1-2.2 %
+      (root mean square, four seeds) of 20,000-replicate ones, where 200
       plain replicates give 4.9 %.
 
     Other tables and measures take ``n_boot`` multinomial replicates and
@@ -67,7 +67,7 @@ from .table import sum_axes
 __all__ = ["MIN_REPLICATES", "bootstrap_se", "delta_se", "poisson_se", "replicate_spread", "tolerance"]
 
 # the first round's replicates: enough for the control variate to estimate its own precision
-MIN_REPLICATES = 5
+MIN_REPLICATES = 4
 # replicate cells held in memory at once by replicate_spread
 _CHUNK_CELLS = 1 << 24
 # measures linear in tp and tn given the real margins: a run's difference from its
