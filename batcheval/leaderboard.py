@@ -31,7 +31,7 @@ Paired comparisons (``example=`` given)
       rather than a percentile one because a percentile p-value cannot fall
       below 1/(n_boot + 1), which a Holm correction over many runs could
       never reject. For binary boards it is a Poisson bootstrap with the
-      delta method's linear term as a control variate, which needs about 10
+      difference's linear part as a control variate, which needs about 8
       replicates a run where a plain bootstrap needs 200
       (:mod:`batcheval.paired_se`).
 
@@ -122,7 +122,7 @@ def leaderboard(
         error to about 5%; raise ``n_boot`` to 1000 or more for percentile
         intervals. A binary paired comparison draws replicates only until
         its standard error is as precise as ``n_boot`` plain replicates
-        would make it: about 10 for a run of 1,000 examples.
+        would make it: about 8 for a run of 1,000 examples.
     paired
         How ``p_vs_leader`` is found with ``example=``: ``"bootstrap"`` (the
         paired bootstrap above) or ``"delta"``, the delta-method standard

@@ -1,4 +1,5 @@
-"""Bootstrap kernels: multinomial resampling of count tables, and percentiles.
+"""Bootstrap kernels: multinomial resampling of count tables, the paired
+Poisson bootstrap of joint tables (:func:`paired_poisson_se`), and percentiles.
 
 Reproducibility does not depend on the thread count: every group draws from
 its own generator (:mod:`.sampling`), seeded from the user's seed and the

@@ -9,7 +9,8 @@ not with the thread, so a group's draws do not depend on how groups are
 spread over threads.
 
 * Generator: xoshiro256** (Blackman & Vigna 2018), its four words seeded by
-  splitmix64 (Steele, Lea & Flood 2014) from the group's seed.
+  splitmix64 (Steele, Lea & Flood 2014) from the group's seed. The state is
+  a tuple that every draw takes and returns (``k, state = poisson(...)``).
 * Binomial, with ``p <= 1/2`` by symmetry: inversion (Devroye 1986, X.4) when
   ``n·p < 10``, else Hörmann's (1993) transformed rejection with squeeze,
   BTRS, both exact. Log-factorials come from a table below 4,096.
