@@ -131,7 +131,7 @@ def leaderboard(
         two measures' gradients, see :func:`batcheval.intervals.delta_gradient`).
         It is the bootstrap's large-sample limit at no resampling cost.
         (For 100k binary runs of 1,000 examples the bootstrap adds about
-        0.25 s on two cores to ``"delta"``'s time.)
+        0.1 s on two cores to ``"delta"``'s time.)
     adjacent
         Also compare each run with the run ranked just above it:
         ``diff_vs_above`` and ``p_vs_above`` (NaN for the leader), tested as

@@ -78,9 +78,7 @@ _AGREEMENT_SUMMED = frozenset((
 ))  # fmt: skip
 # the chi-squared family grows with the table's size, so the Poisson bootstrap's
 # random size would add to its spread
-_SIZE_DEPENDENT = frozenset(
-    ("chi2", "g2", "chi2_pos_pred", "chi2_pos_real", "chi2_kb", "chi2_km", "chi2_kbm")
-)
+_SIZE_DEPENDENT = frozenset(_measures._BINARY_STATS)
 
 
 def _gradient(joint: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -128,7 +126,7 @@ def poisson_se(
     --------
     >>> joint = np.array([[[[300, 20], [40, 20]], [[30, 50], [40, 500]]]])
     >>> se, drawn = poisson_se(joint, "informedness", 1, 200, 7, np.array([0.0]))
-    >>> bool(0.02 < se[0] < 0.04), bool(5 <= drawn[0] <= 200)
+    >>> bool(0.02 < se[0] < 0.04), bool(MIN_REPLICATES <= drawn[0] <= 200)
     (True, True)
     """
     g = joint.shape[0]

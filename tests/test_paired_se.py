@@ -229,9 +229,7 @@ def test_every_measure_gets_the_control_variate(measure: str):
     match the plain numpy bootstrap."""
     joint = _joint(1_000, 0.6, 0.5, 1)
     joints = np.repeat(joint[None], 200, axis=0)
-    run = measures.compute(joints.sum(axis=2), [measure])[measure]
-    diff = run - measures.compute(joints.sum(axis=3), [measure])[measure]
-    se, drawn = paired_se.poisson_se(joints, measure, 1, 200, 4, diff)
+    se, drawn = paired_se.poisson_se(joints, measure, 1, 200, 4, _difference_at(joints, measure, 1))
     assert drawn.mean() < 12
     rng = np.random.default_rng(6)
     reps = rng.multinomial(1_000, joint.ravel() / 1_000, size=100_000).reshape(-1, 2, 2, 2)

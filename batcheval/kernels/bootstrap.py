@@ -79,19 +79,28 @@ def _spread_estimate(sums, v_lin, tried):
 
 
 @jit_inline
-def _paired_difference(x, p, measure):
-    """``T(run) − T(leader)`` of the joint cells ``x[real*4 + leader*2 + run]``,
-    class ``p`` positive."""
-    q = 1 - p
-    run = measure_value(
-        measure, x[p * 4 + p] + x[p * 4 + 2 + p], x[q * 4 + p] + x[q * 4 + 2 + p],
-        x[p * 4 + q] + x[p * 4 + 2 + q], x[q * 4 + q] + x[q * 4 + 2 + q], 1.0,
-    )  # fmt: skip
-    lead = measure_value(
-        measure, x[p * 4 + p * 2] + x[p * 4 + p * 2 + 1], x[q * 4 + p * 2] + x[q * 4 + p * 2 + 1],
-        x[p * 4 + q * 2] + x[p * 4 + q * 2 + 1], x[q * 4 + q * 2] + x[q * 4 + q * 2 + 1], 1.0,
-    )  # fmt: skip
-    return run - lead
+def _cell_maps(p, at):
+    """``at[0, c]`` and ``at[1, c]``: the cell of the run's and of the leader's
+    table, ``[tp, fp, fn, tn]`` with class ``p`` positive, that joint cell
+    ``c = real*4 + leader*2 + run`` adds to."""
+    for c in range(8):
+        real = 0 if c >> 2 == p else 1
+        at[0, c] = real + (0 if c & 1 == p else 2)
+        at[1, c] = real + (0 if (c >> 1) & 1 == p else 2)
+
+
+@jit_inline
+def _split(x, at, tables):
+    """``tables[0]`` and ``tables[1]``: the run's and the leader's tables of the joint cells ``x``."""
+    tables[:] = 0
+    for c in range(8):
+        tables[0, at[0, c]] += x[c]
+        tables[1, at[1, c]] += x[c]
+
+
+@jit_inline
+def _measure_of(t, measure):
+    return measure_value(measure, t[0], t[1], t[2], t[3], 1.0)
 
 
 @jit_inline
@@ -102,38 +111,30 @@ def _table_slopes(t, measure, slope):
     ok = True
     for i in range(4):
         t[i] += 1
-        up = measure_value(measure, t[0], t[1], t[2], t[3], 1.0)
+        up = _measure_of(t, measure)
         if t[i] > 1:
             t[i] -= 2
-            slope[i] = 0.5 * (up - measure_value(measure, t[0], t[1], t[2], t[3], 1.0))
+            slope[i] = 0.5 * (up - _measure_of(t, measure))
             t[i] += 1
         else:
             t[i] -= 1
-            slope[i] = up - measure_value(measure, t[0], t[1], t[2], t[3], 1.0)
+            slope[i] = up - _measure_of(t, measure)
         ok = ok and not math.isnan(slope[i])
     return ok
 
 
 @jit_inline
-def _linear_part(x, cells, p, measure, lin, tables, slopes):
+def _linear_part(x, cells, at, measure, lin, tables, slopes):
     """``lin[c]``: the paired difference's secant slope in each joint cell c of
     ``cells``, the slope of the run's table in the cell c adds to less the
     leader's; all 0 where either measure is undefined near ``x``. Returns their
     Poisson-bootstrap variance ``Σ lin[c]²·x[c]``. ``tables`` and ``slopes``
     (``[2, 4]``) are scratch."""
-    tables[:] = 0
-    for c in range(8):
-        real = 0 if c >> 2 == p else 1  # [tp, fp, fn, tn]: the real positives' cells first in each pair
-        tables[0, real + (0 if c & 1 == p else 2)] += x[c]
-        tables[1, real + (0 if (c >> 1) & 1 == p else 2)] += x[c]
+    _split(x, at, tables)
     ok = _table_slopes(tables[0], measure, slopes[0]) and _table_slopes(tables[1], measure, slopes[1])
     variance = 0.0
     for c in cells:
-        lin[c] = 0.0
-        if ok:
-            real = 0 if c >> 2 == p else 1
-            run, lead = real + (0 if c & 1 == p else 2), real + (0 if (c >> 1) & 1 == p else 2)
-            lin[c] = slopes[0, run] - slopes[1, lead]
+        lin[c] = slopes[0, at[0, c]] - slopes[1, at[1, c]] if ok else 0.0
         variance += lin[c] * lin[c] * x[c]
     return variance
 
@@ -185,6 +186,8 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
     params = np.empty((8, POISSON_PARAMS))
     tables = np.empty((2, 4), np.int64)
     slopes = np.empty((2, 4))
+    at = np.empty((2, 8), np.int64)
+    _cell_maps(p, at)
     for g in range(lo, hi):
         state = seed_state(seeds[g])
         mean[:] = joint[g]
@@ -192,7 +195,7 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
             for y in range(2):
                 mean[y * 4] += mean[y * 4 + 3]
                 mean[y * 4 + 3] = 0
-        v_lin = _linear_part(mean, cells, p, measure, lin, tables, slopes)
+        v_lin = _linear_part(mean, cells, at, measure, lin, tables, slopes)
         for c in cells:
             poisson_setup(np.float64(mean[c]), params, c)
         sums[:] = 0.0
@@ -205,7 +208,8 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
                     k, state = poisson(params, c, state)
                     x[c] = k
                     lsum += lin[c] * (k - mean[c])
-                t = _paired_difference(x, p, measure)
+                _split(x, at, tables)
+                t = _measure_of(tables[0], measure) - _measure_of(tables[1], measure)
                 if math.isnan(t):
                     continue
                 d = t - center[g]
