@@ -9,10 +9,8 @@ measure for all groups at once, returning polars frames.
 
 from __future__ import annotations
 
-from . import intervals, measures
-from .adjust import adjust
-from .auc import auc
-from .curves import CHARTS, curves
+from . import measures
+from .core.table import ContingencyTable
 from .errors import (
     BatchevalError,
     BatchevalWarning,
@@ -28,11 +26,14 @@ from .errors import (
     UnknownMeasureError,
 )
 from .evaluate import evaluate
-from .leaderboard import leaderboard
+from .inference import intervals
+from .inference.adjust import adjust
+from .inference.leaderboard import leaderboard
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
 from .plot import plot
-from .sweep import sweep
-from .table import ContingencyTable
+from .scores.auc import auc
+from .scores.curves import CHARTS, curves
+from .scores.sweep import sweep
 
 __version__ = "0.1.0"
 

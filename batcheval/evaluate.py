@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-import numpy as np
 import polars as pl
 
-from . import intervals as _intervals
-from .frames import as_key_list
-from .stream import count_any
-from .table import ContingencyTable
+from .core.engine import count_any
+from .core.pooling import pooled_measures
+from .inference import intervals as _intervals
+from .io.frames import as_key_list
 
 __all__ = ["evaluate"]
 
@@ -100,7 +99,7 @@ def evaluate(
         A confidence level such as 0.95: adds ``<measure>_ci_low`` and
         ``<measure>_ci_high`` for every measure asked for that has an interval
         (of the pooled tables when pooling, one-vs-rest with ``per_class``).
-        See :mod:`batcheval.intervals` for the formulas and their sources.
+        See :mod:`batcheval.inference.intervals` for the formulas and their sources.
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions
         (recall, precision, inverse_recall, inverse_precision, accuracy, ...)
@@ -118,13 +117,13 @@ def evaluate(
         ``<measure>_overall`` = measure × retained for recall and
         informedness (and their multiclass averages). A label equal to an
         abstain value raises :class:`~batcheval.errors.InvalidLabelError`.
-        See :mod:`batcheval.abstain`.
+        See :mod:`batcheval.labels.abstain`.
     align
         ``"hungarian"``: predictions are cluster ids, mapped per group to the
         label classes by the assignment maximising the matched diagonal;
         unmatched ids (more clusters than classes) count as abstentions, and
         a ``mapping`` list column records ``{predicted, class}`` per id. See
-        :mod:`batcheval.align`.
+        :mod:`batcheval.labels.align`.
 
     Returns
     -------
@@ -161,12 +160,12 @@ def evaluate(
             "read the data first, e.g. pl.read_parquet(paths)"
         )
     if align is not None:
-        from .align import align_frame
+        from .labels.align import align_frame
 
         table, held = align_frame(data, by, label, prediction, method=align, abstain=abstain,
                                   classes=classes, drop_nulls=drop_nulls)  # fmt: skip
     elif abstain is not None:
-        from .abstain import split_abstentions
+        from .labels.abstain import split_abstentions
 
         table, held = split_abstentions(data, by, label, prediction, abstain, classes=classes,
                                         drop_nulls=drop_nulls)  # fmt: skip
@@ -177,7 +176,8 @@ def evaluate(
     if pool is None:
         out = table.measures(measures, per_class=per_class, positive=positive, beta=beta)
     else:
-        out = _pooled(table, as_key_list(pool, "pool"), measures, per_class, positive, beta, mean_weights)
+        over = as_key_list(pool, "pool")
+        out = pooled_measures(table, over, measures, per_class, positive, beta, mean_weights)
     if ci is not None:
         out = _intervals.add_intervals(out, table, pool=pool, measures=measures, per_class=per_class,
                                        positive=positive, beta=beta, ci=ci, method=ci_method,
@@ -190,54 +190,6 @@ def evaluate(
 
 
 def _is_file_source(data: Any) -> bool:
-    from .sources import is_streamed
+    from .io.sources import is_streamed
 
     return is_streamed(data) and not isinstance(data, pl.LazyFrame)
-
-
-def _pooled(
-    table: ContingencyTable,
-    over: list[str],
-    measures: Sequence[str] | None,
-    per_class: bool,
-    positive: Any,
-    beta: float | None,
-    mean_weights: str | None,
-) -> pl.DataFrame:
-    pooled, index = table._pool(over)
-    kwargs = {"per_class": per_class, "positive": positive, "beta": beta}
-    head, micro = pooled._measure_arrays(measures, **kwargs)
-    fold_head, per_fold = table._measure_arrays(list(micro), **kwargs)
-    if per_class:  # rows are group × class: class k of group g goes to pooled row index[g]·K + k
-        k = table.n_classes
-        index = (index[:, None] * k + np.arange(k)).reshape(-1)
-    n_out = head.height
-    weights = fold_head.get_column("n").to_numpy().astype(np.float64) if mean_weights == "n" else None
-    n_pooled = np.bincount(index, minlength=n_out)
-    columns = [pl.Series("n_pooled", n_pooled, dtype=pl.Int64)]
-    for name, values in micro.items():
-        columns.append(pl.Series(name, values, dtype=pl.Float64))
-    for name, values in per_fold.items():
-        mean, std = _group_mean_std(values, index, n_out, weights)
-        columns += [pl.Series(f"{name}_mean", mean), pl.Series(f"{name}_std", std)]
-    return head.hstack(columns)
-
-
-def _group_mean_std(
-    values: np.ndarray, index: np.ndarray, n_out: int, weights: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-group mean and sample std of ``values`` (reliability-weighted if ``weights``).
-
-    NaN propagates: a pooled group with one undefined fold value has an
-    undefined mean, as with any mean.
-    """
-    w = np.ones_like(values) if weights is None else weights
-    sw = np.bincount(index, weights=w, minlength=n_out)
-    sw2 = np.bincount(index, weights=w * w, minlength=n_out)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.bincount(index, weights=w * values, minlength=n_out) / sw
-        dev = values - mean[index]
-        ss = np.bincount(index, weights=w * dev * dev, minlength=n_out)
-        # unbiased for reliability weights; reduces to ddof=1 when all weights are 1
-        std = np.sqrt(ss / (sw - sw2 / sw))
-    return mean, std

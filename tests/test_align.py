@@ -18,7 +18,7 @@ from sklearn import metrics
 from sklearn.metrics.cluster import contingency_matrix
 
 import batcheval as be
-from batcheval.align import align_frame, assign
+from batcheval.labels.align import align_frame, assign
 from tests.reference.naive import binary_reference, multiclass_reference
 from tests.reference.selection import (
     aligned_table,

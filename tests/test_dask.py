@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import batcheval as be
-from batcheval.distributed import tree_reduce
+from batcheval.core.distributed import tree_reduce
 from batcheval.errors import ColumnNotFoundError, SourceError
 
 distributed = pytest.importorskip("distributed")

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 
 import batcheval as be
-from batcheval import counting
-from batcheval.encode import encode_key
+from batcheval.core import counting
+from batcheval.core.encode import encode_key
 from batcheval.kernels import count as count_mod
 from tests.helpers import sweep_frame
 from tests.reference.counting import count_groups
@@ -183,7 +183,7 @@ def test_counting_strategies_agree(monkeypatch, strategy):
         monkeypatch.setattr(counting, "_PROBE", 16)
         monkeypatch.setattr(counting, "_GROUPED_FRACTION", 1.1)
     if strategy == "private-blocks":  # flush the uint32 thread tables every 7 rows per thread
-        monkeypatch.setattr(counting, "_PRIVATE_ROWS_PER_THREAD", 7)
+        monkeypatch.setattr(counting, "PRIVATE_ROWS_PER_THREAD", 7)
     if strategy == "partitioned":
         monkeypatch.setattr(counting, "_PRIVATE_CELLS", 0)
         monkeypatch.setattr(counting, "n_threads", lambda: 2)
@@ -281,13 +281,13 @@ def test_radix_path_reports_values_outside_classes(monkeypatch):
 
 def test_probe_tells_grouped_from_shuffled_rows():
     df = sweep_frame(n_runs=50, n_folds=5, rows_per_group=40, seed=4)
-    space = counting._key_space([encode_key(df[c], df.height) for c in ("run", "fold")], df.height, 2)
-    keys = counting._kernel_keys(space.columns)
+    space = counting.key_space([encode_key(df[c], df.height) for c in ("run", "fold")], df.height, 2)
+    keys = counting.kernel_keys(space.columns)
     starts = np.array([0, 3000, 6000], dtype=np.int64)
     assert count_mod.run_fraction(*keys, starts, 500) > 0.9
     shuffled = df.sample(fraction=1.0, shuffle=True, seed=3)
-    space = counting._key_space([encode_key(shuffled[c], df.height) for c in ("run", "fold")], df.height, 2)
-    assert count_mod.run_fraction(*counting._kernel_keys(space.columns), starts, 500) < 0.1
+    space = counting.key_space([encode_key(shuffled[c], df.height) for c in ("run", "fold")], df.height, 2)
+    assert count_mod.run_fraction(*counting.kernel_keys(space.columns), starts, 500) < 0.1
 
 
 def test_key_space_hashed_twice(monkeypatch):

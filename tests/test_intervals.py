@@ -12,7 +12,7 @@ from scipy import stats
 
 import batcheval as be
 from batcheval.errors import InvalidArgumentError
-from batcheval.intervals import (
+from batcheval.inference.intervals import (
     DELTA_MEASURES,
     bootstrap_replicates,
     intervals,

@@ -292,7 +292,7 @@ def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypat
     dup = pl.concat([df, df.filter((pl.col("run") == last) & (pl.col("example_id") == 0))])
     # ... found as well on the two-pass path, which holds only the leader, by
     # a bitmap of every run × example or, when that is too large, a hash of the keys
-    module = sys.modules["batcheval.comparisons"]
+    module = sys.modules["batcheval.inference.comparisons"]
     for adjacent_cells in (1 << 30, 100):
         with monkeypatch.context() as patched:
             patched.setattr(module, "_CELLS_PER_ROW", 0)
@@ -305,9 +305,9 @@ def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypat
                     by_int.drop("diff_vs_above", "p_vs_above", "p_mcnemar_vs_above")
                 )
     # joint tables too large for a private copy per thread are counted by one thread
-    monkeypatch.setattr(sys.modules["batcheval.comparisons"], "_PRIVATE_CELLS", 1)
+    monkeypatch.setattr(sys.modules["batcheval.inference.comparisons"], "_PRIVATE_CELLS", 1)
     assert be.leaderboard(df, example="example_id", paired="delta", adjacent=True).equals(by_int)
-    monkeypatch.setattr(sys.modules["batcheval.comparisons"], "_ADJACENT_CELLS", 1000)
+    monkeypatch.setattr(sys.modules["batcheval.inference.comparisons"], "_ADJACENT_CELLS", 1000)
     with pytest.raises(be.InvalidArgumentError, match="4 runs × 400 examples is over 1,000 cells"):
         be.leaderboard(df, example="example_id", adjacent=True)
 
@@ -321,7 +321,7 @@ def test_one_pass_paired_board_equals_the_two_pass_board(monkeypatch, shape):
     give the identical board, and the one-pass path must really be taken."""
     import sys
 
-    module = sys.modules["batcheval.comparisons"]
+    module = sys.modules["batcheval.inference.comparisons"]
     df = shared_test_set(n_runs=6, k=3 if shape == "three classes" else 2, seed=4)
     df = df.filter((pl.col("run") != 2) | (pl.col("example_id") % 5 != 0))  # a run missing examples
     kwargs = {"example": "example_id", "adjacent": True, "paired": "delta"}

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from batcheval import intervals, measures, paired_se
+from batcheval import measures
+from batcheval.inference import intervals, paired_se
 from batcheval.kernels import sampling
 from batcheval.kernels.jit import jit, n_threads
 

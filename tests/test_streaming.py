@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import batcheval as be
 from batcheval.errors import ColumnNotFoundError, SourceError
-from batcheval.io import read_frame
+from batcheval.io.files import read_frame
 
 from .test_sweep import scored_frame
 

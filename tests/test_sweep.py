@@ -65,9 +65,9 @@ def test_radix_partitioned_histogram_counts_equal_numpy(monkeypatch, block_rows)
     when ``block_rows`` is set); counts must still equal numpy at every threshold."""
     import sys
 
-    from batcheval import counting
+    from batcheval.core import counting
 
-    sweep_module = sys.modules["batcheval.sweep"]
+    sweep_module = sys.modules["batcheval.scores.sweep"]
     used = []
     real = sweep_module.use_radix
     monkeypatch.setattr(sweep_module, "use_radix", lambda *a, **k: used.append(real(*a, **k)) or used[-1])

@@ -37,12 +37,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..auc import auc
-from ..curves import curves
 from ..evaluate import evaluate
-from ..leaderboard import leaderboard
+from ..inference.leaderboard import leaderboard
 from ..plot import plot
-from ..sweep import sweep
+from ..scores.auc import auc
+from ..scores.curves import curves
+from ..scores.sweep import sweep
 
 __all__ = ["DATASETS", "Setting", "compare_rankings", "load", "predictions", "run", "settings"]
 
@@ -396,9 +396,9 @@ def _best_thresholds(sw: pl.DataFrame, run_id: int) -> pl.DataFrame:
 
 def _summary_figure(dataset: str, comparison: dict[str, Any], sw: pl.DataFrame, path: Path) -> None:
     """Three panels: F1 and accuracy against informedness per run, and a threshold sweep of run A."""
-    from ..plot import _pyplot
+    from ..plot.backend import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     ranked = comparison["ranked"]
     a, b = comparison["pair"]
     fig, axes = plt.subplots(1, 3, figsize=(15, 5.0))
@@ -604,9 +604,9 @@ def _report_board(board: pl.DataFrame, top: int, seed: int) -> None:
 
 
 def _forest(board: pl.DataFrame, path: Path, title: str) -> None:
-    from ..plot import _pyplot
+    from ..plot.backend import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 6.4))
     plot(board, top=15, title=title, ax=ax)
     fig.tight_layout()
@@ -615,9 +615,9 @@ def _forest(board: pl.DataFrame, path: Path, title: str) -> None:
 
 
 def _save_chart(cv: pl.DataFrame, chart: str, path: Path, title: str) -> None:
-    from ..plot import _pyplot
+    from ..plot.backend import pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8, 6.4))
     plot(cv, chart=chart, by="setting", title=title, ax=ax)
     fig.savefig(path, dpi=100)

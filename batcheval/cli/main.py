@@ -1,0 +1,421 @@
+"""The ``batcheval`` command line.
+
+batcheval evaluate FILE --by run,fold [--pool fold] [-o out.parquet]
+batcheval sweep FILE --by run --thresholds 101 [-o sweep.parquet]
+batcheval auc FILE --by run
+batcheval plot FILE --by run --chart roc -o roc.png
+batcheval demo [--synthetic]
+
+FILE is a parquet, csv or ipc file or a glob of them. Without ``-o`` the result
+prints as a table. Bad input exits with code 2 and a one-line message;
+``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+
+import polars as pl
+
+from ..errors import BatchevalError
+from ..scores.curves import CHARTS
+
+_EVALUATE_EXAMPLES = """examples:
+  batcheval evaluate preds.parquet --by run,fold
+  batcheval evaluate preds.csv --by run,fold --pool fold -o scores.parquet
+  batcheval evaluate 'sweep/*.parquet' --by run --measures informedness,markedness,p_chi2_kb
+  batcheval evaluate preds.parquet --by run --per-class --filter "fold < 3" -o per_class.csv
+
+Without -o the result prints as a table of the key columns and the headline
+measures; -o FILE writes every column (.parquet, .csv, .ipc or .json).
+"""
+
+_SWEEP_EXAMPLES = """examples:
+  batcheval sweep scores.parquet --by run --thresholds 101
+  batcheval sweep scores.parquet --by run,fold --pool fold --thresholds 0.1,0.5,0.9 -o sweep.csv
+  batcheval sweep scores.parquet --by run --thresholds exact --measures informedness,f1 -o sweep.parquet
+
+A row is predicted positive iff score >= threshold.
+"""
+
+_AUC_EXAMPLES = """examples:
+  batcheval auc scores.parquet --by run,fold
+  batcheval auc scores.parquet --by run --measure f1 -o auc.json
+  batcheval auc digits.parquet --by run --score p0,p1,p2,p3,p4,p5,p6,p7,p8,p9   # one column per class
+"""
+
+_PLOT_EXAMPLES = """examples:
+  batcheval plot scores.parquet --by run --chart roc -o roc.png
+  batcheval plot scores.parquet --by run,fold --pool fold --chart bird --thresholds 101 -o bird.png
+  batcheval plot scores.parquet --by run --chart pr --filter "run in (1, 2, 3)" -o pr.png
+
+charts: roc, boc, lift, bift, bprd, bird, pr (see docs/measures.md). One line per
+group, at most 40: use --filter to pick groups.
+"""
+
+_DEMO_EXAMPLES = """examples:
+  batcheval demo                       # fit 77 scikit-learn runs (about a minute), rank them, save charts
+  batcheval demo --out /tmp/demo       # a rerun reads the cached predictions and takes seconds
+  batcheval demo --synthetic --runs 500   # the simulated sweep: no scikit-learn needed
+"""
+
+
+def _split(text: str | None) -> list[str] | None:
+    return [t.strip() for t in text.split(",") if t.strip()] if text else None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="batcheval",
+        description="Evaluate classifiers across whole sweeps. Run 'batcheval COMMAND --help' for examples.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks")
+    # --debug is accepted after the subcommand too; SUPPRESS keeps the top-level value
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show full tracebacks"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str, examples: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, description=help_text, epilog=examples, parents=[common],
+                              formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+
+    def source(p: argparse.ArgumentParser) -> None:
+        p.add_argument("file", help="a parquet, csv or ipc file, or a quoted glob such as 'runs/*.parquet'")
+        p.add_argument("--by", default="", help="comma-separated key columns, e.g. run,fold")
+        p.add_argument(
+            "--filter", metavar="SQL", help='keep only rows matching a SQL expression, e.g. "fold < 3"'
+        )
+
+    def output(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "-o", "--output", help="write .parquet, .csv, .ipc or .json instead of printing a table"
+        )
+
+    ev = command("evaluate", "measures of every group of a prediction file", _EVALUATE_EXAMPLES)
+    source(ev)
+    ev.add_argument("--label", default="label", help="the real-class column (default: label)")
+    ev.add_argument(
+        "--prediction", default="prediction", help="the predicted-class column (default: prediction)"
+    )
+    ev.add_argument("--pool", help="comma-separated keys to pool over (micro average), e.g. fold")
+    ev.add_argument("--measures", help="comma-separated measures (default: all that apply)")
+    ev.add_argument("--per-class", action="store_true", help="one row per group and class")
+    ev.add_argument("--positive", help="the positive class (binary)")
+    ev.add_argument("--drop-nulls", action="store_true", help="skip rows with null label or prediction")
+    output(ev)
+
+    for name, help_text, examples in (
+        ("sweep", "every binary measure at every threshold of a score", _SWEEP_EXAMPLES),
+        ("auc", "exact ROC/PR areas and the best threshold of every group", _AUC_EXAMPLES),
+        ("plot", "draw a ROC, BIRD or other chart of a score file to a PNG", _PLOT_EXAMPLES),
+    ):
+        sc = command(name, help_text, examples)
+        source(sc)
+        sc.add_argument("--label", default="label", help="the real-class column (default: label)")
+        sc.add_argument(
+            "--score",
+            default="score",
+            help="the score column (default: score); multiclass: one per class, a,b,c",
+        )
+        sc.add_argument("--positive", help="the positive class")
+        sc.add_argument("--drop-nonfinite", action="store_true", help="skip rows with NaN/inf scores")
+        if name == "sweep":
+            sc.add_argument("--thresholds", default="101", help="T evenly spaced, a,b,c list, or 'exact'")
+            sc.add_argument("--pool", help="comma-separated keys to pool over")
+            sc.add_argument("--measures", help="comma-separated measures (default: all binary)")
+        elif name == "auc":
+            sc.add_argument("--measure", default="informedness", help="measure for the best threshold")
+        else:
+            sc.add_argument(
+                "--chart", default="roc", choices=sorted(CHARTS), help="which chart (default: roc)"
+            )
+            sc.add_argument(
+                "--thresholds", default="exact", help="'exact' (default), T evenly spaced, or a,b,c"
+            )
+            sc.add_argument(
+                "--pool", help="comma-separated keys to pool over (use a shared grid: --thresholds 101)"
+            )
+            sc.add_argument("--smoothing", type=float, default=1.0, help="Laplace count s of bprd and bird")
+            sc.add_argument("--title", help="chart title")
+            sc.add_argument("-o", "--output", help="the PNG to write (default: CHART.png)")
+        if name != "plot":
+            output(sc)
+
+    lb = command("leaderboard", "rank runs with intervals, and test each against the leader",
+                 _LEADERBOARD_EXAMPLES)  # fmt: skip
+    lb.add_argument("file", help="a parquet, csv or ipc file, or a quoted glob such as 'runs/*.parquet'")
+    lb.add_argument(
+        "--filter", metavar="SQL", help='keep only rows matching a SQL expression, e.g. "fold < 3"'
+    )
+    lb.add_argument("--run", default="run", help="comma-separated run column(s) (default: run)")
+    lb.add_argument("--label", default="label", help="the real-class column (default: label)")
+    lb.add_argument("--prediction", default="prediction", help="the predicted-class column")
+    lb.add_argument("--pool", help="comma-separated columns each run is pooled over, e.g. fold")
+    lb.add_argument("--measure", default="informedness", help="the ranking measure (default: informedness)")
+    lb.add_argument("--example", help="comma-separated example id column(s): paired comparisons")
+    lb.add_argument("--paired", default="bootstrap", choices=["bootstrap", "delta"],
+                    help="paired test of the measure difference (default: bootstrap)")  # fmt: skip
+    lb.add_argument("--adjacent", action="store_true", help="also test each run against the one above it")
+    lb.add_argument("--ci", type=float, default=0.95, help="interval level (default: 0.95)")
+    lb.add_argument("--ci-method", default="wilson_delta", help="wilson_delta (default) or bootstrap")
+    lb.add_argument("--significance", default="chi2_kb", help="statistic of the chance p-value")
+    lb.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates (default: 200)")
+    lb.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    lb.add_argument("--positive", help="the positive class (binary)")
+    lb.add_argument("--top", type=int, help="keep only the top N rows")
+    lb.add_argument("--plot", metavar="PNG", help="also draw a forest plot of the top runs (default 20)")
+    output(lb)
+
+    demo = command("demo", "fit a real sweep on scikit-learn's bundled data and rank it", _DEMO_EXAMPLES)
+    demo.add_argument("--out", default="batcheval_demo", help="directory for the cached predictions, "
+                      "the scores and the charts (default: ./batcheval_demo)")  # fmt: skip
+    demo.add_argument("--quick", action="store_true", help="15 runs and one seed: a smoke test")
+    demo.add_argument("--n-jobs", type=int, default=1, help="processes for cross_val_predict (default 1)")
+    demo.add_argument("--synthetic", action="store_true",
+                      help="the simulated sweep instead (no scikit-learn needed)")  # fmt: skip
+    demo.add_argument("--runs", type=int, default=200, help="runs in the synthetic sweep (default 200)")
+    return parser
+
+
+def _positive(value: str | None):
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def _thresholds(text: str):
+    try:
+        if text == "exact":
+            return text
+        if "," in text:
+            return [float(t) for t in text.split(",") if t.strip()]
+        return int(text)
+    except ValueError:
+        raise BatchevalError(
+            f"--thresholds must be a count such as 101, a list such as 0.2,0.5,0.8, or 'exact'; got {text!r}"
+        ) from None
+
+
+def _read(args: argparse.Namespace) -> pl.LazyFrame:
+    """The input file as a LazyFrame, filtered; also checks ``-o`` before any work is done."""
+    from ..io.files import check_output, read_frame
+
+    if getattr(args, "output", None) and args.command != "plot":
+        check_output(args.output)
+    frame = read_frame(args.file)
+    if args.filter:
+        try:
+            frame = frame.filter(pl.sql_expr(args.filter))
+        except pl.exceptions.PolarsError as exc:
+            raise BatchevalError(f"cannot parse --filter {args.filter!r}: {_first_line(exc)}") from exc
+    return frame
+
+
+def _score_columns(text: str) -> str | list[str]:
+    names = _split(text) or []
+    return names[0] if len(names) == 1 else names
+
+
+def _scores(args: argparse.Namespace) -> None:
+    from ..scores.auc import auc
+    from ..scores.sweep import sweep
+
+    frame = _read(args)
+    score = _score_columns(args.score)
+    common = dict(positive=_positive(args.positive), drop_nonfinite=args.drop_nonfinite)
+    if args.command == "sweep":
+        thresholds = _thresholds(args.thresholds)
+        if thresholds == "exact":  # every score of a group at once: read the whole file
+            frame = frame.collect()
+        result = sweep(frame, _split(args.by), args.label, score, thresholds=thresholds,
+                       pool=_split(args.pool), measures=_split(args.measures), **common)  # fmt: skip
+    else:
+        result = auc(frame, _split(args.by), args.label, score, measure=args.measure, **common)
+    _emit(result, args.output, keys=_split(args.by) or [], chosen=getattr(args, "measures", None) is not None)
+
+
+def _plot(args: argparse.Namespace) -> None:
+    from ..plot import plot
+    from ..scores.curves import curves
+
+    frame = _read(args)
+    output = args.output or f"{args.chart}.png"
+    if not output.lower().endswith(".png"):
+        raise BatchevalError(f"cannot write {output!r}: plot writes a .png file")
+    cv = curves(frame.collect(), _split(args.by), args.label, _score_columns(args.score), kind=args.chart,
+                thresholds=_thresholds(args.thresholds), smoothing=args.smoothing,
+                positive=_positive(args.positive), pool=_split(args.pool),
+                drop_nonfinite=args.drop_nonfinite)  # fmt: skip
+    if cv.height == 0:
+        raise BatchevalError("nothing to plot: no rows left")
+    plot(cv, chart=args.chart, path=output, title=args.title)
+    keys = [c for c in cv.columns if c not in ("chart", "threshold", "x", "y", "s")]
+    lines = cv.select(keys).n_unique() if keys else 1
+    print(f"wrote {output} ({args.chart}, {lines} line{'s' if lines != 1 else ''})", file=sys.stderr)
+
+
+# columns a printed table shows first when the result is too wide to show whole
+_HEADLINE = tuple(
+    """class threshold n n_pooled abstained positives negatives informedness informedness_std markedness
+    correlation mcc kappa_cohen f1 macro_f1 accuracy p_chi2_kb roc_auc roc_auch pr_auc best_threshold
+    tp fp fn tn""".split()
+)
+_MAX_COLUMNS = 14
+
+
+def _table_width(columns: Sequence[str]) -> int:
+    """Roughly how wide polars prints these columns (4-decimal floats, 3 characters of borders)."""
+    return 1 + sum(max(len(c), 8) + 3 for c in columns)
+
+
+def _emit(result: pl.DataFrame, output: str | None, keys: Sequence[str] = (), chosen: bool = False) -> None:
+    """Write ``result`` to ``output``, or print it as a table (the headline columns if it is wide)."""
+    from ..io.files import write_frame
+
+    if output:
+        write_frame(result, output)
+        print(f"wrote {result.height} rows × {result.width} columns to {output}", file=sys.stderr)
+        return
+    shown = result
+    width = max(60, shutil.get_terminal_size((160, 40)).columns)
+    if not chosen and (result.width > _MAX_COLUMNS or _table_width(result.columns) > width):
+        lead = [c for c in result.columns if c in keys]
+        rest = [c for c in result.columns if c not in lead and (c in _HEADLINE or c.startswith("best_"))]
+        rest.sort(key=lambda c: _HEADLINE.index(c) if c in _HEADLINE else len(_HEADLINE))
+        columns = [*lead, *rest][: max(_MAX_COLUMNS, len(lead) + 3)]
+        while len(columns) > len(lead) + 2 and _table_width(columns) > width:  # fit the terminal
+            columns.pop()
+        shown = result.select(columns)
+        if shown.width < result.width:
+            print(f"showing {shown.width} of {result.width} columns: pick them with --measures, "
+                  "or write them all with -o FILE", file=sys.stderr)  # fmt: skip
+    with pl.Config(tbl_rows=40, tbl_cols=-1, float_precision=4, tbl_width_chars=width,
+                   tbl_hide_column_data_types=True, fmt_str_lengths=40):  # fmt: skip
+        print(shown)
+
+
+def _evaluate(args: argparse.Namespace) -> None:
+    from ..evaluate import evaluate
+
+    frame = _read(args)
+    result = evaluate(
+        frame,
+        _split(args.by),
+        args.label,
+        args.prediction,
+        pool=_split(args.pool),
+        measures=_split(args.measures),
+        per_class=args.per_class,
+        positive=_positive(args.positive),
+        drop_nulls=args.drop_nulls,
+    )
+    _emit(result, args.output, keys=_split(args.by) or [], chosen=args.measures is not None)
+
+
+_LEADERBOARD_EXAMPLES = """examples:
+  batcheval leaderboard preds.parquet --run run --pool fold
+  batcheval leaderboard preds.parquet --run run --pool fold --example example_id -o board.parquet
+  batcheval leaderboard preds.parquet --run model,seed --measure kappa_cohen --top 20 --plot board.png
+"""
+
+
+def _leaderboard(args: argparse.Namespace) -> None:
+    from ..inference.leaderboard import leaderboard
+    from ..plot.forest import plot_leaderboard
+
+    board = leaderboard(
+        _read(args).collect(),
+        _split(args.run) or [],
+        args.label,
+        args.prediction,
+        pool=_split(args.pool),
+        measure=args.measure,
+        example=_split(args.example),
+        ci=args.ci,
+        ci_method=args.ci_method,
+        significance=args.significance,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        paired=args.paired,
+        adjacent=args.adjacent,
+        positive=_positive(args.positive),
+    )
+    if args.plot:
+        plot_leaderboard(board, top=args.top or 20, path=args.plot)
+        print(f"wrote a forest plot to {args.plot}", file=sys.stderr)
+    if args.top:
+        board = board.head(args.top)
+    if not args.output:  # a terminal table: the ranking columns; -o writes every column
+        m = args.measure
+        head = [*(_split(args.run) or []), "rank", m, f"{m}_ci_low", f"{m}_ci_high", "diff_vs_leader",
+                "p_vs_leader_holm", "tied_with_leader"]  # fmt: skip
+        shown = board.select([c for c in head if c in board.columns])
+        print(f"showing {shown.width} of {board.width} columns: write them all with -o FILE", file=sys.stderr)
+        board = shown
+    _emit(board, args.output, chosen=True)
+
+
+def _demo(args: argparse.Namespace) -> None:
+    if args.synthetic:
+        from ..examples.synthetic import main as synthetic_demo
+
+        synthetic_demo(n_runs=args.runs)
+        return
+    from ..examples.sklearn_sweep import SEEDS, run
+
+    run(args.out, seeds=[0] if args.quick else SEEDS, quick=args.quick, n_jobs=args.n_jobs)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# errors that mean the input or the options are wrong (exit 2); anything else is a bug (exit 1)
+_INPUT_ERRORS = (BatchevalError, pl.exceptions.PolarsError, OSError, ValueError, KeyError, ImportError)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 2 bad input, 1 internal error)."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "evaluate":
+            _evaluate(args)
+        elif args.command in ("sweep", "auc"):
+            _scores(args)
+        elif args.command == "plot":
+            _plot(args)
+        elif args.command == "leaderboard":
+            _leaderboard(args)
+        elif args.command == "demo":
+            _demo(args)
+    except KeyboardInterrupt:
+        print("batcheval: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `batcheval ... | head`: the reader left, which is not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:
+        if args.debug:
+            raise
+        if isinstance(exc, _INPUT_ERRORS):
+            print(f"batcheval: error: {_first_line(exc)}", file=sys.stderr)
+            return 2
+        print(f"batcheval: internal error: {type(exc).__name__}: {_first_line(exc)} "
+              "(rerun with --debug for the traceback)", file=sys.stderr)  # fmt: skip
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

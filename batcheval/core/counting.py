@@ -1,0 +1,360 @@
+"""Frame → encoded keys → ``counts[G, K, K]``.
+
+This is the create/append stage of the pipeline: it encodes the key and class
+columns (:mod:`batcheval.core.encode`), picks a race-free counting strategy for the
+size of the key space, runs the kernel, and trims the dense key space down to
+the groups that occur.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..errors import InvalidLabelError
+from ..kernels import count as _count
+from ..kernels.jit import n_threads
+from .encode import ClassCoding, KeyColumn, encode_classes, encode_key, readonly
+
+__all__ = ["Counted", "compact", "count_encoded", "count_frame", "encode_frame", "group_ids"]
+
+_MAX_KERNEL_KEYS = 4
+# private per-thread tables while all of them together stay under this many cells
+_PRIVATE_CELLS = 1 << 25
+PRIVATE_ROWS_PER_THREAD = (1 << 32) - 1
+# radix partitioning: cells per partition (int64: 1 MiB, an L2's worth) and when to use it
+_RADIX_PART_BITS = 17
+_RADIX_MIN_CELLS = 1 << 19  # 2 MiB of uint32 private table: past a typical L2
+_RADIX_BLOCK_ROWS = 1 << 24
+# positions of the label and prediction arrays in the kernels' argument tuple
+_ROW_ARGS = (_MAX_KERNEL_KEYS + 3, _MAX_KERNEL_KEYS + 4)
+_PROBE = 2048
+_GROUPED_FRACTION = 0.5
+# a dense key space may be this much larger than the rows before we hash instead
+_DENSE_FACTOR = 4
+_DENSE_MIN = 1 << 20
+# packed ids of one re-encoding round stay below this (int64 with headroom)
+_PACK_LIMIT = 1 << 62
+
+
+@dataclass
+class Counted:
+    keys: pl.DataFrame
+    classes: pl.Series
+    counts: np.ndarray
+    # the key-space ids of the rows of ``counts``, and the class codes kept on its axes
+    groups: np.ndarray | None = None
+    class_codes: np.ndarray | None = None
+
+
+def count_frame(
+    df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
+) -> Counted:
+    """Count ``df`` into one K×K table per distinct combination of ``by``."""
+    coding, space = encode_frame(df, by, label, prediction, classes)
+    return count_encoded(df, by, coding, space)
+
+
+def count_encoded(
+    df: pl.DataFrame, by: Sequence[str], coding: ClassCoding, space: KeySpace | None
+) -> Counted:
+    """:func:`count_frame` for a frame already through :func:`encode_frame`."""
+    if space is None:
+        k = coding.n_codes
+        keys = pl.DataFrame([df.get_column(name).clear() for name in by])
+        return Counted(keys, coding.classes, np.zeros((0, k, k), dtype=np.int64))
+    k = coding.n_codes
+    flat = run_count_kernel(space.columns, coding, space.size, k)
+    return compact(space, coding, flat.reshape(space.size, k, k), bool(by))
+
+
+def encode_frame(
+    df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
+) -> tuple[ClassCoding, KeySpace | None]:
+    """The class coding and the key space of ``df`` (None for a frame without rows)."""
+    n_rows = df.height
+    coding = encode_classes(df.get_column(label), df.get_column(prediction), classes)
+    key_cols = [encode_key(df.get_column(name), n_rows) for name in by]
+    if n_rows == 0:
+        return coding, None
+    return coding, key_space(key_cols, n_rows, coding.n_codes)
+
+
+def compact(space: KeySpace, coding: ClassCoding, counts: np.ndarray, keyed: bool) -> Counted:
+    """The finalize stage: keep the groups that occur, and with a trimmed class
+    coding the classes that occur (``counts[space id, code, code]`` in)."""
+    totals, class_use = _count.group_totals(counts)
+    if not keyed:
+        present = np.zeros(1, np.int64)
+    elif np.count_nonzero(totals) == space.size:  # every group occurs: no compaction
+        present = np.arange(space.size, dtype=np.int64)
+    else:
+        present = np.flatnonzero(totals)
+        counts = counts[present]
+    keys = space.decode(present)
+
+    class_values = coding.classes
+    used = np.arange(coding.n_codes)
+    if coding.trim:
+        used = np.flatnonzero(class_use)
+        if len(used) != coding.n_codes:
+            counts = np.ascontiguousarray(counts[:, used][:, :, used])
+            class_values = class_values.gather(used)
+    return Counted(keys, class_values, counts, present, used)
+
+
+def group_ids(keys: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:
+    """The combine stage: a dense group id per key row, and the distinct keys.
+
+    Ids follow the sorted order of the distinct keys (nulls last), the order
+    every table's keys are kept in. Key rows go through the same encoders as
+    counting, so merging and pooling cost a few passes over the key columns
+    instead of a hash join per table.
+    """
+    n_rows = keys.height
+    if n_rows == 0:
+        return np.zeros(0, dtype=np.int64), keys.clear()
+    space = key_space([encode_key(keys.get_column(c), n_rows) for c in keys.columns], n_rows, 1)
+    ids = np.empty(n_rows, dtype=np.int64)
+    _count.pack_ids(*kernel_keys(space.columns), ids)
+    seen = np.zeros(space.size, dtype=np.bool_)
+    seen[ids] = True
+    present = np.flatnonzero(seen)
+    rank = np.cumsum(seen, dtype=np.int64) - 1
+    return rank[ids], space.decode(present)
+
+
+@dataclass
+class KeySpace:
+    """Kernel-ready key columns whose packed ids span ``range(size)``."""
+
+    columns: list[KeyColumn]
+    size: int
+    decode_ids: Any  # Callable[[np.ndarray], list[pl.Series]]
+
+    def decode(self, ids: np.ndarray) -> pl.DataFrame:
+        return pl.DataFrame(self.decode_ids(ids))
+
+
+def _strides(cols: Sequence[KeyColumn]) -> list[int]:
+    strides = [1] * len(cols)
+    for i in range(len(cols) - 2, -1, -1):
+        strides[i] = strides[i + 1] * cols[i + 1].cardinality
+    return strides
+
+
+def _decode_packed(cols: Sequence[KeyColumn]):
+    strides = np.asarray(_strides(cols), dtype=np.int64)
+    cards = np.asarray([max(c.cardinality, 1) for c in cols], dtype=np.int64)
+
+    def decode(ids: np.ndarray) -> list[pl.Series]:
+        codes = np.empty((len(cols), len(ids)), dtype=np.int64)
+        _count.unpack_ids(np.ascontiguousarray(ids, dtype=np.int64), strides, cards, codes)
+        out: list[pl.Series] = []
+        for j, c in enumerate(cols):
+            decoded = c.decode(codes[j])  # a re-encoded column decodes to the columns it packed
+            out.extend(decoded if isinstance(decoded, list) else [decoded])
+        return out
+
+    return decode
+
+
+def key_space(cols: list[KeyColumn], n_rows: int, n_classes: int) -> KeySpace:
+    if not cols:
+        zero = KeyColumn("", np.zeros(n_rows, np.int8), 0, 1, lambda c: pl.Series([]))
+        return KeySpace([zero], 1, lambda ids: [])
+    size = 1
+    for c in cols:
+        size *= c.cardinality
+    dense_ok = size <= max(_DENSE_FACTOR * n_rows, _DENSE_MIN) and size * n_classes * n_classes < 1 << 31
+    if len(cols) <= _MAX_KERNEL_KEYS and dense_ok:
+        return KeySpace(cols, size, _decode_packed(cols))
+    return _hashed_space(cols)
+
+
+def _hashed_space(cols: list[KeyColumn]) -> KeySpace:
+    """Key spaces too sparse to count densely: pack ids, then dictionary-encode them.
+
+    Columns are packed four at a time (while the product fits in int64) and
+    each packed id column re-encoded, until one dense column remains.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    groups: list[list[KeyColumn]] = []
+    for c in cols:
+        last = groups[-1] if groups else None
+        if (
+            last is not None
+            and len(last) < _MAX_KERNEL_KEYS
+            and _product(last) * max(c.cardinality, 1) < _PACK_LIMIT
+        ):
+            last.append(c)
+        else:
+            groups.append([c])
+
+    merged: list[KeyColumn] = []
+    for group in groups:
+        if (
+            len(group) == 1
+            and len(groups) == 1
+            and group[0].cardinality <= 4 * len(group[0].values) + (1 << 16)
+        ):
+            merged.append(group[0])
+            continue
+        ids = np.empty(len(group[0].values), dtype=np.int64)
+        _count.pack_ids(*kernel_keys(group), ids)
+        enc = pc.dictionary_encode(pa.array(ids))
+        distinct = np.asarray(enc.dictionary)
+        order = np.argsort(distinct, kind="stable")
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        codes = rank[np.asarray(enc.indices).astype(np.int64)]
+        sorted_ids = distinct[order]
+        inner = _decode_packed(group)
+        merged.append(KeyColumn("", codes, 0, len(order), _GroupDecoder(inner, sorted_ids)))
+    if len(merged) > _MAX_KERNEL_KEYS or _product(merged) >= _PACK_LIMIT:
+        return _hashed_space(merged)
+    return KeySpace(merged, _product(merged), _decode_packed(merged))
+
+
+class _GroupDecoder:
+    """Codes of a re-encoded column → the key columns it was packed from."""
+
+    def __init__(self, inner, sorted_ids: np.ndarray) -> None:
+        self.inner, self.sorted_ids = inner, sorted_ids
+
+    def __call__(self, codes: np.ndarray) -> list[pl.Series]:
+        return self.inner(self.sorted_ids[codes])
+
+
+def _product(cols: Sequence[KeyColumn]) -> int:
+    p = 1
+    for c in cols:
+        p *= max(c.cardinality, 1)
+    return p
+
+
+def kernel_keys(cols: Sequence[KeyColumn]) -> tuple:
+    dummy = readonly(np.zeros(1, dtype=np.int64))
+    arrays = [c.values for c in cols] + [dummy] * (_MAX_KERNEL_KEYS - len(cols))
+    offsets = np.zeros(_MAX_KERNEL_KEYS, dtype=np.int64)
+    strides = np.zeros(_MAX_KERNEL_KEYS, dtype=np.int64)
+    for i, (c, s) in enumerate(zip(cols, _strides(cols), strict=True)):
+        offsets[i], strides[i] = c.offset, s
+    return (*arrays, offsets, strides, len(cols))
+
+
+def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: int) -> np.ndarray:
+    threads = n_threads()
+    cells = n_groups * k * k
+    keys = kernel_keys(cols)
+    args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k)
+    if use_radix(keys, len(coding.label), cells):
+        flat = np.zeros(cells, dtype=np.int64)
+        bad = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
+    elif threads == 1 or cells * threads <= _PRIVATE_CELLS:
+        flat = np.zeros(cells, dtype=np.int64)
+        bufs = np.zeros((threads, cells), dtype=np.uint32)
+        n_rows = len(coding.label)
+        block = PRIVATE_ROWS_PER_THREAD * threads  # no uint32 cell can wrap within a block
+        bad = 0
+        for lo in range(0, n_rows, block):
+            rows = slice(lo, min(n_rows, lo + block))
+            sliced = tuple(a[rows] if i < len(cols) else a for i, a in enumerate(keys[:_MAX_KERNEL_KEYS]))
+            bad += _count.count_private(
+                *sliced,
+                *keys[_MAX_KERNEL_KEYS:],
+                coding.label[rows],
+                coding.prediction[rows],
+                coding.vmin,
+                coding.lut,
+                k,
+                bufs,
+            )
+            _count.sum_rows(bufs, flat)
+            if lo + block < n_rows:
+                bufs[:] = 0
+    else:
+        flat = np.zeros(cells, dtype=np.int64)
+        bad = _count.count_partitioned(*args, threads, flat)
+    if bad:
+        raise_outside(coding, bad)
+    return flat
+
+
+def use_radix(keys: tuple, n_rows: int, cells: int, rows_per_cell: float = 2.0) -> bool:
+    """Radix-partition when a table outgrows L2 and the rows are not grouped by key.
+
+    Below ``rows_per_cell`` the private tables win for contingency counts;
+    a sweep's histogram (many cells per group, most of them empty) passes 0.
+    """
+    if (
+        cells < _RADIX_MIN_CELLS
+        or cells >= (1 << 32) - 1
+        or n_rows < rows_per_cell * cells
+        or n_rows < 4 * _PROBE
+    ):
+        return False
+    starts = np.linspace(0, n_rows - _PROBE - 1, 8).astype(np.int64)
+    return _count.run_fraction(*keys, starts, _PROBE) < _GROUPED_FRACTION
+
+
+def _count_radix(args: tuple, n_keys: int, n_rows: int, cells: int, threads: int, flat: np.ndarray) -> int:
+    def fill_ids(lo: int, hi: int, shift: int, ids: np.ndarray, hist: np.ndarray) -> int:
+        sliced = tuple(a[lo:hi] if (i < n_keys or i in _ROW_ARGS) else a for i, a in enumerate(args))
+        return _count.cell_ids(*sliced, shift, ids, hist)
+
+    return radix_count(fill_ids, n_rows, cells, threads, flat)
+
+
+def radix_count(fill_ids: Any, n_rows: int, cells: int, threads: int, flat: np.ndarray) -> int:
+    """Three passes (ids, partition, count) that keep every increment in cache.
+
+    ``fill_ids(lo, hi, shift, ids, hist)`` writes the flat cell id of rows
+    ``[lo, hi)`` (the dtype's max for a row to skip), counts ids per (thread,
+    partition) in ``hist`` and returns the rows it skipped. Rows go through in
+    blocks whose two id buffers are reused: first-touch page faults on fresh
+    buffers the size of the input cost more than the passes themselves.
+    """
+    shift = _RADIX_PART_BITS
+    n_parts = ((cells - 1) >> shift) + 1
+    block = min(n_rows, _RADIX_BLOCK_ROWS)
+    ids = np.empty(block, dtype=np.uint32)
+    grouped = np.empty(block, dtype=np.uint32)
+    hist = np.empty((threads, n_parts), dtype=np.int64)
+    bad = 0
+    for lo in range(0, n_rows, block):
+        hi = min(n_rows, lo + block)
+        hist[:] = 0
+        bad += fill_ids(lo, hi, shift, ids[: hi - lo], hist)
+        # partition-major, thread-minor offsets keep each thread's writes in row order
+        per_part = hist.T.reshape(-1)
+        starts = np.concatenate(([0], np.cumsum(per_part)[:-1])).reshape(n_parts, threads).T.copy()
+        _count.scatter_by_part(ids[: hi - lo], shift, starts, grouped)
+        bounds = np.concatenate(([0], np.cumsum(hist.sum(axis=0))))
+        _count.count_parts(grouped, bounds, flat)
+    return int(bad)
+
+
+def raise_outside(coding: ClassCoding, bad: int) -> None:
+    """Name the column and values that fell outside ``classes=``."""
+    classes = coding.classes.to_list()
+    arrays = (coding.label, coding.prediction)
+    for role, name, arr in zip(("label", "prediction"), coding.names, arrays, strict=True):
+        idx = arr.astype(np.int64) - coding.vmin
+        inside = (idx >= 0) & (idx < len(coding.lut))
+        codes = np.full(len(arr), -1, dtype=np.int64)
+        codes[inside] = coding.lut[idx[inside]]
+        outside = np.unique(arr[codes < 0])
+        if len(outside):
+            shown = outside[:5].tolist()
+            raise InvalidLabelError(
+                f"{role} column {name!r} has {int((codes < 0).sum())} value(s) outside "
+                f"classes={classes}: {shown}"
+            )
+    raise InvalidLabelError(f"{bad} rows have labels or predictions outside classes={classes}")

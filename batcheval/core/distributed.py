@@ -1,0 +1,122 @@
+"""The Dask engine: workers count their fragments, partials merge in a tree.
+
+Each file (or partition of a ``dask.dataframe.DataFrame``) is one task that
+reads its rows with polars and counts them with the same numba kernels as
+the single-process path, returning a partial :class:`ContingencyTable`.
+Partials are merged ``split_every`` at a time up a tree, and the measures are
+computed once, on the client, from the final table. Because a task is a pure
+function of its fragment, Dask can rerun it on another worker when one dies.
+
+Dask is an optional extra (``pip install 'batcheval[dask]'``), imported only
+when ``engine="dask"`` is asked for.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from ..errors import InvalidArgumentError
+from ..io.sources import resolve_paths
+from .stream import SourceReport, check_types, combine, count_source
+from .table import ContingencyTable
+
+__all__ = ["count_dask", "leaves_for", "reduce_on_cluster", "tree_reduce", "with_client"]
+
+Partial = tuple[ContingencyTable | None, SourceReport]
+_SPLIT_EVERY = 8
+
+
+def _dask() -> Any:
+    try:
+        import dask
+        import distributed
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "engine='dask' needs Dask's distributed scheduler: pip install 'batcheval[dask]'"
+        ) from exc
+    return dask, distributed
+
+
+def _merge_partials(*partials: Partial) -> Partial:
+    report = functools.reduce(lambda a, b: a + b, (r for _, r in partials))
+    tables = [(t, r) for t, r in partials if t is not None]
+    if not tables:
+        return None, report
+    # an empty part's types (a header-only csv reads as String) say nothing about the rest
+    full = [(t, r) for t, r in tables if len(t)] or tables[:1]
+    types = None
+    for t, r in full:
+        types = check_types(", ".join(r.parts), t, types)
+    return combine([t for t, _ in full]), report
+
+
+def tree_reduce(client: Any, leaves: list[Any], split_every: int = _SPLIT_EVERY) -> Partial:
+    """Merge delayed partials ``split_every`` at a time, on the cluster, and fetch the root."""
+    dask, _ = _dask()
+    if split_every < 2:
+        raise InvalidArgumentError(f"split_every must be at least 2, got {split_every!r}")
+    if not leaves:
+        raise ValueError("nothing to reduce: the source has no parts")
+    merge = dask.delayed(_merge_partials, pure=True)
+    level = leaves
+    while len(level) > 1:
+        level = [merge(*level[i : i + split_every]) for i in range(0, len(level), split_every)]
+    return client.compute(level[0]).result()
+
+
+def _count_part(part: Any, **kwargs: Any) -> Partial:
+    return count_source(part, progress=False, warn=False, **kwargs)
+
+
+def with_client(client: Any, work: Callable[[Any], Any]) -> Any:
+    """Run ``work(client)`` on the given client, the default one, or a new LocalCluster."""
+    _, distributed = _dask()
+    if client is None:
+        try:
+            client = distributed.default_client()
+        except ValueError:
+            with distributed.LocalCluster(processes=True) as cluster, distributed.Client(cluster) as own:
+                return work(own)
+    return work(client)
+
+
+def leaves_for(data: Any, leaf: Callable[[Any], Any]) -> list[Any]:
+    """One delayed ``leaf(part)`` per file of a path spec, or per partition of a Dask DataFrame."""
+    dask, _ = _dask()
+    if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
+        return [dask.delayed(leaf, pure=True)(p) for p in data.to_delayed()]
+    return [dask.delayed(leaf, pure=True)(str(p)) for p in resolve_paths(data)]
+
+
+def count_dask(
+    data: Any,
+    by: Sequence[str],
+    label: str,
+    prediction: str,
+    *,
+    classes: Sequence[Any] | None,
+    drop_nulls: bool,
+    on_error: Literal["raise", "skip"],
+    batch_rows: int | None,
+    client: Any,
+    split_every: int = _SPLIT_EVERY,
+) -> tuple[ContingencyTable, SourceReport]:
+    """Count ``data`` (paths, a glob, or a ``dask.dataframe.DataFrame``) on a Dask cluster."""
+    by = list(by)
+    leaf = functools.partial(_count_part, by=by, label=label, prediction=prediction, classes=classes,
+                             drop_nulls=drop_nulls, on_error=on_error, batch_rows=batch_rows)  # fmt: skip
+    return reduce_on_cluster(data, leaf, client, split_every)
+
+
+def reduce_on_cluster(
+    data: Any, leaf: Callable[[Any], Partial], client: Any, split_every: int = _SPLIT_EVERY
+) -> tuple[ContingencyTable, SourceReport]:
+    """``leaf`` on every part as a task, partials merged in a tree, warnings raised here."""
+    leaves = leaves_for(data, leaf)
+    table, report = with_client(client, lambda c: tree_reduce(c, leaves, split_every))
+    report.check_not_empty()
+    report.warn()
+    assert table is not None
+    return table, report

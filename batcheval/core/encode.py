@@ -1,0 +1,366 @@
+"""Encoding: frame columns → integer arrays the counting kernels read.
+
+Keys
+    Integer-like key columns (ints, bools, dates, times) are read as they are:
+    the kernel packs ``value - min`` arithmetically, so they cost no copy.
+    Strings and categoricals go through dictionary codes (polars categorical
+    physical codes, remapped so that codes follow the sorted values). Anything
+    else — floats such as a threshold column, columns with nulls, integers
+    with a range far wider than the data — goes through pyarrow's hash-based
+    ``dictionary_encode``. Every :class:`KeyColumn` knows how to turn codes
+    back into key values.
+
+Classes
+    Labels and predictions share one class set: the sorted union of both
+    columns over the whole input (never per group), or the caller's
+    ``classes=``. The kernel maps ``value - vmin`` through a small lookup table
+    to a class code, -1 for values outside the class set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..errors import InvalidLabelError, NullValuesError
+
+__all__ = ["ClassCoding", "KeyColumn", "class_values", "encode_classes", "encode_key", "readonly"]
+
+# a class range this narrow is counted as is and trimmed to the present classes after
+_COUNT_RANGE_LIMIT = 64
+# ranges up to this get a presence bitmap; wider ones are dictionary-encoded
+_LUT_RANGE_LIMIT = 1 << 24
+
+
+@dataclass
+class KeyColumn:
+    """One key column as integer codes ``values - offset`` in ``[0, cardinality)``."""
+
+    name: str
+    values: np.ndarray
+    offset: int
+    cardinality: int
+    decode: Callable[[np.ndarray], pl.Series]
+
+    def __post_init__(self) -> None:
+        self.values = readonly(self.values)
+
+
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr``, so every kernel sees one flavour of input array.
+
+    numba compiles a kernel once per argument type, and a read-only array (what
+    polars hands out without copying) is a different type from a writable one
+    (what a cast or a lookup makes). Freezing the inputs halves the variants a
+    cold start compiles, a few seconds each.
+    """
+    if not arr.flags.writeable:
+        return arr
+    view = arr.view()
+    view.flags.writeable = False
+    return view
+
+
+def _numpy(s: pl.Series) -> np.ndarray:
+    arr = s.to_numpy()
+    if arr.dtype == np.bool_:
+        arr = arr.view(np.uint8)
+    elif arr.dtype == np.uint64:
+        arr = arr.view(np.int64)  # caller has checked the values fit
+    return readonly(arr)
+
+
+def value_range(arr: np.ndarray) -> tuple[int, int]:
+    """Min and max of a non-empty integer array in one parallel pass.
+
+    uint64 arrays must already be known to fit in int64 (they are read as int64).
+    """
+    from ..kernels.jit import n_threads
+    from ..kernels.ranges import minmax
+
+    lo, hi, _ = minmax(readonly(arr), n_threads())
+    return int(lo), int(hi)
+
+
+def _integer_like(dtype: pl.DataType) -> bool:
+    return dtype.is_integer() or dtype == pl.Boolean or dtype.is_temporal()
+
+
+def encode_key(s: pl.Series, n_rows: int) -> KeyColumn:
+    """Encode one key column; see the module docstring for the three paths."""
+    dtype = s.dtype
+    if s.null_count() == 0 and len(s) > 0:
+        if _integer_like(dtype):
+            phys = s.to_physical()
+            fits = not (phys.dtype == pl.UInt64 and int(phys.max()) >= 1 << 63)  # type: ignore[arg-type]
+            if fits:
+                values = _numpy(phys)
+                lo, hi = value_range(values)
+                if hi - lo + 1 <= max(4 * n_rows, 1 << 16):
+                    return KeyColumn(s.name, values, lo, hi - lo + 1, _int_decoder(s.name, dtype, lo))
+        elif dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+            return _encode_categorical(s)
+    return _encode_dictionary(s)
+
+
+def _int_decoder(name: str, dtype: pl.DataType, offset: int) -> Callable[[np.ndarray], pl.Series]:
+    def decode(codes: np.ndarray) -> pl.Series:
+        out = pl.Series(name, codes + offset, dtype=pl.Int64)
+        if dtype == pl.Boolean:
+            return out.cast(pl.Boolean)
+        return out.cast(dtype)
+
+    return decode
+
+
+def _encode_categorical(s: pl.Series) -> KeyColumn:
+    """Physical codes of a categorical, remapped so that code order is value order."""
+    dtype = s.dtype
+    cat = s if dtype == pl.Categorical or isinstance(dtype, pl.Enum) else s.cast(pl.Categorical)
+    phys = cat.to_physical()
+    distinct = cat.unique()
+    if isinstance(dtype, pl.Enum):
+        distinct = distinct.sort()  # enum order
+    else:
+        distinct = distinct.cast(pl.String).sort().cast(cat.dtype)
+    dphys = distinct.to_physical().to_numpy().astype(np.int64)
+    lo = int(dphys.min())
+    lut = np.zeros(int(dphys.max()) - lo + 1, dtype=np.int32)
+    lut[dphys - lo] = np.arange(len(dphys), dtype=np.int32)
+    codes = lut[phys.to_numpy().astype(np.int64) - lo] if len(lut) > 1 else np.zeros(len(s), np.int32)
+    values = distinct if dtype != pl.String else distinct.cast(pl.String)
+
+    def decode(c: np.ndarray) -> pl.Series:
+        return values.gather(c).alias(s.name)
+
+    return KeyColumn(s.name, codes, 0, len(dphys), decode)
+
+
+def _encode_dictionary(s: pl.Series) -> KeyColumn:
+    """Hash-based dictionary codes (pyarrow), sorted, nulls last."""
+    import pyarrow.compute as pc
+
+    arr = s.rechunk().to_arrow()
+    if arr.type.num_fields == 0 and len(s) == 0:
+        return KeyColumn(s.name, np.zeros(0, np.int32), 0, 0, s.gather)
+    enc = pc.dictionary_encode(arr, null_encoding="encode")
+    order = np.asarray(pc.array_sort_indices(enc.dictionary, null_placement="at_end"))
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    codes = rank[np.asarray(enc.indices).astype(np.int64)]
+    values = pl.Series(s.name, enc.dictionary.take(order), dtype=s.dtype)
+
+    def decode(c: np.ndarray) -> pl.Series:
+        return values.gather(c)
+
+    return KeyColumn(s.name, codes, 0, len(order), decode)
+
+
+@dataclass
+class ClassCoding:
+    """Label and prediction arrays plus the lookup table that makes them class codes.
+
+    ``n_codes`` is the K the kernel counts with. When ``trim`` is true the
+    codes span a value range, and the class axis is trimmed afterwards to the
+    values that occur (so the class set is the union over the whole input).
+    """
+
+    label: np.ndarray
+    prediction: np.ndarray
+    vmin: int
+    lut: np.ndarray
+    classes: pl.Series
+    trim: bool
+    seen: np.ndarray | None = None  # with ``trim``: which values of the range occur, when known
+    names: tuple[str, str] = ("label", "prediction")  # the two columns, for error messages
+
+    def __post_init__(self) -> None:
+        self.label, self.prediction, self.lut = map(readonly, (self.label, self.prediction, self.lut))
+
+    @property
+    def n_codes(self) -> int:
+        return len(self.classes)
+
+
+def check_nulls(s: pl.Series, role: str) -> None:
+    nulls = s.null_count()
+    if nulls:
+        raise NullValuesError(
+            f"{role} column {s.name!r} has {nulls} null value{'s' if nulls > 1 else ''} "
+            f"out of {len(s)}; pass drop_nulls=True to skip those rows"
+        )
+
+
+def as_integers(s: pl.Series, role: str) -> pl.Series:
+    """Floats holding whole numbers become Int64; anything else is an error."""
+    if not s.dtype.is_float():
+        return s
+    bad = s.filter(~s.is_finite() | (s != s.floor()))
+    if len(bad):
+        raise InvalidLabelError(
+            f"{role} column {s.name!r} is float and holds {len(bad)} non-integer "
+            f"value{'s' if len(bad) > 1 else ''} (first: {bad[0]!r}); class labels must be "
+            "integers, booleans or strings"
+        )
+    return s.cast(pl.Int64)
+
+
+def label_kind(s: pl.Series, role: str) -> str:
+    dtype = s.dtype
+    if dtype == pl.Boolean:
+        return "bool"
+    if dtype.is_integer() or dtype.is_float():
+        return "int"
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+        return "str"
+    raise InvalidLabelError(
+        f"{role} column {s.name!r} has dtype {dtype}; labels and predictions must be "
+        "integer, boolean, string or categorical"
+    )
+
+
+def class_values(label: pl.Series, classes: Sequence[Any] | None) -> list[Any]:
+    """Sorted class values of one label column, plus any named in ``classes``.
+
+    Checked as :func:`encode_classes` checks labels (nulls, dtype, integral floats).
+    """
+    check_nulls(label, "label")
+    if label_kind(label, "label") == "int":
+        label = as_integers(label, "label")
+    return sorted(set(label.unique().to_list()) | set(classes or []))
+
+
+def encode_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any] | None) -> ClassCoding:
+    """Build the class coding shared by the label and prediction columns."""
+    check_nulls(label, "label")
+    check_nulls(prediction, "prediction")
+    kinds = {label_kind(label, "label"), label_kind(prediction, "prediction")}
+    coding = None
+    if kinds == {"bool"}:
+        coding = _bool_classes(label, prediction, classes)
+    elif kinds <= {"int", "bool"}:
+        as_int = [as_integers(s.cast(pl.Int64) if s.dtype == pl.Boolean else s, role)
+                  for s, role in ((label, "label"), (prediction, "prediction"))]  # fmt: skip
+        coding = _int_classes(*as_int, classes)
+    elif kinds == {"str"}:
+        coding = _str_classes(label, prediction, classes)
+    if coding is not None:
+        coding.names = (label.name, prediction.name)
+        return coding
+    raise InvalidLabelError(
+        f"label column {label.name!r} ({label.dtype}) and prediction column "
+        f"{prediction.name!r} ({prediction.dtype}) hold different kinds of values; "
+        "cast them to one type"
+    )
+
+
+def _bool_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any] | None) -> ClassCoding:
+    values = [False, True] if classes is None else sorted(set(classes))
+    if not set(values) <= {False, True}:
+        raise InvalidLabelError(f"classes={list(classes or [])} do not fit boolean label columns")
+    lut = np.full(2, -1, dtype=np.int64)
+    for code, v in enumerate(values):
+        lut[int(v)] = code
+    return ClassCoding(
+        _numpy(label), _numpy(prediction), 0, lut, pl.Series("class", values, dtype=pl.Boolean), False
+    )
+
+
+def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any] | None) -> ClassCoding:
+    lab, pred = _numpy(label), _numpy(prediction)
+    if pl.UInt64 in (label.dtype, prediction.dtype):
+        top = max(label.max() or 0, prediction.max() or 0)
+        if top >= 1 << 63:
+            raise InvalidLabelError(f"class values up to {top} do not fit in int64")
+    if len(label) == 0:
+        values = sorted(set(classes or []))
+        return ClassCoding(
+            lab, pred, 0, np.zeros(1, np.int64), pl.Series("class", values, dtype=pl.Int64), False
+        )
+    from ..kernels.jit import n_threads
+    from ..kernels.ranges import minmax
+
+    lmin, lmax, bits = minmax(lab, n_threads())
+    if prediction is not label:  # one column for sweeps
+        pmin, pmax, pbits = minmax(pred, n_threads())
+        bits |= pbits
+    else:
+        pmin, pmax = lmin, lmax
+    vmin, vmax = int(min(lmin, pmin)), int(max(lmax, pmax))
+    span = vmax - vmin + 1
+    dtype = label.dtype if label.dtype == prediction.dtype else pl.Int64
+
+    if classes is not None:
+        values = sorted({int(c) for c in classes})
+        if span > _LUT_RANGE_LIMIT:
+            return _searchsorted_classes(label, prediction, values, dtype)
+        lut = np.full(span, -1, dtype=np.int64)
+        for code, v in enumerate(values):
+            if vmin <= v <= vmax:
+                lut[v - vmin] = code
+        return ClassCoding(lab, pred, vmin, lut, pl.Series("class", values).cast(dtype), False)
+
+    if span <= _COUNT_RANGE_LIMIT:
+        values = list(range(vmin, vmax + 1))
+        seen = None
+        if 0 <= vmin and vmax < 64:  # the same pass saw which values occur
+            shifts = np.arange(vmin, vmax + 1, dtype=np.uint64)
+            seen = ((np.uint64(bits) >> shifts) & np.uint64(1)).astype(np.bool_)
+        lut = np.arange(span, dtype=np.int64)
+        return ClassCoding(lab, pred, vmin, lut, pl.Series("class", values).cast(dtype), True, seen)
+    if span <= _LUT_RANGE_LIMIT:
+        from ..kernels.count import mark_present
+
+        present = np.zeros(span, dtype=np.bool_)
+        mark_present(lab, vmin, present)
+        if prediction is not label:
+            mark_present(pred, vmin, present)
+        found = np.flatnonzero(present)
+        lut = np.full(span, -1, dtype=np.int64)
+        lut[found] = np.arange(len(found))
+        return ClassCoding(lab, pred, vmin, lut, pl.Series("class", found + vmin).cast(dtype), False)
+    values = pl.concat([label.unique(), prediction.unique()]).unique().sort().to_list()
+    return _searchsorted_classes(label, prediction, values, dtype)
+
+
+def _searchsorted_classes(
+    label: pl.Series, prediction: pl.Series, values: list[int], dtype: pl.DataType
+) -> ClassCoding:
+    """Wide-range integer classes: materialise codes by binary search (rare path)."""
+    sorted_values = np.asarray(values, dtype=np.int64)
+
+    def codes(s: pl.Series) -> np.ndarray:
+        v = s.cast(pl.Int64).to_numpy()
+        idx = np.searchsorted(sorted_values, v)
+        idx_clipped = np.minimum(idx, len(sorted_values) - 1)
+        hit = sorted_values[idx_clipped] == v if len(sorted_values) else np.zeros(len(v), bool)
+        return np.where(hit, idx_clipped, len(sorted_values)).astype(np.int64)
+
+    k = len(sorted_values)
+    lut = np.append(np.arange(k, dtype=np.int64), -1)
+    return ClassCoding(codes(label), codes(prediction), 0, lut, pl.Series("class", values).cast(dtype), False)
+
+
+def _str_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any] | None) -> ClassCoding:
+    lab_s, pred_s = label.cast(pl.String), prediction.cast(pl.String)
+    if classes is None:
+        values = pl.concat([lab_s.unique(), pred_s.unique()]).unique().sort().to_list()
+    else:
+        values = sorted({str(c) for c in classes})
+    enum = pl.Enum(values)
+    arrays = []
+    for s, role in ((lab_s, "label"), (pred_s, "prediction")):
+        outside = s.filter(~s.is_in(values))
+        if len(outside):
+            shown = outside.unique().sort().head(5).to_list()
+            raise InvalidLabelError(
+                f"{role} column {s.name!r} has {len(outside)} value{'s' if len(outside) > 1 else ''} "
+                f"outside classes={values}: {shown}"
+            )
+        arrays.append(s.cast(enum).to_physical().to_numpy())
+    lut = np.arange(len(values), dtype=np.int64)
+    return ClassCoding(arrays[0], arrays[1], 0, lut, pl.Series("class", values, dtype=pl.String), False)

@@ -1,0 +1,44 @@
+"""Which engine counts an input: a frame in memory, a streamed source read batch by batch
+(:mod:`.stream`), or a source spread over a Dask cluster (:mod:`.distributed`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from ..io.frames import as_key_list
+from ..io.sources import is_streamed
+from .distributed import count_dask
+from .stream import SourceReport, count_source
+from .table import ContingencyTable
+
+__all__ = ["count_any"]
+
+
+def count_any(
+    data: Any,
+    by: str | Sequence[str] | None,
+    label: str,
+    prediction: str,
+    *,
+    classes: Sequence[Any] | None,
+    drop_nulls: bool,
+    on_error: Literal["raise", "skip"] = "raise",
+    progress: bool | None = None,
+    batch_rows: int | None = None,
+    engine: Literal["local", "dask"] = "local",
+    client: Any = None,
+) -> tuple[ContingencyTable, SourceReport | None]:
+    """Count any input: a frame in memory, a streamed source, or a source on a Dask cluster."""
+    keys = as_key_list(by)
+    if engine == "dask":
+        return count_dask(data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls,
+                          on_error=on_error, batch_rows=batch_rows, client=client)  # fmt: skip
+    if engine != "local":
+        raise ValueError(f"engine must be 'local' or 'dask', got {engine!r}")
+    if is_streamed(data):
+        return count_source(data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls,
+                            on_error=on_error, progress=progress, batch_rows=batch_rows)  # fmt: skip
+    return ContingencyTable.from_frame(
+        data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls
+    ), None

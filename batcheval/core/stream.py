@@ -1,0 +1,300 @@
+"""Reduce a streamed source to one accumulator: append batches, combine partials.
+
+Each batch of each part becomes a partial :class:`ContingencyTable`; partials
+are combined eight at a time, so memory holds one batch plus a few partial
+tables however large the source. A part's partials join the total only once
+the whole part has been read, so a part that fails half-way contributes
+nothing: with ``on_error="skip"`` it is reported as skipped, otherwise the
+error names it and no result is returned.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+import polars as pl
+
+from ..errors import BatchevalError, BatchevalWarning, ColumnNotFoundError, MergeError, SourceError
+from ..io.frames import check_roles
+from ..io.sources import DEFAULT_BATCH_ROWS, Part, open_parts
+from .table import ContingencyTable
+
+__all__ = ["SourceReport", "combine", "count_source", "reduce_parts"]
+
+_COMBINE_EVERY = 8
+_SKIPPABLE = (SourceError, ColumnNotFoundError)
+
+
+@dataclass
+class SourceReport:
+    """What a streamed evaluation read: parts, rows, batches, and skipped parts."""
+
+    parts: list[str] = field(default_factory=list)
+    rows: int = 0
+    batches: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    dropped: int = 0
+    dropped_what: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"parts": self.parts, "rows": self.rows, "batches": self.batches, "skipped": self.skipped}
+
+    def __add__(self, other: SourceReport) -> SourceReport:
+        return SourceReport(
+            self.parts + other.parts,
+            self.rows + other.rows,
+            self.batches + other.batches,
+            self.skipped + other.skipped,
+            self.dropped + other.dropped,
+            self.dropped_what or other.dropped_what,
+        )
+
+    def warn(self) -> None:
+        """One warning for everything skipped or dropped, however many batches it took."""
+        if self.skipped:
+            n = len(self.skipped)
+            names = ", ".join(s["part"] for s in self.skipped[:5])
+            more = f" and {n - 5} more" if n > 5 else ""
+            warnings.warn(
+                f"skipped {n} of {n + len(self.parts)} parts that could not be read: {names}{more}; "
+                "see the result's .metadata['skipped']",
+                BatchevalWarning,
+                stacklevel=4,
+            )
+        if self.dropped:
+            warnings.warn(
+                f"dropped {self.dropped} of {self.rows} rows with a null {self.dropped_what}",
+                BatchevalWarning,
+                stacklevel=4,
+            )
+
+    def check_not_empty(self) -> None:
+        if not self.parts:
+            reasons = "; ".join(s["error"] for s in self.skipped[:3])
+            raise SourceError(f"every part of the source was skipped ({len(self.skipped)}): {reasons}")
+
+
+def combine(tables: Sequence[ContingencyTable]) -> ContingencyTable:
+    """Merge partial tables whose class sets may differ (each batch sees its own classes).
+
+    The class set of the result is the sorted union, exactly what one pass
+    over the concatenated input would have found.
+    """
+    tables = list(tables)
+    if len(tables) == 1:
+        return tables[0]
+    first = tables[0].classes
+    if any(not t.classes.equals(first, check_dtypes=True) for t in tables[1:]):
+        tables = _on_union_classes(tables)
+    return ContingencyTable.merge(tables)
+
+
+def _on_union_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:
+    kinds = {_class_kind(t.classes.dtype) for t in tables if len(t.classes)}
+    if len(kinds) > 1:  # a relaxed concat would turn integers into strings and match nothing
+        dtypes = sorted({str(t.classes.dtype) for t in tables if len(t.classes)})
+        raise MergeError(f"cannot combine class sets of different kinds: {', '.join(dtypes)}")
+    try:
+        frames = [t.classes.to_frame() for t in tables]
+        union = pl.concat(frames, how="vertical_relaxed").to_series().unique().sort()
+    except pl.exceptions.PolarsError as exc:
+        raise MergeError(f"cannot combine class sets of different types: {exc}") from exc
+    position = {v: i for i, v in enumerate(union.to_list())}
+    k = len(union)
+    out = []
+    for t in tables:
+        idx = np.asarray([position[v] for v in t.classes.to_list()], dtype=np.int64)
+        counts = np.zeros((len(t), k, k), dtype=np.int64)
+        counts[:, idx[:, None], idx[None, :]] = t.counts
+        out.append(ContingencyTable(t.keys, union, counts))
+    return out
+
+
+class _Pending:
+    """Partial tables waiting to be combined."""
+
+    def __init__(self) -> None:
+        self.tables: list[ContingencyTable] = []
+
+    def add(self, table: ContingencyTable) -> None:
+        self.tables.append(table)
+        if len(self.tables) >= _COMBINE_EVERY:
+            self.tables = [combine(self.tables)]
+
+    def result(self) -> ContingencyTable | None:
+        return combine(self.tables) if self.tables else None
+
+
+def reduce_parts(
+    parts: list[Part],
+    make_table: Callable[[pl.DataFrame], ContingencyTable],
+    *,
+    prefilter: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
+    dropped_what: str = "",
+    on_error: Literal["raise", "skip"] = "raise",
+    progress: bool | None = None,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+    warn: bool = True,
+) -> tuple[ContingencyTable | None, SourceReport]:
+    """Stream every part through ``make_table`` and combine the partial tables.
+
+    ``prefilter`` drops rows before counting (``drop_nulls=``); the rows it
+    drops are reported in one warning at the end, not one per batch. With
+    ``warn=False`` (a Dask worker's share) the report is returned unwarned
+    and the table is None when every part was skipped.
+    """
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    report = SourceReport()
+    total = _Pending()
+    dropped = 0
+    types: PartTypes | None = None
+    empty: ContingencyTable | None = None  # what an all-empty source returns
+    bar = _progress_bar(parts, progress)
+    try:
+        for part in parts:
+            mine = _Pending()
+            rows = batches = part_dropped = 0
+            try:
+                for batch in part.batches(batch_rows):
+                    n = batch.height
+                    frame = batch if prefilter is None else prefilter(batch)
+                    part_dropped += n - frame.height
+                    try:
+                        mine.add(make_table(frame))
+                    except BatchevalError as exc:
+                        raise _naming_rows(exc, part.name, rows, rows + n) from exc
+                    rows += n
+                    batches += 1
+                    bar.update(n)
+                    bar.set_postfix(batches=report.batches + batches, refresh=False)
+                table = mine.result()
+                assert table is not None  # parts yield at least one (maybe empty) frame
+                if len(table):
+                    types = check_types(part.name, table, types)
+            except _SKIPPABLE as exc:
+                if on_error == "raise":
+                    raise
+                report.skipped.append({"part": part.name, "error": str(exc)})
+                continue
+            if len(table):
+                total.add(table)
+            else:  # a part with no rows adds nothing, and its types (csv: all String) say nothing
+                empty = table if empty is None else empty
+            report.parts.append(part.name)
+            report.rows += rows
+            report.batches += batches
+            dropped += part_dropped
+    finally:
+        bar.close()
+    report.dropped, report.dropped_what = dropped, dropped_what
+    result = total.result()
+    if result is None:
+        result = empty
+    if warn:
+        report.check_not_empty()
+        report.warn()
+    return result, report
+
+
+class PartTypes(NamedTuple):
+    keys: pl.Schema
+    classes: str
+
+
+def _class_kind(dtype: pl.DataType) -> str:
+    """Class sets of one kind combine (integers of any width, say); of two kinds, never."""
+    if dtype.is_integer():
+        return "integer"
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+        return "string"
+    return str(dtype)
+
+
+def check_types(name: str, table: ContingencyTable, before: PartTypes | None) -> PartTypes:
+    """Key types and the kind of class values must agree across parts; a part that
+    disagrees is named ``name`` (and with ``on_error="skip"``, skipped)."""
+    mine = PartTypes(table.keys.schema, _class_kind(table.classes.dtype))
+    if before is None:
+        return mine
+    if mine.keys != before.keys:
+        diffs = [f"{c!r} is {mine.keys[c]}, not {before.keys[c]}" for c in before.keys
+                 if mine.keys.get(c) != before.keys[c]]  # fmt: skip
+        raise SourceError(f"{name}: key column {', '.join(diffs)} as in the parts before it")
+    if mine.classes != before.classes:
+        raise SourceError(
+            f"{name}: its label and prediction values are {table.classes.dtype}, "
+            f"where the parts before it had {before.classes} values"
+        )
+    return before
+
+
+def _naming_rows(exc: BatchevalError, part: str, lo: int, hi: int) -> BatchevalError:
+    """The same error, saying which part and which of its rows it is about."""
+    return type(exc)(f"{part}, rows {lo:,}-{hi:,}: {exc}")
+
+
+def _progress_bar(parts: list[Part], progress: bool | None) -> Any:
+    """A tqdm bar on stderr: on by default in a terminal, off otherwise."""
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    sizes = [part.rows() for part in parts]
+    total = None if any(s is None for s in sizes) else sum(s for s in sizes if s is not None)
+    return tqdm(
+        total=total, unit="rows", unit_scale=True, file=sys.stderr, desc="batcheval", dynamic_ncols=True
+    )
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def set_postfix(self, **kwargs: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def count_source(
+    data: Any,
+    by: Sequence[str],
+    label: str,
+    prediction: str,
+    *,
+    classes: Sequence[Any] | None,
+    drop_nulls: bool,
+    on_error: Literal["raise", "skip"],
+    progress: bool | None,
+    batch_rows: int | None,
+    warn: bool = True,
+) -> tuple[ContingencyTable | None, SourceReport]:
+    """The streamed counterpart of :meth:`ContingencyTable.from_frame`."""
+    roles = check_roles(by, label, prediction)
+    parts = open_parts(data, list(roles), roles)
+
+    def make_table(frame: pl.DataFrame) -> ContingencyTable:
+        return ContingencyTable.from_frame(frame, by, label, prediction, classes=classes)
+
+    def drop(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.drop_nulls([label, prediction])
+
+    return reduce_parts(
+        parts,
+        make_table,
+        prefilter=drop if drop_nulls else None,
+        dropped_what=f"{label!r} or {prediction!r}",
+        on_error=on_error,
+        progress=progress,
+        batch_rows=batch_rows or DEFAULT_BATCH_ROWS,
+        warn=warn,
+    )

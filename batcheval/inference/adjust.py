@@ -1,0 +1,85 @@
+"""Multiple-testing corrections of p-values across runs."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from ..errors import InvalidArgumentError
+
+__all__ = ["ADJUST_METHODS", "adjust"]
+
+ADJUST_METHODS = ("holm", "bh")
+
+
+def adjust(pvalues: Any, method: Literal["holm", "bh"] = "holm") -> Any:
+    """Adjust p-values for multiple comparisons; NaN (or null) entries are left out.
+
+    ``"holm"``
+        Holm's (1979, Scand. J. Statist. 6:65) step-down correction: it
+        controls the family-wise error rate, like Bonferroni, under any
+        dependence. With the m defined p-values sorted ascending,
+        ``adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``.
+    ``"bh"``
+        Benjamini & Hochberg's (1995, JRSS B 57:289) step-up correction: it
+        controls the false discovery rate for independent or positively
+        dependent tests. ``adj_(i) = min_{j >= i} min(1, m p_(j) / j)``.
+
+    Reject the hypotheses whose adjusted p-value is at most the level.
+
+    Parameters
+    ----------
+    pvalues
+        A numpy array, a sequence, or a polars Series of p-values in [0, 1];
+        NaN or null marks a test that was not made, and does not count in m.
+    method
+        ``"holm"`` or ``"bh"``.
+
+    Returns
+    -------
+    The adjusted p-values, in the input order: a polars Series (same name)
+    for a Series, else a float64 numpy array.
+
+    Examples
+    --------
+    >>> import batcheval as be
+    >>> be.adjust([0.01, 0.04, 0.03, float("nan")], "holm").round(4).tolist()
+    [0.03, 0.06, 0.06, nan]
+    >>> be.adjust([0.01, 0.04, 0.03, float("nan")], "bh").round(4).tolist()
+    [0.03, 0.04, 0.04, nan]
+    """
+    if method not in ADJUST_METHODS:
+        raise InvalidArgumentError(f"unknown adjust method {method!r}; use one of {list(ADJUST_METHODS)}")
+    series = pvalues if isinstance(pvalues, pl.Series) else None
+    if series is not None:
+        p = series.cast(pl.Float64).fill_null(np.nan).to_numpy().astype(np.float64, copy=True)
+    else:
+        p = np.array(pvalues, dtype=np.float64).reshape(-1) if np.ndim(pvalues) else None
+        if p is None:
+            raise InvalidArgumentError(f"pvalues must be a sequence of p-values, got {pvalues!r}")
+    defined = ~np.isnan(p)
+    bad = defined & ((p < 0.0) | (p > 1.0))
+    if bad.any():
+        raise InvalidArgumentError(
+            f"pvalues must lie in [0, 1]; {int(bad.sum())} do not (first: {float(p[bad][0])!r})"
+        )
+    out = np.full(p.shape, np.nan)
+    idx = np.flatnonzero(defined)
+    m = idx.size
+    if m:
+        order = idx[np.argsort(p[idx], kind="stable")]
+        ranked = p[order]
+        i = np.arange(1, m + 1)
+        if method == "holm":
+            adj = np.maximum.accumulate(np.minimum(1.0, (m - i + 1) * ranked))
+        else:
+            adj = np.minimum.accumulate(np.minimum(1.0, m * ranked / i)[::-1])[::-1]
+        out[order] = adj
+    if series is not None:
+        result = pl.Series(series.name, out, dtype=pl.Float64)
+        # nulls stay null (NaN stays NaN): a Series keeps its own notion of missing
+        kept = pl.select(pl.when(series.is_null()).then(None).otherwise(result)).to_series()
+        return kept.alias(series.name)
+    return out

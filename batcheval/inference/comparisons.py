@@ -1,0 +1,450 @@
+"""Comparing runs: each run's difference from a reference run, its standard
+error and p-value, for :func:`batcheval.leaderboard`.
+
+Paired comparisons (runs scored on shared test examples) work on each run's
+joint table with its reference, ``joint[real, reference's prediction, run's
+prediction]``. :func:`count_board` counts the board: a dense board gets
+all of them from the same pass over the rows (:class:`Cells`); others count
+each comparison in a pass of its own (:class:`TwoPass`). Unpaired comparisons take the runs as
+independent samples (:func:`versus`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import polars as pl
+
+from .. import measures as _measures
+from ..core.counting import (
+    PRIVATE_ROWS_PER_THREAD,
+    KeySpace,
+    compact,
+    count_encoded,
+    encode_frame,
+    kernel_keys,
+    raise_outside,
+    run_count_kernel,
+)
+from ..core.encode import ClassCoding, readonly, value_range
+from ..core.table import ContingencyTable, sum_axes
+from ..errors import InvalidArgumentError
+from ..kernels import leaderboard as _lb
+from ..kernels.jit import n_threads
+from . import intervals as _intervals
+from . import paired_se as _paired_se
+
+__all__ = [
+    "Cells", "TwoPass", "count_board", "count_with_cells", "joint_tables", "normal_p", "paired_columns",
+    "unpaired_se", "versus",
+]  # fmt: skip
+
+# an integer example column is looked up through an array when its range is at most this
+_LUT_LIMIT = 1 << 26
+# the one-pass joint count keeps a private table per thread while all of them stay this small
+_PRIVATE_CELLS = 1 << 25
+# paired tests hold one prediction per compared run and example: at most this many (1-2 bytes each)
+_ADJACENT_CELLS = 1 << 30
+# a cells table at least this large is mapped up front (_zeroed)
+_POPULATE_BYTES = 1 << 26
+# one-pass paired boards hold every run × example, if that is at most this many cells per row
+_CELLS_PER_ROW = 4
+
+
+def normal_p(diff: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """Two-sided normal p-value of a difference with standard error ``se``: ``2·Φ(−|diff|/se)``."""
+    from scipy import special
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.abs(diff) / se
+    p = special.erfc(z / np.sqrt(2.0))
+    # no spread at all: equal values are no evidence of a difference, unequal ones are certain
+    return np.where(se == 0, np.where(diff == 0, 1.0, 0.0), p)
+
+
+def unpaired_se(
+    counts: np.ndarray, measure: str, ci_method: str, n_boot: int, seed: int | None, pos: int
+) -> np.ndarray:
+    """Each run's standard error of ``measure``: delta method, or the bootstrap's
+    replicate spread with ``ci_method="bootstrap"``."""
+    if ci_method == "bootstrap":
+        return _bootstrap_se(counts, measure, n_boot, seed, pos)
+    return _intervals.standard_errors(counts, [measure], positive=pos)[measure]
+
+
+def versus(value: np.ndarray, se: np.ndarray, ref: np.ndarray, name: str) -> dict[str, np.ndarray]:
+    """Unpaired difference of each run from run ``ref[g]``, with independent standard errors."""
+    at = np.maximum(ref, 0)
+    diff = value - value[at]
+    return {f"diff_vs_{name}": diff, f"p_vs_{name}": normal_p(diff, np.sqrt(se * se + se[at] ** 2))}
+
+
+def _bootstrap_se(counts: np.ndarray, measure: str, n_boot: int, seed: int | None, pos: int) -> np.ndarray:
+    def value(reps: np.ndarray) -> np.ndarray:
+        return _measures.compute(reps, [measure], positive=pos)[measure]
+
+    return _paired_se.replicate_spread(counts, n_boot, seed, value)
+
+
+def count_board(
+    df: pl.DataFrame,
+    runs: list[str],
+    examples: list[str],
+    label: str,
+    prediction: str,
+    classes: Sequence[Any] | None,
+) -> tuple[ContingencyTable, Cells | TwoPass | None]:
+    """Each run's table, and with ``examples`` what its paired comparisons are
+    counted from: :class:`Cells` when the one pass can hold every run ×
+    example, else :class:`TwoPass`."""
+    coding, space = encode_frame(df, runs, label, prediction, classes)
+    example = _example_coding(df, examples) if examples else None
+    if example is not None and space is not None:
+        cells = count_with_cells(df, runs, examples, example, coding, space)
+        if cells is not None:
+            return cells.table, cells
+    counted = count_encoded(df, runs, coding, space)
+    table = ContingencyTable(counted.keys, counted.classes, counted.counts)
+    if example is None:
+        return table, None
+    (label_col, pred_col), class_lo, class_lut = _class_coding(df, table, label, prediction)
+    rows = _RowCodes(*_run_coding(df, table, runs), *example, label_col, pred_col, class_lo, class_lut)
+    rows = _RowCodes(*(readonly(v) if isinstance(v, np.ndarray) else v for v in rows))
+    _check_one_row_per_example(df, table, runs, examples, rows)
+    return table, TwoPass(df, table, runs, rows)
+
+
+class _RowCodes(NamedTuple):
+    """Every row's run, example and classes as codes: ``run_lut[run - run_lo]``
+    is its row of the table, ``example - ex_lo`` one of ``0..E-1``, and
+    ``class_lut[value - class_lo]`` a class code (:func:`_run_coding`,
+    :func:`_example_coding`, :func:`_class_coding`)."""
+
+    run: np.ndarray
+    run_lo: int
+    run_lut: np.ndarray
+    example: np.ndarray
+    ex_lo: int
+    n_examples: int
+    label: np.ndarray
+    pred: np.ndarray
+    class_lo: int
+    class_lut: np.ndarray
+
+
+@dataclass
+class Cells:
+    """Every run's class pair (real · K + predicted + 1, 0: none) on every example,
+    ``cells[rows[g] * E + e]`` for run g of ``table``: counted and filled in
+    one pass over the rows, after which each paired comparison reads only
+    this table."""
+
+    table: ContingencyTable
+    cells: np.ndarray
+    n_examples: int
+    rows: np.ndarray
+    k: int  # class codes in ``cells``; ``table`` keeps ``class_codes`` of them
+    class_codes: np.ndarray
+
+    def joint(self, ref: np.ndarray) -> np.ndarray:
+        """``joint[g, real, ref's prediction, g's prediction]`` as :func:`joint_tables`
+        gives it."""
+        g, k = len(self.rows), self.k
+        joint = np.zeros((g, k, k, k), dtype=np.int64)
+        _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k, joint.reshape(g, k**3))
+        keep = self.class_codes
+        if len(keep) != k:
+            joint = joint[:, keep][:, :, keep][:, :, :, keep]
+        return np.ascontiguousarray(joint)
+
+
+@dataclass
+class TwoPass:
+    """Paired comparisons counted by :func:`joint_tables`, a pass over the rows each."""
+
+    df: pl.DataFrame
+    table: ContingencyTable
+    runs: list[str]
+    rows: _RowCodes
+
+    def joint(self, ref: np.ndarray) -> np.ndarray:
+        """Only the reference runs are held: the leader, or every run with one
+        below it. (:func:`count_board` checked every run for repeated examples.)"""
+        held = np.unique(ref[ref >= 0])
+        return joint_tables(self.df, self.table, self.runs, self.rows, held, ref)
+
+
+def count_with_cells(
+    df: pl.DataFrame,
+    runs: list[str],
+    examples: list[str],
+    example: tuple[np.ndarray, int, int],
+    coding: ClassCoding,
+    space: KeySpace,
+) -> Cells | None:
+    """The board's table and its :class:`Cells` from one pass over the rows, or
+    None when the runs × examples table would be large or sparse (or class
+    pairs beyond int8). Raises for a run with two rows for one example.
+    ``example`` is :func:`_example_coding`'s."""
+    k = coding.n_codes
+    if k * k > 127:
+        return None
+    example_col, ex_lo, n_examples = example
+    size = space.size * n_examples
+    if size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
+        return None
+    cells = _zeroed(size)
+    bad = _lb.fill_cells(*kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin,
+                         coding.lut, k, example_col, ex_lo, n_examples, n_threads(), cells)  # fmt: skip
+    if bad:
+        raise_outside(coding, bad)
+    per_cell = np.empty((space.size, k * k + 1), dtype=np.int64)
+    _lb.cell_counts(cells, n_examples, n_threads(), per_cell)
+    counts = np.ascontiguousarray(per_cell[:, 1:]).reshape(space.size, k, k)
+    # every row fills a cell of its own unless two rows of a run share an example
+    if int(counts.sum()) != df.height:
+        _raise_first_duplicate(df, runs, examples, coding, space, counts)
+    counted = compact(space, coding, counts, True)
+    table = ContingencyTable(counted.keys, counted.classes, counted.counts)
+    assert counted.groups is not None
+    return Cells(table, cells, n_examples, counted.groups, k, counted.class_codes)  # type: ignore[arg-type]
+
+
+def _zeroed(size: int) -> np.ndarray:
+    """``np.zeros(size, int8)``, its pages mapped up front when it is large.
+
+    A fresh mapping's pages fault in one by one as the fill pass first
+    writes them, at a cost that swings with the machine's memory state
+    (0.0-0.2 s for 100 MB on the benchmark VM); ``MAP_POPULATE`` maps them
+    in one call, in a steady ~45 ms.
+    """
+    import mmap
+
+    if size < _POPULATE_BYTES or not hasattr(mmap, "MAP_POPULATE"):
+        return np.zeros(size, dtype=np.int8)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_POPULATE
+    return np.frombuffer(mmap.mmap(-1, size, flags=flags), dtype=np.int8)
+
+
+def _raise_first_duplicate(
+    df: pl.DataFrame,
+    runs: list[str],
+    examples: list[str],
+    coding: ClassCoding,
+    space: KeySpace,
+    filled: np.ndarray,
+) -> None:
+    """Name a run with fewer ``filled`` cells (``[space id, K, K]``) than rows."""
+    k = coding.n_codes
+    rows = run_count_kernel(space.columns, coding, space.size, k).reshape(space.size, k, k)
+    counted = compact(space, coding, rows, True)
+    table = ContingencyTable(counted.keys, counted.classes, counted.counts)
+    assert counted.groups is not None
+    short = sum_axes(filled, (1, 2))[counted.groups] < sum_axes(rows, (1, 2))[counted.groups]
+    _raise_duplicate_examples(df, table, runs, examples, int(np.flatnonzero(short)[0]))
+
+
+def joint_tables(
+    df: pl.DataFrame,
+    table: ContingencyTable,
+    runs: list[str],
+    rows: _RowCodes,
+    held: np.ndarray,
+    ref: np.ndarray,
+) -> np.ndarray:
+    """``joint[g, real, reference's prediction, g's prediction]`` over the examples both
+    predicted, where g's reference is run ``ref[g]`` (-1: none, a zero table).
+
+    Two passes: the runs in ``held`` (every reference) write their predictions
+    into a ``held × examples`` table, then every row is counted against its
+    reference. Callers check first that no run repeats an example
+    (:func:`_check_one_row_per_example`).
+    """
+    k, g = table.n_classes, len(table)
+    slot = np.full(g, -1, dtype=np.int64)
+    slot[held] = np.arange(len(held))
+    n_examples = rows.n_examples
+    if len(held) * n_examples > _ADJACENT_CELLS:
+        raise InvalidArgumentError(
+            f"paired tests hold each compared run's prediction per example: {len(held):,} runs × "
+            f"{n_examples:,} examples is over {_ADJACENT_CELLS:,} cells; drop example= for "
+            "unpaired tests"
+        )
+    preds = np.full(len(held) * n_examples, -1, dtype=np.int8 if k < 128 else np.int16)
+    fill = (rows.run, rows.example, rows.pred)
+    if len(held) == 1:  # one run's rows: a polars filter finds them faster than a pass over every row
+        own = pl.Series(_run_mask(df, table, runs, int(held[0]))).arg_true().to_numpy()
+        fill = tuple(readonly(col[own]) for col in fill)
+    _lb.fill_predictions(fill[0], rows.run_lo, rows.run_lut, slot, fill[1], rows.ex_lo, n_examples, fill[2],
+                         rows.class_lo, rows.class_lut, preds)  # fmt: skip
+    # a private table per thread while they stay small, else one table (the result)
+    threads = n_threads() if g * k**3 * n_threads() <= _PRIVATE_CELLS else 1
+    narrow = -(-df.height // threads) <= PRIVATE_ROWS_PER_THREAD
+    bufs = np.zeros((threads, g * k**3), dtype=np.uint32 if narrow else np.int64)
+    ref_slot = np.where(ref >= 0, slot[np.maximum(ref, 0)], -1)
+    _lb.joint_vs_reference(
+        rows.run, rows.run_lo, rows.run_lut, rows.example, rows.ex_lo, rows.label, rows.pred, rows.class_lo,
+        rows.class_lut, ref_slot, n_examples, preds, k, bufs,
+    )  # fmt: skip
+    return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
+
+
+def _check_one_row_per_example(
+    df: pl.DataFrame, table: ContingencyTable, runs: list[str], examples: list[str], rows: _RowCodes
+) -> None:
+    """Raise for a run with two rows of one example: one pass marking a bit per
+    run × example, or polars' hash of the (run, example) keys when that
+    bitmap would pass ``_ADJACENT_CELLS`` bytes."""
+    n_bits = len(table) * rows.n_examples
+    if n_bits <= 8 * _ADJACENT_CELLS:
+        seen = np.zeros(-(-n_bits // 8), dtype=np.uint8)
+        g = _lb.first_repeat(
+            rows.run, rows.run_lo, rows.run_lut, rows.example, rows.ex_lo, rows.n_examples, seen
+        )
+        if g >= 0:
+            _raise_duplicate_examples(df, table, runs, examples, int(g))
+        return
+    repeated = df.select(pl.struct(runs + examples).is_duplicated()).to_series()
+    if repeated.any():
+        first = df.filter(repeated).select(runs).row(0, named=True)
+        g = table.keys.with_row_index("__g").join(
+            pl.DataFrame([first], schema=table.keys.select(runs).schema), on=runs, nulls_equal=True
+        )
+        _raise_duplicate_examples(df, table, runs, examples, int(g.get_column("__g")[0]))
+
+
+def _run_mask(df: pl.DataFrame, table: ContingencyTable, runs: list[str], g: int) -> pl.Series:
+    """The rows of run g."""
+    keys = table.keys.row(g, named=True)
+    mask = pl.lit(True)
+    for c in runs:
+        mask = mask & (pl.col(c).is_null() if keys[c] is None else pl.col(c) == keys[c])
+    return df.select(mask.alias("mask")).to_series()
+
+
+def _raise_duplicate_examples(
+    df: pl.DataFrame, table: ContingencyTable, runs: list[str], examples: list[str], g: int
+) -> None:
+    keys = table.keys.row(g, named=True)
+    rows = df.filter(_run_mask(df, table, runs, g)).select(examples)
+    dup = rows.is_duplicated()
+    first = rows.filter(dup).row(0, named=True)
+    raise InvalidArgumentError(
+        f"example={examples} does not identify one row per example in run {keys}: "
+        f"{int(dup.sum())} rows share a key (first: {first}); "
+        "if ids restart in each fold, include the fold, e.g. example=['fold', 'example_id']"
+    )
+
+
+def _dense_lut(col: pl.Series, limit: int = _LUT_LIMIT) -> tuple[int, int] | None:
+    """``(lo, hi)`` of an integer column without nulls whose range is small enough for a lookup array."""
+    if not col.dtype.is_integer() or col.null_count() or not len(col):
+        return None
+    if col.dtype == pl.UInt64:  # may not fit the int64 pass
+        lo, hi = int(col.min()), int(col.max())  # type: ignore[arg-type]
+        if hi >= 1 << 63:  # the kernels index through int64
+            return None
+    else:
+        lo, hi = value_range(col.to_numpy())  # one parallel pass; polars' min and max are two
+    return (lo, hi) if hi - lo < limit else None
+
+
+def _dense_codes(values: pl.Series) -> tuple[int, np.ndarray] | None:
+    """``(lo, lut)`` with ``lut[v - lo]`` = the position of v in ``values`` (distinct
+    small-range integers), else None."""
+    dense = _dense_lut(values)
+    if dense is None:
+        return None
+    lo, hi = dense
+    lut = np.zeros(hi - lo + 1, dtype=np.int64)
+    lut[values.to_numpy().astype(np.int64) - lo] = np.arange(len(values))
+    return lo, lut
+
+
+def _run_coding(
+    df: pl.DataFrame, table: ContingencyTable, runs: list[str]
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """``(column, lo, lut)``: row i belongs to group ``lut[column[i] - lo]`` of ``table``
+    (every row's run is a key of it: the table was counted from these rows)."""
+    dense = _dense_codes(table.keys.get_column(runs[0])) if len(runs) == 1 else None
+    if dense is not None:
+        return df.get_column(runs[0]).to_numpy(), *dense
+    keys = table.keys.with_row_index("__g")
+    joined = df.select(runs).join(keys, on=runs, how="left", nulls_equal=True, maintain_order="left")
+    return joined.get_column("__g").to_numpy(), 0, np.arange(len(table), dtype=np.int64)
+
+
+def _example_coding(df: pl.DataFrame, examples: list[str]) -> tuple[np.ndarray, int, int]:
+    """``(column, lo, E)``: row i scores example ``column[i] - lo``, one of ``0..E-1``."""
+    dense = _dense_lut(df.get_column(examples[0])) if len(examples) == 1 else None
+    if dense is not None:
+        lo, hi = dense
+        return readonly(df.get_column(examples[0]).to_numpy()), lo, hi - lo + 1
+    codes = readonly(df.select(pl.struct(examples).rank("dense")).to_series().to_numpy())
+    return codes, 1, int(codes.max()) if len(codes) else 0
+
+
+def _class_coding(
+    df: pl.DataFrame, table: ContingencyTable, label: str, prediction: str
+) -> tuple[tuple[np.ndarray, np.ndarray], int, np.ndarray]:
+    """The label and prediction columns with ``(lo, lut)``: class code ``lut[value - lo]``."""
+    classes = table.classes
+    k = len(classes)
+    dense = _dense_codes(classes)
+    if dense is not None:
+        return (df.get_column(label).to_numpy(), df.get_column(prediction).to_numpy()), *dense
+    codes = pl.Series(range(k), dtype=pl.Int16)
+    cols = tuple(df.get_column(c).replace_strict(classes, codes).to_numpy() for c in (label, prediction))
+    return cols, 0, np.arange(k, dtype=np.int64)  # type: ignore[return-value]
+
+
+def paired_columns(
+    joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, method: str
+) -> dict[str, np.ndarray]:
+    """Each run against its reference from their joint table: the measure's
+    difference and its p-value (``method``: ``"bootstrap"`` or ``"delta"``),
+    the paired and discordant counts, and the exact McNemar p-value."""
+    run_tables = sum_axes(joint, 2)  # real × run's prediction
+    lead_tables = sum_axes(joint, 3)  # real × leader's prediction
+    diff = (
+        _measures.compute(run_tables, [measure], positive=pos)[measure]
+        - _measures.compute(lead_tables, [measure], positive=pos)[measure]
+    )
+    if method == "delta":
+        se = _paired_se.delta_se(joint, measure, pos)
+    else:
+        se = _paired_se.bootstrap_se(joint, measure, pos, n_boot, seed, diff)
+    both = np.einsum("gyyy->g", joint)
+    leader_right = np.einsum("gyyp->g", joint) - both
+    run_right = np.einsum("gyly->g", joint) - both
+    return {
+        "diff_vs_leader": diff,
+        "p_vs_leader": normal_p(diff, se),
+        "n_paired": sum_axes(joint, (1, 2, 3)),
+        "n_leader_only": leader_right,
+        "n_run_only": run_right,
+        "p_mcnemar": _mcnemar_exact(leader_right, run_right),
+    }
+
+
+def _mcnemar_exact(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Two-sided exact McNemar p-value: 2·P(X <= min(b, c)), X ~ Bin(b + c, 1/2), at most 1.
+
+    Each distinct ``(min(b, c), b + c)`` is evaluated once: 100k runs on one
+    test set share a few thousand (the tails took 41 ms, now 10 ms).
+    """
+    from scipy import special
+
+    m = np.asarray(b + c, dtype=np.int64)
+    low = np.minimum(b, c).astype(np.int64)
+    width = int(low.max(initial=0)) + 1
+    inverse = None
+    if len(m) and int(m.max()) < (1 << 62) // width:  # the pair as one int64 key
+        keys, inverse = np.unique(m * width + low, return_inverse=True)
+        m, low = keys // width, keys % width
+    with np.errstate(invalid="ignore"):
+        p = np.where(m == 0, 1.0, np.minimum(1.0, 2.0 * special.bdtr(low, m, 0.5)))
+    return p if inverse is None else p[inverse]

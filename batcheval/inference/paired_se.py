@@ -1,0 +1,203 @@
+"""Standard errors of paired differences: ``measure(run) − measure(leader)``
+estimated from each run's joint table with its reference,
+``joint[G, real, reference's prediction, run's prediction]``.
+
+:func:`delta_se`
+    The delta method: ``Var ≈ (Σ π g² − (Σ π g)²) / n`` with ``g`` the
+    gradient of the difference over the joint table's cells.
+
+:func:`bootstrap_se`
+    The paired bootstrap: each replicate reweights the test examples, the
+    same weights for the run and its reference, and the standard error is
+    the spread of the difference over replicates. For binary tables and a
+    measure that does not change when every count is scaled (all but the
+    chi-squared family) it is made cheap three times over, in one numba
+    kernel (:func:`poisson_se`):
+
+    - *Poisson bootstrap.* Each example gets an independent Poisson(1)
+      weight (Hanley & MacGibbon 2006, Comput. Methods Programs Biomed.
+      83:57-62; Chamandy et al. 2012, "Estimating uncertainty for massive
+      data streams"), so each joint cell is an independent Poisson draw of
+      its count, whose constants are worked out once per table. Given its
+      total ``N``, a Poisson replicate is a multinomial one of size ``N``;
+      for a measure that ignores scale the two bootstraps differ only in
+      that random size, about ``1/n`` of the variance.
+    - *Summed agreement.* A measure linear in tp and tn given the real
+      class sizes (informedness, recall, accuracy, ...) sees the two cells
+      where run and reference agree, within a real class, only through their
+      sum; a sum of independent Poissons is one Poisson, so a replicate takes
+      6 draws rather than 8, from the same distribution.
+    - *Control variate.* The difference's linear part
+      ``L = Σ_c s_c · (x_c − count_c)``, with ``s_c`` its secant slope in
+      cell c over one count either side, has the known Poisson-bootstrap
+      variance ``V_L = Σ_c s_c² · count_c``. So ``Var(T) = V_L + [Var(T) − Var(L)]``,
+      and only the bracket, small when ``T`` is close to linear, is
+      estimated from the replicates (Davison & Hinkley 1997, *Bootstrap
+      Methods and their Application*, §9.3; Efron 1990, JASA 85:79-89).
+      The slopes come from the measure itself, so every measure has one.
+      So few replicates estimate the standard error well. Each group draws
+      them in rounds (:data:`MIN_REPLICATES`, then doubling) until the
+      estimate is as precise as ``n_boot`` plain replicates would make it,
+      :func:`tolerance` (or ``n_boot`` are drawn). On the leaderboard
+      benchmark's 1,000-example tables that takes 7.6 replicates a table on
+      average, and the standard errors of informedness are within 2.1-2.2 %
+      (root mean square, four seeds) of 20,000-replicate ones, where 200
+      plain replicates give 4.9 %.
+
+    Other tables and measures take ``n_boot`` multinomial replicates and
+    their plain standard deviation.
+
+Every group draws from its own generator, seeded from ``seed`` and its
+index, so results do not depend on threads or rounds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from .. import measures as _measures
+from ..core.table import sum_axes
+from ..kernels import binary as _binary
+from ..kernels import bootstrap as _boot
+from . import intervals as _intervals
+
+__all__ = ["MIN_REPLICATES", "bootstrap_se", "delta_se", "poisson_se", "replicate_spread", "tolerance"]
+
+# the first round's replicates: enough for the control variate to estimate its own precision
+MIN_REPLICATES = 4
+# replicate cells held in memory at once by replicate_spread
+_CHUNK_CELLS = 1 << 24
+# measures linear in tp and tn given the real margins: a run's difference from its
+# reference sees the cells where the two agree only through their sum per real class
+_AGREEMENT_SUMMED = frozenset((
+    "prevalence", "evenness_real", "recall", "inverse_recall", "fallout", "miss_rate", "accuracy",
+    "informedness", "auc_single", "dtp", "wracc",
+))  # fmt: skip
+# the chi-squared family grows with the table's size, so the Poisson bootstrap's
+# random size would add to its spread
+_SIZE_DEPENDENT = frozenset(_measures.BINARY_STATS)
+
+
+def _gradient(joint: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The joint tables cells-last, ``[real, leader, run, G]``, the difference's
+    gradient ``∂T/∂π`` over their cells, and where it is undefined."""
+    j = _intervals.cells_last(joint)
+    g_run, bad_run = _intervals.gradient_cells_last(j.sum(axis=1), measure, positive=pos)
+    g_lead, bad_lead = _intervals.gradient_cells_last(j.sum(axis=2), measure, positive=pos)
+    return j, g_run[:, None] - g_lead[:, :, None], bad_run | bad_lead
+
+
+def delta_se(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
+    """Delta-method standard error of the paired difference (NaN where undefined)."""
+    j, grad, bad = _gradient(joint, measure, pos)
+    return np.where(bad, np.nan, np.sqrt(_intervals.gradient_variance(j, grad)))
+
+
+def bootstrap_se(
+    joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, diff: np.ndarray
+) -> np.ndarray:
+    """Paired bootstrap standard error of ``diff`` (the observed differences), per group.
+
+    Examples
+    --------
+    >>> joint = np.array([[[[300, 20], [40, 20]], [[30, 50], [40, 500]]]])
+    >>> run, lead = joint.sum(axis=2), joint.sum(axis=3)
+    >>> d = [r[1, 1] / r[1].sum() + r[0, 0] / r[0].sum() - 1 for r in (run[0], lead[0])]
+    >>> se = bootstrap_se(joint, "informedness", 1, 200, 7, np.array([d[0] - d[1]]))
+    >>> 0.02 < float(se[0]) < 0.04
+    True
+    """
+    joint = np.ascontiguousarray(joint, dtype=np.int64)
+    if joint.shape[1] == 2 and measure not in _SIZE_DEPENDENT:
+        return poisson_se(joint, measure, pos, n_boot, seed, diff)[0]
+    return _multinomial_se(joint, measure, pos, n_boot, seed)
+
+
+def poisson_se(
+    joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, diff: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sequential Poisson bootstrap with a control variate for binary joint
+    tables ``[G, 2, 2, 2]``: each group's standard error, and the replicates it drew.
+
+    Examples
+    --------
+    >>> joint = np.array([[[[300, 20], [40, 20]], [[30, 50], [40, 500]]]])
+    >>> se, drawn = poisson_se(joint, "informedness", 1, 200, 7, np.array([0.0]))
+    >>> bool(0.02 < se[0] < 0.04), bool(MIN_REPLICATES <= drawn[0] <= 200)
+    (True, True)
+    """
+    g = joint.shape[0]
+    joint = np.ascontiguousarray(joint, dtype=np.int64).reshape(g, 8)
+    center = np.nan_to_num(np.asarray(diff, dtype=np.float64))  # sums of (T − T̂) lose no digits
+    cells = np.array([0, 1, 2, 4, 5, 6] if measure in _AGREEMENT_SUMMED else range(8), dtype=np.int64)
+    se = np.empty(g)
+    drawn = np.empty(g, dtype=np.int64)
+    if g:
+        _boot.paired_poisson_se(
+            joint, _intervals.seeds_for(seed, 0, g), pos, _binary.NAMES.index(measure), cells, center,
+            n_boot, MIN_REPLICATES, _doubt(n_boot), tolerance(n_boot), se, drawn,
+        )  # fmt: skip
+    return se, drawn
+
+
+def tolerance(n_boot: int) -> float:
+    """The relative standard error of a standard error from ``n_boot`` plain
+    replicates, ``1/√(2(n_boot − 1))``: the precision a group draws replicates
+    until it reaches (5.0% for 200 replicates).
+
+    Examples
+    --------
+    >>> round(tolerance(200), 4), round(tolerance(4000), 4)
+    (0.0501, 0.0112)
+    """
+    return 1.0 / math.sqrt(2.0 * max(n_boot - 1, 1))
+
+
+def _doubt(n_boot: int) -> np.ndarray:
+    """``doubt[m]``: how far a relative error estimated from ``m`` replicates may
+    understate the truth, ``√((m − 1) / χ²_{m−1}(0.1))``, its 90% upper bound if the
+    replicates' squared deviations were normal (1.94 for 5 replicates, 1.47 for 10,
+    1.18 for 40). A few replicates of a small table can look precise by chance; this
+    keeps them going.
+
+    Examples
+    --------
+    >>> _doubt(40)[[5, 10, 40]].round(2).tolist()
+    [1.94, 1.47, 1.18]
+    """
+    from scipy import special
+
+    dof = np.maximum(np.arange(n_boot + 1) - 1, 1)
+    return np.sqrt(dof / special.chdtri(dof, 0.9))
+
+
+def _multinomial_se(joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None) -> np.ndarray:
+    def difference(reps: np.ndarray) -> np.ndarray:  # [R, real, leader, run]
+        run = _measures.compute(sum_axes(reps, 2), [measure], positive=pos)[measure]
+        return run - _measures.compute(sum_axes(reps, 3), [measure], positive=pos)[measure]
+
+    return replicate_spread(joint, n_boot, seed, difference)
+
+
+def replicate_spread(
+    counts: np.ndarray, n_boot: int, seed: int | None, statistic: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """Per group, the standard deviation of ``statistic`` over ``n_boot`` multinomial
+    replicates of its table (``counts[G, ...]``; NaN replicates are left out).
+
+    ``statistic`` maps stacked replicate tables ``[R, ...]`` to ``R`` values.
+    Groups are resampled in chunks that bound the replicate memory; a group's
+    replicates do not depend on the chunk it falls in.
+    """
+    g = counts.shape[0]
+    se = np.empty(g)
+    step = max(1, _CHUNK_CELLS // (n_boot * int(np.prod(counts.shape[1:]))))
+    for start in range(0, g, step):
+        stop = min(g, start + step)
+        reps = _intervals.bootstrap_replicates(counts[start:stop], n_boot, seed, first=start)
+        values = statistic(reps.reshape(-1, *counts.shape[1:]))
+        _boot.nan_std(values.reshape(stop - start, n_boot), se[start:stop])
+    return se

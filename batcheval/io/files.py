@@ -1,0 +1,142 @@
+"""Reading and writing the files the CLI handles: parquet, csv, ipc/feather, json."""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from ..errors import BatchevalError
+
+__all__ = ["check_output", "read_frame", "write_frame"]
+
+_READERS = {
+    ".parquet": pl.scan_parquet,
+    ".pq": pl.scan_parquet,
+    ".csv": pl.scan_csv,
+    ".ipc": pl.scan_ipc,
+    ".arrow": pl.scan_ipc,
+    ".feather": pl.scan_ipc,
+}
+
+
+def read_frame(path: str | Path) -> pl.LazyFrame:
+    """Lazily scan a parquet, csv or ipc file, or a glob of them (concatenated in sorted order).
+
+    Errors name the file: a missing file, a glob that matches nothing, an
+    unknown extension or an unreadable file raise
+    :class:`~batcheval.errors.BatchevalError` before any data is read.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, polars as pl
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for i in range(2):
+    ...     pl.DataFrame({"run": [i], "label": [1]}).write_parquet(root / f"part{i}.parquet")
+    >>> read_frame(root / "part*.parquet").collect()["run"].to_list()
+    [0, 1]
+    >>> read_frame(root / "nope*.parquet")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.BatchevalError: cannot read '...nope*.parquet': no file matches it
+    """
+    text = str(path)
+    path = Path(path)
+    if path.is_dir():
+        raise BatchevalError(
+            f"cannot read {text!r}: it is a directory; pass a glob such as '{text}/*.parquet'"
+        )
+    reader = _READERS.get(path.suffix.lower())
+    if reader is None:
+        raise BatchevalError(
+            f"cannot read {text!r}: unknown file type {path.suffix!r}; use parquet, csv or ipc"
+        )
+    if any(ch in text for ch in "*?[") and not path.exists():
+        files = sorted(glob.glob(text, recursive=True))
+        if not files:
+            raise BatchevalError(f"cannot read {text!r}: no file matches it")
+        source: Any = files
+    elif not path.exists():
+        raise BatchevalError(f"cannot read {text!r}: no such file")
+    else:
+        source = path
+    if not isinstance(source, list) or len(source) == 1:
+        frame = reader(source, glob=False)  # patterns are expanded above, names with "[" read as they are
+        _schema(frame, text)
+        return frame
+    frames = [reader(f, glob=False) for f in source]
+    schemas = [_schema(frame, f) for frame, f in zip(frames, source, strict=True)]
+    # a file with no rows adds nothing (a header-only csv reads every column as String)
+    keep = [i for i, frame in enumerate(frames) if frame.head(1).collect().height] or [0]
+    for i in keep[1:]:
+        _check_same_columns(text, source[keep[0]], schemas[keep[0]], source[i], schemas[i])
+    # integer widths may differ between files
+    return pl.concat([frames[i] for i in keep], how="vertical_relaxed")
+
+
+def _schema(frame: pl.LazyFrame, name: str) -> pl.Schema:
+    try:
+        return frame.collect_schema()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise BatchevalError(f"cannot read {name!r}: {first}") from exc
+
+
+def _check_same_columns(text: str, first: str, schema: pl.Schema, other: str, theirs: pl.Schema) -> None:
+    """Files of one glob must have the same columns, each numeric in all of them or in none."""
+    if list(theirs) != list(schema):
+        raise BatchevalError(
+            f"cannot read {text!r}: {other!r} has columns {list(theirs)}, but {first!r} has {list(schema)}"
+        )
+    for col, dtype in theirs.items():
+        mine = schema[col]
+        # UInt64 with a signed type would widen to Int128, which nothing downstream reads
+        unsigned64 = pl.UInt64 in (dtype, mine) and (dtype.is_signed_integer() or mine.is_signed_integer())
+        if dtype != mine and (not (dtype.is_numeric() and mine.is_numeric()) or unsigned64):
+            raise BatchevalError(
+                f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
+            )
+
+
+_WRITERS = {".parquet", ".pq", ".csv", ".ipc", ".arrow", ".feather", ".json"}
+
+
+def check_output(path: str | Path) -> None:
+    """Raise :class:`~batcheval.errors.BatchevalError` unless :func:`write_frame` can write ``path``.
+
+    Examples
+    --------
+    >>> check_output("scores.csv")
+    >>> check_output("scores.xlsx")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.BatchevalError: cannot write 'scores.xlsx': unknown file type '.xlsx'; ...
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in _WRITERS:
+        raise BatchevalError(
+            f"cannot write {str(path)!r}: unknown file type {suffix!r}; use parquet, csv, ipc or json"
+        )
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise BatchevalError(f"cannot write {str(path)!r}: no directory {str(parent)!r}")
+
+
+def write_frame(frame: pl.DataFrame, path: str | Path) -> None:
+    """Write parquet, csv, ipc or json, by the file's extension."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        frame.write_parquet(path)
+    elif suffix == ".csv":
+        frame.write_csv(path)
+    elif suffix in (".ipc", ".arrow", ".feather"):
+        frame.write_ipc(path)
+    elif suffix == ".json":
+        frame.write_json(path)
+    else:
+        raise BatchevalError(
+            f"cannot write {str(path)!r}: unknown file type {suffix!r}; use parquet, csv, ipc or json"
+        )

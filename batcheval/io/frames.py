@@ -1,0 +1,98 @@
+"""Input frames: accept what users have, hand polars to the rest of batcheval."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from ..errors import ColumnNotFoundError, DuplicateColumnError
+
+__all__ = ["as_key_list", "check_roles", "select_columns", "select_predictions"]
+
+
+def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
+    """Normalise a key argument (None, one name, or a sequence of names)."""
+    if by is None:
+        return []
+    if isinstance(by, str):
+        return [by]
+    keys = list(by)
+    for k in keys:
+        if not isinstance(k, str):
+            raise TypeError(f"{what}= takes column names, got {k!r}")
+    return keys
+
+
+def check_roles(
+    by: Sequence[str], *named: str, roles: Sequence[str] = ("label", "prediction")
+) -> dict[str, str]:
+    """Map each column to the argument that named it; a column named twice is an error.
+
+    Examples
+    --------
+    >>> check_roles(["run"], "label", "run")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.DuplicateColumnError: column 'run' is named twice: as key and as prediction
+    """
+    out: dict[str, str] = {}
+    for col, role in [*((k, "key") for k in by), *zip(named, roles, strict=True)]:
+        if col in out:
+            raise DuplicateColumnError(f"column {col!r} is named twice: as {out[col]} and as {role}")
+        out[col] = role
+    return out
+
+
+def _schema_names(data: Any) -> list[str]:
+    if isinstance(data, pl.LazyFrame):
+        return data.collect_schema().names()
+    return list(data.columns)
+
+
+def select_columns(data: Any, columns: Sequence[str], roles: dict[str, str]) -> pl.DataFrame:
+    """Return a polars DataFrame with just ``columns`` of ``data``.
+
+    ``data`` may be a polars DataFrame or LazyFrame (only the named columns
+    are collected), a pyarrow Table or RecordBatch, or a pandas DataFrame.
+    ``roles`` maps each column to the argument that named it, for messages.
+    """
+    seen: dict[str, str] = {}
+    for col in columns:
+        if col in seen:
+            raise DuplicateColumnError(f"column {col!r} is named twice: as {seen[col]} and as {roles[col]}")
+        seen[col] = roles[col]
+
+    if not isinstance(data, pl.DataFrame | pl.LazyFrame):
+        data = _from_foreign(data)
+    names = _schema_names(data)
+    for col in columns:
+        if col not in names:
+            raise ColumnNotFoundError(f"{roles[col]} column {col!r} not found; the frame has columns {names}")
+    selected = data.select(list(columns))
+    if isinstance(selected, pl.LazyFrame):
+        selected = selected.collect()
+    return selected
+
+
+def _from_foreign(data: Any) -> pl.DataFrame:
+    module = type(data).__module__.split(".")[0]
+    if module == "pyarrow":
+        import pyarrow as pa
+
+        if isinstance(data, pa.RecordBatch):
+            data = pa.Table.from_batches([data])
+        return pl.from_arrow(data)  # type: ignore[return-value]
+    if module == "pandas":
+        return pl.from_pandas(data)
+    raise TypeError(
+        "data must be a polars DataFrame or LazyFrame, a pyarrow Table or a pandas "
+        f"DataFrame, got {type(data).__name__}"
+    )
+
+
+def select_predictions(data: Any, keys: Sequence[str], label: str, prediction: str) -> pl.DataFrame:
+    """The key, label and prediction columns of an in-memory input, each checked by role."""
+    roles = check_roles(keys, label, prediction)
+    return select_columns(data, list(roles), roles)

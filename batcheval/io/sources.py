@@ -1,0 +1,246 @@
+"""Streamed sources: files, globs, datasets, readers and lazy frames as batches.
+
+A source is a list of :class:`Part` objects (a file, a dataset fragment, a
+record-batch reader, a lazy frame). Each part yields polars DataFrames of at
+most ``batch_rows`` rows holding just the requested columns, so memory stays
+bounded by one batch whatever the size of the source. Every failure to read
+a part is raised as :class:`~batcheval.errors.SourceError` or
+:class:`~batcheval.errors.ColumnNotFoundError` naming the part, never as a
+reader's own exception.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from ..errors import BatchevalError, ColumnNotFoundError, SourceError
+from .frames import select_columns
+
+__all__ = ["FORMATS", "Part", "is_streamed", "open_parts", "resolve_paths"]
+
+FORMATS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".ipc": "ipc",
+    ".arrow": "ipc",
+    ".feather": "ipc",
+    ".csv": "csv",
+}
+_SCANNERS: dict[str, Callable[..., pl.LazyFrame]] = {
+    "parquet": pl.scan_parquet,
+    "ipc": pl.scan_ipc,
+    "csv": pl.scan_csv,
+}
+DEFAULT_BATCH_ROWS = 1 << 24
+_LAZY = "lazy frame"
+
+
+def is_streamed(data: Any) -> bool:
+    """True for inputs read batch by batch rather than held in memory."""
+    if isinstance(data, str | os.PathLike | pl.LazyFrame):
+        return True
+    if isinstance(data, list | tuple):
+        return bool(data) and all(isinstance(d, str | os.PathLike) for d in data)
+    module = type(data).__module__
+    return module.startswith("pyarrow") and type(data).__name__ in (
+        "FileSystemDataset",
+        "Dataset",
+        "UnionDataset",
+        "RecordBatchReader",
+    )
+
+
+def resolve_paths(spec: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:
+    """Expand a path, glob, directory or list of them into data files, in sorted order.
+
+    Examples
+    --------
+    >>> resolve_paths("no/such/*.parquet")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.SourceError: no files match 'no/such/*.parquet'
+    """
+    specs = [spec] if isinstance(spec, str | os.PathLike) else list(spec)
+    out: list[Path] = []
+    for item in specs:
+        text = os.fspath(item)
+        # a file whose own name holds glob characters ("fold[1].parquet") is that file
+        if any(ch in text for ch in "*?[") and not Path(text).exists():
+            matches = sorted(Path(m) for m in glob.glob(text, recursive=True))
+            found = [m for m in matches if m.is_file()]
+            if not found:
+                raise SourceError(f"no files match {text!r}")
+            out += found
+        elif Path(text).is_dir():
+            found = sorted(p for p in Path(text).rglob("*") if p.is_file() and p.suffix.lower() in FORMATS)
+            if not found:
+                raise SourceError(f"directory {text!r} holds no parquet, ipc or csv files")
+            out += found
+        elif Path(text).is_file():
+            out.append(Path(text))
+        else:
+            raise SourceError(f"cannot read {text!r}: no such file or directory")
+    for path in out:
+        if path.suffix.lower() not in FORMATS:
+            raise SourceError(
+                f"cannot read {str(path)!r}: unknown file type {path.suffix!r}; use parquet, ipc or csv"
+            )
+    return out
+
+
+@dataclass
+class Part:
+    """One independently readable piece of a source."""
+
+    name: str
+    batches: Callable[[int], Iterator[pl.DataFrame]]
+    rows: Callable[[], int | None]
+
+
+def open_parts(data: Any, columns: Sequence[str], roles: dict[str, str]) -> list[Part]:
+    """Split ``data`` into parts that each stream the named ``columns``."""
+    columns = list(columns)
+    if not is_streamed(data):  # a frame in memory (e.g. a Dask partition) is one part
+
+        def whole(batch_rows: int) -> Iterator[pl.DataFrame]:
+            yield select_columns(data, columns, roles)
+
+        return [Part("partition", whole, lambda: None)]
+    if isinstance(data, pl.LazyFrame):
+        return [_lazy_part(_LAZY, lambda: data, columns, roles)]
+    if isinstance(data, str | os.PathLike) or isinstance(data, list | tuple):
+        return [_file_part(path, columns, roles) for path in resolve_paths(data)]
+    name = type(data).__name__
+    if name == "RecordBatchReader":
+        return [_reader_part(data, columns, roles)]
+    # the dataset's schema, not each file's: it holds the partition columns (run=1/...)
+    return [_fragment_part(fragment, columns, roles, data.schema) for fragment in data.get_fragments()]
+
+
+def _check_columns(names: Sequence[str], columns: Sequence[str], roles: dict[str, str], where: str) -> None:
+    for col in columns:
+        if col not in names:
+            if where == _LAZY:  # one frame, as in memory: nothing to name
+                raise ColumnNotFoundError(
+                    f"{roles[col]} column {col!r} not found; the frame has columns {list(names)}"
+                )
+            raise ColumnNotFoundError(
+                f"{where}: {roles[col]} column {col!r} not found; it has columns {list(names)}"
+            )
+
+
+def _wrapped(where: str, batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
+    """Re-raise a reader's failure as a SourceError that names the part."""
+    try:
+        yield from batches
+    except BatchevalError:
+        raise
+    except Exception as exc:  # readers raise OSError, ArrowInvalid, ComputeError, ...
+        raise SourceError(f"{where}: {_reason(exc)}") from exc
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def _lazy_part(
+    where: str, make: Callable[[], pl.LazyFrame], columns: list[str], roles: dict[str, str]
+) -> Part:
+    def batches(batch_rows: int) -> Iterator[pl.DataFrame]:
+        def inner() -> Iterator[pl.DataFrame]:
+            lazy = make()
+            _check_columns(lazy.collect_schema().names(), columns, roles, where)
+            empty = True
+            for frame in lazy.select(columns).collect_batches(chunk_size=batch_rows):
+                if frame.height:
+                    empty = False
+                    yield frame
+            if empty:  # still one frame, so an empty part has a schema
+                yield lazy.select(columns).head(0).collect()
+
+        return _wrapped(where, inner())
+
+    def rows() -> int | None:
+        return None
+
+    return Part(where, batches, rows)
+
+
+def _file_part(path: Path, columns: list[str], roles: dict[str, str]) -> Part:
+    fmt = FORMATS[path.suffix.lower()]
+    where = f"file {str(path)!r}"
+    # glob=False: the path is resolved already, and polars would read "fold[1].csv" as a pattern
+    part = _lazy_part(where, lambda: _SCANNERS[fmt](path, glob=False), columns, roles)
+    if fmt != "csv":  # the row count is in the footer; csv would need a full read
+
+        def rows() -> int | None:
+            try:
+                return int(_SCANNERS[fmt](path, glob=False).select(pl.len()).collect().item())
+            except Exception:  # an unreadable file is reported when it is read
+                return None
+
+        part.rows = rows
+    return part
+
+
+def _reader_part(reader: Any, columns: list[str], roles: dict[str, str]) -> Part:
+    where = "record batch reader"
+    _check_columns(reader.schema.names, columns, roles, where)
+
+    def batches(batch_rows: int) -> Iterator[pl.DataFrame]:
+        return _wrapped(where, _rebatched(iter(reader), columns, batch_rows, reader.schema))
+
+    return Part(where, batches, lambda: None)
+
+
+def _fragment_part(fragment: Any, columns: list[str], roles: dict[str, str], schema: Any) -> Part:
+    where = f"fragment {getattr(fragment, 'path', repr(fragment))!r}"
+
+    def batches(batch_rows: int) -> Iterator[pl.DataFrame]:
+        def inner() -> Iterator[pl.DataFrame]:
+            import pyarrow.dataset as pads
+
+            # the file's own columns and its partition keys: the dataset's schema alone
+            # would let pyarrow fill a column this file lacks with nulls
+            keys = pads.get_partition_keys(fragment.partition_expression)
+            _check_columns([*fragment.physical_schema.names, *keys], columns, roles, where)
+            batches = fragment.to_batches(schema=schema, columns=columns)
+            yield from _rebatched(batches, columns, batch_rows, schema)
+
+        return _wrapped(where, inner())
+
+    def rows() -> int | None:
+        try:
+            return int(fragment.count_rows())
+        except Exception:
+            return None
+
+    return Part(where, batches, rows)
+
+
+def _rebatched(
+    record_batches: Iterator[Any], columns: list[str], batch_rows: int, schema: Any
+) -> Iterator[pl.DataFrame]:
+    """Gather arrow record batches into polars frames of about ``batch_rows`` rows."""
+    import pyarrow as pa
+
+    pending: list[Any] = []
+    size = 0
+    empty = True
+    for rb in record_batches:
+        pending.append(rb.select(columns))
+        size += rb.num_rows
+        if size >= batch_rows:
+            yield pl.from_arrow(pa.Table.from_batches(pending))  # type: ignore[misc]
+            pending, size, empty = [], 0, False
+    if size or empty:
+        selected = pa.schema([schema.field(c) for c in columns])
+        yield pl.from_arrow(pa.Table.from_batches(pending, schema=selected))  # type: ignore[misc]

@@ -1,0 +1,263 @@
+"""Abstention: prediction values that mean "no answer" (spec §7, paper 001).
+
+A classifier that may abstain is measured twice (paper 001, "Selection,
+Abstention and an Example Evaluation"):
+
+* on the ``n`` **retained** examples, whose prediction is a class: every
+  measure, conditioned on the system choosing to answer;
+* over the whole population of ``N`` examples: recall and informedness
+  discounted by the retained fraction, ``<measure>_overall = <measure> · n/N``
+  (0 for a group that abstained on every example: it recovered nothing).
+
+The state stays ``counts[G, K, K]``: the abstain values are counted as extra
+classes in the one counting pass, their columns become the per-group
+abstention counts, and the table handed to the measures is the K×K block of
+the real classes. No second pass over the rows, and a label that equals an
+abstain value shows up for free as a non-empty abstain row.
+
+Examples
+--------
+>>> import polars as pl
+>>> import batcheval as be
+>>> df = pl.DataFrame({"label": [1, 1, 1, 0, 0, 0], "prediction": [1, 1, -1, 0, 1, -1]})
+>>> out = be.evaluate(df, abstain=-1, measures=["informedness"])
+>>> out.select("n", "abstained", "retained", "informedness", "informedness_overall").rows()
+[(4, 2, 0.6666666666666666, 0.5, 0.3333333333333333)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..core.encode import label_kind
+from ..core.table import ContingencyTable
+from ..errors import InvalidLabelError
+from ..io.frames import as_key_list, select_predictions
+
+__all__ = ["OVERALL_MEASURES", "Retained", "abstain_values", "split_abstentions"]
+
+#: Measures that also get an ``<name>_overall`` column, discounted by n/N.
+#: Paper 001 and spec §7 name recall and informedness; their multiclass
+#: averages follow, because the discount is linear and an average of
+#: discounted per-class values is the discounted average.
+OVERALL_MEASURES: tuple[str, ...] = (
+    "recall",
+    "informedness",
+    "macro_recall",
+    "weighted_recall",
+    "informedness_macro",
+    "informedness_bias_weighted",
+)
+
+
+def abstain_values(abstain: Any, prediction: pl.Series) -> list[Any]:
+    """The abstain values as a list of values the prediction column can hold.
+
+    Parameters
+    ----------
+    abstain
+        One value or a sequence of values (a string is one value).
+    prediction
+        The prediction column, for its dtype and name.
+
+    Raises
+    ------
+    InvalidLabelError
+        A value that cannot occur in the column: the wrong type, a
+        non-integral float for integer predictions, or None.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> abstain_values([-1, -1.0, 99], pl.Series("prediction", [0, 1, -1]))
+    [-1, 99]
+    """
+    single = isinstance(abstain, str | bytes) or not isinstance(abstain, Iterable)
+    raw = [abstain] if single else list(abstain)
+    name, dtype = prediction.name, prediction.dtype
+    if not raw:
+        raise InvalidLabelError("abstain= is an empty list; give at least one value or leave it None")
+    kind = label_kind(prediction, "prediction")
+    out: list[Any] = []
+    for given in raw:
+        if given is None:
+            raise InvalidLabelError(
+                f"abstain value None cannot mark a prediction in column {name!r}; null predictions "
+                "are rejected or dropped (drop_nulls=True); fill them with an abstain value first"
+            )
+        v = int(given) if kind == "int" and isinstance(given, float) and given.is_integer() else given
+        ok = {
+            "int": isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_),
+            "bool": isinstance(v, bool | np.bool_),
+            "str": isinstance(v, str),
+        }[kind]
+        if not ok:
+            raise InvalidLabelError(
+                f"abstain value {v!r} ({type(v).__name__}) cannot occur in prediction column "
+                f"{name!r} of dtype {dtype}"
+            )
+        v = bool(v) if kind == "bool" else int(v) if kind == "int" else v  # numpy scalars → Python
+        if v not in out:
+            out.append(v)
+    return out
+
+
+@dataclass(frozen=True)
+class Retained:
+    """What :func:`batcheval.evaluate` reports besides the retained-example table.
+
+    Attributes
+    ----------
+    keys
+        The groups, row for row as the keys of the retained table.
+    abstained
+        int64 per group: examples left out of the table (abstentions, and
+        with alignment also the examples of unmatched predicted ids).
+    mapping
+        For alignment only: one row per group × predicted id, with columns
+        ``_g`` (group row), ``predicted`` and ``class`` (null if unmatched).
+    """
+
+    keys: pl.DataFrame
+    abstained: np.ndarray
+    mapping: pl.DataFrame | None = None
+
+    def annotate(
+        self, out: pl.DataFrame, *, pool: str | Sequence[str] | None, per_class: bool, n_classes: int
+    ) -> pl.DataFrame:
+        """Add ``abstained``, ``retained``, ``<measure>_overall`` (and ``mapping``) to ``out``.
+
+        ``out`` is the frame of measures of the retained table, pooled over
+        ``pool`` if given; pooled groups add their abstentions as they add
+        their counts, so the retained fraction of a pooled row is
+        pooled n / pooled N.
+        """
+        over = as_key_list(pool, "pool")
+        g = len(self.abstained)
+        if over:
+            totals = ContingencyTable(self.keys, [0], self.abstained.reshape(g, 1, 1))
+            pooled, index = totals.pool_with_index(over)
+            abstained = pooled.counts[:, 0, 0]
+        else:
+            index = np.arange(g, dtype=np.int64)
+            abstained = self.abstained
+        n_groups = len(abstained)
+        if per_class:  # rows are group × class
+            abstained = np.repeat(abstained, n_classes)
+        n = out.get_column("n").to_numpy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            retained = n / (n + abstained)
+        at = out.columns.index("n") + 1
+        out = out.insert_column(at, pl.Series("abstained", abstained, dtype=pl.Int64))
+        out = out.insert_column(at + 1, pl.Series("retained", retained, dtype=pl.Float64))
+        for name in OVERALL_MEASURES:
+            if name in out.columns:
+                # abstaining on every example recovers nothing: 0, not the empty table's NaN × 0
+                values = np.where(retained == 0, 0.0, out.get_column(name).to_numpy() * retained)
+                out = out.insert_column(
+                    out.columns.index(name) + 1, pl.Series(f"{name}_overall", values, dtype=pl.Float64)
+                )
+        if self.mapping is not None:
+            out = out.with_columns(self._mapping_column(over, index, n_groups, per_class, n_classes))
+        return out
+
+    def _mapping_column(
+        self, over: list[str], index: np.ndarray, n_groups: int, per_class: bool, n_classes: int
+    ) -> pl.Series:
+        """One list of ``{predicted, class}`` structs per output row (plus the pool keys when pooled)."""
+        assert self.mapping is not None
+        long = self.mapping
+        gid = long.get_column("_g").to_numpy()
+        fields = ["predicted", "class"]
+        if over:  # a pooled row holds several groups' mappings: say which group each came from
+            long = self.keys.select(over)[gid].hstack(long)
+            fields = [*over, *fields]
+        long = long.with_columns(pl.Series("_row", index[gid], dtype=pl.Int64))
+        lists = (
+            long.sort("_row", maintain_order=True)
+            .group_by("_row", maintain_order=True)
+            .agg(pl.struct(fields).alias("mapping"))
+        )
+        rows = pl.DataFrame({"_row": np.arange(n_groups, dtype=np.int64)})
+        column = rows.join(lists, on="_row", how="left", maintain_order="left").get_column("mapping")
+        column = column.fill_null(pl.lit([], dtype=column.dtype))
+        if per_class:
+            column = column.gather(np.repeat(np.arange(n_groups), n_classes))
+        return column
+
+
+def split_abstentions(
+    data: Any,
+    by: str | Sequence[str] | None,
+    label: str,
+    prediction: str,
+    abstain: Any,
+    *,
+    classes: Sequence[Any] | None = None,
+    drop_nulls: bool = False,
+) -> tuple[ContingencyTable, Retained]:
+    """Count a frame into the table of retained examples and the abstentions per group.
+
+    Parameters
+    ----------
+    data, by, label, prediction, classes, drop_nulls
+        As for :meth:`ContingencyTable.from_frame`; ``classes`` must not
+        contain an abstain value.
+    abstain
+        A prediction value meaning "no answer", or a sequence of them. A
+        value that never occurs is fine (nothing is abstained).
+
+    Returns
+    -------
+    (ContingencyTable, Retained)
+        The K×K tables of the rows whose prediction is a class (K = the
+        classes without the abstain values), and the per-group abstention
+        counts. Groups whose every prediction is an abstention keep their
+        row, with an empty table.
+
+    Raises
+    ------
+    InvalidLabelError
+        When a label equals an abstain value: a real class cannot also mean
+        "no answer", so the n/N discount would be meaningless. Also when an
+        abstain value is one of ``classes`` or cannot occur in the column.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"run": [1, 1, 1, 2], "label": [1, 0, 1, 0], "prediction": [1, -1, -1, 0]})
+    >>> table, held = split_abstentions(df, "run", "label", "prediction", abstain=-1)
+    >>> table.counts.tolist(), held.abstained.tolist()
+    ([[[0, 0], [0, 1]], [[1, 0], [0, 0]]], [2, 0])
+    """
+    keys = as_key_list(by)
+    df = select_predictions(data, keys, label, prediction)
+    values = abstain_values(abstain, df.get_column(prediction))
+    if classes is not None:
+        clash = [v for v in values if v in set(classes)]
+        if clash:
+            raise InvalidLabelError(
+                f"abstain value {clash[0]!r} is also one of classes={list(classes)}; "
+                "a value cannot be both a class and an abstention"
+            )
+        classes = [*classes, *values]
+    table = ContingencyTable.from_frame(df, keys, label, prediction, classes=classes, drop_nulls=drop_nulls)
+    class_list = table.classes.to_list()
+    held = [i for i, v in enumerate(class_list) if v in values]
+    keep = [i for i in range(len(class_list)) if i not in held]
+    counts = table.counts
+    for i in held:
+        wrong = int(counts[:, i, :].sum())
+        if wrong:
+            raise InvalidLabelError(
+                f"label column {label!r} has {wrong} value{'s' if wrong > 1 else ''} equal to the abstain "
+                f"value {class_list[i]!r}; an abstain value must never be a real class"
+            )
+    abstained = counts[:, :, held].sum(axis=(1, 2)).astype(np.int64)
+    kept = np.ascontiguousarray(counts[:, keep][:, :, keep])
+    return ContingencyTable(table.keys, table.classes.gather(keep), kept), Retained(table.keys, abstained)

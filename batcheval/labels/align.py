@@ -1,0 +1,260 @@
+"""Label alignment for unsupervised predictions (clusterings; spec §7, paper 001).
+
+A clustering's predicted ids are arbitrary names, and there may be more or
+fewer of them (K) than real classes (C). Paper 001: "the classes should be
+permuted to maximize the sum of the diagonal of the contingency matrix", and
+when K ≠ C "combinations rather than permutations need to be explored". So,
+per group:
+
+1. count the C×K table of real class × predicted id (only the ids that occur
+   in the group take part; ids are never shared between groups);
+2. match ids to classes one to one so that the matched counts sum to the
+   maximum (a rectangular assignment problem);
+3. rename each matched id to its class, giving the C×C table the measures
+   read. When K > C, the K − C unmatched ids are the catch-all clusters paper
+   001 says to ignore: their examples count as **abstentions**, so the output
+   has ``retained`` and the n/N-discounted ``informedness_overall`` and
+   ``recall_overall``, exactly as with ``abstain=``. When K ≤ C every id is
+   matched and some classes are never predicted.
+
+Small groups (``max(C, K) <= 10``) are solved together by the subset-DP numba
+kernel :func:`batcheval.kernels.assign.assign_small`; larger ones one by one by
+:func:`scipy.optimize.linear_sum_assignment`. Both find a maximum; when several
+assignments tie, the kernel takes the lexicographically smallest (ids in
+sorted order, each to the smallest class) and scipy its own, so tied groups
+may differ in measures other than accuracy between the two paths.
+
+Examples
+--------
+>>> import polars as pl
+>>> import batcheval as be
+>>> df = pl.DataFrame({"run": [1, 1, 1, 1, 2, 2, 2, 2], "label": ["a", "a", "b", "b"] * 2,
+...                    "prediction": [5, 5, 8, 8, 0, 1, 1, 1]})
+>>> out = be.evaluate(df, by="run", align="hungarian", measures=["accuracy"])
+>>> out["accuracy"].to_list()
+[1.0, 0.75]
+>>> out["mapping"][1].to_list()
+[{'predicted': 0, 'class': 'a'}, {'predicted': 1, 'class': 'b'}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..core.encode import as_integers, check_nulls, label_kind
+from ..core.table import ContingencyTable, drop_null_rows
+from ..errors import CountOverflowError, InvalidArgumentError, InvalidLabelError
+from ..io.frames import as_key_list, select_predictions
+from ..kernels.count import scatter_add
+from .abstain import Retained, abstain_values
+
+__all__ = ["ALIGN_METHODS", "align_frame", "assign"]
+
+#: The ``align=`` methods :func:`batcheval.evaluate` knows.
+ALIGN_METHODS: tuple[str, ...] = ("hungarian",)
+
+# past this max(C, K) the 2**M subset table loses to scipy's O(M^3)
+_DP_LIMIT = 10
+
+_REAL, _PRED = "__batcheval_real", "__batcheval_predicted"
+
+
+def check_method(method: Any) -> None:
+    """Raise :class:`InvalidArgumentError` unless ``method`` is one of :data:`ALIGN_METHODS`.
+
+    Examples
+    --------
+    >>> check_method("kmeans")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: align='kmeans' is not a known method; choose one of ['hungarian']
+    """
+    if method not in ALIGN_METHODS:
+        raise InvalidArgumentError(
+            f"align={method!r} is not a known method; choose one of {list(ALIGN_METHODS)}"
+        )
+
+
+def assign(weights: np.ndarray, n_ids: np.ndarray | None = None, *, dp_limit: int = _DP_LIMIT) -> np.ndarray:
+    """Per group, the one-to-one matching of predicted ids to classes with the largest diagonal.
+
+    Parameters
+    ----------
+    weights
+        ``[G, C, K]`` non-negative counts: ``weights[g, c, i]`` examples of
+        class ``c`` given predicted id ``i``.
+    n_ids
+        Per group, how many leading ids take part (default: all K).
+    dp_limit
+        Groups with ``max(C, n_ids) <= dp_limit`` go to the vectorised kernel,
+        the others to :func:`scipy.optimize.linear_sum_assignment` one by one.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 ``[G, K]``: the class matched to each id, -1 if unmatched or
+        not taking part. ``min(C, n_ids[g])`` ids are matched in group ``g``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([[[0, 5, 1],
+    ...                [4, 0, 0]]])       # 2 classes × 3 predicted ids
+    >>> assign(w).tolist()
+    [[1, 0, -1]]
+    >>> assign(w, dp_limit=0).tolist()    # the scipy path agrees
+    [[1, 0, -1]]
+    """
+    w = np.ascontiguousarray(weights, dtype=np.int64)
+    g, c, k = w.shape
+    sizes = np.full(g, k, dtype=np.int64) if n_ids is None else np.asarray(n_ids, dtype=np.int64)
+    out = np.full((g, k), -1, dtype=np.int64)
+    small = np.maximum(sizes, c) <= dp_limit
+    if small.any():
+        from ..kernels.assign import assign_small
+
+        part = np.full((int(small.sum()), k), -1, dtype=np.int64)
+        assign_small(np.ascontiguousarray(w[small]), sizes[small], part)
+        out[small] = part
+    if not small.all():
+        from scipy.optimize import linear_sum_assignment
+
+        for i in np.flatnonzero(~small):
+            rows, cols = linear_sum_assignment(w[i, :, : sizes[i]], maximize=True)
+            out[i, cols] = rows
+    return out
+
+
+def align_frame(
+    data: Any,
+    by: str | Sequence[str] | None,
+    label: str,
+    prediction: str,
+    *,
+    method: str = "hungarian",
+    abstain: Any = None,
+    classes: Sequence[Any] | None = None,
+    drop_nulls: bool = False,
+) -> tuple[ContingencyTable, Retained]:
+    """Count a frame of cluster ids and align each group's ids to the real classes.
+
+    Parameters
+    ----------
+    data, by, label, prediction, drop_nulls
+        As for :meth:`ContingencyTable.from_frame`. Labels and predictions
+        need not share a type: ``"cat"``/``"dog"`` labels with integer
+        cluster ids are fine.
+    method
+        ``"hungarian"``: the maximum-diagonal assignment (see the module
+        docstring).
+    abstain
+        Predicted ids meaning "no cluster" (such as DBSCAN's -1): left out of
+        the assignment and counted as abstentions. Labels are a different
+        domain here, so a label may equal an abstain value.
+    classes
+        The real class set (default: the sorted label values); a label
+        outside it is an error.
+
+    Returns
+    -------
+    (ContingencyTable, Retained)
+        The aligned C×C tables of the retained examples, and per group the
+        abstained count and the mapping from predicted id to class.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"label": ["a", "a", "b", "b", "b"], "prediction": [7, 7, 3, 3, 9]})
+    >>> table, held = align_frame(df, None, "label", "prediction")
+    >>> table.counts.tolist(), held.abstained.tolist()
+    ([[[2, 0], [0, 2]]], [1])
+    >>> held.mapping.rows()
+    [(0, 3, 'b'), (0, 7, 'a'), (0, 9, None)]
+    """
+    check_method(method)
+    keys = as_key_list(by)
+    df = select_predictions(data, keys, label, prediction)
+    if drop_nulls:
+        df = drop_null_rows(df, label, prediction)
+    real = _class_column(df.get_column(label), "label")
+    pred = _class_column(df.get_column(prediction), "prediction")
+
+    class_values = sorted(real.unique().to_list())
+    if classes is not None:
+        outside = sorted(set(class_values) - set(classes))
+        if outside:
+            raise InvalidLabelError(
+                f"label column {label!r} has values outside classes={list(classes)}: {outside[:5]}"
+            )
+        class_values = sorted(set(classes))
+    held = abstain_values(abstain, pred) if abstain is not None else []
+    answered = pred.filter(~pred.is_in(held)) if held else pred
+    ids = answered.unique().sort()
+    n_cls, n_ids = len(class_values), len(ids)
+
+    coded = pl.DataFrame(
+        [
+            *df.select(keys).get_columns(),
+            real.replace_strict(class_values, range(n_cls), return_dtype=pl.Int64).alias(_REAL),
+            # abstentions take the extra code n_ids, their own column of the table
+            pred.replace_strict(ids, range(n_ids), default=n_ids, return_dtype=pl.Int64).alias(_PRED),
+        ]
+    )
+    size = max(n_cls, n_ids + 1)
+    table = ContingencyTable.from_frame(coded, keys, _REAL, _PRED, classes=range(size))
+    counts = table.counts
+    by_id = counts[:, :n_cls, :n_ids]
+    abstained = counts[:, :n_cls, n_ids].sum(axis=1)
+
+    present = by_id.sum(axis=1) > 0
+    # each group's own ids first, in sorted order, so the assignment sees only them
+    order = np.argsort(~present, axis=1, kind="stable")
+    compact = np.take_along_axis(by_id, order[:, None, :], axis=2)
+    matched_compact = assign(compact, present.sum(axis=1))
+    match = np.full_like(matched_compact, -1)
+    np.put_along_axis(match, order, matched_compact, axis=1)
+
+    aligned, unmatched = _rename(by_id, match, n_cls)
+    gid, pos = np.nonzero(present)
+    codes = match[gid, pos]
+    class_series = pl.Series("class", class_values, dtype=real.dtype)
+    mapping = pl.DataFrame(
+        [
+            pl.Series("_g", gid, dtype=pl.Int64),
+            ids.gather(pos).alias("predicted"),
+            class_series.gather(pl.Series(codes, dtype=pl.Int64).replace(-1, None)),
+        ]
+    )
+    out = ContingencyTable(table.keys, class_series, aligned)
+    return out, Retained(table.keys, (abstained + unmatched).astype(np.int64), mapping)
+
+
+def _class_column(s: pl.Series, role: str) -> pl.Series:
+    """Checked label or prediction values: no nulls, a class dtype, integral floats as Int64."""
+    check_nulls(s, role)
+    kind = label_kind(s, role)
+    if kind == "int":
+        return as_integers(s, role)
+    if kind == "str" and s.dtype != pl.String:
+        return s.cast(pl.String)
+    return s
+
+
+def _rename(by_id: np.ndarray, match: np.ndarray, n_cls: int) -> tuple[np.ndarray, np.ndarray]:
+    """``[G, C, K]`` counts by id → the ``[G, C, C]`` table by matched class, and unmatched counts."""
+    g = by_id.shape[0]
+    target = np.where(match >= 0, match, n_cls)  # column n_cls collects the unmatched ids
+    width = n_cls + 1
+    row = np.arange(g)[:, None, None] * n_cls + np.arange(n_cls)[None, :, None]
+    cell = row * width + target[:, None, :]
+    total = np.zeros((g * n_cls * width, 1), dtype=np.int64)
+    if by_id.size and not scatter_add(
+        np.ascontiguousarray(by_id.reshape(-1, 1)), cell.reshape(-1).astype(np.int64), total
+    ):
+        raise CountOverflowError("aligned counts exceed the int64 range")
+    full = total.reshape(g, n_cls, width)
+    return np.ascontiguousarray(full[:, :, :n_cls]), full[:, :, n_cls].sum(axis=1)

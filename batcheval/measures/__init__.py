@@ -1,0 +1,43 @@
+"""Every measure as a pure function of the count tensor ``counts[G, K, K]``.
+
+The stage knows nothing of frames or keys: counts in, one float64 array per
+measure out. :mod:`.registry` holds the names, :mod:`.compute` dispatches
+them to the numba kernels, :mod:`.significance` turns statistics into
+p-values.
+
+Examples
+--------
+>>> import numpy as np
+>>> from batcheval.measures import compute
+>>> counts = np.array([[[28, 12], [30, 30]]])  # real × predicted, class 1 positive
+>>> out = compute(counts, ["recall", "precision", "informedness"])
+>>> {k: round(float(v[0]), 4) for k, v in out.items()}
+{'recall': 0.5, 'precision': 0.7143, 'informedness': 0.2}
+"""
+
+from __future__ import annotations
+
+from .compute import binary_cells, compute, compute_cells
+from .registry import (
+    BINARY_MEASURES,
+    BINARY_STATS,
+    MULTICLASS_MEASURES,
+    MULTICLASS_STATS,
+    check_names,
+    default_measures,
+)
+from .significance import alpha_sbb, chi2_upper_tail
+
+__all__ = [
+    "BINARY_MEASURES",
+    "BINARY_STATS",
+    "MULTICLASS_MEASURES",
+    "MULTICLASS_STATS",
+    "alpha_sbb",
+    "binary_cells",
+    "check_names",
+    "chi2_upper_tail",
+    "compute",
+    "compute_cells",
+    "default_measures",
+]

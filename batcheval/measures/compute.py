@@ -1,0 +1,185 @@
+"""Measures for every table of ``counts[G, K, K]`` at once: the registry's names dispatched to the kernels.
+
+Fisher's exact test and all the point measures come from the numba kernels in
+:mod:`batcheval.kernels`; χ² tails from :mod:`batcheval.measures.significance`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..kernels import binary as _binary
+from ..kernels import count as _count
+from ..kernels import fisher as _fisher
+from ..kernels import multiclass as _multiclass
+from .registry import BINARY_STATS, check_names, default_measures
+from .significance import alpha_sbb, chi2_upper_tail
+
+__all__ = ["binary_cells", "compute", "compute_cells"]
+
+
+def binary_cells(counts: np.ndarray, positive: int = 1) -> tuple[np.ndarray, ...]:
+    """``(tp, fp, fn, tn)`` of stacked 2×2 tables, with class index ``positive``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tp, fp, fn, tn = binary_cells(np.array([[[5, 1], [2, 7]]]))
+    >>> int(tp[0]), int(fp[0]), int(fn[0]), int(tn[0])
+    (7, 1, 2, 5)
+    """
+    if counts.ndim != 3 or counts.shape[1:] != (2, 2):
+        raise ValueError(f"binary measures need counts of shape (G, 2, 2), got {counts.shape}")
+    if positive not in (0, 1):
+        raise ValueError(f"positive must be class index 0 or 1, got {positive!r}")
+    return _count.cells_2x2(np.ascontiguousarray(counts, dtype=np.int64), positive)
+
+
+def _run_kernel(kernel_names, wanted, run) -> dict[str, np.ndarray]:
+    slots = np.full(len(kernel_names), -1, dtype=np.int64)
+    for row, name in enumerate(wanted):
+        slots[kernel_names.index(name)] = row
+    out = np.empty((len(wanted), run.n_groups), dtype=np.float64)
+    if len(wanted) and run.n_groups:
+        run(slots, out)
+    return dict(zip(wanted, out, strict=True))
+
+
+class _Call:
+    """A kernel call bound to its inputs, waiting for ``slots`` and ``out``."""
+
+    def __init__(self, fn, n_groups: int, *args) -> None:
+        self.fn, self.n_groups, self.args = fn, n_groups, args
+
+    def __call__(self, slots: np.ndarray, out: np.ndarray) -> None:
+        self.fn(*self.args, slots, out)
+
+
+def compute(
+    counts: np.ndarray,
+    names: Sequence[str] | None = None,
+    *,
+    positive: int = 1,
+    beta: float | None = None,
+    cells: tuple[np.ndarray, ...] | None = None,
+) -> dict[str, np.ndarray]:
+    """Compute measures for every table of ``counts[G, K, K]`` at once.
+
+    Parameters
+    ----------
+    counts
+        int64 counts, ``counts[g, i, j]`` = examples of real class i predicted
+        as j in group g.
+    names
+        Measures to compute; :func:`default_measures` when None.
+    positive
+        Index of the positive class for binary measures (K = 2 only).
+    beta
+        The β of ``f_beta``.
+    cells
+        ``(tp, fp, fn, tn)`` of ``counts`` at ``positive``, when the caller
+        already has them (:func:`binary_cells`); saves a pass.
+
+    Returns
+    -------
+    dict of str to float64 arrays of length G, in the order of ``names``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[[12, 20], [12, 56]]])
+    >>> r = compute(counts, ["informedness", "mcc", "p_chi2_kb"])
+    >>> [round(float(r[k][0]), 4) for k in r]
+    [0.1985, 0.2168, 0.1903]
+    """
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
+        raise ValueError(f"counts must have shape (G, K, K), got {counts.shape}")
+    if counts.shape[1] == 2 and cells is None:
+        cells = binary_cells(counts, positive)
+    return _compute(counts, cells, names, beta)
+
+
+def compute_cells(
+    tp: np.ndarray,
+    fp: np.ndarray,
+    fn: np.ndarray,
+    tn: np.ndarray,
+    names: Sequence[str] | None = None,
+    *,
+    beta: float | None = None,
+) -> dict[str, np.ndarray]:
+    """Binary measures straight from the four cell columns of G tables.
+
+    What :func:`compute` does for ``counts[G, 2, 2]``, for callers that hold
+    the cells as columns (sweeps): no table tensor is built unless a
+    multiclass-only measure is asked for.
+
+    Examples
+    --------
+    >>> r = compute_cells([30], [12], [30], [28], ["informedness", "precision"])
+    >>> [round(float(r[k][0]), 4) for k in r]
+    [0.2, 0.7143]
+    """
+    cells = tuple(np.ascontiguousarray(c, dtype=np.int64) for c in (tp, fp, fn, tn))
+    if len({c.shape for c in cells}) != 1 or cells[0].ndim != 1:
+        raise ValueError(f"cell columns must be 1-D of one length, got shapes {[c.shape for c in cells]}")
+    return _compute(None, cells, names, beta)
+
+
+def _compute(
+    counts: np.ndarray | None,
+    cells: tuple[np.ndarray, ...] | None,
+    names: Sequence[str] | None,
+    beta: float | None,
+) -> dict[str, np.ndarray]:
+    """``counts`` may be None for a binary table given as ``cells`` (positive = 1)."""
+    if counts is None:
+        assert cells is not None
+        n_groups, n_classes = len(cells[0]), 2
+    else:
+        n_groups, n_classes = counts.shape[0], counts.shape[1]
+    names = default_measures(n_classes, beta) if names is None else list(names)
+    check_names(names, n_classes, beta)
+
+    binary_stats = BINARY_STATS if n_classes == 2 else ()
+    in_binary = set(_binary.NAMES) | {f"p_{s}" for s in binary_stats} | {"p_fisher", "alpha_sbb"}
+    want_binary: list[str] = []
+    want_multi: list[str] = []
+    for name in names:
+        base = {"alpha_sbb": "chi2_kb"}.get(name, name.removeprefix("p_") if name.startswith("p_") else name)
+        if n_classes == 2 and name in in_binary:
+            if base in _binary.NAMES and base not in want_binary:
+                want_binary.append(base)
+        elif base in _multiclass.NAMES and base not in want_multi:
+            want_multi.append(base)
+
+    results: dict[str, np.ndarray] = {}
+    if want_binary:
+        call = _Call(_binary.binary_measures, n_groups, *cells, float(beta or 1.0))
+        results.update({("b", k): v for k, v in _run_kernel(_binary.NAMES, want_binary, call).items()})
+    if want_multi:
+        if counts is None:
+            tp, fp, fn, tn = cells
+            counts = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
+        call = _Call(_multiclass.multiclass_measures, n_groups, counts)
+        results.update({("m", k): v for k, v in _run_kernel(_multiclass.NAMES, want_multi, call).items()})
+
+    dof = (n_classes - 1) ** 2
+    out: dict[str, np.ndarray] = {}
+    for name in names:
+        family = "b" if (n_classes == 2 and name in in_binary) else "m"
+        if name == "p_fisher":
+            p = np.empty(n_groups, dtype=np.float64)
+            if n_groups:
+                _fisher.fisher_greater(*cells, p)
+            out[name] = p
+        elif name == "alpha_sbb":
+            out[name] = alpha_sbb(chi2_upper_tail(results[(family, "chi2_kb")], dof))
+        elif name.startswith("p_"):
+            out[name] = chi2_upper_tail(results[(family, name[2:])], dof)
+        else:
+            out[name] = results[(family, name)]
+    return out

@@ -1,0 +1,88 @@
+"""Which measures exist: the names, which apply to binary and to multiclass tables, and the defaults.
+
+Examples
+--------
+>>> from batcheval.measures import BINARY_MEASURES, MULTICLASS_MEASURES
+>>> "informedness" in BINARY_MEASURES and "informedness" in MULTICLASS_MEASURES
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import UnknownMeasureError
+from ..kernels import binary as _binary
+from ..kernels import multiclass as _multiclass
+
+__all__ = [
+    "BINARY_MEASURES",
+    "BINARY_STATS",
+    "MULTICLASS_MEASURES",
+    "MULTICLASS_STATS",
+    "check_names",
+    "default_measures",
+]
+
+#: The χ² statistics of a binary table; each has a ``p_`` column.
+BINARY_STATS: tuple[str, ...] = (
+    "chi2",
+    "g2",
+    "chi2_pos_pred",
+    "chi2_pos_real",
+    "chi2_kb",
+    "chi2_km",
+    "chi2_kbm",
+)
+#: The χ² statistics of a K×K table; each has a ``p_`` column.
+MULTICLASS_STATS: tuple[str, ...] = ("chi2", "g2", "chi2_kb", "chi2_km", "chi2_kbm")
+
+#: Every binary measure (spec §2 and §3), in output order. ``f_beta`` needs ``beta=``.
+BINARY_MEASURES: tuple[str, ...] = (
+    *_binary.NAMES,
+    *(f"p_{s}" for s in BINARY_STATS),
+    "p_fisher",
+    "alpha_sbb",
+)
+#: Every multiclass measure (spec §3 and §4), in output order.
+MULTICLASS_MEASURES: tuple[str, ...] = (
+    *_multiclass.NAMES,
+    *(f"p_{s}" for s in MULTICLASS_STATS),
+)
+
+
+def default_measures(n_classes: int, beta: float | None = None) -> list[str]:
+    """The measures :func:`compute` returns when none are named.
+
+    The binary set when there are two classes, the multiclass set otherwise;
+    ``f_beta`` only when ``beta`` is given.
+
+    Examples
+    --------
+    >>> default_measures(2)[:4]
+    ['prevalence', 'bias', 'recall', 'precision']
+    >>> "f_beta" in default_measures(2), "f_beta" in default_measures(2, beta=2.0)
+    (False, True)
+    >>> default_measures(3)[:3]
+    ['accuracy', 'informedness', 'markedness']
+    """
+    if n_classes == 2:
+        return [m for m in BINARY_MEASURES if m != "f_beta" or beta is not None]
+    return list(MULTICLASS_MEASURES)
+
+
+def check_names(names: Sequence[str], n_classes: int, beta: float | None) -> None:
+    known = set(BINARY_MEASURES) | set(MULTICLASS_MEASURES)
+    for name in names:
+        if name not in known:
+            raise UnknownMeasureError(
+                f"unknown measure {name!r}; see batcheval.measures.BINARY_MEASURES "
+                "and MULTICLASS_MEASURES for the names"
+            )
+        if n_classes != 2 and name not in MULTICLASS_MEASURES:
+            raise UnknownMeasureError(
+                f"{name!r} is a binary measure and the table has {n_classes} classes; "
+                "use per_class=True for one-vs-rest values, or a macro_/weighted_ average"
+            )
+        if name == "f_beta" and beta is None:
+            raise UnknownMeasureError("measure 'f_beta' needs a value for beta=")

@@ -1,0 +1,85 @@
+"""Tail probabilities and their calibration: χ² upper tails via :mod:`scipy.special`, and alpha_sbb."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+__all__ = ["alpha_sbb", "chi2_upper_tail"]
+
+
+def alpha_sbb(p: np.ndarray | float) -> np.ndarray:
+    """Sellke–Bayarri–Berger calibration of a p-value (paper 000, eqs. 36–38).
+
+    ``alpha = 1 / (1 + 1/L(p))`` with ``L(p) = -e·p·ln p`` for ``p < 1/e``; for
+    ``p >= 1/e`` the bound gives no evidence either way and alpha is 1/2, which
+    keeps the calibration continuous at ``p = 1/e``.
+
+    Parameters
+    ----------
+    p
+        p-values in [0, 1], any shape; NaN stays NaN.
+
+    Returns
+    -------
+    numpy.ndarray
+        The calibrated alpha, a lower bound on the posterior probability of
+        the null hypothesis at even prior odds.
+
+    Examples
+    --------
+    >>> alpha_sbb([0.05, 0.01, 0.5]).round(4).tolist()
+    [0.2893, 0.1113, 0.5]
+    """
+    p = np.asarray(p, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        like = -math.e * p * np.log(p)
+        like = np.where(p == 0.0, 0.0, like)
+        alpha = like / (1.0 + like)
+    return np.where(p >= 1.0 / math.e, 0.5, alpha)
+
+
+def chi2_upper_tail(statistic: np.ndarray, dof: int) -> np.ndarray:
+    """P(X >= statistic) for X ~ χ²(dof), via :mod:`scipy.special`.
+
+    For one degree of freedom this is ``erfc(sqrt(x/2))`` exactly, which
+    scipy evaluates an order of magnitude faster than the incomplete gamma
+    function at a = 1/2 (the two agree to a few ulp).
+
+    Examples
+    --------
+    >>> chi2_upper_tail(np.array([3.841458820694124, 0.0]), 1).round(6).tolist()
+    [0.05, 1.0]
+    >>> round(float(chi2_upper_tail(np.array([9.487729036781154]), 4)[0]), 6)
+    0.05
+    """
+    from scipy import special  # heavy; imported only when p-values are asked for
+
+    statistic = np.asarray(statistic, dtype=np.float64)
+    if dof == 1:
+        return _threaded(lambda x, out: special.erfc(np.sqrt(x / 2.0), out=out), statistic)
+    return _threaded(lambda x, out: special.chdtrc(float(dof), x, out=out), statistic)
+
+
+def _threaded(ufunc, x: np.ndarray, min_size: int = 1 << 15) -> np.ndarray:
+    """Apply a GIL-releasing scipy ufunc over halves of ``x`` in parallel threads.
+
+    The incomplete gamma function costs ~1 µs a value for large statistics, so
+    for many groups the tails are worth splitting across the kernels' threads.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..kernels.jit import n_threads
+
+    out = np.empty_like(x)
+    threads = n_threads()
+    if threads == 1 or x.size < min_size:
+        ufunc(x, out)
+        return out
+    bounds = np.linspace(0, x.size, threads + 1).astype(int)
+    with ThreadPoolExecutor(threads) as pool:
+        halves = itertools.pairwise(bounds)
+        list(pool.map(lambda ab: ufunc(x[ab[0] : ab[1]], out[ab[0] : ab[1]]), halves))
+    return out

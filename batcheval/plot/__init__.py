@@ -1,0 +1,6 @@
+"""Charts: curve frames (:mod:`.charts`) and leaderboard forest plots (:mod:`.forest`), drawn with
+matplotlib (the ``plot`` extra), which is imported only when something is drawn."""
+
+from .charts import plot
+
+__all__ = ["plot"]

@@ -1,0 +1,163 @@
+"""Exact ROC and precision-recall summaries over every distinct score (spec §6).
+
+Scores are moved into one array grouped by group, each group is sorted, and
+one walk per group from the top score down integrates the exact curves
+(:mod:`batcheval.kernels.exact`). ``thresholds="exact"`` sweeps use the same
+grouping and emit every point instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .. import measures as _measures
+from ..kernels import exact as _exact
+from .exact import grouped_scores
+from .multiclass import (
+    IS_CLASS_COLUMN,
+    SCORE_COLUMN,
+    is_multiclass_score,
+    one_vs_rest_frame,
+    predicted_shares,
+)
+from .prepare import prepare_scores
+
+__all__ = ["auc"]
+
+
+def auc(
+    data: Any,
+    by: str | Sequence[str] | None = None,
+    label: str = "label",
+    score: str = "score",
+    *,
+    measure: str = "informedness",
+    positive: Any = None,
+    classes: Sequence[Any] | None = None,
+    per_class: bool = False,
+    drop_nonfinite: bool = False,
+    drop_nulls: bool = False,
+) -> pl.DataFrame:
+    """Exact ROC and precision-recall summaries of a score, for every group.
+
+    With multiclass scores — ``score`` a list of columns, one per class in
+    sorted class order, or one List column — each class is scored against the
+    rest. ``per_class=True`` returns those rows (with a ``class`` column);
+    otherwise ``roc_auc`` and ``pr_auc`` come averaged three ways, each
+    labelled: ``_macro`` (unweighted), ``_prevalence_weighted`` and
+    ``_bias_weighted`` (weights: the share of rows whose top score is the
+    class, the weighting paper 004 asks for). Classes whose AUC is undefined
+    in a group are left out of its averages.
+
+    Returns one row per group with ``n``, ``positives``, ``negatives`` and
+
+    - ``roc_auc``: trapezoids over the exact ROC curve, tied scores taking one
+      diagonal step (equals scikit-learn's ``roc_auc_score``);
+    - ``roc_auch``: the area under the ROC convex hull;
+    - ``gini`` = 2·roc_auc − 1 and ``auboc`` = gini/2;
+    - ``pr_auc``: average precision (equals ``average_precision_score``);
+    - ``best_threshold`` and ``best_<measure>``: the distinct score whose
+      threshold maximises ``measure`` (the Youden point for informedness;
+      the highest such threshold on ties).
+
+    Groups with only one class give NaN, without an error.
+
+    Parameters
+    ----------
+    data, by, label
+        As in :func:`batcheval.evaluate` (a frame in memory: exact areas need
+        each group's scores at once).
+    score
+        The score column, or one column per class (or a List column) for
+        multiclass scores.
+    measure
+        The binary measure whose best threshold is reported.
+    positive, classes
+        The positive class (default: the greater of two) and the class set.
+    per_class
+        Multiclass scores: one row per group × class instead of the averages.
+    drop_nonfinite, drop_nulls
+        Skip rows with a NaN/infinite score, or a null score or label.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group (per group × class with ``per_class``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({"label": [0, 0, 1, 1], "score": [0.1, 0.4, 0.35, 0.8]})
+    >>> be.auc(df).select("roc_auc", "pr_auc", "best_threshold", "best_informedness").rows()
+    [(0.75, 0.8333333333333333, 0.8, 0.5)]
+    """
+    if is_multiclass_score(data, score):
+        return _multiclass_auc(
+            data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls
+        )
+    scored = prepare_scores(
+        data, by, label, score, positive, classes, drop_nonfinite, drop_nulls, score_range=False
+    )
+    seg = grouped_scores(scored)
+    n_groups = len(seg.positives)
+    areas = np.empty((n_groups, 3))
+    best_thr = np.empty(n_groups)
+    best_val = np.empty(n_groups)
+    if measure != "informedness":
+        pts = seg.points()
+        cells = pts.cells()
+        values = _measures.compute_cells(*cells, [measure])[measure] if len(pts.tp) else np.empty(0)
+        best = _exact.segment_argmax(values, pts.starts) if n_groups else np.empty(0, np.int64)
+    if n_groups:
+        _exact.summarise(seg.starts, seg.scores, seg.positives, areas, best_thr, best_val)
+    if measure != "informedness":
+        best_val = np.where(best >= 0, values[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
+        best_thr = np.where(best >= 0, pts.threshold[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
+    roc = areas[:, 0]
+    columns = [
+        pl.Series("n", seg.positives + seg.negatives, dtype=pl.Int64),
+        pl.Series("positives", seg.positives, dtype=pl.Int64),
+        pl.Series("negatives", seg.negatives, dtype=pl.Int64),
+        pl.Series("roc_auc", roc),
+        pl.Series("roc_auch", areas[:, 1]),
+        pl.Series("gini", 2.0 * roc - 1.0),
+        pl.Series("auboc", roc - 0.5),
+        pl.Series("pr_auc", areas[:, 2]),
+        pl.Series("best_threshold", best_thr, dtype=pl.Float64),
+        pl.Series(f"best_{measure}", best_val, dtype=pl.Float64),
+    ]
+    return seg.keys.hstack(columns) if seg.keys.width else pl.DataFrame(columns)
+
+
+def _multiclass_auc(
+    data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls
+) -> pl.DataFrame:
+    long, keys, values, wide, names = one_vs_rest_frame(data, by, label, score, classes)
+    per = auc(long, keys, IS_CLASS_COLUMN, SCORE_COLUMN, measure=measure, positive=True,
+              classes=[False, True], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls)  # fmt: skip
+    if per_class:
+        return per
+    group_keys = keys[:-1]
+    shares = predicted_shares(wide, group_keys, names, values, long.schema["class"])
+    per = per.join(shares, on=keys, how="left", nulls_equal=True).with_columns(
+        pl.col("bias").fill_null(0.0), (pl.col("positives") / pl.col("n")).alias("prevalence")
+    )
+    aggs = [pl.col("n").first()]
+    for m in ("roc_auc", "pr_auc"):
+        v = pl.col(m).fill_nan(None)
+        defined = v.is_not_null()
+        aggs += [
+            v.mean().alias(f"{m}_macro"),
+            ((v * pl.col("prevalence")).sum() / pl.col("prevalence").filter(defined).sum()).alias(
+                f"{m}_prevalence_weighted"
+            ),
+            ((v * pl.col("bias")).sum() / pl.col("bias").filter(defined).sum()).alias(f"{m}_bias_weighted"),
+        ]
+    if not group_keys:
+        return per.select(aggs)
+    return per.group_by(group_keys, maintain_order=True).agg(aggs).sort(group_keys, nulls_last=True)

@@ -1,0 +1,130 @@
+"""Curve frames for the charts of spec §6 and paper 004, from sweep counts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from .multiclass import IS_CLASS_COLUMN, SCORE_COLUMN, is_multiclass_score, one_vs_rest_frame
+from .sweep import sweep
+
+__all__ = ["CHARTS", "curves"]
+
+#: chart → (x, y) in words; see :func:`curves`.
+CHARTS = {
+    "roc": ("fallout", "recall"),
+    "boc": ("fallout", "informedness"),
+    "lift": ("bias", "recall"),
+    "bift": ("bias", "informedness"),
+    "bprd": ("smoothed relative drift (s+pp)/(s+rp)", "informedness"),
+    "bird": ("log2 smoothed relative drift", "bookmaker information -log2(s_tpr/s_fpr)"),
+    "pr": ("recall", "precision"),
+}
+
+
+def _xy(chart: str, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray, s: float):
+    rp, rn, pp = tp + fn, fp + tn, tp + fp
+    n = rp + rn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recall = np.where(rp > 0, tp / rp, np.nan)
+        fallout = np.where(rn > 0, fp / rn, np.nan)
+        informedness = np.where((rp > 0) & (rn > 0), recall - fallout, 0.0)
+        drift = (s + pp) / (s + rp)
+        if chart == "roc":
+            return fallout, recall
+        if chart == "boc":
+            return fallout, informedness
+        if chart == "lift":
+            return pp / n, recall
+        if chart == "bift":
+            return pp / n, informedness
+        if chart == "bprd":
+            return drift, informedness
+        if chart == "bird":
+            s_tpr = (s + tp) / (s + rp)
+            s_fpr = (s + fp) / (s + rn)
+            return np.log2(drift), 0.0 - np.log2(s_tpr / s_fpr)  # 0.0 - : no negative zero
+        if chart == "pr":
+            return recall, np.where(pp > 0, tp / pp, np.nan)
+    raise ValueError(f"unknown chart {chart!r}; choose one of {sorted(CHARTS)}")
+
+
+def curves(
+    data: Any,
+    by: str | Sequence[str] | None = None,
+    label: str = "label",
+    score: str | Sequence[str] = "score",
+    *,
+    kind: str | Sequence[str] = "roc",
+    thresholds: int | Sequence[float] | Literal["exact"] = "exact",
+    smoothing: float = 1.0,
+    positive: Any = None,
+    pool: str | Sequence[str] | None = None,
+    drop_nonfinite: bool = False,
+) -> pl.DataFrame:
+    """Tidy curve frames: one row per group × chart × threshold with ``x`` and ``y``.
+
+    Charts (spec §6, paper 004): ``roc`` (fallout, recall), ``boc`` (fallout,
+    informedness), ``lift`` (bias, recall), ``bift`` (bias, informedness),
+    ``bprd`` ((s+pp)/(s+rp), informedness), ``bird`` (log2 of that drift,
+    Bookmaker information −log2(s_tpr/s_fpr) with s_tpr = (s+tp)/(s+rp) and
+    s_fpr = (s+fp)/(s+rn)) and ``pr`` (recall, precision). ``s`` is the
+    Laplace smoothing count, reported in column ``s`` (used by bprd and bird).
+
+    With multiclass scores (a list of score columns in sorted class order, or
+    a List column) every class gets its one-vs-rest curves, keyed by ``class``.
+
+    Parameters
+    ----------
+    data, by, label, score, positive, pool, drop_nonfinite
+        As in :func:`batcheval.sweep`.
+    kind
+        One chart name of :data:`batcheval.CHARTS`, or a list of them.
+    thresholds
+        ``"exact"`` (every distinct score, the default), an int or a list.
+    smoothing
+        The Laplace count ``s`` of bprd and bird.
+
+    Returns
+    -------
+    polars.DataFrame
+        Keys, ``chart``, ``threshold``, ``x``, ``y`` and ``s``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({"label": [0, 0, 1, 1], "score": [0.1, 0.4, 0.35, 0.8]})
+    >>> be.curves(df, kind="roc").select("threshold", "x", "y").rows()
+    [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 1.0), (0.1, 1.0, 1.0)]
+    """
+    kinds = [kind] if isinstance(kind, str) else list(kind)
+    for k in kinds:
+        if k not in CHARTS:
+            raise ValueError(f"unknown chart {k!r}; choose one of {sorted(CHARTS)}")
+    if smoothing < 0:
+        raise ValueError(f"smoothing must be >= 0, got {smoothing}")
+    if is_multiclass_score(data, score):  # one-vs-rest curves, one per class
+        data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, None)
+        label, score, positive = IS_CLASS_COLUMN, SCORE_COLUMN, True
+    sw = sweep(data, by, label, score, thresholds=thresholds, positive=positive, pool=pool,
+               measures=[], drop_nonfinite=drop_nonfinite)  # fmt: skip
+    keys = [c for c in sw.columns if c not in ("threshold", "n", "n_pooled", "tp", "fp", "fn", "tn")]
+    cells = [sw.get_column(c).to_numpy().astype(np.float64) for c in ("tp", "fp", "fn", "tn")]
+    frames = []
+    for chart in kinds:
+        x, y = _xy(chart, *cells, float(smoothing))
+        frames.append(
+            sw.select(*keys, "threshold")
+            .with_columns(
+                pl.lit(chart).alias("chart"),
+                pl.Series("x", x, dtype=pl.Float64),
+                pl.Series("y", y, dtype=pl.Float64),
+                pl.lit(float(smoothing)).alias("s"),
+            )
+            .select(*keys, "chart", "threshold", "x", "y", "s")
+        )
+    return pl.concat(frames)

@@ -1,0 +1,108 @@
+"""Multiclass scores (one column per class, or a list column) as one-vs-rest problems.
+
+Each class k becomes a binary problem — real class k against the rest, scored
+by its own column — stacked in a long frame with a ``class`` key, so the
+binary sweep, AUC and curve code serves every class unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from ..errors import ColumnNotFoundError, InvalidLabelError
+from ..io.frames import as_key_list, select_columns
+
+__all__ = ["is_multiclass_score", "one_vs_rest_frame", "predicted_shares"]
+
+SCORE_COLUMN = "_score"
+IS_CLASS_COLUMN = "_is_class"
+
+
+def is_multiclass_score(data: Any, score: str | Sequence[str]) -> bool:
+    """True for a list of score columns, or a single List/Array score column."""
+    if not isinstance(score, str):
+        return True
+    schema = data.collect_schema() if isinstance(data, pl.LazyFrame) else getattr(data, "schema", None)
+    if schema is None or score not in schema:
+        return False
+    return isinstance(schema[score], pl.List | pl.Array)
+
+
+def _score_columns(
+    df: pl.DataFrame, score: str | Sequence[str], n_classes: int
+) -> tuple[pl.DataFrame, list[str]]:
+    if isinstance(score, str):  # a list column: one entry per class
+        lengths = df.get_column(score).list.len().unique().to_list() if len(df) else [n_classes]
+        if lengths != [n_classes]:
+            raise InvalidLabelError(
+                f"score column {score!r} holds lists of length {sorted(lengths)}; "
+                f"expected {n_classes}, one score per class"
+            )
+        names = [f"{SCORE_COLUMN}{k}" for k in range(n_classes)]
+        split = df.get_column(score).list.to_struct(fields=names).struct.unnest()
+        return df.drop(score).hstack(split), names
+    names = list(score)
+    if len(names) != n_classes:
+        raise InvalidLabelError(f"{len(names)} score columns for {n_classes} classes; give one per class")
+    return df, names
+
+
+def one_vs_rest_frame(
+    data: Any,
+    by: str | Sequence[str] | None,
+    label: str,
+    score: str | Sequence[str],
+    classes: Sequence[Any] | None,
+) -> tuple[pl.DataFrame, list[str], list[Any], pl.DataFrame, list[str]]:
+    """``(long frame, keys + ["class"], class values, wide frame, its score columns)``.
+
+    The long frame has the keys, ``class``, ``_is_class`` (label == class) and
+    ``_score`` (that class's score).
+    """
+    keys = as_key_list(by)
+    if "class" in keys:
+        raise InvalidLabelError("a key column is named 'class', which the one-vs-rest frame adds; rename it")
+    score_cols = [score] if isinstance(score, str) else list(score)
+    roles = {k: "key" for k in keys} | {label: "label"} | {c: "score" for c in score_cols}
+    df = select_columns(data, [*keys, label, *score_cols], roles)
+    values = (
+        sorted(df.get_column(label).drop_nulls().unique().to_list()) if classes is None else sorted(classes)
+    )
+    if classes is None and isinstance(score, str):
+        width = df.get_column(score).list.len().max() if len(df) else None
+        if width is not None and width != len(values):
+            raise InvalidLabelError(
+                f"label column {label!r} has {len(values)} classes {values} but the score lists "
+                f"hold {width}; name the classes with classes="
+            )
+    df, names = _score_columns(df, score, len(values))
+    for name in names:
+        if name not in df.columns:
+            raise ColumnNotFoundError(f"score column {name!r} not found")
+    parts = [
+        df.select(
+            *keys,
+            pl.lit(v, dtype=df.schema[label]).alias("class"),
+            (pl.col(label) == v).alias(IS_CLASS_COLUMN),
+            pl.col(name).alias(SCORE_COLUMN),
+        )
+        for v, name in zip(values, names, strict=True)
+    ]
+    return pl.concat(parts), [*keys, "class"], values, df, names
+
+
+def predicted_shares(
+    df: pl.DataFrame, keys: list[str], names: list[str], values: list[Any], dtype: pl.DataType
+) -> pl.DataFrame:
+    """Per group and class, the share of rows whose top score is that class (the bias)."""
+    top = pl.concat_list([pl.col(n).cast(pl.Float64) for n in names]).list.arg_max()
+    lookup = pl.DataFrame(
+        {"_top": list(range(len(values))), "class": values}, schema_overrides={"_top": pl.UInt32}
+    )
+    counted = df.with_columns(top.alias("_top")).group_by(*keys, "_top").agg(pl.len().alias("_k"))
+    counted = counted.join(lookup.with_columns(pl.col("class").cast(dtype)), on="_top").drop("_top")
+    total = pl.col("_k").sum().over(keys) if keys else pl.col("_k").sum()
+    return counted.with_columns((pl.col("_k") / total).alias("bias")).drop("_k")

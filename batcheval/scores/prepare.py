@@ -1,0 +1,162 @@
+"""Score inputs of sweeps and AUCs: frame → key space, label coding, score array.
+
+Everything here is a check or an encoding; no row is copied unless the input
+needs it (nulls to drop, a non-float64 score). Non-finite scores are found in
+one parallel pass and then skipped by the kernels, rather than filtered out of
+a copied frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..core.counting import KeySpace, kernel_keys, key_space
+from ..core.encode import encode_classes, encode_key, readonly
+from ..errors import InvalidLabelError, NullValuesError
+from ..io.frames import as_key_list, select_columns
+from ..kernels.count import mark_present
+from ..kernels.jit import n_threads
+from ..kernels.ranges import finite_range
+
+__all__ = ["Scored", "check_nonfinite", "prepare_scores", "threshold_grid"]
+
+
+@dataclass
+class Scored:
+    """Kernel-ready scored rows: key space, label codes and scores.
+
+    ``lut[label - vmin]`` is 1 for the positive class, 0 for the others (and
+    -1 for no class, which a label column's own coding never produces).
+    Rows whose score is not finite are skipped by every kernel.
+    """
+
+    by: list[str]
+    space: KeySpace
+    label: np.ndarray
+    vmin: int
+    lut: np.ndarray
+    score: np.ndarray
+    score_min: float  # of the finite scores; min > max when there are none
+    score_max: float
+    classes: tuple
+    score_name: str = "score"
+    drop_nonfinite: bool = False
+    # rows with a NaN or infinite score, which kernels skip; None when not
+    # counted up front (exact AUCs count them while grouping)
+    nonfinite: int | None = 0
+
+    @property
+    def rows(self) -> tuple:
+        """The arguments every row kernel takes: keys, then label coding, then scores."""
+        return self.rows_between(0, len(self.score))
+
+    def rows_between(self, lo: int, hi: int) -> tuple:
+        """:attr:`rows` for rows ``[lo, hi)`` only (views, no copies)."""
+        keys = kernel_keys(self.space.columns)
+        n_keys = len(self.space.columns)
+        arrays = tuple(a[lo:hi] if i < n_keys else a for i, a in enumerate(keys[:4]))
+        return (*arrays, *keys[4:], self.label[lo:hi], self.vmin, self.lut, 1, self.score[lo:hi])
+
+
+def prepare_scores(
+    data: Any,
+    by: str | Sequence[str] | None,
+    label: str,
+    score: str,
+    positive: Any,
+    classes: Sequence[Any] | None,
+    drop_nonfinite: bool,
+    drop_nulls: bool,
+    score_range: bool = True,
+) -> Scored:
+    """Check and encode the key, label and score columns of a sweep or AUC.
+
+    ``score_range=False`` skips the pass that finds the finite scores' range
+    and counts the others; the caller's kernels must then count them (see
+    :func:`check_nonfinite`).
+    """
+    keys = as_key_list(by)
+    roles = {k: "key" for k in keys} | {label: "label", score: "score"}
+    df = select_columns(data, [*keys, label, score], roles)
+    s = df.get_column(score)
+    if not s.dtype.is_numeric():
+        raise InvalidLabelError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
+    nulls = s.null_count() + df.get_column(label).null_count()
+    if nulls:
+        if not drop_nulls:
+            raise NullValuesError(
+                f"score column {score!r} or label column {label!r} has {nulls} null value(s); "
+                "pass drop_nulls=True to skip those rows"
+            )
+        df = df.filter(pl.col(score).is_not_null() & pl.col(label).is_not_null())
+    scores = readonly(np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy()))
+    lo, hi, bad = np.inf, -np.inf, (0 if score_range else None)
+    if score_range and len(scores):
+        lo, hi, bad = finite_range(scores, n_threads())
+        check_nonfinite(score, int(bad), drop_nonfinite)
+    lab = df.get_column(label)
+    coding = encode_classes(lab, lab, None)
+    present = coding.classes.to_list()
+    if coding.trim and len(lab):  # a narrow integer range: which of its values occur
+        seen = coding.seen
+        if seen is None:
+            seen = np.zeros(len(coding.lut), dtype=np.bool_)
+            mark_present(coding.label, coding.vmin, seen)
+        present = [present[i] for i in np.flatnonzero(seen)]
+    values = sorted(set(present) | set(classes or []))
+    if positive is None and len(values) < 2 and set(values) <= {0, 1}:
+        positive = True if lab.dtype == pl.Boolean else 1  # spec §1: class 1 is positive
+        values = sorted(set(values) | {positive})
+    if positive is None:
+        if len(values) != 2:
+            raise InvalidLabelError(
+                f"label column {label!r} has classes {values}; a score sweep needs two classes, "
+                "or name the class to score with positive="
+            )
+        positive = values[1]
+    elif positive not in values:
+        raise InvalidLabelError(f"positive={positive!r} is not one of the classes {values}")
+    is_positive = np.array([v == positive for v in coding.classes.to_list()] + [False], dtype=np.int64)
+    lut = readonly(np.where(coding.lut >= 0, is_positive[coding.lut], -1).astype(np.int64))
+    n = df.height
+    space = key_space([encode_key(df.get_column(k), n) for k in keys], n, 1)
+    return Scored(
+        keys, space, coding.label, coding.vmin, lut, scores, float(lo), float(hi), tuple(values),
+        score, drop_nonfinite, None if bad is None else int(bad),
+    )  # fmt: skip
+
+
+def check_nonfinite(score: str, bad: int, drop_nonfinite: bool) -> None:
+    """Raise for ``bad`` NaN or infinite scores, unless they are to be dropped."""
+    if bad and not drop_nonfinite:
+        raise InvalidLabelError(
+            f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}; "
+            "pass drop_nonfinite=True to skip those rows"
+        )
+
+
+def threshold_grid(
+    scored: Scored, thresholds: int | Sequence[float], score_range: tuple[float, float] | None
+) -> tuple[np.ndarray, bool]:
+    """Sorted thresholds, and whether they are evenly spaced (bins by arithmetic)."""
+    if isinstance(thresholds, int | np.integer):
+        if thresholds < 1:
+            raise ValueError(f"thresholds must be at least 1, got {thresholds}")
+        if score_range is not None:
+            lo, hi = (float(v) for v in score_range)
+        elif scored.score_min <= scored.score_max:
+            lo, hi = scored.score_min, scored.score_max
+        else:
+            lo, hi = 0.0, 1.0
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
+            raise ValueError(f"score_range must be finite with low <= high, got {(lo, hi)}")
+        return np.linspace(lo, hi, int(thresholds)), hi > lo and thresholds > 1
+    thr = np.unique(np.asarray(list(thresholds), dtype=np.float64))
+    if len(thr) == 0 or not np.all(np.isfinite(thr)):
+        raise ValueError("an explicit threshold list must be non-empty and finite")
+    return thr, False

@@ -1,0 +1,278 @@
+"""Threshold sweeps over scores (spec §6): every binary measure at every threshold.
+
+``sweep`` turns a score column into the four cells of a 2×2 table per
+(group, threshold) — one histogram pass over the rows, then suffix sums over
+the bins (:mod:`batcheval.kernels.sweep`) — and computes the measures straight
+from those cell columns. Pooled and streamed sweeps hand the same cells to
+the accumulator (:class:`~batcheval.ContingencyTable`), so pooling and
+``_mean``/``_std`` work as in :func:`batcheval.evaluate`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from ..core.counting import PRIVATE_ROWS_PER_THREAD, kernel_keys, radix_count, use_radix
+from ..core.pooling import pooled_measures
+from ..core.stream import reduce_parts
+from ..core.table import ContingencyTable
+from ..errors import ColumnNotFoundError, InvalidLabelError, SourceError
+from ..io.frames import as_key_list, check_roles
+from ..io.sources import DEFAULT_BATCH_ROWS, is_streamed, open_parts
+from ..kernels import count as _count
+from ..kernels import sweep as _sweep
+from ..kernels.jit import n_threads
+from .exact import exact_sweep
+from .prepare import Scored, prepare_scores, threshold_grid
+from .swept import Swept
+
+__all__ = ["sweep"]
+
+
+def sweep(
+    data: Any,
+    by: str | Sequence[str] | None = None,
+    label: str = "label",
+    score: str = "score",
+    *,
+    thresholds: int | Sequence[float] | Literal["exact"] = 101,
+    score_range: tuple[float, float] | None = None,
+    pool: str | Sequence[str] | None = None,
+    measures: Sequence[str] | None = None,
+    positive: Any = None,
+    classes: Sequence[Any] | None = None,
+    beta: float | None = None,
+    drop_nonfinite: bool = False,
+    drop_nulls: bool = False,
+    mean_weights: Literal["n"] | None = None,
+    on_error: Literal["raise", "skip"] = "raise",
+    progress: bool | None = None,
+    batch_rows: int | None = None,
+    engine: Literal["local", "dask"] = "local",
+    client: Any = None,
+) -> pl.DataFrame:
+    """Every binary measure at every threshold of a score, for every group.
+
+    A row is predicted positive iff ``score >= threshold``.
+
+    Parameters
+    ----------
+    data, by, label
+        As in :func:`batcheval.evaluate`.
+    score
+        The score column (any numeric type).
+    thresholds
+        An int T for T evenly spaced thresholds over ``score_range`` (default:
+        the finite min and max of all scores, so every group shares the grid);
+        an explicit list; or ``"exact"`` for every distinct score of each group.
+    pool, measures, beta, mean_weights
+        As in :func:`batcheval.evaluate` (``pool`` sums tables at equal
+        thresholds, so use a shared grid, not ``"exact"``, when pooling).
+    positive
+        The positive class; default the greater of two classes. With more
+        classes, naming one sweeps it against the rest.
+    drop_nonfinite, drop_nulls
+        Skip rows with a NaN/infinite score, or a null score or label, instead
+        of raising.
+    on_error, progress, batch_rows, engine, client
+        Streamed sources and the Dask engine, as in :func:`batcheval.evaluate`.
+        A streamed sweep reads the source twice when it needs the score range
+        or the positive class (once for the label and score columns only), and
+        takes ``thresholds=int`` or a list: ``"exact"`` needs a group's scores
+        all at once.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per group × threshold: keys, ``threshold``, ``n``, ``tp fp fn
+        tn`` and the measures.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({"run": [1, 1, 1, 1], "label": [0, 0, 1, 1], "score": [0.1, 0.4, 0.35, 0.8]})
+    >>> be.sweep(df, by="run", thresholds=[0.3, 0.5], measures=["recall", "fallout"]).rows()
+    [(1, 0.3, 4, 2, 1, 0, 1, 1.0, 0.5), (1, 0.5, 4, 1, 0, 1, 2, 0.5, 0.0)]
+    """
+    if isinstance(thresholds, str) and thresholds != "exact":
+        raise ValueError(f"thresholds must be an int, a list or 'exact', got {thresholds!r}")
+    if "threshold" in as_key_list(by):
+        raise InvalidLabelError("a key column is named 'threshold', which sweep() adds; rename it")
+    report = None
+    if is_streamed(data) or engine == "dask":
+        stream = _Stream(as_key_list(by), label, score, positive, classes, drop_nonfinite, drop_nulls,
+                         batch_rows or DEFAULT_BATCH_ROWS)  # fmt: skip
+        table, report = stream.table(data, thresholds, score_range, on_error, progress, engine, client)
+    else:
+        scored = prepare_scores(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
+        swept = _swept(scored, thresholds, score_range)
+        if pool is None:  # straight from the cell columns: no [N, 2, 2] tensor
+            return swept.frame(measures, beta)
+        table = swept.table()
+    if pool is None:
+        out = table.measures(measures, beta=beta)
+    else:
+        out = pooled_measures(table, as_key_list(pool, "pool"), measures, False, None, beta, mean_weights)
+    if report is not None:
+        out.metadata = report.as_dict()  # type: ignore[attr-defined]
+    return out
+
+
+def _swept(scored: Scored, thresholds: int | Sequence[float] | str, score_range) -> Swept:
+    if isinstance(thresholds, str):
+        return exact_sweep(scored)
+    return _binned(scored, thresholds, score_range)
+
+
+def _binned(scored: Scored, thresholds: int | Sequence[float], score_range) -> Swept:
+    """One histogram pass, then suffix sums straight into the cell columns."""
+    thr, evenly = threshold_grid(scored, thresholds, score_range)
+    t = len(thr)
+    n_groups = scored.space.size
+    inv_step = (t - 1) / (thr[-1] - thr[0]) if evenly else 0.0
+    grid = (thr, float(thr[0]), inv_step, evenly)
+    hist = _histogram(scored, grid, n_groups * (t + 1) * 2).reshape(n_groups, t + 1, 2)
+    if not scored.by:
+        present = np.zeros(1, np.int64)
+    else:
+        present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, -1)))
+    rows = len(present) * t
+    n, tp, fp, fn, tn = (np.empty(rows, dtype=np.int64) for _ in range(5))
+    _sweep.cells_from_histogram(hist, present, tp, fp, fn, tn, n)
+    threshold = np.broadcast_to(thr, (len(present), t)).ravel()
+    return Swept(scored.space.decode(present), t, threshold, n, tp, fp, fn, tn)
+
+
+def _histogram(scored: Scored, grid: tuple, cells: int) -> np.ndarray:
+    """``hist[(g*(T+1) + bin)*2 + is_positive]``: radix-partitioned for large
+    tables of shuffled rows, else per-thread private tables."""
+    n_rows = len(scored.score)
+    threads = n_threads()
+    hist = np.zeros(cells, dtype=np.int64)
+    sliced = scored.rows_between
+    if use_radix(kernel_keys(scored.space.columns), n_rows, cells, rows_per_cell=0):
+
+        def fill_ids(lo: int, hi: int, shift: int, ids: np.ndarray, part_hist: np.ndarray) -> int:
+            return _sweep.sweep_cell_ids(*sliced(lo, hi), *grid, shift, ids, part_hist)
+
+        radix_count(fill_ids, n_rows, cells, threads, hist)
+        return hist
+    # uint32 thread tables (half the memory traffic of int64), flushed into int64
+    # before any cell could wrap: at most 2**32 - 1 rows per thread per block
+    bufs = np.zeros((threads, cells), dtype=np.uint32)
+    block = PRIVATE_ROWS_PER_THREAD * threads
+    for lo in range(0, n_rows, block):
+        hi = min(n_rows, lo + block)
+        _sweep.score_histogram(*sliced(lo, hi), *grid, bufs)
+        _count.sum_rows(bufs, hist)
+        if hi < n_rows:
+            bufs[:] = 0
+    return hist
+
+
+@dataclass
+class _Stream:
+    """A sweep over a streamed source: one scan for the grid, one pass to count.
+
+    Both passes are functions of one part at a time, so the Dask engine runs
+    them as tasks (:mod:`batcheval.core.distributed`) and the local engine in a loop.
+    """
+
+    by: list[str]
+    label: str
+    score: str
+    positive: Any
+    classes: Sequence[Any] | None
+    drop_nonfinite: bool
+    drop_nulls: bool
+    batch_rows: int = DEFAULT_BATCH_ROWS
+
+    @property
+    def roles(self) -> dict[str, str]:
+        return check_roles(self.by, self.label, self.score, roles=("label", "score"))
+
+    def table(self, data, thresholds, score_range, on_error, progress, engine, client):
+        if isinstance(thresholds, str):
+            raise ValueError(
+                "thresholds='exact' needs every score of a group at once, which a streamed source "
+                "does not give; use thresholds=int or a list, or collect the data first"
+            )
+        if engine == "dask" and client is None:
+            from ..core.distributed import with_client
+
+            # one cluster for both passes: the default client, or one started here
+            return with_client(
+                None,
+                lambda c: self.table(data, thresholds, score_range, on_error, progress, engine, c),
+            )
+        need_range = isinstance(thresholds, int | np.integer) and score_range is None
+        positive = self.positive
+        if need_range or positive is None:
+            if engine == "dask":
+                from ..core.distributed import leaves_for
+
+                scans = client.gather(client.compute(leaves_for(data, self.scan)))
+            else:
+                scans = [self.scan(data)]
+            lo = min(s[0] for s in scans)
+            hi = max(s[1] for s in scans)
+            values = sorted(set().union(*(s[2] for s in scans)))
+            if lo > hi:
+                lo, hi = 0.0, 1.0
+            score_range = (float(lo), float(hi)) if need_range else score_range
+            positive = _default_positive(values, self.label) if positive is None else positive
+        count = functools.partial(self.count, thresholds=thresholds, score_range=score_range,
+                                  positive=positive, on_error=on_error)  # fmt: skip
+        if engine == "dask":
+            from ..core.distributed import reduce_on_cluster
+
+            return reduce_on_cluster(data, count, client)
+        return count(data, progress=progress, warn=True)
+
+    def count(self, data, *, thresholds, score_range, positive, on_error, progress=False, warn=False):
+        def make_table(frame: pl.DataFrame) -> ContingencyTable:
+            scored = prepare_scores(frame, self.by, self.label, self.score, positive, self.classes,
+                                    self.drop_nonfinite, self.drop_nulls)  # fmt: skip
+            return _swept(scored, thresholds, score_range).table()
+
+        roles = self.roles
+        parts = open_parts(data, list(roles), roles)
+        return reduce_parts(parts, make_table, on_error=on_error, progress=progress,
+                            batch_rows=self.batch_rows, warn=warn)  # fmt: skip
+
+    def scan(self, data) -> tuple[float, float, set[Any]]:
+        """Finite score range and label values over every readable part."""
+        lo, hi = np.inf, -np.inf
+        values: set[Any] = set(self.classes or [])
+        columns = [self.label, self.score]
+        roles = self.roles
+        for part in open_parts(data, columns, {c: roles[c] for c in columns}):
+            try:
+                for frame in part.batches(self.batch_rows):
+                    s = frame.get_column(self.score).cast(pl.Float64)
+                    s = s.filter(s.is_finite())
+                    if len(s):
+                        lo, hi = min(lo, s.min()), max(hi, s.max())  # type: ignore[type-var]
+                    values |= set(frame.get_column(self.label).drop_nulls().unique().to_list())
+            except (SourceError, ColumnNotFoundError):
+                continue  # the counting pass reports it (or skips it)
+        return lo, hi, values
+
+
+def _default_positive(values: list[Any], label: str) -> Any:
+    """The rule of :func:`~batcheval.scores.prepare_scores`, over the values of the whole source."""
+    if len(values) < 2 and set(values) <= {0, 1}:
+        return True if values and isinstance(values[0], bool) else 1
+    if len(values) != 2:
+        raise InvalidLabelError(
+            f"label column {label!r} has classes {values}; a score sweep needs two classes, "
+            "or name the class to score with positive="
+        )
+    return values[1]
