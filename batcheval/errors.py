@@ -16,6 +16,7 @@ __all__ = [
     "DuplicateColumnError",
     "InvalidArgumentError",
     "InvalidLabelError",
+    "MemoryBudgetError",
     "MergeError",
     "NullValuesError",
     "SourceError",
@@ -64,6 +65,10 @@ class CountOverflowError(BatchevalError, OverflowError):
 
 class UnknownMeasureError(BatchevalError, ValueError):
     """A measure name is not known, or does not apply to this table."""
+
+
+class MemoryBudgetError(BatchevalError, MemoryError):
+    """An allocation would not fit in the memory available; raised before allocating."""
 
 
 class SourceError(BatchevalError, OSError):

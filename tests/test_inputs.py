@@ -185,7 +185,7 @@ def test_counting_strategies_agree(monkeypatch, strategy):
     if strategy == "private-blocks":  # flush the uint32 thread tables every 7 rows per thread
         monkeypatch.setattr(counting, "PRIVATE_ROWS_PER_THREAD", 7)
     if strategy == "partitioned":
-        monkeypatch.setattr(counting, "_PRIVATE_CELLS", 0)
+        monkeypatch.setattr(counting, "PRIVATE_CELLS", 0)
         monkeypatch.setattr(counting, "n_threads", lambda: 2)
     df = sweep_frame(n_runs=40, n_folds=5, rows_per_group=13, n_classes=3, seed=9)
     _check(df, ["run", "fold"])

@@ -24,7 +24,7 @@ __all__ = ["Counted", "compact", "count_encoded", "count_frame", "encode_frame",
 
 _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
-_PRIVATE_CELLS = 1 << 25
+PRIVATE_CELLS = 1 << 25
 PRIVATE_ROWS_PER_THREAD = (1 << 32) - 1
 # radix partitioning: cells per partition (int64: 1 MiB, an L2's worth) and when to use it
 _RADIX_PART_BITS = 17
@@ -257,7 +257,7 @@ def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, 
     if use_radix(keys, len(coding.label), cells):
         flat = np.zeros(cells, dtype=np.int64)
         bad = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
-    elif threads == 1 or cells * threads <= _PRIVATE_CELLS:
+    elif threads == 1 or cells * threads <= PRIVATE_CELLS:
         flat = np.zeros(cells, dtype=np.int64)
         bufs = np.zeros((threads, cells), dtype=np.uint32)
         n_rows = len(coding.label)

@@ -45,7 +45,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..core.counting import group_ids
 from ..core.encode import as_integers, check_nulls, label_kind
+from ..core.memory import check_allocation
 from ..core.table import ContingencyTable, drop_null_rows
 from ..errors import CountOverflowError, InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_predictions
@@ -192,45 +194,53 @@ def align_frame(
             )
         class_values = sorted(set(classes))
     held = abstain_values(abstain, pred) if abstain is not None else []
-    answered = pred.filter(~pred.is_in(held)) if held else pred
-    ids = answered.unique().sort()
-    n_cls, n_ids = len(class_values), len(ids)
+    is_held = pred.is_in(held).to_numpy() if held else np.zeros(len(pred), dtype=bool)
+    ids = pred.filter(~pl.Series(is_held)).unique().sort() if held else pred.unique().sort()
+    n_cls = len(class_values)
+    real_code = real.replace_strict(class_values, range(n_cls), return_dtype=pl.Int64).to_numpy()
+    global_id = pred.replace_strict(ids, range(len(ids)), default=-1, return_dtype=pl.Int64).to_numpy()
+    if keys:
+        gid, group_keys = group_ids(df.select(keys))
+    else:  # one group, or none for an empty frame (as ContingencyTable.from_frame)
+        gid, group_keys = np.zeros(df.height, dtype=np.int64), pl.DataFrame()
+    n_groups = int(gid.max()) + 1 if len(gid) else 0
 
-    coded = pl.DataFrame(
-        [
-            *df.select(keys).get_columns(),
-            real.replace_strict(class_values, range(n_cls), return_dtype=pl.Int64).alias(_REAL),
-            # abstentions take the extra code n_ids, their own column of the table
-            pred.replace_strict(ids, range(n_ids), default=n_ids, return_dtype=pl.Int64).alias(_PRED),
-        ]
+    # Each group's ids get local codes 0..m_g-1 (sorted), so the table is as wide as the group
+    # with the most ids, not as the whole frame: globally unique cluster ids stay cheap.
+    answered = global_id >= 0
+    pair = gid[answered] * max(len(ids), 1) + global_id[answered]
+    pairs, local_of_row = np.unique(pair, return_inverse=True)
+    pair_group = pairs // max(len(ids), 1)
+    first = np.searchsorted(pair_group, np.arange(n_groups))
+    local = np.arange(len(pairs)) - first[pair_group]
+    width = int(local.max()) + 2 if len(local) else 1  # + 1 column for abstentions
+    check_allocation(
+        n_groups * n_cls * width * 8 * 2,
+        f"aligning {n_groups} groups with up to {width - 1} cluster ids each over {n_cls} classes",
+        "use fewer clusters per group, or split the frame",
     )
-    size = max(n_cls, n_ids + 1)
-    table = ContingencyTable.from_frame(coded, keys, _REAL, _PRED, classes=range(size))
-    counts = table.counts
-    by_id = counts[:, :n_cls, :n_ids]
-    abstained = counts[:, :n_cls, n_ids].sum(axis=1)
+    code = np.full(df.height, width - 1, dtype=np.int64)
+    code[answered] = local[local_of_row.reshape(-1)]
+    cells = (gid * n_cls + real_code) * width + code
+    counts = np.bincount(cells, minlength=n_groups * n_cls * width).reshape(n_groups, n_cls, width)
+    by_id = counts[:, :, : width - 1]
+    abstained = counts[:, :, width - 1].sum(axis=1)
 
-    present = by_id.sum(axis=1) > 0
-    # each group's own ids first, in sorted order, so the assignment sees only them
-    order = np.argsort(~present, axis=1, kind="stable")
-    compact = np.take_along_axis(by_id, order[:, None, :], axis=2)
-    matched_compact = assign(compact, present.sum(axis=1))
-    match = np.full_like(matched_compact, -1)
-    np.put_along_axis(match, order, matched_compact, axis=1)
-
-    aligned, unmatched = _rename(by_id, match, n_cls)
-    gid, pos = np.nonzero(present)
-    codes = match[gid, pos]
+    present = np.zeros((n_groups, width - 1), dtype=bool)
+    present[pair_group, local] = True
+    matched = assign(by_id, present.sum(axis=1))
+    aligned, unmatched = _rename(by_id, matched, n_cls)
+    codes = matched[pair_group, local]
     class_series = pl.Series("class", class_values, dtype=real.dtype)
     mapping = pl.DataFrame(
         [
-            pl.Series("_g", gid, dtype=pl.Int64),
-            ids.gather(pos).alias("predicted"),
+            pl.Series("_g", pair_group, dtype=pl.Int64),
+            ids.gather(pairs % max(len(ids), 1)).alias("predicted"),
             class_series.gather(pl.Series(codes, dtype=pl.Int64).replace(-1, None)),
         ]
     )
-    out = ContingencyTable(table.keys, class_series, aligned)
-    return out, Retained(table.keys, (abstained + unmatched).astype(np.int64), mapping)
+    out = ContingencyTable(group_keys, class_series, aligned)
+    return out, Retained(group_keys, (abstained + unmatched).astype(np.int64), mapping)
 
 
 def _class_column(s: pl.Series, role: str) -> pl.Series:

@@ -14,7 +14,7 @@ from ..kernels import binary as _binary
 from ..kernels import count as _count
 from ..kernels import fisher as _fisher
 from ..kernels import multiclass as _multiclass
-from .registry import BINARY_STATS, check_names, default_measures
+from .registry import BINARY_STATS, check_beta, check_names, default_measures
 from .significance import alpha_sbb, chi2_upper_tail
 
 __all__ = ["binary_cells", "compute", "compute_cells"]
@@ -141,6 +141,7 @@ def _compute(
         n_groups, n_classes = len(cells[0]), 2
     else:
         n_groups, n_classes = counts.shape[0], counts.shape[1]
+    check_beta(beta)
     names = default_measures(n_classes, beta) if names is None else list(names)
     check_names(names, n_classes, beta)
 
@@ -158,7 +159,7 @@ def _compute(
 
     results: dict[str, np.ndarray] = {}
     if want_binary:
-        call = _Call(_binary.binary_measures, n_groups, *cells, float(beta or 1.0))
+        call = _Call(_binary.binary_measures, n_groups, *cells, 1.0 if beta is None else float(beta))
         results.update({("b", k): v for k, v in _run_kernel(_binary.NAMES, want_binary, call).items()})
     if want_multi:
         if counts is None:

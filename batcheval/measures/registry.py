@@ -9,9 +9,11 @@ True
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Sequence
 
-from ..errors import UnknownMeasureError
+from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..kernels import binary as _binary
 from ..kernels import multiclass as _multiclass
 
@@ -20,6 +22,7 @@ __all__ = [
     "BINARY_STATS",
     "MULTICLASS_MEASURES",
     "MULTICLASS_STATS",
+    "check_beta",
     "check_names",
     "default_measures",
 ]
@@ -86,3 +89,20 @@ def check_names(names: Sequence[str], n_classes: int, beta: float | None) -> Non
             )
         if name == "f_beta" and beta is None:
             raise UnknownMeasureError("measure 'f_beta' needs a value for beta=")
+
+
+def check_beta(beta: float | None) -> None:
+    """β of ``f_beta`` must be a finite number ≥ 0; β = 0 is precision, β → ∞ recall.
+
+    Examples
+    --------
+    >>> check_beta(0.0)
+    >>> check_beta(-1.0)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: beta must be a finite number >= 0, got -1.0
+    """
+    if beta is None:
+        return
+    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not math.isfinite(beta) or beta < 0:
+        raise InvalidArgumentError(f"beta must be a finite number >= 0, got {beta!r}")

@@ -118,6 +118,10 @@ def auc(
     if measure != "informedness":
         best_val = np.where(best >= 0, values[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
         best_thr = np.where(best >= 0, pts.threshold[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
+    # with one class there is no curve to pick a point on: NaN, as the docstring promises
+    one_class = (seg.positives == 0) | (seg.negatives == 0)
+    best_thr = np.where(one_class, np.nan, best_thr)
+    best_val = np.where(one_class, np.nan, best_val)
     roc = areas[:, 0]
     columns = [
         pl.Series("n", seg.positives + seg.negatives, dtype=pl.Int64),

@@ -18,7 +18,8 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
-from ..core.counting import PRIVATE_ROWS_PER_THREAD, kernel_keys, radix_count, use_radix
+from ..core.counting import PRIVATE_CELLS, PRIVATE_ROWS_PER_THREAD, kernel_keys, radix_count, use_radix
+from ..core.memory import check_allocation
 from ..core.pooling import pooled_measures
 from ..core.stream import reduce_parts
 from ..core.table import ContingencyTable
@@ -142,7 +143,7 @@ def _binned(scored: Scored, thresholds: int | Sequence[float], score_range) -> S
     if not scored.by:
         present = np.zeros(1, np.int64)
     else:
-        present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, -1)))
+        present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, (t + 1) * 2)))
     rows = len(present) * t
     n, tp, fp, fn, tn = (np.empty(rows, dtype=np.int64) for _ in range(5))
     _sweep.cells_from_histogram(hist, present, tp, fp, fn, tn, n)
@@ -154,6 +155,11 @@ def _histogram(scored: Scored, grid: tuple, cells: int) -> np.ndarray:
     """``hist[(g*(T+1) + bin)*2 + is_positive]``: radix-partitioned for large
     tables of shuffled rows, else per-thread private tables."""
     n_rows = len(scored.score)
+    check_allocation(
+        cells * 12,  # the int64 histogram and at least one uint32 table
+        f"a sweep of {scored.space.size} groups × {grid[0].shape[0]} thresholds",
+        "use fewer thresholds, or stream the groups in parts",
+    )
     threads = n_threads()
     hist = np.zeros(cells, dtype=np.int64)
     sliced = scored.rows_between
@@ -165,7 +171,10 @@ def _histogram(scored: Scored, grid: tuple, cells: int) -> np.ndarray:
         radix_count(fill_ids, n_rows, cells, threads, hist)
         return hist
     # uint32 thread tables (half the memory traffic of int64), flushed into int64
-    # before any cell could wrap: at most 2**32 - 1 rows per thread per block
+    # before any cell could wrap: at most 2**32 - 1 rows per thread per block. At most
+    # PRIVATE_CELLS cells of them in all: many groups × many thresholds (1M × 101 on 16
+    # threads would be 13 GB) count on fewer threads instead.
+    threads = max(1, min(threads, PRIVATE_CELLS // max(cells, 1)))
     bufs = np.zeros((threads, cells), dtype=np.uint32)
     block = PRIVATE_ROWS_PER_THREAD * threads
     for lo in range(0, n_rows, block):

@@ -1,0 +1,134 @@
+"""Edges that used to give a wrong answer or a crash (issue 21): f_beta at β = 0, empty sweeps,
+one-class AUC groups, and the memory guards of sweeps and cluster alignment."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn import metrics
+
+import batcheval as be
+from batcheval.core import memory
+
+
+def _binary_frame(seed: int = 0, n: int = 300) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, n)
+    return pl.DataFrame(
+        {
+            "run": rng.integers(0, 4, n),
+            "label": label,
+            "prediction": np.where(rng.random(n) < 0.7, label, 1 - label),
+            "score": np.round(rng.random(n) * 0.6 + 0.4 * label, 2),
+        }
+    )
+
+
+def test_f_beta_at_beta_zero_is_precision():
+    """β = 0 weighs recall by 0: F_0 = precision (before: β = 0 was read as 1 and gave F1)."""
+    df = _binary_frame()
+    out = be.evaluate(df, by="run", measures=["f_beta", "f1"], beta=0.0).sort("run")
+    for run, got in out.select("run", "f_beta").iter_rows():
+        part = df.filter(pl.col("run") == run)
+        expected = metrics.precision_score(part["label"], part["prediction"])
+        assert got == pytest.approx(expected, rel=1e-15)
+    assert not np.allclose(out["f_beta"], out["f1"])
+
+
+@pytest.mark.parametrize("beta", [-1.0, float("nan"), float("inf"), "2", True])
+def test_f_beta_rejects_a_beta_that_is_not_a_finite_non_negative_number(beta):
+    with pytest.raises(be.InvalidArgumentError, match=r"beta must be a finite number >= 0, got"):
+        be.evaluate(_binary_frame(), by="run", measures=["f_beta"], beta=beta)
+
+
+def test_f_beta_matches_sklearn_at_a_numpy_beta():
+    df = _binary_frame(1)
+    got = be.evaluate(df, measures=["f_beta"], beta=np.float64(0.5))["f_beta"][0]
+    assert got == pytest.approx(metrics.fbeta_score(df["label"], df["prediction"], beta=0.5), rel=1e-14)
+
+
+def test_sweep_of_an_empty_frame_has_the_full_schema():
+    """Before: a reshape error from numpy for an int number of thresholds."""
+    df = _binary_frame().clear()
+    full = be.sweep(_binary_frame(), by="run", score="score", thresholds=5)
+    for thresholds in (5, [0.2, 0.5], "exact"):
+        out = be.sweep(df, by="run", score="score", thresholds=thresholds)
+        assert out.height == 0
+        assert out.schema == full.schema
+
+
+def test_auc_of_a_one_class_group_has_no_best_threshold():
+    """Before: best_threshold = the top score and best_informedness = 0 where the docstring
+    promises NaN."""
+    df = pl.DataFrame(
+        {"run": [1, 1, 1, 2, 2, 2], "label": [1, 1, 1, 0, 1, 0], "score": [0.2, 0.5, 0.9, 0.1, 0.7, 0.3]}
+    )
+    out = be.auc(df, by="run", score="score").sort("run")
+    one, two = out.row(0, named=True), out.row(1, named=True)
+    assert np.isnan(one["best_threshold"]) and np.isnan(one["best_informedness"])
+    assert np.isnan(one["roc_auc"])
+    assert two["roc_auc"] == metrics.roc_auc_score([0, 1, 0], [0.1, 0.7, 0.3])
+    assert (two["best_threshold"], two["best_informedness"]) == (0.7, 1.0)
+
+
+def _sweep_reference(df: pl.DataFrame, thresholds: np.ndarray) -> dict[tuple[int, float], tuple[int, ...]]:
+    """Plain numpy: per (run, threshold) the cells with ``score >= threshold`` predicted positive."""
+    out = {}
+    for run in df["run"].unique().to_list():
+        part = df.filter(pl.col("run") == run)
+        y, s = part["label"].to_numpy(), part["score"].to_numpy()
+        for t in thresholds:
+            p = s >= t
+            out[(run, float(t))] = (
+                int(np.sum(p & (y == 1))),
+                int(np.sum(p & (y == 0))),
+                int(np.sum(~p & (y == 1))),
+                int(np.sum(~p & (y == 0))),
+            )
+    return out
+
+
+def test_sweep_counts_on_fewer_threads_when_thread_tables_would_be_too_large(monkeypatch):
+    """Many groups × many thresholds × threads of private tables is bounded: past PRIVATE_CELLS
+    the sweep counts on fewer threads and the cells stay exact."""
+    from batcheval.scores import sweep as sweep_module
+
+    df = _binary_frame(2, 2000)
+    thresholds = np.linspace(0.0, 1.0, 11)
+    monkeypatch.setattr(sweep_module, "PRIVATE_CELLS", 1)
+    out = be.sweep(df, by="run", score="score", thresholds=thresholds.tolist(), measures=[])
+    expected = _sweep_reference(df, thresholds)
+    got = {
+        (r, t): (a, b, c, d)
+        for r, t, a, b, c, d in out.select("run", "threshold", "tp", "fp", "fn", "tn").rows()
+    }
+    assert got == expected
+
+
+def test_sweep_refuses_a_histogram_larger_than_memory_before_allocating(monkeypatch):
+    monkeypatch.setattr(memory, "available_bytes", lambda: 1000)
+    with pytest.raises(be.MemoryBudgetError, match=r"a sweep of 4 groups × 101 thresholds needs 9\.6 KiB"):
+        be.sweep(_binary_frame(), by="run", score="score", thresholds=101)
+
+
+def test_alignment_table_is_as_wide_as_a_group_not_as_the_whole_frame():
+    """Globally unique cluster ids: 3,000 groups with 3 ids each. Sized by the frame's 9,000 ids,
+    the table was 3,000 × 9,001² int64 (1.9 TB); sized per group it is 3,000 × 2 × 4."""
+    n_groups = 3000
+    run = np.repeat(np.arange(n_groups), 6)
+    label = np.tile([0, 0, 0, 1, 1, 1], n_groups)
+    local = np.tile([0, 0, 1, 2, 2, 2], n_groups)  # ids 0 and 1 mostly class 0, id 2 class 1
+    df = pl.DataFrame({"run": run, "label": label, "cluster": run * 3 + local})
+    out = be.evaluate(df, by="run", prediction="cluster", align="hungarian", measures=["accuracy"])
+    assert out.height == n_groups
+    # per group: id 0 → class 0 (2 right), id 2 → class 1 (3 right); id 1 is unmatched (abstained)
+    assert out["abstained"].to_list() == [1] * n_groups
+    assert out["accuracy"].to_list() == [1.0] * n_groups
+
+
+def test_alignment_refuses_a_table_larger_than_memory(monkeypatch):
+    monkeypatch.setattr(memory, "available_bytes", lambda: 100)
+    df = pl.DataFrame({"run": [1, 1, 2], "label": [0, 1, 1], "cluster": [5, 6, 7]})
+    with pytest.raises(be.MemoryBudgetError, match=r"aligning 2 groups with up to 2 cluster ids each"):
+        be.evaluate(df, by="run", prediction="cluster", align="hungarian", measures=["accuracy"])
