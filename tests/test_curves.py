@@ -35,25 +35,41 @@ def test_roc_and_pr_points_equal_sklearn():
         np.testing.assert_allclose(pr["y"], precision[:-1][order], atol=1e-15)
 
 
+def _exact_cells(df: pl.DataFrame) -> pl.DataFrame:
+    """Plain numpy: each run's cells at every distinct score, predicted positive iff score >= it."""
+    rows = []
+    for run in sorted(df["run"].unique().to_list()):
+        part = df.filter(pl.col("run") == run)
+        y, score = part["label"].to_numpy(), part["score"].to_numpy()
+        for thr in np.unique(score):
+            p = score >= thr
+            tp, fp = int(np.sum(p & (y == 1))), int(np.sum(p & (y == 0)))
+            rows.append((run, float(thr), tp, fp, int(np.sum(y == 1)) - tp, int(np.sum(y == 0)) - fp))
+    return pl.DataFrame(rows, schema=["run", "threshold", "tp", "fp", "fn", "tn"], orient="row")
+
+
 @pytest.mark.parametrize("s", [0.0, 1.0, 2.5])
 def test_bookmaker_charts_follow_the_spec(s):
     df = scored_frame(n_runs=3, n_folds=1, rows=50, seed=22)
-    sw = be.sweep(df, by="run", thresholds="exact", measures=["informedness", "fallout", "recall", "bias"])
     out = be.curves(df, by="run", kind=["boc", "bift", "lift", "bprd", "bird"], smoothing=s)
-    tp, fp, fn, tn = (sw[c].to_numpy().astype(float) for c in ("tp", "fp", "fn", "tn"))
+    cells = _exact_cells(df)
+    tp, fp, fn, tn = (cells[c].to_numpy().astype(float) for c in ("tp", "fp", "fn", "tn"))
+    recall, fallout, bias = tp / (tp + fn), fp / (fp + tn), (tp + fp) / (tp + fp + fn + tn)
+    informedness = recall - fallout
     drift = (s + tp + fp) / (s + tp + fn)
     with np.errstate(divide="ignore", invalid="ignore"):
         bird_y = -np.log2(((s + tp) / (s + tp + fn)) / ((s + fp) / (s + fp + tn)))
     expected = {
-        "boc": (sw["fallout"], sw["informedness"]),
-        "bift": (sw["bias"], sw["informedness"]),
-        "lift": (sw["bias"], sw["recall"]),
-        "bprd": (drift, sw["informedness"]),
+        "boc": (fallout, informedness),
+        "bift": (bias, informedness),
+        "lift": (bias, recall),
+        "bprd": (drift, informedness),
         "bird": (np.log2(drift), bird_y),
     }
     for chart, (x, y) in expected.items():
-        got = out.filter(pl.col("chart") == chart)
+        got = out.filter(pl.col("chart") == chart).sort("run", "threshold")
         assert got["s"].unique().to_list() == [s]
+        assert got.select("run", "threshold").rows() == cells.select("run", "threshold").rows()
         np.testing.assert_allclose(got["x"], x, atol=1e-12, err_msg=chart)
         np.testing.assert_allclose(got["y"], y, atol=1e-12, err_msg=chart)
 
