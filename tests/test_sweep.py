@@ -290,3 +290,19 @@ def test_integer_labels_anywhere_in_their_range_score_the_greater_class(classes)
     listed = rf"is not one of the classes \[{classes[0]}, {classes[1]}\]"
     with pytest.raises(be.InvalidLabelError, match=listed):
         be.auc(df, positive=absent)
+
+
+def test_sweep_default_is_lean_and_all_gives_every_measure():
+    """The default holds the cells and the chart and best-point measures; "all" every binary one."""
+    df = scored_frame(n_runs=3, seed=31)
+    lean = be.sweep(df, by="run", thresholds=[0.2, 0.5, 0.8])
+    every = be.sweep(df, by="run", thresholds=[0.2, 0.5, 0.8], measures="all")
+    assert lean.columns == ["run", "threshold", "n", "tp", "fp", "fn", "tn", *be.scores.sweep.SWEEP_MEASURES]
+    evaluated = be.evaluate(df.with_columns(prediction=pl.lit(0)), by="run")
+    assert every.columns[7:] == evaluated.columns[6:]  # after keys, n and the cells: the same measures
+    tp, fp, fn, tn = (lean[c].to_numpy().astype(float) for c in ("tp", "fp", "fn", "tn"))
+    np.testing.assert_allclose(lean["recall"], tp / (tp + fn), rtol=1e-15)
+    np.testing.assert_allclose(lean["fallout"], fp / (fp + tn), rtol=1e-15)
+    np.testing.assert_allclose(lean["informedness"], tp / (tp + fn) - fp / (fp + tn), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(lean["f1"], 2 * tp / (2 * tp + fp + fn), rtol=1e-15)
+    assert lean.select(every.columns[:7]).equals(every.select(every.columns[:7]))
