@@ -226,3 +226,33 @@ def test_coverage_of_seeds_that_repeat_the_examples() -> None:
 
     assert cover(naive) < 0.95 - tol
     assert abs(cover(clus) - 0.95) <= tol
+
+
+def _board_frame(seeds: int) -> pl.DataFrame:
+    rng = np.random.default_rng(9)
+    label = rng.integers(0, 2, 250)
+    parts = []
+    for run, skill in enumerate([0.85, 0.8, 0.6]):
+        base = np.where(rng.random(250) < skill, label, 1 - label)
+        for seed in range(seeds):
+            parts.append(pl.DataFrame({"run": run, "seed": seed, "example": np.arange(250), "label": label,
+                                       "prediction": base}))  # fmt: skip
+    return pl.concat(parts)
+
+
+def test_board_with_repeated_examples_equals_the_board_of_one_seed() -> None:
+    one = be.leaderboard(_board_frame(1), run="run", example="example", cluster="example", adjacent=True)
+    tripled = be.leaderboard(_board_frame(3), run="run", pool="seed", example="example", adjacent=True)
+    assert tripled["n"].to_list() == [750, 750, 750]
+    for col in ("informedness_ci_low", "informedness_ci_high", "p_vs_leader", "p_vs_above"):
+        np.testing.assert_allclose(tripled[col].to_numpy(), one[col].to_numpy(), rtol=1e-10)
+
+
+def test_board_with_singleton_clusters_is_the_paired_delta_test_times_n_over_n_minus_1() -> None:
+    df = _board_frame(1)
+    clus = be.leaderboard(df, run="run", example="example", cluster="example")
+    delta = be.leaderboard(df, run="run", example="example", paired="delta")
+    z_clus = stats.norm.isf(clus["p_vs_leader"].to_numpy()[1:] / 2)
+    z_delta = stats.norm.isf(delta["p_vs_leader"].to_numpy()[1:] / 2)
+    np.testing.assert_allclose(z_clus, z_delta * np.sqrt(249 / 250), rtol=1e-6)
+    assert clus.columns == be.leaderboard(df, run="run").columns  # an unpaired board's columns

@@ -108,8 +108,10 @@ def leaderboard(
         Column(s) identifying a test example across runs: comparisons with
         the leader become paired (see the module docstring). If example ids
         restart in each fold, name both: ``example=["fold", "example_id"]``.
-        When a run scores an example more than once (pooled seeds or
-        replicates), each example is one cluster instead: see ``cluster``.
+        When a run scores an example once in each of several pooled groups
+        (``pool=["seed"]``: seeds or replicates), each example is one cluster
+        instead: see ``cluster``. Two rows of one example in the same pooled
+        group (or without ``pool=``) are an error.
     cluster
         Column(s) grouping examples that are not independent (several
         questions about one passage). With ``cluster=``, or with ``example=``
@@ -211,7 +213,11 @@ def leaderboard(
     cells = None
     try:
         table, pairing = _cmp.count_board(df, runs, [] if clusters else examples, label, prediction, classes)
-    except _cmp.RepeatedExampleError:  # seeds or replicates score each example again: clusters
+    except _cmp.RepeatedExampleError:
+        # an example seen again in another pooled group (a seed, a replicate) is one cluster;
+        # a repeat within one group means the ids do not identify examples
+        if not pools or df.select(pl.struct(runs + pools + examples).is_duplicated().any()).item():
+            raise
         table, pairing = _cmp.count_board(df, runs, [], label, prediction, classes)
         clusters = examples
     if clusters:
