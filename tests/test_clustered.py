@@ -256,3 +256,35 @@ def test_board_with_singleton_clusters_is_the_paired_delta_test_times_n_over_n_m
     z_delta = stats.norm.isf(delta["p_vs_leader"].to_numpy()[1:] / 2)
     np.testing.assert_allclose(z_clus, z_delta * np.sqrt(249 / 250), rtol=1e-6)
     assert clus.columns == be.leaderboard(df, run="run").columns  # an unpaired board's columns
+
+
+def test_size_of_the_clustered_paired_test_under_the_null() -> None:
+    # two runs of equal skill on the same clustered examples (difficulty shared by both runs);
+    # a two-run board's p_vs_leader does not depend on which run leads, so its size is the test's
+    rng = np.random.default_rng(11)
+    reps, n_clusters, size, icc = 1000, 60, 5, 0.3
+    q = np.repeat(rng.beta(0.8 * (1 - icc) / icc, 0.2 * (1 - icc) / icc, (reps, n_clusters)), size, axis=1)
+    label = rng.integers(0, 2, q.shape)
+    frames = [
+        pl.DataFrame(
+            {
+                "rep": np.repeat(np.arange(reps), n_clusters * size),
+                "run": run,
+                "passage": np.tile(np.repeat(np.arange(n_clusters), size), reps),
+                "label": label.ravel(),
+                "prediction": np.where(rng.random(q.shape) < q, label, 1 - label).ravel(),
+            }
+        )
+        for run in range(2)
+    ]
+    df = pl.concat(frames)
+    table = be.ContingencyTable.from_frame(df, by=["rep", "run"])
+    cells = cl.cluster_cells(df, ["rep", "run"], ["passage"], "label", "prediction", table)
+    counts = np.asarray(table.counts)
+    partner = np.arange(len(table)) ^ 1  # keys sorted by (rep, run): rows 2r and 2r + 1 are one board
+    value = be.ContingencyTable(table.keys, table.classes, counts).measures(["informedness"])["informedness"]
+    se = cl.paired_cluster_se(counts, cells, "informedness", partner)
+    z = np.abs(value.to_numpy() - value.to_numpy()[partner]) / se
+    rejected = (2 * stats.norm.sf(z[::2])) < 0.05
+    tol = 4 * np.sqrt(0.05 * 0.95 / reps)
+    assert abs(rejected.mean() - 0.05) <= tol, rejected.mean()
