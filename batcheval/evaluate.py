@@ -9,6 +9,8 @@ import polars as pl
 
 from .core.engine import count_any
 from .core.pooling import pooled_measures
+from .errors import InvalidArgumentError
+from .inference import clustered as _clustered
 from .inference import intervals as _intervals
 from .io.frames import as_key_list
 
@@ -33,6 +35,8 @@ def evaluate(
     ci_method: Literal["wilson_delta", "bootstrap"] = "wilson_delta",
     n_boot: int = 1000,
     seed: int | None = None,
+    example: str | Sequence[str] | None = None,
+    cluster: str | Sequence[str] | None = None,
     abstain: Any = None,
     align: Literal["hungarian"] | None = None,
     on_error: Literal["raise", "skip"] = "raise",
@@ -110,6 +114,18 @@ def evaluate(
     n_boot, seed
         Bootstrap replicates per table, and the seed that makes them
         reproducible (None: different on each call).
+    example, cluster
+        Column(s) identifying a test example, and a group of examples that are
+        not independent (several questions about one passage). With ``ci=``,
+        each cluster (``cluster=`` if given, else the example) is one
+        independent unit, however many rows it has in a pooled group, and the
+        intervals use cluster-robust standard errors: pass ``example=`` when
+        ``pool=`` spans seeds or replicates that score the same examples, or
+        the repeats count as independent evidence. Without either, pooling
+        over a key not named like a fold warns. ``ci_method="wilson_delta"``
+        only; in-memory frames only. If example ids restart in each fold, name
+        both: ``example=["fold", "example_id"]``. See
+        :mod:`batcheval.inference.clustered`.
     abstain
         A prediction value meaning "no answer", or a list of them (spec §7,
         paper 001). Measures are computed on the retained rows (``n``), and
@@ -154,6 +170,23 @@ def evaluate(
     if ci is not None:  # before counting: a bad option should not cost a pass over the data
         _intervals.check_options(ci, ci_method, n_boot, seed)
     held = report = None
+    units = as_key_list(cluster, "cluster") or as_key_list(example, "example")
+    clustered = None
+    if units:  # checked before counting, like ci=
+        if align is not None or abstain is not None or engine != "local" or _is_file_source(data):
+            raise InvalidArgumentError(
+                "example= and cluster= work on a frame in memory without abstain= or align=; "
+                "read the data first, e.g. pl.read_parquet(paths)"
+            )
+        if ci is not None and ci_method != "wilson_delta":
+            raise InvalidArgumentError(
+                f"example= and cluster= need ci_method='wilson_delta' (cluster-robust standard errors), "
+                f"got ci_method={ci_method!r}"
+            )
+        clustered = _clustered.select_clustered(
+            data, as_key_list(by), label, prediction, as_key_list(example, "example"),
+            as_key_list(cluster, "cluster"), drop_nulls=drop_nulls,
+        )  # fmt: skip
     if (align is not None or abstain is not None) and (engine != "local" or _is_file_source(data)):
         raise ValueError(
             "abstain= and align= work on a frame in memory, not on a streamed source or engine='dask'; "
@@ -178,7 +211,15 @@ def evaluate(
     else:
         over = as_key_list(pool, "pool")
         out = pooled_measures(table, over, measures, per_class, positive, beta, mean_weights)
-    if ci is not None:
+    if ci is not None and clustered is not None:
+        out = _clustered.add_clustered_intervals(
+            out, table, clustered, units=units, label=label, prediction=prediction,
+            pool=as_key_list(pool, "pool"), measures=measures, per_class=per_class, positive=positive,
+            beta=beta, ci=ci,
+        )  # fmt: skip
+    elif ci is not None:
+        if pool is not None:
+            _clustered.warn_independent_rows(as_key_list(pool, "pool"))
         out = _intervals.add_intervals(out, table, pool=pool, measures=measures, per_class=per_class,
                                        positive=positive, beta=beta, ci=ci, method=ci_method,
                                        n_boot=n_boot, seed=seed)  # fmt: skip

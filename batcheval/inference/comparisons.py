@@ -38,8 +38,8 @@ from . import intervals as _intervals
 from . import paired_se as _paired_se
 
 __all__ = [
-    "Cells", "TwoPass", "count_board", "count_with_cells", "joint_tables", "normal_p", "paired_columns",
-    "unpaired_se", "versus",
+    "Cells", "RepeatedExampleError", "TwoPass", "count_board", "count_with_cells", "joint_tables", "normal_p",
+    "paired_columns", "unpaired_se", "versus",
 ]  # fmt: skip
 
 # an integer example column is looked up through an array when its range is at most this
@@ -52,6 +52,11 @@ _ADJACENT_CELLS = 1 << 30
 _POPULATE_BYTES = 1 << 26
 # one-pass paired boards hold every run × example, if that is at most this many cells per row
 _CELLS_PER_ROW = 4
+
+
+class RepeatedExampleError(InvalidArgumentError):
+    """A run has two rows of one example: :func:`batcheval.leaderboard` then treats each
+    example as a cluster (:mod:`batcheval.inference.clustered`) instead of pairing rows."""
 
 
 def normal_p(diff: np.ndarray, se: np.ndarray) -> np.ndarray:
@@ -332,7 +337,7 @@ def _raise_duplicate_examples(
     rows = df.filter(_run_mask(df, table, runs, g)).select(examples)
     dup = rows.is_duplicated()
     first = rows.filter(dup).row(0, named=True)
-    raise InvalidArgumentError(
+    raise RepeatedExampleError(
         f"example={examples} does not identify one row per example in run {keys}: "
         f"{int(dup.sum())} rows share a key (first: {first}); "
         "if ids restart in each fold, include the fold, e.g. example=['fold', 'example_id']"

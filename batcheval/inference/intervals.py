@@ -93,6 +93,7 @@ __all__ = [
     "delta_gradient",
     "interval_measures",
     "intervals",
+    "proportion",
     "standard_errors",
     "wilson",
 ]
@@ -540,3 +541,14 @@ def add_intervals(
     for name, (low, high) in result.items():
         columns += [pl.Series(f"{name}_ci_low", low), pl.Series(f"{name}_ci_high", high)]
     return frame.hstack(columns)
+
+
+def proportion(counts: np.ndarray, name: str, positive: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``(successes, trials)`` of a proportion measure (one of :data:`WILSON_MEASURES`) per table.
+
+    Examples
+    --------
+    >>> proportion(np.array([[[40, 10], [20, 30]]]), "recall")
+    (array([30]), array([50]))
+    """
+    return _proportion(counts, name, positive)

@@ -58,6 +58,7 @@ import polars as pl
 from .. import measures as _measures
 from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..io.frames import as_key_list, select_columns
+from . import clustered as _clustered
 from . import comparisons as _cmp
 from . import intervals as _intervals
 from .adjust import adjust
@@ -74,6 +75,7 @@ def leaderboard(
     pool: str | Sequence[str] | None = None,
     measure: str = "informedness",
     example: str | Sequence[str] | None = None,
+    cluster: str | Sequence[str] | None = None,
     ci: float = 0.95,
     ci_method: str = "wilson_delta",
     significance: str = "chi2_kb",
@@ -106,6 +108,21 @@ def leaderboard(
         Column(s) identifying a test example across runs: comparisons with
         the leader become paired (see the module docstring). If example ids
         restart in each fold, name both: ``example=["fold", "example_id"]``.
+        When a run scores an example once in each of several pooled groups
+        (``pool=["seed"]``: seeds or replicates), each example is one cluster
+        instead: see ``cluster``. Two rows of one example in the same pooled
+        group (or without ``pool=``) are an error.
+    cluster
+        Column(s) grouping examples that are not independent (several
+        questions about one passage). With ``cluster=``, or with ``example=``
+        repeated within a run, the board is *clustered*: the interval is
+        cluster-robust, and ``p_vs_leader`` (and ``p_vs_above``) comes from
+        the cluster-robust standard error of the paired difference, the
+        runs' per-cluster delta-method score sums subtracted cluster by
+        cluster (Miller 2024, arXiv:2411.00640; see
+        :mod:`batcheval.inference.clustered`). A clustered board has the
+        columns of an unpaired one (no McNemar test, which needs one row per
+        example) and needs ``ci_method="wilson_delta"``.
     ci
         Level of the intervals; ``1 − ci`` is the level of the Holm-corrected
         tie test.
@@ -183,15 +200,37 @@ def leaderboard(
         raise InvalidArgumentError("run must name at least one column, got []")
     pools = as_key_list(pool, "pool")
     examples = as_key_list(example, "example")
+    clusters = as_key_list(cluster, "cluster")
     p_name = _significance_name(significance)
     roles = {
-        **{c: "pool" for c in pools}, **{c: "example" for c in examples}, **{c: "run" for c in runs},
+        **{c: "pool" for c in pools}, **{c: "cluster" for c in clusters}, **{c: "example" for c in examples},
+        **{c: "run" for c in runs},
         label: "label", prediction: "prediction",
     }  # fmt: skip
-    columns = [*runs, *pools, *examples, label, prediction]
+    columns = [*runs, *pools, *examples, *clusters, label, prediction]
     # the same column in two roles (e.g. fold as pool and as part of the example) is fine
     df = select_columns(data, list(dict.fromkeys(columns)), roles)
-    table, pairing = _cmp.count_board(df, runs, examples, label, prediction, classes)
+    cells = None
+    try:
+        table, pairing = _cmp.count_board(df, runs, [] if clusters else examples, label, prediction, classes)
+    except _cmp.RepeatedExampleError:
+        # an example seen again in another pooled group (a seed, a replicate) is one cluster;
+        # a repeat within one group means the ids do not identify examples
+        if not pools or df.select(pl.struct(runs + pools + examples).is_duplicated().any()).item():
+            raise
+        table, pairing = _cmp.count_board(df, runs, [], label, prediction, classes)
+        clusters = examples
+    if clusters:
+        if ci_method != "wilson_delta":
+            raise InvalidArgumentError(
+                "a clustered board (cluster=, or example= repeated within a run) needs "
+                f"ci_method='wilson_delta', got {ci_method!r}"
+            )
+        _clustered.check_cluster_columns(df, examples, clusters)
+        cells = _clustered.cluster_cells(df, runs, clusters, label, prediction, table)
+        examples = []  # a clustered board is compared through its clusters, not row pairs
+    elif pools and not examples:
+        _clustered.warn_independent_rows(pools)
     k = table.n_classes
     if k < 2:
         raise InvalidArgumentError(f"a leaderboard needs at least 2 classes, got {table.classes.to_list()}")
@@ -210,9 +249,12 @@ def leaderboard(
     counts = np.asarray(table.counts)
     point = _measures.compute(counts, [measure, p_name], positive=pos)
     value = point[measure]
-    low, high = _intervals.intervals(
-        counts, [measure], ci, ci_method, n_boot=n_boot, seed=seed, positive=pos
-    )[measure]
+    if cells is None:
+        low, high = _intervals.intervals(
+            counts, [measure], ci, ci_method, n_boot=n_boot, seed=seed, positive=pos
+        )[measure]
+    else:
+        low, high = _clustered.clustered_intervals(counts, cells, [measure], ci, positive=pos)[measure]
 
     order = np.lexsort((np.arange(len(value)), -np.nan_to_num(value, nan=-np.inf)))
     leader = int(order[0])
@@ -244,6 +286,11 @@ def leaderboard(
             vs = _cmp.paired_columns(joint, measure, pos, n_boot, seed, paired)
             cols["diff_vs_above"], cols["p_vs_above"] = vs["diff_vs_leader"], vs["p_vs_leader"]
             cols["p_mcnemar_vs_above"] = vs["p_mcnemar"]
+    elif cells is not None:
+        for name, ref in (("leader", np.full(len(value), leader)), ("above", above))[: 1 + adjacent]:
+            se = _clustered.paired_cluster_se(counts, cells, measure, ref, positive=pos)
+            diff = value - value[np.maximum(ref, 0)]
+            cols[f"diff_vs_{name}"], cols[f"p_vs_{name}"] = diff, _cmp.normal_p(diff, se)
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         cols.update(_cmp.versus(value, se, np.full(len(value), leader), "leader"))

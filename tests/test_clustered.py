@@ -1,0 +1,290 @@
+"""Cluster-robust intervals (example=, cluster=): against a row-by-row numpy reference,
+identities, bad input, and a seeded coverage simulation."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+import batcheval as be
+from batcheval.errors import BatchevalWarning, ColumnNotFoundError, InvalidArgumentError
+from batcheval.inference import clustered as cl
+from batcheval.inference.intervals import standard_errors
+from tests.reference import clustered as ref
+
+Z95 = stats.norm.ppf(0.975)
+
+
+def _sweep(rng: np.random.Generator, k: int, n_examples: int = 60, seeds: int = 3) -> pl.DataFrame:
+    """Two runs × ``seeds`` seeds over the same examples, grouped into passages of 1-4 examples;
+    a prediction mostly repeats across seeds."""
+    passage = np.sort(rng.integers(0, n_examples // 2, n_examples))
+    label = rng.integers(0, k, n_examples)
+    parts = []
+    for run in range(2):
+        base = np.where(rng.random(n_examples) < 0.6 + 0.2 * run, label, rng.integers(0, k, n_examples))
+        for seed in range(seeds):
+            pred = np.where(rng.random(n_examples) < 0.8, base, rng.integers(0, k, n_examples))
+            parts.append(pl.DataFrame({"run": run, "seed": seed, "example": np.arange(n_examples),
+                                       "passage": passage, "label": label, "prediction": pred}))  # fmt: skip
+    return pl.concat(parts)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("unit", ["example", "passage"])
+def test_variance_matches_row_by_row_reference(k: int, unit: str) -> None:
+    df = _sweep(np.random.default_rng(10 + k), k)
+    table = be.ContingencyTable.from_frame(df, by=["run", "seed"]).pool("seed")
+    cells = cl.cluster_cells(df, ["run"], [unit], "label", "prediction", table)
+    names = ["informedness", "markedness", "kappa_cohen", "accuracy", "correlation"]
+    names += ["recall", "precision", "inverse_recall"] if k == 2 else []
+    for name in names:
+        got = cl.cluster_variance(np.asarray(table.counts), cells, name)
+        for run in range(2):
+            rows = df.filter(pl.col("run") == run)
+            want = ref.cluster_variance(rows["label"].to_list(), rows["prediction"].to_list(),
+                                        rows[unit].to_list(), k, name)  # fmt: skip
+            assert got[run] == pytest.approx(want, rel=1e-5), (name, run)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_evaluate_intervals_from_reference_variance(k: int) -> None:
+    df = _sweep(np.random.default_rng(20 + k), k)
+    names = ["informedness", "kappa_cohen", "accuracy"] + (["recall"] if k == 2 else [])
+    out = be.evaluate(df, by=["run", "seed"], pool="seed", measures=names, ci=0.95, example="example",
+                      cluster="passage")  # fmt: skip
+    for run in range(2):
+        rows = df.filter(pl.col("run") == run)
+        y, p, c = rows["label"].to_list(), rows["prediction"].to_list(), rows["passage"].to_list()
+        table = np.zeros((k, k))
+        np.add.at(table, (np.array(y), np.array(p)), 1)
+        n_clusters = len(set(c))
+        for name in names:
+            var = ref.cluster_variance(y, p, c, k, name)
+            est = ref.measure(table, name)
+            low, high = out[f"{name}_ci_low"][run], out[f"{name}_ci_high"][run]
+            if name in ("informedness", "kappa_cohen"):
+                want = (max(est - Z95 * var**0.5, -1.0), min(est + Z95 * var**0.5, 1.0))
+            else:  # Wilson with Korn & Graubard's effective trials p(1 - p)/var, at most the trials
+                trials = table.sum() if name == "accuracy" else table[1].sum()
+                m_eff = min(est * (1 - est) / var, trials)
+                want = proportion_confint(est * m_eff, m_eff, alpha=0.05, method="wilson")
+            assert (low, high) == pytest.approx(want, rel=1e-5), (name, run, n_clusters)
+
+
+def test_singleton_clusters_are_the_delta_variance_times_n_over_n_minus_1() -> None:
+    rng = np.random.default_rng(3)
+    for k in (2, 4):
+        df = pl.DataFrame({"run": rng.integers(0, 5, 400), "label": rng.integers(0, k, 400),
+                           "prediction": rng.integers(0, k, 400)}).with_row_index("example")  # fmt: skip
+        table = be.ContingencyTable.from_frame(df, by="run")
+        counts = np.asarray(table.counts)
+        n = counts.sum(axis=(1, 2))
+        cells = cl.cluster_cells(df, ["run"], ["example"], "label", "prediction", table)
+        names = ["informedness", "markedness", "kappa_cohen", "accuracy"] + (["recall"] if k == 2 else [])
+        se = standard_errors(counts, names)
+        for name in names:
+            got = cl.cluster_variance(counts, cells, name)
+            np.testing.assert_allclose(got, se[name] ** 2 * n / (n - 1), rtol=1e-10)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_examples_repeated_three_times_give_the_unrepeated_interval(k: int) -> None:
+    rng = np.random.default_rng(4)
+    one = pl.DataFrame({"run": rng.integers(0, 3, 300), "example": np.arange(300),
+                        "label": rng.integers(0, k, 300), "prediction": rng.integers(0, k, 300)})  # fmt: skip
+    tripled = pl.concat([one.with_columns(seed=pl.lit(s)) for s in range(3)])
+    names = ["informedness", "markedness", "kappa_cohen", "accuracy"] + (
+        ["recall", "precision"] if k == 2 else []
+    )
+    alone = be.evaluate(one, by="run", measures=names, ci=0.9, example="example")
+    pooled = be.evaluate(tripled, by=["run", "seed"], pool="seed", measures=names, ci=0.9, example="example")
+    for name in names:
+        for side in ("low", "high"):
+            col = f"{name}_ci_{side}"
+            np.testing.assert_allclose(pooled[col].to_numpy(), alone[col].to_numpy(), rtol=1e-12)
+    # and per class: the one-vs-rest tables are clustered the same way
+    a = be.evaluate(one, by="run", measures=["recall"], per_class=True, ci=0.9, example="example")
+    b = be.evaluate(tripled, by=["run", "seed"], pool="seed", measures=["recall"], per_class=True, ci=0.9,
+                    example="example")  # fmt: skip
+    np.testing.assert_allclose(b["recall_ci_low"].to_numpy(), a["recall_ci_low"].to_numpy(), rtol=1e-12)
+
+
+def test_paired_difference_matches_reference() -> None:
+    df = _sweep(np.random.default_rng(5), 2)
+    table = be.ContingencyTable.from_frame(df, by="run")
+    cells = cl.cluster_cells(df, ["run"], ["passage"], "label", "prediction", table)
+    se = cl.paired_cluster_se(np.asarray(table.counts), cells, "informedness", np.array([1, 0]))
+    # reference: the difference's per-cluster score sums, each run's influence over its own n
+    sums: dict[int, float] = {}
+    for run, sign in ((0, 1.0), (1, -1.0)):
+        rows = df.filter(pl.col("run") == run)
+        t = np.zeros((2, 2))
+        np.add.at(t, (rows["label"].to_numpy(), rows["prediction"].to_numpy()), 1)
+        u = ref.influence(t, "informedness")
+        for y, p, c in rows.select("label", "prediction", "passage").iter_rows():
+            sums[c] = sums.get(c, 0.0) + sign * u[y, p] / rows.height
+    c = len(sums)
+    want = (c / (c - 1) * sum(s * s for s in sums.values())) ** 0.5
+    assert se[0] == pytest.approx(want, rel=1e-5)
+    assert se[1] == pytest.approx(want, rel=1e-5)
+
+
+def test_bad_input_names_argument_and_value() -> None:
+    df = pl.DataFrame({"run": [1, 1, 1, 1], "q": [1, 2, 3, None], "passage": ["a", "a", "b", "b"],
+                       "label": [1, 0, 1, 0], "prediction": [1, 0, 0, 0]})  # fmt: skip
+    with pytest.raises(
+        InvalidArgumentError, match=r"example column 'q' holds 1 null\(s\) \(first at row 3\)"
+    ):
+        be.evaluate(df, by="run", ci=0.95, example="q")
+    varying = df.with_columns(pl.col("q").fill_null(1))
+    with pytest.raises(InvalidArgumentError, match=r"cluster=\['passage'\] varies within example \{'q': 1\}"):
+        be.evaluate(varying, by="run", ci=0.95, example="q", cluster="passage")
+    with pytest.raises(ColumnNotFoundError, match="example column 'nope' not found"):
+        be.evaluate(varying, by="run", ci=0.95, example="nope")
+    with pytest.raises(ColumnNotFoundError, match="cluster column 'nope' not found"):
+        be.evaluate(varying, by="run", ci=0.95, cluster="nope")
+    with pytest.raises(InvalidArgumentError, match="ci_method='bootstrap'"):
+        be.evaluate(varying, by="run", ci=0.95, ci_method="bootstrap", example="q")
+
+
+def test_pooling_seeds_without_example_warns_once_naming_them() -> None:
+    df = _sweep(np.random.default_rng(6), 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        be.evaluate(df, by=["run", "seed"], pool="seed", measures=["recall"], ci=0.95)
+        be.evaluate(df, by=["run", "seed"], pool="seed", measures=["recall"], ci=0.95, example="example")
+        be.evaluate(
+            df.rename({"seed": "fold"}), by=["run", "fold"], pool="fold", measures=["recall"], ci=0.95
+        )
+    messages = [str(w.message) for w in caught if issubclass(w.category, BatchevalWarning)]
+    assert len(messages) == 1 and messages[0].startswith("pool=['seed'] pools groups that may repeat")
+
+
+def _clustered_frame(
+    rng: np.random.Generator, reps: int, n_clusters: int, size: int, icc: float
+) -> pl.DataFrame:
+    """``reps`` replicate boards; in each, clusters of ``size`` rows whose chance of a correct
+    prediction is Beta with mean 0.8 and intra-cluster correlation ``icc``; labels are fair
+    coins, so the true informedness is 0.8 + 0.8 − 1 = 0.6."""
+    a, b = 0.8 * (1 - icc) / icc, 0.2 * (1 - icc) / icc
+    q = np.repeat(rng.beta(a, b, (reps, n_clusters)), size, axis=1)
+    label = rng.integers(0, 2, q.shape)
+    pred = np.where(rng.random(q.shape) < q, label, 1 - label)
+    return pl.DataFrame({
+        "rep": np.repeat(np.arange(reps), n_clusters * size),
+        "passage": np.tile(np.repeat(np.arange(n_clusters), size), reps),
+        "label": label.ravel(), "prediction": pred.ravel(),
+    })  # fmt: skip
+
+
+def test_coverage_naive_undercovers_clustered_is_nominal() -> None:
+    reps = 1000
+    df = _clustered_frame(np.random.default_rng(7), reps, n_clusters=200, size=10, icc=0.5)
+    tol = 4 * np.sqrt(0.95 * 0.05 / reps)
+    naive = be.evaluate(df, by="rep", measures=["informedness"], ci=0.95)
+    clus = be.evaluate(df, by="rep", measures=["informedness"], ci=0.95, cluster="passage")
+
+    def cover(out: pl.DataFrame) -> float:
+        low, high = out["informedness_ci_low"].to_numpy(), out["informedness_ci_high"].to_numpy()
+        return float(np.mean((low <= 0.6) & (high >= 0.6)))
+
+    assert cover(naive) < 0.95 - tol
+    assert abs(cover(clus) - 0.95) <= tol
+
+
+def test_coverage_of_seeds_that_repeat_the_examples() -> None:
+    # each example scored under 3 seeds, the prediction kept with probability 0.9 (else a coin)
+    rng = np.random.default_rng(8)
+    reps, n = 600, 300
+    base = _clustered_frame(rng, reps, n_clusters=n, size=1, icc=0.05).rename({"passage": "example"})
+    parts = []
+    for seed in range(3):
+        flip = rng.random(base.height) < 0.1
+        coin = rng.integers(0, 2, base.height)
+        kept = np.where(flip, coin, base["prediction"].to_numpy())
+        parts.append(base.with_columns(seed=pl.lit(seed), prediction=pl.Series(kept)))
+    df = pl.concat(parts)
+    tol = 4 * np.sqrt(0.95 * 0.05 / reps)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BatchevalWarning)
+        naive = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=["informedness"], ci=0.95)
+    clus = be.evaluate(
+        df, by=["rep", "seed"], pool="seed", measures=["informedness"], ci=0.95, example="example"
+    )
+    # the truth: a kept prediction is right with probability 0.8, a coin with 0.5
+    truth = 2 * (0.9 * 0.8 + 0.1 * 0.5) - 1
+
+    def cover(out: pl.DataFrame) -> float:
+        low, high = out["informedness_ci_low"].to_numpy(), out["informedness_ci_high"].to_numpy()
+        return float(np.mean((low <= truth) & (high >= truth)))
+
+    assert cover(naive) < 0.95 - tol
+    assert abs(cover(clus) - 0.95) <= tol
+
+
+def _board_frame(seeds: int) -> pl.DataFrame:
+    rng = np.random.default_rng(9)
+    label = rng.integers(0, 2, 250)
+    parts = []
+    for run, skill in enumerate([0.85, 0.8, 0.6]):
+        base = np.where(rng.random(250) < skill, label, 1 - label)
+        for seed in range(seeds):
+            parts.append(pl.DataFrame({"run": run, "seed": seed, "example": np.arange(250), "label": label,
+                                       "prediction": base}))  # fmt: skip
+    return pl.concat(parts)
+
+
+def test_board_with_repeated_examples_equals_the_board_of_one_seed() -> None:
+    one = be.leaderboard(_board_frame(1), run="run", example="example", cluster="example", adjacent=True)
+    tripled = be.leaderboard(_board_frame(3), run="run", pool="seed", example="example", adjacent=True)
+    assert tripled["n"].to_list() == [750, 750, 750]
+    for col in ("informedness_ci_low", "informedness_ci_high", "p_vs_leader", "p_vs_above"):
+        np.testing.assert_allclose(tripled[col].to_numpy(), one[col].to_numpy(), rtol=1e-10)
+
+
+def test_board_with_singleton_clusters_is_the_paired_delta_test_times_n_over_n_minus_1() -> None:
+    df = _board_frame(1)
+    clus = be.leaderboard(df, run="run", example="example", cluster="example")
+    delta = be.leaderboard(df, run="run", example="example", paired="delta")
+    z_clus = stats.norm.isf(clus["p_vs_leader"].to_numpy()[1:] / 2)
+    z_delta = stats.norm.isf(delta["p_vs_leader"].to_numpy()[1:] / 2)
+    np.testing.assert_allclose(z_clus, z_delta * np.sqrt(249 / 250), rtol=1e-6)
+    assert clus.columns == be.leaderboard(df, run="run").columns  # an unpaired board's columns
+
+
+def test_size_of_the_clustered_paired_test_under_the_null() -> None:
+    # two runs of equal skill on the same clustered examples (difficulty shared by both runs);
+    # a two-run board's p_vs_leader does not depend on which run leads, so its size is the test's
+    rng = np.random.default_rng(11)
+    reps, n_clusters, size, icc = 1000, 60, 5, 0.3
+    q = np.repeat(rng.beta(0.8 * (1 - icc) / icc, 0.2 * (1 - icc) / icc, (reps, n_clusters)), size, axis=1)
+    label = rng.integers(0, 2, q.shape)
+    frames = [
+        pl.DataFrame(
+            {
+                "rep": np.repeat(np.arange(reps), n_clusters * size),
+                "run": run,
+                "passage": np.tile(np.repeat(np.arange(n_clusters), size), reps),
+                "label": label.ravel(),
+                "prediction": np.where(rng.random(q.shape) < q, label, 1 - label).ravel(),
+            }
+        )
+        for run in range(2)
+    ]
+    df = pl.concat(frames)
+    table = be.ContingencyTable.from_frame(df, by=["rep", "run"])
+    cells = cl.cluster_cells(df, ["rep", "run"], ["passage"], "label", "prediction", table)
+    counts = np.asarray(table.counts)
+    partner = np.arange(len(table)) ^ 1  # keys sorted by (rep, run): rows 2r and 2r + 1 are one board
+    value = be.ContingencyTable(table.keys, table.classes, counts).measures(["informedness"])["informedness"]
+    se = cl.paired_cluster_se(counts, cells, "informedness", partner)
+    z = np.abs(value.to_numpy() - value.to_numpy()[partner]) / se
+    rejected = (2 * stats.norm.sf(z[::2])) < 0.05
+    tol = 4 * np.sqrt(0.05 * 0.95 / reps)
+    assert abs(rejected.mean() - 0.05) <= tol, rejected.mean()
