@@ -6,6 +6,7 @@ Every expectation comes from exact arithmetic in ``tests/reference/exact.py``
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -14,8 +15,10 @@ import polars as pl
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from sklearn.metrics import roc_auc_score
 
 import batcheval as be
+from batcheval.kernels import exact as _exact
 from batcheval.kernels import multiclass as _multiclass
 from tests.reference.exact import multiclass_exact
 
@@ -93,6 +96,103 @@ def test_multiclass_from_long_public_path() -> None:
     assert abs(float(want["informedness"]) - 0.6999316473000684) < 1e-15
     for name in MULTI:
         assert _rel(got[name][0], want[name]) < 1e-14, (name, got[name][0], float(want[name]))
+
+
+def _roc_points(y: np.ndarray, s: np.ndarray) -> tuple[list[int], list[int]]:
+    """Cumulative (fp, tp) at each distinct score from the top, in Python ints."""
+    fps, tps = [], []
+    for t in sorted(set(s.tolist()), reverse=True):
+        above = s >= t
+        tps.append(int((above & (y == 1)).sum()))
+        fps.append(int((above & (y == 0)).sum()))
+    return fps, tps
+
+
+def _hull_area_twice(fps: list[int], tps: list[int]) -> int:
+    """Twice the area under the upper convex hull of (0,0) and the points, in ints."""
+    pts = [(0, 0), *zip(fps, tps, strict=True)]
+    hull: list[tuple[int, int]] = []
+    for p in pts:
+        while len(hull) >= 2:
+            (ax, ay), (bx, by) = hull[-2], hull[-1]
+            if (bx - ax) * (p[1] - ay) - (by - ay) * (p[0] - ax) >= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(p)
+    return sum((b[0] - a[0]) * (b[1] + a[1]) for a, b in itertools.pairwise(hull))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_auc_walk_beyond_int64(seed: int) -> None:
+    """The walk of a group of ~1e11 scores, on its ROC points (no need to hold the scores).
+
+    Each point of a small ROC stands for ``s`` times its counts; AUC, hull area
+    and the Youden point are scale-free, so the small curve is the reference.
+    """
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 60)
+    s = np.round(rng.normal(y * 0.8, 1.0), 1)
+    fps, tps = _roc_points(y, s)
+    big_n, big_p = fps[-1], tps[-1]
+    scale = 1_000_000_003
+    m = scale * (big_n + big_p)
+    tp_at = np.array([scale * t for t in tps], np.int64)
+    row_at = np.array([m - scale * (t + f) for t, f in zip(tps, fps, strict=True)], np.int64)
+    p_tot, n_tot = scale * big_p, scale * big_n
+    assert m > _exact.NARROW_ROWS  # _walk sends such a group to the wide walk
+    area, hull, _ap, top, best = _exact.walk_points_wide(tp_at, row_at, len(tps), m, p_tot, n_tot)
+    den = 2.0 * float(p_tot) * float(n_tot)
+    assert area / den == pytest.approx(roc_auc_score(y, s), rel=1e-15, abs=0)
+    assert hull / den == pytest.approx(_hull_area_twice(fps, tps) / (2 * big_p * big_n), rel=1e-15, abs=0)
+    inf = [Fraction(t, big_p) - Fraction(f, big_n) for t, f in zip(tps, fps, strict=True)]
+    assert best == inf.index(max(inf))
+    assert top / (float(p_tot) * float(n_tot)) == pytest.approx(float(max(inf)), rel=1e-15)
+
+
+def test_exact_auc_walk_narrow_and_wide_agree() -> None:
+    """On groups of real scores both walks give the same (exact) results."""
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        y = rng.integers(0, 2, 500)
+        s = np.round(rng.normal(y * 0.5, 1.0), 1)
+        fps, tps = _roc_points(y, s)
+        m = len(y)
+        tp_at = np.array(tps, np.int64)
+        row_at = np.array([m - t - f for t, f in zip(tps, fps, strict=True)], np.int64)
+        args = (tp_at, row_at, len(tps), m, int(y.sum()), m - int(y.sum()))
+        narrow = _exact.walk_points(*args)
+        wide = _exact.walk_points_wide(*args)
+        assert narrow[0] == wide[0] and narrow[1] == wide[1] and narrow[3] == wide[3] and narrow[4] == wide[4]
+        assert narrow[2] == pytest.approx(wide[2], rel=1e-14)
+
+
+def test_bucket_index_is_int64_and_capped() -> None:
+    """The bucket index of a group of more than 2^30 scores, without allocating one."""
+    n_buckets = 3 * 2**31  # what two buckets a row would give 3·2^30 rows
+    lo, hi = -1.0, 2.0
+    scale = n_buckets / (hi - lo)
+    assert _exact.bucket_of(hi, lo, scale, n_buckets) == n_buckets - 1
+    assert _exact.bucket_of(0.5, lo, scale, n_buckets) == n_buckets // 2
+    assert _exact.bucket_count(3 * 2**30) == _exact.MAX_BUCKETS < 2**31 - 1
+
+
+@pytest.mark.parametrize("max_buckets", [1, 3, 64, 10_000])
+def test_sort_segment_with_fewer_buckets_than_rows(max_buckets: int) -> None:
+    """A capped bucket count (as groups above 2^29 rows get) still sorts, labels carried."""
+    rng = np.random.default_rng(max_buckets)
+    m = 5000
+    v = np.concatenate([rng.normal(size=m - 1000), np.full(1000, 0.25)])
+    rng.shuffle(v)
+    lab = (v > 0.1).astype(np.uint8) ^ (rng.random(m) < 0.1).astype(np.uint8)
+    tmp = np.empty(m)
+    tmp_lab = np.empty(m, np.uint8)
+    ends = np.empty(_exact.bucket_count(m, max_buckets) + 1, np.int64)
+    assert _exact.sort_segment(v, lab, tmp, tmp_lab, ends, np.empty(m, np.int32), max_buckets)
+    order = np.lexsort((lab, v))
+    assert np.array_equal(tmp, v[order])
+    # the same (score, label) pairs: labels within ties may come in any order
+    assert np.array_equal(tmp_lab[np.lexsort((tmp_lab, tmp))], lab[order])
 
 
 # --- item 2: exact signs decide multiclass correlation ---------------------------------------
