@@ -15,12 +15,14 @@ import polars as pl
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from scipy.stats import fisher_exact
 from sklearn.metrics import roc_auc_score
 
 import batcheval as be
 from batcheval.kernels import exact as _exact
+from batcheval.kernels import fisher as _fisher
 from batcheval.kernels import multiclass as _multiclass
-from tests.reference.exact import multiclass_exact
+from tests.reference.exact import fisher_tail_decimal, fisher_tail_exact, multiclass_exact
 
 MULTI = ("informedness", "markedness", "correlation", "mcc", "kappa_cohen")
 
@@ -239,3 +241,56 @@ def test_multiclass_correlation_random_small_tables() -> None:
         except AssertionError:
             bad.append(table)
     assert not bad, (len(bad), bad[:3])
+
+
+# --- item 3: Fisher's exact test to ~1e-12 at every n ----------------------------------------
+
+
+def _fisher_p(tables: list[tuple[int, int, int, int]]) -> np.ndarray:
+    cells = [np.array(c, np.int64) for c in zip(*tables, strict=True)]
+    out = np.empty(len(tables))
+    _fisher.fisher_greater(*cells, out)
+    return out
+
+
+def _balanced(n: int, z: float) -> tuple[int, int, int, int]:
+    """Margins n/2 both ways, tp ``z`` null standard deviations (sqrt(n)/4) above n/4."""
+    tp = n // 4 + int(z * math.sqrt(n) / 4)
+    return tp, n // 2 - tp, n // 2 - tp, tp
+
+
+def _fisher_cases(n: int) -> list[tuple[int, int, int, int]]:
+    rare = (9, 3, n // 2 - 9, n - n // 2 - 3)  # 12 predicted positives, strongly associated
+    tp = n // 100 + int(2.0 * 0.09 * math.sqrt(n))  # margins n/10: null sd ≈ 0.09·sqrt(n)
+    skewed = (tp, n // 10 - tp, n // 10 - tp, n - 2 * (n // 10) + tp)
+    return [_balanced(n, z) for z in (-1.0, 0.3, 2.0, 6.0)] + [rare, skewed]
+
+
+@pytest.mark.parametrize("n", [200, 200_000, 2_000_000, 20_000_000])
+def test_fisher_precision_at_every_n(n: int) -> None:
+    tables = _fisher_cases(n)
+    got = _fisher_p(tables)
+    for table, p in zip(tables, got, strict=True):
+        want = fisher_tail_decimal(*table)
+        assert _rel(p, Fraction(want)) < 1e-12, (table, p, want)
+
+
+def _random_table(rng: np.random.Generator, max_n: int) -> tuple[int, ...]:
+    return tuple(int(c) for c in rng.multinomial(int(rng.integers(1, max_n)), rng.dirichlet([1] * 4)))
+
+
+def test_fisher_matches_exact_fractions() -> None:
+    rng = np.random.default_rng(3)
+    tables = [_random_table(rng, 300) for _ in range(300)]
+    got = _fisher_p(tables)
+    for table, p in zip(tables, got, strict=True):
+        assert _rel(p, fisher_tail_exact(*table)) < 1e-12, (table, p)
+
+
+def test_fisher_matches_scipy() -> None:
+    rng = np.random.default_rng(5)
+    tables = [_random_table(rng, 2000) for _ in range(1000)]
+    got = _fisher_p(tables)
+    for (tp, fp, fn, tn), p in zip(tables, got, strict=True):
+        want = fisher_exact([[tp, fp], [fn, tn]], alternative="greater").pvalue
+        assert p == pytest.approx(want, rel=1e-12, abs=0), ((tp, fp, fn, tn), p, want)
