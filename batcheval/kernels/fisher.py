@@ -4,8 +4,8 @@ The pmf is the saddle-point form of Loader (2000), as R's ``dhyper`` and
 scipy compute it: ``lgamma(n + 1) − lgamma(k + 1) − …`` loses
 ``u·lgamma(n)`` ≈ 3e-8 of relative precision at n = 2e7 to cancellation,
 while Stirling's error terms and the deviance ``bd0`` are small numbers
-formed without it. The tail is summed from its largest term outward with a
-ratio recurrence (renewed from the pmf every :data:`_RENEW` terms, so its
+formed without it. The tail is summed away from the mode with a ratio
+recurrence (renewed from the pmf every :data:`_RENEW` terms, so its
 roundings cannot pile up) and compensated summation: about 1e-14 relative
 error at any n.
 """
@@ -122,40 +122,44 @@ def _down(k, n, rp, pp):
 
 
 @jit
-def _sum_from(start, stop, step, n, rp, pp, total, comp):
-    """Add pmf(start), pmf(start + step), … toward ``stop`` (inclusive) to the
-    Neumaier sum ``(total, comp)`` while the terms still count; the terms
-    shrink the whole way, since ``start`` is at or beyond the mode."""
+def _sum_from(start, stop, step, n, rp, pp):
+    """pmf(start) + pmf(start + step) + … toward ``stop`` (inclusive) while the
+    terms still count, as a compensated sum ``(total, compensation)``.
+
+    The terms shrink the whole way, since ``start`` is beyond the mode; so the
+    running total is never below the next term, and Kahan–Neumaier needs no
+    branch.
+    """
+    total = 0.0
+    comp = 0.0
     k = start
     term = math.exp(log_pmf(k, n, rp, pp))
-    steps = 0
+    renew = _RENEW
     while True:
         t = total + term
-        if abs(total) >= term:
-            comp += (total - t) + term
-        else:
-            comp += (term - t) + total
+        comp += (total - t) + term
         total = t
-        if k == stop or term < (total + comp) * 1e-17:
+        if k == stop or term < total * 1e-17:
             return total, comp
         if step > 0:
             term *= _up(k, n, rp, pp)
         else:
             term *= _down(k, n, rp, pp)
         k += step
-        steps += 1
-        if steps % _RENEW == 0:
+        renew -= 1
+        if renew == 0:
             term = math.exp(log_pmf(k, n, rp, pp))
+            renew = _RENEW
 
 
 @jit
 def upper_tail(x, n, rp, pp):
     """P(X >= x) for X ~ Hypergeometric(population n, successes rp, draws pp).
 
-    Above the mode the terms from ``x`` up only shrink; at or below it the
-    tail is summed from the mode both ways (up to the top, down to ``x``), so
-    no complement ``1 − lower tail`` loses digits and no sum starts from a
-    term that underflows. Counts are turned into floats before any product:
+    Sums away from the mode, where the terms only shrink: upward from ``x``
+    above the mode, else the lower tail downward from ``x - 1`` and one minus
+    that (then the answer is at least about 1/3, so the complement costs no
+    relative precision). Counts are turned into floats before any product:
     for tables of billions they pass int64.
     """
     lo = max(0, pp - (n - rp))
@@ -164,15 +168,12 @@ def upper_tail(x, n, rp, pp):
         return 1.0
     if x > hi:
         return 0.0
-    mode = np.int64(math.floor((rp + 1.0) * (pp + 1.0) / (n + 2.0)))
-    mode = min(max(mode, lo), hi)
+    mode = math.floor((rp + 1.0) * (pp + 1.0) / (n + 2.0))
     if x > mode:
-        total, comp = _sum_from(x, hi, 1, n, rp, pp, 0.0, 0.0)
-    else:
-        total, comp = _sum_from(mode, hi, 1, n, rp, pp, 0.0, 0.0)
-        if x < mode:
-            total, comp = _sum_from(mode - 1, x, -1, n, rp, pp, total, comp)
-    return min(total + comp, 1.0)
+        total, comp = _sum_from(x, hi, 1, n, rp, pp)
+        return min(total + comp, 1.0)
+    total, comp = _sum_from(x - 1, lo, -1, n, rp, pp)
+    return max(0.0, (1.0 - total) - comp)
 
 
 @jit_parallel
