@@ -161,6 +161,11 @@ def upper_tail(x, n, rp, pp):
     that (then the answer is at least about 1/3, so the complement costs no
     relative precision). Counts are turned into floats before any product:
     for tables of billions they pass int64.
+
+    Examples
+    --------
+    >>> round(upper_tail(3, 8, 4, 4), 6)  # (4·4 + 1) of the C(8, 4) = 70 draws of 4
+    0.242857
     """
     lo = max(0, pp - (n - rp))
     hi = min(rp, pp)

@@ -168,6 +168,11 @@ def mul_sub(a, b, c, d):
     """``a·b − c·d`` for int64 counts ``>= 0``, rounded once to a float.
 
     In int64 while both products fit, exactly in limbs otherwise.
+
+    Examples
+    --------
+    >>> mul_sub(4_000_000_001, 4_000_000_001, 4_000_000_000, 4_000_000_002)  # int64 would wrap
+    1.0
     """
     if float(a) * float(b) < 4.0e18 and float(c) * float(d) < 4.0e18:
         return float(a * b - c * d)
@@ -189,6 +194,13 @@ def ratio_sum_sign(n, c, real, pred, weight):
     Every term is brought to the common denominator ``n·Π (n − weight_j)`` in
     limbs, so the test is exact for any K and any counts. Returns
     ``(sign, sum)``: -1, 0 or 1, and the sum as a float.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.array([[2, 2, 0], [2, 0, 0], [2, 0, 2]])  # markedness exactly 0
+    >>> ratio_sum_sign(10, c, c.sum(axis=1), c.sum(axis=0), c.sum(axis=0))
+    (0, 0.0)
     """
     k = c.shape[0]
     size = 3 * k + 2 * PAIR_LIMBS
