@@ -128,7 +128,7 @@ def _hull_area_twice(fps: list[int], tps: list[int]) -> int:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_exact_auc_walk_beyond_int64(seed: int) -> None:
-    """The walk of a group of ~1e11 scores, on its ROC points (no need to hold the scores).
+    """The walk of a group of ~6e10 scores, on its ROC points (no need to hold the scores).
 
     Each point of a small ROC stands for ``s`` times its counts; AUC, hull area
     and the Youden point are scale-free, so the small curve is the reference.
