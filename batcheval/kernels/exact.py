@@ -11,7 +11,9 @@ than quicksort otherwise, since crowded buckets fall back to it — and walked
 once from the top, where a score equal to the next one is a tie and adds no
 point. The walk keeps integer counts: the ROC and hull areas are exact
 integer trapezoid sums divided once by 2·P·N, and hull turns are exact
-integer cross products.
+integer cross products. Those products (each at most rows²) could pass
+int64 in a group of more than 2^30 scores; such groups are walked with
+128-bit pairs (:mod:`.wide`) instead, with the same exact results.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import math
 
 import numpy as np
 
+from . import wide as _wide
 from .count import _group, thread_rows
 from .jit import jit, jit_inline, jit_parallel, prange
 
@@ -30,6 +33,13 @@ _SMALL_BUCKET = 32
 # bucket shared by two rows is out of order half the time, and each such move
 # is a mispredicted branch), for one more cheap pass over the bucket counts
 _BUCKETS_PER_ROW = 2
+# bucket indices stay far below 2^31 (they are int32, and a float product
+# just under 2^31 could round up to it): a group of more than 2^29 rows gets
+# fewer buckets than two a row, so a few more rows a bucket
+MAX_BUCKETS = 1 << 30
+# groups up to this many rows keep every product and sum of the walk (each
+# at most rows²) within int64
+NARROW_ROWS = 1 << 30
 
 
 @jit
@@ -46,13 +56,27 @@ def _insertion_sort(v, lab, a, z):
         lab[j + 1] = y
 
 
+@jit_inline
+def bucket_count(m, max_buckets=MAX_BUCKETS):
+    """Buckets for a run of ``m`` rows: two a row, at most ``max_buckets``."""
+    return min(_BUCKETS_PER_ROW * m, max_buckets)
+
+
+@jit_inline
+def bucket_of(x, lo, scale, n_buckets):
+    """Bucket of value ``x`` in ``[lo, hi]`` with ``scale = n_buckets / (hi - lo)``,
+    formed in int64 (``hi`` itself lands at ``n_buckets`` and joins the last)."""
+    return min(np.int64((x - lo) * scale), n_buckets - 1)
+
+
 @jit
-def sort_segment(v, lab, tmp, tmp_lab, ends, bid):
+def sort_segment(v, lab, tmp, tmp_lab, ends, bid, max_buckets=MAX_BUCKETS):
     """Sort finite ``v`` ascending, carrying ``lab`` along, leaving both as they are.
 
     Returns False when ``v`` is already in order, otherwise True with the
     sorted run in ``tmp`` and ``tmp_lab``. ``tmp``, ``tmp_lab`` and ``bid``
-    are scratch of ``len(v)`` slots, ``ends`` of ``_BUCKETS_PER_ROW * len(v) + 1``.
+    (int32) are scratch of ``len(v)`` slots, ``ends`` of
+    ``bucket_count(len(v), max_buckets) + 1``.
     """
     m = v.shape[0]
     lo = v[0]
@@ -65,7 +89,7 @@ def sort_segment(v, lab, tmp, tmp_lab, ends, bid):
         hi = max(hi, x)
     if ordered:
         return False
-    n_buckets = _BUCKETS_PER_ROW * m
+    n_buckets = bucket_count(m, max_buckets)
     scale = n_buckets / (hi - lo)
     if m <= _SMALL_BUCKET or not math.isfinite(scale) or scale == 0.0:  # few rows, or a range beyond float64
         tmp[:m] = v
@@ -78,7 +102,7 @@ def sort_segment(v, lab, tmp, tmp_lab, ends, bid):
     # rounding is monotone, so bucket order is value order
     ends[: n_buckets + 1] = 0
     for i in range(m):
-        b = min(np.int32((v[i] - lo) * scale), n_buckets - 1)
+        b = bucket_of(v[i], lo, scale, n_buckets)
         bid[i] = b
         ends[b + 1] += 1
     crowded = 0
@@ -129,7 +153,7 @@ def _sorted_group(scores, a, z, negatives):
     lab[negatives:] = 1
     tmp = np.empty(m)
     tmp_lab = np.empty(m, np.uint8)
-    ends = np.empty(_BUCKETS_PER_ROW * m + 1, np.int64)
+    ends = np.empty(bucket_count(m) + 1, np.int64)
     if sort_segment(v, lab, tmp, tmp_lab, ends, np.empty(m, np.int32)):
         return tmp, tmp_lab
     return v, lab
@@ -220,15 +244,30 @@ def _walk(v, lab, p_tot, n_tot):
     """Summarise sorted, non-empty ``v`` over its distinct scores.
 
     Returns ``(2·P·N·auc, 2·P·N·hull, P·ap, det, threshold)``: the ROC and
-    hull areas as exact integer trapezoid sums in (fp, tp) counts, average
-    precision times P, and the Youden point's integer determinant
-    ``tp·N − fp·P`` (informedness · P·N) with its threshold — the highest on
-    ties.
+    hull areas as exact integer trapezoid sums in (fp, tp) counts, rounded
+    once to floats, average precision times P, and the Youden point's
+    integer determinant ``tp·N − fp·P`` (informedness · P·N, as a float) with
+    its threshold — the highest on ties.
     """
     m = v.shape[0]
     tp_at = np.empty(m, np.int64)
     row_at = np.empty(m, np.int64)
     n_points = _distinct_points(v, lab, tp_at, row_at)
+    if m <= NARROW_ROWS:
+        twice_area, twice_hull, ap, top, best = walk_points(tp_at, row_at, n_points, m, p_tot, n_tot)
+    else:
+        twice_area, twice_hull, ap, top, best = walk_points_wide(tp_at, row_at, n_points, m, p_tot, n_tot)
+    return twice_area, twice_hull, ap, top, v[row_at[best]]
+
+
+@jit
+def walk_points(tp_at, row_at, n_points, m, p_tot, n_tot):
+    """The areas, AP and Youden point of the ROC points of :func:`_distinct_points`
+    (``m`` rows, ``p_tot`` of them positive), in int64: for ``m <= NARROW_ROWS``.
+
+    Returns ``(2·P·N·auc, 2·P·N·hull, P·ap, det, best)`` with ``best`` the
+    index of the Youden point.
+    """
     # Hull candidates: only a point entered by a step up and left by a step
     # right can be a corner of the upper hull (one below the next point, or
     # right of the previous at the same height, lies under a chord). Each
@@ -276,7 +315,80 @@ def _walk(v, lab, p_tot, n_tot):
     twice_hull = 0
     for k in range(1, h):
         twice_hull += (hx[k] - hx[k - 1]) * (hy[k] + hy[k - 1])
-    return twice_area, twice_hull, ap, top, v[row_at[best]]
+    return float(twice_area), float(twice_hull), ap, float(top), best
+
+
+@jit
+def walk_points_wide(tp_at, row_at, n_points, m, p_tot, n_tot):
+    """:func:`walk_points` for groups whose products of counts pass int64:
+    every product and sum in 128-bit pairs, so the results are as exact."""
+    hx = np.empty(n_points + 2, np.int64)
+    hy = np.empty(n_points + 2, np.int64)
+    hx[0] = 0
+    hy[0] = 0
+    nc = 1
+    ptp = 0
+    pfp = 0
+    area_hi = 0
+    area_lo = 0
+    ap = 0.0
+    top_hi = np.iinfo(np.int64).min
+    top_lo = 0
+    best = 0
+    up = 0
+    for j in range(n_points):
+        tp = tp_at[j]
+        fp = m - row_at[j] - tp
+        ph, pl = _wide.mul_pair(fp - pfp, tp + ptp)
+        area_hi, area_lo = _wide.add_pair(area_hi, area_lo, ph, pl)
+        ap += float(tp - ptp) * float(tp) / float(tp + fp)
+        ah, al = _wide.mul_pair(tp, n_tot)
+        bh, bl = _wide.mul_pair(fp, p_tot)
+        dh, dl = _wide.sub_pair(ah, al, bh, bl)
+        if _wide.less_pair(top_hi, top_lo, dh, dl):
+            top_hi = dh
+            top_lo = dl
+            best = j
+        hx[nc] = pfp
+        hy[nc] = ptp
+        nc += up & np.int64(fp > pfp)
+        up = np.int64(tp > ptp)
+        ptp = tp
+        pfp = fp
+    hx[nc] = pfp
+    hy[nc] = ptp
+    nc += 1
+    h = 1
+    for c in range(1, nc):
+        x = hx[c]
+        y = hy[c]
+        while h >= 2:
+            # a → b → c does not turn right (coordinates only grow, so every
+            # factor is >= 0)
+            ax = hx[h - 2]
+            ay = hy[h - 2]
+            bx = hx[h - 1]
+            by = hy[h - 1]
+            lh, ll = _wide.mul_pair(bx - ax, y - ay)
+            rh, rl = _wide.mul_pair(by - ay, x - ax)
+            if _wide.less_pair(lh, ll, rh, rl):
+                break
+            h -= 1
+        hx[h] = x
+        hy[h] = y
+        h += 1
+    hull_hi = 0
+    hull_lo = 0
+    for k in range(1, h):
+        ph, pl = _wide.mul_pair(hx[k] - hx[k - 1], hy[k] + hy[k - 1])
+        hull_hi, hull_lo = _wide.add_pair(hull_hi, hull_lo, ph, pl)
+    return (
+        _wide.pair_to_float(area_hi, area_lo),
+        _wide.pair_to_float(hull_hi, hull_lo),
+        ap,
+        _wide.pair_to_float(top_hi, top_lo),
+        best,
+    )
 
 
 @jit_parallel
@@ -309,7 +421,7 @@ def summarise(starts, scores, positives, out, best_thr, best_val):
         twice_area, twice_hull, ap, top, best = _walk(v, lab, p_tot, n_tot)
         den = float(p_tot) * float(n_tot)
         best_thr[g] = best
-        best_val[g] = float(top) / den if den != 0 else 0.0
+        best_val[g] = top / den if den != 0 else 0.0
         if den != 0:
             out[g, 0] = twice_area / (2.0 * den)
             out[g, 1] = twice_hull / (2.0 * den)

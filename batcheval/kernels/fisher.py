@@ -1,4 +1,14 @@
-"""Fisher's exact test for many 2×2 tables: the hypergeometric upper tail."""
+"""Fisher's exact test for many 2×2 tables: the hypergeometric upper tail.
+
+The pmf is the saddle-point form of Loader (2000), as R's ``dhyper`` and
+scipy compute it: ``lgamma(n + 1) − lgamma(k + 1) − …`` loses
+``u·lgamma(n)`` ≈ 3e-8 of relative precision at n = 2e7 to cancellation,
+while Stirling's error terms and the deviance ``bd0`` are small numbers
+formed without it. The tail is summed away from the mode with a ratio
+recurrence (renewed from the pmf every :data:`_RENEW` terms, so its
+roundings cannot pile up) and compensated summation: about 1e-14 relative
+error at any n.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +16,156 @@ import math
 
 import numpy as np
 
-from .jit import jit_inline, jit_parallel, prange
+from .jit import jit, jit_inline, jit_parallel, prange
+
+# stirlerr(k) = ln k! − (k + ½) ln k + k − ½ ln 2π for k = 0..15, to 20 digits
+_STIRLERR = np.array(
+    [
+        0.0,
+        0.08106146679532725822,
+        0.041340695955409294094,
+        0.027677925684998339149,
+        0.020790672103765093112,
+        0.016644691189821192163,
+        0.013876128823070747999,
+        0.011896709945891770095,
+        0.010411265261972096497,
+        0.0092554621827127329177,
+        0.0083305634333628712565,
+        0.007573675487951840795,
+        0.0069428401072095298657,
+        0.0064089941880042070684,
+        0.0059513701127588477356,
+        0.005554733551962801371,
+    ]
+)
+_LN_2PI = math.log(2.0 * math.pi)
+# ratio-recurrence steps before the term is recomputed from the pmf
+_RENEW = 128
 
 
 @jit_inline
-def _log_choose(n, k):
-    return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
+def _stirlerr(k):
+    """Stirling's error term of ln k! for a count ``k`` (a float)."""
+    if k <= 15.0:
+        return _STIRLERR[int(k)]
+    kk = k * k
+    if k > 500.0:
+        return (1.0 / 12 - 1.0 / 360 / kk) / k
+    if k > 80.0:
+        return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kk) / kk) / k
+    if k > 35.0:
+        return (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - 1.0 / 1680 / kk) / kk) / kk) / k
+    return (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680 - 1.0 / 1188 / kk) / kk) / kk) / kk) / k
 
 
 @jit_inline
-def _pmf(k, n, rp, pp):
-    return math.exp(_log_choose(rp, k) + _log_choose(n - rp, pp - k) - _log_choose(n, pp))
+def _bd0(x, m):
+    """The deviance term ``x ln(x/m) + m − x``, by its series near ``x = m``."""
+    if abs(x - m) < 0.1 * (x + m):
+        v = (x - m) / (x + m)
+        s = (x - m) * v
+        ej = 2.0 * x * v
+        v = v * v
+        for j in range(1, 1000):
+            ej *= v
+            s1 = s + ej / (2 * j + 1)
+            if s1 == s:
+                return s1
+            s = s1
+        return s
+    return x * math.log(x / m) + m - x
 
 
 @jit_inline
-def _upper_tail(x, n, rp, pp):
+def _log_binom_raw(x, n, np_, nq):
+    """ln of the binomial pmf ``C(n, x) p^x q^(n−x)`` with ``np_ = n·p`` and
+    ``nq = n·q`` (Loader's ``dbinom_raw``, in logs so that no factor underflows)."""
+    if x == 0.0:
+        if n == 0.0:
+            return 0.0
+        return -_bd0(n, nq) - np_ if np_ < 0.1 * n else n * math.log(nq / n)
+    if x == n:
+        return -_bd0(n, np_) - nq if nq < 0.1 * n else n * math.log(np_ / n)
+    lc = _stirlerr(n) - _stirlerr(x) - _stirlerr(n - x) - _bd0(x, np_) - _bd0(n - x, nq)
+    return lc - 0.5 * (_LN_2PI + math.log(x) + math.log1p(-x / n))
+
+
+@jit
+def log_pmf(k, n, rp, pp):
+    """ln P(X = k) for X ~ Hypergeometric(population n, successes rp, draws pp),
+    for ``max(0, pp − (n − rp)) <= k <= min(rp, pp)`` and ``0 < pp < n``."""
+    kf = float(k)
+    nf = float(n)
+    rpf = float(rp)
+    rnf = float(n - rp)
+    ppf = float(pp)
+    p = ppf / nf
+    q = float(n - pp) / nf
+    return (
+        _log_binom_raw(kf, rpf, rpf * p, rpf * q)
+        + _log_binom_raw(ppf - kf, rnf, rnf * p, rnf * q)
+        - _log_binom_raw(ppf, nf, ppf, float(n - pp))
+    )
+
+
+@jit_inline
+def _up(k, n, rp, pp):
+    """pmf(k + 1) / pmf(k)."""
+    return float(rp - k) * float(pp - k) / ((k + 1.0) * float(n - rp - pp + k + 1))
+
+
+@jit_inline
+def _down(k, n, rp, pp):
+    """pmf(k − 1) / pmf(k)."""
+    return k * float(n - rp - pp + k) / (float(rp - k + 1) * float(pp - k + 1))
+
+
+@jit
+def _sum_from(start, stop, step, n, rp, pp):
+    """pmf(start) + pmf(start + step) + … toward ``stop`` (inclusive) while the
+    terms still count, as a compensated sum ``(total, compensation)``.
+
+    The terms shrink the whole way, since ``start`` is beyond the mode; so the
+    running total is never below the next term, and Kahan–Neumaier needs no
+    branch.
+    """
+    total = 0.0
+    comp = 0.0
+    k = start
+    term = math.exp(log_pmf(k, n, rp, pp))
+    renew = _RENEW
+    while True:
+        t = total + term
+        comp += (total - t) + term
+        total = t
+        if k == stop or term < total * 1e-17:
+            return total, comp
+        if step > 0:
+            term *= _up(k, n, rp, pp)
+        else:
+            term *= _down(k, n, rp, pp)
+        k += step
+        renew -= 1
+        if renew == 0:
+            term = math.exp(log_pmf(k, n, rp, pp))
+            renew = _RENEW
+
+
+@jit
+def upper_tail(x, n, rp, pp):
     """P(X >= x) for X ~ Hypergeometric(population n, successes rp, draws pp).
 
     Sums away from the mode, where the terms only shrink: upward from ``x``
     above the mode, else the lower tail downward from ``x - 1`` and one minus
-    that. Summing upward from far below the mode would start from a pmf that
-    underflows to 0 and return 0 for a table whose answer is 1. Cell products
-    are formed in floats: for tables of billions they pass int64.
+    that (then the answer is at least about 1/3, so the complement costs no
+    relative precision). Counts are turned into floats before any product:
+    for tables of billions they pass int64.
+
+    Examples
+    --------
+    >>> round(upper_tail(3, 8, 4, 4), 6)  # (4·4 + 1) of the C(8, 4) = 70 draws of 4
+    0.242857
     """
     lo = max(0, pp - (n - rp))
     hi = min(rp, pp)
@@ -37,24 +175,10 @@ def _upper_tail(x, n, rp, pp):
         return 0.0
     mode = math.floor((rp + 1.0) * (pp + 1.0) / (n + 2.0))
     if x > mode:
-        term = _pmf(x, n, rp, pp)
-        total = term
-        k = x
-        while k < hi and term >= total * 1e-17:
-            # pmf(k+1)/pmf(k), so only one lgamma evaluation per table
-            term *= float(rp - k) * float(pp - k) / ((k + 1.0) * float(n - rp - pp + k + 1))
-            total += term
-            k += 1
-        return min(total, 1.0)
-    k = x - 1
-    term = _pmf(k, n, rp, pp)
-    below = term
-    while k > lo and term >= below * 1e-17:
-        # pmf(k-1)/pmf(k)
-        term *= k * float(n - rp - pp + k) / (float(rp - k + 1) * float(pp - k + 1))
-        below += term
-        k -= 1
-    return max(0.0, 1.0 - below)
+        total, comp = _sum_from(x, hi, 1, n, rp, pp)
+        return min(total + comp, 1.0)
+    total, comp = _sum_from(x - 1, lo, -1, n, rp, pp)
+    return max(0.0, (1.0 - total) - comp)
 
 
 @jit_parallel
@@ -68,4 +192,4 @@ def fisher_greater(tp, fp, fn, tn, out):
         if n == 0:
             out[g] = np.nan
         else:
-            out[g] = _upper_tail(tp[g], n, tp[g] + fn[g], tp[g] + fp[g])
+            out[g] = upper_tail(tp[g], n, tp[g] + fn[g], tp[g] + fp[g])

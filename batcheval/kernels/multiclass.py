@@ -1,8 +1,16 @@
 """Multiclass measures (spec §4) for every K×K table at once.
 
-Per class k the one-vs-rest determinant is formed exactly in int64 as
-``det_k = n*tp_k - real_k*pred_k`` (= tp·tn − fp·fn of the 2×2 table), so the
-Bookmaker sums ``Σ det_k / (n (n - real_k))`` keep full precision.
+Per class k the one-vs-rest determinant ``det_k = n*tp_k - real_k*pred_k``
+(= tp·tn − fp·fn of the 2×2 table) is formed exactly and rounded once, so the
+Bookmaker sums ``Σ det_k / (n (n - real_k))`` keep full precision: in int64
+while products of counts fit (tables below :data:`~.binary._EXACT_LIMIT`
+examples), in 30-bit limbs (:mod:`.wide`) above, where int64 would wrap.
+The same holds for the sums of margin products behind kappa and mcc.
+
+The sign of informedness and markedness decides correlation (NaN when they
+disagree, 0 when either is 0). A float sum that cancels to within its
+rounding bound of zero is re-done exactly over the common denominator, so an
+exact 0 is 0 and never ±1e-17.
 """
 
 from __future__ import annotations
@@ -11,7 +19,8 @@ import math
 
 import numpy as np
 
-from .binary import _coef, _ratio
+from . import wide as _wide
+from .binary import _EXACT_LIMIT, _coef, _ratio
 from .jit import jit, jit_inline, jit_parallel, prange
 
 
@@ -53,6 +62,59 @@ NAMES = (
 )
 
 _LN2 = math.log(2.0)
+# 2u: twice the unit roundoff, for the rounding bound of a float sum
+_EPS = 2.0**-52
+
+
+@jit
+def _sign(value, abs_sum, n_terms, n, c, real, pred, weight):
+    """Exact sign of a Bookmaker sum ``value`` and the sum itself.
+
+    The float sum of ``n_terms`` terms of absolute sum ``abs_sum`` is off by
+    less than about ``(n_terms + 5)·u·abs_sum`` (each term is rounded at most
+    five times, the sum once a term); only within twice that of zero can its
+    sign be wrong, and then the sum is computed exactly.
+    """
+    if abs_sum == 0.0:
+        return 0, 0.0
+    if abs(value) > (n_terms + 8) * _EPS * abs_sum:
+        return (1 if value > 0.0 else -1), value
+    return _wide.ratio_sum_sign(n, c, real, pred, weight)
+
+
+@jit
+def _wide_sums(n, trace, real, pred):
+    """``(n·trace − Σ r·p, n² − Σ r·p, n² − Σ p², n² − Σ r²)`` exactly, then
+    rounded once each: the kappa and mcc terms of a table too large for int64
+    (every sum is at most n²)."""
+    size = _wide.PAIR_LIMBS
+    nn = np.zeros(size, np.int64)
+    nt = np.zeros(size, np.int64)
+    s_rp = np.zeros(size, np.int64)
+    s_rr = np.zeros(size, np.int64)
+    s_pp = np.zeros(size, np.int64)
+    t = np.zeros(size, np.int64)
+    scratch = np.zeros(size, np.int64)
+    _wide.set_int(nn, n)
+    _wide.mul_int(nn, n)
+    _wide.set_int(nt, n)
+    _wide.mul_int(nt, trace)
+    for i in range(real.shape[0]):
+        _wide.set_int(t, real[i])
+        _wide.mul_int(t, pred[i])
+        _wide.add(s_rp, t)
+        _wide.set_int(t, real[i])
+        _wide.mul_int(t, real[i])
+        _wide.add(s_rr, t)
+        _wide.set_int(t, pred[i])
+        _wide.mul_int(t, pred[i])
+        _wide.add(s_pp, t)
+    return (
+        _wide.difference(nt, s_rp, scratch),
+        _wide.difference(nn, s_rp, scratch),
+        _wide.difference(nn, s_pp, scratch),
+        _wide.difference(nn, s_rr, scratch),
+    )
 
 
 @jit_inline
@@ -124,8 +186,11 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
         return
     n = float(n_int)
 
+    is_wide = n_int >= _EXACT_LIMIT
     informedness = 0.0
     markedness = 0.0
+    inf_abs = 0.0
+    mark_abs = 0.0
     inf_bias_w = 0.0
     mark_prev_w = 0.0
     inf_sum = 0.0
@@ -137,31 +202,48 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
     for i in range(k):
         r = real[i]
         p = pred[i]
-        det = float(n_int * c[i, i] - r * p)
-        informedness += _coef(det, n * (n_int - r))
-        markedness += _coef(det, n * (n_int - p))
+        if is_wide:
+            det = _wide.mul_sub(n_int, c[i, i], r, p)
+        else:
+            det = float(n_int * c[i, i] - r * p)
+            sum_rc += r * p
+            sum_r2 += r * r
+            sum_c2 += p * p
+        term = _coef(det, n * (n_int - r))
+        informedness += term
+        inf_abs += abs(term)
+        term = _coef(det, n * (n_int - p))
+        markedness += term
+        mark_abs += abs(term)
         inf_i = _coef(det, float(r) * float(n_int - r))
         mark_i = _coef(det, float(p) * float(n_int - p))
         inf_bias_w += p / n * inf_i
         mark_prev_w += r / n * mark_i
         inf_sum += inf_i
         mark_sum += mark_i
-        sum_rc += r * p
-        sum_r2 += r * r
-        sum_c2 += p * p
         share = (r + p) / (2.0 * n)
         fleiss_e += share * share
         recall_k[i] = _ratio(float(c[i, i]), float(r))
         precision_k[i] = _ratio(float(c[i, i]), float(p))
         f1_k[i] = _ratio(2.0 * c[i, i], float(r + p))
 
-    if informedness * markedness >= 0.0:
-        correlation = math.copysign(math.sqrt(informedness * markedness), informedness + markedness)
+    sign_i, informedness = _sign(informedness, inf_abs, k, n_int, c, real, pred, real)
+    sign_m, markedness = _sign(markedness, mark_abs, k, n_int, c, real, pred, pred)
+    if sign_i == 0 or sign_m == 0:
+        correlation = 0.0
+    elif sign_i == sign_m:
+        correlation = sign_i * math.sqrt(informedness * markedness)
     else:
         correlation = np.nan
-    mcc_den = math.sqrt(n * n - float(sum_c2)) * math.sqrt(n * n - float(sum_r2))
-    mcc = _coef(n * trace - float(sum_rc), mcc_den)
-    kappa = _coef(n * trace - float(sum_rc), n * n - float(sum_rc))
+    if is_wide:
+        agree, kappa_den, mcc_den_p, mcc_den_r = _wide_sums(n_int, trace, real, pred)
+    else:
+        agree = float(n_int * trace - sum_rc)
+        kappa_den = float(n_int * n_int - sum_rc)
+        mcc_den_p = float(n_int * n_int - sum_c2)
+        mcc_den_r = float(n_int * n_int - sum_r2)
+    mcc = _coef(agree, math.sqrt(mcc_den_p) * math.sqrt(mcc_den_r))
+    kappa = _coef(agree, kappa_den)
     accuracy = trace / n
     fleiss = _coef(accuracy - fleiss_e, 1.0 - fleiss_e)
     even_r = _evenness(real, n)

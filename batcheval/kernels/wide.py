@@ -1,0 +1,305 @@
+"""Exact integer arithmetic beyond int64 for products of counts.
+
+A table of more than about 3.04e9 examples makes products such as ``n·tp``
+pass 2^63, and an exact sign or zero test of a sum of ratios of counts needs
+a common denominator of many counts. Both are done here on non-negative
+integers held as little-endian arrays of 30-bit limbs in int64 (a limb times
+a 30-bit digit, plus the two neighbouring columns, stays below 2^62), and
+turned into a float only at the end, with one correct rounding.
+
+Callers size the arrays: :func:`mul_int` needs three free limbs above the
+highest non-zero one.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .jit import jit, jit_inline
+
+BITS = 30
+_MASK = (1 << BITS) - 1
+# a·b with both below this fits int64 (floor(sqrt(2^63 - 1)))
+PRODUCT_LIMIT = 3_037_000_499
+# limbs that hold a product of two counts (< 2^126) with room for mul_int
+PAIR_LIMBS = 8
+
+
+@jit_inline
+def _top(x):
+    """Index of the highest non-zero limb, -1 for zero."""
+    i = x.shape[0] - 1
+    while i >= 0 and x[i] == 0:
+        i -= 1
+    return i
+
+
+@jit
+def set_int(x, v):
+    """``x = v`` for an int64 ``v >= 0``."""
+    x[:] = 0
+    i = 0
+    while v > 0:
+        x[i] = v & _MASK
+        v >>= BITS
+        i += 1
+
+
+@jit
+def _normalize(x):
+    carry = 0
+    for k in range(x.shape[0]):
+        s = x[k] + carry
+        x[k] = s & _MASK
+        carry = s >> BITS
+
+
+@jit
+def mul_int(x, v):
+    """``x *= v`` for an int64 ``v >= 0``, in place."""
+    top = _top(x)
+    if top < 0:
+        return
+    v0 = v & _MASK
+    v1 = (v >> BITS) & _MASK
+    v2 = v >> (2 * BITS)
+    # columns from the top down, so each reads limbs not yet overwritten
+    for k in range(top + 2, -1, -1):
+        s = 0
+        if k <= top:
+            s += x[k] * v0
+        if 1 <= k <= top + 1:
+            s += x[k - 1] * v1
+        if k >= 2:
+            s += x[k - 2] * v2
+        x[k] = s
+    _normalize(x)
+
+
+@jit
+def add(x, y):
+    """``x += y``."""
+    for k in range(x.shape[0]):
+        x[k] += y[k]
+    _normalize(x)
+
+
+@jit
+def compare(x, y):
+    """-1, 0 or 1 as ``x`` is below, equal to or above ``y``."""
+    for k in range(x.shape[0] - 1, -1, -1):
+        if x[k] != y[k]:
+            return 1 if x[k] > y[k] else -1
+    return 0
+
+
+@jit
+def sub(x, y):
+    """``x -= y`` for ``x >= y``."""
+    borrow = 0
+    for k in range(x.shape[0]):
+        s = x[k] - y[k] - borrow
+        borrow = np.int64(s < 0)
+        x[k] = s + (borrow << BITS)
+
+
+@jit
+def frexp(x):
+    """``(m, e)`` with ``x = m·2^e`` rounded once to the nearest float ``m``
+    (ties to even); the exponent stays an int, so numbers beyond the float
+    range keep their ratios."""
+    top = _top(x)
+    if top < 0:
+        return 0.0, 0
+    if top <= 1:
+        return float((x[1] << BITS) | x[0]), 0
+    h = (x[top] << BITS) | x[top - 1]
+    bits = BITS
+    while (x[top] >> (bits - BITS)) > 1:
+        bits += 1
+    # 61 significant bits, and a sticky bit for whatever lies below them,
+    # so int → float rounds as the whole number would
+    shift = 61 - (bits + 1)
+    h = (h << shift) | (x[top - 2] >> (BITS - shift))
+    sticky = x[top - 2] & ((1 << (BITS - shift)) - 1)
+    for k in range(top - 2):
+        sticky |= x[k]
+    if sticky != 0:
+        h |= 1
+    return float(h), BITS * (top - 1) - shift
+
+
+@jit
+def to_float(x):
+    """``x`` rounded once to the nearest float (inf beyond the float range)."""
+    m, e = frexp(x)
+    return math.ldexp(m, e)
+
+
+@jit
+def ratio(x, y):
+    """``x / y`` as a float, exact up to three roundings; NaN when ``y`` is 0."""
+    mx, ex = frexp(x)
+    my, ey = frexp(y)
+    if my == 0.0:
+        return np.nan
+    return math.ldexp(mx / my, ex - ey)
+
+
+@jit
+def difference(x, y, scratch):
+    """``x - y`` as a float, rounded once; ``scratch`` has the arrays' size."""
+    c = compare(x, y)
+    if c == 0:
+        return 0.0
+    if c > 0:
+        scratch[:] = x
+        sub(scratch, y)
+        return to_float(scratch)
+    scratch[:] = y
+    sub(scratch, x)
+    return -to_float(scratch)
+
+
+@jit
+def mul_sub(a, b, c, d):
+    """``a·b − c·d`` for int64 counts ``>= 0``, rounded once to a float.
+
+    In int64 while both products fit, exactly in limbs otherwise.
+
+    Examples
+    --------
+    >>> mul_sub(4_000_000_001, 4_000_000_001, 4_000_000_000, 4_000_000_002)  # int64 would wrap
+    1.0
+    """
+    if float(a) * float(b) < 4.0e18 and float(c) * float(d) < 4.0e18:
+        return float(a * b - c * d)
+    x = np.zeros(PAIR_LIMBS, np.int64)
+    y = np.zeros(PAIR_LIMBS, np.int64)
+    set_int(x, a)
+    mul_int(x, b)
+    set_int(y, c)
+    mul_int(y, d)
+    return difference(x, y, np.empty(PAIR_LIMBS, np.int64))
+
+
+@jit
+def ratio_sum_sign(n, c, real, pred, weight):
+    """Exact sign of ``Σ_k det_k / (n·(n − weight_k))`` with
+    ``det_k = n·c[k, k] − real_k·pred_k``, over the classes with ``weight_k < n``
+    (the others have ``det_k = 0``: spec §4, a term of a zero margin is 0).
+
+    Every term is brought to the common denominator ``n·Π (n − weight_j)`` in
+    limbs, so the test is exact for any K and any counts. Returns
+    ``(sign, sum)``: -1, 0 or 1, and the sum as a float.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.array([[2, 2, 0], [2, 0, 0], [2, 0, 2]])  # markedness exactly 0
+    >>> ratio_sum_sign(10, c, c.sum(axis=1), c.sum(axis=0), c.sum(axis=0))
+    (0, 0.0)
+    """
+    k = c.shape[0]
+    size = 3 * k + 2 * PAIR_LIMBS
+    pos = np.zeros(size, np.int64)  # Σ n·c[k, k]·Π_{j≠k} (n − weight_j), classes so far
+    neg = np.zeros(size, np.int64)  # Σ real_k·pred_k·Π_{j≠k} (n − weight_j)
+    den = np.zeros(size, np.int64)  # Π (n − weight_j), classes so far
+    term = np.zeros(size, np.int64)
+    set_int(den, 1)
+    for i in range(k):
+        b = n - weight[i]
+        if b <= 0:
+            continue
+        mul_int(pos, b)
+        mul_int(neg, b)
+        term[:] = den
+        mul_int(term, n)
+        mul_int(term, c[i, i])
+        add(pos, term)
+        term[:] = den
+        mul_int(term, real[i])
+        mul_int(term, pred[i])
+        add(neg, term)
+        mul_int(den, b)
+    mul_int(den, n)
+    sign = compare(pos, neg)
+    if sign == 0:
+        return 0, 0.0
+    if sign > 0:
+        sub(pos, neg)
+        return 1, ratio(pos, den)
+    sub(neg, pos)
+    return -1, -ratio(neg, den)
+
+
+# Pairs: a signed integer ``hi·2^62 + lo`` with ``0 <= lo < 2^62``, in two
+# int64 scalars, for hot loops where limb arrays would cost too much. Factors
+# of :func:`mul_pair` are below 2^62, which any count of rows held in memory is.
+_LOW = 62
+_LOW_MASK = (1 << _LOW) - 1
+_HALF = 31
+_HALF_MASK = (1 << _HALF) - 1
+
+
+@jit_inline
+def mul_pair(a, b):
+    """``a·b`` as a pair, for ``0 <= a, b < 2^62``."""
+    a1 = a >> _HALF
+    a0 = a & _HALF_MASK
+    b1 = b >> _HALF
+    b0 = b & _HALF_MASK
+    mid = a1 * b0 + a0 * b1  # < 2^63
+    lo = a0 * b0 + ((mid & _HALF_MASK) << _HALF)  # < 2^63
+    hi = a1 * b1 + (mid >> _HALF) + (lo >> _LOW)
+    return hi, lo & _LOW_MASK
+
+
+@jit_inline
+def add_pair(h1, l1, h2, l2):
+    lo = l1 + l2
+    return h1 + h2 + (lo >> _LOW), lo & _LOW_MASK
+
+
+@jit_inline
+def sub_pair(h1, l1, h2, l2):
+    lo = l1 - l2
+    borrow = np.int64(lo < 0)
+    return h1 - h2 - borrow, lo + (borrow << _LOW)
+
+
+@jit_inline
+def less_pair(h1, l1, h2, l2):
+    """``(h1, l1) < (h2, l2)``."""
+    return h1 < h2 or (h1 == h2 and l1 < l2)
+
+
+@jit
+def pair_to_float(hi, lo):
+    """``hi·2^62 + lo`` rounded once to the nearest float (ties to even)."""
+    neg = hi < 0
+    if neg:
+        hi, lo = sub_pair(0, 0, hi, lo)
+    if hi == 0:
+        f = float(lo)
+    else:
+        bits = 0
+        t = hi
+        while t > 0:
+            t >>= 1
+            bits += 1
+        # 61 significant bits and a sticky bit for the rest, as in frexp
+        if bits <= 61:
+            shift = bits + 1
+            top = (hi << (61 - bits)) | (lo >> shift)
+            sticky = lo & ((1 << shift) - 1)
+        else:
+            shift = 63
+            top = hi >> 1
+            sticky = (hi & 1) | lo
+        if sticky != 0:
+            top |= 1
+        f = math.ldexp(float(top), shift)
+    return -f if neg else f
