@@ -163,7 +163,7 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--adjacent", action="store_true", help="also test each run against the one above it")
     lb.add_argument("--ci", type=float, default=0.95, help="interval level (default: 0.95)")
     lb.add_argument("--ci-method", default="wilson_delta", help="wilson_delta (default) or bootstrap")
-    lb.add_argument("--significance", default="chi2_kb", help="statistic of the chance p-value")
+    lb.add_argument("--significance", default="informedness", help="chance test reported as p_<significance>")
     lb.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates (default: 200)")
     lb.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     lb.add_argument("--positive", help="the positive class (binary)")
