@@ -94,7 +94,7 @@ def compute(
     >>> counts = np.array([[[12, 20], [12, 56]]])
     >>> r = compute(counts, ["informedness", "mcc", "p_informedness", "p_chi2_kb"])
     >>> [round(float(r[k][0]), 4) for k in r]
-    [0.1985, 0.2168, 0.0308, 0.1903]
+    [0.1985, 0.2168, 0.0336, 0.1903]
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
