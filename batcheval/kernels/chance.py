@@ -12,16 +12,17 @@ its null mean as the observed one (the convention of the exact χ² permutation
 test), with the observed distance counted half (Lancaster's mid-p):
 ``p = P(|T| > |t|) + P(|T| = |t|) / 2``.
 
-- When the statistic depends on one hypergeometric cell (every 2×2 table, and
-  K×K tables with at most one class present in both margins or only two
-  classes present at all) and that cell's variance is at most
+- When the statistic depends on one hypergeometric cell (every 2×2 table; a
+  K×K table with one class whose diagonal cell can vary, or with only two
+  classes present in either margin) and that cell's variance is at most
   :data:`EXACT_VARIANCE`, the tail is summed exactly.
 - Otherwise ``z = T / sd(T)`` with the exact permutation variance is referred
   to the normal (for K = 2, ``z² = (n − 1)·correlation²``, Pearson's χ² with
   the N − 1 factor). benchmarks/calibration_chance.py shows why: the plain
-  exact test has size 0.02–0.03 at nominal 0.05 for margins of 10–20, the z
-  test 0.064 where the expected cell is below 1; the mid-p keeps both within
-  target, and above a variance of 100 the two agree.
+  exact test has size 0.02–0.03 at nominal 0.05 for margins of 10–40, the z
+  test 0.063 where the expected cell is 0.25 (n = 100, prevalence = bias =
+  0.05); the mid-p stays within target, and above a variance of 100 it and
+  the z test agree.
 """
 
 from __future__ import annotations
