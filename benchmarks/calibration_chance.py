@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> str:
         f" --reps {args.reps}" if args.reps != 20_000 else ""
     )
     command += f" --seed {args.seed}" if args.seed else ""
+    command += f" --output {args.output}" if args.output else ""
     head = "| K | n | prevalence / bias | smallest expected margin | " + " | ".join(columns) + " |"
     rule = "|" + " ---: |" * 2 + " --- |" + " ---: |" * (1 + len(columns))
     lines = [
