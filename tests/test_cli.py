@@ -179,14 +179,14 @@ def test_a_wide_result_prints_its_headline_columns(files):
     expected = be.evaluate(df, by=["run", "fold"], pool="fold")
     assert f"showing 14 of {expected.width} columns" in proc.stderr  # at most 14 when it fits
     header = next(line for line in proc.stdout.splitlines() if "informedness" in line)
-    for column in ("run", "n_pooled", "informedness", "informedness_std", "f1", "accuracy", "p_chi2_kb"):
+    for column in ("run", "n_pooled", "informedness", "informedness_std", "f1", "accuracy", "p_informedness"):
         assert f" {column} " in header
     for value in expected["informedness"]:
         assert f"{value:.4f}" in proc.stdout  # printed to 4 decimals
     narrow = _run("evaluate", str(root / "preds.parquet"), "--by", "run,fold", "--pool", "fold", columns=80)
     assert narrow.returncode == 0
     assert max(len(line) for line in narrow.stdout.splitlines()) <= 80
-    assert " informedness " in narrow.stdout and "p_chi2_kb" not in narrow.stdout
+    assert " informedness " in narrow.stdout and "p_informedness" not in narrow.stdout
 
 
 def test_chosen_measures_print_whole(files):

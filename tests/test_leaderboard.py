@@ -39,9 +39,10 @@ def _arrays(df: pl.DataFrame, run: int) -> tuple[np.ndarray, np.ndarray]:
 def test_ranking_measure_intervals_and_chance_p_values_match_evaluate():
     df = shared_test_set()
     board = be.leaderboard(df, run="run", pool="fold")
-    ev = be.evaluate(df, by=["run", "fold"], pool="fold", measures=["informedness", "p_chi2_kb"], ci=0.95)
+    measures = ["informedness", "p_informedness"]
+    ev = be.evaluate(df, by=["run", "fold"], pool="fold", measures=measures, ci=0.95)
     joined = board.join(ev, on="run", suffix="_ev")
-    for col in ("informedness", "informedness_ci_low", "informedness_ci_high", "p_chi2_kb"):
+    for col in ("informedness", "informedness_ci_low", "informedness_ci_high", "p_informedness"):
         np.testing.assert_array_equal(joined[col].to_numpy(), joined[f"{col}_ev"].to_numpy())
     expect_rank = ev.select("run", pl.col("informedness").rank("min", descending=True).alias("r"))
     assert board.join(expect_rank, on="run").select((pl.col("rank") == pl.col("r")).all()).item()

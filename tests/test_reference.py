@@ -215,7 +215,7 @@ def test_binary_identities(t: np.ndarray) -> None:
     assert same(r["chi2_kbm"], math.sqrt(r["chi2_kb"] * r["chi2_km"]))
     for name in ("chi2", "g2", "chi2_pos_pred", "chi2_pos_real", "chi2_kb", "chi2_km", "chi2_kbm"):
         assert same(r[f"p_{name}"], float(stats.chi2.sf(r[name], 1)))
-    assert same(r["alpha_sbb"], naive.sbb_alpha(r["p_chi2_kb"]))
+    assert same(r["alpha_sbb"], naive.sbb_alpha(r["p_informedness"]))  # spec §3: from p_informedness
 
 
 def test_kappa_fleiss_spec_identity_needs_equal_margins() -> None:
@@ -414,7 +414,10 @@ def test_multiclass_identities(t: np.ndarray) -> None:
     if all(0 < x < 1 for x in prev):
         hm = 2 * k / sum(1 / x + 1 / (1 - x) for x in prev)
         assert same(r["evenness_real"], hm / 2)
-    assert same(r["chi2_kbm"], k * n * r["informedness"] * r["markedness"] * r["evenness_global"])
+    # spec §4: K_real and K_pred count the present classes; all K when every class is present
+    k_real, k_pred = int((prev > 0).sum()), int((bias > 0).sum())
+    scale = math.sqrt(k_real * k_pred) * n
+    assert same(r["chi2_kbm"], scale * r["informedness"] * r["markedness"] * r["evenness_global"])
 
 
 @settings(max_examples=300, deadline=None)

@@ -26,7 +26,7 @@ from ..scores.curves import CHARTS
 _EVALUATE_EXAMPLES = """examples:
   batcheval evaluate preds.parquet --by run,fold
   batcheval evaluate preds.csv --by run,fold --pool fold -o scores.parquet
-  batcheval evaluate 'sweep/*.parquet' --by run --measures informedness,markedness,p_chi2_kb
+  batcheval evaluate 'sweep/*.parquet' --by run --measures informedness,markedness,p_informedness
   batcheval evaluate preds.parquet --by run --per-class --filter "fold < 3" -o per_class.csv
 
 Without -o the result prints as a table of the key columns and the headline
@@ -163,7 +163,7 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--adjacent", action="store_true", help="also test each run against the one above it")
     lb.add_argument("--ci", type=float, default=0.95, help="interval level (default: 0.95)")
     lb.add_argument("--ci-method", default="wilson_delta", help="wilson_delta (default) or bootstrap")
-    lb.add_argument("--significance", default="chi2_kb", help="statistic of the chance p-value")
+    lb.add_argument("--significance", default="informedness", help="chance test reported as p_<significance>")
     lb.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates (default: 200)")
     lb.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     lb.add_argument("--positive", help="the positive class (binary)")
@@ -265,7 +265,7 @@ def _plot(args: argparse.Namespace) -> None:
 # columns a printed table shows first when the result is too wide to show whole
 _HEADLINE = tuple(
     """class threshold n n_pooled abstained positives negatives informedness informedness_std markedness
-    correlation mcc kappa_cohen f1 macro_f1 accuracy p_chi2_kb roc_auc roc_auch pr_auc best_threshold
+    correlation mcc kappa_cohen f1 macro_f1 accuracy p_informedness roc_auc roc_auch pr_auc best_threshold
     tp fp fn tn""".split()
 )
 _MAX_COLUMNS = 14

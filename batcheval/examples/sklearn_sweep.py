@@ -53,7 +53,7 @@ _RARE_KEEP = 0.2  # share of malignant tumours kept in breast_cancer_rare
 _DOWNWEIGHT = ((0, 1.0), (1, 0.3))  # class_weight that makes the positive class count 0.3
 _FAMILIES = ("logreg", "naive_bayes", "tree", "knn", "forest")
 _BINARY_MEASURES = ["informedness", "markedness", "f1", "accuracy", "kappa_cohen", "recall",
-                    "precision", "bias", "prevalence", "p_chi2_kb"]  # fmt: skip
+                    "precision", "bias", "prevalence", "p_informedness"]  # fmt: skip
 _MULTICLASS_MEASURES = ["informedness", "markedness", "macro_f1", "accuracy", "kappa_cohen", "mcc"]
 _THRESHOLDS = np.linspace(0.0, 1.0, 101)
 

@@ -55,7 +55,7 @@ def main(n_runs: int = 200, top: int = 10) -> pl.DataFrame:
         df,
         by=["run", "fold"],
         pool="fold",
-        measures=["informedness", "markedness", "f1", "accuracy", "bias", "p_chi2_kb"],
+        measures=["informedness", "markedness", "f1", "accuracy", "bias", "p_informedness"],
     )
     ranked = scores.with_columns(
         pl.col("informedness").rank("ordinal", descending=True).alias("rank_informedness"),

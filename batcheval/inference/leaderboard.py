@@ -78,7 +78,7 @@ def leaderboard(
     cluster: str | Sequence[str] | None = None,
     ci: float = 0.95,
     ci_method: str = "wilson_delta",
-    significance: str = "chi2_kb",
+    significance: str = "informedness",
     n_boot: int = 200,
     seed: int | None = 0,
     paired: str = "bootstrap",
@@ -130,8 +130,11 @@ def leaderboard(
         ``"wilson_delta"`` or ``"bootstrap"`` for the measure's interval (and
         for the unpaired standard errors).
     significance
-        The statistic whose chance p-value is reported as ``p_<significance>``:
-        ``chi2_kb`` (default), any other of spec §3's statistics, or ``fisher``.
+        The chance test reported as ``p_<significance>``: ``informedness``
+        (default; the calibrated two-sided test of informedness = 0 given the
+        margins, spec §3), ``markedness``, ``fisher``, or any of spec §3's χ²
+        statistics. ``chi2_kb``, ``chi2_km`` and ``chi2_kbm`` are the paper's
+        conservative figures, not calibrated tests (docs/calibration_chance.md).
     n_boot, seed
         Bootstrap replicates (paired comparisons, and intervals with
         ``ci_method="bootstrap"``) and their seed; the default seed 0 makes
@@ -330,7 +333,10 @@ def leaderboard(
 
 
 def _significance_name(significance: str) -> str:
-    stats = ("chi2", "g2", "chi2_pos_pred", "chi2_pos_real", "chi2_kb", "chi2_km", "chi2_kbm", "fisher")
+    stats = (
+        "informedness", "markedness", "chi2", "g2", "chi2_pos_pred", "chi2_pos_real",
+        "chi2_kb", "chi2_km", "chi2_kbm", "fisher",
+    )  # fmt: skip
     if significance not in stats:
         raise InvalidArgumentError(f"unknown significance {significance!r}; use one of {list(stats)}")
     return f"p_{significance}"

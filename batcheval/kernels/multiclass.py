@@ -119,15 +119,33 @@ def _wide_sums(n, trace, real, pred):
 
 @jit_inline
 def _evenness(margin, n):
-    """Half the harmonic mean of every share p_k and 1 - p_k; 0 if any is 0."""
-    k = margin.shape[0]
+    """Half the harmonic mean of the shares p_k and 1 - p_k of the classes present in ``margin``.
+
+    A class absent from the margin is left out (spec §4): otherwise one class
+    missing from a group makes the evenness, and chi2_kb, 0 for a perfect
+    classifier. 0 when one class holds the whole margin.
+    """
+    k = 0
     s = 0.0
-    for i in range(k):
+    for i in range(margin.shape[0]):
+        if margin[i] == 0:
+            continue
         p = margin[i] / n
-        if p <= 0.0 or p >= 1.0:
+        if p >= 1.0:
             return 0.0
+        k += 1
         s += 1.0 / p + 1.0 / (1.0 - p)
-    return k / s
+    return k / s if k > 0 else 0.0
+
+
+@jit_inline
+def _present(margin):
+    """How many classes the margin holds (K_real or K_pred of spec §4's chi2_kb and chi2_km)."""
+    k = 0
+    for i in range(margin.shape[0]):
+        if margin[i] > 0:
+            k += 1
+    return k
 
 
 @jit_inline
@@ -283,9 +301,13 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
     _put(out, slots, 9, g, even_g)
     _put(out, slots, 10, g, chi2)
     _put(out, slots, 11, g, g2)
-    _put(out, slots, 12, g, k * n * informedness * informedness * even_r)
-    _put(out, slots, 13, g, k * n * markedness * markedness * even_p)
-    _put(out, slots, 14, g, k * n * informedness * markedness * even_g)
+    # K_real·N·B²·even_r, K_pred·N·M²·even_p and their signed geometric mean (spec §4)
+    chi2_kb = _present(real) * n * informedness * informedness * even_r
+    chi2_km = _present(pred) * n * markedness * markedness * even_p
+    chi2_kbm = math.copysign(math.sqrt(chi2_kb * chi2_km), informedness * markedness)
+    _put(out, slots, 12, g, chi2_kb)
+    _put(out, slots, 13, g, chi2_km)
+    _put(out, slots, 14, g, chi2_kbm)
     _put(out, slots, 15, g, g2 / (2.0 * n * _LN2))
     _put(out, slots, 16, g, h_cond / (n * _LN2))
     _put(out, slots, 17, g, _mean_defined(recall_k, weights, False))

@@ -1,6 +1,7 @@
 """Measures for every table of ``counts[G, K, K]`` at once: the registry's names dispatched to the kernels.
 
-Fisher's exact test and all the point measures come from the numba kernels in
+Fisher's exact test, the chance tests ``p_informedness`` and ``p_markedness``
+and all the point measures come from the numba kernels in
 :mod:`batcheval.kernels`; χ² tails from :mod:`batcheval.measures.significance`.
 """
 
@@ -11,10 +12,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..kernels import binary as _binary
+from ..kernels import chance as _chance
 from ..kernels import count as _count
 from ..kernels import fisher as _fisher
 from ..kernels import multiclass as _multiclass
-from .registry import BINARY_STATS, check_beta, check_names, default_measures
+from .registry import BINARY_STATS, CHANCE_TESTS, check_beta, check_names, default_measures
 from .significance import alpha_sbb, chi2_upper_tail
 
 __all__ = ["binary_cells", "compute", "compute_cells"]
@@ -90,9 +92,9 @@ def compute(
     --------
     >>> import numpy as np
     >>> counts = np.array([[[12, 20], [12, 56]]])
-    >>> r = compute(counts, ["informedness", "mcc", "p_chi2_kb"])
+    >>> r = compute(counts, ["informedness", "mcc", "p_informedness", "p_chi2_kb"])
     >>> [round(float(r[k][0]), 4) for k in r]
-    [0.1985, 0.2168, 0.1903]
+    [0.1985, 0.2168, 0.0336, 0.1903]
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
@@ -150,7 +152,9 @@ def _compute(
     want_binary: list[str] = []
     want_multi: list[str] = []
     for name in names:
-        base = {"alpha_sbb": "chi2_kb"}.get(name, name.removeprefix("p_") if name.startswith("p_") else name)
+        if name in CHANCE_TESTS or name == "alpha_sbb":
+            continue  # from the chance kernels below, not from a statistic
+        base = name.removeprefix("p_") if name.startswith("p_") else name
         if n_classes == 2 and name in in_binary:
             if base in _binary.NAMES and base not in want_binary:
                 want_binary.append(base)
@@ -168,6 +172,9 @@ def _compute(
         call = _Call(_multiclass.multiclass_measures, n_groups, counts)
         results.update({("m", k): v for k, v in _run_kernel(_multiclass.NAMES, want_multi, call).items()})
 
+    if {"alpha_sbb", *CHANCE_TESTS} & set(names):
+        results.update(_chance_tests(counts, cells, n_groups))
+
     dof = (n_classes - 1) ** 2
     out: dict[str, np.ndarray] = {}
     for name in names:
@@ -178,9 +185,28 @@ def _compute(
                 _fisher.fisher_greater(*cells, p)
             out[name] = p
         elif name == "alpha_sbb":
-            out[name] = alpha_sbb(chi2_upper_tail(results[(family, "chi2_kb")], dof))
+            out[name] = alpha_sbb(results["p_informedness"])
+        elif name in CHANCE_TESTS:
+            out[name] = results[name]
         elif name.startswith("p_"):
             out[name] = chi2_upper_tail(results[(family, name[2:])], dof)
         else:
             out[name] = results[(family, name)]
     return out
+
+
+def _chance_tests(
+    counts: np.ndarray | None, cells: tuple[np.ndarray, ...] | None, n_groups: int
+) -> dict[str, np.ndarray]:
+    """``p_informedness`` and ``p_markedness`` of every table (one kernel computes both)."""
+    if counts is None or counts.shape[1] == 2:
+        assert cells is not None
+        p = np.empty(n_groups, dtype=np.float64)
+        if n_groups:
+            _chance.binary_chance(*cells, p)
+        # for K = 2 both are tests of the one cell tp given the margins
+        return {"p_informedness": p, "p_markedness": p.copy()}
+    out = np.empty((2, n_groups), dtype=np.float64)
+    if n_groups:
+        _chance.multiclass_chance(counts, out)
+    return {"p_informedness": out[0], "p_markedness": out[1]}

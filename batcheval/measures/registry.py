@@ -20,6 +20,7 @@ from ..kernels import multiclass as _multiclass
 __all__ = [
     "BINARY_MEASURES",
     "BINARY_STATS",
+    "CHANCE_TESTS",
     "MULTICLASS_MEASURES",
     "MULTICLASS_STATS",
     "check_beta",
@@ -40,9 +41,14 @@ BINARY_STATS: tuple[str, ...] = (
 #: The χ² statistics of a K×K table; each has a ``p_`` column.
 MULTICLASS_STATS: tuple[str, ...] = ("chi2", "g2", "chi2_kb", "chi2_km", "chi2_kbm")
 
+#: The calibrated chance tests (spec §3): two-sided tests of informedness = 0 and markedness = 0
+#: against the permutation null given both margins. ``p_informedness`` is the recommended one.
+CHANCE_TESTS: tuple[str, ...] = ("p_informedness", "p_markedness")
+
 #: Every binary measure (spec §2 and §3), in output order. ``f_beta`` needs ``beta=``.
 BINARY_MEASURES: tuple[str, ...] = (
     *_binary.NAMES,
+    *CHANCE_TESTS,
     *(f"p_{s}" for s in BINARY_STATS),
     "p_fisher",
     "alpha_sbb",
@@ -50,6 +56,7 @@ BINARY_MEASURES: tuple[str, ...] = (
 #: Every multiclass measure (spec §3 and §4), in output order.
 MULTICLASS_MEASURES: tuple[str, ...] = (
     *_multiclass.NAMES,
+    *CHANCE_TESTS,
     *(f"p_{s}" for s in MULTICLASS_STATS),
 )
 

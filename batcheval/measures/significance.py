@@ -44,6 +44,10 @@ def alpha_sbb(p: np.ndarray | float) -> np.ndarray:
 def chi2_upper_tail(statistic: np.ndarray, dof: int) -> np.ndarray:
     """P(X >= statistic) for X ~ χ²(dof), via :mod:`scipy.special`.
 
+    A negative statistic (``chi2_kbm`` when informedness and markedness
+    disagree in sign) gives 1, and so does every statistic with ``dof = 0``
+    (one class: nothing to test); NaN stays NaN (an empty group).
+
     For one degree of freedom this is ``erfc(sqrt(x/2))`` exactly, which
     scipy evaluates an order of magnitude faster than the incomplete gamma
     function at a = 1/2 (the two agree to a few ulp).
@@ -54,13 +58,19 @@ def chi2_upper_tail(statistic: np.ndarray, dof: int) -> np.ndarray:
     [0.05, 1.0]
     >>> round(float(chi2_upper_tail(np.array([9.487729036781154]), 4)[0]), 6)
     0.05
+    >>> chi2_upper_tail(np.array([-2.0, np.nan]), 1).tolist(), chi2_upper_tail(np.array([0.0]), 0).tolist()
+    ([1.0, nan], [1.0])
     """
     from scipy import special  # heavy; imported only when p-values are asked for
 
     statistic = np.asarray(statistic, dtype=np.float64)
+    if dof == 0:
+        return np.where(np.isnan(statistic), np.nan, 1.0)
+    # P(X >= x) = 1 for x <= 0; clipping also keeps sqrt of a negative out of erfc
+    clipped = np.maximum(statistic, 0.0)  # NaN stays NaN
     if dof == 1:
-        return _threaded(lambda x, out: special.erfc(np.sqrt(x / 2.0), out=out), statistic)
-    return _threaded(lambda x, out: special.chdtrc(float(dof), x, out=out), statistic)
+        return _threaded(lambda x, out: special.erfc(np.sqrt(x / 2.0), out=out), clipped)
+    return _threaded(lambda x, out: special.chdtrc(float(dof), x, out=out), clipped)
 
 
 def _threaded(ufunc, x: np.ndarray, min_size: int = 1 << 15) -> np.ndarray:

@@ -38,6 +38,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from .chance import chance_2x2, chance_multiclass
+
 NAN = float("nan")
 
 #: Spec §2, in table order (``f_beta`` is only returned when ``beta`` is given).
@@ -55,6 +57,7 @@ BINARY_SIGNIFICANCE: tuple[str, ...] = (
     "chi2", "g2", "chi2_pos_pred", "chi2_pos_real", "chi2_kb", "chi2_km",
     "chi2_kbm", "p_chi2", "p_g2", "p_chi2_pos_pred", "p_chi2_pos_real",
     "p_chi2_kb", "p_chi2_km", "p_chi2_kbm", "p_fisher", "alpha_sbb",
+    "p_informedness", "p_markedness",
 )  # fmt: skip
 
 #: Spec §4 (plus the explicitly named alternative weightings).
@@ -63,7 +66,7 @@ MULTICLASS_MEASURES: tuple[str, ...] = (
     "kappa_cohen", "kappa_fleiss", "evenness_real", "evenness_predicted",
     "evenness_global", "chi2", "g2", "chi2_kb", "chi2_km", "chi2_kbm",
     "p_chi2", "p_g2", "p_chi2_kb", "p_chi2_km", "p_chi2_kbm",
-    "mutual_information", "conditional_entropy", "macro_recall",
+    "p_informedness", "p_markedness", "mutual_information", "conditional_entropy", "macro_recall",
     "macro_precision", "macro_f1", "weighted_recall", "weighted_precision",
     "weighted_f1", "informedness_bias_weighted", "informedness_macro",
     "markedness_prevalence_weighted", "markedness_macro",
@@ -248,7 +251,9 @@ def binary_reference(table: np.ndarray, positive: int = 1, beta: float | None = 
     fisher_table = [[round(tp), round(fn)], [round(fp), round(tn)]]
     with np.errstate(divide="ignore", invalid="ignore"):  # scipy's odds ratio on zero cells
         out["p_fisher"] = float(stats.fisher_exact(fisher_table, alternative="greater").pvalue)
-    out["alpha_sbb"] = sbb_alpha(out["p_chi2_kb"])
+    # the calibrated chance tests (spec §3): for K = 2 both test the one cell tp given the margins
+    out["p_informedness"] = out["p_markedness"] = chance_2x2(round(tp), round(fp), round(fn), round(tn))
+    out["alpha_sbb"] = sbb_alpha(out["p_informedness"])
     return {name: out[name] for name in names}
 
 
@@ -258,11 +263,12 @@ def binary_reference(table: np.ndarray, positive: int = 1, beta: float | None = 
 
 
 def _half_harmonic_evenness(shares: np.ndarray) -> float:
-    """Half the harmonic mean of all shares s_k and 1 - s_k (000 §5, spec §4).
+    """Half the harmonic mean of the shares s_k and 1 - s_k of the present classes (spec §4).
 
-    0.0 if any of those 2K values is 0.  For K = 2 this is s·(1 - s).
+    A class with share 0 is left out; 0.0 if a share is 1.  For K = 2 this is s·(1 - s).
     """
-    values = [float(s) for s in shares] + [1.0 - float(s) for s in shares]
+    present = [float(s) for s in shares if s > 0]
+    values = present + [1.0 - s for s in present]
     if any(v == 0 for v in values):
         return 0.0
     harmonic = len(values) / sum(1.0 / v for v in values)
@@ -358,13 +364,16 @@ def multiclass_reference(table: np.ndarray) -> dict[str, float]:
                 expected.append(float(e))
     out["chi2"] = _pearson_cells(observed, expected)
     out["g2"] = _log_likelihood_cells(observed, expected)
-    kn = k_classes * n
-    out["chi2_kb"] = kn * informedness**2 * evenness_real  # 000 §5 (39)
-    out["chi2_km"] = kn * markedness**2 * evenness_predicted  # (40)
-    out["chi2_kbm"] = kn * informedness * markedness * evenness_global  # (41)
+    # K_real and K_pred count the classes present in each margin (spec §4)
+    k_real, k_pred = int((real > 0).sum()), int((predicted > 0).sum())
+    out["chi2_kb"] = k_real * n * informedness**2 * evenness_real  # 000 §5 (39)
+    out["chi2_km"] = k_pred * n * markedness**2 * evenness_predicted  # (40)
+    out["chi2_kbm"] = math.copysign(math.sqrt(out["chi2_kb"] * out["chi2_km"]), informedness * markedness)
     dof = (k_classes - 1) ** 2
     for name in ("chi2", "g2", "chi2_kb", "chi2_km", "chi2_kbm"):
-        out[f"p_{name}"] = chi2_sf(out[name], dof)
+        out[f"p_{name}"] = chi2_sf(out[name], dof)  # scipy gives 1 for a negative statistic
+    out["p_informedness"] = chance_multiclass(t, "informedness")
+    out["p_markedness"] = chance_multiclass(t, "markedness")
 
     # Information in bits: MI(R;P) and H(R | P) (000 eqs. 39-40).
     mutual_information = 0.0

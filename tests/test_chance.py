@@ -1,0 +1,207 @@
+"""p_informedness and p_markedness (spec §3) against scipy and a permutation test; spec §4's evenness rule."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import batcheval as be
+from batcheval.measures import compute
+from tests.reference import chance as ref
+from tests.reference.naive import multiclass_reference, sbb_alpha
+
+
+def _all_2x2(n: int) -> np.ndarray:
+    """Every 2×2 table of n examples, as counts[G, 2, 2]."""
+    tables = [
+        [[tn, fp], [fn, n - tn - fp - fn]]
+        for tn in range(n + 1)
+        for fp in range(n + 1 - tn)
+        for fn in range(n + 1 - tn - fp)
+    ]
+    return np.array(tables, dtype=np.int64)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 12])
+def test_small_binary_tables_are_the_exact_mid_p_of_scipy_hypergeom(n):
+    tables = _all_2x2(n)
+    got = compute(tables, ["p_informedness", "p_markedness"])
+    for g, t in enumerate(tables):
+        (_, fp), (fn, tp) = t
+        want = ref.midp_2x2(int(tp), n, int(tp + fn), int(tp + fp))
+        assert got["p_informedness"][g] == pytest.approx(want, rel=1e-12), t.tolist()
+        assert got["p_markedness"][g] == got["p_informedness"][g]
+
+
+def test_random_binary_tables_below_the_exact_limit_agree_with_scipy():
+    rng = np.random.default_rng(5)
+    n = rng.integers(2, 400, size=300)
+    probs = rng.dirichlet([1, 1, 1, 1], size=300)
+    tables = np.array([rng.multinomial(m, p) for m, p in zip(n, probs, strict=True)]).reshape(-1, 2, 2)
+    got = compute(tables, ["p_informedness"])["p_informedness"]
+    checked = 0
+    for g, t in enumerate(tables):
+        (tn, fp), (fn, tp) = (int(v) for v in t[0]), (int(v) for v in t[1])
+        m, rp, pp = tn + fp + fn + tp, tp + fn, tp + fp
+        if (
+            0 < rp < m
+            and 0 < pp < m
+            and rp * (m - rp) * pp * (m - pp) / (m * m * (m - 1)) <= ref.EXACT_VARIANCE
+        ):
+            assert got[g] == pytest.approx(ref.midp_2x2(tp, m, rp, pp), rel=1e-10)
+            checked += 1
+    assert checked > 100
+
+
+def test_large_binary_tables_are_pearsons_chi2_with_the_n_minus_1_factor():
+    rng = np.random.default_rng(6)
+    tables = rng.multinomial(20_000, [0.3, 0.2, 0.2, 0.3], size=50).reshape(-1, 2, 2)
+    tables[:10] = rng.multinomial(20_000, [0.4, 0.1, 0.1, 0.4], size=10).reshape(-1, 2, 2)  # tiny p-values
+    got = compute(tables, ["p_informedness"])["p_informedness"]
+    for g, t in enumerate(tables):
+        n = t.sum()
+        chi2 = stats.chi2_contingency(t, correction=False)[0]
+        assert got[g] == pytest.approx(stats.chi2.sf(chi2 * (n - 1) / n, 1), rel=1e-9)
+
+
+def test_binary_extremes_and_degenerate_tables():
+    tables = np.array(
+        [
+            [[0, 0], [0, 0]],  # empty: NaN
+            [[5, 0], [0, 0]],  # one class: nothing to test
+            [[3, 4], [0, 0]],  # no real positives
+            [[3, 0], [4, 0]],  # never predicts positive
+            [[700, 300], [300, 700]],  # large (normal path): correlation 0.4
+            [[30, 0], [0, 30]],  # perfect, small (exact path)
+        ]
+    )
+    got = compute(tables, ["p_informedness", "alpha_sbb"])
+    p = got["p_informedness"]
+    assert math.isnan(p[0]) and math.isnan(got["alpha_sbb"][0])
+    assert p[1:4].tolist() == [1.0, 1.0, 1.0]
+    assert p[4] == pytest.approx(stats.chi2.sf(1999 * 0.4**2, 1), rel=1e-9)  # z² = (n − 1)·correlation²
+    # perfect 30/30: only the two corner tables are as far from the mean; mid-p counts them half
+    assert p[5] == pytest.approx(0.5 * 2 * stats.hypergeom.pmf(30, 60, 30, 30), rel=1e-10)
+    assert got["alpha_sbb"].tolist()[1:] == pytest.approx([sbb_alpha(v) for v in p[1:]])
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        [[20, 5, 3], [4, 25, 6], [2, 7, 28]],
+        [[10, 2, 1, 0], [3, 12, 4, 1], [2, 3, 15, 2], [1, 0, 2, 9]],
+        [[30, 2, 20], [1, 4, 0], [25, 3, 40]],  # informedness and markedness differ
+        [[3, 1, 2], [0, 4, 1], [2, 2, 5]],
+    ],
+)
+def test_multiclass_agrees_with_a_monte_carlo_permutation_test(table):
+    rng = np.random.default_rng(11)
+    n_perm = 4000
+    got = compute(np.array([table]), ["p_informedness", "p_markedness"])
+    for which in ("informedness", "markedness"):
+        want = ref.permutation_p(np.array(table), which, n_perm, rng)
+        tolerance = 4 * math.sqrt(max(want * (1 - want), 1 / n_perm) / n_perm)
+        assert got[f"p_{which}"][0] == pytest.approx(want, abs=tolerance), which
+
+
+def test_multiclass_normal_test_uses_the_exact_permutation_variance():
+    rng = np.random.default_rng(12)
+    tables = rng.multinomial(300, np.outer([0.2, 0.3, 0.5], [0.4, 0.4, 0.2]).ravel(), size=40).reshape(
+        -1, 3, 3
+    )
+    tables[:5] = rng.integers(0, 9, size=(5, 3, 3))
+    got = compute(tables, ["p_informedness", "p_markedness"])
+    for g, t in enumerate(tables):
+        for which in ("informedness", "markedness"):
+            assert got[f"p_{which}"][g] == pytest.approx(ref.chance_multiclass(t, which), rel=1e-9)
+
+
+def test_multiclass_with_one_or_two_classes_present_is_the_binary_test():
+    two = np.array([[[7, 3], [2, 8]]])
+    inside = np.array([[[7, 0, 3], [0, 0, 0], [2, 0, 8]]])  # class 1 absent from both margins
+    p2 = compute(two, ["p_informedness"])["p_informedness"][0]
+    p3 = compute(inside, ["p_informedness", "p_markedness"])
+    assert p3["p_informedness"][0] == pytest.approx(p2, rel=1e-14) == p3["p_markedness"][0]
+    one = np.array([[[6, 0, 0], [0, 0, 0], [0, 0, 0]], [[0, 0, 0], [0, 0, 0], [0, 0, 0]]])
+    got = compute(one)
+    for name in ("p_informedness", "p_markedness", "p_chi2", "p_g2", "p_chi2_kb", "p_chi2_km", "p_chi2_kbm"):
+        assert got[name][0] == 1.0 and math.isnan(got[name][1]), name
+
+
+def test_one_class_gives_p_equal_to_one():
+    # issue 21: K = 1 has dof 0; nothing to test, so p = 1 (NaN only for an empty group)
+    got = compute(np.array([[[9]], [[0]]]))
+    for name in ("p_informedness", "p_markedness", "p_chi2", "p_g2", "p_chi2_kb", "p_chi2_km", "p_chi2_kbm"):
+        assert got[name][0] == 1.0 and math.isnan(got[name][1]), name
+
+
+def test_negative_chi2_kbm_has_p_equal_to_one():
+    rng = np.random.default_rng(3)
+    tables = rng.integers(0, 6, size=(4000, 3, 3))
+    got = compute(tables, ["informedness", "markedness", "chi2_kbm", "p_chi2_kbm"])
+    opposite = got["informedness"] * got["markedness"] < -1e-12
+    assert opposite.sum() > 10
+    assert (got["chi2_kbm"][opposite] < 0).all()
+    assert (got["p_chi2_kbm"][opposite] == 1.0).all()  # spec §3; was NaN
+
+
+def _spec_evenness(margin: np.ndarray) -> float:
+    shares = margin[margin > 0] / margin.sum()
+    values = np.concatenate([shares, 1 - shares])
+    return 0.0 if (values == 0).any() else len(values) / np.sum(1 / values) / 2
+
+
+def test_evenness_and_chi2_kb_count_only_present_classes():
+    perfect = np.array([[[50, 0, 0], [0, 50, 0], [0, 0, 0]]])
+    got = compute(perfect, ["evenness_real", "chi2_kb", "p_chi2_kb", "chi2_kbm"])
+    # two present classes of share ½: evenness ¼, K_real = 2, chi2_kb = 2·100·1·¼ = 50 on (K − 1)² = 4 dof
+    assert got["evenness_real"][0] == pytest.approx(0.25)
+    assert got["chi2_kb"][0] == pytest.approx(50.0)
+    assert got["p_chi2_kb"][0] == pytest.approx(stats.chi2.sf(50.0, 4))
+    assert got["p_chi2_kb"][0] < 1e-9  # was 1: one absent class made the evenness 0
+    rng = np.random.default_rng(4)
+    tables = rng.integers(0, 5, size=(300, 4, 4))
+    tables[np.arange(300), rng.integers(0, 4, 300), :] = 0  # drop a real class from each table
+    tables[::3, :, 2] = 0  # and predicted labels
+    got = compute(
+        tables, ["informedness", "markedness", "evenness_real", "evenness_predicted", "chi2_kb", "chi2_km"]
+    )
+    for g, t in enumerate(tables):
+        n = t.sum()
+        if n == 0:
+            continue
+        real, pred = t.sum(1), t.sum(0)
+        assert got["evenness_real"][g] == pytest.approx(_spec_evenness(real), rel=1e-12, abs=1e-15)
+        assert got["evenness_predicted"][g] == pytest.approx(_spec_evenness(pred), rel=1e-12, abs=1e-15)
+        want_kb = (real > 0).sum() * n * got["informedness"][g] ** 2 * _spec_evenness(real)
+        want_km = (pred > 0).sum() * n * got["markedness"][g] ** 2 * _spec_evenness(pred)
+        assert got["chi2_kb"][g] == pytest.approx(want_kb, rel=1e-10, abs=1e-12)
+        assert got["chi2_km"][g] == pytest.approx(want_km, rel=1e-10, abs=1e-12)
+        r = multiclass_reference(t)
+        assert got["informedness"][g] == pytest.approx(r["informedness"], rel=1e-12, abs=1e-15)
+
+
+def test_leaderboard_reports_p_informedness_by_default():
+    rng = np.random.default_rng(8)
+    import polars as pl
+
+    n = 120
+    label = rng.integers(0, 2, size=n)
+    rows = []
+    for run, flip in (("good", 0.1), ("chance", 0.5)):
+        pred = np.where(rng.random(n) < flip, rng.integers(0, 2, size=n), label)
+        rows.append(pl.DataFrame({"run": run, "label": label, "prediction": pred}))
+    df = pl.concat(rows)
+    board = be.leaderboard(df)
+    assert "p_informedness" in board.columns
+    for run in ("good", "chance"):
+        part = df.filter(pl.col("run") == run)
+        tp = int(((part["label"] == 1) & (part["prediction"] == 1)).sum())
+        fp = int(((part["label"] == 0) & (part["prediction"] == 1)).sum())
+        fn = int(((part["label"] == 1) & (part["prediction"] == 0)).sum())
+        tn = n - tp - fp - fn
+        got = board.filter(pl.col("run") == run)["p_informedness"].item()
+        assert got == pytest.approx(ref.chance_2x2(tp, fp, fn, tn), rel=1e-10)
