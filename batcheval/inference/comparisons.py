@@ -68,11 +68,19 @@ def normal_p(diff: np.ndarray, se: np.ndarray) -> np.ndarray:
 def unpaired_se(
     counts: np.ndarray, measure: str, ci_method: str, n_boot: int, seed: int | None, pos: int
 ) -> np.ndarray:
-    """Each run's standard error of ``measure``: delta method, or the bootstrap's
-    replicate spread with ``ci_method="bootstrap"``."""
+    """Each run's standard error of ``measure``: the adjusted delta method
+    (:func:`batcheval.inference.intervals.adjusted_se`), or the bootstrap's replicate
+    spread with ``ci_method="bootstrap"``. Never 0 for a non-empty table, so no
+    p-value comes from a standard error of 0: a bootstrap spread of 0 (a perfect
+    or constant run) is replaced by that of the table with one more example in
+    every cell."""
     if ci_method == "bootstrap":
-        return _bootstrap_se(counts, measure, n_boot, seed, pos)
-    return _intervals.standard_errors(counts, [measure], positive=pos)[measure]
+        se = _bootstrap_se(counts, measure, n_boot, seed, pos)
+        flat = ~(se > 0) & (np.asarray(counts).sum(axis=(1, 2)) > 0)
+        if flat.any():
+            se[flat] = _bootstrap_se(np.asarray(counts)[flat] + 1, measure, n_boot, seed, pos)
+        return se
+    return _intervals.standard_errors(counts, [measure], positive=pos, adjusted=True)[measure]
 
 
 def versus(value: np.ndarray, se: np.ndarray, ref: np.ndarray, name: str) -> dict[str, np.ndarray]:
@@ -405,7 +413,9 @@ def paired_columns(
     joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, method: str
 ) -> dict[str, np.ndarray]:
     """Each run against its reference from their joint table: the measure's
-    difference and its p-value (``method``: ``"bootstrap"`` or ``"delta"``),
+    difference and its p-value (:func:`batcheval.inference.paired_se.paired_p`: exact
+    sign-flip for linear measures, else normal with the ``method``'s standard error,
+    ``"bootstrap"`` or ``"delta"``),
     the paired and discordant counts, and the exact McNemar p-value."""
     run_tables = sum_axes(joint, 2)  # real × run's prediction
     lead_tables = sum_axes(joint, 3)  # real × leader's prediction
@@ -422,7 +432,7 @@ def paired_columns(
     run_right = np.einsum("gyly->g", joint) - both
     return {
         "diff_vs_leader": diff,
-        "p_vs_leader": normal_p(diff, se),
+        "p_vs_leader": _paired_se.paired_p(joint, measure, pos, diff, se, method),
         "n_paired": sum_axes(joint, (1, 2, 3)),
         "n_leader_only": leader_right,
         "n_run_only": run_right,
