@@ -312,8 +312,11 @@ def _binary_sign_flip(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
             # X_b >= lo or X_b <= hi makes |s_a + v(2X_b − b)| >= t
             lo = np.ceil((b + (t - s_a) / v) / 2.0)
             hi = np.floor((b + (-t - s_a) / v) / 2.0)
-            upper = np.where(lo <= 0, 1.0, np.where(lo > b, 0.0, special.bdtrc(lo - 1.0, b, 0.5)))
-            lower = np.where(hi < 0, 0.0, np.where(hi >= b, 1.0, special.bdtr(hi, b, 0.5)))
+            nb = np.broadcast_to(b, lo.shape).astype(np.int64)
+            k_up = np.clip(np.nan_to_num(lo - 1.0), -1, nb).astype(np.int64)
+            k_low = np.clip(np.nan_to_num(hi), -1, nb).astype(np.int64)
+            upper = np.where(lo <= 0, 1.0, np.where(lo > b, 0.0, special.bdtrc(np.maximum(k_up, 0), nb, 0.5)))
+            lower = np.where(hi < 0, 0.0, np.where(hi >= b, 1.0, special.bdtr(np.maximum(k_low, 0), nb, 0.5)))
             tail = np.where(v > 0, upper + lower, (np.abs(s_a) >= t).astype(np.float64))
         p[g] = np.minimum(1.0, np.sum(prob * tail, axis=1))
     approx = (~exact) & (stat > tol)
