@@ -103,10 +103,10 @@ def evaluate(
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions
         (recall, precision, inverse_recall, inverse_precision, accuracy, ...),
-        Newcombe's hybrid score interval for binary informedness and
-        markedness, and Agresti–Caffo-style adjusted delta-method intervals
-        for correlation, kappa_cohen and the multiclass measures (coverage in
-        ``docs/calibration_intervals.md``). ``"bootstrap"``: percentile intervals of
+        and for informedness, markedness, correlation and kappa_cohen the
+        delta-method interval of the table with pseudo-counts in every cell
+        (for binary informedness, Agresti & Caffo's interval of tpr − fpr;
+        coverage in ``docs/calibration_intervals.md``). ``"bootstrap"``: percentile intervals of
         ``n_boot`` multinomial resamples of each table, for every measure but
         the p-values.
     n_boot, seed

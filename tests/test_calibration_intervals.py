@@ -43,7 +43,10 @@ def _population(k: int, prevalence: float, informed: float) -> np.ndarray:
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_binary_informedness_and_markedness_are_statsmodels_newcombe(level: float):
+def test_binary_informedness_and_markedness_are_statsmodels_agresti_caffo(level: float):
+    """Informedness is tpr − fpr given the real class sizes, markedness ppv − for given the
+    predicted ones; their default interval is statsmodels' Agresti–Caffo (clipped to [−1, 1]),
+    and :func:`newcombe` is statsmodels' Newcombe."""
     counts = _random_binary(np.random.default_rng(1), 300)
     out = intervals(counts, ["informedness", "markedness"], level)
     for g, t in enumerate(counts):
@@ -56,13 +59,14 @@ def test_binary_informedness_and_markedness_are_statsmodels_newcombe(level: floa
             if m1 == 0 or m2 == 0:
                 assert np.isnan(low) and np.isnan(high)
                 continue
+            args = (int(x1), int(m1), int(x2), int(m2))
             expect = confint_proportions_2indep(
-                int(x1), int(m1), int(x2), int(m2), method="newcomb", compare="diff", alpha=1 - level
+                *args, method="agresti-caffo", compare="diff", alpha=1 - level
             )
-            assert (low, high) == pytest.approx(expect, abs=1e-12)
-    low, high = newcombe(np.array([7]), np.array([9]), np.array([2]), np.array([11]), 0.9)
-    expect = confint_proportions_2indep(7, 9, 2, 11, method="newcomb", compare="diff", alpha=0.1)
-    assert (low[0], high[0]) == pytest.approx(expect, abs=1e-12)
+            assert (low, high) == pytest.approx(np.clip(expect, -1.0, 1.0), abs=1e-12)
+            expect = confint_proportions_2indep(*args, method="newcomb", compare="diff", alpha=1 - level)
+            got = newcombe(np.array([x1]), np.array([m1]), np.array([x2]), np.array([m2]), level)
+            assert (got[0][0], got[1][0]) == pytest.approx(expect, abs=1e-12)
 
 
 def test_adjusted_informedness_se_is_agresti_caffo():
@@ -89,7 +93,9 @@ def test_binary_kappa_and_correlation_are_agresti_caffo_style(name: str):
     for g, t in enumerate(counts):
         rows, cols = t.sum(axis=1), t.sum(axis=0)
         # kappa is undefined only when chance agreement is certain; correlation with one class
-        undefined = rows @ cols == t.sum() ** 2 if name == "kappa_cohen" else (rows == 0).any() or (cols == 0).any()
+        undefined = (
+            rows @ cols == t.sum() ** 2 if name == "kappa_cohen" else (rows == 0).any() or (cols == 0).any()
+        )
         if undefined:
             assert np.isnan(low[g]) and np.isnan(high[g])
             continue
@@ -104,7 +110,9 @@ def test_binary_kappa_and_correlation_are_agresti_caffo_style(name: str):
 def test_multiclass_interval_is_adjusted_delta(name: str, k: int):
     """Centre and standard error of the table plus 2/(K(K − 1)) in every cell."""
     rng = np.random.default_rng(10 + k)
-    counts = rng.multinomial(60, rng.dirichlet(np.ones(k * k)), size=40).reshape(40, k, k) + np.eye(k, dtype=int)
+    counts = rng.multinomial(60, rng.dirichlet(np.ones(k * k)), size=40).reshape(40, k, k) + np.eye(
+        k, dtype=int
+    )
     counts[0] = np.diag(np.full(k, 5))  # perfect: the plain standard error is 0
     low, high = intervals(counts, [name], 0.9)[name]
     f = ref.MEASURES[name]
@@ -123,7 +131,9 @@ def test_multiclass_interval_is_adjusted_delta(name: str, k: int):
 
 def test_no_zero_width_interval_for_a_finite_sample():
     rng = np.random.default_rng(4)
-    binary = np.concatenate([_random_binary(rng, 400, 12), [[[5, 0], [0, 5]], [[0, 5], [0, 5]], [[1, 0], [0, 1]]]])
+    binary = np.concatenate(
+        [_random_binary(rng, 400, 12), [[[5, 0], [0, 5]], [[0, 5], [0, 5]], [[1, 0], [0, 1]]]]
+    )
     three = rng.integers(0, 6, (300, 3, 3)) * rng.integers(0, 2, (300, 3, 3))
     for counts in (binary, three):
         names = be.inference.intervals.interval_measures(counts.shape[1])
@@ -217,7 +227,9 @@ def test_binary_sign_flip_is_the_exact_randomization_test():
         assert sign_flip_p(joint[None], "informedness")[0] == pytest.approx(
             _brute_sign_flip(joint, ref.informedness), abs=1e-12
         )
-        assert sign_flip_p(joint[None], "accuracy")[0] == pytest.approx(_brute_sign_flip(joint, acc), abs=1e-12)
+        assert sign_flip_p(joint[None], "accuracy")[0] == pytest.approx(
+            _brute_sign_flip(joint, acc), abs=1e-12
+        )
         checked += 1
 
 
@@ -231,7 +243,9 @@ def test_accuracy_sign_flip_is_exact_mcnemar():
         if run_only + lead_only == 0:
             assert p[g] == 1.0
             continue
-        assert p[g] == pytest.approx(stats.binomtest(int(run_only), int(run_only + lead_only)).pvalue, rel=1e-9)
+        assert p[g] == pytest.approx(
+            stats.binomtest(int(run_only), int(run_only + lead_only)).pvalue, rel=1e-9
+        )
 
 
 def test_paired_sign_flip_keeps_its_size_at_small_n():
@@ -239,7 +253,10 @@ def test_paired_sign_flip_keeps_its_size_at_small_n():
     rng = np.random.default_rng(8)
     boards, n = 4000, 20
     label = (rng.random((boards, n)) < 0.3).astype(int)
-    runs = [np.where(rng.random((boards, n)) < 0.6, label, (rng.random((boards, n)) < 0.3).astype(int)) for _ in range(2)]
+    runs = [
+        np.where(rng.random((boards, n)) < 0.6, label, (rng.random((boards, n)) < 0.3).astype(int))
+        for _ in range(2)
+    ]
     joint = np.zeros((boards, 2, 2, 2), dtype=np.int64)
     np.add.at(joint, (np.repeat(np.arange(boards), n), label.ravel(), runs[1].ravel(), runs[0].ravel()), 1)
     p = sign_flip_p(joint, "informedness")
@@ -274,7 +291,7 @@ def test_multiclass_score_test_matches_the_randomization_distribution():
 def _four_examples() -> pl.DataFrame:
     return pl.DataFrame({
         "run": ["a"] * 4 + ["b"] * 4, "example_id": [0, 1, 2, 3] * 2, "label": [0, 0, 1, 1] * 2,
-        "prediction": [0, 0, 1, 1] + [1, 1, 1, 1],
+        "prediction": [0, 0, 1, 1, 1, 1, 1, 1],
     })  # fmt: skip
 
 

@@ -54,7 +54,8 @@ def test_unpaired_p_values_and_holm_ties():
     leader = board.row(0, named=True)
     lead_t = ref.table(*_arrays(df, leader["run"]))
     tp, fp, fn, tn = lead_t[1, 1], lead_t[0, 1], lead_t[1, 0], lead_t[0, 0]
-    var_lead = ref_iv.youden_variance(tp, fp, fn, tn)
+    # Agresti-Caffo: Youden's variance of the table with one more example in every cell
+    var_lead = ref_iv.youden_variance(tp + 1, fp + 1, fn + 1, tn + 1)
     expect = []
     for row in board.iter_rows(named=True):
         if row["run"] == leader["run"]:
@@ -62,9 +63,11 @@ def test_unpaired_p_values_and_holm_ties():
             continue
         t = ref.table(*_arrays(df, row["run"]))
         diff = ref.informedness(t) - ref.informedness(lead_t)
-        var = ref_iv.youden_variance(t[1, 1], t[0, 1], t[1, 0], t[0, 0]) + var_lead
+        var = ref_iv.youden_variance(t[1, 1] + 1, t[0, 1] + 1, t[1, 0] + 1, t[0, 0] + 1) + var_lead
         assert row["diff_vs_leader"] == pytest.approx(diff, rel=1e-12)
-        expect.append(2 * stats.norm.sf(abs(diff) / math.sqrt(var)))
+        # ... and the difference of the adjusted tables' values (inverting the Agresti-Caffo interval)
+        adjusted = ref.informedness(t + 1) - ref.informedness(lead_t + 1)
+        expect.append(2 * stats.norm.sf(abs(adjusted) / math.sqrt(var)))
     np.testing.assert_allclose(board["p_vs_leader"].to_numpy(), expect, rtol=1e-9)
     holm = ref_iv.holm(expect)
     np.testing.assert_allclose(board["p_vs_leader_holm"].to_numpy(), holm, rtol=1e-9)
@@ -205,8 +208,10 @@ def test_cli_leaderboard(tmp_path):
 
 def test_paired_delta_matches_numerical_derivative_and_bootstrap():
     df = shared_test_set(n_runs=5, n_examples=600)
-    delta = be.leaderboard(df, example="example_id", paired="delta")
-    boot = be.leaderboard(df, example="example_id", n_boot=4000, seed=4)
+    # informedness's paired p-value is the exact sign-flip test (tests/test_calibration_intervals.py);
+    # a measure that is not linear in the counts keeps the normal p-value with the method's se
+    delta = be.leaderboard(df, example="example_id", paired="delta", measure="kappa_cohen")
+    boot = be.leaderboard(df, example="example_id", n_boot=4000, seed=4, measure="kappa_cohen")
     real, lead = _arrays(df, delta["run"][0])
     for i, row in enumerate(delta.iter_rows(named=True)):
         if i == 0:
@@ -216,7 +221,7 @@ def test_paired_delta_matches_numerical_derivative_and_bootstrap():
         np.add.at(joint, (real, lead, pred), 1)
 
         def difference(p: np.ndarray) -> float:
-            return ref_iv.informedness(p.sum(axis=1)) - ref_iv.informedness(p.sum(axis=2))
+            return ref_iv.kappa_cohen(p.sum(axis=1)) - ref_iv.kappa_cohen(p.sum(axis=2))
 
         se = math.sqrt(ref_iv.delta_variance_of(joint, difference))
         assert row["p_vs_leader"] == pytest.approx(

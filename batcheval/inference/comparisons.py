@@ -39,7 +39,7 @@ from . import paired_se as _paired_se
 
 __all__ = [
     "Cells", "TwoPass", "count_board", "count_with_cells", "joint_tables", "normal_p", "paired_columns",
-    "unpaired_se", "versus",
+    "unpaired_centre", "unpaired_se", "versus",
 ]  # fmt: skip
 
 # an integer example column is looked up through an array when its range is at most this
@@ -83,11 +83,26 @@ def unpaired_se(
     return _intervals.standard_errors(counts, [measure], positive=pos, adjusted=True)[measure]
 
 
-def versus(value: np.ndarray, se: np.ndarray, ref: np.ndarray, name: str) -> dict[str, np.ndarray]:
-    """Unpaired difference of each run from run ``ref[g]``, with independent standard errors."""
+def unpaired_centre(counts: np.ndarray, measure: str, ci_method: str, value: np.ndarray) -> np.ndarray:
+    """What an unpaired test compares: the measure of each table with the pseudo-counts
+    of its adjusted standard error for the chance-corrected measures (so the test
+    inverts the Agresti–Caffo-type interval of the difference), else ``value``."""
+    if ci_method == "bootstrap" or measure not in _intervals.DELTA_MEASURES:
+        return value
+    c = _intervals.cells_last(counts)
+    adjusted = _intervals.chance_values(c + _intervals.pseudo_count(c.shape[0]))[measure]
+    return np.where(np.isfinite(value), adjusted, np.nan)
+
+
+def versus(
+    value: np.ndarray, se: np.ndarray, ref: np.ndarray, name: str, centre: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Unpaired difference of each run from run ``ref[g]``, with independent standard
+    errors; the p-value compares ``centre`` (:func:`unpaired_centre`; default ``value``)."""
     at = np.maximum(ref, 0)
     diff = value - value[at]
-    return {f"diff_vs_{name}": diff, f"p_vs_{name}": normal_p(diff, np.sqrt(se * se + se[at] ** 2))}
+    test = diff if centre is None else centre - centre[at]
+    return {f"diff_vs_{name}": diff, f"p_vs_{name}": normal_p(test, np.sqrt(se * se + se[at] ** 2))}
 
 
 def _bootstrap_se(counts: np.ndarray, measure: str, n_boot: int, seed: int | None, pos: int) -> np.ndarray:

@@ -13,38 +13,32 @@ Two methods, both vectorised over every group at once:
     (Wilson 1927, JASA 22:209; recommended over the Wald interval by Brown,
     Cai & DasGupta 2001, Statist. Sci. 16:101). NaN when ``m = 0``.
 
-    *Newcombe's hybrid score interval* for binary informedness and
-    markedness. Given the real class sizes, informedness ``tpr − fpr`` is a
-    difference of two independent binomial proportions (tp of the ``rp``
-    real positives, fp of the ``rn`` real negatives); markedness
-    ``ppv − (1 − npv)`` is the same given the predicted sizes. The interval
-    combines the two Wilson intervals ``(l_i, u_i)`` of ``p_1, p_2`` by
-    squaring and adding their distances from the estimates (Newcombe 1998,
-    Statist. Med. 17:873, method 10; the MOVER of Zou & Donner 2008,
-    Statist. Med. 27:1693):
-    ``(d − √((p_1 − l_1)² + (u_2 − p_2)²), d + √((u_1 − p_1)² + (p_2 − l_2)²))``.
-    It equals statsmodels' ``confint_proportions_2indep(method="newcomb")``.
-    Chosen over Agresti–Caffo by simulation: over the calibration grid
-    (``benchmarks/calibration_intervals.py``, ``docs/calibration_intervals.md``)
-    Agresti–Caffo covered up to 0.99 where a class was small and informedness
-    near 0 or 0.95; Newcombe stays within 0.935–0.965 except near
-    informedness 0.95 at a few dozen examples, where it covers about 0.90-0.93.
+    *Adjusted delta-method intervals* for informedness, markedness,
+    kappa_cohen and correlation. The delta method (below) on the table
+    itself gives a standard error of 0 for a perfect or a constant
+    classifier, and a zero-width interval that covered 62-77 % of the time
+    at n = 30-60. So the interval is ``f(t̃) ± z·se(t̃)`` for the table ``t̃``
+    with a pseudo-count ``a = 2/(K(K − 1))`` added to every cell
+    (:func:`pseudo_count`), clipped to [−1, 1]. For two classes ``a = 1``.
+    Given the real class sizes, binary informedness ``tpr − fpr`` is a
+    difference of two independent binomial proportions, and this is then
+    exactly Agresti & Caffo's (2000, Am. Stat. 54:280) interval for it: one
+    pseudo-success and one pseudo-failure in each real class (statsmodels'
+    ``confint_proportions_2indep(method="agresti-caffo")``); markedness is the
+    same given the predicted sizes. For ``K`` classes the pseudo-counts total
+    ``2K/(K − 1)`` examples. No interval of a finite sample has zero width: a
+    perfect 100-example table gets informedness (0.91, 1].
 
-    *Adjusted delta-method intervals* for kappa_cohen and correlation (and
-    for every chance-corrected measure when ``K > 2``). The delta method
-    (below) on the table itself gives a standard error of 0 for a perfect or
-    a constant classifier, and a zero-width interval that covered 62-77 % of
-    the time at n = 30-60. So the interval is ``f(t̃) ± z·se(t̃)`` for the
-    table ``t̃`` with a pseudo-count ``a = 2/(K(K − 1))`` added to every cell
-    (:func:`pseudo_count`), clipped to [−1, 1]. For two classes ``a = 1``,
-    and for informedness this is exactly Agresti & Caffo's (2000, Am. Stat.
-    54:280) interval for a difference of proportions: one pseudo-success
-    and one pseudo-failure in each real class. For ``K`` classes the
-    pseudo-counts total ``2K/(K − 1)`` examples; 1/K per cell made 5-class
-    intervals near informedness 0.95 miss (the centre moves too far towards
-    0), and keeping the plain centre with the larger of the two standard
-    errors covered up to 1.000 there. No interval of a finite sample has
-    zero width: a perfect 100-example table gets informedness (0.90, 1].
+    Chosen by simulation (``benchmarks/calibration_intervals.py``, tables in
+    ``docs/calibration_intervals.md``). Newcombe's hybrid score interval
+    (:func:`newcombe`, the other candidate for binary informedness and
+    markedness) had more grid points inside 0.935-0.965 but covered only
+    0.88-0.91 near informedness 0.95 with 15-50 examples per class, where
+    Agresti–Caffo stays above 0.935 (at the cost of covering up to 1.000 at
+    a few points with a class of 20 examples). With ``K`` classes, 1/K per
+    cell made 5-class intervals near informedness 0.95 miss (the centre
+    moves too far towards 0), and keeping the plain centre with the larger
+    of the plain and adjusted standard errors covered up to 1.000 there.
 
     The delta method's first-order variance (used as above, by
     :func:`standard_errors`, and by the paired comparisons of the
@@ -103,7 +97,7 @@ Examples
 >>> [round(float(v[0]), 4) for v in out["recall"]]
 [0.4618, 0.7239]
 >>> [round(float(v[0]), 4) for v in out["informedness"]]
-[0.21, 0.5517]
+[0.2111, 0.5581]
 """
 
 from __future__ import annotations
@@ -560,8 +554,8 @@ def newcombe(
 
     the square-and-add (MOVER) combination of the two score intervals
     (Zou & Donner 2008, Statist. Med. 27:1693). NaN where ``m1`` or ``m2`` is 0.
-    It has zero width only when the difference is determined, which a finite
-    sample never makes it.
+    Not the default interval of informedness (see the module docstring); the
+    calibration benchmark compares the two.
 
     Examples
     --------
@@ -645,13 +639,10 @@ def chance_interval(counts: np.ndarray, name: str, level: float = 0.95) -> tuple
     --------
     >>> low, high = chance_interval(np.array([[[50, 0], [0, 50]]]), "informedness")
     >>> round(float(low[0]), 4), float(high[0])
-    (0.8991, 1.0)
+    (0.9087, 1.0)
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     k = counts.shape[1]
-    if k == 2 and name in ("informedness", "markedness"):
-        t = counts if name == "informedness" else np.swapaxes(counts, 1, 2)
-        return newcombe(t[:, 1, 1], t[:, 1].sum(axis=1), t[:, 0, 1], t[:, 0].sum(axis=1), level)
     z = _z(level)
     c = cells_last(counts)
     raw = chance_values(c)[name]
