@@ -151,8 +151,9 @@ NOTES = [
     "margin is at least 10, at least 0.92 from 5; median width at most 1.1 × that of the 2,000-replicate "
     "percentile bootstrap on the same tables. Coverage is over the tables where the measure is defined "
     "(NaN intervals are left out; at the smallest margins some tables have an empty class). "
-    '"old delta" is the plain delta-method interval that was the default before (issue 20 measured 62 % coverage '
-    "at n = 60, prevalence 0.1, informedness 0.8). A width ratio is left out where the bootstrap's "
+    '"old delta" is the plain delta-method interval that was the default before (issue 20 measured '
+    "62 % coverage at n = 60, prevalence 0.1, informedness 0.8). "
+    "A width ratio is left out where the bootstrap's "
     "median width is 0 (most resamples perfect); large ratios are points where the percentile "
     "bootstrap nearly collapses (informedness 0.95, or a class of a few examples) and undercovers.",
     "",
