@@ -59,8 +59,10 @@ index, so results do not depend on threads or rounds.
     classes the null distribution is that of ``w₁(2X₁ − m₁) + w₀(2X₀ − m₀)``
     with ``X_c ~ Bin(m_c, 1/2)`` over the ``m_c`` discordant examples of
     real class c (one of the two right): exact, and for accuracy it is the
-    exact McNemar test. With more classes, its normal approximation (a score
-    test: the variance is the null's, never the estimate's). Other measures
+    exact McNemar test (enumerated while the class with fewer discordant
+    examples has at most 50, else the continuity-corrected normal tail). With
+    more classes, its normal approximation (a score test: the variance is the
+    null's, never the estimate's). Other measures
     take ``2·Φ(−|diff|/se)`` with a standard error that is never 0.
 """
 
@@ -75,6 +77,7 @@ from .. import measures as _measures
 from ..core.table import sum_axes
 from ..kernels import binary as _binary
 from ..kernels import bootstrap as _boot
+from ..kernels import signflip as _signflip
 from . import intervals as _intervals
 
 __all__ = [
@@ -225,10 +228,11 @@ SIGN_FLIP_MEASURES: dict[int, tuple[str, ...]] = {
     2: ("informedness", "accuracy", "recall", "inverse_recall", "fallout", "miss_rate", "auc_single"),
     3: ("informedness", "accuracy"),  # and every K > 2
 }
-# binary sign-flip tests enumerate the class with fewer discordant examples up to this many
-_EXACT_DISCORDANT = 400
-# groups per chunk of the exact enumeration (bounds its [groups, discordant] arrays)
-_EXACT_CHUNK = 2048
+# binary sign-flip tests enumerate the class with fewer discordant examples up to this many;
+# beyond, the continuity-corrected normal tail: never below the exact p-value by more than 0.4 %
+# on 9,000 simulated pairs of 150-1,000 examples and 900 pairs of 51-139 discordant examples a
+# class, but up to 0.068 above it where p < 0.2 (the plain normal tail was up to 19 % below)
+_EXACT_DISCORDANT = 50
 
 
 def _binary_weights(measure: str, n1: np.ndarray, n0: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -301,30 +305,17 @@ def _binary_sign_flip(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
     tol = 1e-9 * (wa * ma + wb * mb)  # the observed value itself counts as "at least as extreme"
     exact = (ma <= _EXACT_DISCORDANT) & (stat > tol)
     idx = np.flatnonzero(exact)
-    for start in range(0, len(idx), _EXACT_CHUNK):
-        g = idx[start : start + _EXACT_CHUNK]
-        x = np.arange(int(ma[g].max()) + 1, dtype=np.float64)[None, :]
-        a, b, u, v, t = ma[g, None], mb[g, None], wa[g, None], wb[g, None], (stat - tol)[g, None]
-        inside = x <= a
-        prob = np.where(inside, special.binom(a, x) * 0.5**a, 0.0)
-        s_a = u * (2.0 * x - a)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # X_b >= lo or X_b <= hi makes |s_a + v(2X_b − b)| >= t
-            lo = np.ceil((b + (t - s_a) / v) / 2.0)
-            hi = np.floor((b + (-t - s_a) / v) / 2.0)
-            nb = np.broadcast_to(b, lo.shape).astype(np.int64)
-            k_up = np.clip(np.nan_to_num(lo - 1.0), -1, nb).astype(np.int64)
-            k_low = np.clip(np.nan_to_num(hi), -1, nb).astype(np.int64)
-            upper = np.where(lo <= 0, 1.0, np.where(lo > b, 0.0, special.bdtrc(np.maximum(k_up, 0), nb, 0.5)))
-            lower = np.where(hi < 0, 0.0, np.where(hi >= b, 1.0, special.bdtr(np.maximum(k_low, 0), nb, 0.5)))
-            tail = np.where(v > 0, upper + lower, (np.abs(s_a) >= t).astype(np.float64))
-        p[g] = np.minimum(1.0, np.sum(prob * tail, axis=1))
+    if len(idx):
+        tail = np.empty(len(idx))
+        _signflip.two_binomial_tail(ma[idx], mb[idx], wa[idx], wb[idx], (stat - tol)[idx], tail)
+        p[idx] = tail
     approx = (~exact) & (stat > tol)
     var = wa * wa * ma + wb * wb * mb
-    from scipy.special import erfc
-
+    # half the smallest step of the statistic's lattice (one example flipped moves it by 2w)
+    half_step = np.where((wa > 0) & (wb > 0), np.minimum(wa, wb), np.maximum(wa, wb))
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(approx, erfc(stat / np.sqrt(2.0 * var)), p)
+        z = np.maximum(stat - half_step, 0.0) / np.sqrt(2.0 * var)
+        p = np.where(approx, np.minimum(1.0, special.erfc(z)), p)
     return np.where(undefined, np.nan, p)
 
 
