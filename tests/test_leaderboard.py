@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 import batcheval as be
+from batcheval.inference.paired_se import bootstrap_se, sign_flip_p
 from tests.reference import intervals as ref_iv
 from tests.reference import leaderboard as ref
 
@@ -106,9 +107,14 @@ def test_paired_bootstrap_se_agrees_with_resampling_examples():
             continue
         _, pred = _arrays(df, row["run"])
         se = ref.paired_bootstrap_se(real, lead, pred, 4000, rng)
-        z = stats.norm.isf(row["p_vs_leader"] / 2)
+        # informedness's p_vs_leader is the sign-flip test (tests/test_calibration_intervals.py),
+        # so the paired bootstrap's standard error is checked where it is computed
+        joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
+        np.add.at(joint, (0, real, lead, pred), 1)
+        ours = bootstrap_se(joint, "informedness", 1, 4000, 1, np.array([row["diff_vs_leader"]]))[0]
         # both standard errors are Monte Carlo estimates from 4000 replicates: ~1.1% each
-        assert abs(row["diff_vs_leader"]) / z == pytest.approx(se, rel=0.06)
+        assert ours == pytest.approx(se, rel=0.06)
+        assert row["p_vs_leader"] == sign_flip_p(joint, "informedness")[0]
 
 
 def test_pairing_tightens_the_comparison_of_correlated_runs():
