@@ -106,9 +106,11 @@ def evaluate(
         See :mod:`batcheval.inference.intervals` for the formulas and their sources.
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions
-        (recall, precision, inverse_recall, inverse_precision, accuracy, ...)
-        and delta-method normal intervals for informedness, markedness,
-        correlation and kappa_cohen. ``"bootstrap"``: percentile intervals of
+        (recall, precision, inverse_recall, inverse_precision, accuracy, ...),
+        and for informedness, markedness, correlation and kappa_cohen the
+        delta-method interval of the table with pseudo-counts in every cell
+        (for binary informedness, Agresti & Caffo's interval of tpr − fpr;
+        coverage in ``docs/calibration_intervals.md``). ``"bootstrap"``: percentile intervals of
         ``n_boot`` multinomial resamples of each table, for every measure but
         the p-values.
     n_boot, seed

@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 import batcheval as be
+from batcheval.inference.paired_se import bootstrap_se, sign_flip_p
 from tests.reference import intervals as ref_iv
 from tests.reference import leaderboard as ref
 
@@ -55,7 +56,8 @@ def test_unpaired_p_values_and_holm_ties():
     leader = board.row(0, named=True)
     lead_t = ref.table(*_arrays(df, leader["run"]))
     tp, fp, fn, tn = lead_t[1, 1], lead_t[0, 1], lead_t[1, 0], lead_t[0, 0]
-    var_lead = ref_iv.youden_variance(tp, fp, fn, tn)
+    # Agresti-Caffo: Youden's variance of the table with one more example in every cell
+    var_lead = ref_iv.youden_variance(tp + 1, fp + 1, fn + 1, tn + 1)
     expect = []
     for row in board.iter_rows(named=True):
         if row["run"] == leader["run"]:
@@ -63,9 +65,11 @@ def test_unpaired_p_values_and_holm_ties():
             continue
         t = ref.table(*_arrays(df, row["run"]))
         diff = ref.informedness(t) - ref.informedness(lead_t)
-        var = ref_iv.youden_variance(t[1, 1], t[0, 1], t[1, 0], t[0, 0]) + var_lead
+        var = ref_iv.youden_variance(t[1, 1] + 1, t[0, 1] + 1, t[1, 0] + 1, t[0, 0] + 1) + var_lead
         assert row["diff_vs_leader"] == pytest.approx(diff, rel=1e-12)
-        expect.append(2 * stats.norm.sf(abs(diff) / math.sqrt(var)))
+        # ... and the difference of the adjusted tables' values (inverting the Agresti-Caffo interval)
+        adjusted = ref.informedness(t + 1) - ref.informedness(lead_t + 1)
+        expect.append(2 * stats.norm.sf(abs(adjusted) / math.sqrt(var)))
     np.testing.assert_allclose(board["p_vs_leader"].to_numpy(), expect, rtol=1e-9)
     holm = ref_iv.holm(expect)
     np.testing.assert_allclose(board["p_vs_leader_holm"].to_numpy(), holm, rtol=1e-9)
@@ -104,9 +108,14 @@ def test_paired_bootstrap_se_agrees_with_resampling_examples():
             continue
         _, pred = _arrays(df, row["run"])
         se = ref.paired_bootstrap_se(real, lead, pred, 4000, rng)
-        z = stats.norm.isf(row["p_vs_leader"] / 2)
+        # informedness's p_vs_leader is the sign-flip test (tests/test_calibration_intervals.py),
+        # so the paired bootstrap's standard error is checked where it is computed
+        joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
+        np.add.at(joint, (0, real, lead, pred), 1)
+        ours = bootstrap_se(joint, "informedness", 1, 4000, 1, np.array([row["diff_vs_leader"]]))[0]
         # both standard errors are Monte Carlo estimates from 4000 replicates: ~1.1% each
-        assert abs(row["diff_vs_leader"]) / z == pytest.approx(se, rel=0.06)
+        assert ours == pytest.approx(se, rel=0.06)
+        assert row["p_vs_leader"] == sign_flip_p(joint, "informedness")[0]
 
 
 def test_pairing_tightens_the_comparison_of_correlated_runs():
@@ -206,8 +215,10 @@ def test_cli_leaderboard(tmp_path):
 
 def test_paired_delta_matches_numerical_derivative_and_bootstrap():
     df = shared_test_set(n_runs=5, n_examples=600)
-    delta = be.leaderboard(df, example="example_id", paired="delta")
-    boot = be.leaderboard(df, example="example_id", n_boot=4000, seed=4)
+    # informedness's paired p-value is the exact sign-flip test (tests/test_calibration_intervals.py);
+    # a measure that is not linear in the counts keeps the normal p-value with the method's se
+    delta = be.leaderboard(df, example="example_id", paired="delta", measure="kappa_cohen")
+    boot = be.leaderboard(df, example="example_id", n_boot=4000, seed=4, measure="kappa_cohen")
     real, lead = _arrays(df, delta["run"][0])
     for i, row in enumerate(delta.iter_rows(named=True)):
         if i == 0:
@@ -217,7 +228,7 @@ def test_paired_delta_matches_numerical_derivative_and_bootstrap():
         np.add.at(joint, (real, lead, pred), 1)
 
         def difference(p: np.ndarray) -> float:
-            return ref_iv.informedness(p.sum(axis=1)) - ref_iv.informedness(p.sum(axis=2))
+            return ref_iv.kappa_cohen(p.sum(axis=1)) - ref_iv.kappa_cohen(p.sum(axis=2))
 
         se = math.sqrt(ref_iv.delta_variance_of(joint, difference))
         assert row["p_vs_leader"] == pytest.approx(

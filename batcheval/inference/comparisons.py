@@ -39,7 +39,7 @@ from . import paired_se as _paired_se
 
 __all__ = [
     "Cells", "RepeatedExampleError", "TwoPass", "count_board", "count_with_cells", "joint_tables", "normal_p",
-    "paired_columns", "unpaired_se", "versus",
+    "paired_columns", "unpaired_centre", "unpaired_se", "versus",
 ]  # fmt: skip
 
 # an integer example column is looked up through an array when its range is at most this
@@ -66,25 +66,50 @@ def normal_p(diff: np.ndarray, se: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.abs(diff) / se
     p = special.erfc(z / np.sqrt(2.0))
-    # no spread at all: equal values are no evidence of a difference, unequal ones are certain
-    return np.where(se == 0, np.where(diff == 0, 1.0, 0.0), p)
+    # no spread at all: equal values are no evidence of a difference; for unequal ones a zero
+    # standard error is a failure of the estimate, not certainty, so no p-value (callers that
+    # can reach it use an adjusted or exact test instead)
+    return np.where(se == 0, np.where(diff == 0, 1.0, np.nan), p)
 
 
 def unpaired_se(
     counts: np.ndarray, measure: str, ci_method: str, n_boot: int, seed: int | None, pos: int
 ) -> np.ndarray:
-    """Each run's standard error of ``measure``: delta method, or the bootstrap's
-    replicate spread with ``ci_method="bootstrap"``."""
+    """Each run's standard error of ``measure``: the adjusted delta method
+    (:func:`batcheval.inference.intervals.adjusted_se`), or the bootstrap's replicate
+    spread with ``ci_method="bootstrap"``. Never 0 for a non-empty table, so no
+    p-value comes from a standard error of 0: a bootstrap spread of 0 (a perfect
+    or constant run) is replaced by that of the table with one more example in
+    every cell."""
     if ci_method == "bootstrap":
-        return _bootstrap_se(counts, measure, n_boot, seed, pos)
-    return _intervals.standard_errors(counts, [measure], positive=pos)[measure]
+        se = _bootstrap_se(counts, measure, n_boot, seed, pos)
+        flat = ~(se > 0) & (np.asarray(counts).sum(axis=(1, 2)) > 0)
+        if flat.any():
+            se[flat] = _bootstrap_se(np.asarray(counts)[flat] + 1, measure, n_boot, seed, pos)
+        return se
+    return _intervals.standard_errors(counts, [measure], positive=pos, adjusted=True)[measure]
 
 
-def versus(value: np.ndarray, se: np.ndarray, ref: np.ndarray, name: str) -> dict[str, np.ndarray]:
-    """Unpaired difference of each run from run ``ref[g]``, with independent standard errors."""
+def unpaired_centre(counts: np.ndarray, measure: str, ci_method: str, value: np.ndarray) -> np.ndarray:
+    """What an unpaired test compares: the measure of each table with the pseudo-counts
+    of its adjusted standard error for the chance-corrected measures (so the test
+    inverts the Agresti–Caffo-type interval of the difference), else ``value``."""
+    if ci_method == "bootstrap" or measure not in _intervals.DELTA_MEASURES:
+        return value
+    c = _intervals.cells_last(counts)
+    adjusted = _intervals.chance_values(c + _intervals.pseudo_count(c.shape[0]))[measure]
+    return np.where(np.isfinite(value), adjusted, np.nan)
+
+
+def versus(
+    value: np.ndarray, se: np.ndarray, ref: np.ndarray, name: str, centre: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Unpaired difference of each run from run ``ref[g]``, with independent standard
+    errors; the p-value compares ``centre`` (:func:`unpaired_centre`; default ``value``)."""
     at = np.maximum(ref, 0)
     diff = value - value[at]
-    return {f"diff_vs_{name}": diff, f"p_vs_{name}": normal_p(diff, np.sqrt(se * se + se[at] ** 2))}
+    test = diff if centre is None else centre - centre[at]
+    return {f"diff_vs_{name}": diff, f"p_vs_{name}": normal_p(test, np.sqrt(se * se + se[at] ** 2))}
 
 
 def _bootstrap_se(counts: np.ndarray, measure: str, n_boot: int, seed: int | None, pos: int) -> np.ndarray:
@@ -410,7 +435,9 @@ def paired_columns(
     joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, method: str
 ) -> dict[str, np.ndarray]:
     """Each run against its reference from their joint table: the measure's
-    difference and its p-value (``method``: ``"bootstrap"`` or ``"delta"``),
+    difference and its p-value (:func:`batcheval.inference.paired_se.paired_p`: exact
+    sign-flip for linear measures, else normal with the ``method``'s standard error,
+    ``"bootstrap"`` or ``"delta"``),
     the paired and discordant counts, and the exact McNemar p-value."""
     run_tables = sum_axes(joint, 2)  # real × run's prediction
     lead_tables = sum_axes(joint, 3)  # real × leader's prediction
@@ -427,7 +454,7 @@ def paired_columns(
     run_right = np.einsum("gyly->g", joint) - both
     return {
         "diff_vs_leader": diff,
-        "p_vs_leader": normal_p(diff, se),
+        "p_vs_leader": _paired_se.paired_p(joint, measure, pos, diff, se, method),
         "n_paired": sum_axes(joint, (1, 2, 3)),
         "n_leader_only": leader_right,
         "n_run_only": run_right,

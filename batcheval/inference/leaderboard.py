@@ -296,9 +296,10 @@ def leaderboard(
             cols[f"diff_vs_{name}"], cols[f"p_vs_{name}"] = diff, _cmp.normal_p(diff, se)
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
-        cols.update(_cmp.versus(value, se, np.full(len(value), leader), "leader"))
+        centre = _cmp.unpaired_centre(counts, measure, ci_method, value)
+        cols.update(_cmp.versus(value, se, np.full(len(value), leader), "leader", centre))
         if adjacent:
-            cols.update(_cmp.versus(value, se, above, "above"))
+            cols.update(_cmp.versus(value, se, above, "above", centre))
     if adjacent:
         cols["diff_vs_above"][leader] = np.nan
         cols["p_vs_above"][leader] = np.nan

@@ -49,6 +49,21 @@ estimated from each run's joint table with its reference,
 
 Every group draws from its own generator, seeded from ``seed`` and its
 index, so results do not depend on threads or rounds.
+
+:func:`paired_p`
+    The p-value of a paired difference, valid at small n. For a measure
+    that is linear in the counts given the real class sizes (informedness,
+    accuracy, recall, ...), the sign-flip randomization test: under the
+    null that run and reference are exchangeable on every example, each
+    example's two predictions are swapped with probability 1/2. For two
+    classes the null distribution is that of ``w₁(2X₁ − m₁) + w₀(2X₀ − m₀)``
+    with ``X_c ~ Bin(m_c, 1/2)`` over the ``m_c`` discordant examples of
+    real class c (one of the two right): exact, and for accuracy it is the
+    exact McNemar test (enumerated while the class with fewer discordant
+    examples has at most 50, else the continuity-corrected normal tail). With
+    more classes, its normal approximation (a score test: the variance is the
+    null's, never the estimate's). Other measures
+    take ``2·Φ(−|diff|/se)`` with a standard error that is never 0.
 """
 
 from __future__ import annotations
@@ -62,9 +77,13 @@ from .. import measures as _measures
 from ..core.table import sum_axes
 from ..kernels import binary as _binary
 from ..kernels import bootstrap as _boot
+from ..kernels import signflip as _signflip
 from . import intervals as _intervals
 
-__all__ = ["MIN_REPLICATES", "bootstrap_se", "delta_se", "poisson_se", "replicate_spread", "tolerance"]
+__all__ = [
+    "MIN_REPLICATES", "SIGN_FLIP_MEASURES", "bootstrap_se", "delta_se", "paired_p", "poisson_se",
+    "replicate_spread", "sign_flip_p", "tolerance",
+]  # fmt: skip
 
 # the first round's replicates: enough for the control variate to estimate its own precision
 MIN_REPLICATES = 4
@@ -201,3 +220,159 @@ def replicate_spread(
         values = statistic(reps.reshape(-1, *counts.shape[1:]))
         _boot.nan_std(values.reshape(stop - start, n_boot), se[start:stop])
     return se
+
+
+#: Measures with an exact (binary) or score (multiclass) sign-flip test of a paired
+#: difference: linear in the counts given the real class sizes.
+SIGN_FLIP_MEASURES: dict[int, tuple[str, ...]] = {
+    2: ("informedness", "accuracy", "recall", "inverse_recall", "fallout", "miss_rate", "auc_single"),
+    3: ("informedness", "accuracy"),  # and every K > 2
+}
+# binary sign-flip tests enumerate the class with fewer discordant examples up to this many;
+# beyond, the continuity-corrected normal tail: never below the exact p-value by more than 0.4 %
+# on 9,000 simulated pairs of 150-1,000 examples and 900 pairs of 51-139 discordant examples a
+# class, but up to 0.068 above it where p < 0.2 (the plain normal tail was up to 19 % below)
+_EXACT_DISCORDANT = 50
+
+
+def _binary_weights(measure: str, n1: np.ndarray, n0: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, ...]:
+    """|change of the measure| when one discordant example of the real positives
+    (resp. negatives) turns from wrong to right: 1/n1 for a tp, 1/n0 for a tn."""
+    zero = np.zeros_like(n, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv1, inv0, inv = 1.0 / n1, 1.0 / n0, 1.0 / n
+    return {
+        "informedness": (inv1, inv0),
+        "auc_single": (inv1 / 2.0, inv0 / 2.0),
+        "accuracy": (inv, inv),
+        "recall": (inv1, zero),
+        "miss_rate": (inv1, zero),
+        "inverse_recall": (zero, inv0),
+        "fallout": (zero, inv0),
+    }[measure]
+
+
+def sign_flip_p(joint: np.ndarray, measure: str, pos: int = 1) -> np.ndarray:
+    """Two-sided p-value of the paired sign-flip test of ``measure(run) −
+    measure(reference)`` from joint tables ``[G, real, reference's prediction,
+    run's prediction]`` (see the module docstring). NaN where the measure is
+    undefined on the pair's tables.
+
+    Examples
+    --------
+    Four examples, the reference perfect and the run always predicting
+    positive: two discordant negatives, both in the reference's favour, so
+    P(|D| ≥ 1) = 2 · (1/2)² = 0.5, the exact McNemar p-value.
+
+    >>> joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
+    >>> joint[0, 1, 1, 1] = 2  # positives: both right
+    >>> joint[0, 0, 0, 1] = 2  # negatives: reference right, run wrong
+    >>> sign_flip_p(joint, "informedness").tolist()
+    [0.5]
+    """
+    joint = np.ascontiguousarray(joint, dtype=np.int64)
+    k = joint.shape[1]
+    if measure not in SIGN_FLIP_MEASURES[2 if k == 2 else 3]:
+        raise ValueError(f"measure {measure!r} has no sign-flip test for {k} classes")
+    if k == 2:
+        return _binary_sign_flip(joint, measure, pos)
+    return _score_sign_flip(joint, measure)
+
+
+def _binary_sign_flip(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
+    from scipy import special
+
+    neg = 1 - pos
+    n1 = joint[:, pos].sum(axis=(1, 2)).astype(np.float64)
+    n0 = joint[:, neg].sum(axis=(1, 2)).astype(np.float64)
+    # discordant examples of each real class, and how many of them the run got right
+    c1, b1 = joint[:, pos, neg, pos], joint[:, pos, pos, neg]
+    c0, b0 = joint[:, neg, pos, neg], joint[:, neg, neg, pos]
+    m1, m0 = (c1 + b1).astype(np.float64), (c0 + b0).astype(np.float64)
+    w1, w0 = _binary_weights(measure, n1, n0, n1 + n0)
+    w1 = np.where(m1 > 0, w1, 0.0)
+    w0 = np.where(m0 > 0, w0, 0.0)
+    stat = np.abs(w1 * (c1 - b1) + w0 * (c0 - b0))
+    undefined = ((measure in ("informedness", "auc_single")) & ((n1 == 0) | (n0 == 0))) | (n1 + n0 == 0)
+    undefined |= ((measure in ("recall", "miss_rate")) & (n1 == 0)) | (
+        (measure in ("inverse_recall", "fallout")) & (n0 == 0)
+    )
+    # enumerate the class with fewer discordant examples; the other's tail is a binomial cdf
+    swap = m1 > m0
+    ma, mb = np.where(swap, m0, m1), np.where(swap, m1, m0)
+    wa, wb = np.where(swap, w0, w1), np.where(swap, w1, w0)
+    p = np.ones(len(stat))
+    tol = 1e-9 * (wa * ma + wb * mb)  # the observed value itself counts as "at least as extreme"
+    exact = (ma <= _EXACT_DISCORDANT) & (stat > tol)
+    idx = np.flatnonzero(exact)
+    if len(idx):
+        tail = np.empty(len(idx))
+        _signflip.two_binomial_tail(ma[idx], mb[idx], wa[idx], wb[idx], (stat - tol)[idx], tail)
+        p[idx] = tail
+    approx = (~exact) & (stat > tol)
+    var = wa * wa * ma + wb * wb * mb
+    # half the smallest step of the statistic's lattice (one example flipped moves it by 2w)
+    half_step = np.where((wa > 0) & (wb > 0), np.minimum(wa, wb), np.maximum(wa, wb))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.maximum(stat - half_step, 0.0) / np.sqrt(2.0 * var)
+        p = np.where(approx, np.minimum(1.0, special.erfc(z)), p)
+    return np.where(undefined, np.nan, p)
+
+
+def _score_sign_flip(joint: np.ndarray, measure: str) -> np.ndarray:
+    from scipy import special
+
+    j = _intervals.cells_last(joint)  # [real, reference, run, G]
+    k = j.shape[0]
+    n = j.sum(axis=(0, 1, 2))
+    eye = np.eye(k)[:, :, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if measure == "informedness":
+            r = j.sum(axis=(1, 2)) / n  # real shares [K, G]
+            a = (eye - r[None, :]) / (n * (1.0 - r))[None, :]  # a[y, p]: an example's share of B
+            undefined = np.any(r >= 1.0, axis=0) | (n == 0)
+        else:  # accuracy
+            a = eye / n
+            undefined = n == 0
+        h = a[:, None, :, :] - a[:, :, None, :]  # [real, reference, run, G]: run − reference
+        h = np.where(j > 0, h, 0.0)
+        stat = np.abs(np.sum(j * h, axis=(0, 1, 2)))
+        var = np.sum(j * h * h, axis=(0, 1, 2))
+        p = np.where(var > 0, special.erfc(stat / np.sqrt(2.0 * var)), 1.0)
+    return np.where(undefined, np.nan, p)
+
+
+def paired_p(
+    joint: np.ndarray, measure: str, pos: int, diff: np.ndarray, se: np.ndarray, method: str = "delta"
+) -> np.ndarray:
+    """p-value of each paired difference ``diff`` (run − reference) with standard
+    error ``se`` (from ``method``, ``"delta"`` or ``"bootstrap"``), valid at small n.
+
+    :func:`sign_flip_p` for the measures of :data:`SIGN_FLIP_MEASURES`;
+    otherwise ``2·Φ(−|diff|/se)``, where a standard error of 0 (a perfect or a
+    constant run on few examples) is replaced by that of the joint table with
+    one pseudo-example in every cell, by the same method.
+
+    Examples
+    --------
+    >>> joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
+    >>> joint[0, 1, 1, 1] = joint[0, 0, 0, 1] = 2
+    >>> paired_p(joint, "informedness", 1, np.array([-1.0]), np.array([0.0])).tolist()
+    [0.5]
+    """
+    from scipy import special
+
+    k = joint.shape[1]
+    if measure in SIGN_FLIP_MEASURES[2 if k == 2 else 3]:
+        return sign_flip_p(joint, measure, pos)
+    se = np.asarray(se, dtype=np.float64).copy()
+    flat = np.isfinite(diff) & ~(se > 0)
+    if flat.any():
+        extra = np.ascontiguousarray(joint[flat], dtype=np.int64) + 1
+        if method == "delta":
+            se[flat] = delta_se(extra, measure, pos)
+        else:
+            se[flat] = _multinomial_se(extra, measure, pos, 200, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = special.erfc(np.abs(diff) / se / np.sqrt(2.0))
+    return np.where(diff == 0, 1.0, p)
