@@ -405,7 +405,7 @@ def paired_columns(
     joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, method: str
 ) -> dict[str, np.ndarray]:
     """Each run against its reference from their joint table: the measure's
-    difference and its p-value (``method``: ``"bootstrap"`` or ``"delta"``),
+    difference, its standard error and p-value (``method``: ``"bootstrap"`` or ``"delta"``),
     the paired and discordant counts, and the exact McNemar p-value."""
     run_tables = sum_axes(joint, 2)  # real × run's prediction
     lead_tables = sum_axes(joint, 3)  # real × leader's prediction
@@ -422,6 +422,7 @@ def paired_columns(
     run_right = np.einsum("gyly->g", joint) - both
     return {
         "diff_vs_leader": diff,
+        "se_vs_leader": se,
         "p_vs_leader": normal_p(diff, se),
         "n_paired": sum_axes(joint, (1, 2, 3)),
         "n_leader_only": leader_right,

@@ -49,6 +49,7 @@ the leader at that family-wise error rate.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,10 +57,11 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
-from ..errors import InvalidArgumentError, UnknownMeasureError
+from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
 from ..io.frames import as_key_list, select_columns
 from . import comparisons as _cmp
 from . import intervals as _intervals
+from . import selection as _selection
 from .adjust import adjust
 
 __all__ = ["leaderboard"]
@@ -239,6 +241,7 @@ def leaderboard(
         assert pairing is not None
         joint = pairing.joint(np.full(len(value), leader))
         cols.update(_cmp.paired_columns(joint, measure, pos, n_boot, seed, paired))
+        chosen = _paired_selection(pairing, counts, value, cols, leader, measure, k, pos, ci, seed)
         if adjacent:
             joint = pairing.joint(above)
             vs = _cmp.paired_columns(joint, measure, pos, n_boot, seed, paired)
@@ -247,6 +250,7 @@ def leaderboard(
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         cols.update(_cmp.versus(value, se, np.full(len(value), leader), "leader"))
+        chosen = _selection.unpaired(value, se, ci, seed)
         if adjacent:
             cols.update(_cmp.versus(value, se, above, "above"))
     if adjacent:
@@ -259,27 +263,65 @@ def leaderboard(
     if examples:
         cols["p_mcnemar"][leader] = np.nan
     cols["diff_vs_leader"][leader] = 0.0
-    holm = adjust(p, "holm")
-    tied = np.where(np.isnan(holm), None, holm > 1.0 - ci).astype(object)
-    tied[leader] = True
-    cols["p_vs_leader_holm"] = holm
-    cols["tied_with_leader"] = tied
+    cols["p_vs_leader_holm"] = adjust(p, "holm")
+    cols["could_be_best"] = chosen.could_be_best
+    cols["tied_with_leader"] = chosen.could_be_best  # the documented alias
+    cols["p_best"] = chosen.p_best
+    cols["rank_ci_low"], cols["rank_ci_high"] = chosen.rank_ci_low, chosen.rank_ci_high
+    if len(value) > 1 and chosen.rank_method == "none":
+        why = (
+            f"the board has {len(value):,} runs, over the limit of {_selection.RANK_LIMIT:,}"
+            if len(value) > _selection.RANK_LIMIT
+            else "its paired runs were compared with the leader only (a board too large or sparse "
+            "for the joint influence matrix)"
+        )
+        warnings.warn(f"rank_ci_low and rank_ci_high are NaN: {why}", BatchevalWarning, stacklevel=2)
 
     head = ["n", measure, f"{measure}_ci_low", f"{measure}_ci_high", p_name, "diff_vs_leader", "p_vs_leader",
-            "p_vs_leader_holm", "tied_with_leader"]  # fmt: skip
+            "p_vs_leader_holm", "tied_with_leader", "could_be_best", "p_best", "rank_ci_low",
+            "rank_ci_high"]  # fmt: skip
     tail = ["n_paired", "n_leader_only", "n_run_only", "p_mcnemar"] if examples else []
     tail += ["diff_vs_above", "p_vs_above"] if adjacent else []
     tail += ["p_mcnemar_vs_above"] if adjacent and examples else []
     series = [pl.Series("rank", rank, dtype=pl.Int64)]
     for name in head + tail:
         values = cols[name][order]
-        if name == "tied_with_leader":
+        if name in ("tied_with_leader", "could_be_best"):
             series.append(pl.Series(name, values.tolist(), dtype=pl.Boolean))
+        elif name in ("rank_ci_low", "rank_ci_high"):
+            series.append(pl.Series(name, values, dtype=pl.Float64).fill_nan(None).cast(pl.Int64))
         elif name in ("n", "n_paired", "n_leader_only", "n_run_only"):
             series.append(pl.Series(name, values, dtype=pl.Int64))
         else:
             series.append(pl.Series(name, values, dtype=pl.Float64))
     return table.keys[order].hstack(series)
+
+
+def _paired_selection(
+    pairing: Any,
+    counts: np.ndarray,
+    value: np.ndarray,
+    cols: dict[str, Any],
+    leader: int,
+    measure: str,
+    k: int,
+    pos: int,
+    ci: float,
+    seed: int | None,
+) -> _selection.Selection:
+    """The best set and rank intervals of a paired board: from every run's
+    influence per example when the board is dense and small enough, else
+    from the comparisons with the leader (:mod:`batcheval.inference.selection`)."""
+    u = None
+    if isinstance(pairing, _cmp.Cells) and measure in _intervals.interval_measures(k, "wilson_delta"):
+        u = _selection.influence(pairing, counts, measure, pos)
+    if u is not None and len(value) <= _selection.RANK_LIMIT:
+        return _selection.paired(value, u, ci, seed)
+    diff = cols["diff_vs_leader"].copy()
+    diff[leader] = 0.0
+    se = cols["se_vs_leader"].copy()
+    se[leader] = 0.0
+    return _selection.versus_leader(value, diff, se, ci)
 
 
 def _significance_name(significance: str) -> str:

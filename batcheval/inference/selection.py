@@ -1,0 +1,327 @@
+"""Which runs could be the best, and where each run could really rank: the
+leaderboard's columns that stay valid although the leader is picked from
+the same data (:func:`batcheval.leaderboard`).
+
+The best set (``could_be_best``)
+    Multiple comparisons with the best (Hsu 1984; Hsu 1996, *Multiple
+    Comparisons*, ch. 4), in the form of a confidence set for the best run
+    (Gupta's subset selection): run i stays unless some run j beats it by
+    more than a simultaneous one-sided critical value,
+
+        t_i = max_j (θ̂_j − θ̂_i) / s_ij > d,    s_ij = sd(θ̂_j − θ̂_i).
+
+    If b is the truly best run, b leaves only when max_j (θ̂_j − θ̂_b)/s_bj
+    > d, and since θ_j ≤ θ_b that needs max_j Z_jb > d for the centred
+    differences Z_jb = ((θ̂_j − θ_j) − (θ̂_b − θ_b))/s_bj. So with d the
+    1 − α quantile of max_j Z_jb for every b, the set holds the best run
+    with probability ≥ 1 − α, whatever the leader turns out to be.
+
+    ``d`` is found in two steps. Bonferroni's ``d0 = z(1 − α/(R − 1))``
+    bounds every b's quantile; the runs it keeps are the candidates C. Then
+    ``M`` = 2,000 Gaussian draws of the estimates' errors give each
+    candidate's max-t statistic, and run i leaves when its ``t_i`` is above
+    every candidate's 1 − α quantile. (A truly best run outside C has
+    ``max_j Z_jb > d0`` already, so the second step keeps the level: the
+    step-down argument of Romano & Wolf 2005.) When ``M · R · |C|`` passes
+    :data:`DRAW_BUDGET` the Bonferroni step alone decides. ``p_best`` is the
+    level at which a run would leave: the Monte-Carlo tail ``(1 + #{draws ≥
+    t_i})/(1 + M)``, the largest over the candidates, and Bonferroni's
+    ``min(1, (R − 1)·Φ(−t_i))`` for runs outside C; ``could_be_best`` is
+    ``p_best > 1 − ci``.
+
+Simultaneous rank intervals (``rank_ci_low``, ``rank_ci_high``)
+    Mogstad, Romano, Shaikh & Wilhelm (2024, REStud, "Inference for ranks
+    with applications to mobility across neighbourhoods and academic
+    achievement across countries"; R package csranks): with c the 1 − α
+    quantile of the two-sided max-t statistic over every pair,
+    ``max_{i<j} |Z_ij|``, run i's rank lies in ``[1 + #{j: (θ̂_j − θ̂_i)/s_ij >
+    c}, R − #{j: (θ̂_i − θ̂_j)/s_ij > c}]`` for every i at once with
+    probability ≥ 1 − α (rank 1 is the best). ``c`` comes from the same
+    Gaussian draws while ``M · R(R − 1)/2`` stays within
+    :data:`DRAW_BUDGET` (about 220 runs), else from Bonferroni over the
+    pairs, ``z(1 − α/(R(R − 1)))``. Counting the pairs is O(R²): above
+    :data:`RANK_LIMIT` runs the intervals are NaN, with a warning.
+
+The errors' joint law
+    Unpaired runs (independent test sets): independent normal errors with
+    each run's standard error, ``s_ij² = s_i² + s_j²``. For the best set
+    the maximiser of ``θ̂_j − d·s_ij`` lies on the Pareto frontier of high
+    θ̂ and low s, so ``t_i`` costs O(R · frontier), not O(R²).
+
+    Paired runs (one test set, ``example=``): the first-order (delta-method)
+    expansion ``θ̂_r − θ_r ≈ Σ_e U[r, e]`` with ``U[r, e] = (g_r(e) −
+    ḡ_r)/n_r``, g_r the measure's gradient at the cell example e falls in
+    for run r. The covariance of any two runs is ``U Uᵀ``, and a draw is
+    ``U ξ`` with ``ξ ~ N(0, I)`` over examples: a Gaussian multiplier
+    bootstrap that resamples the examples jointly across runs. It needs
+    every run's class pair per example (a dense board) and ``R · E`` and
+    ``R² · E`` within :data:`INFLUENCE_CELLS` and :data:`INFLUENCE_FLOPS`;
+    otherwise each run is compared with the leader only (valid, as the
+    leader is one of the j), with the paired standard error of the
+    difference and Bonferroni's d, and the rank intervals are NaN.
+
+A pair with no spread at all (``s_ij = 0``, e.g. two perfect classifiers)
+counts as a certain difference when the estimates differ and as none when
+they are equal.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..kernels import selection as _k
+
+__all__ = [
+    "DRAW_BUDGET", "INFLUENCE_CELLS", "INFLUENCE_FLOPS", "N_DRAWS", "RANK_LIMIT", "Selection", "influence",
+    "paired", "unpaired", "versus_leader",
+]  # fmt: skip
+
+#: Gaussian draws of the estimates' errors behind the max-t critical values
+N_DRAWS = 2000
+#: at most this many draw × pair evaluations for a simulated critical value; beyond, Bonferroni
+DRAW_BUDGET = 50_000_000
+#: rank intervals for boards of at most this many runs (the pairs are counted in O(R²))
+RANK_LIMIT = 5000
+#: the paired influence matrix U (runs × examples float64) up to this many cells
+INFLUENCE_CELLS = 25_000_000
+#: and its covariance U Uᵀ up to this many multiply-adds
+INFLUENCE_FLOPS = 4_000_000_000
+
+
+class Selection(NamedTuple):
+    """Per run (board order): ``could_be_best`` (None where undefined),
+    ``p_best``, ``rank_ci_low`` and ``rank_ci_high`` (NaN where undefined),
+    and how the critical values were found (``"max-t"`` or ``"bonferroni"``,
+    for the best set and for the ranks; ``"none"`` when not computed)."""
+
+    could_be_best: np.ndarray
+    p_best: np.ndarray
+    rank_ci_low: np.ndarray
+    rank_ci_high: np.ndarray
+    best_method: str
+    rank_method: str
+
+
+def _upper_z(tail: float) -> float:
+    """The standard normal quantile with upper tail ``tail``."""
+    from scipy import special
+
+    return float(-special.ndtri(tail))
+
+
+def _bonferroni_p(t: np.ndarray, r: int) -> np.ndarray:
+    from scipy import special
+
+    return np.minimum(1.0, (r - 1) * special.ndtr(-t))
+
+
+def _empty(g: int) -> Selection:
+    nan = np.full(g, np.nan)
+    return Selection(np.full(g, None, dtype=object), nan, nan.copy(), nan.copy(), "none", "none")
+
+
+def unpaired(theta: np.ndarray, se: np.ndarray, level: float, seed: int | None) -> Selection:
+    """The best set and rank intervals of runs with independent estimates
+    ``theta`` and standard errors ``se`` (see the module docstring).
+
+    Examples
+    --------
+    Three runs on test sets of their own; the third is far behind:
+
+    >>> sel = unpaired(np.array([0.50, 0.48, 0.20]), np.array([0.03, 0.03, 0.03]), 0.95, 0)
+    >>> sel.could_be_best.tolist(), sel.rank_ci_low.tolist(), sel.rank_ci_high.tolist()
+    ([True, True, False], [1.0, 1.0, 3.0], [2.0, 2.0, 3.0])
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    var = np.asarray(se, dtype=np.float64) ** 2
+    return _select(theta, var, None, None, level, seed)
+
+
+def paired(theta: np.ndarray, u: np.ndarray, level: float, seed: int | None) -> Selection:
+    """The best set and rank intervals of runs scored on the same examples,
+    from their influence matrix ``u[run, example]`` (:func:`influence`).
+
+    Examples
+    --------
+    Two runs on four examples whose errors move together, and a third:
+
+    >>> u = np.array([[0.02, -0.02, 0.02, -0.02], [0.02, -0.02, 0.01, -0.01], [0.0, 0.01, -0.01, 0.0]])
+    >>> sel = paired(np.array([0.6, 0.5, 0.56]), u, 0.95, 0)
+    >>> sel.could_be_best.tolist(), sel.rank_ci_low.tolist(), sel.rank_ci_high.tolist()
+    ([True, False, True], [1.0, 2.0, 1.0], [2.0, 3.0, 3.0])
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    u = np.asarray(u, dtype=np.float64)
+    return _select(theta, None, u, None, level, seed)
+
+
+def versus_leader(theta: np.ndarray, diff: np.ndarray, se: np.ndarray, level: float) -> Selection:
+    """The best set from each run's difference with the leader, ``diff = θ̂_i −
+    θ̂_leader``, and its standard error, with Bonferroni's critical value; no
+    rank intervals (NaN).
+
+    Examples
+    --------
+    >>> theta = np.array([0.6, 0.5, 0.3])
+    >>> sel = versus_leader(theta, theta - 0.6, np.array([0.0, 0.06, 0.06]), 0.95)
+    >>> sel.could_be_best.tolist(), sel.best_method
+    ([True, True, False], 'bonferroni')
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    return _select(theta, None, None, (np.asarray(diff, float), np.asarray(se, float)), level, None)
+
+
+def influence(cells: Any, counts: np.ndarray, measure: str, pos: int) -> np.ndarray | None:
+    """``U[run, example]``: each run's first-order error term per example,
+    ``(g_r(e) − ḡ_r)/n_r``, from a dense board's cells (the leaderboard's
+    :class:`~batcheval.inference.comparisons.Cells`), or None when the board
+    is too large for it (:data:`INFLUENCE_CELLS`, :data:`INFLUENCE_FLOPS`).
+    A run's ``Σ_e U²`` is its delta-method variance; undefined gradients
+    give NaN rows."""
+    from . import intervals as _intervals
+
+    g, e = len(cells.rows), int(cells.n_examples)
+    if g * e > INFLUENCE_CELLS or g * g * e > INFLUENCE_FLOPS:
+        return None
+    grad, undefined = _intervals.delta_gradient(counts, measure, positive=pos)  # [G, K, K]
+    k = cells.k
+    where = np.full(k, -1, dtype=np.int64)
+    where[np.asarray(cells.class_codes)] = np.arange(len(cells.class_codes))
+    lut = np.zeros((g, k * k + 1))
+    for a in range(k):
+        for b in range(k):
+            if where[a] >= 0 and where[b] >= 0:
+                lut[:, 1 + a * k + b] = grad[:, where[a], where[b]]
+    codes = np.asarray(cells.cells).reshape(-1, e)[np.asarray(cells.rows)].astype(np.intp)
+    u = np.take_along_axis(lut, codes, axis=1)
+    seen = codes != 0
+    n = seen.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = u.sum(axis=1) / n
+        u = np.where(seen, u - mean[:, None], 0.0) / n[:, None]
+    u[undefined | (n == 0)] = np.nan
+    return u
+
+
+def _select(
+    theta: np.ndarray,
+    var: np.ndarray | None,
+    u: np.ndarray | None,
+    leader: tuple[np.ndarray, np.ndarray] | None,
+    level: float,
+    seed: int | None,
+) -> Selection:
+    g = len(theta)
+    alpha = 1.0 - level
+    if u is not None:
+        ok = np.isfinite(theta) & np.all(np.isfinite(u), axis=1)
+    elif var is not None:
+        ok = np.isfinite(theta) & np.isfinite(var)
+    else:
+        assert leader is not None
+        ok = np.isfinite(theta) & np.isfinite(leader[0]) & np.isfinite(leader[1])
+    idx = np.flatnonzero(ok)
+    r = len(idx)
+    out = _empty(g)
+    if r == 0:
+        return out
+    th = np.ascontiguousarray(theta[idx])
+    if r == 1:
+        out.could_be_best[idx] = True
+        out.p_best[idx] = 1.0
+        out.rank_ci_low[idx] = out.rank_ci_high[idx] = 1.0
+        return out._replace(best_method="bonferroni", rank_method="bonferroni")
+    rng = np.random.default_rng(seed)
+    draws = None
+    cov = np.zeros((1, 1))
+    if u is not None:
+        uu = np.ascontiguousarray(u[idx])
+        cov = uu @ uu.T
+        v = np.ascontiguousarray(np.diag(cov))
+    elif var is not None:
+        v = np.ascontiguousarray(var[idx])
+    is_paired = u is not None
+
+    def get_draws() -> np.ndarray:
+        nonlocal draws
+        if draws is None:
+            if is_paired:
+                draws = np.ascontiguousarray(rng.standard_normal((N_DRAWS, uu.shape[1])) @ uu.T)
+            else:
+                draws = rng.standard_normal((N_DRAWS, r)) * np.sqrt(v)
+        return draws
+
+    rank_method = "none"
+    if leader is not None:
+        diff, se = leader[0][idx], leader[1][idx]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(se > 0, -diff / se, np.where(diff < 0, np.inf, 0.0))
+    elif r <= RANK_LIMIT:
+        pairs = r * (r - 1) // 2
+        if N_DRAWS * pairs <= DRAW_BUDGET:
+            inv = _inverse_sd(v, cov if is_paired else None, np.arange(r))
+            stat = np.empty(N_DRAWS)
+            _k.max_abs_pair(get_draws(), inv, stat)
+            c, rank_method = _mc_quantile(stat, alpha), "max-t"
+        else:
+            c, rank_method = _upper_z(alpha / (r * (r - 1))), "bonferroni"
+        above, below = np.empty(r, np.int64), np.empty(r, np.int64)
+        t = np.empty(r)
+        _k.pair_counts(th, v, cov, is_paired, c, above, below, t)
+        out.rank_ci_low[idx] = 1.0 + above
+        out.rank_ci_high[idx] = float(r) - below
+    else:
+        if is_paired:  # the caller keeps U within budget, so r is small; kept for completeness
+            raise AssertionError("a paired board over RANK_LIMIT has no influence matrix")
+        t = _frontier_tmax(th, v)
+    t = np.maximum(t, 0.0)  # a run nobody beats: 0, whatever the nearest one below
+
+    d0 = _upper_z(alpha / (r - 1))
+    p = _bonferroni_p(t, r)
+    cand = np.flatnonzero(t <= d0)
+    best_method = "bonferroni"
+    if leader is None and 0 < len(cand) and N_DRAWS * r * len(cand) <= DRAW_BUDGET:
+        inv = _inverse_sd(v, cov if is_paired else None, cand)
+        stat = np.empty((N_DRAWS, len(cand)))
+        _k.max_vs(get_draws(), cand, inv, stat)
+        stat.sort(axis=0)
+        # the largest Monte-Carlo tail over the candidates, for each candidate's own t
+        ge = N_DRAWS - np.stack([np.searchsorted(stat[:, c], t[cand], "left") for c in range(len(cand))])
+        p[cand] = (1.0 + ge.max(axis=0)) / (1.0 + N_DRAWS)
+        best_method = "max-t"
+    out.p_best[idx] = p
+    out.could_be_best[idx] = p > alpha
+    return out._replace(best_method=best_method, rank_method=rank_method)
+
+
+def _mc_quantile(stat: np.ndarray, alpha: float) -> float:
+    """The smallest draw c with ``(1 + #{stat > c})/(1 + M) ≤ α``: exceeding c is
+    a Monte-Carlo test at level α."""
+    s = np.sort(stat)
+    m = len(s)
+    k = min(m - 1, max(0, math.ceil((1.0 - alpha) * (m + 1)) - 1))
+    return float(s[k])
+
+
+def _inverse_sd(v: np.ndarray, cov: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+    """``1/s_ij`` for i in ``rows`` and every j (0 where ``s_ij = 0``)."""
+    var = v[rows, None] + v[None, :]
+    if cov is not None:
+        var = var - 2.0 * cov[rows]
+    with np.errstate(divide="ignore"):
+        inv = 1.0 / np.sqrt(np.maximum(var, 0.0))
+    return np.ascontiguousarray(np.where(var > 0, inv, 0.0))
+
+
+def _frontier_tmax(theta: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """``max_j (θ_j − θ_i)/sqrt(v_i + v_j)`` over the Pareto frontier (high θ, low v)."""
+    order = np.lexsort((var, -theta))
+    running = np.minimum.accumulate(var[order])
+    keep = np.concatenate(([True], var[order][1:] < running[:-1]))
+    front = np.ascontiguousarray(order[keep])
+    t = np.empty(len(theta))
+    _k.frontier_tmax(theta, var, front, t)
+    return t
