@@ -10,24 +10,24 @@ The best set (``could_be_best``)
 
         t_i = max_j (θ̂_j − θ̂_i) / s_ij > d,    s_ij = sd(θ̂_j − θ̂_i).
 
-    If b is the truly best run, b leaves only when max_j (θ̂_j − θ̂_b)/s_bj
-    > d, and since θ_j ≤ θ_b that needs max_j Z_jb > d for the centred
-    differences Z_jb = ((θ̂_j − θ_j) − (θ̂_b − θ_b))/s_bj. So with d the
-    1 − α quantile of max_j Z_jb for every b, the set holds the best run
-    with probability ≥ 1 − α, whatever the leader turns out to be.
+    Every truly best run (several, when runs tie at the top) stays with
+    probability ≥ 1 − α whatever the leader turns out to be, as in the
+    confidence set for the τ-best of Mogstad, Romano, Shaikh & Wilhelm
+    (2024) with τ = 1: with B the truly best runs and Z_jb the centred
+    differences ``((θ̂_j − θ_j) − (θ̂_b − θ_b))/s_bj``, a best run b leaves
+    only if ``max_{b∈B, j} Z_jb > d``, since θ_j ≤ θ_b.
 
-    ``d`` is found in two steps. Bonferroni's ``d0 = z(1 − α/(R − 1))``
-    bounds every b's quantile; the runs it keeps are the candidates C. Then
-    ``M`` = 2,000 Gaussian draws of the estimates' errors give each
-    candidate's max-t statistic, and run i leaves when its ``t_i`` is above
-    every candidate's 1 − α quantile. (A truly best run outside C has
-    ``max_j Z_jb > d0`` already, so the second step keeps the level: the
-    step-down argument of Romano & Wolf 2005.) When ``M · R · |C|`` passes
-    :data:`DRAW_BUDGET` the Bonferroni step alone decides. ``p_best`` is the
-    level at which a run would leave: the Monte-Carlo tail ``(1 + #{draws ≥
-    t_i})/(1 + M)``, the largest over the candidates, and Bonferroni's
-    ``min(1, (R − 1)·Φ(−t_i))`` for runs outside C; ``could_be_best`` is
-    ``p_best > 1 − ci``.
+    ``d`` comes from a step-down over candidate sets C (Romano & Wolf
+    2005), starting from every run: d bounds the 1 − α quantile of
+    ``max_{b∈C, j≠b} Z_jb``, the runs with ``t_i > d`` leave C, and the
+    steps repeat until none leaves. As long as B ⊆ C, d is at least B's own
+    quantile, so B stays whole with probability ≥ 1 − α. The first steps
+    use Bonferroni, ``d = z(1 − α/(|C|·(R − 1)))``; then, while ``M · R ·
+    |C|`` stays within :data:`DRAW_BUDGET`, ``M`` = 2,000 Gaussian draws of
+    the estimates' errors give the max-t statistic's quantile over C.
+    ``p_best`` is the final step's p-value of ``t_i`` (Monte-Carlo ``(1 +
+    #{draws ≥ t_i})/(1 + M)``, or Bonferroni's ``min(1, |C|·(R − 1)·Φ(−t_i))``),
+    and ``could_be_best`` is ``p_best > 1 − ci``.
 
 Simultaneous rank intervals (``rank_ci_low``, ``rank_ci_high``)
     Mogstad, Romano, Shaikh & Wilhelm (2024, REStud, "Inference for ranks
@@ -76,7 +76,7 @@ from ..kernels import selection as _k
 
 __all__ = [
     "DRAW_BUDGET", "INFLUENCE_CELLS", "INFLUENCE_FLOPS", "N_DRAWS", "RANK_LIMIT", "Selection", "influence",
-    "paired", "unpaired", "versus_leader",
+    "paired", "smoothed_variance", "unpaired", "versus_leader",
 ]  # fmt: skip
 
 #: Gaussian draws of the estimates' errors behind the max-t critical values
@@ -123,7 +123,29 @@ def _empty(g: int) -> Selection:
     return Selection(np.full(g, None, dtype=object), nan, nan.copy(), nan.copy(), "none", "none")
 
 
-def unpaired(theta: np.ndarray, se: np.ndarray, level: float, seed: int | None) -> Selection:
+def smoothed_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray | None:
+    """The delta-method variance of ``measure`` at every table plus one in each
+    cell (Agresti & Caffo 2000 for informedness, a difference of two
+    proportions), or None for a measure without a delta-method gradient.
+
+    Examples
+    --------
+    A perfect classifier's plain delta variance is 0; this one is not:
+
+    >>> smoothed_variance(np.array([[[10, 0], [0, 10]]]), "informedness", 1).round(5).tolist()
+    [0.01273]
+    """
+    from . import intervals as _intervals
+
+    if measure not in _intervals.interval_measures(np.shape(counts)[1], "wilson_delta"):
+        return None
+    se = _intervals.standard_errors(np.asarray(counts) + 1, [measure], positive=pos)[measure]
+    return se * se
+
+
+def unpaired(
+    theta: np.ndarray, se: np.ndarray, level: float, seed: int | None, floor: np.ndarray | None = None
+) -> Selection:
     """The best set and rank intervals of runs with independent estimates
     ``theta`` and standard errors ``se`` (see the module docstring).
 
@@ -137,10 +159,14 @@ def unpaired(theta: np.ndarray, se: np.ndarray, level: float, seed: int | None) 
     """
     theta = np.asarray(theta, dtype=np.float64)
     var = np.asarray(se, dtype=np.float64) ** 2
+    if floor is not None:
+        var = np.fmax(var, floor)
     return _select(theta, var, None, None, level, seed)
 
 
-def paired(theta: np.ndarray, u: np.ndarray, level: float, seed: int | None) -> Selection:
+def paired(
+    theta: np.ndarray, u: np.ndarray, level: float, seed: int | None, floor: np.ndarray | None = None
+) -> Selection:
     """The best set and rank intervals of runs scored on the same examples,
     from their influence matrix ``u[run, example]`` (:func:`influence`).
 
@@ -155,7 +181,10 @@ def paired(theta: np.ndarray, u: np.ndarray, level: float, seed: int | None) -> 
     """
     theta = np.asarray(theta, dtype=np.float64)
     u = np.asarray(u, dtype=np.float64)
-    return _select(theta, None, u, None, level, seed)
+    extra = None
+    if floor is not None:  # each run's shortfall below the floor, as an error of its own
+        extra = np.maximum(np.asarray(floor, float) - np.einsum("re,re->r", u, u), 0.0)
+    return _select(theta, extra, u, None, level, seed)
 
 
 def versus_leader(theta: np.ndarray, diff: np.ndarray, se: np.ndarray, level: float) -> Selection:
@@ -218,6 +247,8 @@ def _select(
     alpha = 1.0 - level
     if u is not None:
         ok = np.isfinite(theta) & np.all(np.isfinite(u), axis=1)
+        if var is not None:
+            ok &= np.isfinite(var)
     elif var is not None:
         ok = np.isfinite(theta) & np.isfinite(var)
     else:
@@ -240,6 +271,8 @@ def _select(
     if u is not None:
         uu = np.ascontiguousarray(u[idx])
         cov = uu @ uu.T
+        extra = np.zeros(r) if var is None else var[idx]
+        cov[np.diag_indices(r)] += extra
         v = np.ascontiguousarray(np.diag(cov))
     elif var is not None:
         v = np.ascontiguousarray(var[idx])
@@ -249,7 +282,8 @@ def _select(
         nonlocal draws
         if draws is None:
             if is_paired:
-                draws = np.ascontiguousarray(rng.standard_normal((N_DRAWS, uu.shape[1])) @ uu.T)
+                draws = rng.standard_normal((N_DRAWS, uu.shape[1])) @ uu.T
+                draws += rng.standard_normal((N_DRAWS, r)) * np.sqrt(extra)
             else:
                 draws = rng.standard_normal((N_DRAWS, r)) * np.sqrt(v)
         return draws
@@ -279,18 +313,29 @@ def _select(
         t = _frontier_tmax(th, v)
     t = np.maximum(t, 0.0)  # a run nobody beats: 0, whatever the nearest one below
 
-    d0 = _upper_z(alpha / (r - 1))
-    p = _bonferroni_p(t, r)
-    cand = np.flatnonzero(t <= d0)
+    # step-down over candidate sets C (Romano & Wolf 2005): each step's critical value
+    # bounds the max-t over C × (every other run), so every truly best run stays
+    cand = np.arange(r)
     best_method = "bonferroni"
-    if leader is None and 0 < len(cand) and N_DRAWS * r * len(cand) <= DRAW_BUDGET:
+    while True:
+        p = np.minimum(1.0, len(cand) * _bonferroni_p(t, r))
+        keep = cand[p[cand] > alpha]
+        if len(keep) == len(cand):
+            break
+        cand = keep
+    if leader is None and N_DRAWS * r * len(cand) <= DRAW_BUDGET:
         inv = _inverse_sd(v, cov if is_paired else None, cand)
         stat = np.empty((N_DRAWS, len(cand)))
         _k.max_vs(get_draws(), cand, inv, stat)
-        stat.sort(axis=0)
-        # the largest Monte-Carlo tail over the candidates, for each candidate's own t
-        ge = N_DRAWS - np.stack([np.searchsorted(stat[:, c], t[cand], "left") for c in range(len(cand))])
-        p[cand] = (1.0 + ge.max(axis=0)) / (1.0 + N_DRAWS)
+        cols = np.arange(len(cand))
+        while True:
+            top = np.sort(stat[:, cols].max(axis=1))
+            p = (1.0 + N_DRAWS - np.searchsorted(top, t, "left")) / (1.0 + N_DRAWS)
+            p = np.minimum(p, 1.0)
+            stay = cols[p[cand[cols]] > alpha]
+            if len(stay) == len(cols) or len(stay) == 0:
+                break
+            cols = stay
         best_method = "max-t"
     out.p_best[idx] = p
     out.could_be_best[idx] = p > alpha
