@@ -143,7 +143,7 @@ def main() -> None:
             for k in ("best", "rank", "holm"):
                 rate = float(frame[k].cast(pl.Float64).mean())  # type: ignore[arg-type]
                 row[f"fwer {k}"] = rate
-                row[f"se {k}"] = math.sqrt(rate * (1 - rate) / nb) if rate == rate else float("nan")
+                row[f"se {k}"] = math.sqrt(rate * (1 - rate) / nb) if not math.isnan(rate) else float("nan")
             for k in ("size", "size_holm", "width"):
                 row[f"mean {k}"] = float(frame[k].cast(pl.Float64).mean())  # type: ignore[arg-type]
             row["seconds"] = time.perf_counter() - t1
@@ -162,7 +162,7 @@ def main() -> None:
 
 def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
     def fmt(v: float) -> str:
-        return "—" if v != v else f"{v:.3f}"
+        return "—" if math.isnan(v) else f"{v:.3f}"
 
     lines = [
         "# Calibration of the leaderboard's best set and rank intervals",
@@ -191,8 +191,8 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
             else "Staircase: B from 0.7 down to 0.3, one truly best run"
         )  # fmt: skip
         lines += [f"## {title}", "",
-                  "| pairing | R | n | prevalence | boards | fwer best | fwer rank | fwer holm | size (new / holm) "
-                  "| width |", "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+                  "| pairing | R | n | prevalence | boards | fwer best | fwer rank | fwer holm "
+                  "| size (new / holm) | width |", "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         for row in part.iter_rows(named=True):
             lines.append(
                 f"| {row['pairing']} | {row['R']} | {row['n']} | {row['prevalence']} | {row['boards']} | "
