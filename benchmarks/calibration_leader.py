@@ -108,8 +108,10 @@ def grid(quick: bool) -> list[tuple[str, int, int, float]]:
     if quick:
         return [(d, r, n, p) for d in ("null", "staircase") for r in (2, 10) for n, p in ((100, 0.1),)]
     small = [(40, 0.5), (40, 0.1), (100, 0.1), (400, 0.5), (400, 0.1)]
-    pts = [(d, r, n, p) for d in ("null", "staircase") for r in (2, 10, 30, 100) for n, p in small]
-    pts += [(d, 1000, n, p) for d in ("null", "staircase") for n, p in ((100, 0.1), (400, 0.5))]
+    pts = [("null", r, n, p) for r in (2, 10, 30) for n, p in small]
+    pts += [("null", 100, n, p) for n, p in ((40, 0.5), (400, 0.1))] + [("null", 1000, 100, 0.1)]
+    pts += [("staircase", r, n, p) for r in (10, 30) for n, p in ((40, 0.5), (100, 0.1), (400, 0.5))]
+    pts += [("staircase", 100, 400, 0.5)]
     return pts
 
 

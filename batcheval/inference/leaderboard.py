@@ -277,7 +277,10 @@ def leaderboard(
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         cols.update(_cmp.versus(value, se, np.full(len(value), leader), "leader"))
-        chosen = _selection.unpaired(value, se, ci, seed, _selection.smoothed_variance(counts, measure, pos))
+        chosen = _selection.unpaired(
+            value, se, ci, seed, _selection.smoothed_variance(counts, measure, pos),
+            _selection.class_parts(counts, measure, pos),
+        )  # fmt: skip
         if adjacent:
             cols.update(_cmp.versus(value, se, above, "above"))
     if adjacent:
@@ -343,7 +346,8 @@ def _paired_selection(
     if isinstance(pairing, _cmp.Cells) and measure in _intervals.interval_measures(k, "wilson_delta"):
         u = _selection.influence(pairing, counts, measure, pos)
     if u is not None and len(value) <= _selection.RANK_LIMIT:
-        return _selection.paired(value, u, ci, seed, _selection.smoothed_variance(counts, measure, pos))
+        floor = _selection.smoothed_variance(counts, measure, pos)
+        return _selection.paired(value, u, ci, seed, floor, _selection.example_classes(pairing))
     diff = cols["diff_vs_leader"].copy()
     diff[leader] = 0.0
     se = cols["se_vs_leader"].copy()

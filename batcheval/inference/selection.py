@@ -76,7 +76,7 @@ from ..kernels import selection as _k
 
 __all__ = [
     "DRAW_BUDGET", "INFLUENCE_CELLS", "INFLUENCE_FLOPS", "N_DRAWS", "RANK_LIMIT", "Selection", "influence",
-    "paired", "smoothed_variance", "unpaired", "versus_leader",
+    "class_parts", "example_classes", "paired", "smoothed_variance", "unpaired", "versus_leader",
 ]  # fmt: skip
 
 #: Gaussian draws of the estimates' errors behind the max-t critical values
@@ -144,7 +144,12 @@ def smoothed_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray 
 
 
 def unpaired(
-    theta: np.ndarray, se: np.ndarray, level: float, seed: int | None, floor: np.ndarray | None = None
+    theta: np.ndarray,
+    se: np.ndarray,
+    level: float,
+    seed: int | None,
+    floor: np.ndarray | None = None,
+    parts: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Selection:
     """The best set and rank intervals of runs with independent estimates
     ``theta`` and standard errors ``se`` (see the module docstring).
@@ -161,11 +166,16 @@ def unpaired(
     var = np.asarray(se, dtype=np.float64) ** 2
     if floor is not None:
         var = np.fmax(var, floor)
-    return _select(theta, var, None, None, level, seed)
+    return _select(theta, var, None, None, level, seed, None if parts is None else ("unpaired", *parts))
 
 
 def paired(
-    theta: np.ndarray, u: np.ndarray, level: float, seed: int | None, floor: np.ndarray | None = None
+    theta: np.ndarray,
+    u: np.ndarray,
+    level: float,
+    seed: int | None,
+    floor: np.ndarray | None = None,
+    classes: np.ndarray | None = None,
 ) -> Selection:
     """The best set and rank intervals of runs scored on the same examples,
     from their influence matrix ``u[run, example]`` (:func:`influence`).
@@ -184,7 +194,7 @@ def paired(
     extra = None
     if floor is not None:  # each run's shortfall below the floor, as an error of its own
         extra = np.maximum(np.asarray(floor, float) - np.einsum("re,re->r", u, u), 0.0)
-    return _select(theta, extra, u, None, level, seed)
+    return _select(theta, extra, u, None, level, seed, None if classes is None else ("paired", classes))
 
 
 def versus_leader(theta: np.ndarray, diff: np.ndarray, se: np.ndarray, level: float) -> Selection:
@@ -242,6 +252,7 @@ def _select(
     leader: tuple[np.ndarray, np.ndarray] | None,
     level: float,
     seed: int | None,
+    dof: tuple | None = None,
 ) -> Selection:
     g = len(theta)
     alpha = 1.0 - level
@@ -304,7 +315,11 @@ def _select(
             c, rank_method = _upper_z(alpha / (r * (r - 1))), "bonferroni"
         above, below = np.empty(r, np.int64), np.empty(r, np.int64)
         t = np.empty(r)
-        _k.pair_counts(th, v, cov, is_paired, c, above, below, t)
+        if dof is None:
+            _k.pair_counts(th, v, cov, is_paired, c, above, below, t)
+        else:
+            df_of = _pair_dof(dof, idx, v, uu if is_paired else None, extra if is_paired else None)
+            _pairs_t(th, v, cov if is_paired else None, df_of, c, above, below, t)
         out.rank_ci_low[idx] = 1.0 + above
         out.rank_ci_high[idx] = float(r) - below
     else:
@@ -317,8 +332,9 @@ def _select(
     # bounds the max-t over C × (every other run), so every truly best run stays
     cand = np.arange(r)
     best_method = "bonferroni"
+    single = _bonferroni_p(t, r)
     while True:
-        p = np.minimum(1.0, len(cand) * _bonferroni_p(t, r))
+        p = np.minimum(1.0, len(cand) * single)
         keep = cand[p[cand] > alpha]
         if len(keep) == len(cand):
             break
@@ -340,6 +356,123 @@ def _select(
     out.p_best[idx] = p
     out.could_be_best[idx] = p > alpha
     return out._replace(best_method=best_method, rank_method=rank_method)
+
+
+def class_parts(counts: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each run's delta variance split by real class, ``v[r, k] = Σ_p c[r,k,p] (g[r,k,p] −
+    ḡ[r,k])² / n_r²`` (the within-class spread of the gradient), and the class sizes: the
+    parts whose Welch–Satterthwaite degrees of freedom :func:`unpaired` uses. None for a
+    measure without a delta-method gradient.
+
+    Examples
+    --------
+    For informedness the parts are ``tpr(1 − tpr)/P`` and ``fpr(1 − fpr)/N``:
+
+    >>> v, n = class_parts(np.array([[[30, 10], [5, 15]]]), "informedness", 1)
+    >>> v.round(5).tolist(), n.tolist()
+    ([[0.00469, 0.00937]], [[40, 20]])
+    """
+    from . import intervals as _intervals
+
+    if measure not in _intervals.interval_measures(np.shape(counts)[1], "wilson_delta"):
+        return None
+    c = np.asarray(counts, dtype=np.float64)
+    grad, _ = _intervals.delta_gradient(c, measure, positive=pos)
+    n_k = c.sum(axis=2)
+    n = n_k.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (c * grad).sum(axis=2) / n_k
+        v = (c * (grad - mean[:, :, None]) ** 2).sum(axis=2) / (n * n)[:, None]
+    return np.nan_to_num(v), n_k.astype(np.int64)
+
+
+def example_classes(cells: Any) -> np.ndarray:
+    """The real class code of every example of a dense board (-1: no run scored it),
+    from :class:`~batcheval.inference.comparisons.Cells`."""
+    codes = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)]
+    real = np.where(codes > 0, (codes.astype(np.int64) - 1) // cells.k, -1)
+    return real.max(axis=0)
+
+
+def _pair_dof(dof: tuple, idx: np.ndarray, v: np.ndarray, uu: np.ndarray | None, extra: np.ndarray | None):
+    """A function of a block of rows giving the Welch–Satterthwaite degrees of freedom
+    of every pair's variance in that block (inf where nothing is estimated)."""
+    if dof[0] == "paired":
+        classes = np.asarray(dof[1])
+        assert uu is not None and extra is not None
+        grams, sizes = [], []
+        for k in np.unique(classes[classes >= 0]):
+            on = classes == k
+            part = uu[:, on]
+            grams.append(part @ part.T)
+            sizes.append(max(int(on.sum()) - 1, 1))
+
+        def paired_df(rows: slice) -> np.ndarray:
+            num = extra[rows, None] + extra[None, :]
+            den = np.zeros_like(num)
+            for gram, size in zip(grams, sizes, strict=True):
+                d = np.diag(gram)
+                part = np.maximum(d[rows, None] + d[None, :] - 2.0 * gram[rows], 0.0)
+                num = num + part
+                den += part * part / size
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(den > 0, num * num / den, np.inf)
+
+        return paired_df
+    parts, sizes = np.asarray(dof[1], float)[idx], np.asarray(dof[2], float)[idx]
+    total = parts.sum(axis=1)
+    # the parts scaled to the (floored) variance used; a run without spread in any
+    # class puts it all on its smallest class
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scaled = np.where(total[:, None] > 0, parts * (v / total)[:, None], 0.0)
+    smallest = np.argmin(np.where(sizes > 0, sizes, np.inf), axis=1)
+    none = total <= 0
+    scaled[none, smallest[none]] = v[none]
+    w = np.where(sizes > 1, scaled * scaled / np.maximum(sizes - 1, 1), scaled * scaled).sum(axis=1)
+
+    def unpaired_df(rows: slice) -> np.ndarray:
+        num = v[rows, None] + v[None, :]
+        den = w[rows, None] + w[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num * num / den, np.inf)
+
+    return unpaired_df
+
+
+def _as_normal(z: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """The normal deviate with the tail of Student's t at ``z`` with ``df`` degrees of
+    freedom: a studentized difference whose variance rests on few examples counts
+    for less."""
+    from scipy import special
+
+    finite = np.isfinite(z) & np.isfinite(df)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tail = special.stdtr(np.where(finite, df, 1.0), -np.abs(np.where(finite, z, 0.0)))
+        out = -special.ndtri(tail) * np.sign(z)
+    return np.where(finite, out, z)
+
+
+def _pairs_t(th, v, cov, df_of, c, above, below, tmax) -> None:
+    """:func:`~batcheval.kernels.selection.pair_counts` with every pair's standardized
+    difference taken through :func:`_as_normal`, in blocks of rows."""
+    r = len(th)
+    step = max(1, 1_000_000 // r)
+    for lo in range(0, r, step):
+        rows = slice(lo, min(r, lo + step))
+        diff = th[None, :] - th[rows, None]
+        var = v[rows, None] + v[None, :]
+        if cov is not None:
+            var = var - 2.0 * cov[rows]
+        var = np.maximum(var, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.where(var > 0, diff / np.sqrt(var), np.sign(diff) * np.inf)
+        z[diff == 0] = 0.0
+        z = _as_normal(z, df_of(rows))
+        own = np.arange(rows.start, rows.stop)
+        z[own - lo, own] = np.nan
+        above[rows] = (z > c).sum(axis=1)
+        below[rows] = (-z > c).sum(axis=1)
+        tmax[rows] = np.nanmax(np.where(np.isnan(z), -np.inf, z), axis=1)
 
 
 def _mc_quantile(stat: np.ndarray, alpha: float) -> float:
