@@ -61,6 +61,57 @@ def test_paired_set_and_ranks_match_the_reference():
     np.testing.assert_array_equal(got.rank_ci_high, high)
 
 
+def test_student_t_correction_matches_the_reference_unpaired():
+    rng = np.random.default_rng(8)
+    r = 9
+    theta = rng.normal(0.5, 0.06, r)
+    sizes = rng.integers(3, 40, (r, 2))
+    parts = rng.uniform(0.0005, 0.004, (r, 2))
+    parts[2] = 0.0  # a run without spread in any class: all its (floored) variance on its smallest class
+    var = parts.sum(axis=1)
+    var[2] = 0.002
+    got = selection.unpaired(theta, np.sqrt(var), 0.95, 4, parts=(parts, sizes))
+    draws = _unpaired_draws(var, 4)
+    df = ref.welch_df_unpaired(var, parts, sizes)
+    in_set, p = ref.best_set(theta, np.diag(var), draws, 0.05, df)
+    low, high = ref.rank_intervals(theta, np.diag(var), draws, 0.05, df)
+    assert got.could_be_best.tolist() == in_set.tolist()
+    np.testing.assert_allclose(got.p_best, p, rtol=1e-9)
+    np.testing.assert_array_equal(got.rank_ci_low, low)
+    np.testing.assert_array_equal(got.rank_ci_high, high)
+
+
+def test_student_t_correction_matches_the_reference_paired():
+    rng = np.random.default_rng(9)
+    r, e = 8, 50
+    classes = (rng.random(e) < 0.2).astype(np.int64)
+    u = rng.normal(0, 0.01, (r, e)) + rng.normal(0, 0.01, e)
+    theta = rng.normal(0.5, 0.04, r)
+    floor = np.full(r, 0.003)
+    got = selection.paired(theta, u, 0.95, 6, floor, classes)
+    extra = np.maximum(floor - (u * u).sum(axis=1), 0.0)
+    gen = np.random.default_rng(6)
+    draws = gen.standard_normal((selection.N_DRAWS, e)) @ u.T
+    draws += gen.standard_normal((selection.N_DRAWS, r)) * np.sqrt(extra)
+    cov = u @ u.T + np.diag(extra)
+    df = ref.welch_df_paired(u, extra, classes)
+    in_set, p = ref.best_set(theta, cov, draws, 0.05, df)
+    low, high = ref.rank_intervals(theta, cov, draws, 0.05, df)
+    assert got.could_be_best.tolist() == in_set.tolist()
+    np.testing.assert_allclose(got.p_best, p, rtol=1e-9)
+    np.testing.assert_array_equal(got.rank_ci_low, low)
+    np.testing.assert_array_equal(got.rank_ci_high, high)
+
+
+def test_class_parts_of_informedness_are_the_binomial_variances():
+    counts = np.array([[[30, 10], [5, 15]], [[7, 1], [0, 12]]])  # [run, real, predicted]
+    v, n = selection.class_parts(counts, "informedness", 1)
+    fpr, tpr = counts[:, 0, 1] / counts[:, 0].sum(1), counts[:, 1, 1] / counts[:, 1].sum(1)
+    np.testing.assert_allclose(v[:, 0], fpr * (1 - fpr) / counts[:, 0].sum(1), rtol=1e-12, atol=1e-18)
+    np.testing.assert_allclose(v[:, 1], tpr * (1 - tpr) / counts[:, 1].sum(1), rtol=1e-12, atol=1e-18)
+    assert n.tolist() == counts.sum(axis=2).tolist()
+
+
 def test_large_unpaired_board_uses_the_frontier_and_bonferroni():
     # over the draw budget and RANK_LIMIT: the frontier's max-t with the Bonferroni step-down
     rng = np.random.default_rng(1)

@@ -75,8 +75,19 @@ import numpy as np
 from ..kernels import selection as _k
 
 __all__ = [
-    "DRAW_BUDGET", "INFLUENCE_CELLS", "INFLUENCE_FLOPS", "N_DRAWS", "RANK_LIMIT", "Selection", "influence",
-    "class_parts", "example_classes", "paired", "smoothed_variance", "unpaired", "versus_leader",
+    "DRAW_BUDGET",
+    "INFLUENCE_CELLS",
+    "INFLUENCE_FLOPS",
+    "N_DRAWS",
+    "RANK_LIMIT",
+    "Selection",
+    "class_parts",
+    "example_classes",
+    "influence",
+    "paired",
+    "smoothed_variance",
+    "unpaired",
+    "versus_leader",
 ]  # fmt: skip
 
 #: Gaussian draws of the estimates' errors behind the max-t critical values

@@ -20,8 +20,9 @@ def pair_sd(cov: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(v[:, None] + v[None, :] - 2 * cov, 0.0))
 
 
-def standardized(theta: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    """``T[i, j] = (θ̂_j − θ̂_i)/s_ij``; ±inf for a difference without spread, 0 on the diagonal."""
+def standardized(theta: np.ndarray, cov: np.ndarray, df: np.ndarray | None = None) -> np.ndarray:
+    """``T[i, j] = (θ̂_j − θ̂_i)/s_ij``; ±inf for a difference without spread, 0 on the diagonal.
+    With ``df[i, j]``: the normal deviate of the same Student-t tail."""
     diff = theta[None, :] - theta[:, None]
     s = pair_sd(cov)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -30,7 +31,53 @@ def standardized(theta: np.ndarray, cov: np.ndarray) -> np.ndarray:
         t = np.where(s > 0, t, np.sign(diff) * np.inf)
     t[diff == 0] = 0.0
     np.fill_diagonal(t, 0.0)
+    if df is not None:
+        for i in range(len(theta)):
+            for j in range(len(theta)):
+                if np.isfinite(t[i, j]) and np.isfinite(df[i, j]) and t[i, j] != 0:
+                    t[i, j] = np.sign(t[i, j]) * stats.norm.isf(stats.t.sf(abs(t[i, j]), df[i, j]))
     return t
+
+
+def welch_df_unpaired(var: np.ndarray, parts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Welch–Satterthwaite degrees of freedom of ``var_i + var_j``, each run's variance
+    split over its classes in proportion to ``parts`` (a run with none: all on its
+    smallest class), a class of size m counting m − 1 degrees of freedom."""
+    r, k = parts.shape
+    w = np.zeros(r)
+    for i in range(r):
+        total = parts[i].sum()
+        if total > 0:
+            q = parts[i] * var[i] / total
+        else:
+            q = np.zeros(k)
+            q[np.argmin(np.where(sizes[i] > 0, sizes[i], np.inf))] = var[i]
+        w[i] = sum(q[c] ** 2 / (sizes[i, c] - 1 if sizes[i, c] > 1 else 1) for c in range(k))
+    df = np.full((r, r), np.inf)
+    for i in range(r):
+        for j in range(r):
+            if w[i] + w[j] > 0:
+                df[i, j] = (var[i] + var[j]) ** 2 / (w[i] + w[j])
+    return df
+
+
+def welch_df_paired(u: np.ndarray, extra: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Welch–Satterthwaite degrees of freedom of the paired difference's variance:
+    its part from each real class's examples (m − 1 degrees of freedom for m
+    examples) and the floors ``extra`` (known)."""
+    r = len(u)
+    df = np.full((r, r), np.inf)
+    for i in range(r):
+        for j in range(r):
+            num, den = extra[i] + extra[j], 0.0
+            for c in np.unique(classes[classes >= 0]):
+                on = classes == c
+                part = float(np.sum((u[i, on] - u[j, on]) ** 2))
+                num += part
+                den += part**2 / max(int(on.sum()) - 1, 1)
+            if den > 0:
+                df[i, j] = num**2 / den
+    return df
 
 
 def _max_t_over(draws: np.ndarray, cov: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -44,12 +91,14 @@ def _max_t_over(draws: np.ndarray, cov: np.ndarray, rows: np.ndarray) -> np.ndar
 
 
 def best_set(
-    theta: np.ndarray, cov: np.ndarray, draws: np.ndarray | None, alpha: float
+    theta: np.ndarray, cov: np.ndarray, draws: np.ndarray | None, alpha: float, df: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(in_set, p)``: Bonferroni step-down over candidate sets, then (with
     ``draws``) the Monte-Carlo step-down, as the selection module describes."""
     r = len(theta)
-    t = np.maximum(standardized(theta, cov).max(axis=1, initial=-np.inf), 0.0)
+    t = standardized(theta, cov, df)
+    np.fill_diagonal(t, -np.inf)
+    t = np.maximum(t.max(axis=1, initial=-np.inf), 0.0)
     if r == 1:
         return np.array([True]), np.array([1.0])
     single = stats.norm.sf(t)
@@ -73,7 +122,7 @@ def best_set(
 
 
 def rank_intervals(
-    theta: np.ndarray, cov: np.ndarray, draws: np.ndarray | None, alpha: float
+    theta: np.ndarray, cov: np.ndarray, draws: np.ndarray | None, alpha: float, df: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Simultaneous rank intervals: two-sided max-t over all pairs (from ``draws``,
     else Bonferroni over the R(R − 1)/2 pairs)."""
@@ -88,7 +137,7 @@ def rank_intervals(
         top = np.sort(z.max(axis=(1, 2)))
         m = len(top)
         c = top[min(m - 1, max(0, math.ceil((1 - alpha) * (m + 1)) - 1))]
-    t = standardized(theta, cov)
+    t = standardized(theta, cov, df)
     np.fill_diagonal(t, 0.0)
     return 1.0 + (t > c).sum(axis=1), r - (-t > c).sum(axis=1)
 
