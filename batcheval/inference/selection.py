@@ -60,6 +60,19 @@ The errors' joint law
     leader is one of the j), with the paired standard error of the
     difference and Bonferroni's d, and the rank intervals are NaN.
 
+Few examples behind a variance
+    The max over many pairs picks the pairs whose variance happens to be
+    estimated low, and with a few dozen examples of a class those estimates
+    are noisy (the paired covariances most of all). So every standardized
+    difference is read as Student's t with Welch–Satterthwaite degrees of
+    freedom over its variance's parts from each real class (a class of m
+    examples: m − 1), and replaced by the normal deviate with the same tail
+    before the max-t machinery above. Paired parts are the class-wise
+    blocks of ``U Uᵀ``; unpaired ones each run's within-class spread of the
+    gradient (:func:`class_parts`). With hundreds of examples in every
+    class this changes little. Boards over :data:`RANK_LIMIT` (and
+    leader-only paired boards) skip it: their classes are large.
+
 A pair with no spread at all (``s_ij = 0``, e.g. two perfect classifiers)
 counts as a certain difference when the estimates differ and as none when
 they are equal.
