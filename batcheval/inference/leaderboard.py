@@ -279,7 +279,8 @@ def leaderboard(
         cols.update(_cmp.versus(value, se, np.full(len(value), leader), "leader"))
         chosen = _selection.unpaired(
             value, se, ci, seed, _selection.smoothed_variance(counts, measure, pos),
-            _selection.class_parts(counts, measure, pos),
+            # the Student-t correction needs pairs, counted only up to RANK_LIMIT runs
+            _selection.class_parts(counts, measure, pos) if len(value) <= _selection.RANK_LIMIT else None,
         )  # fmt: skip
         if adjacent:
             cols.update(_cmp.versus(value, se, above, "above"))
