@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -341,11 +341,15 @@ def _paired_selection(
     seed: int | None,
 ) -> _selection.Selection:
     """The best set and rank intervals of a paired board: from every run's
-    influence per example when the board is dense and small enough, else
-    from the comparisons with the leader (:mod:`batcheval.inference.selection`)."""
+    influence per example when the board is small enough (one-pass and
+    two-pass boards alike), else from the comparisons with the leader
+    (:mod:`batcheval.inference.selection`)."""
     u = None
-    if isinstance(pairing, _cmp.Cells) and measure in _intervals.interval_measures(k, "wilson_delta"):
-        u = _selection.influence(pairing, counts, measure, pos)
+    if len(value) <= _selection.RANK_LIMIT and measure in _intervals.interval_measures(k, "wilson_delta"):
+        cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
+        if cells is not None:
+            u = _selection.influence(cells, counts, measure, pos)
+            pairing = cells
     if u is not None and len(value) <= _selection.RANK_LIMIT:
         floor = _selection.smoothed_variance(counts, measure, pos)
         return _selection.paired(value, u, ci, seed, floor, _selection.example_classes(pairing))
@@ -354,6 +358,35 @@ def _paired_selection(
     se = cols["se_vs_leader"].copy()
     se[leader] = 0.0
     return _selection.versus_leader(value, diff, se, ci)
+
+
+class _HeldCells(NamedTuple):
+    """A two-pass board's class pairs per run and example, laid out as
+    :class:`~batcheval.inference.comparisons.Cells` lays them out (what
+    :func:`batcheval.inference.selection.influence` reads)."""
+
+    cells: np.ndarray
+    n_examples: int
+    rows: np.ndarray
+    k: int
+    class_codes: np.ndarray
+
+
+def _two_pass_cells(pairing: Any, k: int) -> _HeldCells | None:
+    """The runs × examples class pairs of a two-pass board, or None when they would
+    pass :data:`~batcheval.inference.selection.INFLUENCE_CELLS` or ``k² + 1`` codes
+    overflow a byte; the selection columns then match a one-pass board's."""
+    rows = pairing.rows
+    g, e = len(pairing.table), int(rows.n_examples)
+    if g * e > _selection.INFLUENCE_CELLS or k * k + 1 > 127:
+        return None
+    run = rows.run_lut[np.asarray(rows.run).astype(np.int64) - rows.run_lo]
+    ex = np.asarray(rows.example).astype(np.int64) - rows.ex_lo
+    real = rows.class_lut[np.asarray(rows.label).astype(np.int64) - rows.class_lo]
+    pred = rows.class_lut[np.asarray(rows.pred).astype(np.int64) - rows.class_lo]
+    cells = np.zeros(g * e, dtype=np.int8)
+    cells[run * e + ex] = real * k + pred + 1
+    return _HeldCells(cells, e, np.arange(g), k, np.arange(k))
 
 
 def _significance_name(significance: str) -> str:
