@@ -6,7 +6,7 @@ model with a skill and a guessing bias per run. Then times:
 
 - ``evaluate``: the plain pooled evaluate (informedness and p_chi2_kb), the baseline;
 - ``evaluate ci``: the same with ``ci=0.95`` (Wilson and delta-method columns);
-- ``leaderboard``: unpaired, with 95% intervals, p-values and Holm ties;
+- ``leaderboard``: unpaired, with 95% intervals, p-values, Holm and the best set;
 - ``leaderboard paired``: ``example=`` given, so McNemar and the paired
   bootstrap (``--n-boot`` replicates) against the leader;
 - ``leaderboard paired delta``: the same with the delta-method paired test;
@@ -112,8 +112,8 @@ def main() -> None:
         seconds = min(times[name])
         print(f"{name:<26}{seconds:>9.2f}{(seconds / base - 1) * 100:>8.0f}%")
         if name.startswith(("leaderboard", "+")):
-            tied = int(out["tied_with_leader"].sum())  # type: ignore[index]
-            print(f"{'':<26}{tied:,} of {out.height:,} runs tied with the leader")  # type: ignore[union-attr]
+            tied = int(out["could_be_best"].sum())  # type: ignore[index]
+            print(f"{'':<26}{tied:,} of {out.height:,} runs could be the best")  # type: ignore[union-attr]
 
 
 if __name__ == "__main__":

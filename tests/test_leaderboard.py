@@ -73,9 +73,10 @@ def test_unpaired_p_values_and_holm_ties():
     np.testing.assert_allclose(board["p_vs_leader"].to_numpy(), expect, rtol=1e-9)
     holm = ref_iv.holm(expect)
     np.testing.assert_allclose(board["p_vs_leader_holm"].to_numpy(), holm, rtol=1e-9)
-    tied = [True] + [h > 0.05 for h in holm[1:]]
-    assert board["tied_with_leader"].to_list() == tied
-    assert tied[1] and not tied[-1]  # the board separates the runs it should
+    # tied_with_leader is now could_be_best (tests/test_selection.py checks it against its reference)
+    assert board["tied_with_leader"].to_list() == board["could_be_best"].to_list()
+    tied = board["tied_with_leader"].to_list()
+    assert tied[0] and tied[1] and not tied[-1]  # the board separates the runs it should
 
 
 @pytest.mark.parametrize("coded", ["as 0/1", "as 1/2", "as 0/3"])
@@ -143,7 +144,14 @@ def test_example_lookup_paths_agree_and_missing_examples_are_left_out():
         df.with_columns(pl.col("example_id").cast(pl.String)), example="example_id", seed=3
     )
     by_two = be.leaderboard(df, example=["fold", "example_id"], seed=3)
-    assert by_int.equals(by_str) and by_int.equals(by_two)
+    # the best set's and rank intervals' Gaussian draws run over the examples in their coded
+    # order, which the lookup path changes: those columns agree up to Monte-Carlo error only
+    draws = ["tied_with_leader", "could_be_best", "p_best", "rank_ci_low", "rank_ci_high"]
+    assert by_int.drop(draws).equals(by_str.drop(draws)) and by_int.drop(draws).equals(by_two.drop(draws))
+    m = 2000  # selection.N_DRAWS
+    p = by_int["p_best"].to_numpy()
+    for other in (by_str, by_two):
+        assert np.all(np.abs(other["p_best"].to_numpy() - p) <= 4 * np.sqrt(p * (1 - p) / m) + 2 / m)
     leader = by_int["run"][0]
     fewer = df.filter((pl.col("run") != leader) | (pl.col("example_id") >= 50))
     board = be.leaderboard(fewer, example="example_id")

@@ -600,7 +600,7 @@ def _report_board(board: pl.DataFrame, top: int, seed: int) -> None:
         "p_vs_leader_holm", "tied_with_leader",
     )  # fmt: skip
     print(_table(shown.rename({"informedness_ci_low": "ci_low", "informedness_ci_high": "ci_high"})))
-    print(f"{tied} of {board.height} runs are not clearly worse than the leader (Holm-corrected, 5%).")
+    print(f"{tied} of {board.height} runs could be the best (a simultaneous 95% set, valid under selection).")
 
 
 def _forest(board: pl.DataFrame, path: Path, title: str) -> None:

@@ -435,8 +435,8 @@ def paired_columns(
     joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, method: str
 ) -> dict[str, np.ndarray]:
     """Each run against its reference from their joint table: the measure's
-    difference and its p-value (:func:`batcheval.inference.paired_se.paired_p`: exact
-    sign-flip for linear measures, else normal with the ``method``'s standard error,
+    difference, its standard error and its p-value (:func:`batcheval.inference.paired_se.paired_p`:
+    exact sign-flip for linear measures, else normal with the ``method``'s standard error,
     ``"bootstrap"`` or ``"delta"``),
     the paired and discordant counts, and the exact McNemar p-value."""
     run_tables = sum_axes(joint, 2)  # real × run's prediction
@@ -454,6 +454,7 @@ def paired_columns(
     run_right = np.einsum("gyly->g", joint) - both
     return {
         "diff_vs_leader": diff,
+        "se_vs_leader": se,
         "p_vs_leader": _paired_se.paired_p(joint, measure, pos, diff, se, method),
         "n_paired": sum_axes(joint, (1, 2, 3)),
         "n_leader_only": leader_right,

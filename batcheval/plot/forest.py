@@ -24,7 +24,7 @@ def plot_leaderboard(
     """Forest plot of the ``top`` runs of a :func:`leaderboard` frame (``be.plot(board)``).
 
     One row per run, best at the top: the measure as a point, its interval as
-    a bar; runs tied with the leader are drawn filled, the others hollow, and
+    a bar; runs that could be the best are drawn filled, the others hollow, and
     a dashed line marks the leader's value.
 
     Examples
@@ -53,8 +53,8 @@ def plot_leaderboard(
         fig = ax.figure
     y = np.arange(len(rows))[::-1]
     ax.hlines(y, low, high, color="0.35", linewidth=1.4)
-    ax.plot(value[tied], y[tied], "o", color="C0", label="tied with the leader")
-    ax.plot(value[~tied], y[~tied], "o", mfc="white", color="C3", label="below the leader")
+    ax.plot(value[tied], y[tied], "o", color="C0", label="could be the best")
+    ax.plot(value[~tied], y[~tied], "o", mfc="white", color="C3", label="not the best")
     if len(rows):
         ax.axvline(value[0], color="0.6", linestyle="--", linewidth=0.9)
     ax.set_yticks(y, labels or [str(r) for r in rows.get_column("rank").to_list()])
@@ -70,7 +70,8 @@ def plot_leaderboard(
 
 def _board_measure(board: pl.DataFrame) -> str:
     for name in board.columns:
-        if f"{name}_ci_low" in board.columns and f"{name}_ci_high" in board.columns:
+        # rank has rank_ci_low/_ci_high too: the simultaneous rank intervals, not the measure's
+        if name != "rank" and f"{name}_ci_low" in board.columns and f"{name}_ci_high" in board.columns:
             return name
     raise InvalidArgumentError(
         f"not a leaderboard frame: no <measure>_ci_low/_ci_high columns among {board.columns}"

@@ -1,0 +1,529 @@
+"""Which runs could be the best, and where each run could really rank: the
+leaderboard's columns that stay valid although the leader is picked from
+the same data (:func:`batcheval.leaderboard`).
+
+The best set (``could_be_best``)
+    Multiple comparisons with the best (Hsu 1984; Hsu 1996, *Multiple
+    Comparisons*, ch. 4), in the form of a confidence set for the best run
+    (Gupta's subset selection): run i stays unless some run j beats it by
+    more than a simultaneous one-sided critical value,
+
+        t_i = max_j (θ̂_j − θ̂_i) / s_ij > d,    s_ij = sd(θ̂_j − θ̂_i).
+
+    Every truly best run (several, when runs tie at the top) stays with
+    probability ≥ 1 − α whatever the leader turns out to be, as in the
+    confidence set for the τ-best of Mogstad, Romano, Shaikh & Wilhelm
+    (2024) with τ = 1: with B the truly best runs and Z_jb the centred
+    differences ``((θ̂_j − θ_j) − (θ̂_b − θ_b))/s_bj``, a best run b leaves
+    only if ``max_{b∈B, j} Z_jb > d``, since θ_j ≤ θ_b.
+
+    ``d`` comes from a step-down over candidate sets C (Romano & Wolf
+    2005), starting from every run: d bounds the 1 − α quantile of
+    ``max_{b∈C, j≠b} Z_jb``, the runs with ``t_i > d`` leave C, and the
+    steps repeat until none leaves. As long as B ⊆ C, d is at least B's own
+    quantile, so B stays whole with probability ≥ 1 − α. The first steps
+    use Bonferroni, ``d = z(1 − α/(|C|·(R − 1)))``; then, while ``M · R ·
+    |C|`` stays within :data:`DRAW_BUDGET`, ``M`` = 2,000 Gaussian draws of
+    the estimates' errors give the max-t statistic's quantile over C.
+    ``p_best`` is the final step's p-value of ``t_i`` (Monte-Carlo ``(1 +
+    #{draws ≥ t_i})/(1 + M)``, or Bonferroni's ``min(1, |C|·(R − 1)·Φ(−t_i))``),
+    and ``could_be_best`` is ``p_best > 1 − ci``.
+
+Simultaneous rank intervals (``rank_ci_low``, ``rank_ci_high``)
+    Mogstad, Romano, Shaikh & Wilhelm (2024, REStud, "Inference for ranks
+    with applications to mobility across neighbourhoods and academic
+    achievement across countries"; R package csranks): with c the 1 − α
+    quantile of the two-sided max-t statistic over every pair,
+    ``max_{i<j} |Z_ij|``, run i's rank lies in ``[1 + #{j: (θ̂_j − θ̂_i)/s_ij >
+    c}, R − #{j: (θ̂_i − θ̂_j)/s_ij > c}]`` for every i at once with
+    probability ≥ 1 − α (rank 1 is the best). ``c`` comes from the same
+    Gaussian draws while ``M · R(R − 1)/2`` stays within
+    :data:`DRAW_BUDGET` (about 220 runs), else from Bonferroni over the
+    pairs, ``z(1 − α/(R(R − 1)))``. Counting the pairs is O(R²): above
+    :data:`RANK_LIMIT` runs the intervals are NaN, with a warning.
+
+The errors' joint law
+    Unpaired runs (independent test sets): independent normal errors with
+    each run's standard error, ``s_ij² = s_i² + s_j²``. For the best set
+    the maximiser of ``θ̂_j − d·s_ij`` lies on the Pareto frontier of high
+    θ̂ and low s, so ``t_i`` costs O(R · frontier), not O(R²).
+
+    Paired runs (one test set, ``example=``): the first-order (delta-method)
+    expansion ``θ̂_r − θ_r ≈ Σ_e U[r, e]`` with ``U[r, e] = (g_r(e) −
+    ḡ_r)/n_r``, g_r the measure's gradient at the cell example e falls in
+    for run r. The covariance of any two runs is ``U Uᵀ``, and a draw is
+    ``U ξ`` with ``ξ ~ N(0, I)`` over examples: a Gaussian multiplier
+    bootstrap that resamples the examples jointly across runs. It needs
+    every run's class pair per example (a dense board) and ``R · E`` and
+    ``R² · E`` within :data:`INFLUENCE_CELLS` and :data:`INFLUENCE_FLOPS`;
+    otherwise each run is compared with the leader only (valid, as the
+    leader is one of the j), with the paired standard error of the
+    difference and Bonferroni's d, and the rank intervals are NaN.
+
+Few examples behind a variance
+    The max over many pairs picks the pairs whose variance happens to be
+    estimated low, and with a few dozen examples of a class those estimates
+    are noisy (the paired covariances most of all). So every standardized
+    difference is read as Student's t with Welch–Satterthwaite degrees of
+    freedom over its variance's parts from each real class (a class of m
+    examples: m − 1), and replaced by the normal deviate with the same tail
+    before the max-t machinery above. Paired parts are the class-wise
+    blocks of ``U Uᵀ``; unpaired ones each run's within-class spread of the
+    gradient (:func:`class_parts`). With hundreds of examples in every
+    class this changes little. Boards over :data:`RANK_LIMIT` (and
+    leader-only paired boards) skip it: their classes are large.
+
+A pair with no spread at all (``s_ij = 0``, e.g. two perfect classifiers)
+counts as a certain difference when the estimates differ and as none when
+they are equal.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..kernels import selection as _k
+
+__all__ = [
+    "DRAW_BUDGET",
+    "INFLUENCE_CELLS",
+    "INFLUENCE_FLOPS",
+    "N_DRAWS",
+    "RANK_LIMIT",
+    "Selection",
+    "class_parts",
+    "example_classes",
+    "influence",
+    "paired",
+    "smoothed_variance",
+    "unpaired",
+    "versus_leader",
+]  # fmt: skip
+
+#: Gaussian draws of the estimates' errors behind the max-t critical values
+N_DRAWS = 2000
+#: at most this many draw × pair evaluations for a simulated critical value; beyond, Bonferroni
+DRAW_BUDGET = 50_000_000
+#: rank intervals for boards of at most this many runs (the pairs are counted in O(R²))
+RANK_LIMIT = 5000
+#: the paired influence matrix U (runs × examples float64) up to this many cells
+INFLUENCE_CELLS = 25_000_000
+#: and its covariance U Uᵀ up to this many multiply-adds
+INFLUENCE_FLOPS = 4_000_000_000
+
+
+class Selection(NamedTuple):
+    """Per run (board order): ``could_be_best`` (None where undefined),
+    ``p_best``, ``rank_ci_low`` and ``rank_ci_high`` (NaN where undefined),
+    and how the critical values were found (``"max-t"`` or ``"bonferroni"``,
+    for the best set and for the ranks; ``"none"`` when not computed)."""
+
+    could_be_best: np.ndarray
+    p_best: np.ndarray
+    rank_ci_low: np.ndarray
+    rank_ci_high: np.ndarray
+    best_method: str
+    rank_method: str
+
+
+def _upper_z(tail: float) -> float:
+    """The standard normal quantile with upper tail ``tail``."""
+    from scipy import special
+
+    return float(-special.ndtri(tail))
+
+
+def _bonferroni_p(t: np.ndarray, r: int) -> np.ndarray:
+    from scipy import special
+
+    return np.minimum(1.0, (r - 1) * special.ndtr(-t))
+
+
+def _empty(g: int) -> Selection:
+    nan = np.full(g, np.nan)
+    return Selection(np.full(g, None, dtype=object), nan, nan.copy(), nan.copy(), "none", "none")
+
+
+def smoothed_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray | None:
+    """The delta-method variance of ``measure`` at every table plus one in each
+    cell (Agresti & Caffo 2000 for informedness, a difference of two
+    proportions), or None for a measure without a delta-method gradient.
+
+    Examples
+    --------
+    A perfect classifier's plain delta variance is 0; this one is not:
+
+    >>> smoothed_variance(np.array([[[10, 0], [0, 10]]]), "informedness", 1).round(5).tolist()
+    [0.01273]
+    """
+    from . import intervals as _intervals
+
+    if measure not in _intervals.interval_measures(np.shape(counts)[1], "wilson_delta"):
+        return None
+    se = _intervals.standard_errors(np.asarray(counts) + 1, [measure], positive=pos)[measure]
+    return se * se
+
+
+def unpaired(
+    theta: np.ndarray,
+    se: np.ndarray,
+    level: float,
+    seed: int | None,
+    floor: np.ndarray | None = None,
+    parts: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Selection:
+    """The best set and rank intervals of runs with independent estimates
+    ``theta`` and standard errors ``se`` (see the module docstring).
+
+    Examples
+    --------
+    Three runs on test sets of their own; the third is far behind:
+
+    >>> sel = unpaired(np.array([0.50, 0.48, 0.20]), np.array([0.03, 0.03, 0.03]), 0.95, 0)
+    >>> sel.could_be_best.tolist(), sel.rank_ci_low.tolist(), sel.rank_ci_high.tolist()
+    ([True, True, False], [1.0, 1.0, 3.0], [2.0, 2.0, 3.0])
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    var = np.asarray(se, dtype=np.float64) ** 2
+    if floor is not None:
+        var = np.fmax(var, floor)
+    return _select(theta, var, None, None, level, seed, None if parts is None else ("unpaired", *parts))
+
+
+def paired(
+    theta: np.ndarray,
+    u: np.ndarray,
+    level: float,
+    seed: int | None,
+    floor: np.ndarray | None = None,
+    classes: np.ndarray | None = None,
+) -> Selection:
+    """The best set and rank intervals of runs scored on the same examples,
+    from their influence matrix ``u[run, example]`` (:func:`influence`).
+
+    Examples
+    --------
+    Two runs on four examples whose errors move together, and a third:
+
+    >>> u = np.array([[0.02, -0.02, 0.02, -0.02], [0.02, -0.02, 0.01, -0.01], [0.0, 0.01, -0.01, 0.0]])
+    >>> sel = paired(np.array([0.6, 0.5, 0.56]), u, 0.95, 0)
+    >>> sel.could_be_best.tolist(), sel.rank_ci_low.tolist(), sel.rank_ci_high.tolist()
+    ([True, False, True], [1.0, 2.0, 1.0], [2.0, 3.0, 3.0])
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    u = np.asarray(u, dtype=np.float64)
+    extra = None
+    if floor is not None:  # each run's shortfall below the floor, as an error of its own
+        extra = np.maximum(np.asarray(floor, float) - np.einsum("re,re->r", u, u), 0.0)
+    return _select(theta, extra, u, None, level, seed, None if classes is None else ("paired", classes))
+
+
+def versus_leader(theta: np.ndarray, diff: np.ndarray, se: np.ndarray, level: float) -> Selection:
+    """The best set from each run's difference with the leader, ``diff = θ̂_i −
+    θ̂_leader``, and its standard error, with Bonferroni's critical value; no
+    rank intervals (NaN).
+
+    Examples
+    --------
+    >>> theta = np.array([0.6, 0.5, 0.3])
+    >>> sel = versus_leader(theta, theta - 0.6, np.array([0.0, 0.06, 0.06]), 0.95)
+    >>> sel.could_be_best.tolist(), sel.best_method
+    ([True, True, False], 'bonferroni')
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    return _select(theta, None, None, (np.asarray(diff, float), np.asarray(se, float)), level, None)
+
+
+def influence(cells: Any, counts: np.ndarray, measure: str, pos: int) -> np.ndarray | None:
+    """``U[run, example]``: each run's first-order error term per example,
+    ``(g_r(e) − ḡ_r)/n_r``, from a dense board's cells (the leaderboard's
+    :class:`~batcheval.inference.comparisons.Cells`), or None when the board
+    is too large for it (:data:`INFLUENCE_CELLS`, :data:`INFLUENCE_FLOPS`).
+    A run's ``Σ_e U²`` is its delta-method variance; undefined gradients
+    give NaN rows."""
+    from . import intervals as _intervals
+
+    g, e = len(cells.rows), int(cells.n_examples)
+    if g * e > INFLUENCE_CELLS or g * g * e > INFLUENCE_FLOPS:
+        return None
+    grad, undefined = _intervals.delta_gradient(counts, measure, positive=pos)  # [G, K, K]
+    k = cells.k
+    where = np.full(k, -1, dtype=np.int64)
+    where[np.asarray(cells.class_codes)] = np.arange(len(cells.class_codes))
+    lut = np.zeros((g, k * k + 1))
+    for a in range(k):
+        for b in range(k):
+            if where[a] >= 0 and where[b] >= 0:
+                lut[:, 1 + a * k + b] = grad[:, where[a], where[b]]
+    codes = np.asarray(cells.cells).reshape(-1, e)[np.asarray(cells.rows)].astype(np.intp)
+    u = np.take_along_axis(lut, codes, axis=1)
+    seen = codes != 0
+    n = seen.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = u.sum(axis=1) / n
+        u = np.where(seen, u - mean[:, None], 0.0) / n[:, None]
+    u[undefined | (n == 0)] = np.nan
+    return u
+
+
+def _select(
+    theta: np.ndarray,
+    var: np.ndarray | None,
+    u: np.ndarray | None,
+    leader: tuple[np.ndarray, np.ndarray] | None,
+    level: float,
+    seed: int | None,
+    dof: tuple | None = None,
+) -> Selection:
+    g = len(theta)
+    alpha = 1.0 - level
+    if u is not None:
+        ok = np.isfinite(theta) & np.all(np.isfinite(u), axis=1)
+        if var is not None:
+            ok &= np.isfinite(var)
+    elif var is not None:
+        ok = np.isfinite(theta) & np.isfinite(var)
+    else:
+        assert leader is not None
+        ok = np.isfinite(theta) & np.isfinite(leader[0]) & np.isfinite(leader[1])
+    idx = np.flatnonzero(ok)
+    r = len(idx)
+    out = _empty(g)
+    if r == 0:
+        return out
+    th = np.ascontiguousarray(theta[idx])
+    if r == 1:
+        out.could_be_best[idx] = True
+        out.p_best[idx] = 1.0
+        out.rank_ci_low[idx] = out.rank_ci_high[idx] = 1.0
+        return out._replace(best_method="bonferroni", rank_method="bonferroni")
+    rng = np.random.default_rng(seed)
+    draws = None
+    cov = np.zeros((1, 1))
+    if u is not None:
+        uu = np.ascontiguousarray(u[idx])
+        cov = uu @ uu.T
+        extra = np.zeros(r) if var is None else var[idx]
+        cov[np.diag_indices(r)] += extra
+        v = np.ascontiguousarray(np.diag(cov))
+    elif var is not None:
+        v = np.ascontiguousarray(var[idx])
+    is_paired = u is not None
+
+    def get_draws() -> np.ndarray:
+        nonlocal draws
+        if draws is None:
+            if is_paired:
+                draws = rng.standard_normal((N_DRAWS, uu.shape[1])) @ uu.T
+                draws += rng.standard_normal((N_DRAWS, r)) * np.sqrt(extra)
+            else:
+                draws = rng.standard_normal((N_DRAWS, r)) * np.sqrt(v)
+        return draws
+
+    rank_method = "none"
+    if leader is not None:
+        diff, se = leader[0][idx], leader[1][idx]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(se > 0, -diff / se, np.where(diff < 0, np.inf, 0.0))
+    elif r <= RANK_LIMIT:
+        pairs = r * (r - 1) // 2
+        if N_DRAWS * pairs <= DRAW_BUDGET:
+            inv = _inverse_sd(v, cov if is_paired else None, np.arange(r))
+            stat = np.empty(N_DRAWS)
+            _k.max_abs_pair(get_draws(), inv, stat)
+            c, rank_method = _mc_quantile(stat, alpha), "max-t"
+        else:
+            c, rank_method = _upper_z(alpha / (r * (r - 1))), "bonferroni"
+        above, below = np.empty(r, np.int64), np.empty(r, np.int64)
+        t = np.empty(r)
+        if dof is None:
+            _k.pair_counts(th, v, cov, is_paired, c, above, below, t)
+        else:
+            df_of = _pair_dof(dof, idx, v, uu if is_paired else None, extra if is_paired else None)
+            _pairs_t(th, v, cov if is_paired else None, df_of, c, above, below, t)
+        out.rank_ci_low[idx] = 1.0 + above
+        out.rank_ci_high[idx] = float(r) - below
+    else:
+        if is_paired:  # the caller keeps U within budget, so r is small; kept for completeness
+            raise AssertionError("a paired board over RANK_LIMIT has no influence matrix")
+        t = _frontier_tmax(th, v)
+    t = np.maximum(t, 0.0)  # a run nobody beats: 0, whatever the nearest one below
+
+    # step-down over candidate sets C (Romano & Wolf 2005): each step's critical value
+    # bounds the max-t over C × (every other run), so every truly best run stays
+    cand = np.arange(r)
+    best_method = "bonferroni"
+    single = _bonferroni_p(t, r)
+    while True:
+        p = np.minimum(1.0, len(cand) * single)
+        keep = cand[p[cand] > alpha]
+        if len(keep) == len(cand):
+            break
+        cand = keep
+    if leader is None and N_DRAWS * r * len(cand) <= DRAW_BUDGET:
+        inv = _inverse_sd(v, cov if is_paired else None, cand)
+        stat = np.empty((N_DRAWS, len(cand)))
+        _k.max_vs(get_draws(), cand, inv, stat)
+        cols = np.arange(len(cand))
+        while True:
+            top = np.sort(stat[:, cols].max(axis=1))
+            p = (1.0 + N_DRAWS - np.searchsorted(top, t, "left")) / (1.0 + N_DRAWS)
+            p = np.minimum(p, 1.0)
+            stay = cols[p[cand[cols]] > alpha]
+            if len(stay) == len(cols) or len(stay) == 0:
+                break
+            cols = stay
+        best_method = "max-t"
+    out.p_best[idx] = p
+    out.could_be_best[idx] = p > alpha
+    return out._replace(best_method=best_method, rank_method=rank_method)
+
+
+def class_parts(counts: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each run's delta variance split by real class, ``v[r, k] = Σ_p c[r,k,p] (g[r,k,p] −
+    ḡ[r,k])² / n_r²`` (the within-class spread of the gradient), and the class sizes: the
+    parts whose Welch–Satterthwaite degrees of freedom :func:`unpaired` uses. None for a
+    measure without a delta-method gradient.
+
+    Examples
+    --------
+    For informedness the parts are ``tpr(1 − tpr)/P`` and ``fpr(1 − fpr)/N``:
+
+    >>> v, n = class_parts(np.array([[[30, 10], [5, 15]]]), "informedness", 1)
+    >>> v.round(5).tolist(), n.tolist()
+    ([[0.00469, 0.00937]], [[40, 20]])
+    """
+    from . import intervals as _intervals
+
+    if measure not in _intervals.interval_measures(np.shape(counts)[1], "wilson_delta"):
+        return None
+    c = np.asarray(counts, dtype=np.float64)
+    grad, _ = _intervals.delta_gradient(c, measure, positive=pos)
+    n_k = c.sum(axis=2)
+    n = n_k.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (c * grad).sum(axis=2) / n_k
+        v = (c * (grad - mean[:, :, None]) ** 2).sum(axis=2) / (n * n)[:, None]
+    return np.nan_to_num(v), n_k.astype(np.int64)
+
+
+def example_classes(cells: Any) -> np.ndarray:
+    """The real class code of every example of a dense board (-1: no run scored it),
+    from :class:`~batcheval.inference.comparisons.Cells`."""
+    codes = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)]
+    real = np.where(codes > 0, (codes.astype(np.int64) - 1) // cells.k, -1)
+    return real.max(axis=0)
+
+
+def _pair_dof(dof: tuple, idx: np.ndarray, v: np.ndarray, uu: np.ndarray | None, extra: np.ndarray | None):
+    """A function of a block of rows giving the Welch–Satterthwaite degrees of freedom
+    of every pair's variance in that block (inf where nothing is estimated)."""
+    if dof[0] == "paired":
+        classes = np.asarray(dof[1])
+        assert uu is not None and extra is not None
+        grams, sizes = [], []
+        for k in np.unique(classes[classes >= 0]):
+            on = classes == k
+            part = uu[:, on]
+            grams.append(part @ part.T)
+            sizes.append(max(int(on.sum()) - 1, 1))
+
+        def paired_df(rows: slice) -> np.ndarray:
+            num = extra[rows, None] + extra[None, :]
+            den = np.zeros_like(num)
+            for gram, size in zip(grams, sizes, strict=True):
+                d = np.diag(gram)
+                part = np.maximum(d[rows, None] + d[None, :] - 2.0 * gram[rows], 0.0)
+                num = num + part
+                den += part * part / size
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(den > 0, num * num / den, np.inf)
+
+        return paired_df
+    parts, sizes = np.asarray(dof[1], float)[idx], np.asarray(dof[2], float)[idx]
+    total = parts.sum(axis=1)
+    # the parts scaled to the (floored) variance used; a run without spread in any
+    # class puts it all on its smallest class
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scaled = np.where(total[:, None] > 0, parts * (v / total)[:, None], 0.0)
+    smallest = np.argmin(np.where(sizes > 0, sizes, np.inf), axis=1)
+    none = total <= 0
+    scaled[none, smallest[none]] = v[none]
+    w = np.where(sizes > 1, scaled * scaled / np.maximum(sizes - 1, 1), scaled * scaled).sum(axis=1)
+
+    def unpaired_df(rows: slice) -> np.ndarray:
+        num = v[rows, None] + v[None, :]
+        den = w[rows, None] + w[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num * num / den, np.inf)
+
+    return unpaired_df
+
+
+def _as_normal(z: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """The normal deviate with the tail of Student's t at ``z`` with ``df`` degrees of
+    freedom: a studentized difference whose variance rests on few examples counts
+    for less."""
+    from scipy import special
+
+    finite = np.isfinite(z) & np.isfinite(df)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tail = special.stdtr(np.where(finite, df, 1.0), -np.abs(np.where(finite, z, 0.0)))
+        out = -special.ndtri(tail) * np.sign(z)
+    return np.where(finite, out, z)
+
+
+def _pairs_t(th, v, cov, df_of, c, above, below, tmax) -> None:
+    """:func:`~batcheval.kernels.selection.pair_counts` with every pair's standardized
+    difference taken through :func:`_as_normal`, in blocks of rows."""
+    r = len(th)
+    step = max(1, 1_000_000 // r)
+    for lo in range(0, r, step):
+        rows = slice(lo, min(r, lo + step))
+        diff = th[None, :] - th[rows, None]
+        var = v[rows, None] + v[None, :]
+        if cov is not None:
+            var = var - 2.0 * cov[rows]
+        var = np.maximum(var, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z = np.where(var > 0, diff / np.sqrt(var), np.sign(diff) * np.inf)
+        z[diff == 0] = 0.0
+        z = _as_normal(z, df_of(rows))
+        own = np.arange(rows.start, rows.stop)
+        z[own - lo, own] = np.nan
+        above[rows] = (z > c).sum(axis=1)
+        below[rows] = (-z > c).sum(axis=1)
+        tmax[rows] = np.nanmax(np.where(np.isnan(z), -np.inf, z), axis=1)
+
+
+def _mc_quantile(stat: np.ndarray, alpha: float) -> float:
+    """The smallest draw c with ``(1 + #{stat > c})/(1 + M) ≤ α``: exceeding c is
+    a Monte-Carlo test at level α."""
+    s = np.sort(stat)
+    m = len(s)
+    k = min(m - 1, max(0, math.ceil((1.0 - alpha) * (m + 1)) - 1))
+    return float(s[k])
+
+
+def _inverse_sd(v: np.ndarray, cov: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+    """``1/s_ij`` for i in ``rows`` and every j (0 where ``s_ij = 0``)."""
+    var = v[rows, None] + v[None, :]
+    if cov is not None:
+        var = var - 2.0 * cov[rows]
+    with np.errstate(divide="ignore"):
+        inv = 1.0 / np.sqrt(np.maximum(var, 0.0))
+    return np.ascontiguousarray(np.where(var > 0, inv, 0.0))
+
+
+def _frontier_tmax(theta: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """``max_j (θ_j − θ_i)/sqrt(v_i + v_j)`` over the Pareto frontier (high θ, low v)."""
+    order = np.lexsort((var, -theta))
+    running = np.minimum.accumulate(var[order])
+    keep = np.concatenate(([True], var[order][1:] < running[:-1]))
+    front = np.ascontiguousarray(order[keep])
+    t = np.empty(len(theta))
+    _k.frontier_tmax(theta, var, front, t)
+    return t

@@ -1,0 +1,110 @@
+"""Pairwise loops of the selection-valid leaderboard columns
+(:mod:`batcheval.inference.selection`): standardized differences between
+runs, counted, maximised over runs, and maximised over simulated draws.
+
+A pair whose difference has no spread (``s = 0``) counts as a certain
+difference when the estimates differ and as none when they are equal, as
+:func:`batcheval.inference.comparisons.normal_p` reads it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .jit import jit_inline, jit_parallel, prange
+
+
+@jit_inline
+def _z(diff, var):
+    if var > 0.0:
+        return diff / math.sqrt(var)
+    if diff > 0.0:
+        return np.inf
+    if diff < 0.0:
+        return -np.inf
+    return 0.0
+
+
+@jit_parallel
+def pair_counts(theta, var, cov, paired, c, above, below, tmax):
+    """For every run i: ``above[i]``, the runs j with ``(θj − θi)/s_ij > c``;
+    ``below[i]``, those with ``(θi − θj)/s_ij > c``; and ``tmax[i] = max_j
+    (θj − θi)/s_ij`` (-inf for a single run). ``s_ij² = var_i + var_j − 2·cov_ij``
+    (``cov`` is read only when ``paired``). Runs with a NaN estimate or
+    variance must be dropped by the caller."""
+    r = theta.shape[0]
+    for i in prange(r):
+        a = 0
+        b = 0
+        t = -np.inf
+        for j in range(r):
+            if j == i:
+                continue
+            v = var[i] + var[j]
+            if paired:
+                v -= 2.0 * cov[i, j]
+            z = _z(theta[j] - theta[i], max(v, 0.0))
+            if z > c:
+                a += 1
+            if -z > c:
+                b += 1
+            t = max(t, z)
+        above[i] = a
+        below[i] = b
+        tmax[i] = t
+
+
+@jit_parallel
+def frontier_tmax(theta, var, front, tmax):
+    """``tmax[i] = max_j (θj − θi)/sqrt(var_i + var_j)`` over the runs ``front``
+    (unpaired runs: independent estimates). The maximiser of a positive
+    difference lies on the Pareto frontier of high θ and low variance, so
+    ``front`` need hold only that frontier. (A run no other run beats gets a
+    non-positive ``tmax`` that may differ from the maximum over every run;
+    the caller clips it at 0.)"""
+    r = theta.shape[0]
+    for i in prange(r):
+        t = -np.inf
+        for f in range(front.shape[0]):
+            j = front[f]
+            if j == i:
+                continue
+            z = _z(theta[j] - theta[i], var[i] + var[j])
+            t = max(t, z)
+        tmax[i] = t
+
+
+@jit_parallel
+def max_abs_pair(draws, inv_s, out):
+    """``out[m] = max_{i<j} |D[m, i] − D[m, j]| · inv_s[i, j]``: the two-sided max-t
+    statistic over every pair of runs in draw m."""
+    n_draws, r = draws.shape
+    for m in prange(n_draws):
+        best = 0.0
+        for i in range(r):
+            di = draws[m, i]
+            for j in range(i + 1, r):
+                z = abs(di - draws[m, j]) * inv_s[i, j]
+                best = max(best, z)
+        out[m] = best
+
+
+@jit_parallel
+def max_vs(draws, cand, inv_s, out):
+    """``out[m, c] = max_{j ≠ b} (D[m, j] − D[m, b]) · inv_s[c, j]`` with ``b =
+    cand[c]``: the one-sided max-t statistic of every run against candidate b."""
+    n_draws, r = draws.shape
+    n_cand = cand.shape[0]
+    for m in prange(n_draws):
+        for c in range(n_cand):
+            b = cand[c]
+            db = draws[m, b]
+            best = -np.inf
+            for j in range(r):
+                if j == b:
+                    continue
+                z = (draws[m, j] - db) * inv_s[c, j]
+                best = max(best, z)
+            out[m, c] = best

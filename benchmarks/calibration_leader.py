@@ -1,0 +1,211 @@
+"""Calibration of the leaderboard's best set and rank intervals (issue 20, item 1).
+
+For paired boards (every run scores one shared test set, ``example=``) and
+unpaired boards (each run its own test set), over a grid of board sizes R,
+example counts n and prevalences, simulates boards of runs with true
+informedness ``B_r`` (paper 002's informed-plus-chance model: a run copies
+the label with probability ``B_r``, else flips a fair coin; the class sizes
+are fixed at ``round(prevalence · n)`` positives) and reports:
+
+- ``fwer best``: P(a truly best run is outside ``could_be_best``);
+- ``fwer rank``: P(some run's true rank set ``[1 + #{B_j > B_r}, R −
+  #{B_j < B_r}]`` lies outside ``[rank_ci_low, rank_ci_high]``);
+- ``fwer holm``: the same as ``fwer best`` for the old rule, Holm-adjusted
+  ``p_vs_leader`` > α (reproduced here with ``be.adjust``);
+- under a staircase of true values (``B`` from 0.7 down to 0.3 evenly,
+  one truly best run): the mean size of the best set under both rules and
+  the mean width ``rank_ci_high − rank_ci_low + 1``.
+
+The global null has every ``B_r = 0.5``: every run is best, and every true
+rank set is ``[1, R]``. A rate's Monte-Carlo standard error is
+``sqrt(p(1 − p)/boards)``.
+
+    python benchmarks/calibration_leader.py --boards 200 --out docs/calibration_leader.md
+    python benchmarks/calibration_leader.py --quick     # a smoke test
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+import warnings
+
+# one thread: the boards are small, and a parallel launch costs more than their work on a busy machine
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np
+import polars as pl
+
+import batcheval as be
+
+ALPHA = 0.05
+
+
+def labels(n: int, prevalence: float, rng: np.random.Generator) -> np.ndarray:
+    """A test set of n examples with ``max(1, round(prevalence · n))`` positives, shuffled."""
+    pos = max(1, round(prevalence * n))
+    y = np.zeros(n, dtype=np.int8)
+    y[:pos] = 1
+    return rng.permutation(y)
+
+
+def board(b: np.ndarray, n: int, prevalence: float, paired: bool, rng: np.random.Generator) -> pl.DataFrame:
+    """One row per run × example; run r is informed with probability ``b[r]``."""
+    r = len(b)
+    y = (
+        np.tile(labels(n, prevalence, rng), (r, 1))
+        if paired
+        else np.stack([labels(n, prevalence, rng) for _ in range(r)])
+    )
+    informed = rng.random((r, n)) < b[:, None]
+    guess = (rng.random((r, n)) < 0.5).astype(np.int8)
+    pred = np.where(informed, y, guess)
+    return pl.DataFrame({
+        "run": np.repeat(np.arange(r, dtype=np.int32), n),
+        "example_id": np.tile(np.arange(n, dtype=np.int32), r),
+        "label": y.ravel(),
+        "prediction": pred.ravel(),
+    })  # fmt: skip
+
+
+def one(b: np.ndarray, n: int, prevalence: float, paired: bool, rng: np.random.Generator, seed: int) -> dict:
+    """The errors and sizes of one simulated board."""
+    df = board(b, n, prevalence, paired, rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = be.leaderboard(
+            df, run="run", example="example_id" if paired else None, paired="delta", seed=seed,
+            ci=1 - ALPHA,
+        )  # fmt: skip
+    run = out["run"].to_numpy()
+    truth = b[run]
+    best = truth == truth.max()
+    keep = out["could_be_best"].to_numpy().astype(object)
+    kept = np.array([k is None or bool(k) for k in keep])  # undefined: not excluded
+    p = out["p_vs_leader"].to_numpy().copy()
+    holm = be.adjust(p, "holm")
+    holm_kept = np.where(np.isnan(holm), True, holm > ALPHA)
+    lo = out["rank_ci_low"].to_numpy().astype(float)  # nulls become NaN
+    hi = out["rank_ci_high"].to_numpy().astype(float)
+    true_lo = 1 + (truth[None, :] > truth[:, None]).sum(axis=1)
+    true_hi = len(b) - (truth[None, :] < truth[:, None]).sum(axis=1)
+    # the true rank set and the interval are disjoint, or the interval cuts into the ties' span
+    miss = np.isfinite(lo) & ((lo > true_lo) | (hi < true_hi))
+    return {
+        "best": bool(np.any(best & ~kept)),
+        "holm": bool(np.any(best & ~holm_kept)),
+        "rank": bool(np.any(miss)) if np.isfinite(lo).any() else np.nan,
+        "size": kept.sum(),
+        "size_holm": holm_kept.sum(),
+        "width": float(np.nanmean(hi - lo + 1)) if np.isfinite(lo).any() else np.nan,
+    }
+
+
+def grid(quick: bool) -> list[tuple[str, int, int, float]]:
+    """(design, R, n, prevalence) points."""
+    if quick:
+        return [(d, r, n, p) for d in ("null", "staircase") for r in (2, 10) for n, p in ((100, 0.1),)]
+    small = [(40, 0.5), (40, 0.1), (100, 0.1), (400, 0.5), (400, 0.1)]
+    pts = [("null", r, n, p) for r in (2, 10, 30) for n, p in small]
+    pts += [("null", 100, n, p) for n, p in ((40, 0.5), (400, 0.1))] + [("null", 1000, 100, 0.1)]
+    pts += [("staircase", r, n, p) for r in (10, 30) for n, p in ((40, 0.5), (100, 0.1), (400, 0.5))]
+    pts += [("staircase", 100, 400, 0.5)]
+    return pts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--boards", type=int, default=200, help="boards per grid point")
+    parser.add_argument("--seed", type=int, default=20)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", default=None, help="write the markdown table here")
+    parser.add_argument("--designs", default="null,staircase")
+    parser.add_argument("--max-runs", type=int, default=1000)
+    args = parser.parse_args()
+    boards = 20 if args.quick else args.boards
+    rows = []
+    t0 = time.perf_counter()
+    designs = args.designs.split(",")
+    for design, r, n, prev in grid(args.quick):
+        if design not in designs or r > args.max_runs:
+            continue
+        b = np.full(r, 0.5) if design == "null" else np.linspace(0.7, 0.3, r)
+        for pairing in ("paired", "unpaired"):
+            # fewer boards for the 1,000-run points keep each point to a minute or so
+            nb = boards if r < 1000 else max(20, boards // 4)
+            rng = np.random.default_rng([args.seed, r, n, int(prev * 1000), pairing == "paired"])
+            t1 = time.perf_counter()
+            res = [one(b, n, prev, pairing == "paired", rng, s) for s in range(nb)]
+            frame = pl.DataFrame(res)
+            row = {"design": design, "pairing": pairing, "R": r, "n": n, "prevalence": prev, "boards": nb}
+            for k in ("best", "rank", "holm"):
+                rate = float(frame[k].cast(pl.Float64).mean())  # type: ignore[arg-type]
+                row[f"fwer {k}"] = rate
+                row[f"se {k}"] = math.sqrt(rate * (1 - rate) / nb) if not math.isnan(rate) else float("nan")
+            for k in ("size", "size_holm", "width"):
+                row[f"mean {k}"] = float(frame[k].cast(pl.Float64).mean())  # type: ignore[arg-type]
+            row["seconds"] = time.perf_counter() - t1
+            rows.append(row)
+            print(
+                f"{design:9} {pairing:8} R={r:5} n={n:4} prev={prev:4}: best {row['fwer best']:.3f} "
+                f"rank {row['fwer rank']:.3f} holm {row['fwer holm']:.3f} size {row['mean size']:.1f} "
+                f"(holm {row['mean size_holm']:.1f}) width {row['mean width']:.1f} [{row['seconds']:.0f} s]",
+                flush=True,
+            )
+    table = pl.DataFrame(rows)
+    print(f"total {time.perf_counter() - t0:.0f} s")
+    if args.out:
+        write(table, args)
+
+
+def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
+    def fmt(v: float) -> str:
+        return "—" if math.isnan(v) else f"{v:.3f}"
+
+    lines = [
+        "# Calibration of the leaderboard's best set and rank intervals",
+        "",
+        "Made by",
+        "",
+        "```",
+        f"python benchmarks/calibration_leader.py --boards {args.boards} --seed {args.seed} "
+        f"--designs {args.designs} --max-runs {args.max_runs} --out {args.out}",
+        "```",
+        "",
+        "(see the benchmark's docstring for the design). Nominal family-wise error α = 0.05; ± is the",
+        "Monte-Carlo standard error of the rate. `fwer best`: P(a truly best run outside `could_be_best`);",
+        "`fwer rank`: P(some true rank outside `[rank_ci_low, rank_ci_high]`); `fwer holm`: the old",
+        "rule (Holm-adjusted `p_vs_leader` > α, i.e. `tied_with_leader` before this change). `size`:",
+        "mean number of runs in the best set (new rule / Holm rule); `width`: mean rank-interval width.",
+        'Paired boards use `paired="delta"`.',
+        "",
+    ]
+    for design in ("null", "staircase"):
+        part = table.filter(pl.col("design") == design)
+        if not part.height:
+            continue
+        title = (
+            "Global null: every run has B = 0.5" if design == "null"
+            else "Staircase: B from 0.7 down to 0.3, one truly best run"
+        )  # fmt: skip
+        lines += [f"## {title}", "",
+                  "| pairing | R | n | prevalence | boards | fwer best | fwer rank | fwer holm "
+                  "| size (new / holm) | width |", "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        for row in part.iter_rows(named=True):
+            lines.append(
+                f"| {row['pairing']} | {row['R']} | {row['n']} | {row['prevalence']} | {row['boards']} | "
+                f"{fmt(row['fwer best'])} ± {fmt(row['se best'])} | {fmt(row['fwer rank'])} ± "
+                f"{fmt(row['se rank'])} | {fmt(row['fwer holm'])} ± {fmt(row['se holm'])} | "
+                f"{row['mean size']:.1f} / {row['mean size_holm']:.1f} | {fmt(row['mean width'])} |"
+            )
+        lines.append("")
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

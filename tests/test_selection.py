@@ -1,0 +1,212 @@
+"""The leaderboard's best set (``could_be_best``) and simultaneous rank intervals:
+against the plain-numpy reference in tests/reference/best_set.py, an independent
+delta-method covariance, and a seeded family-wise error check."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+
+import batcheval as be
+from batcheval.errors import BatchevalWarning, InvalidArgumentError
+from batcheval.inference import selection
+from tests.reference import best_set as ref
+
+
+def _unpaired_draws(var: np.ndarray, seed: int) -> np.ndarray:
+    # the library's draws for independent runs: one standard normal matrix, scaled
+    return np.random.default_rng(seed).standard_normal((selection.N_DRAWS, len(var))) * np.sqrt(var)
+
+
+@pytest.mark.parametrize("r", [2, 3, 7, 25])
+def test_unpaired_set_and_ranks_match_the_reference(r):
+    rng = np.random.default_rng(r)
+    theta = rng.normal(0.5, 0.05, r)
+    se = rng.uniform(0.01, 0.05, r)
+    got = selection.unpaired(theta, se, 0.95, 11)
+    draws = _unpaired_draws(se**2, 11)
+    cov = np.diag(se**2)
+    in_set, p = ref.best_set(theta, cov, draws, 0.05)
+    low, high = ref.rank_intervals(theta, cov, draws, 0.05)
+    assert got.best_method == got.rank_method == "max-t"
+    assert got.could_be_best.tolist() == in_set.tolist()
+    np.testing.assert_allclose(got.p_best, p, rtol=1e-12)
+    np.testing.assert_array_equal(got.rank_ci_low, low)
+    np.testing.assert_array_equal(got.rank_ci_high, high)
+
+
+def test_paired_set_and_ranks_match_the_reference():
+    rng = np.random.default_rng(5)
+    r, e = 12, 60
+    common = rng.normal(0, 0.01, e)
+    u = common[None, :] + rng.normal(0, 0.006, (r, e))
+    u -= u.mean(axis=1, keepdims=True)
+    theta = rng.normal(0.5, 0.04, r)
+    floor = np.full(r, 0.004)
+    got = selection.paired(theta, u, 0.9, 3, floor)
+    extra = np.maximum(floor - (u * u).sum(axis=1), 0.0)
+    gen = np.random.default_rng(3)
+    draws = gen.standard_normal((selection.N_DRAWS, e)) @ u.T
+    draws += gen.standard_normal((selection.N_DRAWS, r)) * np.sqrt(extra)
+    cov = u @ u.T + np.diag(extra)
+    in_set, p = ref.best_set(theta, cov, draws, 0.1)
+    low, high = ref.rank_intervals(theta, cov, draws, 0.1)
+    assert got.could_be_best.tolist() == in_set.tolist()
+    np.testing.assert_allclose(got.p_best, p, rtol=1e-12)
+    np.testing.assert_array_equal(got.rank_ci_low, low)
+    np.testing.assert_array_equal(got.rank_ci_high, high)
+
+
+def test_student_t_correction_matches_the_reference_unpaired():
+    rng = np.random.default_rng(8)
+    r = 9
+    theta = rng.normal(0.5, 0.06, r)
+    sizes = rng.integers(3, 40, (r, 2))
+    parts = rng.uniform(0.0005, 0.004, (r, 2))
+    parts[2] = 0.0  # a run without spread in any class: all its (floored) variance on its smallest class
+    var = parts.sum(axis=1)
+    var[2] = 0.002
+    got = selection.unpaired(theta, np.sqrt(var), 0.95, 4, parts=(parts, sizes))
+    draws = _unpaired_draws(var, 4)
+    df = ref.welch_df_unpaired(var, parts, sizes)
+    in_set, p = ref.best_set(theta, np.diag(var), draws, 0.05, df)
+    low, high = ref.rank_intervals(theta, np.diag(var), draws, 0.05, df)
+    assert got.could_be_best.tolist() == in_set.tolist()
+    np.testing.assert_allclose(got.p_best, p, rtol=1e-9)
+    np.testing.assert_array_equal(got.rank_ci_low, low)
+    np.testing.assert_array_equal(got.rank_ci_high, high)
+
+
+def test_student_t_correction_matches_the_reference_paired():
+    rng = np.random.default_rng(9)
+    r, e = 8, 50
+    classes = (rng.random(e) < 0.2).astype(np.int64)
+    u = rng.normal(0, 0.01, (r, e)) + rng.normal(0, 0.01, e)
+    theta = rng.normal(0.5, 0.04, r)
+    floor = np.full(r, 0.003)
+    got = selection.paired(theta, u, 0.95, 6, floor, classes)
+    extra = np.maximum(floor - (u * u).sum(axis=1), 0.0)
+    gen = np.random.default_rng(6)
+    draws = gen.standard_normal((selection.N_DRAWS, e)) @ u.T
+    draws += gen.standard_normal((selection.N_DRAWS, r)) * np.sqrt(extra)
+    cov = u @ u.T + np.diag(extra)
+    df = ref.welch_df_paired(u, extra, classes)
+    in_set, p = ref.best_set(theta, cov, draws, 0.05, df)
+    low, high = ref.rank_intervals(theta, cov, draws, 0.05, df)
+    assert got.could_be_best.tolist() == in_set.tolist()
+    np.testing.assert_allclose(got.p_best, p, rtol=1e-9)
+    np.testing.assert_array_equal(got.rank_ci_low, low)
+    np.testing.assert_array_equal(got.rank_ci_high, high)
+
+
+def test_class_parts_of_informedness_are_the_binomial_variances():
+    counts = np.array([[[30, 10], [5, 15]], [[7, 1], [0, 12]]])  # [run, real, predicted]
+    v, n = selection.class_parts(counts, "informedness", 1)
+    fpr, tpr = counts[:, 0, 1] / counts[:, 0].sum(1), counts[:, 1, 1] / counts[:, 1].sum(1)
+    np.testing.assert_allclose(v[:, 0], fpr * (1 - fpr) / counts[:, 0].sum(1), rtol=1e-12, atol=1e-18)
+    np.testing.assert_allclose(v[:, 1], tpr * (1 - tpr) / counts[:, 1].sum(1), rtol=1e-12, atol=1e-18)
+    assert n.tolist() == counts.sum(axis=2).tolist()
+
+
+def test_large_unpaired_board_uses_the_frontier_and_bonferroni():
+    # over the draw budget and RANK_LIMIT: the frontier's max-t with the Bonferroni step-down
+    rng = np.random.default_rng(1)
+    r = selection.RANK_LIMIT + 500
+    theta = rng.normal(0.5, 0.02, r)
+    se = rng.uniform(0.005, 0.03, r)
+    got = selection.unpaired(theta, se, 0.95, 0)
+    in_set, p = ref.best_set(theta, np.diag(se**2), None, 0.05)
+    assert got.best_method == "bonferroni" and got.rank_method == "none"
+    assert got.could_be_best.tolist() == in_set.tolist()
+    np.testing.assert_allclose(got.p_best, p, rtol=1e-12)
+    assert np.isnan(got.rank_ci_low).all()
+
+
+def test_influence_covariance_is_the_delta_method_covariance_of_informedness():
+    rng = np.random.default_rng(2)
+    n, r = 300, 6
+    y = rng.integers(0, 2, n)
+    preds = np.where(rng.random((r, n)) < np.linspace(0.2, 0.7, r)[:, None], y, rng.integers(0, 2, (r, n)))
+    df = pl.DataFrame({
+        "run": np.repeat(np.arange(r), n), "example_id": np.tile(np.arange(n), r),
+        "label": np.tile(y, r), "prediction": preds.ravel(),
+    })  # fmt: skip
+    from batcheval.inference import comparisons
+
+    table, cells = comparisons.count_board(df, ["run"], ["example_id"], "label", "prediction", None)
+    assert isinstance(cells, comparisons.Cells)
+    u = selection.influence(cells, np.asarray(table.counts), "informedness", 1)
+    runs = table.keys["run"].to_numpy()
+    np.testing.assert_allclose(u @ u.T, ref.informedness_cov(y, preds[runs]), rtol=1e-10, atol=1e-15)
+
+
+def _board(b, n, prevalence, paired, rng):
+    r = len(b)
+    pos = max(1, round(prevalence * n))
+
+    def labels():
+        return rng.permutation(np.r_[np.ones(pos, np.int8), np.zeros(n - pos, np.int8)])
+
+    y = np.tile(labels(), (r, 1)) if paired else np.stack([labels() for _ in range(r)])
+    pred = np.where(rng.random((r, n)) < b[:, None], y, (rng.random((r, n)) < 0.5).astype(np.int8))
+    return pl.DataFrame({
+        "run": np.repeat(np.arange(r), n), "example_id": np.tile(np.arange(n), r),
+        "label": y.ravel(), "prediction": pred.ravel(),
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_family_wise_error_under_the_global_null(paired):
+    # 10 runs of equal informedness 0.5 on 100 examples at prevalence 0.1: every run is best
+    boards, alpha = 120, 0.05
+    rng = np.random.default_rng(20 + paired)
+    miss_best = miss_rank = 0
+    for s in range(boards):
+        df = _board(np.full(10, 0.5), 100, 0.1, paired, rng)
+        out = be.leaderboard(df, example="example_id" if paired else None, paired="delta", seed=s)
+        miss_best += not out["could_be_best"].all()
+        miss_rank += bool((out["rank_ci_low"] > 1).any() or (out["rank_ci_high"] < 10).any())
+    bound = alpha + 4 * math.sqrt(alpha * (1 - alpha) / boards)
+    assert miss_best / boards <= bound
+    assert miss_rank / boards <= bound
+
+
+def test_leaderboard_columns_and_alias():
+    rng = np.random.default_rng(0)
+    df = _board(np.array([0.8, 0.75, 0.3, 0.1]), 400, 0.5, True, rng)
+    out = be.leaderboard(df, example="example_id")
+    assert out["tied_with_leader"].to_list() == out["could_be_best"].to_list()
+    assert out["could_be_best"].to_list() == (out["p_best"] > 0.05).to_list()
+    assert out["rank_ci_low"].dtype == pl.Int64
+    low, high, rank = (out[c].to_numpy() for c in ("rank_ci_low", "rank_ci_high", "rank"))
+    assert np.all((low <= rank) & (rank <= high))
+    assert out["could_be_best"].to_list()[-1] is False
+
+
+def test_one_run_one_example_one_class():
+    one_run = pl.DataFrame({"run": [0] * 4, "label": [0, 1, 0, 1], "prediction": [0, 1, 1, 1]})
+    out = be.leaderboard(one_run)
+    assert out["could_be_best"].to_list() == [True]
+    assert out["rank_ci_low"].to_list() == out["rank_ci_high"].to_list() == [1]
+    one_example = pl.DataFrame({"run": [0, 1], "example_id": [0, 0], "label": [1, 1], "prediction": [1, 0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BatchevalWarning)  # nothing ran, so nothing to warn about
+        out = be.leaderboard(one_example, example="example_id", classes=[0, 1])
+    # one real class: the measure's gradient is undefined, so is every selection column
+    assert out["could_be_best"].to_list() == [None, None]
+    assert out["p_best"].is_nan().all()
+    assert out["rank_ci_low"].to_list() == out["rank_ci_high"].to_list() == [None, None]
+    out = be.leaderboard(one_example, classes=[0, 1])  # unpaired: the floored variances are defined
+    assert out["could_be_best"].to_list() == [True, True]
+    assert out["rank_ci_low"].to_list() == [1, 1] and out["rank_ci_high"].to_list() == [2, 2]
+
+
+@pytest.mark.parametrize("ci", [0.0, 1.0, 1.5, -0.1, float("nan"), "0.95", None])
+def test_bad_ci_is_named(ci):
+    df = pl.DataFrame({"run": [0, 0, 1, 1], "label": [0, 1, 0, 1], "prediction": [0, 1, 1, 1]})
+    with pytest.raises(InvalidArgumentError, match=r"ci must be .*got"):
+        be.leaderboard(df, ci=ci)
