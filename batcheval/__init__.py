@@ -28,6 +28,7 @@ from .errors import (
 from .evaluate import evaluate
 from .inference import intervals
 from .inference.adjust import adjust
+from .inference.cv import compare
 from .inference.leaderboard import leaderboard
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
 from .plot import plot
@@ -58,6 +59,7 @@ __all__ = [
     "adjust",
     "alpha_sbb",
     "auc",
+    "compare",
     "curves",
     "evaluate",
     "intervals",
