@@ -30,6 +30,7 @@ from .inference import intervals
 from .inference.adjust import adjust
 from .inference.cv import compare
 from .inference.leaderboard import leaderboard
+from .inference.ranks import RankResult, rank_methods
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
 from .plot import plot
 from .scores.auc import auc
@@ -53,6 +54,7 @@ __all__ = [
     "InvalidLabelError",
     "MergeError",
     "NullValuesError",
+    "RankResult",
     "SourceError",
     "UnknownMeasureError",
     "__version__",
@@ -66,5 +68,6 @@ __all__ = [
     "leaderboard",
     "measures",
     "plot",
+    "rank_methods",
     "sweep",
 ]
