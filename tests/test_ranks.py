@@ -157,3 +157,24 @@ def test_bad_input_is_named():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         be.rank_methods(x)
+
+
+def test_cd_diagram_bars_join_exactly_the_pairs_nemenyi_cannot_separate(tmp_path):
+    pytest.importorskip("matplotlib")
+    from batcheval.plot.cd import cliques
+
+    x = scores(20, 9, 6) * 0.6
+    res = be.rank_methods(frame_of(x))
+    order = res.ranks["method"].to_list()
+    groups = cliques(res.ranks["mean_rank"].to_numpy(), res.cd)
+    joined = {(order[a], order[b]) for i, j in groups for a in range(i, j + 1) for b in range(a + 1, j + 1)}
+    same = {
+        (a, b) for a, b, d in res.pairwise.select("method_a", "method_b", "nemenyi_different").rows() if not d
+    }
+    assert joined == same
+    fig = be.plot(res, chart="cd", path=tmp_path / "cd.png")
+    assert (tmp_path / "cd.png").stat().st_size > 0
+    labels = {t.get_text().split(" ")[0] for t in fig.axes[0].texts}
+    assert set(order) <= labels
+    with pytest.raises(ValueError, match="chart='cd'"):
+        be.plot(res, chart="roc")
