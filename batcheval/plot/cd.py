@@ -74,7 +74,7 @@ def plot_cd(
     ...     "score": [0.9, 0.8, 0.7, 0.85, 0.86, 0.6, 0.7, 0.65, 0.5, 0.92, 0.9, 0.91],
     ... })
     >>> fig = be.plot(be.rank_methods(df), chart="cd")
-    >>> sorted(t.get_text() for t in fig.axes[0].texts if t.get_text()[0] in "abc")
+    >>> sorted(t.get_text() for t in fig.axes[0].texts if t.get_text()[1:2] == " ")
     ['a (1.25)', 'b (2.00)', 'c (2.75)']
     """
     k = result.n_methods
