@@ -29,6 +29,7 @@ from .evaluate import evaluate
 from .inference import intervals
 from .inference.adjust import adjust
 from .inference.cv import compare
+from .inference.delong import compare_auc
 from .inference.leaderboard import leaderboard
 from .inference.ranks import RankResult, rank_methods
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
@@ -62,6 +63,7 @@ __all__ = [
     "alpha_sbb",
     "auc",
     "compare",
+    "compare_auc",
     "curves",
     "evaluate",
     "intervals",

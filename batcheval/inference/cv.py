@@ -63,7 +63,7 @@ from ..errors import InvalidArgumentError
 from ..io.frames import as_key_list, select_columns
 from .adjust import adjust
 
-__all__ = ["COMPARE_TESTS", "FoldMatrix", "compare", "fold_matrix", "parse_rope"]
+__all__ = ["COMPARE_TESTS", "FoldMatrix", "compare", "fold_matrix", "parse_rope", "reference_row"]
 
 COMPARE_TESTS = ("corrected_t", "bayes", "5x2cv", "t")
 
@@ -233,7 +233,9 @@ def _first_rows(index: np.ndarray, n: int) -> np.ndarray:
     return first
 
 
-def _reference_row(runs: pl.DataFrame, reference: Any) -> int:
+def reference_row(runs: pl.DataFrame, reference: Any) -> int:
+    """The row of ``runs`` (run keys) equal to ``reference``: a value, or a tuple or dict for several
+    run columns; an error listing some runs when there is none."""
     cols = runs.columns
     if isinstance(reference, dict):
         wanted = [reference.get(c) for c in cols]
@@ -370,7 +372,7 @@ def compare(
     if pairs == "reference":
         means = fm.values.mean(axis=1)
         ref = (
-            _reference_row(fm.runs, reference)
+            reference_row(fm.runs, reference)
             if reference is not None
             else int(np.argmax(means if higher_is_better else -means))
         )
