@@ -29,6 +29,7 @@ from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
 from ..kernels import delong as _kernels
 from .adjust import adjust
+from .cv import key_codes, reference_row
 
 __all__ = ["compare_auc"]
 
@@ -106,18 +107,12 @@ def compare_auc(
         )
     if frame.get_column(label).null_count():
         raise InvalidLabelError(f"label column {label!r} has {frame.get_column(label).null_count()} nulls")
-    run_key = pl.struct(runs) if len(runs) > 1 else pl.col(runs[0])
-    idx = frame.select(
-        (run_key.rank("dense") - 1).cast(pl.Int64).alias("r"),
-        (pl.col(example).rank("dense") - 1).cast(pl.Int64).alias("e"),
-    )
-    r = idx.get_column("r").to_numpy()
-    e = idx.get_column("e").to_numpy()
-    n_runs, n_ex = int(r.max()) + 1, int(e.max()) + 1
+    r, run_keys = key_codes(frame, runs)
+    e, ex_frame = key_codes(frame, [example])
+    ex_keys = ex_frame.to_series()
+    n_runs, n_ex = run_keys.height, len(ex_keys)
     if n_runs < 2:
         raise InvalidArgumentError(f"a comparison needs at least 2 runs, got {n_runs}")
-    run_keys = frame.select(runs)[_first_rows(r, n_runs).tolist()]
-    ex_keys = frame.get_column(example)[_first_rows(e, n_ex).tolist()]
     seen = np.bincount(r * n_ex + e, minlength=n_runs * n_ex).reshape(n_runs, n_ex)
     if (seen > 1).any():
         rr, ee = np.nonzero(seen > 1)
@@ -170,8 +165,6 @@ def compare_auc(
     if reference is None:
         ref = int(np.argmax(auc))
     else:
-        from .cv import reference_row
-
         ref = reference_row(run_keys, reference)
     cov = (c10 @ c10[ref]) / ((m - 1) * m) + (c01 @ c01[ref]) / ((n - 1) * n)
     diff = auc - auc[ref]
@@ -193,9 +186,3 @@ def compare_auc(
     ])  # fmt: skip
     order = np.lexsort((np.arange(n_runs), -auc))
     return out[order.tolist()]
-
-
-def _first_rows(index: np.ndarray, n: int) -> np.ndarray:
-    first = np.empty(n, dtype=np.int64)
-    first[index[::-1]] = np.arange(len(index) - 1, -1, -1)
-    return first
