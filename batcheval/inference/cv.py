@@ -61,6 +61,7 @@ from scipy import stats
 
 from ..errors import InvalidArgumentError
 from ..io.frames import as_key_list, select_columns
+from ..kernels import ranks as _rank_kernels
 from .adjust import adjust
 
 __all__ = [
@@ -227,9 +228,9 @@ def fold_matrix(
 def key_codes(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, pl.DataFrame]:
     """Dense codes 0..u−1 of the key ``columns`` in sorted key order, and the u distinct keys.
 
-    Integer columns of a compact range are coded through a lookup table (one pass, no sort):
-    a struct rank costs seconds over ten million rows. Several columns combine their codes in
-    mixed radix. Keys may not be null.
+    Integer columns of a compact range are coded through a lookup table in one numba pass (no
+    sort, no int64 copy): a struct rank costs seconds over ten million rows. Several columns
+    combine their codes in mixed radix. Keys may not be null.
     """
     codes = np.zeros(frame.height, dtype=np.int64)
     uniques: list[pl.Series] = []
@@ -237,29 +238,34 @@ def key_codes(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, 
         s = frame.get_column(col)
         if s.null_count():
             raise InvalidArgumentError(f"key column {col!r} has {s.null_count()} null values")
-        code, u = _column_codes(s)
-        codes = codes * len(u) + code
+        u = _fold_codes(s, codes)
         uniques.append(u)
     if len(columns) == 1:
         return codes, uniques[0].to_frame()
-    code, present = _column_codes(pl.Series(codes))
-    parts = present.to_numpy()
+    combined = pl.Series(codes)
+    code = np.zeros(len(codes), dtype=np.int64)
+    present = _fold_codes(combined, code).to_numpy()
     keys = {}
     for col, u in zip(reversed(columns), reversed(uniques), strict=True):
-        keys[col] = u.gather(parts % len(u))
-        parts = parts // len(u)
+        keys[col] = u.gather(present % len(u))
+        present = present // len(u)
     return code, pl.DataFrame([keys[c] for c in columns])
 
 
-def _column_codes(s: pl.Series) -> tuple[np.ndarray, pl.Series]:
+def _fold_codes(s: pl.Series, codes: np.ndarray) -> pl.Series:
+    """``codes = codes·u + code(s)`` for the u sorted distinct values of ``s``; returns them."""
     u = s.unique().sort()
-    if s.dtype.is_integer() and len(u):
+    n = len(u)
+    if s.dtype.is_integer() and n:
         lo, hi = int(u[0]), int(u[-1])
-        if hi - lo <= 4 * len(u) + 1024:
+        if hi - lo <= 4 * n + 1024:
             lut = np.zeros(hi - lo + 1, dtype=np.int64)
-            lut[u.to_numpy().astype(np.int64) - lo] = np.arange(len(u))
-            return lut[s.to_numpy().astype(np.int64) - lo], u
-    return u.search_sorted(s).to_numpy().astype(np.int64), u
+            lut[u.to_numpy().astype(np.int64) - lo] = np.arange(n)
+            _rank_kernels.radix_codes(s.to_numpy(), lo, lut, n, codes)
+            return u
+    codes *= n
+    codes += u.search_sorted(s).to_numpy().astype(np.int64)
+    return u
 
 
 def reference_row(runs: pl.DataFrame, reference: Any) -> int:

@@ -50,3 +50,11 @@ def signed_rank_sums(
         r_minus[p] = rm
         count[p] = n - start
         tie_term[p] = tt
+
+
+@jit_parallel
+def radix_codes(values: np.ndarray, lo: int, lut: np.ndarray, radix: int, codes: np.ndarray) -> None:
+    """``codes = codes·radix + lut[values − lo]`` in one pass: a key column's dense codes folded into
+    the codes of the columns before it (mixed radix), without int64 copies of a narrow column."""
+    for i in prange(len(values)):
+        codes[i] = codes[i] * radix + lut[np.int64(values[i]) - lo]
