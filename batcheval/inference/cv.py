@@ -8,9 +8,9 @@ compared at once with numpy on a runs × folds matrix.
 Why the plain paired t-test over folds is wrong
     Folds share most of their training data (two training sets of 10-fold cross-validation share
     8/9 of their rows), so the J differences are positively correlated and ``s²/J`` underestimates
-    the variance of ``d̄``. The test rejects far more often than its level says (the simulation in
-    ``tests/test_compare.py`` finds a 5 % test rejecting about a quarter of the time with ten
-    repeats of 10-fold cross-validation, under Nadeau and Bengio's correlation model).
+    the variance of ``d̄``. The test rejects far more often than its level says: under Nadeau and
+    Bengio's correlation model a 5 % test rejects 57 % of the time with ten repeats of 10-fold
+    cross-validation (the table in docs/comparing.md).
 
 ``test="corrected_t"``
     Nadeau & Bengio (2003, Machine Learning 52:239) replace ``1/J`` by ``1/J + n_test/n_train``:
