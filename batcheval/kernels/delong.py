@@ -55,38 +55,6 @@ def _components(both: np.ndarray, n0: int, v10: np.ndarray, v01: np.ndarray) -> 
 
 
 @jit_parallel
-def group_auc_variance(
-    starts: np.ndarray, scores: np.ndarray, positives: np.ndarray, auc: np.ndarray, var: np.ndarray
-) -> None:
-    """Per group (negatives then positives in ``scores[starts[g]:starts[g+1]]``): the AUC and
-    DeLong's variance ``var(V10)/m + var(V01)/n`` (sample variances); NaN without two of each class."""
-    for g in prange(len(positives)):
-        s = starts[g]
-        e = starts[g + 1]
-        n1 = positives[g]
-        n0 = e - s - n1
-        if n0 < 1 or n1 < 1:
-            auc[g] = np.nan
-            var[g] = np.nan
-            continue
-        v10 = np.empty(n1)
-        v01 = np.empty(n0)
-        _components(scores[s:e], n0, v10, v01)
-        a = v10.mean()
-        auc[g] = a
-        if n0 < 2 or n1 < 2:
-            var[g] = np.nan
-            continue
-        s10 = 0.0
-        for i in range(n1):
-            s10 += (v10[i] - a) ** 2
-        s01 = 0.0
-        for j in range(n0):
-            s01 += (v01[j] - a) ** 2
-        var[g] = s10 / (n1 - 1) / n1 + s01 / (n0 - 1) / n0
-
-
-@jit_parallel
 def run_components(scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01: np.ndarray) -> None:
     """Structural components of every run (row of ``scores[R, E]``) on the shared examples:
     ``v10[r]`` over the positives and ``v01[r]`` over the negatives, in example order."""
@@ -111,3 +79,47 @@ def run_components(scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01:
         for i in range(n1):
             both[n0 + i] = scores[r, pos_idx[i]]
         _components(both, n0, v10[r], v01[r])
+
+
+@jit_parallel
+def points_auc_variance(
+    starts: np.ndarray,
+    tp: np.ndarray,
+    fp: np.ndarray,
+    positives: np.ndarray,
+    negatives: np.ndarray,
+    auc: np.ndarray,
+    var: np.ndarray,
+) -> None:
+    """AUC and DeLong variance of each group from its exact ROC points (distinct scores, descending,
+    cumulative ``tp`` and ``fp``), with no sort: a point adding ``p`` positives and ``q`` negatives is
+    a block of tied scores, whose positives have ``V10 = (n0 − fp + q/2)/n0`` (negatives strictly
+    below, ties a half) and whose negatives have ``V01 = 1 − (n1 − tp + p/2)/n1``. NaN without two
+    examples of each class."""
+    for g in prange(len(positives)):
+        n1 = positives[g]
+        n0 = negatives[g]
+        if n0 < 1 or n1 < 1:
+            auc[g] = np.nan
+            var[g] = np.nan
+            continue
+        s10 = 0.0
+        for i in range(starts[g], starts[g + 1]):
+            p = tp[i] - (tp[i - 1] if i > starts[g] else 0)
+            q = fp[i] - (fp[i - 1] if i > starts[g] else 0)
+            s10 += p * (n0 - fp[i] + 0.5 * q)
+        a = s10 / (n0 * n1)
+        auc[g] = a
+        if n0 < 2 or n1 < 2:
+            var[g] = np.nan
+            continue
+        d10 = 0.0
+        d01 = 0.0
+        for i in range(starts[g], starts[g + 1]):
+            p = tp[i] - (tp[i - 1] if i > starts[g] else 0)
+            q = fp[i] - (fp[i - 1] if i > starts[g] else 0)
+            v10 = (n0 - fp[i] + 0.5 * q) / n0
+            v01 = 1.0 - (n1 - tp[i] + 0.5 * p) / n1
+            d10 += p * (v10 - a) ** 2
+            d01 += q * (v01 - a) ** 2
+        var[g] = d10 / (n1 - 1) / n1 + d01 / (n0 - 1) / n0
