@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .exact import sorted_group
 from .jit import jit, jit_parallel, prange
 
 
@@ -81,45 +82,61 @@ def run_components(scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01:
         _components(both, n0, v10[r], v01[r])
 
 
+@jit
+def _block_sums(v: np.ndarray, lab: np.ndarray, n0: int, n1: int, a: float) -> tuple[float, float, float]:
+    """Walk sorted scores (ascending) by blocks of ties: Σ p·V10, Σ p·(V10 − a)², Σ q·(V01 − a)²."""
+    m = len(v)
+    below_pos = 0
+    below_neg = 0
+    s10 = 0.0
+    d10 = 0.0
+    d01 = 0.0
+    i = 0
+    while i < m:
+        j = i
+        p = 0
+        while True:
+            p += lab[j]
+            if j + 1 < m and v[j + 1] == v[i]:
+                j += 1
+            else:
+                break
+        q = j - i + 1 - p
+        v10 = (below_neg + 0.5 * q) / n0
+        v01 = 1.0 - (below_pos + 0.5 * p) / n1
+        s10 += p * v10
+        d10 += p * (v10 - a) ** 2
+        d01 += q * (v01 - a) ** 2
+        below_pos += p
+        below_neg += q
+        i = j + 1
+    return s10, d10, d01
+
+
 @jit_parallel
-def points_auc_variance(
-    starts: np.ndarray,
-    tp: np.ndarray,
-    fp: np.ndarray,
-    positives: np.ndarray,
-    negatives: np.ndarray,
-    auc: np.ndarray,
-    var: np.ndarray,
+def group_auc_variance(
+    starts: np.ndarray, scores: np.ndarray, positives: np.ndarray, auc: np.ndarray, var: np.ndarray
 ) -> None:
-    """AUC and DeLong variance of each group from its exact ROC points (distinct scores, descending,
-    cumulative ``tp`` and ``fp``), with no sort: a point adding ``p`` positives and ``q`` negatives is
-    a block of tied scores, whose positives have ``V10 = (n0 − fp + q/2)/n0`` (negatives strictly
-    below, ties a half) and whose negatives have ``V01 = 1 − (n1 − tp + p/2)/n1``. NaN without two
-    examples of each class."""
+    """Per group (negatives then positives in ``scores[starts[g]:starts[g+1]]``): the AUC and
+    DeLong's variance ``var(V10)/n1 + var(V01)/n0``, from the exact kernels' bucket sort of the group
+    and two walks over its blocks of tied scores (``V10 = (negatives below + q/2)/n0`` for the
+    positives of a block with q negatives; ``V01 = 1 − (positives below + p/2)/n1``). NaN without
+    two examples of each class."""
     for g in prange(len(positives)):
+        s = starts[g]
+        e = starts[g + 1]
         n1 = positives[g]
-        n0 = negatives[g]
+        n0 = e - s - n1
         if n0 < 1 or n1 < 1:
             auc[g] = np.nan
             var[g] = np.nan
             continue
-        s10 = 0.0
-        for i in range(starts[g], starts[g + 1]):
-            p = tp[i] - (tp[i - 1] if i > starts[g] else 0)
-            q = fp[i] - (fp[i - 1] if i > starts[g] else 0)
-            s10 += p * (n0 - fp[i] + 0.5 * q)
-        a = s10 / (n0 * n1)
+        v, lab = sorted_group(scores, s, e, n0)
+        s10, _, _ = _block_sums(v, lab, n0, n1, 0.0)
+        a = s10 / n1
         auc[g] = a
         if n0 < 2 or n1 < 2:
             var[g] = np.nan
             continue
-        d10 = 0.0
-        d01 = 0.0
-        for i in range(starts[g], starts[g + 1]):
-            p = tp[i] - (tp[i - 1] if i > starts[g] else 0)
-            q = fp[i] - (fp[i - 1] if i > starts[g] else 0)
-            v10 = (n0 - fp[i] + 0.5 * q) / n0
-            v01 = 1.0 - (n1 - tp[i] + 0.5 * p) / n1
-            d10 += p * (v10 - a) ** 2
-            d01 += q * (v01 - a) ** 2
+        _, d10, d01 = _block_sums(v, lab, n0, n1, a)
         var[g] = d10 / (n1 - 1) / n1 + d01 / (n0 - 1) / n0

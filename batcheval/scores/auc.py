@@ -149,18 +149,17 @@ def auc(
         pl.Series(f"best_{measure}", best_val, dtype=pl.Float64),
     ]
     if ci is not None:
-        columns += _delong_columns(pts if measure != "informedness" else seg.points(), float(ci))
+        columns += _delong_columns(seg, float(ci))
     return seg.keys.hstack(columns) if seg.keys.width else pl.DataFrame(columns)
 
 
-def _delong_columns(pts: Any, level: float) -> list[pl.Series]:
-    """DeLong's variance from the exact ROC points: their tied blocks give the midranks (no sort)."""
-    n_groups = len(pts.positives)
+def _delong_columns(seg: Any, level: float) -> list[pl.Series]:
+    """DeLong's variance per group: a bucket sort and two walks over each group's tied blocks."""
+    n_groups = len(seg.positives)
     area = np.empty(n_groups)
     var = np.empty(n_groups)
     if n_groups:
-        _delong.points_auc_variance(pts.starts, pts.tp, pts.fp, pts.positives.astype(np.int64),
-                                    pts.negatives.astype(np.int64), area, var)  # fmt: skip
+        _delong.group_auc_variance(seg.starts, seg.scores, seg.positives.astype(np.int64), area, var)
     se = np.sqrt(var)
     z = float(special.ndtri(0.5 + level / 2))
     return [
