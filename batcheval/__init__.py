@@ -29,7 +29,10 @@ from .errors import (
 from .evaluate import evaluate
 from .inference import intervals
 from .inference.adjust import adjust
+from .inference.cv import compare
+from .inference.delong import compare_auc
 from .inference.leaderboard import leaderboard
+from .inference.ranks import RankResult, rank_methods
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
 from .plot import plot
 from .scores.auc import auc
@@ -54,17 +57,21 @@ __all__ = [
     "MemoryBudgetError",
     "MergeError",
     "NullValuesError",
+    "RankResult",
     "SourceError",
     "UnknownMeasureError",
     "__version__",
     "adjust",
     "alpha_sbb",
     "auc",
+    "compare",
+    "compare_auc",
     "curves",
     "evaluate",
     "intervals",
     "leaderboard",
     "measures",
     "plot",
+    "rank_methods",
     "sweep",
 ]

@@ -5,6 +5,8 @@ batcheval sweep FILE --by run --thresholds 101 [-o sweep.parquet]
 batcheval auc FILE --by run
 batcheval plot FILE --by run --chart roc -o roc.png
 batcheval demo [--synthetic]
+batcheval compare FILE --run run --fold fold --repeat repeat --measure accuracy [--test bayes --rope 0.01]
+batcheval ranks FILE --method method --dataset dataset --measure score [--plot cd.png]
 
 FILE is a parquet, csv or ipc file or a glob of them. Without ``-o`` the result
 prints as a table. Bad input exits with code 2 and a one-line message;
@@ -179,7 +181,106 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--synthetic", action="store_true",
                       help="the simulated sweep instead (no scikit-learn needed)")  # fmt: skip
     demo.add_argument("--runs", type=int, default=200, help="runs in the synthetic sweep (default 200)")
+    _comparison_commands(command, output)
     return parser
+
+
+_COMPARE_EXAMPLES = """examples:
+  batcheval compare cv_scores.parquet --run model --fold fold --repeat repeat --measure accuracy
+  batcheval compare preds.parquet --run model --fold fold --measure informedness --reference baseline
+  batcheval compare cv_scores.csv --run model --measure accuracy --test bayes --rope 0.01 -o bayes.csv
+
+FILE holds one measure per (run, repeat, fold), e.g. from 'batcheval evaluate --by run,repeat,fold',
+or the predictions themselves (label and prediction columns), counted per fold first.
+"""
+
+_RANKS_EXAMPLES = """examples:
+  batcheval ranks scores.parquet --method model --dataset dataset --measure roc_auc --plot cd.png
+  batcheval ranks scores.csv --measure error --lower-is-better --control baseline -o ranks.csv
+"""
+
+
+def _comparison_commands(command, output) -> None:
+    """The ``compare`` and ``ranks`` subcommands (be.compare and be.rank_methods)."""
+    cp = command("compare", "compare runs over cross-validation folds (corrected t, Bayesian, 5x2cv)",
+                 _COMPARE_EXAMPLES)  # fmt: skip
+    cp.add_argument("file", help="a parquet, csv or ipc file, or a quoted glob")
+    cp.add_argument("--filter", metavar="SQL", help="keep only rows matching a SQL expression")
+    cp.add_argument("--run", default="run", help="comma-separated run column(s) (default: run)")
+    cp.add_argument("--fold", default="fold", help="the fold column (default: fold)")
+    cp.add_argument("--repeat", help="the repeat column of repeated cross-validation")
+    cp.add_argument("--measure", default="informedness", help="the measure column (default: informedness)")
+    cp.add_argument("--test", default="corrected_t", choices=["corrected_t", "bayes", "5x2cv", "t"],
+                    help="the test (default: corrected_t)")  # fmt: skip
+    cp.add_argument("--reference", help="the run compared against (default: the best mean)")
+    cp.add_argument("--all-pairs", action="store_true", help="compare every pair of runs")
+    cp.add_argument(
+        "--rope", default="0", help="ROPE of --test bayes: a half-width w, or low,high (--rope=-0.01,0.02)"
+    )
+    cp.add_argument("--test-fraction", type=float, help="share of the data in each test fold")
+    cp.add_argument("--lower-is-better", action="store_true", help="the best run has the lowest mean")
+    cp.add_argument("--label", default="label", help="label column, when FILE holds predictions")
+    cp.add_argument("--prediction", default="prediction", help="prediction column, when FILE holds them")
+    output(cp)
+
+    rk = command("ranks", "rank methods over datasets: Friedman, Nemenyi CD, Holm, Wilcoxon", _RANKS_EXAMPLES)
+    rk.add_argument("file", help="a parquet, csv or ipc file, or a quoted glob")
+    rk.add_argument("--filter", metavar="SQL", help="keep only rows matching a SQL expression")
+    rk.add_argument("--method", default="method", help="the method column (default: method)")
+    rk.add_argument("--dataset", default="dataset", help="the dataset column (default: dataset)")
+    rk.add_argument("--measure", default="score", help="the score column (default: score)")
+    rk.add_argument("--lower-is-better", action="store_true", help="lower scores rank first")
+    rk.add_argument("--control", help="compare every method with this one (Holm)")
+    rk.add_argument("--alpha", type=float, default=0.05, help="level of the critical difference")
+    rk.add_argument("--drop-incomplete", action="store_true", help="drop methods missing on some datasets")
+    rk.add_argument("--pairwise", metavar="FILE", help="also write the pairwise table there")
+    rk.add_argument("--plot", metavar="PNG", help="draw the critical-difference diagram there")
+    output(rk)
+
+
+def _rope(text: str):
+    try:
+        parts = [float(t) for t in text.split(",")]
+    except ValueError:
+        raise BatchevalError(f"--rope takes a half-width such as 0.01 or low,high; got {text!r}") from None
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def _compare(args: argparse.Namespace) -> None:
+    from ..inference.cv import compare
+
+    result = compare(
+        _read(args).collect(), _split(args.run) or [], args.fold, args.repeat, args.measure,
+        reference=_positive(args.reference), pairs="all" if args.all_pairs else "reference",
+        test=args.test, rope=_rope(args.rope), test_fraction=args.test_fraction,
+        higher_is_better=not args.lower_is_better, label=args.label, prediction=args.prediction,
+    )  # fmt: skip
+    _emit(result, args.output, chosen=True)
+
+
+def _ranks(args: argparse.Namespace) -> None:
+    from ..inference.ranks import rank_methods
+    from ..io.files import check_output, write_frame
+
+    if args.pairwise:
+        check_output(args.pairwise)
+    res = rank_methods(
+        _read(args).collect(), args.method, args.dataset, args.measure,
+        higher_is_better=not args.lower_is_better, control=_positive(args.control), alpha=args.alpha,
+        drop_incomplete=args.drop_incomplete,
+    )  # fmt: skip
+    print(res.summary(), file=sys.stderr)
+    if args.pairwise:
+        write_frame(res.pairwise, args.pairwise)
+        print(f"wrote {res.pairwise.height} pairs to {args.pairwise}", file=sys.stderr)
+    if args.plot:
+        from ..plot.cd import plot_cd
+
+        plot_cd(res, top=None if res.n_methods <= 40 else 40, path=args.plot)
+        print(f"wrote a critical-difference diagram to {args.plot}", file=sys.stderr)
+    if res.control is not None and not args.output:
+        _emit(res.control, None, chosen=True)
+    _emit(res.ranks, args.output, chosen=True)
 
 
 def _positive(value: str | None):
@@ -397,6 +498,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _leaderboard(args)
         elif args.command == "demo":
             _demo(args)
+        elif args.command == "compare":
+            _compare(args)
+        elif args.command == "ranks":
+            _ranks(args)
     except KeyboardInterrupt:
         print("batcheval: interrupted", file=sys.stderr)
         return 130

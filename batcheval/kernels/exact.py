@@ -159,6 +159,10 @@ def _sorted_group(scores, a, z, negatives):
     return v, lab
 
 
+# public for kernels.delong, which walks the same sorted groups for DeLong's variance
+sorted_group = _sorted_group
+
+
 @jit_inline
 def _not_right_turn(ax, ay, bx, by, cx, cy):
     """a → b → c turns left or goes straight: b is not on the upper hull

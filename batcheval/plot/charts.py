@@ -8,8 +8,10 @@ from typing import Any
 import polars as pl
 
 from ..inference.leaderboard import is_leaderboard
+from ..inference.ranks import is_rank_result
 from ..scores.curves import CHARTS
 from .backend import pyplot
+from .cd import plot_cd
 from .forest import plot_leaderboard
 
 __all__ = ["plot"]
@@ -43,12 +45,14 @@ def _guides(ax, chart: str) -> None:
 
 def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] | None = None,
          path: str | Path | None = None, title: str | None = None, ax: Any = None,
-         top: int = 20):  # fmt: skip
+         top: int | None = None):  # fmt: skip
     """Draw one chart of a :func:`batcheval.curves` frame, one line per group.
 
     Given a :func:`batcheval.leaderboard` frame instead, draw a forest plot of
-    its ``top`` runs with their intervals (see
-    :func:`batcheval.plot.forest.plot_leaderboard`).
+    its ``top`` runs (default 20) with their intervals (see
+    :func:`batcheval.plot.forest.plot_leaderboard`). Given a
+    :func:`batcheval.rank_methods` result (``chart="cd"`` or None), draw its
+    critical-difference diagram (see :func:`batcheval.plot.cd.plot_cd`).
 
     Parameters
     ----------
@@ -76,8 +80,14 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     >>> fig.axes[0].get_xlabel()
     'fallout'
     """
+    if is_rank_result(curves):
+        if chart not in (None, "cd"):
+            raise ValueError(f"a rank_methods result draws chart='cd', not {chart!r}")
+        return plot_cd(curves, top=top, path=path, title=title, ax=ax)
+    if chart == "cd":
+        raise ValueError("chart='cd' draws a be.rank_methods result; this is a frame")
     if is_leaderboard(curves):
-        return plot_leaderboard(curves, top=top, path=path, title=title, ax=ax)
+        return plot_leaderboard(curves, top=20 if top is None else top, path=path, title=title, ax=ax)
     plt = pyplot()
     charts = curves.get_column("chart").unique().to_list()
     if chart is None:

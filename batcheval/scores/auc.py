@@ -13,8 +13,11 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from scipy import special
 
 from .. import measures as _measures
+from ..errors import InvalidArgumentError
+from ..kernels import delong as _delong
 from ..kernels import exact as _exact
 from .exact import grouped_scores
 from .multiclass import (
@@ -41,6 +44,7 @@ def auc(
     per_class: bool = False,
     drop_nonfinite: bool = False,
     drop_nulls: bool = False,
+    ci: float | None = None,
 ) -> pl.DataFrame:
     """Exact ROC and precision-recall summaries of a score, for every group.
 
@@ -82,6 +86,13 @@ def auc(
         Multiclass scores: one row per group × class instead of the averages.
     drop_nonfinite, drop_nulls
         Skip rows with a NaN/infinite score, or a null score or label.
+    ci
+        A confidence level such as 0.95: adds ``roc_auc_se`` and the DeLong interval
+        ``roc_auc_ci_low``, ``roc_auc_ci_high`` = ``roc_auc ± z·se`` clipped to [0, 1], with
+        DeLong, DeLong & Clarke-Pearson's (1988) variance computed from midranks in O(n log n)
+        (Sun & Xu 2014; :mod:`batcheval.kernels.delong`), as pROC's ``ci.auc(method="delong")``.
+        NaN for groups with fewer than two examples of either class. Binary scores, or
+        multiclass scores with ``per_class=True``.
 
     Returns
     -------
@@ -95,10 +106,16 @@ def auc(
     >>> df = pl.DataFrame({"label": [0, 0, 1, 1], "score": [0.1, 0.4, 0.35, 0.8]})
     >>> be.auc(df).select("roc_auc", "pr_auc", "best_threshold", "best_informedness").rows()
     [(0.75, 0.8333333333333333, 0.8, 0.5)]
+    >>> be.auc(df, ci=0.95).select("roc_auc_se", "roc_auc_ci_low", "roc_auc_ci_high").rows()
+    [(0.3535533905932738, 0.05704808782516102, 1.0)]
     """
+    if ci is not None and not (isinstance(ci, float | int) and 0.0 < float(ci) < 1.0):
+        raise InvalidArgumentError(f"ci= must be a level in (0, 1) such as 0.95, got {ci!r}")
     if is_multiclass_score(data, score):
+        if ci is not None and not per_class:
+            raise InvalidArgumentError("ci= with multiclass scores needs per_class=True (one AUC per class)")
         return _multiclass_auc(
-            data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls
+            data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci
         )
     scored = prepare_scores(
         data, by, label, score, positive, classes, drop_nonfinite, drop_nulls, score_range=False
@@ -135,15 +152,34 @@ def auc(
         pl.Series("best_threshold", best_thr, dtype=pl.Float64),
         pl.Series(f"best_{measure}", best_val, dtype=pl.Float64),
     ]
+    if ci is not None:
+        columns += _delong_columns(seg, float(ci))
     return seg.keys.hstack(columns) if seg.keys.width else pl.DataFrame(columns)
 
 
+def _delong_columns(seg: Any, level: float) -> list[pl.Series]:
+    """DeLong's variance per group: a bucket sort and two walks over each group's tied blocks."""
+    n_groups = len(seg.positives)
+    area = np.empty(n_groups)
+    var = np.empty(n_groups)
+    if n_groups:
+        _delong.group_auc_variance(seg.starts, seg.scores, seg.positives.astype(np.int64), area, var)
+    se = np.sqrt(var)
+    z = float(special.ndtri(0.5 + level / 2))
+    return [
+        pl.Series("roc_auc_se", se),
+        pl.Series("roc_auc_ci_low", np.clip(area - z * se, 0.0, 1.0)),
+        pl.Series("roc_auc_ci_high", np.clip(area + z * se, 0.0, 1.0)),
+    ]
+
+
 def _multiclass_auc(
-    data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls
+    data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci=None
 ) -> pl.DataFrame:
     long, keys, values, wide, names = one_vs_rest_frame(data, by, label, score, classes)
     per = auc(long, keys, IS_CLASS_COLUMN, SCORE_COLUMN, measure=measure, positive=True,
-              classes=[False, True], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls)  # fmt: skip
+              classes=[False, True], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
+              ci=ci)  # fmt: skip
     if per_class:
         return per
     group_keys = keys[:-1]

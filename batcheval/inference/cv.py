@@ -1,0 +1,477 @@
+"""Cross-validated comparisons of runs: corrected resampled t-test, Bayesian correlated t-test, 5×2cv.
+
+Every run is measured on the same J = r·k folds (r repeats of k-fold cross-validation). The
+difference ``d_j = run_j − reference_j`` on each fold is the unit of evidence, and every test is a
+statistic of the mean ``d̄`` and the sample variance ``s²`` of the J differences; so all runs are
+compared at once with numpy on a runs × folds matrix.
+
+Why the plain paired t-test over folds is wrong
+    Folds share most of their training data (two training sets of 10-fold cross-validation share
+    8/9 of their rows), so the J differences are positively correlated and ``s²/J`` underestimates
+    the variance of ``d̄``. The test rejects far more often than its level says: under Nadeau and
+    Bengio's correlation model a 5 % test rejects 57 % of the time with ten repeats of 10-fold
+    cross-validation (the table in docs/comparing.md).
+
+``test="corrected_t"``
+    Nadeau & Bengio (2003, Machine Learning 52:239) replace ``1/J`` by ``1/J + n_test/n_train``:
+    ``t = d̄ / sqrt((1/J + n_test/n_train) s²)`` on J − 1 degrees of freedom. For k-fold
+    cross-validation ``n_test/n_train = 1/(k − 1)``, derived here from the number of folds per
+    repeat; ``test_fraction=`` gives it for repeated hold-out splits (``ρ = f/(1 − f)``).
+    Bouckaert & Frank (2004) recommend it with 10 repeats of 10 folds.
+``test="bayes"``
+    The Bayesian correlated t-test of Corani & Benavoli (2015, Machine Learning 100:285) used by
+    Benavoli, Corani, Demšar & Zaffalon (2017, JMLR 18(77)) and the ``baycomp`` library: under a
+    non-informative prior the posterior of the mean difference is a Student t with J − 1 degrees
+    of freedom, location ``d̄`` and scale ``sqrt((1/J + n_test/n_train) s²)``. With a region of
+    practical equivalence (ROPE) ``[low, high]`` it reports ``p_left = P(δ < low)``,
+    ``p_rope = P(low ≤ δ ≤ high)`` and ``p_right = P(δ > high)``: the posterior probabilities that
+    the run is practically worse, equivalent, or better than the reference (for a measure where
+    higher is better). A ROPE is the range of differences too small to matter in practice (e.g.
+    ±0.01 of accuracy); unlike a p-value these probabilities can *support* equivalence.
+``test="5x2cv"``
+    Dietterich's (1998, Neural Computation 10:1895) 5×2cv paired t-test for exactly 5 repeats of
+    2-fold cross-validation: ``t = d_11 / sqrt(Σ_i s_i² / 5)`` on 5 degrees of freedom, with
+    ``s_i² = Σ_j (d_ij − d̄_i)²`` and ``d_11`` the first fold of the first repeat (repeats and
+    folds in sorted order).
+``test="t"``
+    The plain paired t-test over the J folds (``scipy.stats.ttest_rel``), for comparison only.
+
+Choosing the reference
+    ``reference=value`` compares every other run with that run. ``reference=None`` picks the run
+    with the best mean over all folds (highest, or lowest with ``higher_is_better=False``; the
+    first in sort order on ties). That choice is made on the same folds the tests then use, so
+    the tests against it are *optimistic* for the reference: a run is less often found better
+    than a data-selected leader than it would be against a fixed one, and more often found worse.
+    Fix the reference in advance (a baseline), or confirm on fresh data, when it matters.
+    ``pairs="all"`` compares every pair of runs (R(R − 1)/2 rows).
+
+Two-sided p-values of the t-tests get a Holm-adjusted column (``p_holm``, over the rows of the
+result); the Bayesian test reports posterior probabilities, which need no multiplicity correction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from ..errors import InvalidArgumentError
+from ..io.frames import as_key_list, select_columns
+from ..kernels import ranks as _rank_kernels
+from .adjust import adjust
+
+__all__ = [
+    "COMPARE_TESTS",
+    "FoldMatrix",
+    "compare",
+    "fold_matrix",
+    "key_codes",
+    "parse_rope",
+    "reference_row",
+]
+
+COMPARE_TESTS = ("corrected_t", "bayes", "5x2cv", "t")
+
+#: How many runs or folds an error message lists before "...".
+_SHOW = 5
+
+
+@dataclass
+class FoldMatrix:
+    """Each run's measure on every fold: ``values[run, cell]``.
+
+    ``runs`` holds the run keys in row order, ``cells`` the (repeat, fold) keys in column order
+    (sorted), ``n_repeats`` and ``n_folds`` the layout (``cells`` = repeats × folds).
+    """
+
+    runs: pl.DataFrame
+    cells: pl.DataFrame
+    values: np.ndarray
+    n_repeats: int
+    n_folds: int
+
+
+def parse_rope(rope: Any) -> tuple[float, float]:
+    """A ROPE as ``(low, high)``: a half-width ``w ≥ 0`` means ``(−w, w)``.
+
+    Examples
+    --------
+    >>> parse_rope(0.01)
+    (-0.01, 0.01)
+    >>> parse_rope((-0.02, 0.01))
+    (-0.02, 0.01)
+    >>> parse_rope((0.1, 0.0))
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: rope= low 0.1 is greater than high 0.0
+    """
+    if np.ndim(rope) == 0:
+        w = float(rope)
+        if not w >= 0:  # also catches NaN
+            raise InvalidArgumentError(f"rope= half-width must be >= 0, got {rope!r}")
+        return -w, w
+    parts = list(rope)
+    if len(parts) != 2:
+        raise InvalidArgumentError(f"rope= takes a half-width or (low, high), got {rope!r}")
+    low, high = float(parts[0]), float(parts[1])
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise InvalidArgumentError(f"rope= bounds must be finite, got {rope!r}")
+    if low > high:
+        raise InvalidArgumentError(f"rope= low {low!r} is greater than high {high!r}")
+    return low, high
+
+
+def _show(items: Sequence[Any]) -> str:
+    shown = ", ".join(str(x) for x in items[:_SHOW])
+    return shown + (f", ... ({len(items)} in all)" if len(items) > _SHOW else "")
+
+
+def _key_text(frame: pl.DataFrame, rows: np.ndarray) -> list[str]:
+    sub = frame[rows.tolist()]
+    if sub.width == 1:
+        return [f"{sub.columns[0]}={v!r}" for v in sub.to_series().to_list()]
+    return [str(dict(zip(sub.columns, r, strict=True))) for r in sub.rows()]
+
+
+def fold_matrix(
+    data: Any,
+    run: str | Sequence[str] = "run",
+    fold: str = "fold",
+    repeat: str | None = None,
+    measure: str = "informedness",
+    *,
+    label: str = "label",
+    prediction: str = "prediction",
+) -> FoldMatrix:
+    """Arrange one measure per (run, repeat, fold) as a runs × folds matrix, checking the layout.
+
+    ``data`` is either an evaluated frame (it has the ``measure`` column) or per-example
+    predictions (it has ``label`` and ``prediction``), which are counted per (run, repeat, fold)
+    first, as ``evaluate(data, by=[*run, repeat, fold])`` would.
+
+    Raises :class:`~batcheval.errors.InvalidArgumentError` for fewer than 2 folds, a NaN or null
+    measure (counted, with the runs and folds named), a run measured twice on one fold, or runs
+    whose folds do not match (naming the runs and the missing folds).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"run": [1, 1, 2, 2], "fold": [0, 1, 0, 1], "accuracy": [0.8, 0.7, 0.6, 0.9]})
+    >>> fold_matrix(df, measure="accuracy").values.tolist()
+    [[0.8, 0.7], [0.6, 0.9]]
+    """
+    runs = as_key_list(run, "run")
+    if not runs:
+        raise InvalidArgumentError("run= must name at least one column")
+    cell_cols = ([repeat] if repeat is not None else []) + [fold]
+    if not isinstance(data, pl.DataFrame | pl.LazyFrame):
+        data = pl.DataFrame(data)  # pandas or pyarrow
+    names = data.collect_schema().names() if isinstance(data, pl.LazyFrame) else data.columns
+    if measure not in names and label in names and prediction in names:
+        from ..core.engine import count_any
+
+        table, _ = count_any(data, [*runs, *cell_cols], label, prediction, classes=None, drop_nulls=False)
+        data = table.measures([measure])
+    roles = {**dict.fromkeys(runs, "run"), fold: "fold", measure: "measure"}
+    if repeat is not None:
+        roles[repeat] = "repeat"
+    frame = select_columns(data, [*runs, *cell_cols, measure], roles)
+    if frame.height == 0:
+        raise InvalidArgumentError("the frame has no rows to compare")
+    value = frame.get_column(measure).cast(pl.Float64)
+    bad = (value.is_null() | value.is_nan()).fill_null(True)
+    if bad.any():
+        where = frame.filter(bad).select(*runs, *cell_cols).rows()
+        raise InvalidArgumentError(
+            f"measure column {measure!r} has {int(bad.sum())} NaN or null values, at "
+            f"({', '.join([*runs, *cell_cols])}) = {_show(where)}"
+        )
+    r, run_keys = key_codes(frame, runs)
+    c, cell_keys = key_codes(frame, cell_cols)
+    n_runs, n_cells = run_keys.height, cell_keys.height
+    n_repeats = cell_keys.get_column(repeat).n_unique() if repeat is not None else 1
+    n_folds = cell_keys.get_column(fold).n_unique()
+    if n_cells < 2:
+        raise InvalidArgumentError(f"a comparison over folds needs at least 2 folds, got {n_cells}")
+    if n_repeats * n_folds != n_cells:
+        raise InvalidArgumentError(
+            f"folds do not form a grid: {n_cells} distinct ({repeat}, {fold}) pairs, not {n_repeats} "
+            f"repeats × {n_folds} folds; give each repeat the same fold labels"
+        )
+    flat = r * n_cells + c
+    seen = np.bincount(flat, minlength=n_runs * n_cells).reshape(n_runs, n_cells)
+    if (seen > 1).any():
+        rr, cc = np.nonzero(seen > 1)
+        pairs = [
+            f"{a} on {b}" for a, b in zip(_key_text(run_keys, rr), _key_text(cell_keys, cc), strict=True)
+        ]
+        raise InvalidArgumentError(f"runs measured more than once on one fold: {_show(pairs)}")
+    if (seen == 0).any():
+        missing = np.nonzero((seen == 0).any(axis=1))[0]
+        parts = []
+        for i in missing[:_SHOW]:
+            gaps = np.nonzero(seen[i] == 0)[0]
+            parts.append(f"{_key_text(run_keys, np.array([i]))[0]} lacks {_show(_key_text(cell_keys, gaps))}")
+        more = f" ({len(missing)} runs in all)" if len(missing) > _SHOW else ""
+        raise InvalidArgumentError(
+            f"runs do not share the same folds, so they cannot be paired: {'; '.join(parts)}{more}"
+        )
+    values = np.empty(n_runs * n_cells)
+    values[flat] = value.to_numpy()
+    return FoldMatrix(run_keys, cell_keys, values.reshape(n_runs, n_cells), n_repeats, n_folds)
+
+
+def key_codes(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, pl.DataFrame]:
+    """Dense codes 0..u−1 of the key ``columns`` in sorted key order, and the u distinct keys.
+
+    Integer columns of a compact range are coded through a lookup table in one numba pass (no
+    sort, no int64 copy): a struct rank costs seconds over ten million rows. Several columns
+    combine their codes in mixed radix. Keys may not be null.
+    """
+    codes = np.zeros(frame.height, dtype=np.int64)
+    uniques: list[pl.Series] = []
+    for col in columns:
+        s = frame.get_column(col)
+        if s.null_count():
+            raise InvalidArgumentError(f"key column {col!r} has {s.null_count()} null values")
+        u = _fold_codes(s, codes)
+        uniques.append(u)
+    if len(columns) == 1:
+        return codes, uniques[0].to_frame()
+    combined = pl.Series(codes)
+    code = np.zeros(len(codes), dtype=np.int64)
+    present = _fold_codes(combined, code).to_numpy()
+    keys = {}
+    for col, u in zip(reversed(columns), reversed(uniques), strict=True):
+        keys[col] = u.gather(present % len(u))
+        present = present // len(u)
+    return code, pl.DataFrame([keys[c] for c in columns])
+
+
+def _fold_codes(s: pl.Series, codes: np.ndarray) -> pl.Series:
+    """``codes = codes·u + code(s)`` for the u sorted distinct values of ``s``; returns them."""
+    u = s.unique().sort()
+    n = len(u)
+    if s.dtype.is_integer() and n:
+        lo, hi = int(u[0]), int(u[-1])
+        if hi - lo <= 4 * n + 1024:
+            lut = np.zeros(hi - lo + 1, dtype=np.int64)
+            lut[u.to_numpy().astype(np.int64) - lo] = np.arange(n)
+            _rank_kernels.radix_codes(s.to_numpy(), lo, lut, n, codes)
+            return u
+    codes *= n
+    codes += u.search_sorted(s).to_numpy().astype(np.int64)
+    return u
+
+
+def reference_row(runs: pl.DataFrame, reference: Any) -> int:
+    """The row of ``runs`` (run keys) equal to ``reference``: a value, or a tuple or dict for several
+    run columns; an error listing some runs when there is none."""
+    cols = runs.columns
+    if isinstance(reference, dict):
+        wanted = [reference.get(c) for c in cols]
+    elif len(cols) > 1 and isinstance(reference, tuple | list):
+        wanted = list(reference)
+    else:
+        wanted = [reference]
+    if len(wanted) != len(cols):
+        raise InvalidArgumentError(f"reference= needs a value for each run column {cols}, got {reference!r}")
+    hit = np.ones(runs.height, dtype=bool)
+    for c, v in zip(cols, wanted, strict=True):
+        hit &= (runs.get_column(c) == v).fill_null(False).to_numpy()
+    rows = np.nonzero(hit)[0]
+    if len(rows) == 0:
+        have = _key_text(runs, np.arange(min(runs.height, _SHOW)))
+        raise InvalidArgumentError(
+            f"reference= run {reference!r} is not in the frame; "
+            f"its {runs.height} runs include {', '.join(have)}"
+        )
+    return int(rows[0])
+
+
+def compare(
+    data: Any,
+    run: str | Sequence[str] = "run",
+    fold: str = "fold",
+    repeat: str | None = None,
+    measure: str = "informedness",
+    *,
+    reference: Any = None,
+    pairs: Literal["reference", "all"] = "reference",
+    test: Literal["corrected_t", "bayes", "5x2cv", "t"] = "corrected_t",
+    rope: float | tuple[float, float] = 0.0,
+    test_fraction: float | None = None,
+    higher_is_better: bool = True,
+    label: str = "label",
+    prediction: str = "prediction",
+    chunk_rows: int = 1 << 16,
+) -> pl.DataFrame:
+    """Compare runs measured on the same cross-validation folds, every run at once.
+
+    See :mod:`batcheval.inference.cv` for the tests, their sources, and how the reference is chosen.
+
+    Parameters
+    ----------
+    data
+        Either a frame with one ``measure`` value per (run, repeat, fold) — e.g. the output of
+        ``be.evaluate(predictions, by=["run", "repeat", "fold"])`` — or the per-example predictions
+        themselves (with ``label`` and ``prediction`` columns), which are counted per fold first.
+    run
+        The column(s) naming a run (a model or configuration).
+    fold, repeat
+        The fold within a repeat, and the repeat of the cross-validation (None: one repeat).
+    measure
+        The measure column compared.
+    reference
+        The run every other run is compared with (a value of ``run``; a tuple or dict for
+        several run columns). None: the run with the best mean, chosen on the same data, which
+        makes the tests optimistic for it (see the module notes).
+    pairs
+        ``"reference"``: every run against the reference; ``"all"``: every pair of runs (the
+        first of the pair in the ``run`` columns, the second in ``reference_<run>``).
+    test
+        ``"corrected_t"`` (Nadeau–Bengio), ``"bayes"`` (Bayesian correlated t-test), ``"5x2cv"``
+        (Dietterich, for 5 repeats × 2 folds) or ``"t"`` (the uncorrected paired t-test).
+    rope
+        The region of practical equivalence of ``test="bayes"``: a half-width ``w`` for
+        ``[−w, w]``, or ``(low, high)``, on the scale of the measure difference run − reference.
+    test_fraction
+        The share of the data in each test fold; default ``1/k`` for k folds per repeat, which
+        makes ``n_test/n_train = 1/(k − 1)``. Needed for repeated hold-out splits (one "fold" per
+        repeat).
+    higher_is_better
+        Which way the best run is chosen when ``reference=None``.
+    label, prediction
+        The class columns, used when ``data`` holds predictions.
+    chunk_rows
+        Comparisons computed at once (bounds memory at ``chunk_rows × folds`` floats).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per comparison: the run key(s), ``reference_<key>``, ``n_folds`` (J = repeats ×
+        folds), ``mean_run``, ``mean_reference``, ``mean_diff`` (run − reference), ``sd_diff`` (the
+        sample standard deviation of the J differences), ``se`` (the standard error the test uses),
+        then ``t``, ``df``, ``p_value`` (two-sided) and ``p_holm`` for the t-tests, or ``p_left``,
+        ``p_rope``, ``p_right`` for ``test="bayes"``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({
+    ...     "run": ["a"] * 4 + ["b"] * 4,
+    ...     "fold": [0, 1, 2, 3] * 2,
+    ...     "accuracy": [0.80, 0.82, 0.79, 0.81, 0.84, 0.83, 0.85, 0.86],
+    ... })
+    >>> out = be.compare(df, measure="accuracy", reference="a")
+    >>> out.select("run", "reference_run", "mean_diff", "t", "df").rows()
+    [('b', 'a', 0.03999999999999995, 2.4243661069253064, 3.0)]
+    >>> bayes = be.compare(df, measure="accuracy", reference="a", test="bayes", rope=0.01)
+    >>> [round(p, 4) for p in bayes.select("p_left", "p_rope", "p_right").row(0)]
+    [0.0281, 0.0552, 0.9167]
+    """
+    if test not in COMPARE_TESTS:
+        raise InvalidArgumentError(f"unknown test {test!r}; use one of {list(COMPARE_TESTS)}")
+    if pairs not in ("reference", "all"):
+        raise InvalidArgumentError(f"pairs= must be 'reference' or 'all', got {pairs!r}")
+    if pairs == "all" and reference is not None:
+        raise InvalidArgumentError("reference= has no meaning with pairs='all'; leave it None")
+    low, high = parse_rope(rope)
+    if test_fraction is not None and not 0.0 < float(test_fraction) < 1.0:
+        raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")
+    fm = fold_matrix(data, run, fold, repeat, measure, label=label, prediction=prediction)
+    n_runs, n_cells = fm.values.shape
+    if n_runs < 2:
+        raise InvalidArgumentError(f"a comparison needs at least 2 runs, got {n_runs}")
+    if test == "5x2cv" and (fm.n_repeats, fm.n_folds) != (5, 2):
+        raise InvalidArgumentError(
+            f"test='5x2cv' needs 5 repeats of 2 folds, got {fm.n_repeats} repeats of {fm.n_folds} folds"
+            + ("" if repeat is not None else " (give repeat=)")
+        )
+    if test_fraction is not None:
+        ratio = float(test_fraction) / (1.0 - float(test_fraction))
+    elif test in ("corrected_t", "bayes"):
+        if fm.n_folds < 2:
+            raise InvalidArgumentError(
+                f"k-fold cross-validation needs at least 2 folds per repeat, got {fm.n_folds}; "
+                "for repeated hold-out splits give test_fraction="
+            )
+        ratio = 1.0 / (fm.n_folds - 1)
+    else:
+        ratio = 0.0
+    if pairs == "reference":
+        means = fm.values.mean(axis=1)
+        ref = (
+            reference_row(fm.runs, reference)
+            if reference is not None
+            else int(np.argmax(means if higher_is_better else -means))
+        )
+        a = np.delete(np.arange(n_runs), ref)
+        b = np.full(len(a), ref)
+    else:
+        a, b = np.triu_indices(n_runs, 1)
+    stat = _statistics(fm, a, b, test, ratio, low, high, chunk_rows)
+    ref_keys = fm.runs[b.tolist()]
+    out = pl.concat(
+        [fm.runs[a.tolist()], ref_keys.rename({c: f"reference_{c}" for c in ref_keys.columns})],
+        how="horizontal",
+    )
+    columns = [pl.Series("n_folds", np.full(len(a), n_cells), dtype=pl.Int64)]
+    columns += [pl.Series(k, v, dtype=pl.Float64) for k, v in stat.items()]
+    out = out.hstack(columns)
+    if test != "bayes":
+        out = out.with_columns(adjust(out.get_column("p_value"), "holm").alias("p_holm"))
+    return out
+
+
+def _statistics(fm: FoldMatrix, a: np.ndarray, b: np.ndarray, test: str, ratio: float,
+                low: float, high: float, chunk_rows: int) -> dict[str, np.ndarray]:  # fmt: skip
+    n = len(a)
+    j = fm.values.shape[1]
+    names = ["mean_run", "mean_reference", "mean_diff", "sd_diff", "se"]
+    names += ["p_left", "p_rope", "p_right"] if test == "bayes" else ["t", "df", "p_value"]
+    out = {k: np.empty(n) for k in names}
+    means = fm.values.mean(axis=1)
+    out["mean_run"] = means[a]
+    out["mean_reference"] = means[b]
+    for lo in range(0, n, max(int(chunk_rows), 1)):
+        hi = min(lo + chunk_rows, n)
+        d = fm.values[a[lo:hi]] - fm.values[b[lo:hi]]
+        mean = d.mean(axis=1)
+        var = d.var(axis=1, ddof=1)
+        out["mean_diff"][lo:hi] = mean
+        out["sd_diff"][lo:hi] = np.sqrt(var)
+        if test == "5x2cv":
+            per = d.reshape(hi - lo, fm.n_repeats, fm.n_folds)
+            s2 = ((per - per.mean(axis=2, keepdims=True)) ** 2).sum(axis=2)
+            se = np.sqrt(s2.mean(axis=1))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = d[:, 0] / se
+            df = 5.0
+        else:
+            se = np.sqrt(var * (1.0 / j + ratio))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = mean / se
+            df = j - 1.0
+        out["se"][lo:hi] = se
+        if test == "bayes":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                left = stats.t.cdf((low - mean) / se, df)
+                right = stats.t.sf((high - mean) / se, df)
+            # a posterior of zero width sits on the mean (as in baycomp)
+            flat = se == 0
+            left = np.where(flat, (mean < low).astype(float), left)
+            right = np.where(flat, (mean > high).astype(float), right)
+            out["p_left"][lo:hi] = left
+            out["p_right"][lo:hi] = right
+            out["p_rope"][lo:hi] = 1.0 - left - right
+        else:
+            out["t"][lo:hi] = t
+            out["df"][lo:hi] = df
+            out["p_value"][lo:hi] = 2.0 * stats.t.sf(np.abs(t), df)
+    return out

@@ -1,0 +1,188 @@
+"""Paired comparison of many runs' AUCs on shared examples with DeLong's covariance.
+
+Each run scores the same test examples. DeLong, DeLong & Clarke-Pearson (1988, Biometrics
+44:837) give the covariance of two AUCs measured on the same examples from their structural
+components (``V10`` over the positives, ``V01`` over the negatives):
+``cov(A, B) = cov(V10_A, V10_B)/m + cov(V01_A, V01_B)/n`` with sample covariances, so the
+difference has variance ``var A + var B − 2 cov(A, B)`` and ``z = (A − B)/sqrt(that)`` is
+referred to the standard normal: R's ``pROC::roc.test(method="delong", paired=TRUE)``. The
+components of every run come from midranks (Sun & Xu 2014), O(E log E) a run, in a numba kernel
+parallel over runs (:mod:`batcheval.kernels.delong`); the covariances with the reference are one
+pass of numpy over the runs × examples matrix.
+
+The reference is a fixed run (``reference=``) or, by default, the run with the highest AUC.
+Choosing it on the same examples makes the comparisons optimistic for it (the leader's AUC is
+biased upwards by the selection), as with :func:`batcheval.compare`; fix the reference in
+advance, or confirm on fresh examples, when that matters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy import special
+
+from ..errors import InvalidArgumentError, InvalidLabelError
+from ..io.frames import as_key_list, select_columns
+from ..kernels import delong as _kernels
+from .adjust import adjust
+from .cv import key_codes, reference_row
+
+__all__ = ["compare_auc"]
+
+_SHOW = 5
+
+
+def _show(items: Sequence[Any]) -> str:
+    shown = ", ".join(str(x) for x in items[:_SHOW])
+    return shown + (f", ... ({len(items)} in all)" if len(items) > _SHOW else "")
+
+
+def compare_auc(
+    data: Any,
+    run: str | Sequence[str] = "run",
+    example: str = "example",
+    score: str = "score",
+    label: str = "label",
+    *,
+    reference: Any = None,
+    positive: Any = None,
+    ci: float = 0.95,
+) -> pl.DataFrame:
+    """Compare every run's ROC AUC with a reference run's on the same examples (paired DeLong test).
+
+    Parameters
+    ----------
+    data
+        One row per (run, example): the run's score for the example and the example's label
+        (the same label in every run).
+    run, example, score, label
+        The columns naming the run, the example, the score and the true class (two classes).
+    reference
+        The run compared against (a value of ``run``, a tuple or dict for several run columns);
+        default the run with the highest AUC (see the module notes on selection).
+    positive
+        The positive class; default the greater of the two.
+    ci
+        Level of the interval of the difference.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per run, best AUC first: the run key(s), ``roc_auc``, ``roc_auc_se`` (DeLong),
+        ``diff`` (run − reference), ``se_diff``, ``diff_ci_low``, ``diff_ci_high``, ``z``,
+        ``p_value`` (two-sided; NaN for the reference itself), ``p_holm`` (Holm over the other
+        runs) and ``is_reference``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({
+    ...     "run": ["a"] * 6 + ["b"] * 6,
+    ...     "example": list(range(6)) * 2,
+    ...     "label": [0, 0, 0, 1, 1, 1] * 2,
+    ...     "score": [0.1, 0.3, 0.5, 0.4, 0.8, 0.9, 0.2, 0.6, 0.1, 0.3, 0.5, 0.7],
+    ... })
+    >>> be.compare_auc(df).select("run", "roc_auc", "diff", "is_reference").rows()
+    [('a', 0.8888888888888888, 0.0, True), ('b', 0.7777777777777777, -0.11111111111111116, False)]
+    """
+    if not (isinstance(ci, float | int) and 0.0 < float(ci) < 1.0):
+        raise InvalidArgumentError(f"ci= must be a level in (0, 1) such as 0.95, got {ci!r}")
+    runs = as_key_list(run, "run")
+    roles = {**dict.fromkeys(runs, "run"), example: "example", score: "score", label: "label"}
+    frame = select_columns(data, [*runs, example, score, label], roles)
+    s = frame.get_column(score)
+    if not s.dtype.is_numeric():
+        raise InvalidLabelError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
+    bad = (s.cast(pl.Float64).is_null() | ~s.cast(pl.Float64).is_finite()).fill_null(True)
+    if bad.any():
+        where = frame.filter(bad).select(*runs, example).rows()
+        raise InvalidArgumentError(
+            f"score column {score!r} has {int(bad.sum())} null or non-finite values, at "
+            f"({', '.join([*runs, example])}) = {_show(where)}"
+        )
+    if frame.get_column(label).null_count():
+        raise InvalidLabelError(f"label column {label!r} has {frame.get_column(label).null_count()} nulls")
+    r, run_keys = key_codes(frame, runs)
+    e, ex_frame = key_codes(frame, [example])
+    ex_keys = ex_frame.to_series()
+    n_runs, n_ex = run_keys.height, len(ex_keys)
+    if n_runs < 2:
+        raise InvalidArgumentError(f"a comparison needs at least 2 runs, got {n_runs}")
+    seen = np.bincount(r * n_ex + e, minlength=n_runs * n_ex).reshape(n_runs, n_ex)
+    if (seen > 1).any():
+        rr, ee = np.nonzero(seen > 1)
+        pairs = [
+            f"{run_keys.row(int(a))} on {ex_keys[int(b)]!r}"
+            for a, b in zip(rr[:_SHOW], ee[:_SHOW], strict=True)
+        ]
+        raise InvalidArgumentError(f"runs score an example more than once: {_show(pairs)}")
+    if (seen == 0).any():
+        missing = np.nonzero((seen == 0).any(axis=1))[0]
+        parts = [
+            f"{run_keys.row(int(i))} lacks {_show(ex_keys.gather(np.nonzero(seen[i] == 0)[0]).to_list())}"
+            for i in missing[:_SHOW]
+        ]
+        raise InvalidArgumentError(
+            f"{len(missing)} runs do not score every example, so they cannot be paired: {'; '.join(parts)}"
+        )
+    lab = frame.get_column(label)
+    classes = lab.unique().sort()
+    if len(classes) != 2:
+        raise InvalidLabelError(f"label column {label!r} must hold two classes, got {classes.to_list()}")
+    pos_class = classes[1] if positive is None else positive
+    if positive is not None and positive not in classes.to_list():
+        raise InvalidLabelError(f"positive= {positive!r} is not a class of {label!r}: {classes.to_list()}")
+    is_pos_row = (lab == pos_class).to_numpy()
+    is_pos = np.zeros(n_ex, dtype=bool)
+    is_pos[e] = is_pos_row
+    disagree = np.zeros(n_ex, dtype=bool)
+    disagree[e[is_pos_row != is_pos[e]]] = True
+    if disagree.any():
+        raise InvalidLabelError(
+            f"label column {label!r} differs between runs for {int(disagree.sum())} examples: "
+            f"{_show(ex_keys.filter(pl.Series(disagree)).to_list())}"
+        )
+    m, n = int(is_pos.sum()), int((~is_pos).sum())
+    if m < 2 or n < 2:
+        raise InvalidArgumentError(
+            f"DeLong's variance needs at least 2 examples of each class, got {m} and {n}"
+        )
+    matrix = np.empty(n_runs * n_ex)
+    matrix[r * n_ex + e] = s.cast(pl.Float64).to_numpy()
+    matrix = matrix.reshape(n_runs, n_ex)
+    v10 = np.empty((n_runs, m))
+    v01 = np.empty((n_runs, n))
+    _kernels.run_components(matrix, is_pos, v10, v01)
+    auc = v10.mean(axis=1)
+    c10 = v10 - auc[:, None]
+    c01 = v01 - v01.mean(axis=1)[:, None]
+    var = (c10 * c10).sum(1) / ((m - 1) * m) + (c01 * c01).sum(1) / ((n - 1) * n)
+    if reference is None:
+        ref = int(np.argmax(auc))
+    else:
+        ref = reference_row(run_keys, reference)
+    cov = (c10 @ c10[ref]) / ((m - 1) * m) + (c01 @ c01[ref]) / ((n - 1) * n)
+    diff = auc - auc[ref]
+    var_diff = np.maximum(var + var[ref] - 2 * cov, 0.0)
+    se_diff = np.sqrt(var_diff)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = diff / se_diff
+    p = 2.0 * special.ndtr(-np.abs(z))
+    p = np.where(se_diff == 0, np.where(diff == 0, 1.0, 0.0), p)
+    p[ref] = np.nan
+    q = float(special.ndtri(0.5 + float(ci) / 2))
+    is_ref = np.zeros(n_runs, dtype=bool)
+    is_ref[ref] = True
+    out = run_keys.hstack([
+        pl.Series("roc_auc", auc), pl.Series("roc_auc_se", np.sqrt(var)), pl.Series("diff", diff),
+        pl.Series("se_diff", se_diff), pl.Series("diff_ci_low", diff - q * se_diff),
+        pl.Series("diff_ci_high", diff + q * se_diff), pl.Series("z", np.where(is_ref, np.nan, z)),
+        pl.Series("p_value", p), pl.Series("p_holm", adjust(p, "holm")), pl.Series("is_reference", is_ref),
+    ])  # fmt: skip
+    order = np.lexsort((np.arange(n_runs), -auc))
+    return out[order.tolist()]

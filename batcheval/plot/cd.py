@@ -1,0 +1,144 @@
+"""The critical-difference diagram of a :func:`batcheval.rank_methods` result (``be.plot(res, chart="cd")``).
+
+Demšar (2006, JMLR 7:1, Fig. 1–2): methods sit on the average-rank axis, best (rank 1) on the
+left; a thick bar joins each maximal group of methods whose average ranks differ by less than
+Nemenyi's critical difference (CD), drawn as a ruler above the axis. Methods joined by a bar are
+not significantly different at the result's level.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..inference.ranks import RankResult
+from .backend import pyplot
+
+__all__ = ["cliques", "plot_cd"]
+
+_MAX_METHODS = 40
+
+
+def cliques(ranks: np.ndarray, cd: float) -> list[tuple[int, int]]:
+    """Maximal runs ``[i, j]`` of sorted ``ranks`` whose spread is below ``cd`` (at least two methods).
+
+    Examples
+    --------
+    >>> cliques(np.array([1.0, 1.5, 2.6, 3.0, 4.2]), 1.2)
+    [(0, 1), (1, 2), (2, 3)]
+    """
+    out: list[tuple[int, int]] = []
+    last = -1
+    for i in range(len(ranks)):
+        j = int(np.searchsorted(ranks, ranks[i] + cd, side="left")) - 1
+        if j > i and j > last:
+            out.append((i, j))
+            last = j
+    return out
+
+
+def plot_cd(
+    result: RankResult,
+    *,
+    top: int | None = None,
+    path: Any = None,
+    title: str | None = None,
+    ax: Any = None,
+) -> Any:
+    """Draw the critical-difference diagram of a :func:`batcheval.rank_methods` result.
+
+    Parameters
+    ----------
+    result
+        What :func:`batcheval.rank_methods` returned.
+    top
+        Draw only the best ``top`` methods (the rank axis and the CD stay those of all k);
+        default all, which must be at most 40.
+    path, title, ax
+        Write a PNG there; a title; an existing matplotlib Axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({
+    ...     "method": ["a", "b", "c"] * 4,
+    ...     "dataset": [d for d in "wxyz" for _ in range(3)],
+    ...     "score": [0.9, 0.8, 0.7, 0.85, 0.86, 0.6, 0.7, 0.65, 0.5, 0.92, 0.9, 0.91],
+    ... })
+    >>> fig = be.plot(be.rank_methods(df), chart="cd")
+    >>> sorted(t.get_text() for t in fig.axes[0].texts if t.get_text()[1:2] == " ")
+    ['a (1.25)', 'b (2.00)', 'c (2.75)']
+    """
+    k = result.n_methods
+    if top is None:
+        if k > _MAX_METHODS:
+            raise InvalidArgumentError(
+                f"{k} methods are too many for one diagram (at most {_MAX_METHODS}); give top="
+            )
+        top = k
+    if isinstance(top, bool) or not isinstance(top, int) or top < 2:
+        raise InvalidArgumentError(f"top= must be an integer of at least 2, got {top!r}")
+    shown = result.ranks.head(min(top, _MAX_METHODS))
+    names = [str(v) for v in shown.get_column(result.method).to_list()]
+    ranks = shown.get_column("mean_rank").to_numpy()
+    m = len(names)
+    groups = cliques(ranks, result.cd)
+    plt = pyplot()
+    half = math.ceil(m / 2)
+    step = 0.32
+    bar_gap = 0.13
+    base = 0.1 + bar_gap * max(len(groups), 1)
+    height = base + step * (half + 1)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(8.0, 1.1 + 0.55 * (half + 1) + 0.2 * len(groups)))
+    else:
+        fig = ax.figure
+    lo, hi = 1.0, float(max(k, math.ceil(ranks.max())))
+    span = hi - lo
+    pad = 0.04 * span + 0.2
+    ax.set_xlim(lo - span * 0.35 - pad, hi + span * 0.35 + pad)
+    ax.set_ylim(height, -0.85)
+    ax.axis("off")
+    ax.plot([lo, hi], [0, 0], color="0.1", linewidth=1.2)
+    ticks = np.arange(1, int(hi) + 1) if hi <= 20 else np.unique(np.linspace(1, hi, 11).round())
+    for t in ticks:
+        ax.plot([t, t], [0, -0.07], color="0.1", linewidth=1.0)
+        ax.text(t, -0.11, f"{t:g}", ha="center", va="bottom", fontsize=9)
+    ax.text(
+        (lo + hi) / 2, -0.42, "average rank (1 = best)", ha="center", va="bottom", fontsize=8, color="0.35"
+    )
+    cd_y = -0.62
+    ax.plot([lo, lo + result.cd], [cd_y, cd_y], color="0.1", linewidth=1.4)
+    for x in (lo, lo + result.cd):
+        ax.plot([x, x], [cd_y - 0.05, cd_y + 0.05], color="0.1", linewidth=1.0)
+    ax.text(lo + result.cd / 2, cd_y - 0.06, f"CD = {result.cd:.3g}", ha="center", va="bottom", fontsize=9)
+    for i, (name, r) in enumerate(zip(names, ranks, strict=True)):
+        if i < half:
+            y = base + step * (i + 1)
+            x_end, ha = lo - pad, "right"
+        else:
+            y = base + step * (m - i)
+            x_end, ha = hi + pad, "left"
+        ax.plot([r, r, x_end], [0, y, y], color="0.25", linewidth=0.9)
+        gap = (-0.08 if ha == "right" else 0.08) * (span / 10 + 0.2)
+        ax.text(x_end + gap, y, f"{name} ({r:.2f})", ha=ha, va="center", fontsize=9)
+    for g, (i, j) in enumerate(groups):
+        y = 0.12 + bar_gap * g
+        ax.plot([ranks[i] - 0.03 * span / 10, ranks[j] + 0.03 * span / 10], [y, y], color="0.05",
+                linewidth=4, solid_capstyle="round")  # fmt: skip
+    ax.set_title(
+        title or f"{k} methods, {result.n_datasets} datasets; Nemenyi CD at α = {result.alpha:g}",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig

@@ -1,0 +1,189 @@
+"""be.compare: corrected resampled t, Bayesian correlated t (baycomp), 5x2cv, plain t (scipy)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+import batcheval as be
+from batcheval.errors import InvalidArgumentError
+from tests.reference import cv as ref
+
+baycomp = pytest.importorskip("baycomp")
+
+
+def cv_frame(n_runs=6, n_repeats=3, n_folds=5, seed=0, measure="accuracy"):
+    rng = np.random.default_rng(seed)
+    runs = np.repeat(np.arange(n_runs), n_repeats * n_folds)
+    reps = np.tile(np.repeat(np.arange(n_repeats), n_folds), n_runs)
+    folds = np.tile(np.arange(n_folds), n_runs * n_repeats)
+    shared = rng.normal(0, 0.03, n_repeats * n_folds)[np.tile(np.arange(n_repeats * n_folds), n_runs)]
+    values = 0.7 + 0.01 * runs + shared + rng.normal(0, 0.02, len(runs))
+    return pl.DataFrame({"run": runs, "repeat": reps, "fold": folds, measure: values})
+
+
+def _vectors(df, run, measure="accuracy"):
+    return df.filter(pl.col("run") == run).sort("repeat", "fold").get_column(measure).to_numpy()
+
+
+def test_plain_t_equals_scipy_ttest_rel():
+    df = cv_frame()
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference=0, test="t")
+    for row in out.iter_rows(named=True):
+        expected = stats.ttest_rel(_vectors(df, row["run"]), _vectors(df, 0))
+        assert row["t"] == pytest.approx(expected.statistic, rel=1e-12)
+        assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-10)
+        assert row["df"] == 14
+
+
+@pytest.mark.parametrize("test_fraction", [None, 0.3])
+def test_corrected_t_matches_reference_and_baycomp_variance(test_fraction):
+    df = cv_frame(seed=1)
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference=2, test_fraction=test_fraction)
+    for row in out.iter_rows(named=True):
+        x, y = _vectors(df, 2), _vectors(df, row["run"])
+        t, p = ref.corrected_t(list(y), list(x), n_folds=5, test_fraction=test_fraction)
+        assert row["t"] == pytest.approx(t, rel=1e-12)
+        assert row["p_value"] == pytest.approx(p, rel=1e-10)
+        if test_fraction is None:  # baycomp's correction is the k-fold one, 1/J + 1/(k-1)
+            mean, var, dof = baycomp.CorrelatedTTest.compute_statistics(x, y, runs=3)
+            assert row["mean_diff"] == pytest.approx(mean, rel=1e-12)
+            assert row["se"] == pytest.approx(np.sqrt(var), rel=1e-12)
+            assert row["df"] == dof
+
+
+@pytest.mark.parametrize("rope", [0.0, 0.005, 0.02])
+def test_bayesian_correlated_t_equals_baycomp(rope):
+    df = cv_frame(seed=2)
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference=0, test="bayes", rope=rope)
+    for row in out.iter_rows(named=True):
+        probs = baycomp.two_on_single(_vectors(df, 0), _vectors(df, row["run"]), rope=rope, runs=3)
+        if rope == 0:
+            assert row["p_left"] == pytest.approx(probs[0], abs=1e-9)
+            assert row["p_right"] == pytest.approx(probs[1], abs=1e-9)
+            assert row["p_rope"] == pytest.approx(0.0, abs=1e-9)
+        else:
+            for name, p in zip(("p_left", "p_rope", "p_right"), probs, strict=True):
+                assert row[name] == pytest.approx(p, abs=1e-9)
+
+
+def test_bayes_zero_variance_follows_baycomp():
+    df = pl.DataFrame({"run": [0] * 4 + [1] * 4, "fold": [0, 1, 2, 3] * 2, "m": [0.5] * 4 + [0.6] * 4})
+    out = be.compare(df, measure="m", reference=0, test="bayes", rope=0.01)
+    probs = baycomp.two_on_single(np.full(4, 0.5), np.full(4, 0.6), rope=0.01)
+    assert out.select("p_left", "p_rope", "p_right").row(0) == pytest.approx(probs, abs=1e-12)
+
+
+def test_asymmetric_rope_is_the_t_posterior_mass():
+    df = cv_frame(seed=3)
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference=0, test="bayes", rope=(-0.01, 0.03))
+    for row in out.iter_rows(named=True):
+        post = stats.t(14, loc=row["mean_diff"], scale=row["se"])
+        assert row["p_left"] == pytest.approx(post.cdf(-0.01), abs=1e-12)
+        assert row["p_right"] == pytest.approx(post.sf(0.03), abs=1e-12)
+
+
+def test_five_by_two_matches_dietterich_reference():
+    df = cv_frame(n_runs=4, n_repeats=5, n_folds=2, seed=4)
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference=1, test="5x2cv")
+    for row in out.iter_rows(named=True):
+        x = _vectors(df, 1).reshape(5, 2).tolist()
+        y = _vectors(df, row["run"]).reshape(5, 2).tolist()
+        t, p = ref.five_by_two(y, x)
+        assert row["t"] == pytest.approx(t, rel=1e-12)
+        assert row["p_value"] == pytest.approx(p, rel=1e-10)
+        assert row["df"] == 5
+
+
+def test_five_by_two_rejects_other_layouts():
+    with pytest.raises(InvalidArgumentError, match=r"5 repeats of 2 folds, got 3 repeats of 5 folds"):
+        be.compare(cv_frame(), repeat="repeat", measure="accuracy", test="5x2cv")
+
+
+def test_all_pairs_and_best_reference():
+    df = cv_frame(n_runs=4, seed=5)
+    out = be.compare(df, repeat="repeat", measure="accuracy", pairs="all")
+    assert out.height == 6
+    assert out.select("run", "reference_run").rows() == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    best = df.group_by("run").agg(pl.col("accuracy").mean()).sort("accuracy").get_column("run")[-1]
+    out = be.compare(df, repeat="repeat", measure="accuracy")
+    assert set(out.get_column("reference_run")) == {best}
+    assert best not in out.get_column("run").to_list()
+    worst = df.group_by("run").agg(pl.col("accuracy").mean()).sort("accuracy").get_column("run")[0]
+    out = be.compare(df, repeat="repeat", measure="accuracy", higher_is_better=False)
+    assert set(out.get_column("reference_run")) == {worst}
+    # Holm over the rows, as be.adjust computes it
+    np.testing.assert_allclose(out["p_holm"].to_numpy(), be.adjust(out["p_value"].to_numpy(), "holm"))
+
+
+def test_predictions_are_counted_per_fold_like_evaluate(sweep):
+    per_fold = be.evaluate(sweep, by=["run", "fold"], measures=["accuracy"])
+    direct = be.compare(sweep, measure="accuracy", reference=0)
+    via = be.compare(per_fold, measure="accuracy", reference=0)
+    assert direct.equals(via)
+
+
+@given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=6, max_size=6),
+       st.lists(st.floats(-1, 1, allow_nan=False), min_size=6, max_size=6))  # fmt: skip
+def test_swapping_runs_flips_the_sign(a, b):
+    df = pl.DataFrame({"run": ["a"] * 6 + ["b"] * 6, "fold": list(range(6)) * 2, "m": a + b})
+    ab = be.compare(df, measure="m", reference="b", test="corrected_t").row(0, named=True)
+    ba = be.compare(df, measure="m", reference="a", test="corrected_t").row(0, named=True)
+    assert ab["mean_diff"] == pytest.approx(-ba["mean_diff"], abs=1e-12)
+    if np.isfinite(ab["t"]):
+        assert ab["t"] == pytest.approx(-ba["t"], rel=1e-9, abs=1e-12)
+        assert ab["p_value"] == pytest.approx(ba["p_value"], rel=1e-9, abs=1e-12)
+    bab = be.compare(df, measure="m", reference="b", test="bayes", rope=0.01).row(0, named=True)
+    bba = be.compare(df, measure="m", reference="a", test="bayes", rope=0.01).row(0, named=True)
+    assert bab["p_left"] == pytest.approx(bba["p_right"], abs=1e-12)
+    assert bab["p_rope"] == pytest.approx(bba["p_rope"], abs=1e-12)
+
+
+def test_corrected_test_holds_its_level_where_the_plain_one_does_not():
+    """Nadeau & Bengio's model: J fold differences, equicorrelated with rho = n_test/n = 1/k.
+
+    Under it the corrected statistic is exactly t on J − 1 df, so a 5 % test rejects 5 % of the
+    time; the plain t-test rejects far more. Tolerance: 4 binomial standard errors.
+    """
+    rng = np.random.default_rng(11)
+    reps, k, r = 4000, 10, 10
+    rho = 1 / k
+    diffs = np.sqrt(rho) * rng.normal(size=(reps, 1)) + np.sqrt(1 - rho) * rng.normal(size=(reps, r * k))
+    n_runs = reps + 1
+    values = np.vstack([np.zeros((1, r * k)), diffs])
+    df = pl.DataFrame({
+        "run": np.repeat(np.arange(n_runs), r * k), "repeat": np.tile(np.repeat(np.arange(r), k), n_runs),
+        "fold": np.tile(np.arange(k), n_runs * r), "m": values.reshape(-1),
+    })  # fmt: skip
+    corrected = be.compare(df, repeat="repeat", measure="m", reference=0)
+    plain = be.compare(df, repeat="repeat", measure="m", reference=0, test="t")
+    rate = float((corrected["p_value"] < 0.05).mean())
+    assert abs(rate - 0.05) <= 4 * np.sqrt(0.05 * 0.95 / reps)
+    assert float((plain["p_value"] < 0.05).mean()) > 0.05 + 8 * np.sqrt(0.05 * 0.95 / reps)
+
+
+def test_bad_input_is_named():
+    df = cv_frame(n_runs=3, n_repeats=1, n_folds=4)
+    with pytest.raises(InvalidArgumentError, match="at least 2 folds, got 1"):
+        be.compare(df.filter(pl.col("fold") == 0), measure="accuracy")
+    with pytest.raises(InvalidArgumentError, match=r"low 0\.1 is greater than high -0\.1"):
+        be.compare(df, measure="accuracy", test="bayes", rope=(0.1, -0.1))
+    with pytest.raises(InvalidArgumentError, match=r"run=1 lacks fold=2, fold=3"):
+        be.compare(df.filter(~((pl.col("run") == 1) & (pl.col("fold") >= 2))), measure="accuracy")
+    nan = df.with_columns(
+        pl.when(pl.col("fold") == 1).then(float("nan")).otherwise(pl.col("accuracy")).alias("accuracy")
+    )
+    with pytest.raises(InvalidArgumentError, match=r"3 NaN or null values, at \(run, fold\) = \(0, 1\)"):
+        be.compare(nan, measure="accuracy")
+    with pytest.raises(InvalidArgumentError, match="reference= run 9 is not in the frame"):
+        be.compare(df, measure="accuracy", reference=9)
+    with pytest.raises(InvalidArgumentError, match="unknown test 'z'"):
+        be.compare(df, measure="accuracy", test="z")
+    with pytest.raises(InvalidArgumentError, match="measured more than once"):
+        be.compare(pl.concat([df, df.head(1)]), measure="accuracy")
+    with pytest.raises(InvalidArgumentError, match="test_fraction= must lie in"):
+        be.compare(df, measure="accuracy", test_fraction=1.0)

@@ -1,0 +1,119 @@
+"""DeLong intervals (be.auc(ci=)) and the paired DeLong test (be.compare_auc) against the O(P·N)
+definition in tests/reference/delong.py, scikit-learn's AUC, and a seeded coverage simulation."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from sklearn.metrics import roc_auc_score
+
+import batcheval as be
+from batcheval.errors import InvalidArgumentError, InvalidLabelError
+from tests.reference import delong as ref
+
+
+def scored(n_runs=4, n_ex=60, seed=0, ties=False):
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, n_ex)
+    skill = np.linspace(0.2, 1.5, n_runs)
+    s = rng.normal(size=(n_runs, n_ex)) + skill[:, None] * label[None, :]
+    if ties:
+        s = np.round(s, 1)
+    return label, s, pl.DataFrame({
+        "run": np.repeat(np.arange(n_runs), n_ex), "example": np.tile(np.arange(n_ex), n_runs),
+        "label": np.tile(label, n_runs), "score": s.reshape(-1),
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_auc_interval_is_delong_by_definition(ties):
+    label, s, df = scored(seed=1, ties=ties)
+    out = be.auc(df, by="run", ci=0.9).sort("run")
+    z = stats.norm.ppf(0.95)
+    for r, row in enumerate(out.iter_rows(named=True)):
+        a, v = ref.auc_variance(s[r].tolist(), label.tolist())
+        assert row["roc_auc"] == pytest.approx(roc_auc_score(label, s[r]), abs=1e-12)
+        assert row["roc_auc_se"] == pytest.approx(np.sqrt(v), rel=1e-10)
+        assert row["roc_auc_ci_low"] == pytest.approx(max(a - z * np.sqrt(v), 0), rel=1e-10)
+        assert row["roc_auc_ci_high"] == pytest.approx(min(a + z * np.sqrt(v), 1), rel=1e-10)
+
+
+def test_auc_interval_is_nan_without_two_of_each_class():
+    df = pl.DataFrame({"g": [0, 0, 0, 1, 1, 1], "label": [0, 1, 1, 0, 0, 1], "score": [0.1, 0.2, 0.3] * 2})
+    out = be.auc(df, by="g", ci=0.95).sort("g")
+    assert np.isnan(out["roc_auc_se"].to_numpy()).all()
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_paired_test_equals_definition(ties):
+    label, s, df = scored(n_runs=5, seed=2, ties=ties)
+    out = be.compare_auc(df, reference=1)
+    for row in out.iter_rows(named=True):
+        r = row["run"]
+        if r == 1:
+            assert row["is_reference"] and np.isnan(row["p_value"])
+            continue
+        d, v = ref.paired(s[r].tolist(), s[1].tolist(), label.tolist())
+        assert row["diff"] == pytest.approx(d, abs=1e-12)
+        assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-9)
+        assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(d) / np.sqrt(v)), rel=1e-9)
+    others = out.filter(~pl.col("is_reference"))
+    np.testing.assert_allclose(others["p_holm"], be.adjust(others["p_value"].to_numpy(), "holm"))
+
+
+def test_default_reference_is_the_highest_auc():
+    _, _, df = scored(n_runs=6, seed=3)
+    out = be.compare_auc(df)
+    assert out["is_reference"][0] and out["roc_auc"][0] == out["roc_auc"].max()
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 10_000))
+def test_swapping_runs_flips_the_sign(seed):
+    _, _, df = scored(n_runs=2, n_ex=30, seed=seed, ties=seed % 2 == 0)
+    ab = be.compare_auc(df, reference=0).filter(pl.col("run") == 1).row(0, named=True)
+    ba = be.compare_auc(df, reference=1).filter(pl.col("run") == 0).row(0, named=True)
+    assert ab["diff"] == pytest.approx(-ba["diff"], abs=1e-12)
+    assert ab["se_diff"] == pytest.approx(ba["se_diff"], rel=1e-9, abs=1e-15)
+    if np.isfinite(ab["z"]):
+        assert ab["z"] == pytest.approx(-ba["z"], rel=1e-9, abs=1e-12)
+
+
+def test_delong_interval_covers_at_its_level():
+    """Binormal scores (AUC = Φ(δ/√2)), 150 of each class: a 95 % interval covers the true AUC
+    at 95 % within 4 binomial standard errors of 2000 groups."""
+    rng = np.random.default_rng(7)
+    groups, n, delta = 2000, 150, 1.0
+    label = np.tile(np.r_[np.zeros(n), np.ones(n)], groups).astype(np.int64)
+    score = rng.normal(size=groups * 2 * n) + delta * label
+    df = pl.DataFrame({"g": np.repeat(np.arange(groups), 2 * n), "label": label, "score": score})
+    out = be.auc(df, by="g", ci=0.95)
+    truth = stats.norm.cdf(delta / np.sqrt(2))
+    low, high = out["roc_auc_ci_low"].to_numpy(), out["roc_auc_ci_high"].to_numpy()
+    rate = float(((low <= truth) & (truth <= high)).mean())
+    assert abs(rate - 0.95) <= 4 * np.sqrt(0.95 * 0.05 / groups)
+
+
+def test_bad_input_is_named():
+    _, _, df = scored(n_runs=3, n_ex=20, seed=4)
+    with pytest.raises(InvalidArgumentError, match=r"1 runs do not score every example.*\(2,\) lacks 5, 6"):
+        be.compare_auc(df.filter(~((pl.col("run") == 2) & pl.col("example").is_in([5, 6]))))
+    with pytest.raises(InvalidArgumentError, match="more than once"):
+        be.compare_auc(pl.concat([df, df.head(1)]))
+    flipped = df.with_columns(
+        pl.when((pl.col("run") == 1) & (pl.col("example") == 3)).then(1 - pl.col("label")).otherwise("label")
+        .alias("label")
+    )  # fmt: skip
+    with pytest.raises(InvalidLabelError, match="differs between runs for 1 examples: 3"):
+        be.compare_auc(flipped)
+    nan = df.with_columns(
+        pl.when(pl.col("example") == 0).then(float("nan")).otherwise("score").alias("score")
+    )
+    with pytest.raises(InvalidArgumentError, match=r"3 null or non-finite values"):
+        be.compare_auc(nan)
+    with pytest.raises(InvalidArgumentError, match="ci= must be a level"):
+        be.auc(df, ci=1.5)

@@ -1,0 +1,180 @@
+"""be.rank_methods against scipy (Friedman, Wilcoxon), scikit-posthocs (Nemenyi, Siegel/Holm),
+statsmodels (Holm) and Demšar's (2006) table of critical values."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import batcheval as be
+from batcheval.errors import BatchevalWarning, InvalidArgumentError
+from batcheval.inference.ranks import studentized_range_sf
+
+sp = pytest.importorskip("scikit_posthocs")
+multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
+
+
+def frame_of(x: np.ndarray) -> pl.DataFrame:
+    """x[dataset, method] as a long frame; method names sort like their columns."""
+    n, k = x.shape
+    return pl.DataFrame({
+        "method": [f"m{j:03d}" for _ in range(n) for j in range(k)],
+        "dataset": np.repeat(np.arange(n), k), "score": x.reshape(-1),
+    })  # fmt: skip
+
+
+def scores(n, k, seed, ties=False):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, k)) + np.linspace(0, 1, k)[None, :]
+    return np.round(x, 0) if ties else x
+
+
+def by_name(res, col):
+    return dict(zip(res.ranks["method"], res.ranks[col], strict=True))
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_friedman_equals_scipy(ties):
+    x = scores(12, 6, 0, ties)
+    res = be.rank_methods(frame_of(x))
+    ref = stats.friedmanchisquare(*x.T)
+    assert res.friedman_chi2 == pytest.approx(ref.statistic, rel=1e-12)
+    assert res.friedman_p == pytest.approx(ref.pvalue, rel=1e-10)
+    # Iman–Davenport from scipy's chi2, with scipy's F tail
+    n, k = x.shape
+    f = (n - 1) * ref.statistic / (n * (k - 1) - ref.statistic)
+    assert res.iman_davenport_f == pytest.approx(f, rel=1e-12)
+    assert res.iman_davenport_p == pytest.approx(stats.f.sf(f, k - 1, (k - 1) * (n - 1)), rel=1e-10)
+    # mean ranks: rank 1 = best = highest score, mid-ranks for ties
+    expected = stats.rankdata(-x, axis=1).mean(axis=0)
+    got = by_name(res, "mean_rank")
+    assert [got[f"m{j:03d}"] for j in range(k)] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(("n", "k"), [(10, 5), (25, 30)])
+def test_nemenyi_and_holm_equal_scikit_posthocs(n, k):
+    x = scores(n, k, 1)
+    res = be.rank_methods(frame_of(x))
+    nem = sp.posthoc_nemenyi_friedman(x).to_numpy()
+    sieg = sp.posthoc_siegel_friedman(x, p_adjust="holm").to_numpy()
+    for row in res.pairwise.iter_rows(named=True):
+        i, j = int(row["method_a"][1:]), int(row["method_b"][1:])
+        assert row["p_nemenyi"] == pytest.approx(nem[i, j], abs=2e-7)
+        assert row["p_holm"] == pytest.approx(sieg[i, j], rel=1e-9, abs=1e-15)
+
+
+def test_critical_difference_matches_demsar_table():
+    # Demšar (2006) Table 5(a): q_0.05 for k = 2..10 (three decimals)
+    table = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
+    for k, q in zip(range(2, 11), table, strict=True):
+        res = be.rank_methods(frame_of(scores(7, k, k)), pairwise=False)
+        # the table's third decimal is off by one at k = 7 (2.949 for 2.9483), hence 1.1e-3
+        assert res.cd / np.sqrt(k * (k + 1) / (6 * 7)) == pytest.approx(q, abs=1.1e-3)
+
+
+def test_studentized_range_tail_equals_scipy_at_many_methods():
+    q = np.array([0.5, 2.0, 4.0, 5.5, 6.5, 8.0])
+    for k in (3, 50, 1000):
+        np.testing.assert_allclose(studentized_range_sf(q, k), stats.studentized_range.sf(q, k, np.inf),
+                                   atol=2e-7)  # fmt: skip
+    # many distinct values: the interpolated path
+    many = np.linspace(0.0, 7.0, 5001)
+    got = studentized_range_sf(many, 40)
+    pick = np.arange(0, 5001, 397)
+    np.testing.assert_allclose(got[pick], stats.studentized_range.sf(many[pick], 40, np.inf), atol=2e-7)
+
+
+def test_control_is_holm_over_the_other_methods():
+    x = scores(15, 6, 2)
+    res = be.rank_methods(frame_of(x), control="m002")
+    raw = 2 * stats.norm.sf(np.abs(res.control["z"].to_numpy()))
+    np.testing.assert_allclose(res.control["p_value"], raw, rtol=1e-12)
+    np.testing.assert_allclose(res.control["p_holm"], multipletests(raw, method="holm")[1], rtol=1e-12)
+    ranks = by_name(res, "mean_rank")
+    for m, d in res.control.select("method", "rank_diff").rows():
+        assert d == pytest.approx(ranks[m] - ranks["m002"], abs=1e-12)
+
+
+@pytest.mark.parametrize(("n", "ties"), [(10, False), (30, False), (60, True)])
+def test_wilcoxon_equals_scipy(n, ties):
+    x = scores(n, 4, 3, ties)
+    if ties:
+        x[:5, 1] = x[:5, 0]  # zeros in the differences of m000 and m001
+    res = be.rank_methods(frame_of(x))
+    for row in res.pairwise.iter_rows(named=True):
+        i, j = int(row["method_a"][1:]), int(row["method_b"][1:])
+        ref = stats.wilcoxon(x[:, i], x[:, j])
+        assert row["w"] == pytest.approx(ref.statistic, abs=1e-9)
+        assert row["p_wilcoxon"] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-15)
+    holm = multipletests(res.pairwise["p_wilcoxon"].to_numpy(), method="holm")[1]
+    np.testing.assert_allclose(res.pairwise["p_wilcoxon_holm"], holm)
+
+
+def test_lower_is_better_reverses_the_ranks():
+    x = scores(9, 4, 4)
+    up = be.rank_methods(frame_of(x))
+    down = be.rank_methods(frame_of(-x), higher_is_better=False)
+    assert up.ranks.equals(down.ranks.with_columns(-pl.col("mean_score")))
+
+
+@settings(max_examples=20)
+@given(st.integers(0, 10_000), st.sampled_from(["exp", "cube", "logistic"]))
+def test_ranks_are_invariant_under_monotone_transforms(seed, f):
+    x = scores(8, 5, seed, ties=seed % 2 == 0)
+    g = {"exp": np.exp, "cube": lambda v: v**3 + v, "logistic": lambda v: 1 / (1 + np.exp(-v))}[f]
+    a = be.rank_methods(frame_of(x))
+    b = be.rank_methods(frame_of(g(x)))
+    assert a.ranks.select("method", "mean_rank").equals(b.ranks.select("method", "mean_rank"))
+    assert a.friedman_chi2 == pytest.approx(b.friedman_chi2, rel=1e-12)
+    assert a.pairwise.select("p_nemenyi", "p_holm").equals(b.pairwise.select("p_nemenyi", "p_holm"))
+
+
+def test_bad_input_is_named():
+    x = frame_of(scores(4, 3, 5))
+    with pytest.raises(InvalidArgumentError, match="at least 2 datasets, got 1"):
+        be.rank_methods(x.filter(pl.col("dataset") == 0))
+    short = x.filter(~((pl.col("method") == "m001") & (pl.col("dataset") >= 2)))
+    with pytest.raises(InvalidArgumentError, match=r"'m001' lacks 2, 3"):
+        be.rank_methods(short)
+    with pytest.warns(BatchevalWarning, match=r"dropped 1 methods .*'m001' lacks 2, 3"):
+        res = be.rank_methods(short, drop_incomplete=True)
+    assert res.n_methods == 2 and res.dropped == ["m001"]
+    nan = x.with_columns(pl.when(pl.col("dataset") == 1).then(None).otherwise(pl.col("score")).alias("score"))
+    with pytest.raises(
+        InvalidArgumentError, match=r"3 NaN or null scores, at \(method, dataset\) = \('m000', 1\)"
+    ):
+        be.rank_methods(nan)
+    with pytest.raises(InvalidArgumentError, match="more than one score"):
+        be.rank_methods(pl.concat([x, x.head(1)]))
+    with pytest.raises(InvalidArgumentError, match="control= method 'zz'"):
+        be.rank_methods(x, control="zz")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        be.rank_methods(x)
+
+
+def test_cd_diagram_bars_join_exactly_the_pairs_nemenyi_cannot_separate(tmp_path):
+    pytest.importorskip("matplotlib")
+    from batcheval.plot.cd import cliques
+
+    x = scores(20, 9, 6) * 0.6
+    res = be.rank_methods(frame_of(x))
+    order = res.ranks["method"].to_list()
+    groups = cliques(res.ranks["mean_rank"].to_numpy(), res.cd)
+    joined = {(order[a], order[b]) for i, j in groups for a in range(i, j + 1) for b in range(a + 1, j + 1)}
+    same = {
+        (a, b) for a, b, d in res.pairwise.select("method_a", "method_b", "nemenyi_different").rows() if not d
+    }
+    assert joined == same
+    fig = be.plot(res, chart="cd", path=tmp_path / "cd.png")
+    assert (tmp_path / "cd.png").stat().st_size > 0
+    labels = {t.get_text().split(" ")[0] for t in fig.axes[0].texts}
+    assert set(order) <= labels
+    with pytest.raises(ValueError, match="chart='cd'"):
+        be.plot(res, chart="roc")
