@@ -62,20 +62,20 @@ NAMES = (
 )
 
 # counts above this make tp*tn overflow int64; the determinant then goes float
-_EXACT_LIMIT = 3_000_000_000
+EXACT_LIMIT = 3_000_000_000
 # groups per block: a block's cell columns (4 × 16 KiB) stay in L1/L2 while each
 # measure asked for makes its own pass over them
 _BLOCK = 2048
 
 
 @jit_inline
-def _ratio(num, den):
+def safe_ratio(num, den):
     """A plain ratio: NaN when the denominator is 0 (spec §2, degenerate tables)."""
     return num / den if den != 0 else np.nan
 
 
 @jit_inline
-def _coef(num, den):
+def margin_coef(num, den):
     """A chance-corrected coefficient: 0 when its margin is 0, because dtp is too."""
     return num / den if den != 0 else 0.0
 
@@ -88,7 +88,7 @@ def _xlogx_ratio(o, e):
 
 @jit_inline
 def _correlation(det, rp, rn, pp, pn):
-    return _coef(det, math.sqrt(rp * rn) * math.sqrt(pp * pn))
+    return margin_coef(det, math.sqrt(rp * rn) * math.sqrt(pp * pn))
 
 
 @jit_inline
@@ -117,7 +117,7 @@ def _table(tp, fp, fn, tn, b2):
     a, b, c, d = float(tp), float(fp), float(fn), float(tn)
     # a select, not a branch, so that the per-measure loops stay vectorisable
     exact = float(tp * tn - fp * fn)
-    det = exact if tp + fp + fn + tn < _EXACT_LIMIT else a * d - b * c
+    det = exact if tp + fp + fn + tn < EXACT_LIMIT else a * d - b * c
     return _Table(a, b, c, d, a + b + c + d, a + c, b + d, a + b, c + d, det, b2)
 
 
@@ -134,32 +134,32 @@ def _bias(t):
 
 @jit_inline
 def _recall(t):
-    return _ratio(t.a, t.rp)
+    return safe_ratio(t.a, t.rp)
 
 
 @jit_inline
 def _precision(t):
-    return _ratio(t.a, t.pp)
+    return safe_ratio(t.a, t.pp)
 
 
 @jit_inline
 def _inverse_recall(t):
-    return _ratio(t.d, t.rn)
+    return safe_ratio(t.d, t.rn)
 
 
 @jit_inline
 def _inverse_precision(t):
-    return _ratio(t.d, t.pn)
+    return safe_ratio(t.d, t.pn)
 
 
 @jit_inline
 def _fallout(t):
-    return _ratio(t.b, t.rn)
+    return safe_ratio(t.b, t.rn)
 
 
 @jit_inline
 def _miss_rate(t):
-    return _ratio(t.c, t.rp)
+    return safe_ratio(t.c, t.rp)
 
 
 @jit_inline
@@ -169,32 +169,32 @@ def _accuracy(t):
 
 @jit_inline
 def _jaccard(t):
-    return _ratio(t.a, t.a + t.b + t.c)
+    return safe_ratio(t.a, t.a + t.b + t.c)
 
 
 @jit_inline
 def _f1(t):
-    return _ratio(2.0 * t.a, 2.0 * t.a + t.b + t.c)
+    return safe_ratio(2.0 * t.a, 2.0 * t.a + t.b + t.c)
 
 
 @jit_inline
 def _f_beta(t):
-    return _ratio((1.0 + t.b2) * t.a, (1.0 + t.b2) * t.a + t.b2 * t.c + t.b)
+    return safe_ratio((1.0 + t.b2) * t.a, (1.0 + t.b2) * t.a + t.b2 * t.c + t.b)
 
 
 @jit_inline
 def _g_measure(t):
-    return math.sqrt(_ratio(t.a, t.rp) * _ratio(t.a, t.pp))
+    return math.sqrt(safe_ratio(t.a, t.rp) * safe_ratio(t.a, t.pp))
 
 
 @jit_inline
 def _informedness(t):
-    return _coef(t.det, t.rp * t.rn)
+    return margin_coef(t.det, t.rp * t.rn)
 
 
 @jit_inline
 def _markedness(t):
-    return _coef(t.det, t.pp * t.pn)
+    return margin_coef(t.det, t.pp * t.pn)
 
 
 @jit_inline
@@ -204,7 +204,7 @@ def _correlation_of(t):
 
 @jit_inline
 def _bookmark(t):
-    return _coef(t.det, t.rp * t.rn) * _coef(t.det, t.pp * t.pn)
+    return margin_coef(t.det, t.rp * t.rn) * margin_coef(t.det, t.pp * t.pn)
 
 
 @jit_inline
@@ -229,7 +229,7 @@ def _evenness_global(t):
 
 @jit_inline
 def _kappa_cohen(t):
-    return _coef(2.0 * t.det, t.rp * t.pn + t.pp * t.rn)
+    return margin_coef(2.0 * t.det, t.rp * t.pn + t.pp * t.rn)
 
 
 @jit_inline
@@ -239,7 +239,9 @@ def _kappa_fleiss(t):
     s_pos = t.rp + t.pp
     s_neg = t.rn + t.pn
     n4 = 4.0 * t.n
-    return _coef(n4 * (t.a + t.d) - s_pos * s_pos - s_neg * s_neg, n4 * t.n - s_pos * s_pos - s_neg * s_neg)
+    return margin_coef(
+        n4 * (t.a + t.d) - s_pos * s_pos - s_neg * s_neg, n4 * t.n - s_pos * s_pos - s_neg * s_neg
+    )
 
 
 @jit_inline
@@ -250,27 +252,27 @@ def _wracc(t):
 @jit_inline
 def _auc_single(t):
     # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
-    return 0.5 * (_ratio(t.a, t.rp) + _ratio(t.d, t.rn))
+    return 0.5 * (safe_ratio(t.a, t.rp) + safe_ratio(t.d, t.rn))
 
 
 @jit_inline
 def _lift(t):
-    return _ratio(t.a * t.n, t.pp * t.rp)
+    return safe_ratio(t.a * t.n, t.pp * t.rp)
 
 
 @jit_inline
 def _lr_plus(t):
-    return _ratio(_ratio(t.a, t.rp), _ratio(t.b, t.rn))
+    return safe_ratio(safe_ratio(t.a, t.rp), safe_ratio(t.b, t.rn))
 
 
 @jit_inline
 def _lr_minus(t):
-    return _ratio(_ratio(t.c, t.rp), _ratio(t.d, t.rn))
+    return safe_ratio(safe_ratio(t.c, t.rp), safe_ratio(t.d, t.rn))
 
 
 @jit_inline
 def _odds_ratio(t):
-    return _ratio(t.a * t.d, t.b * t.c)
+    return safe_ratio(t.a * t.d, t.b * t.c)
 
 
 @jit_inline
@@ -294,32 +296,32 @@ def _g2(t):
 # the +P row and +R column statistics are 0 when that row/column is empty
 @jit_inline
 def _chi2_pos_pred(t):
-    bm = _coef(t.det, t.rp * t.rn)
-    return _coef(bm * bm * t.rp * t.rn, t.pp)
+    bm = margin_coef(t.det, t.rp * t.rn)
+    return margin_coef(bm * bm * t.rp * t.rn, t.pp)
 
 
 @jit_inline
 def _chi2_pos_real(t):
-    mk = _coef(t.det, t.pp * t.pn)
-    return _coef(mk * mk * t.pp * t.pn, t.rp)
+    mk = margin_coef(t.det, t.pp * t.pn)
+    return margin_coef(mk * mk * t.pp * t.pn, t.rp)
 
 
 @jit_inline
 def _chi2_kb(t):
-    bm = _coef(t.det, t.rp * t.rn)
+    bm = margin_coef(t.det, t.rp * t.rn)
     return 2.0 * t.n * bm * bm * _evenness(t.rp / t.n)
 
 
 @jit_inline
 def _chi2_km(t):
-    mk = _coef(t.det, t.pp * t.pn)
+    mk = margin_coef(t.det, t.pp * t.pn)
     return 2.0 * t.n * mk * mk * _evenness(t.pp / t.n)
 
 
 @jit_inline
 def _chi2_kbm(t):
     even_g = math.sqrt(_evenness(t.rp / t.n) * _evenness(t.pp / t.n))
-    return 2.0 * t.n * _coef(t.det, t.rp * t.rn) * _coef(t.det, t.pp * t.pn) * even_g
+    return 2.0 * t.n * margin_coef(t.det, t.rp * t.rn) * margin_coef(t.det, t.pp * t.pn) * even_g
 
 
 @jit

@@ -31,7 +31,7 @@ from .jit import jit, jit_inline, jit_parallel, prange
 
 
 @jit_inline
-def _group(i, k0, k1, k2, k3, offset, stride, nkeys):
+def row_group(i, k0, k1, k2, k3, offset, stride, nkeys):
     g = (np.int64(k0[i]) - offset[0]) * stride[0]
     if nkeys > 1:
         g += (np.int64(k1[i]) - offset[1]) * stride[1]
@@ -57,7 +57,7 @@ def _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_cl
     b = lut[np.uint64(np.int64(pred[i]) - vmin)]
     if a < 0 or b < 0:
         return -1
-    g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+    g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
     return g * (n_classes * n_classes) + a * n_classes + b
 
 
@@ -103,7 +103,7 @@ def count_partitioned(
         ghi = min(n_groups, glo + span)
         nbad = 0
         for i in range(n):
-            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
             if g < glo or g >= ghi:
                 continue
             a = lut[np.uint64(np.int64(label[i]) - vmin)]
@@ -131,7 +131,7 @@ def sum_rows(bufs, out):
 def pack_ids(k0, k1, k2, k3, offset, stride, nkeys, out):
     """Materialise packed group ids; only for key spaces too large to count densely."""
     for i in prange(out.shape[0]):
-        out[i] = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+        out[i] = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
 
 
 @jit_parallel
@@ -240,9 +240,9 @@ def run_fraction(k0, k1, k2, k3, offset, stride, nkeys, starts, length):
     same = 0
     total = 0
     for s in starts:
-        prev = _group(s, k0, k1, k2, k3, offset, stride, nkeys)
+        prev = row_group(s, k0, k1, k2, k3, offset, stride, nkeys)
         for i in range(s + 1, s + length):
-            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
             same += g == prev
             total += 1
             prev = g

@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from . import wide as _wide
-from .count import _group, thread_rows
+from .count import row_group, thread_rows
 from .jit import jit, jit_inline, jit_parallel, prange
 
 # buckets up to this size are insertion-sorted; larger ones (heavy ties or
@@ -144,7 +144,7 @@ def _quicksort_pairs(v, lab, a, z, spare, spare_lab):
 
 
 @jit
-def _sorted_group(scores, a, z, negatives):
+def sorted_group(scores, a, z, negatives):
     """Group rows ``scores[a:z]`` (its negatives first) sorted, with a label
     byte per row (1 = positive); the scores array is left as it is."""
     m = z - a
@@ -160,7 +160,6 @@ def _sorted_group(scores, a, z, negatives):
 
 
 # public for kernels.delong, which walks the same sorted groups for DeLong's variance
-sorted_group = _sorted_group
 
 
 @jit_inline
@@ -183,12 +182,12 @@ def segment_sizes(k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, posit
             for i in range(start, stop):
                 c = lut[np.uint64(np.int64(label[i]) - vmin)]
                 if c >= 0 and math.isfinite(score[i]):
-                    g = np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))
+                    g = np.uint64(row_group(i, k0, k1, k2, k3, offset, stride, nkeys))
                     sizes[t, 2 * g + np.uint64(c == positive)] += 1
         else:
             for i in range(start, stop):
                 c = lut[np.uint64(np.int64(label[i]) - vmin)]
-                g = np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys))
+                g = np.uint64(row_group(i, k0, k1, k2, k3, offset, stride, nkeys))
                 sizes[t, 2 * g + np.uint64(c == positive)] += 1
 
 
@@ -213,7 +212,8 @@ def scatter_segments(
             if c < 0 or not math.isfinite(s):
                 nskip += 1
                 continue
-            cell = 2 * np.uint64(_group(i, k0, k1, k2, k3, offset, stride, nkeys)) + np.uint64(c == positive)
+            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            cell = 2 * np.uint64(g) + np.uint64(c == positive)
             out[np.uint64(pos[cell])] = s
             pos[cell] += 1
         skipped[t] = nskip
@@ -421,7 +421,7 @@ def summarise(starts, scores, positives, out, best_thr, best_val):
         out[g, 2] = np.nan
         if m == 0:
             continue
-        v, lab = _sorted_group(scores, a, z, n_tot)
+        v, lab = sorted_group(scores, a, z, n_tot)
         twice_area, twice_hull, ap, top, best = _walk(v, lab, p_tot, n_tot)
         den = float(p_tot) * float(n_tot)
         best_thr[g] = best
@@ -444,7 +444,7 @@ def group_points(starts, scores, positives, thr, tp, fp, n_points):
         m = z - a
         if m == 0:
             continue
-        v, lab = _sorted_group(scores, a, z, m - positives[g])
+        v, lab = sorted_group(scores, a, z, m - positives[g])
         count = _distinct_points(v, lab, tp[a:z], fp[a:z])
         for j in range(a, a + count):  # fp holds each point's lowest row until here
             row = fp[j]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .count import _group, thread_rows
+from .count import row_group, thread_rows
 from .jit import jit, jit_parallel, prange
 
 
@@ -47,7 +47,7 @@ def fill_cells(
             for i in range(lo, hi):
                 a = lut[np.uint64(np.int64(label[i]) - vmin)]
                 b = lut[np.uint64(np.int64(pred[i]) - vmin)]
-                g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+                g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
                 cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
         else:
             for i in range(lo, hi):
@@ -56,7 +56,7 @@ def fill_cells(
                 if a < 0 or b < 0:
                     nbad += 1
                     continue
-                g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+                g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
                 cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
         bad[t] = nbad
     return bad.sum()

@@ -3,7 +3,7 @@
 Per class k the one-vs-rest determinant ``det_k = n*tp_k - real_k*pred_k``
 (= tp·tn − fp·fn of the 2×2 table) is formed exactly and rounded once, so the
 Bookmaker sums ``Σ det_k / (n (n - real_k))`` keep full precision: in int64
-while products of counts fit (tables below :data:`~.binary._EXACT_LIMIT`
+while products of counts fit (tables below :data:`~.binary.EXACT_LIMIT`
 examples), in 30-bit limbs (:mod:`.wide`) above, where int64 would wrap.
 The same holds for the sums of margin products behind kappa and mcc.
 
@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from . import wide as _wide
-from .binary import _EXACT_LIMIT, _coef, _ratio
+from .binary import EXACT_LIMIT, margin_coef, safe_ratio
 from .jit import jit, jit_inline, jit_parallel, prange
 
 
@@ -204,7 +204,7 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
         return
     n = float(n_int)
 
-    is_wide = n_int >= _EXACT_LIMIT
+    is_wide = n_int >= EXACT_LIMIT
     informedness = 0.0
     markedness = 0.0
     inf_abs = 0.0
@@ -227,23 +227,23 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
             sum_rc += r * p
             sum_r2 += r * r
             sum_c2 += p * p
-        term = _coef(det, n * (n_int - r))
+        term = margin_coef(det, n * (n_int - r))
         informedness += term
         inf_abs += abs(term)
-        term = _coef(det, n * (n_int - p))
+        term = margin_coef(det, n * (n_int - p))
         markedness += term
         mark_abs += abs(term)
-        inf_i = _coef(det, float(r) * float(n_int - r))
-        mark_i = _coef(det, float(p) * float(n_int - p))
+        inf_i = margin_coef(det, float(r) * float(n_int - r))
+        mark_i = margin_coef(det, float(p) * float(n_int - p))
         inf_bias_w += p / n * inf_i
         mark_prev_w += r / n * mark_i
         inf_sum += inf_i
         mark_sum += mark_i
         share = (r + p) / (2.0 * n)
         fleiss_e += share * share
-        recall_k[i] = _ratio(float(c[i, i]), float(r))
-        precision_k[i] = _ratio(float(c[i, i]), float(p))
-        f1_k[i] = _ratio(2.0 * c[i, i], float(r + p))
+        recall_k[i] = safe_ratio(float(c[i, i]), float(r))
+        precision_k[i] = safe_ratio(float(c[i, i]), float(p))
+        f1_k[i] = safe_ratio(2.0 * c[i, i], float(r + p))
 
     sign_i, informedness = _sign(informedness, inf_abs, k, n_int, c, real, pred, real)
     sign_m, markedness = _sign(markedness, mark_abs, k, n_int, c, real, pred, pred)
@@ -260,10 +260,10 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
         kappa_den = float(n_int * n_int - sum_rc)
         mcc_den_p = float(n_int * n_int - sum_c2)
         mcc_den_r = float(n_int * n_int - sum_r2)
-    mcc = _coef(agree, math.sqrt(mcc_den_p) * math.sqrt(mcc_den_r))
-    kappa = _coef(agree, kappa_den)
+    mcc = margin_coef(agree, math.sqrt(mcc_den_p) * math.sqrt(mcc_den_r))
+    kappa = margin_coef(agree, kappa_den)
     accuracy = trace / n
-    fleiss = _coef(accuracy - fleiss_e, 1.0 - fleiss_e)
+    fleiss = margin_coef(accuracy - fleiss_e, 1.0 - fleiss_e)
     even_r = _evenness(real, n)
     even_p = _evenness(pred, n)
     even_g = math.sqrt(even_r * even_p)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .count import _group, thread_rows
+from .count import row_group, thread_rows
 from .jit import jit_inline, jit_parallel, prange
 
 
@@ -97,7 +97,7 @@ def score_histogram(
             if side < 0:
                 bad[t] += 1
                 continue
-            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
             b = _passed(s, thresholds, lo, inv_step, evenly)
             buf[np.uint64((g * width + b) * 2 + side)] += 1
     return nonfinite.sum(), bad.sum()
@@ -129,7 +129,7 @@ def sweep_cell_ids(
                 nbad += 1
                 ids[i] = bad_id
                 continue
-            g = _group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
             cell = (g * width + _passed(s, thresholds, lo, inv_step, evenly)) * 2 + side
             ids[i] = cell
             hist[t, np.uint64(cell >> shift)] += 1
