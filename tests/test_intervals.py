@@ -277,15 +277,29 @@ def test_bootstrap_covers_the_true_informedness(setting: tuple):
 
 
 def test_evaluate_adds_interval_columns_for_pooled_tables():
+    """evaluate's pooled intervals against statsmodels: Agresti–Caffo for informedness = tpr − fpr
+    (two independent proportions given the real class sizes), Wilson for recall."""
+    from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+
     df = sweep_frame()
     out = be.evaluate(df, by=["run", "fold"], pool="fold", measures=["informedness", "recall", "f1"], ci=0.9)
     assert out.columns[-4:] == [
         "informedness_ci_low", "informedness_ci_high", "recall_ci_low", "recall_ci_high"
     ]  # fmt: skip
-    pooled = be.ContingencyTable.from_frame(df, by=["run", "fold"]).pool("fold")
-    expect = intervals(pooled.counts, ["informedness", "recall"], 0.9)
-    np.testing.assert_array_equal(out["informedness_ci_low"].to_numpy(), expect["informedness"][0])
-    np.testing.assert_array_equal(out["recall_ci_high"].to_numpy(), expect["recall"][1])
+    pooled = df.group_by("run").agg(
+        tp=((pl.col("label") == 1) & (pl.col("prediction") == 1)).sum(),
+        fn=((pl.col("label") == 1) & (pl.col("prediction") == 0)).sum(),
+        fp=((pl.col("label") == 0) & (pl.col("prediction") == 1)).sum(),
+        tn=((pl.col("label") == 0) & (pl.col("prediction") == 0)).sum(),
+    )
+    got = out.join(pooled, on="run")
+    for row in got.iter_rows(named=True):
+        tp, fn, fp, tn = row["tp"], row["fn"], row["fp"], row["tn"]
+        low, high = confint_proportions_2indep(tp, tp + fn, fp, fp + tn, method="agresti-caffo", alpha=0.1)
+        assert row["informedness_ci_low"] == pytest.approx(max(low, -1.0), abs=1e-12)
+        assert row["informedness_ci_high"] == pytest.approx(min(high, 1.0), abs=1e-12)
+        low, high = proportion_confint(tp, tp + fn, alpha=0.1, method="wilson")
+        assert (row["recall_ci_low"], row["recall_ci_high"]) == pytest.approx((low, high), abs=1e-12)
 
 
 def test_evaluate_bootstrap_per_class_and_multiclass():
