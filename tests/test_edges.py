@@ -132,3 +132,13 @@ def test_alignment_refuses_a_table_larger_than_memory(monkeypatch):
     df = pl.DataFrame({"run": [1, 1, 2], "label": [0, 1, 1], "cluster": [5, 6, 7]})
     with pytest.raises(be.MemoryBudgetError, match=r"aligning 2 groups with up to 2 cluster ids each"):
         be.evaluate(df, by="run", prediction="cluster", align="hungarian", measures=["accuracy"])
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"example": "example"}, {"classes": [0, 1], "adjacent": True}])
+def test_leaderboard_of_an_empty_frame_has_the_full_schema(kwargs):
+    """Before: 'a leaderboard needs at least 2 classes, got []', or an IndexError with classes=."""
+    df = _binary_frame().with_columns(example=pl.int_range(pl.len()) % 75)
+    full = be.leaderboard(df.filter(pl.col("run") < 2).unique(["run", "example"]), run="run", **kwargs)
+    empty = be.leaderboard(df.clear(), run="run", **kwargs)
+    assert empty.height == 0
+    assert empty.schema == full.schema

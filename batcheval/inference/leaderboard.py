@@ -242,6 +242,8 @@ def leaderboard(
     columns = [*runs, *pools, *examples, *clusters, label, prediction]
     # the same column in two roles (e.g. fold as pool and as part of the example) is fine
     df = select_columns(data, list(dict.fromkeys(columns)), roles)
+    if df.height == 0:  # nothing to rank: the columns of a board, no rows
+        return _empty_board(df.select(runs), measure, p_name, bool(examples) and not clusters, adjacent)
     cells = None
     try:
         table, pairing = _cmp.count_board(df, runs, [] if clusters else examples, label, prediction, classes)
@@ -365,24 +367,39 @@ def leaderboard(
         )
         warnings.warn(f"rank_ci_low and rank_ci_high are NaN: {why}", BatchevalWarning, stacklevel=2)
 
+    series = [pl.Series("rank", rank, dtype=pl.Int64)]
+    series += [
+        _board_series(name, cols[name][order]) for name in _board_columns(measure, p_name, examples, adjacent)
+    ]
+    return table.keys[order].hstack(series)
+
+
+def _board_columns(measure: str, p_name: str, paired: Any, adjacent: bool) -> list[str]:
+    """The board's columns after the keys and ``rank``, in order."""
     head = ["n", measure, f"{measure}_ci_low", f"{measure}_ci_high", p_name, "diff_vs_leader", "p_vs_leader",
             "p_vs_leader_holm", "tied_with_leader", "could_be_best", "p_best", "rank_ci_low",
             "rank_ci_high"]  # fmt: skip
-    tail = ["n_paired", "n_leader_only", "n_run_only", "p_mcnemar"] if examples else []
+    tail = ["n_paired", "n_leader_only", "n_run_only", "p_mcnemar"] if paired else []
     tail += ["diff_vs_above", "p_vs_above"] if adjacent else []
-    tail += ["p_mcnemar_vs_above"] if adjacent and examples else []
-    series = [pl.Series("rank", rank, dtype=pl.Int64)]
-    for name in head + tail:
-        values = cols[name][order]
-        if name in ("tied_with_leader", "could_be_best"):
-            series.append(pl.Series(name, values.tolist(), dtype=pl.Boolean))
-        elif name in ("rank_ci_low", "rank_ci_high"):
-            series.append(pl.Series(name, values, dtype=pl.Float64).fill_nan(None).cast(pl.Int64))
-        elif name in ("n", "n_paired", "n_leader_only", "n_run_only"):
-            series.append(pl.Series(name, values, dtype=pl.Int64))
-        else:
-            series.append(pl.Series(name, values, dtype=pl.Float64))
-    return table.keys[order].hstack(series)
+    tail += ["p_mcnemar_vs_above"] if adjacent and paired else []
+    return head + tail
+
+
+def _board_series(name: str, values: np.ndarray) -> pl.Series:
+    if name in ("tied_with_leader", "could_be_best"):
+        return pl.Series(name, values.tolist(), dtype=pl.Boolean)
+    if name in ("rank_ci_low", "rank_ci_high"):
+        return pl.Series(name, values, dtype=pl.Float64).fill_nan(None).cast(pl.Int64)
+    if name in ("n", "n_paired", "n_leader_only", "n_run_only"):
+        return pl.Series(name, values, dtype=pl.Int64)
+    return pl.Series(name, values, dtype=pl.Float64)
+
+
+def _empty_board(keys: pl.DataFrame, measure: str, p_name: str, paired: bool, adjacent: bool) -> pl.DataFrame:
+    """A board of no runs: the columns and types of any other board, no rows (as ``evaluate``)."""
+    series = [pl.Series("rank", [], dtype=pl.Int64)]
+    series += [_board_series(name, np.empty(0)) for name in _board_columns(measure, p_name, paired, adjacent)]
+    return keys.clear().hstack(series)
 
 
 def _paired_selection(
