@@ -16,6 +16,7 @@ __all__ = [
     "DuplicateColumnError",
     "InvalidArgumentError",
     "InvalidLabelError",
+    "InvalidScoreError",
     "MergeError",
     "NullValuesError",
     "SourceError",
@@ -48,6 +49,10 @@ class InvalidArgumentError(BatchevalError, ValueError):
 
 class InvalidLabelError(BatchevalError, ValueError):
     """A label or prediction value is unusable: not integral, not in ``classes=``, ..."""
+
+
+class InvalidScoreError(BatchevalError, ValueError):
+    """A score value or column is unusable: NaN or infinite, not numeric, ..."""
 
 
 class ClassMismatchError(BatchevalError, ValueError):

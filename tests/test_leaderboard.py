@@ -158,8 +158,8 @@ def test_multiclass_and_bootstrap_interval_board():
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"measure": "f1"}, be.UnknownMeasureError, r"measure 'f1' has no wilson_delta interval"),
-        ({"measure": "nope"}, be.UnknownMeasureError, r"measure 'nope' has no"),
+        ({"measure": "p_chi2"}, be.UnknownMeasureError, r"measure 'p_chi2' cannot rank runs"),
+        ({"measure": "nope"}, be.UnknownMeasureError, r"unknown measure 'nope'"),
         ({"significance": "chi3"}, be.InvalidArgumentError, r"unknown significance 'chi3'"),
         ({"ci": 1.5}, be.InvalidArgumentError, r"ci must be .* got 1\.5"),
         ({"example": "fold"}, be.InvalidArgumentError, r"example=\['fold'\] does not identify one row"),

@@ -58,6 +58,7 @@ import polars as pl
 from .. import measures as _measures
 from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..io.frames import as_key_list, select_columns
+from ..measures import names as _names
 from . import comparisons as _cmp
 from . import intervals as _intervals
 from .adjust import adjust
@@ -97,11 +98,16 @@ def leaderboard(
         The real and the predicted class.
     pool
         Columns such as ``"fold"`` that a run's predictions are summed over
-        (the micro average, spec §5). Every column not in ``run`` is pooled
-        over anyway; naming them checks that they exist.
+        (the micro average, see docs/averaging.md). Every column not in ``run`` is pooled
+        over anyway; naming them checks that they exist. A pooled column may
+        be named in ``run`` too (as :func:`batcheval.evaluate` takes it in
+        ``by``): ``run=["run", "fold"], pool="fold"`` is ``run="run", pool="fold"``.
     measure
-        The ranking measure, highest first. It needs an interval under
-        ``ci_method`` (see :func:`batcheval.inference.intervals.interval_measures`).
+        The ranking measure, highest first: any measure
+        :func:`batcheval.evaluate` gives but the p-values (aliases too, which
+        name its columns). One with no closed-form interval under
+        ``ci_method="wilson_delta"`` (f1, mcc, macro_f1, ...) gets the
+        bootstrap's interval and standard error.
     example
         Column(s) identifying a test example across runs: comparisons with
         the leader become paired (see the module docstring). If example ids
@@ -178,10 +184,12 @@ def leaderboard(
     _intervals.check_options(ci, ci_method, n_boot, seed)
     if paired not in ("bootstrap", "delta"):
         raise InvalidArgumentError(f"unknown paired method {paired!r}; use 'bootstrap' or 'delta'")
-    runs = as_key_list(run, "run")
-    if not runs:
-        raise InvalidArgumentError("run must name at least one column, got []")
+    asked, measure = measure, _names.canonical(measure)
     pools = as_key_list(pool, "pool")
+    # pooled keys may be named in run too, as evaluate takes them in by
+    runs = [c for c in as_key_list(run, "run") if c not in pools]
+    if not runs:
+        raise InvalidArgumentError(f"run must name at least one column besides pool={pools}, got {run!r}")
     examples = as_key_list(example, "example")
     p_name = _significance_name(significance)
     roles = {
@@ -199,13 +207,13 @@ def leaderboard(
         raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
     capable = _intervals.interval_measures(k, ci_method)
     if measure not in capable:
-        hint = (
-            " (try ci_method='bootstrap')" if measure in _intervals.interval_measures(k, "bootstrap") else ""
-        )
-        raise UnknownMeasureError(
-            f"measure {measure!r} has no {ci_method} interval for {k} classes{hint}; "
-            f"measures with one: {capable}"
-        )
+        bootstrap_capable = _intervals.interval_measures(k, "bootstrap")
+        if measure not in bootstrap_capable:
+            raise UnknownMeasureError(
+                f"measure {measure!r} cannot rank runs: it has no interval for {k} classes; "
+                f"measures with one: {bootstrap_capable}"
+            )
+        ci_method = "bootstrap"  # no closed form (f1, mcc, macro_f1, ...): the bootstrap's interval
     pos = table.positive_index(positive) if k == 2 else 1
     counts = np.asarray(table.counts)
     point = _measures.compute(counts, [measure, p_name], positive=pos)
@@ -279,7 +287,8 @@ def leaderboard(
             series.append(pl.Series(name, values, dtype=pl.Int64))
         else:
             series.append(pl.Series(name, values, dtype=pl.Float64))
-    return table.keys[order].hstack(series)
+    board = table.keys[order].hstack(series)
+    return _names.rename_columns(board, {measure: asked}) if asked != measure else board
 
 
 def _significance_name(significance: str) -> str:

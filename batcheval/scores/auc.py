@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
+from ..io.frames import as_key_list
 from ..kernels import exact as _exact
 from .exact import grouped_scores
 from .multiclass import (
@@ -41,6 +42,7 @@ def auc(
     per_class: bool = False,
     drop_nonfinite: bool = False,
     drop_nulls: bool = False,
+    pool: str | Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Exact ROC and precision-recall summaries of a score, for every group.
 
@@ -82,6 +84,12 @@ def auc(
         Multiclass scores: one row per group × class instead of the averages.
     drop_nonfinite, drop_nulls
         Skip rows with a NaN/infinite score, or a null score or label.
+    pool
+        Key column(s) to pool over, as in :func:`batcheval.evaluate`: the
+        scores of the pooled groups are ranked together (the pooled curve),
+        and each area also gets ``<area>_mean`` and ``<area>_std`` over the
+        pooled groups (sample standard deviation), with ``n_pooled``. Pooled
+        columns may be named in ``by`` too or only here.
 
     Returns
     -------
@@ -95,7 +103,14 @@ def auc(
     >>> df = pl.DataFrame({"label": [0, 0, 1, 1], "score": [0.1, 0.4, 0.35, 0.8]})
     >>> be.auc(df).select("roc_auc", "pr_auc", "best_threshold", "best_informedness").rows()
     [(0.75, 0.8333333333333333, 0.8, 0.5)]
+    >>> df = pl.DataFrame({"fold": [0, 0, 1, 1], "label": [0, 1, 0, 1], "score": [0.1, 0.4, 0.5, 0.8]})
+    >>> be.auc(df, pool="fold").select("n_pooled", "roc_auc", "roc_auc_mean", "roc_auc_std").rows()
+    [(2, 0.75, 1.0, 0.0)]
     """
+    if pool is not None:
+        return _pooled_auc(data, by, label, score, pool, measure=measure, positive=positive,
+                           classes=classes, per_class=per_class, drop_nonfinite=drop_nonfinite,
+                           drop_nulls=drop_nulls)  # fmt: skip
     if is_multiclass_score(data, score):
         return _multiclass_auc(
             data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls
@@ -161,3 +176,20 @@ def _multiclass_auc(
     if not group_keys:
         return per.select(aggs)
     return per.group_by(group_keys, maintain_order=True).agg(aggs).sort(group_keys, nulls_last=True)
+
+
+def _pooled_auc(data, by, label, score, pool, **kwargs) -> pl.DataFrame:
+    over = as_key_list(pool, "pool")
+    keys = as_key_list(by)
+    rest = [k for k in keys if k not in over]
+    pooled = auc(data, rest or None, label, score, **kwargs)
+    per = auc(data, rest + over, label, score, **kwargs)
+    areas = [c for c in per.columns if c.startswith(("roc_auc", "roc_auch", "pr_auc"))]
+    aggs = [pl.len().cast(pl.Int64).alias("n_pooled")]
+    for c in areas:
+        aggs += [pl.col(c).mean().alias(f"{c}_mean"), pl.col(c).std().alias(f"{c}_std")]
+    group = rest + (["class"] if "class" in per.columns and "class" not in over else [])
+    if group:
+        spread = per.group_by(group, maintain_order=True).agg(aggs)
+        return pooled.join(spread, on=group, how="left", nulls_equal=True)
+    return pl.concat([pooled, per.select(aggs)], how="horizontal")

@@ -17,7 +17,7 @@ import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
 from ..core.encode import encode_classes, encode_key, readonly
-from ..errors import InvalidLabelError, NullValuesError
+from ..errors import InvalidLabelError, InvalidScoreError, NullValuesError
 from ..io.frames import as_key_list, select_columns
 from ..kernels.count import mark_present
 from ..kernels.jit import n_threads
@@ -85,7 +85,7 @@ def prepare_scores(
     df = select_columns(data, [*keys, label, score], roles)
     s = df.get_column(score)
     if not s.dtype.is_numeric():
-        raise InvalidLabelError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
+        raise InvalidScoreError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
     nulls = s.null_count() + df.get_column(label).null_count()
     if nulls:
         if not drop_nulls:
@@ -134,7 +134,7 @@ def prepare_scores(
 def check_nonfinite(score: str, bad: int, drop_nonfinite: bool) -> None:
     """Raise for ``bad`` NaN or infinite scores, unless they are to be dropped."""
     if bad and not drop_nonfinite:
-        raise InvalidLabelError(
+        raise InvalidScoreError(
             f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}; "
             "pass drop_nonfinite=True to skip those rows"
         )
