@@ -31,7 +31,7 @@ from .inference import intervals
 from .inference.adjust import adjust
 from .inference.leaderboard import leaderboard
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
-from .plot import plot
+from .plot import plot, plot_confusion, report
 from .scores.auc import auc
 from .scores.curves import CHARTS, curves
 from .scores.sweep import sweep
@@ -66,5 +66,7 @@ __all__ = [
     "leaderboard",
     "measures",
     "plot",
+    "plot_confusion",
+    "report",
     "sweep",
 ]

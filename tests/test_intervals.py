@@ -278,11 +278,16 @@ def test_bootstrap_covers_the_true_informedness(setting: tuple):
 
 def test_evaluate_adds_interval_columns_for_pooled_tables():
     df = sweep_frame()
-    out = be.evaluate(df, by=["run", "fold"], pool="fold", measures=["informedness", "recall", "f1"], ci=0.9)
-    assert out.columns[-4:] == [
-        "informedness_ci_low", "informedness_ci_high", "recall_ci_low", "recall_ci_high"
+    out = be.evaluate(df, by=["run", "fold"], pool="fold", measures=["informedness", "recall", "f1"], ci=0.9,
+                      seed=5, n_boot=300)  # fmt: skip
+    assert out.columns[-6:] == [
+        "informedness_ci_low", "informedness_ci_high", "recall_ci_low", "recall_ci_high", "f1_ci_low",
+        "f1_ci_high",
     ]  # fmt: skip
     pooled = be.ContingencyTable.from_frame(df, by=["run", "fold"]).pool("fold")
+    # f1 has no closed form: the bootstrap's interval of the pooled tables
+    boot = intervals(pooled.counts, ["f1"], 0.9, "bootstrap", n_boot=300, seed=5)["f1"]
+    np.testing.assert_array_equal(out["f1_ci_low"].to_numpy(), boot[0])
     expect = intervals(pooled.counts, ["informedness", "recall"], 0.9)
     np.testing.assert_array_equal(out["informedness_ci_low"].to_numpy(), expect["informedness"][0])
     np.testing.assert_array_equal(out["recall_ci_high"].to_numpy(), expect["recall"][1])

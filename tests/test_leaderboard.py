@@ -200,7 +200,7 @@ def test_cli_leaderboard(tmp_path):
     got = pl.read_csv(out)
     for col in ("p_vs_leader", "p_vs_above"):
         np.testing.assert_allclose(got[col].to_numpy(), expect[col].to_numpy(), rtol=1e-12)
-    assert main(["leaderboard", str(src), "--measure", "f1"]) == 2
+    assert main(["leaderboard", str(src), "--measure", "p_chi2"]) == 2
 
 
 def test_paired_delta_matches_numerical_derivative_and_bootstrap():

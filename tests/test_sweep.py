@@ -260,7 +260,7 @@ def test_auc_counts_nonfinite_scores_while_grouping():
     )  # fmt: skip
     n_bad = int(bad["score"].is_nan().sum() + bad["score"].is_infinite().sum())
     message = rf"score column 'score' has {n_bad} NaN or infinite values"
-    with pytest.raises(be.InvalidLabelError, match=message):
+    with pytest.raises(be.InvalidScoreError, match=message):
         be.auc(bad, by=["run", "fold"])
     dropped = be.auc(bad, by=["run", "fold"], drop_nonfinite=True).sort("run", "fold")
     kept = bad.filter(pl.col("score").is_finite())

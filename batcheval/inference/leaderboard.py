@@ -288,7 +288,10 @@ def leaderboard(
         else:
             series.append(pl.Series(name, values, dtype=pl.Float64))
     board = table.keys[order].hstack(series)
-    return _names.rename_columns(board, {measure: asked}) if asked != measure else board
+    board = _names.rename_columns(board, {measure: asked}) if asked != measure else board
+    # what the forest plot states (an attribute of this frame, as evaluate's metadata)
+    board.metadata = {"ci": ci, "ci_method": ci_method, "paired": paired if examples else None}  # type: ignore[attr-defined]
+    return board
 
 
 def _significance_name(significance: str) -> str:

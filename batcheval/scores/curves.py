@@ -64,6 +64,8 @@ def curves(
     positive: Any = None,
     pool: str | Sequence[str] | None = None,
     drop_nonfinite: bool = False,
+    drop_nulls: bool = False,
+    classes: Sequence[Any] | None = None,
 ) -> pl.DataFrame:
     """Tidy curve frames: one row per group × chart × threshold with ``x`` and ``y``.
 
@@ -79,7 +81,7 @@ def curves(
 
     Parameters
     ----------
-    data, by, label, score, positive, pool, drop_nonfinite
+    data, by, label, score, positive, pool, drop_nonfinite, drop_nulls, classes
         As in :func:`batcheval.sweep`.
     kind
         One chart name of :data:`batcheval.CHARTS`, or a list of them.
@@ -108,10 +110,11 @@ def curves(
     if smoothing < 0:
         raise ValueError(f"smoothing must be >= 0, got {smoothing}")
     if is_multiclass_score(data, score):  # one-vs-rest curves, one per class
-        data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, None)
-        label, score, positive = IS_CLASS_COLUMN, SCORE_COLUMN, True
+        data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, classes)
+        label, score, positive, classes = IS_CLASS_COLUMN, SCORE_COLUMN, True, None
     sw = sweep(data, by, label, score, thresholds=thresholds, positive=positive, pool=pool,
-               measures=[], drop_nonfinite=drop_nonfinite)  # fmt: skip
+               measures=[], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
+               classes=classes)  # fmt: skip
     keys = [c for c in sw.columns if c not in ("threshold", "n", "n_pooled", "tp", "fp", "fn", "tn")]
     cells = [sw.get_column(c).to_numpy().astype(np.float64) for c in ("tp", "fp", "fn", "tn")]
     frames = []
