@@ -128,8 +128,8 @@ def evaluate(
         Bootstrap replicates per table, and the seed that makes them
         reproducible (None: different on each call).
     abstain
-        A prediction value meaning "no answer", or a list of them (spec §7,
-        paper 001). Measures are computed on the retained rows (``n``), and
+        A prediction value meaning "no answer", or a list of them (Powers 2003,
+        docs/references.md). Measures are computed on the retained rows (``n``), and
         the output gains ``abstained`` (count), ``retained`` (n/N) and
         ``<measure>_overall`` = measure × retained for recall and
         informedness (and their multiclass averages). A label equal to an

@@ -352,7 +352,7 @@ class ContingencyTable:
     # -- pooling ------------------------------------------------------------------
 
     def pool(self, over: str | Sequence[str]) -> ContingencyTable:
-        """Sum the tables over the key columns ``over`` (micro-averaging, spec §5).
+        """Sum the tables over the key columns ``over`` (micro-averaging, docs/averaging.md).
 
         Examples
         --------

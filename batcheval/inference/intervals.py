@@ -25,7 +25,7 @@ Two methods, both vectorised over every group at once:
     (Agresti, *Categorical Data Analysis*, 3rd ed., §16.1; Bishop, Fienberg &
     Holland 1975, §14.6). The gradients, with real shares ``r_i``, predicted
     shares ``c_j`` and per-class determinants ``d_k = π_kk − r_k c_k``
-    (spec §4), are
+    (Powers 2011, §5; docs/references.md), are
 
     - informedness ``B = Σ_k d_k/(1 − r_k)``:
       ``g_ij = (δ_ij − c_i)/(1 − r_i) − r_j/(1 − r_j) + d_i/(1 − r_i)²``.

@@ -120,7 +120,7 @@ def leaderboard(
         for the unpaired standard errors).
     significance
         The statistic whose chance p-value is reported as ``p_<significance>``:
-        ``chi2_kb`` (default), any other of spec §3's statistics, or ``fisher``.
+        ``chi2_kb`` (default), any other statistic of the χ² family (Powers 2011), or ``fisher``.
     n_boot, seed
         Bootstrap replicates (paired comparisons, and intervals with
         ``ci_method="bootstrap"``) and their seed; the default seed 0 makes

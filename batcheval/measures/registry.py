@@ -37,14 +37,14 @@ BINARY_STATS: tuple[str, ...] = (
 #: The χ² statistics of a K×K table; each has a ``p_`` column.
 MULTICLASS_STATS: tuple[str, ...] = ("chi2", "g2", "chi2_kb", "chi2_km", "chi2_kbm")
 
-#: Every binary measure (spec §2 and §3), in output order. ``f_beta`` needs ``beta=``.
+#: Every binary measure (Powers 2011; docs/references.md), in output order. ``f_beta`` needs ``beta=``.
 BINARY_MEASURES: tuple[str, ...] = (
     *_binary.NAMES,
     *(f"p_{s}" for s in BINARY_STATS),
     "p_fisher",
     "alpha_sbb",
 )
-#: Every multiclass measure (spec §3 and §4), in output order.
+#: Every multiclass measure (Powers 2011; docs/references.md), in output order.
 MULTICLASS_MEASURES: tuple[str, ...] = (
     *_multiclass.NAMES,
     *(f"p_{s}" for s in MULTICLASS_STATS),

@@ -54,7 +54,7 @@ def axis_name(name: str) -> str:
 
 
 def _guides(ax, chart: str, prevalence: list[float]) -> None:
-    """The chance line or axis and the break-even lines paper 004 draws for each chart."""
+    """The chance line or axis and the break-even lines Powers 2015 draws for each chart."""
     style = {"color": "0.55", "linewidth": 0.9, "linestyle": "--"}
     if chart in ("roc", "lift"):
         ax.plot([0, 1], [0, 1], label="chance", **style)
@@ -217,7 +217,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
         clipped = _clip_bird(ax, lines)
         if clipped:
             subtitle = f"\n{clipped} extreme point{'s' if clipped > 1 else ''} drawn at the axes' edge (▲)"
-        # the spec's sign: H(s_tpr) − H(s_fpr) = −log2(s_tpr/s_fpr) is negative when tpr > fpr
+        # Powers 2015's sign: H(s_tpr) − H(s_fpr) = −log2(s_tpr/s_fpr) is negative when tpr > fpr
         ax.annotate("more informed ↓ (better): y = −log2(tpr/fpr) < 0 when tpr > fpr", xy=(0.02, 0.03),
                     xycoords="axes fraction", va="bottom", fontsize="small", color="0.3")  # fmt: skip
     elif chart in ("roc", "boc", "bift", "lift", "bprd"):

@@ -1,4 +1,4 @@
-"""Exact ROC and precision-recall summaries over every distinct score (spec §6).
+"""Exact ROC and precision-recall summaries over every distinct score (Powers 2015; docs/references.md).
 
 Scores are moved into one array grouped by group, each group is sorted, and
 one walk per group from the top score down integrates the exact curves
@@ -52,7 +52,7 @@ def auc(
     otherwise ``roc_auc`` and ``pr_auc`` come averaged three ways, each
     labelled: ``_macro`` (unweighted), ``_prevalence_weighted`` and
     ``_bias_weighted`` (weights: the share of rows whose top score is the
-    class, the weighting paper 004 asks for). Classes whose AUC is undefined
+    class, the weighting Powers 2015 asks for). Classes whose AUC is undefined
     in a group are left out of its averages.
 
     Returns one row per group with ``n``, ``positives``, ``negatives`` and

@@ -1,4 +1,4 @@
-"""Curve frames for the charts of spec §6 and paper 004, from sweep counts."""
+"""Curve frames for the charts of Powers 2015 (docs/references.md), from sweep counts."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def curves(
 ) -> pl.DataFrame:
     """Tidy curve frames: one row per group × chart × threshold with ``x`` and ``y``.
 
-    Charts (spec §6, paper 004): ``roc`` (fallout, recall), ``boc`` (fallout,
+    Charts (Powers 2015; docs/references.md): ``roc`` (fallout, recall), ``boc`` (fallout,
     informedness), ``lift`` (bias, recall), ``bift`` (bias, informedness),
     ``bprd`` ((s+pp)/(s+rp), informedness), ``bird`` (log2 of that drift,
     Bookmaker information −log2(s_tpr/s_fpr) with s_tpr = (s+tp)/(s+rp) and

@@ -1,4 +1,4 @@
-"""Threshold sweeps over scores (spec §6): every binary measure at every threshold.
+"""Threshold sweeps over scores (Powers 2015; docs/references.md): every binary measure at every threshold.
 
 ``sweep`` turns a score column into the four cells of a 2×2 table per
 (group, threshold) — one histogram pass over the rows, then suffix sums over
