@@ -178,3 +178,23 @@ def test_dict_and_short_form() -> None:
         be.evaluate({"label": [0, 1], "prediction": [1]})
     with pytest.raises(be.InvalidArgumentError, match=r"y_true=None, y_pred=3 values"):
         be.evaluate(y_pred=[0, 1, 1])
+
+
+def test_binary_leaderboard_and_ci_by_mcc():
+    runs = pl.concat(
+        [
+            pl.DataFrame({"run": r, "label": Y2, "prediction": np.where(RNG.random(200) < s, Y2, 1 - Y2)})
+            for r, s in (("a", 0.95), ("b", 0.6))
+        ]
+    )
+    board = be.leaderboard(runs, measure="mcc", n_boot=100)
+    for run, value in zip(board["run"], board["mcc"], strict=True):
+        sub = runs.filter(pl.col("run") == run)
+        assert value == pytest.approx(skm.matthews_corrcoef(sub["label"], sub["prediction"]), abs=1e-12)
+    out = be.evaluate(
+        y_true=Y2, y_pred=P2, measures=["mcc", "balanced_accuracy"], ci=0.95, seed=2, n_boot=300
+    )
+    assert out["mcc_ci_low"][0] < skm.matthews_corrcoef(Y2, P2) < out["mcc_ci_high"][0]
+    assert (
+        out["balanced_accuracy_ci_low"][0] < out["balanced_accuracy"][0] < out["balanced_accuracy_ci_high"][0]
+    )

@@ -186,6 +186,7 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates (default: 200)")
     lb.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     lb.add_argument("--positive", help="the positive class (binary)")
+    lb.add_argument("--classes", help="comma-separated class set (default: the classes found)")
     lb.add_argument("--top", type=int, help="keep only the top N rows")
     lb.add_argument("--plot", metavar="PNG", help="also draw a forest plot of the top runs (default 20)")
     output(lb)
@@ -426,6 +427,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
         seed=args.seed,
         paired=args.paired,
         adjacent=args.adjacent,
+        classes=_classes(args.classes),
         positive=_positive(args.positive),
     )
     if args.plot:

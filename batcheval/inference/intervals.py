@@ -154,7 +154,12 @@ def interval_measures(n_classes: int, method: str = "wilson_delta") -> list[str]
     (True, False)
     """
     if method == "bootstrap":
-        names = _measures.BINARY_MEASURES if n_classes == 2 else _measures.MULTICLASS_MEASURES
+        # a binary table has every multiclass measure too (mcc, macro_f1, ...)
+        names = (
+            dict.fromkeys([*_measures.BINARY_MEASURES, *_measures.MULTICLASS_MEASURES])
+            if n_classes == 2
+            else _measures.MULTICLASS_MEASURES
+        )
         return [m for m in names if not m.startswith("p_") and m != "alpha_sbb"]
     wilson_names = WILSON_MEASURES if n_classes == 2 else ("accuracy",)
     return [*wilson_names, *DELTA_MEASURES]

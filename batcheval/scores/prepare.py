@@ -117,7 +117,7 @@ def prepare_scores(
         present = [present[i] for i in np.flatnonzero(seen)]
     values = sorted(set(present) | set(classes or []))
     if positive is None and len(values) < 2 and set(values) <= {0, 1}:
-        positive = True if lab.dtype == pl.Boolean else 1  # the convention of Powers 2011: class 1 is positive
+        positive = True if lab.dtype == pl.Boolean else 1  # Powers 2011's convention: 1 is positive
         values = sorted(set(values) | {positive})
     if positive is None:
         if len(values) != 2:
