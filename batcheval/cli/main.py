@@ -330,9 +330,10 @@ def _emit(result: pl.DataFrame, output: str | None, keys: Sequence[str] = (), ch
     if result.height == 0:
         print("0 rows: the input has no rows (or none left after --filter)", file=sys.stderr)
     shown = result
-    # piped or redirected output is read by programs or pagers: never squeeze it to a terminal's width
-    tty = sys.stdout.isatty()
-    width = max(60, shutil.get_terminal_size((160, 40)).columns) if tty else 1 << 15
+    # the headline columns are picked to fit the terminal (or COLUMNS); what is printed to a pipe or
+    # a file is never squeezed further, since a program or a pager reads it
+    width = max(60, shutil.get_terminal_size((160, 40)).columns)
+    squeeze = width if sys.stdout.isatty() else 1 << 15
     if not chosen and (result.width > _MAX_COLUMNS or _table_width(result.columns) > width):
         lead = [c for c in result.columns if c in keys]
         rest = [c for c in result.columns if c not in lead and (c in _HEADLINE or c.startswith("best_"))]
@@ -345,7 +346,7 @@ def _emit(result: pl.DataFrame, output: str | None, keys: Sequence[str] = (), ch
             print(f"showing {shown.width} of {result.width} columns: pick them with --measures, "
                   "or write them all with -o FILE", file=sys.stderr)  # fmt: skip
     shown = _format_p_values(shown)
-    with pl.Config(tbl_rows=40, tbl_cols=-1, float_precision=4, tbl_width_chars=width,
+    with pl.Config(tbl_rows=40, tbl_cols=-1, float_precision=4, tbl_width_chars=squeeze,
                    tbl_hide_column_data_types=True, fmt_str_lengths=40):  # fmt: skip
         print(shown)
 
