@@ -219,7 +219,8 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
             subtitle = f"\n{clipped} extreme point{'s' if clipped > 1 else ''} drawn at the axes' edge (▲)"
         # Powers 2015's sign: H(s_tpr) − H(s_fpr) = −log2(s_tpr/s_fpr) is negative when tpr > fpr
         ax.annotate("more informed ↓ (better): y = −log2(tpr/fpr) < 0 when tpr > fpr", xy=(0.02, 0.03),
-                    xycoords="axes fraction", va="bottom", fontsize="small", color="0.3")  # fmt: skip
+                    xycoords="axes fraction", va="bottom", fontsize="small", color="0.3",
+                    bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none"})  # fmt: skip
     elif chart in ("roc", "boc", "bift", "lift", "bprd"):
         ax.annotate("better ↑", xy=(0.02, 0.97), xycoords="axes fraction", va="top", fontsize="small",
                     color="0.3")  # fmt: skip
