@@ -175,7 +175,9 @@ def test_forest_plot_of_the_top_runs(tmp_path):
     board = be.leaderboard(shared_test_set(), pool="fold")
     fig = be.plot(board, top=5, path=tmp_path / "board.png")
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_yticklabels()] == [str(r) for r in board["run"].head(5)]
+    expected = [str(r) for r in board["run"].head(5)]
+    expected[0] += " (leader)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == expected
     assert ax.get_xlabel() == "informedness" and (tmp_path / "board.png").stat().st_size > 0
     segments = ax.collections[0].get_segments()  # one interval bar per run, best at the top
     lows = [min(s[:, 0]) for s in segments]
