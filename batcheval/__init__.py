@@ -20,6 +20,7 @@ from .errors import (
     DuplicateColumnError,
     InvalidArgumentError,
     InvalidLabelError,
+    InvalidScoreError,
     MemoryBudgetError,
     MergeError,
     NullValuesError,
@@ -34,7 +35,7 @@ from .inference.delong import compare_auc
 from .inference.leaderboard import leaderboard
 from .inference.ranks import RankResult, rank_methods
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
-from .plot import plot
+from .plot import plot, plot_confusion, report
 from .scores.auc import auc
 from .scores.curves import CHARTS, curves
 from .scores.sweep import sweep
@@ -54,6 +55,7 @@ __all__ = [
     "DuplicateColumnError",
     "InvalidArgumentError",
     "InvalidLabelError",
+    "InvalidScoreError",
     "MemoryBudgetError",
     "MergeError",
     "NullValuesError",
@@ -72,6 +74,8 @@ __all__ = [
     "leaderboard",
     "measures",
     "plot",
+    "plot_confusion",
     "rank_methods",
+    "report",
     "sweep",
 ]

@@ -16,6 +16,7 @@ __all__ = [
     "DuplicateColumnError",
     "InvalidArgumentError",
     "InvalidLabelError",
+    "InvalidScoreError",
     "MemoryBudgetError",
     "MergeError",
     "NullValuesError",
@@ -49,6 +50,10 @@ class InvalidArgumentError(BatchevalError, ValueError):
 
 class InvalidLabelError(BatchevalError, ValueError):
     """A label or prediction value is unusable: not integral, not in ``classes=``, ..."""
+
+
+class InvalidScoreError(BatchevalError, ValueError):
+    """A score value or column is unusable: NaN or infinite, not numeric, ..."""
 
 
 class ClassMismatchError(BatchevalError, ValueError):

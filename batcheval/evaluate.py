@@ -12,13 +12,14 @@ from .core.pooling import pooled_measures
 from .errors import InvalidArgumentError
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
-from .io.frames import as_key_list
+from .io.frames import as_key_list, from_mapping
+from .measures import names as _names
 
 __all__ = ["evaluate"]
 
 
 def evaluate(
-    data: Any,
+    data: Any = None,
     by: str | Sequence[str] | None = None,
     label: str = "label",
     prediction: str = "prediction",
@@ -44,6 +45,8 @@ def evaluate(
     batch_rows: int | None = None,
     engine: Literal["local", "dask"] = "local",
     client: Any = None,
+    y_true: Any = None,
+    y_pred: Any = None,
 ) -> pl.DataFrame:
     """Evaluate every group of a prediction frame at once.
 
@@ -51,7 +54,7 @@ def evaluate(
     ----------
     data
         Per-example predictions. In memory: a polars DataFrame, a pyarrow
-        Table, or a pandas DataFrame. Streamed in batches of ``batch_rows``
+        Table, a pandas DataFrame, or a dict of equal-length columns. Streamed in batches of ``batch_rows``
         with bounded memory: a path, glob, directory or list of parquet, ipc
         or csv files, a pyarrow Dataset or RecordBatchReader, or a polars
         LazyFrame. With ``engine="dask"``: paths or a Dask DataFrame.
@@ -63,12 +66,18 @@ def evaluate(
         The real class and the predicted class (int, bool or string).
     pool
         Key column(s) to pool over: their count tables are summed before
-        measuring (the micro average, spec §5), and each measure also gets
+        measuring (the micro average, see docs/averaging.md), and each measure also gets
         ``<measure>_mean`` and ``<measure>_std`` over the pooled groups
         (sample standard deviation; NaN when only one group was pooled).
+        A pooled column may be named in ``by`` too or only here (as
+        :func:`batcheval.leaderboard` takes it): ``by="run", pool="fold"``
+        and ``by=["run", "fold"], pool="fold"`` are the same.
     measures
-        Subset of measures; default: every measure that applies (the binary
-        set for two classes, the multiclass set otherwise).
+        One measure (a string) or a list of them; default: every measure that
+        applies (the binary set for two classes, the multiclass set
+        otherwise). Aliases are accepted (``specificity``, ``tpr``, ``ppv``,
+        ``youden_j``, ``balanced_accuracy``, ...; see
+        :mod:`batcheval.measures.names`) and name their output columns.
     per_class
         One row per group × class with the one-vs-rest binary measures.
     classes
@@ -76,7 +85,9 @@ def evaluate(
         values over the whole input.
     positive
         The positive class of binary measures; default: the greater class
-        (1 for 0/1 labels, True for booleans).
+        (1 for 0/1 labels, True for booleans). With more than two classes,
+        the binary measures of ``positive`` against the rest (one-vs-rest, as
+        :func:`batcheval.sweep` does); not together with ``per_class``.
     beta
         β for the ``f_beta`` column (added when given).
     drop_nulls
@@ -101,8 +112,13 @@ def evaluate(
         ``batcheval[dask]`` extra.
     ci
         A confidence level such as 0.95: adds ``<measure>_ci_low`` and
-        ``<measure>_ci_high`` for every measure asked for that has an interval
-        (of the pooled tables when pooling, one-vs-rest with ``per_class``).
+        ``<measure>_ci_high`` for every measure asked for (of the pooled
+        tables when pooling, one-vs-rest with ``per_class``). Under
+        ``"wilson_delta"``, named measures with no closed form (f1, mcc,
+        macro_f1, ...) get bootstrap intervals; p-values get none, and a
+        :class:`~batcheval.errors.BatchevalWarning` names them. With the
+        default measure set, only the closed-form intervals are added (the
+        bootstrap of every measure would cost far more than the measures).
         See :mod:`batcheval.inference.intervals` for the formulas and their sources.
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions
@@ -129,8 +145,8 @@ def evaluate(
         both: ``example=["fold", "example_id"]``. See
         :mod:`batcheval.inference.clustered`.
     abstain
-        A prediction value meaning "no answer", or a list of them (spec §7,
-        paper 001). Measures are computed on the retained rows (``n``), and
+        A prediction value meaning "no answer", or a list of them (Powers 2003,
+        docs/references.md). Measures are computed on the retained rows (``n``), and
         the output gains ``abstained`` (count), ``retained`` (n/N) and
         ``<measure>_overall`` = measure × retained for recall and
         informedness (and their multiclass averages). A label equal to an
@@ -142,6 +158,9 @@ def evaluate(
         unmatched ids (more clusters than classes) count as abstentions, and
         a ``mapping`` list column records ``{predicted, class}`` per id. See
         :mod:`batcheval.labels.align`.
+    y_true, y_pred
+        The short form for a single table: two equal-length sequences of real
+        and predicted classes instead of ``data``.
 
     Returns
     -------
@@ -168,7 +187,24 @@ def evaluate(
     >>> out = be.evaluate(df, by=["run", "fold"], pool="fold", measures=["informedness"])
     >>> out.select("run", "n_pooled", "informedness", "informedness_mean", "informedness_std").rows()
     [(1, 2, 0.5, 0.5, 0.7071067811865476), (2, 2, 0.0, 0.0, 0.0)]
+    >>> be.evaluate(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], measures="youden_j").rows()
+    [(4, 1, 0, 1, 2, 0.5)]
     """
+    if y_true is not None or y_pred is not None:
+        if data is not None or y_true is None or y_pred is None:
+            raise InvalidArgumentError(
+                "give either data= or both y_true= and y_pred=, got "
+                f"data={'a frame' if data is not None else None}, y_true={_given(y_true)}, "
+                f"y_pred={_given(y_pred)}"
+            )
+        data = from_mapping({label: y_true, prediction: y_pred})
+    elif data is None:
+        raise InvalidArgumentError("evaluate needs data= (a frame, a path, ...) or y_true= and y_pred=")
+    names, rename = _names.resolve(measures)
+    keys = as_key_list(by)
+    if pool is not None:  # pooled keys may be given in by or only in pool, as leaderboard takes them
+        keys += [c for c in as_key_list(pool, "pool") if c not in keys]
+    by = keys or None
     if ci is not None:  # before counting: a bad option should not cost a pass over the data
         _intervals.check_options(ci, ci_method, n_boot, seed)
     held = report = None
@@ -208,6 +244,15 @@ def evaluate(
         table, report = count_any(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls,
                                   on_error=on_error, progress=progress, batch_rows=batch_rows,
                                   engine=engine, client=client)  # fmt: skip
+    if table.n_classes > 2 and positive is not None:
+        if per_class:
+            raise InvalidArgumentError(
+                f"positive={positive!r} and per_class=True together: per_class already gives every "
+                "class against the rest; drop one of them"
+            )
+        table = table.versus_rest(positive)  # one-vs-rest binary measures of that class
+        positive = None
+    measures = names
     if pool is None:
         out = table.measures(measures, per_class=per_class, positive=positive, beta=beta)
     else:
@@ -229,7 +274,16 @@ def evaluate(
         out = held.annotate(out, pool=pool, per_class=per_class, n_classes=table.n_classes)
     elif report is not None:
         out.metadata = report.as_dict()  # type: ignore[attr-defined]
+    if rename:
+        meta = getattr(out, "metadata", None)
+        out = _names.rename_columns(out, rename)
+        if meta is not None:
+            out.metadata = meta  # type: ignore[attr-defined]
     return out
+
+
+def _given(v: Any) -> str:
+    return "None" if v is None else f"{len(v)} values" if hasattr(v, "__len__") else repr(v)
 
 
 def _is_file_source(data: Any) -> bool:

@@ -1,7 +1,7 @@
 """A leaderboard over a whole sweep, against the plain ``evaluate`` of the same predictions.
 
 Simulates ``runs × folds × examples`` predictions (default 100,000 × 5 × 200 =
-100M rows) on one shared test set, from paper 002's informed-plus-chance
+100M rows) on one shared test set, from Powers 2012's informed-plus-chance
 model with a skill and a guessing bias per run. Then times:
 
 - ``evaluate``: the plain pooled evaluate (informedness and p_chi2_kb), the baseline;

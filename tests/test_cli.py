@@ -123,7 +123,7 @@ def test_sweep_and_auc_subcommands(scored):
 # ---- every subcommand: help with examples ---------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["evaluate", "sweep", "auc", "plot", "leaderboard", "demo"])
+@pytest.mark.parametrize("command", ["evaluate", "sweep", "auc", "plot", "leaderboard", "demo", "measures"])
 def test_every_subcommand_has_help_with_examples(command):
     proc = _run(command, "--help")
     assert proc.returncode == 0, proc.stderr
@@ -237,6 +237,7 @@ def bad_files(tmp_path_factory):
         {"run": np.arange(100).repeat(4), "label": [0, 1] * 200, "score": np.linspace(0, 1, 400)}
     )
     many.write_parquet(root / "many.parquet")
+    (root / "empty_dir").mkdir()
     return root
 
 
@@ -247,7 +248,7 @@ def bad_files(tmp_path_factory):
         (["evaluate", "{root}/absent*.parquet"], "no file matches"),
         (["evaluate", "{root}/notes.txt"], "unknown file type '.txt'"),
         (["evaluate", "{root}/corrupt.parquet"], "cannot read"),
-        (["evaluate", "{root}"], "is a directory"),
+        (["evaluate", "{root}/empty_dir"], "holds no parquet, ipc or csv files"),
         (["evaluate", "{preds}", "--measures", "informedness,nonsense"], "unknown measure 'nonsense'"),
         (["evaluate", "{preds}", "--label", "nope"], "'nope' not found"),
         (["evaluate", "{preds}", "--filter", "fold <"], "cannot parse --filter"),

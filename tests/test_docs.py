@@ -31,7 +31,8 @@ def test_every_measure_is_documented_under_its_name():
 
 
 @pytest.mark.parametrize("page", ["README.md", "docs/measures.md", "docs/averaging.md", "docs/cli.md",
-                                  "docs/performance.md", "docs/comparing.md"])  # fmt: skip
+                                  "docs/performance.md", "docs/comparing.md",
+                                  "docs/references.md"])  # fmt: skip
 def test_relative_links_and_images_resolve(page):
     path = ROOT / page
     for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text()):

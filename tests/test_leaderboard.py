@@ -176,8 +176,8 @@ def test_multiclass_and_bootstrap_interval_board():
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"measure": "f1"}, be.UnknownMeasureError, r"measure 'f1' has no wilson_delta interval"),
-        ({"measure": "nope"}, be.UnknownMeasureError, r"measure 'nope' has no"),
+        ({"measure": "p_chi2"}, be.UnknownMeasureError, r"measure 'p_chi2' cannot rank runs"),
+        ({"measure": "nope"}, be.UnknownMeasureError, r"unknown measure 'nope'"),
         ({"significance": "chi3"}, be.InvalidArgumentError, r"unknown significance 'chi3'"),
         ({"ci": 1.5}, be.InvalidArgumentError, r"ci must be .* got 1\.5"),
         ({"example": "fold"}, be.InvalidArgumentError, r"example=\['fold'\] does not identify one row"),
@@ -193,7 +193,9 @@ def test_forest_plot_of_the_top_runs(tmp_path):
     board = be.leaderboard(shared_test_set(), pool="fold")
     fig = be.plot(board, top=5, path=tmp_path / "board.png")
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_yticklabels()] == [str(r) for r in board["run"].head(5)]
+    expected = [str(r) for r in board["run"].head(5)]
+    expected[0] += " (leader)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == expected
     assert ax.get_xlabel() == "informedness" and (tmp_path / "board.png").stat().st_size > 0
     segments = ax.collections[0].get_segments()  # one interval bar per run, best at the top
     lows = [min(s[:, 0]) for s in segments]
@@ -218,7 +220,7 @@ def test_cli_leaderboard(tmp_path):
     got = pl.read_csv(out)
     for col in ("p_vs_leader", "p_vs_above"):
         np.testing.assert_allclose(got[col].to_numpy(), expect[col].to_numpy(), rtol=1e-12)
-    assert main(["leaderboard", str(src), "--measure", "f1"]) == 2
+    assert main(["leaderboard", str(src), "--measure", "p_chi2"]) == 2
 
 
 def test_paired_delta_matches_numerical_derivative_and_bootstrap():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
 import batcheval as be
@@ -15,9 +16,9 @@ def test_every_chart_renders(tmp_path, chart):
     path = tmp_path / f"{chart}.png"
     fig = be.plot(frame, path=path)
     ax = fig.axes[0]
-    assert ax.get_xlabel() == be.CHARTS[chart][0] and ax.get_ylabel() == be.CHARTS[chart][1]
+    assert be.CHARTS[chart][0] in ax.get_xlabel() and be.CHARTS[chart][1] in ax.get_ylabel()
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert [f"run={r}" for r in range(4)] == [x for x in labels if x.startswith("run=")]
+    assert [f"run={r}" for r in range(4)] == [x.split(" (")[0] for x in labels if x.startswith("run=")]
     assert path.stat().st_size > 10_000
     from matplotlib import image
 
@@ -31,4 +32,63 @@ def test_choose_chart_and_errors():
         be.plot(frame)
     with pytest.raises(ValueError, match=r"chart 'bird' is not in the frame"):
         be.plot(frame, chart="bird")
-    assert be.plot(frame, chart="pr").axes[0].get_title() == "PR chart"
+    assert be.plot(frame, chart="pr").axes[0].get_title() == "precision-recall curves"
+
+
+def test_roc_and_pr_lines_close_and_their_legend_areas_match_scikit_learn():
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    df = scored_frame(n_runs=3, n_folds=1, rows=80, seed=4)
+    for chart, reference, tag in (("roc", roc_auc_score, "AUC"), ("pr", average_precision_score, "AP")):
+        ax = be.plot(be.curves(df, by="run", kind=chart)).axes[0]
+        runs = [line for line in ax.get_lines() if line.get_label().startswith("run=")]
+        assert [line.get_label().split(" (")[0] for line in runs] == ["run=0", "run=1", "run=2"]
+        for r, line in enumerate(runs):
+            sub = df.filter(pl.col("run") == r)
+            x, y = line.get_xdata(), line.get_ydata()
+            assert x[0] == 0.0 and (y[0] == 0.0 if chart == "roc" else True)
+            assert x[-1] == 1.0 and (y[-1] == 1.0 if chart == "roc" else True)
+            expected = reference(sub["label"].to_numpy(), sub["score"].to_numpy())
+            assert f"({tag} {expected:.3f})" in line.get_label()
+            if chart == "pr":  # the chance line sits at the prevalence
+                chance = [t for t in ax.get_legend().get_texts() if t.get_text().startswith("chance")]
+                assert chance and "prevalence" in chance[0].get_text()
+
+
+def test_numeric_settings_sort_numerically_and_bird_is_clipped_with_a_note():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    df = pl.concat(
+        pl.DataFrame({"depth": d, "label": rng.integers(0, 2, 100), "score": rng.random(100)})
+        for d in (75, 1, 25, 5)
+    )
+    ax = be.plot(be.curves(df, by="depth", kind="roc")).axes[0]
+    names = [
+        line.get_label().split(" (")[0] for line in ax.get_lines() if line.get_label().startswith("depth")
+    ]
+    assert names == ["depth=1", "depth=5", "depth=25", "depth=75"]
+    ax = be.plot(be.curves(df, by="depth", kind="bird")).axes[0]
+    lo, hi = ax.get_ylim()
+    ys = np.concatenate([line.get_ydata() for line in ax.get_lines() if line.get_label().startswith("depth")])
+    beyond = int(((ys < lo) | (ys > hi)).sum()) + int(
+        sum(((line.get_xdata() < ax.get_xlim()[0]) | (line.get_xdata() > ax.get_xlim()[1])).sum()
+            for line in ax.get_lines() if line.get_label().startswith("depth"))
+    )  # fmt: skip
+    if beyond:
+        assert "drawn at the axes' edge" in ax.get_title()
+
+
+def test_forest_plot_says_level_pairing_and_how_many_runs():
+    from batcheval.examples.synthetic import make_sweep
+
+    board = be.leaderboard(make_sweep(n_runs=12, rows_per_fold=60), pool="fold", ci=0.9)
+    fig = be.plot(board, top=5)
+    ax = fig.axes[0]
+    assert ax.get_title().splitlines() == [
+        "informedness: top 5 of 12 runs, 90% intervals",
+        "unpaired tests against the leader (no example ids)",
+    ]
+    leader = [t.get_text() for t in ax.get_yticklabels() if t.get_text().endswith("(leader)")]
+    assert leader == [f"{board['run'][0]} (leader)"]
+    assert fig.get_size_inches()[1] < be.plot(board, top=12).get_size_inches()[1]

@@ -244,9 +244,9 @@ def test_pooled_sweep_equals_sweeping_the_concatenated_folds():
 
 def test_nonfinite_scores_are_an_error_or_dropped():
     df = pl.DataFrame({"label": [0, 1, 1], "score": [0.1, float("nan"), float("inf")]})
-    with pytest.raises(be.InvalidLabelError, match=r"score column 'score' has 2 NaN or infinite values"):
+    with pytest.raises(be.InvalidScoreError, match=r"score column 'score' has 2 NaN or infinite values"):
         be.sweep(df)
-    with pytest.raises(be.InvalidLabelError, match=r"drop_nonfinite=True"):
+    with pytest.raises(be.InvalidScoreError, match=r"drop_nonfinite=True"):
         be.auc(df)
     out = be.sweep(df, thresholds=[0.0], drop_nonfinite=True)
     assert out["n"].to_list() == [1]
@@ -261,7 +261,7 @@ def test_auc_counts_nonfinite_scores_while_grouping():
     )  # fmt: skip
     n_bad = int(bad["score"].is_nan().sum() + bad["score"].is_infinite().sum())
     message = rf"score column 'score' has {n_bad} NaN or infinite values"
-    with pytest.raises(be.InvalidLabelError, match=message):
+    with pytest.raises(be.InvalidScoreError, match=message):
         be.auc(bad, by=["run", "fold"])
     dropped = be.auc(bad, by=["run", "fold"], drop_nonfinite=True).sort("run", "fold")
     kept = bad.filter(pl.col("score").is_finite())

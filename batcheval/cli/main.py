@@ -7,8 +7,9 @@ batcheval plot FILE --by run --chart roc -o roc.png
 batcheval demo [--synthetic]
 batcheval compare FILE --run run --fold fold --repeat repeat --measure accuracy [--test bayes --rope 0.01]
 batcheval ranks FILE --method method --dataset dataset --measure score [--plot cd.png]
+batcheval measures
 
-FILE is a parquet, csv or ipc file or a glob of them. Without ``-o`` the result
+FILE is a parquet, csv or ipc file, a directory of them, or a glob of them. Without ``-o`` the result
 prints as a table. Bad input exits with code 2 and a one-line message;
 ``--debug`` shows the traceback instead.
 """
@@ -16,8 +17,11 @@ prints as a table. Bad input exits with code 2 and a one-line message;
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import shutil
 import sys
+import warnings
 from collections.abc import Sequence
 
 import polars as pl
@@ -58,6 +62,14 @@ charts: roc, boc, lift, bift, bprd, bird, pr (see docs/measures.md). One line pe
 group, at most 40: use --filter to pick groups.
 """
 
+_MEASURES_EXAMPLES = """examples:
+  batcheval measures                   # every measure, its meaning, and its interval
+  batcheval evaluate preds.csv --measures specificity,youden_j --ci 0.95
+
+interval: "closed form" (Wilson or delta method), "bootstrap" (--ci falls back to it),
+or "none" (p-values). Aliases are accepted wherever a measure is named.
+"""
+
 _DEMO_EXAMPLES = """examples:
   batcheval demo                       # fit 77 scikit-learn runs (about a minute), rank them, save charts
   batcheval demo --out /tmp/demo       # a rerun reads the cached predictions and takes seconds
@@ -75,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Evaluate classifiers across whole sweeps. Run 'batcheval COMMAND --help' for examples.",
     )
     parser.add_argument("--debug", action="store_true", help="show full tracebacks")
+    parser.add_argument("--version", action="version", version=f"batcheval {_version()}")
     # --debug is accepted after the subcommand too; SUPPRESS keeps the top-level value
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -87,7 +100,9 @@ def _parser() -> argparse.ArgumentParser:
                               formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
 
     def source(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", help="a parquet, csv or ipc file, or a quoted glob such as 'runs/*.parquet'")
+        p.add_argument("file", help="a parquet, csv or ipc file, a directory of them, "
+                       "or a quoted glob such as 'runs/*.parquet'")  # fmt: skip
+        p.add_argument("--classes", help="comma-separated class set (default: the classes found)")
         p.add_argument("--by", default="", help="comma-separated key columns, e.g. run,fold")
         p.add_argument(
             "--filter", metavar="SQL", help='keep only rows matching a SQL expression, e.g. "fold < 3"'
@@ -109,6 +124,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--per-class", action="store_true", help="one row per group and class")
     ev.add_argument("--positive", help="the positive class (binary)")
     ev.add_argument("--drop-nulls", action="store_true", help="skip rows with null label or prediction")
+    ev.add_argument("--beta", type=float, help="β of an added f_beta column")
+    _interval_options(ev)
     output(ev)
 
     for name, help_text, examples in (
@@ -126,10 +143,12 @@ def _parser() -> argparse.ArgumentParser:
         )
         sc.add_argument("--positive", help="the positive class")
         sc.add_argument("--drop-nonfinite", action="store_true", help="skip rows with NaN/inf scores")
+        sc.add_argument("--drop-nulls", action="store_true", help="skip rows with a null score or label")
         if name == "sweep":
             sc.add_argument("--thresholds", default="101", help="T evenly spaced, a,b,c list, or 'exact'")
             sc.add_argument("--pool", help="comma-separated keys to pool over")
             sc.add_argument("--measures", help="comma-separated measures (default: all binary)")
+            sc.add_argument("--beta", type=float, help="β of an added f_beta column")
         elif name == "auc":
             sc.add_argument("--measure", default="informedness", help="measure for the best threshold")
         else:
@@ -169,6 +188,7 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates (default: 200)")
     lb.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     lb.add_argument("--positive", help="the positive class (binary)")
+    lb.add_argument("--classes", help="comma-separated class set (default: the classes found)")
     lb.add_argument("--top", type=int, help="keep only the top N rows")
     lb.add_argument("--plot", metavar="PNG", help="also draw a forest plot of the top runs (default 20)")
     output(lb)
@@ -182,7 +202,26 @@ def _parser() -> argparse.ArgumentParser:
                       help="the simulated sweep instead (no scikit-learn needed)")  # fmt: skip
     demo.add_argument("--runs", type=int, default=200, help="runs in the synthetic sweep (default 200)")
     _comparison_commands(command, output)
+    command("measures", "list every measure: its meaning and whether it has an interval", _MEASURES_EXAMPLES)
     return parser
+
+
+def _interval_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ci", type=float, help="add intervals at this level, e.g. 0.95")
+    p.add_argument("--ci-method", default="wilson_delta",
+                   help="wilson_delta (default; else the bootstrap) or bootstrap")  # fmt: skip
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates (default: 1000)")
+    p.add_argument("--seed", type=int, help="bootstrap seed (default: none, different each run)")
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _classes(text: str | None) -> list | None:
+    return [_positive(v) for v in _split(text) or []] or None
 
 
 _COMPARE_EXAMPLES = """examples:
@@ -331,13 +370,15 @@ def _scores(args: argparse.Namespace) -> None:
 
     frame = _read(args)
     score = _score_columns(args.score)
-    common = dict(positive=_positive(args.positive), drop_nonfinite=args.drop_nonfinite)
+    common = dict(positive=_positive(args.positive), drop_nonfinite=args.drop_nonfinite,
+                  drop_nulls=args.drop_nulls, classes=_classes(args.classes))  # fmt: skip
     if args.command == "sweep":
         thresholds = _thresholds(args.thresholds)
         if thresholds == "exact":  # every score of a group at once: read the whole file
             frame = frame.collect()
         result = sweep(frame, _split(args.by), args.label, score, thresholds=thresholds,
-                       pool=_split(args.pool), measures=_split(args.measures), **common)  # fmt: skip
+                       pool=_split(args.pool), measures=_split(args.measures), beta=args.beta,
+                       **common)  # fmt: skip
     else:
         result = auc(frame, _split(args.by), args.label, score, measure=args.measure, **common)
     _emit(result, args.output, keys=_split(args.by) or [], chosen=getattr(args, "measures", None) is not None)
@@ -354,7 +395,8 @@ def _plot(args: argparse.Namespace) -> None:
     cv = curves(frame.collect(), _split(args.by), args.label, _score_columns(args.score), kind=args.chart,
                 thresholds=_thresholds(args.thresholds), smoothing=args.smoothing,
                 positive=_positive(args.positive), pool=_split(args.pool),
-                drop_nonfinite=args.drop_nonfinite)  # fmt: skip
+                drop_nonfinite=args.drop_nonfinite, drop_nulls=args.drop_nulls,
+                classes=_classes(args.classes))  # fmt: skip
     if cv.height == 0:
         raise BatchevalError("nothing to plot: no rows left")
     plot(cv, chart=args.chart, path=output, title=args.title)
@@ -385,8 +427,13 @@ def _emit(result: pl.DataFrame, output: str | None, keys: Sequence[str] = (), ch
         write_frame(result, output)
         print(f"wrote {result.height} rows × {result.width} columns to {output}", file=sys.stderr)
         return
+    if result.height == 0:
+        print("0 rows: the input has no rows (or none left after --filter)", file=sys.stderr)
     shown = result
+    # the headline columns are picked to fit the terminal (or COLUMNS); what is printed to a pipe or
+    # a file is never squeezed further, since a program or a pager reads it
     width = max(60, shutil.get_terminal_size((160, 40)).columns)
+    squeeze = width if sys.stdout.isatty() else 1 << 15
     if not chosen and (result.width > _MAX_COLUMNS or _table_width(result.columns) > width):
         lead = [c for c in result.columns if c in keys]
         rest = [c for c in result.columns if c not in lead and (c in _HEADLINE or c.startswith("best_"))]
@@ -398,9 +445,37 @@ def _emit(result: pl.DataFrame, output: str | None, keys: Sequence[str] = (), ch
         if shown.width < result.width:
             print(f"showing {shown.width} of {result.width} columns: pick them with --measures, "
                   "or write them all with -o FILE", file=sys.stderr)  # fmt: skip
-    with pl.Config(tbl_rows=40, tbl_cols=-1, float_precision=4, tbl_width_chars=width,
+    shown = _format_p_values(shown)
+    with pl.Config(tbl_rows=40, tbl_cols=-1, float_precision=4, tbl_width_chars=squeeze,
                    tbl_hide_column_data_types=True, fmt_str_lengths=40):  # fmt: skip
         print(shown)
+
+
+def format_p(value: float | None) -> str:
+    """A p-value as printed: 4 decimals down to 0.001, then scientific notation (never 0.0000).
+
+    Examples
+    --------
+    >>> [format_p(v) for v in (0.5, 0.0123, 2.04e-47, 0.0, float("nan"), None)]
+    ['0.5000', '0.0123', '2.0e-47', '0', 'NaN', 'null']
+    """
+    if value is None:
+        return "null"
+    if math.isnan(value):
+        return "NaN"
+    if value == 0.0:
+        return "0"
+    return f"{value:.4f}" if value >= 1e-3 else f"{value:.1e}"
+
+
+def _format_p_values(frame: pl.DataFrame) -> pl.DataFrame:
+    p_columns = [c for c in frame.columns if (c.startswith("p_") or c == "alpha_sbb")
+                 and frame.schema[c].is_float()]  # fmt: skip
+    if not p_columns or frame.height > 100_000:  # a printed table shows 40 rows; formatting all is waste
+        return frame
+    return frame.with_columns(
+        pl.Series(c, [format_p(v) for v in frame.get_column(c).to_list()], dtype=pl.String) for c in p_columns
+    )
 
 
 def _evaluate(args: argparse.Namespace) -> None:
@@ -417,6 +492,12 @@ def _evaluate(args: argparse.Namespace) -> None:
         per_class=args.per_class,
         positive=_positive(args.positive),
         drop_nulls=args.drop_nulls,
+        classes=_classes(args.classes),
+        beta=args.beta,
+        ci=args.ci,
+        ci_method=args.ci_method,
+        n_boot=args.n_boot,
+        seed=args.seed,
     )
     _emit(result, args.output, keys=_split(args.by) or [], chosen=args.measures is not None)
 
@@ -447,6 +528,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
         seed=args.seed,
         paired=args.paired,
         adjacent=args.adjacent,
+        classes=_classes(args.classes),
         positive=_positive(args.positive),
     )
     if args.plot:
@@ -475,9 +557,64 @@ def _demo(args: argparse.Namespace) -> None:
     run(args.out, seeds=[0] if args.quick else SEEDS, quick=args.quick, n_jobs=args.n_jobs)
 
 
+def _measures_list(args: argparse.Namespace) -> None:
+    from ..inference.intervals import interval_measures
+    from ..measures import BINARY_MEASURES, MULTICLASS_MEASURES
+    from ..measures.catalog import meaning
+    from ..measures.names import ALIASES
+
+    aliases: dict[str, list[str]] = {}
+    for alias, name in ALIASES.items():
+        aliases.setdefault(name, []).append(alias)
+    closed = {2: set(interval_measures(2)), 3: set(interval_measures(3))}
+    boot = {2: set(interval_measures(2, "bootstrap")), 3: set(interval_measures(3, "bootstrap"))}
+    rows = [("measure", "classes", "interval", "meaning")]
+    for name in dict.fromkeys([*BINARY_MEASURES, *MULTICLASS_MEASURES]):
+        # a multiclass measure applies to two classes too; a binary one only to two
+        where, k = ("2 and K", 3) if name in MULTICLASS_MEASURES else ("2", 2)
+        interval = "closed form" if name in closed[k] else "bootstrap" if name in boot[k] else "none"
+        text = meaning(name)
+        if name in aliases:
+            text += f" [also: {', '.join(aliases[name])}]"
+        rows.append((name, where, interval, text))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True)) + "  " + r[3])
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return cli_message(text.splitlines()[0] if text else type(exc).__name__)
+
+
+_KEYWORDS = ("positive", "classes", "measures", "measure", "beta", "ci_method", "ci", "n_boot", "seed",
+             "thresholds", "pool", "by", "run", "example", "significance", "label", "prediction", "score",
+             "smoothing", "paired")  # fmt: skip
+_FLAGS = ("drop_nulls", "drop_nonfinite", "per_class", "adjacent")
+
+
+def cli_message(text: str) -> str:
+    """A library message in the command line's words: flags for keywords, no stream jargon.
+
+    Examples
+    --------
+    >>> cli_message("lazy frame, rows 0-534: label has 2 nulls; pass drop_nulls=True to skip them")
+    'label has 2 nulls; pass --drop-nulls to skip them'
+    >>> cli_message("positive=7 is not one of the classes [0, 1]")
+    '--positive 7 is not one of the classes [0, 1]'
+    """
+    text = re.sub(r"^lazy frame, rows [\d,]+-[\d,]+: ", "", text)
+    text = re.sub(rf"\b({'|'.join(_FLAGS)})=True\b", lambda m: "--" + m.group(1).replace("_", "-"), text)
+    flag = lambda m: f"--{m.group(1).replace('_', '-')}"  # noqa: E731
+    text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS)})=(?=\S)", lambda m: flag(m) + " ", text)
+    # "ci must be ...", "unknown ci_method ...": an option named as a word
+    text = re.sub(rf"^({'|'.join(_KEYWORDS)}) (?=must|is )", lambda m: flag(m) + " ", text)
+    return re.sub(r"^unknown (ci_method|significance|paired) ", lambda m: f"unknown {flag(m)} ", text)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as one line in the command line's words, without the library's source line."""
+    print(f"batcheval: warning: {cli_message(str(message))}", file=sys.stderr)
 
 
 # errors that mean the input or the options are wrong (exit 2); anything else is a bug (exit 1)
@@ -487,8 +624,16 @@ _INPUT_ERRORS = (BatchevalError, pl.exceptions.PolarsError, OSError, ValueError,
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 2 bad input, 1 internal error)."""
     args = _parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
-        if args.command == "evaluate":
+        if args.command == "measures":
+            _measures_list(args)
+        elif args.command == "evaluate":
             _evaluate(args)
         elif args.command in ("sweep", "auc"):
             _scores(args)

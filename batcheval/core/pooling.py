@@ -1,5 +1,5 @@
 """Pooling over a key: the micro average (tables summed, then measured) beside the mean and
-spread of the per-table measures (spec §5)."""
+spread of the per-table measures (Powers 2012; docs/averaging.md)."""
 
 from __future__ import annotations
 

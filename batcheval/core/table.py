@@ -25,6 +25,7 @@ from ..errors import (
 )
 from ..io.frames import as_key_list, select_predictions
 from ..kernels.count import group_totals, scatter_add
+from ..measures import names as _names
 from .counting import count_frame, group_ids
 
 __all__ = ["ContingencyTable"]
@@ -292,8 +293,11 @@ class ContingencyTable:
         return NotImplemented
 
     @staticmethod
-    def merge(tables: Iterable[ContingencyTable]) -> ContingencyTable:
+    def merge(*tables: ContingencyTable | Iterable[ContingencyTable]) -> ContingencyTable:
         """Add many tables by key in one pass (cheaper than chaining ``+``).
+
+        Takes the tables as arguments, ``merge(a, b, c)``, or as one iterable,
+        ``merge([a, b, c])``.
 
         Raises :class:`ClassMismatchError` when the class sets differ and
         :class:`MergeError` when the key columns differ; the inputs are never
@@ -307,7 +311,15 @@ class ContingencyTable:
         >>> be.ContingencyTable.merge(be.ContingencyTable.from_frame(p, by="run", classes=[0, 1])
         ...                            for p in parts).counts[:, 1, 1].tolist()
         [2, 1]
+        >>> t = be.ContingencyTable.from_frame(parts[0], by="run", classes=[0, 1])
+        >>> be.ContingencyTable.merge(t, t).counts[:, 1, 1].tolist()
+        [2]
         """
+        if len(tables) == 1 and not isinstance(tables[0], ContingencyTable):
+            tables = tuple(tables[0])  # merge([a, b]): one iterable of tables
+        for t in tables:
+            if not isinstance(t, ContingencyTable):
+                raise TypeError(f"merge takes ContingencyTables, got {type(t).__name__}")
         tables = list(tables)
         if not tables:
             raise ValueError("merge needs at least one table")
@@ -340,7 +352,7 @@ class ContingencyTable:
     # -- pooling ------------------------------------------------------------------
 
     def pool(self, over: str | Sequence[str]) -> ContingencyTable:
-        """Sum the tables over the key columns ``over`` (micro-averaging, spec §5).
+        """Sum the tables over the key columns ``over`` (micro-averaging, docs/averaging.md).
 
         Examples
         --------
@@ -450,8 +462,36 @@ class ContingencyTable:
         │ 1   ┆ 100 ┆ 30  ┆ 12  ┆ 30  ┆ 28  ┆ 0.2          ┆ 0.197044   │
         └─────┴─────┴─────┴─────┴─────┴─────┴──────────────┴────────────┘
         """
-        head, arrays = self.measure_arrays(measures, per_class=per_class, positive=positive, beta=beta)
-        return head.hstack([pl.Series(name, values, dtype=pl.Float64) for name, values in arrays.items()])
+        names, rename = _names.resolve(measures)
+        head, arrays = self.measure_arrays(names, per_class=per_class, positive=positive, beta=beta)
+        out = head.hstack([pl.Series(name, values, dtype=pl.Float64) for name, values in arrays.items()])
+        return _names.rename_columns(out, rename)
+
+    def versus_rest(self, positive: Any) -> ContingencyTable:
+        """The 2×2 table of class ``positive`` against every other class, for every group.
+
+        Its classes are ``[False, True]`` (True: the example is of class
+        ``positive``), so its binary measures are one-vs-rest for that class.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> t = ContingencyTable(pl.DataFrame({"run": [1]}), ["a", "b", "c"],
+        ...                      [[[5, 1, 0], [2, 7, 1], [0, 3, 4]]])
+        >>> t.versus_rest("b").counts.tolist()
+        [[[10, 4], [3, 7]]]
+        """
+        values = self._classes.to_list()
+        if positive not in values:
+            raise InvalidLabelError(f"positive={positive!r} is not one of the classes {values}")
+        p = values.index(positive)
+        c = self._counts
+        tp = c[:, p, p]
+        fn = c[:, p, :].sum(axis=1) - tp
+        fp = c[:, :, p].sum(axis=1) - tp
+        tn = c.sum(axis=(1, 2)) - tp - fn - fp
+        counts = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
+        return ContingencyTable(self._keys, pl.Series("class", [False, True]), counts)
 
     def measure_arrays(
         self,
@@ -461,7 +501,8 @@ class ContingencyTable:
         positive: Any,
         beta: float | None,
     ) -> tuple[pl.DataFrame, dict[str, np.ndarray]]:
-        """The identifying columns (keys, n, cells) and the measure arrays."""
+        """The identifying columns (keys, n, cells) and the measure arrays (batcheval names)."""
+        measures, _ = _names.resolve(measures)
         counts, k = self._counts, self.n_classes
         if k == 0:  # empty input with no classes named: the binary schema, no rows
             counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2

@@ -517,7 +517,7 @@ def _run(
     scores, rankings, sweeps, aucs, boards, plots = [], {}, [], [], [], []
     for (dataset,), part in preds.partition_by("dataset", as_dict=True, maintain_order=True).items():
         binary = dataset != "digits"
-        # pooled: each run's 3 seeds × 5 folds summed into one table, then measured (spec §5)
+        # pooled: each run's 3 seeds × 5 folds summed into one table, then measured (micro average)
         scored = evaluate(part, by=keys, pool=["seed", "fold"],
                           measures=_BINARY_MEASURES if binary else _MULTICLASS_MEASURES)  # fmt: skip
         scored = scored.with_columns(pl.lit(dataset).alias("dataset"))

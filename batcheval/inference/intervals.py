@@ -52,7 +52,7 @@ Two methods, both vectorised over every group at once:
     (Agresti, *Categorical Data Analysis*, 3rd ed., §16.1; Bishop, Fienberg &
     Holland 1975, §14.6). The gradients, with real shares ``r_i``, predicted
     shares ``c_j`` and per-class determinants ``d_k = π_kk − r_k c_k``
-    (spec §4), are
+    (Powers 2011, §5; docs/references.md), are
 
     - informedness ``B = Σ_k d_k/(1 − r_k)``:
       ``g_ij = (δ_ij − c_i)/(1 − r_i) − r_j/(1 − r_j) + d_i/(1 − r_i)²``.
@@ -103,6 +103,7 @@ Examples
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -111,7 +112,7 @@ import polars as pl
 
 from .. import measures as _measures
 from ..core.table import one_vs_rest
-from ..errors import InvalidArgumentError, UnknownMeasureError
+from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
 from ..kernels import bootstrap as _boot
 
 __all__ = [
@@ -190,7 +191,12 @@ def interval_measures(n_classes: int, method: str = "wilson_delta") -> list[str]
     (True, False)
     """
     if method == "bootstrap":
-        names = _measures.BINARY_MEASURES if n_classes == 2 else _measures.MULTICLASS_MEASURES
+        # a binary table has every multiclass measure too (mcc, macro_f1, ...)
+        names = (
+            dict.fromkeys([*_measures.BINARY_MEASURES, *_measures.MULTICLASS_MEASURES])
+            if n_classes == 2
+            else _measures.MULTICLASS_MEASURES
+        )
         return [m for m in names if not m.startswith("p_") and m != "alpha_sbb"]
     wilson_names = WILSON_MEASURES if n_classes == 2 else ("accuracy",)
     return [*wilson_names, *DELTA_MEASURES]
@@ -673,8 +679,9 @@ def add_intervals(
 
     The intervals are those of the tables behind the frame's rows: pooled
     when ``pool`` is given, one-vs-rest when ``per_class``. Measures that have
-    no interval under ``method`` are skipped; naming only such measures is an
-    error.
+    no closed-form interval under ``"wilson_delta"`` get a bootstrap one
+    (``n_boot`` replicates); p-values have none, and naming some of them
+    warns with their names (naming only such measures is an error).
     """
     if pool is not None:
         table = table.pool(pool)
@@ -689,11 +696,29 @@ def add_intervals(
     capable = interval_measures(k, method)
     wanted = _measures.default_measures(k, beta) if measures is None else list(measures)
     names = [m for m in wanted if m in capable]
-    if not names:
+    # measures with no closed form (f1, mcc, macro_f1, ...) fall back to the bootstrap
+    # (for measures named by the caller: the default set keeps its closed forms, which cost nothing)
+    fallback = [m for m in wanted if m not in capable and m in interval_measures(k, "bootstrap")]
+    if measures is None:
+        fallback = []
+    left = [m for m in wanted if m not in capable and m not in interval_measures(k, "bootstrap")]
+    if not names and not fallback:
         raise UnknownMeasureError(
-            f"none of measures={list(wanted)} has a {method} interval; measures with one: {capable}"
+            f"none of measures={list(wanted)} has an interval; measures with one: "
+            f"{interval_measures(k, 'bootstrap')}"
+        )
+    if left and measures is not None:
+        warnings.warn(
+            f"no interval for {left}: p-values and alpha_sbb have none; the other measures have one",
+            BatchevalWarning,
+            stacklevel=3,
         )
     result = intervals(counts, names, ci, method, n_boot=n_boot, seed=seed, positive=pos, beta=beta)
+    if fallback:
+        result.update(
+            intervals(counts, fallback, ci, "bootstrap", n_boot=n_boot, seed=seed, positive=pos, beta=beta)
+        )
+        result = {m: result[m] for m in wanted if m in result}
     columns = []
     for name, (low, high) in result.items():
         columns += [pl.Series(f"{name}_ci_low", low), pl.Series(f"{name}_ci_high", high)]

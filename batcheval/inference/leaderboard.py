@@ -84,6 +84,7 @@ import polars as pl
 from .. import measures as _measures
 from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
 from ..io.frames import as_key_list, select_columns
+from ..measures import names as _names
 from . import clustered as _clustered
 from . import comparisons as _cmp
 from . import intervals as _intervals
@@ -126,11 +127,16 @@ def leaderboard(
         The real and the predicted class.
     pool
         Columns such as ``"fold"`` that a run's predictions are summed over
-        (the micro average, spec §5). Every column not in ``run`` is pooled
-        over anyway; naming them checks that they exist.
+        (the micro average, see docs/averaging.md). Every column not in ``run`` is pooled
+        over anyway; naming them checks that they exist. A pooled column may
+        be named in ``run`` too (as :func:`batcheval.evaluate` takes it in
+        ``by``): ``run=["run", "fold"], pool="fold"`` is ``run="run", pool="fold"``.
     measure
-        The ranking measure, highest first. It needs an interval under
-        ``ci_method`` (see :func:`batcheval.inference.intervals.interval_measures`).
+        The ranking measure, highest first: any measure
+        :func:`batcheval.evaluate` gives but the p-values (aliases too, which
+        name its columns). One with no closed-form interval under
+        ``ci_method="wilson_delta"`` (f1, mcc, macro_f1, ...) gets the
+        bootstrap's interval and standard error.
     example
         Column(s) identifying a test example across runs: comparisons with
         the leader become paired (see the module docstring). If example ids
@@ -159,8 +165,8 @@ def leaderboard(
     significance
         The chance test reported as ``p_<significance>``: ``informedness``
         (default; the calibrated two-sided test of informedness = 0 given the
-        margins, spec §3), ``markedness``, ``fisher``, or any of spec §3's χ²
-        statistics. ``chi2_kb``, ``chi2_km`` and ``chi2_kbm`` are the paper's
+        margins; docs/references.md), ``markedness``, ``fisher``, or any of the χ²
+        statistics (Powers 2011). ``chi2_kb``, ``chi2_km`` and ``chi2_kbm`` are the paper's
         conservative figures, not calibrated tests (docs/calibration_chance.md).
     n_boot, seed
         Bootstrap replicates (paired comparisons, and intervals with
@@ -227,10 +233,12 @@ def leaderboard(
     _intervals.check_options(ci, ci_method, n_boot, seed)
     if paired not in ("bootstrap", "delta"):
         raise InvalidArgumentError(f"unknown paired method {paired!r}; use 'bootstrap' or 'delta'")
-    runs = as_key_list(run, "run")
-    if not runs:
-        raise InvalidArgumentError("run must name at least one column, got []")
+    asked, measure = measure, _names.canonical(measure)
     pools = as_key_list(pool, "pool")
+    # pooled keys may be named in run too, as evaluate takes them in by
+    runs = [c for c in as_key_list(run, "run") if c not in pools]
+    if not runs:
+        raise InvalidArgumentError(f"run must name at least one column besides pool={pools}, got {run!r}")
     examples = as_key_list(example, "example")
     clusters = as_key_list(cluster, "cluster")
     p_name = _significance_name(significance)
@@ -272,13 +280,13 @@ def leaderboard(
         raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
     capable = _intervals.interval_measures(k, ci_method)
     if measure not in capable:
-        hint = (
-            " (try ci_method='bootstrap')" if measure in _intervals.interval_measures(k, "bootstrap") else ""
-        )
-        raise UnknownMeasureError(
-            f"measure {measure!r} has no {ci_method} interval for {k} classes{hint}; "
-            f"measures with one: {capable}"
-        )
+        bootstrap_capable = _intervals.interval_measures(k, "bootstrap")
+        if measure not in bootstrap_capable:
+            raise UnknownMeasureError(
+                f"measure {measure!r} cannot rank runs: it has no interval for {k} classes; "
+                f"measures with one: {bootstrap_capable}"
+            )
+        ci_method = "bootstrap"  # no closed form (f1, mcc, macro_f1, ...): the bootstrap's interval
     pos = table.positive_index(positive) if k == 2 else 1
     counts = np.asarray(table.counts)
     point = _measures.compute(counts, [measure, p_name], positive=pos)
@@ -368,10 +376,13 @@ def leaderboard(
         warnings.warn(f"rank_ci_low and rank_ci_high are NaN: {why}", BatchevalWarning, stacklevel=2)
 
     series = [pl.Series("rank", rank, dtype=pl.Int64)]
-    series += [
-        _board_series(name, cols[name][order]) for name in _board_columns(measure, p_name, examples, adjacent)
-    ]
-    return table.keys[order].hstack(series)
+    names = _board_columns(measure, p_name, examples, adjacent)
+    series += [_board_series(name, cols[name][order]) for name in names]
+    board = table.keys[order].hstack(series)
+    board = _names.rename_columns(board, {measure: asked}) if asked != measure else board
+    # what the forest plot states (an attribute of this frame, as evaluate's metadata)
+    board.metadata = {"ci": ci, "ci_method": ci_method, "paired": paired if examples else None}  # type: ignore[attr-defined]
+    return board
 
 
 def _board_columns(measure: str, p_name: str, paired: Any, adjacent: bool) -> list[str]:

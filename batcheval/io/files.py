@@ -23,7 +23,7 @@ _READERS = {
 
 
 def read_frame(path: str | Path) -> pl.LazyFrame:
-    """Lazily scan a parquet, csv or ipc file, or a glob of them (concatenated in sorted order).
+    """Lazily scan a parquet, csv or ipc file, a directory or a glob of them (concatenated in sorted order).
 
     Errors name the file: a missing file, a glob that matches nothing, an
     unknown extension or an unreadable file raise
@@ -44,10 +44,20 @@ def read_frame(path: str | Path) -> pl.LazyFrame:
     """
     text = str(path)
     path = Path(path)
-    if path.is_dir():
-        raise BatchevalError(
-            f"cannot read {text!r}: it is a directory; pass a glob such as '{text}/*.parquet'"
+    if path.is_dir():  # every data file under it, as be.evaluate reads a directory
+        from .sources import resolve_paths
+
+        files = [str(f) for f in resolve_paths(path)]
+        kinds = sorted(
+            {_READERS[Path(f).suffix.lower()].__name__ for f in files if Path(f).suffix.lower() in _READERS}
         )
+        if len(kinds) != 1:
+            raise BatchevalError(
+                f"cannot read directory {text!r}: it holds files of several types; pass a glob such as "
+                f"'{text}/*.parquet'"
+            )
+        reader = _READERS[Path(files[0]).suffix.lower()]
+        return _read_many(reader, files, text)
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
         raise BatchevalError(
@@ -66,6 +76,10 @@ def read_frame(path: str | Path) -> pl.LazyFrame:
         frame = reader(source, glob=False)  # patterns are expanded above, names with "[" read as they are
         _schema(frame, text)
         return frame
+    return _read_many(reader, source, text)
+
+
+def _read_many(reader: Any, source: list[str], text: str) -> pl.LazyFrame:
     frames = [reader(f, glob=False) for f in source]
     schemas = [_schema(frame, f) for frame, f in zip(frames, source, strict=True)]
     # a file with no rows adds nothing (a header-only csv reads every column as String)

@@ -7,9 +7,9 @@ from typing import Any
 
 import polars as pl
 
-from ..errors import ColumnNotFoundError, DuplicateColumnError
+from ..errors import ColumnNotFoundError, DuplicateColumnError, InvalidArgumentError
 
-__all__ = ["as_key_list", "check_roles", "select_columns", "select_predictions"]
+__all__ = ["as_key_list", "check_roles", "from_mapping", "select_columns", "select_predictions"]
 
 
 def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
@@ -76,7 +76,27 @@ def select_columns(data: Any, columns: Sequence[str], roles: dict[str, str]) -> 
     return selected
 
 
+def from_mapping(data: dict) -> pl.DataFrame:
+    """A dict of equal-length columns (lists, numpy arrays, polars Series) as a frame.
+
+    Examples
+    --------
+    >>> from_mapping({"label": [0, 1], "prediction": [1, 1]}).shape
+    (2, 2)
+    >>> from_mapping({"label": [0, 1], "prediction": [1]})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: a dict of columns needs columns of one length, got {'label': 2, ...
+    """
+    lengths = {str(k): len(v) for k, v in data.items()}
+    if len(set(lengths.values())) > 1:
+        raise InvalidArgumentError(f"a dict of columns needs columns of one length, got {lengths}")
+    return pl.DataFrame({str(k): v for k, v in data.items()})
+
+
 def _from_foreign(data: Any) -> pl.DataFrame:
+    if isinstance(data, dict):
+        return from_mapping(data)
     module = type(data).__module__.split(".")[0]
     if module == "pyarrow":
         import pyarrow as pa
@@ -87,8 +107,8 @@ def _from_foreign(data: Any) -> pl.DataFrame:
     if module == "pandas":
         return pl.from_pandas(data)
     raise TypeError(
-        "data must be a polars DataFrame or LazyFrame, a pyarrow Table or a pandas "
-        f"DataFrame, got {type(data).__name__}"
+        "data must be a polars DataFrame or LazyFrame, a pyarrow Table, a pandas "
+        f"DataFrame or a dict of equal-length columns, got {type(data).__name__}"
     )
 
 

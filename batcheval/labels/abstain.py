@@ -1,6 +1,6 @@
-"""Abstention: prediction values that mean "no answer" (spec §7, paper 001).
+"""Abstention: prediction values that mean "no answer" (Powers 2003; docs/references.md).
 
-A classifier that may abstain is measured twice (paper 001, "Selection,
+A classifier that may abstain is measured twice (Powers 2003, "Selection,
 Abstention and an Example Evaluation"):
 
 * on the ``n`` **retained** examples, whose prediction is a class: every
@@ -42,7 +42,7 @@ from ..io.frames import as_key_list, select_predictions
 __all__ = ["OVERALL_MEASURES", "Retained", "abstain_values", "split_abstentions"]
 
 #: Measures that also get an ``<name>_overall`` column, discounted by n/N.
-#: Paper 001 and spec §7 name recall and informedness; their multiclass
+#: Powers 2003 names recall and informedness; their multiclass
 #: averages follow, because the discount is linear and an average of
 #: discounted per-class values is the discounted average.
 OVERALL_MEASURES: tuple[str, ...] = (

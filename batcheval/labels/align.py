@@ -1,4 +1,4 @@
-"""Label alignment for unsupervised predictions (clusterings; spec §7, paper 001).
+"""Label alignment for unsupervised predictions (clusterings; Powers 2003, docs/references.md).
 
 A clustering's predicted ids are arbitrary names, and there may be more or
 fewer of them (K) than real classes (C). Paper 001: "the classes should be

@@ -45,7 +45,7 @@ MULTICLASS_STATS: tuple[str, ...] = ("chi2", "g2", "chi2_kb", "chi2_km", "chi2_k
 #: against the permutation null given both margins. ``p_informedness`` is the recommended one.
 CHANCE_TESTS: tuple[str, ...] = ("p_informedness", "p_markedness")
 
-#: Every binary measure (spec §2 and §3), in output order. ``f_beta`` needs ``beta=``.
+#: Every binary measure (Powers 2011; docs/references.md), in output order. ``f_beta`` needs ``beta=``.
 BINARY_MEASURES: tuple[str, ...] = (
     *_binary.NAMES,
     *CHANCE_TESTS,
@@ -53,7 +53,7 @@ BINARY_MEASURES: tuple[str, ...] = (
     "p_fisher",
     "alpha_sbb",
 )
-#: Every multiclass measure (spec §3 and §4), in output order.
+#: Every multiclass measure (Powers 2011; docs/references.md), in output order.
 MULTICLASS_MEASURES: tuple[str, ...] = (
     *_multiclass.NAMES,
     *CHANCE_TESTS,

@@ -11,7 +11,7 @@ __all__ = ["alpha_sbb", "chi2_upper_tail"]
 
 
 def alpha_sbb(p: np.ndarray | float) -> np.ndarray:
-    """Sellke–Bayarri–Berger calibration of a p-value (paper 000, eqs. 36–38).
+    """Sellke–Bayarri–Berger calibration of a p-value (Powers 2011, eqs. 36–38; docs/references.md).
 
     ``alpha = 1 / (1 + 1/L(p))`` with ``L(p) = -e·p·ln p`` for ``p < 1/e``; for
     ``p >= 1/e`` the bound gives no evidence either way and alpha is 1/2, which

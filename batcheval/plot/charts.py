@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from ..inference.leaderboard import is_leaderboard
@@ -19,8 +22,41 @@ __all__ = ["plot"]
 _MAX_LINES = 40
 
 
-def _guides(ax, chart: str) -> None:
-    """The chance line or axis and the break-even lines paper 004 draws for each chart."""
+# axis names as people know them, beside batcheval's
+_AXIS_NAMES = {
+    "fallout": "false positive rate (fallout)",
+    "recall": "true positive rate (recall)",
+    "precision": "precision (positive predictive value)",
+    "bias": "share predicted positive (bias)",
+    "informedness": "informedness (tpr − fpr)",
+}
+_TITLES = {
+    "roc": "ROC curves: true positive rate against false positive rate",
+    "boc": "BOC curves: informedness against false positive rate",
+    "lift": "lift curves: true positive rate against share predicted positive",
+    "bift": "BIFT curves: informedness against share predicted positive",
+    "bprd": "BPRD curves: informedness against relative drift",
+    "bird": "BIRD curves: Bookmaker information against log2 drift",
+    "pr": "precision-recall curves",
+}
+# the point every curve of a chart starts and ends at (threshold above every score, below every score)
+_ENDS = {"roc": ((0.0, 0.0), (1.0, 1.0)), "lift": ((0.0, 0.0), (1.0, 1.0)),
+         "boc": ((0.0, 0.0), (1.0, 0.0)), "bift": ((0.0, 0.0), (1.0, 0.0))}  # fmt: skip
+
+
+def axis_name(name: str) -> str:
+    """The axis label of a curve coordinate: the familiar name, with batcheval's in brackets.
+
+    Examples
+    --------
+    >>> axis_name("fallout")
+    'false positive rate (fallout)'
+    """
+    return _AXIS_NAMES.get(name, name)
+
+
+def _guides(ax, chart: str, prevalence: list[float]) -> None:
+    """The chance line or axis and the break-even lines Powers 2015 draws for each chart."""
     style = {"color": "0.55", "linewidth": 0.9, "linestyle": "--"}
     if chart in ("roc", "lift"):
         ax.plot([0, 1], [0, 1], label="chance", **style)
@@ -31,7 +67,6 @@ def _guides(ax, chart: str) -> None:
     elif chart in ("boc", "bift"):
         ax.axhline(0.0, label="chance (informedness 0)", **style)
         ax.set_xlim(0, 1)
-        ax.set_ylim(-1, 1)
     elif chart == "bprd":
         ax.axhline(0.0, label="chance", **style)
         ax.axvline(1.0, color="0.7", linewidth=0.8, label="no drift (pp = rp)")
@@ -39,8 +74,67 @@ def _guides(ax, chart: str) -> None:
         ax.axhline(0.0, label="chance (no information)", **style)
         ax.axvline(0.0, color="0.7", linewidth=0.8, label="no drift")
     elif chart == "pr":
+        # a classifier that guesses has precision = prevalence at every recall
+        values = sorted({round(p, 6) for p in prevalence if not math.isnan(p)})
+        if len(values) == 1:
+            ax.axhline(values[0], label=f"chance (prevalence {values[0]:.3g})", **style)
+        elif values:
+            ax.axhspan(
+                values[0],
+                values[-1],
+                color="0.9",
+                label=f"chance (prevalence {values[0]:.3g}–{values[-1]:.3g})",
+            )
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)
+
+
+def _area(chart: str, x: np.ndarray, y: np.ndarray) -> str:
+    """The legend's summary of one line: ROC AUC, or the average precision of a PR curve."""
+    if chart == "roc":
+        return f" (AUC {float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0)):.3f})"
+    if chart == "pr":  # step interpolation from recall 0, as average_precision_score
+        return f" (AP {float(np.sum(np.diff(x) * y[1:])):.3f})"
+    return ""
+
+
+def _sort_key(key: tuple) -> tuple:
+    """Numeric settings in numeric order (1, 5, 25, 75; also inside strings: "C=5" before "C=25"), nulls
+    last."""
+    out = []
+    for v in key:
+        if v is None:
+            out.append((1, ()))
+        elif isinstance(v, int | float):
+            out.append((0, ((0, float(v), ""),)))
+        else:  # natural order: runs of digits compare as numbers
+            parts = re.split(r"(\d+(?:\.\d+)?)", str(v))
+            out.append(
+                (0, tuple((0, float(t), "") if i % 2 else (1, 0.0, t) for i, t in enumerate(parts) if t))
+            )
+    return tuple(out)
+
+
+def _clip_bird(ax, lines: list[tuple[str, np.ndarray, np.ndarray]]) -> int:
+    """Keep the bulk of every BIRD curve in view: limits from the 2nd-98th percentiles; points beyond are
+    drawn at the edge with a triangle. Returns how many points were clipped."""
+    xs = np.concatenate([x for _, x, _ in lines]) if lines else np.empty(0)
+    ys = np.concatenate([y for _, _, y in lines]) if lines else np.empty(0)
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    if not ok.any():
+        return 0
+    lo_x, hi_x = np.percentile(xs[ok], [2, 98])
+    lo_y, hi_y = np.percentile(ys[ok], [2, 98])
+    pad_x, pad_y = 0.08 * max(hi_x - lo_x, 1e-9), 0.08 * max(hi_y - lo_y, 1e-9)
+    lo_x, hi_x = min(lo_x - pad_x, -0.05), max(hi_x + pad_x, 0.05)
+    lo_y, hi_y = min(lo_y - pad_y, -0.05), max(hi_y + pad_y, 0.05)
+    ax.set_xlim(lo_x, hi_x)
+    ax.set_ylim(lo_y, hi_y)
+    out = ~((xs >= lo_x) & (xs <= hi_x) & (ys >= lo_y) & (ys <= hi_y)) & ok
+    if out.any():
+        ax.plot(np.clip(xs[out], lo_x, hi_x), np.clip(ys[out], lo_y, hi_y), linestyle="none", marker="^",
+                markersize=5, color="0.3", label="beyond the axes (drawn at the edge)", zorder=5)  # fmt: skip
+    return int(out.sum())
 
 
 def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] | None = None,
@@ -78,7 +172,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     >>> df = pl.DataFrame({"run": [1, 1, 1, 1], "label": [0, 0, 1, 1], "score": [0.1, 0.4, 0.35, 0.8]})
     >>> fig = be.plot(be.curves(df, by="run", kind="roc"))
     >>> fig.axes[0].get_xlabel()
-    'fallout'
+    'false positive rate (fallout)'
     """
     if is_rank_result(curves):
         if chart not in (None, "cd"):
@@ -105,22 +199,51 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
             f"{len(groups)} lines are too many for one chart (at most {_MAX_LINES}); filter first"
         )
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 5.2))
+        fig, ax = plt.subplots(figsize=(8.6, 5.2))
     else:
         fig = ax.figure
-    _guides(ax, chart)
-    for key, group in groups.items():
+    lines = []
+    prevalence = []
+    for key, group in sorted(groups.items(), key=lambda kv: _sort_key(kv[0])):
         part = group.sort("threshold", descending=True)
+        x, y = part["x"].to_numpy(), part["y"].to_numpy()
+        if chart in _ENDS and len(x):  # every threshold above / below all scores: the curve's two ends
+            (x0, y0), (x1, y1) = _ENDS[chart]
+            x, y = np.concatenate(([x0], x, [x1])), np.concatenate(([y0], y, [y1]))
+        elif chart == "pr" and len(x):
+            prevalence.append(float(y[-1]) if x[-1] == 1.0 else float("nan"))  # all predicted positive
+            x, y = np.concatenate(([0.0], x)), np.concatenate(([y[0]], y))  # recall 0 at the top score
         name = ", ".join(f"{c}={v}" for c, v in zip(by, key, strict=True)) or chart
-        ax.plot(
-            part["x"].to_numpy(), part["y"].to_numpy(), marker=".", markersize=3, linewidth=1.2, label=name
-        )
+        lines.append((name + _area(chart, x, y), x, y))
+    _guides(ax, chart, prevalence)
+    for name, x, y in lines:
+        ax.plot(x, y, marker=".", markersize=3, linewidth=1.2, label=name)
+    subtitle = ""
+    if chart in ("boc", "bift") and lines:  # informedness rarely goes below 0: no empty lower half
+        low = min(float(np.nanmin(y)) for _, _, y in lines)
+        high = max(float(np.nanmax(y)) for _, _, y in lines)
+        ax.set_ylim(min(-0.05, low - 0.05), max(0.05, high + 0.05))
+    if chart == "bird":
+        clipped = _clip_bird(ax, lines)
+        if clipped:
+            subtitle = f"\n{clipped} extreme point{'s' if clipped > 1 else ''} drawn at the axes' edge (▲)"
+        # Powers 2015's sign: H(s_tpr) − H(s_fpr) = −log2(s_tpr/s_fpr) is negative when tpr > fpr
+        ax.annotate("more informed ↓ (better): y = −log2(tpr/fpr) < 0 when tpr > fpr", xy=(0.02, 0.03),
+                    xycoords="axes fraction", va="bottom", fontsize="small", color="0.3",
+                    bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none"})  # fmt: skip
+    elif chart in ("roc", "boc", "bift", "lift", "bprd"):
+        ax.annotate("better ↑", xy=(0.02, 0.97), xycoords="axes fraction", va="top", fontsize="small",
+                    color="0.3")  # fmt: skip
+    elif chart == "pr":
+        ax.annotate("better ↗", xy=(0.85, 0.97), xycoords="axes fraction", va="top", fontsize="small",
+                    color="0.3")  # fmt: skip
     x_label, y_label = CHARTS[chart]
-    ax.set_xlabel(x_label)
-    ax.set_ylabel(y_label)
-    ax.set_title(title or f"{chart.upper()} chart")
+    ax.set_xlabel(axis_name(x_label))
+    ax.set_ylabel(axis_name(y_label))
+    ax.set_title((title or _TITLES[chart]) + subtitle, fontsize="medium")
     ax.grid(True, color="0.93")
-    ax.legend(fontsize="small", loc="best")
+    # outside the axes, so that no curve is hidden under it
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=110)

@@ -20,12 +20,19 @@ def plot_leaderboard(
     path: Any = None,
     title: str | None = None,
     ax: Any = None,
+    level: float | None = None,
+    paired: bool | None = None,
 ) -> Any:
     """Forest plot of the ``top`` runs of a :func:`leaderboard` frame (``be.plot(board)``).
 
     One row per run, best at the top: the measure as a point, its interval as
-    a bar; runs that could be the best are drawn filled, the others hollow, and
-    a dashed line marks the leader's value.
+    a bar; the leader is a star, runs that could be best (``could_be_best``,
+    else ``tied_with_leader``) are filled, the others hollow, and a dashed line
+    marks the leader's value. The title names the measure, the interval level
+    and how many of the runs are shown; the subtitle says whether the tests
+    against the leader were paired. ``level`` and ``paired`` default to what
+    the board records (``board.metadata``, kept by :func:`leaderboard`) and to
+    whether it has an ``n_paired`` column.
 
     Examples
     --------
@@ -35,33 +42,56 @@ def plot_leaderboard(
     >>> fig = be.plot(board, top=10)
     >>> len(fig.axes[0].get_yticklabels()), fig.axes[0].get_xlabel()
     (10, 'informedness')
+    >>> fig.axes[0].get_title().splitlines()
+    ['informedness: top 10 of 30 runs, 95% intervals', 'unpaired tests against the leader (no example ids)']
     """
     measure = _board_measure(board)
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise InvalidArgumentError(f"top must be a positive integer, got {top!r}")
+    meta = getattr(board, "metadata", None) or {}
+    level = meta.get("ci") if level is None else level
+    paired = ("n_paired" in board.columns) if paired is None else paired
     rows = board.sort("rank", maintain_order=True).head(top)
     keys = [c for c in rows.columns[: rows.columns.index("rank")]]
     labels = [", ".join(str(v) for v in r) for r in rows.select(keys).iter_rows()] if keys else []
     value = rows.get_column(measure).to_numpy()
     low = rows.get_column(f"{measure}_ci_low").to_numpy()
     high = rows.get_column(f"{measure}_ci_high").to_numpy()
-    tied = rows.get_column("tied_with_leader").fill_null(False).to_numpy()
+    best = "could_be_best" if "could_be_best" in rows.columns else "tied_with_leader"
+    tied = rows.get_column(best).fill_null(False).to_numpy().copy()
     plt = pyplot()
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 1.2 + 0.28 * len(rows)))
+        fig, ax = plt.subplots(figsize=(7.2, 1.9 + 0.3 * len(rows)))
     else:
         fig = ax.figure
     y = np.arange(len(rows))[::-1]
     ax.hlines(y, low, high, color="0.35", linewidth=1.4)
-    ax.plot(value[tied], y[tied], "o", color="C0", label="could be the best")
-    ax.plot(value[~tied], y[~tied], "o", mfc="white", color="C3", label="not the best")
+    is_leader = np.zeros(len(rows), dtype=bool)
+    is_leader[:1] = True
+    tied[:1] = False
     if len(rows):
         ax.axvline(value[0], color="0.6", linestyle="--", linewidth=0.9)
-    ax.set_yticks(y, labels or [str(r) for r in rows.get_column("rank").to_list()])
+        ax.plot(value[:1], y[:1], "*", color="C0", markersize=13, label="leader")
+    ax.plot(value[tied], y[tied], "o", color="C0", label="could be the best")
+    ax.plot(value[~tied & ~is_leader], y[~tied & ~is_leader], "o", mfc="white", color="C3",
+            label="not the best")  # fmt: skip
+    ticks = labels or [str(r) for r in rows.get_column("rank").to_list()]
+    if ticks:
+        ticks[0] = f"{ticks[0]} (leader)"
+    ax.set_yticks(y, ticks)
     ax.set_xlabel(measure)
-    ax.set_title(title or f"top {len(rows)} runs by {measure}")
+    level_text = f", {level:.0%} intervals" if level is not None else ""
+    how = ("paired tests against the leader (on the same examples)" if paired
+           else "unpaired tests against the leader (no example ids)")  # fmt: skip
+    ax.set_title(
+        title or f"{measure}: top {len(rows)} of {board.height} runs{level_text}\n{how}", fontsize="medium"
+    )
     ax.grid(True, axis="x", color="0.93")
-    ax.legend(fontsize="small", loc="best")
+    if keys:
+        ax.set_ylabel(", ".join(keys))
+    # below the axes: a legend inside would cover intervals, one beside would squeeze them
+    below = -0.1 - 2.0 / (6 + len(rows))  # the x axis label takes a larger share of a short figure
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, below), ncol=3, frameon=False)
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=110)

@@ -1,4 +1,4 @@
-"""Exact ROC and precision-recall summaries over every distinct score (spec §6).
+"""Exact ROC and precision-recall summaries over every distinct score (Powers 2015; docs/references.md).
 
 Scores are moved into one array grouped by group, each group is sorted, and
 one walk per group from the top score down integrates the exact curves
@@ -17,6 +17,7 @@ from scipy import special
 
 from .. import measures as _measures
 from ..errors import InvalidArgumentError
+from ..io.frames import as_key_list
 from ..kernels import delong as _delong
 from ..kernels import exact as _exact
 from .exact import grouped_scores
@@ -45,6 +46,7 @@ def auc(
     drop_nonfinite: bool = False,
     drop_nulls: bool = False,
     ci: float | None = None,
+    pool: str | Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Exact ROC and precision-recall summaries of a score, for every group.
 
@@ -54,7 +56,7 @@ def auc(
     otherwise ``roc_auc`` and ``pr_auc`` come averaged three ways, each
     labelled: ``_macro`` (unweighted), ``_prevalence_weighted`` and
     ``_bias_weighted`` (weights: the share of rows whose top score is the
-    class, the weighting paper 004 asks for). Classes whose AUC is undefined
+    class, the weighting Powers 2015 asks for). Classes whose AUC is undefined
     in a group are left out of its averages.
 
     Returns one row per group with ``n``, ``positives``, ``negatives`` and
@@ -93,6 +95,12 @@ def auc(
         (Sun & Xu 2014; :mod:`batcheval.kernels.delong`), as pROC's ``ci.auc(method="delong")``.
         NaN for groups with fewer than two examples of either class. Binary scores, or
         multiclass scores with ``per_class=True``.
+    pool
+        Key column(s) to pool over, as in :func:`batcheval.evaluate`: the
+        scores of the pooled groups are ranked together (the pooled curve),
+        and each area also gets ``<area>_mean`` and ``<area>_std`` over the
+        pooled groups (sample standard deviation), with ``n_pooled``. Pooled
+        columns may be named in ``by`` too or only here.
 
     Returns
     -------
@@ -108,9 +116,21 @@ def auc(
     [(0.75, 0.8333333333333333, 0.8, 0.5)]
     >>> be.auc(df, ci=0.95).select("roc_auc_se", "roc_auc_ci_low", "roc_auc_ci_high").rows()
     [(0.3535533905932738, 0.05704808782516102, 1.0)]
+    >>> df = pl.DataFrame({"fold": [0, 0, 1, 1], "label": [0, 1, 0, 1], "score": [0.1, 0.4, 0.5, 0.8]})
+    >>> be.auc(df, pool="fold").select("n_pooled", "roc_auc", "roc_auc_mean", "roc_auc_std").rows()
+    [(2, 0.75, 1.0, 0.0)]
     """
     if ci is not None and not (isinstance(ci, float | int) and 0.0 < float(ci) < 1.0):
         raise InvalidArgumentError(f"ci= must be a level in (0, 1) such as 0.95, got {ci!r}")
+    if pool is not None:
+        if ci is not None:
+            raise InvalidArgumentError(
+                "auc() takes ci= or pool=, not both (DeLong intervals of pooled curves are not "
+                f"built); got ci={ci!r} with pool={pool!r}"
+            )
+        return _pooled_auc(data, by, label, score, pool, measure=measure, positive=positive,
+                           classes=classes, per_class=per_class, drop_nonfinite=drop_nonfinite,
+                           drop_nulls=drop_nulls)  # fmt: skip
     if is_multiclass_score(data, score):
         if ci is not None and not per_class:
             raise InvalidArgumentError("ci= with multiclass scores needs per_class=True (one AUC per class)")
@@ -201,3 +221,20 @@ def _multiclass_auc(
     if not group_keys:
         return per.select(aggs)
     return per.group_by(group_keys, maintain_order=True).agg(aggs).sort(group_keys, nulls_last=True)
+
+
+def _pooled_auc(data, by, label, score, pool, **kwargs) -> pl.DataFrame:
+    over = as_key_list(pool, "pool")
+    keys = as_key_list(by)
+    rest = [k for k in keys if k not in over]
+    pooled = auc(data, rest or None, label, score, **kwargs)
+    per = auc(data, rest + over, label, score, **kwargs)
+    areas = [c for c in per.columns if c.startswith(("roc_auc", "roc_auch", "pr_auc"))]
+    aggs = [pl.len().cast(pl.Int64).alias("n_pooled")]
+    for c in areas:
+        aggs += [pl.col(c).mean().alias(f"{c}_mean"), pl.col(c).std().alias(f"{c}_std")]
+    group = rest + (["class"] if "class" in per.columns and "class" not in over else [])
+    if group:
+        spread = per.group_by(group, maintain_order=True).agg(aggs)
+        return pooled.join(spread, on=group, how="left", nulls_equal=True)
+    return pl.concat([pooled, per.select(aggs)], how="horizontal")

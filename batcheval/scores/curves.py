@@ -1,4 +1,4 @@
-"""Curve frames for the charts of spec §6 and paper 004, from sweep counts."""
+"""Curve frames for the charts of Powers 2015 (docs/references.md), from sweep counts."""
 
 from __future__ import annotations
 
@@ -64,10 +64,12 @@ def curves(
     positive: Any = None,
     pool: str | Sequence[str] | None = None,
     drop_nonfinite: bool = False,
+    drop_nulls: bool = False,
+    classes: Sequence[Any] | None = None,
 ) -> pl.DataFrame:
     """Tidy curve frames: one row per group × chart × threshold with ``x`` and ``y``.
 
-    Charts (spec §6, paper 004): ``roc`` (fallout, recall), ``boc`` (fallout,
+    Charts (Powers 2015; docs/references.md): ``roc`` (fallout, recall), ``boc`` (fallout,
     informedness), ``lift`` (bias, recall), ``bift`` (bias, informedness),
     ``bprd`` ((s+pp)/(s+rp), informedness), ``bird`` (log2 of that drift,
     Bookmaker information −log2(s_tpr/s_fpr) with s_tpr = (s+tp)/(s+rp) and
@@ -79,7 +81,7 @@ def curves(
 
     Parameters
     ----------
-    data, by, label, score, positive, pool, drop_nonfinite
+    data, by, label, score, positive, pool, drop_nonfinite, drop_nulls, classes
         As in :func:`batcheval.sweep`.
     kind
         One chart name of :data:`batcheval.CHARTS`, or a list of them.
@@ -108,10 +110,11 @@ def curves(
     if smoothing < 0:
         raise ValueError(f"smoothing must be >= 0, got {smoothing}")
     if is_multiclass_score(data, score):  # one-vs-rest curves, one per class
-        data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, None)
-        label, score, positive = IS_CLASS_COLUMN, SCORE_COLUMN, True
+        data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, classes)
+        label, score, positive, classes = IS_CLASS_COLUMN, SCORE_COLUMN, True, None
     sw = sweep(data, by, label, score, thresholds=thresholds, positive=positive, pool=pool,
-               measures=[], drop_nonfinite=drop_nonfinite)  # fmt: skip
+               measures=[], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
+               classes=classes)  # fmt: skip
     keys = [c for c in sw.columns if c not in ("threshold", "n", "n_pooled", "tp", "fp", "fn", "tn")]
     cells = [sw.get_column(c).to_numpy().astype(np.float64) for c in ("tp", "fp", "fn", "tn")]
     frames = []

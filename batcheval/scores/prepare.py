@@ -8,6 +8,7 @@ a copied frame.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
 from ..core.encode import encode_classes, encode_key, readonly
-from ..errors import InvalidLabelError, NullValuesError
+from ..errors import BatchevalWarning, InvalidLabelError, InvalidScoreError, NullValuesError
 from ..io.frames import as_key_list, select_columns
 from ..kernels.count import mark_present
 from ..kernels.jit import n_threads
@@ -85,7 +86,7 @@ def prepare_scores(
     df = select_columns(data, [*keys, label, score], roles)
     s = df.get_column(score)
     if not s.dtype.is_numeric():
-        raise InvalidLabelError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
+        raise InvalidScoreError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
     nulls = s.null_count() + df.get_column(label).null_count()
     if nulls:
         if not drop_nulls:
@@ -93,7 +94,13 @@ def prepare_scores(
                 f"score column {score!r} or label column {label!r} has {nulls} null value(s); "
                 "pass drop_nulls=True to skip those rows"
             )
-        df = df.filter(pl.col(score).is_not_null() & pl.col(label).is_not_null())
+        kept = df.filter(pl.col(score).is_not_null() & pl.col(label).is_not_null())
+        warnings.warn(
+            f"dropped {df.height - kept.height} of {df.height} rows with a null {score!r} or {label!r}",
+            BatchevalWarning,
+            stacklevel=3,
+        )
+        df = kept
     scores = readonly(np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy()))
     lo, hi, bad = np.inf, -np.inf, (0 if score_range else None)
     if score_range and len(scores):
@@ -110,7 +117,7 @@ def prepare_scores(
         present = [present[i] for i in np.flatnonzero(seen)]
     values = sorted(set(present) | set(classes or []))
     if positive is None and len(values) < 2 and set(values) <= {0, 1}:
-        positive = True if lab.dtype == pl.Boolean else 1  # spec §1: class 1 is positive
+        positive = True if lab.dtype == pl.Boolean else 1  # Powers 2011's convention: 1 is positive
         values = sorted(set(values) | {positive})
     if positive is None:
         if len(values) != 2:
@@ -133,8 +140,14 @@ def prepare_scores(
 
 def check_nonfinite(score: str, bad: int, drop_nonfinite: bool) -> None:
     """Raise for ``bad`` NaN or infinite scores, unless they are to be dropped."""
+    if bad and drop_nonfinite:  # reported as drop_nulls reports its rows
+        warnings.warn(
+            f"dropped {bad} row{'s' if bad > 1 else ''} with a NaN or infinite score in column {score!r}",
+            BatchevalWarning,
+            stacklevel=2,
+        )
     if bad and not drop_nonfinite:
-        raise InvalidLabelError(
+        raise InvalidScoreError(
             f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}; "
             "pass drop_nonfinite=True to skip those rows"
         )

@@ -1,4 +1,4 @@
-"""Threshold sweeps over scores (spec §6): every binary measure at every threshold.
+"""Threshold sweeps over scores (Powers 2015; docs/references.md): every binary measure at every threshold.
 
 ``sweep`` turns a score column into the four cells of a 2×2 table per
 (group, threshold) — one histogram pass over the rows, then suffix sums over
@@ -29,6 +29,7 @@ from ..io.sources import DEFAULT_BATCH_ROWS, is_streamed, open_parts
 from ..kernels import count as _count
 from ..kernels import sweep as _sweep
 from ..kernels.jit import n_threads
+from ..measures import names as _names
 from .exact import exact_sweep
 from .prepare import Scored, prepare_scores, threshold_grid
 from .swept import Swept
@@ -125,10 +126,15 @@ def sweep(
         raise ValueError(f"thresholds must be an int, a list or 'exact', got {thresholds!r}")
     if "threshold" in as_key_list(by):
         raise InvalidLabelError("a key column is named 'threshold', which sweep() adds; rename it")
-    if measures is None:
-        measures = [*SWEEP_MEASURES, *(["f_beta"] if beta is not None else [])]
-    elif isinstance(measures, str) and measures == "all":
-        measures = None  # the registry's default: every binary measure
+    if isinstance(measures, str) and measures == "all":
+        measures, rename = None, {}  # the registry's default: every binary measure
+    elif measures is None:
+        measures, rename = [*SWEEP_MEASURES, *(["f_beta"] if beta is not None else [])], {}
+    else:
+        measures, rename = _names.resolve(measures)
+    if pool is not None:  # pooled keys in by or only in pool, as in evaluate
+        keys = as_key_list(by)
+        by = keys + [c for c in as_key_list(pool, "pool") if c not in keys]
     report = None
     if is_streamed(data) or engine == "dask":
         stream = _Stream(as_key_list(by), label, score, positive, classes, drop_nonfinite, drop_nulls,
@@ -138,12 +144,13 @@ def sweep(
         scored = prepare_scores(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
         swept = _swept(scored, thresholds, score_range)
         if pool is None:  # straight from the cell columns: no [N, 2, 2] tensor
-            return swept.frame(measures, beta)
+            return _names.rename_columns(swept.frame(measures, beta), rename)
         table = swept.table()
     if pool is None:
         out = table.measures(measures, beta=beta)
     else:
         out = pooled_measures(table, as_key_list(pool, "pool"), measures, False, None, beta, mean_weights)
+    out = _names.rename_columns(out, rename)
     if report is not None:
         out.metadata = report.as_dict()  # type: ignore[attr-defined]
     return out

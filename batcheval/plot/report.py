@@ -1,0 +1,194 @@
+"""One table seen whole: a text report (scikit-learn's ``classification_report`` with informedness,
+markedness and their intervals) and a confusion-matrix heatmap."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.table import ContingencyTable, one_vs_rest
+from ..errors import InvalidArgumentError
+from ..inference.intervals import intervals
+from ..io.frames import from_mapping
+from .backend import pyplot
+
+__all__ = ["confusion_table", "plot_confusion", "report"]
+
+_PER_CLASS = ("precision", "recall", "f1", "informedness", "markedness")
+
+
+def confusion_table(
+    data: Any = None,
+    label: str = "label",
+    prediction: str = "prediction",
+    *,
+    y_true: Any = None,
+    y_pred: Any = None,
+    classes: Sequence[Any] | None = None,
+) -> ContingencyTable:
+    """The single table of ``data`` (a frame, a dict of columns, a one-group ContingencyTable) or of
+    ``y_true``/``y_pred``."""
+    if isinstance(data, ContingencyTable):
+        if len(data) != 1:
+            raise InvalidArgumentError(
+                f"a report is of one table; this ContingencyTable holds {len(data)} groups: "
+                "pool or filter first"
+            )
+        return data
+    if y_true is not None or y_pred is not None:
+        if data is not None or y_true is None or y_pred is None:
+            raise InvalidArgumentError("give either data= or both y_true= and y_pred=")
+        data = {label: y_true, prediction: y_pred}
+    if data is None:
+        raise InvalidArgumentError("give data= (a frame or a one-group table) or y_true= and y_pred=")
+    if isinstance(data, dict):
+        data = from_mapping(data)
+    return ContingencyTable.from_frame(data, None, label, prediction, classes=classes)
+
+
+def report(
+    data: Any = None,
+    label: str = "label",
+    prediction: str = "prediction",
+    *,
+    y_true: Any = None,
+    y_pred: Any = None,
+    classes: Sequence[Any] | None = None,
+    ci: float = 0.95,
+    digits: int = 3,
+) -> str:
+    """A text report of one table: per class (one-vs-rest) precision, recall, f1, informedness and
+    markedness with their intervals, and support; then accuracy, the macro and support-weighted
+    averages, and the table's own (multiclass) informedness and markedness with intervals.
+
+    Like scikit-learn's ``classification_report``, whose precision, recall, f1 and support columns it
+    reproduces; the intervals are the delta-method ones of :func:`batcheval.evaluate` (``ci=``).
+
+    Examples
+    --------
+    >>> import batcheval as be
+    >>> print(be.report(y_true=[0, 0, 1, 1, 1, 0, 1, 0], y_pred=[0, 1, 1, 1, 0, 0, 1, 0]))
+                  precision  recall  f1-score  informedness (95% CI)  markedness (95% CI)    support
+    <BLANKLINE>
+               0      0.750   0.750     0.750  0.500 [-0.100, 1.000]  0.500 [-0.100, 1.000]        4
+               1      0.750   0.750     0.750  0.500 [-0.100, 1.000]  0.500 [-0.100, 1.000]        4
+    <BLANKLINE>
+        accuracy                        0.750                                                      8
+       macro avg      0.750   0.750     0.750  0.500                  0.500                        8
+    weighted avg      0.750   0.750     0.750  0.500                  0.500                        8
+         overall                               0.500 [-0.100, 1.000]  0.500 [-0.100, 1.000]        8
+    <BLANKLINE>
+    """
+    table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
+    counts = np.asarray(table.counts)
+    per = table.measures(list(_PER_CLASS), per_class=True)
+    support = (per["tp"] + per["fn"]).to_numpy()
+    vs_rest = one_vs_rest(counts)
+    iv = intervals(vs_rest, ["informedness", "markedness"], ci)
+    whole = table.measures(["accuracy", "informedness", "markedness"])
+    whole_iv = intervals(counts, ["informedness", "markedness"], ci)
+    level = f"{ci:.0%}"
+    d = digits
+
+    def num(v: float) -> str:
+        return "nan" if np.isnan(v) else f"{v:.{d}f}"
+
+    def with_ci(v: float, lo: float, hi: float) -> str:
+        return f"{num(v)} [{num(lo)}, {num(hi)}]"
+
+    names = [str(c) for c in per["class"].to_list()]
+    rows = []
+    for i, name in enumerate(names):
+        vals = [per[m][i] for m in _PER_CLASS]
+        bounds = [(iv[m][0][i], iv[m][1][i]) for m in ("informedness", "markedness")]
+        rows.append([name, num(vals[0]), num(vals[1]), num(vals[2]), with_ci(vals[3], *bounds[0]),
+                     with_ci(vals[4], *bounds[1]), str(int(support[i]))])  # fmt: skip
+    n = int(support.sum())
+    weights = support / n if n else np.full(len(support), np.nan)
+    summary = [["accuracy", "", "", num(whole["accuracy"][0]), "", "", str(n)]]
+    for title, w in (("macro avg", None), ("weighted avg", weights)):
+        means = []
+        for m in _PER_CLASS:
+            v = per[m].to_numpy()
+            ok = ~np.isnan(v)
+            ww = np.ones(len(v)) if w is None else w  # classes with an undefined value are left out
+            total = float(np.sum(ww[ok]))
+            means.append(float(np.sum(v[ok] * ww[ok]) / total) if total else float("nan"))
+        summary.append([title, *(num(x) for x in means), str(n)])
+    overall = [
+        with_ci(whole[m][0], whole_iv[m][0][0], whole_iv[m][1][0]) for m in ("informedness", "markedness")
+    ]
+    summary.append(["overall", "", "", "", *overall, str(n)])
+    head = ["", "precision", "recall", "f1-score", f"informedness ({level} CI)", f"markedness ({level} CI)",
+            "support"]  # fmt: skip
+    widths = [max(len(r[j]) for r in [head, *rows, *summary]) for j in range(len(head))]
+
+    def line(r: list[str]) -> str:
+        cells = [r[0].rjust(widths[0])]
+        for j in (1, 2, 3):
+            cells.append(r[j].rjust(widths[j]))
+        cells += [r[4].ljust(widths[4]), r[5].ljust(widths[5]), r[6].rjust(widths[6])]
+        return "  ".join(cells).rstrip()
+
+    out = [line(head), "", *(line(r) for r in rows), "", *(line(r) for r in summary)]
+    return "\n".join(out) + "\n"
+
+
+def plot_confusion(
+    data: Any = None,
+    label: str = "label",
+    prediction: str = "prediction",
+    *,
+    y_true: Any = None,
+    y_pred: Any = None,
+    classes: Sequence[Any] | None = None,
+    path: Any = None,
+    title: str | None = None,
+) -> Any:
+    """A confusion-matrix heatmap of one table: counts beside the row-normalised table (each real
+    class's share predicted as each class, so the diagonal holds the per-class recall).
+
+    Examples
+    --------
+    >>> import batcheval as be
+    >>> fig = be.plot_confusion(y_true=[0, 0, 1, 1, 2, 2], y_pred=[0, 1, 1, 1, 2, 0])
+    >>> [ax.get_title() for ax in fig.axes[:2]]
+    ['counts', 'share of each real class (row-normalised)']
+    """
+    table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
+    counts = np.asarray(table.counts)[0].astype(np.float64)
+    rows = counts.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = np.where(rows > 0, counts / rows, np.nan)
+    names = [str(c) for c in table.classes.to_list()]
+    k = len(names)
+    plt = pyplot()
+    side = 2.2 + 0.45 * k
+    fig, axes = plt.subplots(1, 2, figsize=(2 * side + 1.2, side + 0.6))
+    panels = ((axes[0], counts, "counts", "{:.0f}"),
+              (axes[1], shares, "share of each real class (row-normalised)", "{:.2f}"))  # fmt: skip
+    for ax, values, what, fmt in panels:
+        image = ax.imshow(
+            values, cmap="Blues", vmin=0, vmax=np.nanmax(values) if np.isfinite(values).any() else 1
+        )
+        top = np.nanmax(values) if np.isfinite(values).any() else 1.0
+        if k <= 20:  # numbers in the cells while they stay legible
+            for i in range(k):
+                for j in range(k):
+                    v = values[i, j]
+                    text = "" if np.isnan(v) else fmt.format(v)
+                    ax.text(j, i, text, ha="center", va="center", fontsize="small",
+                            color="white" if v > 0.6 * top else "black")  # fmt: skip
+        ax.set_xticks(range(k), names, rotation=45 if max(map(len, names)) > 3 else 0)
+        ax.set_yticks(range(k), names)
+        ax.set_xlabel("predicted class")
+        ax.set_ylabel("real class")
+        ax.set_title(what, fontsize="medium")
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    fig.suptitle(title or f"confusion matrix of {int(counts.sum())} examples")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig

@@ -1,0 +1,87 @@
+"""Cold start: each public function's first call on a fresh machine, with an empty numba cache.
+
+    python benchmarks/bench_coldstart.py [--cases evaluate,sweep,auc,leaderboard] [--repeat 1]
+
+Each case runs in its own subprocess with ``NUMBA_CACHE_DIR`` pointing at a new, empty
+directory, so every kernel it needs is compiled from scratch, exactly as on a fresh install.
+The subprocess imports batcheval (timed apart), makes a tiny input, and times the first call
+and then a second, warm call of the same function; compile time ≈ first − second. A third run
+of the case reuses the cache the first one filled, which is what every later process sees.
+
+Reported per case: import time, first call (wall and the subprocess's CPU time, user + sys,
+which does not count time spent waiting for a shared machine's cores), the warm call, and the
+first call of a new process with the cache filled. Nothing is rounded up: the table prints
+what was measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_CASE = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+import numpy as np, polars as pl
+import batcheval as be
+t_import = time.perf_counter() - t0
+rng = np.random.default_rng(0)
+y = rng.integers(0, 2, 400)
+df = pl.DataFrame({"run": np.repeat([1, 2], 200), "fold": np.tile([0, 1], 200), "label": y,
+                   "prediction": np.where(rng.random(400) < 0.8, y, 1 - y), "score": rng.random(400) + y})
+calls = {
+    "evaluate": lambda: be.evaluate(df, by="run"),
+    "sweep": lambda: be.sweep(df, by="run"),
+    "auc": lambda: be.auc(df, by="run"),
+    "leaderboard": lambda: be.leaderboard(df, pool="fold"),
+}
+call = calls[sys.argv[1]]
+before = resource.getrusage(resource.RUSAGE_SELF)
+t0 = time.perf_counter()
+call()
+first = time.perf_counter() - t0
+after = resource.getrusage(resource.RUSAGE_SELF)
+t0 = time.perf_counter()
+call()
+warm = time.perf_counter() - t0
+cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+print(json.dumps({"import": t_import, "first": first, "first_cpu": cpu, "warm": warm}))
+"""
+
+CASES = ("evaluate", "sweep", "auc", "leaderboard")
+
+
+def run_case(name: str, cache: str) -> dict[str, float]:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT), "BATCHEVAL_QUIET_COMPILE": "1"}
+    proc = subprocess.run([sys.executable, "-c", _CASE, name], env=env, capture_output=True, text=True,
+                          check=True, timeout=3600)  # fmt: skip
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated cases")
+    args = parser.parse_args(argv)
+    names = [c for c in args.cases.split(",") if c]
+    print("| function | import s | first call s (wall) | first call s (CPU) | warm call s | "
+          "first call, cache filled s |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name in names:
+        with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+            cold = run_case(name, cache)
+            filled = run_case(name, cache)
+        print(f"| `{name}` | {cold['import']:.2f} | {cold['first']:.2f} | {cold['first_cpu']:.2f} | "
+              f"{cold['warm']:.4f} | {filled['first']:.2f} |", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+"""One way to say each thing across evaluate, sweep, auc, leaderboard and ContingencyTable (issue 23 §3)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn import metrics as skm
+
+import batcheval as be
+
+RNG = np.random.default_rng(23)
+Y3 = RNG.integers(0, 3, 300)
+P3 = np.where(RNG.random(300) < 0.6, Y3, RNG.integers(0, 3, 300))
+Y2 = RNG.integers(0, 2, 200)
+P2 = np.where(RNG.random(200) < 0.7, Y2, 1 - Y2)
+
+
+def test_string_measure_is_one_measure() -> None:
+    df = pl.DataFrame({"label": Y2, "prediction": P2})
+    out = be.evaluate(df, measures="informedness")
+    assert out.columns[-1] == "informedness" and "i" not in out.columns
+    expected = skm.balanced_accuracy_score(Y2, P2, adjusted=True)  # = informedness for 2 classes
+    assert out["informedness"][0] == pytest.approx(expected, abs=1e-12)
+    t = be.ContingencyTable.from_frame(df)
+    assert t.measures("recall")["recall"][0] == pytest.approx(skm.recall_score(Y2, P2), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("alias", "reference"),
+    [
+        ("specificity", lambda y, p: skm.recall_score(y, p, pos_label=0)),
+        ("tnr", lambda y, p: skm.recall_score(y, p, pos_label=0)),
+        ("tpr", skm.recall_score),
+        ("ppv", skm.precision_score),
+        ("npv", lambda y, p: skm.precision_score(y, p, pos_label=0)),
+        ("fpr", lambda y, p: 1.0 - skm.recall_score(y, p, pos_label=0)),
+        ("youden_j", lambda y, p: skm.balanced_accuracy_score(y, p, adjusted=True)),
+        ("balanced_accuracy", skm.balanced_accuracy_score),
+        ("mcc", skm.matthews_corrcoef),
+    ],
+)
+def test_aliases_match_scikit_learn_and_name_their_column(alias, reference) -> None:
+    out = be.evaluate(y_true=Y2, y_pred=P2, measures=[alias])
+    assert out.columns[-1] == alias
+    assert out[alias][0] == pytest.approx(reference(Y2, P2), abs=1e-12)
+
+
+def test_average_names_in_one_scheme_are_aliases_of_the_old() -> None:
+    df = pl.DataFrame({"label": Y3, "prediction": P3})
+    new = be.evaluate(df, measures=["macro_informedness", "prevalence_weighted_markedness", "macro_f1"])
+    old = be.evaluate(df, measures=["informedness_macro", "markedness_prevalence_weighted", "macro_f1"])
+    assert new.columns[1:] == ["macro_informedness", "prevalence_weighted_markedness", "macro_f1"]
+    assert new.row(0)[1:] == old.row(0)[1:]
+    assert new["macro_f1"][0] == pytest.approx(skm.f1_score(Y3, P3, average="macro"), abs=1e-12)
+
+
+def test_did_you_mean() -> None:
+    with pytest.raises(
+        be.UnknownMeasureError, match=r"unknown measure 'informednes' \(did you mean 'informedness'\?\)"
+    ):
+        be.evaluate(y_true=Y2, y_pred=P2, measures="informednes")
+    with pytest.raises(be.UnknownMeasureError, match=r"did you mean 'specificity'"):
+        be.evaluate(y_true=Y2, y_pred=P2, measures="specifity")
+
+
+def test_positive_on_multiclass_gives_one_vs_rest() -> None:
+    df = pl.DataFrame({"label": Y3, "prediction": P3})
+    out = be.evaluate(df, positive=2, measures=["recall", "precision", "informedness"])
+    y, p = Y3 == 2, P3 == 2
+    assert out["recall"][0] == pytest.approx(skm.recall_score(y, p), abs=1e-12)
+    assert out["precision"][0] == pytest.approx(skm.precision_score(y, p), abs=1e-12)
+    assert out["informedness"][0] == pytest.approx(
+        skm.balanced_accuracy_score(y, p, adjusted=True), abs=1e-12
+    )
+    assert out.select("tp", "fp", "fn", "tn").row(0) == (
+        int((y & p).sum()),
+        int((~y & p).sum()),
+        int((y & ~p).sum()),
+        int((~y & ~p).sum()),
+    )
+    with pytest.raises(be.InvalidArgumentError, match=r"positive=2 and per_class=True"):
+        be.evaluate(df, positive=2, per_class=True)
+    with pytest.raises(be.InvalidLabelError, match=r"positive=7 is not one of the classes \[0, 1, 2\]"):
+        be.evaluate(df, positive=7)
+
+
+def test_ci_covers_every_measure_or_names_the_rest() -> None:
+    df = pl.DataFrame({"label": Y3, "prediction": P3})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = be.evaluate(df, measures=["mcc", "macro_f1", "informedness"], ci=0.95, seed=1, n_boot=400)
+    for m in ("mcc", "macro_f1", "informedness"):
+        low, mid, high = out[f"{m}_ci_low"][0], out[m][0], out[f"{m}_ci_high"][0]
+        assert low < mid < high, m
+    # the bootstrap fallback is the bootstrap's own interval
+    boot = be.evaluate(df, measures=["mcc"], ci=0.95, ci_method="bootstrap", seed=1, n_boot=400)
+    assert boot["mcc_ci_low"][0] == pytest.approx(
+        be.evaluate(df, measures=["mcc"], ci=0.95, seed=1, n_boot=400)["mcc_ci_low"][0]
+    )
+    with pytest.warns(be.BatchevalWarning, match=r"no interval for \['p_chi2'\]"):
+        out = be.evaluate(df, measures=["accuracy", "p_chi2"], ci=0.9)
+    assert "p_chi2_ci_low" not in out.columns and "accuracy_ci_low" in out.columns
+
+
+def test_leaderboard_ranks_by_measures_without_closed_form() -> None:
+    runs = pl.concat(
+        [
+            pl.DataFrame({"run": r, "label": Y3, "prediction": np.where(RNG.random(300) < s, Y3, P3)})
+            for r, s in (("a", 0.9), ("b", 0.1))
+        ]
+    )
+    for measure, ref in (
+        ("mcc", skm.matthews_corrcoef),
+        ("macro_f1", lambda y, p: skm.f1_score(y, p, average="macro")),
+    ):
+        board = be.leaderboard(runs, measure=measure, n_boot=100)
+        assert board["run"].to_list() == ["a", "b"]
+        for run, value in zip(board["run"], board[measure], strict=True):
+            sub = runs.filter(pl.col("run") == run)
+            assert value == pytest.approx(
+                ref(sub["label"].to_numpy(), sub["prediction"].to_numpy()), abs=1e-12
+            )
+        assert (board[f"{measure}_ci_low"] < board[measure]).all()
+
+
+def test_pool_keys_inside_or_outside() -> None:
+    df = pl.DataFrame({"run": np.repeat([1, 2], 100), "fold": np.tile(np.repeat([0, 1], 50), 2),
+                       "label": Y2, "prediction": P2})  # fmt: skip
+    a = be.evaluate(df, by="run", pool="fold", measures="informedness")
+    b = be.evaluate(df, by=["run", "fold"], pool="fold", measures="informedness")
+    assert a.equals(b)
+    c = be.leaderboard(df, run=["run", "fold"], pool="fold")
+    d = be.leaderboard(df, run="run", pool="fold")
+    assert c.equals(d)
+    sub = df.filter(pl.col("run") == 1)
+    assert a["informedness"][0] == pytest.approx(
+        skm.balanced_accuracy_score(sub["label"], sub["prediction"], adjusted=True), abs=1e-12
+    )
+
+
+def test_auc_pool() -> None:
+    score = RNG.random(200) + 0.3 * Y2
+    df = pl.DataFrame({"fold": np.repeat([0, 1], 100), "label": Y2, "score": score})
+    out = be.auc(df, pool="fold")
+    assert out["roc_auc"][0] == pytest.approx(skm.roc_auc_score(Y2, score), abs=1e-12)
+    per = [skm.roc_auc_score(Y2[i : i + 100], score[i : i + 100]) for i in (0, 100)]
+    assert out["n_pooled"][0] == 2
+    assert out["roc_auc_mean"][0] == pytest.approx(np.mean(per), abs=1e-12)
+    assert out["roc_auc_std"][0] == pytest.approx(np.std(per, ddof=1), abs=1e-12)
+
+
+def test_merge_takes_tables_or_an_iterable() -> None:
+    a = be.ContingencyTable.from_frame(pl.DataFrame({"label": Y2[:50], "prediction": P2[:50]}))
+    b = be.ContingencyTable.from_frame(pl.DataFrame({"label": Y2[50:], "prediction": P2[50:]}))
+    whole = skm.confusion_matrix(Y2, P2)
+    assert be.ContingencyTable.merge(a, b).counts[0].tolist() == whole.tolist()
+    assert be.ContingencyTable.merge([a, b]).counts[0].tolist() == whole.tolist()
+    with pytest.raises(TypeError, match=r"merge takes ContingencyTables, got int"):
+        be.ContingencyTable.merge(a, 3)
+
+
+def test_nan_score_is_a_score_error() -> None:
+    df = pl.DataFrame({"label": [0, 1, 1], "score": [0.1, float("nan"), 0.7]})
+    with pytest.raises(be.InvalidScoreError, match=r"score column 'score' has 1 NaN or infinite value"):
+        be.auc(df)
+    assert not issubclass(be.InvalidScoreError, be.InvalidLabelError)
+
+
+def test_dict_and_short_form() -> None:
+    d = {"label": list(Y2), "prediction": P2}
+    out = be.evaluate(d, measures="accuracy")
+    assert out["accuracy"][0] == pytest.approx(skm.accuracy_score(Y2, P2), abs=1e-12)
+    assert be.evaluate(y_true=Y2, y_pred=P2, measures="accuracy").equals(out)
+    with pytest.raises(be.InvalidArgumentError, match=r"one length, got \{'label': 2, 'prediction': 1\}"):
+        be.evaluate({"label": [0, 1], "prediction": [1]})
+    with pytest.raises(be.InvalidArgumentError, match=r"y_true=None, y_pred=3 values"):
+        be.evaluate(y_pred=[0, 1, 1])
+
+
+def test_binary_leaderboard_and_ci_by_mcc():
+    runs = pl.concat(
+        [
+            pl.DataFrame({"run": r, "label": Y2, "prediction": np.where(RNG.random(200) < s, Y2, 1 - Y2)})
+            for r, s in (("a", 0.95), ("b", 0.6))
+        ]
+    )
+    board = be.leaderboard(runs, measure="mcc", n_boot=100)
+    for run, value in zip(board["run"], board["mcc"], strict=True):
+        sub = runs.filter(pl.col("run") == run)
+        assert value == pytest.approx(skm.matthews_corrcoef(sub["label"], sub["prediction"]), abs=1e-12)
+    out = be.evaluate(
+        y_true=Y2, y_pred=P2, measures=["mcc", "balanced_accuracy"], ci=0.95, seed=2, n_boot=300
+    )
+    assert out["mcc_ci_low"][0] < skm.matthews_corrcoef(Y2, P2) < out["mcc_ci_high"][0]
+    assert (
+        out["balanced_accuracy_ci_low"][0] < out["balanced_accuracy"][0] < out["balanced_accuracy_ci_high"][0]
+    )

@@ -1,0 +1,142 @@
+"""The command line can do what Python can (issue 23 §2): options, commands, inputs and messages."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn import metrics as skm
+
+import batcheval as be
+from batcheval.inference.intervals import interval_measures
+from tests.test_cli import _run
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("parity")
+    rng = np.random.default_rng(5)
+    n = 600
+    y = rng.integers(0, 2, n)
+    pred = np.where(rng.random(n) < 0.8, y, 1 - y)
+    score = rng.random(n) + 0.6 * y
+    df = pl.DataFrame({"run": np.repeat([1, 2, 3], n // 3), "label": y, "prediction": pred, "score": score})
+    (root / "dir").mkdir()
+    df.head(300).write_parquet(root / "dir" / "a.parquet")
+    df.tail(300).write_parquet(root / "dir" / "b.parquet")
+    df.write_parquet(root / "all.parquet")
+    nulls = df.with_columns(
+        pl.when(pl.int_range(pl.len()) < 3).then(None).otherwise(pl.col("score")).alias("score"),
+        pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(pl.col("label")).alias("label"),
+    )
+    nulls.write_parquet(root / "nulls.parquet")
+    df.head(0).write_csv(root / "empty.csv")
+    return root, df, nulls
+
+
+def test_version():
+    proc = _run("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"batcheval {be.__version__}"
+
+
+def test_measures_lists_every_measure_with_its_interval():
+    proc = _run("measures")
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split()[0]: line for line in proc.stdout.splitlines()[1:]}
+    assert set(rows) == set(be.BINARY_MEASURES) | set(be.MULTICLASS_MEASURES)
+    for name, line in rows.items():
+        k = 3 if name in be.MULTICLASS_MEASURES else 2
+        expected = (
+            "closed form" if name in interval_measures(k)
+            else "bootstrap" if name in interval_measures(k, "bootstrap") else "none"
+        )  # fmt: skip
+        assert expected in line, line
+    assert "specificity" in rows["inverse_recall"]
+
+
+def test_directory_ci_and_classes_match_the_library(data, tmp_path):
+    root, df, _ = data
+    out = tmp_path / "o.parquet"
+    proc = _run("evaluate", str(root / "dir"), "--by", "run", "--measures", "informedness,f1,specificity",
+                "--ci", "0.9", "--seed", "3", "--n-boot", "200", "--classes", "0,1",
+                "-o", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    expected = be.evaluate(df, by="run", measures=["informedness", "f1", "specificity"], ci=0.9, seed=3,
+                           n_boot=200, classes=[0, 1])  # fmt: skip
+    assert pl.read_parquet(out).equals(expected)
+    sub = df.filter(pl.col("run") == 1)
+    assert expected["specificity"][0] == pytest.approx(
+        skm.recall_score(sub["label"], sub["prediction"], pos_label=0), abs=1e-12
+    )
+
+
+def test_sweep_beta_and_auc_drop_nulls(data, tmp_path):
+    root, _, nulls = data
+    out = tmp_path / "s.parquet"
+    proc = _run("sweep", str(root / "nulls.parquet"), "--by", "run", "--thresholds", "0.5,0.9",
+                "--measures", "f_beta", "--beta", "2", "--drop-nulls", "-o", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "dropped 4 of 600 rows" in proc.stderr
+    kept = nulls.drop_nulls()
+    sub = kept.filter(pl.col("run") == 1)
+    got = pl.read_parquet(out).filter(pl.col("run") == 1, pl.col("threshold") == 0.5)["f_beta"][0]
+    assert got == pytest.approx(skm.fbeta_score(sub["label"], sub["score"] >= 0.5, beta=2), abs=1e-12)
+    proc = _run("auc", str(root / "nulls.parquet"), "--drop-nulls", "-o", str(tmp_path / "a.parquet"))
+    assert proc.returncode == 0, proc.stderr
+    auc = pl.read_parquet(tmp_path / "a.parquet")["roc_auc"][0]
+    assert auc == pytest.approx(skm.roc_auc_score(kept["label"], kept["score"]), abs=1e-12)
+    lines = proc.stderr.strip().splitlines()
+    assert lines[0] == "batcheval: warning: dropped 4 of 600 rows with a null 'score' or 'label'"
+    assert not any(".py" in line for line in lines)  # no library source line
+
+
+def test_drop_nonfinite_reports_its_rows(tmp_path):
+    path = tmp_path / "n.csv"
+    path.write_text("label,score\n0,0.1\n1,NaN\n1,0.8\n0,0.3\n1,inf\n")
+    proc = _run("auc", str(path), "--drop-nonfinite")
+    assert proc.returncode == 0, proc.stderr
+    assert "batcheval: warning: dropped 2 rows with a NaN or infinite score in column 'score'" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (
+            ["evaluate", "{root}/all.parquet", "--positive", "7"],
+            "--positive 7 is not one of the classes [0, 1]",
+        ),
+        (["auc", "{root}/nulls.parquet"], "pass --drop-nulls to skip those rows"),
+        (["evaluate", "{root}/nulls.parquet"], "pass --drop-nulls"),
+        (["evaluate", "{root}/all.parquet", "--measures", "specifity"], "did you mean 'specificity'"),
+        (["evaluate", "{root}/all.parquet", "--ci", "1.5"], "--ci must be a confidence level"),
+        (["evaluate", "{root}/all.parquet", "--ci", "0.9", "--ci-method", "x"], "unknown --ci-method 'x'"),
+    ],
+)
+def test_errors_speak_in_flags(data, args, needle):
+    root, _, _ = data
+    proc = _run(*[a.format(root=root) for a in args])
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("batcheval: error:"), proc.stderr
+    assert needle in lines[0]
+    assert "lazy frame" not in lines[0] and "=True" not in lines[0]
+
+
+def test_printed_output_p_values_width_and_empty_input(data):
+    root, df, _ = data
+    proc = _run("evaluate", str(root / "all.parquet"), "--by", "run", "--measures",
+                "informedness,markedness,correlation,kappa_cohen,accuracy,p_chi2_kb,p_fisher,alpha_sbb",
+                columns=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    expected = be.evaluate(df, by="run", measures=["p_chi2_kb"])["p_chi2_kb"][0]
+    mantissa, exponent = re.search(r"(\d\.\d)e-(\d+)", proc.stdout).groups()
+    assert float(f"{mantissa}e-{exponent}") == pytest.approx(expected, rel=0.06)
+    assert "0.0000" not in proc.stdout
+    # captured (piped) output: no column cut or squeezed to the 60-column terminal
+    header = next(line for line in proc.stdout.splitlines() if "informedness" in line)
+    assert "kappa_cohen" in header and "alpha_sbb" in header and "…" not in proc.stdout
+    proc = _run("evaluate", str(root / "empty.csv"), "--measures", "informedness")
+    assert proc.returncode == 0, proc.stderr
+    assert "0 rows" in proc.stderr

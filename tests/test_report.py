@@ -1,0 +1,68 @@
+"""be.report and be.plot_confusion: one table, checked against scikit-learn."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn import metrics as skm
+
+import batcheval as be
+from batcheval.inference.intervals import intervals
+
+RNG = np.random.default_rng(8)
+NAMES = np.array(["cat", "dog", "emu"])
+Y = NAMES[RNG.integers(0, 3, 400)]
+P = np.where(RNG.random(400) < 0.6, Y, NAMES[RNG.integers(0, 3, 400)])
+
+
+def _rows(text: str) -> dict[str, list[str]]:
+    return {line.split()[0]: line.split()[1:] for line in text.splitlines()[2:] if line.strip()}
+
+
+def test_report_matches_classification_report_and_intervals():
+    text = be.report(pl.DataFrame({"label": Y, "prediction": P}))
+    rows = _rows(text)
+    ref = skm.classification_report(Y, P, output_dict=True)
+    for c in NAMES:
+        precision, recall, f1 = (float(v) for v in rows[c][:3])
+        assert precision == pytest.approx(ref[c]["precision"], abs=5e-4)
+        assert recall == pytest.approx(ref[c]["recall"], abs=5e-4)
+        assert f1 == pytest.approx(ref[c]["f1-score"], abs=5e-4)
+        assert int(rows[c][-1]) == ref[c]["support"]
+        yc, pc = Y == c, P == c
+        informedness = skm.balanced_accuracy_score(yc, pc, adjusted=True)
+        assert float(rows[c][3]) == pytest.approx(informedness, abs=5e-4)
+        counts = skm.confusion_matrix(yc, pc)[None]
+        low, high = intervals(counts, ["informedness"], 0.95)["informedness"]
+        assert rows[c][4] == f"[{low[0]:.3f}," and rows[c][5] == f"{high[0]:.3f}]"
+    assert float(rows["accuracy"][0]) == pytest.approx(ref["accuracy"], abs=5e-4)
+    macro = rows["macro"][1:4]
+    assert [float(v) for v in macro] == pytest.approx(
+        [ref["macro avg"][k] for k in ("precision", "recall", "f1-score")], abs=5e-4
+    )
+    weighted = rows["weighted"][1:4]
+    assert [float(v) for v in weighted] == pytest.approx(
+        [ref["weighted avg"][k] for k in ("precision", "recall", "f1-score")], abs=5e-4
+    )
+    assert be.report(y_true=Y, y_pred=P) == text
+
+
+def test_report_rejects_many_groups():
+    t = be.ContingencyTable.from_frame(
+        pl.DataFrame({"run": [1, 2], "label": [0, 1], "prediction": [0, 1]}), by="run"
+    )
+    with pytest.raises(be.InvalidArgumentError, match=r"holds 2 groups: pool or filter first"):
+        be.report(t)
+
+
+def test_confusion_heatmap_shows_counts_and_row_shares(tmp_path):
+    fig = be.plot_confusion(y_true=Y, y_pred=P, path=tmp_path / "c.png")
+    counts_ax, shares_ax = fig.axes[:2]
+    expected = skm.confusion_matrix(Y, P, labels=NAMES)
+    np.testing.assert_array_equal(counts_ax.get_images()[0].get_array(), expected)
+    np.testing.assert_allclose(
+        shares_ax.get_images()[0].get_array(), skm.confusion_matrix(Y, P, labels=NAMES, normalize="true")
+    )
+    assert [t.get_text() for t in counts_ax.get_xticklabels()] == list(NAMES)
+    assert (tmp_path / "c.png").stat().st_size > 10_000
