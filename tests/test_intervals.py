@@ -303,6 +303,7 @@ def test_evaluate_adds_interval_columns_for_pooled_tables():
         low, high = proportion_confint(tp, tp + fn, alpha=0.1, method="wilson")
         assert (row["recall_ci_low"], row["recall_ci_high"]) == pytest.approx((low, high), abs=1e-12)
     # f1 has no closed form: the bootstrap's interval of the pooled tables
+    pooled = be.ContingencyTable.from_frame(df, by=["run", "fold"]).pool("fold")
     boot = intervals(pooled.counts, ["f1"], 0.9, "bootstrap", n_boot=300, seed=5)["f1"]
     np.testing.assert_array_equal(out["f1_ci_low"].to_numpy(), boot[0])
 

@@ -64,7 +64,7 @@ def report(
     averages, and the table's own (multiclass) informedness and markedness with intervals.
 
     Like scikit-learn's ``classification_report``, whose precision, recall, f1 and support columns it
-    reproduces; the intervals are the delta-method ones of :func:`batcheval.evaluate` (``ci=``).
+    reproduces; the intervals are those of :func:`batcheval.evaluate` (``ci=``).
 
     Examples
     --------
@@ -72,13 +72,13 @@ def report(
     >>> print(be.report(y_true=[0, 0, 1, 1, 1, 0, 1, 0], y_pred=[0, 1, 1, 1, 0, 0, 1, 0]))
                   precision  recall  f1-score  informedness (95% CI)  markedness (95% CI)    support
     <BLANKLINE>
-               0      0.750   0.750     0.750  0.500 [-0.100, 1.000]  0.500 [-0.100, 1.000]        4
-               1      0.750   0.750     0.750  0.500 [-0.100, 1.000]  0.500 [-0.100, 1.000]        4
+               0      0.750   0.750     0.750  0.500 [-0.200, 0.867]  0.500 [-0.200, 0.867]        4
+               1      0.750   0.750     0.750  0.500 [-0.200, 0.867]  0.500 [-0.200, 0.867]        4
     <BLANKLINE>
         accuracy                        0.750                                                      8
        macro avg      0.750   0.750     0.750  0.500                  0.500                        8
     weighted avg      0.750   0.750     0.750  0.500                  0.500                        8
-         overall                               0.500 [-0.100, 1.000]  0.500 [-0.100, 1.000]        8
+         overall                               0.500 [-0.200, 0.867]  0.500 [-0.200, 0.867]        8
     <BLANKLINE>
     """
     table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
