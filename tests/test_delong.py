@@ -115,5 +115,5 @@ def test_bad_input_is_named():
     )
     with pytest.raises(InvalidArgumentError, match=r"3 null or non-finite values"):
         be.compare_auc(nan)
-    with pytest.raises(InvalidArgumentError, match="ci= must be a level"):
+    with pytest.raises(InvalidArgumentError, match=r"ci must be a confidence level strictly .* got 1\.5"):
         be.auc(df, ci=1.5)

@@ -28,6 +28,7 @@ from scipy import special
 from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
 from ..kernels import delong as _kernels
+from ..measures import check_level
 from .adjust import adjust
 from .cv import key_codes, reference_row
 
@@ -90,8 +91,7 @@ def compare_auc(
     >>> be.compare_auc(df).select("run", "roc_auc", "diff", "is_reference").rows()
     [('a', 0.8888888888888888, 0.0, True), ('b', 0.7777777777777777, -0.11111111111111116, False)]
     """
-    if not (isinstance(ci, float | int) and 0.0 < float(ci) < 1.0):
-        raise InvalidArgumentError(f"ci= must be a level in (0, 1) such as 0.95, got {ci!r}")
+    check_level(ci)
     runs = as_key_list(run, "run")
     roles = {**dict.fromkeys(runs, "run"), example: "example", score: "score", label: "label"}
     frame = select_columns(data, [*runs, example, score, label], roles)

@@ -102,7 +102,6 @@ Examples
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -168,8 +167,7 @@ def check_options(ci: float, method: str, n_boot: int, seed: int | None) -> None
     ...
     batcheval.errors.InvalidArgumentError: ci must be a confidence level strictly between 0 and 1, got 1.5
     """
-    if isinstance(ci, bool) or not isinstance(ci, numbers.Real) or not 0.0 < float(ci) < 1.0:
-        raise InvalidArgumentError(f"ci must be a confidence level strictly between 0 and 1, got {ci!r}")
+    _measures.check_level(ci)
     if method not in INTERVAL_METHODS:
         raise InvalidArgumentError(f"unknown ci_method {method!r}; use one of {list(INTERVAL_METHODS)}")
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 2:

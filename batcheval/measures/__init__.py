@@ -26,7 +26,7 @@ from .registry import (
     check_names,
     default_measures,
 )
-from .significance import alpha_sbb, chi2_upper_tail
+from .significance import alpha_sbb, check_level, chi2_upper_tail
 
 __all__ = [
     "BINARY_MEASURES",
@@ -35,6 +35,7 @@ __all__ = [
     "MULTICLASS_STATS",
     "alpha_sbb",
     "binary_cells",
+    "check_level",
     "check_names",
     "chi2_upper_tail",
     "compute",

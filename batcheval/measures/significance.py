@@ -1,13 +1,32 @@
-"""Tail probabilities and their calibration: χ² upper tails via :mod:`scipy.special`, and alpha_sbb."""
+"""Tail probabilities and their calibration: χ² upper tails via :mod:`scipy.special`, alpha_sbb,
+and the one check of a confidence level that every ``ci=`` goes through."""
 
 from __future__ import annotations
 
 import itertools
 import math
+import numbers
 
 import numpy as np
 
-__all__ = ["alpha_sbb", "chi2_upper_tail"]
+from ..errors import InvalidArgumentError
+
+__all__ = ["alpha_sbb", "check_level", "chi2_upper_tail"]
+
+
+def check_level(ci: object) -> None:
+    """Raise :class:`~batcheval.errors.InvalidArgumentError` unless ``ci`` is a number in (0, 1).
+
+    Examples
+    --------
+    >>> check_level(0.95)
+    >>> check_level(True)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: ci must be a confidence level strictly between 0 and 1, got True
+    """
+    if isinstance(ci, bool) or not isinstance(ci, numbers.Real) or not 0.0 < float(ci) < 1.0:
+        raise InvalidArgumentError(f"ci must be a confidence level strictly between 0 and 1, got {ci!r}")
 
 
 def alpha_sbb(p: np.ndarray | float) -> np.ndarray:

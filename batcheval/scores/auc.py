@@ -120,8 +120,8 @@ def auc(
     >>> be.auc(df, pool="fold").select("n_pooled", "roc_auc", "roc_auc_mean", "roc_auc_std").rows()
     [(2, 0.75, 1.0, 0.0)]
     """
-    if ci is not None and not (isinstance(ci, float | int) and 0.0 < float(ci) < 1.0):
-        raise InvalidArgumentError(f"ci= must be a level in (0, 1) such as 0.95, got {ci!r}")
+    if ci is not None:
+        _measures.check_level(ci)
     if pool is not None:
         if ci is not None:
             raise InvalidArgumentError(
