@@ -94,7 +94,7 @@ def plot_leaderboard(
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, below), ncol=3, frameon=False)
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")  # long run names push the title past the axes
     return fig
 
 
