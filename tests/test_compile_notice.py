@@ -38,3 +38,48 @@ def test_notice_can_be_silenced(capsys, monkeypatch):
     monkeypatch.setenv("BATCHEVAL_QUIET_COMPILE", "1")
     assert _fresh_kernel("batcheval.kernels.fake")(1) == 2
     assert capsys.readouterr().err == ""
+
+
+def test_parallel_kernels_run_a_serial_twin_on_small_inputs():
+    """Small inputs take the serial twin, large ones the parallel kernel, with the same values;
+    both against the plain formula of informedness and f1."""
+    import numpy as np
+
+    from batcheval.kernels import binary
+    from batcheval.measures.compute import compute_cells
+
+    rng = np.random.default_rng(7)
+    n_groups = _jit.SERIAL_BELOW + 5
+    tp, fp, fn, tn = (rng.integers(1, 60, n_groups) for _ in range(4))  # no empty margin
+    names = ["informedness", "f1", "kappa_cohen"]
+    big = compute_cells(tp, fp, fn, tn, names)
+    small = compute_cells(tp[:300], fp[:300], fn[:300], tn[:300], names)
+    assert binary.binary_measures.parallel.signatures and binary.binary_measures.serial.signatures
+    for name in names:
+        np.testing.assert_array_equal(small[name], big[name][:300])
+    informedness = tp / (tp + fn) - fp / (fp + tn)
+    f1 = 2 * tp / (2 * tp + fp + fn)
+    np.testing.assert_allclose(big["informedness"], informedness, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(big["f1"], f1, rtol=1e-14)
+
+
+def test_twin_has_its_own_cache_entry():
+    """The serial twin must not share the parallel kernel's cache file, or one would load the other."""
+    from batcheval.kernels import binary
+
+    kernel = binary.binary_measures
+    assert kernel.serial.py_func.__qualname__ == kernel.parallel.py_func.__qualname__ + "_serial"
+    assert kernel.__doc__ == kernel.parallel.py_func.__doc__
+
+
+def test_warmup_command_compiles_the_small_kernels(capsys, monkeypatch):
+    from batcheval.cli import main
+    from batcheval.kernels import binary, count
+
+    monkeypatch.setenv("BATCHEVAL_QUIET_COMPILE", "1")
+    assert main(["warmup", "--small-only"]) == 0
+    out = capsys.readouterr().out
+    for step in ("evaluate", "evaluate, 3 classes", "sweep", "auc", "leaderboard"):
+        assert f"warmup: {step} (400 rows):" in out
+    assert "compiled kernels are cached in" in out
+    assert binary.binary_measures.serial.signatures and count.count_private.serial.signatures

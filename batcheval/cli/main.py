@@ -77,6 +77,16 @@ _DEMO_EXAMPLES = """examples:
 """
 
 
+_WARMUP_EXAMPLES = """examples:
+  batcheval warmup                     # compile evaluate, sweep, auc and leaderboard's kernels
+  RUN batcheval warmup                 # in a Dockerfile, so that containers start warm
+
+The compiled code goes to numba's cache (__pycache__ beside the kernels, or NUMBA_CACHE_DIR),
+which every later process on this machine reads. Inputs of other column types compile their own
+variants on first use.
+"""
+
+
 def _split(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
@@ -203,6 +213,10 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--runs", type=int, default=200, help="runs in the synthetic sweep (default 200)")
     _comparison_commands(command, output)
     command("measures", "list every measure: its meaning and whether it has an interval", _MEASURES_EXAMPLES)
+    warm = command("warmup", "compile the numba kernels now, once per machine (for CI and Docker builds)",
+                   _WARMUP_EXAMPLES)  # fmt: skip
+    warm.add_argument("--small-only", action="store_true",
+                      help="only the serial kernels that inputs under 65,536 rows or groups use")  # fmt: skip
     return parser
 
 
@@ -582,6 +596,44 @@ def _measures_list(args: argparse.Namespace) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True)) + "  " + r[3])
 
 
+def _warmup(args: argparse.Namespace) -> None:
+    """Call evaluate, sweep, auc and leaderboard on made-up frames: small ones compile the serial
+    kernels, and frames with more than :data:`SERIAL_BELOW` rows and groups the parallel ones."""
+    import os
+    import time
+
+    import numpy as np
+
+    from .. import auc, evaluate, leaderboard, sweep
+    from ..kernels.jit import SERIAL_BELOW, cache_dir
+
+    os.environ.setdefault("BATCHEVAL_QUIET_COMPILE", "1")  # this command's own lines say it
+    rng = np.random.default_rng(0)
+    sizes = [400] if args.small_only else [400, 2 * SERIAL_BELOW + 2]
+    start = time.perf_counter()
+    for n in sizes:
+        label = rng.integers(0, 2, n)
+        frame = pl.DataFrame({
+            "run": np.arange(n) // 2, "fold": np.arange(n) % 2, "label": label,
+            "prediction": np.where(rng.random(n) < 0.8, label, 1 - label), "score": rng.random(n) + label,
+            "class3": rng.integers(0, 3, n), "pred3": rng.integers(0, 3, n),
+        })  # fmt: skip
+        boards = frame.with_columns(pl.col("run") % 50)
+        steps = (
+            ("evaluate", lambda f=frame: evaluate(f, by="run")),
+            ("evaluate, 3 classes", lambda f=frame: evaluate(f, "run", label="class3", prediction="pred3")),
+            ("sweep", lambda f=frame: sweep(f, by="run")),
+            ("auc", lambda f=frame: auc(f, by="run")),
+            ("leaderboard", lambda f=boards: leaderboard(f, pool="fold")),
+        )
+        for name, call in steps:
+            t0 = time.perf_counter()
+            call()
+            print(f"warmup: {name} ({n:,} rows): {time.perf_counter() - t0:.1f} s", flush=True)
+    total = time.perf_counter() - start
+    print(f"warmup: done in {total:.1f} s; compiled kernels are cached in {cache_dir()}")
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return cli_message(text.splitlines()[0] if text else type(exc).__name__)
@@ -647,6 +699,8 @@ def _run(args: argparse.Namespace) -> int:
             _compare(args)
         elif args.command == "ranks":
             _ranks(args)
+        elif args.command == "warmup":
+            _warmup(args)
     except KeyboardInterrupt:
         print("batcheval: interrupted", file=sys.stderr)
         return 130

@@ -6,10 +6,13 @@ fastmath and the error model are decided once for the whole library.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+import types
 
 import numba
+import numpy as np
 from numba.core import event
 
 # fastmath stays off: batcheval promises results equal to the reference to
@@ -17,9 +20,56 @@ from numba.core import event
 _FLAGS = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 jit = numba.njit(**_FLAGS)
-jit_parallel = numba.njit(parallel=True, **_FLAGS)
-jit_inline = numba.njit(inline="always", **_FLAGS)
+# Not inline="always": inlining at numba's IR level re-types every body at every call site (40 s
+# against 31 s of CPU for the first evaluate), while LLVM still inlines the small callees it links.
+jit_inline = numba.njit(**_FLAGS)
 prange = numba.prange
+
+#: Inputs below this many elements (every array argument) run a parallel kernel's serial twin.
+SERIAL_BELOW = 1 << 16
+
+
+class ParallelKernel:
+    """A ``parallel=True`` kernel with a serial twin that small inputs run instead.
+
+    numba's parallel lowering (parfors, gufunc wrappers) costs about as much compile time again as
+    the kernel itself, and buys nothing below some ten thousand elements; on a busy machine waking
+    the worker threads even costs more than the work. So a call whose array arguments all have
+    fewer than :data:`SERIAL_BELOW` elements runs the same source compiled without ``parallel``
+    (where ``prange`` is ``range``), and the parallel version compiles only when an input is large
+    enough to use it. The kernels write per-thread or per-block partial results indexed by the
+    ``prange`` variable, so both versions give the same answers.
+
+    The twin has its own qualified name, so the two keep separate entries in numba's disk cache.
+    """
+
+    def __init__(self, func: types.FunctionType) -> None:
+        self.parallel = numba.njit(parallel=True, **_FLAGS)(func)
+        twin = types.FunctionType(
+            func.__code__, func.__globals__, func.__name__ + "_serial", func.__defaults__, func.__closure__
+        )
+        twin.__qualname__ = func.__qualname__ + "_serial"
+        twin.__module__ = func.__module__
+        twin.__doc__ = func.__doc__
+        self.serial = numba.njit(**_FLAGS)(twin)
+        functools.update_wrapper(self, func)
+
+    def __call__(self, *args):
+        for a in args:
+            if isinstance(a, np.ndarray) and a.size >= SERIAL_BELOW:
+                return self.parallel(*args)
+        return self.serial(*args)
+
+    @property
+    def signatures(self) -> list:
+        """Every argument-type signature compiled so far, by either version."""
+        return [*self.serial.signatures, *self.parallel.signatures]
+
+
+def jit_parallel(func: types.FunctionType) -> ParallelKernel:
+    """Compile ``func`` as a parallel kernel with a serial twin for small inputs (see
+    :class:`ParallelKernel`). A kernel that another jitted function calls must use :data:`jit`."""
+    return ParallelKernel(func)
 
 
 def n_threads() -> int:
