@@ -267,7 +267,12 @@ def group_totals(counts):
                     used[chunk, i] += v
                     used[chunk, j] += v
             totals[g] = s
-    return totals, used.sum(axis=0)
+    # a loop, not used.sum(axis=0): numba's axis reduction alone compiles for seconds
+    by_class = np.zeros(k, np.int64)
+    for chunk in range(n_chunks):
+        for i in range(k):
+            by_class[i] += used[chunk, i]
+    return totals, by_class
 
 
 @jit_parallel
