@@ -4,7 +4,8 @@ Simulates ``runs × folds × examples`` predictions (default 100,000 × 5 × 200
 100M rows) on one shared test set, from Powers 2012's informed-plus-chance
 model with a skill and a guessing bias per run. Then times:
 
-- ``evaluate``: the plain pooled evaluate (informedness and p_chi2_kb), the baseline;
+- ``evaluate``: the plain pooled evaluate (informedness and p_informedness, the
+  leaderboard's default chance test), the baseline;
 - ``evaluate ci``: the same with ``ci=0.95`` (Wilson and delta-method columns);
 - ``leaderboard``: unpaired, with 95% intervals, p-values, Holm and the best set;
 - ``leaderboard paired``: ``example=`` given, so McNemar and the paired
@@ -80,10 +81,10 @@ def main() -> None:
     print(f"{df.height:,} rows ({shape}), {size}, simulated in {time.perf_counter() - t0:.1f} s")
     # compile every kernel on a small slice first, so that no timing includes numba's JIT
     small = df.head(args.folds * args.examples * 3)
-    be.evaluate(small, by=["run", "fold"], pool="fold", measures=["informedness", "p_chi2_kb"], ci=0.95)
+    be.evaluate(small, by=["run", "fold"], pool="fold", measures=["informedness", "p_informedness"], ci=0.95)
     be.leaderboard(small, pool="fold", example="example_id", n_boot=args.n_boot)
 
-    common = {"by": ["run", "fold"], "pool": "fold", "measures": ["informedness", "p_chi2_kb"]}
+    common = {"by": ["run", "fold"], "pool": "fold", "measures": ["informedness", "p_informedness"]}
     cases = {
         "evaluate": lambda: be.evaluate(df, **common),
         "evaluate ci": lambda: be.evaluate(df, **common, ci=0.95),
