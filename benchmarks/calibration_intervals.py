@@ -109,6 +109,12 @@ def simulate(
                                         n_boot=n_boot, seed=seed + n)  # fmt: skip
                 shown = list(names)
                 if k == 2:
+                    for m in iv.DELTA_MEASURES:
+                        old = iv.chance_interval(counts, m, LEVEL, binary="agresti_caffo")
+                        ours[f"{m} (Agresti–Caffo)"] = old
+                        boot[f"{m} (Agresti–Caffo)"] = boot.get(m)
+                        truth[f"{m} (Agresti–Caffo)"] = truth[m]
+                        shown.append(f"{m} (Agresti–Caffo)")
                     for m in ("informedness", "markedness"):
                         ours[f"{m} (Newcombe)"] = newcombe(counts, m)
                         boot[f"{m} (Newcombe)"] = boot.get(m)
@@ -133,11 +139,14 @@ def simulate(
                         bl, bh = boot[name]
                         sub = ok[:boot_tables] & np.isfinite(bl) & np.isfinite(bh)
                         boot_width = np.median((bh - bl)[sub]) if sub.any() else 0.0
+                        okb = np.isfinite(bl) & np.isfinite(bh)
+                        if okb.any():  # the bootstrap's own coverage, on the tables it was run on
+                            row["boot_coverage"] = float(
+                                np.mean((bl[okb] <= t + 1e-12) & (t - 1e-12 <= bh[okb]))
+                            )
+                            row["boot_defined"] = int(okb.sum())
                         if boot_width > 1e-9:  # else the bootstrap is degenerate (e.g. most tables perfect)
                             row["width_ratio"] = float(np.median(width[:boot_tables][sub]) / boot_width)
-                            row["boot_coverage"] = float(
-                                np.mean((bl[sub] <= t + 1e-12) & (t - 1e-12 <= bh[sub]))
-                            )
                     if name in iv.DELTA_MEASURES:
                         pl_, ph = plain_delta(counts, name)
                         okp = np.isfinite(pl_)
@@ -169,8 +178,9 @@ def summary(rows: list[dict]) -> list[str]:
     out = [
         "| K | measure | points (margin ≥ 10) | min coverage | max coverage | in [0.935, 0.965] "
         "| within 2 MC SE of it | min coverage, margin 5-10 | zero width (max share) | median width / "
-        "bootstrap's (median, max, points above 1.1; margin ≥ 10) | old delta: min coverage (margin ≥ 10) |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "bootstrap's (median, max, points above 1.1; margin ≥ 10) | bootstrap's own coverage at those "
+        "points above 1.1 (median, min) | old delta: min coverage (margin ≥ 10) |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for k in sorted({r["k"] for r in rows}):
         for name in dict.fromkeys(r["measure"] for r in rows if r["k"] == k):
@@ -183,6 +193,12 @@ def summary(rows: list[dict]) -> list[str]:
             near = np.mean((cov >= 0.935 - 2 * se) & (cov <= 0.965 + 2 * se))
             ratios = np.array([r["width_ratio"] for r in big if "width_ratio" in r])
             over = int(np.sum(ratios > 1.1))
+            boot_over = np.array(
+                [r["boot_coverage"] for r in big if r.get("width_ratio", 0.0) > 1.1 and "boot_coverage" in r]
+            )
+            boot_cell = (
+                f"{_fmt(np.median(boot_over), 2)}, {_fmt(boot_over.min(), 2)}" if len(boot_over) else ""
+            )
             zero = max((r["zero_width"] for r in sel if np.isfinite(r["zero_width"])), default=np.nan)
             old = [r["old_coverage"] for r in big if "old_coverage" in r]
             out.append(
@@ -190,7 +206,7 @@ def summary(rows: list[dict]) -> list[str]:
                 f"| {_fmt(near, 2)} | {_fmt(min((r['coverage'] for r in mid), default=np.nan))} "
                 f"| {_fmt(zero, 4)} | {_fmt(np.median(ratios) if len(ratios) else np.nan, 2)}, "
                 f"{_fmt(ratios.max() if len(ratios) else np.nan, 2)}, {over} of {len(ratios)} above 1.1 "
-                f"| {_fmt(min(old, default=np.nan))} |"
+                f"| {boot_cell} | {_fmt(min(old, default=np.nan))} |"
             )
     return out
 
@@ -211,6 +227,9 @@ def detail(rows: list[dict], k: int) -> list[str]:
         for m in names:
             r = sel[m]
             ratio = f" ×{r['width_ratio']:.2f}" if "width_ratio" in r else ""
+            # is the bootstrap itself valid where it is much narrower?
+            if r.get("width_ratio", 0.0) > 1.1 and "boot_coverage" in r:
+                ratio += f" (boot {r['boot_coverage']:.2f})"
             flag = (
                 ""
                 if r["margin"] < 10 or not np.isfinite(r["coverage"]) or 0.935 <= r["coverage"] <= 0.965
