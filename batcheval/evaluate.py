@@ -123,12 +123,12 @@ def evaluate(
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions
         (recall, precision, inverse_recall, inverse_precision, accuracy, ...),
-        and for informedness, markedness, correlation and kappa_cohen the
-        delta-method interval of the table with pseudo-counts in every cell
-        (for binary informedness, Agresti & Caffo's interval of tpr − fpr;
-        coverage in ``docs/calibration_intervals.md``). ``"bootstrap"``: percentile intervals of
-        ``n_boot`` multinomial resamples of each table, for every measure but
-        the p-values.
+        Miettinen & Nurminen's score interval for binary informedness
+        (tpr − fpr) and markedness, and for correlation, kappa_cohen and
+        multiclass tables the delta-method interval of the table with
+        pseudo-counts in every cell (coverage in ``docs/calibration_intervals.md``).
+        ``"bootstrap"``: percentile intervals of ``n_boot`` multinomial
+        resamples of each table, for every measure but the p-values.
     n_boot, seed
         Bootstrap replicates per table, and the seed that makes them
         reproducible (None: different on each call).

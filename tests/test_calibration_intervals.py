@@ -15,9 +15,18 @@ from statsmodels.stats.proportion import confint_proportions_2indep
 
 import batcheval as be
 from batcheval.errors import InvalidArgumentError
-from batcheval.inference.intervals import adjusted_se, intervals, newcombe, standard_errors
+from batcheval.inference.intervals import (
+    adjusted_se,
+    chance_interval,
+    intervals,
+    newcombe,
+    score_difference,
+    standard_errors,
+)
 from batcheval.inference.paired_se import paired_p, sign_flip_p
+from batcheval.kernels.score_diff import score_diff_interval
 from tests.reference import intervals as ref
+from tests.reference.score_diff import score_interval
 
 LEVELS = [0.9, 0.95, 0.99]
 
@@ -42,13 +51,93 @@ def _population(k: int, prevalence: float, informed: float) -> np.ndarray:
 # -- formulas against independent sources -----------------------------------------------
 
 
+def _two_samples(rng: np.random.Generator, g: int) -> tuple[np.ndarray, ...]:
+    """Random (x1, n1, x0, n0) with every edge: empty and full samples, tiny and unequal sizes."""
+    n1, n0 = rng.integers(1, 80, g), rng.integers(1, 80, g)
+    n1[g // 3 : g // 3 + 20] = 1
+    x1, x0 = rng.binomial(n1, rng.uniform(size=g)), rng.binomial(n0, rng.uniform(size=g))
+    x1[: g // 8] = 0
+    x0[g // 8 : g // 4] = n0[g // 8 : g // 4]
+    x1[g // 4 : g // 3], x0[g // 4 : g // 3] = n1[g // 4 : g // 3], 0  # difference 1
+    return x1, n1, x0, n0
+
+
 @pytest.mark.parametrize("level", LEVELS)
-def test_binary_informedness_and_markedness_are_statsmodels_agresti_caffo(level: float):
+def test_score_interval_is_the_reference_miettinen_nurminen(level: float):
+    """The numba kernel against tests/reference/score_diff.py (restricted MLE from numpy.roots
+    and the log-likelihood, ends by brentq) on random pairs of samples, every edge included."""
+    x1, n1, x0, n0 = _two_samples(np.random.default_rng(int(level * 100)), 400)
+    low, high = score_difference(x1, n1, x0, n0, level)
+    for g in range(len(x1)):
+        expect = score_interval(int(x1[g]), int(n1[g]), int(x0[g]), int(n0[g]), _z(level))
+        assert (low[g], high[g]) == pytest.approx(expect, abs=1e-8)
+        assert -1.0 <= low[g] < high[g] <= 1.0
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_score_interval_is_statsmodels_where_its_cubic_is_right(level: float):
+    """statsmodels' ``confint_proportions_2indep(method="score")`` has ``count0`` for ``nobs0`` in
+    the linear coefficient of the restricted-MLE cubic (statsmodels issue #10269); the two agree
+    where that term vanishes, ``x0 = n0``, and, through ``p1 − p0 = −((1 − p1) − (1 − p0))``,
+    where ``x0 = 0``. statsmodels' root bracketing fails on some tables: those are skipped."""
+    import warnings
+
+    rng = np.random.default_rng(7)
+    x1, n1, x0, n0 = _two_samples(rng, 600)
+    x0 = np.where(rng.uniform(size=600) < 0.5, 0, n0)
+    low, high = score_difference(x1, n1, x0, n0, level)
+    compared = 0
+    for g in range(len(x1)):
+        a1, m1, a0, m0 = int(x1[g]), int(n1[g]), int(x0[g]), int(n0[g])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if a0 == m0:
+                    expect = confint_proportions_2indep(a1, m1, a0, m0, method="score", alpha=1 - level)
+                else:  # the complements, whose difference is minus ours: x0' = n0
+                    args = (m1 - a1, m1, m0 - a0, m0)
+                    lo, hi = confint_proportions_2indep(*args, method="score", alpha=1 - level)
+                    expect = (-hi, -lo)
+        except ValueError:
+            continue
+        if not np.all(np.isfinite(expect)):
+            continue
+        compared += 1
+        assert (low[g], high[g]) == pytest.approx(expect, abs=1e-8)
+    assert compared >= 150
+
+
+def test_statsmodels_score_interval_differs_elsewhere():
+    """The reason for the reference: where ``0 < x0 < n0`` statsmodels' cubic is not the
+    restricted likelihood's (its root can even be a negative proportion), and its interval
+    is not the score test's inversion. This check can fail."""
+    from statsmodels.stats.proportion import test_proportions_2indep
+
+    res = test_proportions_2indep(0, 44, 2, 5, value=-0.8, method="score", compare="diff")
+    assert res.prop1_null < 0  # not a probability
+    low, _ = score_difference(np.array([0]), np.array([44]), np.array([2]), np.array([5]))
+    expect = score_interval(0, 44, 2, 5, _z(0.95))[0]
+    assert low[0] == pytest.approx(expect, abs=1e-8)
+    assert abs(confint_proportions_2indep(0, 44, 2, 5, method="score")[0] - expect) > 1e-3
+
+
+def test_score_kernel_fills_nan_for_an_empty_sample():
+    x = np.array([0, 3, 0])
+    m = np.array([0, 5, 4])
+    low, high = np.empty(3), np.empty(3)
+    score_diff_interval(x, m, x[::-1].copy(), m[::-1].copy(), 1.96, low, high)
+    assert np.isnan(low[[0, 2]]).all() and np.isnan(high[[0, 2]]).all() and np.isfinite(low[1])
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_binary_informedness_and_markedness_are_score_intervals(level: float):
     """Informedness is tpr − fpr given the real class sizes, markedness ppv − for given the
-    predicted ones; their default interval is statsmodels' Agresti–Caffo (clipped to [−1, 1]),
-    and :func:`newcombe` is statsmodels' Newcombe."""
+    predicted ones: their default interval is the reference score interval; with
+    ``binary="agresti_caffo"`` it is statsmodels' Agresti–Caffo (clipped to [−1, 1]), and
+    :func:`newcombe` is statsmodels' Newcombe."""
     counts = _random_binary(np.random.default_rng(1), 300)
     out = intervals(counts, ["informedness", "markedness"], level)
+    old = {m: chance_interval(counts, m, level, binary="agresti_caffo") for m in out}
     for g, t in enumerate(counts):
         (tn, fp), (fn, tp) = t
         for name, (x1, m1, x2, m2) in {
@@ -58,15 +147,23 @@ def test_binary_informedness_and_markedness_are_statsmodels_agresti_caffo(level:
             low, high = out[name][0][g], out[name][1][g]
             if m1 == 0 or m2 == 0:
                 assert np.isnan(low) and np.isnan(high)
+                assert np.isnan(old[name][0][g]) and np.isnan(old[name][1][g])
                 continue
             args = (int(x1), int(m1), int(x2), int(m2))
+            assert (low, high) == pytest.approx(score_interval(*args, _z(level)), abs=1e-8)
             expect = confint_proportions_2indep(
                 *args, method="agresti-caffo", compare="diff", alpha=1 - level
             )
-            assert (low, high) == pytest.approx(np.clip(expect, -1.0, 1.0), abs=1e-12)
+            got = (old[name][0][g], old[name][1][g])
+            assert got == pytest.approx(np.clip(expect, -1.0, 1.0), abs=1e-12)
             expect = confint_proportions_2indep(*args, method="newcomb", compare="diff", alpha=1 - level)
             got = newcombe(np.array([x1]), np.array([m1]), np.array([x2]), np.array([m2]), level)
             assert (got[0][0], got[1][0]) == pytest.approx(expect, abs=1e-12)
+
+
+def test_chance_interval_rejects_an_unknown_binary_method():
+    with pytest.raises(InvalidArgumentError, match=r"binary must be one of .*'wald'"):
+        chance_interval(np.array([[[1, 2], [3, 4]]]), "informedness", binary="wald")
 
 
 def test_adjusted_informedness_se_is_agresti_caffo():
@@ -174,6 +271,30 @@ def test_default_intervals_cover_at_small_n(point: tuple):
         cover = np.mean((low[ok] <= value + 1e-12) & (value - 1e-12 <= high[ok]))
         tol = 4 * np.sqrt(0.95 * 0.05 / ok.sum())
         assert 0.935 - tol <= cover <= 0.965 + tol, (name, cover)
+
+
+# (n, prevalence, informedness): Agresti–Caffo covered 1.000 at the first (20 positives,
+# informedness 0) and Newcombe 0.880 at the second (15 examples per class, informedness 0.95)
+SCORE_POINTS = [(1000, 0.02, 0.0), (30, 0.5, 0.95)]
+
+
+@pytest.mark.parametrize("point", SCORE_POINTS)
+def test_score_intervals_cover_where_agresti_caffo_overcovers(point: tuple):
+    n, prevalence, informed = point
+    pop = _population(2, prevalence, informed)
+    rng = np.random.default_rng(int(n * 1000 + informed * 100))
+    counts = rng.multinomial(n, pop.ravel(), size=REPS).reshape(REPS, 2, 2)
+    for name in ("informedness", "markedness"):
+        value = ref.MEASURES[name](pop)
+        low, high = intervals(counts, [name])[name]
+        ok = np.isfinite(low)
+        cover = np.mean((low[ok] <= value + 1e-12) & (value - 1e-12 <= high[ok]))
+        tol = 4 * np.sqrt(0.95 * 0.05 / ok.sum())
+        assert 0.95 - tol <= cover <= 0.95 + tol, (name, cover)
+    if informed == 0.0:  # this check can fail: the old default overcovers here
+        low, high = chance_interval(counts, "informedness", binary="agresti_caffo")
+        old = np.mean((low <= 1e-12) & (-1e-12 <= high))
+        assert old > 0.95 + 4 * np.sqrt(0.95 * 0.05 / REPS), old
 
 
 def test_old_delta_interval_fails_where_the_new_one_holds():

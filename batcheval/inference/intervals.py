@@ -13,32 +13,44 @@ Two methods, both vectorised over every group at once:
     (Wilson 1927, JASA 22:209; recommended over the Wald interval by Brown,
     Cai & DasGupta 2001, Statist. Sci. 16:101). NaN when ``m = 0``.
 
-    *Adjusted delta-method intervals* for informedness, markedness,
-    kappa_cohen and correlation. The delta method (below) on the table
-    itself gives a standard error of 0 for a perfect or a constant
-    classifier, and a zero-width interval that covered 62-77 % of the time
-    at n = 30-60. So the interval is ``f(t̃) ± z·se(t̃)`` for the table ``t̃``
-    with a pseudo-count ``a = 2/(K(K − 1))`` added to every cell
-    (:func:`pseudo_count`), clipped to [−1, 1]. For two classes ``a = 1``.
-    Given the real class sizes, binary informedness ``tpr − fpr`` is a
-    difference of two independent binomial proportions, and this is then
-    exactly Agresti & Caffo's (2000, Am. Stat. 54:280) interval for it: one
-    pseudo-success and one pseudo-failure in each real class (statsmodels'
-    ``confint_proportions_2indep(method="agresti-caffo")``); markedness is the
-    same given the predicted sizes. For ``K`` classes the pseudo-counts total
-    ``2K/(K − 1)`` examples. No interval of a finite sample has zero width: a
-    perfect 100-example table gets informedness (0.91, 1].
+    *Score intervals* for binary informedness and markedness. Given the real
+    class sizes, informedness ``tpr − fpr`` is a difference of two independent
+    binomial proportions (markedness ``ppv − (1 − npv)`` is the same given the
+    predicted sizes), and its interval is Miettinen & Nurminen's (1985,
+    Statist. Med. 4:213) score interval (:func:`score_difference`): the
+    differences the score test does not reject, the variance taken at the
+    maximum-likelihood proportions under each hypothesised difference. It is
+    statsmodels' ``confint_proportions_2indep(method="score")`` with the
+    cubic's coefficient that statsmodels 0.15 gets wrong corrected (statsmodels
+    issue #10269). It never has zero width: a perfect 100-example table gets
+    informedness (0.925, 1].
+
+    *Adjusted delta-method intervals* for binary kappa_cohen and correlation
+    and for every chance-corrected measure of more classes. The delta method
+    (below) on the table itself gives a standard error of 0 for a perfect or a
+    constant classifier, and a zero-width interval that covered 62-77 % of the
+    time at n = 30-60. So the interval is ``f(t̃) ± z·se(t̃)`` for the table
+    ``t̃`` with a pseudo-count ``a = 2/(K(K − 1))`` added to every cell
+    (:func:`pseudo_count`), clipped to [−1, 1]. For two classes ``a = 1``, and
+    for binary informedness this is Agresti & Caffo's (2000, Am. Stat. 54:280)
+    interval of a difference of proportions, the default before the score
+    interval (still there: ``chance_interval(..., binary="agresti_caffo")``).
+    For ``K`` classes the pseudo-counts total ``2K/(K − 1)`` examples.
 
     Chosen by simulation (``benchmarks/calibration_intervals.py``, tables in
-    ``docs/calibration_intervals.md``). Newcombe's hybrid score interval
-    (:func:`newcombe`, the other candidate for binary informedness and
-    markedness) had more grid points inside 0.935-0.965 but covered only
-    0.88-0.91 near informedness 0.95 with 15-50 examples per class, where
-    Agresti–Caffo stays above 0.935 (at the cost of covering up to 1.000 at
-    a few points with a class of 20 examples). With ``K`` classes, 1/K per
-    cell made 5-class intervals near informedness 0.95 miss (the centre
-    moves too far towards 0), and keeping the plain centre with the larger
-    of the plain and adjusted standard errors covered up to 1.000 there.
+    ``docs/calibration_intervals.md``). For binary informedness the score
+    interval covered 0.935-0.965 at every grid point whose smallest margin is
+    at least 10, where Agresti–Caffo covered up to 1.000 (a class of about 20
+    examples and informedness 0, where its pseudo-counts double the spread of
+    ``tpr``) and Newcombe's hybrid score interval (:func:`newcombe`) as little
+    as 0.880 (informedness 0.95, 15 examples per class). Binary kappa and
+    correlation derived from the score intervals of informedness and
+    markedness (given the margins, both are multiples of either) covered as
+    little as 0.908 near informedness 0.95, so they keep the adjusted delta
+    method. With ``K`` classes, 1/K per cell made 5-class intervals near
+    informedness 0.95 miss (the centre moves too far towards 0), and keeping
+    the plain centre with the larger of the plain and adjusted standard errors
+    covered up to 1.000 there.
 
     The delta method's first-order variance (used as above, by
     :func:`standard_errors`, and by the paired comparisons of the
@@ -75,9 +87,9 @@ Two methods, both vectorised over every group at once:
     either for correlation, ``p_e = 1`` for kappa), where the papers' value
     of 0 is a convention, not an estimate.
 
-    The method keeps its name ``"wilson_delta"``, although only its
-    proportions are plain Wilson intervals now and its delta-method
-    intervals are adjusted as above.
+    The method keeps its name ``"wilson_delta"``, although its proportions are
+    the only plain Wilson intervals, binary informedness and markedness get
+    score intervals and its delta-method intervals are adjusted as above.
 
 ``"bootstrap"``
     Percentile intervals of ``n_boot`` multinomial resamples of each group's
@@ -97,7 +109,7 @@ Examples
 >>> [round(float(v[0]), 4) for v in out["recall"]]
 [0.4618, 0.7239]
 >>> [round(float(v[0]), 4) for v in out["informedness"]]
-[0.2111, 0.5581]
+[0.2124, 0.5602]
 """
 
 from __future__ import annotations
@@ -113,6 +125,7 @@ from .. import measures as _measures
 from ..core.table import one_vs_rest
 from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
 from ..kernels import bootstrap as _boot
+from ..kernels import score_diff as _score_diff
 
 __all__ = [
     "DELTA_MEASURES",
@@ -130,11 +143,15 @@ __all__ = [
     "newcombe",
     "proportion",
     "pseudo_count",
+    "score_difference",
     "standard_errors",
     "wilson",
 ]
 
 INTERVAL_METHODS = ("wilson_delta", "bootstrap")
+#: Intervals of binary informedness and markedness (and through them binary kappa and
+#: correlation) that :func:`chance_interval` can use: the default and the one before it.
+BINARY_CHANCE_METHODS = ("score", "agresti_caffo")
 
 #: Binary proportions with a Wilson interval: (successes, trials) as cell sums.
 _BINARY_PROPORTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -636,17 +653,33 @@ def adjusted_se(counts: np.ndarray, name: str) -> np.ndarray:
     return np.where(np.isnan(plain), np.nan, adj)
 
 
-def chance_interval(counts: np.ndarray, name: str, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """The default interval of informedness, markedness, kappa_cohen or
-    correlation for every table of ``counts[G, K, K]`` (see the module docstring).
+def score_difference(
+    x1: np.ndarray, m1: np.ndarray, x2: np.ndarray, m2: np.ndarray, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Miettinen & Nurminen's (1985, Statist. Med. 4:213) score interval of
+    ``x1/m1 − x2/m2`` for two independent binomials, for every element at once.
+
+    The set of differences ``δ`` that the score test (variance at the maximum-likelihood
+    proportions under ``δ``, times ``N/(N − 1)``, ``N = m1 + m2``) does not reject at
+    ``1 − level``; see :mod:`batcheval.kernels.score_diff`. It lies in [−1, 1] and has
+    positive width for every pair of non-empty samples; NaN where ``m1`` or ``m2`` is 0.
 
     Examples
     --------
-    >>> low, high = chance_interval(np.array([[[50, 0], [0, 50]]]), "informedness")
-    >>> round(float(low[0]), 4), float(high[0])
-    (0.9087, 1.0)
+    >>> low, high = score_difference(np.array([30]), np.array([50]), np.array([20]), np.array([50]))
+    >>> round(float(low[0]), 4), round(float(high[0]), 4)
+    (0.003, 0.382)
     """
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    x1, m1, x2, m2 = (np.ascontiguousarray(np.ravel(v), dtype=np.int64) for v in (x1, m1, x2, m2))
+    low = np.empty(x1.shape[0])
+    high = np.empty(x1.shape[0])
+    if x1.shape[0]:
+        _score_diff.score_diff_interval(x1, m1, x2, m2, _z(level), low, high)
+    return low, high
+
+
+def _adjusted_delta(counts: np.ndarray, name: str, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """``f(t̃) ± z·se(t̃)`` for the table plus :func:`pseudo_count` in every cell, clipped."""
     k = counts.shape[1]
     z = _z(level)
     c = cells_last(counts)
@@ -657,6 +690,37 @@ def chance_interval(counts: np.ndarray, name: str, level: float = 0.95) -> tuple
     low = np.where(ok, np.clip(centre - z * se, -1.0, 1.0), np.nan)
     high = np.where(ok, np.clip(centre + z * se, -1.0, 1.0), np.nan)
     return low, high
+
+
+def chance_interval(
+    counts: np.ndarray, name: str, level: float = 0.95, *, binary: str = "score"
+) -> tuple[np.ndarray, np.ndarray]:
+    """The default interval of informedness, markedness, kappa_cohen or
+    correlation for every table of ``counts[G, K, K]`` (see the module docstring).
+
+    ``binary`` picks the interval of binary informedness and markedness:
+    ``"score"`` (the default, Miettinen–Nurminen, :func:`score_difference`) or
+    ``"agresti_caffo"`` (the default before, the adjusted delta method, which
+    for them is Agresti & Caffo's interval). Binary kappa and correlation, and
+    every measure of more classes, use the adjusted delta method either way.
+
+    Examples
+    --------
+    >>> low, high = chance_interval(np.array([[[50, 0], [0, 50]]]), "informedness")
+    >>> round(float(low[0]), 4), float(high[0])
+    (0.9253, 1.0)
+    >>> low, high = chance_interval(np.array([[[50, 0], [0, 50]]]), "informedness", binary="agresti_caffo")
+    >>> round(float(low[0]), 4), float(high[0])
+    (0.9087, 1.0)
+    """
+    if binary not in BINARY_CHANCE_METHODS:
+        raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    if counts.shape[1] == 2 and binary == "score" and name in ("informedness", "markedness"):
+        # tpr − fpr given the real class sizes; ppv − (1 − npv) given the predicted ones
+        t = counts if name == "informedness" else np.swapaxes(counts, 1, 2)
+        return score_difference(t[:, 1, 1], t[:, 1].sum(axis=1), t[:, 0, 1], t[:, 0].sum(axis=1), level)
+    return _adjusted_delta(counts, name, level)
 
 
 def add_intervals(
