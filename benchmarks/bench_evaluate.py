@@ -8,6 +8,9 @@ Cases (see ``benchmarks/README.md``):
 
 * ``binary``     -- K = 2, (run, fold) keys, timed against polars, duckdb, numpy,
   sklearn and a "floor" (summing every input column once).
+* ``binary-narrow`` -- the same with an int32 run key and an int8 fold key (issue #24's
+  case), plus a profile of evaluate's own stages (ranges, encoding, counting, measures,
+  frame build) timed inside the call.
 * ``multiclass`` -- the same with K = 10.
 * ``memory``     -- 1M groups x 50 rows, binary, run in a child process so that its
   peak RSS is not polluted by the other cases.
@@ -95,11 +98,12 @@ def run_evaluate(evaluate: Evaluate, df: pl.DataFrame) -> pl.DataFrame:
     return evaluate(df, by=BY, label=LABEL, prediction=PREDICTION)
 
 
-def make_frame(rows: int, groups: int, k: int, seed: int) -> pl.DataFrame:
+def make_frame(rows: int, groups: int, k: int, seed: int, narrow: bool = False) -> pl.DataFrame:
     """Synthetic predictions: ``groups`` (run, fold) groups of (near) equal size, rows shuffled.
 
     Built column by column (``pl.Series`` wraps int64 numpy arrays without copying) so the
     transient memory stays around one extra column -- this matters for the memory case.
+    ``narrow`` stores the run key as int32 and the fold key as int8 (labels stay int64).
     """
     rng = np.random.default_rng(seed)
     gid = np.arange(rows, dtype=np.int64)
@@ -109,6 +113,8 @@ def make_frame(rows: int, groups: int, k: int, seed: int) -> pl.DataFrame:
     np.remainder(gid, FOLDS, out=gid)
     fold = pl.Series("fold", gid)
     del gid
+    if narrow:
+        run, fold = run.cast(pl.Int32), fold.cast(pl.Int8)
     label = rng.integers(0, k, rows, dtype=np.int64)
     prediction = rng.integers(0, k, rows, dtype=np.int64)
     keep = rng.random(rows, dtype=np.float32) < SIGNAL
@@ -254,13 +260,15 @@ def floor_numpy(df: pl.DataFrame) -> Callable[[], list[int]]:
 
 # --------------------------------------------------------------------------- timing cases
 
-# (name, K, rows grouped by key): shuffled rows are the worst case for scattered
-# increments; sorted rows are how a sweep writes its predictions, run after run
+# (name, K, rows grouped by key, narrow keys): shuffled rows are the worst case for scattered
+# increments; sorted rows are how a sweep writes its predictions, run after run; narrow keys
+# (int32 run, int8 fold) are issue #24's case, profiled stage by stage
 TIMING_CASES = (
-    ("binary", 2, False),
-    ("binary-sorted", 2, True),
-    ("multiclass", 10, False),
-    ("multiclass-sorted", 10, True),
+    ("binary", 2, False, False),
+    ("binary-narrow", 2, False, True),
+    ("binary-sorted", 2, True, False),
+    ("multiclass", 10, False, False),
+    ("multiclass-sorted", 10, True, False),
 )
 ALL_CASES = (*(c[0] for c in TIMING_CASES), "memory")
 
@@ -295,10 +303,13 @@ def run_timing_case(
     skip_msg: str,
     repeat: int,
     grouped: bool = False,
+    narrow: bool = False,
 ) -> CaseResult:
     order = "rows sorted by (run, fold), as a sweep writes them" if grouped else "rows shuffled"
+    if narrow:
+        order += ", run int32, fold int8"
     print(f"\n[{name}] generating {rows:,} rows, {groups:,} groups, K={k}, {order} ...", flush=True)
-    df = make_frame(rows, groups, k, SEED + k)
+    df = make_frame(rows, groups, k, SEED + k, narrow=narrow)
     if grouped:
         df = df.sort(BY).rechunk()
     gid = dense_group_ids(df)
@@ -316,6 +327,9 @@ def run_timing_case(
         out = run_evaluate(evaluate, df)
         result.info["output_shape"] = list(out.shape)
         result.info["output_bytes"] = out.estimated_size()
+        if narrow:
+            print(f"[{name}] profiling evaluate's stages ...", flush=True)
+            result.info["profile"] = profile_stages(evaluate, df, repeat)
     add(
         "polars",
         polars_counts(df, k),
@@ -337,6 +351,99 @@ def run_timing_case(
     return result
 
 
+# --------------------------------------------------------------------------- stage profile
+
+# (stage, timed callables as "module:attribute" or "module:Class.method"): each is wrapped by a
+# timer for the profiled calls; a stage's time is its callables' total minus the stages timed
+# inside them (listed as the third element)
+PROFILE_STAGES = (
+    ("ranges", ("batcheval.kernels.ranges:minmax", "batcheval.kernels.ranges:column_ranges"), ()),
+    ("encoding", ("batcheval.core.counting:encode_frame",), ("ranges",)),
+    ("counting", ("batcheval.core.counting:run_count_kernel",), ()),
+    ("compact + key decode", ("batcheval.core.counting:compact",), ()),
+    ("measures", ("batcheval.core.table:ContingencyTable.measure_arrays",), ()),
+    ("frame build", ("batcheval.core.table:ContingencyTable.measures",), ("measures",)),
+)
+
+
+class StageTimers:
+    """Wraps the functions of :data:`PROFILE_STAGES` with accumulating timers while active.
+
+    Functions are looked up where their callers find them (module globals and lazy
+    ``from ... import`` statements both read the module attribute), so the profile times
+    the stages inside a real ``evaluate`` call, with its caches and page faults.
+    """
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = {}
+        self._undo: list[tuple[Any, str, Any]] = []
+
+    def __enter__(self) -> StageTimers:
+        for _stage, targets, _inner in PROFILE_STAGES:
+            for target in targets:
+                module_name, attr = target.split(":")
+                owner: Any = import_module(module_name)
+                *path, name = attr.split(".")
+                for part in path:
+                    owner = getattr(owner, part)
+                original = getattr(owner, name, None)
+                if original is None:
+                    continue
+                self._undo.append((owner, name, original))
+                setattr(owner, name, self._timed(target, original))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for owner, name, original in reversed(self._undo):
+            setattr(owner, name, original)
+        self._undo.clear()
+
+    def _timed(self, target: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.spent[target] = self.spent.get(target, 0.0) + time.perf_counter() - start
+
+        return timed
+
+    def stages(self, total: float) -> dict[str, float]:
+        own = {
+            stage: sum(self.spent.get(t, 0.0) for t in targets) for stage, targets, _inner in PROFILE_STAGES
+        }
+        out = {stage: own[stage] - sum(own[i] for i in inner) for stage, _targets, inner in PROFILE_STAGES}
+        out["other (checks, select)"] = total - sum(out.values())
+        out["evaluate"] = total
+        return out
+
+
+def profile_stages(evaluate: Evaluate, df: pl.DataFrame, repeat: int) -> dict[str, Any]:
+    """evaluate's stages, timed inside ``repeat`` calls: the call with the best total, and per
+    stage its best over the calls."""
+    runs = []
+    for _ in range(repeat):
+        with StageTimers() as timers:
+            start = time.perf_counter()
+            run_evaluate(evaluate, df)
+            total = time.perf_counter() - start
+        runs.append(timers.stages(total))
+    best_call = min(runs, key=lambda r: r["evaluate"])
+    return {"best_call": best_call, "best_each": {s: min(r[s] for r in runs) for s in best_call}}
+
+
+def print_profile(result: CaseResult) -> None:
+    prof = result.info.get("profile")
+    if not prof:
+        return
+    best, each = prof["best_call"], prof["best_each"]
+    print(f"\n--- {result.name}: evaluate's stages (timed inside the call) ---")
+    print(f"{'stage':<24} {'ms (best call)':>15} {'ms (best each)':>15} {'share':>7}")
+    for stage, seconds in best.items():
+        share = f"{seconds / best['evaluate']:.0%}" if stage != "evaluate" else ""
+        print(f"{stage:<24} {fmt_ms(seconds):>15} {fmt_ms(each[stage]):>15} {share:>7}")
+
+
 def print_case(result: CaseResult) -> None:
     be = result.seconds("batcheval")
     print(f"\n=== {result.name}: {result.rows:,} rows, {result.groups:,} groups, K={result.k} ===")
@@ -348,6 +455,7 @@ def print_case(result: CaseResult) -> None:
     print(f"batcheval / floor = {fmt_ratio(ratio(be, result.seconds('floor')))}")
     if "output_shape" in result.info:
         print(f"batcheval output shape = {tuple(result.info['output_shape'])}")
+    print_profile(result)
 
 
 # --------------------------------------------------------------------------- memory case
@@ -482,7 +590,7 @@ def targets(cases: dict[str, CaseResult], mem: dict[str, Any] | None) -> list[di
         ok = None if measured is None else (measured <= goal if at_most else measured >= goal)
         rows.append({"target": name, "goal": goal, "measured": measured, "pass": ok})
 
-    for name in ("binary", "binary-sorted"):
+    for name in ("binary", "binary-narrow", "binary-sorted"):
         if (b := cases.get(name)) is not None:
             be = b.seconds("batcheval")
             vs_floor = ratio(be, b.seconds("floor"))
@@ -560,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key:<22} {value}")
 
     cases: dict[str, CaseResult] = {}
-    for name, k, grouped in TIMING_CASES:
+    for name, k, grouped, narrow in TIMING_CASES:
         if name in selected:
             cases[name] = run_timing_case(
                 name,
@@ -571,6 +679,7 @@ def main(argv: list[str] | None = None) -> int:
                 skip_msg=batcheval_msg,
                 repeat=args.repeat,
                 grouped=grouped,
+                narrow=narrow,
             )
     mem = run_memory_case(memory_groups, args.memory_rows_per_group) if "memory" in selected else None
 

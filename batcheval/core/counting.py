@@ -18,7 +18,7 @@ import polars as pl
 from ..errors import InvalidLabelError
 from ..kernels import count as _count
 from ..kernels.jit import n_threads
-from .encode import ClassCoding, KeyColumn, encode_classes, encode_key, readonly
+from .encode import ClassCoding, KeyColumn, encode_columns, encode_key, readonly
 
 __all__ = ["Counted", "compact", "count_encoded", "count_frame", "encode_frame", "group_ids"]
 
@@ -77,8 +77,7 @@ def encode_frame(
 ) -> tuple[ClassCoding, KeySpace | None]:
     """The class coding and the key space of ``df`` (None for a frame without rows)."""
     n_rows = df.height
-    coding = encode_classes(df.get_column(label), df.get_column(prediction), classes)
-    key_cols = [encode_key(df.get_column(name), n_rows) for name in by]
+    coding, key_cols = encode_columns(df, by, label, prediction, classes)
     if n_rows == 0:
         return coding, None
     return coding, key_space(key_cols, n_rows, coding.n_codes)

@@ -28,7 +28,16 @@ import polars as pl
 
 from ..errors import InvalidLabelError, NullValuesError
 
-__all__ = ["ClassCoding", "KeyColumn", "class_values", "encode_classes", "encode_key", "readonly"]
+__all__ = [
+    "ClassCoding",
+    "KeyColumn",
+    "class_values",
+    "column_ranges",
+    "encode_classes",
+    "encode_columns",
+    "encode_key",
+    "readonly",
+]
 
 # a class range this narrow is counted as is and trimmed to the present classes after
 _COUNT_RANGE_LIMIT = 64
@@ -86,20 +95,117 @@ def value_range(arr: np.ndarray) -> tuple[int, int]:
     return int(lo), int(hi)
 
 
+def column_ranges(arrays: Sequence[np.ndarray]) -> list[tuple[int, int]]:
+    """Min and max of each of several non-empty integer arrays of one length, in one pass.
+
+    uint64 arrays must already be known to fit in int64 (they are read as int64).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> column_ranges([np.array([3, -1, 7], np.int32), np.array([5, 5, 2], np.int8)])
+    [(-1, 7), (2, 5)]
+    """
+    from ..kernels.jit import n_threads
+    from ..kernels.ranges import RANGE_SLOTS
+    from ..kernels.ranges import column_ranges as scan
+
+    out: list[tuple[int, int]] = []
+    dummy = readonly(np.zeros(1, np.int64))
+    for lo in range(0, len(arrays), RANGE_SLOTS):
+        chunk = [readonly(a) for a in arrays[lo : lo + RANGE_SLOTS]]
+        slots = chunk + [dummy] * (RANGE_SLOTS - len(chunk))
+        found = scan(*slots, len(chunk), n_threads())
+        out.extend((int(found[0, j]), int(found[1, j])) for j in range(len(chunk)))
+    return out
+
+
+# numpy dtypes whose every value a 256-entry lookup covers: their range needs no scan
+_BYTE_BOUNDS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255)}
+
+
 def _integer_like(dtype: pl.DataType) -> bool:
     return dtype.is_integer() or dtype == pl.Boolean or dtype.is_temporal()
 
 
-def encode_key(s: pl.Series, n_rows: int) -> KeyColumn:
-    """Encode one key column; see the module docstring for the three paths."""
+def _key_array(s: pl.Series) -> np.ndarray | None:
+    """The integer array :func:`encode_key` reads a key column as, or None for the other paths."""
+    if s.null_count() or not len(s) or not _integer_like(s.dtype):
+        return None
+    phys = s.to_physical()
+    if phys.dtype == pl.UInt64 and int(phys.max()) >= 1 << 63:  # type: ignore[arg-type]
+        return None
+    return _numpy(phys)
+
+
+def _class_arrays(label: pl.Series, prediction: pl.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """The label and prediction arrays :func:`encode_classes` scans for their range, when both
+    are integer columns without nulls (the other kinds are checked and cast there)."""
+    pair = (label, prediction)
+    if any(not s.dtype.is_integer() or s.dtype == pl.UInt64 or s.null_count() for s in pair):
+        return None
+    if not len(label):
+        return None
+    return _numpy(label), _numpy(prediction)
+
+
+def encode_columns(
+    df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
+) -> tuple[ClassCoding, list[KeyColumn]]:
+    """:func:`encode_classes` and :func:`encode_key` of a frame's columns, their range scans fused.
+
+    The min and max of every integer key column and of integer label and prediction columns
+    come from one pass over the rows (:func:`column_ranges`) instead of one per column. None
+    is needed where the dtype bounds the values: a boolean key spans 0..1, and 8-bit classes
+    with ``classes=`` given are looked up over the dtype's 256 values.
+    """
+    keys = [df.get_column(name) for name in by]
+    lab, pred = df.get_column(label), df.get_column(prediction)
+    scan: list[np.ndarray] = []
+    key_bounds: list[Any] = []
+    for s in keys:
+        arr = _key_array(s)
+        if arr is not None and s.dtype == pl.Boolean:
+            key_bounds.append((0, 1))
+        elif arr is not None:
+            key_bounds.append(len(scan))
+            scan.append(arr)
+        else:
+            key_bounds.append(None)
+    class_bounds: Any = None
+    pair = _class_arrays(lab, pred)
+    if pair is not None:
+        if classes is not None and all(a.dtype in _BYTE_BOUNDS for a in pair):
+            spans = [_BYTE_BOUNDS[a.dtype] for a in pair]
+            class_bounds = (min(b[0] for b in spans), max(b[1] for b in spans))
+        else:
+            class_bounds = len(scan)
+            scan.extend(pair)
+    found = column_ranges(scan) if scan else []
+    if isinstance(class_bounds, int):
+        (lmin, lmax), (pmin, pmax) = found[class_bounds], found[class_bounds + 1]
+        class_bounds = (min(lmin, pmin), max(lmax, pmax))
+    coding = encode_classes(lab, pred, classes, bounds=class_bounds)
+    n_rows = df.height
+    key_cols = [
+        encode_key(s, n_rows, bounds=found[b] if isinstance(b, int) else b)
+        for s, b in zip(keys, key_bounds, strict=True)
+    ]
+    return coding, key_cols
+
+
+def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None) -> KeyColumn:
+    """Encode one key column; see the module docstring for the three paths.
+
+    ``bounds``: the min and max of an integer-like column when the caller has them
+    (:func:`encode_columns`), or bounds the values are known to lie within.
+    """
     dtype = s.dtype
     if s.null_count() == 0 and len(s) > 0:
         if _integer_like(dtype):
-            phys = s.to_physical()
-            fits = not (phys.dtype == pl.UInt64 and int(phys.max()) >= 1 << 63)  # type: ignore[arg-type]
-            if fits:
-                values = _numpy(phys)
-                lo, hi = value_range(values)
+            values = _key_array(s) if bounds is None else _numpy(s.to_physical())
+            if values is not None:
+                lo, hi = value_range(values) if bounds is None else bounds
                 if hi - lo + 1 <= max(4 * n_rows, 1 << 16):
                     return KeyColumn(s.name, values, lo, hi - lo + 1, _int_decoder(s.name, dtype, lo))
         elif dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
@@ -234,8 +340,18 @@ def class_values(label: pl.Series, classes: Sequence[Any] | None) -> list[Any]:
     return sorted(set(label.unique().to_list()) | set(classes or []))
 
 
-def encode_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any] | None) -> ClassCoding:
-    """Build the class coding shared by the label and prediction columns."""
+def encode_classes(
+    label: pl.Series,
+    prediction: pl.Series,
+    classes: Sequence[Any] | None,
+    bounds: tuple[int, int] | None = None,
+) -> ClassCoding:
+    """Build the class coding shared by the label and prediction columns.
+
+    ``bounds``: for integer columns, the min and max over both when the caller has them
+    (:func:`encode_columns`), or bounds they lie within when ``classes`` is given; the
+    coding then has no ``seen`` mask.
+    """
     check_nulls(label, "label")
     check_nulls(prediction, "prediction")
     kinds = {label_kind(label, "label"), label_kind(prediction, "prediction")}
@@ -245,7 +361,7 @@ def encode_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[An
     elif kinds <= {"int", "bool"}:
         as_int = [as_integers(s.cast(pl.Int64) if s.dtype == pl.Boolean else s, role)
                   for s, role in ((label, "label"), (prediction, "prediction"))]  # fmt: skip
-        coding = _int_classes(*as_int, classes)
+        coding = _int_classes(*as_int, classes, bounds)
     elif kinds == {"str"}:
         coding = _str_classes(label, prediction, classes)
     if coding is not None:
@@ -270,7 +386,12 @@ def _bool_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any
     )
 
 
-def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any] | None) -> ClassCoding:
+def _int_classes(
+    label: pl.Series,
+    prediction: pl.Series,
+    classes: Sequence[Any] | None,
+    bounds: tuple[int, int] | None = None,
+) -> ClassCoding:
     lab, pred = _numpy(label), _numpy(prediction)
     if pl.UInt64 in (label.dtype, prediction.dtype):
         top = max(label.max() or 0, prediction.max() or 0)
@@ -284,13 +405,17 @@ def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any]
     from ..kernels.jit import n_threads
     from ..kernels.ranges import minmax
 
-    lmin, lmax, bits = minmax(lab, n_threads())
-    if prediction is not label:  # one column for sweeps
-        pmin, pmax, pbits = minmax(pred, n_threads())
-        bits |= pbits
+    bits = None
+    if bounds is not None:
+        vmin, vmax = bounds
     else:
-        pmin, pmax = lmin, lmax
-    vmin, vmax = int(min(lmin, pmin)), int(max(lmax, pmax))
+        lmin, lmax, bits = minmax(lab, n_threads())
+        if prediction is not label:  # one column for sweeps
+            pmin, pmax, pbits = minmax(pred, n_threads())
+            bits |= pbits
+        else:
+            pmin, pmax = lmin, lmax
+        vmin, vmax = int(min(lmin, pmin)), int(max(lmax, pmax))
     span = vmax - vmin + 1
     dtype = label.dtype if label.dtype == prediction.dtype else pl.Int64
 
@@ -307,7 +432,7 @@ def _int_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any]
     if span <= _COUNT_RANGE_LIMIT:
         values = list(range(vmin, vmax + 1))
         seen = None
-        if 0 <= vmin and vmax < 64:  # the same pass saw which values occur
+        if bits is not None and 0 <= vmin and vmax < 64:  # the same pass saw which values occur
             shifts = np.arange(vmin, vmax + 1, dtype=np.uint64)
             seen = ((np.uint64(bits) >> shifts) & np.uint64(1)).astype(np.bool_)
         lut = np.arange(span, dtype=np.int64)

@@ -42,19 +42,40 @@ _INT_LIMIT = 2_147_483_648
 _SQRT2 = math.sqrt(2.0)
 
 
+# no log-factorial table: every lgamma is evaluated
+_NO_TABLE = np.zeros(0)
+# a table of ln k! is built up to the largest n that takes the exact path, while it has at most
+# this many entries per table tested (each entry costs one lgamma; a table saves nine a table)
+_TABLE_PER_GROUP = 4
+_TABLE_MIN = 1 << 12
+
+
 @jit_inline
-def _log_choose(n, k):
+def _log_choose(n, k, lf):
+    """ln C(n, k) of whole numbers (floats); ``lf[i]`` = lgamma(i + 1) where the table reaches,
+    computed by the same lgamma, so a lookup gives the bits a call would."""
+    if n < lf.shape[0]:
+        return lf[np.int64(n)] - lf[np.int64(k)] - lf[np.int64(n - k)]
     return math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
 
 
 @jit_inline
-def _log_pmf(x, n, r, p, log_total):
+def _log_pmf(x, n, r, p, log_total, lf):
     """log P(X = x), X ~ Hypergeometric(population n, successes r, draws p); ``log_total`` = log C(n, p)."""
-    return _log_choose(r, x) + _log_choose(n - r, p - x) - log_total
+    return _log_choose(r, x, lf) + _log_choose(n - r, p - x, lf) - log_total
 
 
 @jit
-def _outer_tail(x, n, r, p, log_total):
+def log_factorials(size):
+    """``lf[i] = lgamma(i + 1)`` for ``i < size``, as :func:`_log_choose` would compute them."""
+    lf = np.empty(size, np.float64)
+    for i in range(size):
+        lf[i] = math.lgamma(float(i) + 1.0)
+    return lf
+
+
+@jit
+def _outer_tail(x, n, r, p, log_total, lf):
     """``(P(X = x), P(X > x))`` for x at or above the mode, where the terms only shrink.
 
     Summed upward with the ratio pmf(k+1)/pmf(k), so one lgamma evaluation a
@@ -64,7 +85,7 @@ def _outer_tail(x, n, r, p, log_total):
     hi = min(r, p)
     if x > hi:
         return 0.0, 0.0
-    first = math.exp(_log_pmf(x, n, r, p, log_total))
+    first = math.exp(_log_pmf(x, n, r, p, log_total, lf))
     term = first
     rest = 0.0
     k = x
@@ -76,11 +97,21 @@ def _outer_tail(x, n, r, p, log_total):
 
 
 @jit
-def midp_cell(x, n, r, p):
+def _exact(n, r, p):
+    """Whether :func:`midp_cell` sums the tail of this table exactly (else: the normal)."""
+    if n == 0 or not (0 < r < n and 0 < p < n) or n >= _INT_LIMIT:
+        return False
+    nf, rf, pf = float(n), float(r), float(p)
+    return rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0))) <= EXACT_VARIANCE
+
+
+@jit
+def midp_cell(x, n, r, p, lf):
     """Two-sided mid-p of cell ``x`` of a table with n examples, r real and p predicted of its class.
 
     Distance from the null mean ``r p / n``; exact below :data:`EXACT_VARIANCE`,
     normal above. 1 when a margin is empty or full (nothing to test), NaN for n = 0.
+    ``lf``: ln k! for k below its length (:func:`log_factorials`), any length.
     """
     if n == 0:
         return np.nan
@@ -98,8 +129,8 @@ def midp_cell(x, n, r, p):
         pf = float(p)
         rp = r * p
     # now x is at or above the mean; its mirror 2·mean − x is below it
-    log_total = _log_choose(nf, pf)
-    same, farther = _outer_tail(float(x), nf, rf, pf, log_total)
+    log_total = _log_choose(nf, pf, lf)
+    same, farther = _outer_tail(float(x), nf, rf, pf, log_total, lf)
     d = n * x - rp
     # below the mean: the lowest cell as far as x or farther is x_l = ceil((rp − d)/n) − 1 plus the mirror
     twice_mean = 2 * rp
@@ -107,7 +138,8 @@ def midp_cell(x, n, r, p):
     start = twice_mean // n - x if mirror_exact else -((d - rp) // n) - 1
     if start >= max(0, p - (n - r)):
         # P(X <= start) = P(r − X >= r − start), r − X ~ Hypergeometric(n, r, n − p)
-        lo_first, lo_rest = _outer_tail(float(r - start), nf, rf, nf - pf, log_total)  # C(n, n−p) = C(n, p)
+        # log_total serves: C(n, n − p) = C(n, p)
+        lo_first, lo_rest = _outer_tail(float(r - start), nf, rf, nf - pf, log_total, lf)
         if mirror_exact and start != x:
             same += lo_first
             farther += lo_rest
@@ -118,11 +150,30 @@ def midp_cell(x, n, r, p):
     return min(1.0, farther + 0.5 * same)
 
 
+@jit
+def _exact_n_max(tp, fp, fn, tn):
+    """The largest n among the tables whose tail is summed exactly (-1: none)."""
+    top = -1
+    for g in range(tp.shape[0]):
+        n = tp[g] + fp[g] + fn[g] + tn[g]
+        if n > top and _exact(n, tp[g] + fn[g], tp[g] + fp[g]):
+            top = n
+    return top
+
+
 @jit_parallel
 def binary_chance(tp, fp, fn, tn, out):
-    """Two-sided mid-p test of informedness = 0 (= markedness = 0 for K = 2) for G 2×2 tables."""
-    for g in prange(tp.shape[0]):
-        out[g] = midp_cell(tp[g], tp[g] + fp[g] + fn[g] + tn[g], tp[g] + fn[g], tp[g] + fp[g])
+    """Two-sided mid-p test of informedness = 0 (= markedness = 0 for K = 2) for G 2×2 tables.
+
+    The exact tails take their ln k! from one table (:func:`log_factorials`) up to the largest
+    n that needs them, within ``_TABLE_PER_GROUP`` entries a table: nine lgamma calls a table
+    become lookups of the same values.
+    """
+    n_groups = tp.shape[0]
+    size = min(_exact_n_max(tp, fp, fn, tn) + 1, _TABLE_PER_GROUP * n_groups + _TABLE_MIN)
+    lf = log_factorials(max(size, 0))
+    for g in prange(n_groups):
+        out[g] = midp_cell(tp[g], tp[g] + fp[g] + fn[g] + tn[g], tp[g] + fn[g], tp[g] + fp[g], lf)
 
 
 @jit
@@ -162,7 +213,7 @@ def _one_table(c, real, pred, out, g):
     if varying == 1 or (varying == 2 and k_real == 2 and k_pred == 2):
         # B and M are linear in one hypergeometric cell (in a 2×2 table the other diagonal
         # cell is n − r − p + c): the binary test, exact for small tables
-        p = midp_cell(c[first, first], n, real[first], pred[first])
+        p = midp_cell(c[first, first], n, real[first], pred[first], _NO_TABLE)
         out[0, g] = p
         out[1, g] = p
         return

@@ -172,38 +172,94 @@ def _compute(
         call = _Call(_multiclass.multiclass_measures, n_groups, counts)
         results.update({("m", k): v for k, v in _run_kernel(_multiclass.NAMES, want_multi, call).items()})
 
-    if {"alpha_sbb", *CHANCE_TESTS} & set(names):
-        results.update(_chance_tests(counts, cells, n_groups))
+    # the p-values, by far the costliest per table, are computed once per distinct table
+    # (every measure is a function of the table's cells, so gathering gives each group the
+    # bits computing its own would); the point measures cost less than gathering them
+    tails = [n for n in names if n.startswith("p_") and n != "p_fisher" and n not in CHANCE_TESTS]
+    exact_tests = {"alpha_sbb", *CHANCE_TESTS} & set(names)
+    binary = counts is None or counts.shape[1] == 2
+    tested = bool(exact_tests or tails or "p_fisher" in names)
+    distinct = _distinct(cells, n_groups) if binary and tested and cells is not None else None
+    if exact_tests:
+        results.update(_chance_tests(counts, cells, n_groups, distinct))
 
     dof = (n_classes - 1) ** 2
+    # every χ² tail in one call, spread over the threads once, and of each distinct table once
+    if tails:
+        family_of = {n: "b" if (n_classes == 2 and n in in_binary) else "m" for n in tails}
+        stats = np.stack([results[(family_of[n], n[2:])] for n in tails])
+        if distinct is not None:
+            stats = np.ascontiguousarray(stats[:, distinct[1]])
+        p = chi2_upper_tail(stats.reshape(-1), dof).reshape(stats.shape)
+        if distinct is not None:
+            p = _gather(p, distinct[0])
+        results.update(zip(tails, p, strict=True))
     out: dict[str, np.ndarray] = {}
     for name in names:
         family = "b" if (n_classes == 2 and name in in_binary) else "m"
         if name == "p_fisher":
-            p = np.empty(n_groups, dtype=np.float64)
-            if n_groups:
-                _fisher.fisher_greater(*cells, p)
-            out[name] = p
+            out[name] = _per_table(_fisher.fisher_greater, cells, n_groups, distinct)
         elif name == "alpha_sbb":
             out[name] = alpha_sbb(results["p_informedness"])
-        elif name in CHANCE_TESTS:
+        elif name in CHANCE_TESTS or name in tails:
             out[name] = results[name]
-        elif name.startswith("p_"):
-            out[name] = chi2_upper_tail(results[(family, name[2:])], dof)
         else:
             out[name] = results[(family, name)]
     return out
 
 
+# p-values are computed once per distinct binary table when there are at least this many
+# groups and at most _DISTINCT_SHARE of them distinct: hashing costs about 20 ns a table and
+# gathering a value a few ns, against some 200 ns a table for Fisher's test or the chance test
+_DISTINCT_MIN_GROUPS = 4096
+_DISTINCT_SHARE = 0.75
+
+
+def _distinct(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(ids, first)`` of the distinct binary tables when few enough repeat to pay, else None."""
+    if n_groups < _DISTINCT_MIN_GROUPS:
+        return None
+    # a prefix shows cheaply whether tables repeat: it has fewer repeats than the whole
+    _, first = _count.distinct_tables(*(c[:_DISTINCT_MIN_GROUPS] for c in cells))
+    if len(first) > _DISTINCT_SHARE * _DISTINCT_MIN_GROUPS:
+        return None
+    ids, first = _count.distinct_tables(*cells)
+    return (ids, first) if len(first) <= _DISTINCT_SHARE * n_groups else None
+
+
+def _gather(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``values[..., ids]`` for one row or rows of per-table values, in parallel."""
+    rows = np.atleast_2d(values)
+    out = np.empty((rows.shape[0], len(ids)), dtype=np.float64)
+    _count.gather_columns(rows, ids, out)
+    return out if values.ndim == 2 else out[0]
+
+
+def _per_table(
+    kernel, cells: tuple[np.ndarray, ...], n_groups: int, distinct: tuple[np.ndarray, np.ndarray] | None
+) -> np.ndarray:
+    """``kernel(tp, fp, fn, tn, out)`` for every table; once per distinct table when given."""
+    if distinct is not None:
+        ids, first = distinct
+        p = np.empty(len(first), dtype=np.float64)
+        kernel(*(c[first] for c in cells), p)
+        return _gather(p, ids)
+    p = np.empty(n_groups, dtype=np.float64)
+    if n_groups:
+        kernel(*cells, p)
+    return p
+
+
 def _chance_tests(
-    counts: np.ndarray | None, cells: tuple[np.ndarray, ...] | None, n_groups: int
+    counts: np.ndarray | None,
+    cells: tuple[np.ndarray, ...] | None,
+    n_groups: int,
+    distinct: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """``p_informedness`` and ``p_markedness`` of every table (one kernel computes both)."""
     if counts is None or counts.shape[1] == 2:
         assert cells is not None
-        p = np.empty(n_groups, dtype=np.float64)
-        if n_groups:
-            _chance.binary_chance(*cells, p)
+        p = _per_table(_chance.binary_chance, cells, n_groups, distinct)
         # for K = 2 both are tests of the one cell tp given the margins
         return {"p_informedness": p, "p_markedness": p.copy()}
     out = np.empty((2, n_groups), dtype=np.float64)

@@ -1,0 +1,111 @@
+"""The parts of evaluate's counting stage on issue #24's case, and the radix decision.
+
+Usage::
+
+    NUMBA_NUM_THREADS=2 python benchmarks/bench_counting_parts.py [--rows N] [--groups G] [--repeat R]
+
+20M shuffled rows, an int32 run key and an int8 fold key, 100k groups, binary int64 labels
+(``bench_evaluate.py``'s ``binary-narrow`` frame). Times, best of ``--repeat`` after a
+warm-up, wall and CPU (process time over all threads; on a shared machine the wall time
+also holds the time other processes had the cores):
+
+* the fused range scan and the rest of encoding (``encode_frame``),
+* the counting kernel as evaluate runs it, and its pieces: the per-thread uint32 private
+  tables (``count_private`` on pre-zeroed tables) and their flush into the int64 result
+  (``sum_rows``); the radix-partitioned alternative (ids, partition, in-cache counts),
+* compaction (``group_totals`` and decoding the keys),
+* the floor: reading the four columns once (numpy ``.sum()`` of each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_evaluate as bench
+
+from batcheval.core import counting
+from batcheval.kernels import count as kernels
+from batcheval.kernels.jit import n_threads
+
+
+def best(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """(best wall seconds, best CPU seconds) of ``repeat`` calls after one warm-up."""
+    fn()
+    wall = cpu = float("inf")
+    for _ in range(repeat):
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        wall = min(wall, time.perf_counter() - w)
+        cpu = min(cpu, time.process_time() - c)
+    return wall, cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", type=int, default=bench.FULL_ROWS)
+    parser.add_argument("--groups", type=int, default=bench.FULL_GROUPS)
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args(argv)
+
+    df = bench.make_frame(args.rows, args.groups, 2, bench.SEED + 2, narrow=True)
+    by, label, prediction = bench.BY, bench.LABEL, bench.PREDICTION
+    coding, space = counting.encode_frame(df, by, label, prediction, None)
+    assert space is not None
+    k = coding.n_codes
+    threads = n_threads()
+    cells = space.size * k * k
+    keys = counting.kernel_keys(space.columns)
+    kernel_args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k)
+    radix = counting.use_radix(keys, len(coding.label), cells)
+    print(f"{args.rows:,} rows, {space.size:,} groups, {cells:,} cells, {threads} threads")
+    print(f"evaluate's choice: {'radix partitions' if radix else 'per-thread uint32 private tables'}")
+
+    bufs = np.zeros((threads, cells), np.uint32)
+    flat = np.zeros(cells, np.int64)
+    views = [bench.column_view(df, c) for c in df.columns]
+
+    def private() -> None:
+        bufs[:] = 0
+        kernels.count_private(*kernel_args, bufs)
+
+    def radix_count() -> None:
+        out = np.zeros(cells, np.int64)
+        counting._count_radix(kernel_args, len(space.columns), len(coding.label), cells, threads, out)
+
+    counted = counting.run_count_kernel(space.columns, coding, space.size, k).reshape(space.size, k, k)
+    parts = {
+        "encode_frame (fused ranges + encoding)": lambda: counting.encode_frame(
+            df, by, label, prediction, None
+        ),
+        "run_count_kernel (as evaluate counts)": lambda: counting.run_count_kernel(
+            space.columns, coding, space.size, k
+        ),
+        "  count_private, tables pre-zeroed": private,
+        "  sum_rows (uint32 tables -> int64)": lambda: kernels.sum_rows(bufs, flat),
+        "radix partitions (ids, scatter, count)": radix_count,
+        "compact (totals, trim, decode keys)": lambda: counting.compact(space, coding, counted, True),
+        "  group_totals": lambda: kernels.group_totals(counted),
+        "  decode keys": lambda: space.decode(np.arange(space.size)),
+        "floor: numpy sum of the 4 columns": lambda: [int(v.sum()) for v in views],
+    }
+    print(f"{'part':<42} {'wall ms':>9} {'CPU ms':>9}")
+    for name, fn in parts.items():
+        wall, cpu = best(fn, args.repeat)
+        print(f"{name:<42} {wall * 1e3:>9.1f} {cpu * 1e3:>9.1f}", flush=True)
+    print(f"load average at the end (1/5/15 min): {bench.load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
