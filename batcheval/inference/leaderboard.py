@@ -348,6 +348,8 @@ def leaderboard(
             value, se, ci, seed, _selection.smoothed_variance(counts, measure, pos),
             # the Student-t correction needs pairs, counted only up to RANK_LIMIT runs
             _selection.class_parts(counts, measure, pos) if len(value) <= _selection.RANK_LIMIT else None,
+            # a modest board's critical values: the studentized bootstrap of its tables
+            _selection.Tables(counts, measure, pos) if _selection.bootstrap_fits(len(value)) else None,
         )  # fmt: skip
         if adjacent:
             cols.update(_cmp.versus(value, se, above, "above", centre))
@@ -437,7 +439,10 @@ def _paired_selection(
             pairing = cells
     if u is not None and len(value) <= _selection.RANK_LIMIT:
         floor = _selection.smoothed_variance(counts, measure, pos)
-        return _selection.paired(value, u, ci, seed, floor, _selection.example_classes(pairing))
+        tables = None
+        if _selection.bootstrap_fits(len(value), u.shape[1]):  # resample the examples jointly
+            tables = _selection.Tables(counts, measure, pos, _selection.board_codes(pairing))
+        return _selection.paired(value, u, ci, seed, floor, _selection.example_classes(pairing), tables)
     diff = cols["diff_vs_leader"].copy()
     diff[leader] = 0.0
     se = cols["se_vs_leader"].copy()
