@@ -784,6 +784,9 @@ def bootstrap_stats(
     measure, pos = tables.measure, tables.positive
     p, n = bootstrap_law(counts)
     truth = expected_value(p * n[:, :, None], measure, pos)
+    # a class no example of a run has: the measure's own convention for the empty class
+    # holds in every replicate as on the board
+    truth = np.where(np.isfinite(truth), truth, _measures.compute(counts, [measure], positive=pos)[measure])
     if tables.codes is None:
         reps = resample_unpaired(counts, m, rng).reshape(m * r, k, k)
     else:

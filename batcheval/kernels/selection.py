@@ -125,7 +125,7 @@ def boot_max_unpaired(err, var, out_abs, out_vs):
             for j in range(i + 1, r):
                 v = var[m, i] + var[m, j]
                 z = _z(err[m, j] - err[m, i], max(v, 0.0))
-                if z != z or v != v:
+                if math.isnan(z) or math.isnan(v):
                     continue
                 best = max(best, abs(z))
                 out_vs[m, i] = max(out_vs[m, i], z)
@@ -171,7 +171,7 @@ def boot_max_paired(err, codes, lut, floor, out_abs, out_vs):
                     d = u[i, k] - u[j, k]
                     v += d * d
                 z = _z(err[m, j] - err[m, i], max(v, 0.0))
-                if z != z or v != v:
+                if math.isnan(z) or math.isnan(v):
                     continue
                 best = max(best, abs(z))
                 out_vs[m, i] = max(out_vs[m, i], z)
