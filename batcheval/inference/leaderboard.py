@@ -58,7 +58,11 @@ Which runs could be the best, and where each could rank
     resample the examples jointly across runs (a Gaussian multiplier
     bootstrap of each run's influence per example). Both floor each run's
     variance at the delta variance of its table plus one in each cell, so a
-    leader at the boundary (say recall 1) keeps some spread. The rank
+    leader at the boundary (say recall 1) keeps some spread. Modest boards
+    (unpaired up to 316 runs; paired while runs² × examples ≤ 100,000)
+    take both critical values from a studentized bootstrap of the runs'
+    tables instead, as a few examples of a class defeat the normal
+    approximation (see :mod:`batcheval.inference.selection`). The rank
     intervals are NaN (with a warning) above 5,000 runs, and for paired
     boards too large or sparse for the runs × examples influence matrix,
     whose best set then compares each run with the leader only, with
