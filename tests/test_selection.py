@@ -1,6 +1,7 @@
 """The leaderboard's best set (``could_be_best``) and simultaneous rank intervals:
 against the plain-numpy reference in tests/reference/best_set.py, an independent
-delta-method covariance, and a seeded family-wise error check."""
+delta-method covariance, and seeded family-wise error checks; the studentized
+bootstrap of modest boards against tests/reference/boot_select.py."""
 
 from __future__ import annotations
 
