@@ -125,6 +125,10 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="write the markdown table here")
     parser.add_argument("--designs", default="null,staircase")
     parser.add_argument("--max-runs", type=int, default=1000)
+    parser.add_argument(
+        "--points", default=None,
+        help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
+    )  # fmt: skip
     args = parser.parse_args()
     boards = 20 if args.quick else args.boards
     rows = []
@@ -135,6 +139,8 @@ def main() -> None:
             continue
         b = np.full(r, 0.5) if design == "null" else np.linspace(0.7, 0.3, r)
         for pairing in ("paired", "unpaired"):
+            if args.points and f"{design}:{pairing}:{r}:{n}:{prev}" not in args.points.split(","):
+                continue
             # fewer boards for the 1,000-run points keep each point to a minute or so
             nb = boards if r < 1000 else max(20, boards // 4)
             rng = np.random.default_rng([args.seed, r, n, int(prev * 1000), pairing == "paired"])
@@ -173,7 +179,8 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         "",
         "```",
         f"python benchmarks/calibration_leader.py --boards {args.boards} --seed {args.seed} "
-        f"--designs {args.designs} --max-runs {args.max_runs} --out {args.out}",
+        f"--designs {args.designs} --max-runs {args.max_runs} --out {args.out}"
+        + (f" --points {args.points}" if args.points else ""),
         "```",
         "",
         "(see the benchmark's docstring for the design). Nominal family-wise error α = 0.05; ± is the",

@@ -167,6 +167,8 @@ _BINARY_PROPORTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 #: Measures with a Wilson score interval (binary; only accuracy when multiclass).
 WILSON_MEASURES: tuple[str, ...] = tuple(_BINARY_PROPORTIONS)
+#: (numerator cells, denominator cells) of each binary proportion measure
+BINARY_PROPORTIONS = _BINARY_PROPORTIONS
 #: Measures with a delta-method interval (binary and multiclass).
 DELTA_MEASURES: tuple[str, ...] = ("informedness", "markedness", "correlation", "kappa_cohen")
 

@@ -58,7 +58,11 @@ Which runs could be the best, and where each could rank
     resample the examples jointly across runs (a Gaussian multiplier
     bootstrap of each run's influence per example). Both floor each run's
     variance at the delta variance of its table plus one in each cell, so a
-    leader at the boundary (say recall 1) keeps some spread. The rank
+    leader at the boundary (say recall 1) keeps some spread. Modest boards
+    (unpaired up to 316 runs; paired while runs² × examples ≤ 100,000)
+    take both critical values from a studentized bootstrap of the runs'
+    tables instead, as a few examples of a class defeat the normal
+    approximation (see :mod:`batcheval.inference.selection`). The rank
     intervals are NaN (with a warning) above 5,000 runs, and for paired
     boards too large or sparse for the runs × examples influence matrix,
     whose best set then compares each run with the leader only, with
@@ -348,6 +352,8 @@ def leaderboard(
             value, se, ci, seed, _selection.smoothed_variance(counts, measure, pos),
             # the Student-t correction needs pairs, counted only up to RANK_LIMIT runs
             _selection.class_parts(counts, measure, pos) if len(value) <= _selection.RANK_LIMIT else None,
+            # a modest board's critical values: the studentized bootstrap of its tables
+            _selection.Tables(counts, measure, pos) if _selection.bootstrap_fits(len(value)) else None,
         )  # fmt: skip
         if adjacent:
             cols.update(_cmp.versus(value, se, above, "above", centre))
@@ -437,7 +443,10 @@ def _paired_selection(
             pairing = cells
     if u is not None and len(value) <= _selection.RANK_LIMIT:
         floor = _selection.smoothed_variance(counts, measure, pos)
-        return _selection.paired(value, u, ci, seed, floor, _selection.example_classes(pairing))
+        tables = None
+        if _selection.bootstrap_fits(len(value), u.shape[1]):  # resample the examples jointly
+            tables = _selection.Tables(counts, measure, pos, _selection.board_codes(pairing))
+        return _selection.paired(value, u, ci, seed, floor, _selection.example_classes(pairing), tables)
     diff = cols["diff_vs_leader"].copy()
     diff[leader] = 0.0
     se = cols["se_vs_leader"].copy()

@@ -108,3 +108,72 @@ def max_vs(draws, cand, inv_s, out):
                 z = (draws[m, j] - db) * inv_s[c, j]
                 best = max(best, z)
             out[m, c] = best
+
+
+@jit_parallel
+def boot_max_unpaired(err, var, out_abs, out_vs):
+    """Studentized bootstrap maxima of independent runs: with ``z_ij = (err[m, j] −
+    err[m, i]) / sqrt(var[m, i] + var[m, j])`` in replicate m, ``out_abs[m] = max_{i<j}
+    |z_ij|`` and ``out_vs[m, b] = max_{j ≠ b} z_bj`` (how far some run overtakes b).
+    A pair whose z is NaN (a replicate where the measure is undefined) is skipped."""
+    n_draws, r = err.shape
+    for m in prange(n_draws):
+        best = 0.0
+        for b in range(r):
+            out_vs[m, b] = -np.inf
+        for i in range(r):
+            for j in range(i + 1, r):
+                v = var[m, i] + var[m, j]
+                z = _z(err[m, j] - err[m, i], max(v, 0.0))
+                if math.isnan(z) or math.isnan(v):
+                    continue
+                best = max(best, abs(z))
+                out_vs[m, i] = max(out_vs[m, i], z)
+                out_vs[m, j] = max(out_vs[m, j], -z)
+        out_abs[m] = best
+
+
+@jit_parallel
+def boot_max_paired(err, codes, lut, floor, out_abs, out_vs):
+    """:func:`boot_max_unpaired` for runs scored on the same examples. Replicate m's
+    runs × examples class pairs are ``codes[m]`` (0: not scored), ``lut[m, r, code]``
+    run r's measure gradient at its replicate table; the influence is ``u[r, e] =
+    (g − ḡ_r)/n_r`` over the examples r scored, and ``s_ij² = Σ_e (u_ie − u_je)² +
+    x_i + x_j`` with ``x_r = max(floor[m, r] − Σ_e u_re², 0)``, the variance the
+    observed board is studentized with (:func:`batcheval.inference.selection.paired`)."""
+    n_draws, r, e = codes.shape
+    for m in prange(n_draws):
+        u = np.zeros((r, e))
+        extra = np.empty(r)
+        for i in range(r):
+            n = 0
+            total = 0.0
+            for k in range(e):
+                c = codes[m, i, k]
+                if c > 0:
+                    n += 1
+                    total += lut[m, i, c]
+            ss = 0.0
+            if n > 0:
+                mean = total / n
+                for k in range(e):
+                    c = codes[m, i, k]
+                    if c > 0:
+                        u[i, k] = (lut[m, i, c] - mean) / n
+                        ss += u[i, k] * u[i, k]
+            extra[i] = max(floor[m, i] - ss, 0.0)
+            out_vs[m, i] = -np.inf
+        best = 0.0
+        for i in range(r):
+            for j in range(i + 1, r):
+                v = extra[i] + extra[j]
+                for k in range(e):
+                    d = u[i, k] - u[j, k]
+                    v += d * d
+                z = _z(err[m, j] - err[m, i], max(v, 0.0))
+                if math.isnan(z) or math.isnan(v):
+                    continue
+                best = max(best, abs(z))
+                out_vs[m, i] = max(out_vs[m, i], z)
+                out_vs[m, j] = max(out_vs[m, j], -z)
+        out_abs[m] = best

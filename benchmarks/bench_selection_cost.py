@@ -1,0 +1,50 @@
+"""What the best set and rank intervals cost a modest leaderboard: ``be.leaderboard``
+(``paired="delta"``) on simulated null boards (benchmarks/calibration_leader.py's
+design) of a few sizes, best of 3 calls after a warm-up, one numba thread.
+
+Boards within :data:`batcheval.inference.selection.BOOT_BUDGET` take the studentized
+bootstrap's critical values; the larger ones below keep the Gaussian max-t (or
+Bonferroni), so their time shows the old path's cost.
+
+    python benchmarks/bench_selection_cost.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import calibration_leader as cl
+import numpy as np
+
+import batcheval as be
+
+BOARDS = [
+    (30, 40, 0.1, False), (300, 100, 0.1, False), (600, 100, 0.1, False), (2000, 100, 0.1, False),
+    (30, 40, 0.1, True), (30, 400, 0.5, True), (100, 40, 0.5, True),
+]  # fmt: skip
+
+
+def main() -> None:
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    for r, n, prev, paired in BOARDS:
+        df = cl.board(np.full(r, 0.5), n, prev, paired, rng)
+        kw = {"run": "run", "example": "example_id" if paired else None, "paired": "delta", "seed": 0}
+        be.leaderboard(df, **kw)
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            be.leaderboard(df, **kw)
+            times.append(time.perf_counter() - t0)
+        kind = "paired" if paired else "unpaired"
+        print(f"{kind:8} R={r:5} n={n:4} prevalence={prev}: best of 3 {min(times) * 1000:.0f} ms", flush=True)
+
+
+if __name__ == "__main__":
+    main()
