@@ -1,7 +1,7 @@
 """A real hyperparameter sweep on scikit-learn's bundled datasets, evaluated with batcheval.
 
-This is what ``batcheval demo`` runs. Nothing is downloaded: the three data sets
-ship inside scikit-learn.
+This is what ``batcheval demo`` runs. Nothing is downloaded: the eight data sets
+are built from the four classification sets that ship inside scikit-learn.
 
 - ``breast_cancer``: 569 tumours, binary. The positive class is *malignant*
   (prevalence 0.37). scikit-learn codes malignant as 0, so the label is flipped.
@@ -9,11 +9,16 @@ ship inside scikit-learn.
   malignant ones kept (prevalence 0.10). This is the imbalanced setting where
   accuracy and F1 reward a classifier for rarely naming the rare class.
 - ``digits``: 1,797 handwritten digits, 10 classes.
+- ``iris`` (150 flowers, 3 classes) and ``wine`` (178 wines, 3 classes).
+- ``iris_versicolor``: the 100 versicolor and virginica irises, binary (1 = virginica).
+- ``digits_3v8`` and ``digits_4v9``: the digits most often confused, binary
+  (1 = the second digit).
 
 Five model families (logistic regression, Gaussian naive Bayes, a decision
 tree, k-nearest neighbours and a small random forest), with several settings
-each, make 77 runs. ``cross_val_predict`` cross-validates every run over 5
-stratified folds for each of 3 seeds: 1,155 fits in all. The per-example
+each on the first three data sets and one fixed setting each (:data:`BENCHMARK`)
+on every data set, make 102 runs. ``cross_val_predict`` cross-validates every
+run over 5 stratified folds for each of 3 seeds: 1,530 fits in all. The per-example
 predictions go to ``predictions.parquet`` in the output directory. If that
 file already holds the same grid, the fitting is skipped.
 
@@ -21,7 +26,10 @@ batcheval then pools each run over its seeds and folds, ranks the runs by F1
 (macro F1 for digits), by accuracy and by informedness, and prints where the
 rankings disagree. It builds a leaderboard with 95 % intervals and paired tests
 against the leader, sweeps the decision threshold of the binary runs, and saves
-ROC, BIRD and forest charts and a summary figure.
+ROC, BIRD and forest charts and a summary figure. Last, it ranks the five
+families, each at its :data:`BENCHMARK` setting, by informedness on all eight
+data sets: average ranks, the Friedman test and a critical-difference diagram
+(:func:`batcheval.rank_methods`).
 """
 
 from __future__ import annotations
@@ -39,14 +47,37 @@ import polars as pl
 
 from ..evaluate import evaluate
 from ..inference.leaderboard import leaderboard
+from ..inference.ranks import RankResult, rank_methods
 from ..plot import plot
 from ..scores.auc import auc
 from ..scores.curves import curves
 from ..scores.sweep import sweep
 
-__all__ = ["DATASETS", "Setting", "compare_rankings", "load", "predictions", "run", "settings"]
+__all__ = [
+    "BENCHMARK", "DATASETS", "N_CLASSES", "Setting", "benchmark_scores", "compare_rankings", "load",
+    "predictions", "run", "settings",
+]  # fmt: skip
 
-DATASETS = ("breast_cancer", "breast_cancer_rare", "digits")
+DATASETS = (
+    "breast_cancer", "breast_cancer_rare", "digits", "iris", "wine", "iris_versicolor", "digits_3v8",
+    "digits_4v9",
+)  # fmt: skip
+N_CLASSES = {"breast_cancer": 2, "breast_cancer_rare": 2, "digits": 10, "iris": 3, "wine": 3,
+             "iris_versicolor": 2, "digits_3v8": 2, "digits_4v9": 2}  # fmt: skip
+# the data sets with a full grid and a per-data-set report; the others only feed the ranks
+_DETAILED = ("breast_cancer", "breast_cancer_rare", "digits")
+# One fixed setting per family, run on every data set: the Friedman test needs every method on
+# every data set, and one cheap setting keeps the five small data sets from slowing the demo.
+BENCHMARK: dict[str, dict[str, Any]] = {
+    "logreg": {"C": 1.0},
+    "naive_bayes": {},
+    "tree": {"max_depth": 4},
+    "knn": {"n_neighbors": 5},
+    "forest": {"max_depth": None},
+}
+# parameter values that are scikit-learn's defaults, so that e.g. "C=1, class_weight=None" on
+# breast_cancer counts as the benchmark setting "C=1"
+_DEFAULTS = {"class_weight": None, "priors": None, "var_smoothing": 1e-9}
 SEEDS = (0, 1, 2)
 N_FOLDS = 5
 _RARE_KEEP = 0.2  # share of malignant tumours kept in breast_cancer_rare
@@ -103,6 +134,18 @@ class Setting:
         """The model family and its parameters, e.g. ``'tree max_depth=2'``."""
         return f"{self.model} {self.params_text}"
 
+    @property
+    def benchmark(self) -> bool:
+        """Whether this is its family's :data:`BENCHMARK` setting (scikit-learn defaults aside).
+
+        Examples
+        --------
+        >>> Setting("wine", "tree", (("max_depth", 4), ("class_weight", None))).benchmark
+        True
+        """
+        given = {k: v for k, v in self.params if not (k in _DEFAULTS and v == _DEFAULTS[k])}
+        return BENCHMARK.get(self.model) == given
+
     def estimator(self, seed: int):
         """A fresh scikit-learn estimator for this setting (``seed`` seeds trees and forests)."""
         _sklearn()
@@ -131,6 +174,8 @@ class Setting:
 
 
 def _grid(dataset: str) -> dict[str, list[dict[str, Any]]]:
+    if dataset not in _DETAILED:
+        return {model: [dict(params)] for model, params in BENCHMARK.items()}
     if dataset == "digits":
         return {
             "logreg": [{"C": c} for c in (0.001, 0.01, 0.1, 1.0)],
@@ -157,19 +202,21 @@ def _grid(dataset: str) -> dict[str, list[dict[str, Any]]]:
 def settings(quick: bool = False) -> list[Setting]:
     """Every run of the sweep, in run order.
 
-    ``quick`` keeps two settings per family on ``breast_cancer_rare`` and one
-    on ``digits`` (15 runs), for tests.
+    ``quick`` keeps two settings per family on ``breast_cancer_rare``, one on
+    ``digits`` and the :data:`BENCHMARK` ones on the five small data sets (40
+    runs), for tests.
 
     Examples
     --------
     >>> grid = settings()
     >>> len(grid), sorted({s.model for s in grid})
-    (77, ['forest', 'knn', 'logreg', 'naive_bayes', 'tree'])
+    (102, ['forest', 'knn', 'logreg', 'naive_bayes', 'tree'])
     >>> grid[2].name
     'logreg C=0.001, class_weight={0: 1, 1: 0.3}'
     """
     out = []
-    for dataset in ("breast_cancer_rare", "digits") if quick else DATASETS:
+    small = DATASETS[len(_DETAILED) :]
+    for dataset in ("breast_cancer_rare", "digits", *small) if quick else DATASETS:
         for model, params in _grid(dataset).items():
             keep = params if not quick else params[: 2 if dataset != "digits" else 1]
             out.extend(Setting(dataset, model, tuple(p.items())) for p in keep)
@@ -177,22 +224,38 @@ def settings(quick: bool = False) -> list[Setting]:
 
 
 def load(dataset: str) -> tuple[np.ndarray, np.ndarray]:
-    """Features and labels of one of :data:`DATASETS` (label 1 = malignant for the binary ones).
+    """Features and labels of one of :data:`DATASETS`.
+
+    Label 1 is malignant for the breast cancer sets, virginica for ``iris_versicolor`` and the
+    second digit for ``digits_3v8`` and ``digits_4v9``; the multiclass sets keep scikit-learn's
+    labels.
 
     Examples
     --------
     >>> X, y = load("breast_cancer_rare")
     >>> X.shape, int(y.sum())
     ((398, 30), 41)
+    >>> X, y = load("iris_versicolor")
+    >>> X.shape, int(y.sum())
+    ((100, 4), 50)
     """
     _sklearn()
-    from sklearn.datasets import load_breast_cancer, load_digits
+    from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 
-    if dataset == "digits":
-        X, y = load_digits(return_X_y=True)
-        return X, y.astype(np.int8)
     if dataset not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r}; choose one of {DATASETS}")
+    if dataset.startswith("digits"):
+        X, y = load_digits(return_X_y=True)
+        if dataset != "digits":
+            neg, pos = int(dataset[-3]), int(dataset[-1])
+            keep = (y == neg) | (y == pos)
+            X, y = X[keep], (y[keep] == pos)
+        return X, y.astype(np.int8)
+    if dataset.startswith("iris") or dataset == "wine":
+        X, y = (load_wine if dataset == "wine" else load_iris)(return_X_y=True)
+        if dataset == "iris_versicolor":
+            X, y = X[y > 0], (y[y > 0] == 2)
+        return X, y.astype(np.int8)
     X, y = load_breast_cancer(return_X_y=True)
     y = (1 - y).astype(np.int8)  # 1 = malignant, the finding a screen looks for
     if dataset == "breast_cancer_rare":
@@ -213,7 +276,7 @@ def predictions(
 
     Columns: ``dataset, run, model, params, seed, fold, example, label,
     prediction, score`` (the probability of class 1, binary data sets) and
-    ``scores`` (every class's probability, digits). ``prediction`` is the
+    ``scores`` (every class's probability, multiclass data sets). ``prediction`` is the
     class of highest probability, which is what each model's ``predict``
     returns. If ``path`` already holds the same runs and seeds it is read
     back and nothing is fitted.
@@ -250,7 +313,7 @@ def predictions(
     start = time.perf_counter()
     for run, setting in enumerate(grid):
         X, y = data[setting.dataset]
-        binary = setting.dataset != "digits"
+        binary = N_CLASSES[setting.dataset] == 2
         for seed in seeds:
             cv = StratifiedKFold(N_FOLDS, shuffle=True, random_state=seed)
             fold = np.empty(y.size, np.int8)
@@ -465,7 +528,8 @@ def run(
     seeds
         Seeds of the 5-fold splits (and of the trees and forests).
     quick
-        A 15-run grid on ``breast_cancer_rare`` and ``digits``, for tests.
+        A 40-run grid: 15 runs on ``breast_cancer_rare`` and ``digits`` and the
+        :data:`BENCHMARK` settings on the five small data sets, for tests.
     n_jobs
         Passed to ``cross_val_predict``.
     top
@@ -478,15 +542,17 @@ def run(
     dict
         ``predictions``; ``scores``, ``sweep``, ``auc`` and ``leaderboard``
         (polars frames, one row per run, or per run × threshold for ``sweep``);
-        ``rankings``: per data set, the :func:`compare_rankings` result;
+        ``rankings``: per data set with a full grid, the :func:`compare_rankings`
+        result; ``ranks``: the :func:`batcheval.rank_methods` result of the
+        :data:`BENCHMARK` settings over every data set that has all of them;
         ``plots``: the PNG paths written.
 
     Examples
     --------
     >>> import tempfile
     >>> out = run(tempfile.mkdtemp(), seeds=[0], quick=True, verbose=False)
-    >>> sorted(out["rankings"]), out["scores"].height
-    (['breast_cancer_rare', 'digits'], 15)
+    >>> sorted(out["rankings"]), out["scores"].height, out["ranks"].n_datasets
+    (['breast_cancer_rare', 'digits'], 40, 5)
     """
     import contextlib
     import io
@@ -516,11 +582,14 @@ def _run(
     keys = ["run", "setting", "model", "params", "seed", "fold"]
     scores, rankings, sweeps, aucs, boards, plots = [], {}, [], [], [], []
     for (dataset,), part in preds.partition_by("dataset", as_dict=True, maintain_order=True).items():
-        binary = dataset != "digits"
+        binary = N_CLASSES[dataset] == 2
         # pooled: each run's 3 seeds × 5 folds summed into one table, then measured (micro average)
         scored = evaluate(part, by=keys, pool=["seed", "fold"],
                           measures=_BINARY_MEASURES if binary else _MULTICLASS_MEASURES)  # fmt: skip
         scored = scored.with_columns(pl.lit(dataset).alias("dataset"))
+        if dataset not in _DETAILED:  # the small data sets only feed the ranks across data sets
+            scores.append(scored)
+            continue
         n_examples = part.filter((pl.col("run") == part["run"][0]) & (pl.col("seed") == seeds[0])).height
         kind = "binary, positive = malignant" if binary else "10 classes"
         prevalence = f", prevalence {part['label'].mean():.2f}" if binary else ""
@@ -572,13 +641,16 @@ def _run(
             mc = auc(part, by=["run", "setting"], score="scores")
             aucs.append(mc.with_columns(pl.lit(dataset).alias("dataset")))
 
+    all_scores = pl.concat(scores, how="diagonal_relaxed")
+    ranks = _report_ranks(all_scores, settings(quick), out_dir, plots)
     result = {
         "predictions": preds,
-        "scores": pl.concat(scores, how="diagonal_relaxed"),
+        "scores": all_scores,
         "sweep": pl.concat(sweeps, how="diagonal_relaxed") if sweeps else pl.DataFrame(),
         "auc": pl.concat(aucs, how="diagonal_relaxed"),
         "leaderboard": pl.concat(boards, how="diagonal_relaxed"),
         "rankings": rankings,
+        "ranks": ranks,
         "plots": plots,
     }
     for name in ("scores", "sweep", "auc", "leaderboard"):
@@ -587,6 +659,81 @@ def _run(
     if verbose:
         print(f"demo finished in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return result
+
+
+def benchmark_scores(scores: pl.DataFrame, grid: Sequence[Setting]) -> pl.DataFrame:
+    """The :data:`BENCHMARK` runs of ``scores`` on the data sets that have every family's.
+
+    ``scores`` has one row per run (columns ``run``, ``dataset``, ``model`` and the measures),
+    ``grid`` is the :func:`settings` list the run numbers index. A column ``method`` (the
+    family) is added; data sets that lack some family's benchmark setting are left out, since
+    the Friedman test needs every method on every data set.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> grid = settings(quick=True)
+    >>> runs = pl.DataFrame({"run": range(len(grid)), "dataset": [s.dataset for s in grid],
+    ...                      "model": [s.model for s in grid]})
+    >>> out = benchmark_scores(runs, grid)
+    >>> out.height, out["dataset"].n_unique(), sorted(out["method"].unique())
+    (25, 5, ['forest', 'knn', 'logreg', 'naive_bayes', 'tree'])
+    """
+    runs = [run for run, s in enumerate(grid) if s.benchmark]
+    bench = scores.filter(pl.col("run").is_in(runs)).with_columns(pl.col("model").alias("method"))
+    complete = bench.group_by("dataset").agg(pl.col("method").n_unique().alias("_k"))
+    keep = complete.filter(pl.col("_k") == len(BENCHMARK)).get_column("dataset")
+    order = {d: i for i, d in enumerate(DATASETS)}
+    return bench.filter(pl.col("dataset").is_in(keep.implode())).sort(
+        pl.col("dataset").replace_strict(order, return_dtype=pl.Int32), "run"
+    )
+
+
+def _report_ranks(
+    scores: pl.DataFrame, grid: Sequence[Setting], out_dir: Path, plots: list[Path]
+) -> RankResult | None:
+    bench = benchmark_scores(scores, grid)
+    n = bench["dataset"].n_unique()
+    if n < 2:
+        return None
+    fixed = " · ".join(
+        f"{m} {', '.join(f'{k}={_text(v)}' for k, v in p.items()) or 'defaults'}"
+        for m, p in BENCHMARK.items()
+    )
+    print(
+        f"\n== across data sets: {len(BENCHMARK)} model families ranked by informedness on {n} data sets =="
+    )
+    print(f"each family at one setting on every data set: {fixed}")
+    print("informedness (pooled over seeds and folds):")
+    wide = bench.pivot(on="dataset", index="method", values="informedness", maintain_order=True)
+    print(_table(wide))
+    res = rank_methods(bench, method="method", dataset="dataset", measure="informedness")
+    print(f"average ranks over {n} datasets (1 = best; the Friedman test and the CD diagram use these):")
+    print(_table(res.ranks))
+    print(res.summary())
+    apart = res.pairwise.filter(pl.col("nemenyi_different"))
+    if apart.height:
+        said = ", ".join(f"{a} over {b} ({d:.2f})" for a, b, d in apart.select(
+            "method_a", "method_b", "rank_diff").rows())  # fmt: skip
+        print(
+            f"Nemenyi separates {apart.height} of {res.pairwise.height} pairs (rank difference ≥ CD): {said}"
+        )
+    else:
+        print(
+            f"Nemenyi separates none of the {res.pairwise.height} pairs: "
+            "every rank difference is below the CD"
+        )
+    from ..plot.backend import pyplot
+
+    plt = pyplot()
+    png = out_dir / "cd.png"
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    plot(res, chart="cd", ax=ax, title=f"{res.n_methods} model families on {n} datasets, informedness; "
+         f"Nemenyi CD at α = {res.alpha:g}")  # fmt: skip
+    fig.savefig(png, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    plots.append(png)
+    return res
 
 
 def _report_board(board: pl.DataFrame, top: int, seed: int) -> None:
@@ -628,7 +775,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python examples/sklearn_sweep.py [OUT_DIR] [--quick]``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", nargs="?", default="batcheval_demo")
-    parser.add_argument("--quick", action="store_true", help="a 15-run grid with one seed")
+    parser.add_argument("--quick", action="store_true", help="a 40-run grid with one seed")
     parser.add_argument("--n-jobs", type=int, default=1)
     args = parser.parse_args(argv)
     run(args.out_dir, quick=args.quick, seeds=[0] if args.quick else SEEDS, n_jobs=args.n_jobs)
