@@ -72,13 +72,13 @@ def report(
     >>> print(be.report(y_true=[0, 0, 1, 1, 1, 0, 1, 0], y_pred=[0, 1, 1, 1, 0, 0, 1, 0]))
                   precision  recall  f1-score  informedness (95% CI)  markedness (95% CI)    support
     <BLANKLINE>
-               0      0.750   0.750     0.750  0.500 [-0.200, 0.867]  0.500 [-0.200, 0.867]        4
-               1      0.750   0.750     0.750  0.500 [-0.200, 0.867]  0.500 [-0.200, 0.867]        4
+               0      0.750   0.750     0.750  0.500 [-0.222, 0.868]  0.500 [-0.222, 0.868]        4
+               1      0.750   0.750     0.750  0.500 [-0.222, 0.868]  0.500 [-0.222, 0.868]        4
     <BLANKLINE>
         accuracy                        0.750                                                      8
        macro avg      0.750   0.750     0.750  0.500                  0.500                        8
     weighted avg      0.750   0.750     0.750  0.500                  0.500                        8
-         overall                               0.500 [-0.200, 0.867]  0.500 [-0.200, 0.867]        8
+         overall                               0.500 [-0.222, 0.868]  0.500 [-0.222, 0.868]        8
     <BLANKLINE>
     """
     table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
