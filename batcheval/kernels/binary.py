@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .jit import jit, jit_inline, jit_parallel, prange
+from .jit import jit, jit_parallel, prange
 
 NAMES = (
     "prevalence",
@@ -68,30 +68,30 @@ EXACT_LIMIT = 3_000_000_000
 _BLOCK = 2048
 
 
-@jit_inline
+@jit
 def safe_ratio(num, den):
     """A plain ratio: NaN when the denominator is 0 (spec §2, degenerate tables)."""
     return num / den if den != 0 else np.nan
 
 
-@jit_inline
+@jit
 def margin_coef(num, den):
     """A chance-corrected coefficient: 0 when its margin is 0, because dtp is too."""
     return num / den if den != 0 else 0.0
 
 
-@jit_inline
+@jit
 def _xlogx_ratio(o, e):
     """``o * ln(o / e)`` with 0·ln 0 = 0, one cell of G²."""
     return o * math.log(o / e) if o > 0 else 0.0
 
 
-@jit_inline
+@jit
 def _correlation(det, rp, rn, pp, pn):
     return margin_coef(det, math.sqrt(rp * rn) * math.sqrt(pp * pn))
 
 
-@jit_inline
+@jit
 def _evenness(share):
     return share * (1.0 - share)
 
@@ -112,7 +112,7 @@ class _Table(NamedTuple):
     b2: float
 
 
-@jit_inline
+@jit
 def _table(tp, fp, fn, tn, b2):
     a, b, c, d = float(tp), float(fp), float(fn), float(tn)
     # a select, not a branch, so that the per-measure loops stay vectorisable
@@ -122,117 +122,117 @@ def _table(tp, fp, fn, tn, b2):
 
 
 # One formula per measure of NAMES, of a table t (spec §2 and §3).
-@jit_inline
+@jit
 def _prevalence(t):
     return t.rp / t.n
 
 
-@jit_inline
+@jit
 def _bias(t):
     return t.pp / t.n
 
 
-@jit_inline
+@jit
 def _recall(t):
     return safe_ratio(t.a, t.rp)
 
 
-@jit_inline
+@jit
 def _precision(t):
     return safe_ratio(t.a, t.pp)
 
 
-@jit_inline
+@jit
 def _inverse_recall(t):
     return safe_ratio(t.d, t.rn)
 
 
-@jit_inline
+@jit
 def _inverse_precision(t):
     return safe_ratio(t.d, t.pn)
 
 
-@jit_inline
+@jit
 def _fallout(t):
     return safe_ratio(t.b, t.rn)
 
 
-@jit_inline
+@jit
 def _miss_rate(t):
     return safe_ratio(t.c, t.rp)
 
 
-@jit_inline
+@jit
 def _accuracy(t):
     return (t.a + t.d) / t.n
 
 
-@jit_inline
+@jit
 def _jaccard(t):
     return safe_ratio(t.a, t.a + t.b + t.c)
 
 
-@jit_inline
+@jit
 def _f1(t):
     return safe_ratio(2.0 * t.a, 2.0 * t.a + t.b + t.c)
 
 
-@jit_inline
+@jit
 def _f_beta(t):
     return safe_ratio((1.0 + t.b2) * t.a, (1.0 + t.b2) * t.a + t.b2 * t.c + t.b)
 
 
-@jit_inline
+@jit
 def _g_measure(t):
     return math.sqrt(safe_ratio(t.a, t.rp) * safe_ratio(t.a, t.pp))
 
 
-@jit_inline
+@jit
 def _informedness(t):
     return margin_coef(t.det, t.rp * t.rn)
 
 
-@jit_inline
+@jit
 def _markedness(t):
     return margin_coef(t.det, t.pp * t.pn)
 
 
-@jit_inline
+@jit
 def _correlation_of(t):
     return _correlation(t.det, t.rp, t.rn, t.pp, t.pn)
 
 
-@jit_inline
+@jit
 def _bookmark(t):
     return margin_coef(t.det, t.rp * t.rn) * margin_coef(t.det, t.pp * t.pn)
 
 
-@jit_inline
+@jit
 def _dtp(t):
     return t.det / (t.n * t.n)
 
 
-@jit_inline
+@jit
 def _evenness_real(t):
     return _evenness(t.rp / t.n)
 
 
-@jit_inline
+@jit
 def _evenness_predicted(t):
     return _evenness(t.pp / t.n)
 
 
-@jit_inline
+@jit
 def _evenness_global(t):
     return math.sqrt(_evenness(t.rp / t.n) * _evenness(t.pp / t.n))
 
 
-@jit_inline
+@jit
 def _kappa_cohen(t):
     return margin_coef(2.0 * t.det, t.rp * t.pn + t.pp * t.rn)
 
 
-@jit_inline
+@jit
 def _kappa_fleiss(t):
     # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
     # margin term as spec §2's identity says: that holds only when prevalence = bias.
@@ -244,44 +244,44 @@ def _kappa_fleiss(t):
     )
 
 
-@jit_inline
+@jit
 def _wracc(t):
     return 4.0 * (t.det / (t.n * t.n))
 
 
-@jit_inline
+@jit
 def _auc_single(t):
     # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
     return 0.5 * (safe_ratio(t.a, t.rp) + safe_ratio(t.d, t.rn))
 
 
-@jit_inline
+@jit
 def _lift(t):
     return safe_ratio(t.a * t.n, t.pp * t.rp)
 
 
-@jit_inline
+@jit
 def _lr_plus(t):
     return safe_ratio(safe_ratio(t.a, t.rp), safe_ratio(t.b, t.rn))
 
 
-@jit_inline
+@jit
 def _lr_minus(t):
     return safe_ratio(safe_ratio(t.c, t.rp), safe_ratio(t.d, t.rn))
 
 
-@jit_inline
+@jit
 def _odds_ratio(t):
     return safe_ratio(t.a * t.d, t.b * t.c)
 
 
-@jit_inline
+@jit
 def _chi2(t):
     r = _correlation(t.det, t.rp, t.rn, t.pp, t.pn)
     return t.n * r * r
 
 
-@jit_inline
+@jit
 def _g2(t):
     if not (t.rp > 0 and t.rn > 0 and t.pp > 0 and t.pn > 0):
         return 0.0
@@ -294,31 +294,31 @@ def _g2(t):
 
 
 # the +P row and +R column statistics are 0 when that row/column is empty
-@jit_inline
+@jit
 def _chi2_pos_pred(t):
     bm = margin_coef(t.det, t.rp * t.rn)
     return margin_coef(bm * bm * t.rp * t.rn, t.pp)
 
 
-@jit_inline
+@jit
 def _chi2_pos_real(t):
     mk = margin_coef(t.det, t.pp * t.pn)
     return margin_coef(mk * mk * t.pp * t.pn, t.rp)
 
 
-@jit_inline
+@jit
 def _chi2_kb(t):
     bm = margin_coef(t.det, t.rp * t.rn)
     return 2.0 * t.n * bm * bm * _evenness(t.rp / t.n)
 
 
-@jit_inline
+@jit
 def _chi2_km(t):
     mk = margin_coef(t.det, t.pp * t.pn)
     return 2.0 * t.n * mk * mk * _evenness(t.pp / t.n)
 
 
-@jit_inline
+@jit
 def _chi2_kbm(t):
     even_g = math.sqrt(_evenness(t.rp / t.n) * _evenness(t.pp / t.n))
     return 2.0 * t.n * margin_coef(t.det, t.rp * t.rn) * margin_coef(t.det, t.pp * t.pn) * even_g
