@@ -110,6 +110,18 @@ def max_vs(draws, cand, inv_s, out):
             out[m, c] = best
 
 
+@jit_inline
+def _record_pair(err, out_vs, m, i, j, v, best):
+    """Replicate m's pair (i, j) with variance ``v``: z of j over i into both runs' ``out_vs``;
+    returns the running max |z|. A pair whose z or variance is NaN changes nothing."""
+    z = _z(err[m, j] - err[m, i], max(v, 0.0))
+    if math.isnan(z) or math.isnan(v):
+        return best
+    out_vs[m, i] = max(out_vs[m, i], z)
+    out_vs[m, j] = max(out_vs[m, j], -z)
+    return max(best, abs(z))
+
+
 @jit_parallel
 def boot_max_unpaired(err, var, out_abs, out_vs):
     """Studentized bootstrap maxima of independent runs: with ``z_ij = (err[m, j] −
@@ -123,13 +135,7 @@ def boot_max_unpaired(err, var, out_abs, out_vs):
             out_vs[m, b] = -np.inf
         for i in range(r):
             for j in range(i + 1, r):
-                v = var[m, i] + var[m, j]
-                z = _z(err[m, j] - err[m, i], max(v, 0.0))
-                if math.isnan(z) or math.isnan(v):
-                    continue
-                best = max(best, abs(z))
-                out_vs[m, i] = max(out_vs[m, i], z)
-                out_vs[m, j] = max(out_vs[m, j], -z)
+                best = _record_pair(err, out_vs, m, i, j, var[m, i] + var[m, j], best)
         out_abs[m] = best
 
 
@@ -170,10 +176,5 @@ def boot_max_paired(err, codes, lut, floor, out_abs, out_vs):
                 for k in range(e):
                     d = u[i, k] - u[j, k]
                     v += d * d
-                z = _z(err[m, j] - err[m, i], max(v, 0.0))
-                if math.isnan(z) or math.isnan(v):
-                    continue
-                best = max(best, abs(z))
-                out_vs[m, i] = max(out_vs[m, i], z)
-                out_vs[m, j] = max(out_vs[m, j], -z)
+                best = _record_pair(err, out_vs, m, i, j, v, best)
         out_abs[m] = best
