@@ -14,7 +14,10 @@ independent call per run or pair, so their time is linear in the count); the pri
 3. DeLong: ``compare_auc`` over 10,000 runs × 2,000 shared examples vs a per-pair DeLong by the
    definition (numpy broadcasting of the m × n comparison matrix); and ``auc(ci=0.95)`` vs ``auc``.
 
-    python benchmarks/bench_compare.py           # full sizes, ~3 GB
+Times are the best of ``--repeat`` calls, as CPU (process) time and wall-clock time; run with
+``NUMBA_NUM_THREADS=1`` so that both sides use one core and the CPU times compare like with like.
+
+    NUMBA_NUM_THREADS=1 python benchmarks/bench_compare.py           # full sizes, ~3 GB
     python benchmarks/bench_compare.py --quick   # small sizes, a smoke test
 """
 
@@ -30,13 +33,38 @@ from scipy import stats
 import batcheval as be
 
 
-def best_of(fn, repeat: int) -> float:
-    times = []
+class Timing:
+    """The best wall-clock and the best CPU (process) time of some calls. On a shared machine the
+    CPU time is the steadier figure: run with NUMBA_NUM_THREADS=1 so both sides use one core."""
+
+    def __init__(self, wall: float, cpu: float) -> None:
+        self.wall, self.cpu = wall, cpu
+
+    def __truediv__(self, k: float) -> Timing:
+        return Timing(self.wall / k, self.cpu / k)
+
+    def __mul__(self, k: float) -> Timing:
+        return Timing(self.wall * k, self.cpu * k)
+
+    def __add__(self, o: Timing) -> Timing:
+        return Timing(self.wall + o.wall, self.cpu + o.cpu)
+
+    def __str__(self) -> str:
+        return f"cpu {self.cpu:8.3f} s  wall {self.wall:8.3f} s"
+
+    def ratio(self, o: Timing) -> str:
+        """This (a loop) over ``o`` (ours)."""
+        return f"{self.cpu / o.cpu:,.1f}x cpu, {self.wall / o.wall:,.1f}x wall"
+
+
+def best_of(fn, repeat: int) -> Timing:
+    walls, cpus = [], []
     for _ in range(repeat):
-        t = time.perf_counter()
+        c, t = time.process_time(), time.perf_counter()
         fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+        walls.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
+    return Timing(min(walls), min(cpus))
 
 
 def cv_frame(n_runs: int, seed: int = 0) -> pl.DataFrame:
@@ -93,19 +121,20 @@ def bench_compare(n_runs: int, subset: int, eval_runs: int, rows: int, repeat: i
     per_s = best_of(loop_scipy, 1) / subset
     full_b, full_s = per_b * (n_runs - 1), per_s * (n_runs - 1)
     print(f"compare, {n_runs:,} runs x 10 repeats x 10 folds ({len(df):,} rows):")
-    print(f"  be.compare corrected_t   {t_ct:8.3f} s")
-    print(f"  be.compare bayes         {t_by:8.3f} s")
-    print(f"  baycomp loop             {full_b:8.1f} s  (timed on {subset:,} runs, extrapolated)  "
-          f"{full_b / t_by:,.0f}x")  # fmt: skip
-    print(f"  scipy corrected-t loop   {full_s:8.1f} s  (timed on {subset:,} runs, extrapolated)  "
-          f"{full_s / t_ct:,.0f}x")  # fmt: skip
+    print(f"  be.compare corrected_t   {t_ct}")
+    print(f"  be.compare bayes         {t_by}")
+    print(f"  baycomp loop             {full_b}  (timed on {subset:,} runs, extrapolated)  "
+          f"{full_b.ratio(t_by)}")  # fmt: skip
+    print(f"  scipy corrected-t loop   {full_s}  (timed on {subset:,} runs, extrapolated)  "
+          f"{full_s.ratio(t_ct)}")  # fmt: skip
     pred = predictions(eval_runs, rows)
     be.evaluate(pred.head(100_000), by=["run", "repeat", "fold"], measures=["accuracy"])  # warm
     t_ev = best_of(lambda: be.evaluate(pred, by=["run", "repeat", "fold"], measures=["accuracy"]), repeat)
     ev = be.evaluate(pred, by=["run", "repeat", "fold"], measures=["accuracy"])
     t_c = best_of(lambda: be.compare(ev, repeat="repeat", measure="accuracy", reference=0), repeat)
-    print(f"  evaluate of {eval_runs:,} runs x 100 folds x {rows} rows ({len(pred):,} rows): {t_ev:.3f} s; "
-          f"compare of its output: {t_c:.3f} s (+{100 * t_c / t_ev:.0f} %)")  # fmt: skip
+    print(f"  evaluate of {eval_runs:,} runs x 100 folds x {rows} rows ({len(pred):,} rows): {t_ev}")
+    print(f"  compare of its output: {t_c} (+{100 * t_c.cpu / t_ev.cpu:.0f} % cpu, "
+          f"+{100 * t_c.wall / t_ev.wall:.0f} % wall)")  # fmt: skip
 
 
 def bench_ranks(k: int, n: int, subset: int, repeat: int) -> None:
@@ -125,15 +154,13 @@ def bench_ranks(k: int, n: int, subset: int, repeat: int) -> None:
             stats.wilcoxon(x[:, ia[p]], x[:, ib[p]])
             stats.studentized_range.sf(abs(mean_rank[ia[p]] - mean_rank[ib[p]]) / se * np.sqrt(2), k, np.inf)
 
-    t0 = time.perf_counter()
-    stats.friedmanchisquare(*x.T)
-    t_f = time.perf_counter() - t0
+    t_f = best_of(lambda: stats.friedmanchisquare(*x.T), 1)
     per = best_of(loop, 1) / subset
     full = t_f + per * len(ia)
     print(f"rank_methods, {k:,} methods x {n} datasets ({len(ia):,} pairs):")
-    print(f"  be.rank_methods          {t_ours:8.3f} s")
-    print(f"  scipy loop               {full:8.1f} s  (friedman once + wilcoxon and studentized_range.sf "
-          f"per pair, timed on {subset:,} pairs, extrapolated)  {full / t_ours:,.0f}x")  # fmt: skip
+    print(f"  be.rank_methods          {t_ours}")
+    print(f"  scipy loop               {full}  (friedman once + wilcoxon and studentized_range.sf "
+          f"per pair, timed on {subset:,} pairs, extrapolated)  {full.ratio(t_ours)}")  # fmt: skip
 
 
 def delong_pair(a: np.ndarray, b: np.ndarray, label: np.ndarray) -> tuple[float, float]:
@@ -165,10 +192,12 @@ def bench_delong(n_runs: int, n_ex: int, subset: int, repeat: int) -> None:
     per = best_of(lambda: [delong_pair(s[r], s[0], label) for r in range(1, subset + 1)], 1) / subset
     full = per * (n_runs - 1)
     print(f"DeLong, {n_runs:,} runs x {n_ex:,} shared examples ({len(df):,} rows):")
-    print(f"  be.compare_auc           {t_ours:8.3f} s")
-    print(f"  per-pair DeLong loop     {full:8.1f} s  (timed on {subset:,} pairs, extrapolated)  "
-          f"{full / t_ours:,.0f}x")  # fmt: skip
-    print(f"  be.auc {t_auc:.3f} s; be.auc(ci=0.95) {t_auc_ci:.3f} s (+{100 * (t_auc_ci / t_auc - 1):.0f} %)")
+    print(f"  be.compare_auc           {t_ours}")
+    print(f"  per-pair DeLong loop     {full}  (timed on {subset:,} pairs, extrapolated)  "
+          f"{full.ratio(t_ours)}")  # fmt: skip
+    print(f"  be.auc                   {t_auc}")
+    print(f"  be.auc(ci=0.95)          {t_auc_ci}  (+{100 * (t_auc_ci.cpu / t_auc.cpu - 1):.0f} % cpu, "
+          f"+{100 * (t_auc_ci.wall / t_auc.wall - 1):.0f} % wall)")  # fmt: skip
 
 
 def main() -> None:

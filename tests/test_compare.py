@@ -187,3 +187,44 @@ def test_bad_input_is_named():
         be.compare(pl.concat([df, df.head(1)]), measure="accuracy")
     with pytest.raises(InvalidArgumentError, match="test_fraction= must lie in"):
         be.compare(df, measure="accuracy", test_fraction=1.0)
+
+
+@pytest.mark.parametrize("test", ["corrected_t", "bayes", "t"])
+def test_sorted_grid_and_shuffled_rows_give_the_same_result(test):
+    # the sorted (run, repeat, fold) layout takes a shortcut past the key coding; any row order must
+    # give the same numbers, and both must equal plain numpy on the runs x folds matrix
+    df = cv_frame(n_runs=7, n_repeats=3, n_folds=4, seed=5)
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=1)
+    kw = {"repeat": "repeat", "measure": "accuracy", "reference": 2, "test": test, "rope": 0.01}
+    fast, slow = be.compare(df, **kw), be.compare(shuffled, **kw)
+    assert fast.equals(slow)
+    x = np.vstack([_vectors(df, r) for r in range(7)])
+    d = np.delete(x, 2, axis=0) - x[2]
+    np.testing.assert_array_equal(fast.get_column("mean_diff").to_numpy(), d.mean(axis=1))
+    np.testing.assert_array_equal(fast.get_column("sd_diff").to_numpy(), np.sqrt(d.var(axis=1, ddof=1)))
+
+
+@pytest.mark.parametrize("n", [3, 8, 100, 129, 1001])
+def test_difference_moments_add_in_numpys_order(n):
+    # the kernel's mean and variance of the differences must be numpy's to the last bit, for row
+    # lengths on both sides of numpy's blocks of 8 and 128
+    from batcheval.kernels import ranks
+
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=(40, n)) * rng.uniform(0.01, 1000, (40, 1))
+    a, b = rng.integers(0, 40, 60), rng.integers(0, 40, 60)
+    mean, var = np.empty(60), np.empty(60)
+    ranks.diff_moments(x, a, b, mean, var)
+    d = x[a] - x[b]
+    np.testing.assert_array_equal(mean, d.mean(axis=1))
+    np.testing.assert_array_equal(var, d.var(axis=1, ddof=1))
+
+
+def test_sorted_layout_with_a_gap_or_a_duplicate_is_still_named():
+    df = cv_frame(n_runs=3, n_repeats=2, n_folds=3)
+    gap = df.filter(~((pl.col("run") == 2) & (pl.col("repeat") == 1) & (pl.col("fold") == 2)))
+    with pytest.raises(InvalidArgumentError, match=r"run=2 lacks \{'repeat': 1, 'fold': 2\}"):
+        be.compare(gap, repeat="repeat", measure="accuracy")
+    dup = pl.concat([df.head(3), df]).sort("run", "repeat", "fold")
+    with pytest.raises(InvalidArgumentError, match="measured more than once"):
+        be.compare(dup, repeat="repeat", measure="accuracy")

@@ -183,15 +183,19 @@ def fold_matrix(
     if frame.height == 0:
         raise InvalidArgumentError("the frame has no rows to compare")
     value = frame.get_column(measure).cast(pl.Float64)
-    bad = (value.is_null() | value.is_nan()).fill_null(True)
-    if bad.any():
+    if value.null_count() or value.is_nan().any():
+        bad = (value.is_null() | value.is_nan()).fill_null(True)
         where = frame.filter(bad).select(*runs, *cell_cols).rows()
         raise InvalidArgumentError(
             f"measure column {measure!r} has {int(bad.sum())} NaN or null values, at "
             f"({', '.join([*runs, *cell_cols])}) = {_show(where)}"
         )
-    r, run_keys = key_codes(frame, runs)
-    c, cell_keys = key_codes(frame, cell_cols)
+    grid = _sorted_grid(frame, runs, cell_cols)
+    if grid is not None:
+        run_keys, cell_keys = grid
+    else:
+        r, run_keys = key_codes(frame, runs)
+        c, cell_keys = key_codes(frame, cell_cols)
     n_runs, n_cells = run_keys.height, cell_keys.height
     n_repeats = cell_keys.get_column(repeat).n_unique() if repeat is not None else 1
     n_folds = cell_keys.get_column(fold).n_unique()
@@ -202,8 +206,14 @@ def fold_matrix(
             f"folds do not form a grid: {n_cells} distinct ({repeat}, {fold}) pairs, not {n_repeats} "
             f"repeats × {n_folds} folds; give each repeat the same fold labels"
         )
-    flat = r * n_cells + c
-    seen = np.bincount(flat, minlength=n_runs * n_cells).reshape(n_runs, n_cells)
+    if grid is not None:
+        # one row per (run, cell) in key order: the value column is the matrix already
+        values = value.to_numpy().reshape(n_runs, n_cells)
+        return FoldMatrix(run_keys, cell_keys, values, n_repeats, n_folds)
+    values = np.empty(n_runs * n_cells)
+    seen = np.zeros(n_runs * n_cells, dtype=np.uint8)
+    _rank_kernels.scatter_cells(r, c, n_cells, value.to_numpy(), values, seen)
+    seen = seen.reshape(n_runs, n_cells)
     if (seen > 1).any():
         rr, cc = np.nonzero(seen > 1)
         pairs = [
@@ -220,9 +230,46 @@ def fold_matrix(
         raise InvalidArgumentError(
             f"runs do not share the same folds, so they cannot be paired: {'; '.join(parts)}{more}"
         )
-    values = np.empty(n_runs * n_cells)
-    values[flat] = value.to_numpy()
     return FoldMatrix(run_keys, cell_keys, values.reshape(n_runs, n_cells), n_repeats, n_folds)
+
+
+def _increasing(keys: pl.DataFrame) -> bool:
+    """Whether the rows of integer ``keys`` are strictly increasing in lexicographic order."""
+    greater = np.zeros(max(keys.height - 1, 0), dtype=bool)
+    equal = np.ones_like(greater)
+    for col in keys.columns:
+        x = keys.get_column(col).to_numpy()
+        greater |= equal & (x[1:] > x[:-1])
+        equal &= x[1:] == x[:-1]
+    return bool(greater.all())
+
+
+def _sorted_grid(
+    frame: pl.DataFrame, runs: Sequence[str], cells: Sequence[str]
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The run keys and the cell keys when ``frame`` has one row per (run, cell), sorted by run and then
+    cell, with every run on the same cells in the same order (``evaluate``'s output by run, repeat and
+    fold has this layout); None otherwise, or for keys that are not integers without nulls.
+
+    Checking this takes one pass over each key column, where coding the keys takes several and a
+    scatter of the values: the layout proves there are no duplicates or gaps, and sorted order
+    makes the matrix the value column itself."""
+    columns = [*runs, *cells]
+    if any(not frame.schema[c].is_integer() or frame.get_column(c).null_count() for c in columns):
+        return None
+    arrays = {c: frame.get_column(c).to_numpy() for c in columns}
+    n_cells = min(_rank_kernels.leading_run(arrays[c]) for c in runs)
+    if frame.height % n_cells:
+        return None
+    if not all(_rank_kernels.block_constant(arrays[c], n_cells) for c in runs):
+        return None
+    if not all(_rank_kernels.tiled(arrays[c], n_cells) for c in cells):
+        return None
+    run_keys = frame.select(runs).gather_every(n_cells)
+    cell_keys = frame.select(cells).head(n_cells)
+    if not (_increasing(run_keys) and _increasing(cell_keys)):
+        return None
+    return run_keys, cell_keys
 
 
 def key_codes(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, pl.DataFrame]:
@@ -242,9 +289,20 @@ def key_codes(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, 
         uniques.append(u)
     if len(columns) == 1:
         return codes, uniques[0].to_frame()
-    combined = pl.Series(codes)
-    code = np.zeros(len(codes), dtype=np.int64)
-    present = _fold_codes(combined, code).to_numpy()
+    span = int(np.prod([len(u) for u in uniques]))
+    if span <= 4 * len(codes) + 1024:
+        occurs = np.zeros(span, dtype=np.uint8)
+        _rank_kernels.mark_present(codes, 0, occurs)
+        if occurs.all():
+            # every combination occurs (a full grid of repeats × folds): the mixed-radix codes are
+            # already dense and in key order, so the recoding pass is skipped
+            code, present = codes, np.arange(span)
+        else:
+            code = np.zeros(len(codes), dtype=np.int64)
+            present = _fold_codes(pl.Series(codes), code).to_numpy()
+    else:
+        code = np.zeros(len(codes), dtype=np.int64)
+        present = _fold_codes(pl.Series(codes), code).to_numpy()
     keys = {}
     for col, u in zip(reversed(columns), reversed(uniques), strict=True):
         keys[col] = u.gather(present % len(u))
@@ -254,15 +312,21 @@ def key_codes(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, 
 
 def _fold_codes(s: pl.Series, codes: np.ndarray) -> pl.Series:
     """``codes = codes·u + code(s)`` for the u sorted distinct values of ``s``; returns them."""
+    if s.dtype.is_integer() and len(s):
+        lo, hi = int(s.min()), int(s.max())  # type: ignore[arg-type]
+        if hi - lo <= 4 * len(s) + 1024:
+            # a compact range: which keys occur from a byte map, not a hash set of ten million values
+            x = s.to_numpy()
+            present = np.zeros(hi - lo + 1, dtype=np.uint8)
+            _rank_kernels.mark_present(x, lo, present)
+            keys = np.flatnonzero(present)
+            n = len(keys)
+            lut = np.zeros(hi - lo + 1, dtype=np.int64)
+            lut[keys] = np.arange(n)
+            _rank_kernels.radix_codes(x, lo, lut, n, codes)
+            return pl.Series(s.name, keys + lo).cast(s.dtype)
     u = s.unique().sort()
     n = len(u)
-    if s.dtype.is_integer() and n:
-        lo, hi = int(u[0]), int(u[-1])
-        if hi - lo <= 4 * n + 1024:
-            lut = np.zeros(hi - lo + 1, dtype=np.int64)
-            lut[u.to_numpy().astype(np.int64) - lo] = np.arange(n)
-            _rank_kernels.radix_codes(s.to_numpy(), lo, lut, n, codes)
-            return u
     codes *= n
     codes += u.search_sorted(s).to_numpy().astype(np.int64)
     return u
@@ -416,9 +480,9 @@ def compare(
     else:
         a, b = np.triu_indices(n_runs, 1)
     stat = _statistics(fm, a, b, test, ratio, low, high, chunk_rows)
-    ref_keys = fm.runs[b.tolist()]
+    ref_keys = fm.runs[b]
     out = pl.concat(
-        [fm.runs[a.tolist()], ref_keys.rename({c: f"reference_{c}" for c in ref_keys.columns})],
+        [fm.runs[a], ref_keys.rename({c: f"reference_{c}" for c in ref_keys.columns})],
         how="horizontal",
     )
     columns = [pl.Series("n_folds", np.full(len(a), n_cells), dtype=pl.Int64)]
@@ -439,14 +503,18 @@ def _statistics(fm: FoldMatrix, a: np.ndarray, b: np.ndarray, test: str, ratio: 
     means = fm.values.mean(axis=1)
     out["mean_run"] = means[a]
     out["mean_reference"] = means[b]
+    values = np.ascontiguousarray(fm.values)
     for lo in range(0, n, max(int(chunk_rows), 1)):
         hi = min(lo + chunk_rows, n)
-        d = fm.values[a[lo:hi]] - fm.values[b[lo:hi]]
-        mean = d.mean(axis=1)
-        var = d.var(axis=1, ddof=1)
+        # the moments of the differences in one pass over the two runs' rows, equal to numpy's
+        # d.mean(axis=1) and d.var(axis=1, ddof=1) of d = values[a] − values[b]
+        mean = np.empty(hi - lo)
+        var = np.empty(hi - lo)
+        _rank_kernels.diff_moments(values, a[lo:hi], b[lo:hi], mean, var)
         out["mean_diff"][lo:hi] = mean
         out["sd_diff"][lo:hi] = np.sqrt(var)
         if test == "5x2cv":
+            d = values[a[lo:hi]] - values[b[lo:hi]]
             per = d.reshape(hi - lo, fm.n_repeats, fm.n_folds)
             s2 = ((per - per.mean(axis=2, keepdims=True)) ** 2).sum(axis=2)
             se = np.sqrt(s2.mean(axis=1))
