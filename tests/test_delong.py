@@ -117,3 +117,36 @@ def test_bad_input_is_named():
         be.compare_auc(nan)
     with pytest.raises(InvalidArgumentError, match=r"ci must be a confidence level strictly .* got 1\.5"):
         be.auc(df, ci=1.5)
+
+
+@pytest.mark.parametrize("kind", ["long_tail", "few_values", "one_value_run"])
+def test_paired_test_equals_definition_for_skewed_and_tied_scores(kind):
+    # the components kernel bucket-sorts each run; a long tail crowds most scores into a few buckets,
+    # few distinct values make large blocks of ties, and a constant run has one bucket-less block
+    label, s, _ = scored(n_runs=4, n_ex=300, seed=7)
+    if kind == "long_tail":
+        s = np.exp(3 * s)
+    elif kind == "few_values":
+        s = np.round(s)
+    else:
+        s[2] = 0.5
+    df = pl.DataFrame({
+        "run": np.repeat(np.arange(4), 300), "example": np.tile(np.arange(300), 4),
+        "label": np.tile(label, 4), "score": s.reshape(-1),
+    })  # fmt: skip
+    out = be.compare_auc(df, reference=0).sort("run")
+    for r, row in enumerate(out.iter_rows(named=True)):
+        assert row["roc_auc"] == pytest.approx(roc_auc_score(label, s[r]), abs=1e-12)
+        if r:
+            d, v = ref.paired(s[r].tolist(), s[0].tolist(), label.tolist())
+            assert row["diff"] == pytest.approx(d, abs=1e-12)
+            assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-9)
+
+
+def test_row_order_does_not_change_the_paired_test():
+    # a frame sorted by (run, example) is read as the runs x examples matrix directly; shuffled rows
+    # go through the key codes and must give the same table
+    _, _, df = scored(n_runs=6, n_ex=80, seed=8)
+    sorted_out = be.compare_auc(df)
+    shuffled_out = be.compare_auc(df.sample(fraction=1.0, shuffle=True, seed=3))
+    assert sorted_out.equals(shuffled_out)

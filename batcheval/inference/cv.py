@@ -72,6 +72,7 @@ __all__ = [
     "key_codes",
     "parse_rope",
     "reference_row",
+    "sorted_grid",
 ]
 
 COMPARE_TESTS = ("corrected_t", "bayes", "5x2cv", "t")
@@ -190,7 +191,7 @@ def fold_matrix(
             f"measure column {measure!r} has {int(bad.sum())} NaN or null values, at "
             f"({', '.join([*runs, *cell_cols])}) = {_show(where)}"
         )
-    grid = _sorted_grid(frame, runs, cell_cols)
+    grid = sorted_grid(frame, runs, cell_cols)
     if grid is not None:
         run_keys, cell_keys = grid
     else:
@@ -244,7 +245,7 @@ def _increasing(keys: pl.DataFrame) -> bool:
     return bool(greater.all())
 
 
-def _sorted_grid(
+def sorted_grid(
     frame: pl.DataFrame, runs: Sequence[str], cells: Sequence[str]
 ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """The run keys and the cell keys when ``frame`` has one row per (run, cell), sorted by run and then

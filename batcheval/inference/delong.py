@@ -28,9 +28,10 @@ from scipy import special
 from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
 from ..kernels import delong as _kernels
+from ..kernels import ranks as _rank_kernels
 from ..measures import check_level
 from .adjust import adjust
-from .cv import key_codes, reference_row
+from .cv import key_codes, reference_row, sorted_grid
 
 __all__ = ["compare_auc"]
 
@@ -40,6 +41,49 @@ _SHOW = 5
 def _show(items: Sequence[Any]) -> str:
     shown = ", ".join(str(x) for x in items[:_SHOW])
     return shown + (f", ... ({len(items)} in all)" if len(items) > _SHOW else "")
+
+
+def _scatter(
+    frame: pl.DataFrame, runs: list[str], example: str, label: str, s: pl.Series, is_pos_row: np.ndarray
+) -> tuple[pl.DataFrame, int, np.ndarray, np.ndarray]:
+    """Run keys, example count, each example's class and the runs × examples score matrix of a frame
+    in any row order, with errors naming duplicated or missing (run, example) pairs and examples
+    whose label differs between runs."""
+    r, run_keys = key_codes(frame, runs)
+    e, ex_frame = key_codes(frame, [example])
+    ex_keys = ex_frame.to_series()
+    n_runs, n_ex = run_keys.height, len(ex_keys)
+    if n_runs < 2:
+        raise InvalidArgumentError(f"a comparison needs at least 2 runs, got {n_runs}")
+    seen = np.bincount(r * n_ex + e, minlength=n_runs * n_ex).reshape(n_runs, n_ex)
+    if (seen > 1).any():
+        rr, ee = np.nonzero(seen > 1)
+        pairs = [
+            f"{run_keys.row(int(a))} on {ex_keys[int(b)]!r}"
+            for a, b in zip(rr[:_SHOW], ee[:_SHOW], strict=True)
+        ]
+        raise InvalidArgumentError(f"runs score an example more than once: {_show(pairs)}")
+    if (seen == 0).any():
+        missing = np.nonzero((seen == 0).any(axis=1))[0]
+        parts = [
+            f"{run_keys.row(int(i))} lacks {_show(ex_keys.gather(np.nonzero(seen[i] == 0)[0]).to_list())}"
+            for i in missing[:_SHOW]
+        ]
+        raise InvalidArgumentError(
+            f"{len(missing)} runs do not score every example, so they cannot be paired: {'; '.join(parts)}"
+        )
+    is_pos = np.zeros(n_ex, dtype=bool)
+    is_pos[e] = is_pos_row
+    disagree = np.zeros(n_ex, dtype=bool)
+    disagree[e[is_pos_row != is_pos[e]]] = True
+    if disagree.any():
+        raise InvalidLabelError(
+            f"label column {label!r} differs between runs for {int(disagree.sum())} examples: "
+            f"{_show(ex_keys.filter(pl.Series(disagree)).to_list())}"
+        )
+    matrix = np.empty(n_runs * n_ex)
+    matrix[r * n_ex + e] = s.to_numpy()
+    return run_keys, n_ex, is_pos, matrix.reshape(n_runs, n_ex)
 
 
 def compare_auc(
@@ -98,39 +142,17 @@ def compare_auc(
     s = frame.get_column(score)
     if not s.dtype.is_numeric():
         raise InvalidLabelError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
-    bad = (s.cast(pl.Float64).is_null() | ~s.cast(pl.Float64).is_finite()).fill_null(True)
-    if bad.any():
+    s = s.cast(pl.Float64)
+    if s.null_count() or not s.is_finite().all():
+        bad = (s.is_null() | ~s.is_finite()).fill_null(True)
         where = frame.filter(bad).select(*runs, example).rows()
         raise InvalidArgumentError(
             f"score column {score!r} has {int(bad.sum())} null or non-finite values, at "
             f"({', '.join([*runs, example])}) = {_show(where)}"
         )
-    if frame.get_column(label).null_count():
-        raise InvalidLabelError(f"label column {label!r} has {frame.get_column(label).null_count()} nulls")
-    r, run_keys = key_codes(frame, runs)
-    e, ex_frame = key_codes(frame, [example])
-    ex_keys = ex_frame.to_series()
-    n_runs, n_ex = run_keys.height, len(ex_keys)
-    if n_runs < 2:
-        raise InvalidArgumentError(f"a comparison needs at least 2 runs, got {n_runs}")
-    seen = np.bincount(r * n_ex + e, minlength=n_runs * n_ex).reshape(n_runs, n_ex)
-    if (seen > 1).any():
-        rr, ee = np.nonzero(seen > 1)
-        pairs = [
-            f"{run_keys.row(int(a))} on {ex_keys[int(b)]!r}"
-            for a, b in zip(rr[:_SHOW], ee[:_SHOW], strict=True)
-        ]
-        raise InvalidArgumentError(f"runs score an example more than once: {_show(pairs)}")
-    if (seen == 0).any():
-        missing = np.nonzero((seen == 0).any(axis=1))[0]
-        parts = [
-            f"{run_keys.row(int(i))} lacks {_show(ex_keys.gather(np.nonzero(seen[i] == 0)[0]).to_list())}"
-            for i in missing[:_SHOW]
-        ]
-        raise InvalidArgumentError(
-            f"{len(missing)} runs do not score every example, so they cannot be paired: {'; '.join(parts)}"
-        )
     lab = frame.get_column(label)
+    if lab.null_count():
+        raise InvalidLabelError(f"label column {label!r} has {lab.null_count()} nulls")
     classes = lab.unique().sort()
     if len(classes) != 2:
         raise InvalidLabelError(f"label column {label!r} must hold two classes, got {classes.to_list()}")
@@ -138,29 +160,33 @@ def compare_auc(
     if positive is not None and positive not in classes.to_list():
         raise InvalidLabelError(f"positive= {positive!r} is not a class of {label!r}: {classes.to_list()}")
     is_pos_row = (lab == pos_class).to_numpy()
-    is_pos = np.zeros(n_ex, dtype=bool)
-    is_pos[e] = is_pos_row
-    disagree = np.zeros(n_ex, dtype=bool)
-    disagree[e[is_pos_row != is_pos[e]]] = True
-    if disagree.any():
-        raise InvalidLabelError(
-            f"label column {label!r} differs between runs for {int(disagree.sum())} examples: "
-            f"{_show(ex_keys.filter(pl.Series(disagree)).to_list())}"
-        )
+    grid = sorted_grid(frame, runs, [example])
+    if grid is not None and _rank_kernels.tiled(is_pos_row, grid[1].height):
+        # sorted by run and example, every run on the same examples with the same labels: the score
+        # column is the runs × examples matrix already (no key codes, no scatter)
+        run_keys, ex_frame = grid
+        n_runs, n_ex = run_keys.height, ex_frame.height
+        if n_runs < 2:
+            raise InvalidArgumentError(f"a comparison needs at least 2 runs, got {n_runs}")
+        is_pos = is_pos_row[:n_ex]
+        matrix = s.to_numpy().reshape(n_runs, n_ex)
+    else:
+        run_keys, n_ex, is_pos, matrix = _scatter(frame, runs, example, label, s, is_pos_row)
+        n_runs = run_keys.height
     m, n = int(is_pos.sum()), int((~is_pos).sum())
     if m < 2 or n < 2:
         raise InvalidArgumentError(
             f"DeLong's variance needs at least 2 examples of each class, got {m} and {n}"
         )
-    matrix = np.empty(n_runs * n_ex)
-    matrix[r * n_ex + e] = s.cast(pl.Float64).to_numpy()
-    matrix = matrix.reshape(n_runs, n_ex)
     v10 = np.empty((n_runs, m))
     v01 = np.empty((n_runs, n))
     _kernels.run_components(matrix, is_pos, v10, v01)
     auc = v10.mean(axis=1)
-    c10 = v10 - auc[:, None]
-    c01 = v01 - v01.mean(axis=1)[:, None]
+    # centred in place: the same values as v10 − auc, without two more runs × examples arrays
+    c10 = v10
+    c10 -= auc[:, None]
+    c01 = v01
+    c01 -= v01.mean(axis=1)[:, None]
     var = (c10 * c10).sum(1) / ((m - 1) * m) + (c01 * c01).sum(1) / ((n - 1) * n)
     if reference is None:
         ref = int(np.argmax(auc))

@@ -10,24 +10,112 @@ order of the pooled scores.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .exact import sorted_group
 from .jit import jit, jit_parallel, prange
 
+#: Buckets per score in :func:`_sorted_order`, and the bucket size above which a bucket is sorted on
+#: its own rather than by the one insertion pass over the whole row.
+_BUCKETS_PER_SCORE = 2
+_SMALL_BUCKET = 32
+
 
 @jit
-def _components(both: np.ndarray, n0: int, v10: np.ndarray, v01: np.ndarray) -> None:
-    """Components of one run: ``both`` holds its n0 negatives, then its positives.
+def _insertion_sort(keys: np.ndarray, order: np.ndarray, a: int, z: int) -> None:
+    for i in range(a + 1, z):
+        x = keys[i]
+        o = order[i]
+        j = i - 1
+        while j >= a and keys[j] > x:
+            keys[j + 1] = keys[j]
+            order[j + 1] = order[j]
+            j -= 1
+        keys[j + 1] = x
+        order[j + 1] = o
 
-    One sort and one walk over blocks of tied scores: within a block holding ``p`` positives and
-    ``q`` negatives, above ``P`` positives and ``Q`` negatives already walked, the midrank
-    differences of Sun & Xu reduce to ``V10 = (Q + q/2)/n0`` for each of its positives and
-    ``V01 = 1 − (P + p/2)/n1`` for each of its negatives.
+
+@jit
+def _sorted_order(
+    x: np.ndarray, keys: np.ndarray, order: np.ndarray, bid: np.ndarray, ends: np.ndarray
+) -> None:
+    """``order`` the positions of ``x`` in ascending order of value and ``keys = x[order]``.
+
+    A bucket sort: two buckets a score over [min, max] (rounding is monotone, so bucket order is
+    value order), then one insertion pass that moves each score only within its bucket; a crowded
+    bucket (ties, or a long tail squeezing the rest) is sorted on its own. Against ``np.argsort``'s
+    quicksort this is about ten times faster on a few thousand scores. The order of tied scores is
+    arbitrary: the walks treat a block of ties as one.
     """
-    n = len(both)
-    n1 = n - n0
-    order = np.argsort(both)
+    m = len(x)
+    lo = x[0]
+    hi = x[0]
+    for i in range(m):
+        lo = min(lo, x[i])
+        hi = max(hi, x[i])
+    nb = _BUCKETS_PER_SCORE * m
+    scale = nb / (hi - lo) if hi > lo else 0.0
+    if not (scale > 0.0 and math.isfinite(scale)):
+        # one value throughout, or a range beyond float64
+        o = np.argsort(x, kind="mergesort")
+        for i in range(m):
+            order[i] = o[i]
+            keys[i] = x[o[i]]
+        return
+    ends[: nb + 1] = 0
+    for i in range(m):
+        b = min(np.int64((x[i] - lo) * scale), nb - 1)
+        bid[i] = b
+        ends[b + 1] += 1
+    crowded = 0
+    for b in range(nb):
+        crowded = max(crowded, ends[b + 1])
+        ends[b + 1] += ends[b]
+    for i in range(m):
+        b = bid[i]
+        e = ends[b]
+        order[e] = i
+        keys[e] = x[i]
+        ends[b] = e + 1
+    if crowded <= _SMALL_BUCKET:
+        _insertion_sort(keys, order, 0, m)
+        return
+    begin = 0
+    for b in range(nb):
+        end = ends[b]
+        if end - begin > _SMALL_BUCKET:
+            o = np.argsort(keys[begin:end], kind="mergesort")
+            sorted_keys = keys[begin:end][o]
+            sorted_order = order[begin:end][o]
+            keys[begin:end] = sorted_keys
+            order[begin:end] = sorted_order
+        elif end - begin > 1:
+            _insertion_sort(keys, order, begin, end)
+        begin = end
+
+
+@jit
+def _components(
+    keys: np.ndarray,
+    order: np.ndarray,
+    is_pos: np.ndarray,
+    slot: np.ndarray,
+    v10: np.ndarray,
+    v01: np.ndarray,
+) -> None:
+    """Components of one run from its sorted scores ``keys`` (``order``: their examples).
+
+    One walk over blocks of tied scores: within a block holding ``p`` positives and ``q``
+    negatives, above ``P`` positives and ``Q`` negatives already walked, the midrank differences
+    of Sun & Xu reduce to ``V10 = (Q + q/2)/n0`` for each of its positives and
+    ``V01 = 1 − (P + p/2)/n1`` for each of its negatives (written at the example's ``slot``, its
+    place among the examples of its class).
+    """
+    n = len(keys)
+    n1 = len(v10)
+    n0 = len(v01)
     below_pos = 0
     below_neg = 0
     i = 0
@@ -35,9 +123,9 @@ def _components(both: np.ndarray, n0: int, v10: np.ndarray, v01: np.ndarray) -> 
         j = i
         p = 0
         while True:
-            if order[j] >= n0:
+            if is_pos[order[j]]:
                 p += 1
-            if j + 1 < n and both[order[j + 1]] == both[order[i]]:
+            if j + 1 < n and keys[j + 1] == keys[i]:
                 j += 1
             else:
                 break
@@ -46,10 +134,10 @@ def _components(both: np.ndarray, n0: int, v10: np.ndarray, v01: np.ndarray) -> 
         share_pos = 1.0 - (below_pos + 0.5 * p) / n1
         for t in range(i, j + 1):
             k = order[t]
-            if k >= n0:
-                v10[k - n0] = share_neg
+            if is_pos[k]:
+                v10[slot[k]] = share_neg
             else:
-                v01[k] = share_pos
+                v01[slot[k]] = share_pos
         below_pos += p
         below_neg += q
         i = j + 1
@@ -60,26 +148,23 @@ def run_components(scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01:
     """Structural components of every run (row of ``scores[R, E]``) on the shared examples:
     ``v10[r]`` over the positives and ``v01[r]`` over the negatives, in example order."""
     n_runs, n_ex = scores.shape
-    n1 = v10.shape[1]
-    n0 = v01.shape[1]
-    pos_idx = np.empty(n1, dtype=np.int64)
-    neg_idx = np.empty(n0, dtype=np.int64)
+    slot = np.empty(n_ex, dtype=np.int64)
     a = 0
     b = 0
     for e in range(n_ex):
         if is_pos[e]:
-            pos_idx[a] = e
+            slot[e] = a
             a += 1
         else:
-            neg_idx[b] = e
+            slot[e] = b
             b += 1
     for r in prange(n_runs):
-        both = np.empty(n0 + n1)
-        for j in range(n0):
-            both[j] = scores[r, neg_idx[j]]
-        for i in range(n1):
-            both[n0 + i] = scores[r, pos_idx[i]]
-        _components(both, n0, v10[r], v01[r])
+        keys = np.empty(n_ex)
+        order = np.empty(n_ex, dtype=np.int64)
+        bid = np.empty(n_ex, dtype=np.int64)
+        ends = np.empty(_BUCKETS_PER_SCORE * n_ex + 1, dtype=np.int64)
+        _sorted_order(scores[r], keys, order, bid, ends)
+        _components(keys, order, is_pos, slot, v10[r], v01[r])
 
 
 @jit
