@@ -395,6 +395,11 @@ def walk_points_wide(tp_at, row_at, n_points, m, p_tot, n_tot):
     )
 
 
+# public for kernels.delong, whose summarise_variance walks each sorted group once for the summaries
+# and then for DeLong's variance (be.auc(ci=) without a second sort)
+walk_group = _walk
+
+
 @jit_parallel
 def summarise(starts, scores, positives, out, best_thr, best_val):
     """Per group: sort, then walk the distinct scores from the top.

@@ -150,7 +150,13 @@ def auc(
         cells = pts.cells()
         values = _measures.compute_cells(*cells, [measure])[measure] if len(pts.tp) else np.empty(0)
         best = _exact.segment_argmax(values, pts.starts) if n_groups else np.empty(0, np.int64)
-    if n_groups:
+    delong_auc = np.empty(n_groups)
+    delong_var = np.empty(n_groups)
+    if n_groups and ci is not None:
+        # DeLong's variance walks the same sorted groups: one sort per group serves both
+        _delong.summarise_variance(seg.starts, seg.scores, seg.positives, areas, best_thr, best_val,
+                                   delong_auc, delong_var)  # fmt: skip
+    elif n_groups:
         _exact.summarise(seg.starts, seg.scores, seg.positives, areas, best_thr, best_val)
     if measure != "informedness":
         best_val = np.where(best >= 0, values[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
@@ -173,17 +179,12 @@ def auc(
         pl.Series(f"best_{measure}", best_val, dtype=pl.Float64),
     ]
     if ci is not None:
-        columns += _delong_columns(seg, float(ci))
+        columns += _delong_columns(delong_auc, delong_var, float(ci))
     return seg.keys.hstack(columns) if seg.keys.width else pl.DataFrame(columns)
 
 
-def _delong_columns(seg: Any, level: float) -> list[pl.Series]:
-    """DeLong's variance per group: a bucket sort and two walks over each group's tied blocks."""
-    n_groups = len(seg.positives)
-    area = np.empty(n_groups)
-    var = np.empty(n_groups)
-    if n_groups:
-        _delong.group_auc_variance(seg.starts, seg.scores, seg.positives.astype(np.int64), area, var)
+def _delong_columns(area: np.ndarray, var: np.ndarray, level: float) -> list[pl.Series]:
+    """The DeLong standard error and interval columns from each group's AUC and DeLong variance."""
     se = np.sqrt(var)
     z = float(special.ndtri(0.5 + level / 2))
     return [
