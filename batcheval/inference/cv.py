@@ -469,8 +469,8 @@ def compare(
         ratio = 1.0 / (fm.n_folds - 1)
     else:
         ratio = 0.0
+    means = fm.values.mean(axis=1)
     if pairs == "reference":
-        means = fm.values.mean(axis=1)
         ref = (
             reference_row(fm.runs, reference)
             if reference is not None
@@ -480,7 +480,7 @@ def compare(
         b = np.full(len(a), ref)
     else:
         a, b = np.triu_indices(n_runs, 1)
-    stat = _statistics(fm, a, b, test, ratio, low, high, chunk_rows)
+    stat = _statistics(fm, means, a, b, test, ratio, low, high, chunk_rows)
     ref_keys = fm.runs[b]
     out = pl.concat(
         [fm.runs[a], ref_keys.rename({c: f"reference_{c}" for c in ref_keys.columns})],
@@ -494,14 +494,13 @@ def compare(
     return out
 
 
-def _statistics(fm: FoldMatrix, a: np.ndarray, b: np.ndarray, test: str, ratio: float,
+def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray, test: str, ratio: float,
                 low: float, high: float, chunk_rows: int) -> dict[str, np.ndarray]:  # fmt: skip
     n = len(a)
     j = fm.values.shape[1]
     names = ["mean_run", "mean_reference", "mean_diff", "sd_diff", "se"]
     names += ["p_left", "p_rope", "p_right"] if test == "bayes" else ["t", "df", "p_value"]
     out = {k: np.empty(n) for k in names}
-    means = fm.values.mean(axis=1)
     out["mean_run"] = means[a]
     out["mean_reference"] = means[b]
     values = np.ascontiguousarray(fm.values)
