@@ -28,10 +28,9 @@ from scipy import special
 from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
 from ..kernels import delong as _kernels
-from ..kernels import ranks as _rank_kernels
 from ..measures import check_level
 from .adjust import adjust
-from .cv import key_codes, reference_row, sorted_grid
+from .cv import is_tiled, key_codes, reference_row, sorted_grid
 
 __all__ = ["compare_auc"]
 
@@ -161,7 +160,7 @@ def compare_auc(
         raise InvalidLabelError(f"positive= {positive!r} is not a class of {label!r}: {classes.to_list()}")
     is_pos_row = (lab == pos_class).to_numpy()
     grid = sorted_grid(frame, runs, [example])
-    if grid is not None and _rank_kernels.tiled(is_pos_row, grid[1].height):
+    if grid is not None and is_tiled(is_pos_row, grid[1].height):
         # sorted by run and example, every run on the same examples with the same labels: the score
         # column is the runs × examples matrix already (no key codes, no scatter)
         run_keys, ex_frame = grid

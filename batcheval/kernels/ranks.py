@@ -104,15 +104,6 @@ def block_constant(x: np.ndarray, size: int) -> bool:
 
 
 @jit
-def tiled(x: np.ndarray, size: int) -> bool:
-    """Whether ``x`` repeats its first ``size`` rows block after block (the fold columns of such a frame)."""
-    for i in range(size, len(x)):
-        if x[i] != x[i - size]:
-            return False
-    return True
-
-
-@jit
 def _block_sum(a: np.ndarray, lo: int, n: int) -> float:
     """numpy's pairwise summation of ``a[lo:lo + n]`` for n ≤ 128: eight accumulators, then the rest."""
     if n < 8:
