@@ -434,7 +434,8 @@ def compare(
     label, prediction
         The class columns, used when ``data`` holds predictions.
     chunk_rows
-        Comparisons computed at once (bounds memory at ``chunk_rows × folds`` floats).
+        Comparisons computed at once (bounds the differences 5×2cv holds at ``chunk_rows × folds`` floats;
+        the other tests need no such matrix).
 
     Returns
     -------
