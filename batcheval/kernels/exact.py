@@ -95,9 +95,9 @@ def sort_segment(v, lab, tmp, tmp_lab, ends, bid, max_buckets=MAX_BUCKETS):
         tmp[:m] = v
         tmp_lab[:m] = lab
         if m <= _SMALL_BUCKET:
-            _insertion_sort(tmp, tmp_lab, 0, m)
+            _insertion_sort(tmp, tmp_lab, np.int64(0), m)
         else:
-            _quicksort_pairs(tmp, tmp_lab, 0, m, np.empty(m), np.empty(m, lab.dtype))
+            _quicksort_pairs(tmp, tmp_lab, np.int64(0), m, np.empty(m), np.empty(m, lab.dtype))
         return True
     # rounding is monotone, so bucket order is value order
     ends[: n_buckets + 1] = 0
@@ -118,9 +118,9 @@ def sort_segment(v, lab, tmp, tmp_lab, ends, bid, max_buckets=MAX_BUCKETS):
     if crowded <= _SMALL_BUCKET:
         # every value already sits in its bucket: one insertion pass over the
         # whole run moves each only within it, without a branchy loop per bucket
-        _insertion_sort(tmp, tmp_lab, 0, m)
+        _insertion_sort(tmp, tmp_lab, np.int64(0), m)
         return True
-    begin = 0
+    begin = np.int64(0)  # typed int64 from the start: a literal 0 would compile the sorts twice
     for b in range(n_buckets):
         end = ends[b]
         if end - begin > _SMALL_BUCKET:

@@ -44,7 +44,7 @@ _LN_2PI = math.log(2.0 * math.pi)
 _RENEW = 128
 
 
-@jit_inline
+@jit
 def _stirlerr(k):
     """Stirling's error term of ln k! for a count ``k`` (a float)."""
     if k <= 15.0:
@@ -59,7 +59,7 @@ def _stirlerr(k):
     return (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680 - 1.0 / 1188 / kk) / kk) / kk) / kk) / k
 
 
-@jit_inline
+@jit
 def _bd0(x, m):
     """The deviance term ``x ln(x/m) + m − x``, by its series near ``x = m``."""
     if abs(x - m) < 0.1 * (x + m):
@@ -77,7 +77,7 @@ def _bd0(x, m):
     return x * math.log(x / m) + m - x
 
 
-@jit_inline
+@jit
 def _log_binom_raw(x, n, np_, nq):
     """ln of the binomial pmf ``C(n, x) p^x q^(n−x)`` with ``np_ = n·p`` and
     ``nq = n·q`` (Loader's ``dbinom_raw``, in logs so that no factor underflows)."""
@@ -174,10 +174,13 @@ def upper_tail(x, n, rp, pp):
     if x > hi:
         return 0.0
     mode = math.floor((rp + 1.0) * (pp + 1.0) / (n + 2.0))
-    if x > mode:
-        total, comp = _sum_from(x, hi, 1, n, rp, pp)
+    # one variable for both directions, so that _sum_from compiles once and not
+    # once for each literal step
+    step = 1 if x > mode else -1
+    start = x if step > 0 else x - 1
+    total, comp = _sum_from(start, hi if step > 0 else lo, step, n, rp, pp)
+    if step > 0:
         return min(total + comp, 1.0)
-    total, comp = _sum_from(x - 1, lo, -1, n, rp, pp)
     return max(0.0, (1.0 - total) - comp)
 
 

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .jit import jit_inline, jit_parallel, prange
+from .jit import jit, jit_inline, jit_parallel, prange
 
 
 @jit_inline
@@ -61,7 +61,7 @@ def _rejects(x1: float, n1: float, x0: float, n0: float, delta: float, z2: float
     return diff * diff > z2 * var
 
 
-@jit_inline
+@jit
 def _end(x1: float, n1: float, x0: float, n0: float, inside: float, outside: float, z2: float) -> float:
     """The interval's end between an accepted ``inside`` and the parameter's bound ``outside``."""
     if not _rejects(x1, n1, x0, n0, outside, z2):

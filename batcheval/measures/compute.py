@@ -36,7 +36,9 @@ def binary_cells(counts: np.ndarray, positive: int = 1) -> tuple[np.ndarray, ...
         raise ValueError(f"binary measures need counts of shape (G, 2, 2), got {counts.shape}")
     if positive not in (0, 1):
         raise ValueError(f"positive must be class index 0 or 1, got {positive!r}")
-    return _count.cells_2x2(np.ascontiguousarray(counts, dtype=np.int64), positive)
+    # a writable copy of read-only counts (a table from a buffer): numba types read-only arrays
+    # apart, and would compile the kernel a second time for them
+    return _count.cells_2x2(np.require(counts, np.int64, ["C", "W"]), positive)
 
 
 def _run_kernel(kernel_names, wanted, run) -> dict[str, np.ndarray]:
