@@ -70,6 +70,9 @@ def test_from_scores_is_the_reference(level: float, name: str):
     counts = _random_binary(np.random.default_rng(int(level * 100)), 160)
     low, high = from_scores(counts, name, level)
     default_low, default_high = chance_interval(counts, name, level)
+    # intervals() computes the score intervals of informedness and markedness once for all four
+    shared = intervals(counts, ["informedness", name, "markedness"], level)[name]
+    assert np.array_equal(shared[0], low, equal_nan=True) and np.array_equal(shared[1], high, equal_nan=True)
     assert np.array_equal(low, default_low, equal_nan=True) and np.array_equal(
         high, default_high, equal_nan=True
     )

@@ -157,6 +157,7 @@ __all__ = [
     "WILSON_MEASURES",
     "add_intervals",
     "adjusted_se",
+    "binary_scores",
     "bootstrap_replicates",
     "chance_interval",
     "chance_values",
@@ -635,8 +636,13 @@ def intervals(
             raise UnknownMeasureError("measure 'f_beta' needs a value for beta=")
         return _bootstrap(counts, names, level, n_boot, _resolve_seed(seed), positive, beta)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    scores: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in names:
-        if name in DELTA_MEASURES:
+        if name in DELTA_MEASURES and counts.shape[1] == 2 and binary == "score":
+            # the score intervals of informedness and markedness, computed once for all four
+            scores = scores or binary_scores(counts, level)
+            out[name] = scores[name] if name in scores else from_scores(counts, name, level, scores=scores)
+        elif name in DELTA_MEASURES:
             out[name] = chance_interval(counts, name, level, binary=binary)
         elif name == "accuracy" and accuracy == "modified_wilson":
             out[name] = modified_wilson(*_proportion(counts, name, positive), level)
@@ -774,7 +780,31 @@ def _adjusted_delta(counts: np.ndarray, name: str, level: float) -> tuple[np.nda
     return low, high
 
 
-def from_scores(counts: np.ndarray, name: str, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def binary_scores(counts: np.ndarray, level: float = 0.95) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The score intervals of binary informedness (``tpr − fpr`` given the real class sizes) and
+    markedness (``ppv − for`` given the predicted sizes) of 2×2 tables, by :func:`score_difference`.
+
+    Examples
+    --------
+    >>> out = binary_scores(np.array([[[40, 10], [20, 30]]]))
+    >>> [round(float(v[0]), 4) for v in out["informedness"]]
+    [0.2124, 0.5602]
+    """
+    t = np.ascontiguousarray(counts, dtype=np.int64)
+    tn, fp, fn, tp = t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1]
+    return {
+        "informedness": score_difference(tp, tp + fn, fp, fp + tn, level),
+        "markedness": score_difference(tp, tp + fp, fn, fn + tn, level),
+    }
+
+
+def from_scores(
+    counts: np.ndarray,
+    name: str,
+    level: float = 0.95,
+    *,
+    scores: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Interval of binary kappa_cohen or correlation built on the score intervals
     (:func:`score_difference`) of informedness and markedness, for every 2×2 table.
 
@@ -795,9 +825,11 @@ def from_scores(counts: np.ndarray, name: str, level: float = 0.95) -> tuple[np.
     .. math:: \\big(f̂ - k\\,\\tfrac{s_B (B̂ - l_B) + s_M (M̂ - l_M)}{2},\\;
               f̂ + k\\,\\tfrac{s_B (u_B - B̂) + s_M (u_M - M̂)}{2}\\big),
 
-    clipped to [−1, 1]. Where a class is absent (the score intervals are NaN, kappa is
-    still defined) it is the adjusted delta interval (:func:`chance_interval` with
-    ``binary="agresti_caffo"``); NaN where the measure is undefined. Chosen by
+    clipped to [−1, 1]; ``scores`` are :func:`binary_scores` of the same tables and level,
+    if already at hand (the score intervals are most of the cost). Where a class is absent
+    (the score intervals are NaN, kappa is still defined) it is the adjusted delta
+    interval (:func:`chance_interval` with ``binary="agresti_caffo"``); NaN where the
+    measure is undefined. Chosen by
     simulation over the adjusted delta interval, which covered up to 0.998 with a rare
     class (see the module docstring).
 
@@ -813,8 +845,9 @@ def from_scores(counts: np.ndarray, name: str, level: float = 0.95) -> tuple[np.
     if t.ndim != 3 or t.shape[1:] != (2, 2):
         raise InvalidArgumentError(f"from_scores needs 2×2 tables, got counts of shape {t.shape}")
     tn, fp, fn, tp = t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1]
-    lb, ub = score_difference(tp, tp + fn, fp, fp + tn, level)  # tpr − fpr, given the real sizes
-    lm, um = score_difference(tp, tp + fp, fn, fn + tn, level)  # ppv − for, given the predicted sizes
+    if scores is None:
+        scores = binary_scores(t, level)
+    (lb, ub), (lm, um) = scores["informedness"], scores["markedness"]
     v = chance_values(cells_last(t))
     n = t.sum(axis=(1, 2)).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
