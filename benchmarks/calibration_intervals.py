@@ -23,14 +23,27 @@ the median width of the 2,000-replicate percentile bootstrap on the first
 ratio is above 1.1, the bootstrap's own coverage on those tables (is the narrower
 bootstrap valid there?). Rows in parentheses are candidates that are not the
 default (see the choice in :mod:`batcheval.inference.intervals`): for binary
-tables the Agresti–Caffo-type adjusted delta interval (the default of
-informedness and markedness before the Miettinen–Nurminen score interval),
-Newcombe's hybrid score interval, kappa and correlation built from the score
-intervals of informedness and markedness (:func:`from_score`), and for every K
-the mid-p interval of accuracy (:func:`mid_p`). For comparison the coverage of the
-plain delta-method interval that was the default before (``estimate ± z·se``) is
-shown for the chance-corrected measures.
+tables the Agresti–Caffo-type adjusted delta interval (the default of all four
+chance-corrected measures before the score intervals: Miettinen–Nurminen for
+informedness and markedness, and built from those two for kappa and correlation,
+:func:`batcheval.inference.intervals.from_scores`), Newcombe's hybrid score
+interval, and for every K the mid-p interval of accuracy (:func:`mid_p`) and its
+plain Wilson interval (the default before the modified Wilson interval). For
+comparison the coverage of the plain delta-method interval that was the default
+before (``estimate ± z·se``) is shown for the chance-corrected measures.
 The smallest expected margin is ``n · min(min_k r_k, min_k c_k)``.
+
+Two exact sections (no Monte-Carlo error) follow the simulated tables. Binary
+kappa and correlation for n ≤ 100: the coverage of the default and of the
+Agresti–Caffo interval, summed over every 2×2 table of n examples with its
+multinomial probability (``--exact-max-n``). Accuracy, whose count of correct
+examples is binomial (n, trace of the cell probabilities) at every grid point and
+K: the coverage of the modified Wilson interval (the default), of the Wilson
+interval (the default before) and of the Agresti–Coull, Jeffreys, mid-p and
+Clopper–Pearson intervals, and whether any interval can be
+in [0.935, 0.965] there at all: an interval method covers the truth for a run of
+consecutive counts, so the band is reachable only if some run of consecutive
+counts has a probability in it.
 
 Targets (issue 20): coverage within [0.935, 0.965] wherever the smallest margin
 is at least 10, at least 0.92 from 5; median width at most 1.1 × the bootstrap's.
@@ -113,36 +126,6 @@ def mid_p(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(x > 0, ends[0], 0.0), np.where(x < m, ends[1], 1.0)
 
 
-def from_score(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """A candidate for binary kappa and correlation, built on the score intervals of
-    informedness and markedness. Given the margins (shares ``r``, ``c``), ``κ`` and ``ρ`` are ``B``
-    times ``s_B`` and ``M`` times ``s_M`` (``ρ``: ``s_B = √(r0 r1/(c0 c1)) = 1/s_M``; ``κ``:
-    ``s_B = 2 r0 r1/(r0 c1 + r1 c0)``, ``s_M = 2 c0 c1/(r0 c1 + r1 c0)``). The distances of the
-    score ends from ``B̂`` and ``M̂``, scaled and averaged, are multiplied by the ratio of the delta
-    standard error of the measure to the same average of those of ``B`` and ``M`` (the larger of
-    the ratios on the table and on the table plus one per cell), because the margins vary too."""
-    t = counts
-    tn, fp, fn, tp = t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1]
-    lb, ub = iv.score_difference(tp, tp + fn, fp, fp + tn, LEVEL)
-    lm, um = iv.score_difference(tp, tp + fp, fn, fn + tn, LEVEL)
-    v = iv.chance_values(iv.cells_last(counts))
-    n = t.sum(axis=(1, 2)).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r0, r1, c0, c1 = (tn + fp) / n, (fn + tp) / n, (tn + fn) / n, (fp + tp) / n
-        if name == "kappa_cohen":
-            sb, sm = 2 * r0 * r1 / (r0 * c1 + r1 * c0), 2 * c0 * c1 / (r0 * c1 + r1 * c0)
-        else:
-            sb = np.sqrt(r0 * r1 / (c0 * c1))
-            sm = 1.0 / sb
-        adj = {m: iv.adjusted_se(counts, m) for m in ("informedness", "markedness", name)}
-        plain = iv.standard_errors(counts, ["informedness", "markedness", name])
-        ratios = [se[name] / (0.5 * (sb * se["informedness"] + sm * se["markedness"])) for se in (adj, plain)]
-        k = np.fmax(ratios[0], ratios[1])
-        low = v[name] - 0.5 * (sb * (v["informedness"] - lb) + sm * (v["markedness"] - lm)) * k
-        high = v[name] + 0.5 * (sb * (ub - v["informedness"]) + sm * (um - v["markedness"])) * k
-    return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
-
-
 def simulate(
     k: int,
     reps: int,
@@ -174,6 +157,11 @@ def simulate(
                 boot["accuracy (mid-p)"] = boot.get("accuracy")
                 truth["accuracy (mid-p)"] = truth["accuracy"]
                 shown.append("accuracy (mid-p)")
+                plain_wilson = iv.intervals(counts, ["accuracy"], LEVEL, accuracy="wilson")
+                ours["accuracy (Wilson)"] = plain_wilson["accuracy"]
+                boot["accuracy (Wilson)"] = boot.get("accuracy")
+                truth["accuracy (Wilson)"] = truth["accuracy"]
+                shown.append("accuracy (Wilson)")
                 if k == 2:
                     for m in iv.DELTA_MEASURES:
                         old = iv.chance_interval(counts, m, LEVEL, binary="agresti_caffo")
@@ -181,11 +169,6 @@ def simulate(
                         boot[f"{m} (Agresti–Caffo)"] = boot.get(m)
                         truth[f"{m} (Agresti–Caffo)"] = truth[m]
                         shown.append(f"{m} (Agresti–Caffo)")
-                    for m in ("correlation", "kappa_cohen"):
-                        ours[f"{m} (from score B, M)"] = from_score(counts, m)
-                        boot[f"{m} (from score B, M)"] = boot.get(m)
-                        truth[f"{m} (from score B, M)"] = truth[m]
-                        shown.append(f"{m} (from score B, M)")
                     for m in ("informedness", "markedness"):
                         ours[f"{m} (Newcombe)"] = newcombe(counts, m)
                         boot[f"{m} (Newcombe)"] = boot.get(m)
@@ -226,6 +209,151 @@ def simulate(
     return rows
 
 
+def all_tables(n: int) -> np.ndarray:
+    """Every 2×2 table of ``n`` examples, ``[T, 2, 2]``."""
+    a, b, c = np.array(
+        [(a, b, c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)]
+    ).T
+    return np.stack([a, b, c, n - a - b - c], axis=1).reshape(-1, 2, 2)
+
+
+def exact_binary(max_n: int) -> list[str]:
+    """Exact coverage of binary kappa and correlation (default and Agresti–Caffo), n ≤ max_n."""
+    from scipy import stats
+
+    names = ("correlation", "kappa_cohen")
+    out = [
+        "| n | prevalence | B | margin | correlation | correlation (Agresti–Caffo) | kappa_cohen "
+        "| kappa_cohen (Agresti–Caffo) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    counts: dict[str, list[float]] = {}
+    for n in (v for v in NS if v <= max_n):
+        tables = all_tables(n)
+        ends = {}
+        for m in names:
+            ends[m] = iv.chance_interval(tables, m, LEVEL)
+            ends[f"{m} (Agresti–Caffo)"] = iv.chance_interval(tables, m, LEVEL, binary="agresti_caffo")
+        for prev in PREVALENCES[2]:
+            for b in INFORMEDNESS:
+                pop = population(2, prev, b)
+                margin = n * min(pop.sum(axis=0).min(), pop.sum(axis=1).min())
+                if margin < 5:
+                    continue
+                truth = truths(pop)
+                mass = stats.multinomial.pmf(tables.reshape(-1, 4), n, pop.ravel())
+                cells = []
+                for m in ("correlation", "correlation (Agresti–Caffo)", "kappa_cohen",
+                          "kappa_cohen (Agresti–Caffo)"):  # fmt: skip
+                    low, high = ends[m]
+                    t = truth[m.split(" ")[0]]
+                    ok = np.isfinite(low) & np.isfinite(high)
+                    cov = mass[ok & (low <= t + 1e-12) & (t - 1e-12 <= high)].sum() / mass[ok].sum()
+                    if margin >= 10:
+                        counts.setdefault(m, []).append(cov)
+                    flag = " ⚠" if margin >= 10 and not 0.935 <= cov <= 0.965 else ""
+                    cells.append(f"{cov:.4f}{flag}")
+                out.append(f"| {n} | {prev:.3g} | {b} | {margin:.1f} | " + " | ".join(cells) + " |")
+    out += [
+        "",
+        "| measure | points (margin ≥ 10) | min | max | in [0.935, 0.965] |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for m, covs in counts.items():
+        c = np.array(covs)
+        out.append(
+            f"| {m} | {len(c)} | {c.min():.4f} | {c.max():.4f} "
+            f"| {np.sum((c >= 0.935) & (c <= 0.965))} of {len(c)} |"
+        )
+    return out
+
+
+def _binomial_intervals(x: np.ndarray, m: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Wilson (the library's), Agresti–Coull, Jeffreys, mid-p and Clopper–Pearson ends for
+    ``x`` of ``m``."""
+    from scipy import stats
+
+    z = iv._z(LEVEL)
+    half = (1.0 - LEVEL) / 2.0
+    xf = x.astype(np.float64)
+    mt = np.full_like(xf, float(m))
+    n_t = m + z * z
+    p_t = (xf + z * z / 2.0) / n_t
+    ac = z * np.sqrt(p_t * (1.0 - p_t) / n_t)
+    cp_low = np.where(x > 0, stats.beta.ppf(half, xf, m - xf + 1), 0.0)
+    cp_high = np.where(x < m, stats.beta.ppf(1 - half, xf + 1, m - xf), 1.0)
+    je_low = np.where(x > 0, stats.beta.ppf(half, xf + 0.5, m - xf + 0.5), 0.0)
+    je_high = np.where(x < m, stats.beta.ppf(1 - half, xf + 0.5, m - xf + 0.5), 1.0)
+    table = np.zeros((len(x), 2, 2), dtype=np.int64)
+    table[:, 0, 0], table[:, 0, 1] = x, m - x
+    return {
+        "modified Wilson": iv.modified_wilson(x, mt, LEVEL),
+        "Wilson": iv.wilson(x, mt, LEVEL),
+        "Agresti–Coull": (np.clip(p_t - ac, 0, 1), np.clip(p_t + ac, 0, 1)),
+        "Jeffreys": (je_low, je_high),
+        "mid-p": mid_p(table),
+        "Clopper–Pearson": (cp_low, cp_high),
+    }
+
+
+def exact_accuracy(classes: list[int]) -> list[str]:
+    """Exact coverage of accuracy's candidate intervals at every grid point (margin ≥ 5)."""
+    from scipy import stats
+
+    methods = ("modified Wilson", "Wilson", "Agresti–Coull", "Jeffreys", "mid-p", "Clopper–Pearson")
+    detail_rows, summary_rows = [], []
+    for k in classes:
+        covs: dict[str, list[float]] = {m: [] for m in methods}
+        mids: dict[str, list[float]] = {m: [] for m in methods}
+        reachable = []
+        for n in NS:
+            for prev in PREVALENCES[k]:
+                for b in INFORMEDNESS:
+                    pop = population(k, prev, b)
+                    margin = n * min(pop.sum(axis=0).min(), pop.sum(axis=1).min())
+                    if margin < 5:
+                        continue
+                    p = float(np.trace(pop))
+                    x = np.arange(int(stats.binom.ppf(1e-13, n, p)), int(stats.binom.isf(1e-13, n, p)) + 1)
+                    mass = stats.binom.pmf(x, n, p)
+                    cum = np.concatenate([[0.0], np.cumsum(mass)])
+                    runs = cum[None, 1:] - cum[:-1, None]  # runs[i, j]: counts x[i] .. x[j]
+                    runs = runs[np.triu_indices(len(x))]
+                    ok = bool(np.any((runs >= 0.935) & (runs <= 0.965)))
+                    cells = []
+                    for name, (low, high) in _binomial_intervals(x, n).items():
+                        cov = float(mass[(low <= p + 1e-12) & (p - 1e-12 <= high)].sum())
+                        (covs if margin >= 10 else mids)[name].append(cov)
+                        flag = " ⚠" if margin >= 10 and not 0.935 <= cov <= 0.965 else ""
+                        cells.append(f"{cov:.4f}{flag}")
+                    if margin >= 10:
+                        reachable.append(ok)
+                    cells.append("yes" if ok else "no")
+                    detail_rows.append(
+                        f"| {k} | {n} | {prev:.3g} | {b} | {margin:.1f} | {p:.4f} | "
+                        + " | ".join(cells)
+                        + " |"
+                    )
+        r = np.array(reachable)
+        for name in methods:
+            c = np.array(covs[name])
+            inside = (c >= 0.935) & (c <= 0.965)
+            summary_rows.append(
+                f"| {k} | {name} | {len(c)} | {c.min():.4f} | {c.max():.4f} | {inside.sum()} of {len(c)} "
+                f"| {int(np.sum(inside[r]))} of {int(r.sum())} | {min(mids[name], default=np.nan):.4f} |"
+            )
+    return [
+        "| K | interval | points (margin ≥ 10) | min | max | in [0.935, 0.965] | in it, of the points where "
+        "the band is reachable | min, margin 5-10 |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
+        *summary_rows,
+        "",
+        "| K | n | prevalence | B | margin | accuracy | " + " | ".join(methods) + " | band reachable |",
+        "|---:|---:|---:|---:|---:|---:|" + "---:|" * (len(methods) + 1),
+        *detail_rows,
+    ]
+
+
 NOTES = [
     "Targets (issue 20): coverage within [0.935, 0.965] at every grid point whose smallest expected "
     "margin is at least 10, at least 0.92 from 5; median width at most 1.1 × that of the 2,000-replicate "
@@ -240,7 +368,9 @@ NOTES = [
     "came from (with 200 tables its Monte-Carlo error is about 0.015, with 40 about 0.035). "
     "Measures in parentheses are candidates that are not the default (see the benchmark's "
     'docstring); "(Agresti–Caffo)" is the default before the score interval for binary informedness '
-    "and markedness, and still the default for binary correlation and kappa_cohen.",
+    "and markedness and for binary correlation and kappa_cohen (see the exact section for these two); "
+    '"accuracy (Wilson)" is the default before the modified Wilson interval (the exact accuracy section '
+    "below has no Monte-Carlo error: the simulated accuracy coverage differs from it by that error only).",
     "",
 ]
 
@@ -323,6 +453,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--classes", default="2,3,5")
     ap.add_argument("--seed", type=int, default=20261123)
+    ap.add_argument(
+        "--exact-max-n", type=int, default=100, help="exact binary section up to this n (0: none)"
+    )
     ap.add_argument("--out", default=None, help="write the markdown report here")
     args = ap.parse_args(argv)
     t0 = time.process_time()
@@ -353,6 +486,32 @@ def main(argv: list[str] | None = None) -> None:
             *detail(rows, k),
             "",
         ]
+    classes = [int(v) for v in args.classes.split(",")]
+    if 2 in classes and args.exact_max_n >= min(NS):
+        lines += [
+            f"## K = 2, exact: coverage of kappa_cohen and correlation for n ≤ {args.exact_max_n}",
+            "",
+            "Summed over every 2×2 table of n examples (no Monte-Carlo error). ⚠: outside "
+            "[0.935, 0.965] where the smallest expected margin is ≥ 10.",
+            "",
+            *exact_binary(args.exact_max_n),
+            "",
+        ]
+        print(f"exact binary: {time.process_time() - t0:.0f} s CPU", file=sys.stderr)
+    lines += [
+        "## Accuracy, exact: binomial coverage of five intervals",
+        "",
+        "The number of correct examples is binomial (n, accuracy) at every grid point, so these are "
+        "exact. ⚠: outside [0.935, 0.965] where the smallest expected margin is ≥ 10. "
+        '"band reachable": whether any run of consecutive counts has a probability in [0.935, 0.965] '
+        "(where it is not, no interval can be in the band at that point).",
+        "",
+        *exact_accuracy(classes),
+        "",
+    ]
+    lines[2] = lines[2].replace(
+        "CPU);", f"CPU, {time.process_time() - t0:.0f} s with the exact sections);", 1
+    )
     text = "\n".join(lines)
     if args.out:
         Path(args.out).write_text(text)

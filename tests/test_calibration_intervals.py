@@ -182,10 +182,11 @@ def test_adjusted_informedness_se_is_agresti_caffo():
 
 @pytest.mark.parametrize("name", ["kappa_cohen", "correlation"])
 def test_binary_kappa_and_correlation_are_agresti_caffo_style(name: str):
-    """Centre and standard error of the table plus one in every cell, from the plain
-    reference measure and its numerical delta-method variance."""
+    """``binary="agresti_caffo"`` (the default before :func:`from_scores`, tested in
+    tests/test_intervals_small_n.py): centre and standard error of the table plus one in every
+    cell, from the plain reference measure and its numerical delta-method variance."""
     counts = _random_binary(np.random.default_rng(3), 120, 30)
-    low, high = intervals(counts, [name])[name]
+    low, high = intervals(counts, [name], binary="agresti_caffo")[name]
     f = ref.MEASURES[name]
     for g, t in enumerate(counts):
         rows, cols = t.sum(axis=1), t.sum(axis=0)
