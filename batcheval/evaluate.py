@@ -122,9 +122,10 @@ def evaluate(
         See :mod:`batcheval.inference.intervals` for the formulas and their sources.
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions
-        (recall, precision, inverse_recall, inverse_precision, accuracy, ...),
-        Miettinen & Nurminen's score interval for binary informedness
-        (tpr − fpr) and markedness, and for correlation, kappa_cohen and
+        (recall, precision, inverse_recall, inverse_precision, ...; the
+        modified Wilson interval for accuracy), Miettinen & Nurminen's score
+        interval for binary informedness (tpr − fpr) and markedness, binary
+        correlation and kappa_cohen built on those two score intervals, and for
         multiclass tables the delta-method interval of the table with
         pseudo-counts in every cell (coverage in ``docs/calibration_intervals.md``).
         ``"bootstrap"``: percentile intervals of ``n_boot`` multinomial
