@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from batcheval.core import counting
+from batcheval.core.encode import readonly
 from batcheval.kernels import count as _count
 from batcheval.kernels.jit import SERIAL_BELOW
 
@@ -37,12 +38,14 @@ def _kernel(keys, offsets, cards, label, pred, vmin, lut, k, threads):
     for j in range(len(keys) - 1, -1, -1):
         strides[j], offs[j] = s, offsets[j]
         s *= cards[j]
-    dummy = np.zeros(1, np.int64)
-    args = [*keys, *[dummy] * (4 - len(keys))]
+    # read-only inputs, as evaluate passes them (one compiled variant; tests/test_inputs.py checks)
+    dummy = readonly(np.zeros(1, np.int64))
+    args = [*map(readonly, keys), *[dummy] * (4 - len(keys))]
     cells = s * k * k
     bufs = np.zeros((threads, cells + 1), np.uint32)
-    lut = np.asarray(lut, np.int64)
+    lut = readonly(np.asarray(lut, np.int64))
     direct = counting.identity_lut(lut)
+    label, pred = readonly(label), readonly(pred)
     _count.count_private(*args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bufs)
     flat = np.zeros(cells, np.int64)
     _count.sum_rows(bufs, flat)
