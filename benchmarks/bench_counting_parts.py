@@ -14,7 +14,12 @@ also holds the time other processes had the cores):
   tables (``count_private`` on pre-zeroed tables) and their flush into the int64 result
   (``sum_rows``); the radix-partitioned alternative (ids, partition, in-cache counts),
 * compaction (``group_totals`` and decoding the keys),
-* the floor: reading the four columns once (numpy ``.sum()`` of each).
+* the measures stage (``measures.compute`` of the counted tables, every default measure),
+* the floor: reading the four columns once (numpy ``.sum()`` of each),
+* the whole ``evaluate`` call,
+
+and every part's CPU time as a multiple of the floor's. With ``NUMBA_NUM_THREADS=1`` the CPU
+times are the least disturbed by other processes on a shared machine.
 """
 
 from __future__ import annotations
@@ -32,9 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_evaluate as bench
 
+import batcheval as be
 from batcheval.core import counting
 from batcheval.kernels import count as kernels
 from batcheval.kernels.jit import n_threads
+from batcheval.measures.compute import compute as compute_measures
 
 
 def best(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -71,13 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.rows:,} rows, {space.size:,} groups, {cells:,} cells, {threads} threads")
     print(f"evaluate's choice: {'radix partitions' if radix else 'per-thread uint32 private tables'}")
 
-    bufs = np.zeros((threads, cells), np.uint32)
+    bufs = np.zeros((threads, cells + 1), np.uint32)
+    direct = counting.identity_lut(coding.lut)
     flat = np.zeros(cells, np.int64)
     views = [bench.column_view(df, c) for c in df.columns]
 
     def private() -> None:
         bufs[:] = 0
-        kernels.count_private(*kernel_args, bufs)
+        kernels.count_private(*kernel_args, direct, bufs)
 
     def radix_count() -> None:
         out = np.zeros(cells, np.int64)
@@ -97,12 +105,20 @@ def main(argv: list[str] | None = None) -> int:
         "compact (totals, trim, decode keys)": lambda: counting.compact(space, coding, counted, True),
         "  group_totals": lambda: kernels.group_totals(counted),
         "  decode keys": lambda: space.decode(np.arange(space.size)),
+        "measures (every default measure, compute())": lambda: compute_measures(counted),
         "floor: numpy sum of the 4 columns": lambda: [int(v.sum()) for v in views],
+        "evaluate (the whole call)": lambda: bench.run_evaluate(be.evaluate, df),
     }
-    print(f"{'part':<42} {'wall ms':>9} {'CPU ms':>9}")
+    print(f"{'part':<46} {'wall ms':>9} {'CPU ms':>9}")
+    found = {}
     for name, fn in parts.items():
         wall, cpu = best(fn, args.repeat)
-        print(f"{name:<42} {wall * 1e3:>9.1f} {cpu * 1e3:>9.1f}", flush=True)
+        found[name] = cpu
+        print(f"{name:<46} {wall * 1e3:>9.1f} {cpu * 1e3:>9.1f}", flush=True)
+    floor = found["floor: numpy sum of the 4 columns"]
+    print("CPU time / the floor's CPU time:")
+    for name, cpu in found.items():
+        print(f"  {name:<44} {cpu / floor:>6.2f}x")
     print(f"load average at the end (1/5/15 min): {bench.load_average()}")
     return 0
 

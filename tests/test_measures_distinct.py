@@ -55,3 +55,40 @@ def test_tables_that_do_not_repeat_give_the_same_values_as_one_group_at_a_time()
         alone = compute(counts[g : g + 1], P_VALUES)
         for name in P_VALUES:
             np.testing.assert_array_equal(got[name][g], alone[name][0])
+
+
+def test_g2_and_every_default_measure_of_repeated_tables_equal_one_group_at_a_time():
+    """g2 is computed once per distinct table (and alpha_sbb from the distinct p-values); every
+    default measure must keep the bits of measuring each group alone, and g2 is scipy's G-test."""
+    counts = _repeated_tables(20_000, 40, 5)
+    counts[::9] = 0  # empty tables: NaN statistics must be gathered as NaN
+    counts[::13, 0, 1] = 0  # zero cells: the 0·log 0 terms
+    got = compute(counts)
+    rng = np.random.default_rng(6)
+    for g in rng.choice(len(counts), 40, replace=False):
+        alone = compute(counts[g : g + 1])
+        for name, values in got.items():
+            np.testing.assert_array_equal(values[g], alone[name][0], err_msg=name)
+        table = counts[g]
+        if table.sum() and (table.sum(axis=0) > 0).all() and (table.sum(axis=1) > 0).all():
+            g2 = stats.chi2_contingency(table, correction=False, lambda_="log-likelihood")[0]
+            assert got["g2"][g] == pytest.approx(g2, rel=1e-10)
+
+
+def test_exact_tests_on_every_thread_give_the_serial_bits_and_scipy(monkeypatch):
+    """Fisher's and the chance test run their parallel kernel from _PARALLEL_TESTS distinct
+    tables on (below the element count at which a parallel kernel would stop running serially)."""
+    import importlib
+
+    module = importlib.import_module("batcheval.measures.compute")
+    counts = _repeated_tables(20_000, 30, 7)
+    monkeypatch.setattr(module, "_PARALLEL_TESTS", 10**9)
+    serial = compute(counts, P_VALUES)
+    monkeypatch.setattr(module, "_PARALLEL_TESTS", 1)
+    threaded = compute(counts, P_VALUES)
+    for name in P_VALUES:
+        np.testing.assert_array_equal(threaded[name], serial[name], err_msg=name)
+    for g in np.random.default_rng(8).choice(len(counts), 30, replace=False):
+        (tn, fp), (fn, tp) = counts[g].tolist()
+        fisher = stats.fisher_exact([[tp, fp], [fn, tn]], alternative="greater").pvalue
+        assert threaded["p_fisher"][g] == pytest.approx(fisher, rel=1e-12)

@@ -20,7 +20,7 @@ from ..kernels import count as _count
 from ..kernels.jit import n_threads
 from .encode import ClassCoding, KeyColumn, encode_columns, encode_key, readonly
 
-__all__ = ["Counted", "compact", "count_encoded", "count_frame", "encode_frame", "group_ids"]
+__all__ = ["Counted", "compact", "count_encoded", "count_frame", "encode_frame", "group_ids", "identity_lut"]
 
 _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
@@ -256,16 +256,18 @@ def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, 
     if use_radix(keys, len(coding.label), cells):
         flat = np.zeros(cells, dtype=np.int64)
         bad = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
-    elif threads == 1 or cells * threads <= PRIVATE_CELLS:
+    elif (threads == 1 or cells * threads <= PRIVATE_CELLS) and cells < (1 << 32) - 1:  # uint32 cell ids
         flat = np.zeros(cells, dtype=np.int64)
-        bufs = np.zeros((threads, cells), dtype=np.uint32)
+        # one cell more per thread: the rows outside the class set land there
+        bufs = np.zeros((threads, cells + 1), dtype=np.uint32)
+        direct = identity_lut(coding.lut)
         n_rows = len(coding.label)
         block = PRIVATE_ROWS_PER_THREAD * threads  # no uint32 cell can wrap within a block
         bad = 0
         for lo in range(0, n_rows, block):
             rows = slice(lo, min(n_rows, lo + block))
             sliced = tuple(a[rows] if i < len(cols) else a for i, a in enumerate(keys[:_MAX_KERNEL_KEYS]))
-            bad += _count.count_private(
+            _count.count_private(
                 *sliced,
                 *keys[_MAX_KERNEL_KEYS:],
                 coding.label[rows],
@@ -273,9 +275,11 @@ def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, 
                 coding.vmin,
                 coding.lut,
                 k,
+                direct,
                 bufs,
             )
             _count.sum_rows(bufs, flat)
+            bad += int(bufs[:, cells].sum())
             if lo + block < n_rows:
                 bufs[:] = 0
     else:
@@ -284,6 +288,21 @@ def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, 
     if bad:
         raise_outside(coding, bad)
     return flat
+
+
+def identity_lut(lut: np.ndarray) -> bool:
+    """Whether a class coding's lookup is the identity, so the kernel needs no lookup.
+
+    A coding's ``lut`` covers every value of its label and prediction arrays (the kernels read
+    it unchecked), so an identity lut also says that no value lies outside the class set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> identity_lut(np.arange(3)), identity_lut(np.array([0, -1, 1]))
+    (True, False)
+    """
+    return bool(np.array_equal(lut, np.arange(len(lut), dtype=lut.dtype)))
 
 
 def use_radix(keys: tuple, n_rows: int, cells: int, rows_per_cell: float = 2.0) -> bool:

@@ -32,13 +32,17 @@ from .jit import jit, jit_inline, jit_parallel, prange
 
 @jit_inline
 def row_group(i, k0, k1, k2, k3, offset, stride, nkeys):
-    g = (np.int64(k0[i]) - offset[0]) * stride[0]
+    """Packed group id of row ``i`` (a non-negative index)."""
+    # an unsigned index: numba then skips the negative-index wraparound, whose branch per
+    # element also keeps LLVM from vectorising the loop around it
+    u = np.uint64(i)
+    g = (np.int64(k0[u]) - offset[0]) * stride[0]
     if nkeys > 1:
-        g += (np.int64(k1[i]) - offset[1]) * stride[1]
+        g += (np.int64(k1[u]) - offset[1]) * stride[1]
     if nkeys > 2:
-        g += (np.int64(k2[i]) - offset[2]) * stride[2]
+        g += (np.int64(k2[u]) - offset[2]) * stride[2]
     if nkeys > 3:
-        g += (np.int64(k3[i]) - offset[3]) * stride[3]
+        g += (np.int64(k3[u]) - offset[3]) * stride[3]
     return g
 
 
@@ -53,35 +57,61 @@ def thread_rows(t, n, n_threads):
 @jit_inline
 def _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes):
     """Flat cell index ``g*K*K + real*K + predicted`` of row i; -1 outside the class set."""
-    a = lut[np.uint64(np.int64(label[i]) - vmin)]
-    b = lut[np.uint64(np.int64(pred[i]) - vmin)]
+    u = np.uint64(i)
+    a = lut[np.uint64(np.int64(label[u]) - vmin)]
+    b = lut[np.uint64(np.int64(pred[u]) - vmin)]
     if a < 0 or b < 0:
         return -1
     g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
     return g * (n_classes * n_classes) + a * n_classes + b
 
 
+#: Rows a counting thread turns into cell ids before it increments their cells (16 KiB of ids).
+COUNT_BLOCK = 4096
+
+
 @jit_parallel
-def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, bufs):
+def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, direct, bufs):
     """Add row counts into ``bufs[t]``, one private flat table per thread.
 
-    Returns the number of rows whose label or prediction is not a class.
+    ``bufs`` has one column more than the ``G*K*K`` cells: rows whose label or prediction
+    is not a class are counted there, so ``bufs[:, -1].sum()`` is how many there were.
+    ``direct`` says that ``lut`` is the identity (``lut[v] == v``, which also means every
+    value lies in its range): the codes are then ``value - vmin`` with no lookup.
+
+    Each thread works through its rows in blocks of :data:`COUNT_BLOCK`: one loop turns
+    a block's rows into uint32 cell ids, without a branch (it vectorises: the four column
+    streams are read at close to memory speed), and a second loop increments those cells.
+    Fused into one loop, the scattered increments keep the id arithmetic from vectorising
+    and the count took about 1.5x as long.
     """
     n = label.shape[0]
     n_threads = bufs.shape[0]
-    bad = np.zeros(n_threads, np.int64)
+    trash = bufs.shape[1] - 1
+    kk = n_classes * n_classes
     for t in prange(n_threads):
         buf = bufs[t]
+        ids = np.empty(COUNT_BLOCK, np.uint32)
         lo, hi = thread_rows(t, n, n_threads)
-        nbad = 0
-        for i in range(lo, hi):
-            cell = _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes)
-            if cell < 0:
-                nbad += 1
+        for blo in range(lo, hi, COUNT_BLOCK):
+            m = min(hi, blo + COUNT_BLOCK) - blo
+            if direct:
+                for j in range(m):
+                    u = np.uint64(blo + j)
+                    g = row_group(u, k0, k1, k2, k3, offset, stride, nkeys)
+                    a = np.int64(label[u]) - vmin
+                    b = np.int64(pred[u]) - vmin
+                    ids[np.uint64(j)] = np.uint32(g * kk + a * n_classes + b)
             else:
-                buf[np.uint64(cell)] += 1
-        bad[t] = nbad
-    return bad.sum()
+                for j in range(m):
+                    u = np.uint64(blo + j)
+                    g = row_group(u, k0, k1, k2, k3, offset, stride, nkeys)
+                    a = lut[np.uint64(np.int64(label[u]) - vmin)]
+                    b = lut[np.uint64(np.int64(pred[u]) - vmin)]
+                    cell = g * kk + a * n_classes + b
+                    ids[np.uint64(j)] = np.uint32(cell if (a | b) >= 0 else trash)
+            for j in range(m):
+                buf[np.uint64(ids[np.uint64(j)])] += 1
 
 
 @jit_parallel
@@ -118,9 +148,10 @@ def count_partitioned(
 
 @jit_parallel
 def sum_rows(bufs, out):
-    """``out += bufs.sum(axis=0)`` into an int64 table, split over threads by cell."""
+    """``out += bufs[:, :len(out)].sum(axis=0)`` into an int64 table, split over threads by cell
+    (``bufs`` may have more columns, such as :func:`count_private`'s last one)."""
     n_rows = bufs.shape[0]
-    for c in prange(bufs.shape[1]):
+    for c in prange(out.shape[0]):
         s = 0
         for t in range(n_rows):
             s += bufs[t, c]

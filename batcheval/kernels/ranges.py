@@ -25,7 +25,9 @@ def _span(values, lo, hi, a, b):
     x = values[lo]
     y = x
     for i in range(lo + 1, hi):
-        v = values[i]
+        # an unsigned index: a signed one costs a negative-index wraparound branch per element,
+        # which kept this loop from vectorising (int8 column 13 ms -> 1 ms for 20M rows)
+        v = values[np.uint64(i)]
         x = min(x, v)
         y = max(y, v)
     return min(a, np.int64(x)), max(b, np.int64(y))

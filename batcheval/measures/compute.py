@@ -163,9 +163,28 @@ def _compute(
         elif base in _multiclass.NAMES and base not in want_multi:
             want_multi.append(base)
 
+    # the p-values, by far the costliest per table, are computed once per distinct table
+    # (every measure is a function of the table's cells, so gathering gives each group the
+    # bits computing its own would); so is g2, whose four logarithms cost ten times another
+    # measure's formula; the other point measures cost less than gathering them
+    tails = [n for n in names if n.startswith("p_") and n != "p_fisher" and n not in CHANCE_TESTS]
+    exact_tests = {"alpha_sbb", *CHANCE_TESTS} & set(names)
+    binary = counts is None or counts.shape[1] == 2
+    per_distinct = [n for n in want_binary if n in _PER_DISTINCT]
+    tested = bool(exact_tests or tails or "p_fisher" in names or per_distinct)
+    distinct = _distinct(cells, n_groups) if binary and tested and cells is not None else None
+
     results: dict[str, np.ndarray] = {}
+    b = 1.0 if beta is None else float(beta)
+    if distinct is not None and per_distinct:
+        want_binary = [n for n in want_binary if n not in per_distinct]
+        ids, first = distinct
+        sub = tuple(c[first] for c in cells)
+        once = _run_kernel(_binary.NAMES, per_distinct, _Call(_binary.binary_measures, len(first), *sub, b))
+        gathered = _gather(np.stack(list(once.values())), ids)
+        results.update({("b", k): v for k, v in zip(once, gathered, strict=True)})
     if want_binary:
-        call = _Call(_binary.binary_measures, n_groups, *cells, 1.0 if beta is None else float(beta))
+        call = _Call(_binary.binary_measures, n_groups, *cells, b)
         results.update({("b", k): v for k, v in _run_kernel(_binary.NAMES, want_binary, call).items()})
     if want_multi:
         if counts is None:
@@ -174,14 +193,6 @@ def _compute(
         call = _Call(_multiclass.multiclass_measures, n_groups, counts)
         results.update({("m", k): v for k, v in _run_kernel(_multiclass.NAMES, want_multi, call).items()})
 
-    # the p-values, by far the costliest per table, are computed once per distinct table
-    # (every measure is a function of the table's cells, so gathering gives each group the
-    # bits computing its own would); the point measures cost less than gathering them
-    tails = [n for n in names if n.startswith("p_") and n != "p_fisher" and n not in CHANCE_TESTS]
-    exact_tests = {"alpha_sbb", *CHANCE_TESTS} & set(names)
-    binary = counts is None or counts.shape[1] == 2
-    tested = bool(exact_tests or tails or "p_fisher" in names)
-    distinct = _distinct(cells, n_groups) if binary and tested and cells is not None else None
     if exact_tests:
         results.update(_chance_tests(counts, cells, n_groups, distinct))
 
@@ -189,9 +200,10 @@ def _compute(
     # every χ² tail in one call, spread over the threads once, and of each distinct table once
     if tails:
         family_of = {n: "b" if (n_classes == 2 and n in in_binary) else "m" for n in tails}
-        stats = np.stack([results[(family_of[n], n[2:])] for n in tails])
-        if distinct is not None:
-            stats = np.ascontiguousarray(stats[:, distinct[1]])
+        if distinct is not None:  # only the distinct tables' statistics, not a copy of every group's
+            stats = np.stack([results[(family_of[n], n[2:])][distinct[1]] for n in tails])
+        else:
+            stats = np.stack([results[(family_of[n], n[2:])] for n in tails])
         p = chi2_upper_tail(stats.reshape(-1), dof).reshape(stats.shape)
         if distinct is not None:
             p = _gather(p, distinct[0])
@@ -201,6 +213,8 @@ def _compute(
         family = "b" if (n_classes == 2 and name in in_binary) else "m"
         if name == "p_fisher":
             out[name] = _per_table(_fisher.fisher_greater, cells, n_groups, distinct)
+        elif name == "alpha_sbb" and distinct is not None:
+            out[name] = _gather(alpha_sbb(results["p_informedness"][distinct[1]]), distinct[0])
         elif name == "alpha_sbb":
             out[name] = alpha_sbb(results["p_informedness"])
         elif name in CHANCE_TESTS or name in tails:
@@ -214,6 +228,10 @@ def _compute(
 # groups and at most _DISTINCT_SHARE of them distinct: hashing costs about 20 ns a table and
 # gathering a value a few ns, against some 200 ns a table for Fisher's test or the chance test
 _DISTINCT_MIN_GROUPS = 4096
+# distinct tables from which the exact tests run on every thread whatever their number
+_PARALLEL_TESTS = 2048
+# binary point measures computed once per distinct table when the tables are hashed anyway
+_PER_DISTINCT = frozenset({"g2"})
 _DISTINCT_SHARE = 0.75
 
 
@@ -244,7 +262,10 @@ def _per_table(
     if distinct is not None:
         ids, first = distinct
         p = np.empty(len(first), dtype=np.float64)
-        kernel(*(c[first] for c in cells), p)
+        # at some 200-300 ns a table these tests are worth every thread from a few thousand
+        # tables, far below the element count at which a parallel kernel stops running serially
+        run = kernel.parallel if len(first) >= _PARALLEL_TESTS else kernel
+        run(*(c[first] for c in cells), p)
         return _gather(p, ids)
     p = np.empty(n_groups, dtype=np.float64)
     if n_groups:
