@@ -134,10 +134,14 @@ def evaluate(
         reproducible (None: different on each call).
     example, cluster
         Column(s) identifying a test example, and a group of examples that are
-        not independent (several questions about one passage). With ``ci=``,
-        each cluster (``cluster=`` if given, else the example) is one
-        independent unit, however many rows it has in a pooled group, and the
-        intervals use cluster-robust standard errors: pass ``example=`` when
+        not independent (several questions about one passage). Each cluster
+        (``cluster=`` if given, else the example) is one independent unit,
+        however many rows it has in a pooled group: with ``ci=`` the intervals
+        use cluster-robust standard errors and Student's t with ``C − 1``
+        degrees of freedom, and ``p_informedness``, ``p_markedness`` and
+        ``alpha_sbb`` become the clustered chance tests (the exact test on the
+        table divided by the statistic's design effect; the other ``p_``
+        columns still count rows). Pass ``example=`` when
         ``pool=`` spans seeds or replicates that score the same examples, or
         the repeats count as independent evidence. Without either, pooling
         over a key not named like a fold warns. ``ci_method="wilson_delta"``
@@ -258,6 +262,11 @@ def evaluate(
     else:
         over = as_key_list(pool, "pool")
         out = pooled_measures(table, over, measures, per_class, positive, beta, mean_weights)
+    if clustered is not None:  # the chance tests count clusters, not rows
+        out = _clustered.add_clustered_chance(
+            out, table, clustered, units=units, label=label, prediction=prediction,
+            pool=as_key_list(pool, "pool"), per_class=per_class,
+        )  # fmt: skip
     if ci is not None and clustered is not None:
         out = _clustered.add_clustered_intervals(
             out, table, clustered, units=units, label=label, prediction=prediction,

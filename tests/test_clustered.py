@@ -68,12 +68,15 @@ def test_evaluate_intervals_from_reference_variance(k: int) -> None:
             var = ref.cluster_variance(y, p, c, k, name)
             est = ref.measure(table, name)
             low, high = out[f"{name}_ci_low"][run], out[f"{name}_ci_high"][run]
+            t95 = stats.t.ppf(0.975, n_clusters - 1)  # few clusters: Student's t, C - 1 dof
             if name in ("informedness", "kappa_cohen"):
-                want = (max(est - Z95 * var**0.5, -1.0), min(est + Z95 * var**0.5, 1.0))
+                want = (max(est - t95 * var**0.5, -1.0), min(est + t95 * var**0.5, 1.0))
             else:  # Wilson with Korn & Graubard's effective trials p(1 - p)/var, at most the trials
                 trials = table.sum() if name == "accuracy" else table[1].sum()
                 m_eff = min(est * (1 - est) / var, trials)
-                want = proportion_confint(est * m_eff, m_eff, alpha=0.05, method="wilson")
+                # the Wilson interval at the critical value t95: statsmodels' at the level it is the normal's of
+                alpha = 2 * stats.norm.sf(t95)
+                want = proportion_confint(est * m_eff, m_eff, alpha=alpha, method="wilson")
             assert (low, high) == pytest.approx(want, rel=1e-5), (name, run, n_clusters)
 
 
@@ -254,7 +257,8 @@ def test_board_with_singleton_clusters_is_the_paired_delta_test_times_n_over_n_m
     # test instead, so the identity is with a measure it still tests by its delta-method SE
     clus = be.leaderboard(df, run="run", example="example", cluster="example", measure="kappa_cohen")
     delta = be.leaderboard(df, run="run", example="example", paired="delta", measure="kappa_cohen")
-    z_clus = stats.norm.isf(clus["p_vs_leader"].to_numpy()[1:] / 2)
+    # the clustered test refers its statistic to t with C - 1 = 249 degrees of freedom
+    z_clus = stats.t.isf(clus["p_vs_leader"].to_numpy()[1:] / 2, 249)
     z_delta = stats.norm.isf(delta["p_vs_leader"].to_numpy()[1:] / 2)
     np.testing.assert_allclose(z_clus, z_delta * np.sqrt(249 / 250), rtol=1e-6)
     assert clus.columns == be.leaderboard(df, run="run", measure="kappa_cohen").columns  # unpaired columns
