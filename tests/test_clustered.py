@@ -74,7 +74,7 @@ def test_evaluate_intervals_from_reference_variance(k: int) -> None:
             else:  # Wilson with Korn & Graubard's effective trials p(1 - p)/var, at most the trials
                 trials = table.sum() if name == "accuracy" else table[1].sum()
                 m_eff = min(est * (1 - est) / var, trials)
-                # the Wilson interval at the critical value t95: statsmodels' at the level it is the normal's of
+                # Wilson at the critical value t95: statsmodels' at the level whose normal quantile is t95
                 alpha = 2 * stats.norm.sf(t95)
                 want = proportion_confint(est * m_eff, m_eff, alpha=alpha, method="wilson")
             assert (low, high) == pytest.approx(want, rel=1e-5), (name, run, n_clusters)

@@ -426,7 +426,8 @@ def wilson_z(successes: np.ndarray, trials: np.ndarray, z: np.ndarray) -> tuple[
         centre = (p + z2 / (2.0 * m)) / (1.0 + z2 / m)
         half = z / (1.0 + z2 / m) * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m))
     ok = (m > 0) & np.isfinite(z)
-    return np.where(ok, np.maximum(centre - half, 0.0), np.nan), np.where(ok, np.minimum(centre + half, 1.0), np.nan)
+    low = np.where(ok, np.maximum(centre - half, 0.0), np.nan)
+    return low, np.where(ok, np.minimum(centre + half, 1.0), np.nan)
 
 
 def paired_cluster_se(
