@@ -14,7 +14,7 @@ from statsmodels.stats.proportion import proportion_confint
 import batcheval as be
 from batcheval.errors import BatchevalWarning, ColumnNotFoundError, InvalidArgumentError
 from batcheval.inference import clustered as cl
-from batcheval.inference.intervals import standard_errors
+from batcheval.inference.intervals import intervals, standard_errors
 from tests.reference import clustered as ref
 
 Z95 = stats.norm.ppf(0.975)
@@ -70,7 +70,17 @@ def test_evaluate_intervals_from_reference_variance(k: int) -> None:
             low, high = out[f"{name}_ci_low"][run], out[f"{name}_ci_high"][run]
             t95 = stats.t.ppf(0.975, n_clusters - 1)  # few clusters: Student's t, C - 1 dof
             if name in ("informedness", "kappa_cohen"):
-                want = (max(est - t95 * var**0.5, -1.0), min(est + t95 * var**0.5, 1.0))
+                # the unclustered interval of the table divided by the design effect (clustered over
+                # row-wise variance: every row its own cluster, without the factor n/(n - 1)),
+                # moved to the estimate and widened from z to t
+                n = len(y)
+                rows_var = ref.cluster_variance(y, p, list(range(n)), k, name) * (n - 1) / n
+                eff = np.rint(table / max(var / rows_var, 1.0)).astype(np.int64)
+                low_e, high_e = (v[0] for v in intervals(eff[None], [name], 0.95)[name])
+                est_e = ref.measure(eff, name)
+                stretch = t95 / Z95
+                want = (max(est - stretch * (est_e - low_e), -1.0),
+                        min(est + stretch * (high_e - est_e), 1.0))  # fmt: skip
             else:  # Wilson with Korn & Graubard's effective trials p(1 - p)/var, at most the trials
                 trials = table.sum() if name == "accuracy" else table[1].sum()
                 m_eff = min(est * (1 - est) / var, trials)
