@@ -25,7 +25,7 @@ one with the normal quantile (``clus_z``, batcheval before the few-clusters
 fix) and with Student's t quantile with ``C − 1`` degrees of freedom
 (``clus_t``, what ``evaluate`` gives now), with ``R``, the Monte-Carlo
 standard error of a coverage of 0.95 (``sqrt(0.95·0.05/R)``) and the median
-widths. Replicates per point: ``R = clip(ROWS / rows per replicate, 200, 2000)``.
+widths. Replicates per point: ``R = clip(1.5e6 / rows per replicate, 200, 2000)``.
 
 ``--part size`` (the chance tests under the null of no association): labels
 and predictions independent, each with its own cluster-level rate (Beta of
@@ -37,7 +37,8 @@ below 0.05 counting rows, ``clustered`` the same with ``cluster=`` /
 ``example=`` (the clustered chance test), ``clustered_01`` at 0.01;
 ``mc_se`` is ``sqrt(0.05·0.95/R)``; ``margin`` the median over replicates of
 the smallest margin counted in clusters (the number of clusters holding a
-row of the rarest real or predicted class). Replicates whose table has one
+row of the rarest real or predicted class); ``R = clip(6e6 / rows per replicate, 1000, 2000)``.
+Replicates whose table has one
 class in a margin (no test: p = 1) count as not rejected.
 """
 
@@ -57,11 +58,13 @@ from batcheval.errors import BatchevalWarning
 from batcheval.inference import clustered as _clustered
 
 ROWS = 1_500_000
+#: the size part: R = clip(SIZE_ROWS / rows per replicate, 1000, 2000)
+SIZE_ROWS = 6_000_000
 
 
-def _reps(rows_per_rep: int, quick: bool) -> int:
+def _reps(rows_per_rep: int, quick: bool, rows: int = ROWS, bottom: int = 200) -> int:
     top = 400 if quick else 2000
-    return int(np.clip(ROWS // rows_per_rep, 200, top))
+    return int(np.clip(rows // rows_per_rep, min(bottom, top), top))
 
 
 def _coverage(out: pl.DataFrame, name: str, truth: float) -> tuple[float, float]:
@@ -202,7 +205,7 @@ def run_size(quick: bool) -> pl.DataFrame:
     points += [("repeated", seeds, keep, c, prev, bias) for seeds in (3, 10) for keep in (1.0, 0.5)
                for c in ns for prev, bias in skews]  # fmt: skip
     for layout, size, dep, c, prev, bias in points:
-        reps = _reps(c * size, quick)
+        reps = _reps(c * size, quick, SIZE_ROWS, 1000)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BatchevalWarning)
             if layout == "clustered":
