@@ -248,12 +248,14 @@ def evaluate(
         table, report = count_any(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls,
                                   on_error=on_error, progress=progress, batch_rows=batch_rows,
                                   engine=engine, client=client)  # fmt: skip
+    full, versus = table, None
     if table.n_classes > 2 and positive is not None:
         if per_class:
             raise InvalidArgumentError(
                 f"positive={positive!r} and per_class=True together: per_class already gives every "
                 "class against the rest; drop one of them"
             )
+        full, versus = table, positive  # the clustered cells are counted over the full class set
         table = table.versus_rest(positive)  # one-vs-rest binary measures of that class
         positive = None
     measures = names
@@ -264,14 +266,14 @@ def evaluate(
         out = pooled_measures(table, over, measures, per_class, positive, beta, mean_weights)
     if clustered is not None:  # the chance tests count clusters, not rows
         out = _clustered.add_clustered_chance(
-            out, table, clustered, units=units, label=label, prediction=prediction,
-            pool=as_key_list(pool, "pool"), per_class=per_class,
+            out, full, clustered, units=units, label=label, prediction=prediction,
+            pool=as_key_list(pool, "pool"), per_class=per_class, versus=versus,
         )  # fmt: skip
     if ci is not None and clustered is not None:
         out = _clustered.add_clustered_intervals(
-            out, table, clustered, units=units, label=label, prediction=prediction,
+            out, full, clustered, units=units, label=label, prediction=prediction,
             pool=as_key_list(pool, "pool"), measures=measures, per_class=per_class, positive=positive,
-            beta=beta, ci=ci,
+            beta=beta, ci=ci, versus=versus,
         )  # fmt: skip
     elif ci is not None:
         if pool is not None:

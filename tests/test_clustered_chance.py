@@ -204,3 +204,17 @@ def test_t_helpers_against_scipy_and_a_plain_count() -> None:
     ref_run = np.array([1, 0, 3, 2])
     want = [len(set(cluster[group == g]) | set(cluster[group == ref_run[g]])) for g in range(4)]
     assert cl.paired_cluster_count(cells, ref_run).tolist() == want
+
+
+def test_multiclass_positive_is_the_clustered_test_of_that_class() -> None:
+    # positive= turns a 3-class table into class-vs-rest; the clusters are counted over all classes first
+    df = _sweep(np.random.default_rng(94), 3)
+    out = be.evaluate(df, by=["run", "seed"], pool="seed", measures=["p_informedness", "informedness"],
+                      positive=1, example="example", cluster="passage", ci=0.95)  # fmt: skip
+    for run in range(2):
+        rows = df.filter(pl.col("run") == run)
+        y = (rows["label"].to_numpy() == 1).astype(int).tolist()
+        p = (rows["prediction"].to_numpy() == 1).astype(int).tolist()
+        want = ref.clustered_p(y, p, rows["passage"].to_list(), 2, "informedness")
+        assert out["p_informedness"][run] == pytest.approx(want, rel=1e-9, abs=1e-10)
+        assert out["informedness_ci_low"][run] < out["informedness"][run] < out["informedness_ci_high"][run]

@@ -133,6 +133,17 @@ class ClusterCells:
         group = (self.group[:, None] * k + np.arange(k)[None, :]).reshape(-1)
         return ClusterCells(one_vs_rest(self.counts), group, np.repeat(self.cluster, k), self.n_groups * k)
 
+    def versus_rest(self, index: int) -> ClusterCells:
+        """The 2×2 tables of class ``index`` against the rest, as
+        :meth:`batcheval.core.table.ContingencyTable.versus_rest` makes them."""
+        c = self.counts
+        tp = c[:, index, index]
+        fn = c[:, index, :].sum(axis=1) - tp
+        fp = c[:, :, index].sum(axis=1) - tp
+        tn = c.sum(axis=(1, 2)) - tp - fn - fp
+        counts = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
+        return ClusterCells(counts, self.group, self.cluster, self.n_groups)
+
 
 def warn_independent_rows(pool: Sequence[str], stacklevel: int = 3) -> None:
     """Warn that pooling over ``pool`` without ``example=`` treats every row as independent.
@@ -566,6 +577,21 @@ def select_clustered(
     return df
 
 
+def _grouped_cells(
+    table: ContingencyTable, df: pl.DataFrame, units: Sequence[str], label: str, prediction: str,
+    pool: Sequence[str], versus: Any,
+) -> tuple[np.ndarray, ClusterCells]:  # fmt: skip
+    """The (pooled) groups' tables and their cluster cells, class ``versus`` against the rest
+    when given (the cells are counted over ``table``'s own classes first)."""
+    if pool:
+        table = table.pool(list(pool))
+    cells = cluster_cells(df, table.by, units, label, prediction, table)
+    if versus is None:
+        return np.asarray(table.counts), cells
+    index = table.classes.to_list().index(versus)
+    return np.asarray(table.versus_rest(versus).counts), cells.versus_rest(index)
+
+
 def add_clustered_intervals(
     frame: pl.DataFrame,
     table: ContingencyTable,
@@ -580,16 +606,16 @@ def add_clustered_intervals(
     positive: Any,
     beta: float | None,
     ci: float,
+    versus: Any = None,
 ) -> pl.DataFrame:
     """Append cluster-robust ``<measure>_ci_low`` / ``_ci_high`` to an
     :func:`~batcheval.evaluate` frame, ``df`` holding its rows with the ``units`` columns
     (:func:`select_clustered`); like :func:`batcheval.inference.intervals.add_intervals`
-    with ``method="wilson_delta"``."""
-    if pool:
-        table = table.pool(list(pool))
-    k = table.n_classes
-    counts = np.asarray(table.counts)
-    cells = cluster_cells(df, table.by, units, label, prediction, table)
+    with ``method="wilson_delta"``. ``versus``: as in :func:`add_clustered_chance`."""
+    counts, cells = _grouped_cells(table, df, units, label, prediction, pool, versus)
+    if versus is not None:
+        table = table.versus_rest(versus)
+    k = counts.shape[1]
     if per_class:
         counts, cells, k, pos = one_vs_rest(counts), cells.one_vs_rest(), 2, 1
     else:
@@ -754,17 +780,16 @@ def add_clustered_chance(
     prediction: str,
     pool: Sequence[str],
     per_class: bool,
+    versus: Any = None,
 ) -> pl.DataFrame:
     """Replace ``p_informedness``, ``p_markedness`` and ``alpha_sbb`` of an
     :func:`~batcheval.evaluate` frame by their clustered counterparts
-    (:func:`clustered_chance`); a frame without those columns is returned as it is."""
+    (:func:`clustered_chance`); a frame without those columns is returned as it is.
+    ``versus``: the class the frame's binary measures take against the rest of ``table``'s."""
     wanted = [c for c in CLUSTERED_CHANCE if c in frame.columns]
     if not wanted:
         return frame
-    if pool:
-        table = table.pool(list(pool))
-    counts = np.asarray(table.counts)
-    cells = cluster_cells(df, table.by, units, label, prediction, table)
+    counts, cells = _grouped_cells(table, df, units, label, prediction, pool, versus)
     if per_class:
         counts, cells = one_vs_rest(counts), cells.one_vs_rest()
     p = clustered_chance(counts, cells)
