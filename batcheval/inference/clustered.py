@@ -40,13 +40,23 @@ Graubard (1998, Survey Methodology 24:193): the number of independent trials
 that would give the clustered variance. ``m_eff`` is capped at the trials
 ``m`` and, where ``p`` is 0 or 1 (no spread to measure a design effect
 from), it is the number of clusters holding a trial, as if each cluster
-were one trial. The chance-corrected measures get ``estimate ± z·se``
-clipped to [−1, 1], as without clusters.
+were one trial. The chance-corrected measures get the unclustered interval
+(score or adjusted delta) of the table of effective counts, every cell
+divided by the design effect ``deff = var_c / var_rows`` (:func:`effective_counts`),
+moved to the estimate. Both use the critical value of Student's t with
+``C − 1`` degrees of freedom (Cameron & Miller 2015, §VI.C): with 20
+clusters the normal quantile covered 0.88-0.93 (docs/calibration_cluster.md).
+
+The chance tests ``p_informedness`` and ``p_markedness`` count clusters too
+(:func:`clustered_chance`): the unclustered exact test applied to the table
+divided by the design effect of the chance statistic
+(:func:`chance_design_effects`).
 
 Paired differences (a run against the leader on the same clusters) use the
 difference of the two runs' scaled cluster sums, ``D_c = S_c^run/n_run −
 S_c^ref/n_ref`` over the clusters either run has, ``var = C/(C − 1)·Σ D_c²``
-(Miller 2024, §4): :func:`paired_cluster_se`.
+(Miller 2024, §4): :func:`paired_cluster_se`, tested against t with ``C − 1``
+degrees of freedom (:func:`cluster_t_p`).
 
 Examples
 --------
