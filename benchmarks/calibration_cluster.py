@@ -27,6 +27,9 @@ fix) and with Student's t quantile with ``C − 1`` degrees of freedom
 standard error of a coverage of 0.95 (``sqrt(0.95·0.05/R)``) and the median
 widths. Replicates per point: ``R = clip(1.5e6 / rows per replicate, 200, 2000)``.
 
+``--part paired``: the size of a clustered board's ``p_vs_leader`` for two runs of
+equal skill (normal reference, as before, against t with ``C − 1`` degrees of freedom).
+
 ``--part size`` (the chance tests under the null of no association): labels
 and predictions independent, each with its own cluster-level rate (Beta of
 mean ``prev`` resp. ``bias`` and intra-cluster correlation ``icc``), or, for
@@ -167,6 +170,52 @@ def null_repeated(rng: np.random.Generator, reps: int, n: int, seeds: int, keep:
     return pl.concat(parts)
 
 
+def run_paired(quick: bool) -> pl.DataFrame:
+    """Size of the clustered board's ``p_vs_leader`` for two runs of equal skill on shared
+    clusters (a right prediction with the cluster's Beta probability of mean 0.8, shared by
+    both runs): the normal reference against t with ``C − 1`` degrees of freedom."""
+    from scipy import special
+
+    rng = np.random.default_rng(2026)
+    rows = []
+    for size in (1, 5):
+        for icc in (0.0, 0.3):
+            for c in (20, 100) if quick else (20, 50, 100):
+                reps = 1000 if quick else 4000
+                q = _rates(rng, 0.8, icc, (reps, c), size)
+                label = rng.integers(0, 2, q.shape, dtype=np.int8)
+                frames = []
+                for run in range(2):
+                    pred = np.where(rng.random(q.shape) < q, label, 1 - label).astype(np.int8)
+                    frames.append(pl.DataFrame({
+                        "rep": np.repeat(np.arange(reps, dtype=np.int32), c * size), "run": np.int8(run),
+                        "passage": np.tile(np.repeat(np.arange(c, dtype=np.int32), size), reps),
+                        "label": label.ravel(), "prediction": pred.ravel(),
+                    }))  # fmt: skip
+                df = pl.concat(frames)
+                table = be.ContingencyTable.from_frame(df, by=["rep", "run"])
+                keys = ["rep", "run"]
+                cells = _clustered.cluster_cells(df, keys, ["passage"], "label", "prediction", table)
+                counts = np.asarray(table.counts)
+                partner = np.arange(len(table)) ^ 1  # rows 2r and 2r + 1 are one board
+                value = be.ContingencyTable(table.keys, table.classes, counts).measures(["informedness"])
+                value = value["informedness"].to_numpy()
+                se = _clustered.paired_cluster_se(counts, cells, "informedness", partner)
+                diff = (value - value[partner])[::2]
+                z = np.abs(diff) / se[::2]
+                p_z = special.erfc(z / np.sqrt(2.0))
+                n_clusters = _clustered.paired_cluster_count(cells, partner)[::2]
+                p_t = _clustered.cluster_t_p(diff, se[::2], n_clusters)
+                rows.append({
+                    "size": size, "icc": icc, "clusters": c, "R": reps,
+                    "mc_se": round(float(np.sqrt(0.05 * 0.95 / reps)), 4),
+                    "normal": float(np.mean(np.nan_to_num(p_z, nan=1.0) < 0.05)),
+                    "t": float(np.mean(np.nan_to_num(p_t, nan=1.0) < 0.05)),
+                })  # fmt: skip
+                print(rows[-1], file=sys.stderr)
+    return pl.DataFrame(rows)
+
+
 def _margin(df: pl.DataFrame) -> float:
     """Median over replicates of the smallest margin counted in clusters."""
     per = []
@@ -279,8 +328,9 @@ def _markdown(frame: pl.DataFrame) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("coverage", "size"), default="coverage",
-                        help="coverage of the intervals, or size of the chance tests")  # fmt: skip
+    parser.add_argument("--part", choices=("coverage", "size", "paired"), default="coverage",
+                        help="coverage of the intervals, size of the chance tests, or of the "
+                             "clustered board's paired test")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="fewer replicates and no 2,000-cluster points")
     parser.add_argument("--out", default=None, help="write the markdown tables to this file")
     args = parser.parse_args()
@@ -293,6 +343,9 @@ def main() -> None:
             f"### Repeated examples (`example=`, pooled over seeds), informedness, 95 % intervals\n\n"
             f"{_markdown(repeated)}\n\n"
         )
+    elif args.part == "paired":
+        table = _markdown(run_paired(args.quick))
+        text = f"### Size of a clustered board's `p_vs_leader` under the null, nominal 0.05\n\n{table}\n\n"
     else:
         table = _markdown(run_size(args.quick))
         text = f"### Size of `p_informedness` under the null, nominal 0.05\n\n{table}\n\n"
