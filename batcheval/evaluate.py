@@ -264,16 +264,19 @@ def evaluate(
     else:
         over = as_key_list(pool, "pool")
         out = pooled_measures(table, over, measures, per_class, positive, beta, mean_weights)
-    if clustered is not None:  # the chance tests count clusters, not rows
+    wants_tests = any(c in out.columns for c in _clustered.CLUSTERED_CHANCE)
+    if clustered is not None and (ci is not None or wants_tests):  # tests and intervals count clusters
+        prepared = _clustered.grouped_cells(full, clustered, units, label, prediction,
+                                            as_key_list(pool, "pool"), versus)  # fmt: skip
         out = _clustered.add_clustered_chance(
             out, full, clustered, units=units, label=label, prediction=prediction,
-            pool=as_key_list(pool, "pool"), per_class=per_class, versus=versus,
+            pool=as_key_list(pool, "pool"), per_class=per_class, versus=versus, prepared=prepared,
         )  # fmt: skip
     if ci is not None and clustered is not None:
         out = _clustered.add_clustered_intervals(
             out, full, clustered, units=units, label=label, prediction=prediction,
             pool=as_key_list(pool, "pool"), measures=measures, per_class=per_class, positive=positive,
-            beta=beta, ci=ci, versus=versus,
+            beta=beta, ci=ci, versus=versus, prepared=prepared,
         )  # fmt: skip
     elif ci is not None:
         if pool is not None:

@@ -113,6 +113,7 @@ __all__ = [
     "clustered_chance",
     "clustered_intervals",
     "effective_counts",
+    "grouped_cells",
     "paired_cluster_count",
     "paired_cluster_se",
     "select_clustered",
@@ -587,7 +588,7 @@ def select_clustered(
     return df
 
 
-def _grouped_cells(
+def grouped_cells(
     table: ContingencyTable, df: pl.DataFrame, units: Sequence[str], label: str, prediction: str,
     pool: Sequence[str], versus: Any,
 ) -> tuple[np.ndarray, ClusterCells]:  # fmt: skip
@@ -617,12 +618,13 @@ def add_clustered_intervals(
     beta: float | None,
     ci: float,
     versus: Any = None,
+    prepared: tuple[np.ndarray, ClusterCells] | None = None,
 ) -> pl.DataFrame:
     """Append cluster-robust ``<measure>_ci_low`` / ``_ci_high`` to an
     :func:`~batcheval.evaluate` frame, ``df`` holding its rows with the ``units`` columns
     (:func:`select_clustered`); like :func:`batcheval.inference.intervals.add_intervals`
-    with ``method="wilson_delta"``. ``versus``: as in :func:`add_clustered_chance`."""
-    counts, cells = _grouped_cells(table, df, units, label, prediction, pool, versus)
+    with ``method="wilson_delta"``. ``versus``, ``prepared``: as in :func:`add_clustered_chance`."""
+    counts, cells = prepared or grouped_cells(table, df, units, label, prediction, pool, versus)
     if versus is not None:
         table = table.versus_rest(versus)
     k = counts.shape[1]
@@ -791,15 +793,17 @@ def add_clustered_chance(
     pool: Sequence[str],
     per_class: bool,
     versus: Any = None,
+    prepared: tuple[np.ndarray, ClusterCells] | None = None,
 ) -> pl.DataFrame:
     """Replace ``p_informedness``, ``p_markedness`` and ``alpha_sbb`` of an
     :func:`~batcheval.evaluate` frame by their clustered counterparts
     (:func:`clustered_chance`); a frame without those columns is returned as it is.
-    ``versus``: the class the frame's binary measures take against the rest of ``table``'s."""
+    ``versus``: the class the frame's binary measures take against the rest of ``table``'s;
+    ``prepared``: what :func:`grouped_cells` gives for these arguments, if already counted."""
     wanted = [c for c in CLUSTERED_CHANCE if c in frame.columns]
     if not wanted:
         return frame
-    counts, cells = _grouped_cells(table, df, units, label, prediction, pool, versus)
+    counts, cells = prepared or grouped_cells(table, df, units, label, prediction, pool, versus)
     if per_class:
         counts, cells = one_vs_rest(counts), cells.one_vs_rest()
     p = clustered_chance(counts, cells)
