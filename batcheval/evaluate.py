@@ -135,10 +135,14 @@ def evaluate(
         reproducible (None: different on each call).
     example, cluster
         Column(s) identifying a test example, and a group of examples that are
-        not independent (several questions about one passage). With ``ci=``,
-        each cluster (``cluster=`` if given, else the example) is one
-        independent unit, however many rows it has in a pooled group, and the
-        intervals use cluster-robust standard errors: pass ``example=`` when
+        not independent (several questions about one passage). Each cluster
+        (``cluster=`` if given, else the example) is one independent unit,
+        however many rows it has in a pooled group: with ``ci=`` the intervals
+        use cluster-robust standard errors and Student's t with ``C − 1``
+        degrees of freedom, and ``p_informedness``, ``p_markedness`` and
+        ``alpha_sbb`` become the clustered chance tests (the exact test on the
+        table divided by the statistic's design effect; the other ``p_``
+        columns still count rows). Pass ``example=`` when
         ``pool=`` spans seeds or replicates that score the same examples, or
         the repeats count as independent evidence. Without either, pooling
         over a key not named like a fold warns. ``ci_method="wilson_delta"``
@@ -245,12 +249,14 @@ def evaluate(
         table, report = count_any(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls,
                                   on_error=on_error, progress=progress, batch_rows=batch_rows,
                                   engine=engine, client=client)  # fmt: skip
+    full, versus = table, None
     if table.n_classes > 2 and positive is not None:
         if per_class:
             raise InvalidArgumentError(
                 f"positive={positive!r} and per_class=True together: per_class already gives every "
                 "class against the rest; drop one of them"
             )
+        full, versus = table, positive  # the clustered cells are counted over the full class set
         table = table.versus_rest(positive)  # one-vs-rest binary measures of that class
         positive = None
     measures = names
@@ -259,11 +265,19 @@ def evaluate(
     else:
         over = as_key_list(pool, "pool")
         out = pooled_measures(table, over, measures, per_class, positive, beta, mean_weights)
+    wants_tests = any(c in out.columns for c in _clustered.CLUSTERED_CHANCE)
+    if clustered is not None and (ci is not None or wants_tests):  # tests and intervals count clusters
+        prepared = _clustered.grouped_cells(full, clustered, units, label, prediction,
+                                            as_key_list(pool, "pool"), versus)  # fmt: skip
+        out = _clustered.add_clustered_chance(
+            out, full, clustered, units=units, label=label, prediction=prediction,
+            pool=as_key_list(pool, "pool"), per_class=per_class, versus=versus, prepared=prepared,
+        )  # fmt: skip
     if ci is not None and clustered is not None:
         out = _clustered.add_clustered_intervals(
-            out, table, clustered, units=units, label=label, prediction=prediction,
+            out, full, clustered, units=units, label=label, prediction=prediction,
             pool=as_key_list(pool, "pool"), measures=measures, per_class=per_class, positive=positive,
-            beta=beta, ci=ci,
+            beta=beta, ci=ci, versus=versus, prepared=prepared,
         )  # fmt: skip
     elif ci is not None:
         if pool is not None:

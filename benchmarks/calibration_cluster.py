@@ -1,6 +1,9 @@
-"""Coverage of 95 % intervals with and without ``example=`` / ``cluster=``.
+"""Coverage of 95 % intervals, and size of the chance tests, with and without ``example=`` / ``cluster=``.
 
-    python benchmarks/calibration_cluster.py [--quick] [--out docs/calibration_cluster.md]
+    python benchmarks/calibration_cluster.py --part coverage [--quick] [--out FILE]
+    python benchmarks/calibration_cluster.py --part size [--quick] [--out FILE]
+
+``--part coverage`` (the intervals):
 
 Two kinds of dependent rows, each simulated as ``R`` replicate boards counted
 by one :func:`batcheval.evaluate` call (one group per replicate):
@@ -17,10 +20,29 @@ probability 0.8; each seed keeps it with probability ``keep``, else flips a
 coin. The truth: informedness ``2·(0.8·keep + 0.5·(1 − keep)) − 1``.
 
 For each point the table gives the coverage of the true value by the
-interval that treats rows as independent (``naive``) and by the
-cluster-robust one (``clustered``), with ``R``, the Monte-Carlo standard
-error of a coverage of 0.95 (``sqrt(0.95·0.05/R)``) and the median widths.
-Replicates per point: ``R = clip(4e6 / rows per replicate, 200, 2000)``.
+interval that treats rows as independent (``naive``), by the cluster-robust
+one with the normal quantile (``clus_z``, batcheval before the few-clusters
+fix) and with Student's t quantile with ``C − 1`` degrees of freedom
+(``clus_t``, what ``evaluate`` gives now), with ``R``, the Monte-Carlo
+standard error of a coverage of 0.95 (``sqrt(0.95·0.05/R)``) and the median
+widths. Replicates per point: ``R = clip(1.5e6 / rows per replicate, 200, 2000)``.
+
+``--part paired``: the size of a clustered board's ``p_vs_leader`` for two runs of
+equal skill (normal reference, as before, against t with ``C − 1`` degrees of freedom).
+
+``--part size`` (the chance tests under the null of no association): labels
+and predictions independent, each with its own cluster-level rate (Beta of
+mean ``prev`` resp. ``bias`` and intra-cluster correlation ``icc``), or, for
+repeated examples, an example's label and base prediction drawn
+independently and each seed keeping the base prediction with probability
+``keep`` (else a fresh draw). ``naive`` is the share of ``p_informedness``
+below 0.05 counting rows, ``clustered`` the same with ``cluster=`` /
+``example=`` (the clustered chance test), ``clustered_01`` at 0.01;
+``mc_se`` is ``sqrt(0.05·0.95/R)``; ``margin`` the median over replicates of
+the smallest margin counted in clusters (the number of clusters holding a
+row of the rarest real or predicted class); ``R = clip(6e6 / rows per replicate, 1000, 2000)``.
+Replicates whose table has one
+class in a margin (no test: p = 1) count as not rejected.
 """
 
 from __future__ import annotations
@@ -36,13 +58,16 @@ import polars as pl
 
 import batcheval as be
 from batcheval.errors import BatchevalWarning
+from batcheval.inference import clustered as _clustered
 
-ROWS = 4_000_000
+ROWS = 1_500_000
+#: the size part: R = clip(SIZE_ROWS / rows per replicate, 1000, 2000)
+SIZE_ROWS = 6_000_000
 
 
-def _reps(rows_per_rep: int, quick: bool) -> int:
+def _reps(rows_per_rep: int, quick: bool, rows: int = ROWS, bottom: int = 200) -> int:
     top = 400 if quick else 2000
-    return int(np.clip(ROWS // rows_per_rep, 200, top))
+    return int(np.clip(rows // rows_per_rep, min(bottom, top), top))
 
 
 def _coverage(out: pl.DataFrame, name: str, truth: float) -> tuple[float, float]:
@@ -83,11 +108,170 @@ def repeated_examples(rng: np.random.Generator, reps: int, n: int, seeds: int, k
     return pl.concat(parts)
 
 
-def _row(point: dict, reps: int, name: str, naive: tuple[float, float], clus: tuple[float, float]) -> dict:
+def _normal_intervals(df: pl.DataFrame, by: list[str] | str, pool: list[str], units: list[str],
+                      names: list[str]) -> pl.DataFrame:  # fmt: skip
+    """The cluster-robust intervals with the normal quantile (batcheval before the t quantile)."""
+    table = be.ContingencyTable.from_frame(df, by=by)
+    if pool:
+        table = table.pool(pool)
+    cells = _clustered.cluster_cells(df, table.by, units, "label", "prediction", table)
+    out = _clustered.clustered_intervals(np.asarray(table.counts), cells, names, 0.95, reference="normal")
+    return pl.DataFrame(
+        {f"{n}_ci_{side}": v for n, (lo, hi) in out.items() for side, v in (("low", lo), ("high", hi))}
+    )
+
+
+def _row(point: dict, reps: int, name: str, naive: tuple[float, float], normal: tuple[float, float],
+         clus: tuple[float, float]) -> dict:  # fmt: skip
     return {
         **point, "R": reps, "mc_se": round(float(np.sqrt(0.95 * 0.05 / reps)), 4), "measure": name,
-        "naive": naive[0], "clustered": clus[0], "width_naive": naive[1], "width_clustered": clus[1],
+        "naive": naive[0], "clus_z": normal[0], "clus_t": clus[0], "width_naive": naive[1],
+        "width_clus_z": normal[1], "width_clus_t": clus[1],
     }  # fmt: skip
+
+
+def _rates(
+    rng: np.random.Generator, mean: float, icc: float, shape: tuple[int, int], size: int
+) -> np.ndarray:
+    if icc > 0:
+        a, b = mean * (1 - icc) / icc, (1 - mean) * (1 - icc) / icc
+        return np.repeat(rng.beta(a, b, shape), size, axis=1)
+    return np.full((shape[0], shape[1] * size), mean)
+
+
+def null_clustered(rng: np.random.Generator, reps: int, n_clusters: int, size: int, icc: float, prev: float,
+                   bias: float) -> pl.DataFrame:  # fmt: skip
+    """Labels and predictions independent, each with its own cluster-level rate."""
+    shape = (reps, n_clusters)
+    label = (rng.random((reps, n_clusters * size)) < _rates(rng, prev, icc, shape, size)).astype(np.int8)
+    pred = (rng.random((reps, n_clusters * size)) < _rates(rng, bias, icc, shape, size)).astype(np.int8)
+    return pl.DataFrame({
+        "rep": np.repeat(np.arange(reps, dtype=np.int32), n_clusters * size),
+        "passage": np.tile(np.repeat(np.arange(n_clusters, dtype=np.int32), size), reps),
+        "label": label.ravel(), "prediction": pred.ravel(),
+    })  # fmt: skip
+
+
+def null_repeated(rng: np.random.Generator, reps: int, n: int, seeds: int, keep: float, prev: float,
+                  bias: float) -> pl.DataFrame:  # fmt: skip
+    """An example's label and base prediction independent; each seed keeps the base prediction
+    with probability ``keep``, else draws a fresh one."""
+    label = (rng.random((reps, n)) < prev).astype(np.int8)
+    base = rng.random((reps, n)) < bias
+    parts = []
+    for seed in range(seeds):
+        kept = rng.random((reps, n)) < keep
+        pred = np.where(kept, base, rng.random((reps, n)) < bias).astype(np.int8)
+        parts.append(pl.DataFrame({
+            "rep": np.repeat(np.arange(reps, dtype=np.int32), n), "seed": np.full(reps * n, seed, np.int16),
+            "passage": np.tile(np.arange(n, dtype=np.int32), reps),
+            "label": label.ravel(), "prediction": pred.ravel(),
+        }))  # fmt: skip
+    return pl.concat(parts)
+
+
+def run_paired(quick: bool) -> pl.DataFrame:
+    """Size of the clustered board's ``p_vs_leader`` for two runs of equal skill on shared
+    clusters (a right prediction with the cluster's Beta probability of mean 0.8, shared by
+    both runs): the normal reference against t with ``C − 1`` degrees of freedom."""
+    from scipy import special
+
+    rng = np.random.default_rng(2026)
+    rows = []
+    for size in (1, 5):
+        for icc in (0.0, 0.3):
+            for c in (20, 100) if quick else (20, 50, 100):
+                reps = 1000 if quick else 4000
+                q = _rates(rng, 0.8, icc, (reps, c), size)
+                label = rng.integers(0, 2, q.shape, dtype=np.int8)
+                frames = []
+                for run in range(2):
+                    pred = np.where(rng.random(q.shape) < q, label, 1 - label).astype(np.int8)
+                    frames.append(pl.DataFrame({
+                        "rep": np.repeat(np.arange(reps, dtype=np.int32), c * size), "run": np.int8(run),
+                        "passage": np.tile(np.repeat(np.arange(c, dtype=np.int32), size), reps),
+                        "label": label.ravel(), "prediction": pred.ravel(),
+                    }))  # fmt: skip
+                df = pl.concat(frames)
+                table = be.ContingencyTable.from_frame(df, by=["rep", "run"])
+                keys = ["rep", "run"]
+                cells = _clustered.cluster_cells(df, keys, ["passage"], "label", "prediction", table)
+                counts = np.asarray(table.counts)
+                partner = np.arange(len(table)) ^ 1  # rows 2r and 2r + 1 are one board
+                value = be.ContingencyTable(table.keys, table.classes, counts).measures(["informedness"])
+                value = value["informedness"].to_numpy()
+                se = _clustered.paired_cluster_se(counts, cells, "informedness", partner)
+                diff = (value - value[partner])[::2]
+                z = np.abs(diff) / se[::2]
+                p_z = special.erfc(z / np.sqrt(2.0))
+                n_clusters = _clustered.paired_cluster_count(cells, partner)[::2]
+                p_t = _clustered.cluster_t_p(diff, se[::2], n_clusters)
+                rows.append({
+                    "size": size, "icc": icc, "clusters": c, "R": reps,
+                    "mc_se": round(float(np.sqrt(0.05 * 0.95 / reps)), 4),
+                    "normal": float(np.mean(np.nan_to_num(p_z, nan=1.0) < 0.05)),
+                    "t": float(np.mean(np.nan_to_num(p_t, nan=1.0) < 0.05)),
+                })  # fmt: skip
+                print(rows[-1], file=sys.stderr)
+    return pl.DataFrame(rows)
+
+
+def _margin(df: pl.DataFrame) -> float:
+    """Median over replicates of the smallest margin counted in clusters."""
+    per = []
+    for col in ("label", "prediction"):
+        for v in (0, 1):
+            per.append(
+                df.filter(pl.col(col) == v).group_by("rep").agg(pl.col("passage").n_unique().alias("m"))
+            )
+    reps = df.select(pl.col("rep").unique())
+    joined = reps
+    for i, frame in enumerate(per):
+        joined = joined.join(frame.rename({"m": f"m{i}"}), on="rep", how="left")
+    smallest = joined.select(pl.min_horizontal(pl.exclude("rep").fill_null(0))).to_series().to_numpy()
+    return float(np.median(smallest))
+
+
+def _size(out: pl.DataFrame, alpha: float) -> float:
+    p = out["p_informedness"].to_numpy()
+    return float(np.mean(np.nan_to_num(p, nan=1.0) < alpha))
+
+
+def run_size(quick: bool) -> pl.DataFrame:
+    rng = np.random.default_rng(2025)
+    ns = (20, 100, 500) if quick else (20, 100, 500, 2000)
+    names = ["p_informedness"]
+    rows = []
+    skews = ((0.5, 0.5), (0.1, 0.1), (0.5, 0.1))
+    points = [
+        ("clustered", size, icc, c, prev, bias)
+        for size in (1, 3, 10)
+        for icc in (0.0, 0.1, 0.5)
+        for c in ns
+        for prev, bias in skews
+        if not (size == 1 and icc > 0)
+    ]
+    points += [("repeated", seeds, keep, c, prev, bias) for seeds in (3, 10) for keep in (1.0, 0.5)
+               for c in ns for prev, bias in skews]  # fmt: skip
+    for layout, size, dep, c, prev, bias in points:
+        reps = _reps(c * size, quick, SIZE_ROWS, 1000)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BatchevalWarning)
+            if layout == "clustered":
+                df = null_clustered(rng, reps, c, size, dep, prev, bias)
+                naive = be.evaluate(df, by="rep", measures=names)
+                clus = be.evaluate(df, by="rep", measures=names, cluster="passage")
+            else:
+                df = null_repeated(rng, reps, c, size, dep, prev, bias)
+                naive = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names)
+                clus = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names, example="passage")
+        rows.append({
+            "layout": layout, "size": size, "icc_or_keep": dep, "clusters": c, "prev": prev, "bias": bias,
+            "margin": _margin(df), "R": reps, "mc_se": round(float(np.sqrt(0.05 * 0.95 / reps)), 4),
+            "naive": _size(naive, 0.05), "clustered": _size(clus, 0.05), "clustered_01": _size(clus, 0.01),
+        })  # fmt: skip
+        print(rows[-1], file=sys.stderr)
+    return pl.DataFrame(rows)
 
 
 def run(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -103,11 +287,11 @@ def run(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
                 names = ["informedness", "recall"]
                 naive = be.evaluate(df, by="rep", measures=names, ci=0.95)
                 clus = be.evaluate(df, by="rep", measures=names, ci=0.95, cluster="passage")
+                normal = _normal_intervals(df, "rep", [], ["passage"], names)
                 point = {"size": size, "icc": icc, "clusters": c}
                 for name, truth in (("informedness", 0.6), ("recall", 0.8)):
-                    rows.append(
-                        _row(point, reps, name, _coverage(naive, name, truth), _coverage(clus, name, truth))
-                    )
+                    cover = [_coverage(out, name, truth) for out in (naive, normal, clus)]
+                    rows.append(_row(point, reps, name, *cover))
                 print(rows[-2], file=sys.stderr)
     clustered = pl.DataFrame(rows)
     rows = []
@@ -124,8 +308,10 @@ def run(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
                     )
                 clus = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=["informedness"], ci=0.95,
                                    example="example")  # fmt: skip
+                normal = _normal_intervals(df, ["rep", "seed"], ["seed"], ["example"], ["informedness"])
                 point = {"seeds": seeds, "keep": keep, "examples": n}
                 rows.append(_row(point, reps, "informedness", _coverage(naive, "informedness", truth),
+                                 _coverage(normal, "informedness", truth),
                                  _coverage(clus, "informedness", truth)))  # fmt: skip
                 print(rows[-1], file=sys.stderr)
     return clustered, pl.DataFrame(rows)
@@ -142,17 +328,28 @@ def _markdown(frame: pl.DataFrame) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("coverage", "size", "paired"), default="coverage",
+                        help="coverage of the intervals, size of the chance tests, or of the "
+                             "clustered board's paired test")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="fewer replicates and no 2,000-cluster points")
     parser.add_argument("--out", default=None, help="write the markdown tables to this file")
     args = parser.parse_args()
     start = time.perf_counter()
-    clustered, repeated = run(args.quick)
-    elapsed = time.perf_counter() - start
-    text = (
-        f"### Clustered examples (`cluster=`), 95 % intervals\n\n{_markdown(clustered)}\n\n"
-        f"### Repeated examples (`example=`, pooled over seeds), informedness, 95 % intervals\n\n"
-        f"{_markdown(repeated)}\n\n({elapsed:.0f} s)\n"
-    )
+    cpu = time.process_time()
+    if args.part == "coverage":
+        clustered, repeated = run(args.quick)
+        text = (
+            f"### Clustered examples (`cluster=`), 95 % intervals\n\n{_markdown(clustered)}\n\n"
+            f"### Repeated examples (`example=`, pooled over seeds), informedness, 95 % intervals\n\n"
+            f"{_markdown(repeated)}\n\n"
+        )
+    elif args.part == "paired":
+        table = _markdown(run_paired(args.quick))
+        text = f"### Size of a clustered board's `p_vs_leader` under the null, nominal 0.05\n\n{table}\n\n"
+    else:
+        table = _markdown(run_size(args.quick))
+        text = f"### Size of `p_informedness` under the null, nominal 0.05\n\n{table}\n\n"
+    text += f"({time.perf_counter() - start:.0f} s wall, {time.process_time() - cpu:.0f} s CPU)\n"
     print(text)
     if args.out:
         Path(args.out).write_text(text)

@@ -14,7 +14,7 @@ from statsmodels.stats.proportion import proportion_confint
 import batcheval as be
 from batcheval.errors import BatchevalWarning, ColumnNotFoundError, InvalidArgumentError
 from batcheval.inference import clustered as cl
-from batcheval.inference.intervals import standard_errors
+from batcheval.inference.intervals import intervals, standard_errors
 from tests.reference import clustered as ref
 
 Z95 = stats.norm.ppf(0.975)
@@ -68,12 +68,25 @@ def test_evaluate_intervals_from_reference_variance(k: int) -> None:
             var = ref.cluster_variance(y, p, c, k, name)
             est = ref.measure(table, name)
             low, high = out[f"{name}_ci_low"][run], out[f"{name}_ci_high"][run]
+            t95 = stats.t.ppf(0.975, n_clusters - 1)  # few clusters: Student's t, C - 1 dof
             if name in ("informedness", "kappa_cohen"):
-                want = (max(est - Z95 * var**0.5, -1.0), min(est + Z95 * var**0.5, 1.0))
+                # the unclustered interval of the table divided by the design effect (clustered over
+                # row-wise variance: every row its own cluster, without the factor n/(n - 1)),
+                # moved to the estimate and widened from z to t
+                n = len(y)
+                rows_var = ref.cluster_variance(y, p, list(range(n)), k, name) * (n - 1) / n
+                eff = np.rint(table / max(var / rows_var, 1.0)).astype(np.int64)
+                low_e, high_e = (v[0] for v in intervals(eff[None], [name], 0.95)[name])
+                est_e = ref.measure(eff, name)
+                stretch = t95 / Z95
+                want = (max(est - stretch * (est_e - low_e), -1.0),
+                        min(est + stretch * (high_e - est_e), 1.0))  # fmt: skip
             else:  # Wilson with Korn & Graubard's effective trials p(1 - p)/var, at most the trials
                 trials = table.sum() if name == "accuracy" else table[1].sum()
                 m_eff = min(est * (1 - est) / var, trials)
-                want = proportion_confint(est * m_eff, m_eff, alpha=0.05, method="wilson")
+                # Wilson at the critical value t95: statsmodels' at the level whose normal quantile is t95
+                alpha = 2 * stats.norm.sf(t95)
+                want = proportion_confint(est * m_eff, m_eff, alpha=alpha, method="wilson")
             assert (low, high) == pytest.approx(want, rel=1e-5), (name, run, n_clusters)
 
 
@@ -254,7 +267,8 @@ def test_board_with_singleton_clusters_is_the_paired_delta_test_times_n_over_n_m
     # test instead, so the identity is with a measure it still tests by its delta-method SE
     clus = be.leaderboard(df, run="run", example="example", cluster="example", measure="kappa_cohen")
     delta = be.leaderboard(df, run="run", example="example", paired="delta", measure="kappa_cohen")
-    z_clus = stats.norm.isf(clus["p_vs_leader"].to_numpy()[1:] / 2)
+    # the clustered test refers its statistic to t with C - 1 = 249 degrees of freedom
+    z_clus = stats.t.isf(clus["p_vs_leader"].to_numpy()[1:] / 2, 249)
     z_delta = stats.norm.isf(delta["p_vs_leader"].to_numpy()[1:] / 2)
     np.testing.assert_allclose(z_clus, z_delta * np.sqrt(249 / 250), rtol=1e-6)
     assert clus.columns == be.leaderboard(df, run="run", measure="kappa_cohen").columns  # unpaired columns

@@ -40,13 +40,23 @@ Graubard (1998, Survey Methodology 24:193): the number of independent trials
 that would give the clustered variance. ``m_eff`` is capped at the trials
 ``m`` and, where ``p`` is 0 or 1 (no spread to measure a design effect
 from), it is the number of clusters holding a trial, as if each cluster
-were one trial. The chance-corrected measures get ``estimate ± z·se``
-clipped to [−1, 1], as without clusters.
+were one trial. The chance-corrected measures get the unclustered interval
+(score or adjusted delta) of the table of effective counts, every cell
+divided by the design effect ``deff = var_c / var_rows`` (:func:`effective_counts`),
+moved to the estimate. Both use the critical value of Student's t with
+``C − 1`` degrees of freedom (Cameron & Miller 2015, §VI.C): with 20
+clusters the normal quantile covered 0.88-0.93 (docs/calibration_cluster.md).
+
+The chance tests ``p_informedness`` and ``p_markedness`` count clusters too
+(:func:`clustered_chance`): the unclustered exact test applied to the table
+divided by the design effect of the chance statistic
+(:func:`chance_design_effects`).
 
 Paired differences (a run against the leader on the same clusters) use the
 difference of the two runs' scaled cluster sums, ``D_c = S_c^run/n_run −
 S_c^ref/n_ref`` over the clusters either run has, ``var = C/(C − 1)·Σ D_c²``
-(Miller 2024, §4): :func:`paired_cluster_se`.
+(Miller 2024, §4): :func:`paired_cluster_se`, tested against t with ``C − 1``
+degrees of freedom (:func:`cluster_t_p`).
 
 Examples
 --------
@@ -65,7 +75,7 @@ is that of the four examples.
 >>> clus = be.evaluate(df, by="seed", pool="seed", measures=["informedness"], ci=0.95, example="example")
 >>> alone = be.evaluate(one, measures=["informedness"], ci=0.95, example="example")
 >>> round(naive["informedness_ci_low"][0], 3), round(clus["informedness_ci_low"][0], 3)
-(0.377, 0.278)
+(0.377, 0.287)
 >>> clus["informedness_ci_low"][0] == alone["informedness_ci_low"][0]
 True
 """
@@ -85,19 +95,30 @@ from .. import measures as _measures
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
 from ..io.frames import select_columns
+from ..measures.significance import alpha_sbb
 from . import intervals as _intervals
 
 __all__ = [
+    "CLUSTERED_CHANCE",
     "ClusterCells",
+    "add_clustered_chance",
     "add_clustered_intervals",
+    "chance_design_effects",
     "check_cluster_columns",
     "cluster_cells",
+    "cluster_quantile",
     "cluster_scores",
+    "cluster_t_p",
     "cluster_variance",
+    "clustered_chance",
     "clustered_intervals",
+    "effective_counts",
+    "grouped_cells",
+    "paired_cluster_count",
     "paired_cluster_se",
     "select_clustered",
     "warn_independent_rows",
+    "wilson_z",
 ]
 
 #: A pooled key whose name matches this is taken to split the examples (cross-validation
@@ -122,6 +143,17 @@ class ClusterCells:
         k = self.counts.shape[1]
         group = (self.group[:, None] * k + np.arange(k)[None, :]).reshape(-1)
         return ClusterCells(one_vs_rest(self.counts), group, np.repeat(self.cluster, k), self.n_groups * k)
+
+    def versus_rest(self, index: int) -> ClusterCells:
+        """The 2×2 tables of class ``index`` against the rest, as
+        :meth:`batcheval.core.table.ContingencyTable.versus_rest` makes them."""
+        c = self.counts
+        tp = c[:, index, index]
+        fn = c[:, index, :].sum(axis=1) - tp
+        fp = c[:, :, index].sum(axis=1) - tp
+        tn = c.sum(axis=(1, 2)) - tp - fn - fp
+        counts = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
+        return ClusterCells(counts, self.group, self.cluster, self.n_groups)
 
 
 def warn_independent_rows(pool: Sequence[str], stacklevel: int = 3) -> None:
@@ -294,8 +326,19 @@ def clustered_intervals(
     level: float = 0.95,
     *,
     positive: int = 1,
+    reference: str = "t",
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``(low, high)`` of every measure in ``names`` for every table, cluster-robust.
+
+    The critical value is Student's t quantile with ``C − 1`` degrees of freedom for a
+    group of ``C`` clusters (``reference="t"``, :func:`cluster_quantile`). A chance-corrected
+    measure gets the unclustered interval (the score interval of binary informedness and
+    markedness, the adjusted delta method otherwise) of the table of effective counts,
+    each cell divided by the design effect ``deff = var_clustered/var_rows`` (at least 1) and
+    rounded (:func:`effective_counts`), moved to the estimate and widened by
+    ``t/z``: at 20 clusters the Wald interval ``estimate ± t·se`` still covers only
+    0.89 (docs/calibration_cluster.md). ``reference="normal"`` gives the earlier
+    ``estimate ± z·se`` and the Wilson interval at the normal quantile, kept for comparison.
 
     The clustered counterpart of :func:`batcheval.inference.intervals.intervals`
     with ``method="wilson_delta"`` (see the module docstring).
@@ -309,10 +352,11 @@ def clustered_intervals(
     >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
     >>> low, high = clustered_intervals(table.counts, cells, ["recall"])["recall"]
     >>> round(float(low[0]), 4), round(float(high[0]), 4)
-    (0.076, 0.924)
+    (0.0334, 0.9666)
 
     Two positive examples of four rows, one found: ``m_eff = 1.5`` trials (2,
-    not 4, shrunk by the factor ``C/(C − 1) = 4/3`` of the four clusters).
+    not 4, shrunk by the factor ``C/(C − 1) = 4/3`` of the four clusters), and the
+    critical value of t with 3 degrees of freedom, 3.182.
     """
     from scipy import special
 
@@ -326,14 +370,23 @@ def clustered_intervals(
                 f"measure {name!r} has no cluster-robust interval for {k} classes; "
                 f"measures with one: {capable}"
             )
-    z = float(special.ndtri(0.5 + level / 2.0))
+    if reference not in ("t", "normal"):
+        raise InvalidArgumentError(f"reference must be 't' or 'normal', got {reference!r}")
+    n_clusters = np.bincount(cells.group, minlength=len(counts)).astype(np.float64)
+    if reference == "t":
+        z = cluster_quantile(level, n_clusters)
+    else:
+        z = np.full(len(counts), float(special.ndtri(0.5 + level / 2.0)))
     point = _measures.compute(counts, list(names), positive=positive)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in names:
         var = cluster_variance(counts, cells, name, positive=positive)
-        if name in _intervals.DELTA_MEASURES:
+        if name in _intervals.DELTA_MEASURES and reference == "normal":  # batcheval before the t
             se = np.sqrt(var)
             out[name] = (np.clip(point[name] - z * se, -1.0, 1.0), np.clip(point[name] + z * se, -1.0, 1.0))
+            continue
+        if name in _intervals.DELTA_MEASURES:
+            out[name] = _effective_interval(counts, name, point[name], var, n_clusters, z, level)
             continue
         x, m = _intervals.proportion(counts, name, positive)
         _, m_pair = _intervals.proportion(cells.counts, name, positive)
@@ -343,8 +396,99 @@ def clustered_intervals(
             m_eff = np.where((var > 0) & (p > 0) & (p < 1), np.minimum(p * (1.0 - p) / var, m), holding)
         # one cluster: no variance between clusters to estimate, so no interval
         m_eff = np.where(np.bincount(cells.group, minlength=len(m)) < 2, 0.0, m_eff)
-        out[name] = _intervals.wilson(np.where(m_eff > 0, p * m_eff, 0.0), m_eff, level)
+        out[name] = wilson_z(np.where(m_eff > 0, p * m_eff, 0.0), m_eff, z)
     return out
+
+
+def _effective_interval(
+    counts: np.ndarray, name: str, est: np.ndarray, var: np.ndarray, n_clusters: np.ndarray,
+    z: np.ndarray, level: float,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The unclustered interval of a chance-corrected measure (score or adjusted delta) on the
+    table of effective counts ``counts/deff`` (``deff`` = clustered over row-wise delta
+    variance, at least 1), moved to the estimate and widened from the normal quantile to ``z``.
+    Where that table leaves the measure undefined, the interval of the rows widened by
+    ``√deff`` instead; where the row-wise variance is 0, ``deff = n/C``."""
+    from scipy import special
+
+    n = counts.sum(axis=(1, 2)).astype(np.float64)
+    rows = _intervals.standard_errors(counts, [name])[name] ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        deff = np.where(rows > 0, var / rows, n / n_clusters)
+    deff = np.maximum(np.nan_to_num(deff, nan=1.0, posinf=1.0), 1.0)
+    stretch = z / float(special.ndtri(0.5 + level / 2.0))
+    low_r, high_r = _intervals.intervals(counts, [name], level)[name]
+    eff = effective_counts(counts, deff)
+    low_e, high_e = _intervals.intervals(eff, [name], level)[name]
+    est_e = _measures.compute(eff, [name])[name]
+    ok = np.isfinite(low_e) & np.isfinite(high_e) & np.isfinite(est_e)
+    root = np.sqrt(deff)
+    below = np.where(ok, est_e - low_e, (est - low_r) * root)
+    above = np.where(ok, high_e - est_e, (high_r - est) * root)
+    bad = ~np.isfinite(var)
+    low = np.where(bad, np.nan, np.clip(est - stretch * below, -1.0, 1.0))
+    return low, np.where(bad, np.nan, np.clip(est + stretch * above, -1.0, 1.0))
+
+
+def cluster_quantile(level: float, n_clusters: np.ndarray) -> np.ndarray:
+    """The ``0.5 + level/2`` quantile of Student's t with ``C − 1`` degrees of freedom per group
+    (NaN below two clusters): the few-clusters reference of a cluster-robust statistic
+    (Cameron & Miller 2015, §VI.C; docs/calibration_cluster.md).
+
+    Examples
+    --------
+    >>> cluster_quantile(0.95, np.array([1.0, 2.0, 20.0, 1e9])).round(4).tolist()
+    [nan, 12.7062, 2.093, 1.96]
+    """
+    from scipy import special
+
+    c = np.asarray(n_clusters, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(c >= 2, special.stdtrit(np.maximum(c - 1.0, 1.0), 0.5 + level / 2.0), np.nan)
+
+
+def cluster_t_p(diff: np.ndarray, se: np.ndarray, n_clusters: np.ndarray) -> np.ndarray:
+    """Two-sided p-value of ``diff/se`` against Student's t with ``C − 1`` degrees of freedom
+    (a zero ``se`` gives 1 for a zero difference and NaN otherwise, as
+    :func:`batcheval.inference.comparisons.normal_p`).
+
+    Examples
+    --------
+    >>> cluster_t_p(np.array([0.2, 0.0]), np.array([0.1, 0.0]), np.array([20.0, 20.0])).round(4).tolist()
+    [0.06, 1.0]
+    """
+    from scipy import special
+
+    c = np.asarray(n_clusters, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.abs(diff) / se
+        p = 2.0 * special.stdtr(np.maximum(c - 1.0, 1.0), -t)
+    p = np.where(c >= 2, p, np.nan)
+    return np.where(se == 0, np.where(diff == 0, 1.0, np.nan), p)
+
+
+def wilson_z(successes: np.ndarray, trials: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of ``successes / trials`` with a critical value ``z`` per interval
+    (NaN where ``trials = 0`` or ``z`` is NaN); at the normal quantile it is
+    :func:`batcheval.inference.intervals.wilson`.
+
+    Examples
+    --------
+    >>> low, high = wilson_z(np.array([7.0]), np.array([10.0]), np.array([1.959963984540054]))
+    >>> round(float(low[0]), 4), round(float(high[0]), 4)
+    (0.3968, 0.8922)
+    """
+    x = np.asarray(successes, dtype=np.float64)
+    m = np.asarray(trials, dtype=np.float64)
+    z = np.asarray(z, dtype=np.float64)
+    z2 = z * z
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = x / m
+        centre = (p + z2 / (2.0 * m)) / (1.0 + z2 / m)
+        half = z / (1.0 + z2 / m) * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m))
+    ok = (m > 0) & np.isfinite(z)
+    low = np.where(ok, np.maximum(centre - half, 0.0), np.nan)
+    return low, np.where(ok, np.minimum(centre + half, 1.0), np.nan)
 
 
 def paired_cluster_se(
@@ -397,6 +541,27 @@ def paired_cluster_se(
     return np.where(bad, np.nan, np.sqrt(np.maximum(var, 0.0)))
 
 
+def paired_cluster_count(cells: ClusterCells, ref: np.ndarray) -> np.ndarray:
+    """The number of clusters either of a group and its reference ``ref[g]`` has rows in (the
+    ``C`` of :func:`paired_cluster_se`, whose t test has ``C − 1`` degrees of freedom).
+
+    Examples
+    --------
+    >>> cells = ClusterCells(np.zeros((5, 2, 2), np.int64), np.array([0, 0, 0, 1, 1]),
+    ...                      np.array([0, 1, 2, 2, 3]), 2)
+    >>> paired_cluster_count(cells, np.array([1, 0])).tolist()
+    [4.0, 4.0]
+    """
+    g_count = cells.n_groups
+    n_clusters = np.bincount(cells.group, minlength=g_count).astype(np.float64)
+    at = np.maximum(np.asarray(ref, dtype=np.int64), 0)
+    pairs = pl.DataFrame({"g": cells.group, "c": cells.cluster})
+    left = pairs.with_columns(pl.Series("ref", at[cells.group]))
+    shared = left.join(pairs.rename({"g": "ref"}), on=["ref", "c"], how="inner")
+    n_shared = np.bincount(shared.get_column("g").to_numpy(), minlength=g_count)
+    return n_clusters + n_clusters[at] - n_shared
+
+
 def select_clustered(
     data: Any,
     by: Sequence[str],
@@ -423,6 +588,21 @@ def select_clustered(
     return df
 
 
+def grouped_cells(
+    table: ContingencyTable, df: pl.DataFrame, units: Sequence[str], label: str, prediction: str,
+    pool: Sequence[str], versus: Any,
+) -> tuple[np.ndarray, ClusterCells]:  # fmt: skip
+    """The (pooled) groups' tables and their cluster cells, class ``versus`` against the rest
+    when given (the cells are counted over ``table``'s own classes first)."""
+    if pool:
+        table = table.pool(list(pool))
+    cells = cluster_cells(df, table.by, units, label, prediction, table)
+    if versus is None:
+        return np.asarray(table.counts), cells
+    index = table.classes.to_list().index(versus)
+    return np.asarray(table.versus_rest(versus).counts), cells.versus_rest(index)
+
+
 def add_clustered_intervals(
     frame: pl.DataFrame,
     table: ContingencyTable,
@@ -437,16 +617,17 @@ def add_clustered_intervals(
     positive: Any,
     beta: float | None,
     ci: float,
+    versus: Any = None,
+    prepared: tuple[np.ndarray, ClusterCells] | None = None,
 ) -> pl.DataFrame:
     """Append cluster-robust ``<measure>_ci_low`` / ``_ci_high`` to an
     :func:`~batcheval.evaluate` frame, ``df`` holding its rows with the ``units`` columns
     (:func:`select_clustered`); like :func:`batcheval.inference.intervals.add_intervals`
-    with ``method="wilson_delta"``."""
-    if pool:
-        table = table.pool(list(pool))
-    k = table.n_classes
-    counts = np.asarray(table.counts)
-    cells = cluster_cells(df, table.by, units, label, prediction, table)
+    with ``method="wilson_delta"``. ``versus``, ``prepared``: as in :func:`add_clustered_chance`."""
+    counts, cells = prepared or grouped_cells(table, df, units, label, prediction, pool, versus)
+    if versus is not None:
+        table = table.versus_rest(versus)
+    k = counts.shape[1]
     if per_class:
         counts, cells, k, pos = one_vs_rest(counts), cells.one_vs_rest(), 2, 1
     else:
@@ -463,3 +644,168 @@ def add_clustered_intervals(
     for name, (low, high) in result.items():
         columns += [pl.Series(f"{name}_ci_low", low), pl.Series(f"{name}_ci_high", high)]
     return frame.hstack(columns)
+
+
+#: the chance tests that have a clustered counterpart, and what is computed from them
+CLUSTERED_CHANCE = ("p_informedness", "p_markedness", "alpha_sbb")
+
+
+def chance_design_effects(counts: np.ndarray, cells: ClusterCells) -> tuple[np.ndarray, np.ndarray]:
+    """Design effects ``(deff_B, deff_M)`` of the chance statistics of informedness and
+    markedness per group: the variance of the statistic under the null of no association
+    with rows dependent within clusters, over its variance with independent rows.
+
+    Given the margins, B and M are linear in the diagonal cells,
+    ``T = Σ_i Σ_k w_k a_ik b_ik`` with ``a_ik = [y_i = k] − r_k/n`` and
+    ``b_ik = [ŷ_i = k] − p_k/n`` (``w_k = 1/(n − r_k)`` for B, ``1/(n − p_k)`` for M). Under
+    the null the labels and predictions are independent, so
+    ``var T = Σ_c Σ_{i,j in c} Σ_kl w_k w_l cov(a_ik, a_jl)·cov(b_ik, b_jl)``. Its
+    within-row part, estimated from the margins, is the exact permutation variance
+    ``V_0 = Σ_kl w_k w_l (Σ_i a_ik a_il)(Σ_i b_ik b_il)/(n − 1)``; its within-cluster part
+    (rows ``i ≠ j`` of one cluster) is estimated with the cross products pooled over the
+    clusters, as if exchangeable within a cluster,
+    ``V_1 = Σ_kl w_k w_l G^a_kl G^b_kl / M₂`` with ``G^a_kl = Σ_c A_ck A_cl − Σ_i a_ik a_il``
+    (``A_ck = Σ_{i in c} a_ik``) and ``M₂ = Σ_c m_c (m_c − 1)`` the ordered pairs of rows
+    within clusters. ``deff = 1 + V_1/V_0``: the classic design effect of a correlation
+    between two clustered variables, ``1 + (m − 1)·ρ_y·ρ_ŷ`` for clusters of ``m`` rows
+    (Clifford, Richardson & Hémon 1989, Biometrics 45:123; Rao & Scott 1984, Ann. Statist.
+    12:46). With every cluster a single row it is exactly 1. NaN where ``V_0 = 0`` (a
+    margin with one class: nothing to test).
+
+    Examples
+    --------
+    Ten examples each scored three times with the same prediction: the design effect is
+    about 3 (``1 + 2·(30 − 1)/30``).
+
+    >>> import batcheval as be
+    >>> one = pl.DataFrame({"ex": range(10), "label": [0, 1] * 5, "prediction": [0, 0, 1, 1, 1] * 2})
+    >>> df = pl.concat([one] * 3)
+    >>> table = be.ContingencyTable.from_frame(df)
+    >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
+    >>> [round(float(d[0]), 4) for d in chance_design_effects(table.counts, cells)]
+    [2.9333, 2.9333]
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    n_groups, k = counts.shape[0], counts.shape[1]
+    n = counts.sum(axis=(1, 2))
+    r = counts.sum(axis=2)  # real class sizes [G, K]
+    q = counts.sum(axis=1)  # predicted class sizes [G, K]
+    pair = cells.counts.astype(np.float64)
+    m = pair.sum(axis=(1, 2))
+    grp = cells.group
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share_r, share_q = r / n[:, None], q / n[:, None]
+        a = pair.sum(axis=2) - m[:, None] * share_r[grp]  # A_ck [P, K]
+        b = pair.sum(axis=1) - m[:, None] * share_q[grp]
+    eye = np.eye(k)
+    # Σ_i a_ik a_il = r_k δ_kl − r_k r_l / n
+    saa = r[:, :, None] * eye - r[:, :, None] * np.nan_to_num(share_r)[:, None, :]
+    sbb = q[:, :, None] * eye - q[:, :, None] * np.nan_to_num(share_q)[:, None, :]
+    gaa = np.zeros((n_groups, k, k))
+    gbb = np.zeros((n_groups, k, k))
+    for i in range(k):
+        for j in range(i, k):
+            gaa[:, i, j] = gaa[:, j, i] = np.bincount(grp, weights=a[:, i] * a[:, j], minlength=n_groups)
+            gbb[:, i, j] = gbb[:, j, i] = np.bincount(grp, weights=b[:, i] * b[:, j], minlength=n_groups)
+    gaa -= saa
+    gbb -= sbb
+    m2 = np.bincount(grp, weights=m * (m - 1.0), minlength=n_groups)
+    out = []
+    for margin in (r, q):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = np.where(n[:, None] > margin, 1.0 / (n[:, None] - margin), 0.0)
+            ww = w[:, :, None] * w[:, None, :]
+            v0 = np.sum(ww * saa * sbb, axis=(1, 2)) / (n - 1.0)
+            v1 = np.where(m2 > 0, np.sum(ww * gaa * gbb, axis=(1, 2)) / m2, 0.0)
+            deff = 1.0 + v1 / v0
+        out.append(np.where(v0 > 0, deff, np.nan))
+    return out[0], out[1]
+
+
+def effective_counts(counts: np.ndarray, deff: np.ndarray) -> np.ndarray:
+    """Each table's cells divided by its design effect (at least 1) and rounded: the table of
+    independent rows that carries the clustered table's information about association
+    (Korn & Graubard 1998's effective sample size, applied to every cell).
+
+    Examples
+    --------
+    >>> effective_counts(np.array([[[30, 6], [9, 15]]]), np.array([3.0])).tolist()
+    [[[10, 2], [3, 5]]]
+    """
+    d = np.maximum(np.nan_to_num(np.asarray(deff, dtype=np.float64), nan=1.0), 1.0)
+    return np.rint(np.asarray(counts) / d[:, None, None]).astype(np.int64)
+
+
+def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.ndarray]:
+    """Clustered chance tests ``p_informedness`` and ``p_markedness`` of every table.
+
+    The unclustered tests (:mod:`batcheval.kernels.chance`: exact hypergeometric mid-p,
+    or the permutation z test for large tables) applied to the table of effective
+    counts :func:`effective_counts`, each cell divided by the statistic's design effect
+    (:func:`chance_design_effects`; informedness and markedness have their own for
+    K > 2). The design effect is taken as at least 1 (a negative estimate of the
+    within-cluster part is noise; dividing by it would make the test anti-conservative).
+
+    - single-row clusters: the design effect is 1 and the p-values are the unclustered
+      ones exactly;
+    - every example repeated ``m`` times with the same prediction: the design effect is
+      ``m − (m − 1)/n·…`` ≈ ``m``, and the effective table is the table without repeats
+      wherever the rounding recovers it.
+
+    Its size under the null (docs/calibration_cluster.md): within [0.04, 0.06] at nominal
+    0.05 where both margins hold 10 clusters or more.
+
+    Examples
+    --------
+    Forty examples each scored three times with the same prediction: counted as rows,
+    the association looks significant; clustered, the p-value is that of the forty.
+
+    >>> import batcheval as be
+    >>> one = pl.DataFrame({"ex": range(40), "label": [0, 1] * 20,
+    ...                     "prediction": [0, 1, 1, 0, 0, 1, 0, 1, 1, 0] * 4})
+    >>> df = pl.concat([one] * 3)
+    >>> table = be.ContingencyTable.from_frame(df)
+    >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
+    >>> clus = clustered_chance(table.counts, cells)["p_informedness"]
+    >>> rows = be.evaluate(df, measures=["p_informedness"])["p_informedness"][0]
+    >>> alone = be.evaluate(one, measures=["p_informedness"])["p_informedness"][0]
+    >>> round(rows, 4), round(float(clus[0]), 4), round(alone, 4)
+    (0.0307, 0.228, 0.228)
+    """
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    deff_b, deff_m = chance_design_effects(counts, cells)
+    p_b = _measures.compute(effective_counts(counts, deff_b), ["p_informedness"])["p_informedness"]
+    if counts.shape[1] == 2:  # one statistic, one design effect: B and M are both the covariance
+        p_m = p_b.copy()
+    else:
+        p_m = _measures.compute(effective_counts(counts, deff_m), ["p_markedness"])["p_markedness"]
+    return {"p_informedness": p_b, "p_markedness": p_m}
+
+
+def add_clustered_chance(
+    frame: pl.DataFrame,
+    table: ContingencyTable,
+    df: pl.DataFrame,
+    *,
+    units: Sequence[str],
+    label: str,
+    prediction: str,
+    pool: Sequence[str],
+    per_class: bool,
+    versus: Any = None,
+    prepared: tuple[np.ndarray, ClusterCells] | None = None,
+) -> pl.DataFrame:
+    """Replace ``p_informedness``, ``p_markedness`` and ``alpha_sbb`` of an
+    :func:`~batcheval.evaluate` frame by their clustered counterparts
+    (:func:`clustered_chance`); a frame without those columns is returned as it is.
+    ``versus``: the class the frame's binary measures take against the rest of ``table``'s;
+    ``prepared``: what :func:`grouped_cells` gives for these arguments, if already counted."""
+    wanted = [c for c in CLUSTERED_CHANCE if c in frame.columns]
+    if not wanted:
+        return frame
+    counts, cells = prepared or grouped_cells(table, df, units, label, prediction, pool, versus)
+    if per_class:
+        counts, cells = one_vs_rest(counts), cells.one_vs_rest()
+    p = clustered_chance(counts, cells)
+    values = {**p, "alpha_sbb": alpha_sbb(p["p_informedness"])}
+    return frame.with_columns(pl.Series(c, values[c], dtype=pl.Float64) for c in wanted)

@@ -157,7 +157,10 @@ def leaderboard(
         the cluster-robust standard error of the paired difference, the
         runs' per-cluster delta-method score sums subtracted cluster by
         cluster (Miller 2024, arXiv:2411.00640; see
-        :mod:`batcheval.inference.clustered`). A clustered board has the
+        :mod:`batcheval.inference.clustered`), referred to Student's t with
+        ``C − 1`` degrees of freedom for the ``C`` clusters of the two runs;
+        ``p_informedness`` and ``p_markedness`` are the clustered chance tests
+        (:func:`batcheval.inference.clustered.clustered_chance`). A clustered board has the
         columns of an unpaired one (no McNemar test, which needs one row per
         example) and needs ``ci_method="wilson_delta"``.
     ci
@@ -294,6 +297,8 @@ def leaderboard(
     pos = table.positive_index(positive) if k == 2 else 1
     counts = np.asarray(table.counts)
     point = _measures.compute(counts, [measure, p_name], positive=pos)
+    if cells is not None and p_name in _clustered.CLUSTERED_CHANCE:  # count clusters, not rows
+        point[p_name] = _clustered.clustered_chance(counts, cells)[p_name]
     value = point[measure]
     if cells is None:
         low, high = _intervals.intervals(
@@ -337,7 +342,9 @@ def leaderboard(
         for name, ref in (("leader", np.full(len(value), leader)), ("above", above))[: 1 + adjacent]:
             se = _clustered.paired_cluster_se(counts, cells, measure, ref, positive=pos)
             diff = value - value[np.maximum(ref, 0)]
-            cols[f"diff_vs_{name}"], cols[f"p_vs_{name}"] = diff, _cmp.normal_p(diff, se)
+            # few clusters: Student's t with C − 1 degrees of freedom (Cameron & Miller 2015, §VI)
+            p_t = _clustered.cluster_t_p(diff, se, _clustered.paired_cluster_count(cells, ref))
+            cols[f"diff_vs_{name}"], cols[f"p_vs_{name}"] = diff, p_t
         # each run's cluster-robust spread, read as if the runs were independent: runs scored on
         # the same examples are positively correlated, so the set errs on the large side
         run_se = np.sqrt(_clustered.cluster_variance(counts, cells, measure, positive=pos))

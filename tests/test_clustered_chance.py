@@ -1,0 +1,220 @@
+"""Clustered chance tests (p_informedness / p_markedness / alpha_sbb with example= or cluster=) and
+the few-clusters t reference: against a pair-by-pair numpy reference, identities, and seeded
+size and coverage simulations with tolerances from the binomial standard error."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+import batcheval as be
+from batcheval.errors import BatchevalWarning
+from batcheval.inference import clustered as cl
+from tests.reference import clustered_chance as ref
+
+
+def _sweep(rng: np.random.Generator, k: int, n_examples: int = 45, seeds: int = 3) -> pl.DataFrame:
+    """Two runs × ``seeds`` seeds over the same examples in passages of 1-4 examples; labels and
+    predictions share passage effects (the second run weakly informed)."""
+    passage = np.sort(rng.integers(0, n_examples // 2, n_examples))
+    tilt = rng.integers(0, k, n_examples // 2)[passage]
+    label = np.where(rng.random(n_examples) < 0.5, tilt, rng.integers(0, k, n_examples))
+    parts = []
+    for run in range(2):
+        base = np.where(rng.random(n_examples) < 0.3 * run, label, np.where(rng.random(n_examples) < 0.5,
+                        tilt, rng.integers(0, k, n_examples)))  # fmt: skip
+        for seed in range(seeds):
+            pred = np.where(rng.random(n_examples) < 0.8, base, rng.integers(0, k, n_examples))
+            parts.append(pl.DataFrame({"run": run, "seed": seed, "example": np.arange(n_examples),
+                                       "passage": passage, "label": label, "prediction": pred}))  # fmt: skip
+    return pl.concat(parts)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("unit", ["example", "passage"])
+def test_clustered_chance_matches_pair_by_pair_reference(k: int, unit: str) -> None:
+    df = _sweep(np.random.default_rng(40 + k), k)
+    kwargs = {"example": "example"} if unit == "example" else {"example": "example", "cluster": "passage"}
+    names = ["p_informedness", "p_markedness"] + (["alpha_sbb"] if k == 2 else [])  # alpha_sbb: binary
+    out = be.evaluate(df, by=["run", "seed"], pool="seed", measures=names, **kwargs)
+    table = be.ContingencyTable.from_frame(df, by="run")
+    cells = cl.cluster_cells(df, ["run"], [unit], "label", "prediction", table)
+    deff = cl.chance_design_effects(np.asarray(table.counts), cells)
+    for run in range(2):
+        rows = df.filter(pl.col("run") == run)
+        y, p, c = rows["label"].to_list(), rows["prediction"].to_list(), rows[unit].to_list()
+        for which, col, d in (
+            ("informedness", "p_informedness", deff[0]),
+            ("markedness", "p_markedness", deff[1]),
+        ):
+            assert d[run] == pytest.approx(ref.design_effect(y, p, c, k, which), rel=1e-10, abs=1e-12)
+            assert out[col][run] == pytest.approx(ref.clustered_p(y, p, c, k, which), rel=1e-9, abs=1e-10)
+        if k == 2:
+            assert out["alpha_sbb"][run] == pytest.approx(
+                float(be.alpha_sbb(out["p_informedness"][run])), rel=1e-12
+            )
+        assert deff[0][run] > 1.2  # the passages matter: the test is not the row test here
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_single_row_clusters_give_the_unclustered_test_exactly(k: int) -> None:
+    rng = np.random.default_rng(50 + k)
+    n = 400
+    df = pl.DataFrame({"run": rng.integers(0, 6, n), "row": np.arange(n), "label": rng.integers(0, k, n),
+                       "prediction": rng.integers(0, k, n)})  # fmt: skip
+    names = ["p_informedness", "p_markedness"] + (["alpha_sbb"] if k == 2 else [])
+    rows = be.evaluate(df, by="run", measures=names)
+    clus = be.evaluate(df, by="run", measures=names, cluster="row")
+    for name in names:
+        np.testing.assert_array_equal(clus[name].to_numpy(), rows[name].to_numpy())
+    table = be.ContingencyTable.from_frame(df, by="run")
+    cells = cl.cluster_cells(df, ["run"], ["row"], "label", "prediction", table)
+    for d in cl.chance_design_effects(np.asarray(table.counts), cells):
+        np.testing.assert_array_equal(d, np.ones(len(table)))
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_examples_repeated_with_the_same_prediction_give_the_test_without_repeats(k: int) -> None:
+    rng = np.random.default_rng(60 + k)
+    n = 90
+    one = pl.DataFrame(
+        {"run": rng.integers(0, 3, n), "example": np.arange(n), "label": rng.integers(0, k, n)}
+    )
+    one = one.with_columns(prediction=pl.when(pl.Series(rng.random(n) < 0.3)).then(pl.col("label"))
+                           .otherwise(pl.Series(rng.integers(0, k, n))))  # fmt: skip
+    df = pl.concat([one.with_columns(seed=pl.lit(s)) for s in range(3)])
+    names = ["p_informedness", "p_markedness"] + (["alpha_sbb"] if k == 2 else [])
+    alone = be.evaluate(one, by="run", measures=names)
+    tripled = be.evaluate(df, by=["run", "seed"], pool="seed", measures=names, example="example")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BatchevalWarning)
+        as_rows = be.evaluate(df, by=["run", "seed"], pool="seed", measures=names)
+    for name in names:
+        np.testing.assert_array_equal(tripled[name].to_numpy(), alone[name].to_numpy())
+    assert (as_rows["p_informedness"].to_numpy() < alone["p_informedness"].to_numpy()).all()
+
+
+def test_per_class_clustered_chance_is_the_binary_test_of_each_class() -> None:
+    df = _sweep(np.random.default_rng(70), 3)
+    out = be.evaluate(df, by=["run", "seed"], pool="seed", measures=["p_informedness"], per_class=True,
+                      example="example", cluster="passage")  # fmt: skip
+    assert out.height == 6
+    for i, row in enumerate(out.iter_rows(named=True)):
+        run, k = divmod(i, 3)
+        rows = df.filter(pl.col("run") == run)
+        y = (rows["label"].to_numpy() == k).astype(int).tolist()
+        p = (rows["prediction"].to_numpy() == k).astype(int).tolist()
+        want = ref.clustered_p(y, p, rows["passage"].to_list(), 2, "informedness")
+        assert row["p_informedness"] == pytest.approx(want, rel=1e-9, abs=1e-10)
+
+
+def test_clustered_board_uses_the_clustered_chance_test() -> None:
+    df = _sweep(np.random.default_rng(80), 2)
+    board = be.leaderboard(df, run="run", pool="seed", example="example", cluster="passage").sort("run")
+    out = be.evaluate(df, by=["run", "seed"], pool="seed", measures=["p_informedness"], example="example",
+                      cluster="passage")  # fmt: skip
+    np.testing.assert_array_equal(board["p_informedness"].to_numpy(), out["p_informedness"].to_numpy())
+
+
+def _null_frame(rng: np.random.Generator, reps: int, n_clusters: int, size: int, icc: float,
+                prev: float) -> pl.DataFrame:  # fmt: skip
+    """Labels and predictions independent, each with its own Beta cluster rate (mean prev)."""
+    a, b = prev * (1 - icc) / icc, (1 - prev) * (1 - icc) / icc
+    shape = (reps, n_clusters)
+    rate_y = np.repeat(rng.beta(a, b, shape), size, axis=1)
+    rate_p = np.repeat(rng.beta(a, b, shape), size, axis=1)
+    return pl.DataFrame({
+        "rep": np.repeat(np.arange(reps), n_clusters * size),
+        "passage": np.tile(np.repeat(np.arange(n_clusters), size), reps),
+        "label": (rng.random(rate_y.shape) < rate_y).astype(np.int8).ravel(),
+        "prediction": (rng.random(rate_p.shape) < rate_p).astype(np.int8).ravel(),
+    })  # fmt: skip
+
+
+def test_size_of_the_clustered_chance_test_under_the_null() -> None:
+    reps = 2000
+    df = _null_frame(np.random.default_rng(90), reps, n_clusters=100, size=5, icc=0.5, prev=0.3)
+    tol = 4 * np.sqrt(0.05 * 0.95 / reps)
+    naive = be.evaluate(df, by="rep", measures=["p_informedness"])["p_informedness"].to_numpy()
+    clus = be.evaluate(df, by="rep", measures=["p_informedness"], cluster="passage")[
+        "p_informedness"
+    ].to_numpy()
+    assert np.mean(naive < 0.05) > 0.05 + tol  # counting rows: anti-conservative
+    assert abs(np.mean(clus < 0.05) - 0.05) <= tol, np.mean(clus < 0.05)
+
+
+def test_size_with_seeds_that_repeat_the_examples() -> None:
+    rng = np.random.default_rng(91)
+    reps, n = 2000, 100
+    label = rng.integers(0, 2, (reps, n))
+    base = rng.integers(0, 2, (reps, n))  # independent of the label: the null
+    parts = []
+    for seed in range(3):
+        pred = np.where(rng.random((reps, n)) < 0.9, base, rng.integers(0, 2, (reps, n)))
+        parts.append(pl.DataFrame({"rep": np.repeat(np.arange(reps), n), "seed": seed,
+                                   "example": np.tile(np.arange(n), reps), "label": label.ravel(),
+                                   "prediction": pred.ravel()}))  # fmt: skip
+    df = pl.concat(parts)
+    tol = 4 * np.sqrt(0.05 * 0.95 / reps)
+    clus = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=["p_informedness"], example="example")
+    rejected = np.mean(clus["p_informedness"].to_numpy() < 0.05)
+    assert abs(rejected - 0.05) <= tol, rejected
+
+
+def test_coverage_at_20_clusters_with_the_t_reference() -> None:
+    # clusters of 10 rows at an intra-cluster correlation of 0.5; the truth: informedness 0.6
+    rng = np.random.default_rng(92)
+    reps, n_clusters, size, icc = 2000, 20, 10, 0.5
+    q = np.repeat(rng.beta(0.8 * (1 - icc) / icc, 0.2 * (1 - icc) / icc, (reps, n_clusters)), size, axis=1)
+    label = rng.integers(0, 2, q.shape)
+    df = pl.DataFrame({
+        "rep": np.repeat(np.arange(reps), n_clusters * size),
+        "passage": np.tile(np.repeat(np.arange(n_clusters), size), reps),
+        "label": label.ravel(), "prediction": np.where(rng.random(q.shape) < q, label, 1 - label).ravel(),
+    })  # fmt: skip
+    tol = 4 * np.sqrt(0.95 * 0.05 / reps)
+    out = be.evaluate(df, by="rep", measures=["informedness"], ci=0.95, cluster="passage")
+    low, high = out["informedness_ci_low"].to_numpy(), out["informedness_ci_high"].to_numpy()
+    assert abs(np.mean((low <= 0.6) & (high >= 0.6)) - 0.95) <= tol
+    table = be.ContingencyTable.from_frame(df, by="rep")
+    cells = cl.cluster_cells(df, ["rep"], ["passage"], "label", "prediction", table)
+    low, high = cl.clustered_intervals(np.asarray(table.counts), cells, ["informedness"], reference="normal")[
+        "informedness"
+    ]
+    assert np.mean((low <= 0.6) & (high >= 0.6)) < 0.95 - tol  # the normal Wald interval falls short
+
+
+def test_t_helpers_against_scipy_and_a_plain_count() -> None:
+    c = np.array([2.0, 5.0, 20.0, 300.0])
+    np.testing.assert_allclose(cl.cluster_quantile(0.9, c), stats.t.ppf(0.95, c - 1), rtol=1e-12)
+    diff, se = np.array([0.1, -0.3, 0.05, 0.2]), np.array([0.05, 0.1, 0.2, 0.1])
+    np.testing.assert_allclose(
+        cl.cluster_t_p(diff, se, c), 2 * stats.t.sf(np.abs(diff) / se, c - 1), rtol=1e-12
+    )
+    rng = np.random.default_rng(93)
+    group = np.repeat(np.arange(4), 30)
+    cluster = rng.integers(0, 40, 120)
+    _, first = np.unique(group * 1000 + cluster, return_index=True)  # one (group, cluster) pair each
+    keep = np.isin(np.arange(120), first)
+    cells = cl.ClusterCells(np.zeros((keep.sum(), 2, 2), np.int64), group[keep], cluster[keep], 4)
+    ref_run = np.array([1, 0, 3, 2])
+    want = [len(set(cluster[group == g]) | set(cluster[group == ref_run[g]])) for g in range(4)]
+    assert cl.paired_cluster_count(cells, ref_run).tolist() == want
+
+
+def test_multiclass_positive_is_the_clustered_test_of_that_class() -> None:
+    # positive= turns a 3-class table into class-vs-rest; the clusters are counted over all classes first
+    df = _sweep(np.random.default_rng(94), 3)
+    out = be.evaluate(df, by=["run", "seed"], pool="seed", measures=["p_informedness", "informedness"],
+                      positive=1, example="example", cluster="passage", ci=0.95)  # fmt: skip
+    for run in range(2):
+        rows = df.filter(pl.col("run") == run)
+        y = (rows["label"].to_numpy() == 1).astype(int).tolist()
+        p = (rows["prediction"].to_numpy() == 1).astype(int).tolist()
+        want = ref.clustered_p(y, p, rows["passage"].to_list(), 2, "informedness")
+        assert out["p_informedness"][run] == pytest.approx(want, rel=1e-9, abs=1e-10)
+        assert out["informedness_ci_low"][run] < out["informedness"][run] < out["informedness_ci_high"][run]
