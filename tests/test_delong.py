@@ -150,3 +150,76 @@ def test_row_order_does_not_change_the_paired_test():
     sorted_out = be.compare_auc(df)
     shuffled_out = be.compare_auc(df.sample(fraction=1.0, shuffle=True, seed=3))
     assert sorted_out.equals(shuffled_out)
+
+
+def _two_runs(seed, gap, n_ex=600):
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, n_ex)
+    shared = rng.normal(size=n_ex)  # an example effect both runs see: the AUCs are correlated
+    s = np.vstack([shared + rng.normal(size=n_ex) + (1.0 + g) * label for g in (0.0, gap)])
+    df = pl.DataFrame({
+        "run": np.repeat([0, 1], n_ex), "example": np.tile(np.arange(n_ex), 2),
+        "label": np.tile(label, 2), "score": s.reshape(-1),
+    })  # fmt: skip
+    d, v = ref.paired(s[1].tolist(), s[0].tolist(), label.tolist())
+    return df, label, abs(d) / np.sqrt(v)
+
+
+@pytest.mark.parametrize(("seed", "gap"), [(0, 0.0), (1, 0.1), (1, 0.25), (2, 0.6), (3, -0.6)])
+def test_best_set_of_two_runs_is_the_paired_delong_test(seed, gap):
+    # With two runs the step-down keeps both while the two-sided DeLong p exceeds 1 − ci, and
+    # then the trailing run's p_best is that p; else the leader alone stays and p_best is the
+    # one-sided p (and the leader's is P(Z ≥ 0) = 1/2). The Gaussian draws give these within 4
+    # binomial SEs of 2,000 draws; the Student-t correction puts the trailing run's between the
+    # normal tail and the t tail on min(m, n) − 1 df.
+    df, label, z = _two_runs(seed, gap)
+    assert not 1.7 < z < 2.3  # the case is clear of the boundary (no Monte-Carlo coin flip)
+    out = be.compare_auc(df)
+    lead, trail = out.row(0, named=True), out.row(1, named=True)
+    small = min(int(label.sum()), int((1 - label).sum())) - 1
+    both = 2 * stats.norm.sf(z) > 0.05
+    sides = 2 if both else 1
+    lo, hi = sides * stats.norm.sf(z), sides * stats.t.sf(z, small)
+    tol = 4 * np.sqrt(max(hi, 1 / 2000) * (1 - lo) / 2000)
+    assert lo - tol <= trail["p_best"] <= hi + tol
+    assert lead["could_be_best"]
+    assert lead["p_best"] == (1.0 if both else pytest.approx(0.5, abs=4 * np.sqrt(0.25 / 2000)))
+    assert trail["could_be_best"] == both
+    ranks = [(lead["rank_ci_low"], lead["rank_ci_high"]), (trail["rank_ci_low"], trail["rank_ci_high"])]
+    assert ranks == ([(1, 2), (1, 2)] if both else [(1, 1), (2, 2)])
+
+
+@pytest.mark.parametrize(("seed", "gap"), [(1, 0.1), (1, 0.25), (2, 0.6)])
+def test_best_set_of_a_board_too_large_for_the_covariance_is_bonferroni_against_the_leader(
+    seed, gap, monkeypatch
+):
+    # over the influence budget each run meets the leader only, with DeLong's SE and Bonferroni's
+    # critical value: for two runs exactly the normal p (two-sided while both stay, else one-sided)
+    from batcheval.inference import selection
+
+    monkeypatch.setattr(selection, "INFLUENCE_FLOPS", 10)
+    df, _, z = _two_runs(seed, gap)
+    out = be.compare_auc(df)
+    both = 2 * stats.norm.sf(z) > 0.05
+    assert out["p_best"][1] == pytest.approx((2 if both else 1) * stats.norm.sf(z), rel=1e-9)
+    assert out["could_be_best"].to_list() == [True, both]
+    assert out["rank_ci_low"].null_count() == 2
+
+
+def test_best_set_keeps_every_truly_best_run_at_its_level():
+    """Four runs of the same true AUC on shared, correlated examples: the best set must hold all
+    four in at least 95 % of boards (the winner's curse is what it guards against), within 4
+    binomial standard errors of 300 boards."""
+    rng = np.random.default_rng(2026)
+    boards, n_ex, runs = 300, 120, 4
+    lost = 0
+    for _ in range(boards):
+        label = rng.integers(0, 2, n_ex)
+        shared = rng.normal(size=n_ex)
+        s = shared[None, :] + rng.normal(size=(runs, n_ex)) + label[None, :]
+        df = pl.DataFrame({
+            "run": np.repeat(np.arange(runs), n_ex), "example": np.tile(np.arange(n_ex), runs),
+            "label": np.tile(label, runs), "score": s.reshape(-1),
+        })  # fmt: skip
+        lost += not be.compare_auc(df, seed=None)["could_be_best"].all()
+    assert lost / boards <= 0.05 + 4 * np.sqrt(0.05 * 0.95 / boards)
