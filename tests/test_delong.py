@@ -61,6 +61,9 @@ def test_paired_test_equals_definition(ties):
         assert row["diff"] == pytest.approx(d, abs=1e-12)
         assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-9)
         assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(d) / np.sqrt(v)), rel=1e-9)
+        half = stats.norm.ppf(0.975) * np.sqrt(v)
+        assert row["diff_ci_low"] == pytest.approx(d - half, rel=1e-9, abs=1e-12)
+        assert row["diff_ci_high"] == pytest.approx(d + half, rel=1e-9, abs=1e-12)
     others = out.filter(~pl.col("is_reference"))
     np.testing.assert_allclose(others["p_holm"], be.adjust(others["p_value"].to_numpy(), "holm"))
 
@@ -113,7 +116,10 @@ def test_bad_input_is_named():
     nan = df.with_columns(
         pl.when(pl.col("example") == 0).then(float("nan")).otherwise("score").alias("score")
     )
-    with pytest.raises(InvalidArgumentError, match=r"3 null or non-finite values"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"3 null or non-finite values, at \(run, example\) = \(0, 0\), \(1, 0\), \(2, 0\)",
+    ):
         be.compare_auc(nan)
     with pytest.raises(InvalidArgumentError, match=r"ci must be a confidence level strictly .* got 1\.5"):
         be.auc(df, ci=1.5)

@@ -99,6 +99,11 @@ def test_control_is_holm_over_the_other_methods():
     ranks = by_name(res, "mean_rank")
     for m, d in res.control.select("method", "rank_diff").rows():
         assert d == pytest.approx(ranks[m] - ranks["m002"], abs=1e-12)
+    # the unadjusted control p-values are scikit-posthocs' Siegel–Castellan (Friedman) z-test ones,
+    # and Holm over the k − 1 of them is statsmodels'
+    sieg = sp.posthoc_siegel_friedman(x).to_numpy()
+    for m, p in res.control.select("method", "p_value").rows():
+        assert p == pytest.approx(sieg[int(m[1:]), 2], rel=1e-9, abs=1e-15)
 
 
 @pytest.mark.parametrize(("n", "ties"), [(10, False), (30, False), (60, True)])
