@@ -187,6 +187,8 @@ def test_bad_input_is_named():
         be.compare(pl.concat([df, df.head(1)]), measure="accuracy")
     with pytest.raises(InvalidArgumentError, match="test_fraction= must lie in"):
         be.compare(df, measure="accuracy", test_fraction=1.0)
+    with pytest.raises(InvalidArgumentError, match="a comparison needs at least 2 runs, got 1"):
+        be.compare(df.filter(pl.col("run") == 0), measure="accuracy")
 
 
 @pytest.mark.parametrize("test", ["corrected_t", "bayes", "t"])

@@ -121,6 +121,13 @@ def test_bad_input_is_named():
         match=r"3 null or non-finite values, at \(run, example\) = \(0, 0\), \(1, 0\), \(2, 0\)",
     ):
         be.compare_auc(nan)
+    with pytest.raises(InvalidArgumentError, match="a comparison needs at least 2 runs, got 1"):
+        be.compare_auc(df.filter(pl.col("run") == 0))
+    first_pos = df.filter(pl.col("label") == 1)["example"][0]
+    one_pos = df.filter((pl.col("label") == 0) | (pl.col("example") == first_pos))
+    n_neg = int((one_pos.filter(pl.col("run") == 0)["label"] == 0).sum())
+    with pytest.raises(InvalidArgumentError, match=f"2 examples of each class, got 1 and {n_neg}"):
+        be.compare_auc(one_pos)
     with pytest.raises(InvalidArgumentError, match=r"ci must be a confidence level strictly .* got 1\.5"):
         be.auc(df, ci=1.5)
 

@@ -150,6 +150,12 @@ def test_bad_input_is_named():
     with pytest.warns(BatchevalWarning, match=r"dropped 1 methods .*'m001' lacks 2, 3"):
         res = be.rank_methods(short, drop_incomplete=True)
     assert res.n_methods == 2 and res.dropped == ["m001"]
+    lone = short.filter(pl.col("method") != "m000")
+    with (
+        pytest.warns(BatchevalWarning, match="dropped 1 methods"),
+        pytest.raises(InvalidArgumentError, match="at least 2 methods, got 1"),
+    ):
+        be.rank_methods(lone, drop_incomplete=True)
     nan = x.with_columns(pl.when(pl.col("dataset") == 1).then(None).otherwise(pl.col("score")).alias("score"))
     with pytest.raises(
         InvalidArgumentError, match=r"3 NaN or null scores, at \(method, dataset\) = \('m000', 1\)"
