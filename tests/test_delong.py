@@ -236,3 +236,18 @@ def test_best_set_keeps_every_truly_best_run_at_its_level():
         })  # fmt: skip
         lost += not be.compare_auc(df, seed=None)["could_be_best"].all()
     assert lost / boards <= 0.05 + 4 * np.sqrt(0.05 * 0.95 / boards)
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 10_000), st.sampled_from(["exp", "cube", "logistic"]))
+def test_paired_test_is_invariant_under_monotone_transforms_of_the_scores(seed, f):
+    # AUC, DeLong's components and so every column depend on the scores' order only
+    _, _, df = scored(n_runs=4, n_ex=50, seed=seed, ties=seed % 2 == 0)
+    g = {"exp": np.exp, "cube": lambda v: v**3 + v, "logistic": lambda v: 1 / (1 + np.exp(-v))}[f]
+    a = be.compare_auc(df)
+    b = be.compare_auc(df.with_columns(pl.col("score").map_batches(g)))
+    assert a.select("run", "is_reference", "could_be_best", "rank_ci_low", "rank_ci_high").equals(
+        b.select("run", "is_reference", "could_be_best", "rank_ci_low", "rank_ci_high")
+    )
+    for col in ("roc_auc", "roc_auc_se", "diff", "se_diff", "p_best"):
+        np.testing.assert_allclose(a[col].to_numpy(), b[col].to_numpy(), rtol=1e-12, atol=1e-15)
