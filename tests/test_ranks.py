@@ -67,6 +67,8 @@ def test_nemenyi_and_holm_equal_scikit_posthocs(n, k):
         i, j = int(row["method_a"][1:]), int(row["method_b"][1:])
         assert row["p_nemenyi"] == pytest.approx(nem[i, j], abs=2e-7)
         assert row["p_holm"] == pytest.approx(sieg[i, j], rel=1e-9, abs=1e-15)
+        # the critical difference is where scikit-posthocs' Nemenyi p crosses alpha
+        assert row["nemenyi_different"] == (nem[i, j] < res.alpha)
 
 
 def test_critical_difference_matches_demsar_table():
