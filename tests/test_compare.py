@@ -187,6 +187,8 @@ def test_bad_input_is_named():
         be.compare(pl.concat([df, df.head(1)]), measure="accuracy")
     with pytest.raises(InvalidArgumentError, match="test_fraction= must lie in"):
         be.compare(df, measure="accuracy", test_fraction=1.0)
+    with pytest.raises(InvalidArgumentError, match="a comparison needs at least 2 runs, got 1"):
+        be.compare(df.filter(pl.col("run") == 0), measure="accuracy")
 
 
 @pytest.mark.parametrize("test", ["corrected_t", "bayes", "t"])
@@ -228,3 +230,34 @@ def test_sorted_layout_with_a_gap_or_a_duplicate_is_still_named():
     dup = pl.concat([df.head(3), df]).sort("run", "repeat", "fold")
     with pytest.raises(InvalidArgumentError, match="measured more than once"):
         be.compare(dup, repeat="repeat", measure="accuracy")
+
+
+def test_repeated_holdout_needs_test_fraction_and_uses_it():
+    # ten repeated 80/20 hold-out splits: one "fold" per repeat, so no k to derive n_test/n_train from
+    df = cv_frame(n_runs=3, n_repeats=10, n_folds=1, seed=6)
+    with pytest.raises(InvalidArgumentError, match=r"2 folds per repeat, got 1; .* give test_fraction="):
+        be.compare(df, repeat="repeat", measure="accuracy", reference=0)
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference=0, test_fraction=0.2)
+    bayes = be.compare(df, repeat="repeat", measure="accuracy", reference=0, test="bayes", rope=0.01,
+                       test_fraction=0.2)  # fmt: skip
+    for row, post_row in zip(out.iter_rows(named=True), bayes.iter_rows(named=True), strict=True):
+        x, y = _vectors(df, 0), _vectors(df, row["run"])
+        t, p = ref.corrected_t(list(y), list(x), n_folds=1, test_fraction=0.2)
+        assert row["t"] == pytest.approx(t, rel=1e-12)
+        assert row["p_value"] == pytest.approx(p, rel=1e-10)
+        # the posterior: Student t on J − 1 df, scale sqrt((1/J + 0.2/0.8) s²)
+        d = y - x
+        post = stats.t(9, loc=d.mean(), scale=np.sqrt((1 / 10 + 0.25) * d.var(ddof=1)))
+        assert post_row["p_left"] == pytest.approx(post.cdf(-0.01), abs=1e-12)
+        assert post_row["p_right"] == pytest.approx(post.sf(0.01), abs=1e-12)
+
+
+def test_test_fraction_of_one_kth_is_baycomps_k_fold_correction():
+    df = cv_frame(seed=7)
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference=0, test="bayes", rope=0.01,
+                     test_fraction=1 / 5)  # fmt: skip
+    for row in out.iter_rows(named=True):
+        probs = baycomp.two_on_single(_vectors(df, 0), _vectors(df, row["run"]), rope=0.01, runs=3)
+        assert out.columns[-3:] == ["p_left", "p_rope", "p_right"]
+        for name, p in zip(("p_left", "p_rope", "p_right"), probs, strict=True):
+            assert row[name] == pytest.approx(p, abs=1e-9)

@@ -61,6 +61,9 @@ def test_paired_test_equals_definition(ties):
         assert row["diff"] == pytest.approx(d, abs=1e-12)
         assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-9)
         assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(d) / np.sqrt(v)), rel=1e-9)
+        half = stats.norm.ppf(0.975) * np.sqrt(v)
+        assert row["diff_ci_low"] == pytest.approx(d - half, rel=1e-9, abs=1e-12)
+        assert row["diff_ci_high"] == pytest.approx(d + half, rel=1e-9, abs=1e-12)
     others = out.filter(~pl.col("is_reference"))
     np.testing.assert_allclose(others["p_holm"], be.adjust(others["p_value"].to_numpy(), "holm"))
 
@@ -113,8 +116,18 @@ def test_bad_input_is_named():
     nan = df.with_columns(
         pl.when(pl.col("example") == 0).then(float("nan")).otherwise("score").alias("score")
     )
-    with pytest.raises(InvalidArgumentError, match=r"3 null or non-finite values"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"3 null or non-finite values, at \(run, example\) = \(0, 0\), \(1, 0\), \(2, 0\)",
+    ):
         be.compare_auc(nan)
+    with pytest.raises(InvalidArgumentError, match="a comparison needs at least 2 runs, got 1"):
+        be.compare_auc(df.filter(pl.col("run") == 0))
+    first_pos = df.filter(pl.col("label") == 1)["example"][0]
+    one_pos = df.filter((pl.col("label") == 0) | (pl.col("example") == first_pos))
+    n_neg = int((one_pos.filter(pl.col("run") == 0)["label"] == 0).sum())
+    with pytest.raises(InvalidArgumentError, match=f"2 examples of each class, got 1 and {n_neg}"):
+        be.compare_auc(one_pos)
     with pytest.raises(InvalidArgumentError, match=r"ci must be a confidence level strictly .* got 1\.5"):
         be.auc(df, ci=1.5)
 
@@ -150,3 +163,91 @@ def test_row_order_does_not_change_the_paired_test():
     sorted_out = be.compare_auc(df)
     shuffled_out = be.compare_auc(df.sample(fraction=1.0, shuffle=True, seed=3))
     assert sorted_out.equals(shuffled_out)
+
+
+def _two_runs(seed, gap, n_ex=600):
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, n_ex)
+    shared = rng.normal(size=n_ex)  # an example effect both runs see: the AUCs are correlated
+    s = np.vstack([shared + rng.normal(size=n_ex) + (1.0 + g) * label for g in (0.0, gap)])
+    df = pl.DataFrame({
+        "run": np.repeat([0, 1], n_ex), "example": np.tile(np.arange(n_ex), 2),
+        "label": np.tile(label, 2), "score": s.reshape(-1),
+    })  # fmt: skip
+    d, v = ref.paired(s[1].tolist(), s[0].tolist(), label.tolist())
+    return df, label, abs(d) / np.sqrt(v)
+
+
+@pytest.mark.parametrize(("seed", "gap"), [(0, 0.0), (1, 0.1), (1, 0.25), (2, 0.6), (3, -0.6)])
+def test_best_set_of_two_runs_is_the_paired_delong_test(seed, gap):
+    # With two runs the step-down keeps both while the two-sided DeLong p exceeds 1 − ci, and
+    # then the trailing run's p_best is that p; else the leader alone stays and p_best is the
+    # one-sided p (and the leader's is P(Z ≥ 0) = 1/2). The Gaussian draws give these within 4
+    # binomial SEs of 2,000 draws; the Student-t correction puts the trailing run's between the
+    # normal tail and the t tail on min(m, n) − 1 df.
+    df, label, z = _two_runs(seed, gap)
+    assert not 1.7 < z < 2.3  # the case is clear of the boundary (no Monte-Carlo coin flip)
+    out = be.compare_auc(df)
+    lead, trail = out.row(0, named=True), out.row(1, named=True)
+    small = min(int(label.sum()), int((1 - label).sum())) - 1
+    both = 2 * stats.norm.sf(z) > 0.05
+    sides = 2 if both else 1
+    lo, hi = sides * stats.norm.sf(z), sides * stats.t.sf(z, small)
+    tol = 4 * np.sqrt(max(hi, 1 / 2000) * (1 - lo) / 2000)
+    assert lo - tol <= trail["p_best"] <= hi + tol
+    assert lead["could_be_best"]
+    assert lead["p_best"] == (1.0 if both else pytest.approx(0.5, abs=4 * np.sqrt(0.25 / 2000)))
+    assert trail["could_be_best"] == both
+    ranks = [(lead["rank_ci_low"], lead["rank_ci_high"]), (trail["rank_ci_low"], trail["rank_ci_high"])]
+    assert ranks == ([(1, 2), (1, 2)] if both else [(1, 1), (2, 2)])
+
+
+@pytest.mark.parametrize(("seed", "gap"), [(1, 0.1), (1, 0.25), (2, 0.6)])
+def test_best_set_of_a_board_too_large_for_the_covariance_is_bonferroni_against_the_leader(
+    seed, gap, monkeypatch
+):
+    # over the influence budget each run meets the leader only, with DeLong's SE and Bonferroni's
+    # critical value: for two runs exactly the normal p (two-sided while both stay, else one-sided)
+    from batcheval.inference import selection
+
+    monkeypatch.setattr(selection, "INFLUENCE_FLOPS", 10)
+    df, _, z = _two_runs(seed, gap)
+    out = be.compare_auc(df)
+    both = 2 * stats.norm.sf(z) > 0.05
+    assert out["p_best"][1] == pytest.approx((2 if both else 1) * stats.norm.sf(z), rel=1e-9)
+    assert out["could_be_best"].to_list() == [True, both]
+    assert out["rank_ci_low"].null_count() == 2
+
+
+def test_best_set_keeps_every_truly_best_run_at_its_level():
+    """Four runs of the same true AUC on shared, correlated examples: the best set must hold all
+    four in at least 95 % of boards (the winner's curse is what it guards against), within 4
+    binomial standard errors of 300 boards."""
+    rng = np.random.default_rng(2026)
+    boards, n_ex, runs = 300, 120, 4
+    lost = 0
+    for _ in range(boards):
+        label = rng.integers(0, 2, n_ex)
+        shared = rng.normal(size=n_ex)
+        s = shared[None, :] + rng.normal(size=(runs, n_ex)) + label[None, :]
+        df = pl.DataFrame({
+            "run": np.repeat(np.arange(runs), n_ex), "example": np.tile(np.arange(n_ex), runs),
+            "label": np.tile(label, runs), "score": s.reshape(-1),
+        })  # fmt: skip
+        lost += not be.compare_auc(df, seed=None)["could_be_best"].all()
+    assert lost / boards <= 0.05 + 4 * np.sqrt(0.05 * 0.95 / boards)
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 10_000), st.sampled_from(["exp", "cube", "logistic"]))
+def test_paired_test_is_invariant_under_monotone_transforms_of_the_scores(seed, f):
+    # AUC, DeLong's components and so every column depend on the scores' order only
+    _, _, df = scored(n_runs=4, n_ex=50, seed=seed, ties=seed % 2 == 0)
+    g = {"exp": np.exp, "cube": lambda v: v**3 + v, "logistic": lambda v: 1 / (1 + np.exp(-v))}[f]
+    a = be.compare_auc(df)
+    b = be.compare_auc(df.with_columns(pl.col("score").map_batches(g)))
+    assert a.select("run", "is_reference", "could_be_best", "rank_ci_low", "rank_ci_high").equals(
+        b.select("run", "is_reference", "could_be_best", "rank_ci_low", "rank_ci_high")
+    )
+    for col in ("roc_auc", "roc_auc_se", "diff", "se_diff", "p_best"):
+        np.testing.assert_allclose(a[col].to_numpy(), b[col].to_numpy(), rtol=1e-12, atol=1e-15)

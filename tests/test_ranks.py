@@ -67,6 +67,8 @@ def test_nemenyi_and_holm_equal_scikit_posthocs(n, k):
         i, j = int(row["method_a"][1:]), int(row["method_b"][1:])
         assert row["p_nemenyi"] == pytest.approx(nem[i, j], abs=2e-7)
         assert row["p_holm"] == pytest.approx(sieg[i, j], rel=1e-9, abs=1e-15)
+        # the critical difference is where scikit-posthocs' Nemenyi p crosses alpha
+        assert row["nemenyi_different"] == (nem[i, j] < res.alpha)
 
 
 def test_critical_difference_matches_demsar_table():
@@ -99,6 +101,11 @@ def test_control_is_holm_over_the_other_methods():
     ranks = by_name(res, "mean_rank")
     for m, d in res.control.select("method", "rank_diff").rows():
         assert d == pytest.approx(ranks[m] - ranks["m002"], abs=1e-12)
+    # the unadjusted control p-values are scikit-posthocs' Siegel–Castellan (Friedman) z-test ones,
+    # and Holm over the k − 1 of them is statsmodels'
+    sieg = sp.posthoc_siegel_friedman(x).to_numpy()
+    for m, p in res.control.select("method", "p_value").rows():
+        assert p == pytest.approx(sieg[int(m[1:]), 2], rel=1e-9, abs=1e-15)
 
 
 @pytest.mark.parametrize(("n", "ties"), [(10, False), (30, False), (60, True)])
@@ -145,6 +152,12 @@ def test_bad_input_is_named():
     with pytest.warns(BatchevalWarning, match=r"dropped 1 methods .*'m001' lacks 2, 3"):
         res = be.rank_methods(short, drop_incomplete=True)
     assert res.n_methods == 2 and res.dropped == ["m001"]
+    lone = short.filter(pl.col("method") != "m000")
+    with (
+        pytest.warns(BatchevalWarning, match="dropped 1 methods"),
+        pytest.raises(InvalidArgumentError, match="at least 2 methods, got 1"),
+    ):
+        be.rank_methods(lone, drop_incomplete=True)
     nan = x.with_columns(pl.when(pl.col("dataset") == 1).then(None).otherwise(pl.col("score")).alias("score"))
     with pytest.raises(
         InvalidArgumentError, match=r"3 NaN or null scores, at \(method, dataset\) = \('m000', 1\)"

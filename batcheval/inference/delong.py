@@ -11,9 +11,23 @@ parallel over runs (:mod:`batcheval.kernels.delong`); the covariances with the r
 pass of numpy over the runs × examples matrix.
 
 The reference is a fixed run (``reference=``) or, by default, the run with the highest AUC.
-Choosing it on the same examples makes the comparisons optimistic for it (the leader's AUC is
-biased upwards by the selection), as with :func:`batcheval.compare`; fix the reference in
-advance, or confirm on fresh examples, when that matters.
+Choosing it on the same examples makes the comparisons with it optimistic for it (the leader's
+AUC is biased upwards by the selection), as with :func:`batcheval.compare`, so ``p_value`` and
+``p_holm`` against a data-chosen leader do not hold their level. The question "which runs could
+be the best?" is answered as :func:`batcheval.leaderboard` answers it (issue 20's calibrated
+leaderboard, :mod:`batcheval.inference.selection`): ``could_be_best`` is a set that holds every
+truly best run with probability ≥ ``ci`` although the leader is picked from the data, ``p_best``
+the level at which a run would leave it, and ``rank_ci_low`` / ``rank_ci_high`` simultaneous rank
+intervals. DeLong's structural components are each run's influence per example: with
+``U[r, i] = (V10[r, i] − AUC_r)/sqrt(m(m − 1))`` over the m positives and
+``(V01[r, j] − mean)/sqrt(n(n − 1))`` over the n negatives, ``U Uᵀ`` is DeLong's covariance matrix
+of all the AUCs, and :func:`batcheval.inference.selection.paired` takes it as the leaderboard's
+paired boards take their delta-method influences (Gaussian max-t with the Student-t correction
+over the two classes). Boards too large for ``U Uᵀ`` (:data:`~batcheval.inference.selection.INFLUENCE_CELLS`,
+:data:`~batcheval.inference.selection.INFLUENCE_FLOPS`, or over
+:data:`~batcheval.inference.selection.RANK_LIMIT` runs) compare each run with the leader only,
+with DeLong's standard error of the difference and Bonferroni's critical value (still valid, as
+the leader is one of the runs it maximises over), and give NaN rank intervals.
 """
 
 from __future__ import annotations
@@ -29,6 +43,7 @@ from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
 from ..kernels import delong as _kernels
 from ..measures import check_level
+from . import selection as _selection
 from .adjust import adjust
 from .cv import is_tiled, key_codes, reference_row, sorted_grid
 
@@ -95,6 +110,7 @@ def compare_auc(
     reference: Any = None,
     positive: Any = None,
     ci: float = 0.95,
+    seed: int | None = 0,
 ) -> pl.DataFrame:
     """Compare every run's ROC AUC with a reference run's on the same examples (paired DeLong test).
 
@@ -111,7 +127,9 @@ def compare_auc(
     positive
         The positive class; default the greater of the two.
     ci
-        Level of the interval of the difference.
+        Level of the interval of the difference, of the best set and of the rank intervals.
+    seed
+        Seed of the Gaussian draws behind the best set's and the rank intervals' critical values.
 
     Returns
     -------
@@ -119,7 +137,9 @@ def compare_auc(
         One row per run, best AUC first: the run key(s), ``roc_auc``, ``roc_auc_se`` (DeLong),
         ``diff`` (run − reference), ``se_diff``, ``diff_ci_low``, ``diff_ci_high``, ``z``,
         ``p_value`` (two-sided; NaN for the reference itself), ``p_holm`` (Holm over the other
-        runs) and ``is_reference``.
+        runs), ``is_reference``, then ``could_be_best``, ``p_best``, ``rank_ci_low`` and
+        ``rank_ci_high`` (integers; null where undefined), valid although the best run is chosen
+        from the data (see the module notes).
 
     Examples
     --------
@@ -131,8 +151,11 @@ def compare_auc(
     ...     "label": [0, 0, 0, 1, 1, 1] * 2,
     ...     "score": [0.1, 0.3, 0.5, 0.4, 0.8, 0.9, 0.2, 0.6, 0.1, 0.3, 0.5, 0.7],
     ... })
-    >>> be.compare_auc(df).select("run", "roc_auc", "diff", "is_reference").rows()
+    >>> out = be.compare_auc(df)
+    >>> out.select("run", "roc_auc", "diff", "is_reference").rows()
     [('a', 0.8888888888888888, 0.0, True), ('b', 0.7777777777777777, -0.11111111111111116, False)]
+    >>> out.select("run", "could_be_best", "rank_ci_low", "rank_ci_high").rows()
+    [('a', True, 1, 2), ('b', True, 1, 2)]
     """
     check_level(ci)
     runs = as_key_list(run, "run")
@@ -201,6 +224,7 @@ def compare_auc(
     p = np.where(se_diff == 0, np.where(diff == 0, 1.0, 0.0), p)
     p[ref] = np.nan
     q = float(special.ndtri(0.5 + float(ci) / 2))
+    chosen = _best_set(auc, var, c10, c01, m, n, float(ci), seed)
     is_ref = np.zeros(n_runs, dtype=bool)
     is_ref[ref] = True
     out = run_keys.hstack([
@@ -208,6 +232,40 @@ def compare_auc(
         pl.Series("se_diff", se_diff), pl.Series("diff_ci_low", diff - q * se_diff),
         pl.Series("diff_ci_high", diff + q * se_diff), pl.Series("z", np.where(is_ref, np.nan, z)),
         pl.Series("p_value", p), pl.Series("p_holm", adjust(p, "holm")), pl.Series("is_reference", is_ref),
+        # as the leaderboard gives them: a nullable boolean and integer ranks (null where undefined)
+        pl.Series("could_be_best", chosen.could_be_best.tolist(), dtype=pl.Boolean),
+        pl.Series("p_best", chosen.p_best),
+        pl.Series("rank_ci_low", chosen.rank_ci_low).fill_nan(None).cast(pl.Int64),
+        pl.Series("rank_ci_high", chosen.rank_ci_high).fill_nan(None).cast(pl.Int64),
     ])  # fmt: skip
     order = np.lexsort((np.arange(n_runs), -auc))
     return out[order.tolist()]
+
+
+def _best_set(
+    auc: np.ndarray,
+    var: np.ndarray,
+    c10: np.ndarray,
+    c01: np.ndarray,
+    m: int,
+    n: int,
+    ci: float,
+    seed: int | None,
+) -> _selection.Selection:
+    """The best set and rank intervals of the runs' AUCs, from DeLong's components centred per run
+    (``c10`` over the positives, ``c01`` over the negatives), as the leaderboard's paired boards
+    find theirs (see the module notes)."""
+    r, e = len(auc), m + n
+    if (
+        r <= _selection.RANK_LIMIT
+        and r * e <= _selection.INFLUENCE_CELLS
+        and r * r * e <= _selection.INFLUENCE_FLOPS
+    ):
+        u = np.hstack([c10 / np.sqrt((m - 1.0) * m), c01 / np.sqrt((n - 1.0) * n)])
+        classes = np.r_[np.ones(m, dtype=np.int64), np.zeros(n, dtype=np.int64)]
+        return _selection.paired(auc, u, ci, seed, classes=classes)
+    leader = int(np.argmax(auc))
+    cov = (c10 @ c10[leader]) / ((m - 1) * m) + (c01 @ c01[leader]) / ((n - 1) * n)
+    se = np.sqrt(np.maximum(var + var[leader] - 2 * cov, 0.0))
+    se[leader] = 0.0
+    return _selection.versus_leader(auc, auc - auc[leader], se, ci)

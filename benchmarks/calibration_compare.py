@@ -1,0 +1,128 @@
+"""Calibration of issue 22's comparisons: the level claims that docs/comparing.md makes.
+
+Three simulations, each a seeded Monte-Carlo whose rates carry the standard error
+``sqrt(p(1 − p)/reps)``:
+
+1. ``be.compare`` under Nadeau and Bengio's correlation model: J = r·k fold differences of a null
+   comparison, equicorrelated with ρ = 1/k (the share of data two folds' training sets do not
+   share, n_test/n). Reports the size of a 5 % two-sided test, the plain paired t over folds and
+   the corrected resampled t.
+2. ``be.auc(ci=)``: coverage of DeLong's 95 % interval for binormal scores (positives shifted by δ,
+   true AUC Φ(δ/√2)) with n examples per class.
+3. ``be.compare_auc``'s best set under the global null: R runs of the same true AUC (binormal, δ =
+   1) score one shared test set whose examples carry an effect every run sees, so the AUCs are
+   correlated as on a real leaderboard. Every run is best, so a board errs when
+   ``could_be_best`` leaves any run out (``fwer best``); ``fwer holm`` is the naive rule, some run
+   with Holm-adjusted ``p_value`` < 0.05 against the data-chosen leader.
+
+    python benchmarks/calibration_compare.py              # the tables in docs/comparing.md
+    python benchmarks/calibration_compare.py --quick      # a smoke test
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+# one thread: each call is small, and a parallel launch costs more than its work on a busy machine
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+import batcheval as be
+
+ALPHA = 0.05
+
+
+def _rate(hits: float, reps: int) -> str:
+    p = hits / reps
+    return f"{p:.4f} ± {np.sqrt(p * (1 - p) / reps):.4f}"
+
+
+def compare_size(k: int, r: int, reps: int, rng: np.random.Generator) -> tuple[float, float]:
+    """Rejection rates of the plain and the corrected t at 5 % over ``reps`` null comparisons."""
+    j, rho = r * k, 1.0 / k
+    diffs = np.sqrt(rho) * rng.normal(size=(reps, 1)) + np.sqrt(1 - rho) * rng.normal(size=(reps, j))
+    n_runs = reps + 1
+    values = np.vstack([np.zeros((1, j)), diffs])
+    df = pl.DataFrame({
+        "run": np.repeat(np.arange(n_runs), j), "repeat": np.tile(np.repeat(np.arange(r), k), n_runs),
+        "fold": np.tile(np.arange(k), n_runs * r), "m": values.reshape(-1),
+    })  # fmt: skip
+    plain = be.compare(df, repeat="repeat", measure="m", reference=0, test="t")
+    corrected = be.compare(df, repeat="repeat", measure="m", reference=0)
+    return float((plain["p_value"] < ALPHA).sum()), float((corrected["p_value"] < ALPHA).sum())
+
+
+def delong_coverage(n: int, delta: float, groups: int, rng: np.random.Generator) -> float:
+    """How many of ``groups`` 95 % DeLong intervals cover the true AUC Φ(δ/√2)."""
+    label = np.tile(np.r_[np.zeros(n), np.ones(n)], groups).astype(np.int64)
+    score = rng.normal(size=groups * 2 * n) + delta * label
+    df = pl.DataFrame({"g": np.repeat(np.arange(groups), 2 * n), "label": label, "score": score})
+    out = be.auc(df, by="g", ci=0.95)
+    truth = stats.norm.cdf(delta / np.sqrt(2))
+    low, high = out["roc_auc_ci_low"].to_numpy(), out["roc_auc_ci_high"].to_numpy()
+    return float(((low <= truth) & (truth <= high)).sum())
+
+
+def best_set_fwer(
+    runs: int, n: int, prevalence: float, boards: int, rng: np.random.Generator
+) -> tuple[float, float, float]:
+    """Boards (of ``boards``) where the best set, or Holm against the leader, drops a best run,
+    and the mean size of the best set."""
+    pos = max(2, round(prevalence * n))
+    lost = holm = size = 0.0
+    for _ in range(boards):
+        label = rng.permutation(np.r_[np.ones(pos), np.zeros(n - pos)]).astype(np.int64)
+        shared = rng.normal(size=n)
+        s = shared[None, :] + rng.normal(size=(runs, n)) + label[None, :]
+        df = pl.DataFrame({
+            "run": np.repeat(np.arange(runs), n), "example": np.tile(np.arange(n), runs),
+            "label": np.tile(label, runs), "score": s.reshape(-1),
+        })  # fmt: skip
+        out = be.compare_auc(df, seed=None)
+        best = out["could_be_best"]
+        lost += not best.all()
+        size += best.sum()
+        holm += bool((out["p_holm"].drop_nans() < ALPHA).any())
+    return lost, holm, size / boards
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="few replicates: a smoke test")
+    ap.add_argument("--seed", type=int, default=2026)
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    reps, groups, boards = (200, 200, 20) if args.quick else (4000, 2000, 400)
+    t0 = time.perf_counter()
+
+    print(f"## be.compare: size of a 5 % test under Nadeau and Bengio's model ({reps:,} null comparisons)\n")
+    print("| k folds | r repeats | J | plain t size | corrected t size |")
+    print("| ---: | ---: | ---: | ---: | ---: |")
+    for k, r in [(2, 5), (5, 1), (5, 3), (10, 1), (10, 10)]:
+        plain, corrected = compare_size(k, r, reps, rng)
+        print(f"| {k} | {r} | {k * r} | {_rate(plain, reps)} | {_rate(corrected, reps)} |")
+
+    print(f"\n## be.auc(ci=0.95): DeLong coverage, binormal scores ({groups:,} groups)\n")
+    print("| examples per class | true AUC | coverage |")
+    print("| ---: | ---: | ---: |")
+    for n, delta in [(20, 1.0), (50, 1.0), (150, 1.0), (150, 2.0), (500, 1.0)]:
+        hits = delong_coverage(n, delta, groups, rng)
+        print(f"| {n} | {stats.norm.cdf(delta / np.sqrt(2)):.4f} | {_rate(hits, groups)} |")
+
+    print(f"\n## be.compare_auc: the best set under the global null ({boards:,} boards, α = 0.05)\n")
+    print("| runs | examples | positives | fwer best | fwer holm | mean set size |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for runs, n, prevalence in [(2, 60, 0.5), (5, 60, 0.5), (5, 400, 0.1), (20, 200, 0.5), (20, 1000, 0.05)]:
+        lost, holm, size = best_set_fwer(runs, n, prevalence, boards, rng)
+        pos = max(2, round(prevalence * n))
+        print(f"| {runs} | {n} | {pos} | {_rate(lost, boards)} | {_rate(holm, boards)} | {size:.2f} |")
+    print(f"\n(seed {args.seed}; {time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
