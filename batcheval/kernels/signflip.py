@@ -49,6 +49,11 @@ def two_binomial_tail(
         cdf = np.zeros(b + 2)  # cdf[j] = P(X_b <= j - 1)
         for j in range(b + 1):
             cdf[j + 1] = cdf[j] + pb[j]
+        # the upper tail summed from the top, not 1 − cdf: that loses small tails to cancellation
+        # and rounds to −4e-16 where cdf passes 1
+        sf = np.zeros(b + 2)  # sf[j] = P(X_b >= j)
+        for j in range(b, -1, -1):
+            sf[j] = sf[j + 1] + pb[j]
         total = 0.0
         for x in range(a + 1):
             s = wa[g] * (2.0 * x - a)
@@ -56,9 +61,9 @@ def two_binomial_tail(
                 # X_b >= lo or X_b <= hi
                 lo = math.ceil((b + (t[g] - s) / wb[g]) / 2.0)
                 hi = math.floor((b + (-t[g] - s) / wb[g]) / 2.0)
-                upper = 1.0 if lo <= 0 else (0.0 if lo > b else 1.0 - cdf[int(lo)])
+                upper = 1.0 if lo <= 0 else (0.0 if lo > b else sf[int(lo)])
                 lower = 0.0 if hi < 0 else (1.0 if hi >= b else cdf[int(hi) + 1])
                 total += pa[x] * (upper + lower)
             elif abs(s) >= t[g]:
                 total += pa[x]
-        out[g] = min(1.0, total)
+        out[g] = min(1.0, max(0.0, total))
