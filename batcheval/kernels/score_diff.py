@@ -79,11 +79,12 @@ def _end(x1: float, n1: float, x0: float, n0: float, inside: float, outside: flo
         return outside
     est = inside
     side = 1.0 if outside > inside else -1.0
-    g_in = min(_gap(x1, n1, x0, n0, inside, z2), 0.0)
     # g = h² − z²·var with h = |δ − d̂|: the predictor takes var linear in h through the last two
     # points evaluated, and solves the quadratic; on smooth tables that is secant-fast on a nearly
     # straight line, where regula falsi on the curved g creeps from one side
-    h_a, v_a = 0.0, -g_in / z2
+    # at δ = d̂ the restricted estimates are the observed proportions: var(d̂) without the cubic
+    p1, p0 = x1 / n1, x0 / n0
+    h_a, v_a = 0.0, (p1 * (1.0 - p1) / n1 + p0 * (1.0 - p0) / n0) * (n1 + n0) / (n1 + n0 - 1.0)
     h_b, v_b = abs(outside - est), ((outside - est) ** 2 - g_out) / z2
     ref_width = abs(outside - inside)
     steps = 0
