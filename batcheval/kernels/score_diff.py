@@ -74,9 +74,15 @@ def _gap(x1: float, n1: float, x0: float, n0: float, delta: float, z2: float) ->
 def _end(x1: float, n1: float, x0: float, n0: float, inside: float, outside: float, z2: float) -> float:
     """The interval's end between an accepted ``inside`` (the estimate) and the parameter's bound
     ``outside``."""
-    g_out = _gap(x1, n1, x0, n0, outside, z2)
-    if g_out <= 0.0:
-        return outside
+    diff_out = x1 / n1 - x0 / n0 - outside
+    if abs(diff_out) > 1e-6:
+        # at δ = ±1 the restricted estimates are 0 and 1 and var(±1) = 0 (the cubic's rounding
+        # leaves it below 1e-15): the bound is rejected without evaluating g there
+        g_out = diff_out * diff_out
+    else:
+        g_out = _gap(x1, n1, x0, n0, outside, z2)
+        if g_out <= 0.0:
+            return outside
     est = inside
     side = 1.0 if outside > inside else -1.0
     # g = h² − z²·var with h = |δ − d̂|: the predictor takes var linear in h through the last two
