@@ -14,12 +14,15 @@ correction). statsmodels 0.15 has ``count0`` for ``n0`` in the cubic's linear
 coefficient (statsmodels issue #10269, fix pending in PR #10270), so its score
 interval differs from this one unless ``x0 = n0``. The interval is
 ``{δ : |T(δ)| ≤ z}``; ``T`` falls as ``δ`` rises, so each end is the root of the
-continuous ``g(δ) = (x1/n1 − x0/n0 − δ)² − z²·var(δ)`` on ``[−1, d̂]`` and ``[d̂, 1]``, found by
-the Illinois variant of regula falsi inside a bracket that every step keeps (an accepted and a
-rejected ``δ``), with a bisection step whenever the bracket fails to halve, down to a width of
-:data:`END_TOL`. That takes about 10 evaluations of ``g`` per end where bisection to the last bit of
-a float64 took 55 and more (the leaderboard's intervals cost 3.7× its evaluate; issues #20, #24),
-and moves no end by more than :data:`END_TOL` from bisection's. This is statsmodels'
+continuous ``g(δ) = (x1/n1 − x0/n0 − δ)² − z²·var(δ)`` on ``[−1, d̂]`` and ``[d̂, 1]``. Each step
+takes ``var`` as linear in ``δ`` through the last two points evaluated and solves the quadratic,
+inside a bracket that every step keeps (an accepted and a rejected ``δ``), with a bisection step
+whenever three steps fail to halve it, down to a width of :data:`END_TOL`. That takes 5–6
+evaluations of ``g`` per end on tables of hundreds to thousands, where bisection to the last bit of
+a float64 took 55 and more (the leaderboard's intervals then cost 3.7× its evaluate; issues #20,
+#24). Where ``g`` is well conditioned no end moves by more than :data:`END_TOL` from bisection's;
+where it is rounding noise (ends near ±1, samples of very unequal size) both are noise of the same
+size (docs/performance.md). This is statsmodels'
 ``confint_proportions_2indep(method="score", compare="diff")`` (which inverts the
 test with ``brentq``) with that coefficient corrected, for every table at once.
 """
