@@ -637,10 +637,14 @@ def intervals(
         return _bootstrap(counts, names, level, n_boot, _resolve_seed(seed), positive, beta)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     scores: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    # kappa and correlation are built on both score intervals; informedness alone needs only its own
+    wanted = {"informedness", "markedness"} & set(names)
+    if {"kappa_cohen", "correlation"} & set(names):
+        wanted = {"informedness", "markedness"}
     for name in names:
         if name in DELTA_MEASURES and counts.shape[1] == 2 and binary == "score":
             # the score intervals of informedness and markedness, computed once for all four
-            scores = scores or binary_scores(counts, level)
+            scores = scores or binary_scores(counts, level, sorted(wanted))
             out[name] = scores[name] if name in scores else from_scores(counts, name, level, scores=scores)
         elif name in DELTA_MEASURES:
             out[name] = chance_interval(counts, name, level, binary=binary)
@@ -780,22 +784,31 @@ def _adjusted_delta(counts: np.ndarray, name: str, level: float) -> tuple[np.nda
     return low, high
 
 
-def binary_scores(counts: np.ndarray, level: float = 0.95) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def binary_scores(
+    counts: np.ndarray,
+    level: float = 0.95,
+    names: Sequence[str] = ("informedness", "markedness"),
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The score intervals of binary informedness (``tpr − fpr`` given the real class sizes) and
-    markedness (``ppv − for`` given the predicted sizes) of 2×2 tables, by :func:`score_difference`.
+    markedness (``ppv − for`` given the predicted sizes) of 2×2 tables, by :func:`score_difference`;
+    only those of the two in ``names`` (each costs a root search per end and table).
 
     Examples
     --------
     >>> out = binary_scores(np.array([[[40, 10], [20, 30]]]))
     >>> [round(float(v[0]), 4) for v in out["informedness"]]
     [0.2124, 0.5602]
+    >>> list(binary_scores(np.array([[[40, 10], [20, 30]]]), names=["markedness"]))
+    ['markedness']
     """
     t = np.ascontiguousarray(counts, dtype=np.int64)
     tn, fp, fn, tp = t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1]
-    return {
-        "informedness": score_difference(tp, tp + fn, fp, fp + tn, level),
-        "markedness": score_difference(tp, tp + fp, fn, fn + tn, level),
-    }
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if "informedness" in names:
+        out["informedness"] = score_difference(tp, tp + fn, fp, fp + tn, level)
+    if "markedness" in names:
+        out["markedness"] = score_difference(tp, tp + fp, fn, fn + tn, level)
+    return out
 
 
 def from_scores(
