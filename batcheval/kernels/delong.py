@@ -10,90 +10,10 @@ order of the pooled scores.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .exact import sorted_group, walk_group
+from .exact import bucket_count, sort_segment, sorted_group, walk_group
 from .jit import jit, jit_parallel, prange
-
-#: Buckets per score in :func:`_sorted_order`, and the bucket size above which a bucket is sorted on
-#: its own rather than by the one insertion pass over the whole row.
-_BUCKETS_PER_SCORE = 2
-_SMALL_BUCKET = 32
-
-
-@jit
-def _insertion_sort(keys: np.ndarray, order: np.ndarray, a: int, z: int) -> None:
-    for i in range(a + 1, z):
-        x = keys[i]
-        o = order[i]
-        j = i - 1
-        while j >= a and keys[j] > x:
-            keys[j + 1] = keys[j]
-            order[j + 1] = order[j]
-            j -= 1
-        keys[j + 1] = x
-        order[j + 1] = o
-
-
-@jit
-def _sorted_order(
-    x: np.ndarray, keys: np.ndarray, order: np.ndarray, bid: np.ndarray, ends: np.ndarray
-) -> None:
-    """``order`` the positions of ``x`` in ascending order of value and ``keys = x[order]``.
-
-    A bucket sort: two buckets a score over [min, max] (rounding is monotone, so bucket order is
-    value order), then one insertion pass that moves each score only within its bucket; a crowded
-    bucket (ties, or a long tail squeezing the rest) is sorted on its own. Against ``np.argsort``'s
-    quicksort this is about ten times faster on a few thousand scores. The order of tied scores is
-    arbitrary: the walks treat a block of ties as one.
-    """
-    m = len(x)
-    lo = x[0]
-    hi = x[0]
-    for i in range(m):
-        lo = min(lo, x[i])
-        hi = max(hi, x[i])
-    nb = _BUCKETS_PER_SCORE * m
-    scale = nb / (hi - lo) if hi > lo else 0.0
-    if not (scale > 0.0 and math.isfinite(scale)):
-        # one value throughout, or a range beyond float64
-        o = np.argsort(x, kind="mergesort")
-        for i in range(m):
-            order[i] = o[i]
-            keys[i] = x[o[i]]
-        return
-    ends[: nb + 1] = 0
-    for i in range(m):
-        b = min(np.int64((x[i] - lo) * scale), nb - 1)
-        bid[i] = b
-        ends[b + 1] += 1
-    crowded = 0
-    for b in range(nb):
-        crowded = max(crowded, ends[b + 1])
-        ends[b + 1] += ends[b]
-    for i in range(m):
-        b = bid[i]
-        e = ends[b]
-        order[e] = i
-        keys[e] = x[i]
-        ends[b] = e + 1
-    if crowded <= _SMALL_BUCKET:
-        _insertion_sort(keys, order, 0, m)
-        return
-    begin = 0
-    for b in range(nb):
-        end = ends[b]
-        if end - begin > _SMALL_BUCKET:
-            o = np.argsort(keys[begin:end], kind="mergesort")
-            sorted_keys = keys[begin:end][o]
-            sorted_order = order[begin:end][o]
-            keys[begin:end] = sorted_keys
-            order[begin:end] = sorted_order
-        elif end - begin > 1:
-            _insertion_sort(keys, order, begin, end)
-        begin = end
 
 
 @jit
@@ -159,11 +79,14 @@ def run_components(scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01:
             slot[e] = b
             b += 1
     for r in prange(n_runs):
+        # the exact AUC's bucket sort, carrying each score's example position instead of a label
         keys = np.empty(n_ex)
         order = np.empty(n_ex, dtype=np.int64)
-        bid = np.empty(n_ex, dtype=np.int64)
-        ends = np.empty(_BUCKETS_PER_SCORE * n_ex + 1, dtype=np.int64)
-        _sorted_order(scores[r], keys, order, bid, ends)
+        examples = np.arange(n_ex)
+        ends = np.empty(bucket_count(n_ex) + 1, dtype=np.int64)
+        if not sort_segment(scores[r], examples, keys, order, ends, np.empty(n_ex, np.int32)):
+            keys[:] = scores[r]
+            order[:] = examples
         _components(keys, order, is_pos, slot, v10[r], v01[r])
 
 
