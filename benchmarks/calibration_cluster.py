@@ -51,6 +51,7 @@ import argparse
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -96,13 +97,21 @@ def clustered_examples(
 def repeated_examples(rng: np.random.Generator, reps: int, n: int, seeds: int, keep: float) -> pl.DataFrame:
     label = rng.integers(0, 2, (reps, n), dtype=np.int8)
     base = np.where(rng.random((reps, n)) < 0.8, label, 1 - label)
+    return _seeded(rng, label, base, seeds, keep, lambda: rng.integers(0, 2, (reps, n)), "example")
+
+
+def _seeded(rng: np.random.Generator, label: np.ndarray, base: np.ndarray, seeds: int, keep: float,
+            fresh: Callable[[], np.ndarray], unit: str) -> pl.DataFrame:  # fmt: skip
+    """``seeds`` scorings of the ``[reps, n]`` examples: each keeps its ``base`` prediction with
+    probability ``keep``, else takes ``fresh()``'s; ``unit`` names the example id column."""
+    reps, n = label.shape
     parts = []
     for seed in range(seeds):
         kept = rng.random((reps, n)) < keep
-        pred = np.where(kept, base, rng.integers(0, 2, (reps, n))).astype(np.int8)
+        pred = np.where(kept, base, fresh()).astype(np.int8)
         parts.append(pl.DataFrame({
             "rep": np.repeat(np.arange(reps, dtype=np.int32), n), "seed": np.full(reps * n, seed, np.int16),
-            "example": np.tile(np.arange(n, dtype=np.int32), reps),
+            unit: np.tile(np.arange(n, dtype=np.int32), reps),
             "label": label.ravel(), "prediction": pred.ravel(),
         }))  # fmt: skip
     return pl.concat(parts)
@@ -158,16 +167,7 @@ def null_repeated(rng: np.random.Generator, reps: int, n: int, seeds: int, keep:
     with probability ``keep``, else draws a fresh one."""
     label = (rng.random((reps, n)) < prev).astype(np.int8)
     base = rng.random((reps, n)) < bias
-    parts = []
-    for seed in range(seeds):
-        kept = rng.random((reps, n)) < keep
-        pred = np.where(kept, base, rng.random((reps, n)) < bias).astype(np.int8)
-        parts.append(pl.DataFrame({
-            "rep": np.repeat(np.arange(reps, dtype=np.int32), n), "seed": np.full(reps * n, seed, np.int16),
-            "passage": np.tile(np.arange(n, dtype=np.int32), reps),
-            "label": label.ravel(), "prediction": pred.ravel(),
-        }))  # fmt: skip
-    return pl.concat(parts)
+    return _seeded(rng, label, base, seeds, keep, lambda: rng.random((reps, n)) < bias, "passage")
 
 
 def run_paired(quick: bool) -> pl.DataFrame:
