@@ -76,15 +76,17 @@ def test_g2_and_every_default_measure_of_repeated_tables_equal_one_group_at_a_ti
 
 
 def test_exact_tests_on_every_thread_give_the_serial_bits_and_scipy(monkeypatch):
-    """Fisher's and the chance test run their parallel kernel from _PARALLEL_TESTS distinct
-    tables on (below the element count at which a parallel kernel would stop running serially)."""
-    import importlib
+    """Fisher's and the chance test run their parallel kernel from their own ``serial_below``
+    distinct tables on (below the element count at which other parallel kernels switch)."""
+    from batcheval.kernels import chance, fisher
 
-    module = importlib.import_module("batcheval.measures.compute")
     counts = _repeated_tables(20_000, 30, 7)
-    monkeypatch.setattr(module, "_PARALLEL_TESTS", 10**9)
+    kernels = (fisher.fisher_greater, chance.binary_chance)
+    for kernel in kernels:
+        monkeypatch.setattr(kernel, "serial_below", 10**9)
     serial = compute(counts, P_VALUES)
-    monkeypatch.setattr(module, "_PARALLEL_TESTS", 1)
+    for kernel in kernels:
+        monkeypatch.setattr(kernel, "serial_below", 1)
     threaded = compute(counts, P_VALUES)
     for name in P_VALUES:
         np.testing.assert_array_equal(threaded[name], serial[name], err_msg=name)

@@ -161,7 +161,8 @@ def _exact_n_max(tp, fp, fn, tn):
     return top
 
 
-@jit_parallel
+# some 200-300 ns a table: every thread pays from a few thousand tables
+@jit_parallel(serial_below=2048)
 def binary_chance(tp, fp, fn, tn, out):
     """Two-sided mid-p test of informedness = 0 (= markedness = 0 for K = 2) for G 2×2 tables.
 

@@ -184,7 +184,8 @@ def upper_tail(x, n, rp, pp):
     return max(0.0, (1.0 - total) - comp)
 
 
-@jit_parallel
+# some 200-300 ns a table: every thread pays from a few thousand tables
+@jit_parallel(serial_below=2048)
 def fisher_greater(tp, fp, fn, tn, out):
     """One-sided Fisher exact p-values toward positive association; NaN when n = 0.
 

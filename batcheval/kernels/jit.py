@@ -10,6 +10,7 @@ import functools
 import os
 import sys
 import types
+from collections.abc import Callable
 
 import numba
 import numpy as np
@@ -45,7 +46,8 @@ class ParallelKernel:
     The twin has its own qualified name, so the two keep separate entries in numba's disk cache.
     """
 
-    def __init__(self, func: types.FunctionType) -> None:
+    def __init__(self, func: types.FunctionType, serial_below: int = SERIAL_BELOW) -> None:
+        self.serial_below = serial_below
         self.parallel = numba.njit(parallel=True, **_FLAGS)(func)
         twin = types.FunctionType(
             func.__code__, func.__globals__, func.__name__ + "_serial", func.__defaults__, func.__closure__
@@ -58,7 +60,7 @@ class ParallelKernel:
 
     def __call__(self, *args):
         for a in args:
-            if isinstance(a, np.ndarray) and a.size >= SERIAL_BELOW:
+            if isinstance(a, np.ndarray) and a.size >= self.serial_below:
                 return self.parallel(*args)
         return self.serial(*args)
 
@@ -68,10 +70,18 @@ class ParallelKernel:
         return [*self.serial.signatures, *self.parallel.signatures]
 
 
-def jit_parallel(func: types.FunctionType) -> ParallelKernel:
+def jit_parallel(
+    func: types.FunctionType | None = None, *, serial_below: int = SERIAL_BELOW
+) -> ParallelKernel | Callable[[types.FunctionType], ParallelKernel]:
     """Compile ``func`` as a parallel kernel with a serial twin for small inputs (see
-    :class:`ParallelKernel`). A kernel that another jitted function calls must use :data:`jit`."""
-    return ParallelKernel(func)
+    :class:`ParallelKernel`). A kernel that another jitted function calls must use :data:`jit`.
+
+    ``@jit_parallel(serial_below=n)`` moves the switch for a kernel whose work per element is
+    large (an exact test of each table): threads pay from a few thousand such elements.
+    """
+    if func is None:
+        return functools.partial(ParallelKernel, serial_below=serial_below)
+    return ParallelKernel(func, serial_below)
 
 
 def n_threads() -> int:

@@ -228,8 +228,6 @@ def _compute(
 # groups and at most _DISTINCT_SHARE of them distinct: hashing costs about 20 ns a table and
 # gathering a value a few ns, against some 200 ns a table for Fisher's test or the chance test
 _DISTINCT_MIN_GROUPS = 4096
-# distinct tables from which the exact tests run on every thread whatever their number
-_PARALLEL_TESTS = 2048
 # binary point measures computed once per distinct table when the tables are hashed anyway
 _PER_DISTINCT = frozenset({"g2"})
 _DISTINCT_SHARE = 0.75
@@ -262,10 +260,7 @@ def _per_table(
     if distinct is not None:
         ids, first = distinct
         p = np.empty(len(first), dtype=np.float64)
-        # at some 200-300 ns a table these tests are worth every thread from a few thousand
-        # tables, far below the element count at which a parallel kernel stops running serially
-        run = kernel.parallel if len(first) >= _PARALLEL_TESTS else kernel
-        run(*(c[first] for c in cells), p)
+        kernel(*(c[first] for c in cells), p)
         return _gather(p, ids)
     p = np.empty(n_groups, dtype=np.float64)
     if n_groups:
