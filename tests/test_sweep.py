@@ -252,6 +252,21 @@ def test_nonfinite_scores_are_an_error_or_dropped():
     assert out["n"].to_list() == [1]
 
 
+@pytest.mark.parametrize("call", [be.sweep, be.auc])
+def test_nonfinite_score_error_names_the_rows(call):
+    scores = np.linspace(0, 1, 12)
+    bad = [2, 5, 7, 11]
+    scores[bad] = [np.nan, np.inf, -np.inf, np.nan]
+    df = pl.DataFrame({"label": np.arange(12) % 2, "score": scores})
+    expected = np.flatnonzero(~np.isfinite(df["score"].to_numpy()))[:3]
+    shown = ", ".join(f"{r}: {scores[r]}" for r in expected)
+    with pytest.raises(be.InvalidScoreError, match=rf"4 NaN or infinite values \(first rows {shown}\)"):
+        call(df)
+    one = df.with_columns(score=np.where(np.arange(12) == 9, np.nan, np.linspace(0, 1, 12)))
+    with pytest.raises(be.InvalidScoreError, match=r"1 NaN or infinite value \(row 9: nan\)"):
+        call(one)
+
+
 def test_auc_counts_nonfinite_scores_while_grouping():
     df = scored_frame(n_runs=6, seed=9).with_row_index("i")
     bad = df.with_columns(

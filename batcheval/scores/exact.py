@@ -103,7 +103,9 @@ def grouped_scores(scored: Scored) -> Segments:
         skipped = _exact.scatter_segments(*rows, at, grouped)
         if check or not skipped:
             break
-        check_nonfinite(scored.score_name, int(skipped), scored.drop_nonfinite)
+        check_nonfinite(
+            scored.score_name, int(skipped), scored.drop_nonfinite, scored.score, scored.nulls_dropped
+        )
         check = True
     per_group = per_cell[0::2] + per_cell[1::2]
     present = np.flatnonzero(per_group) if scored.by else np.zeros(1, np.int64)

@@ -50,6 +50,8 @@ class Scored:
     # rows with a NaN or infinite score, which kernels skip; None when not
     # counted up front (exact AUCs count them while grouping)
     nonfinite: int | None = 0
+    # rows dropped for a null score or label before these rows (positions in errors shift by them)
+    nulls_dropped: int = 0
 
     @property
     def rows(self) -> tuple:
@@ -88,6 +90,7 @@ def prepare_scores(
     if not s.dtype.is_numeric():
         raise InvalidScoreError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
     nulls = s.null_count() + df.get_column(label).null_count()
+    nulls_dropped = 0
     if nulls:
         if not drop_nulls:
             raise NullValuesError(
@@ -100,12 +103,13 @@ def prepare_scores(
             BatchevalWarning,
             stacklevel=3,
         )
+        nulls_dropped = df.height - kept.height
         df = kept
     scores = readonly(np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy()))
     lo, hi, bad = np.inf, -np.inf, (0 if score_range else None)
     if score_range and len(scores):
         lo, hi, bad = finite_range(scores, n_threads())
-        check_nonfinite(score, int(bad), drop_nonfinite)
+        check_nonfinite(score, int(bad), drop_nonfinite, scores, nulls_dropped)
     lab = df.get_column(label)
     coding = encode_classes(lab, lab, None)
     present = coding.classes.to_list()
@@ -134,12 +138,24 @@ def prepare_scores(
     space = key_space([encode_key(df.get_column(k), n) for k in keys], n, 1)
     return Scored(
         keys, space, coding.label, coding.vmin, lut, scores, float(lo), float(hi), tuple(values),
-        score, drop_nonfinite, None if bad is None else int(bad),
+        score, drop_nonfinite, None if bad is None else int(bad), nulls_dropped,
     )  # fmt: skip
 
 
-def check_nonfinite(score: str, bad: int, drop_nonfinite: bool) -> None:
-    """Raise for ``bad`` NaN or infinite scores, unless they are to be dropped."""
+def check_nonfinite(
+    score: str, bad: int, drop_nonfinite: bool, values: np.ndarray | None = None, nulls_dropped: int = 0
+) -> None:
+    """Raise for ``bad`` NaN or infinite scores, unless they are to be dropped.
+
+    ``values`` (the scores) lets the error name the first offending rows.
+
+    Examples
+    --------
+    >>> check_nonfinite("score", 1, False, np.array([0.2, np.nan, 0.7]))
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidScoreError: score column 'score' has 1 NaN or infinite value (row 1: nan); ...
+    """
     if bad and drop_nonfinite:  # reported as drop_nulls reports its rows
         warnings.warn(
             f"dropped {bad} row{'s' if bad > 1 else ''} with a NaN or infinite score in column {score!r}",
@@ -147,8 +163,14 @@ def check_nonfinite(score: str, bad: int, drop_nonfinite: bool) -> None:
             stacklevel=2,
         )
     if bad and not drop_nonfinite:
+        where = ""
+        if values is not None:
+            rows = np.flatnonzero(~np.isfinite(values))[:3]
+            shown = ", ".join(f"{r}: {values[r]}" for r in rows)
+            where = f" ({'row' if bad == 1 else 'rows' if bad <= 3 else 'first rows'} {shown}"
+            where += f", counted after dropping {nulls_dropped} null rows)" if nulls_dropped else ")"
         raise InvalidScoreError(
-            f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}; "
+            f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}{where}; "
             "pass drop_nonfinite=True to skip those rows"
         )
 
