@@ -451,7 +451,7 @@ NOTES = [
     '"accuracy (Wilson)" is the default before the modified Wilson interval (the exact accuracy section '
     "below has no Monte-Carlo error: the simulated accuracy coverage differs from it by that error only); "
     '"(whole pseudo-count)" is the default of three and more classes before, whose standard error took '
-    "the whole pseudo-count of its centre, not 0.7 of it (see the exact K = 3 section).",
+    "the whole pseudo-count of its centre, not 0.68 of it (see the exact K = 3 section).",
     "",
 ]
 
