@@ -28,12 +28,17 @@ chance-corrected measures before the score intervals: Miettinen–Nurminen for
 informedness and markedness, and built from those two for kappa and correlation,
 :func:`batcheval.inference.intervals.from_scores`), Newcombe's hybrid score
 interval, and for every K the mid-p interval of accuracy (:func:`mid_p`) and its
-plain Wilson interval (the default before the modified Wilson interval). For
+plain Wilson interval (the default before the modified Wilson interval), and for
+more classes the adjusted delta interval with the whole pseudo-count in its
+standard error (:func:`whole_pseudo_count`, the default before). For
 comparison the coverage of the plain delta-method interval that was the default
 before (``estimate ± z·se``) is shown for the chance-corrected measures.
 The smallest expected margin is ``n · min(min_k r_k, min_k c_k)``.
 
-Two exact sections (no Monte-Carlo error) follow the simulated tables. Binary
+Three exact sections (no Monte-Carlo error) follow the simulated tables. Three
+classes at n = 30, balanced, informedness 0.95 (margin 10): the default and the
+interval before, summed over every table with at most 8 errors
+(:func:`exact_three_classes`). Binary
 kappa and correlation for n ≤ 100: the coverage of the default and of the
 Agresti–Caffo interval, summed over every 2×2 table of n examples with its
 multinomial probability (``--exact-max-n``). Accuracy, whose count of correct
@@ -91,6 +96,21 @@ def plain_delta(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     est = iv.chance_values(iv.cells_last(counts))[name]
     se = iv.standard_errors(counts, [name])[name]
     return np.clip(est - z * se, -1.0, 1.0), np.clip(est + z * se, -1.0, 1.0)
+
+
+def whole_pseudo_count(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The adjusted delta interval of more than two classes before: centre and standard error
+    both of the table plus :func:`~batcheval.inference.intervals.pseudo_count` in every cell
+    (the default takes the standard error with a share of it,
+    :func:`~batcheval.inference.intervals.interval_pseudo_counts`)."""
+    z = iv._z(LEVEL)
+    c = iv.cells_last(counts)
+    ok = np.isfinite(iv.chance_values(c)[name])
+    centre = iv.chance_values(c + iv.pseudo_count(counts.shape[1]))[name]
+    se = iv.adjusted_se(counts, name)
+    ok &= np.isfinite(se)
+    low = np.where(ok, np.clip(centre - z * se, -1.0, 1.0), np.nan)
+    return low, np.where(ok, np.clip(centre + z * se, -1.0, 1.0), np.nan)
 
 
 def newcombe(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -162,6 +182,12 @@ def simulate(
                 boot["accuracy (Wilson)"] = boot.get("accuracy")
                 truth["accuracy (Wilson)"] = truth["accuracy"]
                 shown.append("accuracy (Wilson)")
+                if k > 2:
+                    for m in iv.DELTA_MEASURES:
+                        ours[f"{m} (whole pseudo-count)"] = whole_pseudo_count(counts, m)
+                        boot[f"{m} (whole pseudo-count)"] = boot.get(m)
+                        truth[f"{m} (whole pseudo-count)"] = truth[m]
+                        shown.append(f"{m} (whole pseudo-count)")
                 if k == 2:
                     for m in iv.DELTA_MEASURES:
                         old = iv.chance_interval(counts, m, LEVEL, binary="agresti_caffo")
@@ -268,6 +294,59 @@ def exact_binary(max_n: int) -> list[str]:
     return out
 
 
+def three_class_tables(n: int, max_errors: int) -> np.ndarray:
+    """Every 3×3 table of ``n`` examples with at most ``max_errors`` off the diagonal."""
+    import itertools
+
+    off = [(i, j) for i in range(3) for j in range(3) if i != j]
+    out = []
+    for e in range(max_errors + 1):
+        errors = np.array(
+            [np.diff((0, *cut, e)) for cut in itertools.combinations_with_replacement(range(e + 1), 5)]
+        )
+        d0, d1 = np.array([(a, b) for a in range(n - e + 1) for b in range(n - e - a + 1)]).T
+        t = np.zeros((len(errors), len(d0), 3, 3), dtype=np.int64)
+        t[..., 0, 0], t[..., 1, 1], t[..., 2, 2] = d0, d1, n - e - d0 - d1
+        for c, (i, j) in enumerate(off):
+            t[..., i, j] = errors[:, c, None]
+        out.append(t.reshape(-1, 3, 3))
+    return np.concatenate(out)
+
+
+def exact_three_classes(n: int = 30, prevalence: float = 1 / 3, informed: float = 0.95) -> list[str]:
+    """Exact coverage of the four chance-corrected measures of three classes where few errors are
+    expected: every table with at most 8 errors and a probability above 1e-10, by its
+    multinomial probability (the rest has probability below 1e-5 at the default point)."""
+    from scipy import stats
+
+    pop = population(3, prevalence, informed)
+    truth = truths(pop)
+    tables = three_class_tables(n, 8)
+    mass = stats.multinomial.pmf(tables.reshape(-1, 9), n, pop.ravel())
+    keep = mass > 1e-10
+    tables, mass = tables[keep], mass[keep]
+    errors = n - np.trace(tables, axis1=1, axis2=2)
+    cum = [float(mass[errors <= e].sum()) for e in range(5)]
+    out = [
+        f"n = {n}, three classes of shares {', '.join(f'{v:.3g}' for v in pop.sum(axis=1))}, "
+        f"informedness {informed}: {len(tables):,} tables with at most 8 errors and a probability "
+        f"above 1e-10, of total probability {mass.sum():.7f}. P(errors ≤ e) for e = 0..4: "
+        + ", ".join(f"{v:.4f}" for v in cum)
+        + " (the band needs part of the tables with 3 errors).",
+        "",
+        "| measure | default | whole pseudo-count (before) |",
+        "|---|---:|---:|",
+    ]
+    for m in iv.DELTA_MEASURES:
+        cells = []
+        for low, high in (iv.chance_interval(tables, m, LEVEL), whole_pseudo_count(tables, m)):
+            ok = np.isfinite(low) & np.isfinite(high)
+            cov = mass[ok & (low <= truth[m] + 1e-12) & (truth[m] - 1e-12 <= high)].sum() / mass[ok].sum()
+            cells.append(f"{cov:.4f}" + ("" if 0.935 <= cov <= 0.965 else " ⚠"))
+        out.append(f"| {m} | " + " | ".join(cells) + " |")
+    return out
+
+
 def _binomial_intervals(x: np.ndarray, m: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Wilson (the library's), Agresti–Coull, Jeffreys, mid-p and Clopper–Pearson ends for
     ``x`` of ``m``."""
@@ -370,7 +449,9 @@ NOTES = [
     'docstring); "(Agresti–Caffo)" is the default before the score interval for binary informedness '
     "and markedness and for binary correlation and kappa_cohen (see the exact section for these two); "
     '"accuracy (Wilson)" is the default before the modified Wilson interval (the exact accuracy section '
-    "below has no Monte-Carlo error: the simulated accuracy coverage differs from it by that error only).",
+    "below has no Monte-Carlo error: the simulated accuracy coverage differs from it by that error only); "
+    '"(whole pseudo-count)" is the default of three and more classes before, whose standard error took '
+    "the whole pseudo-count of its centre, not 0.68 of it (see the exact K = 3 section).",
     "",
 ]
 
@@ -498,6 +579,16 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
         print(f"exact binary: {time.process_time() - t0:.0f} s CPU", file=sys.stderr)
+    if 3 in classes:
+        lines += [
+            "## K = 3, exact: coverage where few errors are expected",
+            "",
+            "No Monte-Carlo error. ⚠: outside [0.935, 0.965] (margin 10).",
+            "",
+            *exact_three_classes(),
+            "",
+        ]
+        print(f"exact three classes: {time.process_time() - t0:.0f} s CPU", file=sys.stderr)
     lines += [
         "## Accuracy, exact: binomial coverage of five intervals",
         "",
