@@ -54,7 +54,7 @@ def test_parallel_kernels_run_a_serial_twin_on_small_inputs():
     names = ["g2", "informedness"]
     big = compute_cells(tp, fp, fn, tn, names)
     small = compute_cells(tp[:300], fp[:300], fn[:300], tn[:300], names)
-    assert binary.g2_values.parallel.signatures and binary.g2_values.serial.signatures
+    assert binary.run_program.parallel.signatures and binary.run_program.serial.signatures
     for name in names:
         np.testing.assert_array_equal(small[name], big[name][:300])
     informedness = tp / (tp + fn) - fp / (fp + tn)
@@ -72,7 +72,7 @@ def test_twin_has_its_own_cache_entry():
     """The serial twin must not share the parallel kernel's cache file, or one would load the other."""
     from batcheval.kernels import binary
 
-    kernel = binary.g2_values
+    kernel = binary.run_program
     assert kernel.serial.py_func.__qualname__ == kernel.parallel.py_func.__qualname__ + "_serial"
     assert kernel.__doc__ == kernel.parallel.py_func.__doc__
 
@@ -87,4 +87,4 @@ def test_warmup_command_compiles_the_small_kernels(capsys, monkeypatch):
     for step in ("evaluate", "evaluate, 3 classes", "sweep", "auc", "leaderboard"):
         assert f"warmup: {step} (400 rows):" in out
     assert "compiled kernels are cached in" in out
-    assert binary.g2_values.serial.signatures and count.count_private.serial.signatures
+    assert binary.run_program.serial.signatures and count.count_private.serial.signatures

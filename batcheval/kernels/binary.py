@@ -2,11 +2,11 @@
 
 :func:`binary_measures` computes the measures of spec §2 and the chi-squared
 family of §3 that are asked for: ``slots[m]`` is the output row of measure
-``m`` (its index in :data:`NAMES`) or -1 to skip it. All but G² are numpy
-expressions over whole columns (sharing the margins, the determinant and the
-coefficients several measures use); G² is the numba kernel
-:func:`g2_values`. :func:`measure_value` gives one measure of one table, with
-the same bits, to numba kernels that measure tables one at a time.
+``m`` (its index in :data:`NAMES`) or -1 to skip it. The formulas are traced
+into one program of column operations (sharing the margins, the determinant
+and the coefficients several measures use) that :func:`run_program` executes
+over blocks of tables. :func:`measure_value` gives one measure of one table,
+with the same bits, to numba kernels that measure tables one at a time.
 
 Determinants are formed in exact int64 arithmetic (``tp*tn - fp*fn``) so that
 coefficients close to zero are not lost to cancellation; floats appear only
@@ -83,13 +83,16 @@ def margin_coef(num, den):
 # compile, numba's typing and lowering growing with every statement; as numpy expressions over
 # whole columns, twice the run time of those loops. So the formulas below are traced once into a
 # list of column operations (shared intermediates computed once), and one small numba kernel,
-# :func:`run_program`, executes it block by block: a dozen vectorised loops to compile, whatever
+# :func:`run_program`, executes it block by block: eight vectorised loops to compile, whatever
 # the measures asked for, and each block's columns stay in cache.
 
-# opcodes of run_program: (op, dst, x, y); c is consts[y] for the *C ops
-_ADD, _SUB, _MUL, _DIV, _DIV_NAN, _DIV_0, _SQRT, _MUL_C, _RSUB_C, _STORE = range(10)
-# registers 0-4 hold the block's a, b, c, d as floats and its determinant
+# opcodes of run_program, rows (op, dst, x, y, z) of registers (z: the fill of _DIV_OR)
+_ADD, _SUB, _MUL, _DIV, _DIV_OR, _SQRT, _XLOGX, _IF_POS, _STORE = range(9)
+_TWO_OPERANDS = frozenset({_ADD, _SUB, _MUL, _DIV, _DIV_OR, _XLOGX, _IF_POS})
+# registers 0-4 hold the block's a, b, c, d as floats and its determinant, the constants follow
 _LOADED = 5
+# the trace's names of constants and of computed columns, before registers are assigned
+_CONST, _COMPUTED = 1_000, 1_000_000
 # tables per block: the program's live columns stay in L1/L2
 _BLOCK = 512
 
@@ -98,21 +101,24 @@ class _Trace:
     """Records column operations; equal operations on equal operands are recorded once."""
 
     def __init__(self) -> None:
-        self.ops: list[tuple[int, int, int, int]] = []
+        self.ops: list[tuple[int, int, int, int, int]] = []
         self.consts: list[float] = []
+        self._const_at: dict[str, int] = {}  # by float.hex(): NaN is a constant too
         self._seen: dict[tuple, _Col] = {}
 
-    def op(self, code: int, x: int, y: int = -1) -> _Col:
-        key = (code, x, y)
+    def op(self, code: int, x: int, y: int = -1, z: int = -1) -> _Col:
+        key = (code, x, y, z)
         if key not in self._seen:
-            self.ops.append((code, _LOADED + len(self.ops), x, y))
+            self.ops.append((code, _COMPUTED + len(self.ops), x, y, z))
             self._seen[key] = _Col(self, self.ops[-1][1])
         return self._seen[key]
 
     def const(self, value: float) -> int:
-        if float(value) not in self.consts:
+        key = float(value).hex()
+        if key not in self._const_at:
+            self._const_at[key] = len(self.consts)
             self.consts.append(float(value))
-        return self.consts.index(float(value))
+        return _CONST + self._const_at[key]
 
 
 class _Col:
@@ -128,13 +134,13 @@ class _Col:
         return self.trace.op(_SUB, self.reg, other.reg)
 
     def __rsub__(self, c: float) -> _Col:
-        return self.trace.op(_RSUB_C, self.reg, self.trace.const(c))
+        return self.trace.op(_SUB, self.trace.const(c), self.reg)
 
     def __mul__(self, other: _Col) -> _Col:
         return self.trace.op(_MUL, self.reg, other.reg)
 
     def __rmul__(self, c: float) -> _Col:  # c * x = x * c exactly: IEEE products commute
-        return self.trace.op(_MUL_C, self.reg, self.trace.const(c))
+        return self.trace.op(_MUL, self.reg, self.trace.const(c))
 
     def __truediv__(self, other: _Col) -> _Col:
         return self.trace.op(_DIV, self.reg, other.reg)
@@ -142,20 +148,30 @@ class _Col:
 
 def _ratio(x: _Col, y: _Col) -> _Col:
     """``safe_ratio``: NaN where the denominator is 0."""
-    return x.trace.op(_DIV_NAN, x.reg, y.reg)
+    return x.trace.op(_DIV_OR, x.reg, y.reg, x.trace.const(np.nan))
 
 
 def _coef(x: _Col, y: _Col) -> _Col:
     """``margin_coef``: 0 where the denominator is 0."""
-    return x.trace.op(_DIV_0, x.reg, y.reg)
+    return x.trace.op(_DIV_OR, x.reg, y.reg, x.trace.const(0.0))
 
 
 def _sqrt(x: _Col) -> _Col:
     return x.trace.op(_SQRT, x.reg)
 
 
+def _xlogx(o: _Col, e: _Col) -> _Col:
+    """``o * ln(o / e)`` with 0·ln 0 = 0, one cell of G²."""
+    return o.trace.op(_XLOGX, o.reg, e.reg)
+
+
+def _if_pos(x: _Col, y: _Col) -> _Col:
+    """``x`` where ``y > 0``, else 0."""
+    return x.trace.op(_IF_POS, x.reg, y.reg)
+
+
 def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
-    """Every measure of NAMES but g2 (spec §2 and §3), in the operations and order of
+    """Every measure of NAMES (spec §2 and §3), in the operations and order of
     :func:`measure_value`, so that each value has the same bits."""
     a, b, c, d, det = (_Col(t, r) for r in range(_LOADED))
     n = a + b + c + d
@@ -171,6 +187,7 @@ def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
     # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
     # margin term as spec §2's identity says: that holds only when prevalence = bias.
     s_pos, s_neg, n4 = rp + pp, rn + pn, 4.0 * n
+    cells = _xlogx(a, rp * pp / n) + _xlogx(b, rn * pp / n) + _xlogx(c, rp * pn / n) + _xlogx(d, rn * pn / n)
     return {
         "prevalence": prevalence,
         "bias": bias,
@@ -205,6 +222,8 @@ def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
         "lr_minus": _ratio(miss_rate, inverse_recall),
         "odds_ratio": _ratio(a * d, b * c),
         "chi2": n * r * r,
+        # 0 unless every margin is positive
+        "g2": _if_pos(_if_pos(_if_pos(_if_pos(2.0 * cells, rp), rn), pp), pn),
         # the +P row and +R column statistics are 0 when that row/column is empty
         "chi2_pos_pred": _coef(bm * bm * rp * rn, pp),
         "chi2_pos_real": _coef(mk * mk * pp * pn, rp),
@@ -220,51 +239,45 @@ def _program(rows: tuple[tuple[str, int], ...], b2: float) -> tuple[np.ndarray, 
     each of ``rows``: only the operations they need, registers reused once a column is dead."""
     trace = _Trace()
     formulas = _formulas(trace, b2)
-    ops = [op for op in trace.ops]
-    stores = [(_STORE, row, formulas[name].reg, -1) for name, row in rows]
+    stores = [(_STORE, row, formulas[name].reg, -1, -1) for name, row in rows]
     # keep the operations the stores need, walking back from them
-    needed = {x for _, _, x, _ in stores}
+    needed = {x for _, _, x, _, _ in stores}
     kept = []
-    for code, dst, x, y in reversed(ops):
+    for code, dst, x, y, z in reversed(trace.ops):
         if dst in needed:
-            kept.append((code, dst, x, y))
-            needed.add(x)
-            if code in (_ADD, _SUB, _MUL, _DIV, _DIV_NAN, _DIV_0):
-                needed.add(y)
+            kept.append((code, dst, x, y, z))
+            needed.update((x, y) if code in _TWO_OPERANDS else (x,))
     # each store right after the operation it stores, so that its column need not stay live
     program = []
     for op in kept[::-1]:
         program.append(op)
         program.extend(st for st in stores if st[2] == op[1])
-    # registers: a column's register is free again after its last use
     last = {}
-    for k, (code, _, x, y) in enumerate(program):
+    for k, (code, _, x, y, _) in enumerate(program):
         last[x] = k
-        if code in (_ADD, _SUB, _MUL, _DIV, _DIV_NAN, _DIV_0):
+        if code in _TWO_OPERANDS:
             last[y] = k
     reg = {r: r for r in range(_LOADED)}
+    reg.update({_CONST + i: _LOADED + i for i in range(len(trace.consts))})
     free: list[int] = []
-    top = _LOADED
+    top = _LOADED + len(trace.consts)
     final = []
-    for k, (code, dst, x, y) in enumerate(program):
-        binary = code in (_ADD, _SUB, _MUL, _DIV, _DIV_NAN, _DIV_0)
-        x2, y2 = reg[x], reg[y] if binary else y
+    for k, (code, dst, x, y, z) in enumerate(program):
+        two = code in _TWO_OPERANDS
+        operands = (reg[x], reg[y] if two else -1, reg[z] if code == _DIV_OR else -1)
         if code == _STORE:
-            final.append((code, dst, x2, y2))
+            final.append((code, dst, *operands))
         else:
-            # the result's register is taken before the operands' are freed: a loop whose output
-            # overlaps an input would not vectorise
-            if free:
-                reg[dst] = free.pop()
-            else:
-                reg[dst] = top
-                top += 1
-            final.append((code, reg[dst], x2, y2))
-        for col in (x, y) if binary else (x,):
-            if last.get(col) == k and col >= _LOADED and col in reg:
+            # the result's register is taken before the operands' are freed: a loop whose
+            # output overlaps an input would not vectorise
+            reg[dst] = free.pop() if free else top
+            top += reg[dst] == top
+            final.append((code, reg[dst], *operands))
+        for col in (x, y) if two else (x,):  # a column is dead after its last use
+            if last.get(col) == k and col >= _COMPUTED and col in reg:
                 free.append(reg.pop(col))
-    consts = np.array(trace.consts or [0.0], dtype=np.float64)
-    return np.array(final, dtype=np.int64).reshape(-1, 4), consts, top
+    consts = np.array(trace.consts, dtype=np.float64)
+    return np.array(final, dtype=np.int64).reshape(-1, 5), consts, top
 
 
 @jit_parallel
@@ -284,44 +297,43 @@ def run_program(tp, fp, fn, tn, ops, consts, n_regs, out):
             # tp·tn − fp·fn in exact int64 arithmetic while it fits (no cancellation near 0)
             exact = float(tp[g] * tn[g] - fp[g] * fn[g])
             det[j] = exact if tp[g] + fp[g] + fn[g] + tn[g] < EXACT_LIMIT else a[j] * d[j] - b[j] * c[j]
+        for k in range(consts.shape[0]):
+            r, v = s[_LOADED + k], consts[k]
+            for j in range(m):
+                r[j] = v
         for k in range(ops.shape[0]):
-            code, dst, x, y = ops[k, 0], ops[k, 1], ops[k, 2], ops[k, 3]
+            code, x = ops[k, 0], s[ops[k, 2]]
             if code == _STORE:
-                o, v = out[dst], s[x]
+                o = out[ops[k, 1]]
                 for j in range(m):
-                    o[lo + j] = v[j] if a[j] + b[j] + c[j] + d[j] != 0 else np.nan
+                    o[lo + j] = x[j] if a[j] + b[j] + c[j] + d[j] != 0 else np.nan
                 continue
-            r, v = s[dst], s[x]
-            w = s[y] if y >= 0 and code < _SQRT else v
+            r, y = s[ops[k, 1]], s[max(ops[k, 3], 0)]
             if code == _ADD:
                 for j in range(m):
-                    r[j] = v[j] + w[j]
+                    r[j] = x[j] + y[j]
             elif code == _SUB:
                 for j in range(m):
-                    r[j] = v[j] - w[j]
+                    r[j] = x[j] - y[j]
             elif code == _MUL:
                 for j in range(m):
-                    r[j] = v[j] * w[j]
+                    r[j] = x[j] * y[j]
             elif code == _DIV:
                 for j in range(m):
-                    r[j] = v[j] / w[j]
-            elif code == _DIV_NAN:
+                    r[j] = x[j] / y[j]
+            elif code == _DIV_OR:
+                z = s[ops[k, 4]]
                 for j in range(m):
-                    r[j] = v[j] / w[j] if w[j] != 0 else np.nan
-            elif code == _DIV_0:
-                for j in range(m):
-                    r[j] = v[j] / w[j] if w[j] != 0 else 0.0
+                    r[j] = x[j] / y[j] if y[j] != 0 else z[j]
             elif code == _SQRT:
                 for j in range(m):
-                    r[j] = math.sqrt(v[j])
-            elif code == _MUL_C:
-                f = consts[y]
+                    r[j] = math.sqrt(x[j])
+            elif code == _XLOGX:
                 for j in range(m):
-                    r[j] = v[j] * f
-            else:  # _RSUB_C
-                f = consts[y]
+                    r[j] = x[j] * math.log(x[j] / y[j]) if x[j] > 0 else 0.0
+            else:  # _IF_POS
                 for j in range(m):
-                    r[j] = f - v[j]
+                    r[j] = x[j] if y[j] > 0 else 0.0
 
 
 def binary_measures(
@@ -349,36 +361,10 @@ def binary_measures(
     >>> out.round(4).tolist()
     [[0.2, nan]]
     """
-    rows = tuple((NAMES[m], int(row)) for m, row in enumerate(slots) if row >= 0 and NAMES[m] != "g2")
+    rows = tuple((NAMES[m], int(row)) for m, row in enumerate(slots) if row >= 0)
     if rows and tp.shape[0]:
         ops, consts, n_regs = _program(rows, float(beta) * float(beta))
         run_program(tp, fp, fn, tn, ops, consts, n_regs, out)
-    g2_row = slots[NAMES.index("g2")]
-    if g2_row >= 0:
-        g2_values(tp, fp, fn, tn, out[g2_row])
-
-
-@jit_parallel
-def g2_values(tp, fp, fn, tn, out):
-    """G² of G tables (spec §3), ``2 Σ o ln(o / e)`` with 0·ln 0 = 0: 0 when a margin is
-    empty, NaN for an empty table. Inline, without helpers: each jitted helper costs
-    compile time of its own."""
-    for g in prange(tp.shape[0]):
-        a, b, c, d = float(tp[g]), float(fp[g]), float(fn[g]), float(tn[g])
-        n = a + b + c + d
-        rp, rn, pp, pn = a + c, b + d, a + b, c + d
-        if n == 0:
-            out[g] = np.nan
-        elif not (rp > 0 and rn > 0 and pp > 0 and pn > 0):
-            out[g] = 0.0
-        else:
-            ea, eb, ec, ed = rp * pp / n, rn * pp / n, rp * pn / n, rn * pn / n
-            out[g] = 2.0 * (
-                (a * math.log(a / ea) if a > 0 else 0.0)
-                + (b * math.log(b / eb) if b > 0 else 0.0)
-                + (c * math.log(c / ec) if c > 0 else 0.0)
-                + (d * math.log(d / ed) if d > 0 else 0.0)
-            )
 
 
 @jit
