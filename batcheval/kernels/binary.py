@@ -257,10 +257,12 @@ def _program(rows: tuple[tuple[str, int], ...], b2: float) -> tuple[np.ndarray, 
         last[x] = k
         if code in _TWO_OPERANDS:
             last[y] = k
+    # only the constants the kept operations use are filled in, each block
+    used = sorted({v for op in kept for v in op[2:] if _CONST <= v < _COMPUTED})
     reg = {r: r for r in range(_LOADED)}
-    reg.update({_CONST + i: _LOADED + i for i in range(len(trace.consts))})
+    reg.update({v: _LOADED + i for i, v in enumerate(used)})
     free: list[int] = []
-    top = _LOADED + len(trace.consts)
+    top = _LOADED + len(used)
     final = []
     for k, (code, dst, x, y, z) in enumerate(program):
         two = code in _TWO_OPERANDS
@@ -276,7 +278,7 @@ def _program(rows: tuple[tuple[str, int], ...], b2: float) -> tuple[np.ndarray, 
         for col in (x, y) if two else (x,):  # a column is dead after its last use
             if last.get(col) == k and col >= _COMPUTED and col in reg:
                 free.append(reg.pop(col))
-    consts = np.array(trace.consts, dtype=np.float64)
+    consts = np.array([trace.consts[v - _CONST] for v in used], dtype=np.float64)
     return np.array(final, dtype=np.int64).reshape(-1, 5), consts, top
 
 
@@ -291,12 +293,14 @@ def run_program(tp, fp, fn, tn, ops, consts, n_regs, out):
         m = min(n_groups, lo + _BLOCK) - lo
         s = np.empty((n_regs, _BLOCK))
         a, b, c, d, det = s[0], s[1], s[2], s[3], s[4]
+        n_empty = 0
         for j in range(m):
             g = lo + j
             a[j], b[j], c[j], d[j] = float(tp[g]), float(fp[g]), float(fn[g]), float(tn[g])
             # tp·tn − fp·fn in exact int64 arithmetic while it fits (no cancellation near 0)
             exact = float(tp[g] * tn[g] - fp[g] * fn[g])
             det[j] = exact if tp[g] + fp[g] + fn[g] + tn[g] < EXACT_LIMIT else a[j] * d[j] - b[j] * c[j]
+            n_empty += a[j] + b[j] + c[j] + d[j] == 0
         for k in range(consts.shape[0]):
             r, v = s[_LOADED + k], consts[k]
             for j in range(m):
@@ -305,8 +309,12 @@ def run_program(tp, fp, fn, tn, ops, consts, n_regs, out):
             code, x = ops[k, 0], s[ops[k, 2]]
             if code == _STORE:
                 o = out[ops[k, 1]]
-                for j in range(m):
-                    o[lo + j] = x[j] if a[j] + b[j] + c[j] + d[j] != 0 else np.nan
+                if n_empty == 0:
+                    for j in range(m):
+                        o[lo + j] = x[j]
+                else:
+                    for j in range(m):
+                        o[lo + j] = x[j] if a[j] + b[j] + c[j] + d[j] != 0 else np.nan
                 continue
             r, y = s[ops[k, 1]], s[max(ops[k, 3], 0)]
             if code == _ADD:
