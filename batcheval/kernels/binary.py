@@ -248,7 +248,7 @@ def _program(rows: tuple[tuple[str, int], ...], b2: float) -> tuple[np.ndarray, 
             kept.append((code, dst, x, y, z))
             needed.update((x, y) if code in _TWO_OPERANDS else (x,))
     # each store right after the operation it stores, so that its column need not stay live
-    program = []
+    program = [st for st in stores if st[2] < _COMPUTED]  # a loaded column stored as it is
     for op in kept[::-1]:
         program.append(op)
         program.extend(st for st in stores if st[2] == op[1])
