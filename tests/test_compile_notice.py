@@ -42,7 +42,7 @@ def test_notice_can_be_silenced(capsys, monkeypatch):
 
 def test_parallel_kernels_run_a_serial_twin_on_small_inputs():
     """Small inputs take the serial twin, large ones the parallel kernel, with the same values;
-    both against the plain formula of informedness and f1."""
+    both against the plain formulas of G² and informedness."""
     import numpy as np
 
     from batcheval.kernels import binary
@@ -51,23 +51,28 @@ def test_parallel_kernels_run_a_serial_twin_on_small_inputs():
     rng = np.random.default_rng(7)
     n_groups = _jit.SERIAL_BELOW + 5
     tp, fp, fn, tn = (rng.integers(1, 60, n_groups) for _ in range(4))  # no empty margin
-    names = ["informedness", "f1", "kappa_cohen"]
+    names = ["g2", "informedness"]
     big = compute_cells(tp, fp, fn, tn, names)
     small = compute_cells(tp[:300], fp[:300], fn[:300], tn[:300], names)
-    assert binary.binary_measures.parallel.signatures and binary.binary_measures.serial.signatures
+    assert binary.run_program.parallel.signatures and binary.run_program.serial.signatures
     for name in names:
         np.testing.assert_array_equal(small[name], big[name][:300])
     informedness = tp / (tp + fn) - fp / (fp + tn)
-    f1 = 2 * tp / (2 * tp + fp + fn)
+    table = np.stack([tp, fp, fn, tn], axis=1).astype(float)
+    n = table.sum(axis=1, keepdims=True)
+    expected = (
+        np.stack([tp + fp, tp + fp, fn + tn, fn + tn], axis=1) * np.stack([tp + fn, fp + tn] * 2, axis=1) / n
+    )
+    g2 = 2 * (table * np.log(table / expected)).sum(axis=1)
     np.testing.assert_allclose(big["informedness"], informedness, rtol=1e-14, atol=1e-15)
-    np.testing.assert_allclose(big["f1"], f1, rtol=1e-14)
+    np.testing.assert_allclose(big["g2"], g2, rtol=1e-12)
 
 
 def test_twin_has_its_own_cache_entry():
     """The serial twin must not share the parallel kernel's cache file, or one would load the other."""
     from batcheval.kernels import binary
 
-    kernel = binary.binary_measures
+    kernel = binary.run_program
     assert kernel.serial.py_func.__qualname__ == kernel.parallel.py_func.__qualname__ + "_serial"
     assert kernel.__doc__ == kernel.parallel.py_func.__doc__
 
@@ -82,4 +87,4 @@ def test_warmup_command_compiles_the_small_kernels(capsys, monkeypatch):
     for step in ("evaluate", "evaluate, 3 classes", "sweep", "auc", "leaderboard"):
         assert f"warmup: {step} (400 rows):" in out
     assert "compiled kernels are cached in" in out
-    assert binary.binary_measures.serial.signatures and count.count_private.serial.signatures
+    assert binary.run_program.serial.signatures and count.count_private.serial.signatures

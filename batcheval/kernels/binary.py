@@ -1,12 +1,12 @@
 """Binary measures for every group at once, from the four cell counts.
 
-The kernel computes the measures of spec §2 and the chi-squared family of §3
-that are asked for: ``slots[m]`` is the output row of measure ``m`` (its index
-in :data:`NAMES`) or -1 to skip it. Each measure asked for is its own loop
-over a block of groups (the cells stay in cache between loops), holding one
-formula, so it vectorises; asking for all of them costs about a tenth more
-than one loop testing every measure per group did, since each loop converts
-the cells again.
+:func:`binary_measures` computes the measures of spec §2 and the chi-squared
+family of §3 that are asked for: ``slots[m]`` is the output row of measure
+``m`` (its index in :data:`NAMES`) or -1 to skip it. The formulas are traced
+into one program of column operations (sharing the margins, the determinant
+and the coefficients several measures use) that :func:`run_program` executes
+over blocks of tables. :func:`measure_value` gives one measure of one table,
+with the same bits, to numba kernels that measure tables one at a time.
 
 Determinants are formed in exact int64 arithmetic (``tp*tn - fp*fn``) so that
 coefficients close to zero are not lost to cancellation; floats appear only
@@ -15,8 +15,8 @@ in the final divisions.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -63,9 +63,6 @@ NAMES = (
 
 # counts above this make tp*tn overflow int64; the determinant then goes float
 EXACT_LIMIT = 3_000_000_000
-# groups per block: a block's cell columns (4 × 16 KiB) stay in L1/L2 while each
-# measure asked for makes its own pass over them
-_BLOCK = 2048
 
 
 @jit
@@ -80,505 +77,417 @@ def margin_coef(num, den):
     return num / den if den != 0 else 0.0
 
 
-@jit
-def _xlogx_ratio(o, e):
+# -- every group at once: a small program of column operations ---------------------------------
+# The point measures are a few IEEE operations each (+ − × ÷ √, rounded alike wherever they run
+# without fastmath). Written as 36 numba loops they took some 9 s of a first evaluate's 15 to
+# compile, numba's typing and lowering growing with every statement; as numpy expressions over
+# whole columns, twice the run time of those loops. So the formulas below are traced once into a
+# list of column operations (shared intermediates computed once), and one small numba kernel,
+# :func:`run_program`, executes it block by block: eight vectorised loops to compile, whatever
+# the measures asked for, and each block's columns stay in cache.
+
+# opcodes of run_program, rows (op, dst, x, y, z) of registers (z: the fill of _DIV_OR)
+_ADD, _SUB, _MUL, _DIV, _DIV_OR, _SQRT, _XLOGX, _IF_POS, _STORE = range(9)
+_TWO_OPERANDS = frozenset({_ADD, _SUB, _MUL, _DIV, _DIV_OR, _XLOGX, _IF_POS})
+# registers 0-4 hold the block's a, b, c, d as floats and its determinant, the constants follow
+_LOADED = 5
+# the trace's names of constants and of computed columns, before registers are assigned
+_CONST, _COMPUTED = 1_000, 1_000_000
+# tables per block: the program's live columns stay in L1/L2
+_BLOCK = 512
+
+
+class _Trace:
+    """Records column operations; equal operations on equal operands are recorded once."""
+
+    def __init__(self) -> None:
+        self.ops: list[tuple[int, int, int, int, int]] = []
+        self.consts: list[float] = []
+        self._const_at: dict[str, int] = {}  # by float.hex(): NaN is a constant too
+        self._seen: dict[tuple, _Col] = {}
+
+    def op(self, code: int, x: int, y: int = -1, z: int = -1) -> _Col:
+        key = (code, x, y, z)
+        if key not in self._seen:
+            self.ops.append((code, _COMPUTED + len(self.ops), x, y, z))
+            self._seen[key] = _Col(self, self.ops[-1][1])
+        return self._seen[key]
+
+    def const(self, value: float) -> int:
+        key = float(value).hex()
+        if key not in self._const_at:
+            self._const_at[key] = len(self.consts)
+            self.consts.append(float(value))
+        return _CONST + self._const_at[key]
+
+
+class _Col:
+    """A column of the trace: arithmetic on it records an operation, in the order written."""
+
+    def __init__(self, trace: _Trace, reg: int) -> None:
+        self.trace, self.reg = trace, reg
+
+    def __add__(self, other: _Col) -> _Col:
+        return self.trace.op(_ADD, self.reg, other.reg)
+
+    def __sub__(self, other: _Col) -> _Col:
+        return self.trace.op(_SUB, self.reg, other.reg)
+
+    def __rsub__(self, c: float) -> _Col:
+        return self.trace.op(_SUB, self.trace.const(c), self.reg)
+
+    def __mul__(self, other: _Col) -> _Col:
+        return self.trace.op(_MUL, self.reg, other.reg)
+
+    def __rmul__(self, c: float) -> _Col:  # c * x = x * c exactly: IEEE products commute
+        return self.trace.op(_MUL, self.reg, self.trace.const(c))
+
+    def __truediv__(self, other: _Col) -> _Col:
+        return self.trace.op(_DIV, self.reg, other.reg)
+
+
+def _ratio(x: _Col, y: _Col) -> _Col:
+    """``safe_ratio``: NaN where the denominator is 0."""
+    return x.trace.op(_DIV_OR, x.reg, y.reg, x.trace.const(np.nan))
+
+
+def _coef(x: _Col, y: _Col) -> _Col:
+    """``margin_coef``: 0 where the denominator is 0."""
+    return x.trace.op(_DIV_OR, x.reg, y.reg, x.trace.const(0.0))
+
+
+def _sqrt(x: _Col) -> _Col:
+    return x.trace.op(_SQRT, x.reg)
+
+
+def _xlogx(o: _Col, e: _Col) -> _Col:
     """``o * ln(o / e)`` with 0·ln 0 = 0, one cell of G²."""
-    return o * math.log(o / e) if o > 0 else 0.0
+    return o.trace.op(_XLOGX, o.reg, e.reg)
 
 
-@jit
-def _correlation(det, rp, rn, pp, pn):
-    return margin_coef(det, math.sqrt(rp * rn) * math.sqrt(pp * pn))
+def _if_pos(x: _Col, y: _Col) -> _Col:
+    """``x`` where ``y > 0``, else 0."""
+    return x.trace.op(_IF_POS, x.reg, y.reg)
 
 
-@jit
-def _evenness(share):
-    return share * (1.0 - share)
-
-
-class _Table(NamedTuple):
-    """One table's cells as floats, its margins and determinant, and β²."""
-
-    a: float  # tp
-    b: float  # fp
-    c: float  # fn
-    d: float  # tn
-    n: float
-    rp: float  # real positives
-    rn: float
-    pp: float  # predicted positives
-    pn: float
-    det: float  # tp·tn − fp·fn, formed exactly while it fits int64
-    b2: float
-
-
-@jit
-def _table(tp, fp, fn, tn, b2):
-    a, b, c, d = float(tp), float(fp), float(fn), float(tn)
-    # a select, not a branch, so that the per-measure loops stay vectorisable
-    exact = float(tp * tn - fp * fn)
-    det = exact if tp + fp + fn + tn < EXACT_LIMIT else a * d - b * c
-    return _Table(a, b, c, d, a + b + c + d, a + c, b + d, a + b, c + d, det, b2)
-
-
-# One formula per measure of NAMES, of a table t (spec §2 and §3).
-@jit
-def _prevalence(t):
-    return t.rp / t.n
-
-
-@jit
-def _bias(t):
-    return t.pp / t.n
-
-
-@jit
-def _recall(t):
-    return safe_ratio(t.a, t.rp)
-
-
-@jit
-def _precision(t):
-    return safe_ratio(t.a, t.pp)
-
-
-@jit
-def _inverse_recall(t):
-    return safe_ratio(t.d, t.rn)
-
-
-@jit
-def _inverse_precision(t):
-    return safe_ratio(t.d, t.pn)
-
-
-@jit
-def _fallout(t):
-    return safe_ratio(t.b, t.rn)
-
-
-@jit
-def _miss_rate(t):
-    return safe_ratio(t.c, t.rp)
-
-
-@jit
-def _accuracy(t):
-    return (t.a + t.d) / t.n
-
-
-@jit
-def _jaccard(t):
-    return safe_ratio(t.a, t.a + t.b + t.c)
-
-
-@jit
-def _f1(t):
-    return safe_ratio(2.0 * t.a, 2.0 * t.a + t.b + t.c)
-
-
-@jit
-def _f_beta(t):
-    return safe_ratio((1.0 + t.b2) * t.a, (1.0 + t.b2) * t.a + t.b2 * t.c + t.b)
-
-
-@jit
-def _g_measure(t):
-    return math.sqrt(safe_ratio(t.a, t.rp) * safe_ratio(t.a, t.pp))
-
-
-@jit
-def _informedness(t):
-    return margin_coef(t.det, t.rp * t.rn)
-
-
-@jit
-def _markedness(t):
-    return margin_coef(t.det, t.pp * t.pn)
-
-
-@jit
-def _correlation_of(t):
-    return _correlation(t.det, t.rp, t.rn, t.pp, t.pn)
-
-
-@jit
-def _bookmark(t):
-    return margin_coef(t.det, t.rp * t.rn) * margin_coef(t.det, t.pp * t.pn)
-
-
-@jit
-def _dtp(t):
-    return t.det / (t.n * t.n)
-
-
-@jit
-def _evenness_real(t):
-    return _evenness(t.rp / t.n)
-
-
-@jit
-def _evenness_predicted(t):
-    return _evenness(t.pp / t.n)
-
-
-@jit
-def _evenness_global(t):
-    return math.sqrt(_evenness(t.rp / t.n) * _evenness(t.pp / t.n))
-
-
-@jit
-def _kappa_cohen(t):
-    return margin_coef(2.0 * t.det, t.rp * t.pn + t.pp * t.rn)
-
-
-@jit
-def _kappa_fleiss(t):
+def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
+    """Every measure of NAMES (spec §2 and §3), in the operations and order of
+    :func:`measure_value`, so that each value has the same bits."""
+    a, b, c, d, det = (_Col(t, r) for r in range(_LOADED))
+    n = a + b + c + d
+    rp, rn, pp, pn = a + c, b + d, a + b, c + d
+    recall, precision, inverse_recall = _ratio(a, rp), _ratio(a, pp), _ratio(d, rn)
+    fallout, miss_rate = _ratio(b, rn), _ratio(c, rp)
+    bm, mk = _coef(det, rp * rn), _coef(det, pp * pn)
+    prevalence, bias = rp / n, pp / n
+    even_r, even_p = prevalence * (1.0 - prevalence), bias * (1.0 - bias)
+    even_g = _sqrt(even_r * even_p)
+    r = _coef(det, _sqrt(rp * rn) * _sqrt(pp * pn))
+    dtp = det / (n * n)
     # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
     # margin term as spec §2's identity says: that holds only when prevalence = bias.
-    s_pos = t.rp + t.pp
-    s_neg = t.rn + t.pn
-    n4 = 4.0 * t.n
-    return margin_coef(
-        n4 * (t.a + t.d) - s_pos * s_pos - s_neg * s_neg, n4 * t.n - s_pos * s_pos - s_neg * s_neg
-    )
+    s_pos, s_neg, n4 = rp + pp, rn + pn, 4.0 * n
+    cells = _xlogx(a, rp * pp / n) + _xlogx(b, rn * pp / n) + _xlogx(c, rp * pn / n) + _xlogx(d, rn * pn / n)
+    return {
+        "prevalence": prevalence,
+        "bias": bias,
+        "recall": recall,
+        "precision": precision,
+        "inverse_recall": inverse_recall,
+        "inverse_precision": _ratio(d, pn),
+        "fallout": fallout,
+        "miss_rate": miss_rate,
+        "accuracy": (a + d) / n,
+        "jaccard": _ratio(a, a + b + c),
+        "f1": _ratio(2.0 * a, 2.0 * a + b + c),
+        "f_beta": _ratio((1.0 + b2) * a, (1.0 + b2) * a + b2 * c + b),
+        "g_measure": _sqrt(recall * precision),
+        "informedness": bm,
+        "markedness": mk,
+        "correlation": r,
+        "bookmark": bm * mk,
+        "dtp": dtp,
+        "evenness_real": even_r,
+        "evenness_predicted": even_p,
+        "evenness_global": even_g,
+        "kappa_cohen": _coef(2.0 * det, rp * pn + pp * rn),
+        "kappa_fleiss": _coef(
+            n4 * (a + d) - s_pos * s_pos - s_neg * s_neg, n4 * n - s_pos * s_pos - s_neg * s_neg
+        ),
+        "wracc": 4.0 * dtp,
+        # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
+        "auc_single": 0.5 * (recall + inverse_recall),
+        "lift": _ratio(a * n, pp * rp),
+        "lr_plus": _ratio(recall, fallout),
+        "lr_minus": _ratio(miss_rate, inverse_recall),
+        "odds_ratio": _ratio(a * d, b * c),
+        "chi2": n * r * r,
+        # 0 unless every margin is positive
+        "g2": _if_pos(_if_pos(_if_pos(_if_pos(2.0 * cells, rp), rn), pp), pn),
+        # the +P row and +R column statistics are 0 when that row/column is empty
+        "chi2_pos_pred": _coef(bm * bm * rp * rn, pp),
+        "chi2_pos_real": _coef(mk * mk * pp * pn, rp),
+        "chi2_kb": 2.0 * n * bm * bm * even_r,
+        "chi2_km": 2.0 * n * mk * mk * even_p,
+        "chi2_kbm": 2.0 * n * bm * mk * even_g,
+    }
 
 
-@jit
-def _wracc(t):
-    return 4.0 * (t.det / (t.n * t.n))
-
-
-@jit
-def _auc_single(t):
-    # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
-    return 0.5 * (safe_ratio(t.a, t.rp) + safe_ratio(t.d, t.rn))
-
-
-@jit
-def _lift(t):
-    return safe_ratio(t.a * t.n, t.pp * t.rp)
-
-
-@jit
-def _lr_plus(t):
-    return safe_ratio(safe_ratio(t.a, t.rp), safe_ratio(t.b, t.rn))
-
-
-@jit
-def _lr_minus(t):
-    return safe_ratio(safe_ratio(t.c, t.rp), safe_ratio(t.d, t.rn))
-
-
-@jit
-def _odds_ratio(t):
-    return safe_ratio(t.a * t.d, t.b * t.c)
-
-
-@jit
-def _chi2(t):
-    r = _correlation(t.det, t.rp, t.rn, t.pp, t.pn)
-    return t.n * r * r
-
-
-@jit
-def _g2(t):
-    if not (t.rp > 0 and t.rn > 0 and t.pp > 0 and t.pn > 0):
-        return 0.0
-    return 2.0 * (
-        _xlogx_ratio(t.a, t.rp * t.pp / t.n)
-        + _xlogx_ratio(t.b, t.rn * t.pp / t.n)
-        + _xlogx_ratio(t.c, t.rp * t.pn / t.n)
-        + _xlogx_ratio(t.d, t.rn * t.pn / t.n)
-    )
-
-
-# the +P row and +R column statistics are 0 when that row/column is empty
-@jit
-def _chi2_pos_pred(t):
-    bm = margin_coef(t.det, t.rp * t.rn)
-    return margin_coef(bm * bm * t.rp * t.rn, t.pp)
-
-
-@jit
-def _chi2_pos_real(t):
-    mk = margin_coef(t.det, t.pp * t.pn)
-    return margin_coef(mk * mk * t.pp * t.pn, t.rp)
-
-
-@jit
-def _chi2_kb(t):
-    bm = margin_coef(t.det, t.rp * t.rn)
-    return 2.0 * t.n * bm * bm * _evenness(t.rp / t.n)
-
-
-@jit
-def _chi2_km(t):
-    mk = margin_coef(t.det, t.pp * t.pn)
-    return 2.0 * t.n * mk * mk * _evenness(t.pp / t.n)
-
-
-@jit
-def _chi2_kbm(t):
-    even_g = math.sqrt(_evenness(t.rp / t.n) * _evenness(t.pp / t.n))
-    return 2.0 * t.n * margin_coef(t.det, t.rp * t.rn) * margin_coef(t.det, t.pp * t.pn) * even_g
-
-
-@jit
-def measure_value(m, tp, fp, fn, tn, b2):
-    """Measure ``NAMES[m]`` of one table, as :func:`binary_measures` gives it: for
-    kernels that measure tables one at a time (a branch per measure, which the
-    CPU predicts when ``m`` is the same for every call). Called, not inlined:
-    36 formulas inlined at every call site would take minutes to compile."""
-    t = _table(tp, fp, fn, tn, b2)
-    if t.n == 0:
-        return np.nan
-    if m == 0:
-        return _prevalence(t)
-    elif m == 1:
-        return _bias(t)
-    elif m == 2:
-        return _recall(t)
-    elif m == 3:
-        return _precision(t)
-    elif m == 4:
-        return _inverse_recall(t)
-    elif m == 5:
-        return _inverse_precision(t)
-    elif m == 6:
-        return _fallout(t)
-    elif m == 7:
-        return _miss_rate(t)
-    elif m == 8:
-        return _accuracy(t)
-    elif m == 9:
-        return _jaccard(t)
-    elif m == 10:
-        return _f1(t)
-    elif m == 11:
-        return _f_beta(t)
-    elif m == 12:
-        return _g_measure(t)
-    elif m == 13:
-        return _informedness(t)
-    elif m == 14:
-        return _markedness(t)
-    elif m == 15:
-        return _correlation_of(t)
-    elif m == 16:
-        return _bookmark(t)
-    elif m == 17:
-        return _dtp(t)
-    elif m == 18:
-        return _evenness_real(t)
-    elif m == 19:
-        return _evenness_predicted(t)
-    elif m == 20:
-        return _evenness_global(t)
-    elif m == 21:
-        return _kappa_cohen(t)
-    elif m == 22:
-        return _kappa_fleiss(t)
-    elif m == 23:
-        return _wracc(t)
-    elif m == 24:
-        return _auc_single(t)
-    elif m == 25:
-        return _lift(t)
-    elif m == 26:
-        return _lr_plus(t)
-    elif m == 27:
-        return _lr_minus(t)
-    elif m == 28:
-        return _odds_ratio(t)
-    elif m == 29:
-        return _chi2(t)
-    elif m == 30:
-        return _g2(t)
-    elif m == 31:
-        return _chi2_pos_pred(t)
-    elif m == 32:
-        return _chi2_pos_real(t)
-    elif m == 33:
-        return _chi2_kb(t)
-    elif m == 34:
-        return _chi2_km(t)
-    elif m == 35:
-        return _chi2_kbm(t)
-    return np.nan
-
-
-@jit
-def _measure_rows(m, row, tp, fp, fn, tn, b2, out, lo, hi):
-    """``out[row, g]`` = measure ``NAMES[m]`` of table g for the groups
-    ``lo..hi-1`` (NaN for an empty table); nothing when ``row`` is -1.
-
-    One loop per measure, each with its formula alone, so that it vectorises.
-    """
-    if row < 0:
-        return
-    o = out[row]
-    if m == 0:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _prevalence(t) if t.n != 0 else np.nan
-    elif m == 1:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _bias(t) if t.n != 0 else np.nan
-    elif m == 2:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _recall(t) if t.n != 0 else np.nan
-    elif m == 3:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _precision(t) if t.n != 0 else np.nan
-    elif m == 4:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _inverse_recall(t) if t.n != 0 else np.nan
-    elif m == 5:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _inverse_precision(t) if t.n != 0 else np.nan
-    elif m == 6:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _fallout(t) if t.n != 0 else np.nan
-    elif m == 7:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _miss_rate(t) if t.n != 0 else np.nan
-    elif m == 8:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _accuracy(t) if t.n != 0 else np.nan
-    elif m == 9:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _jaccard(t) if t.n != 0 else np.nan
-    elif m == 10:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _f1(t) if t.n != 0 else np.nan
-    elif m == 11:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _f_beta(t) if t.n != 0 else np.nan
-    elif m == 12:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _g_measure(t) if t.n != 0 else np.nan
-    elif m == 13:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _informedness(t) if t.n != 0 else np.nan
-    elif m == 14:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _markedness(t) if t.n != 0 else np.nan
-    elif m == 15:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _correlation_of(t) if t.n != 0 else np.nan
-    elif m == 16:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _bookmark(t) if t.n != 0 else np.nan
-    elif m == 17:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _dtp(t) if t.n != 0 else np.nan
-    elif m == 18:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _evenness_real(t) if t.n != 0 else np.nan
-    elif m == 19:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _evenness_predicted(t) if t.n != 0 else np.nan
-    elif m == 20:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _evenness_global(t) if t.n != 0 else np.nan
-    elif m == 21:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _kappa_cohen(t) if t.n != 0 else np.nan
-    elif m == 22:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _kappa_fleiss(t) if t.n != 0 else np.nan
-    elif m == 23:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _wracc(t) if t.n != 0 else np.nan
-    elif m == 24:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _auc_single(t) if t.n != 0 else np.nan
-    elif m == 25:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _lift(t) if t.n != 0 else np.nan
-    elif m == 26:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _lr_plus(t) if t.n != 0 else np.nan
-    elif m == 27:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _lr_minus(t) if t.n != 0 else np.nan
-    elif m == 28:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _odds_ratio(t) if t.n != 0 else np.nan
-    elif m == 29:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _chi2(t) if t.n != 0 else np.nan
-    elif m == 30:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _g2(t) if t.n != 0 else np.nan
-    elif m == 31:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _chi2_pos_pred(t) if t.n != 0 else np.nan
-    elif m == 32:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _chi2_pos_real(t) if t.n != 0 else np.nan
-    elif m == 33:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _chi2_kb(t) if t.n != 0 else np.nan
-    elif m == 34:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _chi2_km(t) if t.n != 0 else np.nan
-    elif m == 35:
-        for g in range(lo, hi):
-            t = _table(tp[g], fp[g], fn[g], tn[g], b2)
-            o[g] = _chi2_kbm(t) if t.n != 0 else np.nan
+@functools.lru_cache(maxsize=64)
+def _program(rows: tuple[tuple[str, int], ...], b2: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(ops, consts, n_registers)`` that store measure ``name`` into output row ``row`` for
+    each of ``rows``: only the operations they need, registers reused once a column is dead."""
+    trace = _Trace()
+    formulas = _formulas(trace, b2)
+    stores = [(_STORE, row, formulas[name].reg, -1, -1) for name, row in rows]
+    # keep the operations the stores need, walking back from them
+    needed = {x for _, _, x, _, _ in stores}
+    kept = []
+    for code, dst, x, y, z in reversed(trace.ops):
+        if dst in needed:
+            kept.append((code, dst, x, y, z))
+            needed.update((x, y) if code in _TWO_OPERANDS else (x,))
+    # each store right after the operation it stores, so that its column need not stay live
+    program = [st for st in stores if st[2] < _COMPUTED]  # a loaded column stored as it is
+    for op in kept[::-1]:
+        program.append(op)
+        program.extend(st for st in stores if st[2] == op[1])
+    last = {}
+    for k, (code, _, x, y, _) in enumerate(program):
+        last[x] = k
+        if code in _TWO_OPERANDS:
+            last[y] = k
+    # only the constants the kept operations use are filled in, each block
+    used = sorted({v for op in kept for v in op[2:] if _CONST <= v < _COMPUTED})
+    reg = {r: r for r in range(_LOADED)}
+    reg.update({v: _LOADED + i for i, v in enumerate(used)})
+    free: list[int] = []
+    top = _LOADED + len(used)
+    final = []
+    for k, (code, dst, x, y, z) in enumerate(program):
+        two = code in _TWO_OPERANDS
+        operands = (reg[x], reg[y] if two else -1, reg[z] if code == _DIV_OR else -1)
+        if code == _STORE:
+            final.append((code, dst, *operands))
+        else:
+            # the result's register is taken before the operands' are freed: a loop whose
+            # output overlaps an input would not vectorise
+            reg[dst] = free.pop() if free else top
+            top += reg[dst] == top
+            final.append((code, reg[dst], *operands))
+        for col in (x, y) if two else (x,):  # a column is dead after its last use
+            if last.get(col) == k and col >= _COMPUTED and col in reg:
+                free.append(reg.pop(col))
+    consts = np.array([trace.consts[v - _CONST] for v in used], dtype=np.float64)
+    return np.array(final, dtype=np.int64).reshape(-1, 5), consts, top
 
 
 @jit_parallel
-def binary_measures(tp, fp, fn, tn, beta, slots, out):
-    """Write the measures selected by ``slots`` into ``out[slot, group]``.
-
-    ``tp fp fn tn`` are the int64 cell columns of G tables. Each measure runs
-    as its own loop over a block of groups that stays in cache: a loop with
-    one formula vectorises, where one loop testing every measure for every
-    group did not (informedness alone over 10M tables: 127 → 20 ms). The
-    loop over measures sits here, not in a helper of its own: numba would
-    compile and optimise the 36 loops once more inside such a helper.
-    """
+def run_program(tp, fp, fn, tn, ops, consts, n_regs, out):
+    """Execute a program of :func:`_program` on G tables, a block of tables at a time:
+    ``out[row, g]`` for its stores, NaN for an empty table."""
     n_groups = tp.shape[0]
     n_blocks = (n_groups + _BLOCK - 1) // _BLOCK
     for i in prange(n_blocks):
         lo = i * _BLOCK
-        hi = min(n_groups, lo + _BLOCK)
-        for m in range(len(NAMES)):
-            _measure_rows(m, slots[m], tp, fp, fn, tn, beta * beta, out, lo, hi)
+        m = min(n_groups, lo + _BLOCK) - lo
+        s = np.empty((n_regs, _BLOCK))
+        a, b, c, d, det = s[0], s[1], s[2], s[3], s[4]
+        n_empty = 0
+        for j in range(m):
+            g = lo + j
+            a[j], b[j], c[j], d[j] = float(tp[g]), float(fp[g]), float(fn[g]), float(tn[g])
+            # tp·tn − fp·fn in exact int64 arithmetic while it fits (no cancellation near 0)
+            exact = float(tp[g] * tn[g] - fp[g] * fn[g])
+            det[j] = exact if tp[g] + fp[g] + fn[g] + tn[g] < EXACT_LIMIT else a[j] * d[j] - b[j] * c[j]
+            n_empty += a[j] + b[j] + c[j] + d[j] == 0
+        for k in range(consts.shape[0]):
+            r, v = s[_LOADED + k], consts[k]
+            for j in range(m):
+                r[j] = v
+        for k in range(ops.shape[0]):
+            code, x = ops[k, 0], s[ops[k, 2]]
+            if code == _STORE:
+                o = out[ops[k, 1]]
+                if n_empty == 0:
+                    for j in range(m):
+                        o[lo + j] = x[j]
+                else:
+                    for j in range(m):
+                        o[lo + j] = x[j] if a[j] + b[j] + c[j] + d[j] != 0 else np.nan
+                continue
+            r, y = s[ops[k, 1]], s[max(ops[k, 3], 0)]
+            if code == _ADD:
+                for j in range(m):
+                    r[j] = x[j] + y[j]
+            elif code == _SUB:
+                for j in range(m):
+                    r[j] = x[j] - y[j]
+            elif code == _MUL:
+                for j in range(m):
+                    r[j] = x[j] * y[j]
+            elif code == _DIV:
+                for j in range(m):
+                    r[j] = x[j] / y[j]
+            elif code == _DIV_OR:
+                z = s[ops[k, 4]]
+                for j in range(m):
+                    r[j] = x[j] / y[j] if y[j] != 0 else z[j]
+            elif code == _SQRT:
+                for j in range(m):
+                    r[j] = math.sqrt(x[j])
+            elif code == _XLOGX:
+                for j in range(m):
+                    r[j] = x[j] * math.log(x[j] / y[j]) if x[j] > 0 else 0.0
+            else:  # _IF_POS
+                for j in range(m):
+                    r[j] = x[j] if y[j] > 0 else 0.0
+
+
+def binary_measures(
+    tp: np.ndarray,
+    fp: np.ndarray,
+    fn: np.ndarray,
+    tn: np.ndarray,
+    beta: float,
+    slots: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Write the measures selected by ``slots`` into ``out[slot, group]``.
+
+    ``tp fp fn tn`` are the int64 cell columns of G tables; ``slots[m]`` is the
+    output row of measure ``NAMES[m]``, or -1 to skip it. NaN for an empty table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cells = [np.array([30, 0]), np.array([12, 0]), np.array([30, 0]), np.array([28, 0])]
+    >>> slots = np.full(len(NAMES), -1)
+    >>> slots[NAMES.index("informedness")] = 0
+    >>> out = np.empty((1, 2))
+    >>> binary_measures(*cells, 1.0, slots, out)
+    >>> out.round(4).tolist()
+    [[0.2, nan]]
+    """
+    rows = tuple((NAMES[m], int(row)) for m, row in enumerate(slots) if row >= 0)
+    if rows and tp.shape[0]:
+        ops, consts, n_regs = _program(rows, float(beta) * float(beta))
+        run_program(tp, fp, fn, tn, ops, consts, n_regs, out)
+
+
+@jit
+def measure_value(m, tp, fp, fn, tn, b2):
+    """Measure ``NAMES[m]`` of one table, with the bits :func:`binary_measures` gives it: for
+    kernels that measure tables one at a time (a branch per measure, which the CPU predicts
+    when ``m`` is the same for every call). The formulas are written out, not calls of jitted
+    helpers: each helper is compiled (typed, lowered, optimised) on its own, some 0.15 s apiece."""
+    a, b, c, d = float(tp), float(fp), float(fn), float(tn)
+    n = a + b + c + d
+    if n == 0:
+        return np.nan
+    nan = np.nan
+    rp, rn, pp, pn = a + c, b + d, a + b, c + d
+    exact = float(tp * tn - fp * fn)
+    det = exact if tp + fp + fn + tn < EXACT_LIMIT else a * d - b * c
+    # the margin coefficients informedness and markedness, which many measures share
+    bm_den = rp * rn
+    bm = det / bm_den if bm_den != 0 else 0.0
+    mk_den = pp * pn
+    mk = det / mk_den if mk_den != 0 else 0.0
+    if m == 0:
+        return rp / n
+    elif m == 1:
+        return pp / n
+    elif m == 2:
+        return a / rp if rp != 0 else nan
+    elif m == 3:
+        return a / pp if pp != 0 else nan
+    elif m == 4:
+        return d / rn if rn != 0 else nan
+    elif m == 5:
+        return d / pn if pn != 0 else nan
+    elif m == 6:
+        return b / rn if rn != 0 else nan
+    elif m == 7:
+        return c / rp if rp != 0 else nan
+    elif m == 8:
+        return (a + d) / n
+    elif m == 9:
+        den = a + b + c
+        return a / den if den != 0 else nan
+    elif m == 10:
+        den = 2.0 * a + b + c
+        return 2.0 * a / den if den != 0 else nan
+    elif m == 11:
+        den = (1.0 + b2) * a + b2 * c + b
+        return (1.0 + b2) * a / den if den != 0 else nan
+    elif m == 12:
+        return math.sqrt((a / rp if rp != 0 else nan) * (a / pp if pp != 0 else nan))
+    elif m == 13:
+        return bm
+    elif m == 14:
+        return mk
+    elif m == 15 or m == 29:  # noqa: PLR1714 (a set would cost numba a typed set)
+        den = math.sqrt(rp * rn) * math.sqrt(pp * pn)
+        r = det / den if den != 0 else 0.0
+        return r if m == 15 else n * r * r
+    elif m == 16:
+        return bm * mk
+    elif m == 17:
+        return det / (n * n)
+    elif m == 18:
+        return rp / n * (1.0 - rp / n)
+    elif m == 19:
+        return pp / n * (1.0 - pp / n)
+    elif m == 20:
+        return math.sqrt(rp / n * (1.0 - rp / n) * (pp / n * (1.0 - pp / n)))
+    elif m == 21:
+        den = rp * pn + pp * rn
+        return 2.0 * det / den if den != 0 else 0.0
+    elif m == 22:
+        # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
+        # margin term as spec §2's identity says: that holds only when prevalence = bias.
+        s_pos = rp + pp
+        s_neg = rn + pn
+        n4 = 4.0 * n
+        den = n4 * n - s_pos * s_pos - s_neg * s_neg
+        return (n4 * (a + d) - s_pos * s_pos - s_neg * s_neg) / den if den != 0 else 0.0
+    elif m == 23:
+        return 4.0 * (det / (n * n))
+    elif m == 24:
+        # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
+        return 0.5 * ((a / rp if rp != 0 else nan) + (d / rn if rn != 0 else nan))
+    elif m == 25:
+        den = pp * rp
+        return a * n / den if den != 0 else nan
+    elif m == 26:
+        den = b / rn if rn != 0 else nan
+        return (a / rp if rp != 0 else nan) / den if den != 0 else nan
+    elif m == 27:
+        den = d / rn if rn != 0 else nan
+        return (c / rp if rp != 0 else nan) / den if den != 0 else nan
+    elif m == 28:
+        den = b * c
+        return a * d / den if den != 0 else nan
+    elif m == 30:
+        if not (rp > 0 and rn > 0 and pp > 0 and pn > 0):
+            return 0.0
+        ea, eb, ec, ed = rp * pp / n, rn * pp / n, rp * pn / n, rn * pn / n
+        return 2.0 * (
+            (a * math.log(a / ea) if a > 0 else 0.0)
+            + (b * math.log(b / eb) if b > 0 else 0.0)
+            + (c * math.log(c / ec) if c > 0 else 0.0)
+            + (d * math.log(d / ed) if d > 0 else 0.0)
+        )
+    # the +P row and +R column statistics are 0 when that row/column is empty
+    elif m == 31:
+        return bm * bm * rp * rn / pp if pp != 0 else 0.0
+    elif m == 32:
+        return mk * mk * pp * pn / rp if rp != 0 else 0.0
+    elif m == 33:
+        return 2.0 * n * bm * bm * (rp / n * (1.0 - rp / n))
+    elif m == 34:
+        return 2.0 * n * mk * mk * (pp / n * (1.0 - pp / n))
+    elif m == 35:
+        return 2.0 * n * bm * mk * math.sqrt(rp / n * (1.0 - rp / n) * (pp / n * (1.0 - pp / n)))
+    return nan

@@ -66,15 +66,6 @@ def _log_pmf(x, n, r, p, log_total, lf):
 
 
 @jit
-def log_factorials(size):
-    """``lf[i] = lgamma(i + 1)`` for ``i < size``, as :func:`_log_choose` would compute them."""
-    lf = np.empty(size, np.float64)
-    for i in range(size):
-        lf[i] = math.lgamma(float(i) + 1.0)
-    return lf
-
-
-@jit
 def _outer_tail(x, n, r, p, log_total, lf):
     """``(P(X = x), P(X > x))`` for x at or above the mode, where the terms only shrink.
 
@@ -97,21 +88,12 @@ def _outer_tail(x, n, r, p, log_total, lf):
 
 
 @jit
-def _exact(n, r, p):
-    """Whether :func:`midp_cell` sums the tail of this table exactly (else: the normal)."""
-    if n == 0 or not (0 < r < n and 0 < p < n) or n >= _INT_LIMIT:
-        return False
-    nf, rf, pf = float(n), float(r), float(p)
-    return rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0))) <= EXACT_VARIANCE
-
-
-@jit
 def midp_cell(x, n, r, p, lf):
     """Two-sided mid-p of cell ``x`` of a table with n examples, r real and p predicted of its class.
 
     Distance from the null mean ``r p / n``; exact below :data:`EXACT_VARIANCE`,
     normal above. 1 when a margin is empty or full (nothing to test), NaN for n = 0.
-    ``lf``: ln k! for k below its length (:func:`log_factorials`), any length.
+    ``lf``: ln k! for k below its length (``lf[i] = lgamma(i + 1)``), any length.
     """
     if n == 0:
         return np.nan
@@ -150,29 +132,32 @@ def midp_cell(x, n, r, p, lf):
     return min(1.0, farther + 0.5 * same)
 
 
-@jit
-def _exact_n_max(tp, fp, fn, tn):
-    """The largest n among the tables whose tail is summed exactly (-1: none)."""
-    top = -1
-    for g in range(tp.shape[0]):
-        n = tp[g] + fp[g] + fn[g] + tn[g]
-        if n > top and _exact(n, tp[g] + fn[g], tp[g] + fp[g]):
-            top = n
-    return top
-
-
 # some 200-300 ns a table: every thread pays from a few thousand tables
 @jit_parallel(serial_below=2048)
 def binary_chance(tp, fp, fn, tn, out):
     """Two-sided mid-p test of informedness = 0 (= markedness = 0 for K = 2) for G 2×2 tables.
 
-    The exact tails take their ln k! from one table (:func:`log_factorials`) up to the largest
+    The exact tails take their ln k! from one table (``lf[i] = lgamma(i + 1)``) up to the largest
     n that needs them, within ``_TABLE_PER_GROUP`` entries a table: nine lgamma calls a table
     become lookups of the same values.
     """
     n_groups = tp.shape[0]
-    size = min(_exact_n_max(tp, fp, fn, tn) + 1, _TABLE_PER_GROUP * n_groups + _TABLE_MIN)
-    lf = log_factorials(max(size, 0))
+    # the largest n among the tables whose tail midp_cell sums exactly (-1: none); written out
+    # here rather than as jitted helpers, each of which numba would compile on its own
+    top = -1
+    for h in range(n_groups):
+        n = tp[h] + fp[h] + fn[h] + tn[h]
+        r = tp[h] + fn[h]
+        p = tp[h] + fp[h]
+        if n > top and 0 < r < n and 0 < p < n < _INT_LIMIT:
+            nf, rf, pf = float(n), float(r), float(p)
+            if rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0))) <= EXACT_VARIANCE:
+                top = n
+    size = max(min(top + 1, _TABLE_PER_GROUP * n_groups + _TABLE_MIN), 0)
+    # lf[i] = lgamma(i + 1), as _log_choose would compute it
+    lf = np.empty(size, np.float64)
+    for i in range(size):
+        lf[i] = math.lgamma(float(i) + 1.0)
     for g in prange(n_groups):
         out[g] = midp_cell(tp[g], tp[g] + fp[g] + fn[g] + tn[g], tp[g] + fn[g], tp[g] + fp[g], lf)
 

@@ -122,37 +122,6 @@ def _down(k, n, rp, pp):
 
 
 @jit
-def _sum_from(start, stop, step, n, rp, pp):
-    """pmf(start) + pmf(start + step) + … toward ``stop`` (inclusive) while the
-    terms still count, as a compensated sum ``(total, compensation)``.
-
-    The terms shrink the whole way, since ``start`` is beyond the mode; so the
-    running total is never below the next term, and Kahan–Neumaier needs no
-    branch.
-    """
-    total = 0.0
-    comp = 0.0
-    k = start
-    term = math.exp(log_pmf(k, n, rp, pp))
-    renew = _RENEW
-    while True:
-        t = total + term
-        comp += (total - t) + term
-        total = t
-        if k == stop or term < total * 1e-17:
-            return total, comp
-        if step > 0:
-            term *= _up(k, n, rp, pp)
-        else:
-            term *= _down(k, n, rp, pp)
-        k += step
-        renew -= 1
-        if renew == 0:
-            term = math.exp(log_pmf(k, n, rp, pp))
-            renew = _RENEW
-
-
-@jit
 def upper_tail(x, n, rp, pp):
     """P(X >= x) for X ~ Hypergeometric(population n, successes rp, draws pp).
 
@@ -174,11 +143,34 @@ def upper_tail(x, n, rp, pp):
     if x > hi:
         return 0.0
     mode = math.floor((rp + 1.0) * (pp + 1.0) / (n + 2.0))
-    # one variable for both directions, so that _sum_from compiles once and not
-    # once for each literal step
+    # one variable for both directions: one loop below, not one for each literal step
     step = 1 if x > mode else -1
     start = x if step > 0 else x - 1
-    total, comp = _sum_from(start, hi if step > 0 else lo, step, n, rp, pp)
+    stop = hi if step > 0 else lo
+    # pmf(start) + pmf(start + step) + … toward stop (inclusive) while the terms still count, as
+    # a compensated sum: the terms shrink the whole way, since start is beyond the mode, so the
+    # running total is never below the next term and Kahan–Neumaier needs no branch. (Here and
+    # not in a jitted helper of its own: numba compiles each such helper apart, at a cost.)
+    total = 0.0
+    comp = 0.0
+    k = start
+    term = math.exp(log_pmf(k, n, rp, pp))
+    renew = _RENEW
+    while True:
+        t = total + term
+        comp += (total - t) + term
+        total = t
+        if k == stop or term < total * 1e-17:
+            break
+        if step > 0:
+            term *= _up(k, n, rp, pp)
+        else:
+            term *= _down(k, n, rp, pp)
+        k += step
+        renew -= 1
+        if renew == 0:
+            term = math.exp(log_pmf(k, n, rp, pp))
+            renew = _RENEW
     if step > 0:
         return min(total + comp, 1.0)
     return max(0.0, (1.0 - total) - comp)

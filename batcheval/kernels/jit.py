@@ -23,8 +23,8 @@ _FLAGS = {"cache": True, "nogil": True, "error_model": "numpy"}
 jit = numba.njit(**_FLAGS)
 # For helpers of per-row hot loops (counting, sampling): numba's IR-level inlining. Without it the
 # counting loop calls row_group and _cell per row and runs 3x slower. Its price is compile time (every
-# body re-typed at every call site), so the 36 measure formulas use plain `jit`: their loops run once
-# per group and vectorise as well (first evaluate 40 -> 31 s of CPU).
+# body re-typed at every call site), so helpers called once per table, not per row, use plain `jit`
+# (the 36 binary measure formulas, when they were helpers: first evaluate 40 -> 31 s of CPU).
 jit_inline = numba.njit(inline="always", **_FLAGS)
 prange = numba.prange
 

@@ -1,0 +1,89 @@
+"""The binary measures' traced program (kernels/binary.py): the same bits whatever is asked for,
+the same bits as the one-table formula ``measure_value``, and the spec's values (tests/reference)."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pytest
+
+from batcheval.kernels import binary
+
+from .reference.naive import binary_reference
+
+
+def _tables() -> np.ndarray:
+    """Rows ``[tp, fp, fn, tn]``: random tables of many sizes, empty ones, one or two cells
+    filled (zero margins), and counts past the exact determinant's limit."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for n in (0, 1, 2, 5, 40, 1000, 10**6):
+        for concentration in (0.2, 1.0, 10.0):
+            rows.extend(rng.multinomial(n, rng.dirichlet(np.full(4, concentration)), size=6))
+    for n in (1, 9, 3_000_000_007):
+        for i in range(4):
+            rows.append(np.eye(4, dtype=np.int64)[i] * n)
+            rows.append((np.eye(4, dtype=np.int64)[i] + np.eye(4, dtype=np.int64)[3 - i]) * n)
+    rows.append(np.array([2_000_000_000, 1_500_000_000, 1_000_000_000, 2_500_000_000]))
+    return np.array(rows, dtype=np.int64)
+
+
+def _measure(table: np.ndarray, names: list[str], beta: float) -> np.ndarray:
+    slots = np.full(len(binary.NAMES), -1, dtype=np.int64)
+    for row, name in enumerate(names):
+        slots[binary.NAMES.index(name)] = row
+    out = np.full((len(names), table.shape[0]), -7.0)
+    binary.binary_measures(*(np.ascontiguousarray(table[:, i]) for i in range(4)), beta, slots, out)
+    return out
+
+
+def _same_bits(x: np.ndarray, y: np.ndarray) -> bool:
+    return bool(np.all((x.view(np.int64) == y.view(np.int64)) | (np.isnan(x) & np.isnan(y))))
+
+
+@numba.njit
+def _by_measure_value(table, b2, out):
+    for m in range(out.shape[0]):
+        for g in range(table.shape[0]):
+            t = table[g]
+            out[m, g] = binary.measure_value(m, t[0], t[1], t[2], t[3], b2)
+
+
+@pytest.mark.parametrize("beta", [0.0, 1.0, 2.5])
+def test_each_measure_alone_has_the_bits_of_all_together(beta):
+    """The program keeps only the operations a measure needs and reuses registers: asking for
+    one measure, or for all in another order, must give the same bits."""
+    table = _tables()
+    names = list(binary.NAMES)
+    together = _measure(table, names, beta)
+    for k, name in enumerate(names):
+        assert _same_bits(_measure(table, [name], beta)[0], together[k]), name
+    order = np.random.default_rng(3).permutation(len(names))
+    shuffled = _measure(table, [names[i] for i in order], beta)
+    assert _same_bits(shuffled, together[order])
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0])
+def test_measure_value_has_the_bits_of_the_program(beta):
+    """Two implementations of every formula (the column program, the one-table function the
+    bootstrap kernels call), written apart: the same operations in the same order."""
+    table = _tables()
+    expected = np.empty((len(binary.NAMES), table.shape[0]))
+    _by_measure_value(table, beta * beta, expected)
+    assert _same_bits(_measure(table, list(binary.NAMES), beta), expected)
+
+
+def test_the_program_gives_the_spec_values():
+    table = _tables()
+    small = table[table.sum(axis=1) < 10**7]
+    got = _measure(small, list(binary.NAMES), 2.0)
+    for g, (tp, fp, fn, tn) in enumerate(small):
+        reference = binary_reference(np.array([[tn, fp], [fn, tp]]), beta=2.0)
+        for k, name in enumerate(binary.NAMES):
+            want = reference[name]
+            if math.isnan(want):
+                assert math.isnan(got[k, g]), (name, tp, fp, fn, tn)
+            else:
+                assert got[k, g] == pytest.approx(want, rel=1e-9, abs=1e-12), (name, tp, fp, fn, tn)
