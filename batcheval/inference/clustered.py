@@ -82,6 +82,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Sequence
@@ -95,6 +96,7 @@ from .. import measures as _measures
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
 from ..io.frames import select_columns
+from ..kernels.clustered import chance_cross_sums, cluster_score_sums, cluster_square_sums, pairs_holding
 from ..measures.significance import alpha_sbb
 from . import intervals as _intervals
 
@@ -136,6 +138,17 @@ class ClusterCells:
     group: np.ndarray
     cluster: np.ndarray
     n_groups: int
+
+    @functools.cached_property
+    def clusters_per_group(self) -> np.ndarray:
+        """The number of clusters ``C`` of each group (float64), counted once for every measure."""
+        return np.bincount(self.group, minlength=self.n_groups).astype(np.float64)
+
+    def sizes(self, n_groups: int) -> np.ndarray:
+        """:attr:`clusters_per_group` padded or cut to ``n_groups`` groups."""
+        if n_groups == self.n_groups:
+            return self.clusters_per_group
+        return np.bincount(self.group, minlength=n_groups).astype(np.float64)
 
     def one_vs_rest(self) -> ClusterCells:
         """Class-vs-rest tables, group ``g`` class ``k`` becoming group ``g·K + k`` as in
@@ -283,6 +296,14 @@ def cluster_scores(
 
     ``counts[G, K, K]`` are the groups' tables (the sums of their clusters').
     """
+    u, n, undefined = _row_scores(counts, name, positive)
+    s = cluster_score_sums(cells.counts, cells.group, u)
+    return s, n, cells.sizes(len(n)), undefined
+
+
+def _row_scores(counts: np.ndarray, name: str, positive: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group the score ``u_ij`` of a row in each cell ``[G, K, K]`` (0 where the gradient is
+    undefined), ``n`` and where the measure is undefined."""
     c = _intervals.cells_last(counts)
     g, undefined = _intervals.gradient_cells_last(c, name, positive=positive)
     n = c.sum(axis=(0, 1))
@@ -290,9 +311,7 @@ def cluster_scores(
         centre = np.sum(c * g, axis=(0, 1)) / n
     # an undefined gradient is NaN or inf somewhere; its groups are masked by the caller
     u = np.nan_to_num(np.moveaxis(g - centre, -1, 0), nan=0.0, posinf=0.0, neginf=0.0)
-    s = np.einsum("pij,pij->p", cells.counts.astype(np.float64), u[cells.group])
-    n_clusters = np.bincount(cells.group, minlength=len(n)).astype(np.float64)
-    return s, n, n_clusters, undefined | (n == 0)
+    return np.ascontiguousarray(u), n, undefined | (n == 0)
 
 
 def cluster_variance(counts: np.ndarray, cells: ClusterCells, name: str, *, positive: int = 1) -> np.ndarray:
@@ -312,8 +331,9 @@ def cluster_variance(counts: np.ndarray, cells: ClusterCells, name: str, *, posi
     >>> bool(np.isclose(v[0], se[0] ** 2 * 6 / 5))
     True
     """
-    s, n, n_clusters, undefined = cluster_scores(counts, cells, name, positive=positive)
-    ss = np.bincount(cells.group, weights=s * s, minlength=len(n))
+    u, n, undefined = _row_scores(counts, name, positive)
+    n_clusters = cells.sizes(len(n))
+    ss = cluster_square_sums(cells.counts, cells.group, u, len(n))
     with np.errstate(invalid="ignore", divide="ignore"):
         var = ss / (n * n) * n_clusters / (n_clusters - 1.0)
     return np.where(undefined | (n_clusters < 2), np.nan, var)
@@ -372,7 +392,7 @@ def clustered_intervals(
             )
     if reference not in ("t", "normal"):
         raise InvalidArgumentError(f"reference must be 't' or 'normal', got {reference!r}")
-    n_clusters = np.bincount(cells.group, minlength=len(counts)).astype(np.float64)
+    n_clusters = cells.sizes(len(counts))
     if reference == "t":
         z = cluster_quantile(level, n_clusters)
     else:
@@ -389,13 +409,15 @@ def clustered_intervals(
             out[name] = _effective_interval(counts, name, point[name], var, n_clusters, z, level)
             continue
         x, m = _intervals.proportion(counts, name, positive)
-        _, m_pair = _intervals.proportion(cells.counts, name, positive)
-        holding = np.bincount(cells.group, weights=(m_pair > 0).astype(np.float64), minlength=len(m))
+        # the cells that are trials, from the trials of each one-row table, then the clusters with one
+        basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
+        trial_cells = (_intervals.proportion(basis, name, positive)[1] > 0).reshape(k, k)
+        holding = pairs_holding(cells.counts, cells.group, trial_cells, len(m))
         with np.errstate(invalid="ignore", divide="ignore"):
             p = x / m
             m_eff = np.where((var > 0) & (p > 0) & (p < 1), np.minimum(p * (1.0 - p) / var, m), holding)
         # one cluster: no variance between clusters to estimate, so no interval
-        m_eff = np.where(np.bincount(cells.group, minlength=len(m)) < 2, 0.0, m_eff)
+        m_eff = np.where(n_clusters < 2, 0.0, m_eff)
         out[name] = wilson_z(np.where(m_eff > 0, p * m_eff, 0.0), m_eff, z)
     return out
 
@@ -690,26 +712,19 @@ def chance_design_effects(counts: np.ndarray, cells: ClusterCells) -> tuple[np.n
     n = counts.sum(axis=(1, 2))
     r = counts.sum(axis=2)  # real class sizes [G, K]
     q = counts.sum(axis=1)  # predicted class sizes [G, K]
-    pair = cells.counts.astype(np.float64)
-    m = pair.sum(axis=(1, 2))
-    grp = cells.group
     with np.errstate(invalid="ignore", divide="ignore"):
         share_r, share_q = r / n[:, None], q / n[:, None]
-        a = pair.sum(axis=2) - m[:, None] * share_r[grp]  # A_ck [P, K]
-        b = pair.sum(axis=1) - m[:, None] * share_q[grp]
     eye = np.eye(k)
     # Σ_i a_ik a_il = r_k δ_kl − r_k r_l / n
     saa = r[:, :, None] * eye - r[:, :, None] * np.nan_to_num(share_r)[:, None, :]
     sbb = q[:, :, None] * eye - q[:, :, None] * np.nan_to_num(share_q)[:, None, :]
-    gaa = np.zeros((n_groups, k, k))
-    gbb = np.zeros((n_groups, k, k))
-    for i in range(k):
-        for j in range(i, k):
-            gaa[:, i, j] = gaa[:, j, i] = np.bincount(grp, weights=a[:, i] * a[:, j], minlength=n_groups)
-            gbb[:, i, j] = gbb[:, j, i] = np.bincount(grp, weights=b[:, i] * b[:, j], minlength=n_groups)
+    # one pass over the (group, cluster) pairs: A_ck, B_ck and their cross products per group
+    gaa, gbb, m2 = chance_cross_sums(
+        np.ascontiguousarray(cells.counts, dtype=np.int64), np.ascontiguousarray(cells.group, dtype=np.int64),
+        share_r, share_q, n_groups,
+    )  # fmt: skip
     gaa -= saa
     gbb -= sbb
-    m2 = np.bincount(grp, weights=m * (m - 1.0), minlength=n_groups)
     out = []
     for margin in (r, q):
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -1,0 +1,142 @@
+"""Kernels of the cluster-robust statistics (:mod:`batcheval.inference.clustered`).
+
+Both loop once over the (group, cluster) pairs' tables ``counts[P, K, K]`` (P is about
+the number of rows when clusters are examples) instead of materialising ``[P, K, K]``
+float arrays per measure. Sums over pairs run in the order of the pairs, as the
+``np.bincount`` code they replace did, so the results are the same to the last bit; a pair's
+score sum over its cells adds 2x2 cells in ``np.einsum``'s order (the same bits) and K x K cells
+in row-major order (``np.einsum``'s SIMD order differs from it in the last bit for K > 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import jit
+
+__all__ = ["chance_cross_sums", "cluster_score_sums", "cluster_square_sums", "pairs_holding"]
+
+
+@jit
+def cluster_score_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``s[p] = Σ_ij counts[p, i, j]·u[group[p], i, j]``: each (group, cluster) pair's score
+    sum from its cell counts and its group's per-cell scores ``u[G, K, K]``.
+
+    Examples
+    --------
+    >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
+    >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
+    >>> cluster_score_sums(counts, np.array([0, 0]), u).tolist()
+    [-0.75, 2.0]
+    """
+    p_count, k = counts.shape[0], counts.shape[1]
+    s = np.empty(p_count)
+    if k == 2:  # np.einsum's order for four terms (two lanes), which the 2x2 results were made with
+        for p in range(p_count):
+            g = group[p]
+            even = counts[p, 0, 0] * u[g, 0, 0] + counts[p, 1, 0] * u[g, 1, 0]
+            odd = counts[p, 0, 1] * u[g, 0, 1] + counts[p, 1, 1] * u[g, 1, 1]
+            s[p] = even + odd
+        return s
+    for p in range(p_count):
+        g = group[p]
+        acc = 0.0
+        for i in range(k):
+            for j in range(k):
+                acc += counts[p, i, j] * u[g, i, j]
+        s[p] = acc
+    return s
+
+
+@jit
+def chance_cross_sums(
+    counts: np.ndarray, group: np.ndarray, share_r: np.ndarray, share_q: np.ndarray, n_groups: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group ``G^a_kl = Σ_c A_ck A_cl``, ``G^b_kl = Σ_c B_ck B_cl`` and
+    ``M₂ = Σ_c m_c (m_c − 1)`` of :func:`batcheval.inference.clustered.chance_design_effects`,
+    where ``A_ck = r_ck − m_c·share_r[g, k]`` (a cluster's real class sizes less their share of its
+    rows) and ``B_ck`` the same of the predicted classes.
+
+    Examples
+    --------
+    >>> counts = np.array([[[2, 0], [0, 1]], [[0, 1], [1, 0]]])
+    >>> share = np.array([[0.5, 0.5]])
+    >>> gaa, gbb, m2 = chance_cross_sums(counts, np.array([0, 0]), share, share, 1)
+    >>> gaa[0].tolist(), m2.tolist()
+    [[[0.25, -0.25], [-0.25, 0.25]], [8.0]]
+    """
+    p_count, k = counts.shape[0], counts.shape[1]
+    gaa = np.zeros((n_groups, k, k))
+    gbb = np.zeros((n_groups, k, k))
+    m2 = np.zeros(n_groups)
+    a = np.empty(k)
+    b = np.empty(k)
+    for p in range(p_count):
+        g = group[p]
+        m = 0.0
+        for i in range(k):
+            for j in range(k):
+                m += counts[p, i, j]
+        for i in range(k):
+            real = 0.0
+            pred = 0.0
+            for j in range(k):
+                real += counts[p, i, j]
+                pred += counts[p, j, i]
+            a[i] = real - m * share_r[g, i]
+            b[i] = pred - m * share_q[g, i]
+        for i in range(k):
+            for j in range(i, k):
+                gaa[g, i, j] += a[i] * a[j]
+                gbb[g, i, j] += b[i] * b[j]
+        m2[g] += m * (m - 1.0)
+    for g in range(n_groups):
+        for i in range(k):
+            for j in range(i + 1, k):
+                gaa[g, j, i] = gaa[g, i, j]
+                gbb[g, j, i] = gbb[g, i, j]
+    return gaa, gbb, m2
+
+
+@jit
+def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_groups: int) -> np.ndarray:
+    """``Σ_c S_c²`` per group, ``S_c`` the pair's score sum of :func:`cluster_score_sums` (added in
+    the same order), without materialising the ``S_c``.
+
+    Examples
+    --------
+    >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
+    >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
+    >>> cluster_square_sums(counts, np.array([0, 0]), u, 2).tolist()
+    [4.5625, 0.0]
+    """
+    ss = np.zeros(n_groups)
+    s = cluster_score_sums(counts, group, u)
+    for p in range(counts.shape[0]):
+        ss[group[p]] += s[p] * s[p]
+    return ss
+
+
+@jit
+def pairs_holding(counts: np.ndarray, group: np.ndarray, mask: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group the number of (group, cluster) pairs with a row in a cell where ``mask`` is
+    true (the clusters that hold a trial of a proportion), as float64.
+
+    Examples
+    --------
+    >>> counts = np.array([[[1, 0], [0, 0]], [[0, 0], [0, 2]], [[0, 3], [0, 0]]])
+    >>> mask = np.array([[False, False], [True, True]])
+    >>> pairs_holding(counts, np.array([0, 0, 1]), mask, 2).tolist()
+    [1.0, 0.0]
+    """
+    out = np.zeros(n_groups)
+    k = counts.shape[1]
+    for p in range(counts.shape[0]):
+        trials = 0
+        for i in range(k):
+            for j in range(k):
+                if mask[i, j]:
+                    trials += counts[p, i, j]
+        if trials > 0:
+            out[group[p]] += 1.0
+    return out

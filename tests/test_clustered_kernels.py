@@ -1,0 +1,81 @@
+"""The clustered kernels against plain numpy (the per-pair loops written out with einsum and
+bincount, as batcheval computed them before the kernels)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from batcheval.kernels.clustered import (
+    chance_cross_sums,
+    cluster_score_sums,
+    cluster_square_sums,
+    pairs_holding,
+)
+
+
+def _pairs(k: int, seed: int, n_pairs: int = 500, n_groups: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 4, (n_pairs, k, k)) * (rng.random((n_pairs, k, k)) < 0.4)
+    counts[::11] = 0  # pairs with no rows in some cells, and single-row pairs below
+    counts[::13] = 0
+    counts[::13, 0, k - 1] = 1
+    group = np.sort(rng.integers(0, n_groups, n_pairs))
+    return counts.astype(np.int64), group.astype(np.int64)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_cluster_score_sums_matches_numpy(k: int) -> None:
+    counts, group = _pairs(k, k)
+    u = np.random.default_rng(100 + k).standard_normal((7, k, k))
+    expected = np.einsum("pij,pij->p", counts.astype(np.float64), u[group])
+    got = cluster_score_sums(counts, group, u)
+    if k == 2:  # the same order of additions as einsum's
+        np.testing.assert_array_equal(got, expected)
+    else:  # row-major order, which einsum's SIMD sums differ from in the last bit
+        np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
+        row_major = [sum(counts[p].ravel() * u[group[p]].ravel()) for p in range(len(group))]
+        np.testing.assert_array_equal(got, row_major)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_chance_cross_sums_matches_numpy(k: int) -> None:
+    counts, group = _pairs(k, 20 + k)
+    n_groups = 8  # the last group has no pairs
+    rng = np.random.default_rng(k)
+    share_r = rng.dirichlet(np.ones(k), n_groups)
+    share_q = rng.dirichlet(np.ones(k), n_groups)
+    pair = counts.astype(np.float64)
+    m = pair.sum(axis=(1, 2))
+    a = pair.sum(axis=2) - m[:, None] * share_r[group]
+    b = pair.sum(axis=1) - m[:, None] * share_q[group]
+    gaa = np.zeros((n_groups, k, k))
+    gbb = np.zeros((n_groups, k, k))
+    for i in range(k):
+        for j in range(k):
+            gaa[:, i, j] = np.bincount(group, weights=a[:, i] * a[:, j], minlength=n_groups)
+            gbb[:, i, j] = np.bincount(group, weights=b[:, i] * b[:, j], minlength=n_groups)
+    m2 = np.bincount(group, weights=m * (m - 1.0), minlength=n_groups)
+    got = chance_cross_sums(counts, group, share_r, share_q, n_groups)
+    for x, y in zip(got, (gaa, gbb, m2), strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_cluster_square_sums_matches_numpy(k: int) -> None:
+    counts, group = _pairs(k, 40 + k)
+    u = np.random.default_rng(k).standard_normal((8, k, k))
+    s = np.array([sum(counts[p].ravel() * u[group[p]].ravel()) for p in range(len(group))])
+    if k == 2:
+        s = np.einsum("pij,pij->p", counts.astype(np.float64), u[group])
+    expected = np.bincount(group, weights=s * s, minlength=8)
+    np.testing.assert_array_equal(cluster_square_sums(counts, group, u, 8), expected)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_pairs_holding_matches_numpy(k: int) -> None:
+    counts, group = _pairs(k, 60 + k)
+    for mask in (np.eye(k, dtype=bool), np.ones((k, k), dtype=bool), np.arange(k * k).reshape(k, k) % 3 == 1):
+        trials = (counts * mask).sum(axis=(1, 2))
+        expected = np.bincount(group, weights=(trials > 0).astype(np.float64), minlength=9)
+        np.testing.assert_array_equal(pairs_holding(counts, group, mask, 9), expected)
