@@ -63,7 +63,7 @@ def chance_cross_sums(
     >>> share = np.array([[0.5, 0.5]])
     >>> gaa, gbb, m2 = chance_cross_sums(counts, np.array([0, 0]), share, share, 1)
     >>> gaa[0].tolist(), m2.tolist()
-    [[[0.25, -0.25], [-0.25, 0.25]], [8.0]]
+    ([[0.25, -0.25], [-0.25, 0.25]], [8.0])
     """
     p_count, k = counts.shape[0], counts.shape[1]
     gaa = np.zeros((n_groups, k, k))
