@@ -79,3 +79,20 @@ def test_pairs_holding_matches_numpy(k: int) -> None:
         trials = (counts * mask).sum(axis=(1, 2))
         expected = np.bincount(group, weights=(trials > 0).astype(np.float64), minlength=9)
         np.testing.assert_array_equal(pairs_holding(counts, group, mask, 9), expected)
+
+
+def test_cluster_codes_follow_polars_struct_rank() -> None:
+    import polars as pl
+
+    from batcheval.inference.clustered import _codes
+
+    rng = np.random.default_rng(7)
+    frames = [
+        pl.DataFrame({"a": rng.integers(-5, 5, 300), "b": rng.integers(0, 3, 300).astype(np.uint8)}),
+        pl.DataFrame({"a": rng.integers(0, 10**12, 300)}),  # range far wider than the data: sorted
+        pl.DataFrame({"a": rng.integers(-(2**62), 2**62, 300), "b": rng.integers(-(2**62), 2**62, 300)}),
+        pl.DataFrame({"a": rng.integers(0, 4, 300), "s": rng.choice(["x", "yy", "z"], 300)}),  # strings
+    ]
+    for frame in frames:
+        expected = frame.select(pl.struct(frame.columns).rank("dense")).to_series().to_numpy() - 1
+        np.testing.assert_array_equal(_codes(frame), expected)

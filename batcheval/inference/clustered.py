@@ -276,8 +276,32 @@ def cluster_cells(
     return ClusterCells(counts.astype(np.int64), group, cluster, len(target))
 
 
+#: integer dtypes whose values fit int64, so that their codes can be made with numpy
+_INT64_SAFE = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
+
+
+def _dense(values: np.ndarray) -> np.ndarray:
+    """Dense codes of int64 ``values`` in sorted order (a lookup table over the range when it is
+    not much wider than the data, else a sort)."""
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo < max(4 * len(values), 1 << 20):
+        present = np.zeros(hi - lo + 1, dtype=bool)
+        present[values - lo] = True
+        return (np.cumsum(present) - 1)[values - lo]
+    return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
 def _codes(frame: pl.DataFrame) -> np.ndarray:
-    """A dense code per distinct row of ``frame``."""
+    """A dense code per distinct row of ``frame``, numbering the rows in sorted order (as
+    ``pl.struct(...).rank("dense") - 1``)."""
+    if len(frame) and all(frame.schema[c] in _INT64_SAFE for c in frame.columns):
+        # integer ids (the common case): the lexicographic order of the columns' dense codes,
+        # without polars' struct rank, which is 10x slower
+        code = _dense(frame.get_column(frame.columns[0]).to_numpy().astype(np.int64))
+        for col in frame.columns[1:]:  # re-coded after each column: below len(frame), no overflow
+            part = _dense(frame.get_column(col).to_numpy().astype(np.int64))
+            code = _dense(code * (int(part.max()) + 1) + part)
+        return code
     return (
         frame.with_row_index("__i")
         .with_columns(pl.struct(frame.columns).rank("dense").alias("__c"))
