@@ -10,6 +10,8 @@ from batcheval.kernels.clustered import (
     chance_cross_sums,
     cluster_score_sums,
     cluster_square_sums,
+    compact_pairs,
+    pair_tally,
     pairs_holding,
 )
 
@@ -96,3 +98,42 @@ def test_cluster_codes_follow_polars_struct_rank() -> None:
     for frame in frames:
         expected = frame.select(pl.struct(frame.columns).rank("dense")).to_series().to_numpy() - 1
         np.testing.assert_array_equal(_codes(frame), expected)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_pair_tally_and_compact_pairs_match_numpy(k: int) -> None:
+    rng = np.random.default_rng(80 + k)
+    n, n_groups, n_clusters = 2000, 6, 40
+    group, cluster = rng.integers(0, n_groups, n), rng.integers(0, n_clusters, n)
+    label, prediction = rng.integers(0, k, n), rng.integers(0, k, n)
+    expected = np.zeros((n_groups * n_clusters, k * k), dtype=np.int64)
+    np.add.at(expected, (group * n_clusters + cluster, label * k + prediction), 1)
+    dense = pair_tally(group, cluster, label, prediction, n_groups, n_clusters, k)
+    np.testing.assert_array_equal(dense, expected)
+    counts, pair_group, pair_cluster = compact_pairs(dense, n_clusters)
+    held = np.flatnonzero(expected.sum(axis=1) > 0)
+    np.testing.assert_array_equal(counts, expected[held])
+    np.testing.assert_array_equal(pair_group, held // n_clusters)
+    np.testing.assert_array_equal(pair_cluster, held % n_clusters)
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_cluster_cells_fast_path_matches_the_counting_path(classes: int) -> None:
+    import polars as pl
+
+    import batcheval as be
+    from batcheval.inference.clustered import cluster_cells, count_cluster_cells
+
+    rng = np.random.default_rng(classes)
+    n = 3000
+    df = pl.DataFrame({"run": rng.integers(-3, 4, n), "fold": rng.integers(0, 2, n).astype(np.int8),
+                       "ex": rng.integers(0, 400, n) * 1000, "label": rng.integers(0, classes, n),
+                       "prediction": rng.integers(0, classes, n)})  # fmt: skip
+    df = df.with_columns(passage=pl.col("ex") // 7000)
+    for keys, units in ((["run", "fold"], ["ex"]), (["run"], ["passage", "ex"]), ([], ["ex"])):
+        table = be.ContingencyTable.from_frame(df, by=keys or None)
+        fast = cluster_cells(df, keys, units, "label", "prediction", table)
+        slow = count_cluster_cells(df, keys, units, "label", "prediction", table)
+        for name in ("counts", "group", "cluster"):
+            np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))
+        assert fast.counts.dtype == slow.counts.dtype == np.int64

@@ -93,10 +93,18 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
+from ..core.encode import encode_classes
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
 from ..io.frames import select_columns
-from ..kernels.clustered import chance_cross_sums, cluster_score_sums, cluster_square_sums, pairs_holding
+from ..kernels.clustered import (
+    chance_cross_sums,
+    cluster_score_sums,
+    cluster_square_sums,
+    compact_pairs,
+    pair_tally,
+    pairs_holding,
+)
 from ..measures.significance import alpha_sbb
 from . import intervals as _intervals
 
@@ -114,6 +122,7 @@ __all__ = [
     "cluster_variance",
     "clustered_chance",
     "clustered_intervals",
+    "count_cluster_cells",
     "effective_counts",
     "grouped_cells",
     "paired_cluster_count",
@@ -258,6 +267,24 @@ def cluster_cells(
     """
     keys = list(keys)
     extra = [c for c in units if c not in keys]
+    fast = _pair_cells(df, keys, extra, label, prediction, target)
+    if fast is not None:
+        return fast
+    return count_cluster_cells(df, keys, units, label, prediction, target)
+
+
+def count_cluster_cells(
+    df: pl.DataFrame,
+    keys: Sequence[str],
+    units: Sequence[str],
+    label: str,
+    prediction: str,
+    target: ContingencyTable,
+) -> ClusterCells:
+    """:func:`cluster_cells` through the counting stage (a table per group × cluster) and a join
+    to ``target``'s rows: the general path, for any key and id types."""
+    keys = list(keys)
+    extra = [c for c in units if c not in keys]
     by = keys + extra
     table = ContingencyTable.from_frame(df, by=by, label=label, prediction=prediction,
                                         classes=target.classes.to_list())  # fmt: skip
@@ -274,6 +301,52 @@ def cluster_cells(
     else:
         group = np.zeros(len(table), dtype=np.int64)
     return ClusterCells(counts.astype(np.int64), group, cluster, len(target))
+
+
+def _pair_cells(
+    df: pl.DataFrame, keys: list[str], extra: list[str], label: str, prediction: str,
+    target: ContingencyTable,
+) -> ClusterCells | None:  # fmt: skip
+    """:func:`cluster_cells` in one pass over the rows (:func:`batcheval.kernels.clustered.pair_tally`)
+    where keys and ids are integers and the rows' groups are ``target``'s rows in sorted order; None
+    where that does not hold (the caller counts through the general path, which gives the same)."""
+    cols = keys + extra
+    if not extra or not df.height or any(df.schema[c] not in _INT64_SAFE for c in cols):
+        return None
+    if any(df.get_column(c).null_count() for c in keys):
+        return None
+    try:
+        coding = encode_classes(df.get_column(label), df.get_column(prediction), target.classes.to_list())
+    except Exception:  # whatever the counting stage would say about the classes, it says on that path
+        return None
+    if coding.trim or coding.classes.to_list() != target.classes.to_list():
+        return None
+    k = len(target.classes)
+    codes = []
+    for arr in (coding.label, coding.prediction):
+        at = np.asarray(arr, dtype=np.int64) - coding.vmin
+        if at.min() < 0 or at.max() >= len(coding.lut):
+            return None
+        code = coding.lut[at]
+        if code.min() < 0:
+            return None
+        codes.append(code)
+    group = _codes(df.select(keys)) if keys else np.zeros(df.height, dtype=np.int64)
+    n_groups = int(group.max()) + 1
+    if n_groups != len(target):
+        return None
+    if keys:  # the dense key codes number target's rows only if its keys are in sorted order
+        first = np.full(n_groups, -1, dtype=np.int64)
+        first[group[::-1]] = np.arange(df.height - 1, -1, -1)
+        if not df.select(keys)[first].equals(target.keys.select(keys)):
+            return None
+    cluster = _codes(df.select(extra))
+    n_clusters = int(cluster.max()) + 1
+    if n_groups * n_clusters * k * k > 8 * df.height + (1 << 22) or df.height >= 1 << 32:
+        return None  # a dense table of all pairs would be much larger than the rows
+    dense = pair_tally(group, cluster, codes[0], codes[1], n_groups, n_clusters, k)
+    counts, pair_group, pair_cluster = compact_pairs(dense, n_clusters)  # (group, cluster) order
+    return ClusterCells(counts.reshape(-1, k, k), pair_group, pair_cluster, len(target))
 
 
 #: integer dtypes whose values fit int64, so that their codes can be made with numpy

@@ -14,7 +14,14 @@ import numpy as np
 
 from .jit import jit
 
-__all__ = ["chance_cross_sums", "cluster_score_sums", "cluster_square_sums", "pairs_holding"]
+__all__ = [
+    "chance_cross_sums",
+    "cluster_score_sums",
+    "cluster_square_sums",
+    "compact_pairs",
+    "pair_tally",
+    "pairs_holding",
+]
 
 
 @jit
@@ -140,3 +147,75 @@ def pairs_holding(counts: np.ndarray, group: np.ndarray, mask: np.ndarray, n_gro
         if trials > 0:
             out[group[p]] += 1.0
     return out
+
+
+@jit
+def pair_tally(
+    group: np.ndarray,
+    cluster: np.ndarray,
+    label: np.ndarray,
+    prediction: np.ndarray,
+    n_groups: int,
+    n_clusters: int,
+    k: int,
+) -> np.ndarray:
+    """Rows per (group, cluster) pair and cell in a dense uint32 table
+    ``[n_groups·n_clusters, k·k]``, pair ``g·n_clusters + c``, cell ``label·k + prediction``
+    (one scattered pass, as :func:`batcheval.kernels.count.count_private` counts groups).
+
+    ``group``, ``cluster`` are dense non-negative codes per row and ``label``, ``prediction``
+    class codes in ``[0, k)``; the caller keeps the table small and at most 2**32 - 1 rows.
+
+    Examples
+    --------
+    >>> pair_tally(np.array([1, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([1, 0, 1, 0]),
+    ...            np.array([1, 0, 0, 0]), 2, 2, 2).tolist()
+    [[0, 0, 0, 0], [1, 0, 0, 0], [0, 0, 1, 1], [1, 0, 0, 0]]
+    """
+    # indices known non-negative go through uint64: numba then skips negative-index wraparound
+    nc = np.uint64(n_clusters)
+    kk = np.uint64(k * k)
+    uk = np.uint64(k)
+    dense = np.zeros((n_groups * n_clusters, k * k), dtype=np.uint32)
+    flat = dense.reshape(-1)
+    for r in range(group.shape[0]):
+        at = np.uint64(group[r]) * nc + np.uint64(cluster[r])
+        flat[at * kk + np.uint64(label[r]) * uk + np.uint64(prediction[r])] += 1
+    return dense
+
+
+@jit
+def compact_pairs(dense: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of :func:`pair_tally`'s table that hold a count, as int64 ``counts[P, k·k]``, with
+    each one's group (``row // n_clusters``) and cluster (``row % n_clusters``), in row order.
+
+    Examples
+    --------
+    >>> counts, group, cluster = compact_pairs(np.array([[0, 0], [2, 0], [0, 0], [1, 1]], np.uint32), 2)
+    >>> counts.tolist(), group.tolist(), cluster.tolist()
+    ([[2, 0], [1, 1]], [0, 1], [1, 1])
+    """
+    n_ids, kk = dense.shape
+    held = np.zeros(n_ids, dtype=np.bool_)
+    n_pairs = 0
+    for i in range(n_ids):
+        for c in range(kk):
+            if dense[i, c] != 0:
+                held[i] = True
+                n_pairs += 1
+                break
+    counts = np.empty((n_pairs, kk), dtype=np.int64)
+    group = np.empty(n_pairs, dtype=np.int64)
+    cluster = np.empty(n_pairs, dtype=np.int64)
+    p = 0
+    i = 0
+    for g in range(n_ids // n_clusters):  # counters, not a division per pair
+        for c in range(n_clusters):
+            if held[i]:
+                for j in range(kk):
+                    counts[p, j] = dense[i, j]
+                group[p] = g
+                cluster[p] = c
+                p += 1
+            i += 1
+    return counts, group, cluster
