@@ -71,7 +71,12 @@ def test_cluster_square_sums_matches_numpy(k: int) -> None:
     if k == 2:
         s = np.einsum("pij,pij->p", counts.astype(np.float64), u[group])
     expected = np.bincount(group, weights=s * s, minlength=8)
-    np.testing.assert_array_equal(cluster_square_sums(counts, group, u, 8), expected)
+    got = cluster_square_sums(counts, group, np.stack([u, -3.0 * u]), 8)
+    np.testing.assert_array_equal(got[0], expected)
+    s3 = np.array([sum(counts[p].ravel() * (-3.0 * u[group[p]]).ravel()) for p in range(len(group))])
+    if k == 2:
+        s3 = np.einsum("pij,pij->p", counts.astype(np.float64), -3.0 * u[group])
+    np.testing.assert_array_equal(got[1], np.bincount(group, weights=s3 * s3, minlength=8))
 
 
 @pytest.mark.parametrize("k", [2, 3])

@@ -428,12 +428,26 @@ def cluster_variance(counts: np.ndarray, cells: ClusterCells, name: str, *, posi
     >>> bool(np.isclose(v[0], se[0] ** 2 * 6 / 5))
     True
     """
-    u, n, undefined = _row_scores(counts, name, positive)
+    return _cluster_variances(counts, cells, [name], positive)[name]
+
+
+def _cluster_variances(
+    counts: np.ndarray, cells: ClusterCells, names: Sequence[str], positive: int
+) -> dict[str, np.ndarray]:
+    """:func:`cluster_variance` of every measure in ``names``, with one pass over the pairs."""
+    scores = [_row_scores(counts, name, positive) for name in names]
+    if not scores:
+        return {}
+    n = scores[0][1]
     n_clusters = cells.sizes(len(n))
+    u = np.ascontiguousarray(np.stack([sc[0] for sc in scores]))
     ss = cluster_square_sums(cells.counts, cells.group, u, len(n))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = ss / (n * n) * n_clusters / (n_clusters - 1.0)
-    return np.where(undefined | (n_clusters < 2), np.nan, var)
+    out = {}
+    for name, row, (_, _, undefined) in zip(names, ss, scores, strict=True):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = row / (n * n) * n_clusters / (n_clusters - 1.0)
+        out[name] = np.where(undefined | (n_clusters < 2), np.nan, var)
+    return out
 
 
 def clustered_intervals(
@@ -495,9 +509,11 @@ def clustered_intervals(
     else:
         z = np.full(len(counts), float(special.ndtri(0.5 + level / 2.0)))
     point = _measures.compute(counts, list(names), positive=positive)
+    variances = _cluster_variances(counts, cells, names, positive)
+    holdings: dict[bytes, np.ndarray] = {}  # proportions with the same trials share their clusters
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in names:
-        var = cluster_variance(counts, cells, name, positive=positive)
+        var = variances[name]
         if name in _intervals.DELTA_MEASURES and reference == "normal":  # batcheval before the t
             se = np.sqrt(var)
             out[name] = (np.clip(point[name] - z * se, -1.0, 1.0), np.clip(point[name] + z * se, -1.0, 1.0))
@@ -509,7 +525,10 @@ def clustered_intervals(
         # the cells that are trials, from the trials of each one-row table, then the clusters with one
         basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
         trial_cells = (_intervals.proportion(basis, name, positive)[1] > 0).reshape(k, k)
-        holding = pairs_holding(cells.counts, cells.group, trial_cells, len(m))
+        key = trial_cells.tobytes()
+        if key not in holdings:
+            holdings[key] = pairs_holding(cells.counts, cells.group, trial_cells, len(m))
+        holding = holdings[key]
         with np.errstate(invalid="ignore", divide="ignore"):
             p = x / m
             m_eff = np.where((var > 0) & (p > 0) & (p < 1), np.minimum(p * (1.0 - p) / var, m), holding)

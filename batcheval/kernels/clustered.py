@@ -107,20 +107,32 @@ def chance_cross_sums(
 
 @jit
 def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_groups: int) -> np.ndarray:
-    """``Σ_c S_c²`` per group, ``S_c`` the pair's score sum of :func:`cluster_score_sums` (added in
-    the same order), without materialising the ``S_c``.
+    """``Σ_c S_c²`` per measure and group ``[M, G]`` for the per-cell scores ``u[M, G, K, K]`` of
+    ``M`` measures, ``S_c`` the pair's score sum of :func:`cluster_score_sums` (added in the same
+    order), in one pass over the pairs and without materialising the ``S_c``.
 
     Examples
     --------
     >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
     >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
-    >>> cluster_square_sums(counts, np.array([0, 0]), u, 2).tolist()
-    [4.5625, 0.0]
+    >>> cluster_square_sums(counts, np.array([0, 0]), np.stack([u, 2 * u]), 2).tolist()
+    [[4.5625, 0.0], [18.25, 0.0]]
     """
-    ss = np.zeros(n_groups)
-    s = cluster_score_sums(counts, group, u)
+    n_measures, k = u.shape[0], counts.shape[1]
+    ss = np.zeros((n_measures, n_groups))
     for p in range(counts.shape[0]):
-        ss[group[p]] += s[p] * s[p]
+        g = group[p]
+        for m in range(n_measures):
+            if k == 2:  # np.einsum's order, as in cluster_score_sums
+                even = counts[p, 0, 0] * u[m, g, 0, 0] + counts[p, 1, 0] * u[m, g, 1, 0]
+                odd = counts[p, 0, 1] * u[m, g, 0, 1] + counts[p, 1, 1] * u[m, g, 1, 1]
+                acc = even + odd
+            else:
+                acc = 0.0
+                for i in range(k):
+                    for j in range(k):
+                        acc += counts[p, i, j] * u[m, g, i, j]
+            ss[m, g] += acc * acc
     return ss
 
 
