@@ -8,9 +8,11 @@ import pytest
 
 from batcheval.kernels.clustered import (
     chance_cross_sums,
+    class_codes,
     cluster_score_sums,
     cluster_square_sums,
     compact_pairs,
+    dense_codes,
     pair_tally,
     pairs_holding,
 )
@@ -142,3 +144,20 @@ def test_cluster_cells_fast_path_matches_the_counting_path(classes: int) -> None
         for name in ("counts", "group", "cluster"):
             np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))
         assert fast.counts.dtype == slow.counts.dtype == np.int64
+
+
+def test_dense_codes_and_class_codes_match_numpy() -> None:
+    rng = np.random.default_rng(9)
+    for values in (
+        rng.integers(-50, 50, 1000),
+        rng.integers(0, 3, 10),
+        np.array([5]),
+        rng.integers(0, 10**6, 50),
+    ):
+        np.testing.assert_array_equal(dense_codes(values, 1 << 20), np.unique(values, return_inverse=True)[1])
+    assert len(dense_codes(np.array([0, 1 << 40]), 1 << 20)) == 0  # too wide: the caller sorts
+    lut = np.array([2, -1, 0, 1])
+    values = rng.integers(-2, 7, 500)
+    at = values - 3
+    expected = np.where((at >= 0) & (at < 4), lut[np.clip(at, 0, 3)], -1)
+    np.testing.assert_array_equal(class_codes(values, 3, lut), expected)

@@ -99,9 +99,11 @@ from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
 from ..io.frames import select_columns
 from ..kernels.clustered import (
     chance_cross_sums,
+    class_codes,
     cluster_score_sums,
     cluster_square_sums,
     compact_pairs,
+    dense_codes,
     pair_tally,
     pairs_holding,
 )
@@ -322,15 +324,10 @@ def _pair_cells(
     if coding.trim or coding.classes.to_list() != target.classes.to_list():
         return None
     k = len(target.classes)
-    codes = []
-    for arr in (coding.label, coding.prediction):
-        at = np.asarray(arr, dtype=np.int64) - coding.vmin
-        if at.min() < 0 or at.max() >= len(coding.lut):
-            return None
-        code = coding.lut[at]
-        if code.min() < 0:
-            return None
-        codes.append(code)
+    codes = [class_codes(np.asarray(arr, dtype=np.int64), coding.vmin, np.asarray(coding.lut, dtype=np.int64))
+             for arr in (coding.label, coding.prediction)]  # fmt: skip
+    if codes[0].min() < 0 or codes[1].min() < 0:
+        return None
     group = _codes(df.select(keys)) if keys else np.zeros(df.height, dtype=np.int64)
     n_groups = int(group.max()) + 1
     if n_groups != len(target):
@@ -356,11 +353,9 @@ _INT64_SAFE = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UI
 def _dense(values: np.ndarray) -> np.ndarray:
     """Dense codes of int64 ``values`` in sorted order (a lookup table over the range when it is
     not much wider than the data, else a sort)."""
-    lo, hi = int(values.min()), int(values.max())
-    if hi - lo < max(4 * len(values), 1 << 20):
-        present = np.zeros(hi - lo + 1, dtype=bool)
-        present[values - lo] = True
-        return (np.cumsum(present) - 1)[values - lo]
+    codes = dense_codes(values, max(4 * len(values), 1 << 20))
+    if len(codes) == len(values):
+        return codes
     return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 

@@ -16,9 +16,11 @@ from .jit import jit
 
 __all__ = [
     "chance_cross_sums",
+    "class_codes",
     "cluster_score_sums",
     "cluster_square_sums",
     "compact_pairs",
+    "dense_codes",
     "pair_tally",
     "pairs_holding",
 ]
@@ -231,3 +233,58 @@ def compact_pairs(dense: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.nd
                 p += 1
             i += 1
     return counts, group, cluster
+
+
+@jit
+def dense_codes(values: np.ndarray, max_span: int) -> np.ndarray:
+    """Dense codes of int64 ``values`` in sorted order (0 for the smallest), through a lookup
+    table over their range; an empty array when the range is wider than ``max_span`` (the caller
+    then sorts).
+
+    Examples
+    --------
+    >>> dense_codes(np.array([40, -2, 40, 7]), 100).tolist()
+    [2, 0, 2, 1]
+    >>> dense_codes(np.array([0, 10**9]), 100).tolist()
+    []
+    """
+    n = values.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return out
+    lo = values[0]
+    hi = values[0]
+    for r in range(n):
+        lo = min(lo, values[r])
+        hi = max(hi, values[r])
+    if hi - lo >= max_span:
+        return np.empty(0, dtype=np.int64)
+    table = np.zeros(hi - lo + 1, dtype=np.int64)
+    for r in range(n):
+        table[np.uint64(values[r] - lo)] = 1
+    code = 0
+    for i in range(table.shape[0]):
+        if table[i]:
+            table[i] = code
+            code += 1
+    for r in range(n):
+        out[r] = table[np.uint64(values[r] - lo)]
+    return out
+
+
+@jit
+def class_codes(values: np.ndarray, vmin: int, lut: np.ndarray) -> np.ndarray:
+    """``lut[value - vmin]`` per row (the counting stage's class codes), -1 for a value outside
+    the table.
+
+    Examples
+    --------
+    >>> class_codes(np.array([3, 5, 9]), 3, np.array([0, -1, 1])).tolist()
+    [0, 1, -1]
+    """
+    out = np.empty(values.shape[0], dtype=np.int64)
+    span = lut.shape[0]
+    for r in range(values.shape[0]):
+        at = values[r] - vmin
+        out[r] = lut[at] if 0 <= at < span else -1
+    return out
