@@ -505,7 +505,18 @@ def clustered_intervals(
         z = np.full(len(counts), float(special.ndtri(0.5 + level / 2.0)))
     point = _measures.compute(counts, list(names), positive=positive)
     variances = _cluster_variances(counts, cells, names, positive)
-    holdings: dict[bytes, np.ndarray] = {}  # proportions with the same trials share their clusters
+    # the cells that are trials of each proportion (from the trials of each one-row table), then
+    # per group the clusters holding a trial, for every distinct set of trial cells in one pass
+    basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
+    trials = {
+        name: (_intervals.proportion(basis, name, positive)[1] > 0).reshape(k, k)
+        for name in names
+        if name not in _intervals.DELTA_MEASURES
+    }
+    masks = list({mask.tobytes(): mask for mask in trials.values()}.values())
+    if masks:
+        held = pairs_holding(cells.counts, cells.group, np.stack(masks), len(counts))
+        holdings = {mask.tobytes(): row for mask, row in zip(masks, held, strict=True)}
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in names:
         var = variances[name]
@@ -517,13 +528,7 @@ def clustered_intervals(
             out[name] = _effective_interval(counts, name, point[name], var, n_clusters, z, level)
             continue
         x, m = _intervals.proportion(counts, name, positive)
-        # the cells that are trials, from the trials of each one-row table, then the clusters with one
-        basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
-        trial_cells = (_intervals.proportion(basis, name, positive)[1] > 0).reshape(k, k)
-        key = trial_cells.tobytes()
-        if key not in holdings:
-            holdings[key] = pairs_holding(cells.counts, cells.group, trial_cells, len(m))
-        holding = holdings[key]
+        holding = holdings[trials[name].tobytes()]
         with np.errstate(invalid="ignore", divide="ignore"):
             p = x / m
             m_eff = np.where((var > 0) & (p > 0) & (p < 1), np.minimum(p * (1.0 - p) / var, m), holding)

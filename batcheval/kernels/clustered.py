@@ -139,27 +139,29 @@ def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_
 
 
 @jit
-def pairs_holding(counts: np.ndarray, group: np.ndarray, mask: np.ndarray, n_groups: int) -> np.ndarray:
-    """Per group the number of (group, cluster) pairs with a row in a cell where ``mask`` is
-    true (the clusters that hold a trial of a proportion), as float64.
+def pairs_holding(counts: np.ndarray, group: np.ndarray, masks: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per cell mask ``masks[M, K, K]`` and group ``[M, G]`` the number of (group, cluster) pairs
+    with a row in a cell where the mask is true (the clusters that hold a trial of a
+    proportion), as float64, in one pass over the pairs.
 
     Examples
     --------
     >>> counts = np.array([[[1, 0], [0, 0]], [[0, 0], [0, 2]], [[0, 3], [0, 0]]])
-    >>> mask = np.array([[False, False], [True, True]])
-    >>> pairs_holding(counts, np.array([0, 0, 1]), mask, 2).tolist()
-    [1.0, 0.0]
+    >>> masks = np.array([[[False, False], [True, True]], [[True, True], [True, True]]])
+    >>> pairs_holding(counts, np.array([0, 0, 1]), masks, 2).tolist()
+    [[1.0, 0.0], [2.0, 1.0]]
     """
-    out = np.zeros(n_groups)
+    out = np.zeros((masks.shape[0], n_groups))
     k = counts.shape[1]
     for p in range(counts.shape[0]):
-        trials = 0
-        for i in range(k):
-            for j in range(k):
-                if mask[i, j]:
-                    trials += counts[p, i, j]
-        if trials > 0:
-            out[group[p]] += 1.0
+        for m in range(masks.shape[0]):
+            trials = 0
+            for i in range(k):
+                for j in range(k):
+                    if masks[m, i, j]:
+                        trials += counts[p, i, j]
+            if trials > 0:
+                out[m, group[p]] += 1.0
     return out
 
 
