@@ -82,6 +82,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Sequence
@@ -92,9 +93,20 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
+from ..core.encode import encode_classes
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
 from ..io.frames import select_columns
+from ..kernels.clustered import (
+    chance_cross_sums,
+    class_codes,
+    cluster_score_sums,
+    cluster_square_sums,
+    compact_pairs,
+    dense_codes,
+    pair_tally,
+    pairs_holding,
+)
 from ..measures.significance import alpha_sbb
 from . import intervals as _intervals
 
@@ -112,6 +124,7 @@ __all__ = [
     "cluster_variance",
     "clustered_chance",
     "clustered_intervals",
+    "count_cluster_cells",
     "effective_counts",
     "grouped_cells",
     "paired_cluster_count",
@@ -136,6 +149,17 @@ class ClusterCells:
     group: np.ndarray
     cluster: np.ndarray
     n_groups: int
+
+    @functools.cached_property
+    def clusters_per_group(self) -> np.ndarray:
+        """The number of clusters ``C`` of each group (float64), counted once for every measure."""
+        return np.bincount(self.group, minlength=self.n_groups).astype(np.float64)
+
+    def sizes(self, n_groups: int) -> np.ndarray:
+        """:attr:`clusters_per_group` padded or cut to ``n_groups`` groups."""
+        if n_groups == self.n_groups:
+            return self.clusters_per_group
+        return np.bincount(self.group, minlength=n_groups).astype(np.float64)
 
     def one_vs_rest(self) -> ClusterCells:
         """Class-vs-rest tables, group ``g`` class ``k`` becoming group ``g·K + k`` as in
@@ -245,6 +269,24 @@ def cluster_cells(
     """
     keys = list(keys)
     extra = [c for c in units if c not in keys]
+    fast = _pair_cells(df, keys, extra, label, prediction, target)
+    if fast is not None:
+        return fast
+    return count_cluster_cells(df, keys, units, label, prediction, target)
+
+
+def count_cluster_cells(
+    df: pl.DataFrame,
+    keys: Sequence[str],
+    units: Sequence[str],
+    label: str,
+    prediction: str,
+    target: ContingencyTable,
+) -> ClusterCells:
+    """:func:`cluster_cells` through the counting stage (a table per group × cluster) and a join
+    to ``target``'s rows: the general path, for any key and id types."""
+    keys = list(keys)
+    extra = [c for c in units if c not in keys]
     by = keys + extra
     table = ContingencyTable.from_frame(df, by=by, label=label, prediction=prediction,
                                         classes=target.classes.to_list())  # fmt: skip
@@ -263,8 +305,71 @@ def cluster_cells(
     return ClusterCells(counts.astype(np.int64), group, cluster, len(target))
 
 
+def _pair_cells(
+    df: pl.DataFrame, keys: list[str], extra: list[str], label: str, prediction: str,
+    target: ContingencyTable,
+) -> ClusterCells | None:  # fmt: skip
+    """:func:`cluster_cells` in one pass over the rows (:func:`batcheval.kernels.clustered.pair_tally`)
+    where keys and ids are integers and the rows' groups are ``target``'s rows in sorted order; None
+    where that does not hold (the caller counts through the general path, which gives the same)."""
+    cols = keys + extra
+    if not extra or not df.height or any(df.schema[c] not in _INT64_SAFE for c in cols):
+        return None
+    if any(df.get_column(c).null_count() for c in keys):
+        return None
+    try:
+        coding = encode_classes(df.get_column(label), df.get_column(prediction), target.classes.to_list())
+    except Exception:  # whatever the counting stage would say about the classes, it says on that path
+        return None
+    if coding.trim or coding.classes.to_list() != target.classes.to_list():
+        return None
+    k = len(target.classes)
+    codes = [class_codes(np.asarray(arr, dtype=np.int64), coding.vmin, np.asarray(coding.lut, dtype=np.int64))
+             for arr in (coding.label, coding.prediction)]  # fmt: skip
+    if codes[0].min() < 0 or codes[1].min() < 0:
+        return None
+    group = _codes(df.select(keys)) if keys else np.zeros(df.height, dtype=np.int64)
+    n_groups = int(group.max()) + 1
+    if n_groups != len(target):
+        return None
+    if keys:  # the dense key codes number target's rows only if its keys are in sorted order
+        first = np.full(n_groups, -1, dtype=np.int64)
+        first[group[::-1]] = np.arange(df.height - 1, -1, -1)
+        if not df.select(keys)[first].equals(target.keys.select(keys)):
+            return None
+    cluster = _codes(df.select(extra))
+    n_clusters = int(cluster.max()) + 1
+    if n_groups * n_clusters * k * k > 8 * df.height + (1 << 22) or df.height >= 1 << 32:
+        return None  # a dense table of all pairs would be much larger than the rows
+    dense = pair_tally(group, cluster, codes[0], codes[1], n_groups, n_clusters, k)
+    counts, pair_group, pair_cluster = compact_pairs(dense, n_clusters)  # (group, cluster) order
+    return ClusterCells(counts.reshape(-1, k, k), pair_group, pair_cluster, len(target))
+
+
+#: integer dtypes whose values fit int64, so that their codes can be made with numpy
+_INT64_SAFE = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
+
+
+def _dense(values: np.ndarray) -> np.ndarray:
+    """Dense codes of int64 ``values`` in sorted order (a lookup table over the range when it is
+    not much wider than the data, else a sort)."""
+    codes = dense_codes(values, max(4 * len(values), 1 << 20))
+    if len(codes) == len(values):
+        return codes
+    return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
 def _codes(frame: pl.DataFrame) -> np.ndarray:
-    """A dense code per distinct row of ``frame``."""
+    """A dense code per distinct row of ``frame``, numbering the rows in sorted order (as
+    ``pl.struct(...).rank("dense") - 1``)."""
+    if len(frame) and all(frame.schema[c] in _INT64_SAFE for c in frame.columns):
+        # integer ids (the common case): the lexicographic order of the columns' dense codes,
+        # without polars' struct rank, which is 10x slower
+        code = _dense(frame.get_column(frame.columns[0]).to_numpy().astype(np.int64))
+        for col in frame.columns[1:]:  # re-coded after each column: below len(frame), no overflow
+            part = _dense(frame.get_column(col).to_numpy().astype(np.int64))
+            code = _dense(code * (int(part.max()) + 1) + part)
+        return code
     return (
         frame.with_row_index("__i")
         .with_columns(pl.struct(frame.columns).rank("dense").alias("__c"))
@@ -283,6 +388,14 @@ def cluster_scores(
 
     ``counts[G, K, K]`` are the groups' tables (the sums of their clusters').
     """
+    u, n, undefined = _row_scores(counts, name, positive)
+    s = cluster_score_sums(cells.counts, cells.group, u)
+    return s, n, cells.sizes(len(n)), undefined
+
+
+def _row_scores(counts: np.ndarray, name: str, positive: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group the score ``u_ij`` of a row in each cell ``[G, K, K]`` (0 where the gradient is
+    undefined), ``n`` and where the measure is undefined."""
     c = _intervals.cells_last(counts)
     g, undefined = _intervals.gradient_cells_last(c, name, positive=positive)
     n = c.sum(axis=(0, 1))
@@ -290,9 +403,7 @@ def cluster_scores(
         centre = np.sum(c * g, axis=(0, 1)) / n
     # an undefined gradient is NaN or inf somewhere; its groups are masked by the caller
     u = np.nan_to_num(np.moveaxis(g - centre, -1, 0), nan=0.0, posinf=0.0, neginf=0.0)
-    s = np.einsum("pij,pij->p", cells.counts.astype(np.float64), u[cells.group])
-    n_clusters = np.bincount(cells.group, minlength=len(n)).astype(np.float64)
-    return s, n, n_clusters, undefined | (n == 0)
+    return np.ascontiguousarray(u), n, undefined | (n == 0)
 
 
 def cluster_variance(counts: np.ndarray, cells: ClusterCells, name: str, *, positive: int = 1) -> np.ndarray:
@@ -312,11 +423,26 @@ def cluster_variance(counts: np.ndarray, cells: ClusterCells, name: str, *, posi
     >>> bool(np.isclose(v[0], se[0] ** 2 * 6 / 5))
     True
     """
-    s, n, n_clusters, undefined = cluster_scores(counts, cells, name, positive=positive)
-    ss = np.bincount(cells.group, weights=s * s, minlength=len(n))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = ss / (n * n) * n_clusters / (n_clusters - 1.0)
-    return np.where(undefined | (n_clusters < 2), np.nan, var)
+    return _cluster_variances(counts, cells, [name], positive)[name]
+
+
+def _cluster_variances(
+    counts: np.ndarray, cells: ClusterCells, names: Sequence[str], positive: int
+) -> dict[str, np.ndarray]:
+    """:func:`cluster_variance` of every measure in ``names``, with one pass over the pairs."""
+    scores = [_row_scores(counts, name, positive) for name in names]
+    if not scores:
+        return {}
+    n = scores[0][1]
+    n_clusters = cells.sizes(len(n))
+    u = np.ascontiguousarray(np.stack([sc[0] for sc in scores]))
+    ss = cluster_square_sums(cells.counts, cells.group, u, len(n))
+    out = {}
+    for name, row, (_, _, undefined) in zip(names, ss, scores, strict=True):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = row / (n * n) * n_clusters / (n_clusters - 1.0)
+        out[name] = np.where(undefined | (n_clusters < 2), np.nan, var)
+    return out
 
 
 def clustered_intervals(
@@ -372,15 +498,28 @@ def clustered_intervals(
             )
     if reference not in ("t", "normal"):
         raise InvalidArgumentError(f"reference must be 't' or 'normal', got {reference!r}")
-    n_clusters = np.bincount(cells.group, minlength=len(counts)).astype(np.float64)
+    n_clusters = cells.sizes(len(counts))
     if reference == "t":
         z = cluster_quantile(level, n_clusters)
     else:
         z = np.full(len(counts), float(special.ndtri(0.5 + level / 2.0)))
     point = _measures.compute(counts, list(names), positive=positive)
+    variances = _cluster_variances(counts, cells, names, positive)
+    # the cells that are trials of each proportion (from the trials of each one-row table), then
+    # per group the clusters holding a trial, for every distinct set of trial cells in one pass
+    basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
+    trials = {
+        name: (_intervals.proportion(basis, name, positive)[1] > 0).reshape(k, k)
+        for name in names
+        if name not in _intervals.DELTA_MEASURES
+    }
+    masks = list({mask.tobytes(): mask for mask in trials.values()}.values())
+    if masks:
+        held = pairs_holding(cells.counts, cells.group, np.stack(masks), len(counts))
+        holdings = {mask.tobytes(): row for mask, row in zip(masks, held, strict=True)}
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in names:
-        var = cluster_variance(counts, cells, name, positive=positive)
+        var = variances[name]
         if name in _intervals.DELTA_MEASURES and reference == "normal":  # batcheval before the t
             se = np.sqrt(var)
             out[name] = (np.clip(point[name] - z * se, -1.0, 1.0), np.clip(point[name] + z * se, -1.0, 1.0))
@@ -389,13 +528,12 @@ def clustered_intervals(
             out[name] = _effective_interval(counts, name, point[name], var, n_clusters, z, level)
             continue
         x, m = _intervals.proportion(counts, name, positive)
-        _, m_pair = _intervals.proportion(cells.counts, name, positive)
-        holding = np.bincount(cells.group, weights=(m_pair > 0).astype(np.float64), minlength=len(m))
+        holding = holdings[trials[name].tobytes()]
         with np.errstate(invalid="ignore", divide="ignore"):
             p = x / m
             m_eff = np.where((var > 0) & (p > 0) & (p < 1), np.minimum(p * (1.0 - p) / var, m), holding)
         # one cluster: no variance between clusters to estimate, so no interval
-        m_eff = np.where(np.bincount(cells.group, minlength=len(m)) < 2, 0.0, m_eff)
+        m_eff = np.where(n_clusters < 2, 0.0, m_eff)
         out[name] = wilson_z(np.where(m_eff > 0, p * m_eff, 0.0), m_eff, z)
     return out
 
@@ -690,26 +828,19 @@ def chance_design_effects(counts: np.ndarray, cells: ClusterCells) -> tuple[np.n
     n = counts.sum(axis=(1, 2))
     r = counts.sum(axis=2)  # real class sizes [G, K]
     q = counts.sum(axis=1)  # predicted class sizes [G, K]
-    pair = cells.counts.astype(np.float64)
-    m = pair.sum(axis=(1, 2))
-    grp = cells.group
     with np.errstate(invalid="ignore", divide="ignore"):
         share_r, share_q = r / n[:, None], q / n[:, None]
-        a = pair.sum(axis=2) - m[:, None] * share_r[grp]  # A_ck [P, K]
-        b = pair.sum(axis=1) - m[:, None] * share_q[grp]
     eye = np.eye(k)
     # Σ_i a_ik a_il = r_k δ_kl − r_k r_l / n
     saa = r[:, :, None] * eye - r[:, :, None] * np.nan_to_num(share_r)[:, None, :]
     sbb = q[:, :, None] * eye - q[:, :, None] * np.nan_to_num(share_q)[:, None, :]
-    gaa = np.zeros((n_groups, k, k))
-    gbb = np.zeros((n_groups, k, k))
-    for i in range(k):
-        for j in range(i, k):
-            gaa[:, i, j] = gaa[:, j, i] = np.bincount(grp, weights=a[:, i] * a[:, j], minlength=n_groups)
-            gbb[:, i, j] = gbb[:, j, i] = np.bincount(grp, weights=b[:, i] * b[:, j], minlength=n_groups)
+    # one pass over the (group, cluster) pairs: A_ck, B_ck and their cross products per group
+    gaa, gbb, m2 = chance_cross_sums(
+        np.ascontiguousarray(cells.counts, dtype=np.int64), np.ascontiguousarray(cells.group, dtype=np.int64),
+        share_r, share_q, n_groups,
+    )  # fmt: skip
     gaa -= saa
     gbb -= sbb
-    m2 = np.bincount(grp, weights=m * (m - 1.0), minlength=n_groups)
     out = []
     for margin in (r, q):
         with np.errstate(invalid="ignore", divide="ignore"):

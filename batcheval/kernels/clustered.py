@@ -1,0 +1,292 @@
+"""Kernels of the cluster-robust statistics (:mod:`batcheval.inference.clustered`).
+
+Both loop once over the (group, cluster) pairs' tables ``counts[P, K, K]`` (P is about
+the number of rows when clusters are examples) instead of materialising ``[P, K, K]``
+float arrays per measure. Sums over pairs run in the order of the pairs, as the
+``np.bincount`` code they replace did, so the results are the same to the last bit; a pair's
+score sum over its cells adds 2x2 cells in ``np.einsum``'s order (the same bits) and K x K cells
+in row-major order (``np.einsum``'s SIMD order differs from it in the last bit for K > 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import jit
+
+__all__ = [
+    "chance_cross_sums",
+    "class_codes",
+    "cluster_score_sums",
+    "cluster_square_sums",
+    "compact_pairs",
+    "dense_codes",
+    "pair_tally",
+    "pairs_holding",
+]
+
+
+@jit
+def cluster_score_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``s[p] = Σ_ij counts[p, i, j]·u[group[p], i, j]``: each (group, cluster) pair's score
+    sum from its cell counts and its group's per-cell scores ``u[G, K, K]``.
+
+    Examples
+    --------
+    >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
+    >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
+    >>> cluster_score_sums(counts, np.array([0, 0]), u).tolist()
+    [-0.75, 2.0]
+    """
+    p_count, k = counts.shape[0], counts.shape[1]
+    s = np.empty(p_count)
+    if k == 2:  # np.einsum's order for four terms (two lanes), which the 2x2 results were made with
+        for p in range(p_count):
+            g = group[p]
+            even = counts[p, 0, 0] * u[g, 0, 0] + counts[p, 1, 0] * u[g, 1, 0]
+            odd = counts[p, 0, 1] * u[g, 0, 1] + counts[p, 1, 1] * u[g, 1, 1]
+            s[p] = even + odd
+        return s
+    for p in range(p_count):
+        g = group[p]
+        acc = 0.0
+        for i in range(k):
+            for j in range(k):
+                acc += counts[p, i, j] * u[g, i, j]
+        s[p] = acc
+    return s
+
+
+@jit
+def chance_cross_sums(
+    counts: np.ndarray, group: np.ndarray, share_r: np.ndarray, share_q: np.ndarray, n_groups: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group ``G^a_kl = Σ_c A_ck A_cl``, ``G^b_kl = Σ_c B_ck B_cl`` and
+    ``M₂ = Σ_c m_c (m_c − 1)`` of :func:`batcheval.inference.clustered.chance_design_effects`,
+    where ``A_ck = r_ck − m_c·share_r[g, k]`` (a cluster's real class sizes less their share of its
+    rows) and ``B_ck`` the same of the predicted classes.
+
+    Examples
+    --------
+    >>> counts = np.array([[[2, 0], [0, 1]], [[0, 1], [1, 0]]])
+    >>> share = np.array([[0.5, 0.5]])
+    >>> gaa, gbb, m2 = chance_cross_sums(counts, np.array([0, 0]), share, share, 1)
+    >>> gaa[0].tolist(), m2.tolist()
+    ([[0.25, -0.25], [-0.25, 0.25]], [8.0])
+    """
+    p_count, k = counts.shape[0], counts.shape[1]
+    gaa = np.zeros((n_groups, k, k))
+    gbb = np.zeros((n_groups, k, k))
+    m2 = np.zeros(n_groups)
+    a = np.empty(k)
+    b = np.empty(k)
+    for p in range(p_count):
+        g = group[p]
+        m = 0.0
+        for i in range(k):
+            for j in range(k):
+                m += counts[p, i, j]
+        for i in range(k):
+            real = 0.0
+            pred = 0.0
+            for j in range(k):
+                real += counts[p, i, j]
+                pred += counts[p, j, i]
+            a[i] = real - m * share_r[g, i]
+            b[i] = pred - m * share_q[g, i]
+        for i in range(k):
+            for j in range(i, k):
+                gaa[g, i, j] += a[i] * a[j]
+                gbb[g, i, j] += b[i] * b[j]
+        m2[g] += m * (m - 1.0)
+    for g in range(n_groups):
+        for i in range(k):
+            for j in range(i + 1, k):
+                gaa[g, j, i] = gaa[g, i, j]
+                gbb[g, j, i] = gbb[g, i, j]
+    return gaa, gbb, m2
+
+
+@jit
+def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_groups: int) -> np.ndarray:
+    """``Σ_c S_c²`` per measure and group ``[M, G]`` for the per-cell scores ``u[M, G, K, K]`` of
+    ``M`` measures, ``S_c`` the pair's score sum of :func:`cluster_score_sums` (added in the same
+    order), in one pass over the pairs and without materialising the ``S_c``.
+
+    Examples
+    --------
+    >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
+    >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
+    >>> cluster_square_sums(counts, np.array([0, 0]), np.stack([u, 2 * u]), 2).tolist()
+    [[4.5625, 0.0], [18.25, 0.0]]
+    """
+    n_measures, k = u.shape[0], counts.shape[1]
+    ss = np.zeros((n_measures, n_groups))
+    for p in range(counts.shape[0]):
+        g = group[p]
+        for m in range(n_measures):
+            if k == 2:  # np.einsum's order, as in cluster_score_sums
+                even = counts[p, 0, 0] * u[m, g, 0, 0] + counts[p, 1, 0] * u[m, g, 1, 0]
+                odd = counts[p, 0, 1] * u[m, g, 0, 1] + counts[p, 1, 1] * u[m, g, 1, 1]
+                acc = even + odd
+            else:
+                acc = 0.0
+                for i in range(k):
+                    for j in range(k):
+                        acc += counts[p, i, j] * u[m, g, i, j]
+            ss[m, g] += acc * acc
+    return ss
+
+
+@jit
+def pairs_holding(counts: np.ndarray, group: np.ndarray, masks: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per cell mask ``masks[M, K, K]`` and group ``[M, G]`` the number of (group, cluster) pairs
+    with a row in a cell where the mask is true (the clusters that hold a trial of a
+    proportion), as float64, in one pass over the pairs.
+
+    Examples
+    --------
+    >>> counts = np.array([[[1, 0], [0, 0]], [[0, 0], [0, 2]], [[0, 3], [0, 0]]])
+    >>> masks = np.array([[[False, False], [True, True]], [[True, True], [True, True]]])
+    >>> pairs_holding(counts, np.array([0, 0, 1]), masks, 2).tolist()
+    [[1.0, 0.0], [2.0, 1.0]]
+    """
+    out = np.zeros((masks.shape[0], n_groups))
+    k = counts.shape[1]
+    for p in range(counts.shape[0]):
+        for m in range(masks.shape[0]):
+            trials = 0
+            for i in range(k):
+                for j in range(k):
+                    if masks[m, i, j]:
+                        trials += counts[p, i, j]
+            if trials > 0:
+                out[m, group[p]] += 1.0
+    return out
+
+
+@jit
+def pair_tally(
+    group: np.ndarray,
+    cluster: np.ndarray,
+    label: np.ndarray,
+    prediction: np.ndarray,
+    n_groups: int,
+    n_clusters: int,
+    k: int,
+) -> np.ndarray:
+    """Rows per (group, cluster) pair and cell in a dense uint32 table
+    ``[n_groups·n_clusters, k·k]``, pair ``g·n_clusters + c``, cell ``label·k + prediction``
+    (one scattered pass, as :func:`batcheval.kernels.count.count_private` counts groups).
+
+    ``group``, ``cluster`` are dense non-negative codes per row and ``label``, ``prediction``
+    class codes in ``[0, k)``; the caller keeps the table small and at most 2**32 - 1 rows.
+
+    Examples
+    --------
+    >>> pair_tally(np.array([1, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([1, 0, 1, 0]),
+    ...            np.array([1, 0, 0, 0]), 2, 2, 2).tolist()
+    [[0, 0, 0, 0], [1, 0, 0, 0], [0, 0, 1, 1], [1, 0, 0, 0]]
+    """
+    # indices known non-negative go through uint64: numba then skips negative-index wraparound
+    nc = np.uint64(n_clusters)
+    kk = np.uint64(k * k)
+    uk = np.uint64(k)
+    dense = np.zeros((n_groups * n_clusters, k * k), dtype=np.uint32)
+    flat = dense.reshape(-1)
+    for r in range(group.shape[0]):
+        at = np.uint64(group[r]) * nc + np.uint64(cluster[r])
+        flat[at * kk + np.uint64(label[r]) * uk + np.uint64(prediction[r])] += 1
+    return dense
+
+
+@jit
+def compact_pairs(dense: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of :func:`pair_tally`'s table that hold a count, as int64 ``counts[P, k·k]``, with
+    each one's group (``row // n_clusters``) and cluster (``row % n_clusters``), in row order.
+
+    Examples
+    --------
+    >>> counts, group, cluster = compact_pairs(np.array([[0, 0], [2, 0], [0, 0], [1, 1]], np.uint32), 2)
+    >>> counts.tolist(), group.tolist(), cluster.tolist()
+    ([[2, 0], [1, 1]], [0, 1], [1, 1])
+    """
+    n_ids, kk = dense.shape
+    held = np.zeros(n_ids, dtype=np.bool_)
+    n_pairs = 0
+    for i in range(n_ids):
+        for c in range(kk):
+            if dense[i, c] != 0:
+                held[i] = True
+                n_pairs += 1
+                break
+    counts = np.empty((n_pairs, kk), dtype=np.int64)
+    group = np.empty(n_pairs, dtype=np.int64)
+    cluster = np.empty(n_pairs, dtype=np.int64)
+    p = 0
+    i = 0
+    for g in range(n_ids // n_clusters):  # counters, not a division per pair
+        for c in range(n_clusters):
+            if held[i]:
+                for j in range(kk):
+                    counts[p, j] = dense[i, j]
+                group[p] = g
+                cluster[p] = c
+                p += 1
+            i += 1
+    return counts, group, cluster
+
+
+@jit
+def dense_codes(values: np.ndarray, max_span: int) -> np.ndarray:
+    """Dense codes of int64 ``values`` in sorted order (0 for the smallest), through a lookup
+    table over their range; an empty array when the range is wider than ``max_span`` (the caller
+    then sorts).
+
+    Examples
+    --------
+    >>> dense_codes(np.array([40, -2, 40, 7]), 100).tolist()
+    [2, 0, 2, 1]
+    >>> dense_codes(np.array([0, 10**9]), 100).tolist()
+    []
+    """
+    n = values.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return out
+    lo = values[0]
+    hi = values[0]
+    for r in range(n):
+        lo = min(lo, values[r])
+        hi = max(hi, values[r])
+    if hi - lo >= max_span:
+        return np.empty(0, dtype=np.int64)
+    table = np.zeros(hi - lo + 1, dtype=np.int64)
+    for r in range(n):
+        table[np.uint64(values[r] - lo)] = 1
+    code = 0
+    for i in range(table.shape[0]):
+        if table[i]:
+            table[i] = code
+            code += 1
+    for r in range(n):
+        out[r] = table[np.uint64(values[r] - lo)]
+    return out
+
+
+@jit
+def class_codes(values: np.ndarray, vmin: int, lut: np.ndarray) -> np.ndarray:
+    """``lut[value - vmin]`` per row (the counting stage's class codes), -1 for a value outside
+    the table.
+
+    Examples
+    --------
+    >>> class_codes(np.array([3, 5, 9]), 3, np.array([0, -1, 1])).tolist()
+    [0, 1, -1]
+    """
+    out = np.empty(values.shape[0], dtype=np.int64)
+    span = lut.shape[0]
+    for r in range(values.shape[0]):
+        at = values[r] - vmin
+        out[r] = lut[at] if 0 <= at < span else -1
+    return out
