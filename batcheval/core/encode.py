@@ -88,11 +88,9 @@ def value_range(arr: np.ndarray) -> tuple[int, int]:
 
     uint64 arrays must already be known to fit in int64 (they are read as int64).
     """
-    from ..kernels.jit import n_threads
-    from ..kernels.ranges import minmax
-
-    lo, hi, _ = minmax(readonly(arr), n_threads())
-    return int(lo), int(hi)
+    # column_ranges' loop vectorises; minmax's also collects the small values' bit mask, which
+    # keeps it scalar (an int32 column of 100M rows: 0.07 s of CPU against ~0.03 s)
+    return column_ranges([arr])[0]
 
 
 def column_ranges(arrays: Sequence[np.ndarray]) -> list[tuple[int, int]]:
