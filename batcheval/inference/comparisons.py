@@ -24,7 +24,7 @@ from ..core.counting import (
     KeySpace,
     compact,
     count_encoded,
-    encode_frame,
+    encode_frame_scanning,
     kernel_keys,
     raise_outside,
     run_count_kernel,
@@ -130,8 +130,11 @@ def count_board(
     """Each run's table, and with ``examples`` what its paired comparisons are
     counted from: :class:`Cells` when the one pass can hold every run ×
     example, else :class:`TwoPass`."""
-    coding, space = encode_frame(df, runs, label, prediction, classes)
-    example = _example_coding(df, examples) if examples else None
+    # a single integer example column's range comes from the pass that scans the keys and classes
+    fused = _fusable_example(df, examples)
+    also = [fused] if fused is not None else []
+    coding, space, found = encode_frame_scanning(df, runs, label, prediction, classes, also)
+    example = _example_coding(df, examples, found[0] if found else None) if examples else None
     if example is not None and space is not None:
         cells = count_with_cells(df, runs, examples, example, coding, space)
         if cells is not None:
@@ -185,8 +188,23 @@ class Cells:
         g, k = len(self.rows), self.k
         joint = np.zeros((g, k, k, k), dtype=np.int64)
         _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k, joint.reshape(g, k**3))
+        return self._kept(joint)
+
+    def joints(self, ref: np.ndarray, ref2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(self.joint(ref), self.joint(ref2))``, binary tables from one pass over the cells."""
+        if self.k != 2:
+            return self.joint(ref), self.joint(ref2)
+        g = len(self.rows)
+        joint, joint2 = np.zeros((g, 2, 2, 2), dtype=np.int64), np.zeros((g, 2, 2, 2), dtype=np.int64)
+        ref, ref2 = (np.ascontiguousarray(r, dtype=np.int64) for r in (ref, ref2))
+        _lb.joints_from_cells(self.cells, self.n_examples, self.rows, ref, ref2, joint.reshape(g, 8),
+                              joint2.reshape(g, 8))  # fmt: skip
+        return self._kept(joint), self._kept(joint2)
+
+    def _kept(self, joint: np.ndarray) -> np.ndarray:
+        """``joint`` on the class codes the table keeps."""
         keep = self.class_codes
-        if len(keep) != k:
+        if len(keep) != self.k:
             joint = joint[:, keep][:, :, keep][:, :, :, keep]
         return np.ascontiguousarray(joint)
 
@@ -407,9 +425,27 @@ def _run_coding(
     return joined.get_column("__g").to_numpy(), 0, np.arange(len(table), dtype=np.int64)
 
 
-def _example_coding(df: pl.DataFrame, examples: list[str]) -> tuple[np.ndarray, int, int]:
-    """``(column, lo, E)``: row i scores example ``column[i] - lo``, one of ``0..E-1``."""
-    dense = _dense_lut(df.get_column(examples[0])) if len(examples) == 1 else None
+def _fusable_example(df: pl.DataFrame, examples: list[str]) -> np.ndarray | None:
+    """The example column as the array :func:`_dense_lut` would scan (one integer column
+    without nulls, not uint64), for the counting pass's range scan; else None."""
+    if len(examples) != 1 or not df.height:
+        return None
+    col = df.get_column(examples[0])
+    if not col.dtype.is_integer() or col.dtype == pl.UInt64 or col.null_count():
+        return None
+    return readonly(col.to_numpy())
+
+
+def _example_coding(
+    df: pl.DataFrame, examples: list[str], found: tuple[int, int] | None = None
+) -> tuple[np.ndarray, int, int]:
+    """``(column, lo, E)``: row i scores example ``column[i] - lo``, one of ``0..E-1``.
+    ``found``: the min and max of the single example column, when already scanned."""
+    if found is not None:
+        lo, hi = found
+        dense = (lo, hi) if hi - lo < _LUT_LIMIT else None
+    else:
+        dense = _dense_lut(df.get_column(examples[0])) if len(examples) == 1 else None
     if dense is not None:
         lo, hi = dense
         return readonly(df.get_column(examples[0]).to_numpy()), lo, hi - lo + 1

@@ -184,6 +184,56 @@ def joint_from_cells(cells, n_examples, rows, ref, k, joint):
                     out[np.uint64(cell)] += 1
 
 
+#: runs per task of :func:`joints_from_cells`
+_JOINT_BLOCK = 1024
+
+
+@jit_parallel
+def joints_from_cells(cells, n_examples, rows, ref, ref2, joint, joint2):
+    """:func:`joint_from_cells` of binary tables against two references at once:
+    ``joint[i]`` against ``ref[i]`` and ``joint2[i]`` against ``ref2[i]`` (-1: none),
+    the same counts as two calls. One pass reads each run's row once for both (an
+    adjacent board's second reference, the run above, is a row read at random: the
+    second pass over the runs cost as much as the first again)."""
+    n = rows.shape[0]
+    for b in prange((n + _JOINT_BLOCK - 1) // _JOINT_BLOCK):
+        _two_joints(cells, n_examples, rows, ref, ref2, joint, joint2, b * _JOINT_BLOCK,
+                    min(n, (b + 1) * _JOINT_BLOCK))  # fmt: skip
+
+
+@jit
+def _two_joints(cells, n_examples, rows, ref, ref2, joint, joint2, lo, hi):
+    """Runs ``lo..hi-1`` of :func:`joints_from_cells`."""
+    width = 5  # a binary cell holds real · 2 + predicted + 1, 0 when empty
+    lane = np.zeros(width * width, np.uint64)
+    for c in range(4):
+        for m in range(4):
+            # real · 4 + reference's prediction · 2 + own prediction, as joint_from_cells
+            cell = (c // 2) * 4 + (m % 2) * 2 + c % 2
+            lane[(c + 1) * width + m + 1] = np.uint64(1) << np.uint64(8 * cell)
+    for i in range(lo, hi):
+        r, r2 = ref[i], ref2[i]
+        own = rows[i] * n_examples
+        # a missing reference reads the run's own row and is not stored: no branch per example
+        other = rows[r if r >= 0 else i] * n_examples
+        other2 = rows[r2 if r2 >= 0 else i] * n_examples
+        start = 0
+        while start < n_examples:
+            stop = min(n_examples, start + 255)
+            lanes = np.uint64(0)
+            lanes2 = np.uint64(0)
+            for e in range(start, stop):
+                mine = np.int64(cells[np.uint64(own + e)]) * width
+                lanes += lane[np.uint64(mine + np.int64(cells[np.uint64(other + e)]))]
+                lanes2 += lane[np.uint64(mine + np.int64(cells[np.uint64(other2 + e)]))]
+            for c in range(8):
+                if r >= 0:
+                    joint[i, c] += np.int64((lanes >> np.uint64(8 * c)) & np.uint64(255))
+                if r2 >= 0:
+                    joint2[i, c] += np.int64((lanes2 >> np.uint64(8 * c)) & np.uint64(255))
+            start = stop
+
+
 @jit_parallel
 def fill_predictions(
     run, run_lo, run_lut, slot, example, ex_lo, n_examples, pred, class_lo, class_lut, preds
