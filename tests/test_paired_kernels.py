@@ -97,3 +97,26 @@ def test_distinct_tables_and_the_boards_intervals():
     low, high = iv.intervals(tables, ["informedness"], 0.95)["informedness"]
     np.testing.assert_array_equal(board["informedness_ci_low"].to_numpy(), low)
     np.testing.assert_array_equal(board["informedness_ci_high"].to_numpy(), high)
+
+
+def test_poisson_setups_looked_up_draw_what_setups_in_place_draw(monkeypatch):
+    """poisson_se's table of sampler constants per mean gives the replicates of setting each
+    cell up in place (the table's length 0): the same standard errors, to the bit."""
+    from batcheval.inference import paired_se
+
+    rng = np.random.default_rng(5)
+    joint = rng.integers(0, 40, (300, 2, 2, 2))
+    joint[:20] *= 30  # means past 10 and past the table's length both occur
+    joint[:5, 0] = 0
+    diff = rng.normal(0.0, 0.05, 300)
+    for measure in ("informedness", "precision"):
+        looked_up = paired_se.poisson_se(joint, measure, 1, 200, 3, diff)
+        monkeypatch.setattr(paired_se, "_SETUP_MEANS", 0)
+        in_place = paired_se.poisson_se(joint, measure, 1, 200, 3, diff)
+        monkeypatch.setattr(paired_se, "_SETUP_MEANS", 600)
+        partly = paired_se.poisson_se(joint, measure, 1, 200, 3, diff)
+        monkeypatch.undo()
+        for other in (in_place, partly):
+            np.testing.assert_array_equal(looked_up[0], other[0])
+            np.testing.assert_array_equal(looked_up[1], other[1])
+        assert np.isfinite(looked_up[0][5:]).all()
