@@ -20,7 +20,10 @@ from ..kernels import count as _count
 from ..kernels.jit import n_threads
 from .encode import ClassCoding, KeyColumn, encode_columns, encode_key, readonly
 
-__all__ = ["Counted", "compact", "count_encoded", "count_frame", "encode_frame", "group_ids", "identity_lut"]
+__all__ = [
+    "Counted", "compact", "count_encoded", "count_frame", "encode_frame", "encode_frame_scanning",
+    "group_ids", "identity_lut",
+]  # fmt: skip
 
 _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
@@ -76,11 +79,26 @@ def encode_frame(
     df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
 ) -> tuple[ClassCoding, KeySpace | None]:
     """The class coding and the key space of ``df`` (None for a frame without rows)."""
+    coding, space, _ = encode_frame_scanning(df, by, label, prediction, classes)
+    return coding, space
+
+
+def encode_frame_scanning(
+    df: pl.DataFrame,
+    by: Sequence[str],
+    label: str,
+    prediction: str,
+    classes: Sequence[Any] | None,
+    also: Sequence[np.ndarray] = (),
+) -> tuple[ClassCoding, KeySpace | None, list[tuple[int, int]]]:
+    """:func:`encode_frame`, and the min and max of each array of ``also`` (integer
+    arrays of the frame's length) from the same pass over the rows
+    (:func:`~batcheval.core.encode.encode_columns`)."""
     n_rows = df.height
-    coding, key_cols = encode_columns(df, by, label, prediction, classes)
+    coding, key_cols, found = encode_columns(df, by, label, prediction, classes, also if n_rows else ())
     if n_rows == 0:
-        return coding, None
-    return coding, key_space(key_cols, n_rows, coding.n_codes)
+        return coding, None, found
+    return coding, key_space(key_cols, n_rows, coding.n_codes), found
 
 
 def compact(space: KeySpace, coding: ClassCoding, counts: np.ndarray, keyed: bool) -> Counted:

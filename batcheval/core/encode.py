@@ -88,11 +88,9 @@ def value_range(arr: np.ndarray) -> tuple[int, int]:
 
     uint64 arrays must already be known to fit in int64 (they are read as int64).
     """
-    from ..kernels.jit import n_threads
-    from ..kernels.ranges import minmax
-
-    lo, hi, _ = minmax(readonly(arr), n_threads())
-    return int(lo), int(hi)
+    # column_ranges' loop vectorises; minmax's also collects the small values' bit mask, which
+    # keeps it scalar (an int32 column of 100M rows: 0.07 s of CPU against ~0.03 s)
+    return column_ranges([arr])[0]
 
 
 def column_ranges(arrays: Sequence[np.ndarray]) -> list[tuple[int, int]]:
@@ -150,14 +148,21 @@ def _class_arrays(label: pl.Series, prediction: pl.Series) -> tuple[np.ndarray, 
 
 
 def encode_columns(
-    df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
-) -> tuple[ClassCoding, list[KeyColumn]]:
+    df: pl.DataFrame,
+    by: Sequence[str],
+    label: str,
+    prediction: str,
+    classes: Sequence[Any] | None,
+    also: Sequence[np.ndarray] = (),
+) -> tuple[ClassCoding, list[KeyColumn], list[tuple[int, int]]]:
     """:func:`encode_classes` and :func:`encode_key` of a frame's columns, their range scans fused.
 
     The min and max of every integer key column and of integer label and prediction columns
     come from one pass over the rows (:func:`column_ranges`) instead of one per column. None
     is needed where the dtype bounds the values: a boolean key spans 0..1, and 8-bit classes
-    with ``classes=`` given are looked up over the dtype's 256 values.
+    with ``classes=`` given are looked up over the dtype's 256 values. ``also``: further
+    non-empty integer arrays of the frame's length (a paired leaderboard's example column),
+    scanned in the same pass; their ranges are the third value returned.
     """
     keys = [df.get_column(name) for name in by]
     lab, pred = df.get_column(label), df.get_column(prediction)
@@ -181,6 +186,8 @@ def encode_columns(
         else:
             class_bounds = len(scan)
             scan.extend(pair)
+    first_also = len(scan)
+    scan.extend(also)
     found = column_ranges(scan) if scan else []
     if isinstance(class_bounds, int):
         (lmin, lmax), (pmin, pmax) = found[class_bounds], found[class_bounds + 1]
@@ -191,7 +198,7 @@ def encode_columns(
         encode_key(s, n_rows, bounds=found[b] if isinstance(b, int) else b)
         for s, b in zip(keys, key_bounds, strict=True)
     ]
-    return coding, key_cols
+    return coding, key_cols, found[first_also:]
 
 
 def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None) -> KeyColumn:

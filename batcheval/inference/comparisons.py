@@ -24,7 +24,7 @@ from ..core.counting import (
     KeySpace,
     compact,
     count_encoded,
-    encode_frame,
+    encode_frame_scanning,
     kernel_keys,
     raise_outside,
     run_count_kernel,
@@ -50,6 +50,8 @@ _PRIVATE_CELLS = 1 << 25
 _ADJACENT_CELLS = 1 << 30
 # a cells table at least this large is mapped up front (_zeroed)
 _POPULATE_BYTES = 1 << 26
+# madvise's "fault every page in, writable" (Linux 5.14), which Python's mmap does not name
+_MADV_POPULATE_WRITE = 23
 # one-pass paired boards hold every run × example, if that is at most this many cells per row
 _CELLS_PER_ROW = 4
 
@@ -130,8 +132,11 @@ def count_board(
     """Each run's table, and with ``examples`` what its paired comparisons are
     counted from: :class:`Cells` when the one pass can hold every run ×
     example, else :class:`TwoPass`."""
-    coding, space = encode_frame(df, runs, label, prediction, classes)
-    example = _example_coding(df, examples) if examples else None
+    # a single integer example column's range comes from the pass that scans the keys and classes
+    fused = _fusable_example(df, examples)
+    also = [fused] if fused is not None else []
+    coding, space, found = encode_frame_scanning(df, runs, label, prediction, classes, also)
+    example = _example_coding(df, examples, found[0] if found else None) if examples else None
     if example is not None and space is not None:
         cells = count_with_cells(df, runs, examples, example, coding, space)
         if cells is not None:
@@ -185,8 +190,23 @@ class Cells:
         g, k = len(self.rows), self.k
         joint = np.zeros((g, k, k, k), dtype=np.int64)
         _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k, joint.reshape(g, k**3))
+        return self._kept(joint)
+
+    def joints(self, ref: np.ndarray, ref2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(self.joint(ref), self.joint(ref2))``, binary tables from one pass over the cells."""
+        if self.k != 2:
+            return self.joint(ref), self.joint(ref2)
+        g = len(self.rows)
+        joint, joint2 = np.zeros((g, 2, 2, 2), dtype=np.int64), np.zeros((g, 2, 2, 2), dtype=np.int64)
+        ref, ref2 = (np.ascontiguousarray(r, dtype=np.int64) for r in (ref, ref2))
+        _lb.joints_from_cells(self.cells, self.n_examples, self.rows, ref, ref2, joint.reshape(g, 8),
+                              joint2.reshape(g, 8))  # fmt: skip
+        return self._kept(joint), self._kept(joint2)
+
+    def _kept(self, joint: np.ndarray) -> np.ndarray:
+        """``joint`` on the class codes the table keeps."""
         keep = self.class_codes
-        if len(keep) != k:
+        if len(keep) != self.k:
             joint = joint[:, keep][:, :, keep][:, :, :, keep]
         return np.ascontiguousarray(joint)
 
@@ -248,15 +268,26 @@ def _zeroed(size: int) -> np.ndarray:
 
     A fresh mapping's pages fault in one by one as the fill pass first
     writes them, at a cost that swings with the machine's memory state
-    (0.0-0.2 s for 100 MB on the benchmark VM); ``MAP_POPULATE`` maps them
-    in one call, in a steady ~45 ms.
+    (0.0-0.2 s for 100 MB on the benchmark VM); mapping them in one call takes a
+    steady ~15-45 ms. Where the kernel allows, they are huge pages
+    (``MADV_HUGEPAGE``, then ``MADV_POPULATE_WRITE``, Linux 5.14): the joint
+    tables read a reference run's row at random, and with 4 KiB pages each such
+    row missed the TLB (both joint tables of the benchmark's adjacent board:
+    0.12-0.13 s against 0.14-0.16 s); else ``MAP_POPULATE`` maps 4 KiB pages.
     """
     import mmap
 
     if size < _POPULATE_BYTES or not hasattr(mmap, "MAP_POPULATE"):
         return np.zeros(size, dtype=np.int8)
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_POPULATE
-    return np.frombuffer(mmap.mmap(-1, size, flags=flags), dtype=np.int8)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+    buf = mmap.mmap(-1, size, flags=flags)
+    try:
+        buf.madvise(mmap.MADV_HUGEPAGE)
+        buf.madvise(_MADV_POPULATE_WRITE)
+    except (AttributeError, OSError, ValueError):  # an older kernel, or no transparent huge pages
+        buf.close()
+        buf = mmap.mmap(-1, size, flags=flags | mmap.MAP_POPULATE)
+    return np.frombuffer(buf, dtype=np.int8)
 
 
 def _raise_first_duplicate(
@@ -407,9 +438,27 @@ def _run_coding(
     return joined.get_column("__g").to_numpy(), 0, np.arange(len(table), dtype=np.int64)
 
 
-def _example_coding(df: pl.DataFrame, examples: list[str]) -> tuple[np.ndarray, int, int]:
-    """``(column, lo, E)``: row i scores example ``column[i] - lo``, one of ``0..E-1``."""
-    dense = _dense_lut(df.get_column(examples[0])) if len(examples) == 1 else None
+def _fusable_example(df: pl.DataFrame, examples: list[str]) -> np.ndarray | None:
+    """The example column as the array :func:`_dense_lut` would scan (one integer column
+    without nulls, not uint64), for the counting pass's range scan; else None."""
+    if len(examples) != 1 or not df.height:
+        return None
+    col = df.get_column(examples[0])
+    if not col.dtype.is_integer() or col.dtype == pl.UInt64 or col.null_count():
+        return None
+    return readonly(col.to_numpy())
+
+
+def _example_coding(
+    df: pl.DataFrame, examples: list[str], found: tuple[int, int] | None = None
+) -> tuple[np.ndarray, int, int]:
+    """``(column, lo, E)``: row i scores example ``column[i] - lo``, one of ``0..E-1``.
+    ``found``: the min and max of the single example column, when already scanned."""
+    if found is not None:
+        lo, hi = found
+        dense = (lo, hi) if hi - lo < _LUT_LIMIT else None
+    else:
+        dense = _dense_lut(df.get_column(examples[0])) if len(examples) == 1 else None
     if dense is not None:
         lo, hi = dense
         return readonly(df.get_column(examples[0]).to_numpy()), lo, hi - lo + 1

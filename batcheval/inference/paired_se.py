@@ -77,6 +77,7 @@ from .. import measures as _measures
 from ..core.table import sum_axes
 from ..kernels import binary as _binary
 from ..kernels import bootstrap as _boot
+from ..kernels import sampling as _sampling
 from ..kernels import signflip as _signflip
 from . import intervals as _intervals
 
@@ -87,6 +88,8 @@ __all__ = [
 
 # the first round's replicates: enough for the control variate to estimate its own precision
 MIN_REPLICATES = 4
+# Poisson means whose sampler constants poisson_se works out once for all tables (1.8 MiB)
+_SETUP_MEANS = 1 << 15
 # replicate cells held in memory at once by replicate_spread
 _CHUNK_CELLS = 1 << 24
 # measures linear in tp and tn given the real margins: a run's difference from its
@@ -155,9 +158,12 @@ def poisson_se(
     se = np.empty(g)
     drawn = np.empty(g, dtype=np.int64)
     if g:
+        # every mean drawn from is a cell count or the sum of two, at most a table's total
+        setups = np.zeros((min(int(joint.sum(axis=1).max()) + 1, _SETUP_MEANS), _sampling.POISSON_PARAMS))
+        _boot.poisson_setups(setups)
         _boot.paired_poisson_se(
             joint, _intervals.seeds_for(seed, 0, g), pos, _binary.NAMES.index(measure), cells, center,
-            n_boot, MIN_REPLICATES, _doubt(n_boot), tolerance(n_boot), se, drawn,
+            n_boot, MIN_REPLICATES, _doubt(n_boot), tolerance(n_boot), setups, se, drawn,
         )  # fmt: skip
     return se, drawn
 

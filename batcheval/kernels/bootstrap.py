@@ -144,8 +144,8 @@ _BLOCK = 256
 
 
 @jit_parallel
-def paired_poisson_se(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, se,
-                      drawn):  # fmt: skip
+def paired_poisson_se(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, setups,
+                      se, drawn):  # fmt: skip
     """Sequential Poisson bootstrap of binary joint tables with a control variate:
     ``se[g]``, the standard error of the paired difference, and ``drawn[g]``, the
     replicates group g took.
@@ -167,15 +167,21 @@ def paired_poisson_se(joint, seeds, positive, measure, cells, center, n_boot, fi
     its estimate times ``doubt[m]`` (m replicates defined) is at most ``target``,
     or ``n_boot`` are drawn. Every group draws from its own generator, seeded by
     ``seeds[g]``, so results do not depend on threads.
+
+    ``setups[m]`` is :func:`~batcheval.kernels.sampling.poisson_setup` of the mean m
+    (:func:`poisson_setups`), for the means below its length: a cell's setup (a square
+    root and two logarithms) is looked up rather than redone for each group, as
+    runs on one test set share their cell counts. Larger means are set up in place.
     """
     n_groups = joint.shape[0]
     for b in prange((n_groups + _BLOCK - 1) // _BLOCK):
-        _paired_block(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, se, drawn,
-                      b * _BLOCK, min(n_groups, (b + 1) * _BLOCK))  # fmt: skip
+        _paired_block(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, setups,
+                      se, drawn, b * _BLOCK, min(n_groups, (b + 1) * _BLOCK))  # fmt: skip
 
 
 @jit
-def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt, target, se, drawn, lo, hi):
+def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt, target, setups, se, drawn,
+                  lo, hi):  # fmt: skip
     """Groups ``lo..hi-1`` of :func:`paired_poisson_se`. (A function of its own:
     numba's parallel pass fails on a tuple, the generator state, assigned in a
     prange body.)"""
@@ -197,7 +203,11 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
                 mean[y * 4 + 3] = 0
         v_lin = _linear_part(mean, cells, at, measure, lin, tables, slopes)
         for c in cells:
-            poisson_setup(np.float64(mean[c]), params, c)
+            if mean[c] < setups.shape[0]:
+                for q in range(POISSON_PARAMS):
+                    params[c, q] = setups[mean[c], q]
+            else:
+                poisson_setup(np.float64(mean[c]), params, c)
         sums[:] = 0.0
         tried = 0
         n_rep = min(n_boot, first)
@@ -232,6 +242,14 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
         var = _spread_estimate(sums, v_lin, tried)[0]
         se[g] = math.sqrt(var) if var > 0.0 else (0.0 if var <= 0.0 else np.nan)
         drawn[g] = tried
+
+
+@jit
+def poisson_setups(out):
+    """``out[m]`` = :func:`~batcheval.kernels.sampling.poisson_setup` of the mean m, for
+    every row m of ``out`` (``[M, POISSON_PARAMS]``, zeroed: means below 10 set two)."""
+    for m in range(out.shape[0]):
+        poisson_setup(np.float64(m), out, m)
 
 
 @jit_inline

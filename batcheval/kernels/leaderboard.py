@@ -42,24 +42,40 @@ def fill_cells(
     bad = np.zeros(n_threads, np.int64)
     for t in prange(n_threads):
         lo, hi = thread_rows(t, n, n_threads)
-        nbad = 0
-        if every_value_a_class:
-            for i in range(lo, hi):
-                a = lut[np.uint64(np.int64(label[i]) - vmin)]
-                b = lut[np.uint64(np.int64(pred[i]) - vmin)]
-                g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
-                cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
-        else:
-            for i in range(lo, hi):
-                a = lut[np.uint64(np.int64(label[i]) - vmin)]
-                b = lut[np.uint64(np.int64(pred[i]) - vmin)]
-                if a < 0 or b < 0:
-                    nbad += 1
-                    continue
-                g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
-                cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
-        bad[t] = nbad
+        bad[t] = _fill_rows(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo,
+                            n_examples, every_value_a_class, lo, hi, cells)  # fmt: skip
     return bad.sum()
+
+
+@jit
+def _fill_rows(
+    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo, n_examples,
+    every_value_a_class, lo, hi, cells,
+):  # fmt: skip
+    """Rows ``lo..hi-1`` of :func:`fill_cells`; returns those outside the class set.
+
+    A function of its own, called once per thread: the same loop written in the
+    ``prange`` body took 1.4x as long (0.30 against 0.21 s of CPU for 100M rows
+    on one thread), as numba's parallel lowering hands it to LLVM in a form that
+    optimises worse.
+    """
+    nbad = 0
+    if every_value_a_class:
+        for i in range(lo, hi):
+            a = lut[np.uint64(np.int64(label[i]) - vmin)]
+            b = lut[np.uint64(np.int64(pred[i]) - vmin)]
+            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
+    else:
+        for i in range(lo, hi):
+            a = lut[np.uint64(np.int64(label[i]) - vmin)]
+            b = lut[np.uint64(np.int64(pred[i]) - vmin)]
+            if a < 0 or b < 0:
+                nbad += 1
+                continue
+            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
+    return nbad
 
 
 @jit_parallel
@@ -67,30 +83,55 @@ def cell_counts(cells, n_examples, n_threads, counts):
     """``counts[g, c]``: the cells of group g's row of ``cells`` (``G × E``, as
     :func:`fill_cells` writes them) that hold c, so ``counts[g, 0]`` is its
     empty cells and ``counts[g, 1:]`` its flat K × K table.
-
-    Four histograms take alternate cells: one alone would wait on its own
-    increments, as a run's cells hold a few values.
     """
-    n_groups, width = counts.shape
+    n_groups = counts.shape[0]
     for t in prange(n_threads):
         lo, hi = thread_rows(t, n_groups, n_threads)
-        hist = np.empty((4, width), np.int64)
+        _count_cells(cells, n_examples, lo, hi, counts)
+
+
+@jit
+def _count_cells(cells, n_examples, lo, hi, counts):
+    """Groups ``lo..hi-1`` of :func:`cell_counts`.
+
+    Up to 8 values (binary tables: 0-4) count in the 8-bit lanes of one register,
+    emptied every 255 cells, as :func:`joint_from_cells` does (0.02 against 0.045 s
+    of CPU for 100M cells); more take four histograms of alternate cells: one alone
+    would wait on its own increments, as a run's cells hold a few values.
+    """
+    width = counts.shape[1]
+    if width <= 8:
         for g in range(lo, hi):
-            hist[:] = 0
-            own = g * n_examples
-            stop = own + n_examples
-            e = own
-            while e + 4 <= stop:
-                hist[0, np.uint64(cells[np.uint64(e)])] += 1
-                hist[1, np.uint64(cells[np.uint64(e + 1)])] += 1
-                hist[2, np.uint64(cells[np.uint64(e + 2)])] += 1
-                hist[3, np.uint64(cells[np.uint64(e + 3)])] += 1
-                e += 4
-            while e < stop:
-                hist[0, np.uint64(cells[np.uint64(e)])] += 1
-                e += 1
             for c in range(width):
-                counts[g, c] = hist[0, c] + hist[1, c] + hist[2, c] + hist[3, c]
+                counts[g, c] = 0
+            own = g * n_examples
+            start = 0
+            while start < n_examples:
+                stop = min(n_examples, start + 255)
+                lanes = np.uint64(0)
+                for e in range(own + start, own + stop):
+                    lanes += np.uint64(1) << (np.uint64(cells[np.uint64(e)]) << np.uint64(3))
+                for c in range(width):
+                    counts[g, c] += np.int64((lanes >> np.uint64(8 * c)) & np.uint64(255))
+                start = stop
+        return
+    hist = np.empty((4, width), np.int64)
+    for g in range(lo, hi):
+        hist[:] = 0
+        own = g * n_examples
+        stop = own + n_examples
+        e = own
+        while e + 4 <= stop:
+            hist[0, np.uint64(cells[np.uint64(e)])] += 1
+            hist[1, np.uint64(cells[np.uint64(e + 1)])] += 1
+            hist[2, np.uint64(cells[np.uint64(e + 2)])] += 1
+            hist[3, np.uint64(cells[np.uint64(e + 3)])] += 1
+            e += 4
+        while e < stop:
+            hist[0, np.uint64(cells[np.uint64(e)])] += 1
+            e += 1
+        for c in range(width):
+            counts[g, c] = hist[0, c] + hist[1, c] + hist[2, c] + hist[3, c]
 
 
 @jit_parallel
@@ -141,6 +182,56 @@ def joint_from_cells(cells, n_examples, rows, ref, k, joint):
                 cell = at[np.uint64(pair)]
                 if cell >= 0:
                     out[np.uint64(cell)] += 1
+
+
+#: runs per task of :func:`joints_from_cells`
+_JOINT_BLOCK = 1024
+
+
+@jit_parallel
+def joints_from_cells(cells, n_examples, rows, ref, ref2, joint, joint2):
+    """:func:`joint_from_cells` of binary tables against two references at once:
+    ``joint[i]`` against ``ref[i]`` and ``joint2[i]`` against ``ref2[i]`` (-1: none),
+    the same counts as two calls. One pass reads each run's row once for both (an
+    adjacent board's second reference, the run above, is a row read at random: the
+    second pass over the runs cost as much as the first again)."""
+    n = rows.shape[0]
+    for b in prange((n + _JOINT_BLOCK - 1) // _JOINT_BLOCK):
+        _two_joints(cells, n_examples, rows, ref, ref2, joint, joint2, b * _JOINT_BLOCK,
+                    min(n, (b + 1) * _JOINT_BLOCK))  # fmt: skip
+
+
+@jit
+def _two_joints(cells, n_examples, rows, ref, ref2, joint, joint2, lo, hi):
+    """Runs ``lo..hi-1`` of :func:`joints_from_cells`."""
+    width = 5  # a binary cell holds real · 2 + predicted + 1, 0 when empty
+    lane = np.zeros(width * width, np.uint64)
+    for c in range(4):
+        for m in range(4):
+            # real · 4 + reference's prediction · 2 + own prediction, as joint_from_cells
+            cell = (c // 2) * 4 + (m % 2) * 2 + c % 2
+            lane[(c + 1) * width + m + 1] = np.uint64(1) << np.uint64(8 * cell)
+    for i in range(lo, hi):
+        r, r2 = ref[i], ref2[i]
+        own = rows[i] * n_examples
+        # a missing reference reads the run's own row and is not stored: no branch per example
+        other = rows[r if r >= 0 else i] * n_examples
+        other2 = rows[r2 if r2 >= 0 else i] * n_examples
+        start = 0
+        while start < n_examples:
+            stop = min(n_examples, start + 255)
+            lanes = np.uint64(0)
+            lanes2 = np.uint64(0)
+            for e in range(start, stop):
+                mine = np.int64(cells[np.uint64(own + e)]) * width
+                lanes += lane[np.uint64(mine + np.int64(cells[np.uint64(other + e)]))]
+                lanes2 += lane[np.uint64(mine + np.int64(cells[np.uint64(other2 + e)]))]
+            for c in range(8):
+                if r >= 0:
+                    joint[i, c] += np.int64((lanes >> np.uint64(8 * c)) & np.uint64(255))
+                if r2 >= 0:
+                    joint2[i, c] += np.int64((lanes2 >> np.uint64(8 * c)) & np.uint64(255))
+            start = stop
 
 
 @jit_parallel

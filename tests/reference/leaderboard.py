@@ -32,3 +32,20 @@ def paired_bootstrap_se(
         i = rng.integers(0, n, n)
         diffs[b] = informedness(table(real[i], run[i])) - informedness(table(real[i], leader[i]))
     return float(diffs.std(ddof=1))
+
+
+def joint_from_cells(
+    cells: np.ndarray, n_examples: int, rows: np.ndarray, ref: np.ndarray, k: int
+) -> np.ndarray:
+    """``joint[i, real, ref's prediction, own prediction]`` from a runs × examples table of
+    class pair codes (``real · k + predicted + 1``, 0: not predicted), one run and example at a time."""
+    table = cells.reshape(-1, n_examples)
+    joint = np.zeros((len(rows), k, k, k), dtype=np.int64)
+    for i, r in enumerate(ref):
+        if r < 0:
+            continue
+        for own, other in zip(table[rows[i]], table[rows[r]], strict=True):
+            if own and other:
+                real, pred = divmod(int(own) - 1, k)
+                joint[i, real, (int(other) - 1) % k, pred] += 1
+    return joint
