@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 import batcheval as be
+from batcheval.core import memory
 from batcheval.inference.paired_se import bootstrap_se, sign_flip_p
 from tests.reference import intervals as ref_iv
 from tests.reference import leaderboard as ref
@@ -361,7 +362,7 @@ def test_one_pass_paired_board_equals_the_two_pass_board(monkeypatch, shape):
     monkeypatch.setattr(module, "count_with_cells", lambda *a: taken.append(one_pass(*a)) or taken[-1])
     board = be.leaderboard(df, **kwargs)
     assert taken and taken[0] is not None
-    monkeypatch.setattr(module, "_POPULATE_BYTES", 0)  # the table mapped up front, as large ones are
+    monkeypatch.setattr(memory, "POPULATE_BYTES", 0)  # the table mapped up front, as large ones are
     assert be.leaderboard(df, **kwargs).equals(board)
     monkeypatch.setattr(module, "_CELLS_PER_ROW", 0)
     assert be.leaderboard(df, **kwargs).equals(board)

@@ -30,6 +30,7 @@ from ..core.counting import (
     run_count_kernel,
 )
 from ..core.encode import ClassCoding, readonly, value_range
+from ..core.memory import zeroed_int8
 from ..core.table import ContingencyTable, sum_axes
 from ..errors import InvalidArgumentError
 from ..kernels import leaderboard as _lb
@@ -48,10 +49,6 @@ _LUT_LIMIT = 1 << 26
 _PRIVATE_CELLS = 1 << 25
 # paired tests hold one prediction per compared run and example: at most this many (1-2 bytes each)
 _ADJACENT_CELLS = 1 << 30
-# a cells table at least this large is mapped up front (_zeroed)
-_POPULATE_BYTES = 1 << 26
-# madvise's "fault every page in, writable" (Linux 5.14), which Python's mmap does not name
-_MADV_POPULATE_WRITE = 23
 # one-pass paired boards hold every run × example, if that is at most this many cells per row
 _CELLS_PER_ROW = 4
 
@@ -246,7 +243,7 @@ def count_with_cells(
     size = space.size * n_examples
     if size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
         return None
-    cells = _zeroed(size)
+    cells = zeroed_int8(size)
     bad = _lb.fill_cells(*kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin,
                          coding.lut, k, example_col, ex_lo, n_examples, n_threads(), cells)  # fmt: skip
     if bad:
@@ -261,33 +258,6 @@ def count_with_cells(
     table = ContingencyTable(counted.keys, counted.classes, counted.counts)
     assert counted.groups is not None
     return Cells(table, cells, n_examples, counted.groups, k, counted.class_codes)  # type: ignore[arg-type]
-
-
-def _zeroed(size: int) -> np.ndarray:
-    """``np.zeros(size, int8)``, its pages mapped up front when it is large.
-
-    A fresh mapping's pages fault in one by one as the fill pass first
-    writes them, at a cost that swings with the machine's memory state
-    (0.0-0.2 s for 100 MB on the benchmark VM); mapping them in one call takes a
-    steady ~15-45 ms. Where the kernel allows, they are huge pages
-    (``MADV_HUGEPAGE``, then ``MADV_POPULATE_WRITE``, Linux 5.14): the joint
-    tables read a reference run's row at random, and with 4 KiB pages each such
-    row missed the TLB (both joint tables of the benchmark's adjacent board:
-    0.12-0.13 s against 0.14-0.16 s); else ``MAP_POPULATE`` maps 4 KiB pages.
-    """
-    import mmap
-
-    if size < _POPULATE_BYTES or not hasattr(mmap, "MAP_POPULATE"):
-        return np.zeros(size, dtype=np.int8)
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
-    buf = mmap.mmap(-1, size, flags=flags)
-    try:
-        buf.madvise(mmap.MADV_HUGEPAGE)
-        buf.madvise(_MADV_POPULATE_WRITE)
-    except (AttributeError, OSError, ValueError):  # an older kernel, or no transparent huge pages
-        buf.close()
-        buf = mmap.mmap(-1, size, flags=flags | mmap.MAP_POPULATE)
-    return np.frombuffer(buf, dtype=np.int8)
 
 
 def _raise_first_duplicate(
