@@ -106,10 +106,14 @@ def column_ranges(arrays: Sequence[np.ndarray]) -> list[tuple[int, int]]:
     >>> column_ranges([np.array([3, -1, 7], np.int32), np.array([5, 5, 2], np.int8)])
     [(-1, 7), (2, 5)]
     """
-    from ..kernels.jit import n_threads
+    from ..kernels.jit import SERIAL_BELOW, n_threads
     from ..kernels.ranges import RANGE_SLOTS
     from ..kernels.ranges import column_ranges as scan
 
+    if arrays and len(arrays[0]) < SERIAL_BELOW:
+        # numpy's min and max: the same values, and no kernel to compile on a first small call
+        # (the scan's serial twin and its per-dtype loops cost 0.76 s of a cold start)
+        return [(int(a.min()), int(a.max())) for a in arrays]
     out: list[tuple[int, int]] = []
     dummy = readonly(np.zeros(1, np.int64))
     for lo in range(0, len(arrays), RANGE_SLOTS):
