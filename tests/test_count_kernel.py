@@ -10,12 +10,15 @@ and the serial and parallel versions (below and above ``SERIAL_BELOW``).
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 
 from batcheval.core import counting
 from batcheval.core.encode import readonly
+from batcheval.core.table import ContingencyTable
 from batcheval.kernels import count as _count
 from batcheval.kernels.jit import SERIAL_BELOW
+from tests.reference.counting import count_groups
 
 
 def _reference(keys, offsets, cards, label, pred, vmin, lut, k):
@@ -102,3 +105,51 @@ def test_identity_lut():
     assert counting.identity_lut(np.arange(1))
     assert not counting.identity_lut(np.array([1, 0]))
     assert not counting.identity_lut(np.array([0, 1, -1]))
+
+
+@pytest.mark.parametrize("n", [4095, SERIAL_BELOW + 9])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_direct_codes_outside_the_range_land_in_the_last_cell(n, threads):
+    # a class range guessed from a sample is checked by the kernel: values below vmin, above
+    # vmin + K - 1 and at the int64 extremes (whose value - vmin wraps) are not counted
+    rng = np.random.default_rng(11 * n + threads)
+    run = rng.integers(0, 30, n).astype(np.int32)
+    label = rng.integers(0, 2, n)
+    pred = rng.integers(0, 2, n)
+    top, bottom = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    for arr, picks in ((label, [-1, 2, top, bottom]), (pred, [5, bottom, -7])):
+        where = rng.choice(n, len(picks), replace=False)
+        arr[where] = picks
+    inside = [(arr >= 0) & (arr < 2) for arr in (label, pred)]
+    ok = inside[0] & inside[1]
+    want = np.bincount((run[ok].astype(np.int64) * 4 + label[ok] * 2 + pred[ok]), minlength=30 * 4)
+    got, bad, direct = _kernel([run], [0], [30], label, pred, 0, np.arange(2), 2, threads)
+    assert direct
+    np.testing.assert_array_equal(got, want)
+    assert bad == int((~ok).sum()) == 7
+
+
+@pytest.mark.parametrize(
+    ("n", "rare"),
+    [(5_000, [3]), (SERIAL_BELOW + 5, [-4]), (300_000, [2, 9]), (300_000, [])],
+)
+def test_counts_with_a_class_the_sample_misses(n, rare):
+    # evaluate guesses the class range from a sample of rows; rows of a class outside it
+    # (placed between the sampled rows) make it count again with the scanned range
+    rng = np.random.default_rng(n + len(rare))
+    label = rng.integers(0, 2, n)
+    pred = np.where(rng.random(n) < 0.7, label, rng.integers(0, 2, n))
+    step = max(1, n // 4096)
+    for i, v in enumerate(rare):
+        row = step * (7 + i) + 1  # not a multiple of the sample's step
+        label[row] = v
+        pred[row + 2] = v
+    df = pl.DataFrame({
+        "run": rng.integers(-5, 40, n).astype(np.int32), "fold": rng.integers(0, 3, n).astype(np.int8),
+        "label": label, "prediction": pred,
+    })  # fmt: skip
+    table = ContingencyTable.from_frame(df, by=["run", "fold"], label="label", prediction="prediction")
+    keys, classes, counts = count_groups(df, ["run", "fold"], "label", "prediction")
+    assert table.classes.to_list() == classes == sorted({0, 1, *rare})
+    assert table.keys.rows() == keys
+    np.testing.assert_array_equal(table.counts, counts)

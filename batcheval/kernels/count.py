@@ -70,14 +70,40 @@ def _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_cl
 COUNT_BLOCK = 4096
 
 
+@jit
+def direct_ids(ids, lo, m, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, n_classes, trash):
+    """``ids[j]``: the flat cell of row ``lo + j`` for ``j < m``, with class codes ``value - vmin``,
+    or ``trash`` when a label or prediction lies outside ``[vmin, vmin + n_classes)``.
+
+    A function of its own, called once per block of rows: inlined into :func:`count_private`,
+    the same loop (range check included) came out 2.6x slower, 82 -> 211-234 ms for 20M rows
+    on one thread, while on its own LLVM compiles it as it compiles the loop without a check.
+    """
+    kk = n_classes * n_classes
+    k_u = np.uint64(n_classes)
+    for j in range(m):
+        u = np.uint64(lo + j)
+        g = row_group(u, k0, k1, k2, k3, offset, stride, nkeys)
+        a = np.int64(label[u]) - vmin
+        b = np.int64(pred[u]) - vmin
+        # one unsigned compare per code also catches a value below vmin, and any int64
+        # wraparound: v - vmin lies in [0, K) only for the K values vmin + c
+        inside = (np.uint64(a) < k_u) & (np.uint64(b) < k_u)
+        cell = g * kk + a * n_classes + b
+        ids[np.uint64(j)] = np.uint32(cell if inside else trash)
+
+
 @jit_parallel
 def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, direct, bufs):
     """Add row counts into ``bufs[t]``, one private flat table per thread.
 
     ``bufs`` has one column more than the ``G*K*K`` cells: rows whose label or prediction
     is not a class are counted there, so ``bufs[:, -1].sum()`` is how many there were.
-    ``direct`` says that ``lut`` is the identity (``lut[v] == v``, which also means every
-    value lies in its range): the codes are then ``value - vmin`` with no lookup.
+    ``direct`` says that ``lut`` is the identity (``lut[v] == v``): the codes are then
+    ``value - vmin`` with no lookup (:func:`direct_ids`), and a row whose value lies outside
+    ``[vmin, vmin + n_classes)`` goes to the last column. So a direct coding need not cover
+    every value: a class range guessed from a sample is checked here, in the same vectorised
+    loop, instead of by a scan of its own (``core/counting.count_checked``).
 
     Each thread works through its rows in blocks of :data:`COUNT_BLOCK`: one loop turns
     a block's rows into uint32 cell ids, without a branch (it vectorises: the four column
@@ -96,12 +122,9 @@ def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut,
         for blo in range(lo, hi, COUNT_BLOCK):
             m = min(hi, blo + COUNT_BLOCK) - blo
             if direct:
-                for j in range(m):
-                    u = np.uint64(blo + j)
-                    g = row_group(u, k0, k1, k2, k3, offset, stride, nkeys)
-                    a = np.int64(label[u]) - vmin
-                    b = np.int64(pred[u]) - vmin
-                    ids[np.uint64(j)] = np.uint32(g * kk + a * n_classes + b)
+                direct_ids(
+                    ids, blo, m, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, n_classes, trash
+                )
             else:
                 for j in range(m):
                     u = np.uint64(blo + j)
