@@ -297,7 +297,8 @@ def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> 
 def _count_private(
     keys: tuple, n_keys: int, coding: ClassCoding, cells: int, threads: int
 ) -> tuple[np.ndarray, int]:
-    """``(flat counts, rows outside the class codes)`` by per-thread uint32 tables."""
+    """``(flat counts, rows outside the class codes)`` by per-thread uint32 tables; with any
+    such row (a positive count) the kernel stops early and the counts are incomplete."""
     flat = np.zeros(cells, dtype=np.int64)
     # one cell more per thread: the rows outside the class set land there
     bufs = np.zeros((threads, cells + 1), dtype=np.uint32)
@@ -321,6 +322,8 @@ def _count_private(
         )
         _count.sum_rows(bufs, flat)
         bad += int(bufs[:, cells].sum())
+        if bad:
+            break
         if lo + block < n_rows:
             bufs[:] = 0
     return flat, bad

@@ -98,7 +98,9 @@ def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut,
     """Add row counts into ``bufs[t]``, one private flat table per thread.
 
     ``bufs`` has one column more than the ``G*K*K`` cells: rows whose label or prediction
-    is not a class are counted there, so ``bufs[:, -1].sum()`` is how many there were.
+    is not a class are counted there, and a thread stops after the block of rows where it
+    found the first, so ``bufs[:, -1].sum() > 0`` says that there were some, and the counts
+    are then incomplete.
     ``direct`` says that ``lut`` is the identity (``lut[v] == v``): the codes are then
     ``value - vmin`` with no lookup (:func:`direct_ids`), and a row whose value lies outside
     ``[vmin, vmin + n_classes)`` goes to the last column. So a direct coding need not cover
@@ -135,6 +137,10 @@ def count_private(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut,
                     ids[np.uint64(j)] = np.uint32(cell if (a | b) >= 0 else trash)
             for j in range(m):
                 buf[np.uint64(ids[np.uint64(j)])] += 1
+            if buf[trash] != 0:
+                # a row outside the class codes: the caller raises or counts again with the
+                # scanned range, so the rest of this thread's rows need not be read
+                break
 
 
 @jit_parallel
