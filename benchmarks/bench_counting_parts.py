@@ -9,10 +9,13 @@ Usage::
 warm-up, wall and CPU (process time over all threads; on a shared machine the wall time
 also holds the time other processes had the cores):
 
-* the fused range scan and the rest of encoding (``encode_frame``),
-* the counting kernel as evaluate runs it, and its pieces: the per-thread uint32 private
-  tables (``count_private`` on pre-zeroed tables) and their flush into the int64 result
-  (``sum_rows``); the radix-partitioned alternative (ids, partition, in-cache counts),
+* encoding as evaluate does it (the key columns' fused range scan, the class range from a
+  sample of rows) and with every range scanned (``encode_frame``),
+* the counting kernel as evaluate runs it (``count_checked``: every row's class codes checked
+  against the sampled range) and with the scanned range (``run_count_kernel``), and its
+  pieces: the per-thread uint32 private tables (``count_private`` on pre-zeroed tables)
+  and their flush into the int64 result (``sum_rows``); the radix-partitioned alternative
+  (ids, partition, in-cache counts),
 * compaction (``group_totals`` and decoding the keys),
 * the measures stage (``measures.compute`` of the counted tables, every default measure),
 * the floor: reading the four columns once (numpy ``.sum()`` of each),
@@ -67,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
 
     df = bench.make_frame(args.rows, args.groups, 2, bench.SEED + 2, narrow=True)
     by, label, prediction = bench.BY, bench.LABEL, bench.PREDICTION
+    # as evaluate encodes: the class range from a sample, checked while counting
+    guessed, _ = counting.encode_frame(df, by, label, prediction, None, guess=True)
     coding, space = counting.encode_frame(df, by, label, prediction, None)
     assert space is not None
     k = coding.n_codes
@@ -93,10 +98,14 @@ def main(argv: list[str] | None = None) -> int:
 
     counted = counting.run_count_kernel(space.columns, coding, space.size, k).reshape(space.size, k, k)
     parts = {
-        "encode_frame (fused ranges + encoding)": lambda: counting.encode_frame(
-            df, by, label, prediction, None
+        "encode_frame (as evaluate: classes sampled)": lambda: counting.encode_frame(
+            df, by, label, prediction, None, guess=True
         ),
-        "run_count_kernel (as evaluate counts)": lambda: counting.run_count_kernel(
+        "encode_frame (every range scanned)": lambda: counting.encode_frame(df, by, label, prediction, None),
+        "count_checked (as evaluate counts)": lambda: counting.count_checked(
+            space.columns, guessed, space.size
+        ),
+        "run_count_kernel (scanned class range)": lambda: counting.run_count_kernel(
             space.columns, coding, space.size, k
         ),
         "  count_private, tables pre-zeroed": private,

@@ -359,7 +359,7 @@ def run_timing_case(
 PROFILE_STAGES = (
     ("ranges", ("batcheval.kernels.ranges:minmax", "batcheval.kernels.ranges:column_ranges"), ()),
     ("encoding", ("batcheval.core.counting:encode_frame",), ("ranges",)),
-    ("counting", ("batcheval.core.counting:run_count_kernel",), ()),
+    ("counting", ("batcheval.core.counting:run_count_kernel", "batcheval.core.counting:count_checked"), ()),
     ("compact + key decode", ("batcheval.core.counting:compact",), ()),
     ("measures", ("batcheval.core.table:ContingencyTable.measure_arrays",), ()),
     ("frame build", ("batcheval.core.table:ContingencyTable.measures",), ("measures",)),

@@ -10,12 +10,15 @@ and the serial and parallel versions (below and above ``SERIAL_BELOW``).
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 
 from batcheval.core import counting
 from batcheval.core.encode import readonly
+from batcheval.core.table import ContingencyTable
 from batcheval.kernels import count as _count
 from batcheval.kernels.jit import SERIAL_BELOW
+from tests.reference.counting import count_groups
 
 
 def _reference(keys, offsets, cards, label, pred, vmin, lut, k):
@@ -79,22 +82,47 @@ def test_identity_codes_match_bincount(n, threads, key_dtypes, class_dtype):
     assert bad == want_bad == 0
 
 
+def _read_rows(bad_rows, n, threads):
+    """Rows the kernel reads: each thread's slice up to the end of the 4,096-row block holding
+    its first row outside the class codes (it stops there)."""
+    keep = np.zeros(n, bool)
+    step = (n + threads - 1) // threads
+    for t in range(threads):
+        lo, hi = min(n, t * step), min(n, t * step + step)
+        first = np.flatnonzero(bad_rows[lo:hi])
+        block = _count.COUNT_BLOCK
+        end = hi if not len(first) else min(hi, lo + (first[0] // block + 1) * block)
+        keep[lo:end] = True
+    return keep
+
+
 @pytest.mark.parametrize("n", [4095, 2 * 4096 + 1, SERIAL_BELOW + 7])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_lookup_codes_and_values_outside_classes_match_bincount(n, threads):
+@pytest.mark.parametrize("outside", [False, True])
+def test_lookup_codes_and_values_outside_classes_match_bincount(n, threads, outside):
     rng = np.random.default_rng(7 * n + threads)
     run = rng.integers(10, 60, n).astype(np.int32)
     fold = rng.integers(0, 5, n).astype(np.int8)
     vmin = 2
-    # values 2..7; classes {3, 5, 6} in that order, the other values are outside the class set
+    # values 2..7; classes {3, 5, 6} in that order, the other values outside the class set
     lut = np.array([-1, 0, -1, 1, 2, -1])
     label = rng.integers(2, 8, n)
     pred = rng.integers(2, 8, n)
-    want, want_bad = _reference([run, fold], [10, 0], [50, 5], label, pred, vmin, lut, 3)
+    if not outside:  # only class values, in a non-identity lookup
+        label = np.array([3, 5, 6])[rng.integers(0, 3, n)]
+        pred = np.array([3, 5, 6])[rng.integers(0, 3, n)]
+    bad_rows = (lut[label - vmin] < 0) | (lut[pred - vmin] < 0)
+    read = _read_rows(bad_rows, n, threads)
+    want, want_bad = _reference(
+        [run[read], fold[read]], [10, 0], [50, 5], label[read], pred[read], vmin, lut, 3
+    )
     got, bad, direct = _kernel([run, fold], [10, 0], [50, 5], label, pred, vmin, lut, 3, threads)
     assert not direct
     np.testing.assert_array_equal(got, want)
-    assert bad == want_bad > 0
+    assert bad == want_bad
+    assert (bad > 0) == outside
+    if outside:  # each thread met a row outside in its first block and stopped after it
+        assert read.sum() < n or n <= threads * _count.COUNT_BLOCK
 
 
 def test_identity_lut():
@@ -102,3 +130,54 @@ def test_identity_lut():
     assert counting.identity_lut(np.arange(1))
     assert not counting.identity_lut(np.array([1, 0]))
     assert not counting.identity_lut(np.array([0, 1, -1]))
+
+
+@pytest.mark.parametrize("n", [4095, SERIAL_BELOW + 9])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_direct_codes_outside_the_range_land_in_the_last_cell(n, threads):
+    # a class range guessed from a sample is checked by the kernel: values below vmin, above
+    # vmin + K - 1 and at the int64 extremes (whose value - vmin wraps) are not counted, and
+    # a thread stops after the block where it met the first
+    rng = np.random.default_rng(11 * n + threads)
+    run = rng.integers(0, 30, n).astype(np.int32)
+    label = rng.integers(0, 2, n)
+    pred = rng.integers(0, 2, n)
+    top, bottom = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    for arr, picks in ((label, [-1, 2, top, bottom]), (pred, [5, bottom, -7])):
+        where = rng.choice(n, len(picks), replace=False)
+        arr[where] = picks
+    inside = [(arr >= 0) & (arr < 2) for arr in (label, pred)]
+    ok = inside[0] & inside[1]
+    read = _read_rows(~ok, n, threads)
+    ok &= read
+    want = np.bincount((run[ok].astype(np.int64) * 4 + label[ok] * 2 + pred[ok]), minlength=30 * 4)
+    got, bad, direct = _kernel([run], [0], [30], label, pred, 0, np.arange(2), 2, threads)
+    assert direct
+    np.testing.assert_array_equal(got, want)
+    assert bad == int((read & ~(inside[0] & inside[1])).sum()) > 0
+
+
+@pytest.mark.parametrize(
+    ("n", "rare"),
+    [(5_000, [3]), (SERIAL_BELOW + 5, [-4]), (300_000, [2, 9]), (300_000, [])],
+)
+def test_counts_with_a_class_the_sample_misses(n, rare):
+    # evaluate guesses the class range from a sample of rows; rows of a class outside it
+    # (placed between the sampled rows) make it count again with the scanned range
+    rng = np.random.default_rng(n + len(rare))
+    label = rng.integers(0, 2, n)
+    pred = np.where(rng.random(n) < 0.7, label, rng.integers(0, 2, n))
+    step = max(1, n // 4096)
+    for i, v in enumerate(rare):
+        row = step * (7 + i) + 1  # not a multiple of the sample's step
+        label[row] = v
+        pred[row + 2] = v
+    df = pl.DataFrame({
+        "run": rng.integers(-5, 40, n).astype(np.int32), "fold": rng.integers(0, 3, n).astype(np.int8),
+        "label": label, "prediction": pred,
+    })  # fmt: skip
+    table = ContingencyTable.from_frame(df, by=["run", "fold"], label="label", prediction="prediction")
+    keys, classes, counts = count_groups(df, ["run", "fold"], "label", "prediction")
+    assert table.classes.to_list() == classes == sorted({0, 1, *rare})
+    assert table.keys.rows() == keys
+    np.testing.assert_array_equal(table.counts, counts)

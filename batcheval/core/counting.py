@@ -21,8 +21,8 @@ from ..kernels.jit import n_threads
 from .encode import ClassCoding, KeyColumn, encode_columns, encode_key, readonly
 
 __all__ = [
-    "Counted", "compact", "count_encoded", "count_frame", "encode_frame", "encode_frame_scanning",
-    "group_ids", "identity_lut",
+    "Counted", "compact", "count_checked", "count_encoded", "count_frame", "encode_frame",
+    "encode_frame_scanning", "group_ids", "identity_lut",
 ]  # fmt: skip
 
 _MAX_KERNEL_KEYS = 4
@@ -58,7 +58,7 @@ def count_frame(
     df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
 ) -> Counted:
     """Count ``df`` into one K×K table per distinct combination of ``by``."""
-    coding, space = encode_frame(df, by, label, prediction, classes)
+    coding, space = encode_frame(df, by, label, prediction, classes, guess=True)
     return count_encoded(df, by, coding, space)
 
 
@@ -70,16 +70,33 @@ def count_encoded(
         k = coding.n_codes
         keys = pl.DataFrame([df.get_column(name).clear() for name in by])
         return Counted(keys, coding.classes, np.zeros((0, k, k), dtype=np.int64))
+    flat = None
+    if coding.exact is not None:
+        # a class range guessed from a sample: counted with every row's codes checked, and
+        # counted again with the scanned range when some row fell outside it
+        flat = count_checked(space.columns, coding, space.size)
+        if flat is None:
+            coding = coding.exact()
     k = coding.n_codes
-    flat = run_count_kernel(space.columns, coding, space.size, k)
+    if flat is None:
+        flat = run_count_kernel(space.columns, coding, space.size, k)
     return compact(space, coding, flat.reshape(space.size, k, k), bool(by))
 
 
 def encode_frame(
-    df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
+    df: pl.DataFrame,
+    by: Sequence[str],
+    label: str,
+    prediction: str,
+    classes: Sequence[Any] | None,
+    guess: bool = False,
 ) -> tuple[ClassCoding, KeySpace | None]:
-    """The class coding and the key space of ``df`` (None for a frame without rows)."""
-    coding, space, _ = encode_frame_scanning(df, by, label, prediction, classes)
+    """The class coding and the key space of ``df`` (None for a frame without rows).
+
+    ``guess``: the class range may come from a sample (see :func:`.encode.encode_columns`);
+    only :func:`count_encoded` takes such a coding.
+    """
+    coding, space, _ = encode_frame_scanning(df, by, label, prediction, classes, guess=guess)
     return coding, space
 
 
@@ -90,12 +107,15 @@ def encode_frame_scanning(
     prediction: str,
     classes: Sequence[Any] | None,
     also: Sequence[np.ndarray] = (),
+    guess: bool = False,
 ) -> tuple[ClassCoding, KeySpace | None, list[tuple[int, int]]]:
     """:func:`encode_frame`, and the min and max of each array of ``also`` (integer
     arrays of the frame's length) from the same pass over the rows
     (:func:`~batcheval.core.encode.encode_columns`)."""
     n_rows = df.height
-    coding, key_cols, found = encode_columns(df, by, label, prediction, classes, also if n_rows else ())
+    coding, key_cols, found = encode_columns(
+        df, by, label, prediction, classes, also if n_rows else (), guess=guess
+    )
     if n_rows == 0:
         return coding, None, found
     return coding, key_space(key_cols, n_rows, coding.n_codes), found
@@ -266,7 +286,64 @@ def kernel_keys(cols: Sequence[KeyColumn]) -> tuple:
     return (*arrays, offsets, strides, len(cols))
 
 
+def _private_fits(cells: int, threads: int) -> bool:
+    """Whether every thread can have its own uint32 table of ``cells`` (with uint32 cell ids)."""
+    return (threads == 1 or cells * threads <= PRIVATE_CELLS) and cells < (1 << 32) - 1
+
+
+def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> np.ndarray | None:
+    """Flat counts with a coding whose class range may miss values (a guessed range); None when
+    some row's label or prediction lies outside it, or when this table is not one for the
+    counter that checks every row (per-thread tables with direct codes)."""
+    threads = n_threads()
+    cells = n_groups * coding.n_codes**2
+    keys = kernel_keys(cols)
+    if not identity_lut(coding.lut) or not _private_fits(cells, threads):
+        return None
+    if use_radix(keys, len(coding.label), cells):
+        return None
+    flat, outside = _count_private(keys, len(cols), coding, cells, threads)
+    return None if outside else flat
+
+
+def _count_private(
+    keys: tuple, n_keys: int, coding: ClassCoding, cells: int, threads: int
+) -> tuple[np.ndarray, int]:
+    """``(flat counts, rows outside the class codes)`` by per-thread uint32 tables; with any
+    such row (a positive count) the kernel stops early and the counts are incomplete."""
+    flat = np.zeros(cells, dtype=np.int64)
+    # one cell more per thread: the rows outside the class set land there
+    bufs = np.zeros((threads, cells + 1), dtype=np.uint32)
+    direct = identity_lut(coding.lut)
+    n_rows = len(coding.label)
+    block = PRIVATE_ROWS_PER_THREAD * threads  # no uint32 cell can wrap within a block
+    bad = 0
+    for lo in range(0, n_rows, block):
+        rows = slice(lo, min(n_rows, lo + block))
+        sliced = tuple(a[rows] if i < n_keys else a for i, a in enumerate(keys[:_MAX_KERNEL_KEYS]))
+        _count.count_private(
+            *sliced,
+            *keys[_MAX_KERNEL_KEYS:],
+            coding.label[rows],
+            coding.prediction[rows],
+            coding.vmin,
+            coding.lut,
+            coding.n_codes,
+            direct,
+            bufs,
+        )
+        _count.sum_rows(bufs, flat)
+        bad += int(bufs[:, cells].sum())
+        if bad:
+            break
+        if lo + block < n_rows:
+            bufs[:] = 0
+    return flat, bad
+
+
 def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: int) -> np.ndarray:
+    """Flat ``counts[G*K*K]`` with a coding that covers every value; raises
+    :class:`~batcheval.errors.InvalidLabelError` for values outside ``classes=``."""
     threads = n_threads()
     cells = n_groups * k * k
     keys = kernel_keys(cols)
@@ -274,32 +351,8 @@ def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, 
     if use_radix(keys, len(coding.label), cells):
         flat = np.zeros(cells, dtype=np.int64)
         bad = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
-    elif (threads == 1 or cells * threads <= PRIVATE_CELLS) and cells < (1 << 32) - 1:  # uint32 cell ids
-        flat = np.zeros(cells, dtype=np.int64)
-        # one cell more per thread: the rows outside the class set land there
-        bufs = np.zeros((threads, cells + 1), dtype=np.uint32)
-        direct = identity_lut(coding.lut)
-        n_rows = len(coding.label)
-        block = PRIVATE_ROWS_PER_THREAD * threads  # no uint32 cell can wrap within a block
-        bad = 0
-        for lo in range(0, n_rows, block):
-            rows = slice(lo, min(n_rows, lo + block))
-            sliced = tuple(a[rows] if i < len(cols) else a for i, a in enumerate(keys[:_MAX_KERNEL_KEYS]))
-            _count.count_private(
-                *sliced,
-                *keys[_MAX_KERNEL_KEYS:],
-                coding.label[rows],
-                coding.prediction[rows],
-                coding.vmin,
-                coding.lut,
-                k,
-                direct,
-                bufs,
-            )
-            _count.sum_rows(bufs, flat)
-            bad += int(bufs[:, cells].sum())
-            if lo + block < n_rows:
-                bufs[:] = 0
+    elif _private_fits(cells, threads):
+        flat, bad = _count_private(keys, len(cols), coding, cells, threads)
     else:
         flat = np.zeros(cells, dtype=np.int64)
         bad = _count.count_partitioned(*args, threads, flat)

@@ -37,12 +37,15 @@ __all__ = [
     "encode_columns",
     "encode_key",
     "readonly",
+    "sample_range",
 ]
 
 # a class range this narrow is counted as is and trimmed to the present classes after
 _COUNT_RANGE_LIMIT = 64
 # ranges up to this get a presence bitmap; wider ones are dictionary-encoded
 _LUT_RANGE_LIMIT = 1 << 24
+#: Rows (of each column) whose values guess an integer class range (:func:`encode_columns`).
+CLASS_SAMPLE = 4096
 
 
 @dataclass
@@ -104,10 +107,14 @@ def column_ranges(arrays: Sequence[np.ndarray]) -> list[tuple[int, int]]:
     >>> column_ranges([np.array([3, -1, 7], np.int32), np.array([5, 5, 2], np.int8)])
     [(-1, 7), (2, 5)]
     """
-    from ..kernels.jit import n_threads
+    from ..kernels.jit import SERIAL_BELOW, n_threads
     from ..kernels.ranges import RANGE_SLOTS
     from ..kernels.ranges import column_ranges as scan
 
+    if arrays and len(arrays[0]) < SERIAL_BELOW:
+        # numpy's min and max: the same values, and no kernel to compile on a first small call
+        # (the scan's serial twin and its per-dtype loops cost 0.76 s of a cold start)
+        return [(int(a.min()), int(a.max())) for a in arrays]
     out: list[tuple[int, int]] = []
     dummy = readonly(np.zeros(1, np.int64))
     for lo in range(0, len(arrays), RANGE_SLOTS):
@@ -147,6 +154,28 @@ def _class_arrays(label: pl.Series, prediction: pl.Series) -> tuple[np.ndarray, 
     return _numpy(label), _numpy(prediction)
 
 
+def sample_range(arrays: Sequence[np.ndarray], n: int = CLASS_SAMPLE) -> tuple[int, int]:
+    """Min and max over about ``n`` evenly spaced rows (and the last) of each non-empty array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sample_range([np.arange(10, dtype=np.int64), np.array([3, -2, 5, 1], np.int8)], n=4)
+    (-2, 9)
+    """
+    lo: int | None = None
+    hi: int | None = None
+    for a in arrays:
+        step = max(1, len(a) // n)
+        # the last row too, so that both ends of sorted labels are in the sample
+        picks = (a[::step], a[-1:])
+        a_lo, a_hi = min(int(p.min()) for p in picks), max(int(p.max()) for p in picks)
+        lo = a_lo if lo is None else min(lo, a_lo)
+        hi = a_hi if hi is None else max(hi, a_hi)
+    assert lo is not None and hi is not None
+    return lo, hi
+
+
 def encode_columns(
     df: pl.DataFrame,
     by: Sequence[str],
@@ -154,6 +183,7 @@ def encode_columns(
     prediction: str,
     classes: Sequence[Any] | None,
     also: Sequence[np.ndarray] = (),
+    guess: bool = False,
 ) -> tuple[ClassCoding, list[KeyColumn], list[tuple[int, int]]]:
     """:func:`encode_classes` and :func:`encode_key` of a frame's columns, their range scans fused.
 
@@ -163,6 +193,12 @@ def encode_columns(
     with ``classes=`` given are looked up over the dtype's 256 values. ``also``: further
     non-empty integer arrays of the frame's length (a paired leaderboard's example column),
     scanned in the same pass; their ranges are the third value returned.
+
+    ``guess``: integer classes found in the data (no ``classes=``) take their range from
+    :data:`CLASS_SAMPLE` evenly spaced rows instead of a scan, when that range is narrow
+    enough to be counted as is. The coding then covers the values seen, and
+    :attr:`ClassCoding.exact` makes the scanned one. Only a counter that checks every row's
+    codes against the range may take such a coding (``core/counting.count_checked``).
     """
     keys = [df.get_column(name) for name in by]
     lab, pred = df.get_column(label), df.get_column(prediction)
@@ -178,8 +214,13 @@ def encode_columns(
         else:
             key_bounds.append(None)
     class_bounds: Any = None
+    guessed: tuple[int, int] | None = None
     pair = _class_arrays(lab, pred)
-    if pair is not None:
+    if pair is not None and guess and classes is None:
+        lo, hi = sample_range(pair)
+        if hi - lo < _COUNT_RANGE_LIMIT:
+            guessed = lo, hi
+    if pair is not None and guessed is None:
         if classes is not None and all(a.dtype in _BYTE_BOUNDS for a in pair):
             spans = [_BYTE_BOUNDS[a.dtype] for a in pair]
             class_bounds = (min(b[0] for b in spans), max(b[1] for b in spans))
@@ -192,7 +233,17 @@ def encode_columns(
     if isinstance(class_bounds, int):
         (lmin, lmax), (pmin, pmax) = found[class_bounds], found[class_bounds + 1]
         class_bounds = (min(lmin, pmin), max(lmax, pmax))
-    coding = encode_classes(lab, pred, classes, bounds=class_bounds)
+    if guessed is not None and pair is not None:
+        coding = encode_classes(lab, pred, None, bounds=guessed)
+        scanned = pair
+
+        def exact() -> ClassCoding:
+            (lmin, lmax), (pmin, pmax) = column_ranges(scanned)
+            return encode_classes(lab, pred, None, bounds=(min(lmin, pmin), max(lmax, pmax)))
+
+        coding.exact = exact
+    else:
+        coding = encode_classes(lab, pred, classes, bounds=class_bounds)
     n_rows = df.height
     key_cols = [
         encode_key(s, n_rows, bounds=found[b] if isinstance(b, int) else b)
@@ -290,6 +341,9 @@ class ClassCoding:
     trim: bool
     seen: np.ndarray | None = None  # with ``trim``: which values of the range occur, when known
     names: tuple[str, str] = ("label", "prediction")  # the two columns, for error messages
+    # set when the range was guessed from a sample (see :func:`encode_columns`): makes the
+    # scanned coding, which covers every value; None for a coding that does
+    exact: Callable[[], ClassCoding] | None = None
 
     def __post_init__(self) -> None:
         self.label, self.prediction, self.lut = map(readonly, (self.label, self.prediction, self.lut))
