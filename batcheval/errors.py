@@ -7,6 +7,10 @@ that a user can fix the input without reading a traceback.
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 __all__ = [
     "BatchevalError",
     "BatchevalWarning",
@@ -22,6 +26,8 @@ __all__ = [
     "NullValuesError",
     "SourceError",
     "UnknownMeasureError",
+    "user_stacklevel",
+    "warn",
 ]
 
 
@@ -82,3 +88,36 @@ class SourceError(BatchevalError, OSError):
 
 class BatchevalWarning(UserWarning):
     """Something was skipped or dropped on the caller's request, and how much."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that attributes a warning issued by the caller of this function's
+    caller to the first line outside batcheval: the user's own call, however deep inside the
+    package the warning arises (Python 3.12's ``skip_file_prefixes``, for 3.11 too).
+    """
+    frame = sys._getframe(2)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message: str) -> None:
+    """Issue a :class:`BatchevalWarning` attributed to the user's line that led to it, so that
+    the warning shows that line and not batcheval's source (and Python's default filter shows it
+    once per calling line).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("dropped 2 of 10 rows with a null 'label'")
+    >>> str(caught[0].message), caught[0].category.__name__, caught[0].filename.startswith("<doctest")
+    ("dropped 2 of 10 rows with a null 'label'", 'BatchevalWarning', True)
+    """
+    warnings.warn(message, BatchevalWarning, stacklevel=user_stacklevel())

@@ -11,7 +11,6 @@ error names it and no result is returned.
 from __future__ import annotations
 
 import sys
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -19,7 +18,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 import polars as pl
 
-from ..errors import BatchevalError, BatchevalWarning, ColumnNotFoundError, MergeError, SourceError
+from ..errors import BatchevalError, ColumnNotFoundError, MergeError, SourceError, warn
 from ..io.frames import check_roles
 from ..io.sources import DEFAULT_BATCH_ROWS, Part, open_parts
 from .table import ContingencyTable
@@ -60,18 +59,12 @@ class SourceReport:
             n = len(self.skipped)
             names = ", ".join(s["part"] for s in self.skipped[:5])
             more = f" and {n - 5} more" if n > 5 else ""
-            warnings.warn(
+            warn(
                 f"skipped {n} of {n + len(self.parts)} parts that could not be read: {names}{more}; "
-                "see the result's .metadata['skipped']",
-                BatchevalWarning,
-                stacklevel=4,
+                "see the result's .metadata['skipped']"
             )
         if self.dropped:
-            warnings.warn(
-                f"dropped {self.dropped} of {self.rows} rows with a null {self.dropped_what}",
-                BatchevalWarning,
-                stacklevel=4,
-            )
+            warn(f"dropped {self.dropped} of {self.rows} rows with a null {self.dropped_what}")
 
     def check_not_empty(self) -> None:
         if not self.parts:

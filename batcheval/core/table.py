@@ -22,6 +22,7 @@ from ..errors import (
     InvalidLabelError,
     MergeError,
     NullValuesError,
+    warn,
 )
 from ..io.frames import as_key_list, select_predictions
 from ..kernels.count import group_totals, scatter_add
@@ -583,16 +584,9 @@ def _checked_add(src: np.ndarray, index: np.ndarray, total: np.ndarray) -> None:
 
 
 def drop_null_rows(df: pl.DataFrame, label: str, prediction: str) -> pl.DataFrame:
-    import warnings
-
-    from ..errors import BatchevalWarning
 
     kept = df.filter(pl.col(label).is_not_null() & pl.col(prediction).is_not_null())
     dropped = df.height - kept.height
     if dropped:
-        warnings.warn(
-            f"dropped {dropped} of {df.height} rows with a null {label!r} or {prediction!r}",
-            BatchevalWarning,
-            stacklevel=3,
-        )
+        warn(f"dropped {dropped} of {df.height} rows with a null {label!r} or {prediction!r}")
     return kept

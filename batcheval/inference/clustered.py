@@ -84,7 +84,6 @@ from __future__ import annotations
 
 import functools
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,7 +94,7 @@ import polars as pl
 from .. import measures as _measures
 from ..core.encode import encode_classes
 from ..core.table import ContingencyTable, one_vs_rest
-from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
+from ..errors import InvalidArgumentError, UnknownMeasureError, warn
 from ..io.frames import select_columns
 from ..kernels.clustered import (
     chance_cross_sums,
@@ -180,7 +179,7 @@ class ClusterCells:
         return ClusterCells(counts, self.group, self.cluster, self.n_groups)
 
 
-def warn_independent_rows(pool: Sequence[str], stacklevel: int = 3) -> None:
+def warn_independent_rows(pool: Sequence[str]) -> None:
     """Warn that pooling over ``pool`` without ``example=`` treats every row as independent.
 
     Nothing in the counts tells a seed that repeats the examples from a fold
@@ -201,12 +200,10 @@ def warn_independent_rows(pool: Sequence[str], stacklevel: int = 3) -> None:
     """
     repeating = [c for c in pool if not FOLD_LIKE.search(c)]
     if repeating:
-        warnings.warn(
+        warn(
             f"pool={repeating} pools groups that may repeat the same examples (seeds, replicates); "
             "the intervals and p-values treat every row as independent. Pass example= (the column "
-            "that identifies an example) to count each example as one cluster",
-            BatchevalWarning,
-            stacklevel=stacklevel,
+            "that identifies an example) to count each example as one cluster"
         )
 
 

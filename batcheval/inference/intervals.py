@@ -164,7 +164,6 @@ Examples
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -173,7 +172,7 @@ import polars as pl
 
 from .. import measures as _measures
 from ..core.table import one_vs_rest
-from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
+from ..errors import InvalidArgumentError, UnknownMeasureError, warn
 from ..kernels import bootstrap as _boot
 from ..kernels import score_diff as _score_diff
 
@@ -1030,11 +1029,7 @@ def add_intervals(
             f"{interval_measures(k, 'bootstrap')}"
         )
     if left and measures is not None:
-        warnings.warn(
-            f"no interval for {left}: p-values and alpha_sbb have none; the other measures have one",
-            BatchevalWarning,
-            stacklevel=3,
-        )
+        warn(f"no interval for {left}: p-values and alpha_sbb have none; the other measures have one")
     result = intervals(counts, names, ci, method, n_boot=n_boot, seed=seed, positive=pos, beta=beta)
     if fallback:
         result.update(

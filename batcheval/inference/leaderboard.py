@@ -78,7 +78,6 @@ the selection of the leader.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -86,7 +85,7 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
-from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
+from ..errors import InvalidArgumentError, UnknownMeasureError, warn
 from ..io.frames import as_key_list, select_columns
 from ..measures import names as _names
 from . import clustered as _clustered
@@ -397,7 +396,7 @@ def leaderboard(
             else "its paired runs were compared with the leader only (a board too large or sparse "
             "for the joint influence matrix)"
         )
-        warnings.warn(f"rank_ci_low and rank_ci_high are NaN: {why}", BatchevalWarning, stacklevel=2)
+        warn(f"rank_ci_low and rank_ci_high are NaN: {why}")
 
     series = [pl.Series("rank", rank, dtype=pl.Int64)]
     names = _board_columns(measure, p_name, examples, adjacent)

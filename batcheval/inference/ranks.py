@@ -30,7 +30,6 @@ the CD, i.e. that the Nemenyi test cannot tell apart at level α; the CD is draw
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +38,7 @@ import numpy as np
 import polars as pl
 from scipy import special, stats
 
-from ..errors import BatchevalWarning, InvalidArgumentError
+from ..errors import InvalidArgumentError, warn
 from ..io.frames import select_columns
 from ..kernels import ranks as _kernels
 from .adjust import adjust
@@ -245,7 +244,7 @@ def rank_methods(
         if not drop_incomplete:
             raise InvalidArgumentError(text + "; pass drop_incomplete=True to drop them")
         dropped = incomplete.get_column(method).to_list()
-        warnings.warn(f"dropped {text}", BatchevalWarning, stacklevel=2)
+        warn(f"dropped {text}")
         frame = frame.filter(~pl.col(method).is_in(incomplete.get_column(method).implode()))
         methods = frame.get_column(method).unique().sort()
         datasets = frame.get_column(dataset).unique().sort()

@@ -8,7 +8,6 @@ a copied frame.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,7 @@ import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
 from ..core.encode import encode_classes, encode_key, readonly
-from ..errors import BatchevalWarning, InvalidLabelError, InvalidScoreError, NullValuesError
+from ..errors import InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, select_columns
 from ..kernels.count import mark_present
 from ..kernels.jit import n_threads
@@ -98,11 +97,7 @@ def prepare_scores(
                 "pass drop_nulls=True to skip those rows"
             )
         kept = df.filter(pl.col(score).is_not_null() & pl.col(label).is_not_null())
-        warnings.warn(
-            f"dropped {df.height - kept.height} of {df.height} rows with a null {score!r} or {label!r}",
-            BatchevalWarning,
-            stacklevel=3,
-        )
+        warn(f"dropped {df.height - kept.height} of {df.height} rows with a null {score!r} or {label!r}")
         nulls_dropped = df.height - kept.height
         df = kept
     scores = readonly(np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy()))
@@ -157,11 +152,7 @@ def check_nonfinite(
     batcheval.errors.InvalidScoreError: score column 'score' has 1 NaN or infinite value (row 1: nan); ...
     """
     if bad and drop_nonfinite:  # reported as drop_nulls reports its rows
-        warnings.warn(
-            f"dropped {bad} row{'s' if bad > 1 else ''} with a NaN or infinite score in column {score!r}",
-            BatchevalWarning,
-            stacklevel=2,
-        )
+        warn(f"dropped {bad} row{'s' if bad > 1 else ''} with a NaN or infinite score in column {score!r}")
     if bad and not drop_nonfinite:
         where = ""
         if values is not None:
