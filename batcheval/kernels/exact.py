@@ -92,12 +92,13 @@ def sort_segment(v, lab, tmp, tmp_lab, ends, bid, max_buckets=MAX_BUCKETS):
     n_buckets = bucket_count(m, max_buckets)
     scale = n_buckets / (hi - lo)
     if m <= _SMALL_BUCKET or not math.isfinite(scale) or scale == 0.0:  # few rows, or a range beyond float64
-        tmp[:m] = v
-        tmp_lab[:m] = lab
+        for i in range(m):  # a loop, not a slice copy: that compiles numba's shape-error text
+            tmp[i] = v[i]
+            tmp_lab[i] = lab[i]
         if m <= _SMALL_BUCKET:
             _insertion_sort(tmp, tmp_lab, np.int64(0), m)
         else:
-            _quicksort_pairs(tmp, tmp_lab, np.int64(0), m, np.empty(m), np.empty(m, lab.dtype))
+            _heapsort_pairs(tmp, tmp_lab, np.int64(0), m)
         return True
     # rounding is monotone, so bucket order is value order
     ends[: n_buckets + 1] = 0
@@ -124,8 +125,7 @@ def sort_segment(v, lab, tmp, tmp_lab, ends, bid, max_buckets=MAX_BUCKETS):
     for b in range(n_buckets):
         end = ends[b]
         if end - begin > _SMALL_BUCKET:
-            spare = np.empty(end - begin)
-            _quicksort_pairs(tmp, tmp_lab, begin, end, spare, np.empty(end - begin, lab.dtype))
+            _heapsort_pairs(tmp, tmp_lab, begin, end)
         elif end - begin > 1:
             _insertion_sort(tmp, tmp_lab, begin, end)
         begin = end
@@ -133,14 +133,40 @@ def sort_segment(v, lab, tmp, tmp_lab, ends, bid, max_buckets=MAX_BUCKETS):
 
 
 @jit
-def _quicksort_pairs(v, lab, a, z, spare, spare_lab):
-    """Crowded buckets (heavy ties or tails): argsort, then permute through ``spare``."""
-    order = np.argsort(v[a:z])
-    for k in range(z - a):
-        spare[k] = v[a + order[k]]
-        spare_lab[k] = lab[a + order[k]]
-    v[a:z] = spare[: z - a]
-    lab[a:z] = spare_lab[: z - a]
+def _sift_down(v, lab, a, root, n):
+    """Restore the max-heap ``v[a:a+n]`` below ``root``, carrying ``lab``."""
+    x, y = v[a + root], lab[a + root]
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            break
+        if child + 1 < n and v[a + child + 1] > v[a + child]:
+            child += 1
+        if not v[a + child] > x:
+            break
+        v[a + root] = v[a + child]
+        lab[a + root] = lab[a + child]
+        root = child
+    v[a + root] = x
+    lab[a + root] = y
+
+
+@jit
+def _heapsort_pairs(v, lab, a, z):
+    """Crowded buckets (heavy ties or tails): sort ``v[a:z]`` in place, carrying ``lab``.
+
+    A heap sort rather than ``np.argsort``: no scratch arrays, O(n) when every value is
+    tied, and it keeps numba's quicksort (about 1.5 s of the first ``auc``'s compile)
+    out of the kernel; the order among tied values does not matter to any caller.
+    """
+    n = z - a
+    for root in range(n // 2 - 1, -1, -1):
+        _sift_down(v, lab, a, root, n)
+    for end in range(n - 1, 0, -1):
+        x, y = v[a], lab[a]
+        v[a], lab[a] = v[a + end], lab[a + end]
+        v[a + end], lab[a + end] = x, y
+        _sift_down(v, lab, a, np.int64(0), end)  # a literal 0 would compile it twice
 
 
 @jit
