@@ -117,8 +117,8 @@ class _CompileNotice(event.Listener):
         _told.append(True)
         print(
             f"batcheval: compiling numba kernels for this machine (first: {module}.{func.__name__}); "
-            "this can take a minute and happens once per machine and input type: the compiled code is "
-            f"cached in {cache_dir(dispatcher)}",
+            "this takes seconds (up to a minute for large inputs) and happens once per machine and "
+            f"input type: the compiled code is cached in {cache_dir(dispatcher)}",
             file=sys.stderr,
         )
 
