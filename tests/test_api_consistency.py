@@ -55,6 +55,9 @@ def test_average_names_in_one_scheme_are_aliases_of_the_old() -> None:
     assert new.columns[1:] == ["macro_informedness", "prevalence_weighted_markedness", "macro_f1"]
     assert new.row(0)[1:] == old.row(0)[1:]
     assert new["macro_f1"][0] == pytest.approx(skm.f1_score(Y3, P3, average="macro"), abs=1e-12)
+    default = be.evaluate(df).columns  # the default set speaks the one scheme
+    assert {"macro_informedness", "bias_weighted_informedness", "macro_markedness"} <= set(default)
+    assert not {"informedness_macro", "informedness_bias_weighted", "markedness_macro"} & set(default)
 
 
 def test_did_you_mean() -> None:

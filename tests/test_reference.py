@@ -430,9 +430,9 @@ def test_multiclass_k2_equals_binary(t: np.ndarray) -> None:
     for name in shared:
         assert same(m[name], b[name]), (name, m[name], b[name])
     assert same(m["mcc"], b["correlation"])
-    for name in ("informedness_bias_weighted", "informedness_macro"):
+    for name in ("bias_weighted_informedness", "macro_informedness"):
         assert same(m[name], b["informedness"]), name
-    for name in ("markedness_prevalence_weighted", "markedness_macro"):
+    for name in ("prevalence_weighted_markedness", "macro_markedness"):
         assert same(m[name], b["markedness"]), name
 
 

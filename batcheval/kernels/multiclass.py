@@ -55,10 +55,10 @@ NAMES = (
     "weighted_recall",
     "weighted_precision",
     "weighted_f1",
-    "informedness_bias_weighted",
-    "informedness_macro",
-    "markedness_prevalence_weighted",
-    "markedness_macro",
+    "bias_weighted_informedness",
+    "macro_informedness",
+    "prevalence_weighted_markedness",
+    "macro_markedness",
 )
 
 _LN2 = math.log(2.0)

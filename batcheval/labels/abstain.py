@@ -50,8 +50,8 @@ OVERALL_MEASURES: tuple[str, ...] = (
     "informedness",
     "macro_recall",
     "weighted_recall",
-    "informedness_macro",
-    "informedness_bias_weighted",
+    "macro_informedness",
+    "bias_weighted_informedness",
 )
 
 

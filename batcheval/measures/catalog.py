@@ -61,10 +61,10 @@ MEANINGS: dict[str, str] = {
     "weighted_recall": "prevalence-weighted mean of per-class recall (= accuracy)",
     "weighted_precision": "prevalence-weighted mean of per-class precision",
     "weighted_f1": "prevalence-weighted mean of per-class f1",
-    "informedness_bias_weighted": "bias-weighted mean of one-vs-rest informedness",
-    "informedness_macro": "unweighted mean of one-vs-rest informedness",
-    "markedness_prevalence_weighted": "prevalence-weighted mean of one-vs-rest markedness",
-    "markedness_macro": "unweighted mean of one-vs-rest markedness",
+    "bias_weighted_informedness": "bias-weighted mean of one-vs-rest informedness",
+    "macro_informedness": "unweighted mean of one-vs-rest informedness",
+    "prevalence_weighted_markedness": "prevalence-weighted mean of one-vs-rest markedness",
+    "macro_markedness": "unweighted mean of one-vs-rest markedness",
 }
 
 

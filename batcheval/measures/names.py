@@ -61,11 +61,12 @@ ALIASES: dict[str, str] = {
     "f_measure": "f1",
     "kappa": "kappa_cohen",
     "auc_balanced": "auc_single",
-    # one scheme for averages: <average>_<measure>, as macro_f1 and weighted_f1 already are
-    "macro_informedness": "informedness_macro",
-    "bias_weighted_informedness": "informedness_bias_weighted",
-    "macro_markedness": "markedness_macro",
-    "prevalence_weighted_markedness": "markedness_prevalence_weighted",
+    # one scheme for averages, <average>_<measure> as macro_f1 and weighted_f1 are: the names
+    # of releases before it stay valid (their columns are named as asked)
+    "informedness_macro": "macro_informedness",
+    "informedness_bias_weighted": "bias_weighted_informedness",
+    "markedness_macro": "macro_markedness",
+    "markedness_prevalence_weighted": "prevalence_weighted_markedness",
 }
 
 

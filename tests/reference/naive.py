@@ -68,8 +68,8 @@ MULTICLASS_MEASURES: tuple[str, ...] = (
     "p_chi2", "p_g2", "p_chi2_kb", "p_chi2_km", "p_chi2_kbm",
     "p_informedness", "p_markedness", "mutual_information", "conditional_entropy", "macro_recall",
     "macro_precision", "macro_f1", "weighted_recall", "weighted_precision",
-    "weighted_f1", "informedness_bias_weighted", "informedness_macro",
-    "markedness_prevalence_weighted", "markedness_macro",
+    "weighted_f1", "bias_weighted_informedness", "macro_informedness",
+    "prevalence_weighted_markedness", "macro_markedness",
 )  # fmt: skip
 
 
@@ -399,8 +399,8 @@ def multiclass_reference(table: np.ndarray) -> dict[str, float]:
 
     informedness_k = [per_class[k]["informedness"] for k in range(k_classes)]
     markedness_k = [per_class[k]["markedness"] for k in range(k_classes)]
-    out["informedness_bias_weighted"] = _weighted(informedness_k, bias)
-    out["informedness_macro"] = float(sum(informedness_k) / k_classes)
-    out["markedness_prevalence_weighted"] = _weighted(markedness_k, prevalence)
-    out["markedness_macro"] = float(sum(markedness_k) / k_classes)
+    out["bias_weighted_informedness"] = _weighted(informedness_k, bias)
+    out["macro_informedness"] = float(sum(informedness_k) / k_classes)
+    out["prevalence_weighted_markedness"] = _weighted(markedness_k, prevalence)
+    out["macro_markedness"] = float(sum(markedness_k) / k_classes)
     return {name: float(out[name]) for name in MULTICLASS_MEASURES}
