@@ -7,8 +7,10 @@ only through its number of errors can be in [0.935, 0.965]."""
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,21 +37,16 @@ def _whole_pseudo_count(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.n
     return np.clip(centre - Z95 * se, -1, 1), np.clip(centre + Z95 * se, -1, 1)
 
 
-def _three_class_tables(n: int, max_errors: int) -> np.ndarray:
-    """Every 3×3 table of ``n`` examples with at most ``max_errors`` off the diagonal."""
-    off = [(i, j) for i in range(3) for j in range(3) if i != j]
-    out = []
-    for e in range(max_errors + 1):
-        errors = np.array(
-            [np.diff((0, *cut, e)) for cut in itertools.combinations_with_replacement(range(e + 1), 5)]
-        )
-        d0, d1 = np.array([(a, b) for a in range(n - e + 1) for b in range(n - e - a + 1)]).T
-        t = np.zeros((len(errors), len(d0), 3, 3), dtype=np.int64)
-        t[..., 0, 0], t[..., 1, 1], t[..., 2, 2] = d0, d1, n - e - d0 - d1
-        for c, (i, j) in enumerate(off):
-            t[..., i, j] = errors[:, c, None]
-        out.append(t.reshape(-1, 3, 3))
-    return np.concatenate(out)
+def _load_benchmark():
+    """benchmarks/calibration_intervals.py, whose exact K = 3 section these tests share (and check)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "calibration_intervals.py"
+    spec = importlib.util.spec_from_file_location("calibration_intervals", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_three_class_tables = _load_benchmark().three_class_tables
 
 
 def test_three_class_tables_are_all_tables_with_few_errors():
