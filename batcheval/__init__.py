@@ -36,13 +36,15 @@ from .inference.leaderboard import leaderboard
 from .inference.ranks import RankResult, rank_methods
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES, alpha_sbb
 from .plot import plot, plot_confusion, report
-from .scores.auc import auc
+from .scores.auc import AUC_AVERAGE_ALIASES, AUC_AVERAGES, auc
 from .scores.curves import CHARTS, curves
 from .scores.sweep import sweep
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AUC_AVERAGES",
+    "AUC_AVERAGE_ALIASES",
     "BINARY_MEASURES",
     "CHARTS",
     "MULTICLASS_MEASURES",

@@ -100,6 +100,31 @@ def test_drop_nonfinite_reports_its_rows(tmp_path):
     assert "batcheval: warning: dropped 2 rows with a NaN or infinite score in column 'score'" in proc.stderr
 
 
+def test_auc_averages_by_name_and_old_name(tmp_path):
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 3, 300)
+    p = rng.dirichlet(np.ones(3), 300) + 0.5 * np.eye(3)[y]
+    p = p / p.sum(axis=1, keepdims=True)  # probabilities, as scikit-learn's multiclass AUC wants
+    df = pl.DataFrame({"run": np.repeat([1, 2], 150), "label": y, **{f"p{k}": p[:, k] for k in range(3)}})
+    df.write_parquet(tmp_path / "mc.parquet")
+    out = tmp_path / "a.parquet"
+    proc = _run("auc", str(tmp_path / "mc.parquet"), "--by", "run", "--score", "p0,p1,p2",
+                "--averages", "macro_roc_auc,pr_auc_prevalence_weighted", "-o", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    got = pl.read_parquet(out).sort("run")
+    assert got.columns == ["run", "n", "macro_roc_auc", "pr_auc_prevalence_weighted"]
+    for run in (1, 2):
+        part = df.filter(pl.col("run") == run)
+        yy, pp = part["label"].to_numpy(), part.select("p0", "p1", "p2").to_numpy()
+        row = got.filter(pl.col("run") == run).row(0, named=True)
+        assert row["macro_roc_auc"] == pytest.approx(skm.roc_auc_score(yy, pp, multi_class="ovr"), abs=1e-12)
+        assert row["pr_auc_prevalence_weighted"] == pytest.approx(
+            skm.average_precision_score(np.eye(3)[yy], pp, average="weighted"), abs=1e-12
+        )
+    proc = _run("auc", str(tmp_path / "mc.parquet"), "--score", "p0,p1,p2", "--averages", "macro_auc")
+    assert proc.returncode == 2 and "unknown average 'macro_auc' (did you mean" in proc.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

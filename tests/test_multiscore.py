@@ -36,15 +36,72 @@ def test_per_class_and_averaged_auc_equal_sklearn():
                 metrics.average_precision_score(y == k, s[:, k]), abs=1e-12
             )
         row = avg.row(run, named=True)
-        assert row["roc_auc_macro"] == pytest.approx(
+        assert row["macro_roc_auc"] == pytest.approx(
             metrics.roc_auc_score(y, s, multi_class="ovr"), abs=1e-12
         )
-        assert row["roc_auc_prevalence_weighted"] == pytest.approx(
+        assert row["prevalence_weighted_roc_auc"] == pytest.approx(
             metrics.roc_auc_score(y, s, multi_class="ovr", average="weighted"), abs=1e-12
         )
         bias = np.bincount(s.argmax(axis=1), minlength=3) / len(y)
         per_auc = [metrics.roc_auc_score(y == k, s[:, k]) for k in range(3)]
-        assert row["roc_auc_bias_weighted"] == pytest.approx(float(bias @ per_auc), abs=1e-12)
+        assert row["bias_weighted_roc_auc"] == pytest.approx(float(bias @ per_auc), abs=1e-12)
+
+
+def test_auc_averages_by_name_and_by_their_old_names():
+    df = multiclass_scores(n_runs=3, seed=4)
+    cols = ["s0", "s1", "s2"]
+    full = be.auc(df, by="run", score=cols).sort("run")
+    assert full.columns == ["run", "n", *be.AUC_AVERAGES]
+    for run in range(3):
+        part = df.filter(pl.col("run") == run)
+        y, s = part["label"].to_numpy(), part.select(cols).to_numpy()
+        onehot = np.eye(3)[y]
+        row = full.row(run, named=True)
+        assert row["macro_pr_auc"] == pytest.approx(
+            metrics.average_precision_score(onehot, s, average="macro"), abs=1e-12
+        )
+        assert row["prevalence_weighted_pr_auc"] == pytest.approx(
+            metrics.average_precision_score(onehot, s, average="weighted"), abs=1e-12
+        )
+    # an old name gives its column, named as asked, with the new name's values; asked twice
+    # under two names, one column as first asked
+    old = be.auc(
+        df, by="run", score=cols, averages=["roc_auc_macro", "pr_auc_bias_weighted", "macro_roc_auc"]
+    )
+    assert old.columns == ["run", "n", "roc_auc_macro", "pr_auc_bias_weighted"]
+    assert old.sort("run")["roc_auc_macro"].to_list() == full["macro_roc_auc"].to_list()
+    assert old.sort("run")["pr_auc_bias_weighted"].to_list() == full["bias_weighted_pr_auc"].to_list()
+    one = be.auc(df, by="run", score=cols, averages="bias_weighted_roc_auc")
+    assert one.columns == ["run", "n", "bias_weighted_roc_auc"]
+    assert set(be.AUC_AVERAGE_ALIASES.values()) == set(be.AUC_AVERAGES)
+
+
+def test_auc_averages_pooled_keep_the_names_asked():
+    df = multiclass_scores(n_runs=4, seed=5).with_columns((pl.col("run") % 2).alias("fold"))
+    cols = ["s0", "s1", "s2"]
+    pooled = be.auc(df, score=cols, pool="run", averages=["roc_auc_macro", "macro_pr_auc"])
+    per_run = be.auc(df, by="run", score=cols)
+    assert pooled["roc_auc_macro_mean"].item() == pytest.approx(per_run["macro_roc_auc"].mean(), abs=1e-15)
+    assert pooled["macro_pr_auc_std"].item() == pytest.approx(per_run["macro_pr_auc"].std(), abs=1e-15)
+    assert pooled["n_pooled"].item() == 4
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(score=["s0", "s1", "s2"], averages="macro_roc"), "unknown average 'macro_roc' (did you mean"),
+        (dict(score=["s0", "s1", "s2"], averages=[]), "averages= names at least one average"),
+        (dict(score=["s0", "s1", "s2"], averages=[3]), "averages= takes average names"),
+        (dict(score=["s0", "s1", "s2"], averages="macro_roc_auc", per_class=True), "per_class=True"),
+        (dict(score="s0", averages="macro_roc_auc"), "score='s0' is one binary score"),
+    ],
+)
+def test_auc_averages_bad_input(kwargs, message):
+    df = multiclass_scores(n_runs=1, seed=6)
+    if kwargs["score"] == "s0":
+        df = df.with_columns((pl.col("label") == 0).cast(pl.Int8).alias("label"))
+    with pytest.raises(be.errors.BatchevalError, match=message.replace("(", r"\(")):
+        be.auc(df, **kwargs)
 
 
 def test_list_column_equals_separate_columns_and_curves_per_class():

@@ -191,7 +191,7 @@ def test_threshold_sweep_and_auc_match_numpy_and_sklearn(result):
     for run in digits["run"].to_list()[:2]:
         y, _, part = _pooled(preds, run)
         proba = np.vstack(part["scores"].to_list())
-        got = digits.filter(pl.col("run") == run)["roc_auc_macro"].item()
+        got = digits.filter(pl.col("run") == run)["macro_roc_auc"].item()
         assert got == pytest.approx(
             metrics.roc_auc_score(y, proba, multi_class="ovr", average="macro"), abs=1e-9
         )

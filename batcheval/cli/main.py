@@ -161,6 +161,9 @@ def _parser() -> argparse.ArgumentParser:
             sc.add_argument("--beta", type=float, help="β of an added f_beta column")
         elif name == "auc":
             sc.add_argument("--measure", default="informedness", help="measure for the best threshold")
+            sc.add_argument(
+                "--averages", help="multiclass scores: comma-separated averages (default: all six)"
+            )
         else:
             sc.add_argument(
                 "--chart", default="roc", choices=sorted(CHARTS), help="which chart (default: roc)"
@@ -394,7 +397,8 @@ def _scores(args: argparse.Namespace) -> None:
                        pool=_split(args.pool), measures=_split(args.measures), beta=args.beta,
                        **common)  # fmt: skip
     else:
-        result = auc(frame, _split(args.by), args.label, score, measure=args.measure, **common)
+        result = auc(frame, _split(args.by), args.label, score, measure=args.measure,
+                     averages=_split(args.averages), **common)  # fmt: skip
     _emit(result, args.output, keys=_split(args.by) or [], chosen=getattr(args, "measures", None) is not None)
 
 
@@ -641,7 +645,7 @@ def _first_line(exc: BaseException) -> str:
 
 _KEYWORDS = ("positive", "classes", "measures", "measure", "beta", "ci_method", "ci", "n_boot", "seed",
              "thresholds", "pool", "by", "run", "example", "significance", "label", "prediction", "score",
-             "smoothing", "paired")  # fmt: skip
+             "smoothing", "paired", "averages")  # fmt: skip
 _FLAGS = ("drop_nulls", "drop_nonfinite", "per_class", "adjacent")
 
 

@@ -8,6 +8,7 @@ grouping and emit every point instead.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ import polars as pl
 from scipy import special
 
 from .. import measures as _measures
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..io.frames import as_key_list
 from ..kernels import delong as _delong
 from ..kernels import exact as _exact
@@ -30,7 +31,23 @@ from .multiclass import (
 )
 from .prepare import prepare_scores
 
-__all__ = ["auc"]
+__all__ = ["AUC_AVERAGES", "AUC_AVERAGE_ALIASES", "auc"]
+
+#: The multiclass averages ``be.auc`` returns, named ``<average>_<area>`` as ``macro_f1`` and
+#: ``bias_weighted_informedness`` are.
+AUC_AVERAGES: tuple[str, ...] = tuple(
+    f"{average}_{area}"
+    for area in ("roc_auc", "pr_auc")
+    for average in ("macro", "prevalence_weighted", "bias_weighted")
+)
+
+#: The ``<area>_<average>`` names of releases before one scheme for averages: asked for with
+#: ``averages=``, they give columns of that name.
+AUC_AVERAGE_ALIASES: dict[str, str] = {
+    f"{area}_{average}": f"{average}_{area}"
+    for area in ("roc_auc", "pr_auc")
+    for average in ("macro", "prevalence_weighted", "bias_weighted")
+}
 
 
 def auc(
@@ -47,17 +64,20 @@ def auc(
     drop_nulls: bool = False,
     ci: float | None = None,
     pool: str | Sequence[str] | None = None,
+    averages: str | Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """Exact ROC and precision-recall summaries of a score, for every group.
 
     With multiclass scores — ``score`` a list of columns, one per class in
     sorted class order, or one List column — each class is scored against the
     rest. ``per_class=True`` returns those rows (with a ``class`` column);
-    otherwise ``roc_auc`` and ``pr_auc`` come averaged three ways, each
-    labelled: ``_macro`` (unweighted), ``_prevalence_weighted`` and
-    ``_bias_weighted`` (weights: the share of rows whose top score is the
-    class, the weighting Powers 2015 asks for). Classes whose AUC is undefined
-    in a group are left out of its averages.
+    otherwise ``roc_auc`` and ``pr_auc`` come averaged three ways, named as
+    ``evaluate``'s averages are: ``macro_roc_auc`` (unweighted, scikit-learn's
+    ``average="macro"``), ``prevalence_weighted_roc_auc`` (its
+    ``average="weighted"``) and ``bias_weighted_roc_auc`` (weights: the share
+    of rows whose top score is the class, the weighting Powers 2015 asks for),
+    and the same three of ``pr_auc``. Classes whose AUC is undefined in a
+    group are left out of its averages.
 
     Returns one row per group with ``n``, ``positives``, ``negatives`` and
 
@@ -101,6 +121,12 @@ def auc(
         and each area also gets ``<area>_mean`` and ``<area>_std`` over the
         pooled groups (sample standard deviation), with ``n_pooled``. Pooled
         columns may be named in ``by`` too or only here.
+    averages
+        Multiclass scores: the averages to return (default: all six of
+        :data:`AUC_AVERAGES`). A string is one average. The names of releases
+        before one naming scheme, ``roc_auc_macro``, ``roc_auc_prevalence_weighted``,
+        ``roc_auc_bias_weighted`` and the same of ``pr_auc``
+        (:data:`AUC_AVERAGE_ALIASES`), are accepted and give columns of that name.
 
     Returns
     -------
@@ -119,9 +145,20 @@ def auc(
     >>> df = pl.DataFrame({"fold": [0, 0, 1, 1], "label": [0, 1, 0, 1], "score": [0.1, 0.4, 0.5, 0.8]})
     >>> be.auc(df, pool="fold").select("n_pooled", "roc_auc", "roc_auc_mean", "roc_auc_std").rows()
     [(2, 0.75, 1.0, 0.0)]
+
+    Three classes, one score column per class:
+
+    >>> mc = pl.DataFrame({"label": [0, 1, 2, 2, 0, 1], "p0": [0.8, 0.1, 0.1, 0.3, 0.3, 0.5],
+    ...                    "p1": [0.1, 0.6, 0.2, 0.3, 0.5, 0.2], "p2": [0.1, 0.3, 0.7, 0.4, 0.2, 0.3]})
+    >>> be.auc(mc, score=["p0", "p1", "p2"]).columns
+    ['n', 'macro_roc_auc', 'prevalence_weighted_roc_auc', 'bias_weighted_roc_auc',
+     'macro_pr_auc', 'prevalence_weighted_pr_auc', 'bias_weighted_pr_auc']
+    >>> be.auc(mc, score=["p0", "p1", "p2"], averages=["roc_auc_macro", "macro_pr_auc"]).rows()
+    [(6, 0.8333333333333334, 0.8166666666666668)]
     """
     if ci is not None:
         _measures.check_level(ci)
+    wanted = _average_names(averages)
     if pool is not None:
         if ci is not None:
             raise InvalidArgumentError(
@@ -130,12 +167,22 @@ def auc(
             )
         return _pooled_auc(data, by, label, score, pool, measure=measure, positive=positive,
                            classes=classes, per_class=per_class, drop_nonfinite=drop_nonfinite,
-                           drop_nulls=drop_nulls)  # fmt: skip
+                           drop_nulls=drop_nulls, averages=averages)  # fmt: skip
     if is_multiclass_score(data, score):
         if ci is not None and not per_class:
             raise InvalidArgumentError("ci= with multiclass scores needs per_class=True (one AUC per class)")
+        if averages is not None and per_class:
+            raise InvalidArgumentError(
+                f"averages={averages!r} chooses multiclass averages; per_class=True returns "
+                "one row per class instead"
+            )
         return _multiclass_auc(
-            data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci
+            data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci, wanted
+        )
+    if averages is not None:
+        raise InvalidArgumentError(
+            f"averages={averages!r} chooses averages over classes, for multiclass scores (a list of "
+            f"score columns); score={score!r} is one binary score"
         )
     scored = prepare_scores(
         data, by, label, score, positive, classes, drop_nonfinite, drop_nulls, score_range=False
@@ -194,8 +241,31 @@ def _delong_columns(area: np.ndarray, var: np.ndarray, level: float) -> list[pl.
     ]
 
 
+def _average_names(averages: str | Sequence[str] | None) -> dict[str, str]:
+    """{column name asked: batcheval name} of ``averages=``, in the order asked (default: all)."""
+    if averages is None:
+        return {name: name for name in AUC_AVERAGES}
+    asked = [averages] if isinstance(averages, str) else list(averages)
+    if not asked:
+        raise InvalidArgumentError("averages= names at least one average, got an empty list")
+    out: dict[str, str] = {}
+    for name in asked:
+        if not isinstance(name, str):
+            raise UnknownMeasureError(f"averages= takes average names such as 'macro_roc_auc', got {name!r}")
+        canonical = AUC_AVERAGE_ALIASES.get(name, name)
+        if canonical not in AUC_AVERAGES:
+            close = difflib.get_close_matches(name, [*AUC_AVERAGES, *AUC_AVERAGE_ALIASES], n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UnknownMeasureError(
+                f"unknown average {name!r}{hint}; be.auc averages are {', '.join(AUC_AVERAGES)}"
+            )
+        if canonical not in out.values():  # asked twice under two names: one column, as first asked
+            out[name] = canonical
+    return out
+
+
 def _multiclass_auc(
-    data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci=None
+    data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci=None, wanted=None
 ) -> pl.DataFrame:
     long, keys, values, wide, names = one_vs_rest_frame(data, by, label, score, classes)
     per = auc(long, keys, IS_CLASS_COLUMN, SCORE_COLUMN, measure=measure, positive=True,
@@ -208,17 +278,17 @@ def _multiclass_auc(
     per = per.join(shares, on=keys, how="left", nulls_equal=True).with_columns(
         pl.col("bias").fill_null(0.0), (pl.col("positives") / pl.col("n")).alias("prevalence")
     )
-    aggs = [pl.col("n").first()]
+    averaged = {}
     for m in ("roc_auc", "pr_auc"):
         v = pl.col(m).fill_nan(None)
         defined = v.is_not_null()
-        aggs += [
-            v.mean().alias(f"{m}_macro"),
-            ((v * pl.col("prevalence")).sum() / pl.col("prevalence").filter(defined).sum()).alias(
-                f"{m}_prevalence_weighted"
-            ),
-            ((v * pl.col("bias")).sum() / pl.col("bias").filter(defined).sum()).alias(f"{m}_bias_weighted"),
-        ]
+        averaged[f"macro_{m}"] = v.mean()
+        averaged[f"prevalence_weighted_{m}"] = (v * pl.col("prevalence")).sum() / pl.col("prevalence").filter(
+            defined
+        ).sum()
+        averaged[f"bias_weighted_{m}"] = (v * pl.col("bias")).sum() / pl.col("bias").filter(defined).sum()
+    wanted = wanted or {name: name for name in AUC_AVERAGES}
+    aggs = [pl.col("n").first()] + [averaged[canonical].alias(name) for name, canonical in wanted.items()]
     if not group_keys:
         return per.select(aggs)
     return per.group_by(group_keys, maintain_order=True).agg(aggs).sort(group_keys, nulls_last=True)
@@ -230,7 +300,8 @@ def _pooled_auc(data, by, label, score, pool, **kwargs) -> pl.DataFrame:
     rest = [k for k in keys if k not in over]
     pooled = auc(data, rest or None, label, score, **kwargs)
     per = auc(data, rest + over, label, score, **kwargs)
-    areas = [c for c in per.columns if c.startswith(("roc_auc", "roc_auch", "pr_auc"))]
+    averages = set(AUC_AVERAGES) | set(AUC_AVERAGE_ALIASES)
+    areas = [c for c in per.columns if c.startswith(("roc_auc", "roc_auch", "pr_auc")) or c in averages]
     aggs = [pl.len().cast(pl.Int64).alias("n_pooled")]
     for c in areas:
         aggs += [pl.col(c).mean().alias(f"{c}_mean"), pl.col(c).std().alias(f"{c}_std")]
