@@ -7,8 +7,9 @@ goes through one call of ``batcheval.measures.compute``; the size of a p-value
 column is the share of tables with p ≤ α. Its Monte Carlo standard error is
 sqrt(size·(1 − size)/reps).
 
-Target (spec §3, issue 20): every p-value the library recommends or uses by default
-(``p_informedness``; ``alpha_sbb`` is computed from it) has size within
+Target (issue 20; docs/measures.md, "Significance against chance"): every p-value
+the library recommends or uses by default (``p_informedness``; ``alpha_sbb`` is
+computed from it) has size within
 [0.04, 0.06] at α = 0.05 wherever the smallest expected margin holds ≥ 10
 examples, and ≤ 0.06 everywhere. ``p_fisher`` (one-sided) and ``p_chi2`` are
 shown as they are; ``p_chi2_kb/km/kbm`` for contrast (the paper's conservative

@@ -1,7 +1,8 @@
 """Tests of the *reference* implementation itself (tests/reference/naive.py).
 
 The reference is checked against the papers' worked examples, scikit-learn,
-scipy and the identities of the spec (/work/shared/spec/measures.md §2-§4).
+scipy and the identities of the measures specification (batcheval follows it; its
+definitions are docs/measures.md, its sources docs/references.md), §2-§4 below.
 Nothing here imports batcheval.
 """
 

@@ -41,8 +41,9 @@ BINARY_STATS: tuple[str, ...] = (
 #: The χ² statistics of a K×K table; each has a ``p_`` column.
 MULTICLASS_STATS: tuple[str, ...] = ("chi2", "g2", "chi2_kb", "chi2_km", "chi2_kbm")
 
-#: The calibrated chance tests (spec §3): two-sided tests of informedness = 0 and markedness = 0
-#: against the permutation null given both margins. ``p_informedness`` is the recommended one.
+#: The calibrated chance tests (docs/measures.md, "Significance against chance"): two-sided
+#: tests of informedness = 0 and markedness = 0 against the permutation null given both margins.
+#: ``p_informedness`` is the recommended one.
 CHANCE_TESTS: tuple[str, ...] = ("p_informedness", "p_markedness")
 
 #: Every binary measure (Powers 2011; docs/references.md), in output order. ``f_beta`` needs ``beta=``.
