@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
 
 from batcheval.inference.intervals import (
     SE_PSEUDO_SHARE,
@@ -186,3 +187,36 @@ def test_fewer_poisson_ends_would_drop_accuracy_coverage_below_the_floor():
     two = bench.modified_wilson_xstar(x, m, 2)
     assert 0.935 <= coverage(*two, p) <= 0.965
     assert coverage(*two, 0.9898) < 0.92 <= coverage(low, high, 0.9898)
+
+
+def test_recall_misses_the_floor_at_margin_five_under_wilson():
+    """n = 10, balanced, informedness 0.95 (margin 5): the positives are binomial (10, 0.5) and
+    the true positives binomial (m, 0.975) given them. Recall's default interval, summed over
+    every table, covers below the floor of 0.92, and so does the double sum with statsmodels'
+    Wilson interval; the modified Wilson interval covers above it; the benchmark's table agrees."""
+    n, tpr = 10, 0.975
+    pop = _population(2, 0.5, 0.95)
+    assert pop[1, 1] / pop[1].sum() == pytest.approx(tpr)
+    tables = _all_tables(n)
+    mass = stats.multinomial.pmf(tables.reshape(-1, 4), n, pop.ravel())
+    x, m = tables[:, 1, 1], tables[:, 1].sum(axis=1)
+    ok = m > 0
+    cover = {}
+    for method, (low, high) in (
+        ("wilson", default_intervals(tables, ["recall"])["recall"]),
+        ("modified_wilson", modified_wilson(x.astype(np.float64), m.astype(np.float64))),
+    ):
+        cover[method] = mass[ok & (low <= tpr) & (tpr <= high)].sum() / mass[ok].sum()
+    double_sum = 0.0
+    for trials in range(1, n + 1):
+        successes = np.arange(trials + 1)
+        low, high = proportion_confint(successes, trials, alpha=0.05, method="wilson")
+        inside = (low <= tpr) & (tpr <= high)
+        double_sum += stats.binom.pmf(trials, n, 0.5) * stats.binom.pmf(successes, trials, tpr)[inside].sum()
+    double_sum /= 1 - stats.binom.pmf(0, n, 0.5)
+    assert cover["wilson"] == pytest.approx(double_sum, abs=1e-12)
+    assert cover["wilson"] < 0.92 < cover["modified_wilson"]
+    row = next(r for r in bench.exact_proportions(10) if r.startswith("| 10 | 0.5 | 0.95 |"))
+    cells = [c.split()[0] for c in row.strip("|").split("|")[4:]]
+    assert float(cells[0]) == pytest.approx(cover["wilson"], abs=5e-5)
+    assert float(cells[1]) == pytest.approx(cover["modified_wilson"], abs=5e-5)
