@@ -38,7 +38,7 @@ DOCS = HERE.parent / "docs"
 STUDIES: dict[str, tuple[list[str], list[str]]] = {
     "chance": (["--output", str(DOCS / "calibration_chance.md")], ["--reps", "2000"]),
     "intervals": (
-        ["--reps", "2000", "--boot-tables", "40", "--out", str(DOCS / "calibration_intervals.md")],
+        ["--reps", "2000", "--boot-tables", "200", "--out", str(DOCS / "calibration_intervals.md")],
         ["--reps", "300", "--boot-tables", "5", "--n-boot", "400"],
     ),
     "leader": (
