@@ -17,7 +17,7 @@ import numpy as np
 
 from .binary import measure_value
 from .chance import EXACT_VARIANCE, INT_LIMIT, TABLE_MIN, TABLE_PER_GROUP, midp_cell
-from .fisher import upper_tail
+from .fisher import stirlerr_table, upper_tail
 from .jit import jit_parallel, prange
 
 #: ``what`` code of Fisher's one-sided p-value (toward positive association).
@@ -38,9 +38,11 @@ def distinct_tests(tp, fp, fn, tn, first, what, b2, out):
     n_distinct = first.shape[0]
     # ln k! up to the largest n whose chance test is summed exactly, as binary_chance builds it
     top = -1
+    top_n = 0  # and Fisher's Stirling terms up to the largest n
     for d in range(n_distinct):
         h = first[d]
         n = tp[h] + fp[h] + fn[h] + tn[h]
+        top_n = max(top_n, n)
         r = tp[h] + fn[h]
         p = tp[h] + fp[h]
         if n > top and 0 < r < n and 0 < p < n < INT_LIMIT:
@@ -51,6 +53,7 @@ def distinct_tests(tp, fp, fn, tn, first, what, b2, out):
     lf = np.empty(size, np.float64)
     for i in range(size):
         lf[i] = math.lgamma(float(i) + 1.0)
+    se = stirlerr_table(top_n)
     for d in prange(n_distinct):
         g = first[d]
         a, b, c, e = tp[g], fp[g], fn[g], tn[g]
@@ -58,7 +61,7 @@ def distinct_tests(tp, fp, fn, tn, first, what, b2, out):
         for i in range(what.shape[0]):
             w = what[i]
             if w == FISHER:
-                out[i, d] = np.nan if n == 0 else upper_tail(a, n, a + c, a + b)
+                out[i, d] = np.nan if n == 0 else upper_tail(a, n, a + c, a + b, se)
             elif w == CHANCE:
                 out[i, d] = midp_cell(a, n, a + c, a + b, lf)
             else:
