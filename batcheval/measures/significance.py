@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-
 from typing import TYPE_CHECKING
 
 import numpy as np
