@@ -76,12 +76,13 @@ def test_g2_and_every_default_measure_of_repeated_tables_equal_one_group_at_a_ti
 
 
 def test_exact_tests_on_every_thread_give_the_serial_bits_and_scipy(monkeypatch):
-    """Fisher's and the chance test run their parallel kernel from their own ``serial_below``
-    distinct tables on (below the element count at which other parallel kernels switch)."""
-    from batcheval.kernels import chance, fisher
+    """Fisher's and the chance test (and the distinct tables' one-pass kernel that runs both)
+    run their parallel kernel from their own ``serial_below`` tables on (below the element count
+    at which other parallel kernels switch)."""
+    from batcheval.kernels import chance, fisher, pvalues
 
     counts = _repeated_tables(20_000, 30, 7)
-    kernels = (fisher.fisher_greater, chance.binary_chance)
+    kernels = (fisher.fisher_greater, chance.binary_chance, pvalues.distinct_tests)
     for kernel in kernels:
         monkeypatch.setattr(kernel, "serial_below", 10**9)
     serial = compute(counts, P_VALUES)

@@ -267,7 +267,10 @@ def _distinct_tests(
     chance = bool({"alpha_sbb", *CHANCE_TESTS} & set(names))
     what += [_pvalues.FISHER] * ("p_fisher" in names) + [_pvalues.CHANCE] * chance
     once = np.empty((len(what), len(first)), dtype=np.float64)
-    _pvalues.distinct_tests(*cells, first, np.array(what, dtype=np.int64), beta * beta, once)
+    # threads by the count of distinct tables, not of groups (the cell columns)
+    kernel = _pvalues.distinct_tests
+    run = kernel.serial if len(first) < kernel.serial_below else kernel.parallel
+    run(*cells, first, np.array(what, dtype=np.int64), beta * beta, once)
 
     def row(code: int) -> np.ndarray:
         return once[what.index(code)]
