@@ -275,7 +275,8 @@ def _distinct_tests(
     def row(code: int) -> np.ndarray:
         return once[what.index(code)]
 
-    rows = {name: row(_binary.NAMES.index(name)) for name in per_distinct}
+    # a statistic only its tail needs (p_g2 without g2) is not handed out
+    rows = {name: row(_binary.NAMES.index(name)) for name in per_distinct if name in names}
     if tails:
         stats = np.stack([row(_binary.NAMES.index(t[2:])) for t in tails])
         rows.update(zip(tails, chi2_upper_tail(stats.reshape(-1), 1).reshape(stats.shape), strict=True))
