@@ -10,9 +10,14 @@ Cases:
 * a sweep's measure stage: 2M tables with cells uniform in 0..399, through ``compute_cells``,
   for the sweep's default measures and for ``informedness`` alone.
 
+``--parts`` adds the pieces of the first case: the point measures' program, the distinct-table
+hashing, the one-pass tests of the distinct tables (Fisher, the chance test and the χ²
+statistics), their χ² tails and the gather of every shared row.
+
 Each line is the best and the median of ``--repeat`` calls' ``time.process_time`` after one
-warm-up call (which compiles what is not cached). To compare two versions, run this script
-for each in separate processes, alternating.
+warm-up call (which compiles what is not cached); with ``--wall``, ``time.perf_counter`` (for
+the threads' wall time: run without ``NUMBA_NUM_THREADS=1``). To compare two versions, run
+this script for each in separate processes, alternating.
 """
 
 from __future__ import annotations
@@ -24,22 +29,63 @@ from collections.abc import Callable
 
 import numpy as np
 
-from batcheval.kernels import binary
+from batcheval.kernels import binary, pvalues
 from batcheval.measures.registry import default_measures
+from batcheval.measures.significance import chi2_upper_tail
 from batcheval.scores.sweep import SWEEP_MEASURES
 
 compute_module = importlib.import_module("batcheval.measures.compute")
 
 
-def cpu_ms(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """Best and median CPU time of ``repeat`` calls, in ms, after a warm-up call."""
+def cpu_ms(
+    fn: Callable[[], object], repeat: int, clock: Callable[[], float] = time.process_time
+) -> tuple[float, float]:
+    """Best and median time of ``repeat`` calls by ``clock``, in ms, after a warm-up call."""
     fn()
     times = []
     for _ in range(repeat):
-        start = time.process_time()
+        start = clock()
         fn()
-        times.append(time.process_time() - start)
+        times.append(clock() - start)
     return min(times) * 1e3, float(np.median(times)) * 1e3
+
+
+def parts(counts: np.ndarray, cells: tuple[np.ndarray, ...]) -> dict[str, Callable[[], object]]:
+    """The pieces of ``compute`` for every default measure of ``counts``, each on its own."""
+    names = default_measures(2)
+    distinct = compute_module._distinct(cells, len(counts))
+    assert distinct is not None, "the benchmark's tables repeat: the shared path is taken"
+    ids, first = distinct
+    tails = [
+        n for n in names if n.startswith("p_") and n not in ("p_fisher", "p_informedness", "p_markedness")
+    ]
+    what = [binary.NAMES.index(t[2:]) for t in tails] + [pvalues.FISHER, pvalues.CHANCE]
+    what_fisher = np.array([pvalues.FISHER], dtype=np.int64)
+    what_chance = np.array([pvalues.CHANCE], dtype=np.int64)
+    what_stats = np.array(what[:-2], dtype=np.int64)
+    once = np.empty((len(what), len(first)))
+    pvalues.distinct_tests(*cells, first, np.array(what, dtype=np.int64), 1.0, once)
+    stats = once[: len(tails)].copy()
+    shared = np.ascontiguousarray(once[np.r_[0 : len(once), len(once) - 1, len(once) - 1]])
+    point = [m for m in binary.NAMES if m not in ("f_beta", "g2")]
+    return {
+        "  point measures' program (34 rows)": lambda: compute_module.compute(counts, point, cells=cells),
+        "  distinct-table hashing": lambda: compute_module._distinct(cells, len(counts)),
+        f"  tests of the {len(first)} distinct tables, one pass": lambda: pvalues.distinct_tests(
+            *cells, first, np.array(what, dtype=np.int64), 1.0, once
+        ),
+        "    of which Fisher alone": lambda: pvalues.distinct_tests(
+            *cells, first, what_fisher, 1.0, once[:1]
+        ),
+        "    of which the chance test alone": lambda: pvalues.distinct_tests(
+            *cells, first, what_chance, 1.0, once[:1]
+        ),
+        "    of which the 7 statistics alone": lambda: pvalues.distinct_tests(
+            *cells, first, what_stats, 1.0, once[: len(what_stats)]
+        ),
+        "  chi2 tails of the distinct tables (7 rows)": lambda: chi2_upper_tail(stats.reshape(-1), 1),
+        f"  gather of the {len(shared)} shared rows": lambda: compute_module._gather(shared, ids),
+    }
 
 
 def main() -> None:
@@ -47,7 +93,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--parts", action="store_true", help="also time the first case's pieces")
+    parser.add_argument("--wall", action="store_true", help="wall time (perf_counter), not CPU time")
     args = parser.parse_args()
+    clock, unit = (time.perf_counter, "wall") if args.wall else (time.process_time, "CPU")
 
     rng = np.random.default_rng(20240601)
     # bench_evaluate: prediction = label with probability 0.7, else uniform: 0.85 agree
@@ -59,6 +108,7 @@ def main() -> None:
         "100k tables, every default measure": lambda: compute_module.compute(
             counts, default_measures(2), cells=cells
         ),
+        **(parts(counts, cells) if args.parts else {}),
         "100k tables, 34 point measures": lambda: compute_module.compute(counts, point, cells=cells),
         "2M tables, the sweep's default measures": lambda: compute_module.compute_cells(
             *big, list(SWEEP_MEASURES)
@@ -66,8 +116,8 @@ def main() -> None:
         "2M tables, informedness": lambda: compute_module.compute_cells(*big, ["informedness"]),
     }
     for name, fn in cases.items():
-        best, median = cpu_ms(fn, args.repeat)
-        print(f"{name}: {best:.2f} ms CPU best, {median:.2f} median")
+        best, median = cpu_ms(fn, args.repeat, clock)
+        print(f"{name}: {best:.2f} ms {unit} best, {median:.2f} median")
 
 
 if __name__ == "__main__":

@@ -76,12 +76,13 @@ def test_g2_and_every_default_measure_of_repeated_tables_equal_one_group_at_a_ti
 
 
 def test_exact_tests_on_every_thread_give_the_serial_bits_and_scipy(monkeypatch):
-    """Fisher's and the chance test run their parallel kernel from their own ``serial_below``
-    distinct tables on (below the element count at which other parallel kernels switch)."""
-    from batcheval.kernels import chance, fisher
+    """Fisher's and the chance test (and the distinct tables' one-pass kernel that runs both)
+    run their parallel kernel from their own ``serial_below`` tables on (below the element count
+    at which other parallel kernels switch)."""
+    from batcheval.kernels import chance, fisher, pvalues
 
     counts = _repeated_tables(20_000, 30, 7)
-    kernels = (fisher.fisher_greater, chance.binary_chance)
+    kernels = (fisher.fisher_greater, chance.binary_chance, pvalues.distinct_tests)
     for kernel in kernels:
         monkeypatch.setattr(kernel, "serial_below", 10**9)
     serial = compute(counts, P_VALUES)
@@ -94,3 +95,79 @@ def test_exact_tests_on_every_thread_give_the_serial_bits_and_scipy(monkeypatch)
         (tn, fp), (fn, tp) = counts[g].tolist()
         fisher = stats.fisher_exact([[tp, fp], [fn, tn]], alternative="greater").pvalue
         assert threaded["p_fisher"][g] == pytest.approx(fisher, rel=1e-12)
+
+
+def _awkward_repeated_tables(seed: int) -> np.ndarray:
+    """Repeated small tables with the edge cases mixed in: empty tables, empty margins, one cell
+    filled, and a few counts past the exact determinant's limit (3e9) and past 2^31."""
+    counts = _repeated_tables(12_000, 50, seed)
+    rng = np.random.default_rng(seed + 1)
+    counts[::11] = 0
+    counts[::17, 1, :] = 0  # no positives: a margin is empty
+    counts[::19, :, 0] = 0  # nothing predicted negative
+    counts[::23] = 0
+    counts[::23, 1, 1] = rng.integers(1, 5, len(counts[::23]))  # only tp
+    big = rng.choice(len(counts), 12, replace=False)
+    counts[big[:6]] = [[[3_000_000_011, 2], [5, 4_000_000_000]]]
+    counts[big[6:]] = [[[1_000_000_000, 999_999_000], [1_000_000_200, 1_000_000_300]]]
+    return counts
+
+
+def test_every_binary_measure_of_repeated_awkward_tables_has_the_bits_of_each_table_alone():
+    """The distinct tables' one-pass kernel (Fisher, the chance test, g2 and the χ² statistics)
+    and its single gather against the per-table kernels each group alone runs: every measure,
+    ``f_beta`` too, bit for bit, including NaN, 0 and 1."""
+    from batcheval.measures import BINARY_MEASURES
+
+    counts = _awkward_repeated_tables(21)
+    names = list(BINARY_MEASURES)
+    got = compute(counts, names, beta=2.0)
+    flat = counts.reshape(len(counts), 4)
+    _, first = np.unique(flat, axis=0, return_index=True)
+    assert len(first) < 0.75 * len(counts)  # the shared path is taken
+    for g in first:
+        alone = compute(counts[g : g + 1], names, beta=2.0)
+        for name in names:
+            np.testing.assert_array_equal(got[name][g], alone[name][0], err_msg=f"{name} of group {g}")
+
+
+def test_p_values_of_repeated_awkward_tables_agree_with_scipy():
+    counts = _awkward_repeated_tables(22)
+    got = compute(counts, ["p_fisher", "p_informedness", "p_chi2", "p_g2"])
+    flat = counts.reshape(len(counts), 4)
+    _, first = np.unique(flat, axis=0, return_index=True)
+    for g in first[:: max(1, len(first) // 80)]:
+        (tn, fp), (fn, tp) = counts[g].tolist()
+        n = tp + fp + fn + tn
+        if n == 0:
+            assert all(np.isnan(got[k][g]) for k in got)
+            continue
+        if n < 10**6:  # scipy's exact test enumerates the support
+            fisher = stats.fisher_exact([[tp, fp], [fn, tn]], alternative="greater").pvalue
+            assert got["p_fisher"][g] == pytest.approx(fisher, rel=1e-12, abs=1e-300)
+            midp = ref.midp_2x2(tp, n, tp + fn, tp + fp)
+            assert got["p_informedness"][g] == pytest.approx(midp, rel=1e-12)
+        table = np.array([[tp, fp], [fn, tn]])
+        if (table.sum(axis=0) > 0).all() and (table.sum(axis=1) > 0).all():
+            chi2 = stats.chi2_contingency(table, correction=False)
+            assert got["p_chi2"][g] == pytest.approx(chi2.pvalue, rel=1e-9, abs=1e-300)
+            g2 = stats.chi2_contingency(table, correction=False, lambda_="log-likelihood")
+            assert got["p_g2"][g] == pytest.approx(g2.pvalue, rel=1e-9, abs=1e-300)
+
+
+def test_fishers_table_of_stirling_terms_is_lgamma_less_stirlings_formula():
+    """``stirlerr_table`` (the terms Fisher's pmf looks up) against 40-digit arithmetic."""
+    import mpmath
+
+    from batcheval.kernels.fisher import STIRLERR_TABLE_SIZE, stirlerr_table
+
+    table = stirlerr_table(10**9)
+    assert len(table) == STIRLERR_TABLE_SIZE
+    assert len(stirlerr_table(7)) == 8
+    mpmath.mp.dps = 40
+    assert table[0] == 0.0
+    # Loader's truncated series: a few 1e-14 relative (the pmf's error budget is ~1e-14)
+    for k in (*range(1, 40), *range(40, STIRLERR_TABLE_SIZE, 7), STIRLERR_TABLE_SIZE - 1):
+        m = mpmath.mpf(k)
+        exact = mpmath.loggamma(m + 1) - (m + 0.5) * mpmath.log(m) + m - mpmath.log(2 * mpmath.pi) / 2
+        assert table[k] == pytest.approx(float(exact), rel=5e-14)

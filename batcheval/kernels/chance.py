@@ -38,7 +38,7 @@ from .jit import jit, jit_inline, jit_parallel, prange
 #: few hundred); above it the normal approximation is used.
 EXACT_VARIANCE = 100.0
 # integer arithmetic of n·x − r·p stays below 2^63 for n below 2^31
-_INT_LIMIT = 2_147_483_648
+INT_LIMIT = 2_147_483_648
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -46,8 +46,8 @@ _SQRT2 = math.sqrt(2.0)
 _NO_TABLE = np.zeros(0)
 # a table of ln k! is built up to the largest n that takes the exact path, while it has at most
 # this many entries per table tested (each entry costs one lgamma; a table saves nine a table)
-_TABLE_PER_GROUP = 4
-_TABLE_MIN = 1 << 12
+TABLE_PER_GROUP = 4
+TABLE_MIN = 1 << 12
 
 
 @jit_inline
@@ -101,8 +101,8 @@ def midp_cell(x, n, r, p, lf):
         return 1.0
     nf, rf, pf = float(n), float(r), float(p)
     var = rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0)))
-    if var > EXACT_VARIANCE or n >= _INT_LIMIT:
-        dev = float(n * x - r * p) if n < _INT_LIMIT else nf * x - rf * pf  # n·(x − mean)
+    if var > EXACT_VARIANCE or n >= INT_LIMIT:
+        dev = float(n * x - r * p) if n < INT_LIMIT else nf * x - rf * pf  # n·(x − mean)
         return math.erfc(abs(dev) / (nf * math.sqrt(var)) / _SQRT2)
     rp = r * p
     if n * x < rp:
@@ -138,7 +138,7 @@ def binary_chance(tp, fp, fn, tn, out):
     """Two-sided mid-p test of informedness = 0 (= markedness = 0 for K = 2) for G 2×2 tables.
 
     The exact tails take their ln k! from one table (``lf[i] = lgamma(i + 1)``) up to the largest
-    n that needs them, within ``_TABLE_PER_GROUP`` entries a table: nine lgamma calls a table
+    n that needs them, within ``TABLE_PER_GROUP`` entries a table: nine lgamma calls a table
     become lookups of the same values.
     """
     n_groups = tp.shape[0]
@@ -149,11 +149,11 @@ def binary_chance(tp, fp, fn, tn, out):
         n = tp[h] + fp[h] + fn[h] + tn[h]
         r = tp[h] + fn[h]
         p = tp[h] + fp[h]
-        if n > top and 0 < r < n and 0 < p < n < _INT_LIMIT:
+        if n > top and 0 < r < n and 0 < p < n < INT_LIMIT:
             nf, rf, pf = float(n), float(r), float(p)
             if rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0))) <= EXACT_VARIANCE:
                 top = n
-    size = max(min(top + 1, _TABLE_PER_GROUP * n_groups + _TABLE_MIN), 0)
+    size = max(min(top + 1, TABLE_PER_GROUP * n_groups + TABLE_MIN), 0)
     # lf[i] = lgamma(i + 1), as _log_choose would compute it
     lf = np.empty(size, np.float64)
     for i in range(size):
@@ -215,7 +215,7 @@ def _one_table(c, real, pred, out, g):
             w = 1.0 / (nf - m)
             r = float(real[i])
             p = float(pred[i])
-            if n < _INT_LIMIT:
+            if n < INT_LIMIT:
                 dev = float(n * c[i, i] - real[i] * pred[i])
             else:
                 dev = nf * c[i, i] - r * p

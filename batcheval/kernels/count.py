@@ -440,7 +440,8 @@ def gather_columns(src, ids, out):
             s = src[r]
             o = out[r]
             for g in range(lo, hi):
-                o[g] = s[ids[g]]
+                # an unsigned index: no test for a negative one to wrap (a quarter of the time)
+                o[g] = s[np.uint64(ids[g])]
 
 
 def cells_2x2(counts: np.ndarray, positive: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -44,6 +44,11 @@ _LN_2PI = math.log(2.0 * math.pi)
 _RENEW = 128
 
 
+#: Counts whose Stirling error term :func:`stirlerr_table` tabulates: above it the series takes
+#: two divisions, below it up to five (a chain of some 70 cycles, nine times a pmf).
+STIRLERR_TABLE_SIZE = 501
+
+
 @jit
 def _stirlerr(k):
     """Stirling's error term of ln k! for a count ``k`` (a float)."""
@@ -57,6 +62,25 @@ def _stirlerr(k):
     if k > 35.0:
         return (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - 1.0 / 1680 / kk) / kk) / kk) / k
     return (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680 - 1.0 / 1188 / kk) / kk) / kk) / kk) / k
+
+
+@jit
+def stirlerr_table(top):
+    """``_stirlerr(k)`` for k = 0 .. min(top, :data:`STIRLERR_TABLE_SIZE` − 1): the same bits,
+    looked up (the tables' own n is the largest count a pmf needs)."""
+    size = max(0, min(top + 1, STIRLERR_TABLE_SIZE))
+    se = np.empty(size, np.float64)
+    for k in range(size):
+        se[k] = _stirlerr(float(k))
+    return se
+
+
+@jit_inline
+def _stirlerr_at(k, se):
+    """``_stirlerr(k)``, from ``se`` where it reaches."""
+    if k < se.shape[0]:
+        return se[int(k)]
+    return _stirlerr(k)
 
 
 @jit
@@ -78,7 +102,7 @@ def _bd0(x, m):
 
 
 @jit
-def _log_binom_raw(x, n, np_, nq):
+def _log_binom_raw(x, n, np_, nq, se):
     """ln of the binomial pmf ``C(n, x) p^x q^(n−x)`` with ``np_ = n·p`` and
     ``nq = n·q`` (Loader's ``dbinom_raw``, in logs so that no factor underflows)."""
     if x == 0.0:
@@ -87,14 +111,15 @@ def _log_binom_raw(x, n, np_, nq):
         return -_bd0(n, nq) - np_ if np_ < 0.1 * n else n * math.log(nq / n)
     if x == n:
         return -_bd0(n, np_) - nq if nq < 0.1 * n else n * math.log(np_ / n)
-    lc = _stirlerr(n) - _stirlerr(x) - _stirlerr(n - x) - _bd0(x, np_) - _bd0(n - x, nq)
+    lc = _stirlerr_at(n, se) - _stirlerr_at(x, se) - _stirlerr_at(n - x, se) - _bd0(x, np_) - _bd0(n - x, nq)
     return lc - 0.5 * (_LN_2PI + math.log(x) + math.log1p(-x / n))
 
 
 @jit
-def log_pmf(k, n, rp, pp):
+def log_pmf(k, n, rp, pp, se):
     """ln P(X = k) for X ~ Hypergeometric(population n, successes rp, draws pp),
-    for ``max(0, pp − (n − rp)) <= k <= min(rp, pp)`` and ``0 < pp < n``."""
+    for ``max(0, pp − (n − rp)) <= k <= min(rp, pp)`` and ``0 < pp < n``; ``se`` from
+    :func:`stirlerr_table` (any length)."""
     kf = float(k)
     nf = float(n)
     rpf = float(rp)
@@ -103,9 +128,9 @@ def log_pmf(k, n, rp, pp):
     p = ppf / nf
     q = float(n - pp) / nf
     return (
-        _log_binom_raw(kf, rpf, rpf * p, rpf * q)
-        + _log_binom_raw(ppf - kf, rnf, rnf * p, rnf * q)
-        - _log_binom_raw(ppf, nf, ppf, float(n - pp))
+        _log_binom_raw(kf, rpf, rpf * p, rpf * q, se)
+        + _log_binom_raw(ppf - kf, rnf, rnf * p, rnf * q, se)
+        - _log_binom_raw(ppf, nf, ppf, float(n - pp), se)
     )
 
 
@@ -122,8 +147,9 @@ def _down(k, n, rp, pp):
 
 
 @jit
-def upper_tail(x, n, rp, pp):
-    """P(X >= x) for X ~ Hypergeometric(population n, successes rp, draws pp).
+def upper_tail(x, n, rp, pp, se):
+    """P(X >= x) for X ~ Hypergeometric(population n, successes rp, draws pp); ``se`` from
+    :func:`stirlerr_table` (any length: the bits do not depend on it).
 
     Sums away from the mode, where the terms only shrink: upward from ``x``
     above the mode, else the lower tail downward from ``x - 1`` and one minus
@@ -133,7 +159,7 @@ def upper_tail(x, n, rp, pp):
 
     Examples
     --------
-    >>> round(upper_tail(3, 8, 4, 4), 6)  # (4·4 + 1) of the C(8, 4) = 70 draws of 4
+    >>> round(upper_tail(3, 8, 4, 4, stirlerr_table(8)), 6)  # (4·4 + 1) of the C(8, 4) = 70 draws of 4
     0.242857
     """
     lo = max(0, pp - (n - rp))
@@ -154,7 +180,7 @@ def upper_tail(x, n, rp, pp):
     total = 0.0
     comp = 0.0
     k = start
-    term = math.exp(log_pmf(k, n, rp, pp))
+    term = math.exp(log_pmf(k, n, rp, pp, se))
     renew = _RENEW
     while True:
         t = total + term
@@ -169,7 +195,7 @@ def upper_tail(x, n, rp, pp):
         k += step
         renew -= 1
         if renew == 0:
-            term = math.exp(log_pmf(k, n, rp, pp))
+            term = math.exp(log_pmf(k, n, rp, pp, se))
             renew = _RENEW
     if step > 0:
         return min(total + comp, 1.0)
@@ -183,9 +209,13 @@ def fisher_greater(tp, fp, fn, tn, out):
 
     ``tp fp fn tn`` are the int64 cell columns of G tables.
     """
+    top = 0
+    for g in range(tp.shape[0]):
+        top = max(top, tp[g] + fp[g] + fn[g] + tn[g])
+    se = stirlerr_table(top)
     for g in prange(tp.shape[0]):
         n = tp[g] + fp[g] + fn[g] + tn[g]
         if n == 0:
             out[g] = np.nan
         else:
-            out[g] = upper_tail(tp[g], n, tp[g] + fn[g], tp[g] + fp[g])
+            out[g] = upper_tail(tp[g], n, tp[g] + fn[g], tp[g] + fp[g], se)

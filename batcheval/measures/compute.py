@@ -16,6 +16,7 @@ from ..kernels import chance as _chance
 from ..kernels import count as _count
 from ..kernels import fisher as _fisher
 from ..kernels import multiclass as _multiclass
+from ..kernels import pvalues as _pvalues
 from .registry import BINARY_STATS, CHANCE_TESTS, check_beta, check_names, default_measures
 from .significance import alpha_sbb, chi2_upper_tail
 
@@ -176,13 +177,12 @@ def _compute(
 
     results: dict[str, np.ndarray] = {}
     b = 1.0 if beta is None else float(beta)
-    if distinct is not None and per_distinct:
-        want_binary = [n for n in want_binary if n not in per_distinct]
-        ids, first = distinct
-        sub = tuple(c[first] for c in cells)
-        once = _run_kernel(_binary.NAMES, per_distinct, _Call(_binary.binary_measures, len(first), *sub, b))
-        gathered = _gather(np.stack(list(once.values())), ids)
-        results.update({("b", k): v for k, v in zip(once, gathered, strict=True)})
+    # of each distinct table once: the tests, the tails and the costly statistics, in one pass
+    shared: dict[str, np.ndarray] = {}
+    if distinct is not None:
+        shared = _distinct_tests(cells, names, per_distinct, tails, distinct, b)
+        want_binary = [n for n in want_binary if n not in per_distinct and n in names]
+        exact_tests, tails = set(), []
     if want_binary:
         call = _Call(_binary.binary_measures, n_groups, *cells, b)
         results.update({("b", k): v for k, v in _run_kernel(_binary.NAMES, want_binary, call).items()})
@@ -194,27 +194,22 @@ def _compute(
         results.update({("m", k): v for k, v in _run_kernel(_multiclass.NAMES, want_multi, call).items()})
 
     if exact_tests:
-        results.update(_chance_tests(counts, cells, n_groups, distinct))
+        results.update(_chance_tests(counts, cells, n_groups))
 
     dof = (n_classes - 1) ** 2
-    # every χ² tail in one call, spread over the threads once, and of each distinct table once
+    # every χ² tail in one call, spread over the threads once
     if tails:
         family_of = {n: "b" if (n_classes == 2 and n in in_binary) else "m" for n in tails}
-        if distinct is not None:  # only the distinct tables' statistics, not a copy of every group's
-            stats = np.stack([results[(family_of[n], n[2:])][distinct[1]] for n in tails])
-        else:
-            stats = np.stack([results[(family_of[n], n[2:])] for n in tails])
+        stats = np.stack([results[(family_of[n], n[2:])] for n in tails])
         p = chi2_upper_tail(stats.reshape(-1), dof).reshape(stats.shape)
-        if distinct is not None:
-            p = _gather(p, distinct[0])
         results.update(zip(tails, p, strict=True))
     out: dict[str, np.ndarray] = {}
     for name in names:
         family = "b" if (n_classes == 2 and name in in_binary) else "m"
-        if name == "p_fisher":
-            out[name] = _per_table(_fisher.fisher_greater, cells, n_groups, distinct)
-        elif name == "alpha_sbb" and distinct is not None:
-            out[name] = _gather(alpha_sbb(results["p_informedness"][distinct[1]]), distinct[0])
+        if name in shared:
+            out[name] = shared[name]
+        elif name == "p_fisher":
+            out[name] = _per_table(_fisher.fisher_greater, cells, n_groups)
         elif name == "alpha_sbb":
             out[name] = alpha_sbb(results["p_informedness"])
         elif name in CHANCE_TESTS or name in tails:
@@ -253,15 +248,50 @@ def _gather(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return out if values.ndim == 2 else out[0]
 
 
-def _per_table(
-    kernel, cells: tuple[np.ndarray, ...], n_groups: int, distinct: tuple[np.ndarray, np.ndarray] | None
-) -> np.ndarray:
-    """``kernel(tp, fp, fn, tn, out)`` for every table; once per distinct table when given."""
-    if distinct is not None:
-        ids, first = distinct
-        p = np.empty(len(first), dtype=np.float64)
-        kernel(*(c[first] for c in cells), p)
-        return _gather(p, ids)
+def _distinct_tests(
+    cells: tuple[np.ndarray, ...],
+    names: Sequence[str],
+    per_distinct: Sequence[str],
+    tails: Sequence[str],
+    distinct: tuple[np.ndarray, np.ndarray],
+    beta: float,
+) -> dict[str, np.ndarray]:
+    """The binary tests asked for among ``names`` (``p_fisher``, the chance tests, ``alpha_sbb``,
+    the χ² ``tails``) and the statistics ``per_distinct``, each computed once per distinct table
+    by one kernel and handed to every group by one gather."""
+    ids, first = distinct
+    what: list[int] = []  # the kernel's rows: a measure's index in NAMES, FISHER or CHANCE
+    for name in (*per_distinct, *(t[2:] for t in tails)):
+        if _binary.NAMES.index(name) not in what:
+            what.append(_binary.NAMES.index(name))
+    chance = bool({"alpha_sbb", *CHANCE_TESTS} & set(names))
+    what += [_pvalues.FISHER] * ("p_fisher" in names) + [_pvalues.CHANCE] * chance
+    once = np.empty((len(what), len(first)), dtype=np.float64)
+    # threads by the count of distinct tables, not of groups (the cell columns)
+    kernel = _pvalues.distinct_tests
+    run = kernel.serial if len(first) < kernel.serial_below else kernel.parallel
+    run(*cells, first, np.array(what, dtype=np.int64), beta * beta, once)
+
+    def row(code: int) -> np.ndarray:
+        return once[what.index(code)]
+
+    # a statistic only its tail needs (p_g2 without g2) is not handed out
+    rows = {name: row(_binary.NAMES.index(name)) for name in per_distinct if name in names}
+    if tails:
+        stats = np.stack([row(_binary.NAMES.index(t[2:])) for t in tails])
+        rows.update(zip(tails, chi2_upper_tail(stats.reshape(-1), 1).reshape(stats.shape), strict=True))
+    if "p_fisher" in names:
+        rows["p_fisher"] = row(_pvalues.FISHER)
+    if chance:
+        # for K = 2 both chance tests are tests of the one cell tp given the margins
+        rows.update({t: row(_pvalues.CHANCE) for t in CHANCE_TESTS if t in names})
+        if "alpha_sbb" in names:
+            rows["alpha_sbb"] = alpha_sbb(row(_pvalues.CHANCE))
+    return dict(zip(rows, _gather(np.stack(list(rows.values())), ids), strict=True))
+
+
+def _per_table(kernel, cells: tuple[np.ndarray, ...], n_groups: int) -> np.ndarray:
+    """``kernel(tp, fp, fn, tn, out)`` for every table."""
     p = np.empty(n_groups, dtype=np.float64)
     if n_groups:
         kernel(*cells, p)
@@ -272,12 +302,11 @@ def _chance_tests(
     counts: np.ndarray | None,
     cells: tuple[np.ndarray, ...] | None,
     n_groups: int,
-    distinct: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """``p_informedness`` and ``p_markedness`` of every table (one kernel computes both)."""
     if counts is None or counts.shape[1] == 2:
         assert cells is not None
-        p = _per_table(_chance.binary_chance, cells, n_groups, distinct)
+        p = _per_table(_chance.binary_chance, cells, n_groups)
         # for K = 2 both are tests of the one cell tp given the margins
         return {"p_informedness": p, "p_markedness": p.copy()}
     out = np.empty((2, n_groups), dtype=np.float64)
