@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .count import row_group, thread_rows
-from .jit import jit, jit_parallel, prange
+from .count import thread_rows
+from .jit import jit, jit_inline, jit_parallel, prange
+
+#: a class range at most this wide looks each row's class pair up in one table of span² bytes
+PAIR_SPAN = 64
 
 
 @jit_parallel
@@ -39,17 +42,50 @@ def fill_cells(
     every_value_a_class = True
     for c in range(lut.shape[0]):
         every_value_a_class &= lut[c] >= 0
+    # each row's (label, prediction) → its cell value in one lookup (0: not a class pair)
+    span = lut.shape[0] if lut.shape[0] <= PAIR_SPAN else 0
+    pairs = np.zeros(span * span, np.int8)
+    for a in range(span):
+        for b in range(span):
+            if lut[a] >= 0 and lut[b] >= 0:
+                pairs[a * span + b] = lut[a] * k + lut[b] + 1
+    # the group's offsets and strides, and the example's, folded into scalars: read from
+    # arrays inside the loop they are reloaded after every store (numba cannot tell that
+    # ``cells`` does not alias them), which made the pass twice as slow
+    s0, s1 = stride[0] * n_examples, stride[1] * n_examples
+    s2, s3 = stride[2] * n_examples, stride[3] * n_examples
+    base = -ex_lo - offset[0] * s0
+    if nkeys > 1:
+        base -= offset[1] * s1
+    if nkeys > 2:
+        base -= offset[2] * s2
+    if nkeys > 3:
+        base -= offset[3] * s3
     bad = np.zeros(n_threads, np.int64)
     for t in prange(n_threads):
         lo, hi = thread_rows(t, n, n_threads)
-        bad[t] = _fill_rows(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo,
-                            n_examples, every_value_a_class, lo, hi, cells)  # fmt: skip
+        bad[t] = _fill_rows(k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, label, pred, vmin, lut, k, pairs,
+                            span, example, every_value_a_class, lo, hi, cells)  # fmt: skip
     return bad.sum()
+
+
+@jit_inline
+def _cell_index(i, k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, example):
+    """Row i's cell of :func:`fill_cells`: ``g · E + e`` with the offsets folded into ``base``."""
+    u = np.uint64(i)
+    at = np.int64(k0[u]) * s0 + np.int64(example[u]) + base
+    if nkeys > 1:
+        at += np.int64(k1[u]) * s1
+    if nkeys > 2:
+        at += np.int64(k2[u]) * s2
+    if nkeys > 3:
+        at += np.int64(k3[u]) * s3
+    return np.uint64(at)
 
 
 @jit
 def _fill_rows(
-    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo, n_examples,
+    k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, label, pred, vmin, lut, k, pairs, span, example,
     every_value_a_class, lo, hi, cells,
 ):  # fmt: skip
     """Rows ``lo..hi-1`` of :func:`fill_cells`; returns those outside the class set.
@@ -60,21 +96,28 @@ def _fill_rows(
     optimises worse.
     """
     nbad = 0
-    if every_value_a_class:
+    if span > 0 and every_value_a_class:
         for i in range(lo, hi):
-            a = lut[np.uint64(np.int64(label[i]) - vmin)]
-            b = lut[np.uint64(np.int64(pred[i]) - vmin)]
-            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
-            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
+            u = np.uint64(i)
+            c = pairs[np.uint64((np.int64(label[u]) - vmin) * span + np.int64(pred[u]) - vmin)]
+            cells[_cell_index(i, k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, example)] = c
+    elif span > 0:
+        for i in range(lo, hi):
+            u = np.uint64(i)
+            c = pairs[np.uint64((np.int64(label[u]) - vmin) * span + np.int64(pred[u]) - vmin)]
+            if c == 0:
+                nbad += 1
+                continue
+            cells[_cell_index(i, k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, example)] = c
     else:
         for i in range(lo, hi):
-            a = lut[np.uint64(np.int64(label[i]) - vmin)]
-            b = lut[np.uint64(np.int64(pred[i]) - vmin)]
+            u = np.uint64(i)
+            a = lut[np.uint64(np.int64(label[u]) - vmin)]
+            b = lut[np.uint64(np.int64(pred[u]) - vmin)]
             if a < 0 or b < 0:
                 nbad += 1
                 continue
-            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
-            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
+            cells[_cell_index(i, k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, example)] = a * k + b + 1
     return nbad
 
 
