@@ -11,6 +11,8 @@ against them (:func:`joint_vs_reference`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .count import thread_rows
@@ -365,3 +367,71 @@ def joint_vs_reference(
                 y = class_lut[np.uint64(np.int64(label[i]) - class_lo)]
                 p = class_lut[np.uint64(np.int64(pred[i]) - class_lo)]
                 buf[np.uint64(g * k3 + y * k2 + lead * k + p)] += 1
+
+
+@jit
+def _informedness_gradient(c00, c01, c10, c11, g):
+    """``g[i, j]``: the delta-method gradient of informedness of the 2×2 table
+    ``c[real, predicted]`` over its cell proportions, each element computed as
+    ``inference/intervals._chance_gradient`` computes it over arrays (the same
+    operations in the same order, so the same bits). Returns whether it is
+    undefined (one real class only)."""
+    n = ((c00 + c01) + c10) + c11
+    p00, p01, p10, p11 = c00 / n, c01 / n, c10 / n, c11 / n
+    r0, r1 = p00 + p01, p10 + p11
+    col0, col1 = p00 + p10, p01 + p11
+    dtp0, dtp1 = p00 - r0 * col0, p11 - r1 * col1
+    inv0 = 1.0 / (1.0 - r0) if r0 < 1.0 else 0.0
+    inv1 = 1.0 / (1.0 - r1) if r1 < 1.0 else 0.0
+    b0, b1 = r0 * inv0, r1 * inv1
+    d0, d1 = dtp0 * inv0 * inv0, dtp1 * inv1 * inv1
+    g[0, 0] = ((1.0 - col0) * inv0 - b0) + d0
+    g[0, 1] = ((0.0 - col0) * inv0 - b1) + d0
+    g[1, 0] = ((0.0 - col1) * inv1 - b0) + d1
+    g[1, 1] = ((1.0 - col1) * inv1 - b1) + d1
+    return r0 >= 1.0 or r1 >= 1.0
+
+
+@jit_parallel
+def paired_informedness_se(joint, se):
+    """``se[g]``: the delta-method standard error of informedness(run) −
+    informedness(reference) from the binary joint table ``joint[g]`` (flat
+    ``[real, reference's prediction, run's prediction]``), as
+    ``inference/paired_se.delta_se`` computes it with numpy, element by element:
+    ``(Σ π G² − (Σ π G)²) / n`` with ``G[y, l, p] = g_run[y, p] − g_ref[y, l]``;
+    NaN where either table has one real class."""
+    for i in prange(joint.shape[0]):
+        se[i] = _paired_informedness_se(joint, i)
+
+
+@jit
+def _paired_informedness_se(joint, i):
+    x = np.empty(8)
+    for c in range(8):
+        x[c] = np.float64(joint[i, c])
+    g_run = np.empty((2, 2))
+    g_ref = np.empty((2, 2))
+    # the run's table sums out the reference's prediction, the reference's the run's
+    bad = _informedness_gradient(x[0] + x[2], x[1] + x[3], x[4] + x[6], x[5] + x[7], g_run)
+    bad |= _informedness_gradient(x[0] + x[1], x[2] + x[3], x[4] + x[5], x[6] + x[7], g_ref)
+    n = x[0]
+    for c in range(1, 8):
+        n += x[c]
+    s1 = 0.0
+    s2 = 0.0
+    for c in range(8):
+        y, ref, own = c >> 2, (c >> 1) & 1, c & 1
+        grad = g_run[y, own] - g_ref[y, ref]
+        pg = (x[c] / n) * grad
+        if c == 0:
+            s1, s2 = pg, pg * grad
+        else:
+            s1 += pg
+            s2 += pg * grad
+    if bad:
+        return np.nan
+    var = s2 - s1 * s1
+    if math.isnan(var) or math.isnan(n):  # numpy's NaN (0/0 here would carry the sign bit)
+        return np.nan
+    # np.maximum(var, 0.0): -0.0 kept
+    return math.sqrt((var if var >= 0.0 else 0.0) / n)
