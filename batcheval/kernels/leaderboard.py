@@ -400,17 +400,20 @@ def paired_informedness_se(joint, se):
     ``inference/paired_se.delta_se`` computes it with numpy, element by element:
     ``(Σ π G² − (Σ π G)²) / n`` with ``G[y, l, p] = g_run[y, p] − g_ref[y, l]``;
     NaN where either table has one real class."""
-    for i in prange(joint.shape[0]):
-        se[i] = _paired_informedness_se(joint, i)
+    n = joint.shape[0]
+    for b in prange((n + _JOINT_BLOCK - 1) // _JOINT_BLOCK):
+        # scratch per block: allocated per table, it took as long as the arithmetic
+        x = np.empty(8)
+        g_run = np.empty((2, 2))
+        g_ref = np.empty((2, 2))
+        for i in range(b * _JOINT_BLOCK, min(n, (b + 1) * _JOINT_BLOCK)):
+            se[i] = _paired_informedness_se(joint, i, x, g_run, g_ref)
 
 
 @jit
-def _paired_informedness_se(joint, i):
-    x = np.empty(8)
+def _paired_informedness_se(joint, i, x, g_run, g_ref):
     for c in range(8):
         x[c] = np.float64(joint[i, c])
-    g_run = np.empty((2, 2))
-    g_ref = np.empty((2, 2))
     # the run's table sums out the reference's prediction, the reference's the run's
     bad = _informedness_gradient(x[0] + x[2], x[1] + x[3], x[4] + x[6], x[5] + x[7], g_run)
     bad |= _informedness_gradient(x[0] + x[1], x[2] + x[3], x[4] + x[5], x[6] + x[7], g_ref)
