@@ -247,3 +247,25 @@ def test_every_measure_gets_the_control_variate(measure: str):
     plain = measures.compute(reps.sum(axis=2), m)[measure] - measures.compute(reps.sum(axis=3), m)[measure]
     assert se.mean() == pytest.approx(np.nanstd(plain, ddof=1), rel=0.015)
     assert se.std() / se.mean() < paired_se.tolerance(200)
+
+
+def test_binary_informedness_delta_se_kernel_gives_the_numpy_bits():
+    """The kernel behind delta_se for binary informedness repeats the generic numpy
+    path (gradients of both tables, their difference, the delta variance) per table:
+    the same bits, NaN where a table has one real class, on random and degenerate tables."""
+    rng = np.random.default_rng(5)
+    joints = [np.zeros((3, 2, 2, 2), dtype=np.int64)]
+    for n in (1, 2, 4, 30, 1000, 10**6):
+        joints.append(rng.multinomial(n, rng.dirichlet(np.full(8, 0.3)), 2000).reshape(-1, 2, 2, 2))
+    joint = np.concatenate(joints)
+    joint[:40, 0] = 0  # the first real class absent
+    joint[40:80, 1] = 0
+    c = intervals.cells_last(joint)  # [real, reference, run, G]
+    g_run, bad_run = intervals.gradient_cells_last(c.sum(axis=1), "informedness")
+    g_ref, bad_ref = intervals.gradient_cells_last(c.sum(axis=2), "informedness")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = intervals.gradient_variance(c, g_run[:, None] - g_ref[:, :, None])
+        expected = np.where(bad_run | bad_ref, np.nan, np.sqrt(var))
+    got = paired_se.delta_se(joint, "informedness", 1)
+    assert np.isnan(got[:80]).all()
+    np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))

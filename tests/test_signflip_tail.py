@@ -58,3 +58,24 @@ def test_tails_are_never_negative_over_many_tables():
     for g in range(0, n, 200):
         exp = tail_by_enumeration(int(a[g]), int(b[g]), wa[g], wb[g], t[g])
         assert out[g] == pytest.approx(exp, rel=1e-9, abs=1e-300)
+
+
+@pytest.mark.parametrize("pos", [0, 1])
+def test_binary_sign_flip_kernel_gives_the_numpy_bits(pos: int):
+    """The kernel behind sign_flip_p for binary tables repeats the numpy version
+    (tests/reference/sign_flip.py) per table: the same bits for every sign-flip
+    measure, on random tables (exact tails and normal ones) and degenerate ones."""
+    from batcheval.inference import paired_se
+    from tests.reference.sign_flip import binary_sign_flip
+
+    rng = np.random.default_rng(11 + pos)
+    joints = [np.zeros((3, 2, 2, 2), dtype=np.int64)]
+    for n in (1, 3, 8, 40, 300, 5000):
+        joints.append(rng.multinomial(n, rng.dirichlet(np.full(8, 0.5)), 400).reshape(-1, 2, 2, 2))
+    joint = np.concatenate(joints)
+    joint[:20, 0] = 0
+    joint[20:40, 1] = 0
+    for measure in paired_se.SIGN_FLIP_MEASURES[2]:
+        expected = binary_sign_flip(joint, measure, pos)
+        got = paired_se.sign_flip_p(joint, measure, pos)
+        np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64), err_msg=measure)

@@ -69,7 +69,8 @@ def adjust(pvalues: Any, method: Literal["holm", "bh"] = "holm") -> Any:
     idx = np.flatnonzero(defined)
     m = idx.size
     if m:
-        order = idx[np.argsort(p[idx], kind="stable")]
+        # ties take the same adjusted value in any order: no need for a stable sort (3x slower)
+        order = idx[np.argsort(p[idx])]
         ranked = p[order]
         i = np.arange(1, m + 1)
         if method == "holm":

@@ -11,10 +11,15 @@ against them (:func:`joint_vs_reference`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .count import row_group, thread_rows
-from .jit import jit, jit_parallel, prange
+from .count import thread_rows
+from .jit import jit, jit_inline, jit_parallel, prange
+
+#: a class range at most this wide looks each row's class pair up in one table of span² bytes
+PAIR_SPAN = 64
 
 
 @jit_parallel
@@ -39,17 +44,50 @@ def fill_cells(
     every_value_a_class = True
     for c in range(lut.shape[0]):
         every_value_a_class &= lut[c] >= 0
+    # each row's (label, prediction) → its cell value in one lookup (0: not a class pair)
+    span = lut.shape[0] if lut.shape[0] <= PAIR_SPAN else 0
+    pairs = np.zeros(span * span, np.int8)
+    for a in range(span):
+        for b in range(span):
+            if lut[a] >= 0 and lut[b] >= 0:
+                pairs[a * span + b] = lut[a] * k + lut[b] + 1
+    # the group's offsets and strides, and the example's, folded into scalars: read from
+    # arrays inside the loop they are reloaded after every store (numba cannot tell that
+    # ``cells`` does not alias them), which made the pass twice as slow
+    s0, s1 = stride[0] * n_examples, stride[1] * n_examples
+    s2, s3 = stride[2] * n_examples, stride[3] * n_examples
+    base = -ex_lo - offset[0] * s0
+    if nkeys > 1:
+        base -= offset[1] * s1
+    if nkeys > 2:
+        base -= offset[2] * s2
+    if nkeys > 3:
+        base -= offset[3] * s3
     bad = np.zeros(n_threads, np.int64)
     for t in prange(n_threads):
         lo, hi = thread_rows(t, n, n_threads)
-        bad[t] = _fill_rows(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo,
-                            n_examples, every_value_a_class, lo, hi, cells)  # fmt: skip
+        bad[t] = _fill_rows(k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, label, pred, vmin, lut, k, pairs,
+                            span, example, every_value_a_class, lo, hi, cells)  # fmt: skip
     return bad.sum()
+
+
+@jit_inline
+def _cell_index(i, k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, example):
+    """Row i's cell of :func:`fill_cells`: ``g · E + e`` with the offsets folded into ``base``."""
+    u = np.uint64(i)
+    at = np.int64(k0[u]) * s0 + np.int64(example[u]) + base
+    if nkeys > 1:
+        at += np.int64(k1[u]) * s1
+    if nkeys > 2:
+        at += np.int64(k2[u]) * s2
+    if nkeys > 3:
+        at += np.int64(k3[u]) * s3
+    return np.uint64(at)
 
 
 @jit
 def _fill_rows(
-    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, k, example, ex_lo, n_examples,
+    k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, label, pred, vmin, lut, k, pairs, span, example,
     every_value_a_class, lo, hi, cells,
 ):  # fmt: skip
     """Rows ``lo..hi-1`` of :func:`fill_cells`; returns those outside the class set.
@@ -60,21 +98,28 @@ def _fill_rows(
     optimises worse.
     """
     nbad = 0
-    if every_value_a_class:
+    if span > 0 and every_value_a_class:
         for i in range(lo, hi):
-            a = lut[np.uint64(np.int64(label[i]) - vmin)]
-            b = lut[np.uint64(np.int64(pred[i]) - vmin)]
-            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
-            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
+            u = np.uint64(i)
+            c = pairs[np.uint64((np.int64(label[u]) - vmin) * span + np.int64(pred[u]) - vmin)]
+            cells[_cell_index(i, k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, example)] = c
+    elif span > 0:
+        for i in range(lo, hi):
+            u = np.uint64(i)
+            c = pairs[np.uint64((np.int64(label[u]) - vmin) * span + np.int64(pred[u]) - vmin)]
+            if c == 0:
+                nbad += 1
+                continue
+            cells[_cell_index(i, k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, example)] = c
     else:
         for i in range(lo, hi):
-            a = lut[np.uint64(np.int64(label[i]) - vmin)]
-            b = lut[np.uint64(np.int64(pred[i]) - vmin)]
+            u = np.uint64(i)
+            a = lut[np.uint64(np.int64(label[u]) - vmin)]
+            b = lut[np.uint64(np.int64(pred[u]) - vmin)]
             if a < 0 or b < 0:
                 nbad += 1
                 continue
-            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
-            cells[np.uint64(g * n_examples + np.int64(example[i]) - ex_lo)] = a * k + b + 1
+            cells[_cell_index(i, k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, example)] = a * k + b + 1
     return nbad
 
 
@@ -322,3 +367,74 @@ def joint_vs_reference(
                 y = class_lut[np.uint64(np.int64(label[i]) - class_lo)]
                 p = class_lut[np.uint64(np.int64(pred[i]) - class_lo)]
                 buf[np.uint64(g * k3 + y * k2 + lead * k + p)] += 1
+
+
+@jit
+def _informedness_gradient(c00, c01, c10, c11, g):
+    """``g[i, j]``: the delta-method gradient of informedness of the 2×2 table
+    ``c[real, predicted]`` over its cell proportions, each element computed as
+    ``inference/intervals._chance_gradient`` computes it over arrays (the same
+    operations in the same order, so the same bits). Returns whether it is
+    undefined (one real class only)."""
+    n = ((c00 + c01) + c10) + c11
+    p00, p01, p10, p11 = c00 / n, c01 / n, c10 / n, c11 / n
+    r0, r1 = p00 + p01, p10 + p11
+    col0, col1 = p00 + p10, p01 + p11
+    dtp0, dtp1 = p00 - r0 * col0, p11 - r1 * col1
+    inv0 = 1.0 / (1.0 - r0) if r0 < 1.0 else 0.0
+    inv1 = 1.0 / (1.0 - r1) if r1 < 1.0 else 0.0
+    b0, b1 = r0 * inv0, r1 * inv1
+    d0, d1 = dtp0 * inv0 * inv0, dtp1 * inv1 * inv1
+    g[0, 0] = ((1.0 - col0) * inv0 - b0) + d0
+    g[0, 1] = ((0.0 - col0) * inv0 - b1) + d0
+    g[1, 0] = ((0.0 - col1) * inv1 - b0) + d1
+    g[1, 1] = ((1.0 - col1) * inv1 - b1) + d1
+    return r0 >= 1.0 or r1 >= 1.0
+
+
+@jit_parallel
+def paired_informedness_se(joint, se):
+    """``se[g]``: the delta-method standard error of informedness(run) −
+    informedness(reference) from the binary joint table ``joint[g]`` (flat
+    ``[real, reference's prediction, run's prediction]``), as
+    ``inference/paired_se.delta_se`` computes it with numpy, element by element:
+    ``(Σ π G² − (Σ π G)²) / n`` with ``G[y, l, p] = g_run[y, p] − g_ref[y, l]``;
+    NaN where either table has one real class."""
+    n = joint.shape[0]
+    for b in prange((n + _JOINT_BLOCK - 1) // _JOINT_BLOCK):
+        # scratch per block: allocated per table, it took as long as the arithmetic
+        x = np.empty(8)
+        g_run = np.empty((2, 2))
+        g_ref = np.empty((2, 2))
+        for i in range(b * _JOINT_BLOCK, min(n, (b + 1) * _JOINT_BLOCK)):
+            se[i] = _paired_informedness_se(joint, i, x, g_run, g_ref)
+
+
+@jit
+def _paired_informedness_se(joint, i, x, g_run, g_ref):
+    for c in range(8):
+        x[c] = np.float64(joint[i, c])
+    # the run's table sums out the reference's prediction, the reference's the run's
+    bad = _informedness_gradient(x[0] + x[2], x[1] + x[3], x[4] + x[6], x[5] + x[7], g_run)
+    bad |= _informedness_gradient(x[0] + x[1], x[2] + x[3], x[4] + x[5], x[6] + x[7], g_ref)
+    n = x[0]
+    for c in range(1, 8):
+        n += x[c]
+    s1 = 0.0
+    s2 = 0.0
+    for c in range(8):
+        y, ref, own = c >> 2, (c >> 1) & 1, c & 1
+        grad = g_run[y, own] - g_ref[y, ref]
+        pg = (x[c] / n) * grad
+        if c == 0:
+            s1, s2 = pg, pg * grad
+        else:
+            s1 += pg
+            s2 += pg * grad
+    if bad:
+        return np.nan
+    var = s2 - s1 * s1
+    if math.isnan(var) or math.isnan(n):  # numpy's NaN (0/0 here would carry the sign bit)
+        return np.nan
+    # np.maximum(var, 0.0): -0.0 kept
+    return math.sqrt((var if var >= 0.0 else 0.0) / n)

@@ -41,29 +41,93 @@ def two_binomial_tail(
     """``out[g] = P(|wa(2X_a − ma) + wb(2X_b − mb)| ≥ t)`` for independent
     ``X ~ Bin(m, 1/2)``; ``wa``, ``wb`` ≥ 0, ``t > 0``."""
     for g in prange(len(out)):
-        a, b = int(ma[g]), int(mb[g])
-        pa = np.empty(a + 1)
-        _binomial_half(a, pa)
-        pb = np.empty(b + 1)
-        _binomial_half(b, pb)
-        cdf = np.zeros(b + 2)  # cdf[j] = P(X_b <= j - 1)
-        for j in range(b + 1):
-            cdf[j + 1] = cdf[j] + pb[j]
-        # the upper tail summed from the top, not 1 − cdf: that loses small tails to cancellation
-        # and rounds to −4e-16 where cdf passes 1
-        sf = np.zeros(b + 2)  # sf[j] = P(X_b >= j)
-        for j in range(b, -1, -1):
-            sf[j] = sf[j + 1] + pb[j]
-        total = 0.0
-        for x in range(a + 1):
-            s = wa[g] * (2.0 * x - a)
-            if wb[g] > 0.0:
-                # X_b >= lo or X_b <= hi
-                lo = math.ceil((b + (t[g] - s) / wb[g]) / 2.0)
-                hi = math.floor((b + (-t[g] - s) / wb[g]) / 2.0)
-                upper = 1.0 if lo <= 0 else (0.0 if lo > b else sf[int(lo)])
-                lower = 0.0 if hi < 0 else (1.0 if hi >= b else cdf[int(hi) + 1])
-                total += pa[x] * (upper + lower)
-            elif abs(s) >= t[g]:
-                total += pa[x]
-        out[g] = min(1.0, max(0.0, total))
+        out[g] = _tail(int(ma[g]), int(mb[g]), wa[g], wb[g], t[g])
+
+
+@jit
+def _tail(a, b, wa, wb, t):
+    """:func:`two_binomial_tail` of one group."""
+    pa = np.empty(a + 1)
+    _binomial_half(a, pa)
+    pb = np.empty(b + 1)
+    _binomial_half(b, pb)
+    cdf = np.zeros(b + 2)  # cdf[j] = P(X_b <= j - 1)
+    for j in range(b + 1):
+        cdf[j + 1] = cdf[j] + pb[j]
+    # the upper tail summed from the top, not 1 − cdf: that loses small tails to cancellation
+    # and rounds to −4e-16 where cdf passes 1
+    sf = np.zeros(b + 2)  # sf[j] = P(X_b >= j)
+    for j in range(b, -1, -1):
+        sf[j] = sf[j + 1] + pb[j]
+    total = 0.0
+    for x in range(a + 1):
+        s = wa * (2.0 * x - a)
+        if wb > 0.0:
+            # X_b >= lo or X_b <= hi
+            lo = math.ceil((b + (t - s) / wb) / 2.0)
+            hi = math.floor((b + (-t - s) / wb) / 2.0)
+            upper = 1.0 if lo <= 0 else (0.0 if lo > b else sf[int(lo)])
+            lower = 0.0 if hi < 0 else (1.0 if hi >= b else cdf[int(hi) + 1])
+            total += pa[x] * (upper + lower)
+        elif abs(s) >= t:
+            total += pa[x]
+    return min(1.0, max(0.0, total))
+
+
+@jit_parallel
+def binary_sign_flip(joint, pos, kind, exact_limit, p, z):
+    """The binary sign-flip test of ``inference/paired_se.sign_flip_p`` from flat joint
+    tables ``joint[G, 8]`` (``[real, reference's prediction, run's prediction]``), each
+    step the numpy version's scalar operation in its order: ``p[g]``, the exact
+    two-sided p-value (1 at the observed value 0, NaN where the measure is undefined),
+    or, where the class with fewer discordant examples has more than ``exact_limit``,
+    ``z[g]``, the continuity-corrected normal statistic whose ``min(1, erfc(z))`` the
+    caller takes (``z`` NaN elsewhere). ``kind``: the weights of a discordant example
+    of the real positives and negatives, 0 ``1/n1, 1/n0`` (informedness), 1 half those
+    (auc_single), 2 ``1/n`` both (accuracy), 3 ``1/n1, 0`` (recall, miss_rate), 4
+    ``0, 1/n0`` (inverse_recall, fallout)."""
+    neg = 1 - pos
+    at1, at0 = pos * 4, neg * 4
+    for g in prange(joint.shape[0]):
+        n1 = np.float64(joint[g, at1] + joint[g, at1 + 1] + joint[g, at1 + 2] + joint[g, at1 + 3])
+        n0 = np.float64(joint[g, at0] + joint[g, at0 + 1] + joint[g, at0 + 2] + joint[g, at0 + 3])
+        # discordant examples of each real class, and how many of them the run got right
+        c1, b1 = joint[g, pos * 4 + neg * 2 + pos], joint[g, pos * 4 + pos * 2 + neg]
+        c0, b0 = joint[g, neg * 4 + pos * 2 + neg], joint[g, neg * 4 + neg * 2 + pos]
+        m1, m0 = np.float64(c1 + b1), np.float64(c0 + b0)
+        if kind <= 1:
+            w1, w0 = 1.0 / n1, 1.0 / n0
+            if kind == 1:
+                w1, w0 = w1 / 2.0, w0 / 2.0
+            undefined = n1 == 0 or n0 == 0
+        elif kind == 2:
+            w1 = w0 = 1.0 / (n1 + n0)
+            undefined = False
+        elif kind == 3:
+            w1, w0 = 1.0 / n1, 0.0
+            undefined = n1 == 0
+        else:
+            w1, w0 = 0.0, 1.0 / n0
+            undefined = n0 == 0
+        undefined = undefined or n1 + n0 == 0
+        w1 = w1 if m1 > 0 else 0.0
+        w0 = w0 if m0 > 0 else 0.0
+        stat = abs(w1 * (c1 - b1) + w0 * (c0 - b0))
+        if m1 > m0:
+            ma, mb, wa, wb = m0, m1, w0, w1
+        else:
+            ma, mb, wa, wb = m1, m0, w1, w0
+        tol = 1e-9 * (wa * ma + wb * mb)
+        z[g] = np.nan
+        if undefined:
+            p[g] = np.nan
+        elif not (stat > tol):
+            p[g] = 1.0
+        elif ma <= exact_limit:
+            p[g] = _tail(int(ma), int(mb), wa, wb, stat - tol)
+        else:
+            var = wa * wa * ma + wb * wb * mb
+            half_step = min(wa, wb) if wa > 0 and wb > 0 else max(wa, wb)
+            d = stat - half_step
+            z[g] = (d if d >= 0.0 else 0.0) / math.sqrt(2.0 * var)
+            p[g] = 1.0
