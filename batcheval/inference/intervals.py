@@ -727,7 +727,7 @@ def chance_values(c: np.ndarray) -> dict[str, np.ndarray]:
     """Informedness, markedness, kappa_cohen and correlation of cells-last tables
     ``c[K, K, G]`` of any non-negative weights (pseudo-counts included), in numpy.
 
-    The formulas of spec §4 (the kernels take integer counts only): NaN where
+    The formulas of docs/measures.md, multiclass measures (the kernels take integer counts only): NaN where
     the measure's denominator vanishes.
     """
     n = c.sum(axis=(0, 1))

@@ -1,6 +1,6 @@
 """Binary measures for every group at once, from the four cell counts.
 
-:func:`binary_measures` computes the measures of spec §2 and the chi-squared
+:func:`binary_measures` computes the measures of docs/measures.md, binary measures and the chi-squared
 family of §3 that are asked for: ``slots[m]`` is the output row of measure
 ``m`` (its index in :data:`NAMES`) or -1 to skip it. The formulas are traced
 into one program of column operations (sharing the margins, the determinant
@@ -67,7 +67,7 @@ EXACT_LIMIT = 3_000_000_000
 
 @jit
 def safe_ratio(num, den):
-    """A plain ratio: NaN when the denominator is 0 (spec §2, degenerate tables)."""
+    """A plain ratio: NaN when the denominator is 0 (docs/measures.md, degenerate tables)."""
     return num / den if den != 0 else np.nan
 
 
@@ -171,8 +171,8 @@ def _if_pos(x: _Col, y: _Col) -> _Col:
 
 
 def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
-    """Every measure of NAMES (spec §2 and §3), in the operations and order of
-    :func:`measure_value`, so that each value has the same bits."""
+    """Every measure of NAMES (docs/measures.md, binary measures and significance), in the
+    operations and order of :func:`measure_value`, so that each value has the same bits."""
     a, b, c, d, det = (_Col(t, r) for r in range(_LOADED))
     n = a + b + c + d
     rp, rn, pp, pn = a + c, b + d, a + b, c + d
@@ -185,7 +185,7 @@ def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
     r = _coef(det, _sqrt(rp * rn) * _sqrt(pp * pn))
     dtp = det / (n * n)
     # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
-    # margin term as spec §2's identity says: that holds only when prevalence = bias.
+    # margin term as the identity in docs/measures.md says: that holds only when prevalence = bias.
     s_pos, s_neg, n4 = rp + pp, rn + pn, 4.0 * n
     cells = _xlogx(a, rp * pp / n) + _xlogx(b, rn * pp / n) + _xlogx(c, rp * pn / n) + _xlogx(d, rn * pn / n)
     return {
@@ -446,7 +446,7 @@ def measure_value(m, tp, fp, fn, tn, b2):
         return 2.0 * det / den if den != 0 else 0.0
     elif m == 22:
         # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
-        # margin term as spec §2's identity says: that holds only when prevalence = bias.
+        # margin term as the identity in docs/measures.md says: that holds only when prevalence = bias.
         s_pos = rp + pp
         s_neg = rn + pn
         n4 = 4.0 * n

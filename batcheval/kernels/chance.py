@@ -1,4 +1,5 @@
-"""Calibrated chance tests of informedness = 0 and markedness = 0 (spec §3), for every table at once.
+"""Calibrated chance tests of informedness = 0 and markedness = 0, for every table at once
+(docs/measures.md, significance against chance).
 
 Given both margins, informedness B and markedness M are linear in the diagonal
 cells: ``B = Σ_k (c_kk − r_k p_k / n) / (n − r_k)`` and the same with

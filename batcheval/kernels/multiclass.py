@@ -1,4 +1,4 @@
-"""Multiclass measures (spec §4) for every K×K table at once.
+"""Multiclass measures (docs/measures.md, multiclass measures) for every K×K table at once.
 
 Per class k the one-vs-rest determinant ``det_k = n*tp_k - real_k*pred_k``
 (= tp·tn − fp·fn of the 2×2 table) is formed exactly and rounded once, so the
@@ -121,7 +121,7 @@ def _wide_sums(n, trace, real, pred):
 def _evenness(margin, n):
     """Half the harmonic mean of the shares p_k and 1 - p_k of the classes present in ``margin``.
 
-    A class absent from the margin is left out (spec §4): otherwise one class
+    A class absent from the margin is left out (docs/measures.md, multiclass measures): otherwise one class
     missing from a group makes the evenness, and chi2_kb, 0 for a perfect
     classifier. 0 when one class holds the whole margin.
     """
@@ -140,7 +140,7 @@ def _evenness(margin, n):
 
 @jit_inline
 def _present(margin):
-    """How many classes the margin holds (K_real or K_pred of spec §4's chi2_kb and chi2_km)."""
+    """How many classes the margin holds (K_real or K_pred of docs/measures.md's chi2_kb and chi2_km)."""
     k = 0
     for i in range(margin.shape[0]):
         if margin[i] > 0:
@@ -301,7 +301,8 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
     _put(out, slots, 9, g, even_g)
     _put(out, slots, 10, g, chi2)
     _put(out, slots, 11, g, g2)
-    # K_real·N·B²·even_r, K_pred·N·M²·even_p and their signed geometric mean (spec §4)
+    # K_real·N·B²·even_r, K_pred·N·M²·even_p and their signed geometric mean
+    # (docs/measures.md, multiclass measures)
     chi2_kb = _present(real) * n * informedness * informedness * even_r
     chi2_km = _present(pred) * n * markedness * markedness * even_p
     chi2_kbm = math.copysign(math.sqrt(chi2_kb * chi2_km), informedness * markedness)

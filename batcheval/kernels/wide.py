@@ -189,7 +189,7 @@ def mul_sub(a, b, c, d):
 def ratio_sum_sign(n, c, real, pred, weight):
     """Exact sign of ``Σ_k det_k / (n·(n − weight_k))`` with
     ``det_k = n·c[k, k] − real_k·pred_k``, over the classes with ``weight_k < n``
-    (the others have ``det_k = 0``: spec §4, a term of a zero margin is 0).
+    (the others have ``det_k = 0``: docs/measures.md: a term of a zero margin is 0).
 
     Every term is brought to the common denominator ``n·Π (n − weight_j)`` in
     limbs, so the test is exact for any K and any counts. Returns
