@@ -24,8 +24,10 @@ Two methods, both vectorised over every group at once:
     prevalence, bias) get the modified interval with a Poisson end for 1 success
     or failure only (``x_star=1``): plain Wilson covered recall and precision
     0.8910 at n = 10, balanced, informedness 0.95 (about 5 positives), below the
-    floor; with ``x* = 1`` they cover at least 0.92 at every margin-5 point of the
-    grid (exact), and ``intervals(..., proportions="wilson")`` keeps the plain one.
+    floor; with ``x* = 1`` they cover at least 0.9469 at every grid point with
+    n ≤ 100 and a margin of 5 or more (exact; 0.9910 there), above the band
+    only at n = 20, balanced, informedness 0.6 and 0.95 (0.9653, 0.9744), and
+    ``intervals(..., proportions="wilson")`` keeps the plain one.
 
     *Score intervals* for binary informedness and markedness. Given the real
     class sizes, informedness ``tpr − fpr`` is a difference of two independent
