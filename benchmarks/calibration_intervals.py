@@ -28,7 +28,9 @@ chance-corrected measures before the score intervals: Miettinen–Nurminen for
 informedness and markedness, and built from those two for kappa and correlation,
 :func:`batcheval.inference.intervals.from_scores`), Newcombe's hybrid score
 interval, and for every K the mid-p interval of accuracy (:func:`mid_p`) and its
-plain Wilson interval (the default before the modified Wilson interval), and for
+plain Wilson interval (the default before the modified Wilson interval), the plain
+Wilson interval of binary recall and precision (the default before the Poisson end for
+1 success or failure), and for
 more classes the adjusted delta interval with the whole pseudo-count in its
 standard error (:func:`whole_pseudo_count`, the default before). For
 comparison the coverage of the plain delta-method interval that was the default
@@ -204,6 +206,12 @@ def simulate(
                         truth[f"{m} (whole pseudo-count)"] = truth[m]
                         shown.append(f"{m} (whole pseudo-count)")
                 if k == 2:
+                    plain = iv.intervals(counts, ["recall", "precision"], LEVEL, proportions="wilson")
+                    for m in ("recall", "precision"):
+                        ours[f"{m} (Wilson)"] = plain[m]
+                        boot[f"{m} (Wilson)"] = boot.get(m)
+                        truth[f"{m} (Wilson)"] = truth[m]
+                        shown.append(f"{m} (Wilson)")
                     for m in iv.DELTA_MEASURES:
                         old = iv.chance_interval(counts, m, LEVEL, binary="agresti_caffo")
                         ours[f"{m} (Agresti–Caffo)"] = old
@@ -717,15 +725,15 @@ def accuracy_steps(classes: list[int]) -> list[str]:
 def exact_proportions(max_n: int) -> list[str]:
     """Exact coverage of binary recall and precision for n ≤ max_n: the trials (real or predicted
     positives) are binomial (n, share) and the successes binomial given them, so the coverage is
-    a double sum; for the default (Wilson), the modified Wilson interval of accuracy (Poisson ends
-    up to 2 or 3 failures, :func:`~batcheval.inference.intervals.modified_wilson`) and Poisson ends
-    for 1 failure or success only."""
+    a double sum; for the default (:func:`~batcheval.inference.intervals.modified_wilson` with
+    ``x_star=1``: Poisson ends for 1 failure or success only), the plain Wilson interval (the
+    default before) and the modified Wilson interval of accuracy (Poisson ends up to 2 or 3)."""
     from scipy import stats
 
     methods = {
-        "Wilson (default)": lambda x, m: iv.wilson(x, m, LEVEL),
-        "modified Wilson": lambda x, m: iv.modified_wilson(x, m, LEVEL),
-        "Poisson ends for 1": lambda x, m: modified_wilson_xstar(x, m, 1),
+        "Poisson ends for 1 (default)": lambda x, m: iv.modified_wilson(x, m, LEVEL, x_star=1),
+        "Wilson (before)": lambda x, m: iv.wilson(x, m, LEVEL),
+        "modified Wilson of accuracy": lambda x, m: iv.modified_wilson(x, m, LEVEL),
     }
     ends = {}  # per method and number of trials: which successes cover p is decided per point
     for name, f in methods.items():
@@ -841,15 +849,17 @@ def outside_band(classes: list[int], max_n: int, seed: int) -> list[str]:
         lines += [
             f"### Binary recall and precision (exact, n ≤ {max_n})",
             "",
-            "Their Wilson intervals (the default) are in the band at 33 of the 34 points with "
-            "margin ≥ 10 (n = 20, balanced, informedness 0.6: 0.9653), but at n = 10, balanced, "
-            "informedness 0.95 (margin 5: about 5 positives, recall 0.975) they cover below the "
-            "floor of 0.92: Wilson's upper end for 4 of 5 is 0.964. The modified Wilson interval "
-            "of accuracy lifts it above the floor and puts 4 more points above the band; Poisson "
-            "ends for 1 failure or success only (not a published choice) lift it too and put one "
-            "more point above the band (n = 20, balanced, informedness 0.95). Not changed here: a "
-            "choice between a miss below the floor at one margin-5 point and misses above the "
-            "band (⚠: outside the band at margin ≥ 10, below 0.92 at margin 5-10).",
+            "Their default interval is Wilson's with a one-sided Poisson end for 1 success or "
+            "failure (modified_wilson with x_star=1). The plain Wilson interval (the default before) "
+            "was in the band at 33 of the 34 points with margin ≥ 10 (n = 20, balanced, "
+            "informedness 0.6: 0.9653), but at n = 10, balanced, informedness 0.95 (margin 5: "
+            "about 5 positives, recall 0.975) it covered 0.8910, below the floor of 0.92: Wilson's "
+            "upper end for 4 of 5 is 0.964. The Poisson end for 1 failure lifts that point to 0.9910 "
+            "(no point of margin 5-10 covers below 0.9469) and puts one more point above the band "
+            "(n = 20, balanced, informedness 0.95: 0.9744; 32 of 34 in the band); the modified "
+            "Wilson interval of accuracy (Poisson ends up to 2 or 3) lifts it as much but puts 3 "
+            "more points above the band (29 of 34 in it; ⚠: outside the band at margin ≥ 10, below 0.92 "
+            "at margin 5-10).",
             "",
             *exact_proportions(max_n),
             "",
@@ -894,6 +904,8 @@ NOTES = [
     "also has the default of informedness and markedness without Monte-Carlo error); "
     '"accuracy (Wilson)" is the default before the modified Wilson interval (the exact accuracy section '
     "below has no Monte-Carlo error: the simulated accuracy coverage differs from it by that error only); "
+    '"recall (Wilson)" and "precision (Wilson)" are the defaults before the Poisson end for 1 success '
+    'or failure (exact for n ≤ 100 in the section "Points outside the band, and why"); '
     '"(whole pseudo-count)" is the default of three and more classes before, whose standard error took '
     "the whole pseudo-count of its centre, not 0.68 of it (see the exact K = 3 section).",
     "",

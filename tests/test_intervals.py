@@ -279,9 +279,9 @@ def test_bootstrap_covers_the_true_informedness(setting: tuple):
 def test_evaluate_adds_interval_columns_for_pooled_tables():
     """evaluate's pooled intervals against independent sources: the Miettinen–Nurminen score
     interval (tests/reference/score_diff.py) for informedness = tpr − fpr (two independent
-    proportions given the real class sizes), statsmodels' Wilson for recall."""
-    from statsmodels.stats.proportion import proportion_confint
-
+    proportions given the real class sizes), statsmodels' Wilson with a Poisson end for 1 success
+    or failure (tests/reference/intervals.py) for recall."""
+    from tests.reference.intervals import wilson_poisson_one
     from tests.reference.score_diff import score_interval
 
     df = sweep_frame()
@@ -303,7 +303,7 @@ def test_evaluate_adds_interval_columns_for_pooled_tables():
         low, high = score_interval(tp, tp + fn, fp, fp + tn, stats.norm.ppf(0.95))
         assert row["informedness_ci_low"] == pytest.approx(low, abs=1e-9)
         assert row["informedness_ci_high"] == pytest.approx(high, abs=1e-9)
-        low, high = proportion_confint(tp, tp + fn, alpha=0.1, method="wilson")
+        low, high = wilson_poisson_one(tp, tp + fn, 0.9)
         assert (row["recall_ci_low"], row["recall_ci_high"]) == pytest.approx((low, high), abs=1e-12)
     # f1 has no closed form: the bootstrap's interval of the pooled tables
     pooled = be.ContingencyTable.from_frame(df, by=["run", "fold"]).pool("fold")
@@ -323,8 +323,10 @@ def test_evaluate_bootstrap_per_class_and_multiclass():
     table = be.ContingencyTable.from_frame(df, by="run").counts
     tp = np.diagonal(table, axis1=1, axis2=2).ravel()
     rp = table.sum(axis=2).ravel()
-    low, _ = be.intervals.wilson(tp, rp)
-    np.testing.assert_array_equal(per_class["recall_ci_low"].to_numpy(), low)
+    from tests.reference.intervals import wilson_poisson_one
+
+    low = [wilson_poisson_one(int(x), int(m))[0] for x, m in zip(tp, rp, strict=True)]
+    np.testing.assert_allclose(per_class["recall_ci_low"].to_numpy(), low, atol=1e-12)
 
 
 def test_evaluate_default_measures_get_every_available_interval():

@@ -189,34 +189,99 @@ def test_fewer_poisson_ends_would_drop_accuracy_coverage_below_the_floor():
     assert coverage(*two, 0.9898) < 0.92 <= coverage(low, high, 0.9898)
 
 
-def test_recall_misses_the_floor_at_margin_five_under_wilson():
+_ENDS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _ends(interval, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of ``interval(x, m)`` for x = 0..m, computed once per interval and m."""
+    key = (interval.__name__, m)
+    if key not in _ENDS:
+        _ENDS[key] = tuple(np.array(v) for v in zip(*(interval(x, m) for x in range(m + 1)), strict=True))
+    return _ENDS[key]
+
+
+def _double_sum(n: int, share: float, p: float, interval) -> float:
+    """Coverage of ``p`` by ``interval(x, m)`` when the trials are binomial (n, share) and the
+    successes binomial (m, p) given them, over the tables with m > 0."""
+    total = 0.0
+    for trials in range(1, n + 1):
+        low, high = _ends(interval, trials)
+        inside = (low <= p + 1e-12) & (p - 1e-12 <= high)
+        total += (
+            stats.binom.pmf(trials, n, share)
+            * stats.binom.pmf(np.arange(trials + 1), trials, p)[inside].sum()
+        )
+    return total / (1 - stats.binom.pmf(0, n, share))
+
+
+def _statsmodels_wilson(x: int, m: int) -> tuple[float, float]:
+    low, high = proportion_confint(x, m, alpha=0.05, method="wilson")
+    return float(low), float(high)
+
+
+def test_recall_meets_the_floor_at_margin_five_with_a_poisson_end_for_one():
     """n = 10, balanced, informedness 0.95 (margin 5): the positives are binomial (10, 0.5) and
-    the true positives binomial (m, 0.975) given them. Recall's default interval, summed over
-    every table, covers below the floor of 0.92, and so does the double sum with statsmodels'
-    Wilson interval; the modified Wilson interval covers above it; the benchmark's table agrees."""
+    the true positives binomial (m, 0.975) given them. Recall's default interval (Wilson with a
+    Poisson end for 1 success or failure), summed over every table, covers 0.9910, the double sum
+    with statsmodels' Wilson and scipy's gamma quantile for the Poisson ends; plain Wilson (the
+    default before, proportions="wilson") covered 0.8910, below the floor of 0.92."""
     n, tpr = 10, 0.975
     pop = _population(2, 0.5, 0.95)
     assert pop[1, 1] / pop[1].sum() == pytest.approx(tpr)
     tables = _all_tables(n)
     mass = stats.multinomial.pmf(tables.reshape(-1, 4), n, pop.ravel())
-    x, m = tables[:, 1, 1], tables[:, 1].sum(axis=1)
-    ok = m > 0
+    ok = tables[:, 1].sum(axis=1) > 0
     cover = {}
-    for method, (low, high) in (
-        ("wilson", default_intervals(tables, ["recall"])["recall"]),
-        ("modified_wilson", modified_wilson(x.astype(np.float64), m.astype(np.float64))),
-    ):
+    for method in ("modified_wilson", "wilson"):
+        low, high = default_intervals(tables, ["recall"], proportions=method)["recall"]
         cover[method] = mass[ok & (low <= tpr) & (tpr <= high)].sum() / mass[ok].sum()
-    double_sum = 0.0
-    for trials in range(1, n + 1):
-        successes = np.arange(trials + 1)
-        low, high = proportion_confint(successes, trials, alpha=0.05, method="wilson")
-        inside = (low <= tpr) & (tpr <= high)
-        double_sum += stats.binom.pmf(trials, n, 0.5) * stats.binom.pmf(successes, trials, tpr)[inside].sum()
-    double_sum /= 1 - stats.binom.pmf(0, n, 0.5)
-    assert cover["wilson"] == pytest.approx(double_sum, abs=1e-12)
+    assert cover["modified_wilson"] == pytest.approx(
+        _double_sum(n, 0.5, tpr, ref.wilson_poisson_one), abs=1e-12
+    )
+    assert cover["wilson"] == pytest.approx(_double_sum(n, 0.5, tpr, _statsmodels_wilson), abs=1e-12)
     assert cover["wilson"] < 0.92 < cover["modified_wilson"]
-    row = next(r for r in bench.exact_proportions(10) if r.startswith("| 10 | 0.5 | 0.95 |"))
-    cells = [c.split()[0] for c in row.strip("|").split("|")[4:]]
-    assert float(cells[0]) == pytest.approx(cover["wilson"], abs=5e-5)
-    assert float(cells[1]) == pytest.approx(cover["modified_wilson"], abs=5e-5)
+    assert round(cover["modified_wilson"], 4) == 0.9910 and round(cover["wilson"], 4) == 0.8910
+
+
+def test_recall_and_precision_exact_coverage_on_the_grid():
+    """Every binary grid point with n ≤ 100 and an expected smallest margin of 5 or more: the
+    benchmark's exact table (default, Wilson before) is the double sum with statsmodels' Wilson
+    and scipy's gamma quantiles; the default covers at least 0.92 everywhere (so from margin 5),
+    and at margin ≥ 10 it is in [0.935, 0.965] except n = 20, balanced, informedness 0.6 and
+    0.95 (above it); plain Wilson was in it except at informedness 0.6 and below 0.92 at n = 10,
+    balanced, informedness 0.95. The grid's population is symmetric, so precision = recall."""
+    rows = {}
+    for r in bench.exact_proportions(100):
+        parts = [c.strip() for c in r.strip("|").split("|")]
+        if r.startswith("| ") and parts[0].isdigit():
+            rows[(int(parts[0]), float(parts[1]), float(parts[2]))] = [float(c.split()[0]) for c in parts[4:]]
+    points = [
+        (n, prev, b)
+        for n in bench.NS
+        if n <= 100
+        for prev in bench.PREVALENCES[2]
+        for b in bench.INFORMEDNESS
+        if n * min(_population(2, prev, b).sum(axis=0).min(), _population(2, prev, b).sum(axis=1).min())
+        >= 5 - 1e-9
+    ]
+    # the benchmark takes n·min(margins) in floating point, so it leaves out n = 10, balanced,
+    # informedness 0.3 (4.999999999999999); every point it shows is a grid point
+    assert set(rows) <= {(n, float(f"{p:.3g}"), b) for n, p, b in points} and len(rows) >= len(points) - 1
+    above, below = {"default": set(), "wilson": set()}, {"default": set(), "wilson": set()}
+    for n, prev, b in points:
+        pop = _population(2, prev, b)
+        margin = n * min(pop.sum(axis=0).min(), pop.sum(axis=1).min())
+        share, tpr = pop[1].sum(), pop[1, 1] / pop[1].sum()
+        new = _double_sum(n, share, tpr, ref.wilson_poisson_one)
+        old = _double_sum(n, share, tpr, _statsmodels_wilson)
+        # benchmark columns: recall default, Wilson, accuracy's; precision the same three
+        got = rows.get((n, float(f"{prev:.3g}"), b), [new, old, None, new, old])
+        assert got[0] == pytest.approx(new, abs=5e-5) and got[3] == pytest.approx(new, abs=5e-5)
+        assert got[1] == pytest.approx(old, abs=5e-5) and got[4] == pytest.approx(old, abs=5e-5)
+        for key, cov in (("default", new), ("wilson", old)):
+            if margin >= 10 - 1e-9 and cov > 0.965:
+                above[key].add((n, prev, b))
+            if cov < (0.935 if margin >= 10 - 1e-9 else 0.92):
+                below[key].add((n, prev, b))
+    assert below == {"default": set(), "wilson": {(10, 0.5, 0.95)}}
+    assert above == {"default": {(20, 0.5, 0.6), (20, 0.5, 0.95)}, "wilson": {(20, 0.5, 0.6)}}

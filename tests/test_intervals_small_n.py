@@ -142,6 +142,64 @@ def test_accuracy_uses_the_modified_wilson_interval_and_keeps_the_plain_one():
     assert high[0] == pytest.approx(1 - 0.5 * stats.chi2.ppf(0.05, 4) / 32, abs=1e-12)
 
 
+@pytest.mark.parametrize("level", LEVELS)
+def test_modified_wilson_x_star_takes_poisson_ends_up_to_it(level: float):
+    """An explicit x_star replaces the Wilson ends at 1..x_star successes (failures) by scipy's
+    ½χ²_{2x,α}/m whatever m; 0 is statsmodels' Wilson interval."""
+    alpha = 1.0 - level
+    for m in (1, 2, 5, 30, 60):
+        x = np.arange(m + 1)
+        wl, wh = proportion_confint(x, m, alpha, method="wilson")
+        for x_star in (0, 1, 3):
+            low, high = modified_wilson(x, np.full(m + 1, m), level, x_star=x_star)
+            for xi in range(m + 1):
+                el = 0.5 * stats.chi2.ppf(alpha, 2 * xi) / m if 1 <= xi <= x_star else wl[xi]
+                eh = 1 - 0.5 * stats.chi2.ppf(alpha, 2 * (m - xi)) / m if 1 <= m - xi <= x_star else wh[xi]
+                assert (low[xi], high[xi]) == pytest.approx((el, eh), abs=1e-8), (m, xi, x_star)
+    for bad in (-1, 1.5, True, "1"):
+        with pytest.raises(InvalidArgumentError, match="x_star"):
+            modified_wilson(np.array([1]), np.array([5]), x_star=bad)
+
+
+PROPORTIONS = ("recall", "precision", "inverse_recall", "inverse_precision", "fallout", "miss_rate")
+
+
+def test_binary_proportions_get_a_poisson_end_for_one_and_keep_the_plain_wilson():
+    """Every 2×2 table of 8 examples: each proportion but accuracy (and prevalence and bias, also
+    of n) is statsmodels' Wilson with Poisson ends for 1 success or failure
+    (tests/reference/intervals.py) by default, statsmodels' Wilson with proportions="wilson";
+    accuracy keeps Brown et al.'s x* = 2."""
+    from tests.reference.intervals import wilson_poisson_one
+
+    n = 8
+    cells = [
+        (a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)
+    ]
+    counts = np.array(cells).reshape(-1, 2, 2)
+    names = [*PROPORTIONS, "prevalence", "bias", "accuracy"]
+    new = intervals(counts, names)
+    old = intervals(counts, names, proportions="wilson")
+    tn, fp, fn, tp = counts.reshape(-1, 4).T
+    pairs = {
+        "recall": (tp, tp + fn), "precision": (tp, tp + fp), "inverse_recall": (tn, tn + fp),
+        "inverse_precision": (tn, tn + fn), "fallout": (fp, fp + tn), "miss_rate": (fn, fn + tp),
+        "prevalence": (tp + fn, np.full_like(tp, n)), "bias": (tp + fp, np.full_like(tp, n)),
+    }  # fmt: skip
+    for name, (x, m) in pairs.items():
+        want = np.array([wilson_poisson_one(int(a), int(b)) for a, b in zip(x, m, strict=True)])
+        np.testing.assert_allclose(np.stack(new[name]).T, want, atol=1e-12, err_msg=name)
+        ok = m > 0
+        plain = np.array(proportion_confint(x[ok], m[ok], 0.05, method="wilson")).T
+        np.testing.assert_allclose(np.stack(old[name]).T[ok], plain, atol=1e-12, err_msg=name)
+        assert np.isnan(np.stack(old[name])[:, ~ok]).all()
+    np.testing.assert_array_equal(np.stack(new["accuracy"]), np.stack(old["accuracy"]))
+    x = tp + tn
+    np.testing.assert_allclose(new["accuracy"][0], modified_wilson(x, np.full_like(x, n))[0], atol=0)
+    assert new["accuracy"][0][x == 2] == pytest.approx(0.5 * stats.chi2.ppf(0.05, 4) / n, abs=1e-12)
+    with pytest.raises(InvalidArgumentError, match="'clopper'"):
+        intervals(counts, ["recall"], proportions="clopper")
+
+
 # -- levels -----------------------------------------------------------------------------------
 
 

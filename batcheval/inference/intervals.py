@@ -19,7 +19,15 @@ Two methods, both vectorised over every group at once:
     binomial coverage), below the issue's floor of 0.92; the modified one
     never goes below 0.9298 on the calibration grid, at the price of covering
     up to 0.987 where few errors are expected. ``intervals(...,
-    accuracy="wilson")`` keeps the plain one.
+    accuracy="wilson")`` keeps the plain one. The other binary proportions
+    (recall, precision, inverse_recall, inverse_precision, fallout, miss_rate,
+    prevalence, bias) get the modified interval with a Poisson end for 1 success
+    or failure only (``x_star=1``): plain Wilson covered recall and precision
+    0.8910 at n = 10, balanced, informedness 0.95 (about 5 positives), below the
+    floor; with ``x* = 1`` they cover at least 0.9469 at every grid point with
+    n ≤ 100 and a margin of 5 or more (exact; 0.9910 there), above the band
+    only at n = 20, balanced, informedness 0.6 and 0.95 (0.9653, 0.9744), and
+    ``intervals(..., proportions="wilson")`` keeps the plain one.
 
     *Score intervals* for binary informedness and markedness. Given the real
     class sizes, informedness ``tpr − fpr`` is a difference of two independent
@@ -187,6 +195,7 @@ __all__ = [
     "BINARY_CHANCE_METHODS",
     "DELTA_MEASURES",
     "INTERVAL_METHODS",
+    "PROPORTION_METHODS",
     "SE_PSEUDO_SHARE",
     "WILSON_MEASURES",
     "add_intervals",
@@ -311,26 +320,52 @@ def wilson(successes: np.ndarray, trials: np.ndarray, level: float = 0.95) -> tu
 
 #: Intervals of accuracy that :func:`intervals` can use: the default and the one before it.
 ACCURACY_METHODS = ("modified_wilson", "wilson")
+#: Intervals of the binary proportions other than accuracy that :func:`intervals` can use:
+#: the default (:func:`modified_wilson` with ``x_star=1``) and the one before it.
+PROPORTION_METHODS = ("modified_wilson", "wilson")
 
 
 def modified_wilson(
-    successes: np.ndarray, trials: np.ndarray, level: float = 0.95
+    successes: np.ndarray, trials: np.ndarray, level: float = 0.95, x_star: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Brown, Cai & DasGupta's (2001, Statist. Sci. 16:101, §4.1.1) modified Wilson interval.
 
     The :func:`wilson` interval, except that for ``x = 1 … x*`` successes its lower end
     is the one-sided Poisson bound ``λ_x/m`` with ``λ_x = ½ χ²_{2x, α}`` (``α = 1 − level``,
     the λ with ``P(Poisson(λ) ≥ x) = α``), and for ``m − x = 1 … x*`` its upper end is
-    ``1 − λ_{m−x}/m``; ``x* = 2`` for ``m ≤ 50`` and 3 above (Brown et al. give 3 for
-    ``51 ≤ m ≤ 100``). The Wilson interval's coverage dips well below the level next to
+    ``1 − λ_{m−x}/m``. The Wilson interval's coverage dips well below the level next to
     ``p = 0`` and ``p = 1`` (0.898 for accuracy at n = 60, accuracy 0.991 in
     ``docs/calibration_intervals.md``); this removes the dips. NaN where ``m = 0``.
+
+    Parameters
+    ----------
+    successes, trials
+        ``x`` and ``m``, arrays of the same shape.
+    level
+        Confidence level in (0, 1).
+    x_star
+        The largest number of successes (failures) that gets the Poisson lower (upper)
+        end. None (the default): Brown et al.'s rule, ``x* = 2`` for ``m ≤ 50`` and 3
+        above (they give 3 for ``51 ≤ m ≤ 100``), which :func:`intervals` uses for
+        accuracy. :func:`intervals` takes ``x* = 1`` for the other binary proportions
+        (recall, precision, ...): Wilson covered 0.8910 for recall and precision at
+        n = 10, balanced, informedness 0.95 (about 5 positives), below the floor of
+        0.92, while Brown et al.'s rule puts more grid points above the band than 1
+        does (``docs/calibration_intervals.md``). 0 gives the :func:`wilson` interval.
 
     Examples
     --------
     >>> low, high = modified_wilson(np.array([1, 7, 59]), np.array([60, 10, 60]))
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.0009, 0.3968, 0.9114], [0.0886, 0.8922, 0.9991])
+
+    With ``x_star=1`` only 1 success or failure gets a Poisson end; 2 of 5 keeps Wilson's:
+
+    >>> low, high = modified_wilson(np.array([1, 2, 4]), np.array([5, 5, 5]), x_star=1)
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([0.0103, 0.1176, 0.3755], [0.6245, 0.7693, 0.9897])
+    >>> bool(np.allclose(modified_wilson(np.array([2]), np.array([5]))[0], 0.0711, atol=1e-4))
+    True
     """
     from scipy import special
 
@@ -338,13 +373,18 @@ def modified_wilson(
     m = np.asarray(trials, dtype=np.float64)
     low, high = wilson(x, m, level)
     alpha = 1.0 - level
-    x_star = np.where(m <= 50, 2.0, 3.0)
+    if x_star is None:
+        cut = np.where(m <= 50, 2.0, 3.0)
+    elif isinstance(x_star, bool) or not isinstance(x_star, int | np.integer) or x_star < 0:
+        raise InvalidArgumentError(f"x_star must be None or an integer of at least 0, got {x_star!r}")
+    else:
+        cut = np.float64(x_star)
     with np.errstate(invalid="ignore", divide="ignore"):
         # ½ χ²_{2x, α} is the α-quantile of a Gamma(x) variable
         low_poisson = special.gammaincinv(np.maximum(x, 1.0), alpha) / m
         high_poisson = 1.0 - special.gammaincinv(np.maximum(m - x, 1.0), alpha) / m
-    low = np.where((x >= 1) & (x <= x_star), low_poisson, low)
-    high = np.where((m - x >= 1) & (m - x <= x_star), high_poisson, high)
+    low = np.where((x >= 1) & (x <= cut), low_poisson, low)
+    high = np.where((m - x >= 1) & (m - x <= cut), high_poisson, high)
     return low, high
 
 
@@ -617,6 +657,7 @@ def intervals(
     beta: float | None = None,
     binary: str = "score",
     accuracy: str = "modified_wilson",
+    proportions: str = "modified_wilson",
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``(low, high)`` arrays of every measure in ``names`` for every table.
 
@@ -645,6 +686,11 @@ def intervals(
     accuracy
         ``"wilson_delta"`` only: ``"modified_wilson"`` (the default,
         :func:`modified_wilson`) or ``"wilson"`` (the one before).
+    proportions
+        ``"wilson_delta"`` only: the interval of the binary proportions other than
+        accuracy (recall, precision, ...): ``"modified_wilson"`` (the default,
+        :func:`modified_wilson` with ``x_star=1``: a one-sided Poisson end for 1
+        success or failure) or ``"wilson"`` (the one before).
 
     Examples
     --------
@@ -659,6 +705,10 @@ def intervals(
     check_options(level, method, n_boot, seed)
     if accuracy not in ACCURACY_METHODS:
         raise InvalidArgumentError(f"accuracy must be one of {list(ACCURACY_METHODS)}, got {accuracy!r}")
+    if proportions not in PROPORTION_METHODS:
+        raise InvalidArgumentError(
+            f"proportions must be one of {list(PROPORTION_METHODS)}, got {proportions!r}"
+        )
     if binary not in BINARY_CHANCE_METHODS:
         raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
     counts = np.ascontiguousarray(counts, dtype=np.int64)
@@ -685,6 +735,8 @@ def intervals(
             out[name] = chance_interval(counts, name, level, binary=binary)
         elif name == "accuracy" and accuracy == "modified_wilson":
             out[name] = modified_wilson(*_proportion(counts, name, positive), level)
+        elif name != "accuracy" and proportions == "modified_wilson":
+            out[name] = modified_wilson(*_proportion(counts, name, positive), level, x_star=1)
         else:
             out[name] = wilson(*_proportion(counts, name, positive), level)
     return out

@@ -134,3 +134,22 @@ def mixture_cells(prevalence: float, chance_bias: float, informed: float) -> np.
     fp = (1 - prevalence) * (wrong + (1 - a) * q)
     tn = (1 - prevalence) * (right + (1 - a) * (1 - q))
     return np.array([[tn, fp], [fn, tp]])
+
+
+def wilson_poisson_one(x: int, m: int, level: float = 0.95) -> tuple[float, float]:
+    """Brown, Cai & DasGupta's modified Wilson interval with x* = 1, from statsmodels' Wilson
+    interval and scipy's gamma quantile: for 1 success the lower end is the one-sided Poisson
+    bound λ/m with P(Poisson(λ) ≥ 1) = 1 − level, i.e. λ the (1 − level)-quantile of Gamma(1);
+    for 1 failure the upper end is 1 − λ/m. NaN for m = 0."""
+    from scipy import stats
+    from statsmodels.stats.proportion import proportion_confint
+
+    if m == 0:
+        return math.nan, math.nan
+    low, high = proportion_confint(x, m, alpha=1.0 - level, method="wilson")
+    poisson = float(stats.gamma.ppf(1.0 - level, 1)) / m
+    if x == 1:
+        low = poisson
+    if m - x == 1:
+        high = 1.0 - poisson
+    return float(low), float(high)
