@@ -85,9 +85,9 @@ def kernel_input(arr: np.ndarray) -> np.ndarray:
     after an int64 frame cost another second or so of compiling on their first call. Inputs
     below :data:`~batcheval.kernels.jit.SERIAL_BELOW` rows run the kernels' serial twins, and
     widening them copies at most half a megabyte, so those twins see one dtype. Large columns
-    keep their own dtype: reading an int8 or int32 column is the hot path's memory bandwidth
-    (a cast of 20M rows would cost more than the count), and their parallel kernels compile
-    on the first large call of each dtype anyway.
+    keep their own dtype: the hot path reads an int8 or int32 column as it is, where a cast of
+    20M rows would copy 160 MB first; their parallel kernels compile on the first large call
+    of each dtype, as before.
 
     Examples
     --------
