@@ -123,6 +123,33 @@ def test_counting_kernels_get_read_only_inputs_whatever_the_encoding_path():
         assert not writable, f"count_private compiled for writable inputs {writable}: {sig}"
 
 
+def test_small_frames_of_any_integer_dtype_reach_the_counting_kernel_as_int64(monkeypatch):
+    """A small frame with an int32, int16 or uint8 key, or int8, int32 or boolean classes, must
+    not compile the counting kernels again for its dtype (a second or more per dtype, issue
+    #23): the encoding widens small integer columns, so the serial kernels see int64 only."""
+    rng = np.random.default_rng(5)
+    n = 300
+    base = pl.DataFrame({
+        "run": rng.integers(0, 4, n), "label": rng.integers(0, 2, n), "prediction": rng.integers(0, 2, n)
+    })  # fmt: skip
+    frames = [base.with_columns(pl.col("run").cast(dt)) for dt in (pl.Int32, pl.Int16, pl.UInt8, pl.Boolean)]
+    frames += [base.with_columns(pl.col("label", "prediction").cast(dt)) for dt in (pl.Int8, pl.Int32)]
+    frames.append(base.with_columns(pl.col("label", "prediction").cast(pl.Boolean)))
+    seen: list[tuple[str, ...]] = []
+    kernel = count_mod.count_private
+
+    def spy(*args):
+        # the first key array, the label and the prediction
+        seen.append(tuple(str(args[i].dtype) for i in (0, 7, 8)))
+        return kernel(*args)
+
+    monkeypatch.setattr(count_mod, "count_private", spy)
+    for df in frames:
+        _check(df, ["run"])
+    assert len(seen) == len(frames)
+    assert set(seen) == {("int64", "int64", "int64")}
+
+
 def test_string_keys_come_out_sorted():
     df = pl.DataFrame({"model": ["z", "a", "m", "a"], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]})
     assert be.evaluate(df, by="model")["model"].to_list() == ["a", "m", "z"]

@@ -36,6 +36,7 @@ __all__ = [
     "encode_classes",
     "encode_columns",
     "encode_key",
+    "kernel_input",
     "readonly",
     "sample_range",
 ]
@@ -59,7 +60,7 @@ class KeyColumn:
     decode: Callable[[np.ndarray], pl.Series]
 
     def __post_init__(self) -> None:
-        self.values = readonly(self.values)
+        self.values = kernel_input(self.values)
 
 
 def readonly(arr: np.ndarray) -> np.ndarray:
@@ -75,6 +76,32 @@ def readonly(arr: np.ndarray) -> np.ndarray:
     view = arr.view()
     view.flags.writeable = False
     return view
+
+
+def kernel_input(arr: np.ndarray) -> np.ndarray:
+    """:func:`readonly` of an integer column, widened to int64 when it is small.
+
+    numba compiles the counting kernels once per column dtype: an int32 key or int8 labels
+    after an int64 frame cost another second or so of compiling on their first call. Inputs
+    below :data:`~batcheval.kernels.jit.SERIAL_BELOW` rows run the kernels' serial twins, and
+    widening them copies at most half a megabyte, so those twins see one dtype. Large columns
+    keep their own dtype: the hot path reads an int8 or int32 column as it is, where a cast of
+    20M rows would copy 160 MB first; their parallel kernels compile on the first large call
+    of each dtype, as before.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> kernel_input(np.array([1, 0, 1], np.int8)).dtype
+    dtype('int64')
+    >>> kernel_input(np.zeros(1 << 16, np.int8)).dtype
+    dtype('int8')
+    """
+    from ..kernels.jit import SERIAL_BELOW
+
+    if arr.dtype != np.int64 and arr.dtype.kind in "iub" and arr.size < SERIAL_BELOW:
+        arr = arr.astype(np.int64)
+    return readonly(arr)
 
 
 def _numpy(s: pl.Series) -> np.ndarray:
@@ -346,7 +373,8 @@ class ClassCoding:
     exact: Callable[[], ClassCoding] | None = None
 
     def __post_init__(self) -> None:
-        self.label, self.prediction, self.lut = map(readonly, (self.label, self.prediction, self.lut))
+        self.label, self.prediction = kernel_input(self.label), kernel_input(self.prediction)
+        self.lut = readonly(self.lut)
 
     @property
     def n_codes(self) -> int:
@@ -453,7 +481,7 @@ def _int_classes(
     classes: Sequence[Any] | None,
     bounds: tuple[int, int] | None = None,
 ) -> ClassCoding:
-    lab, pred = _numpy(label), _numpy(prediction)
+    lab, pred = kernel_input(_numpy(label)), kernel_input(_numpy(prediction))
     if pl.UInt64 in (label.dtype, prediction.dtype):
         top = max(label.max() or 0, prediction.max() or 0)
         if top >= 1 << 63:

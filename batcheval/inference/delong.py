@@ -37,7 +37,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import special
 
 from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
@@ -157,6 +156,8 @@ def compare_auc(
     >>> out.select("run", "could_be_best", "rank_ci_low", "rank_ci_high").rows()
     [('a', True, 1, 2), ('b', True, 1, 2)]
     """
+    from scipy import special
+
     check_level(ci)
     runs = as_key_list(run, "run")
     roles = {**dict.fromkeys(runs, "run"), example: "example", score: "score", label: "label"}

@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import special, stats
 
 from ..errors import InvalidArgumentError, warn
 from ..io.frames import select_columns
@@ -116,6 +115,8 @@ def studentized_range_sf(q: np.ndarray, k: int, nodes: int = 1201) -> np.ndarray
     >>> round(float(stats.studentized_range.sf(3.0, 5, np.inf)), 10)
     0.210876505
     """
+    from scipy import special
+
     q = np.asarray(q, dtype=np.float64)
     if k < 2 or q.size == 0:
         return np.full(q.shape, np.nan)
@@ -213,6 +214,8 @@ def rank_methods(
     >>> round(res.friedman_chi2, 4), round(res.friedman_p, 4), round(res.cd, 4)
     (4.5, 0.1054, 1.6572)
     """
+    from scipy import special
+
     if not 0.0 < float(alpha) < 1.0:
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
     roles = {method: "method", dataset: "dataset", measure: "measure"}
@@ -257,6 +260,8 @@ def rank_methods(
     di = frame.select(pl.col(dataset).rank("dense") - 1).to_series().to_numpy().astype(np.int64)
     x = np.empty((k, n))  # methods × datasets
     x[mi, di] = frame.get_column(measure).cast(pl.Float64).to_numpy()
+    from scipy import stats  # 1.4 s of importing batcheval (every CLI call) when at the top
+
     ranks = stats.rankdata(-x if higher_is_better else x, axis=0, method="average")  # per dataset
     mean_rank = ranks.mean(axis=1)
 
@@ -330,6 +335,8 @@ def _tie_term(sorted_cols: np.ndarray) -> float:
 
 
 def _wilcoxon(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from scipy import special
+
     m = len(a)
     n = x.shape[1]
     r_plus, r_minus, tie = np.empty(m), np.empty(m), np.empty(m)

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import special
 
 from .. import measures as _measures
 from ..errors import InvalidArgumentError, UnknownMeasureError
@@ -232,6 +231,8 @@ def auc(
 
 def _delong_columns(area: np.ndarray, var: np.ndarray, level: float) -> list[pl.Series]:
     """The DeLong standard error and interval columns from each group's AUC and DeLong variance."""
+    from scipy import special
+
     se = np.sqrt(var)
     z = float(special.ndtri(0.5 + level / 2))
     return [
