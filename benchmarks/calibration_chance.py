@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> str:
     start = time.perf_counter()
     for k, n, label, real, pred in grid():
         pvalues = simulate(k, n, real, pred, args.reps, rng)
-        min_margin = n * min(real.min(), pred.min(), *(1 - real), *(1 - pred))
+        # rounded: 100 · (1 − 0.9) is 9.999999999999998 in floating point, not 10
+        min_margin = round(n * min(real.min(), pred.min(), *(1 - real), *(1 - pred)), 9)
         for alpha in ALPHAS:
             cells = []
             for c in columns:

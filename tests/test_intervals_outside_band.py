@@ -264,9 +264,7 @@ def test_recall_and_precision_exact_coverage_on_the_grid():
         if n * min(_population(2, prev, b).sum(axis=0).min(), _population(2, prev, b).sum(axis=1).min())
         >= 5 - 1e-9
     ]
-    # the benchmark takes n·min(margins) in floating point, so it leaves out n = 10, balanced,
-    # informedness 0.3 (4.999999999999999); every point it shows is a grid point
-    assert set(rows) <= {(n, float(f"{p:.3g}"), b) for n, p, b in points} and len(rows) >= len(points) - 1
+    assert set(rows) == {(n, float(f"{p:.3g}"), b) for n, p, b in points}
     above, below = {"default": set(), "wilson": set()}, {"default": set(), "wilson": set()}
     for n, prev, b in points:
         pop = _population(2, prev, b)
