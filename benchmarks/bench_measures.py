@@ -53,7 +53,7 @@ def cpu_ms(
 def parts(counts: np.ndarray, cells: tuple[np.ndarray, ...]) -> dict[str, Callable[[], object]]:
     """The pieces of ``compute`` for every default measure of ``counts``, each on its own."""
     names = default_measures(2)
-    distinct = compute_module._distinct(cells, len(counts))
+    distinct = compute_module.distinct_groups(cells, len(counts))
     assert distinct is not None, "the benchmark's tables repeat: the shared path is taken"
     ids, first = distinct
     tails = [
@@ -70,7 +70,7 @@ def parts(counts: np.ndarray, cells: tuple[np.ndarray, ...]) -> dict[str, Callab
     point = [m for m in binary.NAMES if m not in ("f_beta", "g2")]
     return {
         "  point measures' program (34 rows)": lambda: compute_module.compute(counts, point, cells=cells),
-        "  distinct-table hashing": lambda: compute_module._distinct(cells, len(counts)),
+        "  distinct-table hashing": lambda: compute_module.distinct_groups(cells, len(counts)),
         f"  tests of the {len(first)} distinct tables, one pass": lambda: pvalues.distinct_tests(
             *cells, first, np.array(what, dtype=np.int64), 1.0, once
         ),
@@ -84,7 +84,7 @@ def parts(counts: np.ndarray, cells: tuple[np.ndarray, ...]) -> dict[str, Callab
             *cells, first, what_stats, 1.0, once[: len(what_stats)]
         ),
         "  chi2 tails of the distinct tables (7 rows)": lambda: chi2_upper_tail(stats.reshape(-1), 1),
-        f"  gather of the {len(shared)} shared rows": lambda: compute_module._gather(shared, ids),
+        f"  gather of the {len(shared)} shared rows": lambda: compute_module.gather_shared(shared, ids),
     }
 
 

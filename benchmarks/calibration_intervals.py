@@ -107,7 +107,7 @@ def truths(pop: np.ndarray) -> dict[str, float]:
 
 def plain_delta(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     """The interval that was the default before: ``estimate ± z·se``, delta method, clipped."""
-    z = iv._z(LEVEL)
+    z = iv.two_sided_z(LEVEL)
     est = iv.chance_values(iv.cells_last(counts))[name]
     se = iv.standard_errors(counts, [name])[name]
     return np.clip(est - z * se, -1.0, 1.0), np.clip(est + z * se, -1.0, 1.0)
@@ -125,12 +125,12 @@ def share_interval(counts: np.ndarray, name: str, share: float) -> tuple[np.ndar
     """The adjusted delta interval of more than two classes with ``share`` of the pseudo-count in
     the standard error (the default: :data:`~batcheval.inference.intervals.SE_PSEUDO_SHARE`;
     the interval before: 1)."""
-    z = iv._z(LEVEL)
+    z = iv.two_sided_z(LEVEL)
     c = iv.cells_last(counts)
     ok = np.isfinite(iv.chance_values(c)[name])
     a = iv.pseudo_count(counts.shape[1])
     centre = iv.chance_values(c + a)[name]
-    se = iv._smoothed_se(counts, name, share * a)  # NaN where the plain delta variance is
+    se = iv.smoothed_se(counts, name, share * a)  # NaN where the plain delta variance is
     ok &= np.isfinite(se)
     low = np.where(ok, np.clip(centre - z * se, -1.0, 1.0), np.nan)
     return low, np.where(ok, np.clip(centre + z * se, -1.0, 1.0), np.nan)
@@ -382,7 +382,7 @@ def _binomial_intervals(x: np.ndarray, m: int) -> dict[str, tuple[np.ndarray, np
     ``x`` of ``m``."""
     from scipy import stats
 
-    z = iv._z(LEVEL)
+    z = iv.two_sided_z(LEVEL)
     half = (1.0 - LEVEL) / 2.0
     xf = x.astype(np.float64)
     mt = np.full_like(xf, float(m))
@@ -861,7 +861,7 @@ def outside_band(classes: list[int], max_n: int, seed: int) -> list[str]:
             "informedness 0.6: 0.9653), but at n = 10, balanced, informedness 0.95 (margin 5: "
             "about 5 positives, recall 0.975) it covered 0.8910, below the floor of 0.92: Wilson's "
             "upper end for 4 of 5 is 0.964. The Poisson end for 1 failure lifts that point to 0.9910 "
-            "(no point of margin 5-10 covers below 0.9472) and puts one more point above the band "
+            "(no point of margin 5 ≤ m < 10 covers below 0.9472) and puts one more point above the band "
             "(n = 20, balanced, informedness 0.95: 0.9744; 33 of 35 in the band); the modified "
             "Wilson interval of accuracy (Poisson ends up to 2 or 3) lifts it as much but puts 4 "
             "more points above the band (30 of 35 in it; ⚠: outside the band at margin ≥ 10, below 0.92 "

@@ -31,7 +31,7 @@ from tests.reference.score_diff import score_interval
 LEVELS = [0.9, 0.95, 0.99]
 
 
-def _z(level: float) -> float:
+def two_sided_z(level: float) -> float:
     return float(stats.norm.ppf(0.5 + level / 2))
 
 
@@ -69,7 +69,7 @@ def test_score_interval_is_the_reference_miettinen_nurminen(level: float):
     x1, n1, x0, n0 = _two_samples(np.random.default_rng(int(level * 100)), 400)
     low, high = score_difference(x1, n1, x0, n0, level)
     for g in range(len(x1)):
-        expect = score_interval(int(x1[g]), int(n1[g]), int(x0[g]), int(n0[g]), _z(level))
+        expect = score_interval(int(x1[g]), int(n1[g]), int(x0[g]), int(n0[g]), two_sided_z(level))
         assert (low[g], high[g]) == pytest.approx(expect, abs=1e-8)
         assert -1.0 <= low[g] < high[g] <= 1.0
 
@@ -84,7 +84,7 @@ def test_score_interval_is_the_reference_on_large_tables():
     x1, x0 = rng.binomial(n1, rng.uniform(0.02, 0.98, 200)), rng.binomial(n0, rng.uniform(0.02, 0.98, 200))
     low, high = score_difference(x1, n1, x0, n0)
     for g in range(len(x1)):
-        expect = score_interval(int(x1[g]), int(n1[g]), int(x0[g]), int(n0[g]), _z(0.95))
+        expect = score_interval(int(x1[g]), int(n1[g]), int(x0[g]), int(n0[g]), two_sided_z(0.95))
         assert (low[g], high[g]) == pytest.approx(expect, abs=1e-10)
 
 
@@ -130,7 +130,7 @@ def test_statsmodels_score_interval_differs_elsewhere():
     res = test_proportions_2indep(0, 44, 2, 5, value=-0.8, method="score", compare="diff")
     assert res.prop1_null < 0  # not a probability
     low, _ = score_difference(np.array([0]), np.array([44]), np.array([2]), np.array([5]))
-    expect = score_interval(0, 44, 2, 5, _z(0.95))[0]
+    expect = score_interval(0, 44, 2, 5, two_sided_z(0.95))[0]
     assert low[0] == pytest.approx(expect, abs=1e-8)
     assert abs(confint_proportions_2indep(0, 44, 2, 5, method="score")[0] - expect) > 1e-3
 
@@ -164,7 +164,7 @@ def test_binary_informedness_and_markedness_are_score_intervals(level: float):
                 assert np.isnan(old[name][0][g]) and np.isnan(old[name][1][g])
                 continue
             args = (int(x1), int(m1), int(x2), int(m2))
-            assert (low, high) == pytest.approx(score_interval(*args, _z(level)), abs=1e-8)
+            assert (low, high) == pytest.approx(score_interval(*args, two_sided_z(level)), abs=1e-8)
             expect = confint_proportions_2indep(
                 *args, method="agresti-caffo", compare="diff", alpha=1 - level
             )
@@ -191,7 +191,7 @@ def test_adjusted_informedness_se_is_agresti_caffo():
         low, high = confint_proportions_2indep(
             int(tp), int(tp + fn), int(fp), int(fp + tn), method="agresti-caffo", compare="diff"
         )
-        assert se[g] == pytest.approx((high - low) / 2 / _z(0.95), rel=1e-9)
+        assert se[g] == pytest.approx((high - low) / 2 / two_sided_z(0.95), rel=1e-9)
 
 
 @pytest.mark.parametrize("name", ["kappa_cohen", "correlation"])
@@ -213,8 +213,8 @@ def test_binary_kappa_and_correlation_are_agresti_caffo_style(name: str):
             continue
         extra = t + 1.0
         centre, se = f(extra), np.sqrt(ref.delta_variance_numeric(extra, name))
-        assert low[g] == pytest.approx(max(-1.0, centre - _z(0.95) * se), abs=1e-6)
-        assert high[g] == pytest.approx(min(1.0, centre + _z(0.95) * se), abs=1e-6)
+        assert low[g] == pytest.approx(max(-1.0, centre - two_sided_z(0.95) * se), abs=1e-6)
+        assert high[g] == pytest.approx(min(1.0, centre + two_sided_z(0.95) * se), abs=1e-6)
 
 
 @pytest.mark.parametrize("k", [3, 4])
@@ -236,8 +236,8 @@ def test_multiclass_interval_is_adjusted_delta(name: str, k: int):
             continue  # sqrt(B·M) is smooth only where both are clearly positive
         checked += 1
         centre, se = f(t + a), np.sqrt(ref.delta_variance_numeric(t + 0.68 * a, name))
-        assert low[g] == pytest.approx(max(-1.0, centre - _z(0.9) * se), abs=1e-6)
-        assert high[g] == pytest.approx(min(1.0, centre + _z(0.9) * se), abs=1e-6)
+        assert low[g] == pytest.approx(max(-1.0, centre - two_sided_z(0.9) * se), abs=1e-6)
+        assert high[g] == pytest.approx(min(1.0, centre + two_sided_z(0.9) * se), abs=1e-6)
     assert checked >= 15
 
 
@@ -319,7 +319,7 @@ def test_old_delta_interval_fails_where_the_new_one_holds():
     counts = np.random.default_rng(5).multinomial(60, pop.ravel(), size=REPS).reshape(REPS, 2, 2)
     se = standard_errors(counts, ["informedness"])["informedness"]
     value = be.measures.compute(counts, ["informedness"])["informedness"]
-    old = np.mean(np.abs(value - 0.8) <= _z(0.95) * se)
+    old = np.mean(np.abs(value - 0.8) <= two_sided_z(0.95) * se)
     low, high = intervals(counts, ["informedness"])["informedness"]
     new = np.mean((low <= 0.8) & (0.8 <= high))
     assert old < 0.8 and new > 0.935 - 4 * np.sqrt(0.95 * 0.05 / REPS)

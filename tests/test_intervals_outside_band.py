@@ -273,7 +273,7 @@ def test_recall_and_precision_exact_coverage_on_the_grid():
         new = _double_sum(n, share, tpr, ref.wilson_poisson_one)
         old = _double_sum(n, share, tpr, _statsmodels_wilson)
         # benchmark columns: recall default, Wilson, accuracy's; precision the same three
-        got = rows.get((n, float(f"{prev:.3g}"), b), [new, old, None, new, old])
+        got = rows[(n, float(f"{prev:.3g}"), b)]
         assert got[0] == pytest.approx(new, abs=5e-5) and got[3] == pytest.approx(new, abs=5e-5)
         assert got[1] == pytest.approx(old, abs=5e-5) and got[4] == pytest.approx(old, abs=5e-5)
         for key, cov in (("default", new), ("wilson", old)):

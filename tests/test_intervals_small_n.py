@@ -20,7 +20,7 @@ from tests.reference import from_scores as ref
 LEVELS = [0.9, 0.95, 0.99]
 
 
-def _z(level: float) -> float:
+def two_sided_z(level: float) -> float:
     return float(stats.norm.ppf(0.5 + level / 2))
 
 
@@ -77,7 +77,7 @@ def test_from_scores_is_the_reference(level: float, name: str):
         high, default_high, equal_nan=True
     )
     for g, t in enumerate(counts):
-        expect = ref.from_scores(t, name, _z(level))
+        expect = ref.from_scores(t, name, two_sided_z(level))
         if math.isnan(expect[0]):
             assert np.isnan(low[g]) and np.isnan(high[g])
             continue
@@ -92,7 +92,7 @@ def test_agresti_caffo_is_kept_and_is_the_reference(name: str):
     counts = _random_binary(np.random.default_rng(3), 120)
     low, high = chance_interval(counts, name, binary="agresti_caffo")
     for g, t in enumerate(counts):
-        expect = ref.agresti_caffo(t, name, _z(0.95))
+        expect = ref.agresti_caffo(t, name, two_sided_z(0.95))
         if math.isnan(expect[0]):
             assert np.isnan(low[g]) and np.isnan(high[g])
         else:

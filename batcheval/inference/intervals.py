@@ -24,7 +24,7 @@ Two methods, both vectorised over every group at once:
     prevalence, bias) get the modified interval with a Poisson end for 1 success
     or failure only (``x_star=1``): plain Wilson covered recall and precision
     0.8910 at n = 10, balanced, informedness 0.95 (about 5 positives), below the
-    floor; with ``x* = 1`` they cover at least 0.9469 at every grid point with
+    floor; with ``x* = 1`` they cover at least 0.9463 at every grid point with
     n ≤ 100 and a margin of 5 or more (exact; 0.9910 there), above the band
     only at n = 20, balanced, informedness 0.6 and 0.95 (0.9653, 0.9744), and
     ``intervals(..., proportions="wilson")`` keeps the plain one.
@@ -290,7 +290,14 @@ def interval_measures(n_classes: int, method: str = "wilson_delta") -> list[str]
     return [*wilson_names, *DELTA_MEASURES]
 
 
-def _z(level: float) -> float:
+def two_sided_z(level: float) -> float:
+    """The normal quantile ``z`` of a two-sided interval at ``level``.
+
+    Examples
+    --------
+    >>> round(two_sided_z(0.95), 6)
+    1.959964
+    """
     from scipy import special
 
     return float(special.ndtri(0.5 + level / 2.0))
@@ -307,7 +314,7 @@ def wilson(successes: np.ndarray, trials: np.ndarray, level: float = 0.95) -> tu
     """
     x = np.asarray(successes, dtype=np.float64)
     m = np.asarray(trials, dtype=np.float64)
-    z = _z(level)
+    z = two_sided_z(level)
     z2 = z * z
     with np.errstate(invalid="ignore", divide="ignore"):
         p = x / m
@@ -837,7 +844,7 @@ def interval_pseudo_counts(n_classes: int) -> tuple[float, float]:
     return a, (a if n_classes == 2 else SE_PSEUDO_SHARE * a)
 
 
-def _smoothed_se(counts: np.ndarray, name: str, extra_count: float) -> np.ndarray:
+def smoothed_se(counts: np.ndarray, name: str, extra_count: float) -> np.ndarray:
     """Delta-method standard error of the table plus ``extra_count`` in every cell; NaN where
     the measure is undefined on the table itself."""
     c = cells_last(counts)
@@ -862,7 +869,7 @@ def adjusted_se(counts: np.ndarray, name: str) -> np.ndarray:
     >>> round(float(se[0]), 4)  # Agresti-Caffo: 2·(3/4)(1/4)/4 under the root
     0.3062
     """
-    return _smoothed_se(counts, name, pseudo_count(np.shape(counts)[1]))
+    return smoothed_se(counts, name, pseudo_count(np.shape(counts)[1]))
 
 
 def score_difference(
@@ -886,7 +893,7 @@ def score_difference(
     low = np.empty(x1.shape[0])
     high = np.empty(x1.shape[0])
     if x1.shape[0]:
-        _score_diff.score_diff_interval(x1, m1, x2, m2, _z(level), low, high)
+        _score_diff.score_diff_interval(x1, m1, x2, m2, two_sided_z(level), low, high)
     return low, high
 
 
@@ -894,10 +901,10 @@ def _adjusted_delta(counts: np.ndarray, name: str, level: float) -> tuple[np.nda
     """``f(t̃) ± z·se(t̂)``: ``t̃`` and ``t̂`` the table plus the pseudo-counts of
     :func:`interval_pseudo_counts` in every cell, clipped."""
     a_centre, a_se = interval_pseudo_counts(counts.shape[1])
-    z = _z(level)
+    z = two_sided_z(level)
     c = cells_last(counts)
     raw = chance_values(c)[name]
-    se = _smoothed_se(counts, name, a_se)
+    se = smoothed_se(counts, name, a_se)
     centre = chance_values(c + a_centre)[name]
     ok = np.isfinite(raw) & np.isfinite(se)
     low = np.where(ok, np.clip(centre - z * se, -1.0, 1.0), np.nan)

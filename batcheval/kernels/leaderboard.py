@@ -44,8 +44,9 @@ def fill_cells(
     every_value_a_class = True
     for c in range(lut.shape[0]):
         every_value_a_class &= lut[c] >= 0
-    # each row's (label, prediction) → its cell value in one lookup (0: not a class pair)
-    span = lut.shape[0] if lut.shape[0] <= PAIR_SPAN else 0
+    # each row's (label, prediction) → its cell value in one lookup (0: not a class pair);
+    # the values k·k + 1 must fit the int8 table, else the lookup is skipped
+    span = lut.shape[0] if lut.shape[0] <= PAIR_SPAN and k * k < 127 else 0
     pairs = np.zeros(span * span, np.int8)
     for a in range(span):
         for b in range(span):

@@ -173,7 +173,7 @@ def _compute(
     binary = counts is None or counts.shape[1] == 2
     per_distinct = [n for n in want_binary if n in _PER_DISTINCT]
     tested = bool(exact_tests or tails or "p_fisher" in names or per_distinct)
-    distinct = _distinct(cells, n_groups) if binary and tested and cells is not None else None
+    distinct = distinct_groups(cells, n_groups) if binary and tested and cells is not None else None
 
     results: dict[str, np.ndarray] = {}
     b = 1.0 if beta is None else float(beta)
@@ -228,7 +228,7 @@ _PER_DISTINCT = frozenset({"g2"})
 _DISTINCT_SHARE = 0.75
 
 
-def _distinct(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.ndarray, np.ndarray] | None:
+def distinct_groups(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.ndarray, np.ndarray] | None:
     """``(ids, first)`` of the distinct binary tables when few enough repeat to pay, else None."""
     if n_groups < _DISTINCT_MIN_GROUPS:
         return None
@@ -240,7 +240,7 @@ def _distinct(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.ndarray,
     return (ids, first) if len(first) <= _DISTINCT_SHARE * n_groups else None
 
 
-def _gather(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
+def gather_shared(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """``values[..., ids]`` for one row or rows of per-table values, in parallel."""
     rows = np.atleast_2d(values)
     out = np.empty((rows.shape[0], len(ids)), dtype=np.float64)
@@ -287,7 +287,7 @@ def _distinct_tests(
         rows.update({t: row(_pvalues.CHANCE) for t in CHANCE_TESTS if t in names})
         if "alpha_sbb" in names:
             rows["alpha_sbb"] = alpha_sbb(row(_pvalues.CHANCE))
-    return dict(zip(rows, _gather(np.stack(list(rows.values())), ids), strict=True))
+    return dict(zip(rows, gather_shared(np.stack(list(rows.values())), ids), strict=True))
 
 
 def _per_table(kernel, cells: tuple[np.ndarray, ...], n_groups: int) -> np.ndarray:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import os
+import threading
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -97,6 +99,9 @@ def chi2_upper_tail(statistic: np.ndarray, dof: int) -> np.ndarray:
 
 
 _pools: dict[int, ThreadPoolExecutor] = {}  # one pool of threads for the process, by size
+_pools_lock = threading.Lock()
+# a forked child inherits the pools without their threads, and its map() would wait forever
+os.register_at_fork(after_in_child=_pools.clear)
 
 
 def _threaded(ufunc, x: np.ndarray, min_size: int = 1 << 15) -> np.ndarray:
@@ -116,9 +121,10 @@ def _threaded(ufunc, x: np.ndarray, min_size: int = 1 << 15) -> np.ndarray:
     if threads == 1 or x.size < min_size:
         ufunc(x, out)
         return out
-    pool = _pools.get(threads)
-    if pool is None:
-        pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="batcheval-tails")
+    with _pools_lock:  # two threads asking at once would each start a pool
+        pool = _pools.get(threads)
+        if pool is None:
+            pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="batcheval-tails")
     bounds = np.linspace(0, x.size, threads + 1).astype(int)
     halves = itertools.pairwise(bounds)
     list(pool.map(lambda ab: ufunc(x[ab[0] : ab[1]], out[ab[0] : ab[1]]), halves))

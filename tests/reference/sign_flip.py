@@ -30,6 +30,9 @@ def binary_weights(measure: str, n1: np.ndarray, n0: np.ndarray, n: np.ndarray) 
 
 
 def binary_sign_flip(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
+    """Weights, statistic, exact tail and normal statistic of every table's paired sign-flip
+    test, in numpy. The exact tails come from ``two_binomial_tail``, which
+    ``tests/test_signflip_tail.py`` checks against enumeration of every sign pattern."""
 
     neg = 1 - pos
     n1 = joint[:, pos].sum(axis=(1, 2)).astype(np.float64)
