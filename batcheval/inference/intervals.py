@@ -188,6 +188,7 @@ from .. import measures as _measures
 from ..core.table import one_vs_rest
 from ..errors import InvalidArgumentError, UnknownMeasureError, warn
 from ..kernels import bootstrap as _boot
+from ..kernels import delta as _delta
 from ..kernels import score_diff as _score_diff
 
 __all__ = [
@@ -404,8 +405,30 @@ def _proportion(counts: np.ndarray, name: str, positive: int) -> tuple[np.ndarra
     return sum(cells[c] for c in num), sum(cells[c] for c in den)
 
 
+def _binary_informedness(counts: np.ndarray, name: str) -> bool:
+    """Whether ``counts`` are integer 2×2 tables and ``name`` is informedness: the case
+    :mod:`batcheval.kernels.delta` computes table by table, with numpy's bits."""
+    counts = np.asarray(counts)
+    return (
+        name == "informedness"
+        and counts.ndim == 3
+        and counts.shape[1:] == (2, 2)
+        and counts.dtype.kind in "iu"  # float tables take numpy's path
+    )
+
+
+def _informedness_variance(counts: np.ndarray, extra: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    var = np.empty(len(counts))
+    undefined = np.empty(len(counts), dtype=np.bool_)
+    _delta.informedness_variance(np.ascontiguousarray(counts), float(extra), var, undefined)
+    return var, undefined
+
+
 def _delta_variance(counts: np.ndarray, name: str) -> np.ndarray:
     """First-order variance of a chance-corrected measure (see the module docstring)."""
+    if _binary_informedness(counts, name):
+        var, undefined = _informedness_variance(counts)
+        return np.where(undefined, np.nan, var)
     c = cells_last(counts)
     g, undefined = gradient_cells_last(c, name)
     return np.where(undefined, np.nan, gradient_variance(c, g))
@@ -847,8 +870,10 @@ def interval_pseudo_counts(n_classes: int) -> tuple[float, float]:
 def smoothed_se(counts: np.ndarray, name: str, extra_count: float) -> np.ndarray:
     """Delta-method standard error of the table plus ``extra_count`` in every cell; NaN where
     the measure is undefined on the table itself."""
-    c = cells_last(counts)
     plain = np.sqrt(_delta_variance(counts, name))
+    if _binary_informedness(counts, name):
+        return np.where(np.isnan(plain), np.nan, np.sqrt(_informedness_variance(counts, extra_count)[0]))
+    c = cells_last(counts)
     extra = c + extra_count
     g, _ = gradient_cells_last(extra, name)
     adj = np.sqrt(gradient_variance(extra, g))

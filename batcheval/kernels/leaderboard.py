@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .count import thread_rows
+from .delta import informedness_gradient
 from .jit import jit, jit_inline, jit_parallel, prange
 
 #: a class range at most this wide looks each row's class pair up in one table of span² bytes
@@ -370,29 +371,6 @@ def joint_vs_reference(
                 buf[np.uint64(g * k3 + y * k2 + lead * k + p)] += 1
 
 
-@jit
-def _informedness_gradient(c00, c01, c10, c11, g):
-    """``g[i, j]``: the delta-method gradient of informedness of the 2×2 table
-    ``c[real, predicted]`` over its cell proportions, each element computed as
-    ``inference/intervals._chance_gradient`` computes it over arrays (the same
-    operations in the same order, so the same bits). Returns whether it is
-    undefined (one real class only)."""
-    n = ((c00 + c01) + c10) + c11
-    p00, p01, p10, p11 = c00 / n, c01 / n, c10 / n, c11 / n
-    r0, r1 = p00 + p01, p10 + p11
-    col0, col1 = p00 + p10, p01 + p11
-    dtp0, dtp1 = p00 - r0 * col0, p11 - r1 * col1
-    inv0 = 1.0 / (1.0 - r0) if r0 < 1.0 else 0.0
-    inv1 = 1.0 / (1.0 - r1) if r1 < 1.0 else 0.0
-    b0, b1 = r0 * inv0, r1 * inv1
-    d0, d1 = dtp0 * inv0 * inv0, dtp1 * inv1 * inv1
-    g[0, 0] = ((1.0 - col0) * inv0 - b0) + d0
-    g[0, 1] = ((0.0 - col0) * inv0 - b1) + d0
-    g[1, 0] = ((0.0 - col1) * inv1 - b0) + d1
-    g[1, 1] = ((1.0 - col1) * inv1 - b1) + d1
-    return r0 >= 1.0 or r1 >= 1.0
-
-
 @jit_parallel
 def paired_informedness_se(joint, se):
     """``se[g]``: the delta-method standard error of informedness(run) −
@@ -416,8 +394,8 @@ def _paired_informedness_se(joint, i, x, g_run, g_ref):
     for c in range(8):
         x[c] = np.float64(joint[i, c])
     # the run's table sums out the reference's prediction, the reference's the run's
-    bad = _informedness_gradient(x[0] + x[2], x[1] + x[3], x[4] + x[6], x[5] + x[7], g_run)
-    bad |= _informedness_gradient(x[0] + x[1], x[2] + x[3], x[4] + x[5], x[6] + x[7], g_ref)
+    bad = informedness_gradient(x[0] + x[2], x[1] + x[3], x[4] + x[6], x[5] + x[7], g_run)
+    bad |= informedness_gradient(x[0] + x[1], x[2] + x[3], x[4] + x[5], x[6] + x[7], g_ref)
     n = x[0]
     for c in range(1, 8):
         n += x[c]
