@@ -52,6 +52,32 @@ TABLE_MIN = 1 << 12
 
 
 @jit_inline
+def null_variance(nf, rf, pf):
+    """Variance of a table's cell under the permutation null (hypergeometric: n examples, r
+    real and p predicted of its class), as floats; :data:`EXACT_VARIANCE` compares with it."""
+    return rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0)))
+
+
+@jit_inline
+def summed_exactly(n, r, p):
+    """Whether :func:`midp_cell` sums the tail of this table exactly (so it needs ln k! up to n)."""
+    if not (0 < r < n and 0 < p < n < INT_LIMIT):
+        return False
+    return null_variance(float(n), float(r), float(p)) <= EXACT_VARIANCE
+
+
+@jit
+def log_factorials(top, n_tables):
+    """``lf[i] = lgamma(i + 1)`` for i up to ``top`` (the largest n summed exactly, -1 for none),
+    at most ``TABLE_PER_GROUP`` entries a table tested: the ln k! :func:`midp_cell` looks up."""
+    size = max(min(top + 1, TABLE_PER_GROUP * n_tables + TABLE_MIN), 0)
+    lf = np.empty(size, np.float64)
+    for i in range(size):
+        lf[i] = math.lgamma(float(i) + 1.0)
+    return lf
+
+
+@jit_inline
 def _log_choose(n, k, lf):
     """ln C(n, k) of whole numbers (floats); ``lf[i]`` = lgamma(i + 1) where the table reaches,
     computed by the same lgamma, so a lookup gives the bits a call would."""
@@ -101,7 +127,7 @@ def midp_cell(x, n, r, p, lf):
     if not (0 < r < n and 0 < p < n):
         return 1.0
     nf, rf, pf = float(n), float(r), float(p)
-    var = rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0)))
+    var = null_variance(nf, rf, pf)
     if var > EXACT_VARIANCE or n >= INT_LIMIT:
         dev = float(n * x - r * p) if n < INT_LIMIT else nf * x - rf * pf  # n·(x − mean)
         return math.erfc(abs(dev) / (nf * math.sqrt(var)) / _SQRT2)
@@ -143,22 +169,12 @@ def binary_chance(tp, fp, fn, tn, out):
     become lookups of the same values.
     """
     n_groups = tp.shape[0]
-    # the largest n among the tables whose tail midp_cell sums exactly (-1: none); written out
-    # here rather than as jitted helpers, each of which numba would compile on its own
-    top = -1
+    top = -1  # the largest n among the tables whose tail midp_cell sums exactly
     for h in range(n_groups):
         n = tp[h] + fp[h] + fn[h] + tn[h]
-        r = tp[h] + fn[h]
-        p = tp[h] + fp[h]
-        if n > top and 0 < r < n and 0 < p < n < INT_LIMIT:
-            nf, rf, pf = float(n), float(r), float(p)
-            if rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0))) <= EXACT_VARIANCE:
-                top = n
-    size = max(min(top + 1, TABLE_PER_GROUP * n_groups + TABLE_MIN), 0)
-    # lf[i] = lgamma(i + 1), as _log_choose would compute it
-    lf = np.empty(size, np.float64)
-    for i in range(size):
-        lf[i] = math.lgamma(float(i) + 1.0)
+        if n > top and summed_exactly(n, tp[h] + fn[h], tp[h] + fp[h]):
+            top = n
+    lf = log_factorials(top, n_groups)
     for g in prange(n_groups):
         out[g] = midp_cell(tp[g], tp[g] + fp[g] + fn[g] + tn[g], tp[g] + fn[g], tp[g] + fp[g], lf)
 

@@ -11,12 +11,10 @@ distinct tables' cells, and one spread over the threads.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .binary import measure_value
-from .chance import EXACT_VARIANCE, INT_LIMIT, TABLE_MIN, TABLE_PER_GROUP, midp_cell
+from .chance import log_factorials, midp_cell, summed_exactly
 from .fisher import stirlerr_table, upper_tail
 from .jit import jit_parallel, prange
 
@@ -43,16 +41,9 @@ def distinct_tests(tp, fp, fn, tn, first, what, b2, out):
         h = first[d]
         n = tp[h] + fp[h] + fn[h] + tn[h]
         top_n = max(top_n, n)
-        r = tp[h] + fn[h]
-        p = tp[h] + fp[h]
-        if n > top and 0 < r < n and 0 < p < n < INT_LIMIT:
-            nf, rf, pf = float(n), float(r), float(p)
-            if rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0))) <= EXACT_VARIANCE:
-                top = n
-    size = max(min(top + 1, TABLE_PER_GROUP * n_distinct + TABLE_MIN), 0)
-    lf = np.empty(size, np.float64)
-    for i in range(size):
-        lf[i] = math.lgamma(float(i) + 1.0)
+        if n > top and summed_exactly(n, tp[h] + fn[h], tp[h] + fp[h]):
+            top = n
+    lf = log_factorials(top, n_distinct)
     se = stirlerr_table(top_n)
     for d in prange(n_distinct):
         g = first[d]
