@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import multiprocessing
 from fractions import Fraction
 
 import numba
@@ -281,6 +282,49 @@ def test_fisher_precision_at_every_n(n: int) -> None:
     for table, p in zip(tables, got, strict=True):
         want = fisher_tail_decimal(*table)
         assert _rel(p, Fraction(want)) < 1e-12, (table, p, want)
+
+
+def _fisher_child(tables, queue) -> None:
+    queue.put(_fisher_p(tables).tolist())
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+def test_fisher_of_billions_far_from_independence_returns():
+    """Tables of 3·10⁹ whose first tail term underflows: the tail is 0 (or 1), found at once.
+
+    Before, a term of 0 never fell below ``total · 1e-17`` (also 0), so the sum stepped through
+    the whole support, a billion terms a table. A forked child computes them so that a hang
+    fails the test instead of stalling the suite. The lower tail's reference comes from the
+    symmetry of X ~ Hypergeometric(n, n/2, n/2): P(X <= x - 1) = P(X >= n/2 - x + 1).
+    """
+    n = 3_000_000_000
+    half = n // 2
+    # each about 3 s on the old code: 40 of them overrun the minute. (Not much further out: past
+    # z ≈ 2,000 the first term's exponent leaves Decimal's range and the reference underflows.)
+    far = [_balanced(n, z) for z in np.linspace(1000.0, 1400.0, 20)]
+    far += [_balanced(n, -z) for z in np.linspace(1000.0, 1400.0, 20)]
+    near = _balanced(n, 6.0)
+    _fisher_p([near])  # compiled in the parent, so the child's minute is all computing
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_fisher_child, args=([*far, near], queue))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("Fisher's tail of 41 tables of 3e9 took over a minute")
+    got = queue.get(timeout=5)
+    want = []
+    for tp, fp, _, _ in far:
+        if tp > n // 4:
+            want.append(float(fisher_tail_decimal(tp, fp, fp, tp)))
+        else:
+            mirror = half - tp + 1
+            want.append(float(1 - fisher_tail_decimal(mirror, half - mirror, half - mirror, mirror)))
+    assert want == [0.0] * 20 + [1.0] * 20  # the far tails do round to 0 and 1 in doubles
+    assert got[:40] == want
+    want_near = fisher_tail_decimal(*near)
+    assert _rel(got[40], Fraction(want_near)) < 1e-12, (near, got[40], want_near)
 
 
 def _random_table(rng: np.random.Generator, max_n: int) -> tuple[int, ...]:

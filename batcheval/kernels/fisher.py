@@ -186,7 +186,9 @@ def upper_tail(x, n, rp, pp, se):
         t = total + term
         comp += (total - t) + term
         total = t
-        if k == stop or term < total * 1e-17:
+        # a term of 0 has underflowed, and every later one is smaller: without this test a table of
+        # billions far from independence would step through its whole support, a term at a time
+        if k == stop or term < total * 1e-17 or term == 0.0:
             break
         if step > 0:
             term *= _up(k, n, rp, pp)
