@@ -18,7 +18,9 @@ estimated from each run's joint table with its reference,
       weight (Hanley & MacGibbon 2006, Comput. Methods Programs Biomed.
       83:57-62; Chamandy et al. 2012, "Estimating uncertainty for massive
       data streams"), so each joint cell is an independent Poisson draw of
-      its count, whose constants are worked out once per table. Given its
+      its count: by inversion of a cdf table made once per distinct mean
+      (:func:`poisson_tables`, means below 2^14), else by transformed
+      rejection whose constants are worked out once per table. Given its
       total ``N``, a Poisson replicate is a multinomial one of size ``N``;
       for a measure that ignores scale the two bootstraps differ only in
       that random size, about ``1/n`` of the variance.
@@ -84,13 +86,17 @@ from . import intervals as _intervals
 
 __all__ = [
     "MIN_REPLICATES", "SIGN_FLIP_MEASURES", "bootstrap_se", "delta_se", "paired_p", "poisson_se",
-    "replicate_spread", "sign_flip_p", "tolerance",
+    "poisson_tables", "replicate_spread", "sign_flip_p", "tolerance",
 ]  # fmt: skip
 
 # the first round's replicates: enough for the control variate to estimate its own precision
 MIN_REPLICATES = 4
 # Poisson means whose sampler constants poisson_se works out once for all tables (1.8 MiB)
 _SETUP_MEANS = 1 << 15
+# Poisson means below this get an inversion table (poisson_tables) when they occur, while the
+# tables' entries stay within _TABLE_ENTRIES (16 MiB of probabilities, 8 MiB of guide)
+_TABLE_MEANS = 1 << 14
+_TABLE_ENTRIES = 1 << 21
 # replicate cells held in memory at once by replicate_spread
 _CHUNK_CELLS = 1 << 24
 # measures linear in tp and tn given the real margins: a run's difference from its
@@ -174,11 +180,48 @@ def poisson_se(
         # every mean drawn from is a cell count or the sum of two, at most a table's total
         setups = np.zeros((min(int(joint.sum(axis=1).max()) + 1, _SETUP_MEANS), _sampling.POISSON_PARAMS))
         _boot.poisson_setups(setups)
+        tables, cdf, guide = poisson_tables(joint, cells)
         _boot.paired_poisson_se(
             joint, _intervals.seeds_for(seed, 0, g), pos, _binary.NAMES.index(measure), cells, center,
-            n_boot, MIN_REPLICATES, _doubt(n_boot), tolerance(n_boot), setups, se, drawn,
+            n_boot, MIN_REPLICATES, _doubt(n_boot), tolerance(n_boot), setups, tables, cdf, guide, se, drawn,
         )  # fmt: skip
     return se, drawn
+
+
+def poisson_tables(joint: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The inversion tables of the Poisson means that :func:`poisson_se` draws from
+    the joint tables ``joint[G, 8]``'s ``cells`` (a summed pair at its first cell):
+    ``tables[m] = (low, start, size)`` of mean m in ``cdf`` and ``guide``, size 0 for
+    a mean without one (kernels/sampling.poisson_tables).
+
+    Each table spans ``m − 9√m − 5`` to ``m + 9.5√m + 10``, past which the Poisson
+    tails hold at most 3.4e-20 of the mass each (scipy, every mean below 2^14). Means
+    of :data:`_TABLE_MEANS` and more, and those past :data:`_TABLE_ENTRIES` entries in
+    all, keep the transformed rejection.
+
+    Examples
+    --------
+    >>> joint = np.array([[3, 0, 0, 0, 0, 0, 0, 0]])
+    >>> tables, cdf, guide = poisson_tables(joint, np.arange(8))
+    >>> tables[3].tolist(), round(float(cdf[0]), 6), round(float(cdf[3]), 6)
+    ([0, 0, 31], 0.049787, 0.647232)
+    """
+    drawn = np.zeros(_TABLE_MEANS, dtype=np.bool_)
+    _boot.drawn_means(joint, cells, drawn)
+    used = np.flatnonzero(drawn[1:]) + 1  # a mean of 0 draws 0 without a table
+    root = np.sqrt(used)
+    low = np.maximum(0, np.floor(used - 9.0 * root - 5.0)).astype(np.int64)
+    size = np.ceil(used + 9.5 * root + 10.0).astype(np.int64) - low + 1
+    keep = np.cumsum(size) <= _TABLE_ENTRIES
+    used, low, size = used[keep], low[keep], size[keep]
+    starts = np.zeros(used.shape[0] + 1, dtype=np.int64)
+    np.cumsum(size, out=starts[1:])
+    cdf = np.empty(int(starts[-1]))
+    guide = np.empty(int(starts[-1]), dtype=np.int32)
+    _sampling.poisson_tables(used, low, starts, cdf, guide)
+    tables = np.zeros((int(used[-1]) + 1 if used.shape[0] else 0, 3), dtype=np.int64)
+    tables[used] = np.stack([low, starts[:-1], size], axis=1)
+    return tables, cdf, guide
 
 
 def tolerance(n_boot: int) -> float:

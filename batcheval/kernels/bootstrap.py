@@ -15,7 +15,15 @@ import numpy as np
 
 from .binary import measure_value
 from .jit import jit, jit_inline, jit_parallel, prange
-from .sampling import POISSON_PARAMS, multinomial, poisson, poisson_setup, seed_state, splitmix64
+from .sampling import (
+    POISSON_PARAMS,
+    multinomial,
+    poisson,
+    poisson_inverted,
+    poisson_setup,
+    seed_state,
+    splitmix64,
+)
 
 
 @jit
@@ -99,6 +107,19 @@ def _split(x, at, tables):
 
 
 @jit_inline
+def _difference_of(x, p, measure):
+    """The run's measure less the leader's on the joint cells ``x`` (class ``p`` positive):
+    the tables of :func:`_split`, summed in registers. (``_split``'s scattered adds
+    through memory waited on each other: about half of a replicate's cost besides its
+    draws.) Integer sums, so the same tables and the same bits."""
+    f = 0 if p == 1 else 7  # with class 0 positive, every class index flipped
+    x0, x1, x2, x3 = x[0 ^ f], x[1 ^ f], x[2 ^ f], x[3 ^ f]
+    x4, x5, x6, x7 = x[4 ^ f], x[5 ^ f], x[6 ^ f], x[7 ^ f]
+    run = measure_value(measure, x5 + x7, x1 + x3, x4 + x6, x0 + x2, 1.0)
+    return run - measure_value(measure, x6 + x7, x2 + x3, x4 + x5, x0 + x1, 1.0)
+
+
+@jit_inline
 def _measure_of(t, measure):
     return measure_value(measure, t[0], t[1], t[2], t[3], 1.0)
 
@@ -145,7 +166,7 @@ _BLOCK = 256
 
 @jit_parallel
 def paired_poisson_se(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, setups,
-                      se, drawn):  # fmt: skip
+                      inversions, cdf, guide, se, drawn):  # fmt: skip
     """Sequential Poisson bootstrap of binary joint tables with a control variate:
     ``se[g]``, the standard error of the paired difference, and ``drawn[g]``, the
     replicates group g took.
@@ -172,16 +193,24 @@ def paired_poisson_se(joint, seeds, positive, measure, cells, center, n_boot, fi
     (:func:`poisson_setups`), for the means below its length: a cell's setup (a square
     root and two logarithms) is looked up rather than redone for each group, as
     runs on one test set share their cell counts. Larger means are set up in place.
+
+    ``inversions[m]`` is ``(low, start, size)`` of the mean m's inversion table in ``cdf`` and
+    ``guide`` (:func:`~batcheval.kernels.sampling.poisson_tables`), for the means below
+    its length whose size is not 0: such a cell is drawn from one uniform by
+    :func:`~batcheval.kernels.sampling.poisson_inverted` (on the leaderboard benchmark's
+    100k tables, one thread: this kernel 120 ms, against 144 ms with every cell drawn by
+    the transformed rejection of ``setups``). Other cells take ``setups``' sampler.
     """
     n_groups = joint.shape[0]
     for b in prange((n_groups + _BLOCK - 1) // _BLOCK):
         _paired_block(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, setups,
-                      se, drawn, b * _BLOCK, min(n_groups, (b + 1) * _BLOCK))  # fmt: skip
+                      inversions, cdf, guide, se, drawn, b * _BLOCK,
+                      min(n_groups, (b + 1) * _BLOCK))  # fmt: skip
 
 
 @jit
-def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt, target, setups, se, drawn,
-                  lo, hi):  # fmt: skip
+def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt, target, setups, inversions,
+                  cdf, guide, se, drawn, lo, hi):  # fmt: skip
     """Groups ``lo..hi-1`` of :func:`paired_poisson_se`. (A function of its own:
     numba's parallel pass fails on a tuple, the generator state, assigned in a
     prange body.)"""
@@ -190,6 +219,7 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
     lin = np.zeros(8)
     sums = np.empty(8)
     params = np.empty((8, POISSON_PARAMS))
+    table = np.zeros((8, 3), np.int64)  # per cell: its inversion table's low, start and size (0: none)
     tables = np.empty((2, 4), np.int64)
     slopes = np.empty((2, 4))
     at = np.empty((2, 8), np.int64)
@@ -203,6 +233,11 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
                 mean[y * 4 + 3] = 0
         v_lin = _linear_part(mean, cells, at, measure, lin, tables, slopes)
         for c in cells:
+            if mean[c] < inversions.shape[0] and inversions[mean[c], 2] > 0:
+                for q in range(3):
+                    table[c, q] = inversions[mean[c], q]
+                continue
+            table[c, 2] = 0
             if mean[c] < setups.shape[0]:
                 for q in range(POISSON_PARAMS):
                     params[c, q] = setups[mean[c], q]
@@ -215,11 +250,13 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
             for _ in range(n_rep):
                 lsum = 0.0
                 for c in cells:
-                    k, state = poisson(params, c, state)
+                    if table[c, 2] > 0:
+                        k, state = poisson_inverted(table[c, 1], table[c, 2], table[c, 0], cdf, guide, state)
+                    else:
+                        k, state = poisson(params, c, state)
                     x[c] = k
                     lsum += lin[c] * (k - mean[c])
-                _split(x, at, tables)
-                t = _measure_of(tables[0], measure) - _measure_of(tables[1], measure)
+                t = _difference_of(x, p, measure)
                 if math.isnan(t):
                     continue
                 d = t - center[g]
@@ -242,6 +279,20 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
         var = _spread_estimate(sums, v_lin, tried)[0]
         se[g] = math.sqrt(var) if var > 0.0 else (0.0 if var <= 0.0 else np.nan)
         drawn[g] = tried
+
+
+@jit
+def drawn_means(joint, cells, used):
+    """``used[m]`` set True for every mean ``m < len(used)`` that :func:`paired_poisson_se`
+    draws from for ``joint`` and ``cells`` (a summed pair's mean is the sum of its two cells)."""
+    summed = cells.shape[0] == 6
+    for g in range(joint.shape[0]):
+        for c in cells:
+            m = joint[g, c]
+            if summed and (c == 0 or c == 4):  # noqa: PLR1714 (a set would cost numba a typed set)
+                m += joint[g, c + 3]
+            if m < used.shape[0]:
+                used[m] = True
 
 
 @jit
