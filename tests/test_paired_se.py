@@ -137,12 +137,16 @@ def test_poisson_inversion_draws_the_poisson_distribution(mean: int):
     assert draws.var() == pytest.approx(mean, rel=0.01)
 
 
+@pytest.mark.parametrize("table_means", [1, 100, 1 << 14])
 @pytest.mark.parametrize("measure", ["informedness", "f1"])
-def test_all_replicates_agree_with_a_numpy_bootstrap_of_the_examples(monkeypatch, measure: str):
+def test_all_replicates_agree_with_a_numpy_bootstrap_of_the_examples(monkeypatch, measure: str, table_means):
     """With no early stop, n_boot Poisson replicates: the standard error of a plain
     multinomial bootstrap of the examples, within their Monte Carlo error.
-    (informedness draws 6 cells, the agreeing pairs summed; f1 all 8.)"""
+    (informedness draws 6 cells, the agreeing pairs summed; f1 all 8.) Every cell by
+    transformed rejection (no inversion tables), the means below 100 from tables and
+    the others by rejection, and every cell from tables (the default)."""
     monkeypatch.setattr(paired_se, "tolerance", lambda n_boot: 0.0)
+    monkeypatch.setattr(paired_se, "_TABLE_MEANS", table_means)
     joints = np.stack([_joint(600, 0.6, s, seed) for seed, s in enumerate((0.55, 0.4, 0.6, 0.2))])
     got = paired_se.bootstrap_se(joints, measure, 1, 6_000, 5, _difference(joints, measure))
     expect = [_numpy_bootstrap_se(j, measure, 20_000, 9) for j in joints]
