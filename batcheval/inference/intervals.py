@@ -924,7 +924,12 @@ def score_difference(
 
 def _adjusted_delta(counts: np.ndarray, name: str, level: float) -> tuple[np.ndarray, np.ndarray]:
     """``f(t̃) ± z·se(t̂)``: ``t̃`` and ``t̂`` the table plus the pseudo-counts of
-    :func:`interval_pseudo_counts` in every cell, clipped."""
+    :func:`interval_pseudo_counts` in every cell, clipped. NaN for tables of one class (every
+    example of one group set in one class, predicted and real): the chance-corrected measures
+    compare classes, and there is none to compare."""
+    if counts.shape[1] < 2:
+        nan = np.full(len(counts), np.nan)
+        return nan, nan.copy()
     a_centre, a_se = interval_pseudo_counts(counts.shape[1])
     z = two_sided_z(level)
     c = cells_last(counts)
