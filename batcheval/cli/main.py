@@ -135,6 +135,10 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--positive", help="the positive class (binary)")
     ev.add_argument("--drop-nulls", action="store_true", help="skip rows with null label or prediction")
     ev.add_argument("--beta", type=float, help="β of an added f_beta column")
+    ev.add_argument("--example", help="comma-separated example id column(s): an example repeated in pooled "
+                    "groups (seeds) counts once in the intervals and p_informedness")  # fmt: skip
+    ev.add_argument("--cluster", help="comma-separated cluster column(s): examples that come in groups "
+                    "(questions about one passage) count as one")  # fmt: skip
     _interval_options(ev)
     output(ev)
 
@@ -192,6 +196,8 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--pool", help="comma-separated columns each run is pooled over, e.g. fold")
     lb.add_argument("--measure", default="informedness", help="the ranking measure (default: informedness)")
     lb.add_argument("--example", help="comma-separated example id column(s): paired comparisons")
+    lb.add_argument("--cluster", help="comma-separated cluster column(s): examples that come in groups "
+                    "count as one (a clustered board)")  # fmt: skip
     lb.add_argument("--paired", default="bootstrap", choices=["bootstrap", "delta"],
                     help="paired test of the measure difference (default: bootstrap)")  # fmt: skip
     lb.add_argument("--adjacent", action="store_true", help="also test each run against the one above it")
@@ -516,6 +522,8 @@ def _evaluate(args: argparse.Namespace) -> None:
         ci_method=args.ci_method,
         n_boot=args.n_boot,
         seed=args.seed,
+        example=_split(args.example),
+        cluster=_split(args.cluster),
     )
     _emit(result, args.output, keys=_split(args.by) or [], chosen=args.measures is not None)
 
@@ -539,6 +547,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
         pool=_split(args.pool),
         measure=args.measure,
         example=_split(args.example),
+        cluster=_split(args.cluster),
         ci=args.ci,
         ci_method=args.ci_method,
         significance=args.significance,
@@ -644,8 +653,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 _KEYWORDS = ("positive", "classes", "measures", "measure", "beta", "ci_method", "ci", "n_boot", "seed",
-             "thresholds", "pool", "by", "run", "example", "significance", "label", "prediction", "score",
-             "smoothing", "paired", "averages")  # fmt: skip
+             "thresholds", "pool", "by", "run", "example", "cluster", "significance", "label", "prediction",
+             "score", "smoothing", "paired", "averages")  # fmt: skip
 _FLAGS = ("drop_nulls", "drop_nonfinite", "per_class", "adjacent")
 
 
@@ -658,11 +667,15 @@ def cli_message(text: str) -> str:
     'label has 2 nulls; pass --drop-nulls to skip them'
     >>> cli_message("positive=7 is not one of the classes [0, 1]")
     '--positive 7 is not one of the classes [0, 1]'
+    >>> cli_message("Pass example= (the column that identifies an example) to count it once")
+    'Pass --example (the column that identifies an example) to count it once'
     """
     text = re.sub(r"^lazy frame, rows [\d,]+-[\d,]+: ", "", text)
     text = re.sub(rf"\b({'|'.join(_FLAGS)})=True\b", lambda m: "--" + m.group(1).replace("_", "-"), text)
     flag = lambda m: f"--{m.group(1).replace('_', '-')}"  # noqa: E731
     text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS)})=(?=\S)", lambda m: flag(m) + " ", text)
+    # "pass example= (the column ...)": an option named without its value
+    text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS)})=(?=\s)", flag, text)
     # "ci must be ...", "unknown ci_method ...": an option named as a word
     text = re.sub(rf"^({'|'.join(_KEYWORDS)}) (?=must|is )", lambda m: flag(m) + " ", text)
     return re.sub(r"^unknown (ci_method|significance|paired) ", lambda m: f"unknown {flag(m)} ", text)
