@@ -69,3 +69,29 @@ def test_unpaired_p_value_reaches_its_level_at_400_examples():
     boards = 400
     rate = np.mean(_rejections("unpaired", 400, 0.1, 0.5, boards, seed=7)[:, 0] < 0.05)
     assert abs(rate - 0.05) <= _bound(0.05, boards)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_best_set_keeps_its_level_at_20_examples(paired):
+    # docs/calibration_leader.md, "Small n": 10 runs of informedness 0.5 (a run copies the label
+    # with probability 0.5, else flips a coin), 20 examples, 10 positives; every run is best
+    boards, alpha, r, n = 300, 0.05, 10, 20
+    rng = np.random.default_rng(31 + paired)
+    base = np.r_[np.ones(n // 2, np.int8), np.zeros(n // 2, np.int8)]
+    miss_best = miss_rank = 0
+    for s in range(boards):
+        y = (
+            np.tile(rng.permutation(base), (r, 1))
+            if paired
+            else np.stack([rng.permutation(base) for _ in range(r)])
+        )
+        pred = np.where(rng.random((r, n)) < 0.5, y, rng.random((r, n)) < 0.5).astype(np.int8)
+        df = pl.DataFrame({
+            "run": np.repeat(np.arange(r), n), "example": np.tile(np.arange(n), r),
+            "label": y.ravel(), "prediction": pred.ravel(),
+        })  # fmt: skip
+        out = be.leaderboard(df, example="example" if paired else None, paired="delta", seed=s)
+        miss_best += not out["could_be_best"].all()
+        miss_rank += bool((out["rank_ci_low"] > 1).any() or (out["rank_ci_high"] < r).any())
+    assert miss_best / boards <= alpha + _bound(alpha, boards)
+    assert miss_rank / boards <= alpha + _bound(alpha, boards)
