@@ -565,8 +565,10 @@ def _leaderboard(args: argparse.Namespace) -> None:
         board = board.head(args.top)
     if not args.output:  # a terminal table: the ranking columns; -o writes every column
         m = args.measure
-        head = [*(_split(args.run) or []), "rank", m, f"{m}_ci_low", f"{m}_ci_high", "diff_vs_leader",
-                "p_vs_leader_holm", "tied_with_leader"]  # fmt: skip
+        # the set that could hold the best run and the rank intervals, valid under the leader's
+        # selection; p_vs_leader_holm and tied_with_leader (its alias) are in -o's output
+        head = [*(_split(args.run) or []), "rank", m, f"{m}_ci_low", f"{m}_ci_high", "p_vs_leader",
+                "could_be_best", "rank_ci_low", "rank_ci_high"]  # fmt: skip
         shown = board.select([c for c in head if c in board.columns])
         print(f"showing {shown.width} of {board.width} columns: write them all with -o FILE", file=sys.stderr)
         board = shown
