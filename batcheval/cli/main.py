@@ -587,7 +587,7 @@ def _demo(args: argparse.Namespace) -> None:
 
 
 def _measures_list(args: argparse.Namespace) -> None:
-    from ..inference.intervals import interval_measures
+    from ..inference.intervals import JACCARD_MEASURES, interval_measures
     from ..measures import BINARY_MEASURES, MULTICLASS_MEASURES
     from ..measures.catalog import meaning
     from ..measures.names import ALIASES
@@ -595,7 +595,7 @@ def _measures_list(args: argparse.Namespace) -> None:
     aliases: dict[str, list[str]] = {}
     for alias, name in ALIASES.items():
         aliases.setdefault(name, []).append(alias)
-    closed = {2: set(interval_measures(2)), 3: set(interval_measures(3))}
+    closed = {2: set(interval_measures(2)) | set(JACCARD_MEASURES), 3: set(interval_measures(3))}
     boot = {2: set(interval_measures(2, "bootstrap")), 3: set(interval_measures(3, "bootstrap"))}
     rows = [("measure", "classes", "interval", "meaning")]
     for name in dict.fromkeys([*BINARY_MEASURES, *MULTICLASS_MEASURES]):
