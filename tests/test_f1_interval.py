@@ -66,3 +66,17 @@ def test_evaluate_gives_jaccard_its_binomial_interval():
     jl, jh = wilson_poisson_one(3, 5, 0.9)  # tp 3 in tp + fp + fn = 5
     assert (out["jaccard_ci_low"][0], out["jaccard_ci_high"][0]) == pytest.approx((jl, jh), abs=1e-12)
     assert out["f1_ci_low"][0] == pytest.approx(2 * jl / (1 + jl), abs=1e-12)
+
+
+def test_binary_mcc_takes_the_correlation_interval():
+    # binary MCC is Matthews' phi = Powers' correlation (scikit-learn as the oracle of the value)
+    from sklearn.metrics import matthews_corrcoef
+
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 2, 40)
+    p = np.where(rng.random(40) < 0.8, y, 1 - y)
+    out = be.evaluate(pl.DataFrame({"label": y, "prediction": p}), measures=["mcc", "correlation"], ci=0.95)
+    assert out["mcc"][0] == pytest.approx(matthews_corrcoef(y, p), abs=1e-12)
+    assert out["mcc_ci_low"][0] == out["correlation_ci_low"][0]
+    assert out["mcc_ci_high"][0] == out["correlation_ci_high"][0]
+    assert out["mcc_ci_low"][0] < out["mcc"][0] < out["mcc_ci_high"][0]
