@@ -1,6 +1,6 @@
 """The calibration suite: every level the library claims, checked by simulation.
 
-Runs the four studies one after another and writes their tables to ``docs/``:
+Runs the five studies one after another and writes their tables to ``docs/``:
 
 - chance: the p-values a user is told to read hold their size (``calibration_chance.py``,
   ``docs/calibration_chance.md``);
@@ -9,11 +9,13 @@ Runs the four studies one after another and writes their tables to ``docs/``:
 - leader: the best set and the rank intervals keep their family-wise error under selection
   (``calibration_leader.py``, ``docs/calibration_leader.md``);
 - cluster: intervals stay valid when examples repeat or come in clusters
-  (``calibration_cluster.py``, ``docs/calibration_cluster.md``).
+  (``calibration_cluster.py``, ``docs/calibration_cluster.md``);
+- board: the size of a leaderboard's pairwise ``p_vs_leader`` and ``p_mcnemar``
+  (``calibration_board.py``, ``docs/calibration_board.md``).
 
 Usage::
 
-    python benchmarks/calibration.py                # all four as the docs show them (~25 min, 2 cores)
+    python benchmarks/calibration.py                # all five as the docs show them (~30 min, 2 cores)
     python benchmarks/calibration.py --quick        # fewer replicates: a smoke run of every study
     python benchmarks/calibration.py chance leader  # some of them
 
@@ -55,12 +57,13 @@ STUDIES: dict[str, tuple[list[str], list[str]]] = {
         ["--quick"],
     ),
     "cluster": (["--out", str(DOCS / "calibration_cluster_run.md")], ["--quick"]),
+    "board": (["--boards", "2000", "--out", str(DOCS / "calibration_board_run.md")], ["--quick"]),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("studies", nargs="*", help=f"some of {list(STUDIES)} (default: all four)")
+    parser.add_argument("studies", nargs="*", help=f"some of {list(STUDIES)} (default: all)")
     parser.add_argument("--quick", action="store_true", help="fewer replicates; writes nothing to docs/")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.studies) - set(STUDIES))

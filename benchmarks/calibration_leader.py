@@ -127,14 +127,18 @@ def main() -> None:
     parser.add_argument("--max-runs", type=int, default=1000)
     parser.add_argument(
         "--points", default=None,
-        help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
+        help="only these points, on the grid or off it: 'null:unpaired:2:400:0.1,null:paired:30:20:0.5'",
     )  # fmt: skip
     args = parser.parse_args()
     boards = 20 if args.quick else args.boards
     rows = []
     t0 = time.perf_counter()
     designs = args.designs.split(",")
-    for design, r, n, prev in grid(args.quick):
+    points = grid(args.quick)
+    if args.points:  # named points may lie off the grid (e.g. n = 10 and 20, below its smallest n)
+        named = [p.split(":") for p in args.points.split(",")]
+        points = list(dict.fromkeys((d, int(r), int(n), float(prev)) for d, _, r, n, prev in named))
+    for design, r, n, prev in points:
         if design not in designs or r > args.max_runs:
             continue
         b = np.full(r, 0.5) if design == "null" else np.linspace(0.7, 0.3, r)

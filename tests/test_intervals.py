@@ -305,10 +305,10 @@ def test_evaluate_adds_interval_columns_for_pooled_tables():
         assert row["informedness_ci_high"] == pytest.approx(high, abs=1e-9)
         low, high = wilson_poisson_one(tp, tp + fn, 0.9)
         assert (row["recall_ci_low"], row["recall_ci_high"]) == pytest.approx((low, high), abs=1e-12)
-    # f1 has no closed form: the bootstrap's interval of the pooled tables
-    pooled = be.ContingencyTable.from_frame(df, by=["run", "fold"]).pool("fold")
-    boot = intervals(pooled.counts, ["f1"], 0.9, "bootstrap", n_boot=300, seed=5)["f1"]
-    np.testing.assert_array_equal(out["f1_ci_low"].to_numpy(), boot[0])
+        # f1 = 2J/(1 + J), J = tp/(tp + fp + fn): the Wilson-with-Poisson-end interval of J, mapped
+        low, high = wilson_poisson_one(tp, tp + fp + fn, 0.9)
+        want = (2 * low / (1 + low), 2 * high / (1 + high))
+        assert (row["f1_ci_low"], row["f1_ci_high"]) == pytest.approx(want, abs=1e-12)
 
 
 def test_evaluate_bootstrap_per_class_and_multiclass():

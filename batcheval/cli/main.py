@@ -135,6 +135,10 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--positive", help="the positive class (binary)")
     ev.add_argument("--drop-nulls", action="store_true", help="skip rows with null label or prediction")
     ev.add_argument("--beta", type=float, help="β of an added f_beta column")
+    ev.add_argument("--example", help="comma-separated example id column(s): an example repeated in pooled "
+                    "groups (seeds) counts once in the intervals and p_informedness")  # fmt: skip
+    ev.add_argument("--cluster", help="comma-separated cluster column(s): examples that come in groups "
+                    "(questions about one passage) count as one")  # fmt: skip
     _interval_options(ev)
     output(ev)
 
@@ -192,6 +196,8 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--pool", help="comma-separated columns each run is pooled over, e.g. fold")
     lb.add_argument("--measure", default="informedness", help="the ranking measure (default: informedness)")
     lb.add_argument("--example", help="comma-separated example id column(s): paired comparisons")
+    lb.add_argument("--cluster", help="comma-separated cluster column(s): examples that come in groups "
+                    "count as one (a clustered board)")  # fmt: skip
     lb.add_argument("--paired", default="bootstrap", choices=["bootstrap", "delta"],
                     help="paired test of the measure difference (default: bootstrap)")  # fmt: skip
     lb.add_argument("--adjacent", action="store_true", help="also test each run against the one above it")
@@ -516,6 +522,8 @@ def _evaluate(args: argparse.Namespace) -> None:
         ci_method=args.ci_method,
         n_boot=args.n_boot,
         seed=args.seed,
+        example=_split(args.example),
+        cluster=_split(args.cluster),
     )
     _emit(result, args.output, keys=_split(args.by) or [], chosen=args.measures is not None)
 
@@ -539,6 +547,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
         pool=_split(args.pool),
         measure=args.measure,
         example=_split(args.example),
+        cluster=_split(args.cluster),
         ci=args.ci,
         ci_method=args.ci_method,
         significance=args.significance,
@@ -556,8 +565,10 @@ def _leaderboard(args: argparse.Namespace) -> None:
         board = board.head(args.top)
     if not args.output:  # a terminal table: the ranking columns; -o writes every column
         m = args.measure
-        head = [*(_split(args.run) or []), "rank", m, f"{m}_ci_low", f"{m}_ci_high", "diff_vs_leader",
-                "p_vs_leader_holm", "tied_with_leader"]  # fmt: skip
+        # the set that could hold the best run and the rank intervals, valid under the leader's
+        # selection; p_vs_leader_holm and tied_with_leader (its alias) are in -o's output
+        head = [*(_split(args.run) or []), "rank", m, f"{m}_ci_low", f"{m}_ci_high", "p_vs_leader",
+                "could_be_best", "rank_ci_low", "rank_ci_high"]  # fmt: skip
         shown = board.select([c for c in head if c in board.columns])
         print(f"showing {shown.width} of {board.width} columns: write them all with -o FILE", file=sys.stderr)
         board = shown
@@ -576,7 +587,7 @@ def _demo(args: argparse.Namespace) -> None:
 
 
 def _measures_list(args: argparse.Namespace) -> None:
-    from ..inference.intervals import interval_measures
+    from ..inference.intervals import JACCARD_MEASURES, interval_measures
     from ..measures import BINARY_MEASURES, MULTICLASS_MEASURES
     from ..measures.catalog import meaning
     from ..measures.names import ALIASES
@@ -584,7 +595,7 @@ def _measures_list(args: argparse.Namespace) -> None:
     aliases: dict[str, list[str]] = {}
     for alias, name in ALIASES.items():
         aliases.setdefault(name, []).append(alias)
-    closed = {2: set(interval_measures(2)), 3: set(interval_measures(3))}
+    closed = {2: set(interval_measures(2)) | set(JACCARD_MEASURES), 3: set(interval_measures(3))}
     boot = {2: set(interval_measures(2, "bootstrap")), 3: set(interval_measures(3, "bootstrap"))}
     rows = [("measure", "classes", "interval", "meaning")]
     for name in dict.fromkeys([*BINARY_MEASURES, *MULTICLASS_MEASURES]):
@@ -644,8 +655,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 _KEYWORDS = ("positive", "classes", "measures", "measure", "beta", "ci_method", "ci", "n_boot", "seed",
-             "thresholds", "pool", "by", "run", "example", "significance", "label", "prediction", "score",
-             "smoothing", "paired", "averages")  # fmt: skip
+             "thresholds", "pool", "by", "run", "example", "cluster", "significance", "label", "prediction",
+             "score", "smoothing", "paired", "averages")  # fmt: skip
 _FLAGS = ("drop_nulls", "drop_nonfinite", "per_class", "adjacent")
 
 
@@ -658,11 +669,15 @@ def cli_message(text: str) -> str:
     'label has 2 nulls; pass --drop-nulls to skip them'
     >>> cli_message("positive=7 is not one of the classes [0, 1]")
     '--positive 7 is not one of the classes [0, 1]'
+    >>> cli_message("Pass example= (the column that identifies an example) to count it once")
+    'Pass --example (the column that identifies an example) to count it once'
     """
     text = re.sub(r"^lazy frame, rows [\d,]+-[\d,]+: ", "", text)
     text = re.sub(rf"\b({'|'.join(_FLAGS)})=True\b", lambda m: "--" + m.group(1).replace("_", "-"), text)
     flag = lambda m: f"--{m.group(1).replace('_', '-')}"  # noqa: E731
     text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS)})=(?=\S)", lambda m: flag(m) + " ", text)
+    # "pass example= (the column ...)": an option named without its value
+    text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS)})=(?=\s)", flag, text)
     # "ci must be ...", "unknown ci_method ...": an option named as a word
     text = re.sub(rf"^({'|'.join(_KEYWORDS)}) (?=must|is )", lambda m: flag(m) + " ", text)
     return re.sub(r"^unknown (ci_method|significance|paired) ", lambda m: f"unknown {flag(m)} ", text)

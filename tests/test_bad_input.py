@@ -1,0 +1,65 @@
+"""Issue #20's "Bad input" list through `evaluate`: a named error or a defined result, never a crash.
+
+The leaderboard's side is in tests/test_selection.py (`test_bad_ci_is_named`,
+`test_one_run_one_example_one_class`) and tests/test_clustered.py (nulls, varying clusters).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+import batcheval as be
+from batcheval.errors import InvalidArgumentError
+from tests.test_cli import _run
+
+
+def _frame() -> pl.DataFrame:
+    return pl.DataFrame(
+        {"run": [0, 0, 0, 1, 1, 1], "label": [0, 1, 1, 0, 1, 0], "prediction": [0, 1, 0, 1, 1, 0]}
+    )
+
+
+@pytest.mark.parametrize("ci", [0, 1, 1.5, -0.1, 95, float("nan"), True, "0.95", "abc"])
+def test_evaluate_names_a_bad_ci_and_its_value(ci):
+    shown = "nan" if isinstance(ci, float) and math.isnan(ci) else repr(ci)
+    with pytest.raises(InvalidArgumentError) as err:
+        be.evaluate(_frame(), by="run", ci=ci)
+    assert str(err.value) == f"ci must be a confidence level strictly between 0 and 1, got {shown}"
+
+
+def _one_class() -> pl.DataFrame:
+    # every example of every group real class 1 and predicted 1: the class set has one class
+    return pl.DataFrame(
+        {"run": ["a", "a", "b"], "example": [0, 1, 2], "label": [1, 1, 1], "prediction": [1, 1, 1]}
+    )
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"example": "example"}])
+def test_one_class_with_intervals_is_defined(kwargs):
+    """Before: ZeroDivisionError in pseudo_count(1) from the chance-corrected intervals."""
+    out = be.evaluate(_one_class(), by="run", ci=0.95, **kwargs)
+    assert out["n"].to_list() == [2, 1]
+    # nothing to compare classes with: the chance-corrected intervals are undefined
+    assert out["informedness_ci_low"].is_nan().all() and out["informedness_ci_high"].is_nan().all()
+    if not kwargs:
+        assert out["kappa_cohen_ci_low"].is_nan().all()
+        # accuracy 2 of 2: Brown, Cai & DasGupta's Poisson lower end for x = 2 ≤ x* = 2 (m ≤ 50),
+        # ½ χ²_{4, 0.05} / m, and for 1 of 1 the same with x = 1
+        want = [stats.chi2.ppf(0.05, 2 * x) / 2 / x for x in (2, 1)]
+        np.testing.assert_allclose(out["accuracy_ci_low"].to_numpy(), want, rtol=1e-12)
+        assert out["accuracy_ci_high"].to_list() == [1.0, 1.0]
+
+
+def test_one_class_with_intervals_on_the_command_line(tmp_path):
+    path = tmp_path / "one.parquet"
+    _one_class().write_parquet(path)
+    proc = _run("evaluate", str(path), "--by", "run", "--ci", "0.95", "--measures", "accuracy,informedness",
+                "-o", str(tmp_path / "out.csv"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = pl.read_csv(tmp_path / "out.csv")
+    assert math.isclose(out["accuracy_ci_low"][0], stats.chi2.ppf(0.05, 4) / 4, rel_tol=1e-12)
