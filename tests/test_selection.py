@@ -202,6 +202,8 @@ def test_one_run_one_example_one_class():
     assert out["could_be_best"].to_list() == [None, None]
     assert out["p_best"].is_nan().all()
     assert out["rank_ci_low"].to_list() == out["rank_ci_high"].to_list() == [None, None]
+    with pytest.raises(InvalidArgumentError, match=r"got \[1\]: .*pass classes= with the full class set"):
+        be.leaderboard(one_example.with_columns(prediction=1), example="example_id")  # all class 1
     out = be.leaderboard(one_example, classes=[0, 1])  # unpaired: the floored variances are defined
     assert out["could_be_best"].to_list() == [True, True]
     assert out["rank_ci_low"].to_list() == [1, 1] and out["rank_ci_high"].to_list() == [2, 2]

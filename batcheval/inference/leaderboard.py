@@ -281,7 +281,13 @@ def leaderboard(
         _clustered.warn_independent_rows(pools)
     k = table.n_classes
     if k < 2:
-        raise InvalidArgumentError(f"a leaderboard needs at least 2 classes, got {table.classes.to_list()}")
+        # one class seen is not one class meant: only the user knows the others (a board over
+        # classes=[0, 1] is defined, with NaN where a measure needs the absent class)
+        raise InvalidArgumentError(
+            f"a leaderboard needs at least 2 classes, got {table.classes.to_list()}: every label and "
+            "prediction holds that one; pass classes= with the full class set (e.g. classes=[0, 1]) "
+            "to rank runs on a test set of one class"
+        )
     if p_name not in (_measures.BINARY_MEASURES if k == 2 else _measures.MULTICLASS_MEASURES):
         raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
     capable = _intervals.interval_measures(k, ci_method)
