@@ -1,0 +1,83 @@
+"""Seeded subset of benchmarks/calibration_board.py: the leaderboard's per-run p-value columns hold
+their size when two runs have the same true informedness (docs/calibration_leader.md, "The board's
+p-value columns").
+
+Each board is two runs of paper 002's informed-plus-chance model with the same ``B`` (a run copies
+the label with probability ``B``, else flips a fair coin), on one shared test set (paired,
+``example=``) or on one each (unpaired), run through ``be.leaderboard`` itself. Every column is
+two-sided and symmetric in the two runs, so its size is P(p ≤ α) whichever run leads. Tolerances are
+4 binomial standard errors of the simulated rate: ``|rate − α| ≤ 4·se`` where a test is calibrated
+(the unpaired z-test where the smallest margin holds ≥ 10 examples), ``rate ≤ α + 4·se`` where it
+is exact and so conservative (the sign-flip test, McNemar) or at a few examples a class.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+
+import batcheval as be
+
+BOARDS = 600
+ALPHA = 0.05
+TOL = 4 * math.sqrt(ALPHA * (1 - ALPHA) / BOARDS)
+
+
+def _boards(n: int, prevalence: float, skill: float, paired: bool, seed: int, runs: int = 2):
+    """``BOARDS`` boards of ``runs`` equally skilled runs, as frames for ``be.leaderboard``."""
+    rng = np.random.default_rng(seed)
+    pos = max(1, round(prevalence * n))
+    base = np.zeros(n, dtype=np.int8)
+    base[:pos] = 1
+    for _ in range(BOARDS):
+        y = np.stack(
+            [rng.permutation(base)] * runs if paired else [rng.permutation(base) for _ in range(runs)]
+        )
+        pred = np.where(rng.random(y.shape) < skill, y, (rng.random(y.shape) < 0.5).astype(np.int8))
+        yield pl.DataFrame({
+            "run": np.repeat(np.arange(runs), n),
+            "example_id": np.tile(np.arange(n), runs),
+            "label": y.ravel(),
+            "prediction": pred.ravel(),
+        })  # fmt: skip
+
+
+def _sizes(n: int, prevalence: float, skill: float, paired: bool, seed: int, columns: list[str]) -> dict:
+    """Rejection rate at ``ALPHA`` of each column's one non-NaN value per board (the second run)."""
+    hits = dict.fromkeys(columns, 0)
+    for df in _boards(n, prevalence, skill, paired, seed):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            board = be.leaderboard(df, run="run", example="example_id" if paired else None)
+        for c in columns:
+            p = board[c][1]  # the leader's row is NaN
+            hits[c] += p is not None and p <= ALPHA
+    return {c: h / BOARDS for c, h in hits.items()}
+
+
+@pytest.mark.parametrize(
+    ("n", "prevalence", "skill"),
+    [(100, 0.5, 0.0), (400, 0.5, 0.5), (40, 0.5, 0.0)],  # smallest margins 50, 135, 20
+)
+def test_unpaired_p_vs_leader_is_calibrated_where_margins_hold_10(n, prevalence, skill):
+    rate = _sizes(n, prevalence, skill, False, seed=n + int(10 * skill), columns=["p_vs_leader"])[
+        "p_vs_leader"
+    ]
+    assert abs(rate - ALPHA) <= TOL, rate
+
+
+@pytest.mark.parametrize(("n", "prevalence", "skill"), [(10, 0.1, 0.0), (20, 0.5, 0.5)])
+def test_unpaired_p_vs_leader_never_exceeds_alpha_at_small_n(n, prevalence, skill):
+    rate = _sizes(n, prevalence, skill, False, seed=7 * n, columns=["p_vs_leader"])["p_vs_leader"]
+    assert rate <= ALPHA + TOL, rate
+
+
+@pytest.mark.parametrize(("n", "prevalence", "skill"), [(10, 0.5, 0.0), (20, 0.1, 0.5), (100, 0.5, 0.0)])
+def test_paired_sign_flip_and_mcnemar_never_exceed_alpha(n, prevalence, skill):
+    rates = _sizes(n, prevalence, skill, True, seed=11 * n, columns=["p_vs_leader", "p_mcnemar"])
+    assert rates["p_vs_leader"] <= ALPHA + TOL, rates
+    assert rates["p_mcnemar"] <= ALPHA + TOL, rates
