@@ -22,6 +22,10 @@ the two runs, so which one leads does not matter: its size is P(p ≤ α).
   the paired Poisson bootstrap's (default) and the delta method's standard
   error.
 
+With informedness, ``--designs leader`` also reports two candidate fixes, not the library's
+tests: the mid-p sign-flip test (paired) and a z-test with the null variance from the two
+runs' pooled hit rates (unpaired).
+
 ``--designs above`` (R = 3, ``adjacent=True``): ``p_vs_above`` (and paired,
 ``p_mcnemar_vs_above``) of the runs ranked 2 and 3, each against the run
 ranked just above it: a pair picked by the ranking, tested as if it were not.
@@ -144,6 +148,7 @@ def columns(
     value = compute(counts, [measure], positive=POS)[measure].reshape(b, r)
     ref, rank = references(value, design)
     safe = np.maximum(ref, 0)
+    flat_ref = (safe + np.arange(b)[:, None] * r).ravel()
     out: dict[str, np.ndarray] = {}
     if paired:
         joint = joints(y, pred, safe)
@@ -156,11 +161,55 @@ def columns(
     else:
         se = _cmp.unpaired_se(counts, measure, "wilson_delta", N_BOOT, seed, POS)
         centre = _cmp.unpaired_centre(counts, measure, "wilson_delta", value.ravel())
-        flat_ref = (safe + np.arange(b)[:, None] * r).ravel()
         out["p"] = _cmp.versus(value.ravel(), se, flat_ref, "x", centre)["p_vs_x"].reshape(b, r)
+    if measure == "informedness" and design == "leader":  # what a fix could give (not the library's)
+        if paired:
+            out["mid-p sign-flip (candidate)"] = midp_sign_flip(joint).reshape(b, r)
+        else:
+            out["pooled z (candidate)"] = pooled_z(counts, flat_ref).reshape(b, r)
     for v in out.values():
         v[ref < 0] = np.nan
     return out, rank
+
+
+def midp_sign_flip(joint: np.ndarray) -> np.ndarray:
+    """Mid-p version of the binary informedness sign-flip test: ``P(|D| > |d|) + ½·P(|D| = |d|)``
+    with ``D = Σ_c (2·X_c − m_c)/n_c``, ``X_c ~ Bin(m_c, 1/2)`` over the ``m_c`` discordant
+    examples of real class c (of ``n_c``), enumerated (a candidate fix, not the library's test)."""
+    from scipy import stats
+
+    p = np.full(len(joint), np.nan)
+    for g, j in enumerate(joint):
+        size = j.sum(axis=(1, 2))
+        if (size == 0).any():
+            continue
+        run_only = np.array([j[0, 1, 0], j[1, 0, 1]])  # run right, reference wrong
+        ref_only = np.array([j[0, 0, 1], j[1, 1, 0]])
+        m = run_only + ref_only
+        w = 1.0 / size
+        d = abs(float(np.sum(w * (run_only - ref_only))))
+        x0, x1 = np.arange(m[0] + 1), np.arange(m[1] + 1)
+        pmf = np.outer(stats.binom.pmf(x0, m[0], 0.5), stats.binom.pmf(x1, m[1], 0.5))
+        dist = np.abs(np.add.outer(w[0] * (2 * x0 - m[0]), w[1] * (2 * x1 - m[1])))
+        tie = np.isclose(dist, d, rtol=1e-9, atol=1e-12)
+        p[g] = min(1.0, pmf[(dist > d) & ~tie].sum() + 0.5 * pmf[tie].sum())
+    return p
+
+
+def pooled_z(counts: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Unpaired z-test of equal informedness with the variance under the null, each class's hit
+    rate pooled over the two runs (a candidate fix, not the library's test)."""
+    from scipy import special
+
+    pos, neg = counts[:, 1].sum(axis=1), counts[:, 0].sum(axis=1)
+    tp, fp = counts[:, 1, 1], counts[:, 0, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diff = (tp / pos - fp / neg) - (tp / pos - fp / neg)[ref]
+        p1 = (tp + tp[ref]) / (pos + pos[ref])
+        p0 = (fp + fp[ref]) / (neg + neg[ref])
+        var = p1 * (1 - p1) * (1 / pos + 1 / pos[ref]) + p0 * (1 - p0) * (1 / neg + 1 / neg[ref])
+        p = special.erfc(np.abs(diff) / np.sqrt(2 * var))
+    return np.where(var > 0, p, np.where(diff == 0, 1.0, np.nan))
 
 
 def check(y: np.ndarray, pred: np.ndarray, paired: bool, measure: str, design: str, got: dict) -> float:
