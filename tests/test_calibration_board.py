@@ -46,17 +46,20 @@ def _boards(n: int, prevalence: float, skill: float, paired: bool, seed: int, ru
         })  # fmt: skip
 
 
-def _sizes(n: int, prevalence: float, skill: float, paired: bool, seed: int, columns: list[str]) -> dict:
-    """Rejection rate at ``ALPHA`` of each column's one non-NaN value per board (the second run)."""
-    hits = dict.fromkeys(columns, 0)
-    for df in _boards(n, prevalence, skill, paired, seed):
+def _sizes(
+    n: int, prevalence: float, skill: float, paired: bool, seed: int, columns: list[str], runs: int = 2
+) -> dict:
+    """Rejection rate at ``ALPHA`` of each column at each rank below the leader's (whose row is NaN):
+    ``{(column, rank): rate}`` over ``BOARDS`` boards; ``runs = 3`` asks for ``adjacent=True``."""
+    hits = {(c, rank): 0 for c in columns for rank in range(2, runs + 1)}
+    for df in _boards(n, prevalence, skill, paired, seed, runs):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            board = be.leaderboard(df, run="run", example="example_id" if paired else None)
-        for c in columns:
-            p = board[c][1]  # the leader's row is NaN
-            hits[c] += p is not None and p <= ALPHA
-    return {c: h / BOARDS for c, h in hits.items()}
+            board = be.leaderboard(df, run="run", example="example_id" if paired else None, adjacent=runs > 2)
+        for c, rank in hits:
+            p = board[c][rank - 1]
+            hits[c, rank] += p is not None and p <= ALPHA
+    return {key: h / BOARDS for key, h in hits.items()}
 
 
 @pytest.mark.parametrize(
@@ -65,19 +68,28 @@ def _sizes(n: int, prevalence: float, skill: float, paired: bool, seed: int, col
 )
 def test_unpaired_p_vs_leader_is_calibrated_where_margins_hold_10(n, prevalence, skill):
     rate = _sizes(n, prevalence, skill, False, seed=n + int(10 * skill), columns=["p_vs_leader"])[
-        "p_vs_leader"
+        "p_vs_leader", 2
     ]
     assert abs(rate - ALPHA) <= TOL, rate
 
 
 @pytest.mark.parametrize(("n", "prevalence", "skill"), [(10, 0.1, 0.0), (20, 0.5, 0.5)])
 def test_unpaired_p_vs_leader_never_exceeds_alpha_at_small_n(n, prevalence, skill):
-    rate = _sizes(n, prevalence, skill, False, seed=7 * n, columns=["p_vs_leader"])["p_vs_leader"]
+    rate = _sizes(n, prevalence, skill, False, seed=7 * n, columns=["p_vs_leader"])["p_vs_leader", 2]
     assert rate <= ALPHA + TOL, rate
 
 
 @pytest.mark.parametrize(("n", "prevalence", "skill"), [(10, 0.5, 0.0), (20, 0.1, 0.5), (100, 0.5, 0.0)])
 def test_paired_sign_flip_and_mcnemar_never_exceed_alpha(n, prevalence, skill):
     rates = _sizes(n, prevalence, skill, True, seed=11 * n, columns=["p_vs_leader", "p_mcnemar"])
-    assert rates["p_vs_leader"] <= ALPHA + TOL, rates
-    assert rates["p_mcnemar"] <= ALPHA + TOL, rates
+    assert rates["p_vs_leader", 2] <= ALPHA + TOL, rates
+    assert rates["p_mcnemar", 2] <= ALPHA + TOL, rates
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_p_vs_above_of_three_equal_runs_never_exceeds_alpha(paired):
+    # the neighbours are picked by the ranking and tested as a fixed pair: conservative (0.004-0.019
+    # at 0.05 on the benchmark's grid at n = 40 and 100), so only the upper bound is a claim
+    columns = ["p_vs_above", "p_mcnemar_vs_above"] if paired else ["p_vs_above"]
+    rates = _sizes(40, 0.5, 0.0, paired, seed=3, columns=columns, runs=3)
+    assert all(rate <= ALPHA + TOL for rate in rates.values()), rates
