@@ -1,107 +1,332 @@
-"""Size of a leaderboard's pairwise p-values: ``p_vs_leader`` and ``p_mcnemar`` under the null.
+"""Size of the leaderboard's per-run p-value columns under the null (issue 20, item 5).
 
-Issue #20 asks for "the size of every p-value column at α = 0.01 and 0.05". The chance tests
-(``calibration_chance.py``), the clustered board's ``p_vs_leader`` (``calibration_cluster.py
---part paired``) and the best set (``calibration_leader.py``) have theirs; this is the unclustered
-board's comparison of a run with the leader.
+Boards of runs with *equal* true informedness ``B`` (paper 002's
+informed-plus-chance model of ``benchmarks/calibration_leader.py``, whose
+generator this script imports: a run copies the label with probability ``B``,
+else flips a fair coin; ``max(1, round(prevalence · n))`` positives), paired
+(every run scores one shared test set, ``example=``) and unpaired (each run
+its own test set). Every p-value column of ``be.leaderboard`` is two-sided
+(``2·Φ(−|z|)``, the sign-flip test's ``P(|D| ≥ |d|)``, McNemar's
+``2·P(X ≤ min(b, c))``), and with two runs of equal skill each is symmetric in
+the two runs, so which one leads does not matter: its size is P(p ≤ α).
 
-Each board has two runs of the same true informedness ``B`` (recall ``(1 + B)/2``, fallout
-``(1 − B)/2``, so the accuracies are equal too); each run's test set has ``round(prevalence·n)``
-positives in ``n`` examples. *Unpaired*: each run has its own test set, no ``example=`` (the
-delta-method z test). *Paired*: both runs score one test set, independently given the label,
-``example=`` given (``paired="bootstrap"``, the default, and ``paired="delta"``); ``p_mcnemar``
-is the exact McNemar test of equal accuracy. With two runs the leader is the better estimate, and
-the two-sided p-value of the difference does not depend on which run that is, so the rate at which
-the second run's ``p_vs_leader`` falls below α is the test's size. ± in the docs is the binomial
-standard error ``sqrt(α(1 − α)/boards)``.
+``--designs leader`` (R = 2): ``p_vs_leader`` and ``p_mcnemar`` of the second run.
 
-    python benchmarks/calibration_board.py --boards 2000 --out docs/calibration_board.md
+- unpaired, ``measure="informedness"`` (the default): the z-test of the
+  adjusted (pseudo-count) estimates with the adjusted delta-method standard
+  errors; ``measure="markedness"``: the same for markedness;
+- paired, informedness: the exact sign-flip test (``paired_se.sign_flip_p``),
+  which ``p_vs_leader`` is under ``paired="bootstrap"`` (the default) and
+  ``paired="delta"`` alike for the measures of ``SIGN_FLIP_MEASURES``;
+  ``p_mcnemar``, the exact McNemar test; markedness: ``2·Φ(−|diff|/se)`` with
+  the paired Poisson bootstrap's (default) and the delta method's standard
+  error.
+
+With informedness, ``--designs leader`` also reports two candidate fixes, not the library's
+tests: the mid-p sign-flip test (paired) and a z-test with the null variance from the two
+runs' pooled hit rates (unpaired).
+
+``--designs above`` (R = 3, ``adjacent=True``): ``p_vs_above`` (and paired,
+``p_mcnemar_vs_above``) of the runs ranked 2 and 3, each against the run
+ranked just above it: a pair picked by the ranking, tested as if it were not.
+
+The boards are simulated in bulk: every board's runs are stacked and each run
+is compared with its own board's leader (or run above) through the functions
+``be.leaderboard`` calls (``inference.comparisons.versus`` / ``unpaired_se`` /
+``unpaired_centre`` and ``paired_columns``), since one big board would compare
+every run with the one global leader. The first ``--check`` boards of each
+point are also run through ``be.leaderboard`` itself and must give the same
+p-values bit for bit (the paired bootstrap's replicates are seeded by a run's
+position, so its p-values are compared only in distribution; the run stops on
+any other mismatch).
+
+Columns: the size at α = 0.01 and 0.05 ± its Monte-Carlo standard error
+``sqrt(p(1 − p)/boards)``; a NaN p-value (an undefined measure) counts as not
+rejected, and ``nan`` is their share; ``margin`` is the expected smallest
+margin of a run's table, ``min(positives, negatives, E[predicted positives],
+E[predicted negatives])``.
+
+    python benchmarks/calibration_board.py --boards 2000 --designs leader --out leader.md
     python benchmarks/calibration_board.py --quick
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import sys
 import time
 import warnings
 
-# one thread: each board is small, and a parallel launch costs more than its work
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np
 import polars as pl
 
 import batcheval as be
+from batcheval.inference import comparisons as _cmp
+from batcheval.inference.paired_se import SIGN_FLIP_MEASURES
+from batcheval.measures import compute
 
-#: (n, prevalence, B) of the grid: small n, skewed classes, a strong classifier.
-GRID = ((10, 0.5, 0.5), (20, 0.5, 0.5), (20, 0.5, 0.9), (40, 0.1, 0.5), (100, 0.5, 0.5), (100, 0.1, 0.8),
-        (400, 0.1, 0.5))  # fmt: skip
-MODES = ("unpaired", "paired bootstrap", "paired delta")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from calibration_leader import labels
+
+ALPHAS = (0.01, 0.05)
+POS = 1  # the leaderboard's positive class for labels {0, 1}: the greater one
+N_BOOT = 200  # the leaderboard's default
+NS = (10, 20, 40, 100, 400)
+PREVALENCES = (0.1, 0.5)
+SKILLS = (0.0, 0.5, 0.9)
+# p_vs_leader is the exact sign-flip test for these under either paired= method
+_SIGN_FLIP = SIGN_FLIP_MEASURES[2]
 
 
-def null_board(rng: np.random.Generator, n: int, prevalence: float, b: float, paired: bool) -> pl.DataFrame:
-    """Two runs of true informedness ``b`` on ``n`` examples each (one shared test set if paired)."""
-    pos = max(1, round(prevalence * n))
-    base = np.r_[np.ones(pos, np.int8), np.zeros(n - pos, np.int8)]
-    y0 = rng.permutation(base)
-    y1 = y0 if paired else rng.permutation(base)
-    tpr, fpr = (1 + b) / 2, (1 - b) / 2
-    preds = [np.where(y == 1, rng.random(n) < tpr, rng.random(n) < fpr).astype(np.int8) for y in (y0, y1)]
+def simulate(
+    boards: int, runs: int, n: int, prevalence: float, skill: float, paired: bool, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Labels and predictions ``[boards, runs, n]`` of boards whose runs all have informedness ``skill``."""
+    if paired:
+        y = np.stack([labels(n, prevalence, rng) for _ in range(boards)])[:, None, :].repeat(runs, axis=1)
+    else:
+        y = np.stack([labels(n, prevalence, rng) for _ in range(boards * runs)]).reshape(boards, runs, n)
+    informed = rng.random(y.shape) < skill
+    guess = (rng.random(y.shape) < 0.5).astype(np.int8)
+    return y, np.where(informed, y, guess).astype(np.int8)
+
+
+def frame(y: np.ndarray, pred: np.ndarray) -> pl.DataFrame:
+    """One board (``[runs, n]`` arrays) as the rows ``be.leaderboard`` reads."""
+    r, n = y.shape
     return pl.DataFrame({
-        "run": np.repeat([0, 1], n), "example": np.tile(np.arange(n), 2),
-        "label": np.r_[y0, y1], "prediction": np.r_[preds[0], preds[1]],
+        "run": np.repeat(np.arange(r, dtype=np.int32), n),
+        "example_id": np.tile(np.arange(n, dtype=np.int32), r),
+        "label": y.ravel(),
+        "prediction": pred.ravel(),
     })  # fmt: skip
 
 
-def board_p_values(mode: str, n: int, prevalence: float, b: float, boards: int, seed: int) -> np.ndarray:
-    """``[boards, 2]``: the second run's ``p_vs_leader`` and ``p_mcnemar`` (NaN unpaired)."""
-    rng = np.random.default_rng(seed)
-    kwargs = {} if mode == "unpaired" else {"example": "example", "paired": mode.split()[1]}
-    out = np.full((boards, 2), np.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", be.BatchevalWarning)
-        for i in range(boards):
-            board = be.leaderboard(null_board(rng, n, prevalence, b, mode != "unpaired"), seed=i, **kwargs)
-            second = board.sort("rank", maintain_order=True).row(1, named=True)
-            out[i, 0] = second["p_vs_leader"]
-            out[i, 1] = second.get("p_mcnemar", np.nan)
-    return out
+def tables(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """Each run's table ``[boards · runs, real, predicted]``."""
+    code = (y.astype(np.int64) * 2 + pred).reshape(-1, y.shape[-1])
+    return np.stack([(code == c).sum(axis=1) for c in range(4)], axis=1).reshape(-1, 2, 2)
 
 
-def _rate(p: np.ndarray, alpha: float) -> str:
-    return "–" if np.isnan(p).all() else f"{np.mean(p < alpha):.4f}"
+def joints(y: np.ndarray, pred: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Each run's joint table with run ``ref[b, r]`` of its board, ``[boards · runs, real, ref's, run's]``."""
+    other = np.take_along_axis(pred, ref[:, :, None], axis=1)
+    code = (y.astype(np.int64) * 4 + other * 2 + pred).reshape(-1, y.shape[-1])
+    return np.stack([(code == c).sum(axis=1) for c in range(8)], axis=1).reshape(-1, 2, 2, 2)
+
+
+def ranking(value: np.ndarray) -> np.ndarray:
+    """``order[b]``: board b's runs best first, as the leaderboard ranks them (NaN last, ties by position)."""
+    return np.argsort(-np.nan_to_num(value, nan=-np.inf), axis=1, kind="stable")
+
+
+def references(value: np.ndarray, design: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per run, the run it is compared with (its board's leader, or the run ranked just above it;
+    −1 for the leader), and its rank (1 = leader)."""
+    order = ranking(value)
+    b, r = value.shape
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(1, r + 1)[None, :].repeat(b, axis=0), axis=1)
+    if design == "leader":
+        ref = np.repeat(order[:, :1], r, axis=1)
+    else:
+        ref = np.full((b, r), -1)
+        np.put_along_axis(ref, order[:, 1:], order[:, :-1], axis=1)
+    return np.where(rank == 1, -1, ref), rank
+
+
+def columns(
+    y: np.ndarray, pred: np.ndarray, paired: bool, measure: str, design: str, seed: int
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The p-value columns of every run (``[boards, runs]``, NaN for the leader) and the runs' ranks."""
+    b, r, _ = y.shape
+    counts = tables(y, pred)
+    value = compute(counts, [measure], positive=POS)[measure].reshape(b, r)
+    ref, rank = references(value, design)
+    safe = np.maximum(ref, 0)
+    flat_ref = (safe + np.arange(b)[:, None] * r).ravel()
+    out: dict[str, np.ndarray] = {}
+    if paired:
+        joint = joints(y, pred, safe)
+        methods = ("bootstrap", "delta") if measure not in _SIGN_FLIP else ("bootstrap",)
+        for method in methods:
+            got = _cmp.paired_columns(joint, measure, POS, N_BOOT, seed, method)
+            tag = "p" if len(methods) == 1 else f"p {method}"
+            out[tag] = got["p_vs_leader"].reshape(b, r)
+            out["p_mcnemar"] = got["p_mcnemar"].reshape(b, r)
+    else:
+        se = _cmp.unpaired_se(counts, measure, "wilson_delta", N_BOOT, seed, POS)
+        centre = _cmp.unpaired_centre(counts, measure, "wilson_delta", value.ravel())
+        out["p"] = _cmp.versus(value.ravel(), se, flat_ref, "x", centre)["p_vs_x"].reshape(b, r)
+    if measure == "informedness" and design == "leader":  # what a fix could give (not the library's)
+        if paired:
+            out["mid-p sign-flip (candidate)"] = midp_sign_flip(joint).reshape(b, r)
+        else:
+            out["pooled z (candidate)"] = pooled_z(counts, flat_ref).reshape(b, r)
+    for v in out.values():
+        v[ref < 0] = np.nan
+    return out, rank
+
+
+def midp_sign_flip(joint: np.ndarray) -> np.ndarray:
+    """Mid-p version of the binary informedness sign-flip test: ``P(|D| > |d|) + ½·P(|D| = |d|)``
+    with ``D = Σ_c (2·X_c − m_c)/n_c``, ``X_c ~ Bin(m_c, 1/2)`` over the ``m_c`` discordant
+    examples of real class c (of ``n_c``), enumerated (a candidate fix, not the library's test)."""
+    from scipy import stats
+
+    p = np.full(len(joint), np.nan)
+    for g, j in enumerate(joint):
+        size = j.sum(axis=(1, 2))
+        if (size == 0).any():
+            continue
+        run_only = np.array([j[0, 1, 0], j[1, 0, 1]])  # run right, reference wrong
+        ref_only = np.array([j[0, 0, 1], j[1, 1, 0]])
+        m = run_only + ref_only
+        w = 1.0 / size
+        d = abs(float(np.sum(w * (run_only - ref_only))))
+        x0, x1 = np.arange(m[0] + 1), np.arange(m[1] + 1)
+        pmf = np.outer(stats.binom.pmf(x0, m[0], 0.5), stats.binom.pmf(x1, m[1], 0.5))
+        dist = np.abs(np.add.outer(w[0] * (2 * x0 - m[0]), w[1] * (2 * x1 - m[1])))
+        tie = np.isclose(dist, d, rtol=1e-9, atol=1e-12)
+        p[g] = min(1.0, pmf[(dist > d) & ~tie].sum() + 0.5 * pmf[tie].sum())
+    return p
+
+
+def pooled_z(counts: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Unpaired z-test of equal informedness with the variance under the null, each class's hit
+    rate pooled over the two runs (a candidate fix, not the library's test)."""
+    from scipy import special
+
+    pos, neg = counts[:, 1].sum(axis=1), counts[:, 0].sum(axis=1)
+    tp, fp = counts[:, 1, 1], counts[:, 0, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diff = (tp / pos - fp / neg) - (tp / pos - fp / neg)[ref]
+        p1 = (tp + tp[ref]) / (pos + pos[ref])
+        p0 = (fp + fp[ref]) / (neg + neg[ref])
+        var = p1 * (1 - p1) * (1 / pos + 1 / pos[ref]) + p0 * (1 - p0) * (1 / neg + 1 / neg[ref])
+        p = special.erfc(np.abs(diff) / np.sqrt(2 * var))
+    return np.where(var > 0, p, np.where(diff == 0, 1.0, np.nan))
+
+
+def check(y: np.ndarray, pred: np.ndarray, paired: bool, measure: str, design: str, got: dict) -> float:
+    """Run the first boards through ``be.leaderboard`` and compare. Returns the largest p-value
+    difference of the paired bootstrap (compared in distribution only); raises on any other."""
+    worst = 0.0
+    name = "p_vs_leader" if design == "leader" else "p_vs_above"
+    mc = "p_mcnemar" if design == "leader" else "p_mcnemar_vs_above"
+    for i in range(y.shape[0]):
+        for method in ("bootstrap", "delta") if paired else ("bootstrap",):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                board = be.leaderboard(
+                    frame(y[i], pred[i]), run="run", example="example_id" if paired else None,
+                    measure=measure, paired=method, adjacent=design == "above", seed=0,
+                ).sort("run")  # fmt: skip
+            pairs = [(name, "p" if "p" in got else f"p {method}")]
+            pairs += [(mc, "p_mcnemar")] if paired else []
+            for col, key in pairs:
+                lib, ours = board[col].to_numpy(), got[key][i]
+                if key == "p bootstrap":
+                    worst = max(worst, float(np.nanmax(np.abs(lib - ours), initial=0.0)))
+                elif not np.array_equal(lib, ours, equal_nan=True):
+                    raise AssertionError(f"board {i} {col} ({key}): leaderboard {lib} != simulated {ours}")
+    return worst
+
+
+def margin(n: int, prevalence: float, skill: float) -> float:
+    pos = max(1, round(prevalence * n))
+    neg = n - pos
+    pred_pos = pos * (skill + (1 - skill) / 2) + neg * (1 - skill) / 2
+    return min(pos, neg, pred_pos, n - pred_pos)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--boards", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--quick", action="store_true", help="200 boards per point")
-    parser.add_argument("--out", help="also write the table to this Markdown file")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--boards", type=int, default=2000, help="boards per grid point")
+    parser.add_argument("--seed", type=int, default=20)
+    parser.add_argument("--designs", default="leader,above")
+    parser.add_argument("--pairings", default="unpaired,paired")
+    parser.add_argument("--measures", default="informedness,markedness")
+    parser.add_argument("--check", type=int, default=20, help="boards per point also run through leaderboard")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", default=None, help="write the markdown tables here")
     args = parser.parse_args()
     boards = 200 if args.quick else args.boards
-    se05, se01 = (np.sqrt(a * (1 - a) / boards) for a in (0.05, 0.01))
-    lines = [
-        f"{boards} boards per point, seed {args.seed}; binomial standard error of a rate of 0.05: "
-        f"{se05:.4f}, of 0.01: {se01:.4f}.",
-        "",
-        "| board | n | prevalence | B | `p_vs_leader` < 0.05 | < 0.01 | `p_mcnemar` < 0.05 | < 0.01 "
-        "| CPU s |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    print("\n".join(lines), flush=True)
-    for k, mode in enumerate(MODES):
-        for j, (n, prevalence, b) in enumerate(GRID):
-            start = time.process_time()
-            p = board_p_values(mode, n, prevalence, b, boards, args.seed + 100 * k + j)
-            rates = " | ".join(_rate(p[:, c], a) for c in (0, 1) for a in (0.05, 0.01))
-            line = f"| {mode} | {n} | {prevalence} | {b} | {rates} | {time.process_time() - start:.1f} |"
-            lines.append(line)
-            print(line, flush=True)
+    grid = [(n, p, s) for n in ((10, 100) if args.quick else NS) for p in PREVALENCES for s in SKILLS]
+    rows = []
+    t0 = time.perf_counter()
+    for design in args.designs.split(","):
+        runs = 2 if design == "leader" else 3
+        for pairing in args.pairings.split(","):
+            paired = pairing == "paired"
+            for n, prev, skill in grid:
+                rng = np.random.default_rng([args.seed, runs, n, int(prev * 1000), int(skill * 100), paired])
+                y, pred = simulate(boards, runs, n, prev, skill, paired, rng)
+                row = {"design": design, "pairing": pairing, "n": n, "prevalence": prev, "B": skill,
+                       "margin": margin(n, prev, skill), "boards": boards}  # fmt: skip
+                for measure in args.measures.split(","):
+                    got, rank = columns(y, pred, paired, measure, design, args.seed)
+                    k = min(args.check, boards)
+                    worst = check(
+                        y[:k], pred[:k], paired, measure, design, {c: v[:k] for c, v in got.items()}
+                    )
+                    row[f"{measure} bootstrap check"] = worst
+                    for key, p in got.items():
+                        if key == "p_mcnemar" and measure != args.measures.split(",")[0]:
+                            continue  # McNemar does not depend on the measure
+                        label = key if key == "p_mcnemar" else f"{measure} {key}"
+                        for rk in (2, 3)[: runs - 1]:
+                            pk = p[rank == rk]
+                            col = label if runs == 2 else f"{label} rank {rk}"
+                            row[f"{col} nan"] = float(np.isnan(pk).mean())
+                            for a in ALPHAS:
+                                rate = float(np.mean(pk <= a))  # NaN compares False: not rejected
+                                row[f"{col} @{a}"] = rate
+                                row[f"{col} se@{a}"] = math.sqrt(rate * (1 - rate) / len(pk))
+                rows.append(row)
+                print(
+                    f"{design} {pairing:8} n={n:3} prev={prev} B={skill}: "
+                    + " ".join(f"{c[:-6]}={v:.3f}" for c, v in row.items() if c.endswith(" @0.05")),
+                    flush=True,
+                )
+    print(f"total {time.perf_counter() - t0:.0f} s")
     if args.out:
-        with open(args.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        write(pl.DataFrame(rows, infer_schema_length=None), args)
+
+
+def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
+    cmd = (
+        f"python benchmarks/calibration_board.py --boards {args.boards} --seed {args.seed} --designs "
+        f"{args.designs} --pairings {args.pairings} --measures {args.measures} --check {args.check}"
+    )
+    lines = ["Made by", "", "```", cmd, "```", ""]
+    for (design, pairing), part in table.group_by(["design", "pairing"], maintain_order=True):
+        cols = [c[: -len(" @0.05")] for c in part.columns if c.endswith(" @0.05")]
+        cols = [c for c in cols if part[f"{c} @0.05"].null_count() < part.height]
+        lines += [f"### {design}, {pairing}", ""]
+        lines += ["| n | prev | B | margin | " + " | ".join(f"{c} (0.01 / 0.05)" for c in cols) + " |"]
+        lines += ["|" + "---|" * (4 + len(cols))]
+        for row in part.iter_rows(named=True):
+            cells = [
+                f"{row[f'{c} @0.01']:.3f} ± {row[f'{c} se@0.01']:.3f} / {row[f'{c} @0.05']:.3f} ± "
+                f"{row[f'{c} se@0.05']:.3f}"
+                + (f" (nan {row[f'{c} nan']:.2f})" if row[f"{c} nan"] > 0 else "")
+                for c in cols
+            ]
+            lines.append(
+                f"| {row['n']} | {row['prevalence']} | {row['B']} | {row['margin']:.1f} | "
+                + " | ".join(cells)
+                + " |"
+            )
+        lines.append("")
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ rank set is ``[1, R]``. A rate's Monte-Carlo standard error is
 ``sqrt(p(1 − p)/boards)``.
 
     python benchmarks/calibration_leader.py --boards 200 --out docs/calibration_leader.md
+    python benchmarks/calibration_leader.py --small-n --boards 400 --out small.md  # n = 10 and 20
     python benchmarks/calibration_leader.py --quick     # a smoke test
 """
 
@@ -103,8 +104,10 @@ def one(b: np.ndarray, n: int, prevalence: float, paired: bool, rng: np.random.G
     }
 
 
-def grid(quick: bool) -> list[tuple[str, int, int, float]]:
-    """(design, R, n, prevalence) points."""
+def grid(quick: bool, small_n: bool = False) -> list[tuple[str, int, int, float]]:
+    """(design, R, n, prevalence) points; ``small_n``: the global null at n = 10 and 20 only."""
+    if small_n:
+        return [("null", r, n, p) for r in (2, 10, 30) for n in (10, 20) for p in (0.5, 0.1)]
     if quick:
         return [(d, r, n, p) for d in ("null", "staircase") for r in (2, 10) for n, p in ((100, 0.1),)]
     small = [(40, 0.5), (40, 0.1), (100, 0.1), (400, 0.5), (400, 0.1)]
@@ -126,19 +129,18 @@ def main() -> None:
     parser.add_argument("--designs", default="null,staircase")
     parser.add_argument("--max-runs", type=int, default=1000)
     parser.add_argument(
+        "--small-n", action="store_true", help="the null grid at n = 10 and 20 (R = 2, 10, 30)"
+    )
+    parser.add_argument(
         "--points", default=None,
-        help="only these points, on the grid or off it: 'null:unpaired:2:400:0.1,null:paired:30:20:0.5'",
+        help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
     )  # fmt: skip
     args = parser.parse_args()
     boards = 20 if args.quick else args.boards
     rows = []
     t0 = time.perf_counter()
     designs = args.designs.split(",")
-    points = grid(args.quick)
-    if args.points:  # named points may lie off the grid (e.g. n = 10 and 20, below its smallest n)
-        named = [p.split(":") for p in args.points.split(",")]
-        points = list(dict.fromkeys((d, int(r), int(n), float(prev)) for d, _, r, n, prev in named))
-    for design, r, n, prev in points:
+    for design, r, n, prev in grid(args.quick, args.small_n):
         if design not in designs or r > args.max_runs:
             continue
         b = np.full(r, 0.5) if design == "null" else np.linspace(0.7, 0.3, r)
@@ -184,6 +186,7 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         "```",
         f"python benchmarks/calibration_leader.py --boards {args.boards} --seed {args.seed} "
         f"--designs {args.designs} --max-runs {args.max_runs} --out {args.out}"
+        + (" --small-n" if args.small_n else "")
         + (f" --points {args.points}" if args.points else ""),
         "```",
         "",
