@@ -24,16 +24,30 @@ Paired comparisons (``example=`` given)
       n_run_only`` discordant examples at p = 1/2 (McNemar 1947; the exact
       form as in Fagerland, Lydersen & Laake 2013, BMC Med. Res. Methodol.
       13:91);
-    - ``p_vs_leader``: the paired bootstrap of the measure difference. Each
-      replicate resamples the examples, and measures the run and the leader
-      on the same resample. The standard error of the difference is the
+    - ``p_vs_leader``, for informedness (the default), accuracy, recall,
+      inverse_recall, fallout, miss_rate and auc_single (multiclass:
+      informedness and accuracy; ``paired_se.SIGN_FLIP_MEASURES``): the
+      paired sign-flip test of the difference, whichever ``paired=`` says —
+      each discordant example is the run's win or the leader's with
+      probability 1/2 under the null. Binary: exact while the class with
+      fewer discordant examples has at most 50 of them (continuity-corrected
+      normal beyond), so conservative where few examples are discordant
+      (size 0.000-0.049 at 0.05 on the grid of docs/calibration_leader.md,
+      "The board's p-value columns"); multiclass: its normal form;
+    - ``p_vs_leader`` for the other measures: the paired bootstrap of the
+      measure difference (or, with ``paired="delta"``, the delta method).
+      Each replicate resamples the examples, and measures the run and the
+      leader on the same resample. The standard error of the difference is the
       replicates' spread, and ``p = 2·Φ(−|diff|/se)``. A normal p-value
       rather than a percentile one because a percentile p-value cannot fall
       below 1/(n_boot + 1), which a Holm correction over many runs could
       never reject. For binary boards it is a Poisson bootstrap with the
       difference's linear part as a control variate, which needs about 8
       replicates a run where a plain bootstrap needs 200
-      (:mod:`batcheval.inference.paired_se`).
+      (:mod:`batcheval.inference.paired_se`). Being normal, these tests
+      exceed their level at small n: markedness's reached 0.24 (bootstrap)
+      and 0.17 (delta) at 0.05 with 10 and 20 examples, and 0.06-0.09 where
+      every margin holds 10 (docs/calibration_leader.md).
 
 Unpaired comparisons (no ``example=``)
     The run and the leader are treated as independent samples:
