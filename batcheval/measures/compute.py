@@ -17,6 +17,7 @@ from ..kernels import count as _count
 from ..kernels import fisher as _fisher
 from ..kernels import multiclass as _multiclass
 from ..kernels import pvalues as _pvalues
+from ..kernels.jit import n_threads
 from .registry import BINARY_STATS, CHANCE_TESTS, check_beta, check_names, default_measures
 from .significance import alpha_sbb, chi2_upper_tail
 
@@ -236,7 +237,11 @@ def distinct_groups(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.nd
     _, first = _count.distinct_tables(*(c[:_DISTINCT_MIN_GROUPS] for c in cells))
     if len(first) > _DISTINCT_SHARE * _DISTINCT_MIN_GROUPS:
         return None
-    ids, first = _count.distinct_tables(*cells)
+    threads = n_threads()
+    if threads > 1:
+        ids, first = _count.distinct_tables_threaded(*cells, threads)
+    else:
+        ids, first = _count.distinct_tables(*cells)
     return (ids, first) if len(first) <= _DISTINCT_SHARE * n_groups else None
 
 
