@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from batcheval.kernels.count import distinct_tables
+from batcheval.kernels.count import distinct_tables, distinct_tables_threaded
 from batcheval.measures import compute
 from batcheval.measures.compute import binary_cells
 from tests.reference import chance as ref
@@ -29,6 +29,46 @@ def test_distinct_tables_index_every_group_to_its_own_cells():
     flat = counts.reshape(len(counts), 4)
     assert len(first) == len(np.unique(flat, axis=0))
     np.testing.assert_array_equal(flat[first][ids], flat)
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 3, 7])
+def test_distinct_tables_hashed_in_ranges_give_the_serial_ids_and_numpys_unique_tables(chunks):
+    """The threaded hashing merges its ranges' tables in order: the serial pass's ids and first
+    (first occurrences in group order, as numpy's unique with return_index finds them)."""
+    rng = np.random.default_rng(chunks)
+    counts = _repeated_tables(30_001, 25, chunks)
+    counts[::11] = 0
+    counts[5_000:5_100] = rng.integers(0, 10**12, (100, 2, 2))  # tables seen once, past 2^32
+    cells = binary_cells(counts)
+    ids, first = distinct_tables_threaded(*cells, chunks)
+    flat = counts.reshape(len(counts), 4)
+    _, firsts = np.unique(flat, axis=0, return_index=True)
+    np.testing.assert_array_equal(first, np.sort(firsts))
+    np.testing.assert_array_equal(flat[first][ids], flat)
+    serial_ids, serial_first = distinct_tables(*cells)
+    np.testing.assert_array_equal(ids, serial_ids)
+    np.testing.assert_array_equal(first, serial_first)
+
+
+def test_every_measure_keeps_its_bits_between_the_two_shares_of_distinct_tables():
+    """Between half and three quarters of the tables distinct, the tests and g2 are shared but
+    the other point measures are computed for every group; below half, every one is shared.
+    Both give each group the bits of measuring it alone."""
+    from batcheval.measures import BINARY_MEASURES
+
+    rng = np.random.default_rng(8)
+    names = list(BINARY_MEASURES)
+    for n_big in (3_000, 6_000):  # of 10k tables: 3,000 and 6,000 (nearly all) distinct big ones
+        counts = rng.multinomial(40, [0.3, 0.2, 0.2, 0.3], size=10_000)
+        counts[:n_big] = rng.multinomial(3_000, [0.3, 0.2, 0.2, 0.3], size=n_big)
+        counts = counts.reshape(-1, 2, 2).astype(np.int64)
+        share = len(np.unique(counts.reshape(-1, 4), axis=0)) / len(counts)
+        assert (share < 0.5) if n_big == 3_000 else (0.5 < share < 0.75), share
+        got = compute(counts, names, beta=0.5)
+        for g in rng.choice(len(counts), 30, replace=False):
+            alone = compute(counts[g : g + 1], names, beta=0.5)
+            for name in names:
+                np.testing.assert_array_equal(got[name][g], alone[name][0], err_msg=f"{name} of {g}")
 
 
 def test_p_values_of_repeated_tables_agree_with_scipy_and_with_one_group_at_a_time():

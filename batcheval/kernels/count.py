@@ -521,17 +521,21 @@ def gather_columns(src, ids, out):
     """``out[:, g] = src[:, ids[g]]``: per-table values handed to every group of that table."""
     n_rows = src.shape[0]
     n = ids.shape[0]
-    # blocks of groups, row by row inside a block: every write stream is contiguous
     block = 4096
-    for b in prange((n + block - 1) // block):
-        lo = b * block
+    n_blocks = (n + block - 1) // block
+    # a row at a time, a block of groups at a time (each thread takes a run of rows): the row's
+    # source values, read at random, stay in L2. Every row inside a block instead cycled the
+    # whole source through it: 45 rows of 11,565 distinct tables (4.2 MB) gathered at 0.3 ms a
+    # row of 100k groups, from L3, against 0.086 ms while they fit (11 rows)
+    for i in prange(n_rows * n_blocks):
+        r = i // n_blocks
+        lo = (i - r * n_blocks) * block
         hi = min(n, lo + block)
-        for r in range(n_rows):
-            s = src[r]
-            o = out[r]
-            for g in range(lo, hi):
-                # an unsigned index: no test for a negative one to wrap (a quarter of the time)
-                o[g] = s[np.uint64(ids[g])]
+        s = src[r]
+        o = out[r]
+        for g in range(lo, hi):
+            # an unsigned index: no test for a negative one to wrap (a quarter of the time)
+            o[g] = s[np.uint64(ids[g])]
 
 
 def cells_2x2(counts: np.ndarray, positive: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
