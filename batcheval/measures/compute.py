@@ -231,9 +231,11 @@ _DISTINCT_MIN_GROUPS = 4096
 _PER_DISTINCT = frozenset({"g2"})
 _DISTINCT_SHARE = 0.75
 # ... and every binary point measure once per distinct table when at most this share of the
-# tables is distinct: the 34 point measures cost about 75 ns a table (100k tables: 7.5 ms of
-# CPU), gathering their 34 rows about 29 ns a group (0.086 ms a row), so it pays below 0.6
-_POINT_SHARE = 0.5
+# tables is distinct: the 35 point measures cost about 77 ns a table (100k tables: 7.7 ms of
+# CPU), gathering their rows about 42 ns a group (0.12 ms a row of 100k), so it pays below
+# about 0.45; at a quarter, the distinct tables' rows (until gathered) add at most a quarter to
+# the point measures' memory
+_POINT_SHARE = 0.25
 
 
 def distinct_groups(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.ndarray, np.ndarray] | None:
