@@ -372,17 +372,43 @@ def unpack_ids(ids: np.ndarray, strides: np.ndarray, cards: np.ndarray, out: np.
         for j in range(strides.shape[0]):
             out[j] = (ids // strides[j]) % cards[j]
         return
-    unpack_ids_kernel(ids, strides, cards, out)
+    n = strides.shape[0]
+    # strides of a mixed radix (every key space's): the id after id v has v's codes plus one
+    radix = (
+        bool(n)
+        and strides[-1] == 1
+        and all(strides[j] == strides[j + 1] * cards[j + 1] for j in range(n - 1))
+    )
+    unpack_ids_kernel(ids, strides, cards, radix, out)
 
 
 @jit_parallel
-def unpack_ids_kernel(ids, strides, cards, out):
-    """:func:`unpack_ids` of many ids, split over threads."""
+def unpack_ids_kernel(ids, strides, cards, radix, out):
+    """:func:`unpack_ids` of many ids, split over threads. With ``radix`` (``strides`` those of a
+    mixed radix of ``cards``), an id one past the one before it gets that one's codes plus one,
+    with carries: two integer divisions per column cost some 4 ns a value (0.87 ms for 100k
+    ids of two columns), and the groups that occur are mostly consecutive ids."""
     n_cols = strides.shape[0]
-    for g in prange(ids.shape[0]):
-        v = ids[g]
-        for j in range(n_cols):
-            out[j, g] = (v // strides[j]) % cards[j]
+    n = ids.shape[0]
+    n_chunks = max(1, min(n, 64))
+    for chunk in prange(n_chunks):
+        prev = -2
+        for g in range(chunk * n // n_chunks, (chunk + 1) * n // n_chunks):
+            v = ids[g]
+            if radix and v == prev + 1:
+                carry = True
+                for j in range(n_cols - 1, -1, -1):
+                    c = out[j, g - 1]
+                    if carry:
+                        c += 1
+                        carry = c == cards[j]
+                        if carry:
+                            c = 0
+                    out[j, g] = c
+            else:
+                for j in range(n_cols):
+                    out[j, g] = (v // strides[j]) % cards[j]
+            prev = v
 
 
 @jit
