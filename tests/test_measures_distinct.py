@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from batcheval.kernels.count import distinct_tables, distinct_tables_threaded
+from batcheval.kernels.count import distinct_small_tables, distinct_tables
 from batcheval.measures import compute
 from batcheval.measures.compute import binary_cells
 from tests.reference import chance as ref
@@ -31,23 +31,28 @@ def test_distinct_tables_index_every_group_to_its_own_cells():
     np.testing.assert_array_equal(flat[first][ids], flat)
 
 
-@pytest.mark.parametrize("chunks", [1, 2, 3, 7])
-def test_distinct_tables_hashed_in_ranges_give_the_serial_ids_and_numpys_unique_tables(chunks):
-    """The threaded hashing merges its ranges' tables in order: the serial pass's ids and first
-    (first occurrences in group order, as numpy's unique with return_index finds them)."""
-    rng = np.random.default_rng(chunks)
-    counts = _repeated_tables(30_001, 25, chunks)
+@pytest.mark.parametrize("top", [25, 3_000, 65_535, 65_536])
+def test_distinct_small_tables_give_the_general_kernels_ids_and_numpys_unique_tables(top):
+    """Packed keys of cells below 2¹⁶: the general kernel's ids and first (first occurrences in
+    group order, as numpy's unique with return_index finds them); a cell of 2¹⁶ sends the
+    tables back to the general kernel."""
+    rng = np.random.default_rng(top)
+    counts = _repeated_tables(30_001, 25, 1)
     counts[::11] = 0
-    counts[5_000:5_100] = rng.integers(0, 10**12, (100, 2, 2))  # tables seen once, past 2^32
+    counts[5_000:5_300] = rng.integers(0, top + 1, (300, 2, 2))  # tables seen once, up to top
+    counts[5_000, 1, 0] = top
     cells = binary_cells(counts)
-    ids, first = distinct_tables_threaded(*cells, chunks)
+    ids, first, small = distinct_small_tables(*cells)
+    assert small == (counts.max() < 2**16)
+    if not small:
+        return
     flat = counts.reshape(len(counts), 4)
     _, firsts = np.unique(flat, axis=0, return_index=True)
     np.testing.assert_array_equal(first, np.sort(firsts))
     np.testing.assert_array_equal(flat[first][ids], flat)
-    serial_ids, serial_first = distinct_tables(*cells)
-    np.testing.assert_array_equal(ids, serial_ids)
-    np.testing.assert_array_equal(first, serial_first)
+    general_ids, general_first = distinct_tables(*cells)
+    np.testing.assert_array_equal(ids, general_ids)
+    np.testing.assert_array_equal(first, general_first)
 
 
 def test_every_measure_keeps_its_bits_between_the_two_shares_of_distinct_tables():

@@ -17,7 +17,6 @@ from ..kernels import count as _count
 from ..kernels import fisher as _fisher
 from ..kernels import multiclass as _multiclass
 from ..kernels import pvalues as _pvalues
-from ..kernels.jit import n_threads
 from .registry import BINARY_STATS, CHANCE_TESTS, check_beta, check_names, default_measures
 from .significance import alpha_sbb, chi2_upper_tail
 
@@ -243,15 +242,18 @@ def distinct_groups(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.nd
     if n_groups < _DISTINCT_MIN_GROUPS:
         return None
     # a prefix shows cheaply whether tables repeat: it has fewer repeats than the whole
-    _, first = _count.distinct_tables(*(c[:_DISTINCT_MIN_GROUPS] for c in cells))
+    _, first = _distinct_tables(tuple(c[:_DISTINCT_MIN_GROUPS] for c in cells))
     if len(first) > _DISTINCT_SHARE * _DISTINCT_MIN_GROUPS:
         return None
-    threads = n_threads()
-    if threads > 1:
-        ids, first = _count.distinct_tables_threaded(*cells, threads)
-    else:
-        ids, first = _count.distinct_tables(*cells)
+    ids, first = _distinct_tables(cells)
     return (ids, first) if len(first) <= _DISTINCT_SHARE * n_groups else None
+
+
+def _distinct_tables(cells: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, first)`` of :func:`~batcheval.kernels.count.distinct_tables`, by the packed keys of
+    :func:`~batcheval.kernels.count.distinct_small_tables` while every cell is below 2¹⁶."""
+    ids, first, small = _count.distinct_small_tables(*cells)
+    return (ids, first) if small else _count.distinct_tables(*cells)
 
 
 def gather_shared(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
