@@ -460,7 +460,7 @@ def distinct_small_tables(tp, fp, fn, tn):
     Each table's cells are packed into one key, kept in the hash table next to its index: the
     general kernel compares cells read back from the four columns at ``first[k]``, four reads
     from 3.2 MB of columns per probe (100k tables, 11,565 distinct: 1.05-1.07 ms against
-    0.5 ms). (A table that grows with the distinct tables found, to stay in L2, ran at 4.7 ms:
+    0.63 ms). (A table that grows with the distinct tables found, to stay in L2, ran at 4.7 ms:
     arrays reassigned inside the loop cost numba its fast loop.)
     """
     n = tp.shape[0]

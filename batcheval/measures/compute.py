@@ -274,7 +274,7 @@ def _distinct_tests(
 ) -> dict[str, np.ndarray]:
     """The binary point measures ``point`` and the tests asked for among ``names`` (``p_fisher``,
     the chance tests, ``alpha_sbb``, the χ² ``tails``), each computed once per distinct table and
-    handed to every group by one gather."""
+    handed to every group by a gather."""
     ids, first = distinct
     chance = [t for t in CHANCE_TESTS if t in names]
     handed = [*point, *tails, *(["p_fisher"] if "p_fisher" in names else []), *chance]
@@ -311,7 +311,7 @@ def _distinct_tests(
         if "alpha_sbb" in names:
             once[row["alpha_sbb"]] = alpha_sbb(tests[-1])
     # the point measures and the tests into two blocks, as when the point measures had a kernel
-    # pass of their own: one block of 45 rows of 100k groups (36 MB) passes glibc's largest
+    # pass of their own: one block of 46 rows of 100k groups (36.8 MB) passes glibc's largest
     # mmap threshold (32 MiB), so every call mapped it afresh and faulted its pages in
     n_point = len(point)
     rows = [*gather_shared(once[:n_point], ids), *gather_shared(once[n_point : len(handed)], ids)]
