@@ -10,9 +10,10 @@ Cases:
 * a sweep's measure stage: 2M tables with cells uniform in 0..399, through ``compute_cells``,
   for the sweep's default measures and for ``informedness`` alone.
 
-``--parts`` adds the pieces of the first case: the point measures' program, the distinct-table
-hashing, the one-pass tests of the distinct tables (Fisher, the chance test and the χ²
-statistics), their χ² tails and the gather of every shared row.
+``--parts`` adds the pieces of the first case: the point measures' program over every group (for
+comparison), the distinct-table hashing, the point measures of the distinct tables, their
+one-pass exact tests (Fisher and the chance test), the χ² tails and the two gathers (point rows,
+test rows) that hand every row to every group.
 
 Each line is the best and the median of ``--repeat`` calls' ``time.process_time`` after one
 warm-up call (which compiles what is not cached); with ``--wall``, ``time.perf_counter`` (for
