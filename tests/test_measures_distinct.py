@@ -159,9 +159,9 @@ def _awkward_repeated_tables(seed: int) -> np.ndarray:
 
 
 def test_every_binary_measure_of_repeated_awkward_tables_has_the_bits_of_each_table_alone():
-    """The distinct tables' one-pass kernel (Fisher, the chance test, g2 and the χ² statistics)
-    and its single gather against the per-table kernels each group alone runs: every measure,
-    ``f_beta`` too, bit for bit, including NaN, 0 and 1."""
+    """The distinct tables' measures (the point measures' program and the one-pass kernel of
+    Fisher and the chance test over the distinct tables) and their gathers against the kernels
+    each group alone runs: every measure, ``f_beta`` too, bit for bit, including NaN, 0 and 1."""
     from batcheval.measures import BINARY_MEASURES
 
     counts = _awkward_repeated_tables(21)
