@@ -208,3 +208,17 @@ def test_unpack_ids_of_consecutive_sparse_and_shuffled_ids_are_numpys_division(c
             unpack_ids(ids, s, cards, out)
             expected = np.stack([(ids // st) % c for st, c in zip(s, cards, strict=True)])
             np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_group_totals_of_many_tables_are_numpys_sums(k):
+    """The kernel's unrolled 2×2 path and its general loop against numpy's sums: rows per group,
+    and per class the rows where it is the real or the predicted class."""
+    rng = np.random.default_rng(k)
+    counts = rng.integers(0, 10**9, (40_001, k, k)).astype(np.int64)
+    counts[::7] = 0
+    counts[5] = 2**40
+    assert counts.size >= SERIAL_BELOW  # the kernel, not numpy's small-input path
+    totals, by_class = _count.group_totals(counts)
+    np.testing.assert_array_equal(totals, counts.sum(axis=(1, 2)))
+    np.testing.assert_array_equal(by_class, counts.sum(axis=(0, 2)) + counts.sum(axis=(0, 1)))

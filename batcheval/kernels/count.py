@@ -338,6 +338,19 @@ def group_totals_kernel(counts):
     n_chunks = max(1, min(n_groups, 64))
     used = np.zeros((n_chunks, k), np.int64)
     for chunk in prange(n_chunks):
+        if k == 2:
+            # the 2×2 tables of binary counting, unrolled with the class sums in scalars (the
+            # general loop adds every cell into used[chunk, i] and used[chunk, j] in memory)
+            u0 = 0
+            u1 = 0
+            for g in range(chunk * n_groups // n_chunks, (chunk + 1) * n_groups // n_chunks):
+                a, b, c, d = counts[g, 0, 0], counts[g, 0, 1], counts[g, 1, 0], counts[g, 1, 1]
+                totals[g] = a + b + c + d
+                u0 += a + a + b + c
+                u1 += b + c + d + d
+            used[chunk, 0] = u0
+            used[chunk, 1] = u1
+            continue
         for g in range(chunk * n_groups // n_chunks, (chunk + 1) * n_groups // n_chunks):
             s = 0
             for i in range(k):
