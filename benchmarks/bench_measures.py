@@ -10,9 +10,10 @@ Cases:
 * a sweep's measure stage: 2M tables with cells uniform in 0..399, through ``compute_cells``,
   for the sweep's default measures and for ``informedness`` alone.
 
-``--parts`` adds the pieces of the first case: the point measures' program, the distinct-table
-hashing, the one-pass tests of the distinct tables (Fisher, the chance test and the χ²
-statistics), their χ² tails and the gather of every shared row.
+``--parts`` adds the pieces of the first case: the point measures' program over every group (for
+comparison), the distinct-table hashing, the point measures of the distinct tables, their
+one-pass exact tests (Fisher and the chance test), the χ² tails and the two gathers (point rows,
+test rows) that hand every row to every group.
 
 Each line is the best and the median of ``--repeat`` calls' ``time.process_time`` after one
 warm-up call (which compiles what is not cached); with ``--wall``, ``time.perf_counter`` (for
@@ -59,32 +60,34 @@ def parts(counts: np.ndarray, cells: tuple[np.ndarray, ...]) -> dict[str, Callab
     tails = [
         n for n in names if n.startswith("p_") and n not in ("p_fisher", "p_informedness", "p_markedness")
     ]
-    what = [binary.NAMES.index(t[2:]) for t in tails] + [pvalues.FISHER, pvalues.CHANCE]
-    what_fisher = np.array([pvalues.FISHER], dtype=np.int64)
-    what_chance = np.array([pvalues.CHANCE], dtype=np.int64)
-    what_stats = np.array(what[:-2], dtype=np.int64)
-    once = np.empty((len(what), len(first)))
-    pvalues.distinct_tests(*cells, first, np.array(what, dtype=np.int64), 1.0, once)
-    stats = once[: len(tails)].copy()
-    shared = np.ascontiguousarray(once[np.r_[0 : len(once), len(once) - 1, len(once) - 1]])
-    point = [m for m in binary.NAMES if m not in ("f_beta", "g2")]
+    point = [m for m in binary.NAMES if m in names]
+    slots = np.full(len(binary.NAMES), -1, dtype=np.int64)
+    slots[[binary.NAMES.index(m) for m in point]] = np.arange(len(point))
+    sub = tuple(c[first] for c in cells)
+    once = np.empty((len(point), len(first)))
+    binary.binary_measures(*sub, 1.0, slots, once)
+    stats = once[[point.index(t[2:]) for t in tails]]
+    what = np.array([pvalues.FISHER, pvalues.CHANCE], dtype=np.int64)
+    tests = np.empty((2, len(first)))
+    shared = np.ascontiguousarray(np.concatenate([stats, tests, tests[1:], tests[1:]]))
     return {
-        "  point measures' program (34 rows)": lambda: compute_module.compute(counts, point, cells=cells),
+        "  point measures' program over every group (34 rows)": lambda: compute_module.compute(
+            counts, [m for m in point if m != "g2"], cells=cells
+        ),
         "  distinct-table hashing": lambda: compute_module.distinct_groups(cells, len(counts)),
-        f"  tests of the {len(first)} distinct tables, one pass": lambda: pvalues.distinct_tests(
-            *cells, first, np.array(what, dtype=np.int64), 1.0, once
+        f"  the {len(point)} point measures of the {len(first)} distinct tables": lambda: (
+            binary.binary_measures(*(c[first] for c in cells), 1.0, slots, once)
         ),
-        "    of which Fisher alone": lambda: pvalues.distinct_tests(
-            *cells, first, what_fisher, 1.0, once[:1]
+        "  Fisher and the chance test of the distinct tables, one pass": lambda: pvalues.distinct_tests(
+            *cells, first, what, 1.0, tests
         ),
+        "    of which Fisher alone": lambda: pvalues.distinct_tests(*cells, first, what[:1], 1.0, tests[:1]),
         "    of which the chance test alone": lambda: pvalues.distinct_tests(
-            *cells, first, what_chance, 1.0, once[:1]
-        ),
-        "    of which the 7 statistics alone": lambda: pvalues.distinct_tests(
-            *cells, first, what_stats, 1.0, once[: len(what_stats)]
+            *cells, first, what[1:], 1.0, tests[:1]
         ),
         "  chi2 tails of the distinct tables (7 rows)": lambda: chi2_upper_tail(stats.reshape(-1), 1),
-        f"  gather of the {len(shared)} shared rows": lambda: compute_module.gather_shared(shared, ids),
+        f"  gather of the {len(point)} point rows": lambda: compute_module.gather_shared(once, ids),
+        f"  gather of the {len(shared)} test rows": lambda: compute_module.gather_shared(shared, ids),
     }
 
 

@@ -181,3 +181,44 @@ def test_counts_with_a_class_the_sample_misses(n, rare):
     assert table.classes.to_list() == classes == sorted({0, 1, *rare})
     assert table.keys.rows() == keys
     np.testing.assert_array_equal(table.counts, counts)
+
+
+@pytest.mark.parametrize("cards", [[20_000, 5], [70_000], [3, 1, 7, 2], [1, 1, 70_000], [300, 300]], ids=str)
+def test_unpack_ids_of_consecutive_sparse_and_shuffled_ids_are_numpys_division(cards):
+    """The kernel carries from one id to the next where ids are consecutive and divides where
+    they are not: the codes are numpy's ``(id // stride) % card`` either way, and for strides
+    that are not a mixed radix of ``cards`` (no carrying)."""
+    from batcheval.kernels.count import unpack_ids
+
+    rng = np.random.default_rng(len(cards))
+    cards = np.array(cards, dtype=np.int64)
+    strides = np.ones(len(cards), dtype=np.int64)
+    for i in range(len(cards) - 2, -1, -1):
+        strides[i] = strides[i + 1] * cards[i + 1]
+    size = int(np.prod(cards))
+    dense = np.arange(size)
+    for some in (
+        np.concatenate([dense, dense[::-1], dense]),  # wraps past the top code, and runs back
+        np.flatnonzero(rng.random(size) < 0.7),
+        rng.integers(0, size, 70_000),
+    ):
+        ids = np.resize(some.astype(np.int64), max(len(some), 70_000))
+        for s in (strides, strides * 2):
+            out = np.empty((len(cards), len(ids)), dtype=np.int64)
+            unpack_ids(ids, s, cards, out)
+            expected = np.stack([(ids // st) % c for st, c in zip(s, cards, strict=True)])
+            np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_group_totals_of_many_tables_are_numpys_sums(k):
+    """The kernel's unrolled 2×2 path and its general loop against numpy's sums: rows per group,
+    and per class the rows where it is the real or the predicted class."""
+    rng = np.random.default_rng(k)
+    counts = rng.integers(0, 10**9, (40_001, k, k)).astype(np.int64)
+    counts[::7] = 0
+    counts[5] = 2**40
+    assert counts.size >= SERIAL_BELOW  # the kernel, not numpy's small-input path
+    totals, by_class = _count.group_totals(counts)
+    np.testing.assert_array_equal(totals, counts.sum(axis=(1, 2)))
+    np.testing.assert_array_equal(by_class, counts.sum(axis=(0, 2)) + counts.sum(axis=(0, 1)))

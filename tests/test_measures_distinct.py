@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from batcheval.kernels.count import distinct_tables
+from batcheval.kernels.count import distinct_small_tables, distinct_tables
 from batcheval.measures import compute
 from batcheval.measures.compute import binary_cells
 from tests.reference import chance as ref
@@ -29,6 +29,51 @@ def test_distinct_tables_index_every_group_to_its_own_cells():
     flat = counts.reshape(len(counts), 4)
     assert len(first) == len(np.unique(flat, axis=0))
     np.testing.assert_array_equal(flat[first][ids], flat)
+
+
+@pytest.mark.parametrize("top", [25, 3_000, 65_535, 65_536])
+def test_distinct_small_tables_give_the_general_kernels_ids_and_numpys_unique_tables(top):
+    """Packed keys of cells below 2¹⁶: the general kernel's ids and first (first occurrences in
+    group order, as numpy's unique with return_index finds them); a cell of 2¹⁶ sends the
+    tables back to the general kernel."""
+    rng = np.random.default_rng(top)
+    counts = _repeated_tables(30_001, 25, 1)
+    counts[::11] = 0
+    counts[5_000:5_300] = rng.integers(0, top + 1, (300, 2, 2))  # tables seen once, up to top
+    counts[5_000, 1, 0] = top
+    cells = binary_cells(counts)
+    ids, first, small = distinct_small_tables(*cells)
+    assert small == (counts.max() < 2**16)
+    if not small:
+        return
+    flat = counts.reshape(len(counts), 4)
+    _, firsts = np.unique(flat, axis=0, return_index=True)
+    np.testing.assert_array_equal(first, np.sort(firsts))
+    np.testing.assert_array_equal(flat[first][ids], flat)
+    general_ids, general_first = distinct_tables(*cells)
+    np.testing.assert_array_equal(ids, general_ids)
+    np.testing.assert_array_equal(first, general_first)
+
+
+def test_every_measure_keeps_its_bits_between_the_two_shares_of_distinct_tables():
+    """Between a quarter and three quarters of the tables distinct, the tests and g2 are shared
+    but the other point measures are computed for every group; below a quarter, every one is
+    shared. Both give each group the bits of measuring it alone."""
+    from batcheval.measures import BINARY_MEASURES
+
+    rng = np.random.default_rng(8)
+    names = list(BINARY_MEASURES)
+    for n_big, lo, hi in ((500, 0.0, 0.25), (4_000, 0.25, 0.75)):  # of 10k tables, distinct big ones
+        counts = rng.multinomial(40, [0.3, 0.2, 0.2, 0.3], size=10_000)
+        counts[:n_big] = rng.multinomial(3_000, [0.3, 0.2, 0.2, 0.3], size=n_big)
+        counts = counts.reshape(-1, 2, 2).astype(np.int64)
+        share = len(np.unique(counts.reshape(-1, 4), axis=0)) / len(counts)
+        assert lo < share < hi, share
+        got = compute(counts, names, beta=0.5)
+        for g in rng.choice(len(counts), 30, replace=False):
+            alone = compute(counts[g : g + 1], names, beta=0.5)
+            for name in names:
+                np.testing.assert_array_equal(got[name][g], alone[name][0], err_msg=f"{name} of {g}")
 
 
 def test_p_values_of_repeated_tables_agree_with_scipy_and_with_one_group_at_a_time():
@@ -114,9 +159,9 @@ def _awkward_repeated_tables(seed: int) -> np.ndarray:
 
 
 def test_every_binary_measure_of_repeated_awkward_tables_has_the_bits_of_each_table_alone():
-    """The distinct tables' one-pass kernel (Fisher, the chance test, g2 and the χ² statistics)
-    and its single gather against the per-table kernels each group alone runs: every measure,
-    ``f_beta`` too, bit for bit, including NaN, 0 and 1."""
+    """The distinct tables' measures (the point measures' program and the one-pass kernel of
+    Fisher and the chance test over the distinct tables) and their gathers against the kernels
+    each group alone runs: every measure, ``f_beta`` too, bit for bit, including NaN, 0 and 1."""
     from batcheval.measures import BINARY_MEASURES
 
     counts = _awkward_repeated_tables(21)

@@ -167,7 +167,8 @@ def _compute(
     # the p-values, by far the costliest per table, are computed once per distinct table
     # (every measure is a function of the table's cells, so gathering gives each group the
     # bits computing its own would); so is g2, whose four logarithms cost ten times another
-    # measure's formula; the other point measures cost less than gathering them
+    # measure's formula, and, when the tables are hashed anyway and at most _POINT_SHARE of
+    # them distinct, every other binary point measure
     tails = [n for n in names if n.startswith("p_") and n != "p_fisher" and n not in CHANCE_TESTS]
     exact_tests = {"alpha_sbb", *CHANCE_TESTS} & set(names)
     binary = counts is None or counts.shape[1] == 2
@@ -180,8 +181,10 @@ def _compute(
     # of each distinct table once: the tests, the tails and the costly statistics, in one pass
     shared: dict[str, np.ndarray] = {}
     if distinct is not None:
-        shared = _distinct_tests(cells, names, per_distinct, tails, distinct, b)
-        want_binary = [n for n in want_binary if n not in per_distinct and n in names]
+        few = len(distinct[1]) <= _POINT_SHARE * n_groups
+        point = [n for n in want_binary if n in names and (few or n in _PER_DISTINCT)]
+        shared = _distinct_tests(cells, names, point, tails, distinct, b)
+        want_binary = [n for n in want_binary if n not in point and n in names]
         exact_tests, tails = set(), []
     if want_binary:
         call = _Call(_binary.binary_measures, n_groups, *cells, b)
@@ -226,6 +229,12 @@ _DISTINCT_MIN_GROUPS = 4096
 # binary point measures computed once per distinct table when the tables are hashed anyway
 _PER_DISTINCT = frozenset({"g2"})
 _DISTINCT_SHARE = 0.75
+# ... and every binary point measure once per distinct table when at most this share of the
+# tables is distinct: the 35 point measures cost about 77 ns a table (100k tables: 7.7 ms of
+# CPU), gathering their rows about 42 ns a group (0.12 ms a row of 100k), so it pays below
+# about 0.45; at a quarter, the distinct tables' rows (until gathered) add at most a quarter to
+# the point measures' memory
+_POINT_SHARE = 0.25
 
 
 def distinct_groups(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -233,11 +242,18 @@ def distinct_groups(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.nd
     if n_groups < _DISTINCT_MIN_GROUPS:
         return None
     # a prefix shows cheaply whether tables repeat: it has fewer repeats than the whole
-    _, first = _count.distinct_tables(*(c[:_DISTINCT_MIN_GROUPS] for c in cells))
+    _, first = _distinct_tables(tuple(c[:_DISTINCT_MIN_GROUPS] for c in cells))
     if len(first) > _DISTINCT_SHARE * _DISTINCT_MIN_GROUPS:
         return None
-    ids, first = _count.distinct_tables(*cells)
+    ids, first = _distinct_tables(cells)
     return (ids, first) if len(first) <= _DISTINCT_SHARE * n_groups else None
+
+
+def _distinct_tables(cells: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, first)`` of :func:`~batcheval.kernels.count.distinct_tables`, by the packed keys of
+    :func:`~batcheval.kernels.count.distinct_small_tables` while every cell is below 2¹⁶."""
+    ids, first, small = _count.distinct_small_tables(*cells)
+    return (ids, first) if small else _count.distinct_tables(*cells)
 
 
 def gather_shared(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -251,43 +267,55 @@ def gather_shared(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
 def _distinct_tests(
     cells: tuple[np.ndarray, ...],
     names: Sequence[str],
-    per_distinct: Sequence[str],
+    point: Sequence[str],
     tails: Sequence[str],
     distinct: tuple[np.ndarray, np.ndarray],
     beta: float,
 ) -> dict[str, np.ndarray]:
-    """The binary tests asked for among ``names`` (``p_fisher``, the chance tests, ``alpha_sbb``,
-    the χ² ``tails``) and the statistics ``per_distinct``, each computed once per distinct table
-    by one kernel and handed to every group by one gather."""
+    """The binary point measures ``point`` and the tests asked for among ``names`` (``p_fisher``,
+    the chance tests, ``alpha_sbb``, the χ² ``tails``), each computed once per distinct table and
+    handed to every group by a gather."""
     ids, first = distinct
-    what: list[int] = []  # the kernel's rows: a measure's index in NAMES, FISHER or CHANCE
-    for name in (*per_distinct, *(t[2:] for t in tails)):
-        if _binary.NAMES.index(name) not in what:
-            what.append(_binary.NAMES.index(name))
-    chance = bool({"alpha_sbb", *CHANCE_TESTS} & set(names))
-    what += [_pvalues.FISHER] * ("p_fisher" in names) + [_pvalues.CHANCE] * chance
-    once = np.empty((len(what), len(first)), dtype=np.float64)
-    # threads by the count of distinct tables, not of groups (the cell columns)
-    kernel = _pvalues.distinct_tests
-    run = kernel.serial if len(first) < kernel.serial_below else kernel.parallel
-    run(*cells, first, np.array(what, dtype=np.int64), beta * beta, once)
-
-    def row(code: int) -> np.ndarray:
-        return once[what.index(code)]
-
-    # a statistic only its tail needs (p_g2 without g2) is not handed out
-    rows = {name: row(_binary.NAMES.index(name)) for name in per_distinct if name in names}
+    chance = [t for t in CHANCE_TESTS if t in names]
+    handed = [*point, *tails, *(["p_fisher"] if "p_fisher" in names else []), *chance]
+    handed += ["alpha_sbb"] if "alpha_sbb" in names else []
+    row = {name: i for i, name in enumerate(handed)}
+    # the statistics only their tails need, after the rows that are handed out
+    stats = list(dict.fromkeys([*point, *(t[2:] for t in tails)]))
+    for name in stats:
+        row.setdefault(name, len(row))
+    # one block for every row of the distinct tables: the program writes its rows in place and
+    # the gather reads the handed ones as one source
+    once = np.empty((len(row), len(first)), dtype=np.float64)
+    if stats:
+        slots = np.full(len(_binary.NAMES), -1, dtype=np.int64)
+        for name in stats:
+            slots[_binary.NAMES.index(name)] = row[name]
+        _binary.binary_measures(*(c[first] for c in cells), beta, slots, once)
     if tails:
-        stats = np.stack([row(_binary.NAMES.index(t[2:])) for t in tails])
-        rows.update(zip(tails, chi2_upper_tail(stats.reshape(-1), 1).reshape(stats.shape), strict=True))
-    if "p_fisher" in names:
-        rows["p_fisher"] = row(_pvalues.FISHER)
-    if chance:
+        p = chi2_upper_tail(once[[row[t[2:]] for t in tails]].reshape(-1), 1)
+        once[[row[t] for t in tails]] = p.reshape(len(tails), -1)
+    tested = bool(chance or "alpha_sbb" in names)
+    what = [_pvalues.FISHER] * ("p_fisher" in names) + [_pvalues.CHANCE] * tested
+    if what:
+        tests = np.empty((len(what), len(first)), dtype=np.float64)
+        # threads by the count of distinct tables, not of groups (the cell columns)
+        kernel = _pvalues.distinct_tests
+        run = kernel.serial if len(first) < kernel.serial_below else kernel.parallel
+        run(*cells, first, np.array(what, dtype=np.int64), beta * beta, tests)
+        if "p_fisher" in names:
+            once[row["p_fisher"]] = tests[0]
         # for K = 2 both chance tests are tests of the one cell tp given the margins
-        rows.update({t: row(_pvalues.CHANCE) for t in CHANCE_TESTS if t in names})
+        for t in chance:
+            once[row[t]] = tests[-1]
         if "alpha_sbb" in names:
-            rows["alpha_sbb"] = alpha_sbb(row(_pvalues.CHANCE))
-    return dict(zip(rows, gather_shared(np.stack(list(rows.values())), ids), strict=True))
+            once[row["alpha_sbb"]] = alpha_sbb(tests[-1])
+    # the point measures and the tests into two blocks, as when the point measures had a kernel
+    # pass of their own: one block of 46 rows of 100k groups (36.8 MB) passes glibc's largest
+    # mmap threshold (32 MiB), so every call mapped it afresh and faulted its pages in
+    n_point = len(point)
+    rows = [*gather_shared(once[:n_point], ids), *gather_shared(once[n_point : len(handed)], ids)]
+    return dict(zip(handed, rows, strict=True))
 
 
 def _per_table(kernel, cells: tuple[np.ndarray, ...], n_groups: int) -> np.ndarray:
