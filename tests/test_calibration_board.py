@@ -97,9 +97,10 @@ def test_p_vs_above_of_three_equal_runs_never_exceeds_alpha(paired):
 
 @pytest.mark.parametrize("paired", [False, True])
 def test_best_set_keeps_its_level_at_20_examples(paired):
-    """docs/calibration_leader.md, "Global null at n = 10 and 20": 10 runs of informedness 0.5, 20 examples, 10 positives;
-    every run is best and every true rank set is [1, 10], so any run outside ``could_be_best`` or any
-    rank interval short of [1, 10] is a family-wise error. 300 boards; the same 4-SE bound."""
+    """docs/calibration_leader.md, "Global null at n = 10 and 20": 10 runs of informedness 0.5,
+    20 examples, 10 positives. Every run is best and every true rank set is [1, 10], so a run
+    outside ``could_be_best`` or a rank interval short of [1, 10] is a family-wise error.
+    300 boards; the same 4-SE bound."""
     boards, r, n = 300, 10, 20
     bound = ALPHA + 4 * math.sqrt(ALPHA * (1 - ALPHA) / boards)
     rng = np.random.default_rng(31 + paired)
