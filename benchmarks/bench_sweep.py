@@ -3,7 +3,8 @@
     python benchmarks/bench_sweep.py [--quick]
 
 Case A: 20M rows, 100k (run, fold) groups, T = 100 evenly spaced thresholds.
-  batcheval ``sweep`` (counts + informedness at every threshold, frame out) against
+  batcheval ``sweep`` (counts + informedness at every threshold, frame out; and with its
+  default measures, ``SWEEP_MEASURES``, the issue #24 target's case) against
   polars (bin the score, group_by, reverse cum_sum over bins), the same in duckdb
   SQL (a window sum over bins), numpy (bin ids, ``np.bincount``, cumsum; counts
   only, no frame), materialising hard predictions at every threshold (timed on 5
@@ -116,6 +117,8 @@ def main() -> None:
         "batcheval sweep": best_of(
             lambda: be.sweep(df, by=["run", "fold"], thresholds=t, measures=["informedness"])
         ),
+        # the default (SWEEP_MEASURES: every chart's axes and the best-point criteria), the issue's case
+        "batcheval sweep, default measures": best_of(lambda: be.sweep(df, by=["run", "fold"], thresholds=t)),
         "polars cut/group_by/cum_sum": best_of(lambda: polars_binned(df, t)),
         "duckdb SQL group by + window sum": best_of(duckdb_binned(df, t)),
         "numpy bincount + cumsum (no frame)": best_of(numpy_binned(df, t)),
@@ -150,7 +153,12 @@ def main() -> None:
     base = b["batcheval auc (exact)"]
     for name, sec in b.items():
         print(f"{name:42s} {sec * 1000:10.1f} ms   {sec / base:7.1f}x batcheval")
-    print("\ntargets: A polars / batcheval >= 8; B sklearn / batcheval >= 50")
+    # issue #24: a T = 100 sweep with the default measures at least 10x polars (8x was an earlier goal);
+    # polars here makes the counts only, so the ratio understates what the same columns would cost it
+    ratio_a = a["polars cut/group_by/cum_sum"] / a["batcheval sweep, default measures"]
+    ratio_b = b["sklearn roc_auc_score loop (extrapolated)"] / base
+    print(f"\ntargets: A polars / default sweep >= 10: {ratio_a:.2f} {'PASS' if ratio_a >= 10 else 'MISS'}")
+    print(f"         B sklearn / batcheval >= 50: {ratio_b:.2f} {'PASS' if ratio_b >= 50 else 'MISS'}")
 
 
 if __name__ == "__main__":
