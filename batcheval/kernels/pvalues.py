@@ -1,19 +1,19 @@
-"""The per-table tests of many binary tables in one pass: Fisher's exact test, the chance test and
-the χ² statistics whose tails are wanted, of each distinct table once.
+"""The exact tests of many binary tables in one pass: Fisher's exact test and the chance test, of
+each distinct table once.
 
 :func:`distinct_tests` visits the distinct tables of a group column (``first[d]``: a group holding
 the d-th distinct table, found by :func:`~batcheval.kernels.count.distinct_tables`) and writes each
 row that ``what`` asks for. The values are those of the kernels that compute them one at a time
-(:func:`~batcheval.kernels.fisher.upper_tail`, :func:`~batcheval.kernels.chance.midp_cell`,
-:func:`~batcheval.kernels.binary.measure_value`): one pass instead of one per test, no copy of the
-distinct tables' cells, and one spread over the threads.
+(:func:`~batcheval.kernels.fisher.upper_tail`, :func:`~batcheval.kernels.chance.midp_cell`): one
+pass instead of one per test, no copy of the distinct tables' cells, and one spread over the
+threads. (The point measures and the χ² statistics of the distinct tables come from
+:func:`~batcheval.kernels.binary.binary_measures` over their cells, whose loops vectorise.)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .binary import measure_value
 from .chance import log_factorials, midp_cell, summed_exactly
 from .fisher import stirlerr_table, upper_tail
 from .jit import jit_parallel, prange
@@ -26,10 +26,9 @@ CHANCE = -2
 
 # some 300-500 ns a table for both tests: every thread pays from a few thousand distinct tables
 @jit_parallel(serial_below=2048)
-def distinct_tests(tp, fp, fn, tn, first, what, b2, out):
-    """``out[i, d]`` for the table of group ``first[d]``: Fisher's p (``what[i]`` = :data:`FISHER`),
-    the chance test's mid-p (:data:`CHANCE`) or measure ``NAMES[what[i]]`` of
-    :mod:`~batcheval.kernels.binary` with ``b2`` = β². NaN p-values for an empty table.
+def distinct_tests(tp, fp, fn, tn, first, what, out):
+    """``out[i, d]`` for the table of group ``first[d]``: Fisher's p (``what[i]`` = :data:`FISHER`)
+    or the chance test's mid-p (:data:`CHANCE`). NaN p-values for an empty table.
 
     ``tp fp fn tn`` are the int64 cell columns of every group.
     """
@@ -53,7 +52,5 @@ def distinct_tests(tp, fp, fn, tn, first, what, b2, out):
             w = what[i]
             if w == FISHER:
                 out[i, d] = np.nan if n == 0 else upper_tail(a, n, a + c, a + b, se)
-            elif w == CHANCE:
-                out[i, d] = midp_cell(a, n, a + c, a + b, lf)
             else:
-                out[i, d] = measure_value(w, a, b, c, e, b2)
+                out[i, d] = midp_cell(a, n, a + c, a + b, lf)

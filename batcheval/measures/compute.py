@@ -302,7 +302,7 @@ def _distinct_tests(
         # threads by the count of distinct tables, not of groups (the cell columns)
         kernel = _pvalues.distinct_tests
         run = kernel.serial if len(first) < kernel.serial_below else kernel.parallel
-        run(*cells, first, np.array(what, dtype=np.int64), beta * beta, tests)
+        run(*cells, first, np.array(what, dtype=np.int64), tests)
         if "p_fisher" in names:
             once[row["p_fisher"]] = tests[0]
         # for K = 2 both chance tests are tests of the one cell tp given the margins
