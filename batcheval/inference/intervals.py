@@ -213,8 +213,10 @@ __all__ = [
     "interval_measures",
     "interval_pseudo_counts",
     "intervals",
+    "jaccard_interval",
     "modified_wilson",
     "newcombe",
+    "poisson_ends",
     "proportion",
     "pseudo_count",
     "score_difference",
@@ -383,24 +385,41 @@ def modified_wilson(
     >>> bool(np.allclose(modified_wilson(np.array([2]), np.array([5]))[0], 0.0711, atol=1e-4))
     True
     """
-    from scipy import special
-
     x = np.asarray(successes, dtype=np.float64)
     m = np.asarray(trials, dtype=np.float64)
     low, high = wilson(x, m, level)
-    alpha = 1.0 - level
     if x_star is None:
         cut = np.where(m <= 50, 2.0, 3.0)
     elif isinstance(x_star, bool) or not isinstance(x_star, int | np.integer) or x_star < 0:
         raise InvalidArgumentError(f"x_star must be None or an integer of at least 0, got {x_star!r}")
     else:
         cut = np.float64(x_star)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # ½ χ²_{2x, α} is the α-quantile of a Gamma(x) variable
-        low_poisson = special.gammaincinv(np.maximum(x, 1.0), alpha) / m
-        high_poisson = 1.0 - special.gammaincinv(np.maximum(m - x, 1.0), alpha) / m
+    low_poisson, high_poisson = poisson_ends(x, m, level)
     low = np.where((x >= 1) & (x <= cut), low_poisson, low)
     high = np.where((m - x >= 1) & (m - x <= cut), high_poisson, high)
+    return low, high
+
+
+def poisson_ends(successes: np.ndarray, trials: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The one-sided Poisson ends of :func:`modified_wilson`: ``λ_x/m`` and ``1 − λ_{m−x}/m``,
+    ``λ_x`` the ``α = 1 − level`` quantile of a Gamma(x) variable (``½ χ²_{2x, α}`` for whole
+    ``x``), for any ``x > 0`` (effective counts too); at ``x = 0`` (or ``m − x = 0``) that of 1.
+
+    Examples
+    --------
+    >>> low, high = poisson_ends(np.array([1.0]), np.array([10.0]), 0.95)
+    >>> round(float(low[0]), 6), round(float(high[0]), 6)  # λ_1 = −ln 0.95; 1 − λ_9/10
+    (0.005129, 0.530477)
+    """
+    from scipy import special
+
+    x = np.asarray(successes, dtype=np.float64)
+    m = np.asarray(trials, dtype=np.float64)
+    f = m - x
+    alpha = 1.0 - level
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = special.gammaincinv(np.where(x > 0, x, 1.0), alpha) / m
+        high = 1.0 - special.gammaincinv(np.where(f > 0, f, 1.0), alpha) / m
     return low, high
 
 
@@ -1138,14 +1157,7 @@ def add_intervals(
     result = intervals(counts, names, ci, method, n_boot=n_boot, seed=seed, positive=pos, beta=beta)
     closed = [m for m in fallback if m in JACCARD_MEASURES] if k == 2 and method == "wilson_delta" else []
     for name in closed:  # closed forms, not the bootstrap
-        if name == "f1":
-            result[name] = f1_interval(counts, ci, pos)
-        else:
-            other = 1 - pos
-            hits = counts[:, pos, pos]
-            result[name] = modified_wilson(
-                hits, hits + counts[:, other, pos] + counts[:, pos, other], ci, x_star=1
-            )
+        result[name] = (f1_interval if name == "f1" else jaccard_interval)(counts, ci, pos)
     if k == 2 and method == "wilson_delta" and "mcc" in fallback:
         # binary MCC is Powers' correlation, sign·sqrt(informedness·markedness): its closed form
         # (the bootstrap's covered 0.398 at n = 20, informedness 0.95; docs/calibration_f1.md)
@@ -1185,11 +1197,27 @@ def f1_interval(counts: np.ndarray, level: float = 0.95, positive: int = 1) -> t
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.7225, 0.5479], [1.0, 0.7674])
     """
+    low, high = jaccard_interval(counts, level, positive)
+    return 2.0 * low / (1.0 + low), 2.0 * high / (1.0 + high)
+
+
+def jaccard_interval(
+    counts: np.ndarray, level: float = 0.95, positive: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Interval of binary Jaccard's index ``J = tp/(tp + fp + fn)`` for every table of
+    ``counts[G, 2, 2]``: given ``m = tp + fp + fn``, ``tp`` is Binomial(m, J), so the recall
+    interval's :func:`modified_wilson` (``x_star=1``) of ``tp`` in ``m`` trials. NaN where ``m = 0``.
+
+    Examples
+    --------
+    >>> low, high = jaccard_interval(np.array([[[5, 0], [0, 5]]]))
+    >>> round(float(low[0]), 4), round(float(high[0]), 4)
+    (0.5655, 1.0)
+    """
     counts = np.asarray(counts)
     other = 1 - positive
     tp, fp, fn = counts[:, positive, positive], counts[:, other, positive], counts[:, positive, other]
-    low, high = modified_wilson(tp, tp + fp + fn, level, x_star=1)
-    return 2.0 * low / (1.0 + low), 2.0 * high / (1.0 + high)
+    return modified_wilson(tp, tp + fp + fn, level, x_star=1)
 
 
 def proportion(counts: np.ndarray, name: str, positive: int = 1) -> tuple[np.ndarray, np.ndarray]:
