@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .binary import measure_value
 from .jit import jit, jit_parallel, prange
 
 
@@ -131,3 +132,81 @@ def binary_sign_flip(joint, pos, kind, exact_limit, p, z):
             d = stat - half_step
             z[g] = (d if d >= 0.0 else 0.0) / math.sqrt(2.0 * var)
             p[g] = 1.0
+
+
+# Bin(m, 1/2) tail mass left out of each side of a swap test's enumeration: at most 4e-16 of a
+# p-value in all, below the rounding of the sum itself
+_SWAP_TAIL = 1e-16
+
+
+@jit
+def _central_range(pmf, m):
+    """The smallest ``lo`` with ``P(X < lo) ≤ _SWAP_TAIL`` for ``X ~ Bin(m, 1/2)``; the range
+    kept is ``lo..m − lo``, symmetric as the distribution is."""
+    lo, below = 0, 0.0
+    while lo < m - lo and below + pmf[lo] <= _SWAP_TAIL:
+        below += pmf[lo]
+        lo += 1
+    return lo
+
+
+@jit_parallel(serial_below=4096)
+def binary_swap_test(joint, pos, measure, b2, budget, p, enumerated):
+    """The paired randomization (swap) test of any binary measure's difference from flat joint
+    tables ``joint[G, 8]`` (``[real, reference's prediction, run's prediction]``), as
+    ``inference/paired_se.swap_p`` describes it: ``p[g] = P(|D| ≥ |d|)`` over the swaps of the
+    discordant examples, with ``enumerated[g]`` true, where the two classes' kept ranges
+    hold at most ``budget`` points; elsewhere ``enumerated[g]`` false and ``p[g]`` NaN.
+
+    A table's run and reference are ``measure_value(measure, ·, b2)`` of their 2×2 tables. With
+    ``x₁`` of the ``m₁`` discordant positives and ``x₀`` of the ``m₀`` discordant negatives
+    predicted positive by the run, the reference's table is the run's at ``(m₁ − x₁, m₀ − x₀)``,
+    so ``D(x₁, x₀) = V(x₁, x₀) − V(m₁ − x₁, m₀ − x₀)`` with ``V`` the run's value, each point
+    measured once. A NaN value (the measure undefined) counts as less extreme than any number;
+    a NaN observed difference gives a NaN p-value."""
+    neg = 1 - pos
+    for g in prange(joint.shape[0]):
+        # the cells where the two runs agree stay put under every swap
+        tp = joint[g, pos * 4 + pos * 2 + pos]
+        fn = joint[g, pos * 4 + neg * 2 + neg]
+        fp = joint[g, neg * 4 + pos * 2 + pos]
+        tn = joint[g, neg * 4 + neg * 2 + neg]
+        x1, y1 = joint[g, pos * 4 + neg * 2 + pos], joint[g, pos * 4 + pos * 2 + neg]
+        x0, y0 = joint[g, neg * 4 + neg * 2 + pos], joint[g, neg * 4 + pos * 2 + neg]
+        m1, m0 = x1 + y1, x0 + y0
+        d = measure_value(measure, tp + x1, fp + x0, fn + y1, tn + y0, b2) - measure_value(
+            measure, tp + y1, fp + y0, fn + x1, tn + x0, b2
+        )
+        enumerated[g] = True
+        if math.isnan(d):
+            p[g] = np.nan
+            continue
+        t = abs(d) * (1.0 - 1e-9)  # the observed point itself counts despite rounding
+        if not (t > 0.0):
+            p[g] = 1.0
+            continue
+        p1 = np.empty(m1 + 1)
+        _binomial_half(m1, p1)
+        p0 = np.empty(m0 + 1)
+        _binomial_half(m0, p0)
+        lo1 = _central_range(p1, m1)
+        lo0 = _central_range(p0, m0)
+        w1, w0 = m1 - 2 * lo1 + 1, m0 - 2 * lo0 + 1
+        if w1 * w0 > budget:
+            enumerated[g] = False
+            p[g] = np.nan
+            continue
+        v = np.empty((w1, w0))
+        for i in range(w1):
+            for j in range(w0):
+                a, b = lo1 + i, lo0 + j
+                v[i, j] = measure_value(measure, tp + a, fp + b, fn + m1 - a, tn + m0 - b, b2)
+        total = 0.0
+        for i in range(w1):
+            row = 0.0
+            for j in range(w0):
+                # the point (m₁ − a, m₀ − b) sits at index (w − 1 − i, w − 1 − j)
+                if abs(v[i, j] - v[w1 - 1 - i, w0 - 1 - j]) >= t:
+                    row += p0[lo0 + j]
+            total += p1[lo1 + i] * row
+        p[g] = min(1.0, total)
