@@ -446,11 +446,17 @@ def test_leaderboard_p_values_never_come_from_a_zero_standard_error():
 
 
 def test_paired_p_replaces_a_zero_standard_error():
+    # a small table takes the exact swap test: two discordant negatives, both the reference's,
+    # so P(|D| ≥ |d|) = 2 · (1/2)², McNemar's exact p-value, whatever the standard error
     joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
     joint[0, 1, 1, 1] = joint[0, 0, 0, 1] = 2
-    p = paired_p(joint, "kappa_cohen", 1, np.array([-1.0]), np.array([0.0]))
+    assert paired_p(joint, "kappa_cohen", 1, np.array([-1.0]), np.array([0.0]))[0] == 0.5
+    # a table too large to enumerate keeps the normal p-value, and a standard error of 0 is replaced
+    big = joint * 20_000
+    big[0, 1, 1, 0] = 30_000
+    p = paired_p(big, "kappa_cohen", 1, np.array([-0.001]), np.array([0.0]))
     assert 0.0 < p[0] < 1.0
-    assert paired_p(joint, "kappa_cohen", 1, np.array([0.0]), np.array([0.0]))[0] == 1.0
+    assert paired_p(big, "kappa_cohen", 1, np.array([0.0]), np.array([0.0]))[0] == 1.0
 
 
 # -- the level argument -------------------------------------------------------------------

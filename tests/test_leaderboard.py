@@ -12,7 +12,7 @@ from scipy import stats
 
 import batcheval as be
 from batcheval.core import memory
-from batcheval.inference.paired_se import bootstrap_se, sign_flip_p
+from batcheval.inference.paired_se import bootstrap_se, delta_se, sign_flip_p, swap_p
 from tests.reference import intervals as ref_iv
 from tests.reference import leaderboard as ref
 
@@ -226,8 +226,9 @@ def test_cli_leaderboard(tmp_path):
 
 def test_paired_delta_matches_numerical_derivative_and_bootstrap():
     df = shared_test_set(n_runs=5, n_examples=600)
-    # informedness's paired p-value is the exact sign-flip test (tests/test_calibration_intervals.py);
-    # a measure that is not linear in the counts keeps the normal p-value with the method's se
+    # informedness's paired p-value is the exact sign-flip test (tests/test_calibration_intervals.py),
+    # kappa's the exact swap test (tests/test_swap_test.py) whatever the method: the method's
+    # standard error is the column se_vs_leader
     delta = be.leaderboard(df, example="example_id", paired="delta", measure="kappa_cohen")
     boot = be.leaderboard(df, example="example_id", n_boot=4000, seed=4, measure="kappa_cohen")
     real, lead = _arrays(df, delta["run"][0])
@@ -242,11 +243,16 @@ def test_paired_delta_matches_numerical_derivative_and_bootstrap():
             return ref_iv.kappa_cohen(p.sum(axis=1)) - ref_iv.kappa_cohen(p.sum(axis=2))
 
         se = math.sqrt(ref_iv.delta_variance_of(joint, difference))
-        assert row["p_vs_leader"] == pytest.approx(
-            2 * stats.norm.sf(abs(row["diff_vs_leader"]) / se), rel=1e-6
-        )
+        counts = joint[None].astype(np.int64)
+        assert delta_se(counts, "kappa_cohen", 1)[0] == pytest.approx(se, rel=1e-6)
         # the delta method is the bootstrap's large-sample limit
-        assert row["p_vs_leader"] == pytest.approx(boot["p_vs_leader"][i], rel=0.25, abs=0.01)
+        diff = np.array([row["diff_vs_leader"]])
+        assert bootstrap_se(counts, "kappa_cohen", 1, 4000, 4, diff)[0] == pytest.approx(se, rel=0.1)
+        assert row["p_vs_leader"] == boot["p_vs_leader"][i] == swap_p(joint[None], "kappa_cohen")[0][0]
+        # at 600 examples the exact test and the normal one with the delta method's se agree closely
+        assert row["p_vs_leader"] == pytest.approx(
+            2 * stats.norm.sf(abs(row["diff_vs_leader"]) / se), rel=0.1, abs=0.005
+        )
     with pytest.raises(be.InvalidArgumentError, match=r"unknown paired method 'jackknife'"):
         be.leaderboard(df, example="example_id", paired="jackknife")
 
