@@ -18,9 +18,12 @@ the two runs, so which one leads does not matter: its size is P(p ≤ α).
 - paired, informedness: the exact sign-flip test (``paired_se.sign_flip_p``),
   which ``p_vs_leader`` is under ``paired="bootstrap"`` (the default) and
   ``paired="delta"`` alike for the measures of ``SIGN_FLIP_MEASURES``;
-  ``p_mcnemar``, the exact McNemar test; markedness: ``2·Φ(−|diff|/se)`` with
-  the paired Poisson bootstrap's (default) and the delta method's standard
-  error.
+  ``p_mcnemar``, the exact McNemar test; markedness: the exact swap test
+  (``paired_se.swap_p``) where its enumeration fits (``swap enumerated`` gives the
+  share of tables), else ``2·Φ(−|diff|/se)`` with the paired Poisson bootstrap's
+  (``p bootstrap``, the default) or the delta method's (``p delta``) standard error;
+  and, as it was before the swap test, that normal p-value everywhere (``normal p
+  bootstrap (before)``, ``normal p delta (before)``).
 
 With informedness, ``--designs leader`` also reports two candidate fixes, not the library's
 tests: the mid-p sign-flip test (paired) and a z-test with the null variance from the two
@@ -66,7 +69,7 @@ import polars as pl
 
 import batcheval as be
 from batcheval.inference import comparisons as _cmp
-from batcheval.inference.paired_se import SIGN_FLIP_MEASURES
+from batcheval.inference.paired_se import SIGN_FLIP_MEASURES, normal_paired_p, swap_p
 from batcheval.measures import compute
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -158,6 +161,13 @@ def columns(
             tag = "p" if len(methods) == 1 else f"p {method}"
             out[tag] = got["p_vs_leader"].reshape(b, r)
             out["p_mcnemar"] = got["p_mcnemar"].reshape(b, r)
+            if len(methods) > 1:  # what p_vs_leader was before the swap test: normal with the method's se
+                before = normal_paired_p(
+                    joint, measure, POS, got["diff_vs_leader"], got["se_vs_leader"], method
+                )
+                out[f"normal p {method} (before)"] = before.reshape(b, r)
+        if len(methods) > 1:
+            out["swap enumerated"] = swap_p(joint, measure, POS)[1].reshape(b, r).astype(np.float64)
     else:
         se = _cmp.unpaired_se(counts, measure, "wilson_delta", N_BOOT, seed, POS)
         centre = _cmp.unpaired_centre(counts, measure, "wilson_delta", value.ravel())
@@ -272,6 +282,9 @@ def main() -> None:
                        "margin": margin(n, prev, skill), "boards": boards}  # fmt: skip
                 for measure in args.measures.split(","):
                     got, rank = columns(y, pred, paired, measure, design, args.seed)
+                    enumerated = got.pop("swap enumerated", None)
+                    if enumerated is not None:  # runs below the leader whose swap test was enumerated
+                        row[f"{measure} swap enumerated"] = float(enumerated[rank >= 2].mean())
                     k = min(args.check, boards)
                     worst = check(
                         y[:k], pred[:k], paired, measure, design, {c: v[:k] for c, v in got.items()}
@@ -324,6 +337,11 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
                 + " | ".join(cells)
                 + " |"
             )
+        for c in part.columns:
+            if c.endswith("swap enumerated") and part[c].null_count() < part.height:
+                lines.append(
+                    f"{c}: the share of tables is {part[c].min():.4f} at least ({part[c].max():.4f} at most)"
+                )
         lines.append("")
     with open(args.out, "w") as f:
         f.write("\n".join(lines))

@@ -85,8 +85,8 @@ from ..kernels import signflip as _signflip
 from . import intervals as _intervals
 
 __all__ = [
-    "MIN_REPLICATES", "SIGN_FLIP_MEASURES", "SWAP_POINTS", "bootstrap_se", "delta_se", "paired_p",
-    "poisson_se", "poisson_tables", "replicate_spread", "sign_flip_p", "swap_p", "tolerance",
+    "MIN_REPLICATES", "SIGN_FLIP_MEASURES", "SWAP_POINTS", "bootstrap_se", "delta_se", "normal_paired_p",
+    "paired_p", "poisson_se", "poisson_tables", "replicate_spread", "sign_flip_p", "swap_p", "tolerance",
 ]  # fmt: skip
 
 # the first round's replicates: enough for the control variate to estimate its own precision
@@ -438,15 +438,26 @@ def paired_p(
         p, enumerated = swap_p(joint, measure, pos)
         if not enumerated.all():
             rest = ~enumerated
-            p[rest] = _normal_p(joint[rest], measure, pos, diff[rest], np.asarray(se)[rest], method)
+            p[rest] = normal_paired_p(joint[rest], measure, pos, diff[rest], np.asarray(se)[rest], method)
         return p
-    return _normal_p(joint, measure, pos, diff, se, method)
+    return normal_paired_p(joint, measure, pos, diff, se, method)
 
 
-def _normal_p(
+def normal_paired_p(
     joint: np.ndarray, measure: str, pos: int, diff: np.ndarray, se: np.ndarray, method: str
 ) -> np.ndarray:
-    """``2·Φ(−|diff|/se)``, a standard error of 0 replaced by that of the joint table plus one."""
+    """``2·Φ(−|diff|/se)`` of paired differences, a standard error of 0 replaced by that of the
+    joint table with one pseudo-example in every cell, by the same ``method``: what
+    :func:`paired_p` gives where no exact test applies (and gave every measure outside
+    :data:`SIGN_FLIP_MEASURES` before the swap test; ``benchmarks/calibration_board.py`` shows both).
+
+    Examples
+    --------
+    >>> joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
+    >>> p = normal_paired_p(joint, "kappa_cohen", 1, np.array([0.1]), np.array([0.05]), "delta")
+    >>> round(float(p[0]), 4)
+    0.0455
+    """
     from scipy import special
 
     se = np.asarray(se, dtype=np.float64).copy()
