@@ -451,12 +451,13 @@ def test_paired_p_replaces_a_zero_standard_error():
     joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
     joint[0, 1, 1, 1] = joint[0, 0, 0, 1] = 2
     assert paired_p(joint, "kappa_cohen", 1, np.array([-1.0]), np.array([0.0]))[0] == 0.5
-    # a table too large to enumerate keeps the normal p-value, and a standard error of 0 is replaced
+    # a table too large to enumerate (kappa_fleiss measures every point) keeps the normal p-value,
+    # and a standard error of 0 is replaced
     big = joint * 20_000
     big[0, 1, 1, 0] = 30_000
-    p = paired_p(big, "kappa_cohen", 1, np.array([-0.001]), np.array([0.0]))
+    p = paired_p(big, "kappa_fleiss", 1, np.array([-0.001]), np.array([0.0]), "bootstrap")
     assert 0.0 < p[0] < 1.0
-    assert paired_p(big, "kappa_cohen", 1, np.array([0.0]), np.array([0.0]))[0] == 1.0
+    assert paired_p(big, "kappa_fleiss", 1, np.array([0.0]), np.array([0.0]), "bootstrap")[0] == 1.0
 
 
 # -- the level argument -------------------------------------------------------------------

@@ -21,7 +21,10 @@ import polars as pl
 import pytest
 
 import batcheval as be
-from batcheval.inference.paired_se import SWAP_POINTS, paired_p, swap_p
+from batcheval.inference.paired_se import MONOTONE_SWAP, SWAP_POINTS, paired_p, swap_p
+from batcheval.kernels import binary as kb
+from batcheval.kernels.signflip import binary_swap_test
+from batcheval.measures import compute
 
 
 def _ratio(num, den, undefined):
@@ -96,6 +99,42 @@ def _joint(examples: list[tuple[int, int, int]]) -> np.ndarray:
 MEASURES = ["markedness", "kappa_cohen", "correlation", "precision", "f1"]
 
 
+@pytest.mark.parametrize("name", sorted(MONOTONE_SWAP))
+def test_monotone_measures_never_fall_as_a_discordant_example_turns_right(name):
+    """What the staircase walk of ``MONOTONE_SWAP`` relies on, over every swap of random joint
+    tables: the run's value never falls as ``x₁`` grows nor rises as ``x₀`` grows, and is
+    undefined at most at a corner of the box (or everywhere)."""
+    rng = np.random.default_rng(sum(map(ord, name)) + 1)
+    for _ in range(200):
+        tp, fp, fn, tn = (int(v) for v in rng.integers(0, 6, 4) * rng.integers(0, 2, 4))
+        m1, m0 = (int(v) for v in rng.integers(0, 9, 2))
+        a, b = np.meshgrid(np.arange(m1 + 1), np.arange(m0 + 1), indexing="ij")
+        cells = np.stack([tn + m0 - b, fp + b, fn + m1 - a, tp + a], axis=-1).reshape(-1, 2, 2)
+        v = compute(cells, [name], positive=1)[name].reshape(m1 + 1, m0 + 1)
+        undefined = np.isnan(v)
+        corner = np.zeros_like(undefined)
+        corner[np.ix_([0, m1], [0, m0])] = True
+        # (undefined everywhere, an empty real class of g_measure, makes the observed value NaN)
+        assert undefined.all() or not (undefined & ~corner).any(), (tp, fp, fn, tn, m1, m0)
+        with np.errstate(invalid="ignore"):
+            assert not (np.diff(v, axis=0) < -1e-12).any(), (tp, fp, fn, tn, m1, m0)
+            assert not (np.diff(v, axis=1) > 1e-12).any(), (tp, fp, fn, tn, m1, m0)
+
+
+@pytest.mark.parametrize("name", sorted(MONOTONE_SWAP))
+def test_staircase_walk_equals_every_point(name):
+    rng = np.random.default_rng(sum(map(ord, name)) + 2)
+    joint = rng.integers(0, 40, size=(300, 8)) * (rng.random((300, 8)) < 0.8)
+    m = kb.NAMES.index(name)
+    got = {}
+    for monotone in (True, False):
+        p, enumerated = np.empty(300), np.empty(300, dtype=np.bool_)
+        binary_swap_test(joint, 1, m, 1.0, monotone, 1 << 20, p, enumerated)
+        assert enumerated.all()
+        got[monotone] = p
+    np.testing.assert_allclose(got[True], got[False], rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize("name", MEASURES)
 def test_swap_p_equals_enumeration_of_every_swap(name):
     rng = np.random.default_rng(sum(map(ord, name)))
@@ -137,12 +176,15 @@ def test_large_tables_are_left_to_the_normal_test():
     joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
     joint[0, 1, 0, 1] = joint[0, 0, 0, 1] = joint[0, 0, 1, 0] = 20_000
     joint[0, 1, 1, 0] = 19_000
-    p, enumerated = swap_p(joint, "markedness")
+    assert "kappa_fleiss" not in MONOTONE_SWAP  # every point measured: too many here
+    p, enumerated = swap_p(joint, "kappa_fleiss")
     assert not enumerated[0] and math.isnan(p[0])
+    p, enumerated = swap_p(joint, "markedness")  # a staircase of a few thousand points
+    assert enumerated[0] and 0 <= p[0] <= 1
     # paired_p falls back on 2·Φ(−|diff|/se) there
     from scipy import stats
 
-    got = paired_p(joint, "markedness", 1, np.array([0.02]), np.array([0.01]))[0]
+    got = paired_p(joint, "kappa_fleiss", 1, np.array([0.02]), np.array([0.01]), "bootstrap")[0]
     assert got == pytest.approx(2 * stats.norm.sf(2.0), rel=1e-12)
     assert SWAP_POINTS >= 100 * 100  # two classes of 100 discordant examples stay exact
 

@@ -85,8 +85,9 @@ from ..kernels import signflip as _signflip
 from . import intervals as _intervals
 
 __all__ = [
-    "MIN_REPLICATES", "SIGN_FLIP_MEASURES", "SWAP_POINTS", "bootstrap_se", "delta_se", "normal_paired_p",
-    "paired_p", "poisson_se", "poisson_tables", "replicate_spread", "sign_flip_p", "swap_p", "tolerance",
+    "MIN_REPLICATES", "MONOTONE_SWAP", "SIGN_FLIP_MEASURES", "SWAP_POINTS", "bootstrap_se", "delta_se",
+    "normal_paired_p", "paired_p", "poisson_se", "poisson_tables", "replicate_spread", "sign_flip_p",
+    "swap_p", "tolerance",
 ]  # fmt: skip
 
 # the first round's replicates: enough for the control variate to estimate its own precision
@@ -369,6 +370,15 @@ def _score_sign_flip(joint: np.ndarray, measure: str) -> np.ndarray:
     return np.where(undefined, np.nan, p)
 
 
+#: Binary measures whose swap test walks a staircase: nondecreasing in tp and nonincreasing in fp
+#: with the real class sizes fixed (precision, f1, jaccard and g_measure plainly; markedness,
+#: kappa_cohen and correlation by their derivatives, and at an empty margin where they are 0), and
+#: undefined only where a margin is empty, at a corner of the swaps (or everywhere: then so is
+#: the observed difference).
+MONOTONE_SWAP = frozenset((
+    "precision", "inverse_precision", "jaccard", "f1", "g_measure", "markedness", "correlation",
+    "kappa_cohen", "dtp", "wracc",
+))  # fmt: skip
 # swap tests enumerate at most this many (x₁, x₀) points a table (a measure's value each); beyond,
 # the normal p-value with the method's standard error, calibrated there (docs/calibration_leader.md)
 SWAP_POINTS = 1 << 14
@@ -390,8 +400,14 @@ def swap_p(joint: np.ndarray, measure: str, pos: int = 1) -> tuple[np.ndarray, n
     of at most 1e-16 each. Where the measure is undefined at a point (precision with no
     predicted positive) the point counts as less extreme than any defined one, which keeps
     the test exact (a randomization test of any statistic is); a NaN observed difference
-    gives NaN. Tables whose kept points number more than :data:`SWAP_POINTS` are not
-    enumerated (``enumerated`` false, ``p`` NaN there).
+    gives NaN.
+
+    For the measures of :data:`MONOTONE_SWAP` the value of a run's table never falls when
+    one of its discordant positives turns right, nor when one of its discordant negatives
+    does (shown for each in ``tests/test_swap_test.py``), so the points with ``D ≥ |d|``
+    form a staircase that is walked with ``O(m₁ + m₀)`` measures, and every table is
+    enumerated. Other measures measure every point, and tables with more than
+    :data:`SWAP_POINTS` of them are not enumerated (``enumerated`` false, ``p`` NaN there).
 
     Examples
     --------
@@ -409,7 +425,9 @@ def swap_p(joint: np.ndarray, measure: str, pos: int = 1) -> tuple[np.ndarray, n
     g = joint.shape[0]
     flat = np.ascontiguousarray(joint, dtype=np.int64).reshape(g, 8)
     p, enumerated = np.empty(g), np.empty(g, dtype=np.bool_)
-    _signflip.binary_swap_test(flat, pos, _binary.NAMES.index(measure), 1.0, SWAP_POINTS, p, enumerated)
+    monotone = measure in MONOTONE_SWAP
+    m = _binary.NAMES.index(measure)
+    _signflip.binary_swap_test(flat, pos, m, 1.0, monotone, SWAP_POINTS, p, enumerated)
     return p, enumerated
 
 

@@ -137,6 +137,8 @@ def binary_sign_flip(joint, pos, kind, exact_limit, p, z):
 # Bin(m, 1/2) tail mass left out of each side of a swap test's enumeration: at most 4e-16 of a
 # p-value in all, below the rounding of the sum itself
 _SWAP_TAIL = 1e-16
+# the staircase walk of a monotone measure holds two Bin(m, 1/2) tables of this many examples in all
+_WALK_LIMIT = 1 << 22
 
 
 @jit
@@ -150,20 +152,34 @@ def _central_range(pmf, m):
     return lo
 
 
+@jit
+def _swap_value(measure, tp, fp, fn, tn, m1, m0, a, b, b2):
+    """The run's value at ``(x₁, x₀) = (a, b)``: the agreed cells plus its share of the discordant ones."""
+    return measure_value(measure, tp + a, fp + b, fn + m1 - a, tn + m0 - b, b2)
+
+
 @jit_parallel(serial_below=4096)
-def binary_swap_test(joint, pos, measure, b2, budget, p, enumerated):
+def binary_swap_test(joint, pos, measure, b2, monotone, budget, p, enumerated):
     """The paired randomization (swap) test of any binary measure's difference from flat joint
     tables ``joint[G, 8]`` (``[real, reference's prediction, run's prediction]``), as
     ``inference/paired_se.swap_p`` describes it: ``p[g] = P(|D| ≥ |d|)`` over the swaps of the
     discordant examples, with ``enumerated[g]`` true, where the two classes' kept ranges
-    hold at most ``budget`` points; elsewhere ``enumerated[g]`` false and ``p[g]`` NaN.
+    hold at most ``budget`` points (``monotone``: while ``m₁ + m₀`` is at most 2^22);
+    elsewhere ``enumerated[g]`` false and ``p[g]`` NaN.
 
     A table's run and reference are ``measure_value(measure, ·, b2)`` of their 2×2 tables. With
     ``x₁`` of the ``m₁`` discordant positives and ``x₀`` of the ``m₀`` discordant negatives
     predicted positive by the run, the reference's table is the run's at ``(m₁ − x₁, m₀ − x₀)``,
-    so ``D(x₁, x₀) = V(x₁, x₀) − V(m₁ − x₁, m₀ − x₀)`` with ``V`` the run's value, each point
-    measured once. A NaN value (the measure undefined) counts as less extreme than any number;
-    a NaN observed difference gives a NaN p-value."""
+    so ``D(x₁, x₀) = V(x₁, x₀) − V(m₁ − x₁, m₀ − x₀)`` with ``V`` the run's value. A NaN value
+    (the measure undefined) counts as less extreme than any number; a NaN observed difference
+    gives a NaN p-value.
+
+    Every point is measured (once) unless ``monotone`` says that ``V`` never falls as ``x₁``
+    grows nor rises as ``x₀`` does, and is undefined at most at the corners of the
+    ``[0, m₁] × [0, m₀]`` box. Then so is ``D``, the points with ``D ≥ t`` form a staircase,
+    ``x₁ ≥ a*(x₀)`` with ``a*`` nondecreasing, walked in ``O(m₁ + m₀)`` measures, and
+    ``p = 2·P(D ≥ t)`` as ``D`` is symmetric about 0 (the ``D ≤ −t`` half is the mirror image).
+    A table with an undefined corner takes the full enumeration."""
     neg = 1 - pos
     for g in prange(joint.shape[0]):
         # the cells where the two runs agree stay put under every swap
@@ -174,8 +190,8 @@ def binary_swap_test(joint, pos, measure, b2, budget, p, enumerated):
         x1, y1 = joint[g, pos * 4 + neg * 2 + pos], joint[g, pos * 4 + pos * 2 + neg]
         x0, y0 = joint[g, neg * 4 + neg * 2 + pos], joint[g, neg * 4 + pos * 2 + neg]
         m1, m0 = x1 + y1, x0 + y0
-        d = measure_value(measure, tp + x1, fp + x0, fn + y1, tn + y0, b2) - measure_value(
-            measure, tp + y1, fp + y0, fn + x1, tn + x0, b2
+        d = _swap_value(measure, tp, fp, fn, tn, m1, m0, x1, x0, b2) - _swap_value(
+            measure, tp, fp, fn, tn, m1, m0, y1, y0, b2
         )
         enumerated[g] = True
         if math.isnan(d):
@@ -185,6 +201,11 @@ def binary_swap_test(joint, pos, measure, b2, budget, p, enumerated):
         if not (t > 0.0):
             p[g] = 1.0
             continue
+        walk = monotone and m1 + m0 <= _WALK_LIMIT
+        if walk:
+            for a, b in ((0, 0), (0, m0), (m1, 0), (m1, m0)):
+                if math.isnan(_swap_value(measure, tp, fp, fn, tn, m1, m0, a, b, b2)):
+                    walk = False
         p1 = np.empty(m1 + 1)
         _binomial_half(m1, p1)
         p0 = np.empty(m0 + 1)
@@ -192,21 +213,52 @@ def binary_swap_test(joint, pos, measure, b2, budget, p, enumerated):
         lo1 = _central_range(p1, m1)
         lo0 = _central_range(p0, m0)
         w1, w0 = m1 - 2 * lo1 + 1, m0 - 2 * lo0 + 1
-        if w1 * w0 > budget:
+        if walk:
+            p[g] = _staircase(measure, tp, fp, fn, tn, m1, m0, b2, t, p1, p0, lo1, lo0)
+        elif w1 * w0 <= budget:
+            p[g] = _every_point(measure, tp, fp, fn, tn, m1, m0, b2, t, p1, p0, lo1, lo0)
+        else:
             enumerated[g] = False
             p[g] = np.nan
-            continue
-        v = np.empty((w1, w0))
-        for i in range(w1):
-            for j in range(w0):
-                a, b = lo1 + i, lo0 + j
-                v[i, j] = measure_value(measure, tp + a, fp + b, fn + m1 - a, tn + m0 - b, b2)
-        total = 0.0
-        for i in range(w1):
-            row = 0.0
-            for j in range(w0):
-                # the point (m₁ − a, m₀ − b) sits at index (w − 1 − i, w − 1 − j)
-                if abs(v[i, j] - v[w1 - 1 - i, w0 - 1 - j]) >= t:
-                    row += p0[lo0 + j]
-            total += p1[lo1 + i] * row
-        p[g] = min(1.0, total)
+
+
+@jit
+def _every_point(measure, tp, fp, fn, tn, m1, m0, b2, t, p1, p0, lo1, lo0):
+    """``P(|D| ≥ t)`` over every kept point, each measured once."""
+    w1, w0 = m1 - 2 * lo1 + 1, m0 - 2 * lo0 + 1
+    v = np.empty((w1, w0))
+    for i in range(w1):
+        for j in range(w0):
+            v[i, j] = _swap_value(measure, tp, fp, fn, tn, m1, m0, lo1 + i, lo0 + j, b2)
+    total = 0.0
+    for i in range(w1):
+        row = 0.0
+        for j in range(w0):
+            # the point (m₁ − a, m₀ − b) sits at index (w − 1 − i, w − 1 − j)
+            if abs(v[i, j] - v[w1 - 1 - i, w0 - 1 - j]) >= t:
+                row += p0[lo0 + j]
+        total += p1[lo1 + i] * row
+    return min(1.0, total)
+
+
+@jit
+def _staircase(measure, tp, fp, fn, tn, m1, m0, b2, t, p1, p0, lo1, lo0):
+    """``2·P(D ≥ t)`` for a monotone measure: for each ``x₀`` the smallest ``x₁`` with
+    ``D ≥ t``, which never decreases as ``x₀`` grows, and the ``X₁`` tail above it."""
+    hi1, hi0 = m1 - lo1, m0 - lo0
+    tail = np.zeros(hi1 + 2)  # tail[a] = P(a ≤ X₁ ≤ hi1) over the kept range
+    for a in range(hi1, lo1 - 1, -1):
+        tail[a] = tail[a + 1] + p1[a]
+    total = 0.0
+    a = lo1
+    for b in range(lo0, hi0 + 1):
+        while a <= hi1 and (
+            _swap_value(measure, tp, fp, fn, tn, m1, m0, a, b, b2)
+            - _swap_value(measure, tp, fp, fn, tn, m1, m0, m1 - a, m0 - b, b2)
+            < t
+        ):
+            a += 1
+        if a > hi1:
+            break  # and so for every greater x₀
+        total += p0[b] * tail[a]
+    return min(1.0, 2.0 * total)
