@@ -34,20 +34,31 @@ Paired comparisons (``example=`` given)
       normal beyond), so conservative where few examples are discordant
       (size 0.000-0.049 at 0.05 on the grid of docs/calibration_leader.md,
       "The board's p-value columns"); multiclass: its normal form;
-    - ``p_vs_leader`` for the other measures: the paired bootstrap of the
-      measure difference (or, with ``paired="delta"``, the delta method).
-      Each replicate resamples the examples, and measures the run and the
-      leader on the same resample. The standard error of the difference is the
-      replicates' spread, and ``p = 2·Φ(−|diff|/se)``. A normal p-value
-      rather than a percentile one because a percentile p-value cannot fall
-      below 1/(n_boot + 1), which a Holm correction over many runs could
-      never reject. For binary boards it is a Poisson bootstrap with the
-      difference's linear part as a control variate, which needs about 8
+    - ``p_vs_leader`` for the other binary measures (markedness, kappa,
+      correlation, precision, f1, ...): the exact paired randomization (swap)
+      test, whichever ``paired=`` says. Under the null the two runs'
+      predictions of each example are exchangeable; of the ``m₁`` positives
+      and ``m₀`` negatives they disagree on, the run predicts positive for
+      ``X₁ ~ Bin(m₁, ½)`` and ``X₀ ~ Bin(m₀, ½)``, which fix both tables, so
+      ``p = P(|D| ≥ |d|)`` is a sum over ``(X₁, X₀)``
+      (:func:`batcheval.inference.paired_se.swap_p`; a swap that leaves the
+      measure undefined counts as not extreme). Measures that never fall as a
+      run gets one more discordant example right (``paired_se.MONOTONE_SWAP``)
+      are enumerated in ``O(m₁ + m₀)``, so on every table; others while at
+      most ``paired_se.SWAP_POINTS`` points, beyond which (and for multiclass
+      boards) ``2·Φ(−|diff|/se)`` with the paired bootstrap's standard error
+      (or, with ``paired="delta"``, the delta method's). Each bootstrap
+      replicate resamples the examples, and measures the run and the leader
+      on the same resample; for binary boards it is a Poisson bootstrap with
+      the difference's linear part as a control variate, which needs about 8
       replicates a run where a plain bootstrap needs 200
-      (:mod:`batcheval.inference.paired_se`). Being normal, these tests
-      exceed their level at small n: markedness's reached 0.24 (bootstrap)
-      and 0.17 (delta) at 0.05 with 10 and 20 examples, and 0.06-0.09 where
-      every margin holds 10 (docs/calibration_leader.md).
+      (:mod:`batcheval.inference.paired_se`). That normal p-value was every
+      such measure's before the swap test, and exceeded its level at small n:
+      markedness's reached 0.238 (bootstrap) and 0.169 (delta) at 0.05 with
+      10 and 20 examples, and 0.061-0.085 where every margin holds 10. The
+      swap test's size is at most 0.052 ± 0.005 on the same grid, but
+      conservative where few examples are discordant
+      (docs/calibration_leader.md, "The board's p-value columns").
 
 Unpaired comparisons (no ``example=``)
     The run and the leader are treated as independent samples:
