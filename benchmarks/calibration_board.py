@@ -177,6 +177,8 @@ def columns(
             out["mid-p sign-flip (candidate)"] = midp_sign_flip(joint).reshape(b, r)
         else:
             out["pooled z (candidate)"] = pooled_z(counts, flat_ref).reshape(b, r)
+    if design == "leader" and not paired and measure in ("informedness", "markedness"):
+        out["score z (candidate)"] = score_z(counts, flat_ref, measure).reshape(b, r)
     for v in out.values():
         v[ref < 0] = np.nan
     return out, rank
@@ -220,6 +222,56 @@ def pooled_z(counts: np.ndarray, ref: np.ndarray) -> np.ndarray:
         var = p1 * (1 - p1) * (1 / pos + 1 / pos[ref]) + p0 * (1 - p0) * (1 / neg + 1 / neg[ref])
         p = special.erfc(np.abs(diff) / np.sqrt(2 * var))
     return np.where(var > 0, p, np.where(diff == 0, 1.0, np.nan))
+
+
+def _constrained_rates(x: np.ndarray, n: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The binomial rates ``p[G, 4]`` of most likelihood under ``Σ c_i p_i = 0`` (``x``, ``n``:
+    successes and trials ``[G, 4]``; ``c`` the constraint's ±1 signs): for a Lagrange multiplier λ
+    each ``p_i`` maximises ``x log p + (n − x) log(1 − p) − λ c p``, the root in [0, 1] of
+    ``λc p² − (λc + n) p + x``; ``Σ c_i p_i(λ)`` falls as λ grows, so λ is found by bisection
+    (on ``λ = scale · tan u``, 80 halvings of u)."""
+    scale = n.sum(axis=1, keepdims=True)
+
+    def rates(u: np.ndarray) -> np.ndarray:
+        a = scale * np.tan(u)[:, None] * c  # λ c
+        bq = a + n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            root = np.sqrt(np.maximum(bq * bq - 4.0 * a * x, 0.0))
+            p = np.where(bq + root > 0, 2.0 * x / (bq + root), bq / a)  # x = 0 with λc < −n: 1 + n/(λc)
+        return np.clip(np.nan_to_num(p), 0.0, 1.0)
+
+    lo = np.full(len(x), -np.pi / 2 + 1e-12)
+    hi = np.full(len(x), np.pi / 2 - 1e-12)
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        up = (rates(mid) * c).sum(axis=1) > 0  # the constraint still positive: λ must grow
+        lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
+    return rates((lo + hi) / 2)
+
+
+def score_z(counts: np.ndarray, ref: np.ndarray, measure: str) -> np.ndarray:
+    """Unpaired score test of equal informedness (a difference of hit rates given the real class
+    sizes) or markedness (given the predicted sizes): ``z = Σ c_i p̂_i / sqrt(Σ p̃_i(1 − p̃_i)/n_i)``
+    with ``p̃`` the rates of most likelihood under ``Σ c_i p_i = 0`` (a candidate, not the library's)."""
+    from scipy import special
+
+    tp, fp, fn, tn = counts[:, 1, 1], counts[:, 0, 1], counts[:, 1, 0], counts[:, 0, 0]
+    if measure == "informedness":  # tp / real positives − fp / real negatives
+        x1, n1, x0, n0 = tp, tp + fn, fp, fp + tn
+    else:  # tp / predicted positives − fn / predicted negatives
+        x1, n1, x0, n0 = tp, tp + fp, fn, fn + tn
+    x = np.stack([x1, x0, x1[ref], x0[ref]], axis=1).astype(np.float64)
+    n = np.stack([n1, n0, n1[ref], n0[ref]], axis=1).astype(np.float64)
+    c = np.array([1.0, -1.0, -1.0, 1.0])
+    empty = (n == 0).any(axis=1)
+    n = np.where(n == 0, 1.0, n)  # (an empty class's p-value is NaN below)
+    diff = (x / n * c).sum(axis=1)
+    p = _constrained_rates(x, n, c)
+    var = (p * (1 - p) / n).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = special.erfc(np.abs(diff) / np.sqrt(2 * var))
+    out = np.where(var > 0, out, np.where(np.abs(diff) < 1e-12, 1.0, np.nan))
+    return np.where(empty, np.nan, out)
 
 
 def check(y: np.ndarray, pred: np.ndarray, paired: bool, measure: str, design: str, got: dict) -> float:
