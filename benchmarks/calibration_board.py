@@ -166,6 +166,9 @@ def columns(
                     joint, measure, POS, got["diff_vs_leader"], got["se_vs_leader"], method
                 )
                 out[f"normal p {method} (before)"] = before.reshape(b, r)
+                if method == "bootstrap":  # rejects only where both tests do
+                    both = np.fmax(got["p_vs_leader"], before)
+                    out["max(swap, normal bootstrap) (candidate)"] = both.reshape(b, r)
         if len(methods) > 1:
             out["swap enumerated"] = swap_p(joint, measure, POS)[1].reshape(b, r).astype(np.float64)
     else:

@@ -23,7 +23,7 @@ from batcheval.inference.intervals import (
     score_difference,
     standard_errors,
 )
-from batcheval.inference.paired_se import paired_p, sign_flip_p
+from batcheval.inference.paired_se import normal_paired_p, paired_p, sign_flip_p
 from batcheval.kernels.score_diff import score_diff_interval
 from tests.reference import intervals as ref
 from tests.reference.score_diff import score_interval
@@ -446,11 +446,15 @@ def test_leaderboard_p_values_never_come_from_a_zero_standard_error():
 
 
 def test_paired_p_replaces_a_zero_standard_error():
-    # a small table takes the exact swap test: two discordant negatives, both the reference's,
-    # so P(|D| ≥ |d|) = 2 · (1/2)², McNemar's exact p-value, whatever the standard error
+    # a small table: the larger of the exact swap test (two discordant negatives, both the
+    # reference's, so P(|D| ≥ |d|) = 2 · (1/2)², McNemar's exact p-value) and the normal p-value,
+    # whose standard error of 0 is replaced
     joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
     joint[0, 1, 1, 1] = joint[0, 0, 0, 1] = 2
-    assert paired_p(joint, "kappa_cohen", 1, np.array([-1.0]), np.array([0.0]))[0] == 0.5
+    p = paired_p(joint, "kappa_cohen", 1, np.array([-1.0]), np.array([0.0]))[0]
+    assert p >= 0.5 and p == max(
+        0.5, normal_paired_p(joint, "kappa_cohen", 1, np.array([-1.0]), np.zeros(1), "delta")[0]
+    )
     # a table too large to enumerate (kappa_fleiss measures every point) keeps the normal p-value,
     # and a standard error of 0 is replaced
     big = joint * 20_000

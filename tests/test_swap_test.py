@@ -21,7 +21,14 @@ import polars as pl
 import pytest
 
 import batcheval as be
-from batcheval.inference.paired_se import MONOTONE_SWAP, SWAP_POINTS, paired_p, swap_p
+from batcheval.inference.paired_se import (
+    MONOTONE_SWAP,
+    SWAP_POINTS,
+    delta_se,
+    normal_paired_p,
+    paired_p,
+    swap_p,
+)
 from batcheval.kernels import binary as kb
 from batcheval.kernels.signflip import binary_swap_test
 from batcheval.measures import compute
@@ -206,7 +213,7 @@ def test_paired_markedness_p_holds_its_size(n, prevalence, skill):
     assert rate <= alpha + 4 * math.sqrt(alpha * (1 - alpha) / boards), rate
 
 
-def test_leaderboard_uses_the_swap_test_for_paired_markedness():
+def test_leaderboard_takes_the_larger_of_the_swap_and_the_normal_test_for_paired_markedness():
     examples = [(1, 1, 1)] * 3 + [(0, 0, 0)] * 3 + [(1, 0, 1)] * 2 + [(0, 1, 0)] * 2
     y, ref, run = (np.array(c) for c in zip(*examples, strict=True))
     df = pl.DataFrame({
@@ -217,6 +224,14 @@ def test_leaderboard_uses_the_swap_test_for_paired_markedness():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             board = be.leaderboard(df, example="example_id", measure="markedness", paired=paired)
-        assert board.filter(pl.col("run") == "b")["p_vs_leader"][0] == pytest.approx(
-            _brute_force(examples, "markedness"), rel=1e-12
-        )
+        row = board.filter(pl.col("run") == "b").row(0, named=True)
+        exact = _brute_force(examples, "markedness")
+        # the larger of the exact test and the normal p-value, for runs that are not exchangeable
+        assert row["p_vs_leader"] >= exact
+        if paired == "delta":
+            joint = _joint([(y_, b_, a_) for y_, a_, b_ in examples])  # the leader is run "a"
+            se = delta_se(joint, "markedness", 1)
+            normal = normal_paired_p(joint, "markedness", 1, np.array([row["diff_vs_leader"]]), se, "delta")[
+                0
+            ]
+            assert row["p_vs_leader"] == pytest.approx(max(exact, normal), rel=1e-12)
