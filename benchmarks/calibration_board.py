@@ -18,12 +18,12 @@ the two runs, so which one leads does not matter: its size is P(p ≤ α).
 - paired, informedness: the exact sign-flip test (``paired_se.sign_flip_p``),
   which ``p_vs_leader`` is under ``paired="bootstrap"`` (the default) and
   ``paired="delta"`` alike for the measures of ``SIGN_FLIP_MEASURES``;
-  ``p_mcnemar``, the exact McNemar test; markedness: the exact swap test
-  (``paired_se.swap_p``) where its enumeration fits (``swap enumerated`` gives the
-  share of tables), else ``2·Φ(−|diff|/se)`` with the paired Poisson bootstrap's
+  ``p_mcnemar``, the exact McNemar test; markedness: the larger of the exact swap
+  test (``paired_se.swap_p``, where its enumeration fits: ``swap enumerated`` gives
+  the share of tables) and ``2·Φ(−|diff|/se)`` with the paired Poisson bootstrap's
   (``p bootstrap``, the default) or the delta method's (``p delta``) standard error;
-  and, as it was before the swap test, that normal p-value everywhere (``normal p
-  bootstrap (before)``, ``normal p delta (before)``).
+  the swap test alone (``swap test alone``); and, as it was before the swap test,
+  the normal p-value alone (``normal p bootstrap (before)``, ``normal p delta (before)``).
 
 With informedness, ``--designs leader`` also reports two candidate fixes, not the library's
 tests: the mid-p sign-flip test (paired) and a z-test with the null variance from the two
@@ -166,11 +166,10 @@ def columns(
                     joint, measure, POS, got["diff_vs_leader"], got["se_vs_leader"], method
                 )
                 out[f"normal p {method} (before)"] = before.reshape(b, r)
-                if method == "bootstrap":  # rejects only where both tests do
-                    both = np.fmax(got["p_vs_leader"], before)
-                    out["max(swap, normal bootstrap) (candidate)"] = both.reshape(b, r)
         if len(methods) > 1:
-            out["swap enumerated"] = swap_p(joint, measure, POS)[1].reshape(b, r).astype(np.float64)
+            swap, enumerated = swap_p(joint, measure, POS)
+            out["swap test alone"] = swap.reshape(b, r)
+            out["swap enumerated"] = enumerated.reshape(b, r).astype(np.float64)
     else:
         se = _cmp.unpaired_se(counts, measure, "wilson_delta", N_BOOT, seed, POS)
         centre = _cmp.unpaired_centre(counts, measure, "wilson_delta", value.ravel())
