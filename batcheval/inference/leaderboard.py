@@ -35,29 +35,31 @@ Paired comparisons (``example=`` given)
       (size 0.000-0.049 at 0.05 on the grid of docs/calibration_leader.md,
       "The board's p-value columns"); multiclass: its normal form;
     - ``p_vs_leader`` for the other binary measures (markedness, kappa,
-      correlation, precision, f1, ...): the exact paired randomization (swap)
-      test, whichever ``paired=`` says. Under the null the two runs'
-      predictions of each example are exchangeable; of the ``m₁`` positives
-      and ``m₀`` negatives they disagree on, the run predicts positive for
-      ``X₁ ~ Bin(m₁, ½)`` and ``X₀ ~ Bin(m₀, ½)``, which fix both tables, so
-      ``p = P(|D| ≥ |d|)`` is a sum over ``(X₁, X₀)``
+      correlation, precision, f1, ...): the larger of two p-values. One is the
+      exact paired randomization (swap) test, whichever ``paired=`` says: under
+      its null the two runs' predictions of each example are exchangeable; of
+      the ``m₁`` positives and ``m₀`` negatives they disagree on, the run
+      predicts positive for ``X₁ ~ Bin(m₁, ½)`` and ``X₀ ~ Bin(m₀, ½)``, which
+      fix both tables, so ``p = P(|D| ≥ |d|)`` is a sum over ``(X₁, X₀)``
       (:func:`batcheval.inference.paired_se.swap_p`; a swap that leaves the
-      measure undefined counts as not extreme). Measures that never fall as a
-      run gets one more discordant example right (``paired_se.MONOTONE_SWAP``)
-      are enumerated in ``O(m₁ + m₀)``, so on every table; others while at
-      most ``paired_se.SWAP_POINTS`` points, beyond which (and for multiclass
-      boards) ``2·Φ(−|diff|/se)`` with the paired bootstrap's standard error
-      (or, with ``paired="delta"``, the delta method's). Each bootstrap
+      measure undefined counts as not extreme; measures that never fall as a
+      run gets one more discordant example right, ``paired_se.MONOTONE_SWAP``,
+      are summed in ``O(m₁ + m₀)``, others while at most
+      ``paired_se.SWAP_POINTS`` points). The other is ``2·Φ(−|diff|/se)`` with
+      the paired bootstrap's standard error (or, with ``paired="delta"``, the
+      delta method's); multiclass boards take it alone. Each bootstrap
       replicate resamples the examples, and measures the run and the leader
       on the same resample; for binary boards it is a Poisson bootstrap with
       the difference's linear part as a control variate, which needs about 8
       replicates a run where a plain bootstrap needs 200
-      (:mod:`batcheval.inference.paired_se`). That normal p-value was every
-      such measure's before the swap test, and exceeded its level at small n:
-      markedness's reached 0.238 (bootstrap) and 0.169 (delta) at 0.05 with
-      10 and 20 examples, and 0.061-0.085 where every margin holds 10. The
-      swap test's size is at most 0.052 ± 0.005 on the same grid, but
-      conservative where few examples are discordant
+      (:mod:`batcheval.inference.paired_se`). Alone, the normal p-value
+      exceeds its level at small n (markedness: 0.238 with the bootstrap and
+      0.169 with the delta method at 0.05 with 10 and 20 examples, 0.061-0.085
+      where every margin holds 10), and the swap test for runs of equal
+      markedness that are not exchangeable (unequal biases: 0.068-0.080 from
+      40 to 1,000 examples); the larger of the two was at most 0.050
+      (bootstrap) and 0.051 (delta) on the equal-skill grid and 0.049 and 0.057
+      on the unequal one, but conservative where few examples are discordant
       (docs/calibration_leader.md, "The board's p-value columns").
 
 Unpaired comparisons (no ``example=``)
