@@ -221,6 +221,7 @@ def test_friedman_tests_stack_equals_rank_methods():
     mean_rank, chi2, p, f, p_f = friedman_tests(x)
     for g in range(6):
         ref = stats.friedmanchisquare(*x[g])
+        np.testing.assert_allclose(mean_rank[g], stats.rankdata(-x[g], axis=0).mean(axis=1), rtol=1e-15)
         assert chi2[g] == pytest.approx(ref.statistic, rel=1e-12)
         assert p[g] == pytest.approx(ref.pvalue, rel=1e-10)
         res = be.rank_methods(frame_of(x[g].T), pairwise=False)
