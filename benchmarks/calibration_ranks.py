@@ -20,9 +20,10 @@ standard error ``sqrt(p(1 − p)/reps)``:
    ``rank_methods`` calls; the first replicates of every cell are checked against
    ``be.rank_methods`` itself.
 3. The Wilcoxon signed-rank test of one pair over N datasets (``wilcoxon_pairs``, the
-   ``p_wilcoxon`` column), with continuous scores and with the tied binomial accuracies above
-   (ties and zero differences), beside the normal approximation that the library used for
-   N ≤ 13 with ties or zeros before it took scipy's sign-flip distribution there.
+   ``p_wilcoxon`` column) with continuous scores, and with accuracies on 200 or 30 test examples
+   (few or many ties and zero differences), beside the p-value the library gave before it took
+   scipy's sign-flip distribution for N ≤ 13 with ties or zeros (the normal approximation there);
+   and, exactly (all 2^N sign flips of a fixed pattern of ties and zeros), the size of both.
 
     python benchmarks/calibration_ranks.py            # the tables in docs/comparing.md
     python benchmarks/calibration_ranks.py --quick    # a smoke test
@@ -163,16 +164,24 @@ def check_against_rank_methods(x: np.ndarray, rejects: dict[str, np.ndarray], al
         }
         for name, value in got.items():
             if value != bool(rejects[name][g]):
-                raise AssertionError(f"replicate {g}, k={k}, N={n}: {name} {value} vs stacked {rejects[name][g]}")
+                raise AssertionError(
+                    f"replicate {g}, k={k}, N={n}: {name} {value} vs stacked {rejects[name][g]}"
+                )
 
 
 # ------------------------------------------------------------------------------------------- Wilcoxon
 
 
-def wilcoxon_null(n: int, ties: bool, reps: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
-    """p-values of ``wilcoxon_pairs`` and of the normal approximation for ``reps`` null pairs, and the
-    share of pairs with a tie or a zero."""
-    x = null_scores(reps, 2, n, ties, rng).reshape(2 * reps, n)
+def wilcoxon_null(n: int, examples: int | None, reps: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """For ``reps`` null pairs over N datasets: ``wilcoxon_pairs``' p-values (``p``), the p-values the
+    library gave before it took scipy's sign-flip distribution for N ≤ 13 with ties or zeros
+    (``former``: the normal approximation there), and whether each pair has a tie or a zero
+    (``tied``). Scores are N(0, 1) (``examples=None``) or accuracies on ``examples`` test examples."""
+    if examples is None:
+        x = rng.normal(size=(2 * reps, n))
+    else:
+        p_true = np.repeat(rng.uniform(0.6, 0.95, size=(reps, n)), 2, axis=0)
+        x = rng.binomial(examples, p_true) / examples
     a, b = np.arange(0, 2 * reps, 2), np.arange(1, 2 * reps, 2)
     _, p = wilcoxon_pairs(x, a, b)
     r_plus, r_minus, tie = np.empty(reps), np.empty(reps), np.empty(reps)
@@ -181,8 +190,29 @@ def wilcoxon_null(n: int, ties: bool, reps: int, rng: np.random.Generator) -> tu
     var = (count * (count + 1) * (2 * count + 1) - tie / 2.0) / 24.0
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (r_plus - count * (count + 1) / 4.0) / np.sqrt(var)
-    tied = float(np.mean((count < n) | (tie > 0)))
-    return p, 2.0 * special.ndtr(-np.abs(z)), tied
+    tied = (count < n) | (tie > 0)
+    former = np.where(tied, 2.0 * special.ndtr(-np.abs(z)), p)  # untied pairs were exact already
+    return {"p": p, "former": former, "tied": tied}
+
+
+def wilcoxon_pattern_size(magnitudes: np.ndarray, alpha: float) -> tuple[float, float]:
+    """Exact null size, given the pattern of |differences| (zeros included), of ``wilcoxon_pairs``
+    and of the former normal approximation: the share of the 2^m equally likely sign vectors of the
+    m non-zero differences that each rejects at ``alpha`` (no Monte-Carlo error)."""
+    nonzero = np.flatnonzero(magnitudes)
+    m = len(nonzero)
+    signs = 1.0 - 2.0 * ((np.arange(2**m)[:, None] >> np.arange(m)[None, :]) & 1)
+    d = np.zeros((2**m, len(magnitudes)))
+    d[:, nonzero] = signs * magnitudes[nonzero]
+    x = np.vstack([d, np.zeros((1, len(magnitudes)))])  # every row against a row of zeros
+    a, b = np.arange(2**m), np.full(2**m, 2**m)
+    _, p = wilcoxon_pairs(x, a, b)
+    r_plus, r_minus, tie = np.empty(2**m), np.empty(2**m), np.empty(2**m)
+    count = np.empty(2**m, dtype=np.int64)
+    rank_kernels.signed_rank_sums(x, a, b, r_plus, r_minus, count, tie)
+    var = (count * (count + 1) * (2 * count + 1) - tie / 2.0) / 24.0
+    z = (r_plus - count * (count + 1) / 4.0) / np.sqrt(var)
+    return float(np.mean(p < alpha)), float(np.mean(2.0 * special.ndtr(-np.abs(z)) < alpha))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -224,15 +254,33 @@ def main(argv: list[str] | None = None) -> None:
                     print(f"| {'yes' if ties else 'no'} | {k} | {n} | {' | '.join(cells)} |")
 
     print(f"\n## Wilcoxon signed-rank, one pair under the null ({reps_w:,} pairs per row)\n")
-    print("| ties | N | pairs with ties or zeros | p_wilcoxon, α = 0.01 | p_wilcoxon, α = 0.05 "
-          "| normal approx., α = 0.01 | normal approx., α = 0.05 |")  # fmt: skip
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for ties in (False, True):
+    print("| scores | N | pairs with ties or zeros | p_wilcoxon, α = 0.01 | p_wilcoxon, α = 0.05 "
+          "| former p, α = 0.01 | former p, α = 0.05 | former p, α = 0.05, tied pairs only |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for label, examples in (("continuous", None), ("accuracy on 200", 200), ("accuracy on 30", 30)):
         for n in (5, 8, 10, 13, 20, 50):
-            p, p_normal, tied = wilcoxon_null(n, ties, reps_w, rng)
-            print(f"| {'yes' if ties else 'no'} | {n} | {tied:.3f} | {' | '.join(_rates(p))} | "
-                  f"{' | '.join(_rates(p_normal))} |")  # fmt: skip
-    print(f"\n(seed {args.seed}; {time.process_time() - c0:.0f} s CPU, {time.perf_counter() - t0:.0f} s wall)")
+            w = wilcoxon_null(n, examples, reps_w, rng)
+            tied = w["tied"]
+            only = _rate(float(np.sum(w["former"][tied] < 0.05)), int(tied.sum())) if tied.any() else "—"
+            print(f"| {label} | {n} | {tied.mean():.3f} | {' | '.join(_rates(w['p']))} | "
+                  f"{' | '.join(_rates(w['former']))} | {only} |")  # fmt: skip
+    print("\n## Wilcoxon signed-rank: exact size given the pattern of ties and zeros (all sign flips)\n")
+    print("| N | pattern | p_wilcoxon, α = 0.01 | p_wilcoxon, α = 0.05 | former p, α = 0.01 "
+          "| former p, α = 0.05 |")  # fmt: skip
+    print("| ---: | --- | ---: | ---: | ---: | ---: |")
+    for n in range(5, 14):
+        patterns = {
+            "one zero": np.arange(n, dtype=float),
+            "one tied pair": np.r_[1.0, np.arange(1, n, dtype=float)],
+            "two zeros, a tied triple": np.r_[0.0, 0.0, 1.0, 1.0, 1.0, np.arange(2, n - 3, dtype=float)],
+        }
+        for name, mags in patterns.items():
+            sizes = [wilcoxon_pattern_size(mags, a) for a in ALPHAS]
+            (new01, old01), (new05, old05) = sizes
+            print(f"| {n} | {name} | {new01:.4f} | {new05:.4f} | {old01:.4f} | {old05:.4f} |")
+    print(
+        f"\n(seed {args.seed}; {time.process_time() - c0:.0f} s CPU, {time.perf_counter() - t0:.0f} s wall)"
+    )
 
 
 if __name__ == "__main__":
