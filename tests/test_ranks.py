@@ -14,7 +14,7 @@ from scipy import stats
 
 import batcheval as be
 from batcheval.errors import BatchevalWarning, InvalidArgumentError
-from batcheval.inference.ranks import studentized_range_sf
+from batcheval.inference.ranks import friedman_tests, studentized_range_sf, wilcoxon_pairs
 
 sp = pytest.importorskip("scikit_posthocs")
 multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
@@ -191,3 +191,38 @@ def test_cd_diagram_bars_join_exactly_the_pairs_nemenyi_cannot_separate(tmp_path
     assert set(order) <= labels
     with pytest.raises(ValueError, match="chart='cd'"):
         be.plot(res, chart="roc")
+
+
+@pytest.mark.parametrize("n", [5, 8, 11, 13])
+def test_wilcoxon_with_ties_at_small_n_is_scipys_permutation_test(n):
+    # scipy enumerates the 2^N sign flips when N <= 13 has ties or zeros; wilcoxon_pairs counts the
+    # same distribution by subset sums of doubled mid-ranks
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 4, size=(40, n)).astype(float)  # coarse scores: many ties and zeros
+    a, b = np.arange(0, 40, 2), np.arange(1, 40, 2)
+    w, p = wilcoxon_pairs(x, a, b)
+    for i in range(len(a)):
+        if (x[a[i]] == x[b[i]]).all():
+            continue  # scipy warns (0/0 in its z) on all-zero differences; both give p = 1
+        ref = stats.wilcoxon(x[a[i]], x[b[i]])
+        assert w[i] == pytest.approx(ref.statistic, abs=1e-12)
+        assert p[i] == pytest.approx(ref.pvalue, rel=1e-12, abs=1e-15)
+    # and through rank_methods (columns of the frame are methods)
+    res = be.rank_methods(frame_of(x[:4].T))
+    for row in res.pairwise.iter_rows(named=True):
+        i, j = int(row["method_a"][1:]), int(row["method_b"][1:])
+        if (x[i] != x[j]).any():
+            assert row["p_wilcoxon"] == pytest.approx(stats.wilcoxon(x[i], x[j]).pvalue, rel=1e-12)
+
+
+def test_friedman_tests_stack_equals_rank_methods():
+    rng = np.random.default_rng(7)
+    x = np.round(rng.normal(size=(6, 4, 9)), 0)  # six tables of 4 methods × 9 datasets, with ties
+    mean_rank, chi2, p, f, p_f = friedman_tests(x)
+    for g in range(6):
+        ref = stats.friedmanchisquare(*x[g])
+        np.testing.assert_allclose(mean_rank[g], stats.rankdata(-x[g], axis=0).mean(axis=1), rtol=1e-15)
+        assert chi2[g] == pytest.approx(ref.statistic, rel=1e-12)
+        assert p[g] == pytest.approx(ref.pvalue, rel=1e-10)
+        res = be.rank_methods(frame_of(x[g].T), pairwise=False)
+        assert (f[g], p_f[g]) == pytest.approx((res.iman_davenport_f, res.iman_davenport_p), rel=1e-12)

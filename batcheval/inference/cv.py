@@ -32,7 +32,8 @@ Why the plain paired t-test over folds is wrong
     Dietterich's (1998, Neural Computation 10:1895) 5×2cv paired t-test for exactly 5 repeats of
     2-fold cross-validation: ``t = d_11 / sqrt(Σ_i s_i² / 5)`` on 5 degrees of freedom, with
     ``s_i² = Σ_j (d_ij − d̄_i)²`` and ``d_11`` the first fold of the first repeat (repeats and
-    folds in sorted order).
+    folds in sorted order). Conservative under the null in docs/comparing.md's simulation (two
+    equally good classifiers on 40 to 400 examples: 0.0262–0.0405 rejected at α = 0.05).
 ``test="t"``
     The plain paired t-test over the J folds (``scipy.stats.ttest_rel``), for comparison only.
 
