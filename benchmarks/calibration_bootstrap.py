@@ -1,0 +1,360 @@
+"""Coverage and width of the 95 % bootstrap intervals of the measures with no closed form.
+
+Usage::
+
+    python benchmarks/calibration_bootstrap.py [--tables 400] [--n-boot 1000] [--classes 2,3,5]
+        [--out docs/calibration_bootstrap.md]
+
+``evaluate(..., ci=0.95, measures=[...])`` gives a measure outside
+``interval_measures(K)`` (mcc with more than two classes, macro_f1, macro_recall, ...)
+the percentile bootstrap of the table (:func:`batcheval.inference.intervals.intervals` with
+``method="bootstrap"``, ``n_boot`` = 1,000 multinomial resamples, the default of ``evaluate``).
+This measures its coverage on the population model of ``calibration_intervals.py``
+(:func:`population`: paper 002's informed-plus-chance model, K classes, the last class of share
+``prevalence``, the others sharing the rest, informedness ``B``), the truth of each measure being
+the library's own point value of the population's cell probabilities (:func:`truths`).
+
+Reported per grid point (K, n, prevalence, B, expected smallest margin
+``n · min(min_k r_k, min_k c_k)``) and measure: the coverage over the tables where the interval
+is defined, with its Monte-Carlo standard error ``sqrt(c(1 − c)/R)``, the share of zero-width
+intervals and the median width of the default, and three candidates on the same tables:
+
+- *smoothed* (``smoothed``): the percentile bootstrap of the table with a pseudo-count: the
+  resamples are drawn from the cell shares of the table plus ``a = 2/(K(K − 1))`` in every cell
+  (:func:`batcheval.inference.intervals.pseudo_count`, the closed forms' Agresti–Caffo-type
+  pseudo-count: 1 for K = 2, 1/3 for K = 3, 1/10 for K = 5), so a perfect or constant table no
+  longer resamples only itself;
+- *BCa* (``bca``): Efron's bias-corrected and accelerated percentiles of the default's own
+  replicates (Efron & Tibshirani 1993, §14.3), the bias ``z0`` from the share of replicates
+  below the estimate (ties counted half), the acceleration from the jackknife over the table's
+  examples (one example left out of each non-empty cell, weighted by the cell's count).
+
+The candidates' widths are shown as the ratio of their median width to the default's (a
+1,000-replicate percentile bootstrap; the issue's reference is a 2,000-replicate one, whose
+percentiles differ from the 1,000-replicate ones by Monte-Carlo error only).
+
+Grid (few points per axis to stay within ~5 min CPU): K = 2, 3, 5; n = 10, 20, 40, 100, 400,
+2000; smallest-class prevalence 0.1, 0.3, 0.5 (K = 2), 0.1, 1/3 (K = 3), 0.1, 0.2 (K = 5);
+informedness 0, 0.5, 0.9. Left out against the issue's wider grid: n above 2,000, prevalence
+below 0.1, and informedness between the three values.
+
+Targets (issue 20): coverage within [0.935, 0.965] wherever the smallest margin is at least 10,
+at least 0.92 from 5; median width at most 1.1 × a 2,000-replicate percentile bootstrap's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import special
+
+from batcheval import measures as bm
+from batcheval.inference import intervals as iv
+
+LEVEL = 0.95
+NS = (10, 20, 40, 100, 400, 2000)
+INFORMEDNESS = (0.0, 0.5, 0.9)
+PREVALENCES = {2: (0.1, 0.3, 0.5), 3: (0.1, 1 / 3), 5: (0.1, 0.2)}
+#: the measures that evaluate(ci=...) gives a bootstrap interval and that the issue names
+MULTICLASS = (
+    "mcc",
+    "macro_f1",
+    "macro_recall",
+    "macro_precision",
+    "weighted_f1",
+    "kappa_fleiss",
+    "macro_informedness",
+    "bias_weighted_informedness",
+    "mutual_information",
+)
+BINARY_ONLY = ("f_beta", "g_measure")
+BETA = 2.0  # the β of f_beta
+METHODS = ("default", "smoothed", "half", "bca")
+#: integer scale of the population table whose point values are the truths (measures take int64)
+TRUTH_SCALE = 10**8
+TOL = 1e-7  # an end equal to the truth covers it (truths carry ~1e-8 of rounding)
+
+
+def names_for(k: int) -> list[str]:
+    """The measures of the study for ``k`` classes (binary MCC included: it is the bootstrap's
+    under ``ci_method="bootstrap"``, though ``evaluate``'s default gives it correlation's closed form)."""
+    return [*MULTICLASS, *(BINARY_ONLY if k == 2 else ())]
+
+
+def population(k: int, prevalence: float, informed: float) -> np.ndarray:
+    """Cell probabilities ``[real, predicted]`` of the informed-plus-chance model (as in
+    ``calibration_intervals.py``)."""
+    r = np.full(k, (1.0 - prevalence) / (k - 1))
+    r[-1] = prevalence
+    return r[:, None] * (informed * np.eye(k) + (1.0 - informed) * r[None, :])
+
+
+def smallest_margin(n: int, pop: np.ndarray) -> float:
+    """``n · min(min_k r_k, min_k c_k)``, rounded (as in ``calibration_intervals.py``)."""
+    return round(n * min(pop.sum(axis=0).min(), pop.sum(axis=1).min()), 9)
+
+
+def truths(pop: np.ndarray, names: list[str]) -> dict[str, float]:
+    """Each measure's value at the population: the point value of the table of cell shares
+    scaled to :data:`TRUTH_SCALE` examples (every measure here is a function of the shares)."""
+    table = np.round(pop * TRUTH_SCALE).astype(np.int64)[None]
+    return {m: float(v[0]) for m, v in bm.compute(table, names, beta=BETA).items()}
+
+
+def _percentile_rows(values: np.ndarray, lo_q: np.ndarray, hi_q: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per-row quantiles (linear, as numpy's default) of ``values[G, B]`` ignoring NaN, at
+    per-row levels ``lo_q``, ``hi_q``; NaN for a row with fewer than 2 finite values."""
+    s = np.sort(values, axis=1)  # NaN sort last
+    m = np.isfinite(s).sum(axis=1)
+    out = []
+    for q in (lo_q, hi_q):
+        pos = np.clip(q, 0.0, 1.0) * np.maximum(m - 1, 0)
+        i = np.floor(pos).astype(np.int64)
+        j = np.minimum(i + 1, np.maximum(m - 1, 0))
+        frac = pos - i
+        rows = np.arange(len(s))
+        v = s[rows, i] * (1 - frac) + s[rows, j] * frac
+        out.append(np.where(m >= 2, v, np.nan))
+    return out[0], out[1]
+
+
+def bca(
+    counts: np.ndarray, values: np.ndarray, estimate: np.ndarray, name: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """BCa ends from replicate values ``values[G, B]`` of the tables ``counts[G, K, K]``."""
+    g, k, _ = counts.shape
+    finite = np.isfinite(values)
+    nf = finite.sum(axis=1)
+    below = np.sum(finite & (values < estimate[:, None]), axis=1)
+    ties = np.sum(finite & (values == estimate[:, None]), axis=1)
+    share = (below + 0.5 * ties) / np.maximum(nf, 1)
+    z0 = special.ndtri(np.clip(share, 1.0 / (2 * np.maximum(nf, 1)), 1 - 1.0 / (2 * np.maximum(nf, 1))))
+    # jackknife over examples: leave one out of each non-empty cell
+    flat = counts.reshape(g, k * k)
+    jack = np.repeat(flat[:, None, :], k * k, axis=1) - np.eye(k * k, dtype=np.int64)[None]
+    w = flat.astype(np.float64)
+    ok_cell = flat > 0
+    jack = np.where(ok_cell[:, :, None], jack, flat[:, None, :])
+    theta = bm.compute(jack.reshape(-1, k, k), [name], beta=BETA)[name].reshape(g, k * k)
+    w = np.where(ok_cell & np.isfinite(theta), w, 0.0)
+    theta = np.where(w > 0, theta, 0.0)
+    wsum = w.sum(axis=1)
+    mean = (w * theta).sum(axis=1) / np.maximum(wsum, 1)
+    d = mean[:, None] - theta
+    num = (w * d**3).sum(axis=1)
+    den = 6.0 * ((w * d**2).sum(axis=1)) ** 1.5
+    acc = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    z = special.ndtri(np.array([(1 - LEVEL) / 2, (1 + LEVEL) / 2]))
+    qs = []
+    for zz in z:
+        t = z0 + (z0 + zz) / (1 - acc * (z0 + zz))
+        qs.append(special.ndtr(t))
+    low, high = _percentile_rows(values, qs[0], qs[1])
+    bad = ~np.isfinite(estimate)
+    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+
+
+def smoothed_replicates(
+    counts: np.ndarray, n_boot: int, rng: np.random.Generator, pseudo: float
+) -> np.ndarray:
+    """``n_boot`` multinomial resamples of ``n`` examples from the shares of each table plus
+    ``pseudo`` in every cell: ``[G, n_boot, K, K]``."""
+    g, k, _ = counts.shape
+    flat = counts.reshape(g, k * k).astype(np.float64) + pseudo
+    p = flat / flat.sum(axis=1, keepdims=True)
+    n = counts.reshape(g, -1).sum(axis=1)
+    reps = rng.multinomial(n[:, None], p[:, None, :], size=(g, n_boot))
+    return reps.reshape(g, n_boot, k, k).astype(np.int64)
+
+
+def simulate_point(
+    k: int, n: int, prev: float, b: float, tables: int, n_boot: int, rng: np.random.Generator, seed: int
+) -> list[dict]:
+    """One row per measure at one grid point."""
+    names = names_for(k)
+    pop = population(k, prev, b)
+    truth = truths(pop, names)
+    counts = rng.multinomial(n, pop.ravel(), size=tables).reshape(tables, k, k).astype(np.int64)
+    estimate = bm.compute(counts, names, beta=BETA)
+    # the default, as evaluate computes it (intervals() on the stacked tables), and its replicates
+    default = iv.intervals(counts, names, LEVEL, "bootstrap", n_boot=n_boot, seed=seed, beta=BETA)
+    reps = iv.bootstrap_replicates(counts, n_boot, seed).reshape(-1, k, k)
+    values = bm.compute(reps, names, beta=BETA)
+    sm_reps = smoothed_replicates(counts, n_boot, rng, iv.pseudo_count(k)).reshape(-1, k, k)
+    sm_values = bm.compute(sm_reps, names, beta=BETA)
+    half_reps = smoothed_replicates(counts, n_boot, rng, iv.pseudo_count(k) / 2).reshape(-1, k, k)
+    half_values = bm.compute(half_reps, names, beta=BETA)
+    half = (1 - LEVEL) / 2
+    rows = []
+    for m in names:
+        v = values[m].reshape(tables, n_boot)
+        ends = {
+            "default": default[m],
+            "smoothed": _percentile_rows(
+                sm_values[m].reshape(tables, n_boot), np.full(tables, half), np.full(tables, 1 - half)
+            ),
+            "half": _percentile_rows(
+                half_values[m].reshape(tables, n_boot), np.full(tables, half), np.full(tables, 1 - half)
+            ),
+            "bca": bca(counts, v, estimate[m], m),
+        }
+        row = {
+            "k": k, "n": n, "prevalence": prev, "informedness": b, "margin": smallest_margin(n, pop),
+            "measure": m, "truth": truth[m],
+        }  # fmt: skip
+        t = truth[m]
+        ref_width = np.nan
+        for method in METHODS:
+            low, high = ends[method]
+            ok = np.isfinite(low) & np.isfinite(high) & np.isfinite(estimate[m])
+            defined = int(ok.sum())
+            hit = ok & (low <= t + TOL) & (t - TOL <= high)
+            cov = hit.sum() / defined if defined else np.nan
+            width = (high - low)[ok]
+            med = float(np.median(width)) if defined else np.nan
+            if method == "default":
+                ref_width = med
+                row["defined"] = defined / tables
+                row["zero_width"] = float(np.mean(width <= 1e-12)) if defined else np.nan
+            row[f"{method}_coverage"] = cov
+            row[f"{method}_se"] = np.sqrt(cov * (1 - cov) / defined) if defined else np.nan
+            row[f"{method}_width"] = med
+            row[f"{method}_ratio"] = med / ref_width if ref_width > 1e-12 else np.nan
+        rows.append(row)
+    return rows
+
+
+def simulate(
+    k: int,
+    tables: int,
+    n_boot: int,
+    seed: int,
+    ns: tuple[int, ...] = NS,
+    prevalences: tuple[float, ...] | None = None,
+    informedness: tuple[float, ...] = INFORMEDNESS,
+) -> list[dict]:
+    """Every grid point of ``k`` classes; one row per point × measure."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in ns:
+        for prev in prevalences or PREVALENCES[k]:
+            for b in informedness:
+                rows += simulate_point(k, n, prev, b, tables, n_boot, rng, seed + n)
+    return rows
+
+
+def _band(row: dict, method: str) -> str:
+    c = row[f"{method}_coverage"]
+    if not np.isfinite(c):
+        return "–"
+    flag = ""
+    if row["margin"] >= 10 and not 0.935 <= c <= 0.965:
+        flag = " ⚠"
+    elif 5 <= row["margin"] < 10 and c < 0.92:
+        flag = " ⚠"
+    return f"{c:.3f} ± {row[f'{method}_se']:.3f}{flag}"
+
+
+def summary(rows: list[dict]) -> list[str]:
+    """Per K, measure and method: the points with margin ≥ 10 in the band, clearly below it
+    (coverage + 2 MC SE < 0.935), the range, the floor at margins 5-10, and the width ratio."""
+    out = [
+        "| K | measure | method | points, margin ≥ 10 | in [0.935, 0.965] | clearly below "
+        "(c + 2 se < 0.935) | min | max | min, margin 5–10 | min, margin < 5 | × default width: "
+        "median | max (margin ≥ 5) |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for k in sorted({r["k"] for r in rows}):
+        for m in names_for(k):
+            sel = [r for r in rows if r["k"] == k and r["measure"] == m]
+            for method in METHODS:
+                c = np.array([r[f"{method}_coverage"] for r in sel if r["margin"] >= 10])
+                se = np.array([r[f"{method}_se"] for r in sel if r["margin"] >= 10])
+                c5 = [r[f"{method}_coverage"] for r in sel if 5 <= r["margin"] < 10]
+                c0 = [r[f"{method}_coverage"] for r in sel if r["margin"] < 5]
+                ratio = np.array([r[f"{method}_ratio"] for r in sel if r["margin"] >= 5])
+                ratio = ratio[np.isfinite(ratio)]
+                fin = np.isfinite(c)
+                out.append(
+                    f"| {k} | {m} | {method} | {int(fin.sum())} "
+                    f"| {int(np.sum((c[fin] >= 0.935) & (c[fin] <= 0.965)))} "
+                    f"| {int(np.sum(c[fin] + 2 * se[fin] < 0.935))} "
+                    f"| {np.nanmin(c):.3f} | {np.nanmax(c):.3f} "
+                    f"| {np.nanmin(c5) if c5 else np.nan:.3f} | {np.nanmin(c0) if c0 else np.nan:.3f} "
+                    f"| {np.median(ratio) if len(ratio) else np.nan:.2f} "
+                    f"| {ratio.max() if len(ratio) else np.nan:.2f} |"
+                )
+    return out
+
+
+def detail(rows: list[dict], k: int) -> list[str]:
+    out = [
+        "| n | prevalence | B | margin | measure | truth | defined | default: coverage "
+        "| zero width | median width | smoothed: coverage | × width | half: coverage | × width "
+        "| BCa: coverage | × width |",
+        "|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        if r["k"] != k:
+            continue
+        out.append(
+            f"| {r['n']} | {r['prevalence']:.3g} | {r['informedness']} | {r['margin']:.1f} | {r['measure']} "
+            f"| {r['truth']:.4f} | {r['defined']:.3f} | {_band(r, 'default')} | {r['zero_width']:.3f} "
+            f"| {r['default_width']:.4f} | {_band(r, 'smoothed')} | {r['smoothed_ratio']:.2f} "
+            f"| {_band(r, 'half')} | {r['half_ratio']:.2f} "
+            f"| {_band(r, 'bca')} | {r['bca_ratio']:.2f} |"
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", type=int, default=400)
+    ap.add_argument("--n-boot", type=int, default=1000)
+    ap.add_argument("--classes", default="2,3,5")
+    ap.add_argument("--seed", type=int, default=20261124)
+    ap.add_argument("--out", default=None, help="write the markdown report here")
+    args = ap.parse_args(argv)
+    t0 = time.process_time()
+    rows: list[dict] = []
+    for k in (int(v) for v in args.classes.split(",")):
+        rows += simulate(k, args.tables, args.n_boot, args.seed + k)
+        print(f"K = {k}: {time.process_time() - t0:.0f} s CPU", file=sys.stderr)
+    cmd = "python benchmarks/calibration_bootstrap.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    se95 = np.sqrt(0.95 * 0.05 / args.tables)
+    lines = [
+        "# Calibration of the bootstrap intervals (measures with no closed form)",
+        "",
+        f"Made by `{cmd.strip()}` ({time.process_time() - t0:.0f} s CPU); {args.tables} tables per grid "
+        f"point, {args.n_boot} bootstrap replicates per table (the default `n_boot`), seed {args.seed}. "
+        f"Monte-Carlo standard error near 0.95: {se95:.4f}. See the benchmark's docstring for the model "
+        "and the three candidates (*smoothed*: the percentile bootstrap from the table plus the "
+        "closed forms' pseudo-count; *half*: with half of it; *BCa*).",
+        "",
+        "## Summary",
+        "",
+        *summary(rows),
+        "",
+    ]
+    for k in sorted({r["k"] for r in rows}):
+        lines += [
+            f"## K = {k}: coverage ± Monte-Carlo SE",
+            "",
+            "⚠: outside [0.935, 0.965] where the smallest expected margin is ≥ 10, below 0.92 where it "
+            "is 5 to 10. × width: the candidate's median width over the default's.",
+            "",
+            *detail(rows, k),
+            "",
+        ]
+    text = "\n".join(lines)
+    if args.out:
+        Path(args.out).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
