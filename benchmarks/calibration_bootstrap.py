@@ -6,32 +6,41 @@ Usage::
         [--out docs/calibration_bootstrap.md]
 
 ``evaluate(..., ci=0.95, measures=[...])`` gives a measure outside
-``interval_measures(K)`` (mcc with more than two classes, macro_f1, macro_recall, ...)
-the percentile bootstrap of the table (:func:`batcheval.inference.intervals.intervals` with
-``method="bootstrap"``, ``n_boot`` = 1,000 multinomial resamples, the default of ``evaluate``).
-This measures its coverage on the population model of ``calibration_intervals.py``
+``interval_measures(K)`` (mcc with more than two classes, macro_f1, macro_recall, ...) a
+bootstrap interval of the table, ``n_boot`` = 1,000 multinomial resamples (the default of
+``evaluate``). This measures its coverage on the population model of ``calibration_intervals.py``
 (:func:`population`: paper 002's informed-plus-chance model, K classes, the last class of share
 ``prevalence``, the others sharing the rest, informedness ``B``), the truth of each measure being
 the library's own point value of the population's cell probabilities (:func:`truths`).
 
 Reported per grid point (K, n, prevalence, B, expected smallest margin
 ``n · min(min_k r_k, min_k c_k)``) and measure: the coverage over the tables where the interval
-is defined, with its Monte-Carlo standard error ``sqrt(c(1 − c)/R)``, the share of zero-width
-intervals and the median width of the default, and three candidates on the same tables:
+is defined, with its Monte-Carlo standard error ``sqrt(c(1 − c)/R)``, and the median width, of
+four methods on the same tables, the first three computed by the library itself (:func:`ends`:
+:func:`batcheval.inference.intervals.intervals` with ``method="bootstrap"`` and ``pseudo=``):
 
+- *percentile* (``percentile``): the plain percentile bootstrap, the multinomial resamples of
+  the table (what ``evaluate(ci=..., ci_method="bootstrap")`` and the leaderboard give, and
+  what ``evaluate(ci=...)`` gave these measures before), with its share of zero-width intervals;
 - *smoothed* (``smoothed``): the percentile bootstrap of the table with a pseudo-count: the
-  resamples are drawn from the cell shares of the table plus ``a = 2/(K(K − 1))`` in every cell
+  ``n`` examples of each resample are drawn from the cell shares of the table plus
+  ``a = 2/(K(K − 1))`` in every cell, ``(counts + a)/(n + K²a)``
   (:func:`batcheval.inference.intervals.pseudo_count`, the closed forms' Agresti–Caffo-type
   pseudo-count: 1 for K = 2, 1/3 for K = 3, 1/10 for K = 5), so a perfect or constant table no
   longer resamples only itself;
-- *BCa* (``bca``): Efron's bias-corrected and accelerated percentiles of the default's own
-  replicates (Efron & Tibshirani 1993, §14.3), the bias ``z0`` from the share of replicates
-  below the estimate (ties counted half), the acceleration from the jackknife over the table's
-  examples (one example left out of each non-empty cell, weighted by the cell's count).
+- *half* (``half``): the same with half of it, ``a/2 = 1/(K(K − 1))`` per cell
+  (:func:`batcheval.inference.intervals.bootstrap_pseudo_count`): **the library's default**,
+  what ``evaluate(ci=0.95, seed=s)`` gives these measures under ``ci_method="wilson_delta"``,
+  bit for bit on the same seed;
+- *BCa* (``bca``): Efron's bias-corrected and accelerated percentiles of the percentile
+  bootstrap's own replicates (Efron & Tibshirani 1993, §14.3), the bias ``z0`` from the share of
+  replicates below the estimate (ties counted half), the acceleration from the jackknife over the
+  table's examples (one example left out of each non-empty cell, weighted by the cell's count).
 
-The candidates' widths are shown as the ratio of their median width to the default's (a
-1,000-replicate percentile bootstrap; the issue's reference is a 2,000-replicate one, whose
-percentiles differ from the 1,000-replicate ones by Monte-Carlo error only).
+Each method's width is shown as the ratio of its median width to the percentile bootstrap's (a
+1,000-replicate one; the issue's reference is a 2,000-replicate one, whose percentiles differ
+from the 1,000-replicate ones by Monte-Carlo error only). The three resampling methods draw from
+the same seed per grid point.
 
 Grid (few points per axis to stay within ~5 min CPU): K = 2, 3, 5; n = 10, 20, 40, 100, 400,
 2000; smallest-class prevalence 0.1, 0.3, 0.5 (K = 2), 0.1, 1/3 (K = 3), 0.1, 0.2 (K = 5);
@@ -73,7 +82,8 @@ MULTICLASS = (
 )
 BINARY_ONLY = ("f_beta", "g_measure")
 BETA = 2.0  # the β of f_beta
-METHODS = ("default", "smoothed", "half", "bca")
+#: "half" is evaluate(ci=)'s default for these measures, "percentile" ci_method="bootstrap"'s
+METHODS = ("percentile", "smoothed", "half", "bca")
 #: integer scale of the population table whose point values are the truths (measures take int64)
 TRUTH_SCALE = 10**8
 TOL = 1e-7  # an end equal to the truth covers it (truths carry ~1e-8 of rounding)
@@ -201,17 +211,22 @@ def bca(
     return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
 
-def smoothed_replicates(
-    counts: np.ndarray, n_boot: int, rng: np.random.Generator, pseudo: float
-) -> np.ndarray:
-    """``n_boot`` multinomial resamples of ``n`` examples from the shares of each table plus
-    ``pseudo`` in every cell: ``[G, n_boot, K, K]``."""
-    g, k, _ = counts.shape
-    flat = counts.reshape(g, k * k).astype(np.float64) + pseudo
-    p = flat / flat.sum(axis=1, keepdims=True)
-    n = counts.reshape(g, -1).sum(axis=1)
-    reps = rng.multinomial(n[:, None], p[:, None, :], size=(g, n_boot))
-    return reps.reshape(g, n_boot, k, k).astype(np.int64)
+def pseudo_of(method: str, k: int) -> float:
+    """The pseudo-count per cell that ``method`` resamples with (0: the plain bootstrap)."""
+    return {"percentile": 0.0, "smoothed": iv.pseudo_count(k), "half": iv.bootstrap_pseudo_count(k)}[method]
+
+
+def ends(
+    counts: np.ndarray, names: list[str], method: str, n_boot: int, seed: int
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The library's percentile intervals of ``method`` ("percentile", "smoothed", "half"):
+    :func:`batcheval.inference.intervals.intervals` with ``method="bootstrap"`` and the
+    method's ``pseudo=``, so the benchmark cannot drift from the library. "half" is what
+    ``evaluate(ci=0.95, seed=seed)`` gives these measures (tests/test_calibration_bootstrap.py
+    checks it bit for bit), "percentile" what ``ci_method="bootstrap"`` gives."""
+    k = counts.shape[1]
+    pseudo = pseudo_of(method, k)
+    return iv.intervals(counts, names, LEVEL, "bootstrap", n_boot=n_boot, seed=seed, beta=BETA, pseudo=pseudo)
 
 
 def simulate_point(
@@ -223,28 +238,16 @@ def simulate_point(
     truth = truths(pop, names)
     counts = rng.multinomial(n, pop.ravel(), size=tables).reshape(tables, k, k).astype(np.int64)
     estimate = bm.compute(counts, names, beta=BETA)
-    # the default, as evaluate computes it (intervals() on the stacked tables), and its replicates
-    default = iv.intervals(counts, names, LEVEL, "bootstrap", n_boot=n_boot, seed=seed, beta=BETA)
+    # the library's intervals on the stacked tables, as evaluate computes them, all from the same seed
+    by_method = {method: ends(counts, names, method, n_boot, seed) for method in METHODS[:3]}
+    # BCa from the plain bootstrap's replicates (the same ones as "percentile")
     reps = iv.bootstrap_replicates(counts, n_boot, seed).reshape(-1, k, k)
     values = bm.compute(reps, names, beta=BETA)
-    sm_reps = smoothed_replicates(counts, n_boot, rng, iv.pseudo_count(k)).reshape(-1, k, k)
-    sm_values = bm.compute(sm_reps, names, beta=BETA)
-    half_reps = smoothed_replicates(counts, n_boot, rng, iv.pseudo_count(k) / 2).reshape(-1, k, k)
-    half_values = bm.compute(half_reps, names, beta=BETA)
-    half = (1 - LEVEL) / 2
     rows = []
     for m in names:
         v = values[m].reshape(tables, n_boot)
-        ends = {
-            "default": default[m],
-            "smoothed": _percentile_rows(
-                sm_values[m].reshape(tables, n_boot), np.full(tables, half), np.full(tables, 1 - half)
-            ),
-            "half": _percentile_rows(
-                half_values[m].reshape(tables, n_boot), np.full(tables, half), np.full(tables, 1 - half)
-            ),
-            "bca": bca(counts, v, estimate[m], m),
-        }
+        point_ends = {method: by_method[method][m] for method in METHODS[:3]}
+        point_ends["bca"] = bca(counts, v, estimate[m], m)
         row = {
             "k": k, "n": n, "prevalence": prev, "informedness": b, "margin": smallest_margin(n, pop),
             "measure": m, "truth": truth[m],
@@ -252,14 +255,14 @@ def simulate_point(
         t = truth[m]
         ref_width = np.nan
         for method in METHODS:
-            low, high = ends[method]
+            low, high = point_ends[method]
             ok = np.isfinite(low) & np.isfinite(high) & np.isfinite(estimate[m])
             defined = int(ok.sum())
             hit = ok & (low <= t + TOL) & (t - TOL <= high)
             cov = hit.sum() / defined if defined else np.nan
             width = (high - low)[ok]
             med = float(np.median(width)) if defined else np.nan
-            if method == "default":
+            if method == "percentile":
                 ref_width = med
                 row["defined"] = defined / tables
                 row["zero_width"] = float(np.mean(width <= 1e-12)) if defined else np.nan
@@ -304,12 +307,15 @@ def _band(row: dict, method: str) -> str:
 
 def summary(rows: list[dict]) -> list[str]:
     """Per K, measure and method: the points with margin ≥ 10 in the band, clearly below it
-    (coverage + 2 MC SE < 0.935), the range, the floor at margins 5-10, and the width ratio."""
+    (coverage + 2 MC SE < 0.935), the range, the floor at margins 5-10, the width ratio, and
+    (as in docs/calibration_intervals.md) the points with margin ≥ 10 whose width ratio is
+    above 1.1 with the percentile bootstrap's own coverage there."""
     out = [
         "| K | measure | method | points, margin ≥ 10 | in [0.935, 0.965] | clearly below "
-        "(c + 2 se < 0.935) | min | max | min, margin 5–10 | min, margin < 5 | × default width: "
-        "median | max (margin ≥ 5) |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "(c + 2 se < 0.935) | min | max | min, margin 5–10 | min, margin < 5 | × percentile width: "
+        "median | max (margin ≥ 5) | points above 1.1 (margin ≥ 10) | percentile's own coverage "
+        "there (median, min) |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for k in sorted({r["k"] for r in rows}):
         for m in names_for(k):
@@ -322,6 +328,13 @@ def summary(rows: list[dict]) -> list[str]:
                 ratio = np.array([r[f"{method}_ratio"] for r in sel if r["margin"] >= 5])
                 ratio = ratio[np.isfinite(ratio)]
                 fin = np.isfinite(c)
+                wide = [
+                    r["percentile_coverage"]
+                    for r in sel
+                    if r["margin"] >= 10 and np.isfinite(r[f"{method}_ratio"]) and r[f"{method}_ratio"] > 1.1
+                ]
+                n_ratio = sum(1 for r in sel if r["margin"] >= 10 and np.isfinite(r[f"{method}_ratio"]))
+                there = f"{np.median(wide):.3f}, {np.min(wide):.3f}" if wide else "–"
                 out.append(
                     f"| {k} | {m} | {method} | {int(fin.sum())} "
                     f"| {int(np.sum((c[fin] >= 0.935) & (c[fin] <= 0.965)))} "
@@ -329,15 +342,16 @@ def summary(rows: list[dict]) -> list[str]:
                     f"| {np.nanmin(c):.3f} | {np.nanmax(c):.3f} "
                     f"| {np.nanmin(c5) if c5 else np.nan:.3f} | {np.nanmin(c0) if c0 else np.nan:.3f} "
                     f"| {np.median(ratio) if len(ratio) else np.nan:.2f} "
-                    f"| {ratio.max() if len(ratio) else np.nan:.2f} |"
+                    f"| {ratio.max() if len(ratio) else np.nan:.2f} "
+                    f"| {len(wide)} of {n_ratio} | {there} |"
                 )
     return out
 
 
 def detail(rows: list[dict], k: int) -> list[str]:
     out = [
-        "| n | prevalence | B | margin | measure | truth | defined | default: coverage "
-        "| zero width | median width | smoothed: coverage | × width | half: coverage | × width "
+        "| n | prevalence | B | margin | measure | truth | defined | percentile: coverage "
+        "| zero width | median width | smoothed: coverage | × width | half (default): coverage | × width "
         "| BCa: coverage | × width |",
         "|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -346,8 +360,8 @@ def detail(rows: list[dict], k: int) -> list[str]:
             continue
         out.append(
             f"| {r['n']} | {r['prevalence']:.3g} | {r['informedness']} | {r['margin']:.1f} | {r['measure']} "
-            f"| {r['truth']:.4f} | {r['defined']:.3f} | {_band(r, 'default')} | {r['zero_width']:.3f} "
-            f"| {r['default_width']:.4f} | {_band(r, 'smoothed')} | {r['smoothed_ratio']:.2f} "
+            f"| {r['truth']:.4f} | {r['defined']:.3f} | {_band(r, 'percentile')} | {r['zero_width']:.3f} "
+            f"| {r['percentile_width']:.4f} | {_band(r, 'smoothed')} | {r['smoothed_ratio']:.2f} "
             f"| {_band(r, 'half')} | {r['half_ratio']:.2f} "
             f"| {_band(r, 'bca')} | {r['bca_ratio']:.2f} |"
         )
@@ -389,7 +403,7 @@ def main(argv: list[str] | None = None) -> None:
             f"## K = {k}: coverage ± Monte-Carlo SE",
             "",
             "⚠: outside [0.935, 0.965] where the smallest expected margin is ≥ 10, below 0.92 where it "
-            "is 5 to 10. × width: the candidate's median width over the default's.",
+            "is 5 to 10. × width: the method's median width over the percentile bootstrap's.",
             "",
             *detail(rows, k),
             "",
