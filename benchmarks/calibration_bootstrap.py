@@ -93,41 +93,50 @@ TOL = 1e-7  # an end equal to the truth covers it (truths carry ~1e-8 of roundin
 NOTES = [
     "## Findings",
     "",
-    "- **The default misses the targets at small n.** Where the smallest expected margin is ≥ 10, the "
-    "percentile bootstrap is in [0.935, 0.965] at 16–24 of the 36 binary points per measure (lowest "
-    "coverage 0.562–0.660), at 10–17 of 21 with three classes (lowest 0.765–0.912) and at 13–17 of 18 "
-    "with five (lowest 0.900–0.932). At margins 5 to 10 it covers as little as 0.395–0.537 (K = 2), "
-    "0.720–0.767 (K = 3) and 0.860–0.920 (K = 5), against the floor of 0.92.",
-    "- **Where and why.** (a) Small tables with few expected errors: K = 2, informedness 0.9, "
-    "n = 20 (balanced), 40 (prevalence 0.3, 0.5): 0.647–0.868 for every measure, with 12–33 % "
-    "zero-width intervals, since a table without errors resamples only itself. (b) A cell expected "
-    "to hold about one example although the margins hold 10: K = 2, n = 100, prevalence 0.1, "
-    "informedness 0 (one expected true positive): 0.652–0.665 for all measures but weighted_f1 "
-    "(0.955): in the 37 % of tables with no true positive every resample has none either, so the "
-    "interval carries none of the positive class's uncertainty; informedness 0.9 at the same n and "
-    "prevalence: 0.562–0.807. K = 3, n = 100, a class of 10, informedness 0.9: 0.765–0.912. (c) "
-    "Mild under-coverage, 0.895–0.925, at many points with margins of 12 to 600: the percentile "
-    "bootstrap is a little narrow.",
-    "- **mutual_information** has its truth 0 at informedness 0, the lower end of its range, and "
-    "every replicate is ≥ 0, so no percentile interval covers it there (coverage 0.000 at every such "
-    "point); it is also biased upwards at small n. It is in the band at 13 of 36, 3 of 21 and 2 of "
-    "18 points (K = 2, 3, 5); do not read its interval as 95 % at small n or near independence.",
-    "- **The candidates.** The smoothed bootstrap (resampling the table plus the closed forms' "
-    "pseudo-count) raises the lowest coverage at margin ≥ 10 to 0.925–0.932 for seven binary "
-    "measures (macro_f1 and kappa_fleiss 0.860, weighted_f1 0.890) and to ≥ 0.915 at margins 5–10, "
-    "and puts 18–27 of 36 binary points in the band (12–18 of 21 for K = 3, 13–17 of 18 for "
-    "K = 5), but it over-covers up to 0.988–1.000, and its median width reaches 1.80–4.37 times the "
-    "percentile bootstrap's at binary points with margin ≥ 5 (1.57–2.00 for K = 3, 1.16–1.35 for "
-    "K = 5; the median ratio over the grid is 1.00–1.02). Half the pseudo-count: lowest 0.917–0.932, "
-    "highest 0.988–0.998, width up to 1.50–3.60 times (K = 2). BCa keeps the default's failures "
-    "(lowest binary coverage 0.568–0.650): it moves the percentiles of a collapsed bootstrap "
-    "distribution but cannot widen it.",
-    "- **Decision: no change to the library.** No candidate improves coverage without breaking the "
-    "width rule (at most 1.1 times a 2,000-replicate percentile bootstrap's median width): the "
-    "points to repair are those where the percentile bootstrap itself collapses, so any interval "
-    "that covers there is wider than it. The intervals of these measures are documented as "
-    "under-covering at small n (here and in `batcheval.inference.intervals`); a closed form "
-    "per measure, or a pseudo-count tuned so as not to over-cover, is left for later.",
+    "- **Adopted: the smoothed bootstrap (*half*) is `evaluate(ci=)`'s default for these measures.** "
+    'Under `ci_method="wilson_delta"` a measure with no closed form gets the percentile bootstrap '
+    "of resamples of `n` examples from the table plus `1/(K(K − 1))` in every cell (half the closed "
+    'forms\' pseudo-count; `intervals(..., "bootstrap", pseudo=bootstrap_pseudo_count(K))`); '
+    '`ci_method="bootstrap"` keeps the plain percentile bootstrap for every measure, and so does '
+    "the leaderboard. The *half* column below is the library's default bit for bit on the same seed "
+    "(tests/test_calibration_bootstrap.py).",
+    "- **Its coverage.** Where the smallest expected margin is ≥ 10 its lowest coverage per measure is "
+    "0.930–0.935 with two classes (21–29 of 36 points in [0.935, 0.965]), 0.915–0.930 with three "
+    "(14–18 of 21) and 0.910–0.932 with five (12–16 of 18), and no point of any measure is clearly "
+    "below the band (coverage + 2 MC SE < 0.935); at margins 5–10 it is at least 0.950–0.973 (K = 2), "
+    "0.930–0.965 (K = 3) and 0.907–0.953 (K = 5). The percentile bootstrap on the same tables: lowest "
+    "0.537–0.635 (K = 2, 20–26 of 36 in the band, 4–8 points clearly below per measure), 0.787–0.910 "
+    "(K = 3), 0.880–0.927 (K = 5), and down to 0.370 at margins 5–10. The smoothed bootstrap "
+    "over-covers where the percentile bootstrap collapses: up to 0.990–0.995 (K = 2), 0.970–0.995 "
+    "(K = 3), 0.958–0.963 (K = 5), e.g. 0.995 for macro_recall at n = 20, balanced, informedness 0.9, "
+    "where the percentile bootstrap covers 0.635 with 36 % zero-width intervals.",
+    "- **Its width, and the width rule.** Its median width over the grid is 1.00–1.01 times the "
+    "percentile bootstrap's for every measure. Where the margin is ≥ 10 it is above 1.1 times at 5 of "
+    "36 binary points per measure (6 for f_beta), at 1–2 of 21 with three classes and at none of 18 "
+    "with five (macro_informedness: 1), at most 1.50–3.20 (K = 2), 1.31–1.65 (K = 3) and 1.05–1.23 "
+    "(K = 5) times at margins ≥ 5. Those are the points where the percentile bootstrap itself "
+    "under-covers: its own coverage there is 0.635–0.830 (median over the points; lowest 0.537–0.635) "
+    "with two classes, 0.843–0.938 (lowest 0.787–0.932) with three, 0.915 with five. As for the "
+    "closed forms (docs/calibration_intervals.md), coverage comes first: the width rule compares with "
+    "a reference that fails at exactly those points.",
+    "- **Where and why the percentile bootstrap fails.** (a) Small tables with few expected errors "
+    "(K = 2, informedness 0.9, n = 20–40): a table without errors resamples only itself, so 10–36 % "
+    "of its intervals have zero width. (b) A cell expected to hold about one example although the "
+    "margins hold 10 (K = 2, n = 100, prevalence 0.1): in the tables where it is empty every resample "
+    "has it empty too. The pseudo-count gives every cell a chance in every resample. (c) Mild "
+    "under-coverage, 0.880–0.932, at points with margins of 20 to 200 with three and five classes "
+    "(18 and 43 points × measures): the percentile bootstrap is a little narrow.",
+    "- **The other candidates.** The whole pseudo-count (*smoothed*) is wider (at most 1.80–3.65 times "
+    "with two classes, 1.55–2.00 with three, 1.17–1.39 with five) and is above 1.1 times at more points "
+    "(7 of 36 binary), and leaves macro_f1 and kappa_fleiss at 0.855 and weighted_f1 at 0.900 (K = 2). "
+    "BCa keeps the percentile bootstrap's failures (lowest binary coverage 0.535–0.630): it moves the "
+    "percentiles of a collapsed bootstrap distribution but cannot widen it.",
+    "- **mutual_information** has its truth 0 at informedness 0, the lower end of its range, and every "
+    "replicate is ≥ 0, so no percentile interval, smoothed or not, covers it there (coverage 0.000 at "
+    "every such point); it is also biased upwards at small n. The smoothed bootstrap does not make it "
+    "worse, so it gets the default too: in the band at 16 (percentile 15) of 36, 9 (5) of 21 and 1 (1) "
+    "of 18 points (K = 2, 3, 5), clearly below at 12 (15), 8 (12) and 14 (14). Do not read its interval "
+    "as 95 % at small n or near independence.",
     "",
 ]
 
@@ -389,8 +398,9 @@ def main(argv: list[str] | None = None) -> None:
         f"Made by `{cmd.strip()}` ({time.process_time() - t0:.0f} s CPU); {args.tables} tables per grid "
         f"point, {args.n_boot} bootstrap replicates per table (the default `n_boot`), seed {args.seed}. "
         f"Monte-Carlo standard error near 0.95: {se95:.4f}. See the benchmark's docstring for the model "
-        "and the three candidates (*smoothed*: the percentile bootstrap from the table plus the "
-        "closed forms' pseudo-count; *half*: with half of it; *BCa*).",
+        'and the four methods (*percentile*: the plain percentile bootstrap, `ci_method="bootstrap"`; '
+        "*smoothed*: the percentile bootstrap from the table plus the closed forms' pseudo-count; "
+        "*half*: with half of it, `evaluate(ci=)`'s default for these measures; *BCa*).",
         "",
         *NOTES,
         "## Summary",
