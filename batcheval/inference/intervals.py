@@ -1242,7 +1242,7 @@ def add_intervals(
     capable = interval_measures(k, method)
     wanted = _measures.default_measures(k, beta) if measures is None else list(measures)
     names = [m for m in wanted if m in capable]
-    # measures with no closed form (f1, mcc, macro_f1, ...) fall back to the bootstrap
+    # measures with no closed form (f1, mcc, macro_f1, ...) fall back to the (smoothed) bootstrap
     # (for measures named by the caller: the default set keeps its closed forms, which cost nothing)
     fallback = [m for m in wanted if m not in capable and m in interval_measures(k, "bootstrap")]
     if measures is None:
