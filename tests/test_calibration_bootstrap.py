@@ -175,3 +175,16 @@ def test_default_coverage_is_the_docs_table_and_near_the_level(point: tuple) -> 
     tol = 4 * np.sqrt(expect * (1 - expect) * (1 / ok.sum() + 1 / DOCS_TABLES))
     assert abs(rate - expect) <= tol, (rate, expect, tol)
     assert rate >= 0.95 - 4 * np.sqrt(0.95 * 0.05 / ok.sum()), rate
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"method": "bootstrap", "pseudo": -1.0}, r"pseudo must be a finite number of at least 0, got -1.0"),
+        ({"method": "bootstrap", "pseudo": float("nan")}, r"pseudo must be .* got nan"),
+        ({"method": "wilson_delta", "pseudo": 0.5}, r"pseudo= is for method='bootstrap' only, got .*0.5"),
+    ],
+)
+def test_bad_pseudo_is_named(kwargs: dict, match: str) -> None:
+    with pytest.raises(be.InvalidArgumentError, match=match):
+        intervals(np.array([[[5, 1], [2, 7]]]), ["accuracy"], 0.95, n_boot=10, seed=1, **kwargs)
