@@ -114,8 +114,12 @@ def evaluate(
         A confidence level such as 0.95: adds ``<measure>_ci_low`` and
         ``<measure>_ci_high`` for every measure asked for (of the pooled
         tables when pooling, one-vs-rest with ``per_class``). Under
-        ``"wilson_delta"``, named measures with no closed form (f1, mcc,
-        macro_f1, ...) get bootstrap intervals; p-values get none, and a
+        ``"wilson_delta"``, named measures with no closed form (mcc with more
+        than two classes, macro_f1, weighted_f1, kappa_fleiss, ...) get the
+        smoothed percentile bootstrap: ``n_boot`` resamples of the table plus
+        ``1/(K(K − 1))`` in every cell, which keeps its level at small n where the
+        plain one collapsed (``docs/calibration_bootstrap.md``; binary f1,
+        jaccard and mcc have closed forms); p-values get none, and a
         :class:`~batcheval.errors.BatchevalWarning` names them. With the
         default measure set, only the closed-form intervals are added (the
         bootstrap of every measure would cost far more than the measures).
@@ -128,8 +132,10 @@ def evaluate(
         correlation and kappa_cohen built on those two score intervals, and for
         multiclass tables the delta-method interval of the table with
         pseudo-counts in every cell (coverage in ``docs/calibration_intervals.md``).
-        ``"bootstrap"``: percentile intervals of ``n_boot`` multinomial
-        resamples of each table, for every measure but the p-values.
+        ``"bootstrap"``: the plain percentile intervals of ``n_boot``
+        multinomial resamples of each table, for every measure but the p-values
+        (it covers less than its level in small tables with few errors or an
+        almost empty cell; ``docs/calibration_bootstrap.md``).
     n_boot, seed
         Bootstrap replicates per table, and the seed that makes them
         reproducible (None: different on each call).

@@ -98,10 +98,21 @@ def test_ci_covers_every_measure_or_names_the_rest() -> None:
     for m in ("mcc", "macro_f1", "informedness"):
         low, mid, high = out[f"{m}_ci_low"][0], out[m][0], out[f"{m}_ci_high"][0]
         assert low < mid < high, m
-    # the bootstrap fallback is the bootstrap's own interval
+    # the fallback is the library's smoothed bootstrap of the table (1/(K(K - 1)) per cell),
+    # ci_method="bootstrap" the plain one, both from the same seed
+    from batcheval.inference.intervals import bootstrap_pseudo_count, intervals
+
+    table = skm.confusion_matrix(Y3, P3)[None]
     boot = be.evaluate(df, measures=["mcc"], ci=0.95, ci_method="bootstrap", seed=1, n_boot=400)
-    assert boot["mcc_ci_low"][0] == pytest.approx(
-        be.evaluate(df, measures=["mcc"], ci=0.95, seed=1, n_boot=400)["mcc_ci_low"][0]
+    smooth = be.evaluate(df, measures=["mcc"], ci=0.95, seed=1, n_boot=400)
+    plain_ends = intervals(table, ["mcc"], 0.95, "bootstrap", n_boot=400, seed=1)["mcc"]
+    smooth_ends = intervals(
+        table, ["mcc"], 0.95, "bootstrap", n_boot=400, seed=1, pseudo=bootstrap_pseudo_count(3)
+    )
+    assert (boot["mcc_ci_low"][0], boot["mcc_ci_high"][0]) == (plain_ends[0][0], plain_ends[1][0])
+    assert (smooth["mcc_ci_low"][0], smooth["mcc_ci_high"][0]) == (
+        smooth_ends["mcc"][0][0],
+        smooth_ends["mcc"][1][0],
     )
     with pytest.warns(be.BatchevalWarning, match=r"no interval for \['p_chi2'\]"):
         out = be.evaluate(df, measures=["accuracy", "p_chi2"], ci=0.9)

@@ -22,6 +22,7 @@ from .sampling import (
     poisson_inverted,
     poisson_setup,
     seed_state,
+    smoothed_multinomial,
     splitmix64,
 )
 
@@ -55,6 +56,26 @@ def _resample_group(counts, g, n_boot, seed, out):
         total += counts[g, c]
     for b in range(n_boot):
         state = multinomial(counts, g, total, state, out[b])
+
+
+@jit_parallel
+def smoothed_resample(counts, pseudo, n_boot, seeds, out):
+    """``out[g, b]`` = a Multinomial(n_g, (counts[g] + pseudo) / (n_g + C·pseudo)) draw, for
+    ``b < n_boot``: :func:`multinomial_resample` from the table plus ``pseudo`` in each of
+    its ``C`` cells (the smoothed bootstrap of ``evaluate(ci=)``). Same seeds, same
+    generator: ``pseudo = 0`` gives :func:`multinomial_resample`'s replicates."""
+    for g in prange(counts.shape[0]):
+        _smoothed_group(counts, pseudo, g, n_boot, seeds[g], out[g])
+
+
+@jit
+def _smoothed_group(counts, pseudo, g, n_boot, seed, out):
+    state = seed_state(seed)
+    total = 0
+    for c in range(counts.shape[1]):
+        total += counts[g, c]
+    for b in range(n_boot):
+        state = smoothed_multinomial(counts, g, pseudo, total, state, out[b])
 
 
 @jit_inline

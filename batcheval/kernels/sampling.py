@@ -183,6 +183,30 @@ def multinomial(counts, g, total, state, out_row):
     return state
 
 
+@jit_inline
+def smoothed_multinomial(counts, g, pseudo, total, state, out_row):
+    """One Multinomial(total, (counts[g] + pseudo) / (total + C·pseudo)) draw into
+    ``out_row`` (``C`` cells), by :func:`multinomial`'s chain of conditional binomials
+    over the smoothed weights. With ``pseudo = 0`` it makes :func:`multinomial`'s draw bit
+    for bit (the weights are the integer counts, exact as doubles). Returns the next state."""
+    n_cells = counts.shape[1]
+    left = total  # examples still to place
+    mass = total + n_cells * pseudo  # smoothed weights of the cells not yet drawn
+    for c in range(n_cells - 1):
+        cell = counts[g, c] + pseudo
+        if left == 0 or cell == 0.0:
+            x = 0
+        elif cell >= mass:  # also where rounding of the running mass left p >= 1
+            x = left
+        else:
+            x, state = binomial(left, cell / mass, state)
+        out_row[c] = x
+        left -= x
+        mass -= cell
+    out_row[n_cells - 1] = left
+    return state
+
+
 # poisson_setup's row: the mean, then inversion's exp(-mean), or PTRS's constants
 POISSON_PARAMS = 7
 
