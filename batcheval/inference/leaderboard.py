@@ -315,14 +315,19 @@ def leaderboard(
         ci_method = "bootstrap"  # no closed form (f1, mcc, macro_f1, ...): the bootstrap's interval
     pos = table.positive_index(positive) if k == 2 else 1
     counts = np.asarray(table.counts)
-    point = _measures.compute(counts, [measure, p_name], positive=pos)
-    if cells is not None and p_name in _clustered.CLUSTERED_CHANCE:  # count clusters, not rows
-        point[p_name] = _clustered.clustered_chance(counts, cells)[p_name]
+    if cells is None:
+        # the measure, its chance test and a closed-form interval depend on the table alone, and
+        # runs scored on one test set repeat tables (57 % distinct among the benchmark's 100k
+        # runs): each is worked out once
+        distinct, inverse = _distinct_tables(counts)
+        once = _measures.compute(distinct, [measure, p_name], positive=pos)
+        point = {name: values[inverse] for name, values in once.items()}
+    else:
+        point = _measures.compute(counts, [measure, p_name], positive=pos)
+        if p_name in _clustered.CLUSTERED_CHANCE:  # count clusters, not rows
+            point[p_name] = _clustered.clustered_chance(counts, cells)[p_name]
     value = point[measure]
     if cells is None and ci_method == "wilson_delta":
-        # a closed-form interval depends on its table alone, and runs scored on one test set
-        # repeat tables (57 % distinct among the benchmark's 100k runs): each is solved once
-        distinct, inverse = _distinct_tables(counts)
         low, high = _intervals.intervals(distinct, [measure], ci, ci_method, positive=pos)[measure]
         low, high = low[inverse], high[inverse]
     elif cells is None:  # the bootstrap seeds each table by its position: no sharing
