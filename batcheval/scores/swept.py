@@ -10,6 +10,7 @@ import polars as pl
 
 from .. import measures as _measures
 from ..core.table import ContingencyTable
+from ..measures.registry import check_beta
 
 __all__ = ["CELLS", "Swept"]
 
@@ -34,6 +35,8 @@ class Swept:
     fp: np.ndarray
     fn: np.ndarray
     tn: np.ndarray
+    #: measures computed with the cells (:func:`batcheval.kernels.sweep.sweep_columns`), by name
+    measured: dict[str, np.ndarray] | None = None
 
     def key_rows(self) -> pl.DataFrame:
         """The keys repeated for each threshold, then the ``threshold`` column."""
@@ -55,7 +58,12 @@ class Swept:
         """The sweep's output: key rows, ``n``, the cells and the measures."""
         head = self.key_rows()
         cells = (self.tp, self.fp, self.fn, self.tn)
-        values = _measures.compute_cells(*cells, measures, beta=beta)
+        names = None if measures is None else list(dict.fromkeys(measures))
+        if self.measured is not None and names == list(self.measured):
+            check_beta(beta)  # as compute_cells would
+            values = self.measured
+        else:
+            values = _measures.compute_cells(*cells, measures, beta=beta)
         return head.hstack(
             [pl.Series("n", self.n, dtype=pl.Int64)]
             + [pl.Series(name, c, dtype=pl.Int64) for name, c in zip(CELLS, cells, strict=True)]
