@@ -321,3 +321,50 @@ def test_sweep_default_is_lean_and_all_gives_every_measure():
     np.testing.assert_allclose(lean["informedness"], tp / (tp + fn) - fp / (fp + tn), rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(lean["f1"], 2 * tp / (2 * tp + fp + fn), rtol=1e-15)
     assert lean.select(every.columns[:7]).equals(every.select(every.columns[:7]))
+
+
+@pytest.mark.parametrize("scale", [1, 1_000_000_000])
+def test_fused_sweep_measures_have_the_bits_of_the_measure_program(scale):
+    """sweep_columns measures its tables as it writes their cells; every value equals, bit for bit,
+    what binary_measures gives the same cells, and the naive reference to rounding. Groups with one
+    class, no rows, one row; counts past the int64-exact determinant's limit when scaled."""
+    from batcheval.kernels import binary as kb
+    from batcheval.kernels import sweep as ks
+
+    rng = np.random.default_rng(7)
+    n_groups, t = 40, 9
+    hist = rng.integers(0, 4, (n_groups, t + 1, 2)) * scale
+    hist[1] = 0  # no rows: NaN everywhere
+    hist[2, :, 0] = 0  # positives only
+    hist[3, :, 1] = 0  # negatives only
+    hist[4] = 0
+    hist[4, 5, 1] = scale  # one row
+    groups = np.arange(n_groups, dtype=np.int64)
+    thr = np.linspace(-1.0, 1.0, t)
+    rows = n_groups * t
+    names = list(ks.FUSED)
+    slots = np.arange(len(names), dtype=np.int64)[::-1].copy()  # rows in reverse order
+    n, tp, fp, fn, tn = (np.empty(rows, np.int64) for _ in range(5))
+    threshold = np.empty(rows)
+    out = np.empty((len(names), rows))
+    ks.sweep_columns(hist, groups, thr, slots, tp, fp, fn, tn, n, threshold, out)
+    # a row passes threshold j iff its bin is above j: suffix sums over bins j+1..T
+    above = np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:]  # [G, T, 2]
+    totals = hist.sum(axis=1)  # [G, 2]
+    want = {"tp": above[..., 1], "fp": above[..., 0]}
+    want |= {"fn": totals[:, 1:2] - want["tp"], "tn": totals[:, 0:1] - want["fp"]}
+    want["n"] = np.repeat(totals.sum(axis=1), t)
+    for name, got in zip(("n", "tp", "fp", "fn", "tn"), (n, tp, fp, fn, tn), strict=True):
+        np.testing.assert_array_equal(got, want[name].reshape(-1), err_msg=name)
+    np.testing.assert_array_equal(threshold, np.tile(thr, n_groups))
+    program_slots = np.full(len(kb.NAMES), -1)
+    for k, name in enumerate(names):
+        program_slots[kb.NAMES.index(name)] = k
+    program = np.empty((len(names), rows))
+    kb.binary_measures(tp, fp, fn, tn, 1.0, program_slots, program)
+    for k, name in enumerate(names):
+        np.testing.assert_array_equal(out[slots[k]].view(np.int64), program[k].view(np.int64), err_msg=name)
+        ref = [binary_reference(np.array([[tn[i], fp[i]], [fn[i], tp[i]]], float))[name] for i in range(rows)]
+        np.testing.assert_allclose(out[slots[k]], ref, rtol=1e-12, atol=1e-15, err_msg=name)
+    assert np.isnan(out[:, t : 2 * t]).all()
+    assert (scale > 1) == (n.max() >= kb.EXACT_LIMIT)  # the scaled case takes the float determinant

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from .binary import EXACT_LIMIT
 from .count import row_group, thread_rows
 from .jit import jit_inline, jit_parallel, prange
 
@@ -137,13 +138,35 @@ def sweep_cell_ids(
     return bad.sum()
 
 
+#: The measures :func:`sweep_columns` computes as it writes the cells, in its ``slots`` order:
+#: every measure of a default sweep. Each is the operations, in the order, of
+#: :mod:`batcheval.kernels.binary`'s formula for it, so each value has the bits ``binary_measures``
+#: gives it.
+FUSED = ("recall", "fallout", "precision", "bias", "informedness", "markedness", "f1", "accuracy")
+_N_FUSED = len(FUSED)
+# tables measured at a time: the scratch block of their values stays in L1
+_FUSED_BLOCK = 256
+
+
 @jit_parallel
-def cells_from_histogram(hist, groups, tp, fp, fn, tn, n):
-    """Suffix sums of ``hist[G, T+1, 2]`` (per bin: negatives, positives) for the
-    groups listed in ``groups``: the cells at every threshold, written straight
-    into the output columns (row ``r*T + j`` is threshold j of ``groups[r]``)."""
+def sweep_columns(hist, groups, thresholds, slots, tp, fp, fn, tn, n, threshold, out):
+    """Suffix sums of ``hist[G, T+1, 2]`` (per bin: negatives, positives) for the groups listed in
+    ``groups``: the cells at every threshold, written straight into the output columns (row
+    ``r*T + j`` is threshold j of ``groups[r]``), with the ``threshold`` column and the measures
+    of :data:`FUSED` in the same pass: ``out[slots[k], row]`` is measure ``FUSED[k]`` (skipped
+    where ``slots[k]`` is -1), NaN for an empty table.
+
+    A default sweep's frame is some 1.2 GB of fresh columns written once; measuring each group's
+    tables while its cells are still in L1, rather than in a pass of their own over the cell
+    columns, saves reading those back and the per-operation loops of the general program.
+    """
     width = hist.shape[1]
     n_thr = width - 1
+    n_fused = _N_FUSED
+    measured = False
+    for k in range(n_fused):
+        measured |= slots[k] >= 0
+    nan = np.nan
     for r in prange(groups.shape[0]):
         g = groups[r]
         pos_total = 0
@@ -162,6 +185,53 @@ def cells_from_histogram(hist, groups, tp, fp, fn, tn, n):
             fp[base + j] = fp_c
             tn[base + j] = neg_total - fp_c
             n[base + j] = pos_total + neg_total
+        for j in range(n_thr):
+            threshold[base + j] = thresholds[j]
+        if not measured:
+            continue
+        s = np.empty((n_fused, min(n_thr, _FUSED_BLOCK)))
+        for lo in range(0, n_thr, _FUSED_BLOCK):
+            m = min(n_thr - lo, _FUSED_BLOCK)
+            for j in range(m):
+                i = base + lo + j
+                ti, fi, ni, ui = tp[i], fp[i], fn[i], tn[i]
+                a, b, c, d = float(ti), float(fi), float(ni), float(ui)
+                # binary.run_program's determinant, exact in int64 while it fits
+                exact = float(ti * ui - fi * ni)
+                det = exact if ti + fi + ni + ui < EXACT_LIMIT else a * d - b * c
+                pp = a + b
+                total = pp + c + d
+                rp = a + c
+                rn = b + d
+                pn = c + d
+                den_bm = rp * rn
+                den_mk = pp * pn
+                a2 = a * 2.0
+                den_f1 = a2 + b + c
+                # the formulas of binary._formulas, in FUSED order
+                v0 = a / rp if rp != 0 else nan
+                v1 = b / rn if rn != 0 else nan
+                v2 = a / pp if pp != 0 else nan
+                v3 = pp / total
+                v4 = det / den_bm if den_bm != 0 else 0.0
+                v5 = det / den_mk if den_mk != 0 else 0.0
+                v6 = a2 / den_f1 if den_f1 != 0 else nan
+                v7 = (a + d) / total
+                empty = total == 0
+                s[0, j] = nan if empty else v0
+                s[1, j] = nan if empty else v1
+                s[2, j] = nan if empty else v2
+                s[3, j] = nan if empty else v3
+                s[4, j] = nan if empty else v4
+                s[5, j] = nan if empty else v5
+                s[6, j] = nan if empty else v6
+                s[7, j] = nan if empty else v7
+            for k in range(n_fused):
+                row = slots[k]
+                if row >= 0:
+                    o = out[row]
+                    for j in range(m):
+                        o[base + lo + j] = s[k, j]
 
 
 @jit_parallel

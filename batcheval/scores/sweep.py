@@ -142,7 +142,7 @@ def sweep(
         table, report = stream.table(data, thresholds, score_range, on_error, progress, engine, client)
     else:
         scored = prepare_scores(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
-        swept = _swept(scored, thresholds, score_range)
+        swept = _swept(scored, thresholds, score_range, measures if pool is None else [])
         if pool is None:  # straight from the cell columns: no [N, 2, 2] tensor
             return _names.rename_columns(swept.frame(measures, beta), rename)
         table = swept.table()
@@ -156,14 +156,19 @@ def sweep(
     return out
 
 
-def _swept(scored: Scored, thresholds: int | Sequence[float] | str, score_range) -> Swept:
+def _swept(
+    scored: Scored, thresholds: int | Sequence[float] | str, score_range, measures: Sequence[str] | None = ()
+) -> Swept:
     if isinstance(thresholds, str):
         return exact_sweep(scored)
-    return _binned(scored, thresholds, score_range)
+    return _binned(scored, thresholds, score_range, measures)
 
 
-def _binned(scored: Scored, thresholds: int | Sequence[float], score_range) -> Swept:
-    """One histogram pass, then suffix sums straight into the cell columns."""
+def _binned(
+    scored: Scored, thresholds: int | Sequence[float], score_range, measures: Sequence[str] | None = ()
+) -> Swept:
+    """One histogram pass, then suffix sums straight into the cell columns, and the measures
+    ``measures`` with them when the kernel has them all (:data:`~batcheval.kernels.sweep.FUSED`)."""
     thr, evenly = threshold_grid(scored, thresholds, score_range)
     t = len(thr)
     n_groups = scored.space.size
@@ -176,9 +181,16 @@ def _binned(scored: Scored, thresholds: int | Sequence[float], score_range) -> S
         present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, (t + 1) * 2)))
     rows = len(present) * t
     n, tp, fp, fn, tn = (np.empty(rows, dtype=np.int64) for _ in range(5))
-    _sweep.cells_from_histogram(hist, present, tp, fp, fn, tn, n)
-    threshold = np.broadcast_to(thr, (len(present), t)).ravel()
-    return Swept(scored.space.decode(present), t, threshold, n, tp, fp, fn, tn)
+    threshold = np.empty(rows, dtype=np.float64)
+    names = list(dict.fromkeys(measures)) if measures is not None else None
+    fused = names is not None and all(m in _sweep.FUSED for m in names)
+    slots = np.full(len(_sweep.FUSED), -1, dtype=np.int64)
+    for row, name in enumerate(names if fused else ()):
+        slots[_sweep.FUSED.index(name)] = row
+    out = np.empty((len(names) if fused else 0, rows), dtype=np.float64)
+    _sweep.sweep_columns(hist, present, thr, slots, tp, fp, fn, tn, n, threshold, out)
+    measured = dict(zip(names, out, strict=True)) if fused else None
+    return Swept(scored.space.decode(present), t, threshold, n, tp, fp, fn, tn, measured)
 
 
 def _histogram(scored: Scored, grid: tuple, cells: int) -> np.ndarray:

@@ -10,6 +10,7 @@ import polars as pl
 
 from .. import measures as _measures
 from ..core.table import ContingencyTable
+from ..measures.registry import check_beta
 
 __all__ = ["CELLS", "Swept"]
 
@@ -34,20 +35,26 @@ class Swept:
     fp: np.ndarray
     fn: np.ndarray
     tn: np.ndarray
+    #: measures computed with the cells (:func:`batcheval.kernels.sweep.sweep_columns`), by name
+    measured: dict[str, np.ndarray] | None = None
 
     def key_rows(self) -> pl.DataFrame:
         """The keys repeated for each threshold, then the ``threshold`` column."""
         thr = pl.Series("threshold", self.threshold, dtype=pl.Float64)
         if not self.keys.width:
             return pl.DataFrame([thr])
-        groups = np.arange(self.keys.height)
+        index_type = pl.get_index_type()
+        # an index Series gathers 2-3x faster, and built in the index's own dtype it is not cast
+        # (a 10M-row int64 index cast to UInt32 cost as much as the gather itself)
+        as_index = len(self.threshold) < (1 << 32) or index_type == pl.UInt64
+        dtype = (np.uint32 if index_type == pl.UInt32 else np.uint64) if as_index else np.int64
+        groups = np.arange(self.keys.height, dtype=dtype)
         if isinstance(self.per_group, int | np.integer):
             # broadcast-and-copy: several times faster than np.repeat at 10M rows
             rows = np.broadcast_to(groups[:, None], (len(groups), int(self.per_group))).ravel()
         else:
             rows = np.repeat(groups, self.per_group)
-        index_type = pl.get_index_type()
-        if len(rows) < (1 << 32) or index_type == pl.UInt64:  # an index Series gathers 2-3x faster
+        if as_index:
             return self.keys[pl.Series(rows, dtype=index_type)].hstack([thr])
         return self.keys[rows].hstack([thr])
 
@@ -55,7 +62,12 @@ class Swept:
         """The sweep's output: key rows, ``n``, the cells and the measures."""
         head = self.key_rows()
         cells = (self.tp, self.fp, self.fn, self.tn)
-        values = _measures.compute_cells(*cells, measures, beta=beta)
+        names = None if measures is None else list(dict.fromkeys(measures))
+        if self.measured is not None and names == list(self.measured):
+            check_beta(beta)  # as compute_cells would
+            values = self.measured
+        else:
+            values = _measures.compute_cells(*cells, measures, beta=beta)
         return head.hstack(
             [pl.Series("n", self.n, dtype=pl.Int64)]
             + [pl.Series(name, c, dtype=pl.Int64) for name, c in zip(CELLS, cells, strict=True)]
