@@ -162,33 +162,18 @@ def binomial(n, p, state):
 
 @jit_inline
 def multinomial(counts, g, total, state, out_row):
-    """One Multinomial(total, counts[g] / total) draw into ``out_row``: a chain of
-    conditional binomials, each cell given the mass left after the cells before
-    it, which is exact. Returns the generator's next state."""
-    n_cells = counts.shape[1]
-    left = total  # examples still to place
-    mass = total  # original counts of the cells not yet drawn
-    for c in range(n_cells - 1):
-        cell = counts[g, c]
-        if left == 0 or cell == 0:
-            x = 0
-        elif cell >= mass:
-            x = left
-        else:
-            x, state = binomial(left, cell / mass, state)
-        out_row[c] = x
-        left -= x
-        mass -= cell
-    out_row[n_cells - 1] = left
-    return state
+    """One Multinomial(total, counts[g] / total) draw into ``out_row``:
+    :func:`smoothed_multinomial` with no pseudo-count. Returns the generator's next state."""
+    return smoothed_multinomial(counts, g, 0.0, total, state, out_row)
 
 
 @jit_inline
 def smoothed_multinomial(counts, g, pseudo, total, state, out_row):
     """One Multinomial(total, (counts[g] + pseudo) / (total + C·pseudo)) draw into
-    ``out_row`` (``C`` cells), by :func:`multinomial`'s chain of conditional binomials
-    over the smoothed weights. With ``pseudo = 0`` it makes :func:`multinomial`'s draw bit
-    for bit (the weights are the integer counts, exact as doubles). Returns the next state."""
+    ``out_row`` (``C`` cells): a chain of conditional binomials, each cell given the mass
+    left after the cells before it, which is exact. With ``pseudo = 0`` the weights are
+    the integer counts, exact as doubles, so :func:`multinomial` is this with no
+    pseudo-count. Returns the next state."""
     n_cells = counts.shape[1]
     left = total  # examples still to place
     mass = total + n_cells * pseudo  # smoothed weights of the cells not yet drawn
