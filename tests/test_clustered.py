@@ -14,6 +14,7 @@ from statsmodels.stats.proportion import proportion_confint
 import batcheval as be
 from batcheval.errors import BatchevalWarning, ColumnNotFoundError, InvalidArgumentError
 from batcheval.inference import clustered as cl
+from batcheval.inference import paired_se
 from batcheval.inference.intervals import intervals, standard_errors
 from tests.reference import clustered as ref
 
@@ -269,7 +270,16 @@ def test_board_with_singleton_clusters_is_the_paired_delta_test_times_n_over_n_m
     delta = be.leaderboard(df, run="run", example="example", paired="delta", measure="kappa_cohen")
     # the clustered test refers its statistic to t with C - 1 = 249 degrees of freedom
     z_clus = stats.t.isf(clus["p_vs_leader"].to_numpy()[1:] / 2, 249)
-    z_delta = stats.norm.isf(delta["p_vs_leader"].to_numpy()[1:] / 2)
+    # the paired board's p-value of kappa is the larger of the swap test's and the delta
+    # method's normal one, so the delta method's z is rebuilt from the joint tables here
+    pred = {r: df.filter(pl.col("run") == r).sort("example")["prediction"].to_numpy() for r in range(3)}
+    label = df.filter(pl.col("run") == 0).sort("example")["label"].to_numpy()
+    leader = delta["run"][0]
+    joint = np.zeros((2, 2, 2, 2), dtype=np.int64)  # [run, real, leader's prediction, run's prediction]
+    for i, r in enumerate(delta["run"].to_list()[1:]):
+        np.add.at(joint[i], (label, pred[leader], pred[r]), 1)
+    se = paired_se.delta_se(joint, "kappa_cohen", 1)
+    z_delta = np.abs(delta["diff_vs_leader"].to_numpy()[1:]) / se
     np.testing.assert_allclose(z_clus, z_delta * np.sqrt(249 / 250), rtol=1e-6)
     assert clus.columns == be.leaderboard(df, run="run", measure="kappa_cohen").columns  # unpaired columns
 
