@@ -139,11 +139,15 @@ def one_vs_rest(table: np.ndarray, k: int) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def binary_reference(table: np.ndarray, positive: int = 1, beta: float | None = None) -> dict[str, float]:
+def binary_reference(
+    table: np.ndarray, positive: int = 1, beta: float | None = None, exact_tests: bool = True
+) -> dict[str, float]:
     """Every spec §2 and §3 measure of one 2x2 table (real x predicted).
 
     ``positive`` names the positive class (spec §1: class 1 unless the user
     names another); ``f_beta`` is included only when ``beta`` is given.
+    ``exact_tests=False`` leaves out ``p_fisher``, ``p_informedness``, ``p_markedness`` and
+    ``alpha_sbb``, whose exact sums take scipy seconds a table at counts of 10⁹.
     """
     t = np.asarray(table)
     if t.shape != (2, 2):
@@ -247,6 +251,8 @@ def binary_reference(table: np.ndarray, positive: int = 1, beta: float | None = 
     out["chi2_kbm"] = 2 * n * informedness * markedness * evenness_global  # eq. 35
     for name in ("chi2", "g2", "chi2_pos_pred", "chi2_pos_real", "chi2_kb", "chi2_km", "chi2_kbm"):
         out[f"p_{name}"] = chi2_sf(out[name], 1)
+    if not exact_tests:
+        return {name: out[name] for name in names if name in out}
     # Fisher exact, one-sided towards positive association (tp·tn > fp·fn).
     fisher_table = [[round(tp), round(fn)], [round(fp), round(tn)]]
     with np.errstate(divide="ignore", invalid="ignore"):  # scipy's odds ratio on zero cells
