@@ -64,6 +64,10 @@ from scipy import special
 from batcheval import measures as bm
 from batcheval.inference import intervals as iv
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# the same population model and margins as the closed forms' study, so the two tables read alike
+from calibration_intervals import population, smallest_margin
+
 LEVEL = 0.95
 NS = (10, 20, 40, 100, 400, 2000)
 INFORMEDNESS = (0.0, 0.5, 0.9)
@@ -146,19 +150,6 @@ def names_for(k: int) -> list[str]:
     """The measures of the study for ``k`` classes (binary MCC included: it is the bootstrap's
     under ``ci_method="bootstrap"``, though ``evaluate``'s default gives it correlation's closed form)."""
     return [*MULTICLASS, *(BINARY_ONLY if k == 2 else ())]
-
-
-def population(k: int, prevalence: float, informed: float) -> np.ndarray:
-    """Cell probabilities ``[real, predicted]`` of the informed-plus-chance model (as in
-    ``calibration_intervals.py``)."""
-    r = np.full(k, (1.0 - prevalence) / (k - 1))
-    r[-1] = prevalence
-    return r[:, None] * (informed * np.eye(k) + (1.0 - informed) * r[None, :])
-
-
-def smallest_margin(n: int, pop: np.ndarray) -> float:
-    """``n · min(min_k r_k, min_k c_k)``, rounded (as in ``calibration_intervals.py``)."""
-    return round(n * min(pop.sum(axis=0).min(), pop.sum(axis=1).min()), 9)
 
 
 def truths(pop: np.ndarray, names: list[str]) -> dict[str, float]:
