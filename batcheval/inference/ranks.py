@@ -171,14 +171,28 @@ def studentized_range_sf(q: np.ndarray, k: int, nodes: int = 1201) -> np.ndarray
     return np.where(np.isnan(q), np.nan, sf)
 
 
-def _wilcoxon_exact_cdf(n: int) -> np.ndarray:
-    """P(T+ ≤ t) for t = 0..n(n+1)/2 under the null: counts of subsets of {1..n} with sum t, / 2^n."""
-    top = n * (n + 1) // 2
-    counts = np.zeros(top + 1)
-    counts[0] = 1.0
-    for r in range(1, n + 1):
-        counts[r:] = counts[r:] + counts[:-r].copy()
-    return np.cumsum(counts) / 2.0**n
+def _flip_cdf(weights: np.ndarray) -> np.ndarray:
+    """``cdf[p, t] = P(T ≤ t)`` of the sum ``T`` of a random half of each row's integer
+    ``weights[p]`` (every subset equally likely: the sign flips of a signed-rank sum), for
+    ``t = 0..max row sum``: subset-sum counts, built one weight at a time, over their total.
+    Counts below 2^53 are exact in floating point."""
+    top = int(weights.sum(axis=1).max())
+    dist = np.zeros((len(weights), top + 1))
+    dist[:, 0] = 1.0
+    cols = np.arange(top + 1)
+    for j in range(weights.shape[1]):
+        src = cols[None, :] - weights[:, j : j + 1]
+        dist = dist + np.where(src >= 0, np.take_along_axis(dist, np.maximum(src, 0), axis=1), 0.0)
+    cdf = np.cumsum(dist, axis=1)
+    return cdf / cdf[:, -1:]
+
+
+def _two_sided_p(cdf: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``2 min(P(T ≤ t), P(T ≥ t))`` capped at 1, from rows of :func:`_flip_cdf` (last axis)."""
+    lower = np.take_along_axis(cdf, t[..., None], axis=-1)[..., 0]
+    below = np.take_along_axis(cdf, np.maximum(t - 1, 0)[..., None], axis=-1)[..., 0]
+    upper = 1.0 - np.where(t > 0, below, 0.0)
+    return np.minimum(2.0 * np.minimum(lower, upper), 1.0)
 
 
 def rank_methods(
@@ -425,11 +439,8 @@ def wilcoxon_pairs(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndar
     p = 2.0 * special.ndtr(-np.abs(z))
     exact = (count == n) & (tie == 0) & (n <= 50)
     if exact.any():
-        cdf = _wilcoxon_exact_cdf(n)
-        t = r_plus[exact].astype(np.int64)
-        lower = cdf[t]
-        upper = 1.0 - np.where(t > 0, cdf[np.maximum(t - 1, 0)], 0.0)
-        p[exact] = np.clip(2.0 * np.minimum(lower, upper), 0.0, 1.0)
+        cdf = _flip_cdf(np.arange(1, n + 1)[None])
+        p[exact] = _two_sided_p(cdf, r_plus[exact].astype(np.int64))  # one row for every pair
     flips = ~exact if n <= SIGN_FLIP_MAX_N else np.zeros(m, dtype=bool)
     if flips.any():
         # the normal approximation is liberal here (docs/comparing.md, Calibration), and 2^N ≤ 8192
@@ -462,20 +473,8 @@ def _sign_flip_p(d: np.ndarray) -> np.ndarray:
     rows = np.ascontiguousarray(np.sort(weight, axis=1).astype(np.uint8))
     _, first, which = np.unique(rows.view(np.dtype((np.void, n))).ravel(), return_index=True,
                                 return_inverse=True)  # fmt: skip
-    pattern = rows[first].astype(np.int64)
-    top = int(pattern.sum(axis=1).max())
-    dist = np.zeros((len(pattern), top + 1))
-    dist[:, 0] = 1.0
-    cols = np.arange(top + 1)
-    for j in range(n):
-        src = cols[None, :] - pattern[:, j : j + 1]
-        dist = dist + np.where(src >= 0, np.take_along_axis(dist, np.maximum(src, 0), axis=1), 0.0)
-    cdf = np.cumsum(dist, axis=1)
-    cdf /= cdf[:, -1:]
-    which = which.reshape(-1)
-    lower = cdf[which, t]
-    upper = 1.0 - np.where(t > 0, cdf[which, np.maximum(t - 1, 0)], 0.0)
-    return np.minimum(2.0 * np.minimum(lower, upper), 1.0)
+    cdf = _flip_cdf(rows[first].astype(np.int64))
+    return _two_sided_p(cdf[which.reshape(-1)], t)
 
 
 def _show(items: Sequence[Any]) -> str:
