@@ -181,7 +181,7 @@ Two methods, both vectorised over every group at once:
     The percentile bootstrap of resamples of ``n`` examples drawn from the table
     plus ``a`` in every cell, ``Multinomial(n, (counts + a)/(n + K²a))``
     (:func:`bootstrap_replicates`, the kernel
-    :func:`batcheval.kernels.bootstrap.smoothed_resample`; ``a = 0`` is the plain
+    :func:`batcheval.kernels.bootstrap.multinomial_resample`; ``a = 0`` is the plain
     bootstrap, bit for bit). Under ``"wilson_delta"``, :func:`add_intervals`
     (``evaluate(..., ci=...)``) gives it, with ``a = 1/(K(K − 1))``
     (:func:`bootstrap_pseudo_count`: half the closed forms' :func:`pseudo_count`, so
@@ -724,10 +724,8 @@ def bootstrap_replicates(
     flat = counts.reshape(g, -1)
     seeds = seeds_for(seed, first, g)
     out = np.empty((g, n_boot, flat.shape[1]), dtype=np.int64)
-    if g and pseudo > 0:
-        _boot.smoothed_resample(flat, float(pseudo), n_boot, seeds, out)
-    elif g:
-        _boot.multinomial_resample(flat, n_boot, seeds, out)
+    if g:
+        _boot.multinomial_resample(flat, float(pseudo), n_boot, seeds, out)
     return out.reshape(g, n_boot, *counts.shape[1:])
 
 

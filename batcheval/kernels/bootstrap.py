@@ -22,7 +22,6 @@ from .sampling import (
     poisson_inverted,
     poisson_setup,
     seed_state,
-    smoothed_multinomial,
     splitmix64,
 )
 
@@ -36,18 +35,20 @@ def group_seeds(seed, first, n, out):
 
 
 @jit_parallel
-def multinomial_resample(counts, n_boot, seeds, out):
-    """``out[g, b]`` = a Multinomial(n_g, counts[g] / n_g) draw, for ``b < n_boot``.
+def multinomial_resample(counts, pseudo, n_boot, seeds, out):
+    """``out[g, b]`` = a Multinomial(n_g, (counts[g] + pseudo) / (n_g + C·pseudo)) draw, for
+    ``b < n_boot``: the plain bootstrap of each table at ``pseudo = 0``, the smoothed one of
+    ``evaluate(ci=)`` (the table plus ``pseudo`` in each of its ``C`` cells) above.
 
     ``counts`` is ``[G, C]`` (a table's cells flattened), ``out`` is
     ``[G, n_boot, C]``.
     """
     for g in prange(counts.shape[0]):
-        _resample_group(counts, g, n_boot, seeds[g], out[g])
+        _resample_group(counts, pseudo, g, n_boot, seeds[g], out[g])
 
 
 @jit
-def _resample_group(counts, g, n_boot, seed, out):
+def _resample_group(counts, pseudo, g, n_boot, seed, out):
     # a function of its own: numba's parallel pass fails on a tuple (the
     # generator state) assigned in a prange body
     state = seed_state(seed)
@@ -55,27 +56,7 @@ def _resample_group(counts, g, n_boot, seed, out):
     for c in range(counts.shape[1]):
         total += counts[g, c]
     for b in range(n_boot):
-        state = multinomial(counts, g, total, state, out[b])
-
-
-@jit_parallel
-def smoothed_resample(counts, pseudo, n_boot, seeds, out):
-    """``out[g, b]`` = a Multinomial(n_g, (counts[g] + pseudo) / (n_g + C·pseudo)) draw, for
-    ``b < n_boot``: :func:`multinomial_resample` from the table plus ``pseudo`` in each of
-    its ``C`` cells (the smoothed bootstrap of ``evaluate(ci=)``). Same seeds, same
-    generator: ``pseudo = 0`` gives :func:`multinomial_resample`'s replicates."""
-    for g in prange(counts.shape[0]):
-        _smoothed_group(counts, pseudo, g, n_boot, seeds[g], out[g])
-
-
-@jit
-def _smoothed_group(counts, pseudo, g, n_boot, seed, out):
-    state = seed_state(seed)
-    total = 0
-    for c in range(counts.shape[1]):
-        total += counts[g, c]
-    for b in range(n_boot):
-        state = smoothed_multinomial(counts, g, pseudo, total, state, out[b])
+        state = multinomial(counts, g, pseudo, total, state, out[b])
 
 
 @jit_inline

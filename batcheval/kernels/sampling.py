@@ -161,19 +161,11 @@ def binomial(n, p, state):
 
 
 @jit_inline
-def multinomial(counts, g, total, state, out_row):
-    """One Multinomial(total, counts[g] / total) draw into ``out_row``:
-    :func:`smoothed_multinomial` with no pseudo-count. Returns the generator's next state."""
-    return smoothed_multinomial(counts, g, 0.0, total, state, out_row)
-
-
-@jit_inline
-def smoothed_multinomial(counts, g, pseudo, total, state, out_row):
+def multinomial(counts, g, pseudo, total, state, out_row):
     """One Multinomial(total, (counts[g] + pseudo) / (total + C·pseudo)) draw into
     ``out_row`` (``C`` cells): a chain of conditional binomials, each cell given the mass
     left after the cells before it, which is exact. With ``pseudo = 0`` the weights are
-    the integer counts, exact as doubles, so :func:`multinomial` is this with no
-    pseudo-count. Returns the next state."""
+    the integer counts, exact as doubles: the plain bootstrap's draw. Returns the next state."""
     n_cells = counts.shape[1]
     left = total  # examples still to place
     mass = total + n_cells * pseudo  # smoothed weights of the cells not yet drawn
