@@ -219,11 +219,15 @@ def test_wilcoxon_with_ties_at_small_n_is_scipys_permutation_test(n):
 def test_friedman_tests_stack_equals_rank_methods():
     rng = np.random.default_rng(7)
     x = np.round(rng.normal(size=(6, 4, 9)), 0)  # six tables of 4 methods × 9 datasets, with ties
-    mean_rank, chi2, p, f, p_f = friedman_tests(x)
+    mean_rank, chi2, p, f, p_f = friedman_tests(x, permutation_max_df=0)  # the χ² and F tails
+    _, _, p_perm, _, p_f_perm = friedman_tests(x)  # (k − 1)(N − 1) = 24: the permutation p-value
     for g in range(6):
         ref = stats.friedmanchisquare(*x[g])
         np.testing.assert_allclose(mean_rank[g], stats.rankdata(-x[g], axis=0).mean(axis=1), rtol=1e-15)
         assert chi2[g] == pytest.approx(ref.statistic, rel=1e-12)
         assert p[g] == pytest.approx(ref.pvalue, rel=1e-10)
+        assert p_f[g] == pytest.approx(stats.f.sf(f[g], 3, 24), rel=1e-10)
         res = be.rank_methods(frame_of(x[g].T), pairwise=False)
-        assert (f[g], p_f[g]) == pytest.approx((res.iman_davenport_f, res.iman_davenport_p), rel=1e-12)
+        assert f[g] == pytest.approx(res.iman_davenport_f, rel=1e-12)
+        assert (res.friedman_p, res.iman_davenport_p) == (p_perm[g], p_f_perm[g])
+        assert res.p_method == "monte_carlo"

@@ -10,10 +10,20 @@ methods (1 = best; tied scores share the mean of their ranks), and each method's
 - **Iman–Davenport F** ``= (N − 1) χ² / (N(k − 1) − χ²)`` with (k − 1, (k − 1)(N − 1)) df, less
   conservative than the χ² approximation (Iman & Davenport 1980), but above its level at small N:
   under the null with N = 5 datasets it rejects 0.0239 of the time at α = 0.01 for k = 3 (exact),
-  and up to 0.0630 ± 0.0038 at α = 0.05 with tied scores (k = 5); the χ² is conservative there.
-  Without ties it holds its level within simulation error from N = 10; with heavy ties k = 3
-  still exceeds it at N = 20 (0.0585 ± 0.0037 at α = 0.05), not at N = 50. docs/comparing.md,
-  "Calibration of the 5×2cv and rank tests", has these and the size of every other test here.
+  and up to 0.0630 ± 0.0038 at α = 0.05 with tied scores (k = 5); the χ² is conservative there;
+  with heavy ties k = 3 still exceeded it at N = 20 (0.0585 ± 0.0037 at α = 0.05).
+- **Permutation p-values at small N.** So when ``(k − 1)(N − 1) ≤ 40`` (:data:`PERMUTATION_MAX_DF`;
+  N ≤ 21 datasets for k = 3, N ≤ 11 for k = 5, N ≤ 5 for k = 10) both ``friedman_p`` and
+  ``iman_davenport_p`` are the p-value of the permutation test (:func:`permutation_p`): under the
+  null the ranks within each dataset are exchangeable, so every ordering of each dataset's
+  (mid-)ranks is equally likely, ties kept. The two statistics are increasing functions of each
+  other given N, k and the ties, so they share one p-value. It is exact (every ordering counted)
+  when the orderings of N − 1 datasets number at most 20,000 (:data:`PERMUTATION_EXACT_MAX`),
+  else Monte Carlo: 20,000 orderings (:data:`PERMUTATION_DRAWS`) from a stream seeded with
+  2006 (:data:`PERMUTATION_SEED`), p = (1 + #{T* ≥ T}) / (1 + 20,000), which is valid at any
+  number of draws. ``RankResult.p_method`` says which: ``"exact"``, ``"monte_carlo"`` or
+  ``"asymptotic"`` (χ² and F tails, above the bound). docs/comparing.md, "Calibration of the
+  5×2cv and rank tests", has the size of both and of every other test here.
 - **Nemenyi**: two methods differ when their average ranks differ by at least the critical
   difference ``CD = q_α sqrt(k(k+1)/(6N))``, ``q_α`` the studentized range quantile (∞ df) over
   √2; ``p_nemenyi`` is the studentized-range tail of ``|R_i − R_j| / sqrt(k(k+1)/(6N)) · √2``, as
@@ -49,11 +59,17 @@ from ..kernels import ranks as _kernels
 from .adjust import adjust
 
 __all__ = [
+    "PERMUTATION_DRAWS",
+    "PERMUTATION_EXACT_MAX",
+    "PERMUTATION_MAX_DF",
+    "PERMUTATION_SEED",
     "SIGN_FLIP_MAX_N",
     "RankResult",
     "friedman_tests",
+    "friedman_with_method",
     "is_rank_result",
     "nemenyi_cd",
+    "permutation_p",
     "rank_methods",
     "studentized_range_sf",
     "wilcoxon_pairs",
@@ -63,6 +79,15 @@ _SHOW = 5
 
 #: The largest N for which tied or zero differences get the exact sign-flip distribution (scipy's).
 SIGN_FLIP_MAX_N = 13
+#: Friedman's and Iman–Davenport's p-values come from the permutation distribution of the ranks
+#: within datasets, not the χ² and F approximations, when the F's denominator degrees of freedom
+#: ``(k − 1)(N − 1)`` are at most this (k methods, N datasets): there the F exceeds its level.
+PERMUTATION_MAX_DF = 40
+#: Arrangements drawn for a Monte-Carlo permutation p-value, and the seed of their stream.
+PERMUTATION_DRAWS = 20_000
+PERMUTATION_SEED = 2006
+#: Enumerate the arrangements exactly when there are at most this many (N − 1 datasets).
+PERMUTATION_EXACT_MAX = 20_000
 
 
 @dataclass
@@ -83,10 +108,15 @@ class RankResult:
         ``z``, ``p_value``, ``p_holm``; else None.
     friedman_chi2, friedman_p, iman_davenport_f, iman_davenport_p, cd, alpha
         The omnibus tests and Nemenyi's critical difference at level ``alpha``.
-        ``iman_davenport_p`` rejects more often than its level with about 5 datasets (0.0239 at
-        α = 0.01 for 3 methods, exactly; see the module notes); ``friedman_p`` is conservative there.
+        With ``(k − 1)(N − 1) ≤ 40`` both p-values are the permutation test's (one number; see the
+        module notes), since the F approximation rejects more often than its level there (0.0239
+        at α = 0.01 for 3 methods on 5 datasets).
     n_methods, n_datasets
         k and N.
+    p_method
+        How ``friedman_p`` and ``iman_davenport_p`` were found: ``"exact"`` (every ordering of the
+        ranks within datasets), ``"monte_carlo"`` (20,000 seeded orderings) or ``"asymptotic"``
+        (the χ² and F tails, when ``(k − 1)(N − 1) > 40``).
     """
 
     ranks: pl.DataFrame
@@ -102,13 +132,16 @@ class RankResult:
     n_datasets: int
     method: str = "method"
     dropped: list[Any] = field(default_factory=list)
+    p_method: str = "asymptotic"
 
     def summary(self) -> str:
         """One paragraph: the omnibus tests and the CD."""
+        how = "" if self.p_method == "asymptotic" else f", {self.p_method.replace('_', ' ')} permutation"
         return (
             f"{self.n_methods} methods on {self.n_datasets} datasets: Friedman chi2 = "
             f"{self.friedman_chi2:.4g} (p = {self.friedman_p:.3g}), Iman-Davenport F = "
-            f"{self.iman_davenport_f:.4g} (p = {self.iman_davenport_p:.3g}); Nemenyi CD at "
+            f"{self.iman_davenport_f:.4g} (p = {self.iman_davenport_p:.3g}"
+            f"{how}); Nemenyi CD at "
             f"alpha = {self.alpha:g}: {self.cd:.4g}"
         )
 
@@ -187,6 +220,122 @@ def _flip_cdf(weights: np.ndarray) -> np.ndarray:
     return cdf / cdf[:, -1:]
 
 
+def _arrangements(pattern: tuple[int, ...]) -> np.ndarray:
+    """Every distinct ordering of the sorted ``pattern`` (a block's doubled mid-ranks), in
+    lexicographic order by the classic next-permutation step: ``k!/Π t!`` rows for tie groups of
+    sizes t. Cached, since tables share few tie patterns."""
+    got = _ARRANGEMENTS.get(pattern)
+    if got is not None:
+        return got
+    a = list(pattern)
+    rows = [tuple(a)]
+    k = len(a)
+    while True:
+        i = k - 2
+        while i >= 0 and a[i] >= a[i + 1]:
+            i -= 1
+        if i < 0:
+            break
+        j = k - 1
+        while a[j] <= a[i]:
+            j -= 1
+        a[i], a[j] = a[j], a[i]
+        a[i + 1 :] = reversed(a[i + 1 :])
+        rows.append(tuple(a))
+    got = np.array(rows, dtype=np.int64)
+    if len(_ARRANGEMENTS) < 4096:
+        _ARRANGEMENTS[pattern] = got
+    return got
+
+
+_ARRANGEMENTS: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def _count_arrangements(pattern: np.ndarray, cap: int) -> int:
+    """``k!/Π t!`` distinct orderings of a sorted block, or ``cap + 1`` if more than ``cap``."""
+    import math
+
+    _, sizes = np.unique(pattern, return_counts=True)
+    count = math.factorial(len(pattern))
+    for t in sizes:
+        count //= math.factorial(int(t))
+    return min(count, cap + 1)
+
+
+def permutation_p(doubled_ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Permutation p-values of Friedman's statistic for stacked tables ``doubled_ranks[t, method,
+    dataset]`` (twice the within-dataset mid-ranks, integers), and whether each is exact.
+
+    Under the global null the k ranks within each dataset are exchangeable, so every arrangement
+    of each dataset's (mid-)rank vector, independently of the others, is equally likely given the
+    ties. Friedman's χ² (tie-corrected) and the Iman–Davenport F are increasing functions of
+    ``Σ_j R_j²`` (R_j the rank sums) given N, k and the ties, which arrangements keep, so one
+    distribution serves both: the p-value is the chance of ``Σ_j R_j² ≥`` the observed value.
+    Fixing one dataset's arrangement leaves that distribution unchanged (relabelling the methods
+    changes no statistic), so the other N − 1 are enumerated exactly when they have at most
+    :data:`PERMUTATION_EXACT_MAX` arrangements together (p = the share reaching the observed
+    value); else :data:`PERMUTATION_DRAWS` arrangements are drawn from one stream seeded with
+    :data:`PERMUTATION_SEED` for every table (p = (1 + #reaching)/(1 + B), a valid p-value for
+    any B; its Monte-Carlo standard error is at most ``sqrt(p(1 − p)/B)``, 0.0015 at p = 0.05).
+    A table's p-value depends on its own ranks only: tables with the same multiset of datasets'
+    tie patterns share one distribution, computed once.
+
+    Examples
+    --------
+    >>> r = np.array([[[2, 2, 2], [4, 4, 4], [6, 6, 6]]])  # 3 methods, 3 datasets, same order
+    >>> p, exact = permutation_p(r)
+    >>> float(p[0]), bool(exact[0])  # (3!)² arrangements of two datasets: 1 in 36 is as extreme
+    (0.027777777777777776, True)
+    """
+    r2 = np.asarray(doubled_ranks, dtype=np.int64)
+    t_count, k, n = r2.shape
+    stat = np.sum(np.sum(r2, axis=2) ** 2, axis=1)
+    blocks = np.sort(np.swapaxes(r2, 1, 2), axis=2)  # [t, dataset, method]: each dataset's pattern
+    distinct, block_id = np.unique(blocks.reshape(t_count * n, k), axis=0, return_inverse=True)
+    block_id = block_id.reshape(t_count, n)
+    # datasets in the order of their patterns (np.unique sorts them lexicographically), so a table's
+    # canonical form, and the stream of draws it meets, is a function of its own ranks only
+    order = np.argsort(block_id, axis=1, kind="stable")
+    block_id = np.take_along_axis(block_id, order, axis=1)
+    _, first, which = np.unique(block_id, axis=0, return_index=True, return_inverse=True)
+    which = which.reshape(-1)
+    counts = np.array([_count_arrangements(d, PERMUTATION_EXACT_MAX) for d in distinct])
+    p = np.empty(t_count)
+    exact = np.zeros(t_count, dtype=bool)
+    mc_patterns: list[np.ndarray] = []
+    mc_tables: list[np.ndarray] = []
+    for s, row in enumerate(first):
+        ids = block_id[row]
+        tables = np.flatnonzero(which == s)
+        # fix the dataset with the most arrangements; enumerate or draw the others
+        lead = int(np.argmax(counts[ids]))
+        ids = np.r_[ids[lead], np.delete(ids, lead)]
+        total = 1
+        for i in ids[1:]:
+            total = min(total * int(counts[i]), PERMUTATION_EXACT_MAX + 1)
+        if total <= PERMUTATION_EXACT_MAX:
+            arr = [_arrangements(tuple(int(v) for v in distinct[i])) for i in ids[1:]]
+            offsets = np.r_[0, np.cumsum([len(a) for a in arr])].astype(np.int64)
+            stack = np.vstack(arr) if arr else np.zeros((0, k), dtype=np.int64)
+            null = np.empty(total, dtype=np.int64)
+            _kernels.enumerate_rank_sums(distinct[ids[0]].astype(np.int64), stack, offsets, null)
+            null.sort()
+            p[tables] = (total - np.searchsorted(null, stat[tables])) / total
+            exact[tables] = True
+        else:
+            mc_patterns.append(distinct[ids])
+            mc_tables.append(tables)
+    if mc_patterns:
+        tables = np.concatenate(mc_tables)
+        start = np.r_[0, np.cumsum([len(t) for t in mc_tables])].astype(np.int64)
+        at_least = np.empty(len(tables), dtype=np.int64)
+        _kernels.permutation_rank_sums(np.ascontiguousarray(np.stack(mc_patterns), dtype=np.int64),
+                                       PERMUTATION_SEED, PERMUTATION_DRAWS, start,
+                                       np.ascontiguousarray(stat[tables]), at_least)  # fmt: skip
+        p[tables] = (1.0 + at_least) / (1.0 + PERMUTATION_DRAWS)
+    return p, exact
+
+
 def _two_sided_p(cdf: np.ndarray, t: np.ndarray) -> np.ndarray:
     """``2 min(P(T ≤ t), P(T ≥ t))`` capped at 1, from rows of :func:`_flip_cdf` (last axis)."""
     lower = np.take_along_axis(cdf, t[..., None], axis=-1)[..., 0]
@@ -245,8 +394,8 @@ def rank_methods(
     >>> res = be.rank_methods(df)
     >>> res.ranks.rows()
     [('a', 1.25, 0.8425), ('b', 2.0, 0.8025), ('c', 2.75, 0.6775)]
-    >>> round(res.friedman_chi2, 4), round(res.friedman_p, 4), round(res.cd, 4)
-    (4.5, 0.1054, 1.6572)
+    >>> round(res.friedman_chi2, 4), round(res.friedman_p, 4), round(res.cd, 4), res.p_method
+    (4.5, 0.125, 1.6572, 'exact')
     """
     from scipy import special
 
@@ -294,7 +443,7 @@ def rank_methods(
     di = frame.select(pl.col(dataset).rank("dense") - 1).to_series().to_numpy().astype(np.int64)
     x = np.empty((k, n))  # methods × datasets
     x[mi, di] = frame.get_column(measure).cast(pl.Float64).to_numpy()
-    mean_rank, *omnibus = friedman_tests(x, higher_is_better)
+    mean_rank, *omnibus, how = friedman_with_method(x, higher_is_better)
     chi2, p_chi2, f, p_f = (float(v) for v in omnibus)
     se = np.sqrt(k * (k + 1) / (6.0 * n))
     cd = nemenyi_cd(k, n, alpha)
@@ -341,11 +490,11 @@ def rank_methods(
     else:
         pair_frame = pl.DataFrame()
     return RankResult(rank_frame, pair_frame, control_frame, float(chi2), p_chi2, float(f), p_f,
-                      float(cd), float(alpha), k, n, method, dropped)  # fmt: skip
+                      float(cd), float(alpha), k, n, method, dropped, str(how))  # fmt: skip
 
 
 def friedman_tests(
-    x: np.ndarray, higher_is_better: bool = True
+    x: np.ndarray, higher_is_better: bool = True, *, permutation_max_df: int = PERMUTATION_MAX_DF
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Average ranks, Friedman χ² and Iman–Davenport F with their p-values, for stacked tables.
 
@@ -353,7 +502,16 @@ def friedman_tests(
     tables (the calibration benchmark passes thousands of simulated ones at once). Each dataset
     ranks the methods (1 = best, mid-ranks for ties). χ² is divided by the tie correction as
     ``scipy.stats.friedmanchisquare`` does (NaN when every dataset ties every method); F is
-    infinite with p-value 0 when χ² reaches its maximum N(k − 1).
+    infinite when χ² reaches its maximum N(k − 1).
+
+    The p-values: when ``(k − 1)(N − 1) ≤ permutation_max_df`` (default
+    :data:`PERMUTATION_MAX_DF`, 40: N ≤ 21 datasets for 3 methods, N ≤ 11 for 5, N ≤ 5 for 10)
+    both are the permutation p-value of :func:`permutation_p` (exact, or seeded Monte Carlo with
+    20,000 draws), one number for both statistics, since they are increasing functions of each
+    other; the F approximation exceeds its level there (0.0239 at α = 0.01 for 3 methods on 5
+    datasets), the χ² one is conservative. Above it, χ² with k − 1 df and F with (k − 1,
+    (k − 1)(N − 1)) df (p-value 0 for an infinite F). ``permutation_max_df=0`` gives the
+    approximations everywhere (k ≥ 2, N ≥ 2).
 
     Returns ``mean_rank[..., k]``, ``chi2``, ``p_chi2``, ``f``, ``p_f`` (each of the leading shape).
 
@@ -361,9 +519,28 @@ def friedman_tests(
     --------
     >>> from scipy import stats
     >>> x = np.array([[0.9, 0.85, 0.7, 0.92], [0.8, 0.86, 0.65, 0.9], [0.7, 0.6, 0.5, 0.91]])
-    >>> mean_rank, chi2, p, f, p_f = friedman_tests(x)
+    >>> mean_rank, chi2, p, f, p_f = friedman_tests(x, permutation_max_df=0)
     >>> mean_rank.tolist(), float(chi2), bool(np.isclose(p, stats.friedmanchisquare(*x).pvalue))
     ([1.25, 2.0, 2.75], 4.5, True)
+    >>> _, _, p, _, p_f = friedman_tests(x)  # 4 datasets: exact, (3!)³ arrangements of 3 of them
+    >>> float(p), float(p_f)
+    (0.125, 0.125)
+    """
+    return friedman_with_method(x, higher_is_better, permutation_max_df=permutation_max_df)[:5]
+
+
+def friedman_with_method(
+    x: np.ndarray, higher_is_better: bool = True, *, permutation_max_df: int = PERMUTATION_MAX_DF
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`friedman_tests` and, last, how each table's p-values were found: ``"exact"``,
+    ``"monte_carlo"`` (the permutation distribution) or ``"asymptotic"`` (χ² and F), an array of
+    the leading shape.
+
+    Examples
+    --------
+    >>> x = np.array([[0.9, 0.85, 0.7, 0.92], [0.8, 0.86, 0.65, 0.9], [0.7, 0.6, 0.5, 0.91]])
+    >>> str(friedman_with_method(x)[-1])
+    'exact'
     """
     from scipy import stats
 
@@ -379,15 +556,24 @@ def friedman_tests(
     c = 1.0 - tie_sum / (n * k * (k * k - 1.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         chi2 = np.where(c > 0, chi2 / np.where(c > 0, c, 1.0), np.nan)
-        p_chi2 = stats.chi2.sf(chi2, k - 1)
         denom = n * (k - 1) - chi2
         f = np.where(denom > 0, (n - 1) * chi2 / np.where(denom > 0, denom, 1.0), np.inf)
-        p_f = np.where(
-            np.isfinite(f), stats.f.sf(np.where(np.isfinite(f), f, 0.0), k - 1, (k - 1) * (n - 1)), 0.0
-        )
     f = np.where(np.isnan(chi2), np.nan, f)
+    how = np.full(chi2.shape, "asymptotic", dtype=object)
+    if (k - 1) * (n - 1) <= permutation_max_df:
+        doubled = np.rint(2.0 * ranks).astype(np.int64).reshape(-1, k, n)
+        p_perm, exact = permutation_p(doubled)
+        p_chi2 = p_perm.reshape(chi2.shape)
+        p_f = p_chi2.copy()
+        how[...] = np.where(exact.reshape(chi2.shape), "exact", "monte_carlo")
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p_chi2 = stats.chi2.sf(chi2, k - 1)
+            finite = np.isfinite(f)
+            p_f = np.where(finite, stats.f.sf(np.where(finite, f, 0.0), k - 1, (k - 1) * (n - 1)), 0.0)
+    p_chi2 = np.where(np.isnan(chi2), np.nan, p_chi2)
     p_f = np.where(np.isnan(chi2), np.nan, p_f)
-    return mean_rank, chi2, p_chi2, f, p_f
+    return mean_rank, chi2, p_chi2, f, p_f, how
 
 
 def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:

@@ -1,11 +1,13 @@
 """Wilcoxon signed-rank sums for many pairs of methods at once (one sort of N differences a pair); the
-key codes, fold-grid checks and per-pair difference moments of :func:`batcheval.compare`."""
+permutation null of Friedman's statistic (exact enumeration and seeded Monte Carlo); the key codes,
+fold-grid checks and per-pair difference moments of :func:`batcheval.compare`."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .jit import jit, jit_parallel, prange
+from .sampling import seed_state, uniform
 
 
 @jit_parallel
@@ -191,3 +193,88 @@ def diff_moments(values: np.ndarray, a: np.ndarray, b: np.ndarray, mean: np.ndar
             d[k] = e * e
         mean[p] = m
         var[p] = (0.0 + pairwise_sum(d, 0, j)) / (j - 1)
+
+
+@jit
+def _drawn_rank_sums(pattern: np.ndarray, seed: int, null: np.ndarray) -> None:
+    """``null[b]`` = ``Σ_j R_j²`` of draw b: blocks 1..N−1 of ``pattern`` shuffled, block 0 fixed."""
+    n, k = pattern.shape
+    state = seed_state(seed)
+    work = pattern.copy()
+    r = np.empty(k, dtype=np.int64)
+    for b in range(len(null)):
+        for j in range(k):
+            r[j] = work[0, j]
+        for i in range(1, n):
+            # Fisher–Yates: a uniform shuffle of any arrangement is a uniform arrangement
+            for j in range(k - 1, 0, -1):
+                u, state = uniform(state)
+                q = int(u * (j + 1))
+                tmp = work[i, j]
+                work[i, j] = work[i, q]
+                work[i, q] = tmp
+            for j in range(k):
+                r[j] += work[i, j]
+        total = 0
+        for j in range(k):
+            total += r[j] * r[j]
+        null[b] = total
+    null.sort()
+
+
+@jit_parallel(serial_below=1 << 11)
+def permutation_rank_sums(
+    blocks: np.ndarray, seed: int, draws: int, start: np.ndarray, stat: np.ndarray, at_least: np.ndarray
+) -> None:
+    """Monte-Carlo null of Friedman's statistic by permuting each block (dataset) independently.
+
+    ``blocks[s, i]`` holds the k (doubled mid-)ranks of block i of pattern s; the tables
+    ``start[s]..start[s + 1] − 1`` share that pattern, and ``stat[t]`` is table t's observed
+    ``Σ_j R_j²`` (R_j the column sums). Every pattern draws ``draws`` arrangements from the same
+    seeded stream (xoshiro256**), so a table's p-value does not depend on the others in the stack;
+    ``at_least[t]`` counts the draws with ``Σ_j R_j² ≥ stat[t]``. Block 0 stays in place: the
+    statistic is invariant under relabelling the methods, so fixing one block leaves its null
+    distribution unchanged and saves a shuffle."""
+    for s in prange(blocks.shape[0]):
+        null = np.empty(draws, dtype=np.int64)
+        _drawn_rank_sums(blocks[s], seed, null)
+        for t in range(start[s], start[s + 1]):
+            at_least[t] = draws - np.searchsorted(null, stat[t])
+
+
+@jit
+def enumerate_rank_sums(
+    first: np.ndarray, arrangements: np.ndarray, offsets: np.ndarray, out: np.ndarray
+) -> None:
+    """Every value of ``Σ_j R_j²`` over all arrangements of blocks 1..N−1 (block 0 ``first`` fixed;
+    see :func:`permutation_rank_sums`): block i's distinct arrangements are the rows
+    ``offsets[i − 1]..offsets[i] − 1`` of ``arrangements``; ``out`` has one slot per combination,
+    visited as an odometer that updates the column sums by one block's change at a time."""
+    m = len(offsets) - 1
+    k = first.shape[0]
+    r = first.astype(np.int64).copy()
+    digit = np.zeros(m, dtype=np.int64)
+    for i in range(m):
+        for j in range(k):
+            r[j] += arrangements[offsets[i], j]
+    c = 0
+    while True:
+        total = 0
+        for j in range(k):
+            total += r[j] * r[j]
+        out[c] = total
+        c += 1
+        i = 0
+        while i < m:
+            row = offsets[i] + digit[i]
+            if digit[i] + 1 < offsets[i + 1] - offsets[i]:
+                digit[i] += 1
+                for j in range(k):
+                    r[j] += arrangements[row + 1, j] - arrangements[row, j]
+                break
+            for j in range(k):
+                r[j] += arrangements[offsets[i], j] - arrangements[row, j]
+            digit[i] = 0
+            i += 1
+        if i == m:
+            return
