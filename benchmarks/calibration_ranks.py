@@ -11,7 +11,9 @@ standard error ``sqrt(p(1 − p)/reps)``:
    equally good by symmetry, so every rejection is an error. The per-fold accuracy and
    informedness differences of all replicates go to one ``be.compare`` call against a run of
    zeros (the tests see only the differences).
-2. ``be.rank_methods``' Friedman χ², Iman–Davenport F, Nemenyi (any pair with ``nemenyi_different``),
+2. ``be.rank_methods``' Friedman χ², Iman–Davenport F (their ``friedman_p`` and ``iman_davenport_p``:
+   the permutation p-value where ``(k − 1)(N − 1) ≤ 40``, else the χ² and F tails, which are also
+   shown everywhere as "χ² tail" and "F tail"), Nemenyi (any pair with ``nemenyi_different``),
    Holm over all pairs (any ``p_holm`` < α), Holm against a control (any control ``p_holm`` < α)
    and Holm over the pairwise Wilcoxon tests (any ``p_wilcoxon_holm`` < α): k exchangeable
    methods on N datasets. Without ties the scores are N(0, 1); with ties they are accuracies on a
@@ -42,7 +44,7 @@ import polars as pl
 from scipy import special
 
 import batcheval as be
-from batcheval.inference.ranks import friedman_tests, nemenyi_cd, wilcoxon_pairs
+from batcheval.inference.ranks import PERMUTATION_MAX_DF, friedman_tests, nemenyi_cd, wilcoxon_pairs
 from batcheval.kernels import ranks as rank_kernels
 
 ALPHAS = (0.01, 0.05)
@@ -123,6 +125,7 @@ def rank_null(x: np.ndarray, alpha: float = 0.05) -> dict[str, np.ndarray]:
     """Per replicate, whether each of ``rank_methods``' level-α claims rejects (``x[rep, k, N]``)."""
     reps, k, n = x.shape
     mean_rank, _, p_chi2, _, p_f = friedman_tests(x)
+    _, _, tail_chi2, _, tail_f = friedman_tests(x, permutation_max_df=0)  # the approximations
     se = np.sqrt(k * (k + 1) / (6.0 * n))
     spread = mean_rank.max(axis=1) - mean_rank.min(axis=1)
     m = k * (k - 1) // 2
@@ -136,6 +139,8 @@ def rank_null(x: np.ndarray, alpha: float = 0.05) -> dict[str, np.ndarray]:
     return {
         "friedman": p_chi2 < alpha,
         "iman_davenport": p_f < alpha,
+        "chi2_tail": tail_chi2 < alpha,
+        "f_tail": tail_f < alpha,
         "nemenyi": spread >= nemenyi_cd(k, n, alpha),
         "holm_pairs": np.minimum(m * p_min_pair, 1.0) < alpha,
         "holm_control": np.minimum((k - 1) * p_min_control, 1.0) < alpha,
@@ -144,9 +149,10 @@ def rank_null(x: np.ndarray, alpha: float = 0.05) -> dict[str, np.ndarray]:
 
 
 def exact_k3_sizes(n: int, alpha: float) -> dict[str, float]:
-    """Exact null rejection rates of Friedman χ², Iman–Davenport F and Nemenyi for k = 3 methods
-    without ties: the rank sums (R_1, R_2) over N datasets, each one of the 3! orders with equal
-    probability, by convolution (no Monte-Carlo error)."""
+    """Exact null rejection rates of Friedman χ², Iman–Davenport F (their tails), the exact
+    permutation p-value (``permutation``: P(Σ R_j² ≥ observed) under the same distribution) and
+    Nemenyi for k = 3 methods without ties: the rank sums (R_1, R_2) over N datasets, each one of
+    the 3! orders with equal probability, by convolution (no Monte-Carlo error)."""
     from itertools import permutations
 
     from scipy import stats
@@ -167,8 +173,16 @@ def exact_k3_sizes(n: int, alpha: float) -> dict[str, float]:
         f = np.where(2 * n - chi2 > 0, (n - 1) * chi2 / np.maximum(2 * n - chi2, 1e-300), np.inf)
     p_f = np.where(np.isfinite(f), stats.f.sf(np.where(np.isfinite(f), f, 0.0), 2, 2 * (n - 1)), 0.0)
     spread = mean.max(axis=0) - mean.min(axis=0)
+    ss = r1 * r1 + r2 * r2 + (6 * n - r1 - r2) ** 2  # Σ R_j², integers
+    order = np.argsort(-ss, kind="stable")
+    tail = np.cumsum(prob[order])  # P(S ≥ s) for each point, ties of s given their full mass
+    _, first = np.unique(-ss[order], return_index=True)
+    last = np.r_[first[1:], len(order)] - 1
+    p_perm = np.empty(len(ss))
+    p_perm[order] = np.repeat(tail[last], np.diff(np.r_[first, len(order)]))
     return {
         "friedman": float(prob[stats.chi2.sf(chi2, 2) < alpha].sum()),
+        "permutation": float(prob[p_perm < alpha].sum()),
         "iman_davenport": float(prob[p_f < alpha].sum()),
         # a hair below the CD counts as reaching it: rank_methods compares floating mean ranks
         "nemenyi": float(prob[spread >= nemenyi_cd(3, n, alpha) - 1e-12].sum()),
@@ -270,12 +284,13 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"| {n} | {round(prevalence * n)} | {measure} | {' | '.join(_rates(p5))} | "
                       f"{' | '.join(_rates(pc))} | {nan} |")  # fmt: skip
 
-    names = ["friedman", "iman_davenport", "nemenyi", "holm_pairs", "holm_control", "wilcoxon_holm"]
+    names = ["friedman", "iman_davenport", "chi2_tail", "f_tail", "nemenyi", "holm_pairs", "holm_control",
+             "wilcoxon_holm"]  # fmt: skip
     for alpha in ALPHAS:
         print(f"\n## be.rank_methods under the null, α = {alpha} ({reps_rank:,} tables per row)\n")
-        print("| ties | k | N | Friedman χ² | Iman–Davenport F | Nemenyi (any pair) | Holm, all pairs "
-              "| Holm vs control | Wilcoxon + Holm |")  # fmt: skip
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| ties | k | N | p-value | Friedman χ² | Iman–Davenport F | χ² tail | F tail "
+              "| Nemenyi (any pair) | Holm, all pairs | Holm vs control | Wilcoxon + Holm |")  # fmt: skip
+        print("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for ties in (False, True):
             for k in (3, 5, 10):
                 for n in (5, 10, 20, 50):
@@ -283,15 +298,16 @@ def main(argv: list[str] | None = None) -> None:
                     rejects = rank_null(x, alpha)
                     check_against_rank_methods(x[:3], {m: v[:3] for m, v in rejects.items()}, alpha)
                     cells = [_rate(float(rejects[m].sum()), reps_rank) for m in names]
-                    print(f"| {'yes' if ties else 'no'} | {k} | {n} | {' | '.join(cells)} |")
+                    how = "permutation" if (k - 1) * (n - 1) <= PERMUTATION_MAX_DF else "χ², F tails"
+                    print(f"| {'yes' if ties else 'no'} | {k} | {n} | {how} | {' | '.join(cells)} |")
 
     print("\n## be.rank_methods, k = 3 without ties: exact sizes (all (3!)^N rank orders)\n")
-    print("| N | Friedman χ², α = 0.01 | Iman–Davenport F, α = 0.01 | Nemenyi, α = 0.01 "
-          "| Friedman χ², α = 0.05 | Iman–Davenport F, α = 0.05 | Nemenyi, α = 0.05 |")  # fmt: skip
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| N | χ² tail, α = 0.01 | F tail, α = 0.01 | permutation, α = 0.01 | Nemenyi, α = 0.01 "
+          "| χ² tail, α = 0.05 | F tail, α = 0.05 | permutation, α = 0.05 | Nemenyi, α = 0.05 |")  # fmt: skip
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for n in (5, 10, 20, 50):
         cells = [exact_k3_sizes(n, a) for a in ALPHAS]
-        row = [f"{c[m]:.4f}" for c in cells for m in ("friedman", "iman_davenport", "nemenyi")]
+        row = [f"{c[m]:.4f}" for c in cells for m in ("friedman", "iman_davenport", "permutation", "nemenyi")]
         print(f"| {n} | {' | '.join(row)} |")
 
     print(f"\n## Wilcoxon signed-rank, one pair under the null ({reps_w:,} pairs per row)\n")

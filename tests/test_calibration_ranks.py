@@ -5,7 +5,8 @@ and post-hoc tests and of its Wilcoxon signed-rank test under the null (docs/com
 Tolerances are 4 binomial standard errors of the simulated rate, ``4·sqrt(p(1 − p)/R)``: around the
 exact size where it is known (k = 3 methods without ties, by convolution of the rank sums; a fixed
 pattern of ties, by enumerating its sign flips), else ``rate ≤ α + 4·se`` for tests that are
-conservative by construction (5×2cv, Nemenyi, Holm, the exact Wilcoxon).
+conservative by construction (5×2cv, Nemenyi, Holm, the exact Wilcoxon, the permutation p-value of
+Friedman and Iman–Davenport).
 """
 
 from __future__ import annotations
@@ -78,7 +79,10 @@ def _exact_k3(n: int, alpha: float) -> dict[str, float]:
     f = (n - 1) * chi2 / np.maximum(n * 2 - chi2, 1e-300)
     spread = (rank_sums.max(axis=0) - rank_sums.min(axis=0)) / n
     cd = stats.studentized_range.ppf(1 - alpha, 3, np.inf) / np.sqrt(2) * np.sqrt(3 * 4 / (6 * n))
+    ss = np.sum(rank_sums**2, axis=0)
+    p_perm = np.array([prob[ss >= s].sum() for s in ss])  # the exact permutation p-value
     return {
+        "permutation": float(prob[p_perm < alpha].sum()),
         "friedman": float(prob[stats.chi2.sf(chi2, 2) < alpha].sum()),
         "iman_davenport": float(prob[stats.f.sf(f, 2, 2 * (n - 1)) < alpha].sum()),
         "nemenyi": float(prob[spread >= cd - 1e-12].sum()),
@@ -103,12 +107,39 @@ def test_friedman_family_matches_its_exact_size_at_three_methods(n, alpha):
         assert abs(rate - exact[name]) <= _tol(exact[name], reps), (name, rate, exact[name])
 
 
+@pytest.mark.parametrize("alpha", [0.01, 0.05])
+def test_permutation_p_matches_its_exact_size_at_five_datasets(alpha):
+    # k = 3, N = 5 without ties: the library enumerates (3!)⁴ orderings; its size is that of the
+    # exact test, 0.0085 at α = 0.01 where the F tail's was 0.0239
+    reps = 6000
+    x = np.random.default_rng(55).normal(size=(reps, 3, 5))
+    _, _, p_chi2, _, p_f = friedman_tests(x)
+    exact = _exact_k3(5, alpha)["permutation"]
+    assert exact <= alpha
+    assert np.array_equal(p_chi2, p_f)
+    assert abs(np.mean(p_f < alpha) - exact) <= _tol(exact, reps)
+
+
+@pytest.mark.parametrize(("k", "n", "reps"), [(5, 5, 2000), (3, 20, 1000), (10, 5, 600)])
+def test_permutation_p_with_ties_holds_its_level(k, n, reps):
+    # accuracies on 30 examples (many ties): the Monte-Carlo permutation p-value, where the F tail
+    # rejected 0.0630 ± 0.0038 (k = 5, N = 5) and 0.0585 ± 0.0037 (k = 3, N = 20) at α = 0.05
+    rng = np.random.default_rng(k * 100 + n)
+    x = rng.binomial(30, np.broadcast_to(rng.uniform(0.6, 0.95, (reps, 1, n)), (reps, k, n))) / 30.0
+    _, _, p_chi2, _, p_f = friedman_tests(x)
+    assert np.array_equal(p_chi2, p_f, equal_nan=True)
+    for alpha in (0.01, 0.05):
+        assert np.mean(p_f < alpha) <= alpha + _tol(alpha, reps)
+
+
 def test_rank_tests_with_ties_hold_their_level():
     # five exchangeable methods scored by accuracy on 30 test examples (many ties) on 10 datasets
     reps, k, n, alpha = 2000, 5, 10, 0.05
     rng = np.random.default_rng(11)
     x = rng.binomial(30, np.broadcast_to(rng.uniform(0.6, 0.95, (reps, 1, n)), (reps, k, n))) / 30.0
-    mean_rank, _, p_chi2, _, p_f = friedman_tests(x)
+    # the χ² and F tails (the library's p-value here is the permutation one, checked above; the
+    # benchmark has both)
+    mean_rank, _, p_chi2, _, p_f = friedman_tests(x, permutation_max_df=0)
     spread = mean_rank.max(axis=1) - mean_rank.min(axis=1)
     se = np.sqrt(k * (k + 1) / (6 * n))
     p_pair = 2 * stats.norm.sf(spread / se)  # Holm over the 10 pairs rejects iff 10·min p < α
@@ -124,7 +155,7 @@ def test_rank_tests_with_ties_hold_their_level():
             "score": x[g].T.reshape(-1),
         })  # fmt: skip
         res = be.rank_methods(df, alpha=alpha)
-        assert res.iman_davenport_p == pytest.approx(p_f[g], rel=1e-12)
+        assert res.iman_davenport_p == friedman_tests(x[g])[4]
         assert bool(res.pairwise["nemenyi_different"].any()) == (spread[g] >= res.cd)
         assert bool((res.pairwise["p_holm"] < alpha).any()) == (10 * p_pair[g] < alpha)
 

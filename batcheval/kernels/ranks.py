@@ -197,7 +197,9 @@ def diff_moments(values: np.ndarray, a: np.ndarray, b: np.ndarray, mean: np.ndar
 
 @jit
 def _drawn_rank_sums(pattern: np.ndarray, seed: int, null: np.ndarray) -> None:
-    """``null[b]`` = ``Σ_j R_j²`` of draw b: blocks 1..N−1 of ``pattern`` shuffled, block 0 fixed."""
+    """``null[b]`` = ``Σ_j R_j²`` of draw b: blocks 1..N−1 of ``pattern`` shuffled, block 0 fixed.
+    (One uniform per swap: reusing a uniform's spare bits for several swaps was no faster, since
+    the swaps' loads and stores, not the generator, take the time.)"""
     n, k = pattern.shape
     state = seed_state(seed)
     work = pattern.copy()
@@ -219,7 +221,6 @@ def _drawn_rank_sums(pattern: np.ndarray, seed: int, null: np.ndarray) -> None:
         for j in range(k):
             total += r[j] * r[j]
         null[b] = total
-    null.sort()
 
 
 @jit_parallel(serial_below=1 << 11)
@@ -238,8 +239,16 @@ def permutation_rank_sums(
     for s in prange(blocks.shape[0]):
         null = np.empty(draws, dtype=np.int64)
         _drawn_rank_sums(blocks[s], seed, null)
-        for t in range(start[s], start[s + 1]):
-            at_least[t] = draws - np.searchsorted(null, stat[t])
+        if start[s + 1] - start[s] <= 8:  # a pass per table costs less than a sort
+            for t in range(start[s], start[s + 1]):
+                hits = 0
+                for b in range(draws):
+                    hits += null[b] >= stat[t]
+                at_least[t] = hits
+        else:
+            null.sort()
+            for t in range(start[s], start[s + 1]):
+                at_least[t] = draws - np.searchsorted(null, stat[t])
 
 
 @jit
