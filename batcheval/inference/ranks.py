@@ -274,11 +274,12 @@ def permutation_p(doubled_ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Fixing one dataset's arrangement leaves that distribution unchanged (relabelling the methods
     changes no statistic), so the other N − 1 are enumerated exactly when they have at most
     :data:`PERMUTATION_EXACT_MAX` arrangements together (p = the share reaching the observed
-    value); else :data:`PERMUTATION_DRAWS` arrangements are drawn from one stream seeded with
-    :data:`PERMUTATION_SEED` for every table (p = (1 + #reaching)/(1 + B), a valid p-value for
-    any B; its Monte-Carlo standard error is at most ``sqrt(p(1 − p)/B)``, 0.0015 at p = 0.05).
-    A table's p-value depends on its own ranks only: tables with the same multiset of datasets'
-    tie patterns share one distribution, computed once.
+    value); else :data:`PERMUTATION_DRAWS` arrangements are drawn (p = (1 + #reaching)/(1 + B),
+    a valid p-value for any B; its Monte-Carlo standard error is at most ``sqrt(p(1 − p)/B)``,
+    0.0015 at p = 0.05) from a xoshiro256** stream whose seed hashes :data:`PERMUTATION_SEED`
+    with the table's multiset of datasets' tie patterns. So a table's p-value depends on its own
+    ranks only, tables with the same patterns (all untied tables of a size) share one
+    distribution, computed once, and tables with different patterns get independent draws.
 
     Examples
     --------
@@ -329,11 +330,23 @@ def permutation_p(doubled_ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         tables = np.concatenate(mc_tables)
         start = np.r_[0, np.cumsum([len(t) for t in mc_tables])].astype(np.int64)
         at_least = np.empty(len(tables), dtype=np.int64)
-        _kernels.permutation_rank_sums(np.ascontiguousarray(np.stack(mc_patterns), dtype=np.int64),
-                                       PERMUTATION_SEED, PERMUTATION_DRAWS, start,
+        patterns = np.ascontiguousarray(np.stack(mc_patterns), dtype=np.int64)
+        seeds = np.array([_pattern_seed(pat) for pat in patterns], dtype=np.uint64)
+        _kernels.permutation_rank_sums(patterns, seeds, PERMUTATION_DRAWS, start,
                                        np.ascontiguousarray(stat[tables]), at_least)  # fmt: skip
         p[tables] = (1.0 + at_least) / (1.0 + PERMUTATION_DRAWS)
     return p, exact
+
+
+def _pattern_seed(pattern: np.ndarray) -> int:
+    """The seed of a tie pattern's stream of draws: :data:`PERMUTATION_SEED` and the pattern
+    (datasets in canonical order), hashed. Patterns sharing one stream would share its Monte-Carlo
+    error, which then would not average out over the tables of a study or a simulation."""
+    import hashlib
+
+    key = PERMUTATION_SEED.to_bytes(8, "little")
+    digest = hashlib.blake2b(pattern.astype("<i8").tobytes(), digest_size=8, key=key).digest()
+    return int.from_bytes(digest, "little")
 
 
 def _two_sided_p(cdf: np.ndarray, t: np.ndarray) -> np.ndarray:

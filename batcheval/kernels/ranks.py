@@ -225,20 +225,25 @@ def _drawn_rank_sums(pattern: np.ndarray, seed: int, null: np.ndarray) -> None:
 
 @jit_parallel(serial_below=1 << 11)
 def permutation_rank_sums(
-    blocks: np.ndarray, seed: int, draws: int, start: np.ndarray, stat: np.ndarray, at_least: np.ndarray
+    blocks: np.ndarray,
+    seeds: np.ndarray,
+    draws: int,
+    start: np.ndarray,
+    stat: np.ndarray,
+    at_least: np.ndarray,
 ) -> None:
     """Monte-Carlo null of Friedman's statistic by permuting each block (dataset) independently.
 
     ``blocks[s, i]`` holds the k (doubled mid-)ranks of block i of pattern s; the tables
     ``start[s]..start[s + 1] − 1`` share that pattern, and ``stat[t]`` is table t's observed
-    ``Σ_j R_j²`` (R_j the column sums). Every pattern draws ``draws`` arrangements from the same
-    seeded stream (xoshiro256**), so a table's p-value does not depend on the others in the stack;
-    ``at_least[t]`` counts the draws with ``Σ_j R_j² ≥ stat[t]``. Block 0 stays in place: the
+    ``Σ_j R_j²`` (R_j the column sums). Pattern s draws ``draws`` arrangements from its own stream
+    (xoshiro256** seeded with ``seeds[s]``), so a table's p-value does not depend on the others in
+    the stack; ``at_least[t]`` counts the draws with ``Σ_j R_j² ≥ stat[t]``. Block 0 stays in place: the
     statistic is invariant under relabelling the methods, so fixing one block leaves its null
     distribution unchanged and saves a shuffle."""
     for s in prange(blocks.shape[0]):
         null = np.empty(draws, dtype=np.int64)
-        _drawn_rank_sums(blocks[s], seed, null)
+        _drawn_rank_sums(blocks[s], seeds[s], null)
         if start[s + 1] - start[s] <= 8:  # a pass per table costs less than a sort
             for t in range(start[s], start[s + 1]):
                 hits = 0
