@@ -327,9 +327,10 @@ def main(argv: list[str] | None = None) -> None:
     print("| N | χ² tail, α = 0.01 | F tail, α = 0.01 | permutation, α = 0.01 | Nemenyi, α = 0.01 "
           "| χ² tail, α = 0.05 | F tail, α = 0.05 | permutation, α = 0.05 | Nemenyi, α = 0.05 |")  # fmt: skip
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    names_k3 = ("friedman", "iman_davenport", "permutation", "nemenyi")
     for n in (5, 10, 20, 50):
         cells = [exact_k3_sizes(n, a) for a in ALPHAS]
-        row = [f"{c[m]:.4f}" for c in cells for m in ("friedman", "iman_davenport", "permutation", "nemenyi")]
+        row = [f"{c[m]:.4f}" for c in cells for m in names_k3]
         print(f"| {n} | {' | '.join(row)} |")
 
     print(f"\n## Wilcoxon signed-rank, one pair under the null ({reps_w:,} pairs per row)\n")

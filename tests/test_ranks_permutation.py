@@ -54,11 +54,25 @@ def test_exact_p_equals_brute_force_enumeration(n, k, decimals, tables):
         assert "exact permutation" in res.summary()
 
 
+@pytest.mark.parametrize("k", [3, 4])
+def test_rank_sum_grid_equals_brute_force_enumeration(monkeypatch, k):
+    # with one-by-one enumeration switched off, 3 and 4 methods take the exact rank-sum grid
+    rng = np.random.default_rng(k)
+    x = np.round(rng.normal(size=(3, k, 4 if k == 3 else 3)) + np.linspace(0, 1, k)[:, None], 0)
+    x[0] = rng.normal(size=x.shape[1:])  # one table without ties
+    exact = np.array([float(exact_p(g.T.tolist())[0]) for g in x])
+    monkeypatch.setattr(ranks_mod, "PERMUTATION_EXACT_MAX", 0)
+    p, is_exact = permutation_p(np.rint(2 * stats.rankdata(-x, axis=1)).astype(np.int64))
+    assert is_exact.all()
+    np.testing.assert_allclose(p, exact, rtol=1e-12)
+
+
 def test_monte_carlo_p_agrees_with_the_exact_one(monkeypatch):
     rng = np.random.default_rng(3)
     x = np.round(rng.normal(size=(6, 3, 4)) + np.array([0.0, 0.5, 1.0])[:, None], 0)  # 3 methods, 4 datasets
     exact = np.array([float(exact_p(g.T.tolist())[0]) for g in x])
     monkeypatch.setattr(ranks_mod, "PERMUTATION_EXACT_MAX", 0)  # every table drawn
+    monkeypatch.setattr(ranks_mod, "PERMUTATION_GRID_MAX", 0)
     _, _, p, _, p_f = friedman_tests(x)
     b = PERMUTATION_DRAWS
     for got, want in zip(p, exact, strict=True):
