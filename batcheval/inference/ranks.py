@@ -17,11 +17,13 @@ methods (1 = best; tied scores share the mean of their ranks), and each method's
   ``iman_davenport_p`` are the p-value of the permutation test (:func:`permutation_p`): under the
   null the ranks within each dataset are exchangeable, so every ordering of each dataset's
   (mid-)ranks is equally likely, ties kept. The two statistics are increasing functions of each
-  other given N, k and the ties, so they share one p-value. It is exact (every ordering counted)
-  when the orderings of N − 1 datasets number at most 20,000 (:data:`PERMUTATION_EXACT_MAX`),
-  else Monte Carlo: 20,000 orderings (:data:`PERMUTATION_DRAWS`) from a stream seeded with
-  2006 (:data:`PERMUTATION_SEED`), p = (1 + #{T* ≥ T}) / (1 + 20,000), which is valid at any
-  number of draws. ``RankResult.p_method`` says which: ``"exact"``, ``"monte_carlo"`` or
+  other given N, k and the ties, so they share one p-value. It is exact when the orderings of
+  N − 1 datasets number at most 20,000 (:data:`PERMUTATION_EXACT_MAX`; counted one by one) or
+  the rank sums fit a grid of 200,000 cells (:data:`PERMUTATION_GRID_MAX`: 3 methods, or 4 up
+  to N = 9; their distribution convolved dataset by dataset), else Monte Carlo: 20,000 orderings
+  (:data:`PERMUTATION_DRAWS`) from a stream seeded with 2006 (:data:`PERMUTATION_SEED`) hashed
+  with the tie pattern (:func:`pattern_seed`), p = (1 + #{T* ≥ T}) / (1 + 20,000), which is
+  valid at any number of draws. ``RankResult.p_method`` says which: ``"exact"``, ``"monte_carlo"`` or
   ``"asymptotic"`` (χ² and F tails, above the bound). docs/comparing.md, "Calibration of the
   5×2cv and rank tests", has the size of both and of every other test here.
 - **Nemenyi**: two methods differ when their average ranks differ by at least the critical
@@ -279,12 +281,14 @@ def permutation_p(doubled_ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Fixing one dataset's arrangement leaves that distribution unchanged (relabelling the methods
     changes no statistic), so the other N − 1 are enumerated exactly when they have at most
     :data:`PERMUTATION_EXACT_MAX` arrangements together (p = the share reaching the observed
-    value); else :data:`PERMUTATION_DRAWS` arrangements are drawn (p = (1 + #reaching)/(1 + B),
-    a valid p-value for any B; its Monte-Carlo standard error is at most ``sqrt(p(1 − p)/B)``,
-    0.0015 at p = 0.05) from a xoshiro256** stream whose seed hashes :data:`PERMUTATION_SEED`
-    with the table's multiset of datasets' tie patterns. So a table's p-value depends on its own
-    ranks only, tables with the same patterns (all untied tables of a size) share one
-    distribution, computed once, and tables with different patterns get independent draws.
+    value); else, for few methods (:data:`PERMUTATION_GRID_MAX`), the exact distribution of the
+    rank sums is built dataset by dataset on a grid; else :data:`PERMUTATION_DRAWS` arrangements
+    are drawn (p = (1 + #reaching)/(1 + B), a valid p-value for any B; its Monte-Carlo standard
+    error is at most ``sqrt(p(1 − p)/B)``, 0.0015 at p = 0.05) from a xoshiro256** stream whose
+    seed hashes :data:`PERMUTATION_SEED` with the table's multiset of datasets' tie patterns. So
+    a table's p-value depends on its own ranks only, tables with the same patterns (all untied
+    tables of a size) share one distribution, computed once, and tables with different patterns
+    get independent draws.
 
     Examples
     --------
@@ -565,12 +569,12 @@ def friedman_tests(
 
     The p-values: when ``(k − 1)(N − 1) ≤ permutation_max_df`` (default
     :data:`PERMUTATION_MAX_DF`, 40: N ≤ 21 datasets for 3 methods, N ≤ 11 for 5, N ≤ 5 for 10)
-    both are the permutation p-value of :func:`permutation_p` (exact, or seeded Monte Carlo with
-    20,000 draws), one number for both statistics, since they are increasing functions of each
-    other; the F approximation exceeds its level there (0.0239 at α = 0.01 for 3 methods on 5
-    datasets), the χ² one is conservative. Above it, χ² with k − 1 df and F with (k − 1,
-    (k − 1)(N − 1)) df (p-value 0 for an infinite F). ``permutation_max_df=0`` gives the
-    approximations everywhere (k ≥ 2, N ≥ 2).
+    both are the permutation p-value of :func:`permutation_p` (exact, always for 3 methods, or
+    seeded Monte Carlo with 20,000 draws), one number for both statistics, since they are
+    increasing functions of each other; the F approximation exceeds its level there (0.0239 at
+    α = 0.01 for 3 methods on 5 datasets), the χ² one is conservative. Above it, χ² with k − 1
+    df and F with (k − 1, (k − 1)(N − 1)) df (p-value 0 for an infinite F).
+    ``permutation_max_df=0`` gives the approximations everywhere.
 
     Returns ``mean_rank[..., k]``, ``chi2``, ``p_chi2``, ``f``, ``p_f`` (each of the leading shape).
 
