@@ -58,7 +58,8 @@ def test_exact_p_equals_brute_force_enumeration(n, k, decimals, tables):
 def test_rank_sum_grid_equals_brute_force_enumeration(monkeypatch, k):
     # with one-by-one enumeration switched off, 3 and 4 methods take the exact rank-sum grid
     rng = np.random.default_rng(k)
-    x = np.round(rng.normal(size=(3, k, 4 if k == 3 else 3)) + np.linspace(0, 1, k)[:, None], 0)
+    tables = 3 if k == 3 else 2  # 24³ orderings a table to enumerate at k = 4
+    x = np.round(rng.normal(size=(tables, k, 4 if k == 3 else 3)) + np.linspace(0, 1, k)[:, None], 0)
     x[0] = rng.normal(size=x.shape[1:])  # one table without ties
     exact = np.array([float(exact_p(g.T.tolist())[0]) for g in x])
     monkeypatch.setattr(ranks_mod, "PERMUTATION_EXACT_MAX", 0)
@@ -112,3 +113,15 @@ def test_above_the_bound_the_p_values_are_scipys_chi2_and_f_tails():
     assert res.iman_davenport_p == pytest.approx(stats.f.sf(f, 4, 44), rel=1e-10)
     # and at (k − 1)(N − 1) = 40 the permutation test takes over
     assert be.rank_methods(frame_of(x[:11]), pairwise=False).p_method == "monte_carlo"
+
+
+@pytest.mark.parametrize("n", [8, 30])
+def test_two_methods_give_the_exact_sign_test(n):
+    # with k = 2 the permutation test of Friedman's statistic is the two-sided sign test
+    # (enumerated one by one at N = 8, on the rank-sum grid at N = 30)
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=(n, 2)) + np.array([0.4, 0.0])
+    res = be.rank_methods(frame_of(x), pairwise=False)
+    wins = int(np.sum(x[:, 0] > x[:, 1]))
+    assert res.p_method == "exact"
+    assert res.friedman_p == pytest.approx(stats.binomtest(wins, n).pvalue, rel=1e-12)
