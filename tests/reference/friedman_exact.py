@@ -1,6 +1,7 @@
-"""Exact permutation p-values of Friedman's χ² and the Iman–Davenport F by brute force: every one of
-the (k!)^N orderings of each dataset's mid-ranks (equally likely under the null), in exact rational
-arithmetic. Independent of batcheval: plain itertools, fractions and the textbook formulas."""
+"""Exact permutation p-values of Friedman's χ² and the Iman–Davenport F by brute force: every
+combination of the distinct orderings of each dataset's mid-ranks (equally likely under the null;
+(k!)^N of them without ties), in exact rational arithmetic. Independent of batcheval: plain
+itertools, fractions and the textbook formulas."""
 
 from __future__ import annotations
 
@@ -43,7 +44,9 @@ def exact_p(scores: list[list[float]]) -> tuple[Fraction, Fraction]:
     ranks = [mid_ranks(s) for s in scores]
     chi2, f = friedman_chi2_f(ranks)
     hits_chi2 = hits_f = total = 0
-    for pattern in product(*(list(permutations(r)) for r in ranks)):
+    # each distinct ordering of a dataset's mid-ranks is equally likely (each stands for Π t! of the
+    # k! permutations), so enumerating the distinct ones weighs every pattern alike
+    for pattern in product(*(sorted(set(permutations(r))) for r in ranks)):
         c2, ff = friedman_chi2_f([list(p) for p in pattern])
         total += 1
         hits_chi2 += c2 >= chi2
