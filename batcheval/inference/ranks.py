@@ -143,13 +143,12 @@ class RankResult:
 
     def summary(self) -> str:
         """One paragraph: the omnibus tests and the CD."""
-        how = "" if self.p_method == "asymptotic" else f", {self.p_method.replace('_', ' ')} permutation"
+        how = {"exact": "; exact permutation p-values", "monte_carlo": "; Monte Carlo permutation p-values"}
         return (
             f"{self.n_methods} methods on {self.n_datasets} datasets: Friedman chi2 = "
             f"{self.friedman_chi2:.4g} (p = {self.friedman_p:.3g}), Iman-Davenport F = "
-            f"{self.iman_davenport_f:.4g} (p = {self.iman_davenport_p:.3g}"
-            f"{how}); Nemenyi CD at "
-            f"alpha = {self.alpha:g}: {self.cd:.4g}"
+            f"{self.iman_davenport_f:.4g} (p = {self.iman_davenport_p:.3g}){how.get(self.p_method, '')}; "
+            f"Nemenyi CD at alpha = {self.alpha:g}: {self.cd:.4g}"
         )
 
 
