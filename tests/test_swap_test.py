@@ -136,7 +136,7 @@ def test_staircase_walk_equals_every_point(name):
     got = {}
     for monotone in (True, False):
         p, enumerated = np.empty(300), np.empty(300, dtype=np.bool_)
-        binary_swap_test(joint, 1, m, 1.0, monotone, 1 << 20, p, enumerated)
+        binary_swap_test(joint, 1, m, 1.0, monotone, 1 << 20, False, p, enumerated)
         assert enumerated.all()
         got[monotone] = p
     np.testing.assert_allclose(got[True], got[False], rtol=1e-12, atol=1e-15)

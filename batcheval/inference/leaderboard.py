@@ -402,7 +402,8 @@ def leaderboard(
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         centre = _cmp.unpaired_centre(counts, measure, ci_method, value)
-        cols.update(_cmp.versus(value, se, np.full(len(value), leader), "leader", centre))
+        lead = np.full(len(value), leader)
+        cols.update(_cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, lead, "leader", centre))
         chosen = _selection.unpaired(
             value, se, ci, seed, _selection.smoothed_variance(counts, measure, pos),
             # the Student-t correction needs pairs, counted only up to RANK_LIMIT runs
@@ -411,7 +412,8 @@ def leaderboard(
             _selection.Tables(counts, measure, pos) if _selection.bootstrap_fits(len(value)) else None,
         )  # fmt: skip
         if adjacent:
-            cols.update(_cmp.versus(value, se, above, "above", centre))
+            vs = _cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, above, "above", centre)
+            cols.update(vs)
     if adjacent:
         cols["diff_vs_above"][leader] = np.nan
         cols["p_vs_above"][leader] = np.nan
