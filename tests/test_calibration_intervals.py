@@ -436,7 +436,12 @@ def test_leaderboard_p_values_never_come_from_a_zero_standard_error():
     """The issue's case: one perfect and one constant run on 4 examples."""
     df = _four_examples()
     paired = be.leaderboard(df, example="example_id").row(1, named=True)
-    assert paired["p_vs_leader"] == pytest.approx(0.5) == paired["p_mcnemar"]
+    # two discordant examples, both the perfect run's: McNemar's exact p-value, and its mid-p
+    # version (the sign-flip test's at equal weights) that less P(X = 0)
+    assert paired["p_mcnemar"] == pytest.approx(stats.binomtest(0, 2, 0.5).pvalue)
+    assert paired["p_vs_leader"] == pytest.approx(
+        stats.binomtest(0, 2, 0.5).pvalue - stats.binom.pmf(0, 2, 0.5)
+    )
     for measure, kwargs in [("kappa_cohen", {"paired": "delta"}), ("markedness", {}), ("correlation", {})]:
         p = be.leaderboard(df, example="example_id", measure=measure, **kwargs)["p_vs_leader"][1]
         assert 0.0 < p < 1.0
