@@ -21,13 +21,14 @@ the two runs, so which one leads does not matter: its size is P(p ≤ α).
 - paired, informedness: the mid-p sign-flip test (``paired_se.sign_flip_p(mid_p=True)``),
   which ``p_vs_leader`` is under ``paired="bootstrap"`` (the default) and ``paired="delta"``
   alike for the measures of ``SIGN_FLIP_MEASURES``, and the exact one it was before
-  (``exact sign-flip (before)``); ``p_mcnemar``, the exact McNemar test; markedness: the
-  larger of the exact swap test (``paired_se.swap_p``, where its enumeration fits: ``swap
-  enumerated`` gives the share of tables) and ``2·Φ(−|diff|/se)`` with the paired Poisson
-  bootstrap's (``p bootstrap``, the default) or the delta method's (``p delta``) standard
-  error; the swap test alone (``swap test alone``); as it was before the swap test, the normal
-  p-value alone (``normal p bootstrap (before)``, ``normal p delta (before)``); and a candidate,
-  not the library's: the mid-p swap test, alone and as the larger with either normal p-value.
+  (``exact sign-flip (before)``); ``p_mcnemar``, the exact McNemar test; other measures
+  (markedness): the larger of the mid-p swap test (``paired_se.swap_p(mid_p=True)``, where its
+  enumeration fits: ``swap enumerated`` gives the share of tables) and ``2·Φ(−|diff|/se)`` with
+  the paired Poisson bootstrap's (``p bootstrap``, the default) or the delta method's (``p
+  delta``) standard error; the same with the exact swap test, as it was before the mid-p one
+  (``exact swap or normal ... (before)``, leader design); the exact and the mid-p swap tests
+  alone; and, as it was before the swap test, the normal p-value alone (``normal p bootstrap
+  (before swap)``, ``normal p delta (before swap)``).
 
 ``--designs above`` (R = 3, ``adjacent=True``): ``p_vs_above`` (and paired,
 ``p_mcnemar_vs_above``) of the runs ranked 2 and 3, each against the run
@@ -166,17 +167,16 @@ def columns(
                 normal[method] = normal_paired_p(
                     joint, measure, POS, got["diff_vs_leader"], got["se_vs_leader"], method
                 )
-                out[f"normal p {method} (before)"] = normal[method].reshape(b, r)
+                out[f"normal p {method} (before swap)"] = normal[method].reshape(b, r)
         if len(methods) > 1:
             swap, enumerated = swap_p(joint, measure, POS)
-            out["swap test alone"] = swap.reshape(b, r)
-            out["swap enumerated"] = enumerated.reshape(b, r).astype(np.float64)
-            if design == "leader":  # the mid-p swap test, alone and as the larger with the normal p
-                mid, _ = swap_p(joint, measure, POS, mid_p=True)
-                out["mid-p swap alone (candidate)"] = mid.reshape(b, r)
+            if design == "leader":  # what p_vs_leader was before the mid-p swap test: the exact one
                 for method in methods:
-                    both = np.where(enumerated, np.maximum(mid, normal[method]), normal[method])
-                    out[f"mid-p swap or normal {method} (candidate)"] = both.reshape(b, r)
+                    both = np.where(enumerated, np.maximum(swap, normal[method]), normal[method])
+                    out[f"exact swap or normal {method} (before)"] = both.reshape(b, r)
+            out["swap test alone"] = swap.reshape(b, r)
+            out["mid-p swap alone"] = swap_p(joint, measure, POS, mid_p=True)[0].reshape(b, r)
+            out["swap enumerated"] = enumerated.reshape(b, r).astype(np.float64)
         else:  # the exact sign-flip test, which p_vs_leader was before its mid-p version
             out["exact sign-flip (before)"] = sign_flip_p(joint, measure, POS).reshape(b, r)
     else:

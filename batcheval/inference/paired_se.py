@@ -483,8 +483,10 @@ def paired_p(
         # the larger of the two: the swap test is exact where the runs are exchangeable but can
         # exceed its level for equal measures of runs that are not (0.068-0.080 at 0.05, equal
         # markedness and unequal biases, n = 40-1,000), the normal one holds it at large n and
-        # fails at small n (0.238); rejecting only where both do holds it in both cases
-        swap, enumerated = swap_p(joint, measure, pos)
+        # fails at small n (0.238); rejecting only where both do holds it in both cases. The swap
+        # test's mid-p value: the exact one left the pair conservative wherever few examples are
+        # discordant (docs/calibration_leader.md)
+        swap, enumerated = swap_p(joint, measure, pos, mid_p=True)
         return np.where(enumerated, np.maximum(swap, normal), normal)
     return normal
 
