@@ -427,7 +427,7 @@ def swap_p(
     form a staircase that is walked with ``O(m₁ + m₀)`` measures, and every table is
     enumerated. Other measures measure every point, and tables with more than
     :data:`SWAP_POINTS` of them are not enumerated (``enumerated`` false, ``p`` NaN there).
-    ``mid_p=True``: the mid-p value ``P(|D| > |d|) + ½·P(|D| = |d|)`` (1 at ``d = 0``).
+    ``mid_p=True``: the mid-p value ``P(|D| > |d|) + ½·P(|D| = |d|)`` (1 at ``|d| ≤ 1e-12``).
 
     Examples
     --------

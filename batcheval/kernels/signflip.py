@@ -186,8 +186,8 @@ def binary_swap_test(joint, pos, measure, b2, monotone, budget, midp, p, enumera
     ``p = 2·P(D ≥ t)`` as ``D`` is symmetric about 0 (the ``D ≤ −t`` half is the mirror image).
     A table with an undefined corner takes the full enumeration.
 
-    ``midp``: the mid-p value ``P(|D| > |d|) + ½·P(|D| = |d|)`` instead (1 at ``d = 0``), the
-    mean of the sums at ``|d|`` less and more the rounding tolerance (twice the work)."""
+    ``midp``: the mid-p value ``P(|D| > |d|) + ½·P(|D| = |d|)`` instead (1 at ``|d| ≤ 1e-12``),
+    the mean of the sums at ``|d|`` less and more the rounding tolerance (twice the work)."""
     neg = 1 - pos
     for g in prange(joint.shape[0]):
         # the cells where the two runs agree stay put under every swap
@@ -206,7 +206,9 @@ def binary_swap_test(joint, pos, measure, b2, monotone, budget, midp, p, enumera
             p[g] = np.nan
             continue
         t = abs(d) * (1.0 - 1e-9)  # the observed point itself counts despite rounding
-        if not (t > 0.0):
+        # a mid-p value at d = 0 is 1; a difference of rounding noise (two equal measures reached
+        # by different operations) is 0, else its half-atom would depend on the noise
+        if not (t > 0.0) or (midp and abs(d) <= 1e-12):
             p[g] = 1.0
             continue
         walk = monotone and m1 + m0 <= _WALK_LIMIT
