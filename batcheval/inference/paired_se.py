@@ -60,15 +60,17 @@ index, so results do not depend on threads or rounds.
     example's two predictions are swapped with probability 1/2. For two
     classes the null distribution is that of ``w₁(2X₁ − m₁) + w₀(2X₀ − m₀)``
     with ``X_c ~ Bin(m_c, 1/2)`` over the ``m_c`` discordant examples of
-    real class c (one of the two right): exact, and for accuracy it is the
-    exact McNemar test (enumerated while the class with fewer discordant
-    examples has at most 50, else the continuity-corrected normal tail). With
-    more classes, its normal approximation (a score test: the variance is the
-    null's, never the estimate's). Other binary measures take the larger of
-    the swap test (:func:`swap_p`: the same randomization, the null
-    distribution of their difference enumerated over the discordant examples)
-    and ``2·Φ(−|diff|/se)`` with a standard error that is never 0; multiclass
-    ones that normal p-value alone.
+    real class c (one of the two right), enumerated while the class with
+    fewer discordant examples has at most 50. The p-value is its mid-p value
+    ``P(|D| > |d|) + ½·P(|D| = |d|)`` (for accuracy the mid-p McNemar test;
+    beyond 50, the normal tail without continuity correction): the exact
+    ``P(|D| ≥ |d|)`` (:func:`sign_flip_p`'s default) is conservative where few
+    examples are discordant. With more classes, its normal approximation (a
+    score test: the variance is the null's, never the estimate's). Other
+    binary measures take the larger of the mid-p swap test (:func:`swap_p`:
+    the same randomization, the null distribution of their difference
+    enumerated over the discordant examples) and ``2·Φ(−|diff|/se)`` with a
+    standard error that is never 0; multiclass ones that normal p-value alone.
 """
 
 from __future__ import annotations
@@ -457,20 +459,23 @@ def paired_p(
     """p-value of each paired difference ``diff`` (run − reference) with standard
     error ``se`` (from ``method``, ``"delta"`` or ``"bootstrap"``), valid at small n.
 
-    :func:`sign_flip_p` for the measures of :data:`SIGN_FLIP_MEASURES`. Otherwise
-    :func:`normal_paired_p`, ``2·Φ(−|diff|/se)``, where a standard error of 0 (a perfect or a
-    constant run on few examples) is replaced by that of the joint table with
-    one pseudo-example in every cell, by the same method; for binary tables the
-    larger of that and the swap test's :func:`swap_p`, where it is enumerated: the
-    swap test holds the level at small n when the runs are exchangeable, the normal
-    p-value at large n when they are not (docs/calibration_leader.md).
+    :func:`sign_flip_p` for the measures of :data:`SIGN_FLIP_MEASURES` (binary: its mid-p
+    value). Otherwise :func:`normal_paired_p`, ``2·Φ(−|diff|/se)``, where a standard error of 0
+    (a perfect or a constant run on few examples) is replaced by that of the joint table with
+    one pseudo-example in every cell, by the same method; for binary tables the larger of that
+    and the mid-p swap test's :func:`swap_p`, where it is enumerated: the swap test holds the
+    level at small n when the runs are exchangeable, the normal p-value at large n when they
+    are not (docs/calibration_leader.md).
 
     Examples
     --------
+    Two discordant negatives, both the reference's: the mid-p sign-flip test,
+    ``P(|D| > 1) + ½·P(|D| = 1) = 0 + ½ · 2 · (1/2)²``.
+
     >>> joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
     >>> joint[0, 1, 1, 1] = joint[0, 0, 0, 1] = 2
     >>> paired_p(joint, "informedness", 1, np.array([-1.0]), np.array([0.0])).tolist()
-    [0.5]
+    [0.25]
     """
     k = joint.shape[1]
     if measure in SIGN_FLIP_MEASURES[2 if k == 2 else 3]:
