@@ -75,6 +75,43 @@ def _tail(a, b, wa, wb, t):
     return min(1.0, max(0.0, total))
 
 
+@jit
+def _tail_pair(a, b, wa, wb, t_lo, t_hi):
+    """``(P(|D| ≥ t_lo), P(|D| ≥ t_hi))`` of :func:`_tail`, the binomial tables built once: each
+    sum the same operations in the same order as :func:`_tail`'s, so the same bits."""
+    pa = np.empty(a + 1)
+    _binomial_half(a, pa)
+    pb = np.empty(b + 1)
+    _binomial_half(b, pb)
+    cdf = np.zeros(b + 2)
+    for j in range(b + 1):
+        cdf[j + 1] = cdf[j] + pb[j]
+    sf = np.zeros(b + 2)
+    for j in range(b, -1, -1):
+        sf[j] = sf[j + 1] + pb[j]
+    lo_total = 0.0
+    hi_total = 0.0
+    for x in range(a + 1):
+        s = wa * (2.0 * x - a)
+        if wb > 0.0:
+            for which in range(2):
+                t = t_lo if which == 0 else t_hi
+                lo = math.ceil((b + (t - s) / wb) / 2.0)
+                hi = math.floor((b + (-t - s) / wb) / 2.0)
+                upper = 1.0 if lo <= 0 else (0.0 if lo > b else sf[int(lo)])
+                lower = 0.0 if hi < 0 else (1.0 if hi >= b else cdf[int(hi) + 1])
+                if which == 0:
+                    lo_total += pa[x] * (upper + lower)
+                else:
+                    hi_total += pa[x] * (upper + lower)
+        else:
+            if abs(s) >= t_lo:
+                lo_total += pa[x]
+            if abs(s) >= t_hi:
+                hi_total += pa[x]
+    return min(1.0, max(0.0, lo_total)), min(1.0, max(0.0, hi_total))
+
+
 @jit_parallel
 def binary_sign_flip(joint, pos, kind, exact_limit, midp, p, z):
     """The binary sign-flip test of ``inference/paired_se.sign_flip_p`` from flat joint
@@ -127,10 +164,12 @@ def binary_sign_flip(joint, pos, kind, exact_limit, midp, p, z):
             p[g] = np.nan
         elif not (stat > tol):
             p[g] = 1.0
+        elif ma <= exact_limit and midp:
+            # the atom at |d| is the difference of the tails either side of it
+            at_least, beyond = _tail_pair(int(ma), int(mb), wa, wb, stat - tol, stat + tol)
+            p[g] = 0.5 * (at_least + beyond)
         elif ma <= exact_limit:
             p[g] = _tail(int(ma), int(mb), wa, wb, stat - tol)
-            if midp:  # the atom at |d| is the difference of the tails either side of it
-                p[g] = 0.5 * (p[g] + _tail(int(ma), int(mb), wa, wb, stat + tol))
         else:
             var = wa * wa * ma + wb * wb * mb
             half_step = min(wa, wb) if wa > 0 and wb > 0 else max(wa, wb)
