@@ -236,7 +236,7 @@ def test_cli_leaderboard(tmp_path):
 def test_paired_delta_matches_numerical_derivative_and_bootstrap():
     df = shared_test_set(n_runs=5, n_examples=600)
     # informedness's paired p-value is the exact sign-flip test (tests/test_calibration_intervals.py),
-    # kappa's the larger of the exact swap test (tests/test_swap_test.py) and the normal p-value
+    # kappa's the larger of the mid-p swap test (tests/test_swap_test.py) and the normal p-value
     delta = be.leaderboard(df, example="example_id", paired="delta", measure="kappa_cohen")
     boot = be.leaderboard(df, example="example_id", n_boot=4000, seed=4, measure="kappa_cohen")
     real, lead = _arrays(df, delta["run"][0])
@@ -256,8 +256,8 @@ def test_paired_delta_matches_numerical_derivative_and_bootstrap():
         # the delta method is the bootstrap's large-sample limit
         diff = np.array([row["diff_vs_leader"]])
         assert bootstrap_se(counts, "kappa_cohen", 1, 4000, 4, diff)[0] == pytest.approx(se, rel=0.1)
-        # the larger of the exact swap test and the normal p-value with the method's se
-        swap = swap_p(joint[None], "kappa_cohen")[0][0]
+        # the larger of the mid-p swap test and the normal p-value with the method's se
+        swap = swap_p(joint[None], "kappa_cohen", mid_p=True)[0][0]
         normal = 2 * stats.norm.sf(abs(row["diff_vs_leader"]) / se)
         assert row["p_vs_leader"] == pytest.approx(max(swap, normal), rel=1e-6)
         assert boot["p_vs_leader"][i] >= swap
