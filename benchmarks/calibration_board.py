@@ -6,28 +6,29 @@ generator this script imports: a run copies the label with probability ``B``,
 else flips a fair coin; ``max(1, round(prevalence · n))`` positives), paired
 (every run scores one shared test set, ``example=``) and unpaired (each run
 its own test set). Every p-value column of ``be.leaderboard`` is two-sided
-(``2·Φ(−|z|)``, the sign-flip test's ``P(|D| ≥ |d|)``, McNemar's
+(``2·Φ(−|z|)``, the sign-flip test's ``P(|D| > |d|) + ½·P(|D| = |d|)``, McNemar's
 ``2·P(X ≤ min(b, c))``), and with two runs of equal skill each is symmetric in
 the two runs, so which one leads does not matter: its size is P(p ≤ α).
 
 ``--designs leader`` (R = 2): ``p_vs_leader`` and ``p_mcnemar`` of the second run.
 
-- unpaired, ``measure="informedness"`` (the default): the z-test of the
-  adjusted (pseudo-count) estimates with the adjusted delta-method standard
-  errors; ``measure="markedness"``: the same for markedness;
-- paired, informedness: the exact sign-flip test (``paired_se.sign_flip_p``),
-  which ``p_vs_leader`` is under ``paired="bootstrap"`` (the default) and
-  ``paired="delta"`` alike for the measures of ``SIGN_FLIP_MEASURES``;
-  ``p_mcnemar``, the exact McNemar test; markedness: the larger of the exact swap
-  test (``paired_se.swap_p``, where its enumeration fits: ``swap enumerated`` gives
-  the share of tables) and ``2·Φ(−|diff|/se)`` with the paired Poisson bootstrap's
-  (``p bootstrap``, the default) or the delta method's (``p delta``) standard error;
-  the swap test alone (``swap test alone``); and, as it was before the swap test,
-  the normal p-value alone (``normal p bootstrap (before)``, ``normal p delta (before)``).
-
-With informedness, ``--designs leader`` also reports two candidate fixes, not the library's
-tests: the mid-p sign-flip test (paired) and a z-test with the null variance from the two
-runs' pooled hit rates (unpaired).
+- unpaired, ``measure="informedness"`` (the default) and ``"markedness"``: the score test of
+  equal values (``comparisons.equal_difference_p``, the variance at the four binomial rates of
+  most likelihood under the null) where both tables' margins hold 10 examples, else the z-test
+  of the adjusted (pseudo-count) estimates with the adjusted delta-method standard errors
+  (``comparisons.unpaired_versus``); and that z-test alone (``z-test (before)``), which
+  ``p_vs_leader`` was everywhere before the score test;
+- paired, informedness: the mid-p sign-flip test (``paired_se.sign_flip_p(mid_p=True)``),
+  which ``p_vs_leader`` is under ``paired="bootstrap"`` (the default) and ``paired="delta"``
+  alike for the measures of ``SIGN_FLIP_MEASURES``, and the exact one it was before
+  (``exact sign-flip (before)``); ``p_mcnemar``, the exact McNemar test; other measures
+  (markedness): the larger of the mid-p swap test (``paired_se.swap_p(mid_p=True)``, where its
+  enumeration fits: ``swap enumerated`` gives the share of tables) and ``2·Φ(−|diff|/se)`` with
+  the paired Poisson bootstrap's (``p bootstrap``, the default) or the delta method's (``p
+  delta``) standard error; the same with the exact swap test, as it was before the mid-p one
+  (``exact swap or normal ... (before)``, leader design); the exact and the mid-p swap tests
+  alone; and, as it was before the swap test, the normal p-value alone (``normal p bootstrap
+  (before swap)``, ``normal p delta (before swap)``).
 
 ``--designs above`` (R = 3, ``adjacent=True``): ``p_vs_above`` (and paired,
 ``p_mcnemar_vs_above``) of the runs ranked 2 and 3, each against the run
@@ -35,7 +36,7 @@ ranked just above it: a pair picked by the ranking, tested as if it were not.
 
 The boards are simulated in bulk: every board's runs are stacked and each run
 is compared with its own board's leader (or run above) through the functions
-``be.leaderboard`` calls (``inference.comparisons.versus`` / ``unpaired_se`` /
+``be.leaderboard`` calls (``inference.comparisons.unpaired_versus`` / ``unpaired_se`` /
 ``unpaired_centre`` and ``paired_columns``), since one big board would compare
 every run with the one global leader. The first ``--check`` boards of each
 point are also run through ``be.leaderboard`` itself and must give the same
@@ -69,7 +70,7 @@ import polars as pl
 
 import batcheval as be
 from batcheval.inference import comparisons as _cmp
-from batcheval.inference.paired_se import SIGN_FLIP_MEASURES, normal_paired_p, swap_p
+from batcheval.inference.paired_se import SIGN_FLIP_MEASURES, normal_paired_p, sign_flip_p, swap_p
 from batcheval.measures import compute
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -156,129 +157,41 @@ def columns(
     if paired:
         joint = joints(y, pred, safe)
         methods = ("bootstrap", "delta") if measure not in _SIGN_FLIP else ("bootstrap",)
+        normal = {}
         for method in methods:
             got = _cmp.paired_columns(joint, measure, POS, N_BOOT, seed, method)
             tag = "p" if len(methods) == 1 else f"p {method}"
             out[tag] = got["p_vs_leader"].reshape(b, r)
             out["p_mcnemar"] = got["p_mcnemar"].reshape(b, r)
             if len(methods) > 1:  # what p_vs_leader was before the swap test: normal with the method's se
-                before = normal_paired_p(
+                normal[method] = normal_paired_p(
                     joint, measure, POS, got["diff_vs_leader"], got["se_vs_leader"], method
                 )
-                out[f"normal p {method} (before)"] = before.reshape(b, r)
+                out[f"normal p {method} (before swap)"] = normal[method].reshape(b, r)
         if len(methods) > 1:
             swap, enumerated = swap_p(joint, measure, POS)
+            if design == "leader":  # what p_vs_leader was before the mid-p swap test: the exact one
+                for method in methods:
+                    both = np.where(enumerated, np.maximum(swap, normal[method]), normal[method])
+                    out[f"exact swap or normal {method} (before)"] = both.reshape(b, r)
             out["swap test alone"] = swap.reshape(b, r)
+            out["mid-p swap alone"] = swap_p(joint, measure, POS, mid_p=True)[0].reshape(b, r)
             out["swap enumerated"] = enumerated.reshape(b, r).astype(np.float64)
+        else:  # the exact sign-flip test, which p_vs_leader was before its mid-p version
+            out["exact sign-flip (before)"] = sign_flip_p(joint, measure, POS).reshape(b, r)
     else:
         se = _cmp.unpaired_se(counts, measure, "wilson_delta", N_BOOT, seed, POS)
         centre = _cmp.unpaired_centre(counts, measure, "wilson_delta", value.ravel())
-        out["p"] = _cmp.versus(value.ravel(), se, flat_ref, "x", centre)["p_vs_x"].reshape(b, r)
-    if measure == "informedness" and design == "leader":  # what a fix could give (not the library's)
-        if paired:
-            out["mid-p sign-flip (candidate)"] = midp_sign_flip(joint).reshape(b, r)
-        else:
-            out["pooled z (candidate)"] = pooled_z(counts, flat_ref).reshape(b, r)
-    if design == "leader" and not paired and measure in ("informedness", "markedness"):
-        score = score_z(counts, flat_ref, measure).reshape(b, r)
-        out["score z (candidate)"] = score
-        # the score test where both tables' smallest margins hold 10, the library's test below
-        margins = np.concatenate([counts.sum(axis=1), counts.sum(axis=2)], axis=1).min(axis=1)
-        held = (np.minimum(margins, margins[flat_ref]) >= 10).reshape(b, r)
-        out["score z from margin 10 (candidate)"] = np.where(held, score, out["p"])
+        got = _cmp.unpaired_versus(
+            counts, measure, "wilson_delta", POS, value.ravel(), se, flat_ref, "x", centre
+        )
+        out["p"] = got["p_vs_x"].reshape(b, r)
+        # the z-test of the adjusted estimates alone, which p_vs_leader was before the score test
+        before = _cmp.versus(value.ravel(), se, flat_ref, "x", centre)["p_vs_x"]
+        out["z-test (before)"] = before.reshape(b, r)
     for v in out.values():
         v[ref < 0] = np.nan
     return out, rank
-
-
-def midp_sign_flip(joint: np.ndarray) -> np.ndarray:
-    """Mid-p version of the binary informedness sign-flip test: ``P(|D| > |d|) + ½·P(|D| = |d|)``
-    with ``D = Σ_c (2·X_c − m_c)/n_c``, ``X_c ~ Bin(m_c, 1/2)`` over the ``m_c`` discordant
-    examples of real class c (of ``n_c``), enumerated (a candidate fix, not the library's test)."""
-    from scipy import stats
-
-    p = np.full(len(joint), np.nan)
-    for g, j in enumerate(joint):
-        size = j.sum(axis=(1, 2))
-        if (size == 0).any():
-            continue
-        run_only = np.array([j[0, 1, 0], j[1, 0, 1]])  # run right, reference wrong
-        ref_only = np.array([j[0, 0, 1], j[1, 1, 0]])
-        m = run_only + ref_only
-        w = 1.0 / size
-        d = abs(float(np.sum(w * (run_only - ref_only))))
-        x0, x1 = np.arange(m[0] + 1), np.arange(m[1] + 1)
-        pmf = np.outer(stats.binom.pmf(x0, m[0], 0.5), stats.binom.pmf(x1, m[1], 0.5))
-        dist = np.abs(np.add.outer(w[0] * (2 * x0 - m[0]), w[1] * (2 * x1 - m[1])))
-        tie = np.isclose(dist, d, rtol=1e-9, atol=1e-12)
-        p[g] = min(1.0, pmf[(dist > d) & ~tie].sum() + 0.5 * pmf[tie].sum())
-    return p
-
-
-def pooled_z(counts: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """Unpaired z-test of equal informedness with the variance under the null, each class's hit
-    rate pooled over the two runs (a candidate fix, not the library's test)."""
-    from scipy import special
-
-    pos, neg = counts[:, 1].sum(axis=1), counts[:, 0].sum(axis=1)
-    tp, fp = counts[:, 1, 1], counts[:, 0, 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        diff = (tp / pos - fp / neg) - (tp / pos - fp / neg)[ref]
-        p1 = (tp + tp[ref]) / (pos + pos[ref])
-        p0 = (fp + fp[ref]) / (neg + neg[ref])
-        var = p1 * (1 - p1) * (1 / pos + 1 / pos[ref]) + p0 * (1 - p0) * (1 / neg + 1 / neg[ref])
-        p = special.erfc(np.abs(diff) / np.sqrt(2 * var))
-    return np.where(var > 0, p, np.where(diff == 0, 1.0, np.nan))
-
-
-def _constrained_rates(x: np.ndarray, n: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """The binomial rates ``p[G, 4]`` of most likelihood under ``Σ c_i p_i = 0`` (``x``, ``n``:
-    successes and trials ``[G, 4]``; ``c`` the constraint's ±1 signs): for a Lagrange multiplier λ
-    each ``p_i`` maximises ``x log p + (n − x) log(1 − p) − λ c p``, the root in [0, 1] of
-    ``λc p² − (λc + n) p + x``; ``Σ c_i p_i(λ)`` falls as λ grows, so λ is found by bisection
-    (on ``λ = scale · tan u``, 80 halvings of u)."""
-    scale = n.sum(axis=1, keepdims=True)
-
-    def rates(u: np.ndarray) -> np.ndarray:
-        a = scale * np.tan(u)[:, None] * c  # λ c
-        bq = a + n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            root = np.sqrt(np.maximum(bq * bq - 4.0 * a * x, 0.0))
-            p = np.where(bq + root > 0, 2.0 * x / (bq + root), bq / a)  # x = 0 with λc < −n: 1 + n/(λc)
-        return np.clip(np.nan_to_num(p), 0.0, 1.0)
-
-    lo = np.full(len(x), -np.pi / 2 + 1e-12)
-    hi = np.full(len(x), np.pi / 2 - 1e-12)
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        up = (rates(mid) * c).sum(axis=1) > 0  # the constraint still positive: λ must grow
-        lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
-    return rates((lo + hi) / 2)
-
-
-def score_z(counts: np.ndarray, ref: np.ndarray, measure: str) -> np.ndarray:
-    """Unpaired score test of equal informedness (a difference of hit rates given the real class
-    sizes) or markedness (given the predicted sizes): ``z = Σ c_i p̂_i / sqrt(Σ p̃_i(1 − p̃_i)/n_i)``
-    with ``p̃`` the rates of most likelihood under ``Σ c_i p_i = 0`` (a candidate, not the library's)."""
-    from scipy import special
-
-    tp, fp, fn, tn = counts[:, 1, 1], counts[:, 0, 1], counts[:, 1, 0], counts[:, 0, 0]
-    if measure == "informedness":  # tp / real positives − fp / real negatives
-        x1, n1, x0, n0 = tp, tp + fn, fp, fp + tn
-    else:  # tp / predicted positives − fn / predicted negatives
-        x1, n1, x0, n0 = tp, tp + fp, fn, fn + tn
-    x = np.stack([x1, x0, x1[ref], x0[ref]], axis=1).astype(np.float64)
-    n = np.stack([n1, n0, n1[ref], n0[ref]], axis=1).astype(np.float64)
-    c = np.array([1.0, -1.0, -1.0, 1.0])
-    empty = (n == 0).any(axis=1)
-    n = np.where(n == 0, 1.0, n)  # (an empty class's p-value is NaN below)
-    diff = (x / n * c).sum(axis=1)
-    p = _constrained_rates(x, n, c)
-    var = (p * (1 - p) / n).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = special.erfc(np.abs(diff) / np.sqrt(2 * var))
-    out = np.where(var > 0, out, np.where(np.abs(diff) < 1e-12, 1.0, np.nan))
-    return np.where(empty, np.nan, out)
 
 
 def check(y: np.ndarray, pred: np.ndarray, paired: bool, measure: str, design: str, got: dict) -> float:
@@ -324,10 +237,15 @@ def main() -> None:
     parser.add_argument("--measures", default="informedness,markedness")
     parser.add_argument("--check", type=int, default=20, help="boards per point also run through leaderboard")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--points", default=None, help="only these grid points, as n:prevalence:B,... (e.g. 100:0.5:0.5)"
+    )
     parser.add_argument("--out", default=None, help="write the markdown tables here")
     args = parser.parse_args()
     boards = 200 if args.quick else args.boards
     grid = [(n, p, s) for n in ((10, 100) if args.quick else NS) for p in PREVALENCES for s in SKILLS]
+    if args.points:
+        grid = [(int(n), float(p), float(s)) for n, p, s in (pt.split(":") for pt in args.points.split(","))]
     rows = []
     t0 = time.perf_counter()
     for design in args.designs.split(","):
@@ -376,6 +294,7 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
     cmd = (
         f"python benchmarks/calibration_board.py --boards {args.boards} --seed {args.seed} --designs "
         f"{args.designs} --pairings {args.pairings} --measures {args.measures} --check {args.check}"
+        + (f" --points {args.points}" if args.points else "")
     )
     lines = ["Made by", "", "```", cmd, "```", ""]
     for (design, pairing), part in table.group_by(["design", "pairing"], maintain_order=True):

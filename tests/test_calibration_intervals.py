@@ -436,7 +436,12 @@ def test_leaderboard_p_values_never_come_from_a_zero_standard_error():
     """The issue's case: one perfect and one constant run on 4 examples."""
     df = _four_examples()
     paired = be.leaderboard(df, example="example_id").row(1, named=True)
-    assert paired["p_vs_leader"] == pytest.approx(0.5) == paired["p_mcnemar"]
+    # two discordant examples, both the perfect run's: McNemar's exact p-value, and its mid-p
+    # version (the sign-flip test's at equal weights) that less P(X = 0)
+    assert paired["p_mcnemar"] == pytest.approx(stats.binomtest(0, 2, 0.5).pvalue)
+    assert paired["p_vs_leader"] == pytest.approx(
+        stats.binomtest(0, 2, 0.5).pvalue - stats.binom.pmf(0, 2, 0.5)
+    )
     for measure, kwargs in [("kappa_cohen", {"paired": "delta"}), ("markedness", {}), ("correlation", {})]:
         p = be.leaderboard(df, example="example_id", measure=measure, **kwargs)["p_vs_leader"][1]
         assert 0.0 < p < 1.0
@@ -446,14 +451,16 @@ def test_leaderboard_p_values_never_come_from_a_zero_standard_error():
 
 
 def test_paired_p_replaces_a_zero_standard_error():
-    # a small table: the larger of the exact swap test (two discordant negatives, both the
-    # reference's, so P(|D| ≥ |d|) = 2 · (1/2)², McNemar's exact p-value) and the normal p-value,
-    # whose standard error of 0 is replaced
+    # a small table: the larger of the mid-p swap test (two discordant negatives, both the
+    # reference's, so P(|D| > |d|) + ½·P(|D| = |d|) = ½ · 2 · (1/2)², McNemar's mid-p value: the
+    # exact one less P(X = 0)) and the normal p-value, whose standard error of 0 is replaced
     joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
     joint[0, 1, 1, 1] = joint[0, 0, 0, 1] = 2
+    midp = stats.binomtest(0, 2, 0.5).pvalue - stats.binom.pmf(0, 2, 0.5)
     p = paired_p(joint, "kappa_cohen", 1, np.array([-1.0]), np.array([0.0]))[0]
-    assert p >= 0.5 and p == max(
-        0.5, normal_paired_p(joint, "kappa_cohen", 1, np.array([-1.0]), np.zeros(1), "delta")[0]
+    assert p >= midp and p == pytest.approx(
+        max(midp, normal_paired_p(joint, "kappa_cohen", 1, np.array([-1.0]), np.zeros(1), "delta")[0]),
+        rel=1e-12,
     )
     # a table too large to enumerate (kappa_fleiss measures every point) keeps the normal p-value,
     # and a standard error of 0 is replaced

@@ -15,6 +15,7 @@ from batcheval.core import memory
 from batcheval.inference.paired_se import bootstrap_se, delta_se, sign_flip_p, swap_p
 from tests.reference import intervals as ref_iv
 from tests.reference import leaderboard as ref
+from tests.reference import score_diff as ref_score
 
 
 def shared_test_set(n_runs: int = 12, n_examples: int = 400, seed: int = 0, k: int = 2) -> pl.DataFrame:
@@ -68,12 +69,20 @@ def test_unpaired_p_values_and_holm_ties():
         diff = ref.informedness(t) - ref.informedness(lead_t)
         var = ref_iv.youden_variance(t[1, 1] + 1, t[0, 1] + 1, t[1, 0] + 1, t[0, 0] + 1) + var_lead
         assert row["diff_vs_leader"] == pytest.approx(diff, rel=1e-12)
-        # ... and the difference of the adjusted tables' values (inverting the Agresti-Caffo interval)
+        # where both tables' margins hold 10 examples, the score test of equal informedness (the
+        # variance at the four rates of most likelihood under the null, by scipy's SLSQP) ...
+        if (
+            min(t.sum(axis=0).min(), t.sum(axis=1).min(), lead_t.sum(axis=0).min(), lead_t.sum(axis=1).min())
+            >= 10
+        ):
+            expect.append(ref_score.equal_difference_p(np.stack([t, lead_t])))
+            continue
+        # ... else the difference of the adjusted tables' values (inverting the Agresti-Caffo interval)
         adjusted = ref.informedness(t + 1) - ref.informedness(lead_t + 1)
         expect.append(2 * stats.norm.sf(abs(adjusted) / math.sqrt(var)))
-    np.testing.assert_allclose(board["p_vs_leader"].to_numpy(), expect, rtol=1e-9)
+    np.testing.assert_allclose(board["p_vs_leader"].to_numpy(), expect, rtol=1e-6)
     holm = ref_iv.holm(expect)
-    np.testing.assert_allclose(board["p_vs_leader_holm"].to_numpy(), holm, rtol=1e-9)
+    np.testing.assert_allclose(board["p_vs_leader_holm"].to_numpy(), holm, rtol=1e-6)
     # tied_with_leader is now could_be_best (tests/test_selection.py checks it against its reference)
     assert board["tied_with_leader"].to_list() == board["could_be_best"].to_list()
     tied = board["tied_with_leader"].to_list()
@@ -110,14 +119,14 @@ def test_paired_bootstrap_se_agrees_with_resampling_examples():
             continue
         _, pred = _arrays(df, row["run"])
         se = ref.paired_bootstrap_se(real, lead, pred, 4000, rng)
-        # informedness's p_vs_leader is the sign-flip test (tests/test_calibration_intervals.py),
+        # informedness's p_vs_leader is the mid-p sign-flip test (tests/test_midp_score_tests.py),
         # so the paired bootstrap's standard error is checked where it is computed
         joint = np.zeros((1, 2, 2, 2), dtype=np.int64)
         np.add.at(joint, (0, real, lead, pred), 1)
         ours = bootstrap_se(joint, "informedness", 1, 4000, 1, np.array([row["diff_vs_leader"]]))[0]
         # both standard errors are Monte Carlo estimates from 4000 replicates: ~1.1% each
         assert ours == pytest.approx(se, rel=0.06)
-        assert row["p_vs_leader"] == sign_flip_p(joint, "informedness")[0]
+        assert row["p_vs_leader"] == sign_flip_p(joint, "informedness", mid_p=True)[0]
 
 
 def test_pairing_tightens_the_comparison_of_correlated_runs():
@@ -227,7 +236,7 @@ def test_cli_leaderboard(tmp_path):
 def test_paired_delta_matches_numerical_derivative_and_bootstrap():
     df = shared_test_set(n_runs=5, n_examples=600)
     # informedness's paired p-value is the exact sign-flip test (tests/test_calibration_intervals.py),
-    # kappa's the larger of the exact swap test (tests/test_swap_test.py) and the normal p-value
+    # kappa's the larger of the mid-p swap test (tests/test_swap_test.py) and the normal p-value
     delta = be.leaderboard(df, example="example_id", paired="delta", measure="kappa_cohen")
     boot = be.leaderboard(df, example="example_id", n_boot=4000, seed=4, measure="kappa_cohen")
     real, lead = _arrays(df, delta["run"][0])
@@ -247,8 +256,8 @@ def test_paired_delta_matches_numerical_derivative_and_bootstrap():
         # the delta method is the bootstrap's large-sample limit
         diff = np.array([row["diff_vs_leader"]])
         assert bootstrap_se(counts, "kappa_cohen", 1, 4000, 4, diff)[0] == pytest.approx(se, rel=0.1)
-        # the larger of the exact swap test and the normal p-value with the method's se
-        swap = swap_p(joint[None], "kappa_cohen")[0][0]
+        # the larger of the mid-p swap test and the normal p-value with the method's se
+        swap = swap_p(joint[None], "kappa_cohen", mid_p=True)[0][0]
         normal = 2 * stats.norm.sf(abs(row["diff_vs_leader"]) / se)
         assert row["p_vs_leader"] == pytest.approx(max(swap, normal), rel=1e-6)
         assert boot["p_vs_leader"][i] >= swap

@@ -59,9 +59,10 @@ def _measure(name: str, tp: int, fp: int, fn: int, tn: int):
     raise AssertionError(name)
 
 
-def _brute_force(examples: list[tuple[int, int, int]], name: str) -> float:
+def _brute_force(examples: list[tuple[int, int, int]], name: str, mid_p: bool = False) -> float:
     """``P(|D| ≥ |d|)`` over all swaps of the discordant examples ``(real, reference, run)``,
-    the undefined differences counted as not extreme."""
+    the undefined differences counted as not extreme; ``mid_p``: ``P(|D| > |d|) + ½·P(|D| = |d|)``
+    (1 at |d| ≤ 1e-12)."""
 
     def difference(rows):
         cells = {}
@@ -90,9 +91,13 @@ def _brute_force(examples: list[tuple[int, int, int]], name: str) -> float:
         if dd is None:
             continue
         if isinstance(dd, float):
-            hits += abs(dd) >= abs(d) * (1 - 1e-9)
+            at_least = abs(dd) >= abs(d) * (1 - 1e-9)
+            beyond = abs(dd) > abs(d) * (1 + 1e-9)
         else:
-            hits += abs(dd) >= abs(d)
+            at_least, beyond = abs(dd) >= abs(d), abs(dd) > abs(d)
+        hits += (at_least + beyond) / 2 if mid_p else at_least
+    if mid_p and abs(d) <= 1e-12:  # the library's mid-p reads rounding noise as 0
+        return 1.0
     return hits / 2 ** len(disc)
 
 
@@ -136,7 +141,7 @@ def test_staircase_walk_equals_every_point(name):
     got = {}
     for monotone in (True, False):
         p, enumerated = np.empty(300), np.empty(300, dtype=np.bool_)
-        binary_swap_test(joint, 1, m, 1.0, monotone, 1 << 20, p, enumerated)
+        binary_swap_test(joint, 1, m, 1.0, monotone, 1 << 20, False, p, enumerated)
         assert enumerated.all()
         got[monotone] = p
     np.testing.assert_allclose(got[True], got[False], rtol=1e-12, atol=1e-15)
@@ -151,13 +156,14 @@ def test_swap_p_equals_enumeration_of_every_swap(name):
         ref = np.where(rng.random(n) < 0.6, y, rng.integers(0, 2, n))
         run = np.where(rng.random(n) < 0.5, y, rng.integers(0, 2, n))
         examples = [(int(a), int(b), int(c)) for a, b, c in zip(y, ref, run, strict=True)]
-        want = _brute_force(examples, name)
-        got, enumerated = swap_p(_joint(examples), name)
-        assert enumerated[0]
-        if math.isnan(want):
-            assert math.isnan(got[0]), (examples, got)
-        else:
-            assert got[0] == pytest.approx(want, rel=1e-12, abs=1e-15), examples
+        for mid_p in (False, True):
+            want = _brute_force(examples, name, mid_p)
+            got, enumerated = swap_p(_joint(examples), name, mid_p=mid_p)
+            assert enumerated[0]
+            if math.isnan(want):
+                assert math.isnan(got[0]), (examples, got)
+            else:
+                assert got[0] == pytest.approx(want, rel=1e-12, abs=1e-15), (examples, mid_p)
 
 
 def test_undefined_points_count_as_not_extreme():
@@ -210,7 +216,13 @@ def test_paired_markedness_p_holds_its_size(n, prevalence, skill):
     p, enumerated = swap_p(joint, "markedness")
     assert enumerated.all()
     rate = float(np.mean(p <= alpha))  # NaN (never here: markedness is 0, not NaN, on a flat margin)
-    assert rate <= alpha + 4 * math.sqrt(alpha * (1 - alpha) / boards), rate
+    bound = alpha + 4 * math.sqrt(alpha * (1 - alpha) / boards)
+    assert rate <= bound, rate
+    # and p_vs_leader, the larger of the mid-p swap test and the normal p-value (delta's)
+    run = compute(joint.sum(axis=2), ["markedness"], positive=1)["markedness"]
+    lead = compute(joint.sum(axis=3), ["markedness"], positive=1)["markedness"]
+    lib = paired_p(joint, "markedness", 1, run - lead, delta_se(joint, "markedness", 1), "delta")
+    assert float(np.mean(lib <= alpha)) <= bound
 
 
 def test_leaderboard_takes_the_larger_of_the_swap_and_the_normal_test_for_paired_markedness():
@@ -225,8 +237,8 @@ def test_leaderboard_takes_the_larger_of_the_swap_and_the_normal_test_for_paired
             warnings.simplefilter("ignore")
             board = be.leaderboard(df, example="example_id", measure="markedness", paired=paired)
         row = board.filter(pl.col("run") == "b").row(0, named=True)
-        exact = _brute_force(examples, "markedness")
-        # the larger of the exact test and the normal p-value, for runs that are not exchangeable
+        exact = _brute_force(examples, "markedness", mid_p=True)
+        # the larger of the mid-p swap test and the normal p-value, for runs that are not exchangeable
         assert row["p_vs_leader"] >= exact
         if paired == "delta":
             joint = _joint([(y_, b_, a_) for y_, a_, b_ in examples])  # the leader is run "a"
@@ -240,7 +252,7 @@ def test_leaderboard_takes_the_larger_of_the_swap_and_the_normal_test_for_paired
 def test_paired_markedness_holds_its_size_for_runs_that_are_not_exchangeable():
     """Equal markedness, unequal biases (benchmarks/calibration_swap_unequal.py, prevalence 0.1,
     n = 100): the swap test alone rejected 0.080 of 2,000 pairs there, ``p_vs_leader`` (the larger
-    of it and the normal p-value) 0.046 (bootstrap) and 0.055 (delta)."""
+    of its mid-p version and the normal p-value) 0.046 (bootstrap) and 0.055 (delta)."""
     boards, alpha, n, prevalence = 2000, 0.05, 100, 0.1
     skill_a, guess_b = 0.6, 0.1
 

@@ -29,25 +29,29 @@ Paired comparisons (``example=`` given)
       informedness and accuracy; ``paired_se.SIGN_FLIP_MEASURES``): the
       paired sign-flip test of the difference, whichever ``paired=`` says —
       each discordant example is the run's win or the leader's with
-      probability 1/2 under the null. Binary: exact while the class with
-      fewer discordant examples has at most 50 of them (continuity-corrected
-      normal beyond), so conservative where few examples are discordant
-      (size 0.000-0.049 at 0.05 on the grid of docs/calibration_leader.md,
-      "The board's p-value columns"); multiclass: its normal form;
+      probability 1/2 under the null. Binary: its mid-p value ``P(|D| > |d|)
+      + ½·P(|D| = |d|)`` (for accuracy the mid-p McNemar test that Fagerland,
+      Lydersen & Laake recommend), enumerated while the class with fewer
+      discordant examples has at most 50 of them (the normal tail beyond).
+      The exact test was conservative where few examples are discordant
+      (size 0.000-0.049 at 0.05); the mid-p one is within [0.04, 0.06] at
+      13 of the 18 points of docs/calibration_leader.md's grid whose margins
+      hold 10 examples (the exact one at 6) and at most 0.054 anywhere
+      ("The board's p-value columns"); multiclass: its normal form;
     - ``p_vs_leader`` for the other binary measures (markedness, kappa,
       correlation, precision, f1, ...): the larger of two p-values. One is the
-      exact paired randomization (swap) test, whichever ``paired=`` says: under
+      mid-p paired randomization (swap) test, whichever ``paired=`` says: under
       its null the two runs' predictions of each example are exchangeable; of
       the ``m₁`` positives and ``m₀`` negatives they disagree on, the run
       predicts positive for ``X₁ ~ Bin(m₁, ½)`` and ``X₀ ~ Bin(m₀, ½)``, which
-      fix both tables, so ``p = P(|D| ≥ |d|)`` is a sum over ``(X₁, X₀)``
-      (:func:`batcheval.inference.paired_se.swap_p`; a swap that leaves the
-      measure undefined counts as not extreme; measures that never fall as a
-      run gets one more discordant example right, ``paired_se.MONOTONE_SWAP``,
-      are summed in ``O(m₁ + m₀)``, others while at most
-      ``paired_se.SWAP_POINTS`` points). The other is ``2·Φ(−|diff|/se)`` with
-      the paired bootstrap's standard error (or, with ``paired="delta"``, the
-      delta method's); multiclass boards take it alone. Each bootstrap
+      fix both tables, so ``p = P(|D| > |d|) + ½·P(|D| = |d|)`` is a sum over
+      ``(X₁, X₀)`` (:func:`batcheval.inference.paired_se.swap_p`; a swap that
+      leaves the measure undefined counts as not extreme; measures that never
+      fall as a run gets one more discordant example right,
+      ``paired_se.MONOTONE_SWAP``, are summed in ``O(m₁ + m₀)``, others while
+      at most ``paired_se.SWAP_POINTS`` points). The other is ``2·Φ(−|diff|/se)``
+      with the paired bootstrap's standard error (or, with ``paired="delta"``,
+      the delta method's); multiclass boards take it alone. Each bootstrap
       replicate resamples the examples, and measures the run and the leader
       on the same resample; for binary boards it is a Poisson bootstrap with
       the difference's linear part as a control variate, which needs about 8
@@ -57,17 +61,29 @@ Paired comparisons (``example=`` given)
       0.169 with the delta method at 0.05 with 10 and 20 examples, 0.061-0.085
       where every margin holds 10), and the swap test for runs of equal
       markedness that are not exchangeable (unequal biases: 0.068-0.080 from
-      40 to 1,000 examples); the larger of the two was at most 0.050
-      (bootstrap) and 0.051 (delta) on the equal-skill grid and 0.049 and 0.057
-      on the unequal one, but conservative where few examples are discordant
-      (docs/calibration_leader.md, "The board's p-value columns").
+      40 to 1,000 examples); the larger of the two was at most 0.051
+      (bootstrap) and 0.054 (delta) on the equal-skill grid, within [0.04, 0.06]
+      at 14 and 15 of its 18 points with margins of 10 (8 and 10 with the exact
+      swap test), and at most 0.050 and 0.059 on the unequal one (12,000 pairs
+      a point; docs/calibration_leader.md, "The board's p-value columns").
 
 Unpaired comparisons (no ``example=``)
-    The run and the leader are treated as independent samples:
-    ``se = sqrt(se_run² + se_leader²)`` from the delta method (or from the
-    bootstrap with ``ci_method="bootstrap"``). Runs scored on the same test
-    set are positively correlated, so this overstates the standard error
-    and the test is conservative: give ``example=`` when you can.
+    The run and the leader are treated as independent samples. Binary
+    informedness and markedness, where both runs' tables hold at least 10
+    examples in every real and predicted class
+    (``comparisons.SCORE_MARGIN``): the score test of equal values
+    (:func:`batcheval.inference.comparisons.equal_difference_p`; Miettinen &
+    Nurminen's construction, the variance at the four binomial rates of most
+    likelihood under the null), within [0.04, 0.06] at 0.05 at 14
+    (informedness) and 11 (markedness) of the 18 grid points with margins of
+    10, at most 0.056 anywhere (12,000 boards where 2,000 read above 0.055).
+    Elsewhere, and for other measures or with ``ci_method="bootstrap"``: the
+    z-test of ``se = sqrt(se_run² + se_leader²)`` from the delta method of the
+    tables plus one example in each cell (or from the bootstrap), which holds
+    the level at a few examples a class but is conservative above (it was
+    within the band at 8 and 7 of those points). Runs scored on the same test
+    set are positively correlated, so treating them as independent overstates
+    the spread and the test is conservative: give ``example=`` when you can.
 
 Which runs could be the best, and where each could rank
     The leader is the highest estimate, so a run compared with it is
@@ -402,7 +418,8 @@ def leaderboard(
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         centre = _cmp.unpaired_centre(counts, measure, ci_method, value)
-        cols.update(_cmp.versus(value, se, np.full(len(value), leader), "leader", centre))
+        lead = np.full(len(value), leader)
+        cols.update(_cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, lead, "leader", centre))
         chosen = _selection.unpaired(
             value, se, ci, seed, _selection.smoothed_variance(counts, measure, pos),
             # the Student-t correction needs pairs, counted only up to RANK_LIMIT runs
@@ -411,7 +428,8 @@ def leaderboard(
             _selection.Tables(counts, measure, pos) if _selection.bootstrap_fits(len(value)) else None,
         )  # fmt: skip
         if adjacent:
-            cols.update(_cmp.versus(value, se, above, "above", centre))
+            vs = _cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, above, "above", centre)
+            cols.update(vs)
     if adjacent:
         cols["diff_vs_above"][leader] = np.nan
         cols["p_vs_above"][leader] = np.nan

@@ -192,3 +192,118 @@ def score_diff_interval(
             continue
         d = a1 / m1 - a0 / m0
         low[g], high[g] = _ends(a1, m1, a0, m0, d, z2)
+
+
+# --- the score test of a difference of two such differences (unpaired runs' informedness) ---
+
+#: Newton steps (each falling back to bisection when it leaves the bracket) at most per table.
+_MAX_NEWTON = 200
+
+
+@jit_inline
+def _constrained_rate(x: float, n: float, a: float) -> float:
+    """The rate of most likelihood for ``x`` of ``n`` with the Lagrange term ``a·p`` subtracted:
+    the root in [0, 1] of ``a·p² − (a + n)·p + x`` (``x/p − (n − x)/(1 − p) = a``), in the form
+    that does not cancel; ``x = 0`` with ``a < −n`` has it at ``1 + n/a``."""
+    b = a + n
+    root = math.sqrt(max(b * b - 4.0 * a * x, 0.0))
+    if b + root > 0.0:
+        p = 2.0 * x / (b + root)
+    else:
+        p = b / a
+    return min(1.0, max(0.0, p))
+
+
+@jit_inline
+def _rate_slope(n: float, a: float, p: float) -> float:
+    """``|dp/da|`` of :func:`_constrained_rate` at its root ``p``: ``p(1 − p)/(n + a(1 − 2p))`` by
+    implicit differentiation of the quadratic (one division; the denominator is ``−f'(p)``,
+    positive at the root in [0, 1]); 0 where ``p`` sits at a bound (it stays there for a small
+    change of ``a``)."""
+    if p <= 0.0 or p >= 1.0:
+        return 0.0
+    return p * (1.0 - p) / (n + a * (1.0 - 2.0 * p))
+
+
+@jit
+def constrained_variance(x1, n1, x0, n0, y1, m1, y0, m0):
+    """``Σ p̃_i(1 − p̃_i)/n_i`` at the four binomial rates of most likelihood under
+    ``p₁ − p₀ − q₁ + q₀ = 0`` (``x1`` of ``n1``, ``x0`` of ``n0``: the run's; ``y1`` of ``m1``,
+    ``y0`` of ``m0``: its reference's; every size positive).
+
+    For a multiplier λ each rate maximises its own likelihood less ``λ·c_i·p_i`` (``c`` =
+    +1, −1, −1, +1), so ``S(λ) = Σ c_i p_i(λ)`` falls as λ grows, from +2 to −2, and
+    ``S(±2N) `` already has the sign of its limit (``N`` the four sizes' sum: each rate is
+    then within ``n_i/(n_i + 2N)`` of its bound). Newton's steps on ``S(λ) = 0`` from λ = 0
+    (the observed rates), with ``S' = −Σ |dp_i/dλ|``, inside a bracket that every step keeps;
+    a step that leaves it, a flat ``S`` or a step that did not halve ``|S|`` bisects instead.
+    Once ``|S| ≤ 1e-9`` the last step moves the rates linearly (an error of order ``S²``): 3-4
+    evaluations of S on most tables."""
+    big = 2.0 * (n1 + n0 + m1 + m0)
+    lo, hi = -big, big
+    lam = 0.0
+    var = 0.0
+    last = 4.0  # |S| of the step before
+    for _ in range(_MAX_NEWTON):
+        p1 = _constrained_rate(x1, n1, lam)
+        p0 = _constrained_rate(x0, n0, -lam)
+        q1 = _constrained_rate(y1, m1, -lam)
+        q0 = _constrained_rate(y0, m0, lam)
+        s = p1 - p0 - q1 + q0
+        var = p1 * (1.0 - p1) / n1 + p0 * (1.0 - p0) / n0 + q1 * (1.0 - q1) / m1 + q0 * (1.0 - q0) / m0
+        if s == 0.0:
+            break
+        if s > 0.0:
+            lo = lam
+        else:
+            hi = lam
+        if hi - lo <= 1e-13 * max(1.0, abs(lam)):
+            break
+        s1, s0 = _rate_slope(n1, lam, p1), _rate_slope(n0, -lam, p0)
+        t1, t0 = _rate_slope(m1, -lam, q1), _rate_slope(m0, lam, q0)
+        slope = s1 + s0 + t1 + t0
+        if abs(s) <= 1e-9 and slope > 0.0:
+            # the last Newton step taken on the rates themselves, linearly (dp_i/dλ = −c_i·slope_i):
+            # its error is of order S², so the four square roots of one more evaluation are spared
+            h = s / slope
+            p1, p0, q1, q0 = p1 - s1 * h, p0 + s0 * h, q1 + t1 * h, q0 - t0 * h
+            var = p1 * (1.0 - p1) / n1 + p0 * (1.0 - p0) / n0 + q1 * (1.0 - q1) / m1 + q0 * (1.0 - q0) / m0
+            break
+        step = lam + s / slope if slope > 0.0 else 0.5 * (lo + hi)
+        # a rate leaving its bound (x = 0 or n) puts a kink in S, across which Newton's steps
+        # can bounce from side to side: a step that did not halve |S| is followed by a bisection
+        slow = abs(s) > 0.5 * last
+        last = abs(s)
+        lam = step if lo < step < hi and not slow else 0.5 * (lo + hi)
+    return var
+
+
+@jit_parallel
+def equal_difference_score_p(cells, ref, markedness, min_margin, p):
+    """The score test that two independent 2×2 tables have equal informedness (``markedness``
+    false: ``tp/(tp + fn) − fp/(fp + tn)``) or markedness (``tp/(tp + fp) − fn/(fn + tn)``):
+    ``p[g] = erfc(|d| / √(2·v))`` with ``d`` the observed difference of table g's value from
+    table ``ref[g]``'s and ``v`` :func:`constrained_variance` of their four rates; 1 where both
+    are 0. ``cells[G, 4]``: tp, fp, fn, tn. NaN where ``ref[g] < 0``, where a margin of either
+    table (real or predicted class size) is below ``min_margin``, or where ``v`` is 0 and ``d``
+    is not: the caller's other test applies there."""
+    for g in prange(cells.shape[0]):
+        p[g] = np.nan
+        r = ref[g]
+        if r < 0:
+            continue
+        tp, fp, fn, tn = float(cells[g, 0]), float(cells[g, 1]), float(cells[g, 2]), float(cells[g, 3])
+        up, uf, un, ut = float(cells[r, 0]), float(cells[r, 1]), float(cells[r, 2]), float(cells[r, 3])
+        least = min(tp + fn, fp + tn, tp + fp, fn + tn, up + un, uf + ut, up + uf, un + ut)
+        if not (least >= min_margin) or least <= 0.0:
+            continue
+        if markedness:
+            x1, n1, x0, n0, y1, m1, y0, m0 = tp, tp + fp, fn, fn + tn, up, up + uf, un, un + ut
+        else:
+            x1, n1, x0, n0, y1, m1, y0, m0 = tp, tp + fn, fp, fp + tn, up, up + un, uf, uf + ut
+        d = (x1 / n1 - x0 / n0) - (y1 / m1 - y0 / m0)
+        v = constrained_variance(x1, n1, x0, n0, y1, m1, y0, m0)
+        if v > 0.0:
+            p[g] = math.erfc(abs(d) / math.sqrt(2.0 * v))
+        elif abs(d) <= 1e-12:
+            p[g] = 1.0

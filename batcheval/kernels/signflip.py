@@ -75,18 +75,58 @@ def _tail(a, b, wa, wb, t):
     return min(1.0, max(0.0, total))
 
 
+@jit
+def _tail_pair(a, b, wa, wb, t_lo, t_hi):
+    """``(P(|D| ≥ t_lo), P(|D| ≥ t_hi))`` of :func:`_tail`, the binomial tables built once: each
+    sum the same operations in the same order as :func:`_tail`'s, so the same bits."""
+    pa = np.empty(a + 1)
+    _binomial_half(a, pa)
+    pb = np.empty(b + 1)
+    _binomial_half(b, pb)
+    cdf = np.zeros(b + 2)
+    for j in range(b + 1):
+        cdf[j + 1] = cdf[j] + pb[j]
+    sf = np.zeros(b + 2)
+    for j in range(b, -1, -1):
+        sf[j] = sf[j + 1] + pb[j]
+    lo_total = 0.0
+    hi_total = 0.0
+    for x in range(a + 1):
+        s = wa * (2.0 * x - a)
+        if wb > 0.0:
+            for which in range(2):
+                t = t_lo if which == 0 else t_hi
+                lo = math.ceil((b + (t - s) / wb) / 2.0)
+                hi = math.floor((b + (-t - s) / wb) / 2.0)
+                upper = 1.0 if lo <= 0 else (0.0 if lo > b else sf[int(lo)])
+                lower = 0.0 if hi < 0 else (1.0 if hi >= b else cdf[int(hi) + 1])
+                if which == 0:
+                    lo_total += pa[x] * (upper + lower)
+                else:
+                    hi_total += pa[x] * (upper + lower)
+        else:
+            if abs(s) >= t_lo:
+                lo_total += pa[x]
+            if abs(s) >= t_hi:
+                hi_total += pa[x]
+    return min(1.0, max(0.0, lo_total)), min(1.0, max(0.0, hi_total))
+
+
 @jit_parallel
-def binary_sign_flip(joint, pos, kind, exact_limit, p, z):
+def binary_sign_flip(joint, pos, kind, exact_limit, midp, p, z):
     """The binary sign-flip test of ``inference/paired_se.sign_flip_p`` from flat joint
     tables ``joint[G, 8]`` (``[real, reference's prediction, run's prediction]``), each
     step the numpy version's scalar operation in its order: ``p[g]``, the exact
     two-sided p-value (1 at the observed value 0, NaN where the measure is undefined),
     or, where the class with fewer discordant examples has more than ``exact_limit``,
     ``z[g]``, the continuity-corrected normal statistic whose ``min(1, erfc(z))`` the
-    caller takes (``z`` NaN elsewhere). ``kind``: the weights of a discordant example
-    of the real positives and negatives, 0 ``1/n1, 1/n0`` (informedness), 1 half those
-    (auc_single), 2 ``1/n`` both (accuracy), 3 ``1/n1, 0`` (recall, miss_rate), 4
-    ``0, 1/n0`` (inverse_recall, fallout)."""
+    caller takes (``z`` NaN elsewhere). With ``midp`` the mid-p value
+    ``P(|D| > |d|) + ½·P(|D| = |d|)`` (still 1 at ``d = 0``), the mean of the tails at
+    ``|d| ∓`` the rounding tolerance, and beyond ``exact_limit`` the normal statistic
+    without the continuity correction (whose half step the mid-p's half atom replaces).
+    ``kind``: the weights of a discordant example of the real positives and negatives,
+    0 ``1/n1, 1/n0`` (informedness), 1 half those (auc_single), 2 ``1/n`` both (accuracy),
+    3 ``1/n1, 0`` (recall, miss_rate), 4 ``0, 1/n0`` (inverse_recall, fallout)."""
     neg = 1 - pos
     at1, at0 = pos * 4, neg * 4
     for g in prange(joint.shape[0]):
@@ -124,12 +164,16 @@ def binary_sign_flip(joint, pos, kind, exact_limit, p, z):
             p[g] = np.nan
         elif not (stat > tol):
             p[g] = 1.0
+        elif ma <= exact_limit and midp:
+            # the atom at |d| is the difference of the tails either side of it
+            at_least, beyond = _tail_pair(int(ma), int(mb), wa, wb, stat - tol, stat + tol)
+            p[g] = 0.5 * (at_least + beyond)
         elif ma <= exact_limit:
             p[g] = _tail(int(ma), int(mb), wa, wb, stat - tol)
         else:
             var = wa * wa * ma + wb * wb * mb
             half_step = min(wa, wb) if wa > 0 and wb > 0 else max(wa, wb)
-            d = stat - half_step
+            d = stat - (0.0 if midp else half_step)
             z[g] = (d if d >= 0.0 else 0.0) / math.sqrt(2.0 * var)
             p[g] = 1.0
 
@@ -159,7 +203,7 @@ def _swap_value(measure, tp, fp, fn, tn, m1, m0, a, b, b2):
 
 
 @jit_parallel(serial_below=4096)
-def binary_swap_test(joint, pos, measure, b2, monotone, budget, p, enumerated):
+def binary_swap_test(joint, pos, measure, b2, monotone, budget, midp, p, enumerated):
     """The paired randomization (swap) test of any binary measure's difference from flat joint
     tables ``joint[G, 8]`` (``[real, reference's prediction, run's prediction]``), as
     ``inference/paired_se.swap_p`` describes it: ``p[g] = P(|D| ≥ |d|)`` over the swaps of the
@@ -179,7 +223,10 @@ def binary_swap_test(joint, pos, measure, b2, monotone, budget, p, enumerated):
     ``[0, m₁] × [0, m₀]`` box. Then so is ``D``, the points with ``D ≥ t`` form a staircase,
     ``x₁ ≥ a*(x₀)`` with ``a*`` nondecreasing, walked in ``O(m₁ + m₀)`` measures, and
     ``p = 2·P(D ≥ t)`` as ``D`` is symmetric about 0 (the ``D ≤ −t`` half is the mirror image).
-    A table with an undefined corner takes the full enumeration."""
+    A table with an undefined corner takes the full enumeration.
+
+    ``midp``: the mid-p value ``P(|D| > |d|) + ½·P(|D| = |d|)`` instead (1 at ``|d| ≤ 1e-12``),
+    the mean of the sums at ``|d|`` less and more the rounding tolerance (twice the work)."""
     neg = 1 - pos
     for g in prange(joint.shape[0]):
         # the cells where the two runs agree stay put under every swap
@@ -198,7 +245,9 @@ def binary_swap_test(joint, pos, measure, b2, monotone, budget, p, enumerated):
             p[g] = np.nan
             continue
         t = abs(d) * (1.0 - 1e-9)  # the observed point itself counts despite rounding
-        if not (t > 0.0):
+        # a mid-p value at d = 0 is 1; a difference of rounding noise (two equal measures reached
+        # by different operations) is 0, else its half-atom would depend on the noise
+        if not (t > 0.0) or (midp and abs(d) <= 1e-12):
             p[g] = 1.0
             continue
         walk = monotone and m1 + m0 <= _WALK_LIMIT
@@ -215,8 +264,18 @@ def binary_swap_test(joint, pos, measure, b2, monotone, budget, p, enumerated):
         w1, w0 = m1 - 2 * lo1 + 1, m0 - 2 * lo0 + 1
         if walk:
             p[g] = _staircase(measure, tp, fp, fn, tn, m1, m0, b2, t, p1, p0, lo1, lo0)
+            if midp:
+                above = _staircase(
+                    measure, tp, fp, fn, tn, m1, m0, b2, abs(d) * (1.0 + 1e-9), p1, p0, lo1, lo0
+                )
+                p[g] = 0.5 * (p[g] + above)
         elif w1 * w0 <= budget:
             p[g] = _every_point(measure, tp, fp, fn, tn, m1, m0, b2, t, p1, p0, lo1, lo0)
+            if midp:
+                above = _every_point(
+                    measure, tp, fp, fn, tn, m1, m0, b2, abs(d) * (1.0 + 1e-9), p1, p0, lo1, lo0
+                )
+                p[g] = 0.5 * (p[g] + above)
         else:
             enumerated[g] = False
             p[g] = np.nan
