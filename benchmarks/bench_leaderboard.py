@@ -19,12 +19,20 @@ best of ``--repeat`` rounds that each run every case once.
     python benchmarks/bench_leaderboard.py            # 100M rows, needs ~4 GB
     python benchmarks/bench_leaderboard.py --quick    # 2,000 runs: a smoke test
     NUMBA_NUM_THREADS=1 python benchmarks/bench_leaderboard.py --cpu   # CPU seconds, one thread
+    python benchmarks/bench_leaderboard.py --profile  # and where the paired boards spend it
+
+``--profile`` then runs each leaderboard case once more with the library's stages
+wrapped in timers from outside (the counting pass, the joint tables, the paired
+bootstrap, the p-values, the intervals, the best set, ...): inclusive seconds per
+stage, nested stages indented under the one that calls them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import polars as pl
@@ -61,6 +69,55 @@ def timed(fn, clock=time.perf_counter) -> tuple[float, object]:
     return clock() - t0, out
 
 
+#: (module, attribute, depth) of the stages ``--profile`` times, in the order a paired board calls them
+def _stages() -> list[tuple[object, str, int]]:
+    from batcheval.inference import comparisons, intervals, leaderboard, paired_se
+
+    return [
+        (comparisons, "count_board", 0),
+        (leaderboard, "_distinct_tables", 0),
+        (leaderboard._measures, "compute", 0),  # the measure and its chance test, per distinct table
+        (intervals, "intervals", 0),
+        (comparisons, "unpaired_se", 0),
+        (comparisons.Cells, "joint", 0),
+        (comparisons.Cells, "joints", 0),
+        (comparisons, "paired_columns", 0),
+        (paired_se, "bootstrap_se", 1),
+        (paired_se, "delta_se", 1),
+        (paired_se, "paired_p", 1),
+        (comparisons, "_mcnemar_exact", 1),
+        (leaderboard, "_paired_selection", 0),
+        (leaderboard._selection, "unpaired", 0),
+        (leaderboard, "adjust", 0),
+    ]
+
+
+@contextlib.contextmanager
+def stage_timers(clock: Callable[[], float]) -> Iterator[dict[str, float]]:
+    """Wrap every stage of :func:`_stages` in a timer for the duration; yields seconds per stage."""
+    spent: dict[str, float] = {}
+    saved = []
+    for owner, name, depth in _stages():
+        fn = getattr(owner, name)
+        label = "  " * depth + f"{getattr(owner, '__name__', '').rsplit('.', 1)[-1]}.{name}"
+
+        def timed_stage(*args, _fn=fn, _label=label, **kwargs):
+            t0 = clock()
+            try:
+                return _fn(*args, **kwargs)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + clock() - t0
+
+        saved.append((owner, name, fn))
+        setattr(owner, name, timed_stage)
+        spent[label] = 0.0
+    try:
+        yield spent
+    finally:
+        for owner, name, fn in saved:
+            setattr(owner, name, fn)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -76,6 +133,9 @@ def main() -> None:
         action="store_true",
         help="time the process's CPU seconds (time.process_time) instead of the wall clock: "
         "on a machine shared with other jobs, run with NUMBA_NUM_THREADS=1",
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="then the seconds of each leaderboard case's stages"
     )
     args = parser.parse_args()
     if args.quick:
@@ -122,6 +182,17 @@ def main() -> None:
         if name.startswith(("leaderboard", "+")):
             tied = int(out["could_be_best"].sum())  # type: ignore[index]
             print(f"{'':<26}{tied:,} of {out.height:,} runs could be the best")  # type: ignore[union-attr]
+    if args.profile:
+        clock = time.process_time if args.cpu else time.perf_counter
+        for name, fn in cases.items():
+            if not name.startswith(("leaderboard", "+")):
+                continue
+            with stage_timers(clock) as spent:
+                seconds, _ = timed(fn, clock)
+            print(f"\n{name}: {seconds:.3f} s, of which")
+            for stage, inside in spent.items():
+                if inside > 0:
+                    print(f"  {stage:<40}{inside:>8.3f}")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ def test_cell_counts_match_a_histogram_per_run(k, e):
     np.testing.assert_array_equal(counts, expected)
 
 
-@pytest.mark.parametrize("e", [5, 255, 700])
+# within a word, a round of 255 words and past it, and rows that start off a word's boundary
+@pytest.mark.parametrize("e", [5, 255, 700, 2048, 2047, 2049])
 def test_two_joints_in_one_pass_match_the_reference(e):
     """joints_from_cells against each reference equals the per-example count, with runs
     missing examples, rows in another order than runs, and runs without a reference."""
@@ -47,6 +48,7 @@ def test_two_joints_in_one_pass_match_the_reference(e):
     rows = rng.permutation(g)
     lead = np.full(g, 3)
     above = rng.integers(-1, g, g)
+    above[: g // 2] = np.r_[-1, np.arange(g // 2 - 1)]  # a chain, as an adjacent board's
     joint, joint2 = np.zeros((g, 8), np.int64), np.zeros((g, 8), np.int64)
     lb.joints_from_cells(cells, e, rows, lead, above, joint, joint2)
     np.testing.assert_array_equal(joint.reshape(g, 2, 2, 2), ref.joint_from_cells(cells, e, rows, lead, 2))
@@ -56,6 +58,7 @@ def test_two_joints_in_one_pass_match_the_reference(e):
     both = table.joints(lead, above)
     np.testing.assert_array_equal(both[0], table.joint(lead))
     np.testing.assert_array_equal(both[1], table.joint(above))
+    np.testing.assert_array_equal(both[1], ref.joint_from_cells(cells, e, rows, above, 2))
 
 
 @pytest.mark.parametrize("dtype", [pl.Int8, pl.Int32, pl.UInt32, pl.Int64])

@@ -147,14 +147,26 @@ def _table_slopes(t, measure, slope):
 
 
 @jit_inline
-def _linear_part(x, cells, at, measure, lin, tables, slopes):
+def _linear_part(x, cells, at, measure, lin, tables, slopes, held):
     """``lin[c]``: the paired difference's secant slope in each joint cell c of
     ``cells``, the slope of the run's table in the cell c adds to less the
     leader's; all 0 where either measure is undefined near ``x``. Returns their
     Poisson-bootstrap variance ``Σ lin[c]²·x[c]``. ``tables`` and ``slopes``
-    (``[2, 4]``) are scratch."""
+    (``[2, 4]``) are scratch, kept from one group to the next: ``held[:4]`` is the
+    reference's table whose slopes ``slopes[1]`` holds and ``held[4]`` whether they
+    are defined (-1: none held). Every run of a board has the same reference, most
+    often with the same table, whose slopes are then worked out once."""
     _split(x, at, tables)
-    ok = _table_slopes(tables[0], measure, slopes[0]) and _table_slopes(tables[1], measure, slopes[1])
+    ok = _table_slopes(tables[0], measure, slopes[0])
+    if ok:
+        same = held[4] >= 0
+        for i in range(4):
+            same = same and held[i] == tables[1, i]
+        if not same:
+            held[4] = 1 if _table_slopes(tables[1], measure, slopes[1]) else 0
+            for i in range(4):
+                held[i] = tables[1, i]
+        ok = held[4] == 1
     variance = 0.0
     for c in cells:
         lin[c] = slopes[0, at[0, c]] - slopes[1, at[1, c]] if ok else 0.0
@@ -224,6 +236,7 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
     table = np.zeros((8, 3), np.int64)  # per cell: its inversion table's low, start and size (0: none)
     tables = np.empty((2, 4), np.int64)
     slopes = np.empty((2, 4))
+    held = np.full(5, -1, np.int64)
     at = np.empty((2, 8), np.int64)
     _cell_maps(p, at)
     for g in range(lo, hi):
@@ -233,7 +246,7 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
             for y in range(2):
                 mean[y * 4] += mean[y * 4 + 3]
                 mean[y * 4 + 3] = 0
-        v_lin = _linear_part(mean, cells, at, measure, lin, tables, slopes)
+        v_lin = _linear_part(mean, cells, at, measure, lin, tables, slopes, held)
         for c in cells:
             if mean[c] < inversions.shape[0] and inversions[mean[c], 2] > 0:
                 for q in range(3):
