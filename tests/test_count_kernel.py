@@ -183,6 +183,41 @@ def test_counts_with_a_class_the_sample_misses(n, rare):
     np.testing.assert_array_equal(table.counts, counts)
 
 
+@pytest.mark.parametrize("rare", [[], [3], [-4], [2, 9]])
+def test_radix_counts_with_a_class_the_sample_misses(monkeypatch, rare):
+    # the radix partitions' id pass checks a guessed class range as count_private does (no scan of
+    # the class columns first): rows outside it make evaluate count again with the scanned range
+    monkeypatch.setattr(counting, "_RADIX_MIN_CELLS", 1)
+    monkeypatch.setattr(counting, "_RADIX_PART_BITS", 3)
+    monkeypatch.setattr(counting, "_RADIX_BLOCK_ROWS", 1009)
+    monkeypatch.setattr(counting, "_PROBE", 16)
+    monkeypatch.setattr(counting, "_GROUPED_FRACTION", 1.1)
+    checked = []
+    radix = counting._count_radix
+    monkeypatch.setattr(
+        counting, "_count_radix", lambda args, *rest: checked.append(args[-1]) or radix(args, *rest)
+    )
+    n = 40_000  # at least two rows a cell with ten classes: radix partitions for the scanned range too
+    rng = np.random.default_rng(n + len(rare))
+    label = rng.integers(0, 2, n)
+    pred = np.where(rng.random(n) < 0.7, label, rng.integers(0, 2, n))
+    step = max(1, n // 4096)
+    for i, v in enumerate(rare):
+        row = step * (7 + i) + 1  # not a multiple of the sample's step
+        label[row] = v
+        pred[row + 2] = v
+    df = pl.DataFrame({
+        "run": rng.integers(-5, 40, n).astype(np.int32), "fold": rng.integers(0, 3, n).astype(np.int8),
+        "label": label, "prediction": pred,
+    })  # fmt: skip
+    table = ContingencyTable.from_frame(df, by=["run", "fold"], label="label", prediction="prediction")
+    keys, classes, counts = count_groups(df, ["run", "fold"], "label", "prediction")
+    assert checked == ([True, False] if rare else [True])
+    assert table.classes.to_list() == classes == sorted({0, 1, *rare})
+    assert table.keys.rows() == keys
+    np.testing.assert_array_equal(table.counts, counts)
+
+
 @pytest.mark.parametrize("cards", [[20_000, 5], [70_000], [3, 1, 7, 2], [1, 1, 70_000], [300, 300]], ids=str)
 def test_unpack_ids_of_consecutive_sparse_and_shuffled_ids_are_numpys_division(cards):
     """The kernel carries from one id to the next where ids are consecutive and divides where

@@ -238,21 +238,36 @@ def scatter_add(src, index, out):
 
 
 @jit_parallel
-def cell_ids(k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, shift, ids, hist):
+def cell_ids(
+    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, direct, shift, ids, hist
+):
     """Write each row's flat cell id; count ids per (thread, partition) in ``hist``.
 
     Rows outside the class set get the id ``bad`` (the dtype's max) and are
     left out of ``hist``. Returns the number of such rows.
+    ``direct``: ``lut`` is the identity, so a row's codes are ``value - vmin``, checked against
+    ``[0, n_classes)`` instead of looked up: the coding need not cover every value (a class
+    range guessed from a sample, as :func:`count_private` takes it).
     """
     n = label.shape[0]
     n_threads = hist.shape[0]
     bad_id = ids.dtype.type(np.iinfo(ids.dtype).max)
     bad = np.zeros(n_threads, np.int64)
+    k_u = np.uint64(n_classes)
+    kk = n_classes * n_classes
     for t in prange(n_threads):
         lo, hi = thread_rows(t, n, n_threads)
         nbad = 0
         for i in range(lo, hi):
-            cell = _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes)
+            if direct:
+                u = np.uint64(i)
+                a = np.int64(label[u]) - vmin
+                b = np.int64(pred[u]) - vmin
+                inside = (np.uint64(a) < k_u) & (np.uint64(b) < k_u)
+                g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
+                cell = g * kk + a * n_classes + b if inside else -1
+            else:
+                cell = _cell(i, k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes)
             if cell < 0:
                 nbad += 1
                 ids[i] = bad_id
