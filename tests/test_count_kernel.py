@@ -45,14 +45,14 @@ def _kernel(keys, offsets, cards, label, pred, vmin, lut, k, threads):
     dummy = readonly(np.zeros(1, np.int64))
     args = [*map(readonly, keys), *[dummy] * (4 - len(keys))]
     cells = s * k * k
-    bufs = np.zeros((threads, cells + 1), np.uint32)
+    bufs = np.zeros((threads, 2, cells + 1), np.uint16)
     lut = readonly(np.asarray(lut, np.int64))
     direct = counting.identity_lut(lut)
     label, pred = readonly(label), readonly(pred)
     _count.count_private(*args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bufs)
     flat = np.zeros(cells, np.int64)
-    _count.sum_rows(bufs, flat)
-    return flat, int(bufs[:, cells].sum()), direct
+    _count.sum_split_rows(bufs, bool(bufs[:, 1, cells].any()), flat)
+    return flat, int(bufs[:, 0, cells].sum()), direct
 
 
 @pytest.mark.parametrize("n", [1, 4095, 4097, 3 * 4096 + 5, SERIAL_BELOW + 123])
@@ -257,3 +257,20 @@ def test_group_totals_of_many_tables_are_numpys_sums(k):
     totals, by_class = _count.group_totals(counts)
     np.testing.assert_array_equal(totals, counts.sum(axis=(1, 2)))
     np.testing.assert_array_equal(by_class, counts.sum(axis=(0, 2)) + counts.sum(axis=(0, 1)))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_sixteen_bit_counters_that_wrap(threads):
+    # a thread's table keeps 16-bit counters and counts their wraps apart: cells with 65,535,
+    # 65,536, 65,537 and 3 * 65,536 + 1 rows in one thread, next to cells of a few rows
+    rng = np.random.default_rng(threads)
+    sizes = {0: 65_535 * threads, 5: 65_536 * threads, 6: 65_537 * threads, 9: (3 * 65_536 + 1) * threads}
+    cells = np.concatenate([np.full(v, c) for c, v in sizes.items()] + [rng.integers(0, 12, 5_000)])
+    run, rest = cells // 4, cells % 4
+    label, pred = rest // 2, rest % 2
+    order = rng.permutation(len(cells))
+    run, label, pred = run[order].astype(np.int32), label[order], pred[order]
+    want = np.bincount(run.astype(np.int64) * 4 + label * 2 + pred, minlength=12)
+    got, bad, direct = _kernel([run], [0], [3], label, pred, 0, np.arange(2), 2, threads)
+    assert direct and bad == 0
+    np.testing.assert_array_equal(got, want)

@@ -317,14 +317,15 @@ def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> 
 def _count_private(
     keys: tuple, n_keys: int, coding: ClassCoding, cells: int, threads: int
 ) -> tuple[np.ndarray, int]:
-    """``(flat counts, rows outside the class codes)`` by per-thread uint32 tables; with any
-    such row (a positive count) the kernel stops early and the counts are incomplete."""
+    """``(flat counts, rows outside the class codes)`` by per-thread 16-bit tables with their wrap
+    counts (:func:`~batcheval.kernels.count.count_private`); with any row outside (a positive
+    count) the kernel stops early and the counts are incomplete."""
     flat = np.zeros(cells, dtype=np.int64)
     # one cell more per thread: the rows outside the class set land there
-    bufs = np.zeros((threads, cells + 1), dtype=np.uint32)
+    bufs = np.zeros((threads, 2, cells + 1), dtype=np.uint16)
     direct = identity_lut(coding.lut)
     n_rows = len(coding.label)
-    block = PRIVATE_ROWS_PER_THREAD * threads  # no uint32 cell can wrap within a block
+    block = PRIVATE_ROWS_PER_THREAD * threads  # no cell's wrap count can wrap within a block
     bad = 0
     for lo in range(0, n_rows, block):
         rows = slice(lo, min(n_rows, lo + block))
@@ -340,8 +341,8 @@ def _count_private(
             direct,
             bufs,
         )
-        _count.sum_rows(bufs, flat)
-        bad += int(bufs[:, cells].sum())
+        _count.sum_split_rows(bufs, bool(bufs[:, 1, cells].any()), flat)
+        bad += int(bufs[:, 0, cells].sum())
         if bad:
             break
         if lo + block < n_rows:
