@@ -13,11 +13,12 @@ pass.
 Two race-free strategies:
 
 * :func:`count_private` gives each thread a private table and a contiguous
-  slice of the rows; :func:`sum_rows` then adds the tables into the int64
-  result. The private tables may be uint32 — half the cache footprint, which
-  matters because scattered increments are bound by cache misses — as long as
-  the caller feeds at most 2**32 - 1 rows per thread between flushes. It is
-  the fast path while ``threads * G * K * K`` cells fit comfortably in memory.
+  slice of the rows; :func:`sum_split_rows` then adds the tables into the int64
+  result. The private tables hold 16-bit counters and count their wraps apart —
+  a quarter of the cache footprint of int64 counters, which matters because
+  scattered increments are bound by cache misses — as long as the caller feeds
+  at most 2**32 - 1 rows per thread between flushes. It is the fast path while
+  ``threads * G * K * K`` cells fit comfortably in memory.
 * :func:`count_partitioned` gives each thread a range of group ids instead; each
   thread reads every row but writes only its own groups, so memory stays at one
   table whatever the number of groups (10M groups and beyond).
