@@ -13,8 +13,8 @@ also holds the time other processes had the cores):
   sample of rows) and with every range scanned (``encode_frame``),
 * the counting kernel as evaluate runs it (``count_checked``: every row's class codes checked
   against the sampled range) and with the scanned range (``run_count_kernel``), and its
-  pieces: the per-thread uint32 private tables (``count_private`` on pre-zeroed tables)
-  and their flush into the int64 result (``sum_rows``); the radix-partitioned alternative
+  pieces: the per-thread 16-bit private tables (``count_private`` on pre-zeroed tables)
+  and their flush into the int64 result (``sum_split_rows``); the radix-partitioned alternative
   (ids, partition, in-cache counts),
 * compaction (``group_totals`` and decoding the keys),
 * the measures stage (``measures.compute`` of the counted tables, every default measure),
@@ -81,9 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     kernel_args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k)
     radix = counting.use_radix(keys, len(coding.label), cells)
     print(f"{args.rows:,} rows, {space.size:,} groups, {cells:,} cells, {threads} threads")
-    print(f"evaluate's choice: {'radix partitions' if radix else 'per-thread uint32 private tables'}")
+    print(f"evaluate's choice: {'radix partitions' if radix else 'per-thread 16-bit private tables'}")
 
-    bufs = np.zeros((threads, cells + 1), np.uint32)
+    bufs = np.zeros((threads, 2, cells + 1), np.uint16)
     direct = counting.identity_lut(coding.lut)
     flat = np.zeros(cells, np.int64)
     views = [bench.column_view(df, c) for c in df.columns]
@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def radix_count() -> None:
         out = np.zeros(cells, np.int64)
-        counting._count_radix(kernel_args, len(space.columns), len(coding.label), cells, threads, out)
+        radix_args = (*kernel_args, False)  # codes looked up, not checked
+        counting._count_radix(radix_args, len(space.columns), len(coding.label), cells, threads, out)
 
     counted = counting.run_count_kernel(space.columns, coding, space.size, k).reshape(space.size, k, k)
     parts = {
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             space.columns, coding, space.size, k
         ),
         "  count_private, tables pre-zeroed": private,
-        "  sum_rows (uint32 tables -> int64)": lambda: kernels.sum_rows(bufs, flat),
+        "  sum_split_rows (16-bit tables -> int64)": lambda: kernels.sum_split_rows(bufs, False, flat),
         "radix partitions (ids, scatter, count)": radix_count,
         "compact (totals, trim, decode keys)": lambda: counting.compact(space, coding, counted, True),
         "  group_totals": lambda: kernels.group_totals(counted),

@@ -45,14 +45,14 @@ def _kernel(keys, offsets, cards, label, pred, vmin, lut, k, threads):
     dummy = readonly(np.zeros(1, np.int64))
     args = [*map(readonly, keys), *[dummy] * (4 - len(keys))]
     cells = s * k * k
-    bufs = np.zeros((threads, cells + 1), np.uint32)
+    bufs = np.zeros((threads, 2, cells + 1), np.uint16)
     lut = readonly(np.asarray(lut, np.int64))
     direct = counting.identity_lut(lut)
     label, pred = readonly(label), readonly(pred)
     _count.count_private(*args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bufs)
     flat = np.zeros(cells, np.int64)
-    _count.sum_rows(bufs, flat)
-    return flat, int(bufs[:, cells].sum()), direct
+    _count.sum_split_rows(bufs, bool(bufs[:, 1, cells].any()), flat)
+    return flat, int(bufs[:, 0, cells].sum()), direct
 
 
 @pytest.mark.parametrize("n", [1, 4095, 4097, 3 * 4096 + 5, SERIAL_BELOW + 123])
@@ -183,6 +183,41 @@ def test_counts_with_a_class_the_sample_misses(n, rare):
     np.testing.assert_array_equal(table.counts, counts)
 
 
+@pytest.mark.parametrize("rare", [[], [3], [-4], [2, 9]])
+def test_radix_counts_with_a_class_the_sample_misses(monkeypatch, rare):
+    # the radix partitions' id pass checks a guessed class range as count_private does (no scan of
+    # the class columns first): rows outside it make evaluate count again with the scanned range
+    monkeypatch.setattr(counting, "_RADIX_MIN_CELLS", 1)
+    monkeypatch.setattr(counting, "_RADIX_PART_BITS", 3)
+    monkeypatch.setattr(counting, "_RADIX_BLOCK_ROWS", 1009)
+    monkeypatch.setattr(counting, "_PROBE", 16)
+    monkeypatch.setattr(counting, "_GROUPED_FRACTION", 1.1)
+    checked = []
+    radix = counting._count_radix
+    monkeypatch.setattr(
+        counting, "_count_radix", lambda args, *rest: checked.append(args[-1]) or radix(args, *rest)
+    )
+    n = 40_000  # at least two rows a cell with ten classes: radix partitions for the scanned range too
+    rng = np.random.default_rng(n + len(rare))
+    label = rng.integers(0, 2, n)
+    pred = np.where(rng.random(n) < 0.7, label, rng.integers(0, 2, n))
+    step = max(1, n // 4096)
+    for i, v in enumerate(rare):
+        row = step * (7 + i) + 1  # not a multiple of the sample's step
+        label[row] = v
+        pred[row + 2] = v
+    df = pl.DataFrame({
+        "run": rng.integers(-5, 40, n).astype(np.int32), "fold": rng.integers(0, 3, n).astype(np.int8),
+        "label": label, "prediction": pred,
+    })  # fmt: skip
+    table = ContingencyTable.from_frame(df, by=["run", "fold"], label="label", prediction="prediction")
+    keys, classes, counts = count_groups(df, ["run", "fold"], "label", "prediction")
+    assert checked == ([True, False] if rare else [True])
+    assert table.classes.to_list() == classes == sorted({0, 1, *rare})
+    assert table.keys.rows() == keys
+    np.testing.assert_array_equal(table.counts, counts)
+
+
 @pytest.mark.parametrize("cards", [[20_000, 5], [70_000], [3, 1, 7, 2], [1, 1, 70_000], [300, 300]], ids=str)
 def test_unpack_ids_of_consecutive_sparse_and_shuffled_ids_are_numpys_division(cards):
     """The kernel carries from one id to the next where ids are consecutive and divides where
@@ -222,3 +257,20 @@ def test_group_totals_of_many_tables_are_numpys_sums(k):
     totals, by_class = _count.group_totals(counts)
     np.testing.assert_array_equal(totals, counts.sum(axis=(1, 2)))
     np.testing.assert_array_equal(by_class, counts.sum(axis=(0, 2)) + counts.sum(axis=(0, 1)))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_sixteen_bit_counters_that_wrap(threads):
+    # a thread's table keeps 16-bit counters and counts their wraps apart: cells with 65,535,
+    # 65,536, 65,537 and 3 * 65,536 + 1 rows in one thread, next to cells of a few rows
+    rng = np.random.default_rng(threads)
+    sizes = {0: 65_535 * threads, 5: 65_536 * threads, 6: 65_537 * threads, 9: (3 * 65_536 + 1) * threads}
+    cells = np.concatenate([np.full(v, c) for c, v in sizes.items()] + [rng.integers(0, 12, 5_000)])
+    run, rest = cells // 4, cells % 4
+    label, pred = rest // 2, rest % 2
+    order = rng.permutation(len(cells))
+    run, label, pred = run[order].astype(np.int32), label[order], pred[order]
+    want = np.bincount(run.astype(np.int64) * 4 + label * 2 + pred, minlength=12)
+    got, bad, direct = _kernel([run], [0], [3], label, pred, 0, np.arange(2), 2, threads)
+    assert direct and bad == 0
+    np.testing.assert_array_equal(got, want)

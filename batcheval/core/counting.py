@@ -294,13 +294,21 @@ def _private_fits(cells: int, threads: int) -> bool:
 def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> np.ndarray | None:
     """Flat counts with a coding whose class range may miss values (a guessed range); None when
     some row's label or prediction lies outside it, or when this table is not one for the
-    counter that checks every row (per-thread tables with direct codes)."""
+    counters that check every row (direct codes, by per-thread tables or radix partitions)."""
     threads = n_threads()
-    cells = n_groups * coding.n_codes**2
+    k = coding.n_codes
+    cells = n_groups * k * k
     keys = kernel_keys(cols)
-    if not identity_lut(coding.lut) or not _private_fits(cells, threads):
+    if not identity_lut(coding.lut) or cells >= (1 << 32) - 1:
         return None
     if use_radix(keys, len(coding.label), cells):
+        # the partitions' id pass checks the codes too: no scan of the class columns first
+        # (16 of a row's bytes with int64 labels: some 25 ms of CPU for 20M rows)
+        flat = np.zeros(cells, dtype=np.int64)
+        args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k, True)
+        outside = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
+        return None if outside else flat
+    if not _private_fits(cells, threads):
         return None
     flat, outside = _count_private(keys, len(cols), coding, cells, threads)
     return None if outside else flat
@@ -309,14 +317,15 @@ def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> 
 def _count_private(
     keys: tuple, n_keys: int, coding: ClassCoding, cells: int, threads: int
 ) -> tuple[np.ndarray, int]:
-    """``(flat counts, rows outside the class codes)`` by per-thread uint32 tables; with any
-    such row (a positive count) the kernel stops early and the counts are incomplete."""
+    """``(flat counts, rows outside the class codes)`` by per-thread 16-bit tables with their wrap
+    counts (:func:`~batcheval.kernels.count.count_private`); with any row outside (a positive
+    count) the kernel stops early and the counts are incomplete."""
     flat = np.zeros(cells, dtype=np.int64)
     # one cell more per thread: the rows outside the class set land there
-    bufs = np.zeros((threads, cells + 1), dtype=np.uint32)
+    bufs = np.zeros((threads, 2, cells + 1), dtype=np.uint16)
     direct = identity_lut(coding.lut)
     n_rows = len(coding.label)
-    block = PRIVATE_ROWS_PER_THREAD * threads  # no uint32 cell can wrap within a block
+    block = PRIVATE_ROWS_PER_THREAD * threads  # no cell's wrap count can wrap within a block
     bad = 0
     for lo in range(0, n_rows, block):
         rows = slice(lo, min(n_rows, lo + block))
@@ -332,8 +341,8 @@ def _count_private(
             direct,
             bufs,
         )
-        _count.sum_rows(bufs, flat)
-        bad += int(bufs[:, cells].sum())
+        _count.sum_split_rows(bufs, bool(bufs[:, 1, cells].any()), flat)
+        bad += int(bufs[:, 0, cells].sum())
         if bad:
             break
         if lo + block < n_rows:
@@ -347,7 +356,7 @@ def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, 
     threads = n_threads()
     cells = n_groups * k * k
     keys = kernel_keys(cols)
-    args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k)
+    args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k, False)
     if use_radix(keys, len(coding.label), cells):
         flat = np.zeros(cells, dtype=np.int64)
         bad = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
@@ -355,7 +364,7 @@ def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, 
         flat, bad = _count_private(keys, len(cols), coding, cells, threads)
     else:
         flat = np.zeros(cells, dtype=np.int64)
-        bad = _count.count_partitioned(*args, threads, flat)
+        bad = _count.count_partitioned(*args[:-1], threads, flat)
     if bad:
         raise_outside(coding, bad)
     return flat

@@ -182,12 +182,17 @@ def binary_chance(tp, fp, fn, tn, out):
 @jit
 def _one_table(c, real, pred, out, g):
     k = c.shape[0]
-    real[:] = 0
-    pred[:] = 0
+    # integer sums (any order gives the same integers): a row's in a register, the columns' as a
+    # vector add of each row, not a store-to-load chain through real[i] and pred[j] per cell
+    for j in range(k):
+        pred[j] = 0
     for i in range(k):
+        s = 0
         for j in range(k):
-            real[i] += c[i, j]
-            pred[j] += c[i, j]
+            v = c[i, j]
+            s += v
+            pred[j] += v
+        real[i] = s
     n = 0
     for i in range(k):
         n += real[i]

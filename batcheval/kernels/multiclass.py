@@ -118,8 +118,9 @@ def _wide_sums(n, trace, real, pred):
 
 
 @jit_inline
-def _evenness(margin, n):
-    """Half the harmonic mean of the shares p_k and 1 - p_k of the classes present in ``margin``.
+def _evenness(shares):
+    """Half the harmonic mean of the shares p_k and 1 - p_k of the classes present in a margin
+    (``shares[k]``: its count of class k over n; 0 exactly when the count is 0).
 
     A class absent from the margin is left out (docs/measures.md, multiclass measures): otherwise one class
     missing from a group makes the evenness, and chi2_kb, 0 for a perfect
@@ -127,10 +128,10 @@ def _evenness(margin, n):
     """
     k = 0
     s = 0.0
-    for i in range(margin.shape[0]):
-        if margin[i] == 0:
+    for i in range(shares.shape[0]):
+        p = shares[i]
+        if p == 0.0:
             continue
-        p = margin[i] / n
         if p >= 1.0:
             return 0.0
         k += 1
@@ -175,26 +176,65 @@ def multiclass_measures(counts, slots, out):
         recall_k = np.empty(k)
         precision_k = np.empty(k)
         f1_k = np.empty(k)
-        weights = np.empty(k)
+        real_share = np.empty(k)
+        pred_share = np.empty(k)
+        chi_term = np.empty(k)
+        log_arg = np.empty(k)
+        positive = np.empty(k, np.int64)
         lo = chunk * n_groups // n_chunks
         hi = (chunk + 1) * n_groups // n_chunks
         for g in range(lo, hi):
-            _one_table(counts[g], g, slots, out, real, pred, recall_k, precision_k, f1_k, weights)
+            _one_table(
+                counts[g],
+                g,
+                slots,
+                out,
+                real,
+                pred,
+                recall_k,
+                precision_k,
+                f1_k,
+                real_share,
+                pred_share,
+                chi_term,
+                log_arg,
+                positive,
+            )
 
 
 @jit
-def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weights):
+def _one_table(
+    c,
+    g,
+    slots,
+    out,
+    real,
+    pred,
+    recall_k,
+    precision_k,
+    f1_k,
+    real_share,
+    pred_share,
+    chi_term,
+    log_arg,
+    positive,
+):
     """All multiclass measures of table ``c`` into column ``g`` of ``out``."""
     k = c.shape[0]
     n_names = slots.shape[0]
-    real[:] = 0
-    pred[:] = 0
+    # integer sums (any order gives the same integers): a row's in a register, the columns' as
+    # a vector add of each row, not a store-to-load chain through real[i] and pred[j] per cell
     trace = 0
+    for j in range(k):
+        pred[j] = 0
     for i in range(k):
         trace += c[i, i]
+        s = 0
         for j in range(k):
-            real[i] += c[i, j]
-            pred[j] += c[i, j]
+            v = c[i, j]
+            s += v
+            pred[j] += v
+        real[i] = s
     n_int = 0
     for i in range(k):
         n_int += real[i]
@@ -235,8 +275,12 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
         mark_abs += abs(term)
         inf_i = margin_coef(det, float(r) * float(n_int - r))
         mark_i = margin_coef(det, float(p) * float(n_int - p))
-        inf_bias_w += p / n * inf_i
-        mark_prev_w += r / n * mark_i
+        # each class's shares r/n and p/n once: the evenness, the weights and the conditional
+        # entropy below divide the same two numbers again (the same quotients, so the same bits)
+        real_share[i] = r / n
+        pred_share[i] = p / n
+        inf_bias_w += pred_share[i] * inf_i
+        mark_prev_w += real_share[i] * mark_i
         inf_sum += inf_i
         mark_sum += mark_i
         share = (r + p) / (2.0 * n)
@@ -264,31 +308,42 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
     kappa = margin_coef(agree, kappa_den)
     accuracy = trace / n
     fleiss = margin_coef(accuracy - fleiss_e, 1.0 - fleiss_e)
-    even_r = _evenness(real, n)
-    even_p = _evenness(pred, n)
+    even_r = _evenness(real_share)
+    even_p = _evenness(pred_share)
     even_g = math.sqrt(even_r * even_p)
 
     chi2 = 0.0
     g2 = 0.0
     h_cond = 0.0
     for i in range(k):
+        if real[i] == 0:
+            continue  # expected count 0, so the observed count is 0 too
+        # a row's quotients without a branch (a cell of an empty predicted class gets 0/0, never
+        # summed), then the sums cell by cell in the same order as one loop would; the cells with
+        # a count, whose logarithms g2 adds, are listed first without a branch: about half of a
+        # sparse table's cells are 0, and a branch on that mispredicts
+        r_f = float(real[i])
         for j in range(k):
-            if real[i] == 0 or pred[j] == 0:
-                continue  # expected count 0, so the observed count is 0 too
-            e = float(real[i]) * float(pred[j]) / n
+            e = r_f * float(pred[j]) / n
             o = float(c[i, j])
-            chi2 += (o - e) * (o - e) / e
-            if o > 0:
-                g2 += o * math.log(o / e)
+            chi_term[j] = (o - e) * (o - e) / e
+            log_arg[j] = o / e
+        n_pos = 0
+        for j in range(k):
+            positive[n_pos] = j
+            n_pos += c[i, j] > 0
+        for j in range(k):
+            if pred[j] != 0:
+                chi2 += chi_term[j]
+        for t in range(n_pos):
+            j = positive[t]
+            g2 += float(c[i, j]) * math.log(log_arg[j])
     g2 *= 2.0
     # H(real | predicted) = H(real) - MI: K logs instead of one more per cell
     for i in range(k):
         if real[i] > 0:
-            h_cond -= real[i] * math.log(real[i] / n)
+            h_cond -= real[i] * math.log(real_share[i])
     h_cond -= 0.5 * g2
-
-    for i in range(k):
-        weights[i] = real[i] / n
     _put(out, slots, 0, g, accuracy)
     _put(out, slots, 1, g, informedness)
     _put(out, slots, 2, g, markedness)
@@ -311,12 +366,12 @@ def _one_table(c, g, slots, out, real, pred, recall_k, precision_k, f1_k, weight
     _put(out, slots, 14, g, chi2_kbm)
     _put(out, slots, 15, g, g2 / (2.0 * n * _LN2))
     _put(out, slots, 16, g, h_cond / (n * _LN2))
-    _put(out, slots, 17, g, _mean_defined(recall_k, weights, False))
-    _put(out, slots, 18, g, _mean_defined(precision_k, weights, False))
-    _put(out, slots, 19, g, _mean_defined(f1_k, weights, False))
-    _put(out, slots, 20, g, _mean_defined(recall_k, weights, True))
-    _put(out, slots, 21, g, _mean_defined(precision_k, weights, True))
-    _put(out, slots, 22, g, _mean_defined(f1_k, weights, True))
+    _put(out, slots, 17, g, _mean_defined(recall_k, real_share, False))
+    _put(out, slots, 18, g, _mean_defined(precision_k, real_share, False))
+    _put(out, slots, 19, g, _mean_defined(f1_k, real_share, False))
+    _put(out, slots, 20, g, _mean_defined(recall_k, real_share, True))
+    _put(out, slots, 21, g, _mean_defined(precision_k, real_share, True))
+    _put(out, slots, 22, g, _mean_defined(f1_k, real_share, True))
     _put(out, slots, 23, g, inf_bias_w)
     _put(out, slots, 24, g, inf_sum / k)
     _put(out, slots, 25, g, mark_prev_w)
