@@ -20,7 +20,129 @@ import numpy as np
 
 from .binary import EXACT_LIMIT
 from .count import row_group, thread_rows
-from .jit import jit_inline, jit_parallel, prange
+from .jit import jit, jit_inline, jit_parallel, prange
+
+#: Integer key columns one :func:`input_ranges` call scans.
+RANGE_KEYS = 4
+# rows per block of input_ranges: each column's slice of a block is scanned in turn, so the pass
+# reads every column's stream at once while each inner loop stays a plain loop over one array
+_RANGE_BLOCK = 1 << 15
+
+
+@jit
+def _finite_span(values, lo, hi, a, b, nbad):
+    """:func:`batcheval.kernels.ranges.finite_range`'s loop over ``values[lo:hi]``, carried on
+    from ``(a, b, nbad)``: rows in the same order, so the same min and max (even of signed zeros)."""
+    for i in range(lo, hi):
+        v = values[np.uint64(i)]
+        if v - v != 0.0:  # NaN or ±inf, without a call per element
+            nbad += 1
+            continue
+        a = min(a, v)
+        b = max(b, v)
+    return a, b, nbad
+
+
+@jit
+def _int_span(values, lo, hi, a, b):
+    """``(min(a, values[lo:hi]), max(b, values[lo:hi]))`` in the array's own dtype, which
+    vectorises; called, not inlined, so one compiled loop per dtype serves every slot."""
+    if lo >= hi:
+        return a, b
+    x = values[lo]
+    y = x
+    for i in range(lo + 1, hi):
+        v = values[np.uint64(i)]  # unsigned: no wraparound branch, so the loop vectorises
+        x = min(x, v)
+        y = max(y, v)
+    return min(a, np.int64(x)), max(b, np.int64(y))
+
+
+@jit
+def _class_span(values, lo, hi, a, b, mask):
+    """:func:`_int_span` and the bit mask of the values in ``[0, 64)`` (which classes occur)."""
+    for i in range(lo, hi):
+        v = np.int64(values[np.uint64(i)])
+        a = min(a, v)
+        b = max(b, v)
+        if np.uint64(v) < 64:
+            mask |= np.uint64(1) << np.uint64(v)
+    return a, b, mask
+
+
+@jit_inline
+def _at(values, i):
+    """``values[i]`` as int64, or the last value of a shorter (unused slot's) array."""
+    return np.int64(values[min(i, values.shape[0] - 1)])
+
+
+@jit_parallel
+def input_ranges(score, label, with_label, k0, k1, k2, k3, n_keys, n_threads):
+    """Every range a sweep needs before binning, in one pass over its non-empty rows.
+
+    Returns ``(lo, hi, nonfinite, label_min, label_max, mask, keys)``: the min and max of the
+    finite scores (``lo > hi`` when none is) and how many are NaN or infinite, as
+    :func:`batcheval.kernels.ranges.finite_range` gives them; the min and max of the integer
+    ``label`` column when ``with_label``, and the bit mask of its values in ``[0, 64)`` (bit v
+    set when v occurs: which classes there are); and ``keys[0, j]``, ``keys[1, j]`` the min and max (int64) of
+    the integer key column ``k_j`` for ``j < n_keys`` (pass any 1-d int64 array for the other
+    slots, and for ``label`` without ``with_label``). The rows are split over threads as
+    ``finite_range`` splits them, so every figure is the one the separate scans give.
+    """
+    n = score.shape[0]
+    lo = np.full(n_threads, np.inf)
+    hi = np.full(n_threads, -np.inf)
+    bad = np.zeros(n_threads, np.int64)
+    part = np.empty((n_threads, 2, RANGE_KEYS + 1), np.int64)
+    masks = np.zeros(n_threads, np.uint64)
+    for t in prange(n_threads):
+        start, stop = thread_rows(t, n, n_threads)
+        first = start if start < stop else 0
+        a = np.inf
+        b = -np.inf
+        nbad = 0
+        # each thread starts from its first row's values, so an empty slice changes nothing
+        la = lb = _at(label, first)
+        mask = np.uint64(0)
+        a0 = b0 = _at(k0, first)
+        a1 = b1 = _at(k1, first)
+        a2 = b2 = _at(k2, first)
+        a3 = b3 = _at(k3, first)
+        for blo in range(start, stop, _RANGE_BLOCK):
+            bhi = min(stop, blo + _RANGE_BLOCK)
+            a, b, nbad = _finite_span(score, blo, bhi, a, b, nbad)
+            if with_label:
+                la, lb, mask = _class_span(label, blo, bhi, la, lb, mask)
+            if n_keys > 0:
+                a0, b0 = _int_span(k0, blo, bhi, a0, b0)
+            if n_keys > 1:
+                a1, b1 = _int_span(k1, blo, bhi, a1, b1)
+            if n_keys > 2:
+                a2, b2 = _int_span(k2, blo, bhi, a2, b2)
+            if n_keys > 3:
+                a3, b3 = _int_span(k3, blo, bhi, a3, b3)
+        lo[t] = a
+        hi[t] = b
+        bad[t] = nbad
+        masks[t] = mask
+        part[t, 0, 0], part[t, 1, 0] = a0, b0
+        part[t, 0, 1], part[t, 1, 1] = a1, b1
+        part[t, 0, 2], part[t, 1, 2] = a2, b2
+        part[t, 0, 3], part[t, 1, 3] = a3, b3
+        part[t, 0, RANGE_KEYS], part[t, 1, RANGE_KEYS] = la, lb
+    keys = np.empty((2, RANGE_KEYS + 1), np.int64)
+    for j in range(RANGE_KEYS + 1):
+        x = part[0, 0, j]
+        y = part[0, 1, j]
+        for t in range(1, n_threads):
+            x = min(x, part[t, 0, j])
+            y = max(y, part[t, 1, j])
+        keys[0, j] = x
+        keys[1, j] = y
+    mask = np.uint64(0)
+    for t in range(n_threads):
+        mask |= masks[t]
+    return lo.min(), hi.max(), bad.sum(), keys[0, RANGE_KEYS], keys[1, RANGE_KEYS], mask, keys
 
 
 @jit_inline

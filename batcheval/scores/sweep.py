@@ -32,7 +32,7 @@ from ..kernels.jit import n_threads
 from ..measures import names as _names
 from .exact import exact_sweep
 from .prepare import Scored, prepare_scores, threshold_grid
-from .swept import Swept
+from .swept import Swept, pooled_empty
 
 __all__ = ["SWEEP_MEASURES", "sweep"]
 
@@ -180,14 +180,14 @@ def _binned(
     else:
         present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, (t + 1) * 2)))
     rows = len(present) * t
-    n, tp, fp, fn, tn = (np.empty(rows, dtype=np.int64) for _ in range(5))
-    threshold = np.empty(rows, dtype=np.float64)
+    n, tp, fp, fn, tn = pooled_empty((5, rows), np.int64)
+    threshold = pooled_empty(rows, np.float64)
     names = list(dict.fromkeys(measures)) if measures is not None else None
     fused = names is not None and all(m in _sweep.FUSED for m in names)
     slots = np.full(len(_sweep.FUSED), -1, dtype=np.int64)
     for row, name in enumerate(names if fused else ()):
         slots[_sweep.FUSED.index(name)] = row
-    out = np.empty((len(names) if fused else 0, rows), dtype=np.float64)
+    out = pooled_empty((len(names) if fused else 0, rows), np.float64)
     _sweep.sweep_columns(hist, present, thr, slots, tp, fp, fn, tn, n, threshold, out)
     measured = dict(zip(names, out, strict=True)) if fused else None
     return Swept(scored.space.decode(present), t, threshold, n, tp, fp, fn, tn, measured)
