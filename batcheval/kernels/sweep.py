@@ -283,77 +283,152 @@ def sweep_columns(hist, groups, thresholds, slots, tp, fp, fn, tn, n, threshold,
     columns, saves reading those back and the per-operation loops of the general program.
     """
     width = hist.shape[1]
-    n_thr = width - 1
-    n_fused = _N_FUSED
+    flat = hist.reshape((hist.shape[0], width * 2))
     measured = False
-    for k in range(n_fused):
+    for k in range(_N_FUSED):
         measured |= slots[k] >= 0
-    nan = np.nan
     for r in prange(groups.shape[0]):
-        g = groups[r]
-        pos_total = 0
-        neg_total = 0
-        for b in range(width):
-            neg_total += hist[g, b, 0]
-            pos_total += hist[g, b, 1]
-        base = r * n_thr
-        tp_c = 0
-        fp_c = 0
-        for j in range(n_thr - 1, -1, -1):
-            tp_c += hist[g, j + 1, 1]
-            fp_c += hist[g, j + 1, 0]
-            tp[base + j] = tp_c
-            fn[base + j] = pos_total - tp_c
-            fp[base + j] = fp_c
-            tn[base + j] = neg_total - fp_c
-            n[base + j] = pos_total + neg_total
-        for j in range(n_thr):
-            threshold[base + j] = thresholds[j]
-        if not measured:
-            continue
-        s = np.empty((n_fused, min(n_thr, _FUSED_BLOCK)))
-        for lo in range(0, n_thr, _FUSED_BLOCK):
-            m = min(n_thr - lo, _FUSED_BLOCK)
-            for j in range(m):
-                i = base + lo + j
-                ti, fi, ni, ui = tp[i], fp[i], fn[i], tn[i]
-                a, b, c, d = float(ti), float(fi), float(ni), float(ui)
-                # binary.run_program's determinant, exact in int64 while it fits
-                exact = float(ti * ui - fi * ni)
-                det = exact if ti + fi + ni + ui < EXACT_LIMIT else a * d - b * c
-                pp = a + b
-                total = pp + c + d
-                rp = a + c
-                rn = b + d
-                pn = c + d
-                den_bm = rp * rn
-                den_mk = pp * pn
-                a2 = a * 2.0
-                den_f1 = a2 + b + c
-                # the formulas of binary._formulas, in FUSED order
-                v0 = a / rp if rp != 0 else nan
-                v1 = b / rn if rn != 0 else nan
-                v2 = a / pp if pp != 0 else nan
-                v3 = pp / total
-                v4 = det / den_bm if den_bm != 0 else 0.0
-                v5 = det / den_mk if den_mk != 0 else 0.0
-                v6 = a2 / den_f1 if den_f1 != 0 else nan
-                v7 = (a + d) / total
-                empty = total == 0
-                s[0, j] = nan if empty else v0
-                s[1, j] = nan if empty else v1
-                s[2, j] = nan if empty else v2
-                s[3, j] = nan if empty else v3
-                s[4, j] = nan if empty else v4
-                s[5, j] = nan if empty else v5
-                s[6, j] = nan if empty else v6
-                s[7, j] = nan if empty else v7
-            for k in range(n_fused):
-                row = slots[k]
-                if row >= 0:
-                    o = out[row]
-                    for j in range(m):
-                        o[base + lo + j] = s[k, j]
+        _group_tables(flat[groups[r]], r, thresholds, slots, measured, tp, fp, fn, tn, n, threshold, out)
+
+
+@jit
+def _group_tables(h, r, thresholds, slots, measured, tp, fp, fn, tn, n, threshold, out):
+    """One group's rows of :func:`sweep_columns`: ``h[2*b + is_positive]`` is its histogram over
+    bins ``b <= T``, and its tables go to rows ``r*T .. r*T + T - 1``."""
+    n_thr = thresholds.shape[0]
+    width = n_thr + 1
+    n_fused = _N_FUSED
+    nan = np.nan
+    pos_total = 0
+    neg_total = 0
+    for b in range(width):
+        neg_total += h[2 * b]
+        pos_total += h[2 * b + 1]
+    base = r * n_thr
+    tp_c = 0
+    fp_c = 0
+    for j in range(n_thr - 1, -1, -1):
+        tp_c += h[2 * (j + 1) + 1]
+        fp_c += h[2 * (j + 1)]
+        tp[base + j] = tp_c
+        fn[base + j] = pos_total - tp_c
+        fp[base + j] = fp_c
+        tn[base + j] = neg_total - fp_c
+        n[base + j] = pos_total + neg_total
+    for j in range(n_thr):
+        threshold[base + j] = thresholds[j]
+    if not measured:
+        return
+    s = np.empty((n_fused, min(n_thr, _FUSED_BLOCK)))
+    for lo in range(0, n_thr, _FUSED_BLOCK):
+        m = min(n_thr - lo, _FUSED_BLOCK)
+        for j in range(m):
+            i = base + lo + j
+            ti, fi, ni, ui = tp[i], fp[i], fn[i], tn[i]
+            a, b, c, d = float(ti), float(fi), float(ni), float(ui)
+            # binary.run_program's determinant, exact in int64 while it fits
+            exact = float(ti * ui - fi * ni)
+            det = exact if ti + fi + ni + ui < EXACT_LIMIT else a * d - b * c
+            pp = a + b
+            total = pp + c + d
+            rp = a + c
+            rn = b + d
+            pn = c + d
+            den_bm = rp * rn
+            den_mk = pp * pn
+            a2 = a * 2.0
+            den_f1 = a2 + b + c
+            # the formulas of binary._formulas, in FUSED order
+            v0 = a / rp if rp != 0 else nan
+            v1 = b / rn if rn != 0 else nan
+            v2 = a / pp if pp != 0 else nan
+            v3 = pp / total
+            v4 = det / den_bm if den_bm != 0 else 0.0
+            v5 = det / den_mk if den_mk != 0 else 0.0
+            v6 = a2 / den_f1 if den_f1 != 0 else nan
+            v7 = (a + d) / total
+            empty = total == 0
+            s[0, j] = nan if empty else v0
+            s[1, j] = nan if empty else v1
+            s[2, j] = nan if empty else v2
+            s[3, j] = nan if empty else v3
+            s[4, j] = nan if empty else v4
+            s[5, j] = nan if empty else v5
+            s[6, j] = nan if empty else v6
+            s[7, j] = nan if empty else v7
+        for k in range(n_fused):
+            row = slots[k]
+            if row >= 0:
+                o = out[row]
+                for j in range(m):
+                    o[base + lo + j] = s[k, j]
+
+
+@jit_parallel
+def sweep_group_ids(
+    k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive,
+    score, thresholds, lo, inv_step, evenly, wbits, shift, ids, hist, seen,
+):  # fmt: skip
+    """Radix pass 1 of a fused sweep (:func:`sweep_parts`): each row's cell
+    ``(g << wbits) | (2*b + is_positive)`` into ``ids``, counted per (thread, partition
+    ``cell >> shift``) in ``hist``, and ``seen[thread, g] = 1`` for its group.
+
+    With a power-of-two stride per group, a partition holds whole groups. Rows with a
+    non-finite score or a label outside the class set get the id ``bad`` (the dtype's max),
+    stay out of ``hist``, and are counted.
+    """
+    n = score.shape[0]
+    n_threads = hist.shape[0]
+    bad_id = ids.dtype.type(np.iinfo(ids.dtype).max)
+    bad = np.zeros(n_threads, np.int64)
+    for t in prange(n_threads):
+        start, stop = thread_rows(t, n, n_threads)
+        mine = seen[t]
+        nbad = 0
+        for i in range(start, stop):
+            s = score[i]
+            side = _label_side(i, label, vmin, lut, positive)
+            if not math.isfinite(s) or side < 0:
+                nbad += 1
+                ids[i] = bad_id
+                continue
+            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
+            cell = (g << wbits) | (_passed(s, thresholds, lo, inv_step, evenly) * 2 + side)
+            ids[i] = cell
+            hist[t, np.uint64(cell >> shift)] += 1
+            mine[np.uint64(g)] = 1
+        bad[t] = nbad
+    return bad.sum()
+
+
+@jit_parallel
+def sweep_parts(
+    grouped, bounds, n_groups, gbits, wbits, rank, thresholds, slots, tp, fp, fn, tn, n, threshold, out
+):
+    """Radix pass 3 of a fused sweep: partition p owns ``grouped[bounds[p]:bounds[p+1]]``, the cell
+    ids of :func:`sweep_group_ids` of groups ``p << gbits`` to ``(p+1 << gbits) - 1``; their
+    histogram is counted in a table of the partition's own that stays in cache, and each group's
+    tables are written from it at once (:func:`sweep_columns`'s rows and values, group g at rows
+    of ``rank[g]``; a group with ``rank[g] < 0`` has no rows). No histogram of every group is
+    ever built, written out, and read back.
+    """
+    measured = False
+    for k in range(_N_FUSED):
+        measured |= slots[k] >= 0
+    per = 1 << gbits
+    for p in prange(bounds.shape[0] - 1):
+        g0 = p * per
+        g1 = min(n_groups, g0 + per)
+        local = np.zeros((g1 - g0, 1 << wbits), np.int64)
+        flat = local.reshape((g1 - g0) << wbits)
+        first = g0 << wbits
+        for i in range(bounds[p], bounds[p + 1]):
+            flat[np.uint64(np.int64(grouped[i]) - first)] += 1
+        for g in range(g0, g1):
+            r = rank[g]
+            if r >= 0:
+                cells = local[g - g0]
+                _group_tables(cells, r, thresholds, slots, measured, tp, fp, fn, tn, n, threshold, out)
 
 
 @jit_parallel
