@@ -45,6 +45,11 @@ def pooled_empty(shape: int | tuple[int, ...], dtype: type | np.dtype) -> np.nda
     return np.frombuffer(pa.allocate_buffer(size * dt.itemsize), dtype=dt).reshape(shape)
 
 
+def _repeatable(key: pl.Series) -> bool:
+    """Whether polars wraps the numpy array of ``key``'s values as the same dtype without a copy."""
+    return (key.dtype.is_integer() or key.dtype.is_float()) and not key.null_count()
+
+
 @dataclass
 class Swept:
     """The cells at every (group, threshold), before any measure.
@@ -70,6 +75,17 @@ class Swept:
         thr = pl.Series("threshold", self.threshold, dtype=pl.Float64)
         if not self.keys.width:
             return pl.DataFrame([thr])
+        if isinstance(self.per_group, int | np.integer) and all(map(_repeatable, self.keys.iter_columns())):
+            # numeric keys: each value written T times into pooled memory and wrapped without a
+            # copy, rather than an index of every output row built and gathered through
+            per = int(self.per_group)
+            repeated = []
+            for key in self.keys.iter_columns():
+                values = key.to_numpy()
+                out = pooled_empty((len(values), per), values.dtype)
+                out[:] = values[:, None]
+                repeated.append(pl.Series(key.name, out.reshape(-1), dtype=key.dtype))
+            return pl.DataFrame([*repeated, thr])
         index_type = pl.get_index_type()
         # an index Series gathers 2-3x faster, and built in the index's own dtype it is not cast
         # (a 10M-row int64 index cast to UInt32 cost as much as the gather itself)
