@@ -8,8 +8,13 @@ O(rows + groups·T), never O(rows·T).
 
 Like evaluate's counting (:mod:`batcheval.kernels.count`), the histogram is
 filled either in per-thread private tables (:func:`score_histogram`) or, once
-it outgrows the caches and rows are shuffled, by radix partitioning
-(:func:`sweep_cell_ids`, then the shared partition and count passes).
+it outgrows the caches and rows are shuffled, by radix partitioning. There a
+group's cells have a power-of-two stride, so each partition holds whole groups
+(:func:`sweep_group_ids`), and :func:`sweep_parts` counts a partition in a table
+that stays in cache and writes its groups' tables at once; inputs too long for
+one set of id buffers count in row blocks (:func:`sweep_cell_ids`, then the
+shared partition and count passes) into a histogram of every group.
+The ranges a sweep needs first come from one pass as well (:func:`input_ranges`).
 """
 
 from __future__ import annotations
