@@ -62,8 +62,10 @@ def test_sweep_counts_equal_numpy_at_every_threshold(thresholds):
 
 @pytest.mark.parametrize("block_rows", [None, 5_000])
 def test_radix_partitioned_histogram_counts_equal_numpy(monkeypatch, block_rows):
-    """Many groups × thresholds of shuffled rows take the radix path (in row blocks
-    when ``block_rows`` is set); counts must still equal numpy at every threshold."""
+    """Many groups × thresholds of shuffled rows take the radix path: partitions of whole groups
+    counted and written out at once, or (inputs too long for that, forced here by
+    ``block_rows``) a histogram counted in row blocks; counts must equal numpy at every
+    threshold either way."""
     import sys
 
     from batcheval.core import counting
@@ -72,8 +74,12 @@ def test_radix_partitioned_histogram_counts_equal_numpy(monkeypatch, block_rows)
     used = []
     real = sweep_module.use_radix
     monkeypatch.setattr(sweep_module, "use_radix", lambda *a, **k: used.append(real(*a, **k)) or used[-1])
+    partitioned = []
+    real_parts = sweep_module._partitioned
+    monkeypatch.setattr(sweep_module, "_partitioned", lambda *a: partitioned.append(1) or real_parts(*a))
     if block_rows:
         monkeypatch.setattr(counting, "_RADIX_BLOCK_ROWS", block_rows)
+        monkeypatch.setattr(sweep_module, "_FUSED_ROWS", block_rows)
     rng = np.random.default_rng(4)
     n, groups = 30_000, 3_000
     df = pl.DataFrame({"run": rng.integers(0, groups, n), "label": rng.integers(0, 2, n),
@@ -81,6 +87,7 @@ def test_radix_partitioned_histogram_counts_equal_numpy(monkeypatch, block_rows)
     thresholds = np.linspace(-2.5, 2.5, 101)
     out = be.sweep(df, by="run", thresholds=thresholds.tolist(), measures=["recall"])
     assert used == [True]
+    assert partitioned == ([] if block_rows else [1])
     y, s, run = df["label"].to_numpy(), df["score"].to_numpy(), df["run"].to_numpy()
     pred = s[:, None] >= thresholds[None, :]
     expected = {}
@@ -372,3 +379,44 @@ def test_fused_sweep_measures_have_the_bits_of_the_measure_program(scale):
         np.testing.assert_allclose(out[slots[k]], ref, rtol=1e-12, atol=1e-15, err_msg=name)
     assert np.isnan(out[:, t : 2 * t]).all()
     assert (scale > 1) == (n.max() >= kb.EXACT_LIMIT)  # the scaled case takes the float determinant
+
+
+@pytest.mark.parametrize("fused_rows", [None, 0])
+def test_default_sweep_of_radix_partitions_has_the_bits_of_the_measure_program(monkeypatch, fused_rows):
+    """A default sweep measures its tables as it writes them, on either radix path (partitions of
+    whole groups, or the blocked histogram when ``fused_rows`` forbids those); every value equals,
+    bit for bit, what the general measure program gives the same cells (a list with a measure
+    the fused kernel lacks takes that program), over groups missing from the key range and a
+    group whose every score is NaN."""
+    import sys
+
+    from batcheval.scores.sweep import SWEEP_MEASURES
+
+    sweep_module = sys.modules["batcheval.scores.sweep"]
+    if fused_rows is not None:
+        monkeypatch.setattr(sweep_module, "_FUSED_ROWS", fused_rows)
+    paths = []
+    for name in ("_partitioned", "_histogram"):
+        real = getattr(sweep_module, name)
+        spy = lambda *a, name=name, real=real: paths.append(name) or real(*a)  # noqa: E731
+        monkeypatch.setattr(sweep_module, name, spy)
+    rng = np.random.default_rng(9)
+    n, groups = 40_000, 4_000
+    run = rng.integers(0, groups, n)
+    run = run[run % 7 != 3]  # gaps in the key range: groups with no rows
+    y = rng.integers(0, 2, len(run))
+    s = np.round(y * 0.5 + rng.normal(size=len(run)), 2)
+    s[run == 11] = np.nan
+    df = pl.DataFrame({"run": run, "label": y, "score": s})
+    with pytest.warns(be.BatchevalWarning, match="dropped"):
+        lean = be.sweep(df, by="run", drop_nonfinite=True)
+    with pytest.warns(be.BatchevalWarning, match="dropped"):
+        program = be.sweep(df, by="run", drop_nonfinite=True, measures=[*SWEEP_MEASURES, "kappa"])
+    assert paths == ["_histogram" if fused_rows == 0 else "_partitioned"] * 2
+    assert set(lean["run"].to_list()) == set(np.unique(run[run != 11]).tolist())
+    cells = ["run", "threshold", "n", "tp", "fp", "fn", "tn"]
+    assert lean.columns == [*cells, *SWEEP_MEASURES]
+    assert lean.select(cells).equals(program.select(cells))
+    for name in SWEEP_MEASURES:
+        bits = lean[name].to_numpy().view(np.int64)
+        np.testing.assert_array_equal(bits, program[name].to_numpy().view(np.int64), err_msg=name)

@@ -20,8 +20,9 @@ from ..core.encode import encode_classes, encode_key, readonly
 from ..errors import InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, select_columns
 from ..kernels.count import mark_present
-from ..kernels.jit import n_threads
+from ..kernels.jit import SERIAL_BELOW, n_threads
 from ..kernels.ranges import finite_range
+from ..kernels.sweep import RANGE_KEYS, input_ranges
 
 __all__ = ["Scored", "check_nonfinite", "prepare_scores", "threshold_grid"]
 
@@ -101,15 +102,28 @@ def prepare_scores(
         nulls_dropped = df.height - kept.height
         df = kept
     scores = readonly(np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy()))
+    lab = df.get_column(label)
+    n = df.height
+    key_series = [df.get_column(k) for k in keys]
     lo, hi, bad = np.inf, -np.inf, (0 if score_range else None)
-    if score_range and len(scores):
+    key_bounds: list[tuple[int, int] | None] = [None] * len(keys)
+    class_bounds, mask = None, None
+    if score_range and n >= SERIAL_BELOW:
+        # one pass for the score range and the label's and integer keys' ranges, which encoding
+        # would otherwise scan for one column at a time (a pass over the rows each)
+        lo, hi, bad, class_bounds, mask, key_bounds = _input_ranges(scores, lab, key_series)
+        check_nonfinite(score, int(bad), drop_nonfinite, scores, nulls_dropped)
+    elif score_range and n:
         lo, hi, bad = finite_range(scores, n_threads())
         check_nonfinite(score, int(bad), drop_nonfinite, scores, nulls_dropped)
-    lab = df.get_column(label)
-    coding = encode_classes(lab, lab, None)
+    coding = encode_classes(lab, lab, None, bounds=class_bounds)
     present = coding.classes.to_list()
     if coding.trim and len(lab):  # a narrow integer range: which of its values occur
         seen = coding.seen
+        if seen is None and mask is not None and class_bounds is not None and 0 <= class_bounds[0]:
+            # encode_classes' own reading of such a mask (its values are all below 64 here)
+            shifts = np.arange(class_bounds[0], class_bounds[1] + 1, dtype=np.uint64)
+            seen = ((np.uint64(mask) >> shifts) & np.uint64(1)).astype(np.bool_)
         if seen is None:
             seen = np.zeros(len(coding.lut), dtype=np.bool_)
             mark_present(coding.label, coding.vmin, seen)
@@ -129,12 +143,52 @@ def prepare_scores(
         raise InvalidLabelError(f"positive={positive!r} is not one of the classes {values}")
     is_positive = np.array([v == positive for v in coding.classes.to_list()] + [False], dtype=np.int64)
     lut = readonly(np.where(coding.lut >= 0, is_positive[coding.lut], -1).astype(np.int64))
-    n = df.height
-    space = key_space([encode_key(df.get_column(k), n) for k in keys], n, 1)
+    space = key_space([encode_key(k, n, bounds=b) for k, b in zip(key_series, key_bounds, strict=True)], n, 1)
     return Scored(
         keys, space, coding.label, coding.vmin, lut, scores, float(lo), float(hi), tuple(values),
         score, drop_nonfinite, None if bad is None else int(bad), nulls_dropped,
     )  # fmt: skip
+
+
+def _input_ranges(scores: np.ndarray, label: pl.Series, keys: list[pl.Series]) -> tuple:
+    """``(lo, hi, nonfinite, class bounds, class mask, key bounds)`` from one
+    :func:`~batcheval.kernels.sweep.input_ranges` pass over non-empty rows.
+
+    The label's bounds and mask are None, and a key's bounds None, where encoding needs no scan
+    or scans in its own way: labels other than integers (and UInt64, which must be checked to
+    fit), key columns that are not integer-like or have nulls, and keys past the kernel's four.
+    A boolean key spans 0..1 without a scan.
+    """
+    dummy = readonly(np.zeros(1, np.int64))
+    with_label = label.dtype.is_integer() and label.dtype != pl.UInt64
+    lab = readonly(label.to_numpy()) if with_label else dummy
+    key_bounds: list[tuple[int, int] | None] = [None] * len(keys)
+    scanned: list[int] = []
+    arrays: list[np.ndarray] = []
+    for j, s in enumerate(keys):
+        if s.null_count() or not (s.dtype.is_integer() or s.dtype == pl.Boolean or s.dtype.is_temporal()):
+            continue
+        if s.dtype == pl.Boolean:
+            key_bounds[j] = (0, 1)
+            continue
+        phys = s.to_physical()
+        if phys.dtype == pl.UInt64:
+            if int(phys.max()) >= 1 << 63:  # type: ignore[arg-type]
+                continue  # encode_key's dictionary path
+            arr = phys.to_numpy().view(np.int64)
+        else:
+            arr = phys.to_numpy()
+        if len(arrays) < RANGE_KEYS:
+            scanned.append(j)
+            arrays.append(readonly(arr))
+    slots = arrays + [dummy] * (RANGE_KEYS - len(arrays))
+    lo, hi, bad, lmin, lmax, mask, found = input_ranges(
+        scores, lab, with_label, *slots, len(arrays), n_threads()
+    )
+    for slot, j in enumerate(scanned):
+        key_bounds[j] = (int(found[0, slot]), int(found[1, slot]))
+    classes = (int(lmin), int(lmax)) if with_label else None
+    return lo, hi, bad, classes, (int(mask) if with_label else None), key_bounds
 
 
 def check_nonfinite(

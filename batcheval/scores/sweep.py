@@ -32,9 +32,15 @@ from ..kernels.jit import n_threads
 from ..measures import names as _names
 from .exact import exact_sweep
 from .prepare import Scored, prepare_scores, threshold_grid
-from .swept import Swept
+from .swept import Swept, pooled_empty
 
 __all__ = ["SWEEP_MEASURES", "sweep"]
+
+# the fused radix sweep (_partitioned) takes inputs up to this many rows: two uint32 id buffers
+# of all rows at once, 512 MiB at most; longer ones count in blocks (_histogram)
+_FUSED_ROWS = 1 << 26
+# cells of one radix partition of the fused sweep (int64: 1 MiB, an L2's worth)
+_PART_BITS = 17
 
 #: The measures a sweep computes by default: the axes of every chart (roc, boc, lift, bift, pr)
 #: and the usual best-point criteria. ``measures="all"`` gives every binary measure.
@@ -168,29 +174,77 @@ def _binned(
     scored: Scored, thresholds: int | Sequence[float], score_range, measures: Sequence[str] | None = ()
 ) -> Swept:
     """One histogram pass, then suffix sums straight into the cell columns, and the measures
-    ``measures`` with them when the kernel has them all (:data:`~batcheval.kernels.sweep.FUSED`)."""
+    ``measures`` with them when the kernel has them all (:data:`~batcheval.kernels.sweep.FUSED`).
+
+    Many groups of shuffled rows count by radix partitioning, and the partitions of
+    :func:`_partitioned` hold whole groups: each is counted and written out in cache, without
+    a histogram of every group in between."""
     thr, evenly = threshold_grid(scored, thresholds, score_range)
     t = len(thr)
     n_groups = scored.space.size
     inv_step = (t - 1) / (thr[-1] - thr[0]) if evenly else 0.0
     grid = (thr, float(thr[0]), inv_step, evenly)
-    hist = _histogram(scored, grid, n_groups * (t + 1) * 2).reshape(n_groups, t + 1, 2)
-    if not scored.by:
-        present = np.zeros(1, np.int64)
+    cells = n_groups * (t + 1) * 2
+    wbits = (2 * (t + 1) - 1).bit_length()  # a group's cells, rounded up to a power of two
+    parts = None
+    if len(scored.score) <= _FUSED_ROWS and (n_groups << wbits) < (1 << 32) - 1:
+        if use_radix(kernel_keys(scored.space.columns), len(scored.score), cells, rows_per_cell=0):
+            parts = _partitioned(scored, grid, n_groups, wbits)
+    hist = None
+    if parts is not None:
+        present = np.flatnonzero(parts[2]) if scored.by else np.zeros(1, np.int64)
     else:
-        present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, (t + 1) * 2)))
+        hist = _histogram(scored, grid, cells).reshape(n_groups, t + 1, 2)
+        if not scored.by:
+            present = np.zeros(1, np.int64)
+        else:
+            present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, (t + 1) * 2)))
     rows = len(present) * t
-    n, tp, fp, fn, tn = (np.empty(rows, dtype=np.int64) for _ in range(5))
-    threshold = np.empty(rows, dtype=np.float64)
+    n, tp, fp, fn, tn = pooled_empty((5, rows), np.int64)
+    threshold = pooled_empty(rows, np.float64)
     names = list(dict.fromkeys(measures)) if measures is not None else None
     fused = names is not None and all(m in _sweep.FUSED for m in names)
     slots = np.full(len(_sweep.FUSED), -1, dtype=np.int64)
     for row, name in enumerate(names if fused else ()):
         slots[_sweep.FUSED.index(name)] = row
-    out = np.empty((len(names) if fused else 0, rows), dtype=np.float64)
-    _sweep.sweep_columns(hist, present, thr, slots, tp, fp, fn, tn, n, threshold, out)
+    out = pooled_empty((len(names) if fused else 0, rows), np.float64)
+    columns = (thr, slots, tp, fp, fn, tn, n, threshold, out)
+    if parts is not None:
+        grouped, bounds, _, gbits = parts
+        rank = np.full(n_groups, -1, dtype=np.int64)
+        rank[present] = np.arange(len(present), dtype=np.int64)
+        _sweep.sweep_parts(grouped, bounds, n_groups, gbits, wbits, rank, *columns)
+    else:
+        _sweep.sweep_columns(hist, present, *columns)
     measured = dict(zip(names, out, strict=True)) if fused else None
     return Swept(scored.space.decode(present), t, threshold, n, tp, fp, fn, tn, measured)
+
+
+def _partitioned(scored: Scored, grid: tuple, n_groups: int, wbits: int) -> tuple:
+    """``(cell ids grouped by partition, partition bounds, which groups occur, gbits)``: radix
+    passes 1 and 2 of :func:`~batcheval.kernels.sweep.sweep_parts`, which does the third.
+
+    A row's cell is ``(g << wbits) | (2*bin + is_positive)``, and partition p holds groups
+    ``p << gbits`` onwards, as many as make a 1 MiB int64 table (an L2's worth). The id buffers
+    come from pyarrow's pool (:func:`~batcheval.scores.swept.pooled_empty`): fresh ones the size
+    of the input would be faulted in on every call.
+    """
+    n_rows = len(scored.score)
+    threads = n_threads()
+    gbits = max(0, _PART_BITS - wbits)
+    shift = wbits + gbits
+    n_parts = ((n_groups - 1) >> gbits) + 1
+    ids = pooled_empty(n_rows, np.uint32)
+    grouped = pooled_empty(n_rows, np.uint32)
+    part_rows = np.zeros((threads, n_parts), dtype=np.int64)
+    seen = np.zeros((threads, n_groups), dtype=np.uint8)
+    _sweep.sweep_group_ids(*scored.rows, *grid, wbits, shift, ids, part_rows, seen)
+    # partition-major, thread-minor offsets keep each thread's writes in row order
+    per_part = part_rows.T.reshape(-1)
+    starts = np.concatenate(([0], np.cumsum(per_part)[:-1])).reshape(n_parts, threads).T.copy()
+    _count.scatter_by_part(ids, shift, starts, grouped)
+    bounds = np.concatenate(([0], np.cumsum(part_rows.sum(axis=0))))
+    return grouped, bounds, seen.any(axis=0), gbits
 
 
 def _histogram(scored: Scored, grid: tuple, cells: int) -> np.ndarray:

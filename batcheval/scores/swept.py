@@ -12,10 +12,42 @@ from .. import measures as _measures
 from ..core.table import ContingencyTable
 from ..measures.registry import check_beta
 
-__all__ = ["CELLS", "Swept"]
+__all__ = ["CELLS", "Swept", "pooled_empty"]
 
 #: The cell columns of a sweep frame, in order.
 CELLS = ("tp", "fp", "fn", "tn")
+
+
+def pooled_empty(shape: int | tuple[int, ...], dtype: type | np.dtype) -> np.ndarray:
+    """``np.empty(shape, dtype)`` (C order, writable) in memory from pyarrow's pool.
+
+    numpy takes an array this large straight from the kernel (mmap) and hands it back on free,
+    so every sweep faulted its ~1.2 GB of output columns in afresh, each page zeroed by the
+    kernel before the kernel wrote it: as costly as the writing itself, and on a virtual
+    machine more. pyarrow's allocator (mimalloc or jemalloc) keeps freed pages for the next
+    request, so a sweep after a sweep writes into memory already mapped. polars wraps the
+    arrays without copying, and the buffer lives as long as any column made from it.
+
+    Examples
+    --------
+    >>> a = pooled_empty((2, 3), np.int64)
+    >>> a[:] = 7
+    >>> a.shape, a.dtype, int(a.sum()), a.flags.writeable
+    ((2, 3), dtype('int64'), 42, True)
+    """
+    import pyarrow as pa
+
+    dt = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
+    size = int(np.prod(shape, dtype=np.int64))
+    if size == 0:
+        return np.empty(shape, dtype=dt)
+    return np.frombuffer(pa.allocate_buffer(size * dt.itemsize), dtype=dt).reshape(shape)
+
+
+def _repeatable(key: pl.Series) -> bool:
+    """Whether polars wraps the numpy array of ``key``'s values as the same dtype without a copy."""
+    return (key.dtype.is_integer() or key.dtype.is_float()) and not key.null_count()
 
 
 @dataclass
@@ -43,6 +75,17 @@ class Swept:
         thr = pl.Series("threshold", self.threshold, dtype=pl.Float64)
         if not self.keys.width:
             return pl.DataFrame([thr])
+        if isinstance(self.per_group, int | np.integer) and all(map(_repeatable, self.keys.iter_columns())):
+            # numeric keys: each value written T times into pooled memory and wrapped without a
+            # copy, rather than an index of every output row built and gathered through
+            per = int(self.per_group)
+            repeated = []
+            for key in self.keys.iter_columns():
+                values = key.to_numpy()
+                out = pooled_empty((len(values), per), values.dtype)
+                out[:] = values[:, None]
+                repeated.append(pl.Series(key.name, out.reshape(-1), dtype=key.dtype))
+            return pl.DataFrame([*repeated, thr])
         index_type = pl.get_index_type()
         # an index Series gathers 2-3x faster, and built in the index's own dtype it is not cast
         # (a 10M-row int64 index cast to UInt32 cost as much as the gather itself)
@@ -51,7 +94,9 @@ class Swept:
         groups = np.arange(self.keys.height, dtype=dtype)
         if isinstance(self.per_group, int | np.integer):
             # broadcast-and-copy: several times faster than np.repeat at 10M rows
-            rows = np.broadcast_to(groups[:, None], (len(groups), int(self.per_group))).ravel()
+            rows = pooled_empty((len(groups), int(self.per_group)), dtype)
+            rows[:] = groups[:, None]
+            rows = rows.reshape(-1)
         else:
             rows = np.repeat(groups, self.per_group)
         if as_index:
