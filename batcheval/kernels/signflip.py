@@ -46,8 +46,8 @@ def two_binomial_tail(
 
 
 @jit
-def _tail(a, b, wa, wb, t):
-    """:func:`two_binomial_tail` of one group."""
+def _tables(a, b):
+    """``X_a``'s pmf and ``X_b``'s cdf and survival function: what a tail of :func:`_tail_sum` reads."""
     pa = np.empty(a + 1)
     _binomial_half(a, pa)
     pb = np.empty(b + 1)
@@ -60,6 +60,12 @@ def _tail(a, b, wa, wb, t):
     sf = np.zeros(b + 2)  # sf[j] = P(X_b >= j)
     for j in range(b, -1, -1):
         sf[j] = sf[j + 1] + pb[j]
+    return pa, cdf, sf
+
+
+@jit
+def _tail_sum(pa, cdf, sf, a, b, wa, wb, t):
+    """``P(|D| ≥ t)`` from :func:`_tables`."""
     total = 0.0
     for x in range(a + 1):
         s = wa * (2.0 * x - a)
@@ -76,40 +82,17 @@ def _tail(a, b, wa, wb, t):
 
 
 @jit
+def _tail(a, b, wa, wb, t):
+    """:func:`two_binomial_tail` of one group."""
+    pa, cdf, sf = _tables(a, b)
+    return _tail_sum(pa, cdf, sf, a, b, wa, wb, t)
+
+
+@jit
 def _tail_pair(a, b, wa, wb, t_lo, t_hi):
-    """``(P(|D| ≥ t_lo), P(|D| ≥ t_hi))`` of :func:`_tail`, the binomial tables built once: each
-    sum the same operations in the same order as :func:`_tail`'s, so the same bits."""
-    pa = np.empty(a + 1)
-    _binomial_half(a, pa)
-    pb = np.empty(b + 1)
-    _binomial_half(b, pb)
-    cdf = np.zeros(b + 2)
-    for j in range(b + 1):
-        cdf[j + 1] = cdf[j] + pb[j]
-    sf = np.zeros(b + 2)
-    for j in range(b, -1, -1):
-        sf[j] = sf[j + 1] + pb[j]
-    lo_total = 0.0
-    hi_total = 0.0
-    for x in range(a + 1):
-        s = wa * (2.0 * x - a)
-        if wb > 0.0:
-            for which in range(2):
-                t = t_lo if which == 0 else t_hi
-                lo = math.ceil((b + (t - s) / wb) / 2.0)
-                hi = math.floor((b + (-t - s) / wb) / 2.0)
-                upper = 1.0 if lo <= 0 else (0.0 if lo > b else sf[int(lo)])
-                lower = 0.0 if hi < 0 else (1.0 if hi >= b else cdf[int(hi) + 1])
-                if which == 0:
-                    lo_total += pa[x] * (upper + lower)
-                else:
-                    hi_total += pa[x] * (upper + lower)
-        else:
-            if abs(s) >= t_lo:
-                lo_total += pa[x]
-            if abs(s) >= t_hi:
-                hi_total += pa[x]
-    return min(1.0, max(0.0, lo_total)), min(1.0, max(0.0, hi_total))
+    """``(P(|D| ≥ t_lo), P(|D| ≥ t_hi))`` of :func:`_tail`, the binomial tables built once."""
+    pa, cdf, sf = _tables(a, b)
+    return _tail_sum(pa, cdf, sf, a, b, wa, wb, t_lo), _tail_sum(pa, cdf, sf, a, b, wa, wb, t_hi)
 
 
 @jit_parallel
