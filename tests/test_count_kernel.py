@@ -157,13 +157,9 @@ def test_direct_codes_outside_the_range_land_in_the_last_cell(n, threads):
     assert bad == int((read & ~(inside[0] & inside[1])).sum()) > 0
 
 
-@pytest.mark.parametrize(
-    ("n", "rare"),
-    [(5_000, [3]), (SERIAL_BELOW + 5, [-4]), (300_000, [2, 9]), (300_000, [])],
-)
-def test_counts_with_a_class_the_sample_misses(n, rare):
-    # evaluate guesses the class range from a sample of rows; rows of a class outside it
-    # (placed between the sampled rows) make it count again with the scanned range
+def _frame_with_rare_classes(n: int, rare: list[int]) -> pl.DataFrame:
+    """Binary rows with one row of each class in ``rare`` placed between the rows that
+    evaluate's class-range sample reads."""
     rng = np.random.default_rng(n + len(rare))
     label = rng.integers(0, 2, n)
     pred = np.where(rng.random(n) < 0.7, label, rng.integers(0, 2, n))
@@ -176,6 +172,17 @@ def test_counts_with_a_class_the_sample_misses(n, rare):
         "run": rng.integers(-5, 40, n).astype(np.int32), "fold": rng.integers(0, 3, n).astype(np.int8),
         "label": label, "prediction": pred,
     })  # fmt: skip
+    return df
+
+
+@pytest.mark.parametrize(
+    ("n", "rare"),
+    [(5_000, [3]), (SERIAL_BELOW + 5, [-4]), (300_000, [2, 9]), (300_000, [])],
+)
+def test_counts_with_a_class_the_sample_misses(n, rare):
+    # evaluate guesses the class range from a sample of rows; rows of a class outside it
+    # (placed between the sampled rows) make it count again with the scanned range
+    df = _frame_with_rare_classes(n, rare)
     table = ContingencyTable.from_frame(df, by=["run", "fold"], label="label", prediction="prediction")
     keys, classes, counts = count_groups(df, ["run", "fold"], "label", "prediction")
     assert table.classes.to_list() == classes == sorted({0, 1, *rare})
@@ -198,18 +205,7 @@ def test_radix_counts_with_a_class_the_sample_misses(monkeypatch, rare):
         counting, "_count_radix", lambda args, *rest: checked.append(args[-1]) or radix(args, *rest)
     )
     n = 40_000  # at least two rows a cell with ten classes: radix partitions for the scanned range too
-    rng = np.random.default_rng(n + len(rare))
-    label = rng.integers(0, 2, n)
-    pred = np.where(rng.random(n) < 0.7, label, rng.integers(0, 2, n))
-    step = max(1, n // 4096)
-    for i, v in enumerate(rare):
-        row = step * (7 + i) + 1  # not a multiple of the sample's step
-        label[row] = v
-        pred[row + 2] = v
-    df = pl.DataFrame({
-        "run": rng.integers(-5, 40, n).astype(np.int32), "fold": rng.integers(0, 3, n).astype(np.int8),
-        "label": label, "prediction": pred,
-    })  # fmt: skip
+    df = _frame_with_rare_classes(n, rare)
     table = ContingencyTable.from_frame(df, by=["run", "fold"], label="label", prediction="prediction")
     keys, classes, counts = count_groups(df, ["run", "fold"], "label", "prediction")
     assert checked == ([True, False] if rare else [True])
