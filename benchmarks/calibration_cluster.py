@@ -20,12 +20,16 @@ probability 0.8; each seed keeps it with probability ``keep``, else flips a
 coin. The truth: informedness ``2·(0.8·keep + 0.5·(1 − keep)) − 1``.
 
 For each point the table gives the coverage of the true value by the
-interval that treats rows as independent (``naive``), by the cluster-robust
-one with the normal quantile (``clus_z``, batcheval before the few-clusters
-fix) and with Student's t quantile with ``C − 1`` degrees of freedom
-(``clus_t``, what ``evaluate`` gives now), with ``R``, the Monte-Carlo
-standard error of a coverage of 0.95 (``sqrt(0.95·0.05/R)``) and the median
-widths. Replicates per point: ``R = clip(1.5e6 / rows per replicate, 200, 2000)``.
+interval that treats rows as independent (``naive``), by batcheval's first
+cluster-robust one (``clus_z``: Wald with the CR1 variance, Wilson, both at the
+normal quantile; ``clustered_intervals(..., reference="normal")``) and by what
+``evaluate`` gives now (``clus_t``: the unclustered interval of the effective
+data, divided by the CR2 design effect, at Student's t quantile with ``C − 1``
+degrees of freedom), with ``R``, the Monte-Carlo standard error of a coverage
+of 0.95 (``sqrt(0.95·0.05/R)``), the median widths and ``margin``, the median
+over the replicates of the smallest real or predicted class, in examples.
+Replicates per point: ``R = clip(1.5e6 / rows per replicate, 200, 2000)``; 10, 20, 40,
+100, 500 and 2,000 clusters (the 10 and 40 from a generator of their own).
 
 ``--part paired``: the size of a clustered board's ``p_vs_leader`` for two runs of
 equal skill (normal reference, as before, against t with ``C − 1`` degrees of freedom).
@@ -274,21 +278,37 @@ def run_size(quick: bool) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def _smallest_margin(df: pl.DataFrame, by: list[str], unit: str, per: int) -> float:
+    """Median over the replicates of the smallest of the real and predicted class sizes, in
+    examples: rows over ``per`` (the seeds that score each example; 1 for ``cluster=``)."""
+    sizes = [df.group_by([*by, col]).len() for col in ("label", "prediction")]
+    smallest = []
+    for frame, col in zip(sizes, ("label", "prediction"), strict=True):
+        wide = frame.pivot(on=col, index=by, values="len").fill_null(0)
+        smallest.append(wide.select(pl.min_horizontal(pl.exclude(by))).to_series().to_numpy())
+    return float(np.median(np.minimum(*smallest))) / per
+
+
 def run(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
     rng = np.random.default_rng(2024)
     sizes, iccs = (1, 3, 10), (0.0, 0.1, 0.3, 0.5)
     ns = (20, 100, 500) if quick else (20, 100, 500, 2000)
+    # the few-clusters points (issue #20): 10 and 40 clusters next to 20, with their own seed so
+    # that the points above keep the draws they had before these were added
+    few = () if quick else (10, 40)
+    few_rng = np.random.default_rng(2027)
     rows = []
     for size in sizes:
         for icc in iccs:
-            for c in ns:
+            for c in sorted(ns + few):
                 reps = _reps(c * size, quick)
-                df = clustered_examples(rng, reps, c, size, icc)
+                df = clustered_examples(few_rng if c in few else rng, reps, c, size, icc)
                 names = ["informedness", "recall"]
                 naive = be.evaluate(df, by="rep", measures=names, ci=0.95)
                 clus = be.evaluate(df, by="rep", measures=names, ci=0.95, cluster="passage")
                 normal = _normal_intervals(df, "rep", [], ["passage"], names)
-                point = {"size": size, "icc": icc, "clusters": c}
+                point = {"size": size, "icc": icc, "clusters": c,
+                         "margin": _smallest_margin(df, ["rep"], "passage", 1)}  # fmt: skip
                 for name, truth in (("informedness", 0.6), ("recall", 0.8)):
                     cover = [_coverage(out, name, truth) for out in (naive, normal, clus)]
                     rows.append(_row(point, reps, name, *cover))
@@ -297,9 +317,9 @@ def run(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
     rows = []
     for seeds in (3, 10):
         for keep in (1.0, 0.9, 0.5):
-            for n in ns:
+            for n in sorted(ns + few):
                 reps = _reps(n * seeds, quick)
-                df = repeated_examples(rng, reps, n, seeds, keep)
+                df = repeated_examples(few_rng if n in few else rng, reps, n, seeds, keep)
                 truth = 2 * (0.8 * keep + 0.5 * (1 - keep)) - 1
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", BatchevalWarning)
@@ -309,7 +329,8 @@ def run(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
                 clus = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=["informedness"], ci=0.95,
                                    example="example")  # fmt: skip
                 normal = _normal_intervals(df, ["rep", "seed"], ["seed"], ["example"], ["informedness"])
-                point = {"seeds": seeds, "keep": keep, "examples": n}
+                point = {"seeds": seeds, "keep": keep, "examples": n,
+                         "margin": _smallest_margin(df, ["rep"], "example", seeds)}  # fmt: skip
                 rows.append(_row(point, reps, "informedness", _coverage(naive, "informedness", truth),
                                  _coverage(normal, "informedness", truth),
                                  _coverage(clus, "informedness", truth)))  # fmt: skip

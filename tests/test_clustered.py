@@ -17,6 +17,7 @@ from batcheval.inference import clustered as cl
 from batcheval.inference import paired_se
 from batcheval.inference.intervals import intervals, standard_errors
 from tests.reference import clustered as ref
+from tests.reference import clustered_cr2 as cr2
 
 Z95 = stats.norm.ppf(0.975)
 
@@ -54,7 +55,26 @@ def test_variance_matches_row_by_row_reference(k: int, unit: str) -> None:
 
 
 @pytest.mark.parametrize("k", [2, 3])
-def test_evaluate_intervals_from_reference_variance(k: int) -> None:
+@pytest.mark.parametrize("unit", ["example", "passage"])
+def test_design_effect_matches_the_cr2_matrix_reference(k: int, unit: str) -> None:
+    # passages of 1-4 examples, each scored under 3 seeds: unequal clusters, where CR2's leverage
+    # (each cluster's share of the units) differs from CR1's common factor C/(C - 1)
+    df = _sweep(np.random.default_rng(30 + k), k)
+    table = be.ContingencyTable.from_frame(df, by=["run", "seed"]).pool("seed")
+    cells = cl.cluster_cells(df, ["run"], [unit], "label", "prediction", table)
+    names = ["informedness", "markedness", "kappa_cohen", "accuracy", "correlation"]
+    names += ["recall", "precision", "inverse_recall"] if k == 2 else []
+    got = cl.design_effects(np.asarray(table.counts), cells, names)
+    for name in names:
+        for run in range(2):
+            rows = df.filter(pl.col("run") == run)
+            want = cr2.design_effect(rows["label"].to_list(), rows["prediction"].to_list(),
+                                     rows[unit].to_list(), k, name)  # fmt: skip
+            assert got[name][0][run] == pytest.approx(want, rel=1e-5), (name, run)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_evaluate_intervals_from_reference_design_effect(k: int) -> None:
     df = _sweep(np.random.default_rng(20 + k), k)
     names = ["informedness", "kappa_cohen", "accuracy"] + (["recall"] if k == 2 else [])
     out = be.evaluate(df, by=["run", "seed"], pool="seed", measures=names, ci=0.95, example="example",
@@ -64,31 +84,48 @@ def test_evaluate_intervals_from_reference_variance(k: int) -> None:
         y, p, c = rows["label"].to_list(), rows["prediction"].to_list(), rows["passage"].to_list()
         table = np.zeros((k, k))
         np.add.at(table, (np.array(y), np.array(p)), 1)
-        n_clusters = len(set(c))
+        cells_of = {}
+        for yi, pi, ci in zip(y, p, c, strict=True):
+            cells_of.setdefault(ci, set()).add((yi, pi))
+        assert any(len(v) > 1 for v in cells_of.values())  # not every passage in one cell: t, not z
         for name in names:
-            var = ref.cluster_variance(y, p, c, k, name)
+            deff = cr2.design_effect(y, p, c, k, name)
             est = ref.measure(table, name)
             low, high = out[f"{name}_ci_low"][run], out[f"{name}_ci_high"][run]
-            t95 = stats.t.ppf(0.975, n_clusters - 1)  # few clusters: Student's t, C - 1 dof
             if name in ("informedness", "kappa_cohen"):
-                # the unclustered interval of the table divided by the design effect (clustered over
-                # row-wise variance: every row its own cluster, without the factor n/(n - 1)),
-                # moved to the estimate and widened from z to t
-                n = len(y)
-                rows_var = ref.cluster_variance(y, p, list(range(n)), k, name) * (n - 1) / n
-                eff = np.rint(table / max(var / rows_var, 1.0)).astype(np.int64)
+                # the unclustered interval of the table divided by the design effect, moved to the
+                # estimate and widened from z to Student's t with C - 1 degrees of freedom
+                t95 = stats.t.ppf(0.975, len(cells_of) - 1)
+                eff = np.rint(table / deff).astype(np.int64)
                 low_e, high_e = (v[0] for v in intervals(eff[None], [name], 0.95)[name])
                 est_e = ref.measure(eff, name)
                 stretch = t95 / Z95
                 want = (max(est - stretch * (est_e - low_e), -1.0),
                         min(est + stretch * (high_e - est_e), 1.0))  # fmt: skip
-            else:  # Wilson with Korn & Graubard's effective trials p(1 - p)/var, at most the trials
-                trials = table.sum() if name == "accuracy" else table[1].sum()
-                m_eff = min(est * (1 - est) / var, trials)
+            else:  # Wilson with Korn & Graubard's effective trials m/deff, t with H - 1 dof
+                trial = np.ones(len(y), bool) if name == "accuracy" else np.array(y) == 1
+                holding = len({ci for ci, t in zip(c, trial, strict=True) if t})
+                t95 = stats.t.ppf(0.975, holding - 1)
+                m_eff = trial.sum() / deff
                 # Wilson at the critical value t95: statsmodels' at the level whose normal quantile is t95
                 alpha = 2 * stats.norm.sf(t95)
                 want = proportion_confint(est * m_eff, m_eff, alpha=alpha, method="wilson")
-            assert (low, high) == pytest.approx(want, rel=1e-5), (name, run, n_clusters)
+            assert (low, high) == pytest.approx(want, rel=1e-5), (name, run)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_single_row_clusters_give_the_unclustered_interval(k: int) -> None:
+    rng = np.random.default_rng(12 + k)
+    df = pl.DataFrame({"run": rng.integers(0, 6, 300), "label": rng.integers(0, k, 300),
+                       "prediction": rng.integers(0, k, 300)}).with_row_index("example")  # fmt: skip
+    names = ["informedness", "markedness", "kappa_cohen", "correlation", "accuracy"]
+    names += ["recall", "precision"] if k == 2 else []
+    plain = be.evaluate(df, by="run", measures=names, ci=0.95)
+    clus = be.evaluate(df, by="run", measures=names, ci=0.95, example="example")
+    for name in names:
+        for side in ("low", "high"):
+            col = f"{name}_ci_{side}"
+            np.testing.assert_allclose(clus[col].to_numpy(), plain[col].to_numpy(), rtol=1e-13, atol=1e-15)
 
 
 def test_singleton_clusters_are_the_delta_variance_times_n_over_n_minus_1() -> None:

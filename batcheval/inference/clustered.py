@@ -79,7 +79,7 @@ is that of the four examples.
 >>> clus = be.evaluate(df, by="seed", pool="seed", measures=["informedness"], ci=0.95, example="example")
 >>> alone = be.evaluate(one, measures=["informedness"], ci=0.95, example="example")
 >>> round(naive["informedness_ci_low"][0], 3), round(clus["informedness_ci_low"][0], 3)
-(0.377, 0.287)
+(0.377, 0.297)
 >>> clus["informedness_ci_low"][0] == alone["informedness_ci_low"][0]
 True
 """
@@ -107,6 +107,7 @@ from ..kernels.clustered import (
     cluster_square_sums,
     compact_pairs,
     dense_codes,
+    leveraged_square_sums,
     pair_tally,
     pairs_holding,
 )
@@ -128,11 +129,13 @@ __all__ = [
     "clustered_chance",
     "clustered_intervals",
     "count_cluster_cells",
+    "design_effects",
     "effective_counts",
     "grouped_cells",
     "modified_wilson_z",
     "paired_cluster_count",
     "paired_cluster_se",
+    "pure_groups",
     "select_clustered",
     "warn_independent_rows",
     "wilson_z",
@@ -447,6 +450,94 @@ def _cluster_variances(
     return out
 
 
+def design_effects(
+    counts: np.ndarray, cells: ClusterCells, names: Sequence[str], *, positive: int = 1
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per measure ``(deff, units, holding)`` for every group: the design effect of the
+    clustering, the measure's units (rows, or the trials of a proportion) and the clusters
+    holding one.
+
+    The delta method's per-row scores ``u`` are the residuals of an intercept-only fit to the
+    measure's units (the mean of the rows' one-hot cell vectors for a chance-corrected
+    measure; the trials of a proportion, whose other rows score 0), so a cluster's leverage
+    is its share of the units, ``h_c = m_c/N``. The bias-reduced (CR2) sum
+    ``V_c = Σ_c S_c²/(1 − h_c)`` (Bell & McCaffrey 2002) estimates ``N·σ²·deff`` without the
+    downward bias of ``Σ S_c²`` at few clusters, while the rows' ``V_r = Σ_i u_i²`` estimates
+    ``σ²·(N − deff)`` (its residuals are taken from a mean that is ``deff`` times noisier than
+    ``σ²/N``). Both hold exactly for clusters with an exchangeable correlation and a common
+    design effect; solving them gives
+
+    .. math:: \\widehat{\\mathrm{deff}} = \\frac{V_c}{V_r + V_c/N}.
+
+    Every cluster one unit: ``V_c = V_r·N/(N − 1)`` and ``deff`` is 1 (set exactly). Every
+    cluster ``m`` copies of one example: ``deff = m``. Where ``V_r = 0`` (no spread among the
+    units to measure the clustering by: a proportion of 0 or 1) it is ``N/H``, as if each of
+    the ``H`` clusters holding a unit were one unit. It is kept at least ``H/N`` (at most
+    ``N/H`` effective units per unit) and is NaN where the measure is undefined or the group
+    has fewer than two clusters. Unlike the chance tests' design effect it may be below 1: a
+    floor at 1 made the intervals cover 0.96-0.97 at 20 clusters of independent rows.
+
+    Examples
+    --------
+    Three examples each scored three times with the same prediction: the design effect is 3.
+
+    >>> import batcheval as be
+    >>> one = pl.DataFrame({"ex": range(6), "label": [1, 1, 1, 0, 0, 0], "prediction": [1, 1, 0, 0, 1, 0]})
+    >>> df = pl.concat([one] * 3)
+    >>> table = be.ContingencyTable.from_frame(df)
+    >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
+    >>> deff, units, holding = design_effects(table.counts, cells, ["informedness", "recall"])["recall"]
+    >>> round(float(deff[0]), 12), units.tolist(), holding.tolist()
+    (3.0, [9.0], [3.0])
+    """
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    n_groups, k = counts.shape[0], counts.shape[1]
+    if not names:
+        return {}
+    scores = [_row_scores(counts, name, positive) for name in names]
+    u = np.ascontiguousarray(np.stack([sc[0] for sc in scores]))
+    basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
+    every = np.ones((k, k), dtype=np.bool_)
+    masks = np.stack([
+        every if name in _intervals.DELTA_MEASURES
+        else (_intervals.proportion(basis, name, positive)[1] > 0).reshape(k, k)
+        for name in names
+    ])  # fmt: skip
+    totals = np.einsum("gij,mij->mg", counts.astype(np.float64), masks.astype(np.float64))
+    pair_counts = np.ascontiguousarray(cells.counts, dtype=np.int64)
+    pair_group = np.ascontiguousarray(cells.group, dtype=np.int64)
+    v_c = leveraged_square_sums(pair_counts, pair_group, u, masks, totals, n_groups)
+    v_r = np.einsum("gij,mgij->mg", counts.astype(np.float64), u * u)
+    holding = pairs_holding(pair_counts, pair_group, masks, n_groups)
+    n_clusters = cells.sizes(n_groups)
+    out = {}
+    for m, (name, (_, _, undefined)) in enumerate(zip(names, scores, strict=True)):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            worst = totals[m] / holding[m]
+            deff = np.where(v_r[m] > 0, v_c[m] / (v_r[m] + v_c[m] / totals[m]), worst)
+            deff = np.maximum(deff, 1.0 / worst)
+        deff = np.where(totals[m] == holding[m], 1.0, deff)  # one unit per cluster: exactly 1
+        deff = np.where(undefined | (n_clusters < 2) | (holding[m] == 0), np.nan, deff)
+        out[name] = (deff, totals[m], holding[m])
+    return out
+
+
+def pure_groups(cells: ClusterCells, n_groups: int) -> np.ndarray:
+    """Per group whether every cluster's rows lie in one cell of the table (single rows, or
+    copies of one example with the same prediction): the clustered table is then a table of
+    independent clusters, and its design effect holds no noise to allow for.
+
+    Examples
+    --------
+    >>> counts = np.array([[[2, 0], [0, 0]], [[0, 0], [0, 1]], [[1, 1], [0, 0]]])
+    >>> pure_groups(ClusterCells(counts, np.array([0, 0, 1]), np.arange(3), 2), 2).tolist()
+    [True, False]
+    """
+    flat = np.asarray(cells.counts).reshape(len(cells.group), -1)
+    mixed = flat.max(axis=1) < flat.sum(axis=1)
+    return np.bincount(cells.group, weights=mixed.astype(np.float64), minlength=n_groups) == 0
+
+
 def clustered_intervals(
     counts: np.ndarray,
     cells: ClusterCells,
@@ -458,18 +549,29 @@ def clustered_intervals(
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``(low, high)`` of every measure in ``names`` for every table, cluster-robust.
 
-    The critical value is Student's t quantile with ``C − 1`` degrees of freedom for a
-    group of ``C`` clusters (``reference="t"``, :func:`cluster_quantile`). A chance-corrected
+    Each is the unclustered interval of the measure's *effective* data, the table (or the
+    trials) divided by the design effect of :func:`design_effects`: a chance-corrected
     measure gets the unclustered interval (the score interval of binary informedness and
     markedness, the adjusted delta method otherwise) of the table of effective counts,
-    each cell divided by the design effect ``deff = var_clustered/var_rows`` (at least 1) and
-    rounded (:func:`effective_counts`), moved to the estimate and widened by
-    ``t/z``: at 20 clusters the Wald interval ``estimate ± t·se`` still covers only
-    0.89 (docs/calibration_cluster.md). ``reference="normal"`` gives the earlier
-    ``estimate ± z·se`` and the Wilson interval at the normal quantile, kept for comparison.
+    ``counts/deff`` rounded, moved to the estimate; a proportion the Wilson interval with
+    Korn & Graubard's effective trials ``m/deff`` (their ``p(1 − p)/var``) and the one-sided
+    Poisson ends of :func:`modified_wilson_z`. The critical value is Student's t quantile
+    with ``C − 1`` degrees of freedom for a group of ``C`` clusters (``H − 1`` for a
+    proportion, ``H`` the clusters holding a trial), the few-clusters allowance for the noise
+    in the estimated design effect; where every cluster's rows lie in one cell
+    (:func:`pure_groups`: single rows, or copies of one example) the design effect is known
+    and the normal quantile is used. So single-row clusters give the unclustered interval
+    itself, and examples repeated ``m`` times with the same prediction that of the examples
+    without repeats.
+
+    ``reference="normal"`` gives batcheval's first cluster-robust interval, kept for
+    comparison (``estimate ± z·se`` with the CR1 variance :func:`cluster_variance` for the
+    chance-corrected measures, Wilson with ``min(p(1 − p)/var, m)`` trials at the normal
+    quantile for the proportions).
 
     The clustered counterpart of :func:`batcheval.inference.intervals.intervals`
-    with ``method="wilson_delta"`` (see the module docstring).
+    with ``method="wilson_delta"`` (see the module docstring; coverage in
+    docs/calibration_cluster.md).
 
     Examples
     --------
@@ -480,13 +582,15 @@ def clustered_intervals(
     >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
     >>> low, high = clustered_intervals(table.counts, cells, ["recall"])["recall"]
     >>> round(float(low[0]), 4), round(float(high[0]), 4)
-    (0.0111, 0.9889)
+    (0.0256, 0.9744)
 
-    Two positive examples of four rows, one found: ``m_eff = 1.5`` trials (2,
-    not 4, shrunk by the factor ``C/(C − 1) = 4/3`` of the four clusters), and the
-    critical value of t with 3 degrees of freedom, 3.182. The effective 0.75 successes and
-    0.75 failures are below 1, so both ends are Poisson ends, ``λ/1.5`` with ``λ`` the 5 %
-    quantile of Gamma(0.75) (Wilson's at t alone: 0.0334 and 0.9666).
+    Two positive examples of two rows each, one found: every cluster's rows agree, so the
+    design effect is 2 and the interval is that of 1 success in 2 trials at the normal
+    quantile, whose ends are the Poisson ends ``λ_1/2`` and ``1 − λ_1/2``.
+
+    >>> alone = be.evaluate(df.filter(pl.col("ex").is_in([0, 2])).unique("ex"), measures=["recall"], ci=0.95)
+    >>> round(alone["recall_ci_low"][0], 4), round(alone["recall_ci_high"][0], 4)
+    (0.0256, 0.9744)
     """
     from scipy import special
 
@@ -502,78 +606,90 @@ def clustered_intervals(
             )
     if reference not in ("t", "normal"):
         raise InvalidArgumentError(f"reference must be 't' or 'normal', got {reference!r}")
-    n_clusters = cells.sizes(len(counts))
-    if reference == "t":
-        z = cluster_quantile(level, n_clusters)
-    else:
-        z = np.full(len(counts), float(special.ndtri(0.5 + level / 2.0)))
     point = _measures.compute(counts, list(names), positive=positive)
-    variances = _cluster_variances(counts, cells, names, positive)
-    # the cells that are trials of each proportion (from the trials of each one-row table), then
-    # per group the clusters holding a trial, for every distinct set of trial cells in one pass
-    basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
-    trials = {
-        name: (_intervals.proportion(basis, name, positive)[1] > 0).reshape(k, k)
-        for name in names
-        if name not in _intervals.DELTA_MEASURES
-    }
-    masks = list({mask.tobytes(): mask for mask in trials.values()}.values())
-    if masks:
-        held = pairs_holding(cells.counts, cells.group, np.stack(masks), len(counts))
-        holdings = {mask.tobytes(): row for mask, row in zip(masks, held, strict=True)}
+    if reference == "normal":
+        return _normal_intervals(counts, cells, names, level, positive, point)
+    n_clusters = cells.sizes(len(counts))
+    z = float(special.ndtri(0.5 + level / 2.0))
+    pure = pure_groups(cells, len(counts))
+    effects = design_effects(counts, cells, names, positive=positive)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in names:
+        deff, _, holding = effects[name]
+        if name in _intervals.DELTA_MEASURES:
+            crit = np.where(pure, z, cluster_quantile(level, n_clusters))
+            out[name] = _effective_interval(counts, name, point[name], deff, crit, z, level)
+            continue
+        x, m = _intervals.proportion(counts, name, positive)
+        # the variance comes from the H clusters holding a trial: t with H − 1 (at least 1) df
+        crit = np.where(pure, z, cluster_quantile(level, np.maximum(holding, 2.0)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m_eff = np.where(np.isfinite(deff), m / deff, 0.0)
+            x_eff = np.where(deff == 1.0, x, x / m * m_eff)  # deff 1: the counts themselves
+        x_star = None if name == "accuracy" else 1
+        out[name] = modified_wilson_z(np.where(m_eff > 0, x_eff, 0.0), m_eff, crit, level, x_star=x_star)
+    return out
+
+
+def _normal_intervals(
+    counts: np.ndarray, cells: ClusterCells, names: Sequence[str], level: float, positive: int,
+    point: dict[str, np.ndarray],
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:  # fmt: skip
+    """``reference="normal"`` of :func:`clustered_intervals`: Wald with the CR1 variance for the
+    chance-corrected measures, Wilson with ``min(p(1 − p)/var, m)`` trials (``H`` where ``p`` is 0
+    or 1) for the proportions, both at the normal quantile."""
+    from scipy import special
+
+    k = counts.shape[1]
+    n_clusters = cells.sizes(len(counts))
+    z = np.full(len(counts), float(special.ndtri(0.5 + level / 2.0)))
+    variances = _cluster_variances(counts, cells, names, positive)
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
+    for name in names:
         var = variances[name]
-        if name in _intervals.DELTA_MEASURES and reference == "normal":  # batcheval before the t
+        if name in _intervals.DELTA_MEASURES:
             se = np.sqrt(var)
             out[name] = (np.clip(point[name] - z * se, -1.0, 1.0), np.clip(point[name] + z * se, -1.0, 1.0))
             continue
-        if name in _intervals.DELTA_MEASURES:
-            out[name] = _effective_interval(counts, name, point[name], var, n_clusters, z, level)
-            continue
+        mask = (_intervals.proportion(basis, name, positive)[1] > 0).reshape(1, k, k)
+        pair_counts = np.ascontiguousarray(cells.counts, dtype=np.int64)
+        pair_group = np.ascontiguousarray(cells.group, dtype=np.int64)
+        holding = pairs_holding(pair_counts, pair_group, mask, len(counts))[0]
         x, m = _intervals.proportion(counts, name, positive)
-        holding = holdings[trials[name].tobytes()]
         with np.errstate(invalid="ignore", divide="ignore"):
             p = x / m
             m_eff = np.where((var > 0) & (p > 0) & (p < 1), np.minimum(p * (1.0 - p) / var, m), holding)
-        # one cluster: no variance between clusters to estimate, so no interval
         m_eff = np.where(n_clusters < 2, 0.0, m_eff)
-        x_eff = np.where(m_eff > 0, p * m_eff, 0.0)
-        if reference == "normal":
-            out[name] = wilson_z(x_eff, m_eff, z)
-        else:  # the unclustered interval's Poisson ends too (accuracy: Brown et al.'s x*, else 1)
-            out[name] = modified_wilson_z(x_eff, m_eff, z, level, x_star=None if name == "accuracy" else 1)
+        out[name] = wilson_z(np.where(m_eff > 0, p * m_eff, 0.0), m_eff, z)
     return out
 
 
 def _effective_interval(
-    counts: np.ndarray, name: str, est: np.ndarray, var: np.ndarray, n_clusters: np.ndarray,
-    z: np.ndarray, level: float,
+    counts: np.ndarray, name: str, est: np.ndarray, deff: np.ndarray, crit: np.ndarray, z: float,
+    level: float,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The unclustered interval of a chance-corrected measure (score or adjusted delta) on the
-    table of effective counts ``counts/deff`` (``deff`` = clustered over row-wise delta
-    variance, at least 1), moved to the estimate and widened from the normal quantile to ``z``.
-    Where that table leaves the measure undefined, the interval of the rows widened by
-    ``√deff`` instead; where the row-wise variance is 0, ``deff = n/C``."""
-    from scipy import special
-
-    n = counts.sum(axis=(1, 2)).astype(np.float64)
-    rows = _intervals.standard_errors(counts, [name])[name] ** 2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        deff = np.where(rows > 0, var / rows, n / n_clusters)
-    deff = np.maximum(np.nan_to_num(deff, nan=1.0, posinf=1.0), 1.0)
-    stretch = z / float(special.ndtri(0.5 + level / 2.0))
+    table of effective counts ``counts/deff`` (rounded), moved to the estimate and widened from
+    the normal quantile ``z`` to ``crit``. Where that table leaves the measure undefined, the
+    interval of the rows widened by ``√deff`` instead; where ``deff`` is 1 and ``crit`` is ``z``,
+    the interval of the rows itself. NaN where ``deff`` is."""
+    bad = ~np.isfinite(deff)
+    d = np.where(bad, 1.0, deff)
+    stretch = crit / z
     low_r, high_r = _intervals.intervals(counts, [name], level)[name]
-    eff = effective_counts(counts, deff)
+    eff = np.rint(np.asarray(counts) / d[:, None, None]).astype(np.int64)
     low_e, high_e = _intervals.intervals(eff, [name], level)[name]
     est_e = _measures.compute(eff, [name])[name]
     ok = np.isfinite(low_e) & np.isfinite(high_e) & np.isfinite(est_e)
-    root = np.sqrt(deff)
+    root = np.sqrt(d)
     below = np.where(ok, est_e - low_e, (est - low_r) * root)
     above = np.where(ok, high_e - est_e, (high_r - est) * root)
-    bad = ~np.isfinite(var)
-    low = np.where(bad, np.nan, np.clip(est - stretch * below, -1.0, 1.0))
-    return low, np.where(bad, np.nan, np.clip(est + stretch * above, -1.0, 1.0))
+    low = np.clip(est - stretch * below, -1.0, 1.0)
+    high = np.clip(est + stretch * above, -1.0, 1.0)
+    same = (d == 1.0) & (stretch == 1.0)  # the table itself at the normal quantile: its interval
+    low, high = np.where(same, low_r, low), np.where(same, high_r, high)
+    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
 
 def cluster_quantile(level: float, n_clusters: np.ndarray) -> np.ndarray:

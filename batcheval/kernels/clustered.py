@@ -21,6 +21,7 @@ __all__ = [
     "cluster_square_sums",
     "compact_pairs",
     "dense_codes",
+    "leveraged_square_sums",
     "pair_tally",
     "pairs_holding",
 ]
@@ -135,6 +136,50 @@ def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_
                     for j in range(k):
                         acc += counts[p, i, j] * u[m, g, i, j]
             ss[m, g] += acc * acc
+    return ss
+
+
+@jit
+def leveraged_square_sums(
+    counts: np.ndarray, group: np.ndarray, u: np.ndarray, masks: np.ndarray, totals: np.ndarray, n_groups: int
+) -> np.ndarray:
+    """``Σ_c S_c² / (1 − h_c)`` per measure and group ``[M, G]``: :func:`cluster_square_sums` with
+    each pair's square divided by one less its leverage ``h_c = m_c/totals[m, g]``, ``m_c`` the
+    pair's rows in the cells where ``masks[m]`` is true (the measure's units: every row, or the
+    trials of a proportion). A pair holding all of its group's units (``h_c = 1``) adds nothing:
+    its score sum is the sum of all the group's residuals, 0 up to rounding.
+
+    Examples
+    --------
+    >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
+    >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
+    >>> every = np.ones((1, 2, 2), dtype=np.bool_)
+    >>> leveraged_square_sums(counts, np.array([0, 0]), u[None], every, np.array([[10.0]]), 1).tolist()
+    [[8.072916666666668]]
+    """
+    n_measures, k = u.shape[0], counts.shape[1]
+    ss = np.zeros((n_measures, n_groups))
+    for p in range(counts.shape[0]):
+        g = group[p]
+        for m in range(n_measures):
+            units = 0
+            for i in range(k):
+                for j in range(k):
+                    if masks[m, i, j]:
+                        units += counts[p, i, j]
+            rest = 1.0 - units / totals[m, g]
+            if rest <= 0.0:
+                continue
+            if k == 2:  # np.einsum's order, as in cluster_score_sums
+                even = counts[p, 0, 0] * u[m, g, 0, 0] + counts[p, 1, 0] * u[m, g, 1, 0]
+                odd = counts[p, 0, 1] * u[m, g, 0, 1] + counts[p, 1, 1] * u[m, g, 1, 1]
+                acc = even + odd
+            else:
+                acc = 0.0
+                for i in range(k):
+                    for j in range(k):
+                        acc += counts[p, i, j] * u[m, g, i, j]
+            ss[m, g] += acc * acc / rest
     return ss
 
 

@@ -1,0 +1,76 @@
+"""Plain-numpy reference of the clustered intervals' design effect (bias-reduced, CR2).
+
+Written from the regression form, row by row and with matrices, without batcheval's
+gradients or its closed form of the leverage: the delta method's row scores are the
+residuals ``e`` of a least-squares fit, and Bell & McCaffrey's (2002) CR2 estimator adjusts
+each cluster's residuals by ``A_c = (I − H_cc)^(-1/2)`` (a symmetric inverse square root, here
+by an eigendecomposition), ``H_cc`` the cluster's block of the hat matrix:
+
+- a chance-corrected measure ``f(π)`` of the cell shares: the rows' responses are their
+  cells' gradients ``y_i = ∂f/∂π`` at ``π̂`` (finite differences, ``tests/reference/clustered.py``),
+  fitted by an intercept (``X`` a column of ones), so ``e_i = y_i − ȳ`` is the row's score;
+- a proportion ``x/m`` (recall, accuracy, ...): the ratio fit of the successes ``a_i`` on the
+  trials ``b_i`` (1 for a row that is a trial, else 0) without intercept, ``β̂ = x/m``,
+  ``e_i = a_i − β̂·b_i``, ``X = b``.
+
+With ``N = X'X`` (the rows, or the trials), the CR2 sum ``V_c = Σ_c (X_c' A_c e_c)²`` and the
+rows' ``V_r = Σ_i e_i²``, the design effect is ``V_c / (V_r + V_c/N)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+
+from .clustered import influence
+
+#: the binary proportions: the trial rows ``(label, prediction)`` and the success rows among them
+PROPORTIONS = {
+    "recall": (lambda y, p: y == 1, lambda y, p: p == 1),
+    "precision": (lambda y, p: p == 1, lambda y, p: y == 1),
+    "inverse_recall": (lambda y, p: y == 0, lambda y, p: p == 0),
+    "accuracy": (lambda y, p: np.ones_like(y, dtype=bool), lambda y, p: y == p),
+}
+
+
+def _inverse_sqrt(m: np.ndarray) -> np.ndarray:
+    w, v = np.linalg.eigh(m)
+    return (v / np.sqrt(w)) @ v.T
+
+
+def regression(
+    labels: Sequence[int], predictions: Sequence[int], k: int, name: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The design ``X`` (one column) and residuals ``e`` of the fit whose residuals are the
+    measure's row scores (up to a constant factor)."""
+    y, p = np.asarray(labels), np.asarray(predictions)
+    if name in PROPORTIONS:
+        trial, success = PROPORTIONS[name]
+        b = trial(y, p).astype(float)
+        a = (success(y, p) & (b > 0)).astype(float)
+        beta = a.sum() / b.sum()
+        return b, a - beta * b
+    table = np.zeros((k, k))
+    np.add.at(table, (y, p), 1)
+    g = influence(table, name)[y, p]
+    return np.ones(len(y)), g - g.mean()
+
+
+def design_effect(
+    labels: Sequence[int], predictions: Sequence[int], clusters: Sequence[Hashable], k: int, name: str
+) -> float:
+    """The CR2 design effect of ``name`` over rows (class codes 0..k-1) in ``clusters``."""
+    x, e = regression(labels, predictions, k, name)
+    n_units = float(x @ x)
+    ids = np.unique(np.asarray(clusters), return_inverse=True)[1].reshape(-1)
+    v_c = 0.0
+    for c in np.unique(ids):
+        rows = ids == c
+        xc, ec = x[rows], e[rows]
+        h = np.outer(xc, xc) / n_units  # the cluster's block of X (X'X)^-1 X'
+        if np.allclose(h.trace(), 1.0):  # the cluster holds every unit: no residual to adjust
+            continue
+        v_c += float(xc @ _inverse_sqrt(np.eye(len(xc)) - h) @ ec) ** 2
+    v_r = float(e @ e)
+    return v_c / (v_r + v_c / n_units)
