@@ -284,7 +284,7 @@ def _smallest_margin(df: pl.DataFrame, by: list[str], unit: str, per: int) -> fl
     sizes = [df.group_by([*by, col]).len() for col in ("label", "prediction")]
     smallest = []
     for frame, col in zip(sizes, ("label", "prediction"), strict=True):
-        wide = frame.pivot(on=col, index=by, values="len").fill_null(0)
+        wide = frame.pivot(on=col, index=by, values="len").fill_null(0).sort(by)  # both in rep order
         smallest.append(wide.select(pl.min_horizontal(pl.exclude(by))).to_series().to_numpy())
     return float(np.median(np.minimum(*smallest))) / per
 

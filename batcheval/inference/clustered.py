@@ -29,27 +29,34 @@ Two identities pin the estimator down (both are tested):
 
 - every cluster of one row: ``Σ S_c² / n² = (Σ π g² − (Σ π g)²)/n``, the
   ordinary delta variance, so the clustered variance is that times
-  ``n/(n − 1)``;
+  ``n/(n − 1)`` and the design effect of the intervals is 1;
 - every example repeated ``m`` times with the same prediction and
   ``example=`` naming it: ``S_c`` and ``n`` both grow ``m``-fold, so the
-  standard error is that of the data without repeats.
+  standard error is that of the data without repeats and the design effect
+  ``m``.
 
-Proportions (recall, precision, accuracy, ...) keep a Wilson interval, with
-the *effective* number of trials ``m_eff = p(1 − p)/var_c`` of Korn &
-Graubard (1998, Survey Methodology 24:193): the number of independent trials
-that would give the clustered variance. ``m_eff`` is capped at the trials
-``m`` and, where ``p`` is 0 or 1 (no spread to measure a design effect
-from), it is the number of clusters holding a trial, as if each cluster
-were one trial. The one-sided Poisson ends of the unclustered interval
-(:func:`batcheval.inference.intervals.modified_wilson`) apply to the effective counts
-(:func:`modified_wilson_z`): plain Wilson covered recall 0.8811 with single-row clusters of 5
-positives at recall 0.975, below the floor the unclustered interval meets (0.9941).
-The chance-corrected measures get the unclustered interval
-(score or adjusted delta) of the table of effective counts, every cell
-divided by the design effect ``deff = var_c / var_rows`` (:func:`effective_counts`),
-moved to the estimate. Both use the critical value of Student's t with
-``C − 1`` degrees of freedom (Cameron & Miller 2015, §VI.C): with 20
-clusters the normal quantile covered 0.88-0.93 (docs/calibration_cluster.md).
+The intervals are the unclustered ones of the *effective* data: the table (or a
+proportion's trials) divided by the design effect ``deff`` of :func:`design_effects`, the
+number of rows that carry the information of one independent row. It is the bias-reduced
+(CR2; Bell & McCaffrey 2002, Survey Methodology 28:169; Pustejovsky & Tipton 2018, JBES
+36:672) counterpart of ``var_c / var_rows``: each cluster's squared score sum is divided by
+``1 − h_c``, ``h_c`` its share of the measure's units, and the row-wise sum is corrected for
+the clustering of the mean its residuals are taken from, ``deff = V_c/(V_r + V_c/N)``.
+Proportions (recall, precision, accuracy, ...) keep a Wilson interval, with Korn & Graubard's
+(1998, Survey Methodology 24:193) effective number of trials ``m/deff`` (their
+``p(1 − p)/var``), and the one-sided Poisson ends of the unclustered interval
+(:func:`batcheval.inference.intervals.modified_wilson`) on the effective counts
+(:func:`modified_wilson_z`). Where ``p`` is 0 or 1 (no spread to measure a design effect
+from) the effective trials are the clusters holding a trial, as if each cluster were one
+trial. The chance-corrected measures get the unclustered interval (score or adjusted delta)
+of the table of effective counts, every cell divided by ``deff`` and rounded, moved to the
+estimate. Both use the critical value of Student's t with ``C − 1`` degrees of freedom
+(Cameron & Miller 2015, §VI.C; ``H − 1`` for a proportion, ``H`` the clusters holding a
+trial), for the noise in the estimated design effect, except where every cluster's rows lie in
+one cell (single rows, or copies of one example): there the design effect holds no noise and
+the normal quantile is kept, so single-row clusters give the unclustered interval itself.
+With 20 clusters the normal quantile covered 0.88-0.93; t with the CR1 design effect floored
+at 1 covered 0.94-0.98; this covers 0.935-0.96 (docs/calibration_cluster.md).
 
 The chance tests ``p_informedness`` and ``p_markedness`` count clusters too
 (:func:`clustered_chance`): the unclustered exact test applied to the table
