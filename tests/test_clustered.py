@@ -68,9 +68,9 @@ def test_design_effect_matches_the_cr2_matrix_reference(k: int, unit: str) -> No
     for name in names:
         for run in range(2):
             rows = df.filter(pl.col("run") == run)
-            want = cr2.design_effect(rows["label"].to_list(), rows["prediction"].to_list(),
-                                     rows[unit].to_list(), k, name)  # fmt: skip
-            assert got[name][0][run] == pytest.approx(want, rel=1e-5), (name, run)
+            args = (rows["label"].to_list(), rows["prediction"].to_list(), rows[unit].to_list(), k, name)
+            assert got[name][0][run] == pytest.approx(cr2.design_effect(*args), rel=1e-5), (name, run)
+            assert got[name][3][run] == pytest.approx(cr2.bell_mccaffrey_dof(*args), rel=1e-9), (name, run)
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -94,18 +94,17 @@ def test_evaluate_intervals_from_reference_design_effect(k: int) -> None:
             low, high = out[f"{name}_ci_low"][run], out[f"{name}_ci_high"][run]
             if name in ("informedness", "kappa_cohen"):
                 # the unclustered interval of the table divided by the design effect, moved to the
-                # estimate and widened from z to Student's t with C - 1 degrees of freedom
-                t95 = stats.t.ppf(0.975, len(cells_of) - 1)
+                # estimate and widened from z to Student's t with Bell & McCaffrey's degrees of freedom
+                t95 = stats.t.ppf(0.975, cr2.bell_mccaffrey_dof(y, p, c, k, name))
                 eff = np.rint(table / deff).astype(np.int64)
                 low_e, high_e = (v[0] for v in intervals(eff[None], [name], 0.95)[name])
                 est_e = ref.measure(eff, name)
                 stretch = t95 / Z95
                 want = (max(est - stretch * (est_e - low_e), -1.0),
                         min(est + stretch * (high_e - est_e), 1.0))  # fmt: skip
-            else:  # Wilson with Korn & Graubard's effective trials m/deff, t with H - 1 dof
+            else:  # Wilson with Korn & Graubard's effective trials m/deff
                 trial = np.ones(len(y), bool) if name == "accuracy" else np.array(y) == 1
-                holding = len({ci for ci, t in zip(c, trial, strict=True) if t})
-                t95 = stats.t.ppf(0.975, holding - 1)
+                t95 = stats.t.ppf(0.975, cr2.bell_mccaffrey_dof(y, p, c, k, name))
                 m_eff = trial.sum() / deff
                 # Wilson at the critical value t95: statsmodels' at the level whose normal quantile is t95
                 alpha = 2 * stats.norm.sf(t95)

@@ -126,6 +126,7 @@ __all__ = [
     "ClusterCells",
     "add_clustered_chance",
     "add_clustered_intervals",
+    "bell_mccaffrey_dof",
     "chance_design_effects",
     "check_cluster_columns",
     "cluster_cells",
@@ -460,9 +461,9 @@ def _cluster_variances(
 def design_effects(
     counts: np.ndarray, cells: ClusterCells, names: Sequence[str], *, positive: int = 1
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per measure ``(deff, units, holding)`` for every group: the design effect of the
-    clustering, the measure's units (rows, or the trials of a proportion) and the clusters
-    holding one.
+    """Per measure ``(deff, units, holding, dof)`` for every group: the design effect of the
+    clustering, the measure's units (rows, or the trials of a proportion), the clusters
+    holding one and the degrees of freedom of :func:`bell_mccaffrey_dof`.
 
     The delta method's per-row scores ``u`` are the residuals of an intercept-only fit to the
     measure's units (the mean of the rows' one-hot cell vectors for a chance-corrected
@@ -493,9 +494,9 @@ def design_effects(
     >>> df = pl.concat([one] * 3)
     >>> table = be.ContingencyTable.from_frame(df)
     >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
-    >>> deff, units, holding = design_effects(table.counts, cells, ["informedness", "recall"])["recall"]
-    >>> round(float(deff[0]), 12), units.tolist(), holding.tolist()
-    (3.0, [9.0], [3.0])
+    >>> deff, units, holding, dof = design_effects(table.counts, cells, ["informedness", "recall"])["recall"]
+    >>> round(float(deff[0]), 12), units.tolist(), holding.tolist(), dof.tolist()
+    (3.0, [9.0], [3.0], [2.0])
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     n_groups, k = counts.shape[0], counts.shape[1]
@@ -517,6 +518,8 @@ def design_effects(
     v_r = np.einsum("gij,mgij->mg", counts.astype(np.float64), u * u)
     holding = pairs_holding(pair_counts, pair_group, masks, n_groups)
     n_clusters = cells.sizes(n_groups)
+    # each pair's units, for Bell & McCaffrey's degrees of freedom
+    pair_units = np.einsum("pij,mij->mp", pair_counts.astype(np.float64), masks.astype(np.float64))
     out = {}
     for m, (name, (_, _, undefined)) in enumerate(zip(names, scores, strict=True)):
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -525,8 +528,38 @@ def design_effects(
             deff = np.maximum(deff, 1.0 / worst)
         deff = np.where(totals[m] == holding[m], 1.0, deff)  # one unit per cluster: exactly 1
         deff = np.where(undefined | (n_clusters < 2) | (holding[m] == 0), np.nan, deff)
-        out[name] = (deff, totals[m], holding[m])
+        dof = bell_mccaffrey_dof(pair_units[m], pair_group, totals[m], n_groups)
+        out[name] = (deff, totals[m], holding[m], dof)
     return out
+
+
+def bell_mccaffrey_dof(units: np.ndarray, group: np.ndarray, totals: np.ndarray, n_groups: int) -> np.ndarray:
+    """Bell & McCaffrey's (2002) Satterthwaite degrees of freedom of the CR2 sum of an
+    intercept-only fit under working independence, per group: with ``n_c`` the units of each
+    (group, cluster) pair, ``N = Σ n_c`` and ``q_c = n_c²/(N − n_c)``,
+
+    .. math:: \\nu = \\frac{N^2}{\\sum_c n_c^2 + (\\sum_c q_c)^2 - \\sum_c q_c^2}
+
+    (``tr(B)²/tr(B²)`` for ``B = (I − H) W (I − H)``, ``W`` the CR2 weights: ``tr B = N``). For
+    ``C`` clusters of equal size it is ``C − 1``; a few large clusters bring it down towards the
+    number of large ones. Clusters without a unit drop out (a proportion's clusters without a
+    trial). At least 1; NaN for a group without units.
+
+    Examples
+    --------
+    >>> units = np.array([3.0, 3.0, 3.0, 3.0, 1.0, 1.0, 1.0, 9.0])
+    >>> group = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> bell_mccaffrey_dof(units, group, np.array([12.0, 12.0]), 2).round(4).tolist()
+    [3.0, 1.4578]
+    """
+    n = totals[group]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = np.where(n > units, units * units / (n - units), 0.0)
+        s2 = np.bincount(group, weights=units * units, minlength=n_groups)
+        sq = np.bincount(group, weights=q, minlength=n_groups)
+        sq2 = np.bincount(group, weights=q * q, minlength=n_groups)
+        dof = totals * totals / (s2 + sq * sq - sq2)
+    return np.where(totals > 0, np.maximum(dof, 1.0), np.nan)
 
 
 def pure_groups(cells: ClusterCells, n_groups: int) -> np.ndarray:
@@ -616,20 +649,18 @@ def clustered_intervals(
     point = _measures.compute(counts, list(names), positive=positive)
     if reference == "normal":
         return _normal_intervals(counts, cells, names, level, positive, point)
-    n_clusters = cells.sizes(len(counts))
     z = float(special.ndtri(0.5 + level / 2.0))
     pure = pure_groups(cells, len(counts))
     effects = design_effects(counts, cells, names, positive=positive)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in names:
-        deff, _, holding = effects[name]
+        deff, _, _, dof = effects[name]
+        # Student's t with Bell & McCaffrey's degrees of freedom (C − 1 for equal clusters)
+        crit = np.where(pure, z, cluster_quantile(level, dof + 1.0))
         if name in _intervals.DELTA_MEASURES:
-            crit = np.where(pure, z, cluster_quantile(level, n_clusters))
             out[name] = _effective_interval(counts, name, point[name], deff, crit, z, level)
             continue
         x, m = _intervals.proportion(counts, name, positive)
-        # the variance comes from the H clusters holding a trial: t with H − 1 (at least 1) df
-        crit = np.where(pure, z, cluster_quantile(level, np.maximum(holding, 2.0)))
         with np.errstate(invalid="ignore", divide="ignore"):
             m_eff = np.where(np.isfinite(deff), m / deff, 0.0)
             x_eff = np.where(deff == 1.0, x, x / m * m_eff)  # deff 1: the counts themselves

@@ -14,7 +14,10 @@ by an eigendecomposition), ``H_cc`` the cluster's block of the hat matrix:
   ``e_i = a_i − β̂·b_i``, ``X = b``.
 
 With ``N = X'X`` (the rows, or the trials), the CR2 sum ``V_c = Σ_c (X_c' A_c e_c)²`` and the
-rows' ``V_r = Σ_i e_i²``, the design effect is ``V_c / (V_r + V_c/N)``.
+rows' ``V_r = Σ_i e_i²``, the design effect is ``V_c / (V_r + V_c/N)``. Bell & McCaffrey's
+degrees of freedom under working independence are ``tr(B)²/tr(B²)`` for the matrix of the
+quadratic form ``V_c = y'By``, ``B = (I − H) W (I − H)``, ``W`` block-diagonal with blocks
+``A_c X_c X_c' A_c``.
 """
 
 from __future__ import annotations
@@ -74,3 +77,31 @@ def design_effect(
         v_c += float(xc @ _inverse_sqrt(np.eye(len(xc)) - h) @ ec) ** 2
     v_r = float(e @ e)
     return v_c / (v_r + v_c / n_units)
+
+
+def _blocks(labels, predictions, clusters, k, name):
+    x, e = regression(labels, predictions, k, name)
+    ids = np.unique(np.asarray(clusters), return_inverse=True)[1].reshape(-1)
+    return x, e, ids
+
+
+def bell_mccaffrey_dof(
+    labels: Sequence[int], predictions: Sequence[int], clusters: Sequence[Hashable], k: int, name: str
+) -> float:
+    """The Satterthwaite degrees of freedom of the CR2 sum of ``name`` (whole matrices)."""
+    x, _, ids = _blocks(labels, predictions, clusters, k, name)
+    n = len(x)
+    hat = np.outer(x, x) / float(x @ x)
+    w = np.zeros((n, n))
+    for c in np.unique(ids):
+        rows = np.flatnonzero(ids == c)
+        xc = x[rows]
+        if not xc.any():
+            continue
+        h = hat[np.ix_(rows, rows)]
+        if np.allclose(h.trace(), 1.0):
+            continue
+        a = _inverse_sqrt(np.eye(len(rows)) - h)
+        w[np.ix_(rows, rows)] = a @ np.outer(xc, xc) @ a
+    b = (np.eye(n) - hat) @ w @ (np.eye(n) - hat)
+    return float(np.trace(b) ** 2 / np.trace(b @ b))
