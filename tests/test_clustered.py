@@ -64,7 +64,8 @@ def test_design_effect_matches_the_cr2_matrix_reference(k: int, unit: str) -> No
     cells = cl.cluster_cells(df, ["run"], [unit], "label", "prediction", table)
     names = ["informedness", "markedness", "kappa_cohen", "accuracy", "correlation"]
     names += ["recall", "precision", "inverse_recall"] if k == 2 else []
-    got = cl.design_effects(np.asarray(table.counts), cells, names)
+    got, pure = cl.design_effects(np.asarray(table.counts), cells, names)
+    assert pure.tolist() == cl.pure_groups(cells, 2).tolist() == [False, False]
     for name in names:
         for run in range(2):
             rows = df.filter(pl.col("run") == run)

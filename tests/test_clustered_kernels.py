@@ -13,6 +13,7 @@ from batcheval.kernels.clustered import (
     cluster_square_sums,
     compact_pairs,
     dense_codes,
+    leveraged_sums,
     pair_tally,
     pairs_holding,
 )
@@ -166,3 +167,37 @@ def test_dense_codes_and_class_codes_match_numpy() -> None:
     at = values - 3
     expected = np.where((at >= 0) & (at < 4), lut[np.clip(at, 0, 3)], -1)
     np.testing.assert_array_equal(class_codes(values, 3, lut), expected)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_leveraged_sums_match_numpy(k: int) -> None:
+    counts, group = _pairs(k, 70 + k)
+    counts[5] = 0
+    counts[5, 0, 0] = 50  # a pair holding all of its group's units of the first set
+    group[5] = 7
+    rng = np.random.default_rng(k)
+    u = rng.standard_normal((3, 8, k, k))
+    masks = np.stack([np.ones((k, k), dtype=bool), np.arange(k * k).reshape(k, k) % 2 == 1])
+    unit_of = np.array([0, 1, 0])
+    totals = np.einsum("pij,dij->dp", counts.astype(float), masks.astype(float))
+    totals = np.stack([np.bincount(group, weights=t, minlength=8) for t in totals])
+    vc, holding, s2, sq, sq2, mixed = leveraged_sums(counts, group, u, unit_of, masks, totals, 8)
+    units = np.einsum("pij,dij->dp", counts.astype(float), masks.astype(float))
+    for m in range(3):
+        d = unit_of[m]
+        s = np.array([float(np.sum(counts[p] * u[m, group[p]])) for p in range(len(group))])
+        h = units[d] / totals[d, group]
+        keep = h < 1
+        want = np.bincount(group[keep], weights=(s * s / np.where(keep, 1 - h, 1.0))[keep], minlength=8)
+        np.testing.assert_allclose(vc[m], want, rtol=1e-12)
+    for d in range(2):
+        n_c = units[d]
+        rest = totals[d, group] - n_c
+        q = np.where(rest > 0, n_c * n_c / np.where(rest > 0, rest, 1.0), 0.0)
+        np.testing.assert_array_equal(holding[d], np.bincount(group, weights=(n_c > 0) * 1.0, minlength=8))
+        np.testing.assert_array_equal(s2[d], np.bincount(group, weights=n_c * n_c, minlength=8))
+        np.testing.assert_allclose(sq[d], np.bincount(group, weights=q, minlength=8), rtol=1e-12)
+        np.testing.assert_allclose(sq2[d], np.bincount(group, weights=q * q, minlength=8), rtol=1e-12)
+    flat = counts.reshape(len(group), -1)
+    want_mixed = np.bincount(group, weights=(flat.max(axis=1) < flat.sum(axis=1)) * 1.0, minlength=8)
+    np.testing.assert_array_equal(mixed, want_mixed)

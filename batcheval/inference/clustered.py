@@ -114,7 +114,7 @@ from ..kernels.clustered import (
     cluster_square_sums,
     compact_pairs,
     dense_codes,
-    leveraged_square_sums,
+    leveraged_sums,
     pair_tally,
     pairs_holding,
 )
@@ -460,10 +460,12 @@ def _cluster_variances(
 
 def design_effects(
     counts: np.ndarray, cells: ClusterCells, names: Sequence[str], *, positive: int = 1
-) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], np.ndarray]:
     """Per measure ``(deff, units, holding, dof)`` for every group: the design effect of the
     clustering, the measure's units (rows, or the trials of a proportion), the clusters
-    holding one and the degrees of freedom of :func:`bell_mccaffrey_dof`.
+    holding one and the degrees of freedom of :func:`bell_mccaffrey_dof`; and per group whether
+    every cluster's rows lie in one cell (:func:`pure_groups`), all from one pass over the
+    (group, cluster) pairs.
 
     The delta method's per-row scores ``u`` are the residuals of an intercept-only fit to the
     measure's units (the mean of the rows' one-hot cell vectors for a chance-corrected
@@ -494,70 +496,73 @@ def design_effects(
     >>> df = pl.concat([one] * 3)
     >>> table = be.ContingencyTable.from_frame(df)
     >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
-    >>> deff, units, holding, dof = design_effects(table.counts, cells, ["informedness", "recall"])["recall"]
-    >>> round(float(deff[0]), 12), units.tolist(), holding.tolist(), dof.tolist()
-    (3.0, [9.0], [3.0], [2.0])
+    >>> effects, pure = design_effects(table.counts, cells, ["informedness", "recall"])
+    >>> deff, units, holding, dof = effects["recall"]
+    >>> round(float(deff[0]), 12), units.tolist(), holding.tolist(), dof.tolist(), pure.tolist()
+    (3.0, [9.0], [3.0], [2.0], [True])
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     n_groups, k = counts.shape[0], counts.shape[1]
-    if not names:
-        return {}
     scores = [_row_scores(counts, name, positive) for name in names]
-    u = np.ascontiguousarray(np.stack([sc[0] for sc in scores]))
     basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
     every = np.ones((k, k), dtype=np.bool_)
-    masks = np.stack([
+    measure_masks = [
         every if name in _intervals.DELTA_MEASURES
         else (_intervals.proportion(basis, name, positive)[1] > 0).reshape(k, k)
         for name in names
-    ])  # fmt: skip
-    totals = np.einsum("gij,mij->mg", counts.astype(np.float64), masks.astype(np.float64))
-    pair_counts = np.ascontiguousarray(cells.counts, dtype=np.int64)
-    pair_group = np.ascontiguousarray(cells.group, dtype=np.int64)
-    v_c = leveraged_square_sums(pair_counts, pair_group, u, masks, totals, n_groups)
+    ]  # fmt: skip
+    distinct = list({mask.tobytes(): mask for mask in [every, *measure_masks]}.values())
+    masks = np.stack(distinct)
+    unit_of = np.array([[m.tobytes() for m in distinct].index(mask.tobytes()) for mask in measure_masks],
+                       dtype=np.int64)  # fmt: skip
+    totals = np.einsum("gij,dij->dg", counts.astype(np.float64), masks.astype(np.float64))
+    if scores:
+        u = np.ascontiguousarray(np.stack([sc[0] for sc in scores]))
+    else:
+        u = np.zeros((0, n_groups, k, k))
+    v_c, holding, s2, sq, sq2, mixed = leveraged_sums(
+        np.ascontiguousarray(cells.counts, dtype=np.int64), np.ascontiguousarray(cells.group, dtype=np.int64),
+        u, unit_of, masks, totals, n_groups,
+    )  # fmt: skip
     v_r = np.einsum("gij,mgij->mg", counts.astype(np.float64), u * u)
-    holding = pairs_holding(pair_counts, pair_group, masks, n_groups)
     n_clusters = cells.sizes(n_groups)
-    # each pair's units, for Bell & McCaffrey's degrees of freedom
-    pair_units = np.einsum("pij,mij->mp", pair_counts.astype(np.float64), masks.astype(np.float64))
+    dof = bell_mccaffrey_dof(totals, s2, sq, sq2)
     out = {}
     for m, (name, (_, _, undefined)) in enumerate(zip(names, scores, strict=True)):
+        d = unit_of[m]
         with np.errstate(invalid="ignore", divide="ignore"):
-            worst = totals[m] / holding[m]
-            deff = np.where(v_r[m] > 0, v_c[m] / (v_r[m] + v_c[m] / totals[m]), worst)
+            worst = totals[d] / holding[d]
+            deff = np.where(v_r[m] > 0, v_c[m] / (v_r[m] + v_c[m] / totals[d]), worst)
             deff = np.maximum(deff, 1.0 / worst)
-        deff = np.where(totals[m] == holding[m], 1.0, deff)  # one unit per cluster: exactly 1
-        deff = np.where(undefined | (n_clusters < 2) | (holding[m] == 0), np.nan, deff)
-        dof = bell_mccaffrey_dof(pair_units[m], pair_group, totals[m], n_groups)
-        out[name] = (deff, totals[m], holding[m], dof)
-    return out
+        deff = np.where(totals[d] == holding[d], 1.0, deff)  # one unit per cluster: exactly 1
+        deff = np.where(undefined | (n_clusters < 2) | (holding[d] == 0), np.nan, deff)
+        out[name] = (deff, totals[d], holding[d], dof[d])
+    return out, mixed == 0
 
 
-def bell_mccaffrey_dof(units: np.ndarray, group: np.ndarray, totals: np.ndarray, n_groups: int) -> np.ndarray:
+def bell_mccaffrey_dof(totals: np.ndarray, s2: np.ndarray, sq: np.ndarray, sq2: np.ndarray) -> np.ndarray:
     """Bell & McCaffrey's (2002) Satterthwaite degrees of freedom of the CR2 sum of an
-    intercept-only fit under working independence, per group: with ``n_c`` the units of each
-    (group, cluster) pair, ``N = Σ n_c`` and ``q_c = n_c²/(N − n_c)``,
+    intercept-only fit under working independence: with ``n_c`` the units of each cluster,
+    ``N = Σ n_c`` (``totals``) and ``q_c = n_c²/(N − n_c)``, from ``s2 = Σ n_c²``, ``sq = Σ q_c``
+    and ``sq2 = Σ q_c²`` (:func:`batcheval.kernels.clustered.leveraged_sums`),
 
     .. math:: \\nu = \\frac{N^2}{\\sum_c n_c^2 + (\\sum_c q_c)^2 - \\sum_c q_c^2}
 
     (``tr(B)²/tr(B²)`` for ``B = (I − H) W (I − H)``, ``W`` the CR2 weights: ``tr B = N``). For
     ``C`` clusters of equal size it is ``C − 1``; a few large clusters bring it down towards the
     number of large ones. Clusters without a unit drop out (a proportion's clusters without a
-    trial). At least 1; NaN for a group without units.
+    trial). At least 1; NaN without units.
 
     Examples
     --------
-    >>> units = np.array([3.0, 3.0, 3.0, 3.0, 1.0, 1.0, 1.0, 9.0])
-    >>> group = np.array([0, 0, 0, 0, 1, 1, 1, 1])
-    >>> bell_mccaffrey_dof(units, group, np.array([12.0, 12.0]), 2).round(4).tolist()
+    Four clusters of 3, and three of 1 with one of 9:
+
+    >>> n = np.array([[3.0, 3, 3, 3], [1, 1, 1, 9]])
+    >>> q = n * n / (12 - n)
+    >>> bell_mccaffrey_dof(n.sum(1), (n * n).sum(1), q.sum(1), (q * q).sum(1)).round(4).tolist()
     [3.0, 1.4578]
     """
-    n = totals[group]
     with np.errstate(invalid="ignore", divide="ignore"):
-        q = np.where(n > units, units * units / (n - units), 0.0)
-        s2 = np.bincount(group, weights=units * units, minlength=n_groups)
-        sq = np.bincount(group, weights=q, minlength=n_groups)
-        sq2 = np.bincount(group, weights=q * q, minlength=n_groups)
         dof = totals * totals / (s2 + sq * sq - sq2)
     return np.where(totals > 0, np.maximum(dof, 1.0), np.nan)
 
@@ -650,8 +655,7 @@ def clustered_intervals(
     if reference == "normal":
         return _normal_intervals(counts, cells, names, level, positive, point)
     z = float(special.ndtri(0.5 + level / 2.0))
-    pure = pure_groups(cells, len(counts))
-    effects = design_effects(counts, cells, names, positive=positive)
+    effects, pure = design_effects(counts, cells, names, positive=positive)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in names:
         deff, _, _, dof = effects[name]

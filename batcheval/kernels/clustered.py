@@ -21,7 +21,7 @@ __all__ = [
     "cluster_square_sums",
     "compact_pairs",
     "dense_codes",
-    "leveraged_square_sums",
+    "leveraged_sums",
     "pair_tally",
     "pairs_holding",
 ]
@@ -140,36 +140,75 @@ def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_
 
 
 @jit
-def leveraged_square_sums(
-    counts: np.ndarray, group: np.ndarray, u: np.ndarray, masks: np.ndarray, totals: np.ndarray, n_groups: int
-) -> np.ndarray:
-    """``Σ_c S_c² / (1 − h_c)`` per measure and group ``[M, G]``: :func:`cluster_square_sums` with
-    each pair's square divided by one less its leverage ``h_c = m_c/totals[m, g]``, ``m_c`` the
-    pair's rows in the cells where ``masks[m]`` is true (the measure's units: every row, or the
-    trials of a proportion). A pair holding all of its group's units (``h_c = 1``) adds nothing:
-    its score sum is the sum of all the group's residuals, 0 up to rounding.
+def leveraged_sums(
+    counts: np.ndarray, group: np.ndarray, u: np.ndarray, unit_of: np.ndarray, masks: np.ndarray,
+    totals: np.ndarray, n_groups: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Everything the CR2 design effects of :func:`batcheval.inference.clustered.design_effects`
+    need from the (group, cluster) pairs, in one pass over them.
+
+    ``u[M, G, K, K]`` are the per-cell scores of ``M`` measures, ``masks[D, K, K]`` the distinct
+    sets of unit cells (every cell, or a proportion's trials), ``unit_of[M]`` the set of each
+    measure and ``totals[D, G]`` each group's units. With ``n_c`` a pair's units and
+    ``h_c = n_c/N`` (``N = totals[d, g]``):
+
+    - ``vc[M, G] = Σ_c S_c²/(1 − h_c)`` (:func:`cluster_square_sums` with the CR2 weights; a
+      pair holding all its group's units adds nothing: its score sum is 0 up to rounding; nor
+      does one of a group without units);
+    - ``holding[D, G]``: the pairs with a unit; ``s2[D, G] = Σ n_c²``, ``sq[D, G] = Σ q_c`` and
+      ``sq2[D, G] = Σ q_c²`` with ``q_c = n_c²/(N − n_c)`` (0 where ``n_c = N``), Bell &
+      McCaffrey's degrees of freedom;
+    - ``mixed[G]``: the pairs whose rows are in more than one cell.
 
     Examples
     --------
     >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
     >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
     >>> every = np.ones((1, 2, 2), dtype=np.bool_)
-    >>> leveraged_square_sums(counts, np.array([0, 0]), u[None], every, np.array([[10.0]]), 1).tolist()
-    [[8.072916666666668]]
+    >>> out = leveraged_sums(counts, np.array([0, 0]), u[None], np.array([0]), every, np.array([[10.0]]), 1)
+    >>> [a.tolist() for a in out]
+    [[[8.072916666666668]], [[2.0]], [[52.0]], [[11.666666666666666]], [[88.11111111111111]], [1.0]]
     """
     n_measures, k = u.shape[0], counts.shape[1]
-    ss = np.zeros((n_measures, n_groups))
+    n_sets = masks.shape[0]
+    vc = np.zeros((n_measures, n_groups))
+    holding = np.zeros((n_sets, n_groups))
+    s2 = np.zeros((n_sets, n_groups))
+    sq = np.zeros((n_sets, n_groups))
+    sq2 = np.zeros((n_sets, n_groups))
+    mixed = np.zeros(n_groups)
+    units = np.zeros(n_sets)
     for p in range(counts.shape[0]):
         g = group[p]
-        for m in range(n_measures):
-            units = 0
+        top = 0
+        total = 0
+        for i in range(k):
+            for j in range(k):
+                c = counts[p, i, j]
+                total += c
+                top = max(top, c)
+        if top < total:
+            mixed[g] += 1.0
+        for d in range(n_sets):
+            n_c = 0
             for i in range(k):
                 for j in range(k):
-                    if masks[m, i, j]:
-                        units += counts[p, i, j]
-            rest = 1.0 - units / totals[m, g]
-            if rest <= 0.0:
+                    if masks[d, i, j]:
+                        n_c += counts[p, i, j]
+            units[d] = n_c
+            if n_c > 0:
+                holding[d, g] += 1.0
+                s2[d, g] += n_c * n_c
+                rest = totals[d, g] - n_c
+                if rest > 0.0:
+                    q = n_c * n_c / rest
+                    sq[d, g] += q
+                    sq2[d, g] += q * q
+        for m in range(n_measures):
+            d = unit_of[m]
+            if units[d] >= totals[d, g]:  # all the group's units (or none of a group without any)
                 continue
+            rest = 1.0 - units[d] / totals[d, g]
             if k == 2:  # np.einsum's order, as in cluster_score_sums
                 even = counts[p, 0, 0] * u[m, g, 0, 0] + counts[p, 1, 0] * u[m, g, 1, 0]
                 odd = counts[p, 0, 1] * u[m, g, 0, 1] + counts[p, 1, 1] * u[m, g, 1, 1]
@@ -179,8 +218,8 @@ def leveraged_square_sums(
                 for i in range(k):
                     for j in range(k):
                         acc += counts[p, i, j] * u[m, g, i, j]
-            ss[m, g] += acc * acc / rest
-    return ss
+            vc[m, g] += acc * acc / rest
+    return vc, holding, s2, sq, sq2, mixed
 
 
 @jit
