@@ -50,13 +50,14 @@ Proportions (recall, precision, accuracy, ...) keep a Wilson interval, with Korn
 from) the effective trials are the clusters holding a trial, as if each cluster were one
 trial. The chance-corrected measures get the unclustered interval (score or adjusted delta)
 of the table of effective counts, every cell divided by ``deff`` and rounded, moved to the
-estimate. Both use the critical value of Student's t with ``C − 1`` degrees of freedom
-(Cameron & Miller 2015, §VI.C; ``H − 1`` for a proportion, ``H`` the clusters holding a
-trial), for the noise in the estimated design effect, except where every cluster's rows lie in
-one cell (single rows, or copies of one example): there the design effect holds no noise and
-the normal quantile is kept, so single-row clusters give the unclustered interval itself.
-With 20 clusters the normal quantile covered 0.88-0.93; t with the CR1 design effect floored
-at 1 covered 0.94-0.98; this covers 0.935-0.96 (docs/calibration_cluster.md).
+estimate. Both use the critical value of Student's t (Cameron & Miller 2015, §VI.C) with Bell
+& McCaffrey's degrees of freedom (:func:`bell_mccaffrey_dof`; ``C − 1`` for ``C`` equal
+clusters), for the noise in the estimated design effect, except where every cluster's rows
+lie in one cell (single rows, or copies of one example): there the design effect holds no
+noise and the normal quantile is kept, so single-row clusters give the unclustered interval
+itself. At 20 clusters, where the smallest margin holds 10 examples, Wald at the normal
+quantile covered as little as 0.898, t with the CR1 design effect floored at 1 covered
+0.943-0.974, and this covers 0.942-0.970 (docs/calibration_cluster.md).
 
 The chance tests ``p_informedness`` and ``p_markedness`` count clusters too
 (:func:`clustered_chance`): the unclustered exact test applied to the table
@@ -601,9 +602,10 @@ def clustered_intervals(
     ``counts/deff`` rounded, moved to the estimate; a proportion the Wilson interval with
     Korn & Graubard's effective trials ``m/deff`` (their ``p(1 − p)/var``) and the one-sided
     Poisson ends of :func:`modified_wilson_z`. The critical value is Student's t quantile
-    with ``C − 1`` degrees of freedom for a group of ``C`` clusters (``H − 1`` for a
-    proportion, ``H`` the clusters holding a trial), the few-clusters allowance for the noise
-    in the estimated design effect; where every cluster's rows lie in one cell
+    with Bell & McCaffrey's degrees of freedom (:func:`bell_mccaffrey_dof`: ``C − 1`` for
+    ``C`` equal clusters; over the clusters holding a trial for a proportion), the
+    few-clusters allowance for the noise in the estimated design effect; where every
+    cluster's rows lie in one cell
     (:func:`pure_groups`: single rows, or copies of one example) the design effect is known
     and the normal quantile is used. So single-row clusters give the unclustered interval
     itself, and examples repeated ``m`` times with the same prediction that of the examples
