@@ -128,6 +128,21 @@ def test_single_row_clusters_give_the_unclustered_interval(k: int) -> None:
             np.testing.assert_allclose(clus[col].to_numpy(), plain[col].to_numpy(), rtol=1e-13, atol=1e-15)
 
 
+def test_all_positives_in_one_cluster_count_as_one_trial() -> None:
+    # 6 positives (4 found) in passage 0, negatives spread over 5 passages: no spread between
+    # clusters to measure recall's design effect from, so recall has 1 effective trial: Wilson's
+    # interval of 2/3 of a success in 1 trial at t of 1 degree of freedom, widened to the Poisson
+    # ends of 2/3 successes and 1/3 failures (the 5 % quantiles of Gamma(2/3) and Gamma(1/3))
+    df = pl.DataFrame({"passage": [0] * 6 + [1, 1, 2, 2, 3, 3, 4, 4, 5, 5],
+                       "label": [1] * 6 + [0] * 10,
+                       "prediction": [1, 1, 1, 1, 0, 0] + [0, 1] * 5})  # fmt: skip
+    out = be.evaluate(df, measures=["recall"], ci=0.95, cluster="passage")
+    t = stats.t.ppf(0.975, 1)
+    low, high = proportion_confint(2 / 3, 1, alpha=2 * stats.norm.sf(t), method="wilson")
+    want = (min(low, stats.gamma.ppf(0.05, 2 / 3)), max(high, 1 - stats.gamma.ppf(0.05, 1 / 3)))
+    assert (out["recall_ci_low"][0], out["recall_ci_high"][0]) == pytest.approx(want, rel=1e-9)
+
+
 def test_singleton_clusters_are_the_delta_variance_times_n_over_n_minus_1() -> None:
     rng = np.random.default_rng(3)
     for k in (2, 4):

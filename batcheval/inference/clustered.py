@@ -482,11 +482,12 @@ def design_effects(
 
     Every cluster one unit: ``V_c = V_r·N/(N − 1)`` and ``deff`` is 1 (set exactly). Every
     cluster ``m`` copies of one example: ``deff = m``. Where ``V_r = 0`` (no spread among the
-    units to measure the clustering by: a proportion of 0 or 1) it is ``N/H``, as if each of
-    the ``H`` clusters holding a unit were one unit. It is kept at least ``H/N`` (at most
-    ``N/H`` effective units per unit) and is NaN where the measure is undefined or the group
-    has fewer than two clusters. Unlike the chance tests' design effect it may be below 1: a
-    floor at 1 made the intervals cover 0.96-0.97 at 20 clusters of independent rows.
+    units to measure the clustering by: a proportion of 0 or 1) or one cluster holds every
+    unit, it is ``N/H``, as if each of the ``H`` clusters holding a unit were one unit. It is
+    kept at least ``H/N`` (at most ``N/H`` effective units per unit) and is NaN where the
+    measure is undefined or the group has fewer than two clusters. Unlike the chance tests'
+    design effect it may be below 1: a floor at 1 made the intervals cover 0.96-0.97 at 20
+    clusters of independent rows.
 
     Examples
     --------
@@ -533,7 +534,9 @@ def design_effects(
         d = unit_of[m]
         with np.errstate(invalid="ignore", divide="ignore"):
             worst = totals[d] / holding[d]
-            deff = np.where(v_r[m] > 0, v_c[m] / (v_r[m] + v_c[m] / totals[d]), worst)
+            # one cluster holding every unit: no spread between clusters to measure, as V_r = 0
+            spread = (v_r[m] > 0) & (holding[d] > 1)
+            deff = np.where(spread, v_c[m] / (v_r[m] + v_c[m] / totals[d]), worst)
             deff = np.maximum(deff, 1.0 / worst)
         deff = np.where(totals[d] == holding[d], 1.0, deff)  # one unit per cluster: exactly 1
         deff = np.where(undefined | (n_clusters < 2) | (holding[d] == 0), np.nan, deff)
