@@ -367,10 +367,10 @@ def drawn_means(joint, cells, used):
 
 
 @jit
-def poisson_setups(out):
+def poisson_setups(out, first=0):
     """``out[m]`` = :func:`~batcheval.kernels.sampling.poisson_setup` of the mean m, for
-    every row m of ``out`` (``[M, POISSON_PARAMS]``, zeroed: means below 10 set two)."""
-    for m in range(out.shape[0]):
+    every row ``m >= first`` of ``out`` (``[M, POISSON_PARAMS]``, zeroed: means below 10 set two)."""
+    for m in range(first, out.shape[0]):
         poisson_setup(np.float64(m), out, m)
 
 
