@@ -139,10 +139,15 @@ def _difference_of(x, p, measure):
 @jit_inline
 def informedness_value(tp, fp, fn, tn):
     """``binary.measure_value`` of informedness, the same operations in the same order (so the
-    same bits, ``tests/test_paired_bootstrap_informedness.py``) without its branch over the
-    measures or the margins other measures share: the paired bootstrap measures a table's
-    neighbours eight times per table, and its replicates twice each, all informedness on the
-    default board."""
+    same bits: ``tests/test_paired_se.py``) without its branch over the measures or the
+    margins other measures share: the paired bootstrap measures eight neighbours of each
+    table, and each replicate twice, all informedness on the default board.
+
+    Examples
+    --------
+    >>> informedness_value(30, 12, 30, 28)  # 30/60 - 12/40
+    0.2
+    """
     a, b, c, d = float(tp), float(fp), float(fn), float(tn)
     if a + b + c + d == 0:
         return np.nan
@@ -183,8 +188,8 @@ def _table_slopes(t, measure, slope):
 @jit_inline
 def _informedness_slopes(tp, fp, fn, tn, slope):
     """:func:`_table_slopes` of informedness, the neighbouring tables in registers rather than
-    written into ``t`` and read back: the same values in the same operations (the per-table
-    set-up of the leaderboard benchmark's 100k tables, 35 -> ... ms of one thread's CPU)."""
+    written into ``t`` and read back, and :func:`informedness_value` rather than
+    ``measure_value``: the same values from the same operations."""
     ok = True
     for i in range(4):
         e0, e1, e2, e3 = int(i == 0), int(i == 1), int(i == 2), int(i == 3)  # the cell stepped
@@ -205,8 +210,8 @@ def _linear_part(x, p, cells, at, measure, lin, tables, slopes, held):
     Poisson-bootstrap variance ``Σ lin[c]²·x[c]``. ``tables`` and ``slopes``
     (``[2, 4]``) are scratch, kept from one group to the next: ``held[:4]`` is the
     reference's table whose slopes ``slopes[1]`` holds and ``held[4]`` whether they
-    are defined (-1: none held). Every run of a board has the same reference, most
-    often with the same table, whose slopes are then worked out once."""
+    are defined (-1: none held). With all 8 cells drawn, every run of a board has the
+    same reference, most often with the same table, whose slopes are then worked out once."""
     _split(x, p, tables)
     ok = _table_slopes(tables[0], measure, slopes[0])
     if cells.shape[0] < 8:
