@@ -10,7 +10,7 @@ from scipy import stats
 
 from batcheval import measures
 from batcheval.inference import intervals, paired_se
-from batcheval.kernels import sampling
+from batcheval.kernels import binary, bootstrap, sampling
 from batcheval.kernels.jit import jit, n_threads
 
 
@@ -325,3 +325,64 @@ def test_binary_informedness_delta_se_kernel_gives_the_numpy_bits():
     got = paired_se.delta_se(joint, "informedness", 1)
     assert np.isnan(got[:80]).all()
     np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+
+
+@jit
+def _informedness_paths(x, p, diff, slopes, ok):
+    """The paired bootstrap's informedness shortcuts per joint table ``x[g]``: the difference
+    (``_difference_of``) and the run's and leader's secant slopes (``_linear_part``'s tables)."""
+    tables = np.empty((2, 4), np.int64)
+    for g in range(x.shape[0]):
+        diff[g] = bootstrap._difference_of(x[g], p, bootstrap.NAMES.index("informedness"))
+        bootstrap._split(x[g], p, tables)
+        for t in range(2):
+            ok[g, t] = bootstrap._table_slopes(tables[t], bootstrap.NAMES.index("informedness"), slopes[g, t])
+
+
+def _slopes_by_measure_value(table: list[int]) -> tuple[list[float], bool]:
+    """Secant slopes of informedness over one count either side, by ``binary.measure_value``."""
+    m = binary.NAMES.index("informedness")
+    out = []
+    for i in range(4):
+        up, down = list(table), list(table)
+        up[i] += 1
+        if table[i] > 0:
+            down[i] -= 1
+            out.append(0.5 * (binary.measure_value(m, *up, 1.0) - binary.measure_value(m, *down, 1.0)))
+        else:
+            out.append(binary.measure_value(m, *up, 1.0) - binary.measure_value(m, *table, 1.0))
+    return out, not np.isnan(out).any()
+
+
+@pytest.mark.parametrize("positive", [0, 1])
+def test_bootstrap_informedness_shortcuts_give_measure_values_bits(positive: int):
+    """The bootstrap's own informedness (one divisor for the run and the leader, the slopes'
+    neighbouring tables in registers) against ``binary.measure_value`` on the two tables that
+    the joint cells sum to (indexed here by real class and prediction): the same bits, on
+    random, empty, one-class and huge tables (past the exact determinant's limit)."""
+    rng = np.random.default_rng(11)
+    x = np.concatenate([
+        rng.poisson(rng.uniform(0, 30, (3000, 1)), (3000, 8)),
+        rng.integers(0, 3, (600, 8)),
+        rng.integers(0, 2**31, (200, 8)),  # totals past EXACT_LIMIT
+    ]).astype(np.int64)  # fmt: skip
+    x[:50] = 0
+    x[50:100, :4] = 0  # one real class
+    x[100:150, 4:] = 0
+    diff, slopes = np.empty(x.shape[0]), np.empty((x.shape[0], 2, 4))
+    ok = np.empty((x.shape[0], 2), dtype=np.bool_)
+    _informedness_paths(x, positive, diff, slopes, ok)
+    m = binary.NAMES.index("informedness")
+    for g, cells in enumerate(x):
+        joint = cells.reshape(2, 2, 2)  # [real, leader, run]
+        values = []
+        for table in (joint.sum(axis=1), joint.sum(axis=2)):  # the run's, the leader's [real, predicted]
+            pos, neg = positive, 1 - positive
+            t = [int(table[pos, pos]), int(table[neg, pos]), int(table[pos, neg]), int(table[neg, neg])]
+            values.append(binary.measure_value(m, *t, 1.0))
+            expect, expect_ok = _slopes_by_measure_value(t)
+            got = slopes[g, len(values) - 1]
+            assert ok[g, len(values) - 1] == expect_ok
+            np.testing.assert_array_equal(np.array(got).view(np.int64), np.array(expect).view(np.int64))
+        expected = np.float64(values[0] - values[1])
+        assert np.array_equal(diff[g], expected, equal_nan=True), (g, diff[g], expected)

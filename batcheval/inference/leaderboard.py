@@ -520,7 +520,9 @@ def _board_columns(measure: str, p_name: str, paired: Any, adjacent: bool) -> li
 
 def _board_series(name: str, values: np.ndarray) -> pl.Series:
     if name in ("tied_with_leader", "could_be_best"):
-        return pl.Series(name, values.tolist(), dtype=pl.Boolean)
+        if values.dtype == np.bool_:  # not via a list: 1.5 ms each for 100k runs
+            return pl.Series(name, values)
+        return pl.Series(name, values.tolist(), dtype=pl.Boolean)  # None where undefined
     if name in ("rank_ci_low", "rank_ci_high"):
         return pl.Series(name, values, dtype=pl.Float64).fill_nan(None).cast(pl.Int64)
     if name in ("n", "n_paired", "n_leader_only", "n_run_only"):

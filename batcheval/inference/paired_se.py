@@ -185,8 +185,10 @@ def poisson_se(
     if g:
         # every mean drawn from is a cell count or the sum of two, at most a table's total
         setups = np.zeros((min(int(joint.sum(axis=1).max()) + 1, _SETUP_MEANS), _sampling.POISSON_PARAMS))
-        _boot.poisson_setups(setups)
         tables, cdf, guide = poisson_tables(joint, cells)
+        # a mean drawn below the tables' length has a table, or is 0 and draws 0 from a zero row:
+        # only the means past it need the sampler's constants (on the benchmark: none of 1,001)
+        _boot.poisson_setups(setups, min(tables.shape[0], setups.shape[0]))
         _boot.paired_poisson_se(
             joint, _intervals.seeds_for(seed, 0, g), pos, _binary.NAMES.index(measure), cells, center,
             n_boot, MIN_REPLICATES, _doubt(n_boot), tolerance(n_boot), setups, tables, cdf, guide, se, drawn,

@@ -14,10 +14,34 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from .count import thread_rows
 from .delta import informedness_gradient
 from .jit import jit, jit_inline, jit_parallel, prange
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the CPU to bring the cache line of ``array[index]`` (a 1-d array) towards its
+    caches, without waiting for it: LLVM's ``llvm.prefetch`` (a read, to every level), which
+    numba does not expose. An index out of range is harmless: a prefetch never faults."""
+    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        address = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [address.type], fnty)
+        builder.call(fn, [address, i32(0), i32(3), i32(1)])  # read, keep in every cache, data
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
+
 
 #: a class range at most this wide looks each row's class pair up in one table of span² bytes
 PAIR_SPAN = 64
@@ -324,6 +348,8 @@ def _binary_joint(cells, words, own, other, n_examples, out):
 
 #: runs per task of :func:`joints_from_cells`
 _JOINT_BLOCK = 1024
+#: how many runs ahead :func:`joints_from_cells` prefetches the second reference's row
+_PREFETCH_RUNS = 8
 
 
 @jit_parallel
@@ -339,12 +365,20 @@ def joints_from_cells(cells, n_examples, rows, ref, ref2, joint, joint2):
     runs above in row order). Taking the runs down the ranking instead, each
     run's reference read just before it, left as much: the runs' own rows,
     their references and their joint tables were then read at random. Touching
-    the next rows ahead of time did not help either.
+    the next rows ahead of time (loads) did not help either; prefetching the second
+    reference's row :data:`_PREFETCH_RUNS` runs ahead (:func:`prefetch`, which does not
+    wait) does: 100-105 -> 77-82 ms of one thread's CPU for the same tables (4, 8 or 16 runs
+    ahead alike).
     """
     n = rows.shape[0]
     words = _words(cells)
     for b in prange((n + _JOINT_BLOCK - 1) // _JOINT_BLOCK):
         for i in range(b * _JOINT_BLOCK, min(n, (b + 1) * _JOINT_BLOCK)):
+            ahead = i + _PREFETCH_RUNS
+            if ahead < n and ref2[ahead] >= 0:
+                row = rows[ref2[ahead]] * n_examples
+                for line in range(row, row + n_examples + 64, 64):
+                    prefetch(cells, min(line, cells.shape[0] - 1))
             own = rows[i] * n_examples
             if ref[i] >= 0:
                 _binary_joint(cells, words, own, rows[ref[i]] * n_examples, n_examples, joint[i])

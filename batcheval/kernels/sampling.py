@@ -310,6 +310,11 @@ def poisson_inverted(start, size, low, cdf, guide, state):
         u, state = uniform(state)
         # u <= 1 - 2^-53, so u·size rounds below size: the guide entry is the table's own
         j = guide[start + np.int64(u * size)]
+        if j + 1 < last:
+            # the search's first two steps without a branch (the cdf does not decrease, so the
+            # second comparison holds only if the first does): a loop exit after 0, 1 or 2
+            # steps, as the guide leaves it, was a branch the CPU mispredicted
+            j += np.int64(cdf[j] <= u) + np.int64(cdf[j + 1] <= u)
         while cdf[j] <= u and j < last:
             j += 1
         if cdf[j] > u:
