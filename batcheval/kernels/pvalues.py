@@ -6,8 +6,12 @@ the d-th distinct table, found by :func:`~batcheval.kernels.count.distinct_table
 row that ``what`` asks for. The values are those of the kernels that compute them one at a time
 (:func:`~batcheval.kernels.fisher.upper_tail`, :func:`~batcheval.kernels.chance.midp_cell`): one
 pass instead of one per test, no copy of the distinct tables' cells, and one spread over the
-threads. (The point measures and the χ² statistics of the distinct tables come from
-:func:`~batcheval.kernels.binary.binary_measures` over their cells, whose loops vectorise.)
+threads.
+
+:func:`distinct_pass` is what :mod:`batcheval.measures` runs: the same tests, the point measures of
+:func:`~batcheval.kernels.binary.program` (a block of distinct tables at a time, whose loops
+vectorise) and the χ² tails of one degree of freedom (scipy's own compiled erfc), all in one pass
+over the distinct tables, so that the measure stage spreads over the threads once for them.
 """
 
 from __future__ import annotations
