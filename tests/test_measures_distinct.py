@@ -121,13 +121,19 @@ def test_g2_and_every_default_measure_of_repeated_tables_equal_one_group_at_a_ti
 
 
 def test_exact_tests_on_every_thread_give_the_serial_bits_and_scipy(monkeypatch):
-    """Fisher's and the chance test (and the distinct tables' one-pass kernel that runs both)
-    run their parallel kernel from their own ``serial_below`` tables on (below the element count
-    at which other parallel kernels switch)."""
+    """Fisher's and the chance test (and the distinct tables' one-pass kernels that run both, with
+    the point measures and χ² tails in ``distinct_pass_kernel``) run their parallel kernel from
+    their own ``serial_below`` tables on (below the element count at which other parallel kernels
+    switch)."""
     from batcheval.kernels import chance, fisher, pvalues
 
     counts = _repeated_tables(20_000, 30, 7)
-    kernels = (fisher.fisher_greater, chance.binary_chance, pvalues.distinct_tests)
+    kernels = (
+        fisher.fisher_greater,
+        chance.binary_chance,
+        pvalues.distinct_tests,
+        pvalues.distinct_pass_kernel,
+    )
     for kernel in kernels:
         monkeypatch.setattr(kernel, "serial_below", 10**9)
     serial = compute(counts, P_VALUES)
@@ -216,3 +222,29 @@ def test_fishers_table_of_stirling_terms_is_lgamma_less_stirlings_formula():
         m = mpmath.mpf(k)
         exact = mpmath.loggamma(m + 1) - (m + 0.5) * mpmath.log(m) + m - mpmath.log(2 * mpmath.pi) / 2
         assert table[k] == pytest.approx(float(exact), rel=5e-14)
+
+
+def test_the_one_pass_kernels_chi2_tails_have_scipys_bits():
+    """The χ² tails that :func:`~batcheval.kernels.pvalues.distinct_pass` takes inside its pass
+    (scipy's compiled erfc) equal ``scipy.special.erfc(sqrt(x / 2))`` bit for bit, for the NaN
+    statistics of empty tables and zero ones too."""
+    from scipy import special
+
+    from batcheval.kernels import binary, pvalues
+
+    counts = _awkward_repeated_tables(3)
+    counts[::7] = 0
+    tp, fp, fn, tn = binary_cells(counts)
+    first = np.arange(len(tp))
+    stats = ["chi2", "g2", "chi2_kbm", "chi2_kb"]
+    slots = np.full(len(binary.NAMES), -1)
+    for row, name in enumerate(stats):
+        slots[binary.NAMES.index(name)] = row
+    out = np.empty((2 * len(stats), len(tp)))
+    none = np.array([], dtype=np.int64)
+    rows = np.arange(len(stats))
+    pvalues.distinct_pass(tp, fp, fn, tn, first, binary.program(slots, 1.0), none, none, rows, rows + 4, out)
+    x = out[:4]
+    assert np.isnan(x).any() and (x == 0).any()
+    want = special.erfc(np.sqrt(np.maximum(x, 0.0) / 2.0))
+    assert out[4:].tobytes() == want.tobytes()

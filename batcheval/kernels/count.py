@@ -577,6 +577,27 @@ def gather_columns(src, ids, out):
             o[g] = s[np.uint64(ids[g])]
 
 
+@jit_parallel
+def gather_two(src, ids, out_a, out_b):
+    """:func:`gather_columns` into two blocks in one pass: ``out_a[:, g] = src[:n_a, ids[g]]`` and
+    ``out_b[:, g] = src[n_a:, ids[g]]`` (``n_a = out_a.shape[0]``). One spread over the threads
+    where two gathers were two, each ending in a barrier that waits for the slower thread."""
+    n_a = out_a.shape[0]
+    n_rows = n_a + out_b.shape[0]
+    n = ids.shape[0]
+    block = 4096
+    n_blocks = (n + block - 1) // block
+    # as gather_columns: a row at a time, a block of groups at a time
+    for i in prange(n_rows * n_blocks):
+        r = i // n_blocks
+        lo = (i - r * n_blocks) * block
+        hi = min(n, lo + block)
+        s = src[r]
+        o = out_a[r] if r < n_a else out_b[r - n_a]
+        for g in range(lo, hi):
+            o[g] = s[np.uint64(ids[g])]
+
+
 def cells_2x2(counts: np.ndarray, positive: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(tp, fp, fn, tn)`` of ``[G, 2, 2]`` int64 tables, as new contiguous int64 arrays: one
     pass of a kernel, or numpy below :data:`~.jit.SERIAL_BELOW` cells (no compile on a first

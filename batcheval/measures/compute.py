@@ -284,37 +284,35 @@ def _distinct_tests(
     stats = list(dict.fromkeys([*point, *(t[2:] for t in tails)]))
     for name in stats:
         row.setdefault(name, len(row))
-    # one block for every row of the distinct tables: the program writes its rows in place and
-    # the gather reads the handed ones as one source
+    chance_rows = [row[t] for t in chance]
+    if "alpha_sbb" in names and not chance:
+        chance_rows = [row.setdefault("p_informedness", len(row))]  # alpha_sbb's p, not handed out
+    # one block for every row of the distinct tables, written by one kernel pass: the point
+    # measures, the χ² statistics and their tails, Fisher's test and the chance test
     once = np.empty((len(row), len(first)), dtype=np.float64)
-    if stats:
-        slots = np.full(len(_binary.NAMES), -1, dtype=np.int64)
-        for name in stats:
-            slots[_binary.NAMES.index(name)] = row[name]
-        _binary.binary_measures(*(c[first] for c in cells), beta, slots, once)
-    if tails:
-        p = chi2_upper_tail(once[[row[t[2:]] for t in tails]].reshape(-1), 1)
-        once[[row[t] for t in tails]] = p.reshape(len(tails), -1)
-    tested = bool(chance or "alpha_sbb" in names)
-    what = [_pvalues.FISHER] * ("p_fisher" in names) + [_pvalues.CHANCE] * tested
-    if what:
-        tests = np.empty((len(what), len(first)), dtype=np.float64)
-        # threads by the count of distinct tables, not of groups (the cell columns)
-        kernel = _pvalues.distinct_tests
-        run = kernel.serial if len(first) < kernel.serial_below else kernel.parallel
-        run(*cells, first, np.array(what, dtype=np.int64), tests)
-        if "p_fisher" in names:
-            once[row["p_fisher"]] = tests[0]
-        # for K = 2 both chance tests are tests of the one cell tp given the margins
-        for t in chance:
-            once[row[t]] = tests[-1]
-        if "alpha_sbb" in names:
-            once[row["alpha_sbb"]] = alpha_sbb(tests[-1])
-    # the point measures and the tests into two blocks, as when the point measures had a kernel
-    # pass of their own: one block of 46 rows of 100k groups (36.8 MB) passes glibc's largest
-    # mmap threshold (32 MiB), so every call mapped it afresh and faulted its pages in
+    slots = np.full(len(_binary.NAMES), -1, dtype=np.int64)
+    for name in stats:
+        slots[_binary.NAMES.index(name)] = row[name]
+    _pvalues.distinct_pass(
+        *cells,
+        first,
+        _binary.program(slots, beta),
+        np.array([row["p_fisher"]] if "p_fisher" in names else [], dtype=np.int64),
+        np.array(chance_rows, dtype=np.int64),
+        np.array([row[t[2:]] for t in tails], dtype=np.int64),
+        np.array([row[t] for t in tails], dtype=np.int64),
+        once,
+    )
+    if "alpha_sbb" in names:
+        once[row["alpha_sbb"]] = alpha_sbb(once[chance_rows[0]])
+    # the point measures and the tests into two blocks: one block of 46 rows of 100k groups
+    # (36.8 MB) passes glibc's largest mmap threshold (32 MiB), so every call mapped it afresh
+    # and faulted its pages in; one gather pass writes both
     n_point = len(point)
-    rows = [*gather_shared(once[:n_point], ids), *gather_shared(once[n_point : len(handed)], ids)]
+    blocks = (np.empty((n_point, len(ids))), np.empty((len(handed) - n_point, len(ids))))
+    if len(ids):
+        _count.gather_two(once, ids, *blocks)
+    rows = [*blocks[0], *blocks[1]]
     return dict(zip(handed, rows, strict=True))
 
 
