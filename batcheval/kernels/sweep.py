@@ -26,6 +26,7 @@ import numpy as np
 from .binary import EXACT_LIMIT
 from .count import row_group, thread_rows
 from .jit import jit, jit_inline, jit_parallel, prange
+from .ranges import thread_range
 
 #: Integer key columns one :func:`input_ranges` call scans.
 RANGE_KEYS = 4
@@ -73,6 +74,16 @@ def _class_span(values, lo, hi, a, b, mask):
         if np.uint64(v) < 64:
             mask |= np.uint64(1) << np.uint64(v)
     return a, b, mask
+
+
+@jit_inline
+def _total(counts):
+    """``counts.sum()`` of per-thread counts, in a loop: numba's array sum compiles with its axis
+    checks (0.2 s of a first sweep's CPU) for a handful of integers."""
+    total = 0
+    for t in range(counts.shape[0]):
+        total += counts[t]
+    return total
 
 
 @jit_inline
@@ -147,7 +158,8 @@ def input_ranges(score, label, with_label, k0, k1, k2, k3, n_keys, n_threads):
     mask = np.uint64(0)
     for t in range(n_threads):
         mask |= masks[t]
-    return lo.min(), hi.max(), bad.sum(), keys[0, RANGE_KEYS], keys[1, RANGE_KEYS], mask, keys
+    low, high, nbad = thread_range(lo, hi, bad)
+    return low, high, nbad, keys[0, RANGE_KEYS], keys[1, RANGE_KEYS], mask, keys
 
 
 @jit_inline
@@ -228,7 +240,7 @@ def score_histogram(
             g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
             b = _passed(s, thresholds, lo, inv_step, evenly)
             buf[np.uint64((g * width + b) * 2 + side)] += 1
-    return nonfinite.sum(), bad.sum()
+    return _total(nonfinite), _total(bad)
 
 
 @jit_parallel
@@ -262,7 +274,7 @@ def sweep_cell_ids(
             ids[i] = cell
             hist[t, np.uint64(cell >> shift)] += 1
         bad[t] = nbad
-    return bad.sum()
+    return _total(bad)
 
 
 #: The measures :func:`sweep_columns` computes as it writes the cells, in its ``slots`` order:
@@ -409,7 +421,7 @@ def sweep_group_ids(
             hist[t, np.uint64(cell >> shift)] += 1
             mine[np.uint64(g)] = 1
         bad[t] = nbad
-    return bad.sum()
+    return _total(bad)
 
 
 @jit_parallel
