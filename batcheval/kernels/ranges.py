@@ -158,7 +158,13 @@ def thread_range(lo, hi, bad):
     """``(lo.min(), hi.max(), bad.sum())`` of per-thread partial results (no NaN among them),
     in loops: numba's array reductions (``nditer``, ``take``, comparators, axis checks) cost a
     first sweep some 1.5 s of CPU to compile, for a handful of elements. The first of equal
-    values wins, as in ``lo.min()``, so a signed zero comes out the same."""
+    values wins, as in ``lo.min()``, so a signed zero comes out the same.
+
+    Examples
+    --------
+    >>> thread_range(np.array([0.5, -0.0, 0.0]), np.array([1.0, 2.0, 2.0]), np.array([1, 0, 2]))
+    (-0.0, 2.0, 3)
+    """
     low = lo[0]
     high = hi[0]
     total = bad[0]
