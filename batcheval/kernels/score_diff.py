@@ -173,6 +173,56 @@ def _ends(x1: float, n1: float, x0: float, n0: float, d: float, z2: float) -> tu
 
 
 @jit_parallel
+def _intervals(x1, n1, x0, n0, z, low, high):
+    """:func:`score_diff_interval` of many tables: both ends of a table at once (:func:`_ends`)."""
+    z2 = z * z
+    for g in prange(x1.shape[0]):
+        a1, m1, a0, m0 = float(x1[g]), float(n1[g]), float(x0[g]), float(n0[g])
+        if m1 <= 0.0 or m0 <= 0.0:
+            low[g] = np.nan
+            high[g] = np.nan
+            continue
+        low[g], high[g] = _ends(a1, m1, a0, m0, a1 / m1 - a0 / m0, z2)
+
+
+@jit
+def _few_intervals(x1, n1, x0, n0, z, low, high):
+    """:func:`_intervals` for fewer than :data:`FEW_TABLES` tables, one end after the other.
+
+    Each end's search is a chain of its own, which :func:`_ends` only overlaps in the CPU: here
+    the same steps of each end run in turn, so the ends are the same to the bit, from one inlined
+    copy of each step instead of two, in one function instead of two. 1.5× the time a table,
+    and 0.9 s less CPU to compile, which is what a board of a few runs pays on a fresh machine."""
+    z2 = z * z
+    for g in range(x1.shape[0]):
+        a1, m1, a0, m0 = float(x1[g]), float(n1[g]), float(x0[g]), float(n0[g])
+        if m1 <= 0.0 or m0 <= 0.0:
+            low[g] = np.nan
+            high[g] = np.nan
+            continue
+        d = a1 / m1 - a0 / m0
+        for k in range(2):
+            bound = -1.0 if k == 0 else 1.0
+            done, inside, outside, h_a, v_a, h_b, v_b = _end_start(a1, m1, a0, m0, d, bound, z2)
+            ref_width = abs(bound - d)
+            steps = 0
+            for _ in range(_MAX_STEPS):
+                if done:
+                    break
+                done, inside, outside, h_a, v_a, h_b, v_b, ref_width, steps = _end_step(
+                    a1, m1, a0, m0, z2, d, bound, inside, outside, h_a, v_a, h_b, v_b, ref_width, steps
+                )
+            if k == 0:
+                low[g] = inside
+            else:
+                high[g] = inside
+
+
+#: Fewer tables than this take the kernel that is cheaper to compile (:func:`_ends_one_by_one`):
+#: 0.4 µs more a table, under 2 ms below it.
+FEW_TABLES = 4096
+
+
 def score_diff_interval(
     x1: np.ndarray,
     n1: np.ndarray,
@@ -182,16 +232,19 @@ def score_diff_interval(
     low: np.ndarray,
     high: np.ndarray,
 ) -> None:
-    """Fill ``low``/``high`` with the score interval of ``x1/n1 − x0/n0`` (NaN where a size is 0)."""
-    z2 = z * z
-    for g in prange(x1.shape[0]):
-        a1, m1, a0, m0 = float(x1[g]), float(n1[g]), float(x0[g]), float(n0[g])
-        if m1 <= 0.0 or m0 <= 0.0:
-            low[g] = np.nan
-            high[g] = np.nan
-            continue
-        d = a1 / m1 - a0 / m0
-        low[g], high[g] = _ends(a1, m1, a0, m0, d, z2)
+    """Fill ``low``/``high`` with the score interval of ``x1/n1 − x0/n0`` (NaN where a size is 0).
+
+    Examples
+    --------
+    >>> low, high = np.empty(1), np.empty(1)
+    >>> score_diff_interval(np.array([30]), np.array([50]), np.array([20]), np.array([50]), 1.96, low, high)
+    >>> round(float(low[0]), 4), round(float(high[0]), 4)
+    (0.003, 0.382)
+    """
+    if x1.shape[0] < FEW_TABLES:
+        _few_intervals(x1, n1, x0, n0, z, low, high)
+    else:
+        _intervals(x1, n1, x0, n0, z, low, high)
 
 
 # --- the score test of a difference of two such differences (unpaired runs' informedness) ---

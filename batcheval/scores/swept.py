@@ -18,6 +18,10 @@ __all__ = ["CELLS", "Swept", "pooled_empty"]
 CELLS = ("tp", "fp", "fn", "tn")
 
 
+# below this many bytes numpy's own allocation (malloc, not a fresh mmap) is as good
+_POOLED_FROM = 1 << 17
+
+
 def pooled_empty(shape: int | tuple[int, ...], dtype: type | np.dtype) -> np.ndarray:
     """``np.empty(shape, dtype)`` (C order, writable) in memory from pyarrow's pool.
 
@@ -35,13 +39,14 @@ def pooled_empty(shape: int | tuple[int, ...], dtype: type | np.dtype) -> np.nda
     >>> a.shape, a.dtype, int(a.sum()), a.flags.writeable
     ((2, 3), dtype('int64'), 42, True)
     """
-    import pyarrow as pa
-
     dt = np.dtype(dtype)
     shape = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
     size = int(np.prod(shape, dtype=np.int64))
-    if size == 0:
+    if size * dt.itemsize < _POOLED_FROM:
+        # malloc serves these from memory already mapped; and a small sweep need not import pyarrow
         return np.empty(shape, dtype=dt)
+    import pyarrow as pa
+
     return np.frombuffer(pa.allocate_buffer(size * dt.itemsize), dtype=dt).reshape(shape)
 
 
