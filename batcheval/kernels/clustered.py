@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import jit
+from .jit import jit, jit_inline
 
 __all__ = [
     "chance_cross_sums",
@@ -25,6 +25,22 @@ __all__ = [
     "pair_tally",
     "pairs_holding",
 ]
+
+
+@jit_inline
+def _pair_score(counts: np.ndarray, p: int, ug: np.ndarray, k: int) -> float:
+    """``Σ_ij counts[p, i, j]·ug[i, j]``: one (group, cluster) pair's score sum from its group's
+    per-cell scores ``ug[K, K]``; for K = 2 in np.einsum's order for four terms (two lanes), which
+    the 2x2 results were made with, so every caller's sums agree to the bit."""
+    if k == 2:
+        even = counts[p, 0, 0] * ug[0, 0] + counts[p, 1, 0] * ug[1, 0]
+        odd = counts[p, 0, 1] * ug[0, 1] + counts[p, 1, 1] * ug[1, 1]
+        return even + odd
+    acc = 0.0
+    for i in range(k):
+        for j in range(k):
+            acc += counts[p, i, j] * ug[i, j]
+    return acc
 
 
 @jit
@@ -41,20 +57,8 @@ def cluster_score_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray) -> 
     """
     p_count, k = counts.shape[0], counts.shape[1]
     s = np.empty(p_count)
-    if k == 2:  # np.einsum's order for four terms (two lanes), which the 2x2 results were made with
-        for p in range(p_count):
-            g = group[p]
-            even = counts[p, 0, 0] * u[g, 0, 0] + counts[p, 1, 0] * u[g, 1, 0]
-            odd = counts[p, 0, 1] * u[g, 0, 1] + counts[p, 1, 1] * u[g, 1, 1]
-            s[p] = even + odd
-        return s
     for p in range(p_count):
-        g = group[p]
-        acc = 0.0
-        for i in range(k):
-            for j in range(k):
-                acc += counts[p, i, j] * u[g, i, j]
-        s[p] = acc
+        s[p] = _pair_score(counts, p, u[group[p]], k)
     return s
 
 
@@ -126,15 +130,7 @@ def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_
     for p in range(counts.shape[0]):
         g = group[p]
         for m in range(n_measures):
-            if k == 2:  # np.einsum's order, as in cluster_score_sums
-                even = counts[p, 0, 0] * u[m, g, 0, 0] + counts[p, 1, 0] * u[m, g, 1, 0]
-                odd = counts[p, 0, 1] * u[m, g, 0, 1] + counts[p, 1, 1] * u[m, g, 1, 1]
-                acc = even + odd
-            else:
-                acc = 0.0
-                for i in range(k):
-                    for j in range(k):
-                        acc += counts[p, i, j] * u[m, g, i, j]
+            acc = _pair_score(counts, p, u[m, g], k)
             ss[m, g] += acc * acc
     return ss
 
@@ -209,15 +205,7 @@ def leveraged_sums(
             if units[d] >= totals[d, g]:  # all the group's units (or none of a group without any)
                 continue
             rest = 1.0 - units[d] / totals[d, g]
-            if k == 2:  # np.einsum's order, as in cluster_score_sums
-                even = counts[p, 0, 0] * u[m, g, 0, 0] + counts[p, 1, 0] * u[m, g, 1, 0]
-                odd = counts[p, 0, 1] * u[m, g, 0, 1] + counts[p, 1, 1] * u[m, g, 1, 1]
-                acc = even + odd
-            else:
-                acc = 0.0
-                for i in range(k):
-                    for j in range(k):
-                        acc += counts[p, i, j] * u[m, g, i, j]
+            acc = _pair_score(counts, p, u[m, g], k)
             vc[m, g] += acc * acc / rest
     return vc, holding, s2, sq, sq2, mixed
 

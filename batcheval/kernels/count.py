@@ -556,9 +556,13 @@ def distinct_small_tables(tp, fp, fn, tn):
 
 
 @jit_parallel
-def gather_columns(src, ids, out):
-    """``out[:, g] = src[:, ids[g]]``: per-table values handed to every group of that table."""
-    n_rows = src.shape[0]
+def gather_two(src, ids, out_a, out_b):
+    """Per-table values handed to every group of that table, into two blocks in one pass:
+    ``out_a[:, g] = src[:n_a, ids[g]]`` and ``out_b[:, g] = src[n_a:, ids[g]]``
+    (``n_a = out_a.shape[0]``; ``out_b`` may have no rows). One spread over the threads where two
+    gathers were two, each ending in a barrier that waits for the slower thread."""
+    n_a = out_a.shape[0]
+    n_rows = n_a + out_b.shape[0]
     n = ids.shape[0]
     block = 4096
     n_blocks = (n + block - 1) // block
@@ -571,30 +575,9 @@ def gather_columns(src, ids, out):
         lo = (i - r * n_blocks) * block
         hi = min(n, lo + block)
         s = src[r]
-        o = out[r]
-        for g in range(lo, hi):
-            # an unsigned index: no test for a negative one to wrap (a quarter of the time)
-            o[g] = s[np.uint64(ids[g])]
-
-
-@jit_parallel
-def gather_two(src, ids, out_a, out_b):
-    """:func:`gather_columns` into two blocks in one pass: ``out_a[:, g] = src[:n_a, ids[g]]`` and
-    ``out_b[:, g] = src[n_a:, ids[g]]`` (``n_a = out_a.shape[0]``). One spread over the threads
-    where two gathers were two, each ending in a barrier that waits for the slower thread."""
-    n_a = out_a.shape[0]
-    n_rows = n_a + out_b.shape[0]
-    n = ids.shape[0]
-    block = 4096
-    n_blocks = (n + block - 1) // block
-    # as gather_columns: a row at a time, a block of groups at a time
-    for i in prange(n_rows * n_blocks):
-        r = i // n_blocks
-        lo = (i - r * n_blocks) * block
-        hi = min(n, lo + block)
-        s = src[r]
         o = out_a[r] if r < n_a else out_b[r - n_a]
         for g in range(lo, hi):
+            # an unsigned index: no test for a negative one to wrap (a quarter of the time)
             o[g] = s[np.uint64(ids[g])]
 
 

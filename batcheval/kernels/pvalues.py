@@ -27,12 +27,28 @@ from numba.extending import intrinsic
 from . import binary
 from .chance import log_factorials, midp_cell, summed_exactly
 from .fisher import stirlerr_table, upper_tail
-from .jit import jit_parallel, prange
+from .jit import jit_inline, jit_parallel, prange
 
 #: ``what`` code of Fisher's one-sided p-value (toward positive association).
 FISHER = -1
 #: ``what`` code of the two-sided mid-p chance test of informedness = 0.
 CHANCE = -2
+
+
+@jit_inline
+def _test_tables(tp, fp, fn, tn, first):
+    """``(ln k!, Stirling terms)`` for the distinct tables ``first``: ln k! up to the largest n
+    whose chance test is summed exactly, as binary_chance builds it, and Fisher's Stirling terms
+    up to the largest n."""
+    top = -1
+    top_n = 0
+    for d in range(first.shape[0]):
+        h = first[d]
+        n = tp[h] + fp[h] + fn[h] + tn[h]
+        top_n = max(top_n, n)
+        if n > top and summed_exactly(n, tp[h] + fn[h], tp[h] + fp[h]):
+            top = n
+    return log_factorials(top, first.shape[0]), stirlerr_table(top_n)
 
 
 # some 300-500 ns a table for both tests: every thread pays from a few thousand distinct tables
@@ -44,17 +60,7 @@ def distinct_tests(tp, fp, fn, tn, first, what, out):
     ``tp fp fn tn`` are the int64 cell columns of every group.
     """
     n_distinct = first.shape[0]
-    # ln k! up to the largest n whose chance test is summed exactly, as binary_chance builds it
-    top = -1
-    top_n = 0  # and Fisher's Stirling terms up to the largest n
-    for d in range(n_distinct):
-        h = first[d]
-        n = tp[h] + fp[h] + fn[h] + tn[h]
-        top_n = max(top_n, n)
-        if n > top and summed_exactly(n, tp[h] + fn[h], tp[h] + fp[h]):
-            top = n
-    lf = log_factorials(top, n_distinct)
-    se = stirlerr_table(top_n)
+    lf, se = _test_tables(tp, fp, fn, tn, first)
     for d in prange(n_distinct):
         g = first[d]
         a, b, c, e = tp[g], fp[g], fn[g], tn[g]
@@ -115,16 +121,7 @@ def distinct_pass_kernel(
     tp, fp, fn, tn, first, ops, consts, n_regs, fisher_rows, chance_rows, tail_stats, tail_rows, out
 ):
     n_distinct = first.shape[0]
-    top = -1
-    top_n = 0
-    for d in range(n_distinct):
-        h = first[d]
-        n = tp[h] + fp[h] + fn[h] + tn[h]
-        top_n = max(top_n, n)
-        if n > top and summed_exactly(n, tp[h] + fn[h], tp[h] + fp[h]):
-            top = n
-    lf = log_factorials(top, n_distinct)
-    se = stirlerr_table(top_n)
+    lf, se = _test_tables(tp, fp, fn, tn, first)
     n_blocks = (n_distinct + _BLOCK - 1) // _BLOCK
     for i in prange(n_blocks):
         lo = i * _BLOCK

@@ -260,7 +260,7 @@ def gather_shared(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """``values[..., ids]`` for one row or rows of per-table values, in parallel."""
     rows = np.atleast_2d(values)
     out = np.empty((rows.shape[0], len(ids)), dtype=np.float64)
-    _count.gather_columns(rows, ids, out)
+    _count.gather_two(rows, ids, out, np.empty((0, len(ids))))
     return out if values.ndim == 2 else out[0]
 
 
