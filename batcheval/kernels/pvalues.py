@@ -81,6 +81,8 @@ def distinct_tests(tp, fp, fn, tn, first, what, out):
 # register_erfc binds to its address: a name, unlike a function pointer held as a constant, keeps
 # the kernel in numba's disk cache.
 _ERFC_SYMBOL = "batcheval_scipy_erfc"
+#: how the double version's capsule signature starts (after it, Cython's skip-dispatch flag)
+_ERFC_SIGNATURE = b"double (double"
 _erfc_bound: list[bool] = []
 
 
@@ -89,9 +91,23 @@ def register_erfc() -> None:
     call, which would otherwise fail to link)."""
     if _erfc_bound:
         return
+    import ctypes
+
     from llvmlite import binding
     from numba.extending import get_cython_function_address
+    from scipy.special import cython_special
 
+    # the fused erfc's double version, whose C prototype _erfc declares: check the capsule's
+    # signature rather than trust the fused index, so that a scipy that reorders them fails here
+    # with a message instead of calling the complex version
+    name = ctypes.pythonapi.PyCapsule_GetName
+    name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    capsule = cython_special.__pyx_capi__.get("__pyx_fuse_1erfc")
+    signature = name(capsule) if capsule is not None else None
+    if signature is None or not signature.startswith(_ERFC_SIGNATURE):
+        raise RuntimeError(
+            f"scipy.special.cython_special's erfc has signature {signature!r}, not {_ERFC_SIGNATURE!r}..."
+        )
     binding.add_symbol(
         _ERFC_SYMBOL, get_cython_function_address("scipy.special.cython_special", "__pyx_fuse_1erfc")
     )
@@ -105,8 +121,11 @@ def _erfc(typingctx, x):
         return None
 
     def codegen(context, builder, sig, args):
-        fnty = ir.FunctionType(ir.DoubleType(), [ir.DoubleType()])
-        return builder.call(cgutils.get_or_insert_function(builder.module, fnty, _ERFC_SYMBOL), args)
+        # cpdef's C prototype: the value and Cython's skip-dispatch flag (0: no Python override;
+        # a prototype without the flag ignores it)
+        fnty = ir.FunctionType(ir.DoubleType(), [ir.DoubleType(), ir.IntType(32)])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, _ERFC_SYMBOL)
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(32), 0)])
 
     return types.float64(types.float64), codegen
 
