@@ -169,7 +169,9 @@ def binary_chance(tp, fp, fn, tn, out):
     become lookups of the same values.
     """
     n_groups = tp.shape[0]
-    top = -1  # the largest n among the tables whose tail midp_cell sums exactly
+    # the largest n among the tables whose tail midp_cell sums exactly; int64 from the start, since
+    # a literal -1 compiled log_factorials a second time for its own type
+    top = np.int64(-1)
     for h in range(n_groups):
         n = tp[h] + fp[h] + fn[h] + tn[h]
         if n > top and summed_exactly(n, tp[h] + fn[h], tp[h] + fp[h]):

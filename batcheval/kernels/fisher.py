@@ -211,7 +211,7 @@ def fisher_greater(tp, fp, fn, tn, out):
 
     ``tp fp fn tn`` are the int64 cell columns of G tables.
     """
-    top = 0
+    top = np.int64(0)  # not a literal 0, whose own type compiled stirlerr_table a second time
     for g in range(tp.shape[0]):
         top = max(top, tp[g] + fp[g] + fn[g] + tn[g])
     se = stirlerr_table(top)

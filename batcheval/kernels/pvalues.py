@@ -40,8 +40,9 @@ def _test_tables(tp, fp, fn, tn, first):
     """``(ln k!, Stirling terms)`` for the distinct tables ``first``: ln k! up to the largest n
     whose chance test is summed exactly, as binary_chance builds it, and Fisher's Stirling terms
     up to the largest n."""
-    top = -1
-    top_n = 0
+    # typed int64 from the start: a literal's own type would compile the table builders twice
+    top = np.int64(-1)
+    top_n = np.int64(0)
     for d in range(first.shape[0]):
         h = first[d]
         n = tp[h] + fp[h] + fn[h] + tn[h]
