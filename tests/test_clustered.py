@@ -37,14 +37,21 @@ def _sweep(rng: np.random.Generator, k: int, n_examples: int = 60, seeds: int = 
     return pl.concat(parts)
 
 
-@pytest.mark.parametrize("k", [2, 3])
-@pytest.mark.parametrize("unit", ["example", "passage"])
-def test_variance_matches_row_by_row_reference(k: int, unit: str) -> None:
-    df = _sweep(np.random.default_rng(10 + k), k)
+def _pooled_sweep(seed: int, k: int, unit: str):
+    """``_sweep``'s frame, its tables pooled over seeds, its cluster cells by ``unit`` and the
+    measures with a clustered variance for ``k`` classes."""
+    df = _sweep(np.random.default_rng(seed), k)
     table = be.ContingencyTable.from_frame(df, by=["run", "seed"]).pool("seed")
     cells = cl.cluster_cells(df, ["run"], [unit], "label", "prediction", table)
     names = ["informedness", "markedness", "kappa_cohen", "accuracy", "correlation"]
     names += ["recall", "precision", "inverse_recall"] if k == 2 else []
+    return df, table, cells, names
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("unit", ["example", "passage"])
+def test_variance_matches_row_by_row_reference(k: int, unit: str) -> None:
+    df, table, cells, names = _pooled_sweep(10 + k, k, unit)
     for name in names:
         got = cl.cluster_variance(np.asarray(table.counts), cells, name)
         for run in range(2):
@@ -59,11 +66,7 @@ def test_variance_matches_row_by_row_reference(k: int, unit: str) -> None:
 def test_design_effect_matches_the_cr2_matrix_reference(k: int, unit: str) -> None:
     # passages of 1-4 examples, each scored under 3 seeds: unequal clusters, where CR2's leverage
     # (each cluster's share of the units) differs from CR1's common factor C/(C - 1)
-    df = _sweep(np.random.default_rng(30 + k), k)
-    table = be.ContingencyTable.from_frame(df, by=["run", "seed"]).pool("seed")
-    cells = cl.cluster_cells(df, ["run"], [unit], "label", "prediction", table)
-    names = ["informedness", "markedness", "kappa_cohen", "accuracy", "correlation"]
-    names += ["recall", "precision", "inverse_recall"] if k == 2 else []
+    df, table, cells, names = _pooled_sweep(30 + k, k, unit)
     got, pure = cl.design_effects(np.asarray(table.counts), cells, names)
     assert pure.tolist() == cl.pure_groups(cells, 2).tolist() == [False, False]
     for name in names:
