@@ -621,6 +621,7 @@ def _warmup(args: argparse.Namespace) -> None:
 
     from .. import auc, evaluate, leaderboard, sweep
     from ..kernels.jit import SERIAL_BELOW, cache_dir
+    from ..measures import compute
 
     os.environ.setdefault("BATCHEVAL_QUIET_COMPILE", "1")  # this command's own lines say it
     rng = np.random.default_rng(0)
@@ -645,6 +646,10 @@ def _warmup(args: argparse.Namespace) -> None:
             # boards of FEW_TABLES runs or more take the score interval's parallel kernel
             wide = frame.with_columns(pl.col("run") % 5000)
             steps += (("leaderboard, 5,000 runs", lambda f=wide: leaderboard(f, pool="fold")),)
+            # groups of many rows, whose tables seldom repeat, take the per-group measure and
+            # test kernels rather than the distinct tables' pass (about 10 s of compiles)
+            tables = rng.integers(0, 200, (n, 2, 2))
+            steps += (("evaluate, distinct tables", lambda c=tables: compute(c)),)
         for name, call in steps:
             t0 = time.perf_counter()
             call()
