@@ -88,3 +88,18 @@ def test_warmup_command_compiles_the_small_kernels(capsys, monkeypatch):
         assert f"warmup: {step} (400 rows):" in out
     assert "compiled kernels are cached in" in out
     assert binary.run_program.serial.signatures and count.count_private.serial.signatures
+
+
+def test_warmup_tables_take_the_per_group_kernels():
+    """`batcheval warmup`'s random tables must miss the distinct tables' pass (so that it compiles
+    the per-group kernels a sweep of large groups takes) and be large enough for the parallel ones."""
+    import numpy as np
+
+    from batcheval.kernels.jit import SERIAL_BELOW
+    from batcheval.measures.compute import binary_cells, distinct_groups
+
+    n = 2 * SERIAL_BELOW + 2  # the warmup's large size
+    tables = np.random.default_rng(0).integers(0, 200, (n, 2, 2))
+    cells = binary_cells(tables)
+    assert distinct_groups(cells, n) is None
+    assert all(c.shape == (n,) and n >= SERIAL_BELOW for c in cells)
