@@ -376,8 +376,9 @@ def _edgeworth(df: pl.DataFrame, names: list[str]) -> dict[str, tuple[np.ndarray
         delta = np.where(pure, 0.0, -a * (2 * crit**2 + 1) / 6)
         low_c, high_c = np.maximum(crit + delta, 0.1 * crit), np.maximum(crit - delta, 0.1 * crit)
         if name in _intervals.DELTA_MEASURES:
-            low = _clustered._effective_interval(counts, name, point[name], deff, low_c, z, 0.95)[0]
-            high = _clustered._effective_interval(counts, name, point[name], deff, high_c, z, 0.95)[1]
+            low, high = _clustered._effective_interval(
+                counts, name, point[name], deff, (low_c, high_c), z, 0.95
+            )
         else:
             x, m = _intervals.proportion(counts, name, 1)
             with np.errstate(invalid="ignore", divide="ignore"):
