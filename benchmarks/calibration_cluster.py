@@ -366,7 +366,7 @@ def _edgeworth(df: pl.DataFrame, names: list[str]) -> dict[str, tuple[np.ndarray
     effects, pure = _clustered.design_effects(counts, cells, names)
     out = {}
     for name in names:
-        deff, _, _, dof = effects[name]
+        deff, _, _, dof, _ = effects[name]
         crit = np.where(pure, z, _clustered.cluster_quantile(0.95, dof + 1.0))
         s, _, _, _ = _clustered.cluster_scores(counts, cells, name)
         s2 = np.bincount(cells.group, weights=s * s, minlength=len(counts))

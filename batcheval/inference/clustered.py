@@ -114,6 +114,7 @@ from ..io.frames import select_columns
 from ..kernels.clustered import (
     chance_cross_sums,
     class_codes,
+    cluster_cube_sums,
     cluster_score_sums,
     cluster_square_sums,
     compact_pairs,
@@ -465,10 +466,12 @@ def _cluster_variances(
 
 def design_effects(
     counts: np.ndarray, cells: ClusterCells, names: Sequence[str], *, positive: int = 1
-) -> tuple[dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], np.ndarray]:
-    """Per measure ``(deff, units, holding, dof)`` for every group: the design effect of the
-    clustering, the measure's units (rows, or the trials of a proportion), the clusters
-    holding one and the degrees of freedom of :func:`bell_mccaffrey_dof`; and per group whether
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]], np.ndarray]:
+    """Per measure ``(deff, units, holding, dof, dof_deff)`` for every group: the design effect of
+    the clustering, the measure's units (rows, or the trials of a proportion), the clusters
+    holding one, the degrees of freedom of :func:`bell_mccaffrey_dof` and those of the design
+    effect of independent rows, ``N²/(Σ n_c² − N)`` (``n_c`` a cluster's units, ``N`` their sum;
+    infinite for single units; docs/calibration_cluster.md, "Stop 35"); and per group whether
     every cluster's rows lie in one cell (:func:`pure_groups`), all from one pass over the
     (group, cluster) pairs.
 
@@ -503,9 +506,11 @@ def design_effects(
     >>> table = be.ContingencyTable.from_frame(df)
     >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
     >>> effects, pure = design_effects(table.counts, cells, ["informedness", "recall"])
-    >>> deff, units, holding, dof = effects["recall"]
-    >>> round(float(deff[0]), 12), units.tolist(), holding.tolist(), dof.tolist(), pure.tolist()
-    (3.0, [9.0], [3.0], [2.0], [True])
+    >>> deff, units, holding, dof, dof_deff = effects["recall"]
+    >>> round(float(deff[0]), 12), units.tolist(), holding.tolist(), pure.tolist()
+    (3.0, [9.0], [3.0], [True])
+    >>> dof.tolist(), dof_deff.tolist()
+    ([2.0], [4.5])
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     n_groups, k = counts.shape[0], counts.shape[1]
@@ -533,6 +538,8 @@ def design_effects(
     v_r = np.einsum("gij,mgij->mg", counts.astype(np.float64), u * u)
     n_clusters = cells.sizes(n_groups)
     dof = bell_mccaffrey_dof(totals, s2, sq, sq2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dof_deff = np.where(s2 > totals, totals * totals / (s2 - totals), np.inf)
     out = {}
     for m, (name, (_, _, undefined)) in enumerate(zip(names, scores, strict=True)):
         d = unit_of[m]
@@ -544,7 +551,7 @@ def design_effects(
             deff = np.maximum(deff, 1.0 / worst)
         deff = np.where(totals[d] == holding[d], 1.0, deff)  # one unit per cluster: exactly 1
         deff = np.where(undefined | (n_clusters < 2) | (holding[d] == 0), np.nan, deff)
-        out[name] = (deff, totals[d], holding[d], dof[d])
+        out[name] = (deff, totals[d], holding[d], dof[d], dof_deff[d])
     return out, mixed == 0
 
 
@@ -667,18 +674,31 @@ def clustered_intervals(
         return _normal_intervals(counts, cells, names, level, positive, point)
     z = float(special.ndtri(0.5 + level / 2.0))
     effects, pure = design_effects(counts, cells, names, positive=positive)
+    # the skewness of the clusters' score sums, every measure in one pass over the pairs
+    u = np.ascontiguousarray(np.stack([_row_scores(counts, name, positive)[0] for name in names]))
+    pair_counts = np.ascontiguousarray(cells.counts, dtype=np.int64)
+    ss, sss = cluster_cube_sums(
+        pair_counts, np.ascontiguousarray(cells.group, dtype=np.int64), u, len(counts)
+    )
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for name in names:
-        deff, units, holding, dof = effects[name]
-        low_crit, high_crit = skewed_critical_values(counts, cells, name, (units, holding, dof), pure, level,
-                                                     positive=positive)  # fmt: skip
+    for m, name in enumerate(names):
+        deff, units, holding, dof, dof_deff = effects[name]
+        # score sums of O(n_c) that are all 0 up to rounding (p̂ of 0 or 1, one cluster holding
+        # every unit) carry no skewness and no spread to take the design effect's noise from
+        spread = (holding > 1) & (ss[m] > 1e-20 * units * units)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            skew = np.where(spread, sss[m] / ss[m] ** 1.5, 0.0)
+        dof = np.where(spread, np.fmax(dof, dof_deff), dof)
+        low_crit, high_crit = skewed_critical_values(dof, skew, pure, level)
         if name in _intervals.DELTA_MEASURES:
             out[name] = _effective_interval(counts, name, point[name], deff, (low_crit, high_crit), z, level)
             continue
-        x, m = _intervals.proportion(counts, name, positive)
+        x, m_trials = _intervals.proportion(counts, name, positive)
         with np.errstate(invalid="ignore", divide="ignore"):
-            m_eff = np.where(np.isfinite(deff), m / deff, 0.0)
-            x_eff = np.where(m_eff > 0, np.where(deff == 1.0, x, x / m * m_eff), 0.0)  # deff 1: the counts
+            m_eff = np.where(np.isfinite(deff), m_trials / deff, 0.0)
+            x_eff = np.where(
+                m_eff > 0, np.where(deff == 1.0, x, x / m_trials * m_eff), 0.0
+            )  # deff 1: the counts
         x_star = None if name == "accuracy" else 1
         low = modified_wilson_z(x_eff, m_eff, low_crit, level, x_star=x_star)[0]
         high = modified_wilson_z(x_eff, m_eff, high_crit, level, x_star=x_star)[1]
@@ -687,20 +707,14 @@ def clustered_intervals(
 
 
 def skewed_critical_values(
-    counts: np.ndarray, cells: ClusterCells, name: str, effect: tuple[np.ndarray, np.ndarray, np.ndarray],
-    pure: np.ndarray, level: float, *, positive: int = 1,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """The critical values of the lower and the upper end of a clustered interval per group;
-    ``effect`` is ``(units, holding, dof)`` of :func:`design_effects` for ``name``.
+    dof: np.ndarray, skew: np.ndarray, pure: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The critical values of the lower and the upper end of a clustered interval per group.
 
-    Student's t at the larger of Bell & McCaffrey's degrees of freedom ``dof`` and the
-    Satterthwaite degrees of freedom of the design effect under working independence,
-    ``N²/(Σ n_c² − N)`` (``n_c`` a cluster's units, ``N`` their sum: the relative variance of the
-    estimated design effect of independent rows is ``2 Σ n_c(n_c − 1)/N²``, as only the
-    within-cluster cross products of the scores are noise; ``C·m/(m − 1)`` for clusters of ``m``;
-    not where one cluster holds every unit or the score sums are all 0: no spread to estimate),
-    moved by Hall's (1992) skewness correction of a studentized sum: the lower end at ``t + δ``,
-    the upper at ``t − δ``, ``δ = −a·(2t² + 1)/6`` with ``a = Σ S_c³/(Σ S_c²)^(3/2)`` the skewness of
+    Student's t with ``dof`` degrees of freedom (:func:`clustered_intervals` takes the larger of
+    Bell & McCaffrey's and the design effect's own, :func:`design_effects`), moved by Hall's
+    (1992) skewness correction of a studentized sum: the lower end at ``t + δ``, the upper at
+    ``t − δ``, ``δ = −a·(2t² + 1)/6`` with ``a = Σ S_c³/(Σ S_c²)^(3/2)`` (``skew``) the skewness of
     the clusters' score sums (the Cornish–Fisher quantiles of
     ``P(T ≤ x) = Φ(x) + a·(2x² + 1)·φ(x)/6``). Each is kept at least a tenth of ``t``. Where
     every cluster's rows lie in one cell (``pure``), the normal quantile at both ends
@@ -708,44 +722,17 @@ def skewed_critical_values(
 
     Examples
     --------
-    Clusters that agree within themselves more often when right: the lower end reaches further.
+    Score sums skewed to the left (a measure near its top): the lower end reaches further.
 
-    >>> import batcheval as be
-    >>> df = pl.DataFrame({"ex": np.repeat(np.arange(10), 4), "label": 1,
-    ...                    "prediction": [1] * 32 + [0, 0, 0, 1, 0, 1, 1, 0]})
-    >>> table = be.ContingencyTable.from_frame(df)
-    >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
-    >>> effects, pure = design_effects(table.counts, cells, ["recall"])
-    >>> _, units, holding, dof = effects["recall"]
-    >>> low, high = skewed_critical_values(table.counts, cells, "recall", (units, holding, dof), pure, 0.95)
-    >>> round(float(low[0]), 3), round(float(high[0]), 3)
-    (3.062, 1.248)
+    >>> low, high = skewed_critical_values(np.array([9.0, 9.0]), np.array([-0.5, 0.0]),
+    ...                                    np.array([False, False]), 0.95)
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([3.1984, 2.2622], [1.3259, 2.2622])
     """
     from scipy import special
 
     z = float(special.ndtri(0.5 + level / 2.0))
-    units, holding, dof = effect
-    n_groups = len(counts)
-    k = counts.shape[1]
-    if name in _intervals.DELTA_MEASURES:
-        per_pair = np.asarray(cells.counts).reshape(len(cells.group), -1).sum(axis=1)
-    else:
-        basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
-        mask = (_intervals.proportion(basis, name, positive)[1] > 0).reshape(1, k, k)
-        per_pair = (np.asarray(cells.counts) * mask).reshape(len(cells.group), -1).sum(axis=1)
-    per_pair = per_pair.astype(np.float64)
-    squares = np.bincount(cells.group, weights=per_pair * per_pair, minlength=n_groups)
-    s = cluster_scores(counts, cells, name, positive=positive)[0]
-    s2 = np.bincount(cells.group, weights=s * s, minlength=n_groups)
-    s3 = np.bincount(cells.group, weights=s * s * s, minlength=n_groups)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        independent = np.where(squares > units, units * units / (squares - units), np.inf)
-        # score sums of O(n_c) that are all 0 up to rounding (p̂ of 0 or 1, one cluster holding every
-        # unit) carry no skewness and no spread
-        spread = (holding > 1) & (s2 > 1e-20 * units * units)
-        independent = np.where(spread, independent, dof)
-        skew = np.where(spread, s3 / s2**1.5, 0.0)
-    crit = cluster_quantile(level, np.fmax(dof, independent) + 1.0)
+    crit = cluster_quantile(level, dof + 1.0)
     delta = -skew * (2.0 * crit * crit + 1.0) / 6.0
     low = np.where(pure, z, np.maximum(crit + delta, 0.1 * crit))
     high = np.where(pure, z, np.maximum(crit - delta, 0.1 * crit))
