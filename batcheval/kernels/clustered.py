@@ -126,14 +126,7 @@ def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_
     >>> cluster_square_sums(counts, np.array([0, 0]), np.stack([u, 2 * u]), 2).tolist()
     [[4.5625, 0.0], [18.25, 0.0]]
     """
-    n_measures, k = u.shape[0], counts.shape[1]
-    ss = np.zeros((n_measures, n_groups))
-    for p in range(counts.shape[0]):
-        g = group[p]
-        for m in range(n_measures):
-            acc = _pair_score(counts, p, u[m, g], k)
-            ss[m, g] += acc * acc
-    return ss
+    return cluster_cube_sums(counts, group, u, n_groups)[0]  # the squares are summed the same way
 
 
 @jit
