@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import get_num_threads, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -142,10 +142,17 @@ def distinct_pass_kernel(
 ):
     n_distinct = first.shape[0]
     lf, se = _test_tables(tp, fp, fn, tn, first)
+    # blocks of at most _BLOCK tables, as many of them as a multiple of the threads and of equal
+    # size, so that each thread gets the same count of tables: prange hands each thread an equal
+    # run of blocks, and 23 blocks of 512 (issue #24's 11,565 tables) gave one thread 12, the
+    # other 11 (the last one short)
+    n_threads = get_num_threads()
     n_blocks = (n_distinct + _BLOCK - 1) // _BLOCK
+    n_blocks = (n_blocks + n_threads - 1) // n_threads * n_threads
+    size = (n_distinct + n_blocks - 1) // n_blocks
     for i in prange(n_blocks):
-        lo = i * _BLOCK
-        m = min(n_distinct, lo + _BLOCK) - lo
+        lo = min(i * size, n_distinct)
+        m = min(n_distinct, lo + size) - lo
         ba = np.empty(m, np.int64)
         bb = np.empty(m, np.int64)
         bc = np.empty(m, np.int64)
