@@ -472,10 +472,10 @@ def unpack_ids_kernel(ids, strides, cards, radix, out):
 def distinct_tables(tp, fp, fn, tn):
     """``(ids, first)``: the distinct 2×2 tables among G, by hashing their cells.
 
-    ``ids[g]`` is the index of table g's cells among the distinct ones and ``first[d]`` the
-    first group with the d-th distinct cells, so a per-table value computed for ``first`` and
-    gathered by ``ids`` is the value of every group. Folds of one size give tables that
-    repeat often: 100k tables of 200 rows hold a few thousand distinct ones.
+    ``ids[g]`` (int32: fewer than 2³¹ groups) is the index of table g's cells among the distinct
+    ones and ``first[d]`` the first group with the d-th distinct cells, so a per-table value
+    computed for ``first`` and gathered by ``ids`` is the value of every group. Folds of one size
+    give tables that repeat often: 100k tables of 200 rows hold a few thousand distinct ones.
     """
     n = tp.shape[0]
     size = 1
@@ -484,7 +484,7 @@ def distinct_tables(tp, fp, fn, tn):
     mask = np.uint64(size - 1)
     slots = np.full(size, -1, np.int64)
     first = np.empty(n, np.int64)
-    ids = np.empty(n, np.int64)
+    ids = np.empty(n, np.int32)
     n_distinct = 0
     for g in range(n):
         a, b, c, d = tp[g], fp[g], fn[g], tn[g]
@@ -527,7 +527,7 @@ def distinct_small_tables(tp, fp, fn, tn):
         top_bits += 1
     bits = min(top_bits, _FIRST_BITS)
     first = np.empty(n, np.int64)
-    ids = np.empty(n, np.int64)
+    ids = np.empty(n, np.int32)
     n_distinct = 0
     g = 0
     while True:
@@ -605,7 +605,9 @@ def gather_two(src, ids, out_a, out_b):
     """Per-table values handed to every group of that table, into two blocks in one pass:
     ``out_a[:, g] = src[:n_a, ids[g]]`` and ``out_b[:, g] = src[n_a:, ids[g]]``
     (``n_a = out_a.shape[0]``; ``out_b`` may have no rows). One spread over the threads where two
-    gathers were two, each ending in a barrier that waits for the slower thread."""
+    gathers were two, each ending in a barrier that waits for the slower thread. int32 ``ids``
+    (:func:`distinct_tables`'): the gather reads them once a row, 46 times for every default
+    measure, and half the bytes stay in L2 beside the rows streamed out."""
     n_a = out_a.shape[0]
     n_rows = n_a + out_b.shape[0]
     n = ids.shape[0]
