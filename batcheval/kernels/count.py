@@ -517,9 +517,11 @@ def distinct_small_tables(tp, fp, fn, tn):
     Each table's cells are packed into one key, kept in the hash table next to its index: the
     general kernel compares cells read back from the four columns at ``first[k]``, four reads
     from 3.2 MB of columns per probe (100k tables, 11,565 distinct: 1.05-1.07 ms against
-    0.63 ms). The hash table starts small and doubles when half full (:func:`_small_run` probes
-    until then), so that it stays near twice the distinct tables found rather than twice the
-    groups: 100k tables with 11,565 distinct, 2¹⁵ slots (0.5 MB, in L2) instead of 2¹⁸ (4 MB).
+    0.63 ms). A slot is a (key, index + 1) pair, so that a probe reads one cache line, not one
+    in an array of keys and one in an array of indices; and the table starts small and doubles
+    when half full (:func:`_small_run` probes until then), so that it stays near twice the
+    distinct tables found rather than twice the groups: for those 100k tables 2¹⁵ slots
+    (0.5 MB, in L2) instead of 2¹⁸ (4 MB).
     """
     n = tp.shape[0]
     top_bits = 1
@@ -531,8 +533,7 @@ def distinct_small_tables(tp, fp, fn, tn):
     n_distinct = 0
     g = 0
     while True:
-        keys = np.empty(1 << bits, np.uint64)
-        slots = np.full(1 << bits, -1, np.int64)
+        table = np.zeros(2 << bits, np.uint64)
         # the distinct tables found so far into the larger table, in their order
         shift = np.uint64(64 - bits)
         mask = np.uint64((1 << bits) - 1)
@@ -540,12 +541,12 @@ def distinct_small_tables(tp, fp, fn, tn):
             f = first[k]
             key = _small_key(tp[f], fp[f], fn[f], tn[f])
             i = (key * np.uint64(0x9E3779B97F4A7C15)) >> shift
-            while slots[i] >= 0:
+            while table[2 * i + 1] != 0:
                 i = (i + np.uint64(1)) & mask
-            slots[i] = k
-            keys[i] = key
+            table[2 * i] = key
+            table[2 * i + 1] = k + 1
         limit = n if bits == top_bits else 1 << (bits - 1)
-        g, n_distinct = _small_run(tp, fp, fn, tn, g, keys, slots, bits, first, ids, n_distinct, limit)
+        g, n_distinct = _small_run(tp, fp, fn, tn, g, table, bits, first, ids, n_distinct, limit)
         if g < 0:  # a cell of 2¹⁶ or more (or negative)
             return ids[:0], first[:0], False
         if g == n:
@@ -554,7 +555,7 @@ def distinct_small_tables(tp, fp, fn, tn):
 
 
 #: the hash table's first size (2**bits slots) in distinct_small_tables
-_FIRST_BITS = 12
+_FIRST_BITS = 15
 
 
 @jit_inline
@@ -564,40 +565,41 @@ def _small_key(a, b, c, d):
     return key | (np.uint64(d) << np.uint64(48))
 
 
-# a function of its own, not inlined: its loop keeps numba's fast loop only while the tables it
-# probes are arguments (arrays reassigned inside the loop, as a table grown in place, ran at 4.7
+# a function of its own, not inlined: its loop keeps numba's fast loop only while the table it
+# probes is an argument (arrays reassigned inside the loop, as a table grown in place, ran at 4.7
 # ms for 100k tables against 0.63)
 @jit
-def _small_run(tp, fp, fn, tn, g, keys, slots, bits, first, ids, n_distinct, limit):
+def _small_run(tp, fp, fn, tn, g, table, bits, first, ids, n_distinct, limit):
     """:func:`distinct_small_tables`' probes from group ``g`` until the end or ``limit`` distinct
-    tables: ``(next group, distinct tables)``, next group −1 for a cell of 2¹⁶ or more."""
+    tables: ``(next group, distinct tables)``, next group −1 for a cell of 2¹⁶ or more.
+    ``table[2 i]`` is slot i's key, ``table[2 i + 1]`` its table's index + 1 (0: empty)."""
     n = tp.shape[0]
     shift = np.uint64(64 - bits)
     mask = np.uint64((1 << bits) - 1)
-    while g < n:
-        a, b, c, d = tp[g], fp[g], fn[g], tn[g]
+    for h in range(np.uint64(g), np.uint64(n)):  # unsigned: no wraparound test on the indices
+        a, b, c, d = tp[h], fp[h], fn[h], tn[h]
         if (a | b | c | d) >> 16 != 0:
             return -1, n_distinct
         key = _small_key(a, b, c, d)
         # Fibonacci hashing: the product's top bits
         i = (key * np.uint64(0x9E3779B97F4A7C15)) >> shift
         while True:
-            k = slots[i]
-            if k < 0:
-                slots[i] = n_distinct
-                keys[i] = key
-                first[n_distinct] = g
-                ids[g] = n_distinct
+            j = np.uint64(2) * i
+            k = table[j + np.uint64(1)]
+            if k == 0:
+                table[j + np.uint64(1)] = np.uint64(n_distinct + 1)
+                table[j] = key
+                first[n_distinct] = h
+                ids[h] = n_distinct
                 n_distinct += 1
+                if n_distinct == limit:
+                    return np.int64(h) + 1, n_distinct
                 break
-            if keys[i] == key:
-                ids[g] = k
+            if table[j] == key:
+                ids[h] = np.int64(k) - 1
                 break
             i = (i + np.uint64(1)) & mask
-        g += 1
-        if n_distinct == limit:
-            break
-    return g, n_distinct
+    return n, n_distinct
 
 
 @jit_parallel
