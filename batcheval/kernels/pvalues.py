@@ -27,7 +27,7 @@ from numba.extending import intrinsic
 from . import binary
 from .chance import log_factorials, midp_cell, summed_exactly
 from .fisher import stirlerr_table, upper_tail
-from .jit import jit_inline, jit_parallel, prange
+from .jit import jit_inline, jit_parallel, n_threads, prange
 
 #: ``what`` code of Fisher's one-sided p-value (toward positive association).
 FISHER = -1
@@ -138,14 +138,21 @@ _BLOCK = binary.BLOCK
 
 @jit_parallel(serial_below=2048)
 def distinct_pass_kernel(
-    tp, fp, fn, tn, first, ops, consts, n_regs, fisher_rows, chance_rows, tail_stats, tail_rows, out
+    tp, fp, fn, tn, first, ops, consts, n_regs, fisher_rows, chance_rows, tail_stats, tail_rows, out, threads
 ):
     n_distinct = first.shape[0]
     lf, se = _test_tables(tp, fp, fn, tn, first)
+    # blocks of at most _BLOCK tables, as many of them as a multiple of the threads and of equal
+    # size, so that each thread gets the same count of tables: prange hands each thread an equal
+    # run of blocks, and 23 blocks of 512 (issue #24's 11,565 tables) gave one thread 12, the
+    # other 11 (the last one short). (The threads come as an argument: numba's get_num_threads
+    # inside a kernel is a dynamic global, which keeps the kernel out of the disk cache.)
     n_blocks = (n_distinct + _BLOCK - 1) // _BLOCK
+    n_blocks = (n_blocks + threads - 1) // threads * threads
+    size = (n_distinct + n_blocks - 1) // n_blocks
     for i in prange(n_blocks):
-        lo = i * _BLOCK
-        m = min(n_distinct, lo + _BLOCK) - lo
+        lo = min(i * size, n_distinct)
+        m = min(n_distinct, lo + size) - lo
         ba = np.empty(m, np.int64)
         bb = np.empty(m, np.int64)
         bc = np.empty(m, np.int64)
@@ -224,4 +231,5 @@ def distinct_pass(
     kernel = distinct_pass_kernel
     run = kernel.serial if first.shape[0] < kernel.serial_below else kernel.parallel
     if first.shape[0]:
-        run(tp, fp, fn, tn, first, ops, consts, n_regs, fisher_rows, chance_rows, tail_stats, tail_rows, out)
+        args = (ops, consts, n_regs, fisher_rows, chance_rows, tail_stats, tail_rows, out)
+        run(tp, fp, fn, tn, first, *args, n_threads() if run is kernel.parallel else 1)

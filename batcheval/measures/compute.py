@@ -239,7 +239,7 @@ _POINT_SHARE = 0.25
 
 def distinct_groups(cells: tuple[np.ndarray, ...], n_groups: int) -> tuple[np.ndarray, np.ndarray] | None:
     """``(ids, first)`` of the distinct binary tables when few enough repeat to pay, else None."""
-    if n_groups < _DISTINCT_MIN_GROUPS:
+    if not _DISTINCT_MIN_GROUPS <= n_groups < 2**31:  # the ids are int32
         return None
     # a prefix shows cheaply whether tables repeat: it has fewer repeats than the whole
     _, first = _distinct_tables(tuple(c[:_DISTINCT_MIN_GROUPS] for c in cells))
