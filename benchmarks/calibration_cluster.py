@@ -2,7 +2,6 @@
 
     python benchmarks/calibration_cluster.py --part coverage [--quick] [--out FILE]
     python benchmarks/calibration_cluster.py --part size [--quick] [--out FILE]
-    python benchmarks/calibration_cluster.py --part few [--out FILE]
 
 ``--part coverage`` (the intervals):
 
@@ -31,17 +30,6 @@ of 0.95 (``sqrt(0.95·0.05/R)``), the median widths and ``margin``, the median
 over the replicates of the smallest real or predicted class, in examples.
 Replicates per point: ``R = clip(1.5e6 / rows per replicate, 200, 2000)``; 10, 20, 40,
 100, 500 and 2,000 clusters (the 10 and 40 from a generator of their own).
-
-``--part few`` (issue #20, docs/calibration_cluster.md "Stop 35"): at the 10-cluster points of
-``--part coverage`` with clusters of 3 or 10 rows (the same draws), what ``evaluate`` gives
-(``current``) next to the few-cluster methods tried instead of it: a percentile cluster
-bootstrap (``pct``, 2,000 resamples of the clusters), a studentized pairs cluster bootstrap
-(``boot_t``, equal-tailed, the same resamples, CR1 standard errors), the restricted wild
-cluster bootstrap-t inverted as a test (``wcr``: every one of the ``2^(C−1)`` Rademacher sign
-vectors, null imposed, unrestricted CR1 standard errors; Cameron, Gelbach & Miller 2008;
-MacKinnon & Webb 2017) and ``current`` with Hall's (1992) skewness-corrected critical values
-from the clusters' third moments (``edgeworth``). Replicates where a method gives no interval
-(a zero standard error) take ``current``'s; ``*_none`` is their share.
 
 ``--part paired``: the size of a clustered board's ``p_vs_leader`` for two runs of
 equal skill (normal reference, as before, against t with ``C − 1`` degrees of freedom).
@@ -232,210 +220,6 @@ def run_paired(quick: bool) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def _cluster_sums(df: pl.DataFrame, reps: int, n_clusters: int, size: int) -> tuple[np.ndarray, ...]:
-    """Per replicate and cluster ``[R, C]``: true positives, positives, false positives, negatives
-    (the rows of :func:`clustered_examples` are in replicate, then cluster order)."""
-    label = df["label"].to_numpy().reshape(reps, n_clusters, size).astype(np.float64)
-    pred = df["prediction"].to_numpy().reshape(reps, n_clusters, size).astype(np.float64)
-    return (label * pred).sum(2), label.sum(2), ((1 - label) * pred).sum(2), (1 - label).sum(2)
-
-
-def _slope_se(w: np.ndarray, sums: tuple[np.ndarray, ...], recall: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The measure and its CR0 standard error for cluster weights ``w[B, C]`` (a resample's counts of
-    each cluster) of one replicate's cluster sums: recall ``x1/m1``, informedness ``x1/m1 − x0/m0``,
-    the slope of the prediction on the label, whose cluster scores are
-    ``(x1_c − m1_c·tpr)/m1 − (x0_c − m0_c·fpr)/m0``."""
-    cols = sums if not recall else sums[:2]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m1 = w @ cols[1]
-        tpr = (w @ cols[0]) / m1
-        coef = [1 / m1, -tpr / m1]
-        est = tpr
-        if not recall:
-            m0 = w @ cols[3]
-            fpr = (w @ cols[2]) / m0
-            coef += [-1 / m0, fpr / m0]
-            est = tpr - fpr
-        var = sum(
-            coef[i] * coef[j] * (w @ (cols[i] * cols[j])) for i in range(len(cols)) for j in range(len(cols))
-        )
-    return est, np.sqrt(np.maximum(var, 0.0))
-
-
-def _resampled(sums: tuple[np.ndarray, ...], recall: bool, rng: np.random.Generator,
-               boots: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Percentile and equal-tailed studentized (bootstrap-t) pairs cluster bootstrap intervals,
-    ``[R, 2]`` each, from ``boots`` resamples of the clusters per replicate."""
-    reps, c = sums[0].shape
-    pct, boot_t = np.full((reps, 2), np.nan), np.full((reps, 2), np.nan)
-    bounds = (0.0, 1.0) if recall else (-1.0, 1.0)
-    scale = np.sqrt(c / (c - 1.0))  # CR1
-    for r in range(reps):
-        one = tuple(a[r] for a in sums)
-        w = rng.multinomial(c, np.full(c, 1.0 / c), size=boots).astype(np.float64)
-        est, se = (v[0] for v in _slope_se(np.ones((1, c)), one, recall))
-        theta, se_b = _slope_se(w, one, recall)
-        ok = np.isfinite(theta)
-        pct[r] = np.quantile(theta[ok], [0.025, 0.975])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t = np.nan_to_num((theta[ok] - est) / (se_b[ok] * scale), nan=0.0)
-        if se > 0:
-            q_low, q_high = np.quantile(t, [0.025, 0.975])
-            boot_t[r] = np.clip([est - q_high * se * scale, est - q_low * se * scale], *bounds)
-    return pct, boot_t
-
-
-def _wcr_p(theta: np.ndarray, sums: tuple[np.ndarray, ...], signs: np.ndarray, recall: bool) -> np.ndarray:
-    """p-value of ``θ = θ0`` (``theta[R]``) by the restricted wild cluster bootstrap-t: the
-    prediction regressed on the label (informedness the slope; recall the mean over positives),
-    the fit restricted to the null (the pooled rate kept), its cluster residual sums flipped by
-    every sign vector in ``signs[B, C]``, each bootstrap sample's t from its own unrestricted
-    residuals. NaN where the data's own standard error is 0."""
-    x1, m1c, x0, m0c = sums
-    if recall:
-        x0, m0c = np.zeros_like(x1), np.zeros_like(x1)
-    m1, m0 = m1c.sum(1), m0c.sum(1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        inv0 = np.where(m0 > 0, 1.0 / m0, 0.0)
-        tpr, fpr = x1.sum(1) / m1, x0.sum(1) * inv0
-        if recall:
-            p1, p0 = theta, np.zeros_like(theta)
-        else:
-            n = m1 + m0
-            pooled = (x1.sum(1) + x0.sum(1)) / n
-            p1, p0 = pooled + theta * m0 / n, pooled - theta * m1 / n
-        s = (x1 - m1c * tpr[:, None]) / m1[:, None] - (x0 - m0c * fpr[:, None]) * inv0[:, None]
-        v = (s * s).sum(1)
-        t = np.abs(tpr - fpr - theta) / np.sqrt(v)
-        e1 = x1 - m1c * p1[:, None]
-        e0 = x0 - m0c * p0[:, None]
-        we1 = e1[:, None, :] * signs[None]
-        we0 = e0[:, None, :] * signs[None]
-        d1 = we1.sum(2) / m1[:, None]
-        d0 = we0.sum(2) * inv0[:, None]
-        star = (we1 - m1c[:, None, :] * d1[..., None]) / m1[:, None, None] - (
-            we0 - m0c[:, None, :] * d0[..., None]) * inv0[:, None, None]  # fmt: skip
-        vs = (star * star).sum(2)
-        num = np.abs(d1 - d0)
-        t_star = np.where(vs > 0, num / np.sqrt(vs), np.where(num > 0, np.inf, 0.0))
-    p = np.mean(t_star >= t[:, None] * (1 - 1e-12), axis=1)
-    return np.where(v > 0, p, np.nan)
-
-
-def _wcr(sums: tuple[np.ndarray, ...], recall: bool, alpha: float = 0.05) -> np.ndarray:
-    """The restricted wild cluster bootstrap interval ``[R, 2]``: the values ``θ0`` whose
-    :func:`_wcr_p` exceeds ``alpha``, each end by bisection from the estimate outward."""
-    c = sums[0].shape[1]
-    k = np.arange(2 ** (c - 1))
-    signs = np.hstack([np.ones((len(k), 1)), 1.0 - 2.0 * ((k[:, None] >> np.arange(c - 1)) & 1)])
-    out = np.full((sums[0].shape[0], 2), np.nan)
-    for start in range(0, len(out), 100):  # chunks: [chunk, 2^(C−1), C] floats at a time
-        part = tuple(a[start : start + 100] for a in sums)
-        x1, m1c, x0, m0c = part
-        with np.errstate(invalid="ignore", divide="ignore"):
-            est = x1.sum(1) / m1c.sum(1) - (0.0 if recall else x0.sum(1) / m0c.sum(1))
-        ok = np.isfinite(_wcr_p(est, part, signs, recall))
-        for side, bound in enumerate((0.0 if recall else -1.0, 1.0)):
-            far = np.full(len(est), bound)
-            inside, outside = est.copy(), far.copy()
-            open_end = _wcr_p(far, part, signs, recall) > alpha
-            for _ in range(40):
-                mid = 0.5 * (inside + outside)
-                keep = _wcr_p(mid, part, signs, recall) > alpha
-                inside, outside = np.where(keep, mid, inside), np.where(keep, outside, mid)
-            out[start : start + len(est), side] = np.where(
-                ok, np.where(open_end, far, 0.5 * (inside + outside)), np.nan
-            )
-    return out
-
-
-def _edgeworth(df: pl.DataFrame, names: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """``evaluate``'s clustered intervals with Hall's (1992) skewness correction of the critical
-    value of a studentized sum: lower end at ``t + δ``, upper at ``t − δ``,
-    ``δ = −a·(2t² + 1)/6``, ``a = Σ S_c³/(Σ S_c²)^(3/2)`` the skewness of the clusters' score sums."""
-    from scipy import special
-
-    from batcheval import measures as _measures
-    from batcheval.inference import intervals as _intervals
-
-    table = be.ContingencyTable.from_frame(df, by="rep")
-    counts = np.asarray(table.counts)
-    cells = _clustered.cluster_cells(df, ["rep"], ["passage"], "label", "prediction", table)
-    z = float(special.ndtri(0.975))
-    point = _measures.compute(counts, names)
-    effects, pure = _clustered.design_effects(counts, cells, names)
-    out = {}
-    for name in names:
-        deff, _, _, dof, _ = effects[name]
-        crit = np.where(pure, z, _clustered.cluster_quantile(0.95, dof + 1.0))
-        s, _, _, _ = _clustered.cluster_scores(counts, cells, name)
-        s2 = np.bincount(cells.group, weights=s * s, minlength=len(counts))
-        s3 = np.bincount(cells.group, weights=s**3, minlength=len(counts))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            a = np.where(s2 > 0, s3 / s2**1.5, 0.0)
-        delta = np.where(pure, 0.0, -a * (2 * crit**2 + 1) / 6)
-        low_c, high_c = np.maximum(crit + delta, 0.1 * crit), np.maximum(crit - delta, 0.1 * crit)
-        if name in _intervals.DELTA_MEASURES:
-            low, high = _clustered._effective_interval(
-                counts, name, point[name], deff, (low_c, high_c), z, 0.95
-            )
-        else:
-            x, m = _intervals.proportion(counts, name, 1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                m_eff = np.where(np.isfinite(deff), m / deff, 0.0)
-                x_eff = np.where(m_eff > 0, np.where(deff == 1.0, x, x / m * m_eff), 0.0)
-            low = _clustered.modified_wilson_z(x_eff, m_eff, low_c)[0]
-            high = _clustered.modified_wilson_z(x_eff, m_eff, high_c)[1]
-        out[name] = (low, high)
-    return out
-
-
-def run_few() -> pl.DataFrame:
-    """The 10-cluster points of :func:`run` (clusters of 3 and 10 rows, the same draws): ``evaluate``
-    now against the few-cluster alternatives (module docstring, ``--part few``)."""
-    few_rng = np.random.default_rng(2027)  # replays run()'s draws of its 10- and 40-cluster points
-    boot_rng = np.random.default_rng(35)
-    names = ["informedness", "recall"]
-    rows = []
-    for size in (1, 3, 10):
-        for icc in (0.0, 0.1, 0.3, 0.5):
-            for c in (10, 40):
-                reps = _reps(c * size, False)
-                df = clustered_examples(few_rng, reps, c, size, icc)
-                if c != 10 or size == 1:
-                    continue
-                clus = be.evaluate(df, by="rep", measures=names, ci=0.95, cluster="passage")
-                edge = _edgeworth(df, names)
-                sums = _cluster_sums(df, reps, c, size)
-                for name, truth in (("informedness", 0.6), ("recall", 0.8)):
-                    recall = name == "recall"
-                    current = np.stack(
-                        [clus[f"{name}_ci_low"].to_numpy(), clus[f"{name}_ci_high"].to_numpy()], 1
-                    )
-                    pct, boot_t = _resampled(sums, recall, boot_rng, 2000)
-                    mc_se = round(float(np.sqrt(0.95 * 0.05 / reps)), 4)
-                    row = {
-                        "size": size,
-                        "icc": icc,
-                        "clusters": c,
-                        "R": reps,
-                        "mc_se": mc_se,
-                        "measure": name,
-                    }
-                    methods = {"current": current, "pct": pct, "boot_t": boot_t, "wcr": _wcr(sums, recall),
-                               "edgeworth": np.stack(edge[name], 1)}  # fmt: skip
-                    for method, raw in methods.items():
-                        none = ~np.isfinite(raw).all(1)
-                        ends = np.where(none[:, None], current, raw)
-                        row[method] = float(np.mean((ends[:, 0] <= truth) & (truth <= ends[:, 1])))
-                        row[f"w_{method}"] = float(np.median(ends[:, 1] - ends[:, 0]))
-                        if method in ("boot_t", "wcr"):
-                            row[f"{method}_none"] = float(np.mean(none))
-                    rows.append(row)
-                    print(rows[-1], file=sys.stderr)
-    return pl.DataFrame(rows)
-
-
 def _margin(df: pl.DataFrame) -> float:
     """Median over replicates of the smallest margin counted in clusters."""
     per = []
@@ -565,9 +349,9 @@ def _markdown(frame: pl.DataFrame) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("coverage", "size", "paired", "few"), default="coverage",
-                        help="coverage of the intervals, size of the chance tests, of the clustered "
-                             "board's paired test, or few-cluster alternatives at 10 clusters")  # fmt: skip
+    parser.add_argument("--part", choices=("coverage", "size", "paired"), default="coverage",
+                        help="coverage of the intervals, size of the chance tests, or of the "
+                             "clustered board's paired test")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="fewer replicates and no 2,000-cluster points")
     parser.add_argument("--out", default=None, help="write the markdown tables to this file")
     args = parser.parse_args()
@@ -580,9 +364,6 @@ def main() -> None:
             f"### Repeated examples (`example=`, pooled over seeds), informedness, 95 % intervals\n\n"
             f"{_markdown(repeated)}\n\n"
         )
-    elif args.part == "few":
-        table = _markdown(run_few())
-        text = f"### 10 clusters: evaluate's intervals against few-cluster alternatives, 95 %\n\n{table}\n\n"
     elif args.part == "paired":
         table = _markdown(run_paired(args.quick))
         text = f"### Size of a clustered board's `p_vs_leader` under the null, nominal 0.05\n\n{table}\n\n"

@@ -96,24 +96,23 @@ def test_evaluate_intervals_from_reference_design_effect(k: int) -> None:
             deff = cr2.design_effect(y, p, c, k, name)
             est = ref.measure(table, name)
             low, high = out[f"{name}_ci_low"][run], out[f"{name}_ci_high"][run]
-            # Student's t at the larger of Bell & McCaffrey's and the design effect's degrees of
-            # freedom, each end moved by Hall's skewness correction
-            t_low, t_high = cr2.skewed_critical_values(y, p, c, k, name)
             if name in ("informedness", "kappa_cohen"):
                 # the unclustered interval of the table divided by the design effect, moved to the
-                # estimate and its sides widened from z to the two critical values
+                # estimate and widened from z to Student's t with Bell & McCaffrey's degrees of freedom
+                t95 = stats.t.ppf(0.975, cr2.bell_mccaffrey_dof(y, p, c, k, name))
                 eff = np.rint(table / deff).astype(np.int64)
                 low_e, high_e = (v[0] for v in intervals(eff[None], [name], 0.95)[name])
                 est_e = ref.measure(eff, name)
-                want = (max(est - t_low / Z95 * (est_e - low_e), -1.0),
-                        min(est + t_high / Z95 * (high_e - est_e), 1.0))  # fmt: skip
+                stretch = t95 / Z95
+                want = (max(est - stretch * (est_e - low_e), -1.0),
+                        min(est + stretch * (high_e - est_e), 1.0))  # fmt: skip
             else:  # Wilson with Korn & Graubard's effective trials m/deff
                 trial = np.ones(len(y), bool) if name == "accuracy" else np.array(y) == 1
+                t95 = stats.t.ppf(0.975, cr2.bell_mccaffrey_dof(y, p, c, k, name))
                 m_eff = trial.sum() / deff
-                # Wilson at a critical value t: statsmodels' at the level whose normal quantile is t
-                ends = [proportion_confint(est * m_eff, m_eff, alpha=2 * stats.norm.sf(t), method="wilson")
-                        for t in (t_low, t_high)]  # fmt: skip
-                want = (ends[0][0], ends[1][1])
+                # Wilson at the critical value t95: statsmodels' at the level whose normal quantile is t95
+                alpha = 2 * stats.norm.sf(t95)
+                want = proportion_confint(est * m_eff, m_eff, alpha=alpha, method="wilson")
             assert (low, high) == pytest.approx(want, rel=1e-5), (name, run)
 
 

@@ -52,15 +52,12 @@ trial. The chance-corrected measures get the unclustered interval (score or adju
 of the table of effective counts, every cell divided by ``deff`` and rounded, moved to the
 estimate. Both use the critical value of Student's t (Cameron & Miller 2015, §VI.C) with Bell
 & McCaffrey's degrees of freedom (:func:`bell_mccaffrey_dof`; ``C − 1`` for ``C`` equal
-clusters) or, where larger, those of the design effect of independent rows, for the noise in
-the estimated design effect, each end moved by Hall's (1992) skewness correction from the
-clusters' third moments (:func:`skewed_critical_values`), except where every cluster's rows
+clusters), for the noise in the estimated design effect, except where every cluster's rows
 lie in one cell (single rows, or copies of one example): there the design effect holds no
 noise and the normal quantile is kept, so single-row clusters give the unclustered interval
 itself. At 20 clusters, where the smallest margin holds 10 examples, Wald at the normal
 quantile covered as little as 0.898, t with the CR1 design effect floored at 1 covered
-0.943-0.974, and this covers 0.940-0.957; at 10 clusters 0.929-0.968 (13 of 16 points in
-[0.935, 0.965]; docs/calibration_cluster.md).
+0.943-0.974, and this covers 0.942-0.970 (docs/calibration_cluster.md).
 
 The chance tests ``p_informedness`` and ``p_markedness`` count clusters too
 (:func:`clustered_chance`): the unclustered exact test applied to the table
@@ -114,7 +111,6 @@ from ..io.frames import select_columns
 from ..kernels.clustered import (
     chance_cross_sums,
     class_codes,
-    cluster_cube_sums,
     cluster_score_sums,
     cluster_square_sums,
     compact_pairs,
@@ -150,7 +146,6 @@ __all__ = [
     "paired_cluster_se",
     "pure_groups",
     "select_clustered",
-    "skewed_critical_values",
     "warn_independent_rows",
     "wilson_z",
 ]
@@ -466,12 +461,10 @@ def _cluster_variances(
 
 def design_effects(
     counts: np.ndarray, cells: ClusterCells, names: Sequence[str], *, positive: int = 1
-) -> tuple[dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]], np.ndarray]:
-    """Per measure ``(deff, units, holding, dof, dof_deff)`` for every group: the design effect of
-    the clustering, the measure's units (rows, or the trials of a proportion), the clusters
-    holding one, the degrees of freedom of :func:`bell_mccaffrey_dof` and those of the design
-    effect of independent rows, ``N²/(Σ n_c² − N)`` (``n_c`` a cluster's units, ``N`` their sum;
-    infinite for single units; docs/calibration_cluster.md, "Stop 35"); and per group whether
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], np.ndarray]:
+    """Per measure ``(deff, units, holding, dof)`` for every group: the design effect of the
+    clustering, the measure's units (rows, or the trials of a proportion), the clusters
+    holding one and the degrees of freedom of :func:`bell_mccaffrey_dof`; and per group whether
     every cluster's rows lie in one cell (:func:`pure_groups`), all from one pass over the
     (group, cluster) pairs.
 
@@ -506,11 +499,9 @@ def design_effects(
     >>> table = be.ContingencyTable.from_frame(df)
     >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
     >>> effects, pure = design_effects(table.counts, cells, ["informedness", "recall"])
-    >>> deff, units, holding, dof, dof_deff = effects["recall"]
-    >>> round(float(deff[0]), 12), units.tolist(), holding.tolist(), pure.tolist()
-    (3.0, [9.0], [3.0], [True])
-    >>> dof.tolist(), dof_deff.tolist()
-    ([2.0], [4.5])
+    >>> deff, units, holding, dof = effects["recall"]
+    >>> round(float(deff[0]), 12), units.tolist(), holding.tolist(), dof.tolist(), pure.tolist()
+    (3.0, [9.0], [3.0], [2.0], [True])
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     n_groups, k = counts.shape[0], counts.shape[1]
@@ -538,8 +529,6 @@ def design_effects(
     v_r = np.einsum("gij,mgij->mg", counts.astype(np.float64), u * u)
     n_clusters = cells.sizes(n_groups)
     dof = bell_mccaffrey_dof(totals, s2, sq, sq2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dof_deff = np.where(s2 > totals, totals * totals / (s2 - totals), np.inf)
     out = {}
     for m, (name, (_, _, undefined)) in enumerate(zip(names, scores, strict=True)):
         d = unit_of[m]
@@ -551,7 +540,7 @@ def design_effects(
             deff = np.maximum(deff, 1.0 / worst)
         deff = np.where(totals[d] == holding[d], 1.0, deff)  # one unit per cluster: exactly 1
         deff = np.where(undefined | (n_clusters < 2) | (holding[d] == 0), np.nan, deff)
-        out[name] = (deff, totals[d], holding[d], dof[d], dof_deff[d])
+        out[name] = (deff, totals[d], holding[d], dof[d])
     return out, mixed == 0
 
 
@@ -615,12 +604,10 @@ def clustered_intervals(
     markedness, the adjusted delta method otherwise) of the table of effective counts,
     ``counts/deff`` rounded, moved to the estimate; a proportion the Wilson interval with
     Korn & Graubard's effective trials ``m/deff`` (their ``p(1 − p)/var``) and the one-sided
-    Poisson ends of :func:`modified_wilson_z`. The critical values are Student's t quantile
-    at the larger of Bell & McCaffrey's degrees of freedom (:func:`bell_mccaffrey_dof`: ``C − 1``
-    for ``C`` equal clusters; over the clusters holding a trial for a proportion) and those of
-    the design effect of independent rows, the few-clusters allowance for the noise in the
-    estimated design effect, moved apart at the two ends by Hall's skewness correction from
-    the clusters' third moments (:func:`skewed_critical_values`); where every
+    Poisson ends of :func:`modified_wilson_z`. The critical value is Student's t quantile
+    with Bell & McCaffrey's degrees of freedom (:func:`bell_mccaffrey_dof`: ``C − 1`` for
+    ``C`` equal clusters; over the clusters holding a trial for a proportion), the
+    few-clusters allowance for the noise in the estimated design effect; where every
     cluster's rows lie in one cell
     (:func:`pure_groups`: single rows, or copies of one example) the design effect is known
     and the normal quantile is used. So single-row clusters give the unclustered interval
@@ -674,69 +661,21 @@ def clustered_intervals(
         return _normal_intervals(counts, cells, names, level, positive, point)
     z = float(special.ndtri(0.5 + level / 2.0))
     effects, pure = design_effects(counts, cells, names, positive=positive)
-    # the skewness of the clusters' score sums, every measure in one pass over the pairs
-    u = np.ascontiguousarray(np.stack([_row_scores(counts, name, positive)[0] for name in names]))
-    pair_counts = np.ascontiguousarray(cells.counts, dtype=np.int64)
-    ss, sss = cluster_cube_sums(
-        pair_counts, np.ascontiguousarray(cells.group, dtype=np.int64), u, len(counts)
-    )
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for m, name in enumerate(names):
-        deff, units, holding, dof, dof_deff = effects[name]
-        # score sums of O(n_c) that are all 0 up to rounding (p̂ of 0 or 1, one cluster holding
-        # every unit) carry no skewness and no spread to take the design effect's noise from
-        spread = (holding > 1) & (ss[m] > 1e-20 * units * units)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            skew = np.where(spread, sss[m] / ss[m] ** 1.5, 0.0)
-        dof = np.where(spread, np.fmax(dof, dof_deff), dof)
-        low_crit, high_crit = skewed_critical_values(dof, skew, pure, level)
+    for name in names:
+        deff, _, _, dof = effects[name]
+        # Student's t with Bell & McCaffrey's degrees of freedom (C − 1 for equal clusters)
+        crit = np.where(pure, z, cluster_quantile(level, dof + 1.0))
         if name in _intervals.DELTA_MEASURES:
-            out[name] = _effective_interval(counts, name, point[name], deff, (low_crit, high_crit), z, level)
+            out[name] = _effective_interval(counts, name, point[name], deff, crit, z, level)
             continue
-        x, m_trials = _intervals.proportion(counts, name, positive)
+        x, m = _intervals.proportion(counts, name, positive)
         with np.errstate(invalid="ignore", divide="ignore"):
-            m_eff = np.where(np.isfinite(deff), m_trials / deff, 0.0)
-            x_eff = np.where(
-                m_eff > 0, np.where(deff == 1.0, x, x / m_trials * m_eff), 0.0
-            )  # deff 1: the counts
+            m_eff = np.where(np.isfinite(deff), m / deff, 0.0)
+            x_eff = np.where(deff == 1.0, x, x / m * m_eff)  # deff 1: the counts themselves
         x_star = None if name == "accuracy" else 1
-        low = modified_wilson_z(x_eff, m_eff, low_crit, level, x_star=x_star)[0]
-        high = modified_wilson_z(x_eff, m_eff, high_crit, level, x_star=x_star)[1]
-        out[name] = (low, high)
+        out[name] = modified_wilson_z(np.where(m_eff > 0, x_eff, 0.0), m_eff, crit, level, x_star=x_star)
     return out
-
-
-def skewed_critical_values(
-    dof: np.ndarray, skew: np.ndarray, pure: np.ndarray, level: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """The critical values of the lower and the upper end of a clustered interval per group.
-
-    Student's t with ``dof`` degrees of freedom (:func:`clustered_intervals` takes the larger of
-    Bell & McCaffrey's and the design effect's own, :func:`design_effects`), moved by Hall's
-    (1992) skewness correction of a studentized sum: the lower end at ``t + δ``, the upper at
-    ``t − δ``, ``δ = −a·(2t² + 1)/6`` with ``a = Σ S_c³/(Σ S_c²)^(3/2)`` (``skew``) the skewness of
-    the clusters' score sums (the Cornish–Fisher quantiles of
-    ``P(T ≤ x) = Φ(x) + a·(2x² + 1)·φ(x)/6``). Each is kept at least a tenth of ``t``. Where
-    every cluster's rows lie in one cell (``pure``), the normal quantile at both ends
-    (docs/calibration_cluster.md, "Stop 35").
-
-    Examples
-    --------
-    Score sums skewed to the left (a measure near its top): the lower end reaches further.
-
-    >>> low, high = skewed_critical_values(np.array([9.0, 9.0]), np.array([-0.5, 0.0]),
-    ...                                    np.array([False, False]), 0.95)
-    >>> low.round(4).tolist(), high.round(4).tolist()
-    ([3.1984, 2.2622], [1.3259, 2.2622])
-    """
-    from scipy import special
-
-    z = float(special.ndtri(0.5 + level / 2.0))
-    crit = cluster_quantile(level, dof + 1.0)
-    delta = -skew * (2.0 * crit * crit + 1.0) / 6.0
-    low = np.where(pure, z, np.maximum(crit + delta, 0.1 * crit))
-    high = np.where(pure, z, np.maximum(crit - delta, 0.1 * crit))
-    return low, high
 
 
 def _normal_intervals(
@@ -774,18 +713,17 @@ def _normal_intervals(
 
 
 def _effective_interval(
-    counts: np.ndarray, name: str, est: np.ndarray, deff: np.ndarray, crit: tuple[np.ndarray, np.ndarray],
-    z: float, level: float,
+    counts: np.ndarray, name: str, est: np.ndarray, deff: np.ndarray, crit: np.ndarray, z: float,
+    level: float,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The unclustered interval of a chance-corrected measure (score or adjusted delta) on the
-    table of effective counts ``counts/deff`` (rounded), moved to the estimate, its lower and
-    upper sides widened from the normal quantile ``z`` to ``crit = (lower, upper)``. Where that
-    table leaves the measure undefined, the interval of the rows widened by ``√deff`` instead;
-    where ``deff`` is 1 and both critical values are ``z``, the interval of the rows itself. NaN
-    where ``deff`` is."""
+    table of effective counts ``counts/deff`` (rounded), moved to the estimate and widened from
+    the normal quantile ``z`` to ``crit``. Where that table leaves the measure undefined, the
+    interval of the rows widened by ``√deff`` instead; where ``deff`` is 1 and ``crit`` is ``z``,
+    the interval of the rows itself. NaN where ``deff`` is."""
     bad = ~np.isfinite(deff)
     d = np.where(bad, 1.0, deff)
-    stretch_low, stretch_high = crit[0] / z, crit[1] / z
+    stretch = crit / z
     low_r, high_r = _intervals.intervals(counts, [name], level)[name]
     eff = np.rint(np.asarray(counts) / d[:, None, None]).astype(np.int64)
     low_e, high_e = _intervals.intervals(eff, [name], level)[name]
@@ -794,9 +732,9 @@ def _effective_interval(
     root = np.sqrt(d)
     below = np.where(ok, est_e - low_e, (est - low_r) * root)
     above = np.where(ok, high_e - est_e, (high_r - est) * root)
-    low = np.clip(est - stretch_low * below, -1.0, 1.0)
-    high = np.clip(est + stretch_high * above, -1.0, 1.0)
-    same = (d == 1.0) & (stretch_low == 1.0) & (stretch_high == 1.0)  # the table itself at z
+    low = np.clip(est - stretch * below, -1.0, 1.0)
+    high = np.clip(est + stretch * above, -1.0, 1.0)
+    same = (d == 1.0) & (stretch == 1.0)  # the table itself at the normal quantile: its interval
     low, high = np.where(same, low_r, low), np.where(same, high_r, high)
     return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 

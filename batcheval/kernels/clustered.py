@@ -17,7 +17,6 @@ from .jit import jit, jit_inline
 __all__ = [
     "chance_cross_sums",
     "class_codes",
-    "cluster_cube_sums",
     "cluster_score_sums",
     "cluster_square_sums",
     "compact_pairs",
@@ -126,34 +125,14 @@ def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_
     >>> cluster_square_sums(counts, np.array([0, 0]), np.stack([u, 2 * u]), 2).tolist()
     [[4.5625, 0.0], [18.25, 0.0]]
     """
-    return cluster_cube_sums(counts, group, u, n_groups)[0]  # the squares are summed the same way
-
-
-@jit
-def cluster_cube_sums(
-    counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_groups: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """``Σ_c S_c²`` and ``Σ_c S_c³`` per measure and group ``[M, G]`` (as :func:`cluster_square_sums`),
-    for the skewness of the clusters' score sums, in one pass over the pairs.
-
-    Examples
-    --------
-    >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
-    >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
-    >>> ss, sss = cluster_cube_sums(counts, np.array([0, 0]), u[None], 1)
-    >>> ss.tolist(), sss.tolist()
-    ([[4.5625]], [[7.578125]])
-    """
     n_measures, k = u.shape[0], counts.shape[1]
     ss = np.zeros((n_measures, n_groups))
-    sss = np.zeros((n_measures, n_groups))
     for p in range(counts.shape[0]):
         g = group[p]
         for m in range(n_measures):
             acc = _pair_score(counts, p, u[m, g], k)
             ss[m, g] += acc * acc
-            sss[m, g] += acc * acc * acc
-    return ss, sss
+    return ss
 
 
 @jit

@@ -105,24 +105,3 @@ def bell_mccaffrey_dof(
         w[np.ix_(rows, rows)] = a @ np.outer(xc, xc) @ a
     b = (np.eye(n) - hat) @ w @ (np.eye(n) - hat)
     return float(np.trace(b) ** 2 / np.trace(b @ b))
-
-
-def skewed_critical_values(
-    labels: Sequence[int], predictions: Sequence[int], clusters: Sequence[Hashable], k: int, name: str,
-    level: float = 0.95,
-) -> tuple[float, float]:  # fmt: skip
-    """The critical values of the lower and upper ends of the clustered interval: Student's t at
-    the larger of Bell & McCaffrey's degrees of freedom (whole matrices) and ``N²/(Σ n_c² − N)``
-    over the clusters' units, moved by ``∓a(2t² + 1)/6`` (Hall's skewness correction), ``a`` the
-    skewness of the clusters' residual sums, from the regression written out row by row."""
-    from scipy import stats
-
-    x, e, ids = _blocks(labels, predictions, clusters, k, name)
-    units = np.array([x[ids == c].sum() for c in np.unique(ids)])
-    sums = np.array([e[ids == c].sum() for c in np.unique(ids)])
-    n = units.sum()
-    dof = max(bell_mccaffrey_dof(labels, predictions, clusters, k, name), n * n / (np.sum(units**2) - n))
-    t = stats.t.ppf(0.5 + level / 2, dof)
-    a = np.sum(sums**3) / np.sum(sums**2) ** 1.5
-    delta = -a * (2 * t * t + 1) / 6
-    return t + delta, t - delta
