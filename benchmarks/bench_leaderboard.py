@@ -14,7 +14,10 @@ model with a skill and a guessing bias per run. Then times:
 - ``+ adjacent``: that, plus each run against the run ranked just above it.
 
 and prints each as extra time over the baseline (the issue's target: < 50%),
-best of ``--repeat`` rounds that each run every case once.
+best of ``--repeat`` rounds that each run every case once ("extra": the case's best
+round over ``evaluate``'s best round), then "median": the median over rounds of the
+case's time over ``evaluate``'s time in the same round, minus 1, and the range of
+those per-round figures (on a shared machine, how far one round can fall from it).
 
     python benchmarks/bench_leaderboard.py            # 100M rows, needs ~4 GB
     python benchmarks/bench_leaderboard.py --quick    # 2,000 runs: a smoke test
@@ -129,7 +132,7 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--examples", type=int, default=200, help="examples per fold")
     parser.add_argument("--n-boot", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=3, help="rounds over every case")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds over every case")
     parser.add_argument("--quick", action="store_true", help="2,000 runs, one repeat")
     parser.add_argument(
         "--cpu",
@@ -178,10 +181,16 @@ def main() -> None:
             seconds, outs[name] = timed(fn, time.process_time if args.cpu else time.perf_counter)
             times[name].append(seconds)
     base = min(times["evaluate"])
-    print(f"{'case':<26}{'seconds':>9}{'extra':>9}")
+    # each round's case over that round's evaluate: the machine's drift between rounds cancels,
+    # and the median says what a typical round saw where the best of rounds picks the luckiest
+    per_round = {name: np.asarray(t) / np.asarray(times["evaluate"]) - 1 for name, t in times.items()}
+    print(f"{'case':<26}{'seconds':>9}{'extra':>9}{'median':>9}{'range of rounds':>20}")
     for name, out in outs.items():
         seconds = min(times[name])
-        print(f"{name:<26}{seconds:>9.2f}{(seconds / base - 1) * 100:>8.0f}%")
+        r = per_round[name] * 100
+        spread = f"{r.min():.0f} to {r.max():.0f}%" if name != "evaluate" else ""
+        extra = (seconds / base - 1) * 100
+        print(f"{name:<26}{seconds:>9.2f}{extra:>8.0f}%{np.median(r):>8.0f}%{spread:>20}")
         if name.startswith(("leaderboard", "+")):
             tied = int(out["could_be_best"].sum())  # type: ignore[index]
             print(f"{'':<26}{tied:,} of {out.height:,} runs could be the best")  # type: ignore[union-attr]

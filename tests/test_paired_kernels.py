@@ -125,3 +125,81 @@ def test_poisson_setups_looked_up_draw_what_setups_in_place_draw(monkeypatch):
             np.testing.assert_array_equal(looked_up[0], other[0])
             np.testing.assert_array_equal(looked_up[1], other[1])
         assert np.isfinite(looked_up[0][5:]).all()
+
+
+@pytest.mark.parametrize("midp", [False, True])
+def test_sign_flip_tails_from_shared_tables_match_each_groups_own(midp):
+    """binary_sign_flip's exact tails read one Bin(m, 1/2) table per distinct discordant count;
+    two_binomial_tail builds each group's own: the same p-values to the bit, on enough tables to
+    take the threaded kernel, many of them sharing counts."""
+    from batcheval.kernels import signflip as sf
+
+    rng = np.random.default_rng(7)
+    g = 20_000
+    joint = rng.integers(0, 40, (g, 8)).astype(np.int64)
+    joint[rng.random(g) < 0.3] = joint[0]  # shared tables, so shared discordant counts
+    joint[5, :4] = 0  # one real class empty: undefined
+    p, z = np.empty(g), np.empty(g)
+    sf.binary_sign_flip(joint, 1, 0, 50, midp, p, z)
+    # the statistic of informedness (kind 0) written out in numpy, the smaller count as a
+    n1, n0 = joint[:, 4:].sum(axis=1).astype(float), joint[:, :4].sum(axis=1).astype(float)
+    c1, b1, c0, b0 = joint[:, 5], joint[:, 6], joint[:, 2], joint[:, 1]
+    m1, m0 = (c1 + b1).astype(float), (c0 + b0).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w1, w0 = np.where(m1 > 0, 1.0 / n1, 0.0), np.where(m0 > 0, 1.0 / n0, 0.0)
+    stat = np.abs(w1 * (c1 - b1) + w0 * (c0 - b0))
+    swap = m1 > m0
+    ma, mb = np.where(swap, m0, m1), np.where(swap, m1, m0)
+    wa, wb = np.where(swap, w0, w1), np.where(swap, w1, w0)
+    tol = 1e-9 * (wa * ma + wb * mb)
+    exact = (ma <= 50) & (stat > tol) & (n1 > 0) & (n0 > 0)
+    assert exact.sum() > 10_000 and np.isnan(p[5])
+    sel = np.flatnonzero(exact)
+    lo = np.empty(len(sel))
+    sf.two_binomial_tail(ma[sel], mb[sel], wa[sel], wb[sel], stat[sel] - tol[sel], lo)
+    if midp:
+        hi = np.empty(len(sel))
+        sf.two_binomial_tail(ma[sel], mb[sel], wa[sel], wb[sel], stat[sel] + tol[sel], hi)
+        lo = 0.5 * (lo + hi)
+    np.testing.assert_array_equal(p[sel], lo)
+    assert np.isnan(z[sel]).all()
+
+
+def test_frontier_order_keeps_the_full_sorts_front():
+    """selection._frontier_order sorts only the runs that can reach the Pareto front; the front
+    (runs whose variance is below every run before them in the full lexsort) is the same."""
+    from batcheval.inference.selection import _frontier_order
+
+    def front(order, var):
+        running = np.minimum.accumulate(var[order])
+        keep = np.concatenate(([True], var[order][1:] < running[:-1]))
+        return order[keep]
+
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        n = int(rng.integers(1, 400))
+        theta = rng.integers(0, 6, n) / 5.0 if trial % 2 else rng.random(n)  # ties, then none
+        var = rng.integers(1, 8, n) / 100.0
+        if trial % 7 == 0:
+            var[rng.integers(0, n)] = np.nan  # a NaN: the full sort
+        full = np.lexsort((var, -theta))
+        np.testing.assert_array_equal(front(_frontier_order(theta, var), var), front(full, var))
+
+
+def test_score_interval_kernel_threads_from_few_tables():
+    """Boards of FEW_TABLES distinct tables and more take the threaded interval kernel
+    (numba's default switch of 65,536 elements left 57k tables on one thread); its ends are
+    those of the one-table-at-a-time kernel."""
+    from batcheval.kernels import score_diff as sd
+
+    assert sd._intervals.serial_below == sd.FEW_TABLES
+    rng = np.random.default_rng(4)
+    g = sd.FEW_TABLES + 5
+    n1, n0 = rng.integers(1, 300, g), rng.integers(1, 700, g)
+    x1, x0 = rng.integers(0, n1 + 1), rng.integers(0, n0 + 1)
+    low, high = np.empty(g), np.empty(g)
+    sd.score_diff_interval(x1, n1, x0, n0, 1.959963984540054, low, high)
+    one_low, one_high = np.empty(g), np.empty(g)
+    sd._few_intervals(x1, n1, x0, n0, 1.959963984540054, one_low, one_high)
+    np.testing.assert_array_equal(low, one_low)
+    np.testing.assert_array_equal(high, one_high)

@@ -461,7 +461,7 @@ def leaderboard(
 
     series = [pl.Series("rank", rank, dtype=pl.Int64)]
     names = _board_columns(measure, p_name, examples, adjacent)
-    series += [_board_series(name, cols[name][order]) for name in names]
+    series += [_board_series(name, np.take(cols[name], order)) for name in names]  # take: 2-6x faster
     board = table.keys[order].hstack(series)
     board = _names.rename_columns(board, {measure: asked}) if asked != measure else board
     # what the forest plot states (an attribute of this frame, as evaluate's metadata)

