@@ -2,6 +2,7 @@
 
     python benchmarks/calibration_cluster.py --part coverage [--quick] [--out FILE]
     python benchmarks/calibration_cluster.py --part size [--quick] [--out FILE]
+    python benchmarks/calibration_cluster.py --part skewed [--quick] [--out FILE]
 
 ``--part coverage`` (the intervals):
 
@@ -33,6 +34,20 @@ Replicates per point: ``R = clip(1.5e6 / rows per replicate, 200, 2000)``; 10, 2
 
 ``--part paired``: the size of a clustered board's ``p_vs_leader`` for two runs of
 equal skill (normal reference, as before, against t with ``C − 1`` degrees of freedom).
+
+``--part skewed`` (issue #20; the coverage grid has balanced classes at informedness 0.6):
+skewed classes and high informedness, ``R = 1000`` replicates per point (400 with ``--quick``).
+*Repeated examples*: ``n`` examples, each positive with probability ``prev``; an example's base
+prediction is positive with probability ``tpr`` (a positive) or ``fpr`` (a negative); each of
+``seeds`` seeds keeps it with probability ``keep``, else draws afresh from the same rates. The
+truth: recall ``tpr``, informedness ``tpr − fpr``. *Clustered examples*: ``C`` clusters of
+``size`` rows, each row positive with probability 0.1, its prediction right with the cluster's
+probability ``q_c ~ Beta`` of mean 0.95 and intra-cluster correlation ``icc``; the truth:
+recall 0.95, informedness 0.9. The table gives the coverage of ``evaluate``'s interval with
+``example=`` / ``cluster=`` (``clus_t``), the share of replicates whose lower end is above the
+truth (``miss_low``) and whose upper end is below it (``miss_high``), the median width, the
+unclustered interval's coverage (``naive``) and ``positives``, the median number of positive
+examples (resp. clusters holding a positive row) per replicate.
 
 ``--part size`` (the chance tests under the null of no association): labels
 and predictions independent, each with its own cluster-level rate (Beta of
@@ -338,6 +353,89 @@ def run(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
     return clustered, pl.DataFrame(rows)
 
 
+#: the repeated-examples points of ``--part skewed``: (examples, seeds, keep, prev, tpr, fpr)
+SKEWED_REPEATED = (
+    (100, 3, 0.9, 0.3, 0.9, 0.05),
+    (100, 10, 0.9, 0.3, 0.9, 0.05),
+    (200, 3, 0.5, 0.3, 0.95, 0.02),
+    (200, 10, 1.0, 0.1, 0.9, 0.05),
+    (400, 3, 0.9, 0.1, 0.96, 0.01),
+    (400, 3, 0.9, 0.1, 0.85, 0.05),
+    (400, 10, 0.5, 0.1, 0.9, 0.03),
+    (400, 10, 1.0, 0.05, 0.9, 0.02),
+    (1000, 3, 0.9, 0.05, 0.97, 0.005),
+    (1000, 3, 1.0, 0.2, 0.9, 0.05),
+    (1000, 10, 0.9, 0.05, 0.97, 0.005),
+    (1000, 10, 1.0, 0.05, 0.97, 0.005),
+    (1000, 10, 0.5, 0.05, 0.97, 0.005),
+    (1000, 10, 0.9, 0.1, 0.85, 0.05),
+)
+#: the clustered-examples points of ``--part skewed``: (clusters, size, icc)
+SKEWED_CLUSTERED = ((20, 10, 0.1), (100, 10, 0.1), (100, 3, 0.3), (500, 3, 0.3), (20, 30, 0.3))
+
+
+def _misses(out: pl.DataFrame, name: str, truth: float) -> dict:
+    """Coverage of ``truth`` split by the side it is missed on, and the median width."""
+    low, high = out[f"{name}_ci_low"].to_numpy(), out[f"{name}_ci_high"].to_numpy()
+    above, below = low > truth, high < truth
+    return {"clus_t": float(np.mean(np.isfinite(low) & np.isfinite(high) & ~above & ~below)),
+            "miss_low": float(np.mean(above)), "miss_high": float(np.mean(below)),
+            "width_clus_t": float(np.median(high - low))}  # fmt: skip
+
+
+def _skewed_rows(point: dict, reps: int, naive: pl.DataFrame, clus: pl.DataFrame, positives: float,
+                 truths: dict[str, float]) -> list[dict]:  # fmt: skip
+    return [
+        {**point, "positives": positives, "R": reps, "mc_se": round(float(np.sqrt(0.95 * 0.05 / reps)), 4),
+         "measure": name, "truth": truth, "naive": _coverage(naive, name, truth)[0],
+         **_misses(clus, name, truth)}
+        for name, truth in truths.items()
+    ]  # fmt: skip
+
+
+def run_skewed(quick: bool) -> pl.DataFrame:
+    """Coverage at skewed classes and high informedness (issue #20), repeated and clustered examples."""
+    rng = np.random.default_rng(2031)
+    reps = 400 if quick else 1000
+    names = ["informedness", "recall"]
+    rows = []
+    for n, seeds, keep, prev, tpr, fpr in SKEWED_REPEATED:
+        label = (rng.random((reps, n)) < prev).astype(np.int8)
+
+        def fresh(label: np.ndarray = label, tpr: float = tpr, fpr: float = fpr) -> np.ndarray:
+            return (rng.random(label.shape) < np.where(label == 1, tpr, fpr)).astype(np.int8)
+
+        df = _seeded(rng, label, fresh(), seeds, keep, fresh, "example")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BatchevalWarning)
+            naive = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names, ci=0.95)
+        clus = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names, ci=0.95, example="example")
+        point = {"kind": "repeated", "examples": n, "seeds": seeds, "keep": keep, "prev": prev,
+                 "size": 1, "icc": None}  # fmt: skip
+        rows += _skewed_rows(point, reps, naive, clus, float(np.median(label.sum(1))),
+                             {"informedness": tpr - fpr, "recall": tpr})  # fmt: skip
+        print(rows[-1], file=sys.stderr)
+    for c, size, icc in SKEWED_CLUSTERED:
+        shape = (reps, c * size)
+        q = _rates(rng, 0.95, icc, (reps, c), size)
+        label = (rng.random(shape) < 0.1).astype(np.int8)
+        pred = np.where(rng.random(shape) < q, label, 1 - label).astype(np.int8)
+        df = pl.DataFrame({
+            "rep": np.repeat(np.arange(reps, dtype=np.int32), c * size),
+            "passage": np.tile(np.repeat(np.arange(c, dtype=np.int32), size), reps),
+            "label": label.ravel(), "prediction": pred.ravel(),
+        })  # fmt: skip
+        naive = be.evaluate(df, by="rep", measures=names, ci=0.95)
+        clus = be.evaluate(df, by="rep", measures=names, ci=0.95, cluster="passage")
+        holding = (label.reshape(reps, c, size).max(2)).sum(1)
+        point = {"kind": "clustered", "examples": c, "seeds": 1, "keep": None, "prev": 0.1, "size": size,
+                 "icc": icc}  # fmt: skip
+        rows += _skewed_rows(point, reps, naive, clus, float(np.median(holding)),
+                             {"informedness": 0.9, "recall": 0.95})  # fmt: skip
+        print(rows[-1], file=sys.stderr)
+    return pl.DataFrame(rows)
+
+
 def _markdown(frame: pl.DataFrame) -> str:
     cols = frame.columns
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join(" ---: " for _ in cols) + "|"]
@@ -349,7 +447,7 @@ def _markdown(frame: pl.DataFrame) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("coverage", "size", "paired"), default="coverage",
+    parser.add_argument("--part", choices=("coverage", "size", "paired", "skewed"), default="coverage",
                         help="coverage of the intervals, size of the chance tests, or of the "
                              "clustered board's paired test")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="fewer replicates and no 2,000-cluster points")
@@ -364,6 +462,9 @@ def main() -> None:
             f"### Repeated examples (`example=`, pooled over seeds), informedness, 95 % intervals\n\n"
             f"{_markdown(repeated)}\n\n"
         )
+    elif args.part == "skewed":
+        table = _markdown(run_skewed(args.quick))
+        text = f"### Skewed classes and high informedness, 95 % intervals\n\n{table}\n\n"
     elif args.part == "paired":
         table = _markdown(run_paired(args.quick))
         text = f"### Size of a clustered board's `p_vs_leader` under the null, nominal 0.05\n\n{table}\n\n"
