@@ -393,19 +393,66 @@ def _skewed_rows(point: dict, reps: int, naive: pl.DataFrame, clus: pl.DataFrame
     ]  # fmt: skip
 
 
-def run_skewed(quick: bool) -> pl.DataFrame:
-    """Coverage at skewed classes and high informedness (issue #20), repeated and clustered examples."""
+def _diagnose(point: dict, label: np.ndarray, base: np.ndarray, df: pl.DataFrame, clus: pl.DataFrame,
+              tpr: float) -> list[dict]:  # fmt: skip
+    """Recall's coverage split by the number of positive examples whose base prediction is a
+    miss (the misses every seed repeats with probability ``keep``), next to a percentile
+    cluster bootstrap (1000 resamples of the positive examples) and Wilson with as many
+    trials as positive examples (t with ``C − 1`` df: every example one trial)."""
+    from scipy import stats
+
+    reps, n = label.shape
+    seeds = df.height // (reps * n)
+    hits = df["prediction"].to_numpy().reshape(seeds, reps, n).sum(0)  # a positive's hits over seeds
+    out = clus.sort("rep")
+    low, high = out["recall_ci_low"].to_numpy(), out["recall_ci_high"].to_numpy()
+    covered = (low <= tpr) & (tpr <= high)
+    boot_rng = np.random.default_rng(7)
+    persistent, deff, boot, whole = (np.empty(reps) for _ in range(4))
+    for r in range(reps):
+        h = hits[r][label[r] == 1].astype(np.float64)
+        c, total = len(h), len(h) * seeds
+        p = h.sum() / total
+        persistent[r] = np.sum((label[r] == 1) & (base[r] == 0))
+        # recall's CR2 design effect by hand, as in design_effects: V_c/(V_r + V_c/N)
+        v_c = np.sum((h - seeds * p) ** 2) / (1.0 - seeds / total)
+        v_r = np.sum(h * (1 - p) ** 2 + (seeds - h) * p**2)
+        deff[r] = v_c / (v_r + v_c / total) if v_r > 0 else np.nan
+        lo, hi = np.quantile(h[boot_rng.integers(0, c, (1000, c))].sum(1) / total, [0.025, 0.975])
+        boot[r] = lo <= tpr <= hi
+        z = stats.t.ppf(0.975, c - 1)
+        centre, half = (
+            (p * c + z * z / 2) / (c + z * z),
+            z * np.sqrt(p * (1 - p) * c + z * z / 4) / (c + z * z),
+        )
+        whole[r] = centre - half <= tpr <= centre + half
+    rows = []
+    for k, sel in [("all", np.ones(reps, bool)), *((str(k), persistent == k) for k in range(3)),
+                   ("3+", persistent >= 3)]:  # fmt: skip
+        rows.append({
+            **point, "persistent_misses": k, "share": float(sel.mean()), "clus_t": float(covered[sel].mean()),
+            "bootstrap": float(boot[sel].mean()), "wilson_examples": float(whole[sel].mean()),
+            "deff": float(np.nanmedian(deff[sel])), "recall": float(np.median(out["recall"].to_numpy()[sel])),
+            "low": float(np.median(low[sel])),
+        })  # fmt: skip
+    return rows
+
+
+def run_skewed(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Coverage at skewed classes and high informedness (issue #20), repeated and clustered
+    examples, and the diagnosis of recall at the repeated points with 10 partly kept seeds."""
     rng = np.random.default_rng(2031)
     reps = 400 if quick else 1000
     names = ["informedness", "recall"]
-    rows = []
+    rows, diagnosis = [], []
     for n, seeds, keep, prev, tpr, fpr in SKEWED_REPEATED:
         label = (rng.random((reps, n)) < prev).astype(np.int8)
 
         def fresh(label: np.ndarray = label, tpr: float = tpr, fpr: float = fpr) -> np.ndarray:
             return (rng.random(label.shape) < np.where(label == 1, tpr, fpr)).astype(np.int8)
 
-        df = _seeded(rng, label, fresh(), seeds, keep, fresh, "example")
+        base = fresh()
+        df = _seeded(rng, label, base, seeds, keep, fresh, "example")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BatchevalWarning)
             naive = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names, ci=0.95)
@@ -415,6 +462,9 @@ def run_skewed(quick: bool) -> pl.DataFrame:
         rows += _skewed_rows(point, reps, naive, clus, float(np.median(label.sum(1))),
                              {"informedness": tpr - fpr, "recall": tpr})  # fmt: skip
         print(rows[-1], file=sys.stderr)
+        if seeds == 10 and keep < 1:
+            diagnosis += _diagnose({"examples": n, "keep": keep, "prev": prev, "truth": tpr}, label, base, df,
+                                   clus, tpr)  # fmt: skip
     for c, size, icc in SKEWED_CLUSTERED:
         shape = (reps, c * size)
         q = _rates(rng, 0.95, icc, (reps, c), size)
@@ -433,7 +483,7 @@ def run_skewed(quick: bool) -> pl.DataFrame:
         rows += _skewed_rows(point, reps, naive, clus, float(np.median(holding)),
                              {"informedness": 0.9, "recall": 0.95})  # fmt: skip
         print(rows[-1], file=sys.stderr)
-    return pl.DataFrame(rows)
+    return pl.DataFrame(rows), pl.DataFrame(diagnosis)
 
 
 def _markdown(frame: pl.DataFrame) -> str:
@@ -463,8 +513,11 @@ def main() -> None:
             f"{_markdown(repeated)}\n\n"
         )
     elif args.part == "skewed":
-        table = _markdown(run_skewed(args.quick))
-        text = f"### Skewed classes and high informedness, 95 % intervals\n\n{table}\n\n"
+        table, diagnosis = run_skewed(args.quick)
+        text = (
+            f"### Skewed classes and high informedness, 95 % intervals\n\n{_markdown(table)}\n\n"
+            f"### Recall with 10 partly kept seeds, by persistent misses\n\n{_markdown(diagnosis)}\n\n"
+        )
     elif args.part == "paired":
         table = _markdown(run_paired(args.quick))
         text = f"### Size of a clustered board's `p_vs_leader` under the null, nominal 0.05\n\n{table}\n\n"
