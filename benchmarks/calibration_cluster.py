@@ -47,7 +47,10 @@ recall 0.95, informedness 0.9. The table gives the coverage of ``evaluate``'s in
 ``example=`` / ``cluster=`` (``clus_t``), the share of replicates whose lower end is above the
 truth (``miss_low``) and whose upper end is below it (``miss_high``), the median width, the
 unclustered interval's coverage (``naive``) and ``positives``, the median number of positive
-examples (resp. clusters holding a positive row) per replicate.
+examples (resp. clusters holding a positive row) per replicate. A second table splits recall's
+coverage at the repeated points with 10 seeds and ``keep < 1`` by the number of positive
+examples whose base prediction is a miss (:func:`_diagnose`), next to a percentile cluster
+bootstrap and Wilson with one trial per positive example.
 
 ``--part size`` (the chance tests under the null of no association): labels
 and predictions independent, each with its own cluster-level rate (Beta of
