@@ -2,6 +2,7 @@
 
     python benchmarks/calibration_cluster.py --part coverage [--quick] [--out FILE]
     python benchmarks/calibration_cluster.py --part size [--quick] [--out FILE]
+    python benchmarks/calibration_cluster.py --part skewed [--quick] [--out FILE]
 
 ``--part coverage`` (the intervals):
 
@@ -33,6 +34,23 @@ Replicates per point: ``R = clip(1.5e6 / rows per replicate, 200, 2000)``; 10, 2
 
 ``--part paired``: the size of a clustered board's ``p_vs_leader`` for two runs of
 equal skill (normal reference, as before, against t with ``C − 1`` degrees of freedom).
+
+``--part skewed`` (issue #20; the coverage grid has balanced classes at informedness 0.6):
+skewed classes and high informedness, ``R = 1000`` replicates per point (400 with ``--quick``).
+*Repeated examples*: ``n`` examples, each positive with probability ``prev``; an example's base
+prediction is positive with probability ``tpr`` (a positive) or ``fpr`` (a negative); each of
+``seeds`` seeds keeps it with probability ``keep``, else draws afresh from the same rates. The
+truth: recall ``tpr``, informedness ``tpr − fpr``. *Clustered examples*: ``C`` clusters of
+``size`` rows, each row positive with probability 0.1, its prediction right with the cluster's
+probability ``q_c ~ Beta`` of mean 0.95 and intra-cluster correlation ``icc``; the truth:
+recall 0.95, informedness 0.9. The table gives the coverage of ``evaluate``'s interval with
+``example=`` / ``cluster=`` (``clus_t``), the share of replicates whose lower end is above the
+truth (``miss_low``) and whose upper end is below it (``miss_high``), the median width, the
+unclustered interval's coverage (``naive``) and ``positives``, the median number of positive
+examples (resp. clusters holding a positive row) per replicate. A second table splits recall's
+coverage at the repeated points with 10 seeds and ``keep < 1`` by the number of positive
+examples whose base prediction is a miss (:func:`_diagnose`), next to a percentile cluster
+bootstrap and Wilson with one trial per positive example.
 
 ``--part size`` (the chance tests under the null of no association): labels
 and predictions independent, each with its own cluster-level rate (Beta of
@@ -338,6 +356,139 @@ def run(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
     return clustered, pl.DataFrame(rows)
 
 
+#: the repeated-examples points of ``--part skewed``: (examples, seeds, keep, prev, tpr, fpr)
+SKEWED_REPEATED = (
+    (100, 3, 0.9, 0.3, 0.9, 0.05),
+    (100, 10, 0.9, 0.3, 0.9, 0.05),
+    (200, 3, 0.5, 0.3, 0.95, 0.02),
+    (200, 10, 1.0, 0.1, 0.9, 0.05),
+    (400, 3, 0.9, 0.1, 0.96, 0.01),
+    (400, 3, 0.9, 0.1, 0.85, 0.05),
+    (400, 10, 0.5, 0.1, 0.9, 0.03),
+    (400, 10, 1.0, 0.05, 0.9, 0.02),
+    (1000, 3, 0.9, 0.05, 0.97, 0.005),
+    (1000, 3, 1.0, 0.2, 0.9, 0.05),
+    (1000, 10, 0.9, 0.05, 0.97, 0.005),
+    (1000, 10, 1.0, 0.05, 0.97, 0.005),
+    (1000, 10, 0.5, 0.05, 0.97, 0.005),
+    (1000, 10, 0.9, 0.1, 0.85, 0.05),
+)
+#: the clustered-examples points of ``--part skewed``: (clusters, size, icc)
+SKEWED_CLUSTERED = ((20, 10, 0.1), (100, 10, 0.1), (100, 3, 0.3), (500, 3, 0.3), (20, 30, 0.3))
+
+
+def _misses(out: pl.DataFrame, name: str, truth: float) -> dict:
+    """Coverage of ``truth`` split by the side it is missed on, and the median width."""
+    low, high = out[f"{name}_ci_low"].to_numpy(), out[f"{name}_ci_high"].to_numpy()
+    above, below = low > truth, high < truth
+    return {"clus_t": float(np.mean(np.isfinite(low) & np.isfinite(high) & ~above & ~below)),
+            "miss_low": float(np.mean(above)), "miss_high": float(np.mean(below)),
+            "width_clus_t": float(np.median(high - low))}  # fmt: skip
+
+
+def _skewed_rows(point: dict, reps: int, naive: pl.DataFrame, clus: pl.DataFrame, positives: float,
+                 truths: dict[str, float]) -> list[dict]:  # fmt: skip
+    return [
+        {**point, "positives": positives, "R": reps, "mc_se": round(float(np.sqrt(0.95 * 0.05 / reps)), 4),
+         "measure": name, "truth": truth, "naive": _coverage(naive, name, truth)[0],
+         **_misses(clus, name, truth)}
+        for name, truth in truths.items()
+    ]  # fmt: skip
+
+
+def _diagnose(point: dict, label: np.ndarray, base: np.ndarray, df: pl.DataFrame, clus: pl.DataFrame,
+              tpr: float) -> list[dict]:  # fmt: skip
+    """Recall's coverage split by the number of positive examples whose base prediction is a
+    miss (the misses every seed repeats with probability ``keep``), next to a percentile
+    cluster bootstrap (1000 resamples of the positive examples) and Wilson with as many
+    trials as positive examples (t with ``C − 1`` df: every example one trial)."""
+    from scipy import stats
+
+    reps, n = label.shape
+    seeds = df.height // (reps * n)
+    hits = df["prediction"].to_numpy().reshape(seeds, reps, n).sum(0)  # a positive's hits over seeds
+    out = clus.sort("rep")
+    low, high = out["recall_ci_low"].to_numpy(), out["recall_ci_high"].to_numpy()
+    covered = (low <= tpr) & (tpr <= high)
+    boot_rng = np.random.default_rng(7)
+    persistent, deff, boot, whole = (np.empty(reps) for _ in range(4))
+    for r in range(reps):
+        h = hits[r][label[r] == 1].astype(np.float64)
+        c, total = len(h), len(h) * seeds
+        p = h.sum() / total
+        persistent[r] = np.sum((label[r] == 1) & (base[r] == 0))
+        # recall's CR2 design effect by hand, as in design_effects: V_c/(V_r + V_c/N)
+        v_c = np.sum((h - seeds * p) ** 2) / (1.0 - seeds / total)
+        v_r = np.sum(h * (1 - p) ** 2 + (seeds - h) * p**2)
+        deff[r] = v_c / (v_r + v_c / total) if v_r > 0 else np.nan
+        lo, hi = np.quantile(h[boot_rng.integers(0, c, (1000, c))].sum(1) / total, [0.025, 0.975])
+        boot[r] = lo <= tpr <= hi
+        z = stats.t.ppf(0.975, c - 1)
+        centre, half = (
+            (p * c + z * z / 2) / (c + z * z),
+            z * np.sqrt(p * (1 - p) * c + z * z / 4) / (c + z * z),
+        )
+        whole[r] = centre - half <= tpr <= centre + half
+    rows = []
+    for k, sel in [("all", np.ones(reps, bool)), *((str(k), persistent == k) for k in range(3)),
+                   ("3+", persistent >= 3)]:  # fmt: skip
+        rows.append({
+            **point, "persistent_misses": k, "share": float(sel.mean()), "clus_t": float(covered[sel].mean()),
+            "bootstrap": float(boot[sel].mean()), "wilson_examples": float(whole[sel].mean()),
+            "deff": float(np.nanmedian(deff[sel])), "recall": float(np.median(out["recall"].to_numpy()[sel])),
+            "low": float(np.median(low[sel])),
+        })  # fmt: skip
+    return rows
+
+
+def run_skewed(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Coverage at skewed classes and high informedness (issue #20), repeated and clustered
+    examples, and the diagnosis of recall at the repeated points with 10 partly kept seeds."""
+    rng = np.random.default_rng(2031)
+    reps = 400 if quick else 1000
+    names = ["informedness", "recall"]
+    rows, diagnosis = [], []
+    for n, seeds, keep, prev, tpr, fpr in SKEWED_REPEATED:
+        label = (rng.random((reps, n)) < prev).astype(np.int8)
+
+        def fresh(label: np.ndarray = label, tpr: float = tpr, fpr: float = fpr) -> np.ndarray:
+            return (rng.random(label.shape) < np.where(label == 1, tpr, fpr)).astype(np.int8)
+
+        base = fresh()
+        df = _seeded(rng, label, base, seeds, keep, fresh, "example")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BatchevalWarning)
+            naive = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names, ci=0.95)
+        clus = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names, ci=0.95, example="example")
+        point = {"kind": "repeated", "examples": n, "seeds": seeds, "keep": keep, "prev": prev,
+                 "size": 1, "icc": None}  # fmt: skip
+        rows += _skewed_rows(point, reps, naive, clus, float(np.median(label.sum(1))),
+                             {"informedness": tpr - fpr, "recall": tpr})  # fmt: skip
+        print(rows[-1], file=sys.stderr)
+        if seeds == 10 and keep < 1:
+            diagnosis += _diagnose({"examples": n, "keep": keep, "prev": prev, "truth": tpr}, label, base, df,
+                                   clus, tpr)  # fmt: skip
+    for c, size, icc in SKEWED_CLUSTERED:
+        shape = (reps, c * size)
+        q = _rates(rng, 0.95, icc, (reps, c), size)
+        label = (rng.random(shape) < 0.1).astype(np.int8)
+        pred = np.where(rng.random(shape) < q, label, 1 - label).astype(np.int8)
+        df = pl.DataFrame({
+            "rep": np.repeat(np.arange(reps, dtype=np.int32), c * size),
+            "passage": np.tile(np.repeat(np.arange(c, dtype=np.int32), size), reps),
+            "label": label.ravel(), "prediction": pred.ravel(),
+        })  # fmt: skip
+        naive = be.evaluate(df, by="rep", measures=names, ci=0.95)
+        clus = be.evaluate(df, by="rep", measures=names, ci=0.95, cluster="passage")
+        holding = (label.reshape(reps, c, size).max(2)).sum(1)
+        point = {"kind": "clustered", "examples": c, "seeds": 1, "keep": None, "prev": 0.1, "size": size,
+                 "icc": icc}  # fmt: skip
+        rows += _skewed_rows(point, reps, naive, clus, float(np.median(holding)),
+                             {"informedness": 0.9, "recall": 0.95})  # fmt: skip
+        print(rows[-1], file=sys.stderr)
+    return pl.DataFrame(rows), pl.DataFrame(diagnosis)
+
+
 def _markdown(frame: pl.DataFrame) -> str:
     cols = frame.columns
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join(" ---: " for _ in cols) + "|"]
@@ -349,7 +500,7 @@ def _markdown(frame: pl.DataFrame) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("coverage", "size", "paired"), default="coverage",
+    parser.add_argument("--part", choices=("coverage", "size", "paired", "skewed"), default="coverage",
                         help="coverage of the intervals, size of the chance tests, or of the "
                              "clustered board's paired test")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="fewer replicates and no 2,000-cluster points")
@@ -363,6 +514,12 @@ def main() -> None:
             f"### Clustered examples (`cluster=`), 95 % intervals\n\n{_markdown(clustered)}\n\n"
             f"### Repeated examples (`example=`, pooled over seeds), informedness, 95 % intervals\n\n"
             f"{_markdown(repeated)}\n\n"
+        )
+    elif args.part == "skewed":
+        table, diagnosis = run_skewed(args.quick)
+        text = (
+            f"### Skewed classes and high informedness, 95 % intervals\n\n{_markdown(table)}\n\n"
+            f"### Recall with 10 partly kept seeds, by persistent misses\n\n{_markdown(diagnosis)}\n\n"
         )
     elif args.part == "paired":
         table = _markdown(run_paired(args.quick))
