@@ -55,6 +55,28 @@ def test_distinct_small_tables_give_the_general_kernels_ids_and_numpys_unique_ta
     np.testing.assert_array_equal(first, general_first)
 
 
+@pytest.mark.parametrize("late_big", [False, True])
+def test_distinct_small_tables_past_the_first_tables_growth(late_big):
+    """More distinct tables than the first hash table holds half full (2¹⁴ of its 2¹⁵ slots), so
+    it grows (three times here): ids and first stay numpy's first occurrences; a cell of 2¹⁶ found only
+    after the growth still sends the tables back to the general kernel."""
+    rng = np.random.default_rng(11)
+    counts = rng.integers(0, 40, (120_000, 2, 2))
+    counts[rng.random(len(counts)) < 0.3] = counts[7]  # repeats among them
+    if late_big:
+        counts[100_000, 0, 1] = 2**16
+    cells = binary_cells(counts)
+    ids, first, small = distinct_small_tables(*cells)
+    assert small != late_big
+    if late_big:
+        return
+    flat = counts.reshape(len(counts), 4)
+    unique, firsts = np.unique(flat, axis=0, return_index=True)
+    assert len(unique) > 4 * 2**14
+    np.testing.assert_array_equal(first, np.sort(firsts))
+    np.testing.assert_array_equal(flat[first][ids], flat)
+
+
 def test_every_measure_keeps_its_bits_between_the_two_shares_of_distinct_tables():
     """Between a quarter and three quarters of the tables distinct, the tests and g2 are shared
     but the other point measures are computed for every group; below a quarter, every one is

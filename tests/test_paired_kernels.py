@@ -127,6 +127,32 @@ def test_poisson_setups_looked_up_draw_what_setups_in_place_draw(monkeypatch):
         assert np.isfinite(looked_up[0][5:]).all()
 
 
+def _sign_flip_reference(joint: np.ndarray, midp: bool, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The exact groups of informedness's sign-flip test (kind 0) and their p-values from
+    two_binomial_tail, which builds each group's own tables; the statistic written out in numpy,
+    the smaller discordant count as ``a``."""
+    from batcheval.kernels import signflip as sf
+
+    n1, n0 = joint[:, 4:].sum(axis=1).astype(float), joint[:, :4].sum(axis=1).astype(float)
+    c1, b1, c0, b0 = joint[:, 5], joint[:, 6], joint[:, 2], joint[:, 1]
+    m1, m0 = (c1 + b1).astype(float), (c0 + b0).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w1, w0 = np.where(m1 > 0, 1.0 / n1, 0.0), np.where(m0 > 0, 1.0 / n0, 0.0)
+    stat = np.abs(w1 * (c1 - b1) + w0 * (c0 - b0))
+    swap = m1 > m0
+    ma, mb = np.where(swap, m0, m1), np.where(swap, m1, m0)
+    wa, wb = np.where(swap, w0, w1), np.where(swap, w1, w0)
+    tol = 1e-9 * (wa * ma + wb * mb)
+    sel = np.flatnonzero((ma <= limit) & (stat > tol) & (n1 > 0) & (n0 > 0))
+    lo = np.empty(len(sel))
+    sf.two_binomial_tail(ma[sel], mb[sel], wa[sel], wb[sel], stat[sel] - tol[sel], lo)
+    if midp:
+        hi = np.empty(len(sel))
+        sf.two_binomial_tail(ma[sel], mb[sel], wa[sel], wb[sel], stat[sel] + tol[sel], hi)
+        lo = 0.5 * (lo + hi)
+    return sel, lo
+
+
 @pytest.mark.parametrize("midp", [False, True])
 def test_sign_flip_tails_from_shared_tables_match_each_groups_own(midp):
     """binary_sign_flip's exact tails read one Bin(m, 1/2) table per distinct discordant count;
@@ -141,28 +167,27 @@ def test_sign_flip_tails_from_shared_tables_match_each_groups_own(midp):
     joint[5, :4] = 0  # one real class empty: undefined
     p, z = np.empty(g), np.empty(g)
     sf.binary_sign_flip(joint, 1, 0, 50, midp, p, z)
-    # the statistic of informedness (kind 0) written out in numpy, the smaller count as a
-    n1, n0 = joint[:, 4:].sum(axis=1).astype(float), joint[:, :4].sum(axis=1).astype(float)
-    c1, b1, c0, b0 = joint[:, 5], joint[:, 6], joint[:, 2], joint[:, 1]
-    m1, m0 = (c1 + b1).astype(float), (c0 + b0).astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w1, w0 = np.where(m1 > 0, 1.0 / n1, 0.0), np.where(m0 > 0, 1.0 / n0, 0.0)
-    stat = np.abs(w1 * (c1 - b1) + w0 * (c0 - b0))
-    swap = m1 > m0
-    ma, mb = np.where(swap, m0, m1), np.where(swap, m1, m0)
-    wa, wb = np.where(swap, w0, w1), np.where(swap, w1, w0)
-    tol = 1e-9 * (wa * ma + wb * mb)
-    exact = (ma <= 50) & (stat > tol) & (n1 > 0) & (n0 > 0)
-    assert exact.sum() > 10_000 and np.isnan(p[5])
-    sel = np.flatnonzero(exact)
-    lo = np.empty(len(sel))
-    sf.two_binomial_tail(ma[sel], mb[sel], wa[sel], wb[sel], stat[sel] - tol[sel], lo)
-    if midp:
-        hi = np.empty(len(sel))
-        sf.two_binomial_tail(ma[sel], mb[sel], wa[sel], wb[sel], stat[sel] + tol[sel], hi)
-        lo = 0.5 * (lo + hi)
-    np.testing.assert_array_equal(p[sel], lo)
+    sel, expected = _sign_flip_reference(joint, midp, 50)
+    assert len(sel) > 10_000 and np.isnan(p[5])
+    np.testing.assert_array_equal(p[sel], expected)
     assert np.isnan(z[sel]).all()
+
+
+def test_sign_flip_tails_past_the_shared_tables_size():
+    """A discordant count whose tables alone pass _SHARED_ENTRIES (6M: 18M entries) sends every
+    exact group to its own tables, without a table sized by that count first; the p-values are
+    two_binomial_tail's to the bit."""
+    from batcheval.kernels import signflip as sf
+
+    assert 3 * 6_000_000 + 5 > sf._SHARED_ENTRIES
+    rng = np.random.default_rng(3)
+    joint = rng.integers(0, 20, (40, 8)).astype(np.int64)
+    joint[0] = [5, 3_000_000, 3_000_400, 7, 9, 20, 11, 30]  # a = 31 discordant, b = 6,000,400
+    p, z = np.empty(40), np.empty(40)
+    sf.binary_sign_flip(joint, 1, 0, 50, False, p, z)
+    sel, expected = _sign_flip_reference(joint, False, 50)
+    assert 0 in sel and len(sel) > 30
+    np.testing.assert_array_equal(p[sel], expected)
 
 
 def test_frontier_order_keeps_the_full_sorts_front():

@@ -23,11 +23,15 @@ import shutil
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from ..errors import BatchevalError
 from ..scores.curves import CHARTS
+
+if TYPE_CHECKING:  # numpy is imported where a command needs it, not when the CLI starts
+    import numpy as np
 
 _EVALUATE_EXAMPLES = """examples:
   batcheval evaluate preds.parquet --by run,fold
@@ -611,6 +615,20 @@ def _measures_list(args: argparse.Namespace) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True)) + "  " + r[3])
 
 
+def warmup_tables(n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` random 2×2 tables of up to 199 a cell, which seldom repeat: ``batcheval warmup``
+    measures them so that the per-group measure and test kernels compile, not only the pass
+    over the distinct tables that repeated tables take.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> warmup_tables(3, np.random.default_rng(0)).shape
+    (3, 2, 2)
+    """
+    return rng.integers(0, 200, (n, 2, 2))
+
+
 def _warmup(args: argparse.Namespace) -> None:
     """Call evaluate, sweep, auc and leaderboard on made-up frames: small ones compile the serial
     kernels, and frames with more than :data:`SERIAL_BELOW` rows and groups the parallel ones."""
@@ -648,8 +666,8 @@ def _warmup(args: argparse.Namespace) -> None:
             steps += (("leaderboard, 5,000 runs", lambda f=wide: leaderboard(f, pool="fold")),)
             # groups of many rows, whose tables seldom repeat, take the per-group measure and
             # test kernels rather than the distinct tables' pass (about 10 s of compiles)
-            tables = rng.integers(0, 200, (n, 2, 2))
-            steps += (("evaluate, distinct tables", lambda c=tables: compute(c)),)
+            tables = warmup_tables(n, rng)
+            steps += (("evaluate, unrepeated tables", lambda c=tables: compute(c)),)
         for name, call in steps:
             t0 = time.perf_counter()
             call()

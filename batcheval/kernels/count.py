@@ -468,6 +468,10 @@ def unpack_ids_kernel(ids, strides, cards, radix, out):
             prev = v
 
 
+#: Groups the distinct tables' int32 ids can number (callers take another path from here on)
+_IDS_LIMIT = 1 << 31
+
+
 @jit
 def distinct_tables(tp, fp, fn, tn):
     """``(ids, first)``: the distinct 2×2 tables among G, by hashing their cells.
@@ -478,6 +482,8 @@ def distinct_tables(tp, fp, fn, tn):
     give tables that repeat often: 100k tables of 200 rows hold a few thousand distinct ones.
     """
     n = tp.shape[0]
+    if n >= _IDS_LIMIT:
+        raise ValueError("distinct_tables: 2**31 groups or more do not fit its int32 ids")
     size = 1
     while size < 2 * n:
         size *= 2
@@ -524,6 +530,8 @@ def distinct_small_tables(tp, fp, fn, tn):
     (0.5 MB, in L2) instead of 2¹⁸ (4 MB).
     """
     n = tp.shape[0]
+    if n >= _IDS_LIMIT:
+        raise ValueError("distinct_small_tables: 2**31 groups or more do not fit its int32 ids")
     top_bits = 1
     while (1 << top_bits) < 2 * n:
         top_bits += 1
@@ -534,7 +542,8 @@ def distinct_small_tables(tp, fp, fn, tn):
     g = 0
     while True:
         table = np.zeros(2 << bits, np.uint64)
-        # the distinct tables found so far into the larger table, in their order
+        # the distinct tables found so far into the larger table, in their order, so that an id
+        # stays the index of its table's first group among the distinct ones
         shift = np.uint64(64 - bits)
         mask = np.uint64((1 << bits) - 1)
         for k in range(n_distinct):

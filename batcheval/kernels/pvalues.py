@@ -146,7 +146,10 @@ def distinct_pass_kernel(
     # size, so that each thread gets the same count of tables: prange hands each thread an equal
     # run of blocks, and 23 blocks of 512 (issue #24's 11,565 tables) gave one thread 12, the
     # other 11 (the last one short). (The threads come as an argument: numba's get_num_threads
-    # inside a kernel is a dynamic global, which keeps the kernel out of the disk cache.)
+    # inside a kernel is a dynamic global, which keeps the kernel out of the disk cache.) The
+    # blocks' bounds move with the thread count, so a table's values must not depend on where
+    # it falls in its block: run_block's operations stay element by element (a vectorised
+    # loop body, e.g. SVML's log, against its scalar remainder could give other bits).
     n_blocks = (n_distinct + _BLOCK - 1) // _BLOCK
     n_blocks = (n_blocks + threads - 1) // threads * threads
     size = (n_distinct + n_blocks - 1) // n_blocks

@@ -127,20 +127,27 @@ def binary_sign_flip(joint, pos, kind, exact_limit, midp, p, z):
             d = stat - (0.0 if midp else half_step)
             z[g] = (d if d >= 0.0 else 0.0) / math.sqrt(2.0 * var)
             p[g] = 1.0
-    # every m whose table an exact group reads: its mb, and its ma (at most exact_limit)
-    top = max(exact_limit, 0)
-    for g in range(n_groups):
-        top = max(top, exact[g])
-    used = np.zeros(top + 2, np.int64)
-    for m in range(min(exact_limit, top) + 1):
-        used[m] = 1
+    # every m whose table an exact group reads: its mb, and its ma (at most exact_limit), listed
+    # sparsely, since one huge mb must not size an array by its value before the entries are known
+    n_exact = 0
+    top = 0
     for g in range(n_groups):
         if exact[g] >= 0:
-            used[exact[g]] = 1
+            n_exact += 1
+            top = max(top, exact[g])
+    low = min(max(exact_limit, 0), top)
+    ms = np.empty(low + 1 + n_exact, np.int64)
+    for m in range(low + 1):
+        ms[m] = m
+    k = low + 1
+    for g in range(n_groups):
+        if exact[g] >= 0:
+            ms[k] = exact[g]
+            k += 1
+    ms = np.unique(ms)
     entries = 0
-    for m in range(top + 1):
-        if used[m]:
-            entries += 3 * m + 5
+    for m in ms:
+        entries += 3 * m + 5
     if entries > _SHARED_ENTRIES:
         for g in prange(n_groups):
             if exact[g] >= 0:
@@ -148,20 +155,21 @@ def binary_sign_flip(joint, pos, kind, exact_limit, midp, p, z):
                 pa, cdf, sf = _tables(int(ma), int(mb))
                 p[g] = _exact_p(pa, cdf, sf, int(ma), int(mb), wa, wb, stat, tol, midp)
         return
-    start = np.zeros(top + 2, np.int64)  # m's tables: pmf, cdf and sf, m + 1, m + 2, m + 2 long
-    for m in range(top + 1):
-        start[m + 1] = start[m] + (3 * m + 5 if used[m] else 0)
-    flat = np.empty(start[top + 1])
-    for m in prange(top + 1):
-        if used[m]:
-            _fill_tables(m, flat[start[m] : start[m + 1]])
+    # the i-th m's tables: pmf, cdf and sf, m + 1, m + 2, m + 2 long, end to end
+    start = np.zeros(len(ms) + 1, np.int64)
+    for i in range(len(ms)):
+        start[i + 1] = start[i] + 3 * ms[i] + 5
+    flat = np.empty(start[len(ms)])
+    for i in prange(len(ms)):
+        _fill_tables(ms[i], flat[start[i] : start[i + 1]])
     for g in prange(n_groups):
         if exact[g] >= 0:
             undefined, stat, tol, ma, mb, wa, wb = _statistic(joint, g, pos, kind)
             a, b = int(ma), int(mb)
-            pa = flat[start[a] : start[a] + a + 1]
-            cdf = flat[start[b] + b + 1 : start[b] + 2 * b + 3]
-            sf = flat[start[b] + 2 * b + 3 : start[b + 1]]
+            at_a, at_b = start[np.searchsorted(ms, a)], start[np.searchsorted(ms, b)]
+            pa = flat[at_a : at_a + a + 1]
+            cdf = flat[at_b + b + 1 : at_b + 2 * b + 3]
+            sf = flat[at_b + 2 * b + 3 : at_b + 3 * b + 5]
             p[g] = _exact_p(pa, cdf, sf, a, b, wa, wb, stat, tol, midp)
 
 
