@@ -84,7 +84,8 @@ def test_warmup_command_compiles_the_small_kernels(capsys, monkeypatch):
     monkeypatch.setenv("BATCHEVAL_QUIET_COMPILE", "1")
     assert main(["warmup", "--small-only"]) == 0
     out = capsys.readouterr().out
-    for step in ("evaluate", "evaluate, 3 classes", "sweep", "auc", "leaderboard"):
+    steps = ("evaluate", "evaluate, 3 classes", "sweep", "auc", "leaderboard", "leaderboard, paired")
+    for step in (*steps, "leaderboard, paired delta, adjacent"):
         assert f"warmup: {step} (400 rows):" in out
     assert "compiled kernels are cached in" in out
     assert binary.run_program.serial.signatures and count.count_private.serial.signatures

@@ -629,6 +629,29 @@ def warmup_tables(n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, 200, (n, 2, 2))
 
 
+def paired_board(n: int, runs: int, rng: np.random.Generator) -> pl.DataFrame:
+    """``runs`` runs that each predict the same ``n // runs`` examples (two folds, one label
+    an example): the frame of ``batcheval warmup``'s paired leaderboards.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> board = paired_board(400, 50, np.random.default_rng(0))
+    >>> labels = board.group_by("example").agg(pl.col("label").n_unique())["label"]
+    >>> board.height, board["run"].n_unique(), labels.max()
+    (400, 50, 1)
+    """
+    import numpy as np
+
+    i = np.arange(runs * (n // runs))
+    example = i // runs
+    label = rng.integers(0, 2, example[-1] + 1)[example]
+    prediction = np.where(rng.random(len(i)) < 0.8, label, 1 - label)
+    return pl.DataFrame(
+        {"run": i % runs, "fold": example % 2, "example": example, "label": label, "prediction": prediction}
+    )
+
+
 def _warmup(args: argparse.Namespace) -> None:
     """Call evaluate, sweep, auc and leaderboard on made-up frames: small ones compile the serial
     kernels, and frames with more than :data:`SERIAL_BELOW` rows and groups the parallel ones."""
@@ -653,12 +676,22 @@ def _warmup(args: argparse.Namespace) -> None:
             "class3": rng.integers(0, 3, n), "pred3": rng.integers(0, 3, n),
         })  # fmt: skip
         boards = frame.with_columns(pl.col("run") % 50)
+        paired = paired_board(n, 50 if n == 400 else 8192, rng)
         steps = (
             ("evaluate", lambda f=frame: evaluate(f, by="run")),
             ("evaluate, 3 classes", lambda f=frame: evaluate(f, "run", label="class3", prediction="pred3")),
             ("sweep", lambda f=frame: sweep(f, by="run")),
             ("auc", lambda f=frame: auc(f, by="run")),
             ("leaderboard", lambda f=boards: leaderboard(f, pool="fold")),
+            # the paired kernels (joint tables, the paired bootstrap, the sign-flip test): 38 s
+            # of compiles on the first paired board of 8,192 runs after a warmup without them
+            ("leaderboard, paired", lambda f=paired: leaderboard(f, pool="fold", example="example")),
+            (
+                "leaderboard, paired delta, adjacent",
+                lambda f=paired: leaderboard(
+                    f, pool="fold", example="example", paired="delta", adjacent=True
+                ),
+            ),
         )
         if n > 400:
             # boards of FEW_TABLES runs or more take the score interval's parallel kernel
@@ -670,7 +703,9 @@ def _warmup(args: argparse.Namespace) -> None:
             steps += (("evaluate, unrepeated tables", lambda c=tables: compute(c)),)
         for name, call in steps:
             t0 = time.perf_counter()
-            call()
+            with warnings.catch_warnings():  # made-up frames: their warnings (8,192 runs have no
+                warnings.simplefilter("ignore")  # rank intervals) say nothing about the user's data
+                call()
             print(f"warmup: {name} ({n:,} rows): {time.perf_counter() - t0:.1f} s", flush=True)
     total = time.perf_counter() - start
     print(f"warmup: done in {total:.1f} s; compiled kernels are cached in {cache_dir()}")
