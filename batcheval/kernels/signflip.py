@@ -50,17 +50,9 @@ def _tables(a, b):
     """``X_a``'s pmf and ``X_b``'s cdf and survival function: what a tail of :func:`_tail_sum` reads."""
     pa = np.empty(a + 1)
     _binomial_half(a, pa)
-    pb = np.empty(b + 1)
-    _binomial_half(b, pb)
-    cdf = np.zeros(b + 2)  # cdf[j] = P(X_b <= j - 1)
-    for j in range(b + 1):
-        cdf[j + 1] = cdf[j] + pb[j]
-    # the upper tail summed from the top, not 1 − cdf: that loses small tails to cancellation
-    # and rounds to −4e-16 where cdf passes 1
-    sf = np.zeros(b + 2)  # sf[j] = P(X_b >= j)
-    for j in range(b, -1, -1):
-        sf[j] = sf[j + 1] + pb[j]
-    return pa, cdf, sf
+    out = np.empty(3 * b + 5)
+    _fill_tables(b, out)
+    return pa, out[b + 1 : 2 * b + 3], out[2 * b + 3 :]
 
 
 @jit
@@ -105,7 +97,7 @@ def binary_sign_flip(joint, pos, kind, exact_limit, midp, p, z):
     3 ``1/n1, 0`` (recall, miss_rate), 4 ``0, 1/n0`` (inverse_recall, fallout).
 
     The exact tails read the Bin(m, 1/2) tables of each discordant count m once per
-    distinct m (:func:`_shared_tables`), not once per group: runs on one test set share
+    distinct m (:func:`_fill_tables`, into one array), not once per group: runs on one test set share
     them (the leaderboard benchmark's 100k tables, of which 4,096 take the exact tail: 23.7 -> 5.2 ms of one
     thread's CPU), the same tables bit for bit. Where those tables would be large
     (:data:`_SHARED_ENTRIES`), each group builds its own as before."""
@@ -180,13 +172,16 @@ _SHARED_ENTRIES = 1 << 24
 
 @jit
 def _fill_tables(m, out):
-    """:func:`_tables`' three arrays of ``m`` (its pmf as ``pa`` and ``pb``), laid end to end in ``out``."""
+    """Bin(m, 1/2)'s pmf, cdf and survival function laid end to end in ``out`` (``3m + 5``
+    long): ``cdf[j] = P(X <= j - 1)``, ``sf[j] = P(X >= j)``."""
     pb = out[: m + 1]
     _binomial_half(m, pb)
     cdf = out[m + 1 : 2 * m + 3]
     cdf[0] = 0.0
     for j in range(m + 1):
         cdf[j + 1] = cdf[j] + pb[j]
+    # the upper tail summed from the top, not 1 − cdf: that loses small tails to cancellation
+    # and rounds to −4e-16 where cdf passes 1
     sf = out[2 * m + 3 :]
     sf[m + 1] = 0.0
     for j in range(m, -1, -1):
