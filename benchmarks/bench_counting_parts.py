@@ -85,16 +85,17 @@ def main(argv: list[str] | None = None) -> int:
 
     bufs = np.zeros((threads, 2, cells + 1), np.uint16)
     direct = counting.identity_lut(coding.lut)
+    cards = counting.key_cards(space.columns)
     flat = np.zeros(cells, np.int64)
     views = [bench.column_view(df, c) for c in df.columns]
 
     def private() -> None:
         bufs[:] = 0
-        kernels.count_private(*kernel_args, direct, bufs)
+        kernels.count_private(*kernel_args, direct, cards, bufs)
 
     def radix_count() -> None:
         out = np.zeros(cells, np.int64)
-        radix_args = (*kernel_args, False)  # codes looked up, not checked
+        radix_args = (*kernel_args, False, cards)  # codes looked up, not checked
         counting._count_radix(radix_args, len(space.columns), len(coding.label), cells, threads, out)
 
     counted = counting.run_count_kernel(space.columns, coding, space.size, k).reshape(space.size, k, k)

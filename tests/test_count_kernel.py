@@ -49,7 +49,9 @@ def _kernel(keys, offsets, cards, label, pred, vmin, lut, k, threads):
     lut = readonly(np.asarray(lut, np.int64))
     direct = counting.identity_lut(lut)
     label, pred = readonly(label), readonly(pred)
-    _count.count_private(*args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bufs)
+    bounds = np.ones(4, np.int64)
+    bounds[: len(keys)] = cards
+    _count.count_private(*args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bounds, bufs)
     flat = np.zeros(cells, np.int64)
     _count.sum_split_rows(bufs, bool(bufs[:, 1, cells].any()), flat)
     return flat, int(bufs[:, 0, cells].sum()), direct
@@ -202,7 +204,7 @@ def test_radix_counts_with_a_class_the_sample_misses(monkeypatch, rare):
     checked = []
     radix = counting._count_radix
     monkeypatch.setattr(
-        counting, "_count_radix", lambda args, *rest: checked.append(args[-1]) or radix(args, *rest)
+        counting, "_count_radix", lambda args, *rest: checked.append(args[-2]) or radix(args, *rest)
     )
     n = 40_000  # at least two rows a cell with ten classes: radix partitions for the scanned range too
     df = _frame_with_rare_classes(n, rare)
