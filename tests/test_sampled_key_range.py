@@ -20,6 +20,7 @@ from batcheval.core.encode import readonly
 from batcheval.core.table import ContingencyTable
 from batcheval.kernels import count as _count
 from tests.reference.counting import count_groups
+from tests.test_count_kernel import force_radix
 
 N = 60_000
 STEP = N // encode.CLASS_SAMPLE  # the sample's stride: rows at multiples of it are read
@@ -135,11 +136,7 @@ def test_three_keys_one_of_them_a_string():
 
 @pytest.mark.parametrize("outlier", [False, True])
 def test_radix_partitions_check_the_keys(monkeypatch, recounts, outlier):
-    monkeypatch.setattr(counting, "_RADIX_MIN_CELLS", 1)
-    monkeypatch.setattr(counting, "_RADIX_PART_BITS", 6)
-    monkeypatch.setattr(counting, "_RADIX_BLOCK_ROWS", 10_007)
-    monkeypatch.setattr(counting, "_PROBE", 16)
-    monkeypatch.setattr(counting, "_GROUPED_FRACTION", 1.1)
+    force_radix(monkeypatch, part_bits=6, block_rows=10_007)
     used = []
     radix = counting._count_radix
     monkeypatch.setattr(counting, "_count_radix", lambda *a: used.append(1) or radix(*a))
