@@ -317,7 +317,7 @@ def kernel_keys(cols: Sequence[KeyColumn]) -> tuple:
 
 def key_cards(cols: Sequence[KeyColumn]) -> np.ndarray:
     """The cardinality of each key column (int64, one slot per kernel key): the bounds that
-    :func:`~batcheval.kernels.count.keys_inside` checks a row's key codes against."""
+    :func:`~batcheval.kernels.count.direct_ids` checks a row's key codes against."""
     cards = np.ones(_MAX_KERNEL_KEYS, dtype=np.int64)
     for i, c in enumerate(cols):
         cards[i] = c.cardinality
@@ -330,9 +330,10 @@ def _private_fits(cells: int, threads: int) -> bool:
 
 
 def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> np.ndarray | None:
-    """Flat counts with a coding whose class range may miss values (a guessed range); None when
-    some row's label or prediction lies outside it, or when this table is not one for the
-    counters that check every row (direct codes, by per-thread tables or radix partitions)."""
+    """Flat counts with a coding whose class range, and key columns whose ranges, may miss values
+    (guessed ranges); None when some row's label, prediction or key lies outside them, or when
+    this table is not one for the counters that check every row (direct codes, by per-thread
+    tables or radix partitions)."""
     threads = n_threads()
     k = coding.n_codes
     cells = n_groups * k * k
