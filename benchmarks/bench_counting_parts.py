@@ -9,10 +9,10 @@ Usage::
 warm-up, wall and CPU (process time over all threads; on a shared machine the wall time
 also holds the time other processes had the cores):
 
-* encoding as evaluate does it (the key columns' fused range scan, the class range from a
-  sample of rows) and with every range scanned (``encode_frame``),
-* the counting kernel as evaluate runs it (``count_checked``: every row's class codes checked
-  against the sampled range) and with the scanned range (``run_count_kernel``), and its
+* encoding as evaluate does it (the key and class ranges from a sample of rows) and with every
+  range scanned in one fused pass (``encode_frame``),
+* the counting kernel as evaluate runs it (``count_checked``: every row's key and class codes
+  checked against the sampled ranges) and with the scanned ranges (``run_count_kernel``), and its
   pieces: the per-thread 16-bit private tables (``count_private`` on pre-zeroed tables)
   and their flush into the int64 result (``sum_split_rows``); the radix-partitioned alternative
   (ids, partition, in-cache counts),
@@ -70,8 +70,11 @@ def main(argv: list[str] | None = None) -> int:
 
     df = bench.make_frame(args.rows, args.groups, 2, bench.SEED + 2, narrow=True)
     by, label, prediction = bench.BY, bench.LABEL, bench.PREDICTION
-    # as evaluate encodes: the class range from a sample, checked while counting
-    guessed, _ = counting.encode_frame(df, by, label, prediction, None, guess=True)
+    # as evaluate encodes: the class and key ranges from a sample, checked while counting
+    guessed, guessed_space = counting.encode_frame(
+        df, by, label, prediction, None, guess=True, guess_keys=True
+    )
+    assert guessed_space is not None
     coding, space = counting.encode_frame(df, by, label, prediction, None)
     assert space is not None
     k = coding.n_codes
@@ -85,26 +88,27 @@ def main(argv: list[str] | None = None) -> int:
 
     bufs = np.zeros((threads, 2, cells + 1), np.uint16)
     direct = counting.identity_lut(coding.lut)
+    cards = counting.key_cards(space.columns)
     flat = np.zeros(cells, np.int64)
     views = [bench.column_view(df, c) for c in df.columns]
 
     def private() -> None:
         bufs[:] = 0
-        kernels.count_private(*kernel_args, direct, bufs)
+        kernels.count_private(*kernel_args, direct, cards, bufs)
 
     def radix_count() -> None:
         out = np.zeros(cells, np.int64)
-        radix_args = (*kernel_args, False)  # codes looked up, not checked
+        radix_args = (*kernel_args, False, cards)  # codes looked up, not checked
         counting._count_radix(radix_args, len(space.columns), len(coding.label), cells, threads, out)
 
     counted = counting.run_count_kernel(space.columns, coding, space.size, k).reshape(space.size, k, k)
     parts = {
-        "encode_frame (as evaluate: classes sampled)": lambda: counting.encode_frame(
-            df, by, label, prediction, None, guess=True
+        "encode_frame (as evaluate: ranges sampled)": lambda: counting.encode_frame(
+            df, by, label, prediction, None, guess=True, guess_keys=True
         ),
         "encode_frame (every range scanned)": lambda: counting.encode_frame(df, by, label, prediction, None),
         "count_checked (as evaluate counts)": lambda: counting.count_checked(
-            space.columns, guessed, space.size
+            guessed_space.columns, guessed, guessed_space.size
         ),
         "run_count_kernel (scanned class range)": lambda: counting.run_count_kernel(
             space.columns, coding, space.size, k

@@ -49,7 +49,9 @@ def _kernel(keys, offsets, cards, label, pred, vmin, lut, k, threads):
     lut = readonly(np.asarray(lut, np.int64))
     direct = counting.identity_lut(lut)
     label, pred = readonly(label), readonly(pred)
-    _count.count_private(*args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bufs)
+    bounds = np.ones(4, np.int64)
+    bounds[: len(keys)] = cards
+    _count.count_private(*args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bounds, bufs)
     flat = np.zeros(cells, np.int64)
     _count.sum_split_rows(bufs, bool(bufs[:, 1, cells].any()), flat)
     return flat, int(bufs[:, 0, cells].sum()), direct
@@ -190,19 +192,25 @@ def test_counts_with_a_class_the_sample_misses(n, rare):
     np.testing.assert_array_equal(table.counts, counts)
 
 
+def force_radix(monkeypatch, part_bits: int, block_rows: int) -> None:
+    """Make every table of a small test frame count through the radix partitions, in partitions
+    of ``2**part_bits`` cells and blocks of ``block_rows`` rows."""
+    monkeypatch.setattr(counting, "_RADIX_MIN_CELLS", 1)
+    monkeypatch.setattr(counting, "_RADIX_PART_BITS", part_bits)
+    monkeypatch.setattr(counting, "_RADIX_BLOCK_ROWS", block_rows)
+    monkeypatch.setattr(counting, "_PROBE", 16)
+    monkeypatch.setattr(counting, "_GROUPED_FRACTION", 1.1)
+
+
 @pytest.mark.parametrize("rare", [[], [3], [-4], [2, 9]])
 def test_radix_counts_with_a_class_the_sample_misses(monkeypatch, rare):
     # the radix partitions' id pass checks a guessed class range as count_private does (no scan of
     # the class columns first): rows outside it make evaluate count again with the scanned range
-    monkeypatch.setattr(counting, "_RADIX_MIN_CELLS", 1)
-    monkeypatch.setattr(counting, "_RADIX_PART_BITS", 3)
-    monkeypatch.setattr(counting, "_RADIX_BLOCK_ROWS", 1009)
-    monkeypatch.setattr(counting, "_PROBE", 16)
-    monkeypatch.setattr(counting, "_GROUPED_FRACTION", 1.1)
+    force_radix(monkeypatch, part_bits=3, block_rows=1009)
     checked = []
     radix = counting._count_radix
     monkeypatch.setattr(
-        counting, "_count_radix", lambda args, *rest: checked.append(args[-1]) or radix(args, *rest)
+        counting, "_count_radix", lambda args, *rest: checked.append(args[-2]) or radix(args, *rest)
     )
     n = 40_000  # at least two rows a cell with ten classes: radix partitions for the scanned range too
     df = _frame_with_rare_classes(n, rare)

@@ -18,11 +18,11 @@ import polars as pl
 from ..errors import InvalidLabelError
 from ..kernels import count as _count
 from ..kernels.jit import n_threads
-from .encode import ClassCoding, KeyColumn, encode_columns, encode_key, readonly
+from .encode import ClassCoding, KeyColumn, column_ranges, encode_columns, encode_key, readonly
 
 __all__ = [
     "Counted", "compact", "count_checked", "count_encoded", "count_frame", "encode_frame",
-    "encode_frame_scanning", "group_ids", "identity_lut",
+    "encode_frame_scanning", "exact_keys", "group_ids", "identity_lut", "key_cards",
 ]  # fmt: skip
 
 _MAX_KERNEL_KEYS = 4
@@ -58,7 +58,7 @@ def count_frame(
     df: pl.DataFrame, by: Sequence[str], label: str, prediction: str, classes: Sequence[Any] | None
 ) -> Counted:
     """Count ``df`` into one K×K table per distinct combination of ``by``."""
-    coding, space = encode_frame(df, by, label, prediction, classes, guess=True)
+    coding, space = encode_frame(df, by, label, prediction, classes, guess=True, guess_keys=True)
     return count_encoded(df, by, coding, space)
 
 
@@ -71,12 +71,15 @@ def count_encoded(
         keys = pl.DataFrame([df.get_column(name).clear() for name in by])
         return Counted(keys, coding.classes, np.zeros((0, k, k), dtype=np.int64))
     flat = None
-    if coding.exact is not None:
-        # a class range guessed from a sample: counted with every row's codes checked, and
-        # counted again with the scanned range when some row fell outside it
+    if coding.exact is not None or space.guessed:
+        # a class or key range guessed from a sample: counted with every row's codes checked,
+        # and counted again with the scanned ranges when some row fell outside them
         flat = count_checked(space.columns, coding, space.size)
         if flat is None:
-            coding = coding.exact()
+            if coding.exact is not None:
+                coding = coding.exact()
+            if space.guessed:
+                space = key_space(exact_keys(space.columns), df.height, coding.n_codes)
     k = coding.n_codes
     if flat is None:
         flat = run_count_kernel(space.columns, coding, space.size, k)
@@ -90,13 +93,17 @@ def encode_frame(
     prediction: str,
     classes: Sequence[Any] | None,
     guess: bool = False,
+    guess_keys: bool = False,
 ) -> tuple[ClassCoding, KeySpace | None]:
     """The class coding and the key space of ``df`` (None for a frame without rows).
 
-    ``guess``: the class range may come from a sample (see :func:`.encode.encode_columns`);
-    only :func:`count_encoded` takes such a coding.
+    ``guess``, ``guess_keys``: the class range, and the integer keys' ranges, may come from a
+    sample (see :func:`.encode.encode_columns`); only :func:`count_encoded` takes such a coding
+    or key space.
     """
-    coding, space, _ = encode_frame_scanning(df, by, label, prediction, classes, guess=guess)
+    coding, space, _ = encode_frame_scanning(
+        df, by, label, prediction, classes, guess=guess, guess_keys=guess_keys
+    )
     return coding, space
 
 
@@ -108,13 +115,14 @@ def encode_frame_scanning(
     classes: Sequence[Any] | None,
     also: Sequence[np.ndarray] = (),
     guess: bool = False,
+    guess_keys: bool = False,
 ) -> tuple[ClassCoding, KeySpace | None, list[tuple[int, int]]]:
     """:func:`encode_frame`, and the min and max of each array of ``also`` (integer
     arrays of the frame's length) from the same pass over the rows
     (:func:`~batcheval.core.encode.encode_columns`)."""
     n_rows = df.height
     coding, key_cols, found = encode_columns(
-        df, by, label, prediction, classes, also if n_rows else (), guess=guess
+        df, by, label, prediction, classes, also if n_rows else (), guess=guess, guess_keys=guess_keys
     )
     if n_rows == 0:
         return coding, None, found
@@ -131,7 +139,11 @@ def compact(space: KeySpace, coding: ClassCoding, counts: np.ndarray, keyed: boo
         present = np.arange(space.size, dtype=np.int64)
     else:
         present = np.flatnonzero(totals)
-        counts = counts[present]
+        if len(present) and present[-1] - present[0] + 1 == len(present):
+            # one run of groups (a padded key range's empty ends trimmed): a view, not a copy
+            counts = counts[present[0] : present[-1] + 1]
+        else:
+            counts = counts[present]
     keys = space.decode(present)
 
     class_values = coding.classes
@@ -173,6 +185,12 @@ class KeySpace:
     size: int
     decode_ids: Any  # Callable[[np.ndarray], list[pl.Series]]
 
+    @property
+    def guessed(self) -> bool:
+        """Whether some column's range came from a sample, so that a row's packed id may fall
+        outside ``range(size)`` (``KeyColumn.exact``); only ``count_checked`` counts such a space."""
+        return any(c.exact is not None for c in self.columns)
+
     def decode(self, ids: np.ndarray) -> pl.DataFrame:
         return pl.DataFrame(self.decode_ids(ids))
 
@@ -210,7 +228,18 @@ def key_space(cols: list[KeyColumn], n_rows: int, n_classes: int) -> KeySpace:
     dense_ok = size <= max(_DENSE_FACTOR * n_rows, _DENSE_MIN) and size * n_classes * n_classes < 1 << 31
     if len(cols) <= _MAX_KERNEL_KEYS and dense_ok:
         return KeySpace(cols, size, _decode_packed(cols))
+    if any(c.exact is not None for c in cols):
+        # the hashed space packs ids unchecked: guessed ranges are scanned first
+        return key_space(exact_keys(cols), n_rows, n_classes)
     return _hashed_space(cols)
+
+
+def exact_keys(cols: list[KeyColumn]) -> list[KeyColumn]:
+    """``cols`` with every column whose range was guessed (:attr:`KeyColumn.exact`) rebuilt from
+    its scanned range, all of them in one pass over the rows."""
+    guessed = [c for c in cols if c.exact is not None]
+    found = iter(column_ranges([c.values for c in guessed]) if guessed else [])
+    return [c if c.exact is None else c.exact(next(found)) for c in cols]
 
 
 def _hashed_space(cols: list[KeyColumn]) -> KeySpace:
@@ -286,15 +315,25 @@ def kernel_keys(cols: Sequence[KeyColumn]) -> tuple:
     return (*arrays, offsets, strides, len(cols))
 
 
+def key_cards(cols: Sequence[KeyColumn]) -> np.ndarray:
+    """The cardinality of each key column (int64, one slot per kernel key): the bounds that
+    :func:`~batcheval.kernels.count.direct_ids` checks a row's key codes against."""
+    cards = np.ones(_MAX_KERNEL_KEYS, dtype=np.int64)
+    for i, c in enumerate(cols):
+        cards[i] = c.cardinality
+    return cards
+
+
 def _private_fits(cells: int, threads: int) -> bool:
     """Whether every thread can have its own uint32 table of ``cells`` (with uint32 cell ids)."""
     return (threads == 1 or cells * threads <= PRIVATE_CELLS) and cells < (1 << 32) - 1
 
 
 def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> np.ndarray | None:
-    """Flat counts with a coding whose class range may miss values (a guessed range); None when
-    some row's label or prediction lies outside it, or when this table is not one for the
-    counters that check every row (direct codes, by per-thread tables or radix partitions)."""
+    """Flat counts with a coding whose class range, and key columns whose ranges, may miss values
+    (guessed ranges); None when some row's label, prediction or key lies outside them, or when
+    this table is not one for the counters that check every row (direct codes, by per-thread
+    tables or radix partitions)."""
     threads = n_threads()
     k = coding.n_codes
     cells = n_groups * k * k
@@ -305,17 +344,17 @@ def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> 
         # the partitions' id pass checks the codes too: no scan of the class columns first
         # (16 of a row's bytes with int64 labels: some 25 ms of CPU for 20M rows)
         flat = np.zeros(cells, dtype=np.int64)
-        args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k, True)
+        args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k, True, key_cards(cols))
         outside = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
         return None if outside else flat
     if not _private_fits(cells, threads):
         return None
-    flat, outside = _count_private(keys, len(cols), coding, cells, threads)
+    flat, outside = _count_private(keys, key_cards(cols), coding, cells, threads)
     return None if outside else flat
 
 
 def _count_private(
-    keys: tuple, n_keys: int, coding: ClassCoding, cells: int, threads: int
+    keys: tuple, cards: np.ndarray, coding: ClassCoding, cells: int, threads: int
 ) -> tuple[np.ndarray, int]:
     """``(flat counts, rows outside the class codes)`` by per-thread 16-bit tables with their wrap
     counts (:func:`~batcheval.kernels.count.count_private`); with any row outside (a positive
@@ -325,6 +364,7 @@ def _count_private(
     bufs = np.zeros((threads, 2, cells + 1), dtype=np.uint16)
     direct = identity_lut(coding.lut)
     n_rows = len(coding.label)
+    n_keys = keys[_MAX_KERNEL_KEYS + 2]
     block = PRIVATE_ROWS_PER_THREAD * threads  # no cell's wrap count can wrap within a block
     bad = 0
     for lo in range(0, n_rows, block):
@@ -339,6 +379,7 @@ def _count_private(
             coding.lut,
             coding.n_codes,
             direct,
+            cards,
             bufs,
         )
         _count.sum_split_rows(bufs, bool(bufs[:, 1, cells].any()), flat)
@@ -356,15 +397,16 @@ def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, 
     threads = n_threads()
     cells = n_groups * k * k
     keys = kernel_keys(cols)
-    args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k, False)
+    cards = key_cards(cols)
+    args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k, False, cards)
     if use_radix(keys, len(coding.label), cells):
         flat = np.zeros(cells, dtype=np.int64)
         bad = _count_radix(args, len(cols), len(coding.label), cells, threads, flat)
     elif _private_fits(cells, threads):
-        flat, bad = _count_private(keys, len(cols), coding, cells, threads)
+        flat, bad = _count_private(keys, cards, coding, cells, threads)
     else:
         flat = np.zeros(cells, dtype=np.int64)
-        bad = _count.count_partitioned(*args[:-1], threads, flat)
+        bad = _count.count_partitioned(*args[:-2], threads, flat)
     if bad:
         raise_outside(coding, bad)
     return flat

@@ -36,6 +36,7 @@ __all__ = [
     "encode_classes",
     "encode_columns",
     "encode_key",
+    "guess_key_range",
     "kernel_input",
     "readonly",
     "sample_range",
@@ -47,6 +48,13 @@ _COUNT_RANGE_LIMIT = 64
 _LUT_RANGE_LIMIT = 1 << 24
 #: Rows (of each column) whose values guess an integer class range (:func:`encode_columns`).
 CLASS_SAMPLE = 4096
+#: Frames from this many rows on may take an integer key's range from a sample
+#: (:func:`guess_key_range`); below it the scan costs little and a miss would cost a count.
+KEY_GUESS_ROWS = 1 << 20
+# a guessed key range is widened at each end by this many sample gaps (span / sample): the
+# chance that the sample misses the lowest (or highest) of a dense id's values by more is about
+# exp(-16), while the table grows by 2 * 16 / 4096 of the span
+_KEY_PAD_GAPS = 16
 
 
 @dataclass
@@ -58,6 +66,9 @@ class KeyColumn:
     offset: int
     cardinality: int
     decode: Callable[[np.ndarray], pl.Series]
+    # set when the range was guessed from a sample (:func:`guess_key_range`), so values may lie
+    # outside ``[offset, offset + cardinality)``: makes the column from its scanned (min, max)
+    exact: Callable[[tuple[int, int]], KeyColumn] | None = None
 
     def __post_init__(self) -> None:
         self.values = kernel_input(self.values)
@@ -203,6 +214,29 @@ def sample_range(arrays: Sequence[np.ndarray], n: int = CLASS_SAMPLE) -> tuple[i
     return lo, hi
 
 
+def guess_key_range(arr: np.ndarray, n: int = CLASS_SAMPLE) -> tuple[int, int]:
+    """A key column's range from :func:`sample_range`, widened at each end by
+    ``_KEY_PAD_GAPS`` gaps between sampled rows' values (``span // n`` each), within the dtype.
+
+    Evenly spaced rows of shuffled dense ids rarely hold the lowest or highest id (20,000 run
+    ids in 4,096 rows: the sample misses id 0 four times in five), but seldom by more than a few
+    gaps; rows sorted by key give the exact range (the first and last rows are sampled). A
+    value beyond the padding is caught while counting (``core/counting.count_encoded``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> guess_key_range(np.arange(100_000, dtype=np.int32)[::-1].copy(), n=1000)
+    (-1600, 101599)
+    >>> guess_key_range(np.array([3, 0, 4, 1, 2], np.uint8), n=8)  # 10 below 0: the dtype's 0
+    (0, 14)
+    """
+    lo, hi = sample_range([arr], n)
+    pad = (hi - lo + 1) * _KEY_PAD_GAPS // n
+    bounds = np.iinfo(arr.dtype)
+    return max(lo - pad, int(bounds.min)), min(hi + pad, int(bounds.max))
+
+
 def encode_columns(
     df: pl.DataFrame,
     by: Sequence[str],
@@ -211,6 +245,7 @@ def encode_columns(
     classes: Sequence[Any] | None,
     also: Sequence[np.ndarray] = (),
     guess: bool = False,
+    guess_keys: bool = False,
 ) -> tuple[ClassCoding, list[KeyColumn], list[tuple[int, int]]]:
     """:func:`encode_classes` and :func:`encode_key` of a frame's columns, their range scans fused.
 
@@ -226,15 +261,30 @@ def encode_columns(
     enough to be counted as is. The coding then covers the values seen, and
     :attr:`ClassCoding.exact` makes the scanned one. Only a counter that checks every row's
     codes against the range may take such a coding (``core/counting.count_checked``).
+
+    ``guess_keys``: integer key columns of frames of :data:`KEY_GUESS_ROWS` rows or more take
+    their range from a sample too (:func:`guess_key_range`), so the pass over the rows scans
+    no key column; such a column has :attr:`KeyColumn.exact`, and only ``count_encoded``
+    (which checks every row's key codes while counting) may take it.
     """
     keys = [df.get_column(name) for name in by]
     lab, pred = df.get_column(label), df.get_column(prediction)
+    n_rows = df.height
     scan: list[np.ndarray] = []
     key_bounds: list[Any] = []
+    guessed_keys: set[int] = set()
     for s in keys:
         arr = _key_array(s)
         if arr is not None and s.dtype == pl.Boolean:
             key_bounds.append((0, 1))
+        elif arr is not None and guess_keys and n_rows >= KEY_GUESS_ROWS:
+            lo, hi = guess_key_range(arr)
+            if hi - lo + 1 <= _dense_key_limit(n_rows):
+                guessed_keys.add(len(key_bounds))
+                key_bounds.append((lo, hi))
+            else:  # a guess this wide would take the dictionary path: scan for the exact range
+                key_bounds.append(len(scan))
+                scan.append(arr)
         elif arr is not None:
             key_bounds.append(len(scan))
             scan.append(arr)
@@ -271,12 +321,26 @@ def encode_columns(
         coding.exact = exact
     else:
         coding = encode_classes(lab, pred, classes, bounds=class_bounds)
-    n_rows = df.height
     key_cols = [
         encode_key(s, n_rows, bounds=found[b] if isinstance(b, int) else b)
         for s, b in zip(keys, key_bounds, strict=True)
     ]
+    for i in guessed_keys:
+        key_cols[i].exact = _exact_key(keys[i], n_rows)
     return coding, key_cols, found[first_also:]
+
+
+def _exact_key(s: pl.Series, n_rows: int) -> Callable[[tuple[int, int]], KeyColumn]:
+    def exact(bounds: tuple[int, int]) -> KeyColumn:
+        return encode_key(s, n_rows, bounds=bounds)
+
+    return exact
+
+
+def _dense_key_limit(n_rows: int) -> int:
+    """The widest integer key range :func:`encode_key` counts by ``value - min`` (wider ranges
+    are dictionary-encoded)."""
+    return max(4 * n_rows, 1 << 16)
 
 
 def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None) -> KeyColumn:
@@ -291,7 +355,7 @@ def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None)
             values = _key_array(s) if bounds is None else _numpy(s.to_physical())
             if values is not None:
                 lo, hi = value_range(values) if bounds is None else bounds
-                if hi - lo + 1 <= max(4 * n_rows, 1 << 16):
+                if hi - lo + 1 <= _dense_key_limit(n_rows):
                     return KeyColumn(s.name, values, lo, hi - lo + 1, _int_decoder(s.name, dtype, lo))
         elif dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
             return _encode_categorical(s)
