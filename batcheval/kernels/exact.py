@@ -191,6 +191,34 @@ _RADIX_LEVELS = 65536.0
 
 
 @jit
+def _range_of(v):
+    """Min and max of non-empty ``v`` in four independent chains: one chain of ``min`` waits
+    on each step before it, and numba's float min does not vectorise. Min and max are exact,
+    so the order is free (but for the sign of a zero, which :func:`radix_sort_run` ranks
+    the same either way)."""
+    m = v.shape[0]
+    lo0 = lo1 = lo2 = lo3 = hi0 = hi1 = hi2 = hi3 = v[0]
+    quad = m // 4 * 4
+    for i in range(0, quad, 4):
+        x0 = v[i]
+        x1 = v[i + 1]
+        x2 = v[i + 2]
+        x3 = v[i + 3]
+        lo0 = min(lo0, x0)
+        lo1 = min(lo1, x1)
+        lo2 = min(lo2, x2)
+        lo3 = min(lo3, x3)
+        hi0 = max(hi0, x0)
+        hi1 = max(hi1, x1)
+        hi2 = max(hi2, x2)
+        hi3 = max(hi3, x3)
+    for i in range(quad, m):
+        lo0 = min(lo0, v[i])
+        hi0 = max(hi0, v[i])
+    return min(min(lo0, lo1), min(lo2, lo3)), max(max(hi0, hi1), max(hi2, hi3))
+
+
+@jit
 def radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
     """Sort finite ``v`` (rows from ``negatives`` on positive) ascending into ``tmp``, with a
     label byte per row in ``lab`` (1 = positive), in two byte passes of a 16-bit rank.
@@ -201,7 +229,7 @@ def radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
     what a step holds. Against :func:`sort_segment`'s buckets (two a row) this sums 512
     counts instead of 4,000 for 2,000 rows, moves 4-byte keys, and leaves the insertion pass
     little to do, since distinct scores seldom share a step. ``keys`` and ``spare`` (uint32)
-    and ``counts`` (int32, 512) are scratch.
+    and ``counts`` (uint32, 512) are scratch.
 
     Returns False, with ``tmp`` and ``lab`` undefined, where :func:`sort_segment` must sort:
     a run too short to pay for the counts or too long for a 16-bit row, a range beyond
@@ -214,15 +242,13 @@ def radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
     m = v.shape[0]
     if m <= _SMALL_BUCKET or m > RADIX_ROWS:
         return False
-    lo = v[0]
-    hi = v[0]
+    lo, hi = _range_of(v)
     ordered = True
     zeros = 0  # bit 0: a +0.0 seen, bit 1: a -0.0
+    for i in range(1, m):  # each loop on its own vectorises
+        ordered &= v[i] >= v[i - 1]
     for i in range(m):
         x = v[i]
-        ordered &= x >= hi
-        lo = min(lo, x)
-        hi = max(hi, x)
         zeros |= np.int64(x == 0.0) << np.int64(math.copysign(1.0, x) < 0.0)
     if zeros == 3:
         return False
@@ -243,8 +269,8 @@ def radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
         k = keys[i]
         counts[(k >> np.uint32(16)) & np.uint32(255)] += 1
         counts[256 + (k >> np.uint32(24))] += 1
-    low = np.int32(0)
-    high = np.int32(0)
+    low = np.uint32(0)  # unsigned counts and offsets: no negative-index wraparound to test
+    high = np.uint32(0)
     for d in range(256):
         c = counts[d]
         counts[d] = low
@@ -257,13 +283,13 @@ def radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
         d = (k >> np.uint32(16)) & np.uint32(255)
         e = counts[d]
         spare[e] = k
-        counts[d] = e + 1
+        counts[d] = e + np.uint32(1)
     for i in range(m):
         k = spare[i]
-        d = 256 + (k >> np.uint32(24))
+        d = np.uint32(256) + (k >> np.uint32(24))
         e = counts[d]
         keys[e] = k
-        counts[d] = e + 1
+        counts[d] = e + np.uint32(1)
     budget = 8 * m
     for k in range(m):
         i = keys[k] & np.uint32(0xFFFF)
@@ -287,7 +313,7 @@ def sort_run(v, negatives, tmp, lab, keys, spare, counts, lab_in, ends, bid):
     """Sort finite ``v`` (rows from ``negatives`` on positive) into ``tmp`` with a label
     byte per row in ``lab``: by :func:`radix_sort_run` where it can, else by
     :func:`sort_segment`. Scratch: ``keys``, ``spare`` (uint32, ``min(len(v), RADIX_ROWS)``),
-    ``counts`` (int32, 512), ``lab_in`` (uint8), ``bid`` (int32) of ``len(v)``, ``ends`` of
+    ``counts`` (uint32, 512), ``lab_in`` (uint8), ``bid`` (int32) of ``len(v)``, ``ends`` of
     ``bucket_count(len(v)) + 1``."""
     if radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
         return
@@ -309,7 +335,7 @@ def _run_scratch(widest):
         np.empty(widest, np.uint8),
         np.empty(radix, np.uint32),
         np.empty(radix, np.uint32),
-        np.empty(512, np.int32),
+        np.empty(512, np.uint32),
         np.empty(widest, np.uint8),
         np.empty(bucket_count(widest) + 1, np.int64),
         np.empty(widest, np.int32),
@@ -468,6 +494,34 @@ def walk_points(tp_at, row_at, n_points, m, p_tot, n_tot):
 
 
 @jit
+def _drop_inner(hx, hy, nc):
+    """Keep, in place, the first and last of points ``0..nc-1`` and each other point whose
+    neighbours in the list make a right turn through it; returns how many are kept. A point
+    on or under its neighbours' chord is no corner of their upper hull, so the hull, and its
+    exact area, are the same without it."""
+    if nc < 3:
+        return nc
+    px = hx[0]
+    py = hy[0]
+    cx = hx[1]
+    cy = hy[1]
+    k = 1
+    for c in range(1, nc - 1):
+        nx = hx[c + 1]  # read before any write reaches it: writes go to k <= c
+        ny = hy[c + 1]
+        hx[k] = cx
+        hy[k] = cy
+        k += np.int64(not _not_right_turn(px, py, cx, cy, nx, ny))
+        px = cx
+        py = cy
+        cx = nx
+        cy = ny
+    hx[k] = cx
+    hy[k] = cy
+    return k + 1
+
+
+@jit
 def _walk_points_into(tp_at, row_at, n_points, m, p_tot, n_tot, hx, hy):
     """:func:`walk_points` with its hull candidates in ``hx``, ``hy`` (``n_points + 2``)."""
     # Hull candidates: only a point entered by a step up and left by a step
@@ -503,6 +557,10 @@ def _walk_points_into(tp_at, row_at, n_points, m, p_tot, n_tot, hx, hy):
     hx[nc] = pfp  # the last point: (N, P)
     hy[nc] = ptp
     nc += 1
+    # the chain's pops are mispredicted branches (two of five walked points stay candidates
+    # on bench_sweep's scores): first drop, without a branch, candidates under their
+    # neighbours' chord, which no hull has as a corner, in two passes (a third paid little)
+    nc = _drop_inner(hx, hy, _drop_inner(hx, hy, nc))
     h = 1  # upper hull of (0, 0), the candidates and (N, P): monotone chain in place
     for c in range(1, nc):
         x = hx[c]
