@@ -215,7 +215,24 @@ def _range_of(v):
     for i in range(quad, m):
         lo0 = min(lo0, v[i])
         hi0 = max(hi0, v[i])
-    return min(min(lo0, lo1), min(lo2, lo3)), max(max(hi0, hi1), max(hi2, hi3))
+    return min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
+
+
+@jit
+def _zeros_stable_in_buckets(v, lo, hi):
+    """Whether :func:`sort_segment` keeps the zeros of ``v`` (range ``lo..hi``, not in
+    order) in their order: their bucket, like every other, is then insertion-sorted, not
+    heap-sorted, and its range in float64."""
+    m = v.shape[0]
+    n_buckets = bucket_count(m)
+    scale = n_buckets / (hi - lo)
+    if not math.isfinite(scale) or scale == 0.0:
+        return False
+    zero = bucket_of(0.0, lo, scale, n_buckets)
+    shared = 0
+    for i in range(m):
+        shared += np.int64(bucket_of(v[i], lo, scale, n_buckets) == zero)
+    return shared <= _SMALL_BUCKET
 
 
 @jit
@@ -233,11 +250,12 @@ def radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
 
     Returns False, with ``tmp`` and ``lab`` undefined, where :func:`sort_segment` must sort:
     a run too short to pay for the counts or too long for a 16-bit row, a range beyond
-    float64, insertion moves past eight a row (steps crowded by a heavy tail), and runs that
-    hold both +0.0 and -0.0. Those compare equal but differ in bits, so which of them
-    sorts first could show in a threshold; sort_segment decides that, as it always has.
-    Otherwise equal scores have equal bits, and the walks read only how many rows of each
-    class a score holds, so the sorts' different orders among equal scores change no output.
+    float64, insertion moves past eight a row (steps crowded by a heavy tail), and runs
+    holding both +0.0 and -0.0 that sort_segment would heap-sort. Those two compare equal
+    but differ in bits, so which sorts first shows in a threshold: this sort, like
+    sort_segment but for the buckets it heap-sorts, keeps equal scores in their order in
+    ``v``, so where sort_segment would not, it decides. Other equal scores have equal bits,
+    and the walks read only how many rows of each class a score holds.
     """
     m = v.shape[0]
     if m <= _SMALL_BUCKET or m > RADIX_ROWS:
@@ -250,13 +268,13 @@ def radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
     for i in range(m):
         x = v[i]
         zeros |= np.int64(x == 0.0) << np.int64(math.copysign(1.0, x) < 0.0)
-    if zeros == 3:
-        return False
     if ordered:
         for i in range(m):
             tmp[i] = v[i]
             lab[i] = np.uint8(i >= negatives)
         return True
+    if zeros == 3 and not _zeros_stable_in_buckets(v, lo, hi):
+        return False
     scale = _RADIX_LEVELS / (hi - lo)
     if not math.isfinite(scale) or scale == 0.0:
         return False
