@@ -15,14 +15,8 @@ from tests.test_edges_kernels import _hull_area_twice, _roc_points
 
 
 def _scratch(m: int) -> tuple[np.ndarray, ...]:
-    radix = min(m, _exact.RADIX_ROWS)
-    return (
-        np.empty(m),
-        np.empty(m, np.uint8),
-        np.empty(radix, np.uint32),
-        np.empty(radix, np.uint32),
-        np.empty(512, np.uint32),
-    )
+    """The radix sort's arrays: the sorted scores, their labels, two key buffers, the counts."""
+    return _exact._run_scratch(m)[:5]
 
 
 def _scores(kind: str, rng: np.random.Generator, m: int) -> np.ndarray:
