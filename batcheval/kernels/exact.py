@@ -3,13 +3,13 @@
 
 Rows are moved into one array, each group's negatives and then its
 positives, by a two-pass counting sort split over threads (count per thread,
-group and class, then each thread writes its own rows in order): where a
-score lands says its label, no id column is materialised and no two threads
-write one slot. Each group is then sorted by buckets over its value range —
-linear for the smooth score distributions classifiers produce, and no worse
-than quicksort otherwise, since crowded buckets fall back to it — and walked
-once from the top, where a score equal to the next one is a tie and adds no
-point. The walk keeps integer counts: the ROC and hull areas are exact
+group and class while writing each row's cell, 2 or 4 bytes; then each thread
+writes its own rows' scores in order, reading those cells): where a score
+lands says its label, and no two threads write one slot. Each group is then
+sorted by a two-byte radix sort of a 16-bit rank of its scores, or, where
+that declines, by buckets over its value range (crowded buckets heap-sorted),
+and walked once from the top, where a score equal to the next one is a tie
+and adds no point. The walk keeps integer counts: the ROC and hull areas are exact
 integer trapezoid sums divided once by 2·P·N, and hull turns are exact
 integer cross products. Those products (each at most rows²) could pass
 int64 in a group of more than 2^30 scores; such groups are walked with
