@@ -3,13 +3,13 @@
 
 Rows are moved into one array, each group's negatives and then its
 positives, by a two-pass counting sort split over threads (count per thread,
-group and class, then each thread writes its own rows in order): where a
-score lands says its label, no id column is materialised and no two threads
-write one slot. Each group is then sorted by buckets over its value range —
-linear for the smooth score distributions classifiers produce, and no worse
-than quicksort otherwise, since crowded buckets fall back to it — and walked
-once from the top, where a score equal to the next one is a tie and adds no
-point. The walk keeps integer counts: the ROC and hull areas are exact
+group and class while writing each row's cell, 2 or 4 bytes; then each thread
+writes its own rows' scores in order, reading those cells): where a score
+lands says its label, and no two threads write one slot. Each group is then
+sorted by a two-byte radix sort of a 16-bit rank of its scores, or, where
+that declines, by buckets over its value range (crowded buckets heap-sorted),
+and walked once from the top, where a score equal to the next one is a tie
+and adds no point. The walk keeps integer counts: the ROC and hull areas are exact
 integer trapezoid sums divided once by 2·P·N, and hull turns are exact
 integer cross products. Those products (each at most rows²) could pass
 int64 in a group of more than 2^30 scores; such groups are walked with
@@ -185,6 +185,194 @@ def sorted_group(scores, a, z, negatives):
     return v, lab
 
 
+# a row's index rides in the low 16 bits of its radix key, its score's rank in the high 16
+RADIX_ROWS = 1 << 16
+_RADIX_LEVELS = 65536.0
+
+
+@jit
+def _range_of(v):
+    """Min and max of non-empty ``v`` in four independent chains: one chain of ``min`` waits
+    on each step before it, and numba's float min does not vectorise. Min and max are exact,
+    so the order is free (but for the sign of a zero, which :func:`radix_sort_run` ranks
+    the same either way)."""
+    m = v.shape[0]
+    lo0 = lo1 = lo2 = lo3 = hi0 = hi1 = hi2 = hi3 = v[0]
+    quad = m // 4 * 4
+    for i in range(0, quad, 4):
+        x0 = v[i]
+        x1 = v[i + 1]
+        x2 = v[i + 2]
+        x3 = v[i + 3]
+        lo0 = min(lo0, x0)
+        lo1 = min(lo1, x1)
+        lo2 = min(lo2, x2)
+        lo3 = min(lo3, x3)
+        hi0 = max(hi0, x0)
+        hi1 = max(hi1, x1)
+        hi2 = max(hi2, x2)
+        hi3 = max(hi3, x3)
+    for i in range(quad, m):
+        lo0 = min(lo0, v[i])
+        hi0 = max(hi0, v[i])
+    return min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
+
+
+@jit
+def _zeros_stable_in_buckets(v, lo, hi):
+    """Whether :func:`sort_segment` keeps the zeros of ``v`` (range ``lo..hi``, not in
+    order) in their order: their bucket, like every other, is then insertion-sorted, not
+    heap-sorted, and its range in float64."""
+    m = v.shape[0]
+    n_buckets = bucket_count(m)
+    scale = n_buckets / (hi - lo)
+    if not math.isfinite(scale) or scale == 0.0:
+        return False
+    zero = bucket_of(0.0, lo, scale, n_buckets)
+    shared = 0
+    for i in range(m):
+        shared += np.int64(bucket_of(v[i], lo, scale, n_buckets) == zero)
+    return shared <= _SMALL_BUCKET
+
+
+@jit
+def radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
+    """Sort finite ``v`` (rows from ``negatives`` on positive) ascending into ``tmp``, with a
+    label byte per row in ``lab`` (1 = positive), in two byte passes of a 16-bit rank.
+
+    Each score's rank is its place among 65,536 equal steps of the run's range, packed above
+    its row into a uint32 key: two stable counting passes over 256 counts order the keys by
+    rank, and gathering the scores in that order while insertion-sorting each into place fixes
+    what a step holds. Against :func:`sort_segment`'s buckets (two a row) this sums 512
+    counts instead of 4,000 for 2,000 rows, moves 4-byte keys, and leaves the insertion pass
+    little to do, since distinct scores seldom share a step. ``keys`` and ``spare`` (uint32)
+    and ``counts`` (uint32, 512) are scratch.
+
+    Returns False, with ``tmp`` and ``lab`` undefined, where :func:`sort_segment` must sort:
+    a run too short to pay for the counts or too long for a 16-bit row, a range beyond
+    float64, insertion moves past eight a row (steps crowded by a heavy tail), and runs
+    holding both +0.0 and -0.0 that sort_segment would heap-sort. Those two compare equal
+    but differ in bits, so which sorts first shows in a threshold: this sort, like
+    sort_segment but for the buckets it heap-sorts, keeps equal scores in their order in
+    ``v``, so where sort_segment would not, it decides. Other equal scores have equal bits,
+    and the walks read only how many rows of each class a score holds.
+    """
+    m = v.shape[0]
+    if m <= _SMALL_BUCKET or m > RADIX_ROWS:
+        return False
+    lo, hi = _range_of(v)
+    ordered = True
+    zeros = 0  # bit 0: a +0.0 seen, bit 1: a -0.0
+    for i in range(1, m):  # each loop on its own vectorises
+        ordered &= v[i] >= v[i - 1]
+    for i in range(m):
+        x = v[i]
+        zeros |= np.int64(x == 0.0) << np.int64(math.copysign(1.0, x) < 0.0)
+    if ordered:
+        for i in range(m):
+            tmp[i] = v[i]
+            lab[i] = np.uint8(i >= negatives)
+        return True
+    if zeros == 3 and not _zeros_stable_in_buckets(v, lo, hi):
+        return False
+    scale = _RADIX_LEVELS / (hi - lo)
+    if not math.isfinite(scale) or scale == 0.0:
+        return False
+    top = np.int64(_RADIX_LEVELS) - 1
+    for i in range(m):  # no stores but the key's: this loop vectorises
+        rank = min(np.int64((v[i] - lo) * scale), top)  # rounding is monotone: rank order is value order
+        keys[i] = (np.uint32(rank) << np.uint32(16)) | np.uint32(i)
+    counts[:] = 0
+    for i in range(m):
+        k = keys[i]
+        counts[(k >> np.uint32(16)) & np.uint32(255)] += 1
+        counts[256 + (k >> np.uint32(24))] += 1
+    low = np.uint32(0)  # unsigned counts and offsets: no negative-index wraparound to test
+    high = np.uint32(0)
+    for d in range(256):
+        c = counts[d]
+        counts[d] = low
+        low += c
+        c = counts[256 + d]
+        counts[256 + d] = high
+        high += c
+    for i in range(m):
+        k = keys[i]
+        d = (k >> np.uint32(16)) & np.uint32(255)
+        e = counts[d]
+        spare[e] = k
+        counts[d] = e + np.uint32(1)
+    for i in range(m):
+        k = spare[i]
+        d = np.uint32(256) + (k >> np.uint32(24))
+        e = counts[d]
+        keys[e] = k
+        counts[d] = e + np.uint32(1)
+    budget = 8 * m
+    for k in range(m):
+        i = keys[k] & np.uint32(0xFFFF)
+        x = v[i]
+        y = np.uint8(i >= negatives)
+        j = k - 1
+        while j >= 0 and tmp[j] > x:
+            tmp[j + 1] = tmp[j]
+            lab[j + 1] = lab[j]
+            j -= 1
+        tmp[j + 1] = x
+        lab[j + 1] = y
+        budget -= k - 1 - j
+        if budget < 0:
+            return False
+    return True
+
+
+@jit
+def sort_run(v, negatives, tmp, lab, keys, spare, counts, lab_in, ends, bid):
+    """Sort finite ``v`` (rows from ``negatives`` on positive) into ``tmp`` with a label
+    byte per row in ``lab``: by :func:`radix_sort_run` where it can, else by
+    :func:`sort_segment`. Scratch: ``keys``, ``spare`` (uint32, ``min(len(v), RADIX_ROWS)``),
+    ``counts`` (uint32, 512), ``lab_in`` (uint8), ``bid`` (int32) of ``len(v)``, ``ends`` of
+    ``bucket_count(len(v)) + 1``."""
+    if radix_sort_run(v, negatives, tmp, lab, keys, spare, counts):
+        return
+    m = v.shape[0]
+    for i in range(m):
+        lab_in[i] = np.uint8(i >= negatives)
+    if not sort_segment(v, lab_in[:m], tmp, lab, ends, bid):
+        for i in range(m):
+            tmp[i] = v[i]
+            lab[i] = lab_in[i]
+
+
+@jit
+def _run_scratch(widest):
+    """Scratch of :func:`sort_run` and :func:`walk_into` for runs of up to ``widest`` rows."""
+    radix = min(widest, RADIX_ROWS)
+    return (
+        np.empty(widest),
+        np.empty(widest, np.uint8),
+        np.empty(radix, np.uint32),
+        np.empty(radix, np.uint32),
+        np.empty(512, np.uint32),
+        np.empty(widest, np.uint8),
+        np.empty(bucket_count(widest) + 1, np.int64),
+        np.empty(widest, np.int32),
+        np.empty(widest, np.int64),
+        np.empty(widest, np.int64),
+        np.empty(widest + 2, np.int64),
+        np.empty(widest + 2, np.int64),
+    )
+
+
+@jit
+def _widest(starts, g0, g1):
+    """The most rows of any of groups ``g0..g1-1``."""
+    widest = 0
+    for g in range(g0, g1):
+        widest = max(widest, starts[g + 1] - starts[g])
+    return widest
+
+
 # public for kernels.delong, which walks the same sorted groups for DeLong's variance
 
 
@@ -196,52 +384,59 @@ def _not_right_turn(ax, ay, bx, by, cx, cy):
 
 
 @jit_parallel
-def segment_sizes(k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive, score, check, sizes):
-    """``sizes[t, 2g + 1]``: the positive rows of group g in thread t's slice,
-    ``sizes[t, 2g]`` its other rows, counting only rows with a class and a
-    finite score when ``check`` (every row has a class otherwise)."""
+def segment_cells(
+    k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive, score, check, sizes, cells
+):
+    """``cells[i]``: row i's cell, ``2g + 1`` for a positive of group g and ``2g`` for its
+    other rows, and ``sizes[t, cell]`` the rows of each cell in thread t's slice. With
+    ``check``, a row without a class or a finite score gets the cell ``sizes.shape[1]`` and
+    is not counted (every row has a class otherwise)."""
     n = score.shape[0]
     n_threads = sizes.shape[0]
+    none = sizes.shape[1]
     for t in prange(n_threads):
         start, stop = thread_rows(t, n, n_threads)
         if check:
             for i in range(start, stop):
                 c = lut[np.uint64(np.int64(label[i]) - vmin)]
+                cell = none
                 if c >= 0 and math.isfinite(score[i]):
-                    g = np.uint64(row_group(i, k0, k1, k2, k3, offset, stride, nkeys))
-                    sizes[t, 2 * g + np.uint64(c == positive)] += 1
+                    g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
+                    cell = 2 * g + np.int64(c == positive)
+                    sizes[t, cell] += 1
+                cells[i] = cell
         else:
             for i in range(start, stop):
                 c = lut[np.uint64(np.int64(label[i]) - vmin)]
-                g = np.uint64(row_group(i, k0, k1, k2, k3, offset, stride, nkeys))
-                sizes[t, 2 * g + np.uint64(c == positive)] += 1
+                g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
+                cell = 2 * g + np.int64(c == positive)
+                sizes[t, cell] += 1
+                cells[i] = cell
 
 
 @jit_parallel
-def scatter_segments(
-    k0, k1, k2, k3, offset, stride, nkeys, label, vmin, lut, positive, score, at, out
-):  # fmt: skip
-    """Second pass: thread t writes its rows' scores from ``at[t, 2g + 1]`` on
-    for a positive of group g, from ``at[t, 2g]`` for a negative: the label is
-    where the score lands, so no label byte is written. Returns the rows it
-    skipped (no class or a non-finite score)."""
+def scatter_cells(cells, score, at, out):
+    """Second pass: thread t writes the scores of its rows of cell c from ``at[t, c]`` on
+    (a group's negatives, then its positives: where a score lands says its label, so no
+    label byte is written), reading the cells of :func:`segment_cells` rather than the keys
+    and labels again. Returns the rows it skipped (cells past the last, or a non-finite
+    score)."""
     n = score.shape[0]
     n_threads = at.shape[0]
+    n_cells = at.shape[1]
     skipped = np.zeros(n_threads, np.int64)
     for t in prange(n_threads):
         pos = at[t].copy()
         start, stop = thread_rows(t, n, n_threads)
         nskip = 0
         for i in range(start, stop):
-            c = lut[np.uint64(np.int64(label[i]) - vmin)]
+            c = np.int64(cells[i])
             s = score[i]
-            if c < 0 or not math.isfinite(s):
+            if c >= n_cells or not math.isfinite(s):
                 nskip += 1
                 continue
-            g = row_group(i, k0, k1, k2, k3, offset, stride, nkeys)
-            cell = 2 * np.uint64(g) + np.uint64(c == positive)
-            out[np.uint64(pos[cell])] = s
-            pos[cell] += 1
+            out[np.uint64(pos[c])] = s
+            pos[c] += 1
         skipped[t] = nskip
     return skipped.sum()
 
@@ -270,24 +465,38 @@ def _distinct_points(v, lab, tp_at, row_at):
 
 
 @jit
-def _walk(v, lab, p_tot, n_tot):
+def walk_into(v, lab, p_tot, n_tot, tp_at, row_at, hx, hy):
     """Summarise sorted, non-empty ``v`` over its distinct scores.
 
     Returns ``(2·P·N·auc, 2·P·N·hull, P·ap, det, threshold)``: the ROC and
     hull areas as exact integer trapezoid sums in (fp, tp) counts, rounded
     once to floats, average precision times P, and the Youden point's
     integer determinant ``tp·N − fp·P`` (informedness · P·N, as a float) with
-    its threshold — the highest on ties.
+    its threshold — the highest on ties. ``tp_at``, ``row_at`` (int64, at
+    least ``len(v)``) and ``hx``, ``hy`` (int64, ``len(v) + 2``) are scratch.
     """
     m = v.shape[0]
-    tp_at = np.empty(m, np.int64)
-    row_at = np.empty(m, np.int64)
     n_points = _distinct_points(v, lab, tp_at, row_at)
     if m <= NARROW_ROWS:
-        twice_area, twice_hull, ap, top, best = walk_points(tp_at, row_at, n_points, m, p_tot, n_tot)
+        twice_area, twice_hull, ap, top, best = _walk_points_into(
+            tp_at, row_at, n_points, m, p_tot, n_tot, hx, hy
+        )
     else:
         twice_area, twice_hull, ap, top, best = walk_points_wide(tp_at, row_at, n_points, m, p_tot, n_tot)
     return twice_area, twice_hull, ap, top, v[row_at[best]]
+
+
+@jit
+def _walk(v, lab, p_tot, n_tot):
+    """:func:`walk_into` with scratch of its own."""
+    m = v.shape[0]
+    scratch = (
+        np.empty(m, np.int64),
+        np.empty(m, np.int64),
+        np.empty(m + 2, np.int64),
+        np.empty(m + 2, np.int64),
+    )
+    return walk_into(v, lab, p_tot, n_tot, *scratch)
 
 
 @jit
@@ -298,13 +507,46 @@ def walk_points(tp_at, row_at, n_points, m, p_tot, n_tot):
     Returns ``(2·P·N·auc, 2·P·N·hull, P·ap, det, best)`` with ``best`` the
     index of the Youden point.
     """
+    hull = np.empty(n_points + 2, np.int64), np.empty(n_points + 2, np.int64)
+    return _walk_points_into(tp_at, row_at, n_points, m, p_tot, n_tot, *hull)
+
+
+@jit
+def _drop_inner(hx, hy, nc):
+    """Keep, in place, the first and last of points ``0..nc-1`` and each other point whose
+    neighbours in the list make a right turn through it; returns how many are kept. A point
+    on or under its neighbours' chord is no corner of their upper hull, so the hull, and its
+    exact area, are the same without it."""
+    if nc < 3:
+        return nc
+    px = hx[0]
+    py = hy[0]
+    cx = hx[1]
+    cy = hy[1]
+    k = 1
+    for c in range(1, nc - 1):
+        nx = hx[c + 1]  # read before any write reaches it: writes go to k <= c
+        ny = hy[c + 1]
+        hx[k] = cx
+        hy[k] = cy
+        k += np.int64(not _not_right_turn(px, py, cx, cy, nx, ny))
+        px = cx
+        py = cy
+        cx = nx
+        cy = ny
+    hx[k] = cx
+    hy[k] = cy
+    return k + 1
+
+
+@jit
+def _walk_points_into(tp_at, row_at, n_points, m, p_tot, n_tot, hx, hy):
+    """:func:`walk_points` with its hull candidates in ``hx``, ``hy`` (``n_points + 2``)."""
     # Hull candidates: only a point entered by a step up and left by a step
     # right can be a corner of the upper hull (one below the next point, or
     # right of the previous at the same height, lies under a chord). Each
     # point is written as pending and kept by advancing the count; the
     # monotone chain then runs over the few that stay.
-    hx = np.empty(n_points + 2, np.int64)
-    hy = np.empty(n_points + 2, np.int64)
     hx[0] = 0
     hy[0] = 0
     nc = 1
@@ -333,6 +575,10 @@ def walk_points(tp_at, row_at, n_points, m, p_tot, n_tot):
     hx[nc] = pfp  # the last point: (N, P)
     hy[nc] = ptp
     nc += 1
+    # the chain's pops are mispredicted branches (two of five walked points stay candidates
+    # on bench_sweep's scores): first drop, without a branch, candidates under their
+    # neighbours' chord, which no hull has as a corner, in two passes (a third paid little)
+    nc = _drop_inner(hx, hy, _drop_inner(hx, hy, nc))
     h = 1  # upper hull of (0, 0), the candidates and (N, P): monotone chain in place
     for c in range(1, nc):
         x = hx[c]
@@ -427,7 +673,7 @@ walk_group = _walk
 
 
 @jit_parallel
-def summarise(starts, scores, positives, out, best_thr, best_val):
+def summarise(blocks, starts, scores, positives, out, best_thr, best_val):
     """Per group: sort, then walk the distinct scores from the top.
 
     Group g's rows are ``scores[starts[g]:starts[g+1]]``, its negatives first
@@ -436,52 +682,65 @@ def summarise(starts, scores, positives, out, best_thr, best_val):
     area under the ROC convex hull and the average precision, NaN when a
     class is absent; ``best_thr``/``best_val`` the Youden point (largest
     informedness, highest threshold on ties), from the exact int determinant
-    as the binary kernel computes it.
+    as the binary kernel computes it. Block b holds groups ``blocks[b]`` to
+    ``blocks[b+1] - 1`` (:func:`batcheval.scores.exact.group_blocks`) and sorts
+    them all in one set of scratch arrays.
     """
-    n_groups = starts.shape[0] - 1
-    for g in prange(n_groups):
-        a = starts[g]
-        z = starts[g + 1]
-        m = z - a
-        p_tot = positives[g]
-        n_tot = m - p_tot
-        best_thr[g] = np.nan
-        best_val[g] = np.nan
-        out[g, 0] = np.nan
-        out[g, 1] = np.nan
-        out[g, 2] = np.nan
-        if m == 0:
-            continue
-        v, lab = sorted_group(scores, a, z, n_tot)
-        twice_area, twice_hull, ap, top, best = _walk(v, lab, p_tot, n_tot)
-        den = float(p_tot) * float(n_tot)
-        best_thr[g] = best
-        best_val[g] = top / den if den != 0 else 0.0
-        if den != 0:
-            out[g, 0] = twice_area / (2.0 * den)
-            out[g, 1] = twice_hull / (2.0 * den)
-            out[g, 2] = ap / p_tot
+    for blk in prange(blocks.shape[0] - 1):
+        g0 = blocks[blk]
+        g1 = blocks[blk + 1]
+        tmp, lab, keys, spare, counts, lab_in, ends, bid, tp_at, row_at, hx, hy = _run_scratch(
+            _widest(starts, g0, g1)
+        )
+        for g in range(g0, g1):
+            a = starts[g]
+            z = starts[g + 1]
+            m = z - a
+            p_tot = positives[g]
+            n_tot = m - p_tot
+            best_thr[g] = np.nan
+            best_val[g] = np.nan
+            out[g, 0] = np.nan
+            out[g, 1] = np.nan
+            out[g, 2] = np.nan
+            if m == 0:
+                continue
+            sort_run(scores[a:z], n_tot, tmp, lab, keys, spare, counts, lab_in, ends, bid)
+            twice_area, twice_hull, ap, top, best = walk_into(
+                tmp[:m], lab, p_tot, n_tot, tp_at, row_at, hx, hy
+            )
+            den = float(p_tot) * float(n_tot)
+            best_thr[g] = best
+            best_val[g] = top / den if den != 0 else 0.0
+            if den != 0:
+                out[g, 0] = twice_area / (2.0 * den)
+                out[g, 1] = twice_hull / (2.0 * den)
+                out[g, 2] = ap / p_tot
 
 
 @jit_parallel
-def group_points(starts, scores, positives, thr, tp, fp, n_points):
-    """Sort each group (laid out as for :func:`summarise`), then walk it from
-    the top: one point per distinct score with the rows at or above it.
-    Points of group g are written from ``starts[g]`` on (a group has at most
+def group_points(blocks, starts, scores, positives, thr, tp, fp, n_points):
+    """Sort each group (laid out as for :func:`summarise`, in its blocks), then
+    walk it from the top: one point per distinct score with the rows at or above
+    it. Points of group g are written from ``starts[g]`` on (a group has at most
     as many points as rows)."""
-    for g in prange(starts.shape[0] - 1):
-        a = starts[g]
-        z = starts[g + 1]
-        m = z - a
-        if m == 0:
-            continue
-        v, lab = sorted_group(scores, a, z, m - positives[g])
-        count = _distinct_points(v, lab, tp[a:z], fp[a:z])
-        for j in range(a, a + count):  # fp holds each point's lowest row until here
-            row = fp[j]
-            thr[j] = v[row]
-            fp[j] = m - row - tp[j]
-        n_points[g] = count
+    for blk in prange(blocks.shape[0] - 1):
+        g0 = blocks[blk]
+        g1 = blocks[blk + 1]
+        tmp, lab, keys, spare, counts, lab_in, ends, bid, _, _, _, _ = _run_scratch(_widest(starts, g0, g1))
+        for g in range(g0, g1):
+            a = starts[g]
+            z = starts[g + 1]
+            m = z - a
+            if m == 0:
+                continue
+            sort_run(scores[a:z], m - positives[g], tmp, lab, keys, spare, counts, lab_in, ends, bid)
+            count = _distinct_points(tmp[:m], lab, tp[a:z], fp[a:z])
+            for j in range(a, a + count):  # fp holds each point's lowest row until here
+                row = fp[j]
+                thr[j] = tmp[row]
+                fp[j] = m - row - tp[j]
+            n_points[g] = count
 
 
 @jit_parallel

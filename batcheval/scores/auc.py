@@ -203,7 +203,7 @@ def auc(
         _delong.summarise_variance(seg.starts, seg.scores, seg.positives, areas, best_thr, best_val,
                                    delong_auc, delong_var)  # fmt: skip
     elif n_groups:
-        _exact.summarise(seg.starts, seg.scores, seg.positives, areas, best_thr, best_val)
+        _exact.summarise(seg.blocks(), seg.starts, seg.scores, seg.positives, areas, best_thr, best_val)
     if measure != "informedness":
         best_val = np.where(best >= 0, values[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
         best_thr = np.where(best >= 0, pts.threshold[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)

@@ -17,9 +17,9 @@ import polars as pl
 from ..kernels import exact as _exact
 from ..kernels.jit import n_threads
 from .prepare import Scored, check_nonfinite
-from .swept import Swept
+from .swept import Swept, pooled_empty
 
-__all__ = ["Points", "Segments", "exact_sweep", "grouped_scores"]
+__all__ = ["Points", "Segments", "exact_sweep", "group_blocks", "grouped_scores"]
 
 
 @dataclass
@@ -36,6 +36,10 @@ class Segments:
     def negatives(self) -> np.ndarray:
         return np.diff(self.starts) - self.positives
 
+    def blocks(self) -> np.ndarray:
+        """:func:`group_blocks` of these groups, for the threads there are."""
+        return group_blocks(self.starts, n_threads())
+
     def points(self) -> Points:
         """Every group's distinct scores, descending, with cumulative tp and fp."""
         n = len(self.scores)
@@ -45,7 +49,9 @@ class Segments:
         fp = np.empty(n, dtype=np.int64)
         n_points = np.zeros(n_groups, dtype=np.int64)
         if n_groups:
-            _exact.group_points(self.starts, self.scores, self.positives, thr, tp, fp, n_points)
+            _exact.group_points(
+                self.blocks(), self.starts, self.scores, self.positives, thr, tp, fp, n_points
+            )
         starts = np.concatenate(([0], np.cumsum(n_points)))
         total = int(starts[-1])
         if total != n:  # ties left gaps between groups
@@ -75,6 +81,26 @@ class Points:
         return self.tp, self.fp, fn, tn
 
 
+def group_blocks(starts: np.ndarray, threads: int) -> np.ndarray:
+    """Bounds of runs of whole groups with about equal rows, a few for each thread.
+
+    The kernels that sort each group take one run at a time and sort its groups in one set of
+    scratch arrays; ``prange`` hands each thread an equal count of runs, so runs of equal rows
+    give the threads equal work however the group sizes vary.
+
+    Examples
+    --------
+    >>> group_blocks(np.array([0, 5, 10, 30, 40]), 1).tolist()  # groups 0-1, 2, none, 3
+    [0, 2, 3, 3, 4]
+    """
+    n_groups = len(starts) - 1
+    n_blocks = max(1, min(n_groups, 4 * threads))
+    targets = np.linspace(0, starts[-1], n_blocks + 1)
+    blocks = np.searchsorted(starts[:-1], targets, side="left")
+    blocks[0], blocks[-1] = 0, n_groups
+    return np.maximum.accumulate(blocks).astype(np.int64)
+
+
 def grouped_scores(scored: Scored) -> Segments:
     """Two-pass counting sort of the finite scores by group and class.
 
@@ -92,15 +118,18 @@ def grouped_scores(scored: Scored) -> Segments:
     threads = n_threads() if 2 * n_groups * n_threads() <= max(n_rows, 1 << 20) else 1
     rows = scored.rows
     check = bool(scored.nonfinite)
+    # the second pass reads each row's cell, 2 or 4 bytes, instead of its keys and label again
+    width = np.uint16 if 2 * n_groups < 1 << 16 else np.uint32 if 2 * n_groups < 1 << 32 else np.int64
+    cells = pooled_empty(n_rows, width)  # past the last cell: a row skipped
     while True:
         per_thread = np.zeros((threads, 2 * n_groups), dtype=np.int64)
-        _exact.segment_sizes(*rows, check, per_thread)
+        _exact.segment_cells(*rows, check, per_thread, cells)
         per_cell = per_thread.sum(axis=0)
         first = np.concatenate(([0], np.cumsum(per_cell)))
         # thread-minor offsets within a cell keep its rows in row order
         at = np.ascontiguousarray(first[:-1] + np.cumsum(per_thread, axis=0) - per_thread)
-        grouped = np.empty(int(first[-1]))
-        skipped = _exact.scatter_segments(*rows, at, grouped)
+        grouped = pooled_empty(int(first[-1]), np.float64)
+        skipped = _exact.scatter_cells(cells, scored.score, at, grouped)
         if check or not skipped:
             break
         check_nonfinite(
