@@ -158,7 +158,10 @@ def columns(
         methods = ("bootstrap", "delta") if measure not in _SIGN_FLIP else ("bootstrap",)
         normal = {}
         for method in methods:
-            got = _cmp.paired_columns(joint, measure, POS, N_BOOT, seed, method)
+            if method == "bootstrap" and measure not in _SIGN_FLIP:
+                got = _per_board(joint, b, measure, seed)
+            else:  # the same p-values whatever the seed
+                got = _cmp.paired_columns(joint, measure, POS, N_BOOT, seed, method)
             tag = "p" if len(methods) == 1 else f"p {method}"
             out[tag] = got["p_vs_leader"].reshape(b, r)
             out["p_mcnemar"] = got["p_mcnemar"].reshape(b, r)
@@ -193,6 +196,17 @@ def columns(
     return out, rank
 
 
+def _per_board(joint: np.ndarray, boards: int, measure: str, seed: int) -> dict[str, np.ndarray]:
+    """``paired_columns`` with the paired bootstrap, board b under seed ``seed + b``: a board's
+    standard errors depend on its joint tables and its seed, and boards of one seed would share
+    them (equal tables get equal ones; all draw from the same pools of shared draws)."""
+    parts = [
+        _cmp.paired_columns(part, measure, POS, N_BOOT, seed + i, "bootstrap")
+        for i, part in enumerate(np.split(joint, boards))
+    ]
+    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+
+
 def check(
     y: np.ndarray, pred: np.ndarray, paired: bool, measure: str, design: str, got: dict, seed: int
 ) -> None:
@@ -201,11 +215,13 @@ def check(
     mc = "p_mcnemar" if design == "leader" else "p_mcnemar_vs_above"
     for i in range(y.shape[0]):
         for method in ("bootstrap", "delta") if paired else ("bootstrap",):
+            # the paired bootstrap's board i ran under seed + i (_per_board)
+            board_seed = seed + i if paired and method == "bootstrap" else seed
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 board = be.leaderboard(
                     frame(y[i], pred[i]), run="run", example="example_id" if paired else None,
-                    measure=measure, paired=method, adjacent=design == "above", seed=seed,
+                    measure=measure, paired=method, adjacent=design == "above", seed=board_seed,
                 ).sort("run")  # fmt: skip
             pairs = [(name, "p" if "p" in got else f"p {method}")]
             pairs += [(mc, "p_mcnemar")] if paired else []
