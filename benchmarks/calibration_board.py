@@ -40,9 +40,8 @@ is compared with its own board's leader (or run above) through the functions
 ``unpaired_centre`` and ``paired_columns``), since one big board would compare
 every run with the one global leader. The first ``--check`` boards of each
 point are also run through ``be.leaderboard`` itself and must give the same
-p-values bit for bit (the paired bootstrap's replicates are seeded by a run's
-position, so its p-values are compared only in distribution; the run stops on
-any other mismatch).
+p-values bit for bit, the paired bootstrap's too (its replicates depend on a run's
+joint table and the seed, not on its position); the run stops on any mismatch.
 
 Columns: the size at α = 0.01 and 0.05 ± its Monte-Carlo standard error
 ``sqrt(p(1 − p)/boards)``; a NaN p-value (an undefined measure) counts as not
@@ -159,7 +158,10 @@ def columns(
         methods = ("bootstrap", "delta") if measure not in _SIGN_FLIP else ("bootstrap",)
         normal = {}
         for method in methods:
-            got = _cmp.paired_columns(joint, measure, POS, N_BOOT, seed, method)
+            if method == "bootstrap" and measure not in _SIGN_FLIP:
+                got = _per_board(joint, b, measure, seed)
+            else:  # the same p-values whatever the seed
+                got = _cmp.paired_columns(joint, measure, POS, N_BOOT, seed, method)
             tag = "p" if len(methods) == 1 else f"p {method}"
             out[tag] = got["p_vs_leader"].reshape(b, r)
             out["p_mcnemar"] = got["p_mcnemar"].reshape(b, r)
@@ -194,29 +196,39 @@ def columns(
     return out, rank
 
 
-def check(y: np.ndarray, pred: np.ndarray, paired: bool, measure: str, design: str, got: dict) -> float:
-    """Run the first boards through ``be.leaderboard`` and compare. Returns the largest p-value
-    difference of the paired bootstrap (compared in distribution only); raises on any other."""
-    worst = 0.0
+def _per_board(joint: np.ndarray, boards: int, measure: str, seed: int) -> dict[str, np.ndarray]:
+    """``paired_columns`` with the paired bootstrap, board b under seed ``seed + b``: a board's
+    standard errors depend on its joint tables and its seed, and boards of one seed would share
+    them (equal tables get equal ones; all draw from the same pools of shared draws)."""
+    parts = [
+        _cmp.paired_columns(part, measure, POS, N_BOOT, seed + i, "bootstrap")
+        for i, part in enumerate(np.split(joint, boards))
+    ]
+    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+
+
+def check(
+    y: np.ndarray, pred: np.ndarray, paired: bool, measure: str, design: str, got: dict, seed: int
+) -> None:
+    """Run the first boards through ``be.leaderboard`` and compare, bit for bit; raises on a mismatch."""
     name = "p_vs_leader" if design == "leader" else "p_vs_above"
     mc = "p_mcnemar" if design == "leader" else "p_mcnemar_vs_above"
     for i in range(y.shape[0]):
         for method in ("bootstrap", "delta") if paired else ("bootstrap",):
+            # the paired bootstrap's board i ran under seed + i (_per_board)
+            board_seed = seed + i if paired and method == "bootstrap" else seed
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 board = be.leaderboard(
                     frame(y[i], pred[i]), run="run", example="example_id" if paired else None,
-                    measure=measure, paired=method, adjacent=design == "above", seed=0,
+                    measure=measure, paired=method, adjacent=design == "above", seed=board_seed,
                 ).sort("run")  # fmt: skip
             pairs = [(name, "p" if "p" in got else f"p {method}")]
             pairs += [(mc, "p_mcnemar")] if paired else []
             for col, key in pairs:
                 lib, ours = board[col].to_numpy(), got[key][i]
-                if key == "p bootstrap":
-                    worst = max(worst, float(np.nanmax(np.abs(lib - ours), initial=0.0)))
-                elif not np.array_equal(lib, ours, equal_nan=True):
+                if not np.array_equal(lib, ours, equal_nan=True):
                     raise AssertionError(f"board {i} {col} ({key}): leaderboard {lib} != simulated {ours}")
-    return worst
 
 
 def margin(n: int, prevalence: float, skill: float) -> float:
@@ -263,10 +275,8 @@ def main() -> None:
                     if enumerated is not None:  # runs below the leader whose swap test was enumerated
                         row[f"{measure} swap enumerated"] = float(enumerated[rank >= 2].mean())
                     k = min(args.check, boards)
-                    worst = check(
-                        y[:k], pred[:k], paired, measure, design, {c: v[:k] for c, v in got.items()}
-                    )
-                    row[f"{measure} bootstrap check"] = worst
+                    first = {c: v[:k] for c, v in got.items()}
+                    check(y[:k], pred[:k], paired, measure, design, first, args.seed)
                     for key, p in got.items():
                         if key == "p_mcnemar" and measure != args.measures.split(",")[0]:
                             continue  # McNemar does not depend on the measure

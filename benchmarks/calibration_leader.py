@@ -71,13 +71,21 @@ def board(b: np.ndarray, n: int, prevalence: float, paired: bool, rng: np.random
     })  # fmt: skip
 
 
-def one(b: np.ndarray, n: int, prevalence: float, paired: bool, rng: np.random.Generator, seed: int) -> dict:
-    """The errors and sizes of one simulated board."""
+def one(
+    b: np.ndarray,
+    n: int,
+    prevalence: float,
+    paired: bool,
+    rng: np.random.Generator,
+    seed: int,
+    method: str = "delta",
+) -> dict:
+    """The errors and sizes of one simulated board (paired: ``paired=method``)."""
     df = board(b, n, prevalence, paired, rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = be.leaderboard(
-            df, run="run", example="example_id" if paired else None, paired="delta", seed=seed,
+            df, run="run", example="example_id" if paired else None, paired=method, seed=seed,
             ci=1 - ALPHA,
         )  # fmt: skip
     run = out["run"].to_numpy()
@@ -104,8 +112,12 @@ def one(b: np.ndarray, n: int, prevalence: float, paired: bool, rng: np.random.G
     }
 
 
-def grid(quick: bool, small_n: bool = False) -> list[tuple[str, int, int, float]]:
-    """(design, R, n, prevalence) points; ``small_n``: the global null at n = 10 and 20 only."""
+def grid(quick: bool, small_n: bool = False, large: bool = False) -> list[tuple[str, int, int, float]]:
+    """(design, R, n, prevalence) points; ``small_n``: the global null at n = 10 and 20 only;
+    ``large``: boards of 6,000 runs (over ``selection.RANK_LIMIT``: each run compared with the
+    leader alone, Bonferroni's critical value, the paired standard errors of ``paired=``)."""
+    if large:
+        return [("null", 6000, 100, 0.1), ("null", 6000, 100, 0.5), ("staircase", 6000, 100, 0.5)]
     if small_n:
         return [("null", r, n, p) for r in (2, 10, 30) for n in (10, 20) for p in (0.5, 0.1)]
     if quick:
@@ -132,6 +144,10 @@ def main() -> None:
         "--small-n", action="store_true", help="the null grid at n = 10 and 20 (R = 2, 10, 30)"
     )
     parser.add_argument(
+        "--paired-method", default="delta", help="paired= of the paired boards: delta or bootstrap"
+    )
+    parser.add_argument("--large", action="store_true", help="boards of 6,000 runs, n = 100 (see grid)")
+    parser.add_argument(
         "--points", default=None,
         help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
     )  # fmt: skip
@@ -140,7 +156,7 @@ def main() -> None:
     rows = []
     t0 = time.perf_counter()
     designs = args.designs.split(",")
-    for design, r, n, prev in grid(args.quick, args.small_n):
+    for design, r, n, prev in grid(args.quick, args.small_n, args.large):
         if design not in designs or r > args.max_runs:
             continue
         b = np.full(r, 0.5) if design == "null" else np.linspace(0.7, 0.3, r)
@@ -149,9 +165,10 @@ def main() -> None:
                 continue
             # fewer boards for the 1,000-run points keep each point to a minute or so
             nb = boards if r < 1000 else max(20, boards // 4)
+            method = args.paired_method
             rng = np.random.default_rng([args.seed, r, n, int(prev * 1000), pairing == "paired"])
             t1 = time.perf_counter()
-            res = [one(b, n, prev, pairing == "paired", rng, s) for s in range(nb)]
+            res = [one(b, n, prev, pairing == "paired", rng, s, method) for s in range(nb)]
             frame = pl.DataFrame(res)
             row = {"design": design, "pairing": pairing, "R": r, "n": n, "prevalence": prev, "boards": nb}
             for k in ("best", "rank", "holm"):
@@ -187,6 +204,8 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         f"python benchmarks/calibration_leader.py --boards {args.boards} --seed {args.seed} "
         f"--designs {args.designs} --max-runs {args.max_runs} --out {args.out}"
         + (" --small-n" if args.small_n else "")
+        + (" --large" if args.large else "")
+        + (f" --paired-method {args.paired_method}" if args.paired_method != "delta" else "")
         + (f" --points {args.points}" if args.points else ""),
         "```",
         "",
@@ -195,7 +214,7 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         "`fwer rank`: P(some true rank outside `[rank_ci_low, rank_ci_high]`); `fwer holm`: the old",
         "rule (Holm-adjusted `p_vs_leader` > α, i.e. `tied_with_leader` before this change). `size`:",
         "mean number of runs in the best set (new rule / Holm rule); `width`: mean rank-interval width.",
-        'Paired boards use `paired="delta"`.',
+        f'Paired boards use `paired="{args.paired_method}"`.',
         "",
     ]
     for design in ("null", "staircase"):

@@ -113,6 +113,35 @@ def test_paired_midp_sign_flip_is_calibrated_where_margins_hold_10(n, prevalence
     assert float(np.mean(got["p_mcnemar"] <= ALPHA)) <= ALPHA + tol  # McNemar stays exact
 
 
+def test_normal_p_with_the_paired_bootstrap_se_is_calibrated_at_400_examples():
+    """The paired bootstrap's standard error where it sets the p-value: ``2·Φ(−|diff|/se)`` of
+    markedness (what ``p_vs_leader`` takes with the swap test), 400 examples, prevalence 0.5,
+    B = 0.5 (docs/calibration_leader.md: 0.051 ± 0.005 before the shared draws, 0.050 ± 0.005
+    after). 3,000 pairs, each under a seed of its own, as a board of its own is run: a board's
+    standard errors depend on its tables and its seed, and tables of one seed share draws."""
+    from batcheval.inference.paired_se import bootstrap_se, normal_paired_p
+    from batcheval.measures import compute
+
+    boards, n = 3000, 400
+    tol = 4 * math.sqrt(ALPHA * (1 - ALPHA) / boards)
+    rng = np.random.default_rng(17)
+    y = np.zeros((boards, n), dtype=np.int64)
+    y[:, : n // 2] = 1
+    a, b = (np.where(rng.random(y.shape) < 0.5, y, rng.integers(0, 2, y.shape)) for _ in range(2))
+    code = y * 4 + a * 2 + b
+    joint = np.stack([(code == c).sum(axis=1) for c in range(8)], axis=1).reshape(-1, 2, 2, 2)
+    m = ["markedness"]
+    diff = (
+        compute(joint.sum(axis=2), m, positive=1)["markedness"]
+        - compute(joint.sum(axis=3), m, positive=1)["markedness"]
+    )
+    se = np.concatenate(
+        [bootstrap_se(joint[i : i + 1], "markedness", 1, 200, i, diff[i : i + 1]) for i in range(boards)]
+    )
+    p = normal_paired_p(joint, "markedness", 1, diff, se, "bootstrap")
+    assert abs(float(np.mean(p <= ALPHA)) - ALPHA) <= tol
+
+
 @pytest.mark.parametrize("paired", [False, True])
 def test_p_vs_above_of_three_equal_runs_never_exceeds_alpha(paired):
     # the neighbours are picked by the ranking and tested as a fixed pair: conservative (at most

@@ -439,7 +439,16 @@ def _select(
     else:
         if is_paired:  # the caller keeps U within budget, so r is small; kept for completeness
             raise AssertionError("a paired board over RANK_LIMIT has no influence matrix")
-        t = _frontier_tmax(th, v)
+        t, front = _frontier_tmax(th, v)
+        if dof is not None:
+            # Student's t for each run's largest gap, with degrees of freedom no pair of it can
+            # fall below: (v_i + v_j)²/(w_i + w_j) ≥ min(v_i²/w_i, v_j²/w_j), and the gap's other
+            # run lies on the frontier. Without it the normal tail at Bonferroni's level over R²
+            # pairs excluded runs of 6,000 equal ones with 10 positives each (FWER 0.64).
+            w = _welch_weights(dof, idx, v)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                df = np.where(w > 0, v * v / w, np.inf)
+            t = _as_normal(t, np.minimum(df, df[front].min()))
     t = np.maximum(t, 0.0)  # a run nobody beats: 0, whatever the nearest one below
 
     # step-down over candidate sets C (Romano & Wolf 2005): each step's critical value
@@ -544,6 +553,21 @@ def _pair_dof(dof: tuple, idx: np.ndarray, v: np.ndarray, uu: np.ndarray | None,
                 return np.where(den > 0, num * num / den, np.inf)
 
         return paired_df
+    w = _welch_weights(dof, idx, v)
+
+    def unpaired_df(rows: slice) -> np.ndarray:
+        num = v[rows, None] + v[None, :]
+        den = w[rows, None] + w[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num * num / den, np.inf)
+
+    return unpaired_df
+
+
+def _welch_weights(dof: tuple, idx: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Each unpaired run's ``Σ_k s_k²/(n_k − 1)``, its variance ``v`` split over its classes
+    as ``dof``'s parts are: a pair's Welch–Satterthwaite degrees of freedom are
+    ``(v_i + v_j)²/(w_i + w_j)``."""
     parts, sizes = np.asarray(dof[1], float)[idx], np.asarray(dof[2], float)[idx]
     total = parts.sum(axis=1)
     # the parts scaled to the (floored) variance used; a run without spread in any
@@ -553,15 +577,7 @@ def _pair_dof(dof: tuple, idx: np.ndarray, v: np.ndarray, uu: np.ndarray | None,
     smallest = np.argmin(np.where(sizes > 0, sizes, np.inf), axis=1)
     none = total <= 0
     scaled[none, smallest[none]] = v[none]
-    w = np.where(sizes > 1, scaled * scaled / np.maximum(sizes - 1, 1), scaled * scaled).sum(axis=1)
-
-    def unpaired_df(rows: slice) -> np.ndarray:
-        num = v[rows, None] + v[None, :]
-        den = w[rows, None] + w[None, :]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(den > 0, num * num / den, np.inf)
-
-    return unpaired_df
+    return np.where(sizes > 1, scaled * scaled / np.maximum(sizes - 1, 1), scaled * scaled).sum(axis=1)
 
 
 def _as_normal(z: np.ndarray, df: np.ndarray) -> np.ndarray:
@@ -633,15 +649,16 @@ def _frontier_order(theta: np.ndarray, var: np.ndarray) -> np.ndarray:
     return kept[np.lexsort((var[kept], -theta[kept]))]
 
 
-def _frontier_tmax(theta: np.ndarray, var: np.ndarray) -> np.ndarray:
-    """``max_j (θ_j − θ_i)/sqrt(v_i + v_j)`` over the Pareto frontier (high θ, low v)."""
+def _frontier_tmax(theta: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``max_j (θ_j − θ_i)/sqrt(v_i + v_j)`` over the Pareto frontier (high θ, low v), and
+    the frontier's runs."""
     order = _frontier_order(theta, var)
     running = np.minimum.accumulate(var[order])
     keep = np.concatenate(([True], var[order][1:] < running[:-1]))
     front = np.ascontiguousarray(order[keep])
     t = np.empty(len(theta))
     _k.frontier_tmax(theta, var, front, t)
-    return t
+    return t, front
 
 
 # -- the studentized bootstrap of modest boards --------------------------------------------------

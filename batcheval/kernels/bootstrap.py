@@ -4,7 +4,9 @@ Poisson bootstrap of joint tables (:func:`paired_poisson_se`), and percentiles.
 Reproducibility does not depend on the thread count: every group draws from
 its own generator (:mod:`.sampling`), seeded from the user's seed and the
 group's index (:func:`group_seeds`), so a group's replicates are the same
-however the groups are spread over threads or sliced into chunks.
+however the groups are spread over threads or sliced into chunks. The paired
+Poisson bootstrap seeds a group from its table instead, and shares some draws
+between groups (:func:`paired_poisson_se`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .sampling import (
     poisson_setup,
     seed_state,
     splitmix64,
+    uniform,
 )
 
 _INFORMEDNESS = NAMES.index("informedness")
@@ -240,8 +243,8 @@ _BLOCK = 256
 
 
 @jit_parallel
-def paired_poisson_se(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, setups,
-                      inversions, cdf, guide, se, drawn):  # fmt: skip
+def paired_poisson_se(joint, base, positive, measure, cells, center, n_boot, first, doubt, target, setups,
+                      inversions, cdf, guide, pool, se, drawn):  # fmt: skip
     """Sequential Poisson bootstrap of binary joint tables with a control variate:
     ``se[g]``, the standard error of the paired difference, and ``drawn[g]``, the
     replicates group g took.
@@ -261,31 +264,64 @@ def paired_poisson_se(joint, seeds, positive, measure, cells, center, n_boot, fi
     is known. Per replicate, ``d = T(run) − T(leader) − center[g]``. A group draws
     ``first`` replicates, then doubles what it has, until the relative error of
     its estimate times ``doubt[m]`` (m replicates defined) is at most ``target``,
-    or ``n_boot`` are drawn. Every group draws from its own generator, seeded by
-    ``seeds[g]``, so results do not depend on threads.
+    or ``n_boot`` are drawn.
+
+    Shared draws: for every mean m drawn in cell c that has an inversion table, ``pool[c, m]``
+    holds :data:`POOL` independent draws of it (:func:`pool_draws`), and a group's replicate
+    ``r < POOL`` takes entry ``(a + r·b) mod POOL`` of it, with an offset ``a`` and an odd
+    stride ``b`` per cell drawn by the group: a permutation of the pool, so the group's
+    replicates are still independent Poisson draws, and groups that share a mean share few
+    of them (runs scored on one test set share their cell counts: the leaderboard
+    benchmark's 100,000 groups draw some 1,000 means a cell). Later replicates, and the
+    other cells, draw from the group's own generator. It is seeded from ``base`` and the
+    group's drawn counts (:func:`table_seed`), so a group's standard error depends on its
+    table and the seed, not on its position, the other groups or the threads (unless
+    the inversion tables ran out of room), and equal tables get equal ones.
 
     ``setups[m]`` is :func:`~batcheval.kernels.sampling.poisson_setup` of the mean m
     (:func:`poisson_setups`), for the means below its length: a cell's setup (a square
-    root and two logarithms) is looked up rather than redone for each group, as
-    runs on one test set share their cell counts. Larger means are set up in place.
+    root and two logarithms) is looked up rather than redone for each group. Larger means
+    are set up in place.
 
     ``inversions[m]`` is ``(low, start, size)`` of the mean m's inversion table in ``cdf`` and
     ``guide`` (:func:`~batcheval.kernels.sampling.poisson_tables`), for the means below
     its length whose size is not 0: such a cell is drawn from one uniform by
-    :func:`~batcheval.kernels.sampling.poisson_inverted` (on the leaderboard benchmark's
-    100k tables, one thread: this kernel 120 ms, against 144 ms with every cell drawn by
-    the transformed rejection of ``setups``). Other cells take ``setups``' sampler.
+    :func:`~batcheval.kernels.sampling.poisson_inverted`. Other cells take ``setups``'
+    transformed rejection.
     """
     n_groups = joint.shape[0]
     for b in prange((n_groups + _BLOCK - 1) // _BLOCK):
-        _paired_block(joint, seeds, positive, measure, cells, center, n_boot, first, doubt, target, setups,
-                      inversions, cdf, guide, se, drawn, b * _BLOCK,
+        _paired_block(joint, base, positive, measure, cells, center, n_boot, first, doubt, target, setups,
+                      inversions, cdf, guide, pool, se, drawn, b * _BLOCK,
                       min(n_groups, (b + 1) * _BLOCK))  # fmt: skip
 
 
+#: shared draws per mean and cell (a power of 2): int16 entries, one 64-byte cache line
+POOL = 32
+
+
+@jit_inline
+def table_seed(base, x):
+    """The generator seed of a group whose drawn cells are ``x`` (8 counts), under ``base``."""
+    h = base
+    for c in range(8):
+        h = splitmix64(h ^ np.uint64(x[c]))
+    return h
+
+
+@jit_inline
+def pool_seed(base, c, m, j):
+    """The generator seed of entry j of the pool of mean m in cell c, under ``base``."""
+    return splitmix64(splitmix64(base ^ _POOL_STREAMS) ^ np.uint64((m * 8 + c) * POOL + j))
+
+
+# keeps the pools' seeds apart from the groups' (table_seed)
+_POOL_STREAMS = np.uint64(0x5DEECE66D)
+
+
 @jit
-def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt, target, setups, inversions,
-                  cdf, guide, se, drawn, lo, hi):  # fmt: skip
+def _paired_block(joint, base, p, measure, cells, center, n_boot, first, doubt, target, setups, inversions,
+                  cdf, guide, pool, se, drawn, lo, hi):  # fmt: skip
     """Groups ``lo..hi-1`` of :func:`paired_poisson_se`. (A function of its own:
     numba's parallel pass fails on a tuple, the generator state, assigned in a
     prange body.)"""
@@ -293,43 +329,58 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
     x = np.zeros(8, np.int64)
     lin = np.zeros(8)
     sums = np.empty(8)
+    kind = np.zeros(8, np.int64)  # per cell: 0 pooled (then its inversion table), 2 by rejection, 3 mean 0
+    offset = np.zeros(8, np.int64)
+    stride = np.zeros(8, np.int64)
     params = np.empty((8, POISSON_PARAMS))
-    table = np.zeros((8, 3), np.int64)  # per cell: its inversion table's low, start and size (0: none)
+    table = np.zeros((8, 3), np.int64)  # per cell: its inversion table's low, start and size
     tables = np.empty((2, 4), np.int64)
     slopes = np.empty((2, 4))
     held = np.full(5, -1, np.int64)
     at = np.empty((2, 8), np.int64)
     _cell_maps(p, at)
     for g in range(lo, hi):
-        state = seed_state(seeds[g])
         mean[:] = joint[g]
         if cells.shape[0] == 6:
             for y in range(2):
                 mean[y * 4] += mean[y * 4 + 3]
                 mean[y * 4 + 3] = 0
+        state = seed_state(table_seed(base, mean))
         v_lin = _linear_part(mean, p, cells, at, measure, lin, tables, slopes, held)
         for c in cells:
-            if mean[c] < inversions.shape[0] and inversions[mean[c], 2] > 0:
+            m = mean[c]
+            u, state = uniform(state)
+            v, state = uniform(state)
+            offset[c] = np.int64(u * POOL)
+            stride[c] = 2 * np.int64(v * (POOL // 2)) + 1
+            if m < inversions.shape[0] and inversions[m, 2] > 0:
+                kind[c] = 0
                 for q in range(3):
-                    table[c, q] = inversions[mean[c], q]
-                continue
-            table[c, 2] = 0
-            if mean[c] < setups.shape[0]:
-                for q in range(POISSON_PARAMS):
-                    params[c, q] = setups[mean[c], q]
+                    table[c, q] = inversions[m, q]
+            elif m == 0:
+                kind[c] = 3
             else:
-                poisson_setup(np.float64(mean[c]), params, c)
+                kind[c] = 2
+                if m < setups.shape[0]:
+                    for q in range(POISSON_PARAMS):
+                        params[c, q] = setups[m, q]
+                else:
+                    poisson_setup(np.float64(m), params, c)
         sums[:] = 0.0
         tried = 0
         n_rep = min(n_boot, first)
         while True:
-            for _ in range(n_rep):
+            for r in range(tried, tried + n_rep):
                 lsum = 0.0
                 for c in cells:
-                    if table[c, 2] > 0:
+                    if kind[c] == 0 and r < POOL:
+                        k = np.int64(pool[c, mean[c], (offset[c] + r * stride[c]) & (POOL - 1)])
+                    elif kind[c] == 0:
                         k, state = poisson_inverted(table[c, 1], table[c, 2], table[c, 0], cdf, guide, state)
-                    else:
+                    elif kind[c] == 2:
                         k, state = poisson(params, c, state)
+                    else:
+                        k = 0
                     x[c] = k
                     lsum += lin[c] * (k - mean[c])
                 t = _difference_of(x, p, measure)
@@ -357,18 +408,40 @@ def _paired_block(joint, seeds, p, measure, cells, center, n_boot, first, doubt,
         drawn[g] = tried
 
 
+@jit_parallel
+def pool_draws(used, inversions, cdf, guide, base, pool):
+    """``pool[c, m, j]``: :func:`paired_poisson_se`'s shared draws of mean m in cell c, for every
+    ``used[c, m]`` with an inversion table (``inversions[m, 2] > 0``); other entries
+    are left as they are. Entry j is the first draw from the generator of :func:`pool_seed`."""
+    for m in prange(pool.shape[1]):
+        _pool_mean(used, inversions, cdf, guide, base, pool, m)
+
+
+@jit
+def _pool_mean(used, inversions, cdf, guide, base, pool, m):
+    if inversions[m, 2] == 0:
+        return
+    for c in range(8):
+        if used[c, m]:
+            for j in range(POOL):
+                state = seed_state(pool_seed(base, c, m, j))
+                pool[c, m, j] = poisson_inverted(inversions[m, 1], inversions[m, 2], inversions[m, 0], cdf,
+                                                 guide, state)[0]  # fmt: skip
+
+
 @jit
 def drawn_means(joint, cells, used):
-    """``used[m]`` set True for every mean ``m < len(used)`` that :func:`paired_poisson_se`
-    draws from for ``joint`` and ``cells`` (a summed pair's mean is the sum of its two cells)."""
+    """``used[c, m]`` set True for every mean ``m < used.shape[1]`` that :func:`paired_poisson_se`
+    draws from in cell c (of ``cells``; a summed pair's mean is the sum of its two
+    cells, drawn at the pair's first cell)."""
     summed = cells.shape[0] == 6
     for g in range(joint.shape[0]):
         for c in cells:
             m = joint[g, c]
             if summed and (c == 0 or c == 4):  # noqa: PLR1714 (a set would cost numba a typed set)
                 m += joint[g, c + 3]
-            if m < used.shape[0]:
-                used[m] = True
+            if m < used.shape[1]:
+                used[c, m] = True
 
 
 @jit
