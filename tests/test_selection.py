@@ -191,6 +191,14 @@ def test_family_wise_error_under_the_global_null_above_rank_limit(paired):
             out = be.leaderboard(df, example="example_id" if paired else None, paired="delta", seed=s)
         misses += not out["could_be_best"].all()
     assert misses / boards <= alpha + 4 * math.sqrt(alpha * (1 - alpha) / boards)
+    # and not by keeping every run: half the runs far behind (B = 0.1 against 0.9, 400 examples)
+    b = np.where(np.arange(r) % 2 == 0, 0.9, 0.1)
+    df = _board(b, 400, 0.5, paired, rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BatchevalWarning)
+        out = be.leaderboard(df, example="example_id" if paired else None, paired="bootstrap", seed=0)
+    kept = out.sort("run")["could_be_best"].to_numpy()
+    assert not kept[b == 0.1].any()
 
 
 def test_leaderboard_columns_and_alias():

@@ -570,10 +570,11 @@ def _paired_selection(
     se = cols["se_vs_leader"].copy()
     floor = _selection.smoothed_variance(counts, measure, pos)
     if floor is not None:
-        # the smaller boards' floor (each run's smoothed variance added to its own): a difference's
-        # delta or bootstrap SE collapses where few examples are discordant, and against the largest
-        # of thousands of equal estimates that alone excluded runs under the global null (FWER 0.32
-        # to 0.95 at 6,000 runs of 100 examples, docs/calibration_leader.md)
+        # both runs' smoothed variances in full: a difference's delta or bootstrap SE collapses where
+        # few examples are discordant, and against the largest of thousands of equal estimates at
+        # Bonferroni's level over R² pairs that excluded runs under the global null (FWER 0.32-0.95
+        # at 6,000 runs of 100 examples). Adding only each run's shortfall below it, as the smaller
+        # boards do, still erred in 0.26-0.50 (docs/calibration_leader.md).
         se = np.sqrt(se * se + floor + floor[leader])
     se[leader] = 0.0
     return _selection.versus_leader(value, diff, se, ci)
