@@ -16,7 +16,7 @@ from tests.test_edges_kernels import _hull_area_twice, _roc_points
 
 def _scratch(m: int) -> tuple[np.ndarray, ...]:
     """The radix sort's arrays: the sorted scores, their labels, two key buffers, the counts."""
-    return _exact._run_scratch(m)[:5]
+    return _exact.run_scratch(m)[:5]
 
 
 def _scores(kind: str, rng: np.random.Generator, m: int) -> np.ndarray:

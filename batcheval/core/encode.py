@@ -216,11 +216,13 @@ def sample_range(arrays: Sequence[np.ndarray], n: int = CLASS_SAMPLE) -> tuple[i
 
 def guess_key_range(arr: np.ndarray, n: int = CLASS_SAMPLE) -> tuple[int, int]:
     """A key column's range from :func:`sample_range`, widened at each end by
-    ``_KEY_PAD_GAPS`` gaps between sampled rows' values (``span // n`` each), within the dtype.
+    ``_KEY_PAD_GAPS · span // n`` (that many mean gaps between sampled rows' values), within
+    the dtype.
 
     Evenly spaced rows of shuffled dense ids rarely hold the lowest or highest id (20,000 run
     ids in 4,096 rows: the sample misses id 0 four times in five), but seldom by more than a few
-    gaps; rows sorted by key give the exact range (the first and last rows are sampled). A
+    gaps; with rows sorted by key the sample holds the exact range (the first and last rows are
+    sampled), padded all the same. A
     value beyond the padding is caught while counting (``core/counting.count_encoded``).
 
     Examples

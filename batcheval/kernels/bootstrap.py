@@ -270,8 +270,10 @@ def paired_poisson_se(joint, base, positive, measure, cells, center, n_boot, fir
     holds :data:`POOL` independent draws of it (:func:`pool_draws`), and a group's replicate
     ``r < POOL`` takes entry ``(a + r·b) mod POOL`` of it, with an offset ``a`` and an odd
     stride ``b`` per cell drawn by the group: a permutation of the pool, so the group's
-    replicates are still independent Poisson draws, and groups that share a mean share few
-    of them (runs scored on one test set share their cell counts: the leaderboard
+    replicates are still independent Poisson draws. Groups that share a mean and stop after a
+    few replicates use few of the same draws; groups that reach ``POOL`` replicates use all
+    ``POOL`` of them, each in its own order, so small tables (which draw more replicates)
+    share more (runs scored on one test set share their cell counts: the leaderboard
     benchmark's 100,000 groups draw some 1,000 means a cell). Later replicates, and the
     other cells, draw from the group's own generator. It is seeded from ``base`` and the
     group's drawn counts (:func:`table_seed`), so a group's standard error depends on its

@@ -345,7 +345,7 @@ def sort_run(v, negatives, tmp, lab, keys, spare, counts, lab_in, ends, bid):
 
 
 @jit
-def _run_scratch(widest):
+def run_scratch(widest):
     """Scratch of :func:`sort_run` and :func:`walk_into` for runs of up to ``widest`` rows."""
     radix = min(widest, RADIX_ROWS)
     return (
@@ -689,7 +689,7 @@ def summarise(blocks, starts, scores, positives, out, best_thr, best_val):
     for blk in prange(blocks.shape[0] - 1):
         g0 = blocks[blk]
         g1 = blocks[blk + 1]
-        tmp, lab, keys, spare, counts, lab_in, ends, bid, tp_at, row_at, hx, hy = _run_scratch(
+        tmp, lab, keys, spare, counts, lab_in, ends, bid, tp_at, row_at, hx, hy = run_scratch(
             _widest(starts, g0, g1)
         )
         for g in range(g0, g1):
@@ -727,7 +727,7 @@ def group_points(blocks, starts, scores, positives, thr, tp, fp, n_points):
     for blk in prange(blocks.shape[0] - 1):
         g0 = blocks[blk]
         g1 = blocks[blk + 1]
-        tmp, lab, keys, spare, counts, lab_in, ends, bid, _, _, _, _ = _run_scratch(_widest(starts, g0, g1))
+        tmp, lab, keys, spare, counts, lab_in, ends, bid, _, _, _, _ = run_scratch(_widest(starts, g0, g1))
         for g in range(g0, g1):
             a = starts[g]
             z = starts[g + 1]
