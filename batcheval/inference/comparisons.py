@@ -206,11 +206,14 @@ def count_board(
     # a single integer example column's range comes from the pass that scans the keys and classes
     fused = _fusable_example(df, examples)
     also = [fused] if fused is not None else []
-    # without examples the board counts as evaluate does, which takes the class range from a
-    # sample and checks it while counting (count_encoded): no scan of the two class columns
-    # (the unpaired benchmark board's range scan 52 -> 32 ms of one thread's CPU)
+    # without examples the board counts as evaluate does, which takes the class and integer key
+    # ranges from a sample and checks them while counting (count_encoded): no scan of the class
+    # columns (the unpaired benchmark board's range scan 52 -> 32 ms of one thread's CPU) nor of
+    # the run keys
     guess = not examples
-    coding, space, found = encode_frame_scanning(df, runs, label, prediction, classes, also, guess=guess)
+    coding, space, found = encode_frame_scanning(
+        df, runs, label, prediction, classes, also, guess=guess, guess_keys=guess
+    )
     example = _example_coding(df, examples, found[0] if found else None) if examples else None
     if example is not None and space is not None:
         cells = count_with_cells(df, runs, examples, example, coding, space)
