@@ -144,7 +144,7 @@ def test_exact_auc_walk_beyond_int64(seed: int) -> None:
     tp_at = np.array([scale * t for t in tps], np.int64)
     row_at = np.array([m - scale * (t + f) for t, f in zip(tps, fps, strict=True)], np.int64)
     p_tot, n_tot = scale * big_p, scale * big_n
-    assert m > _exact.NARROW_ROWS  # _walk sends such a group to the wide walk
+    assert m > _exact.NARROW_ROWS  # walk_into sends such a group to the wide walk
     area, hull, _ap, top, best = _exact.walk_points_wide(tp_at, row_at, len(tps), m, p_tot, n_tot)
     den = 2.0 * float(p_tot) * float(n_tot)
     assert area / den == pytest.approx(roc_auc_score(y, s), rel=1e-15, abs=0)

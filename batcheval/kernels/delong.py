@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exact import bucket_count, sort_segment, sorted_group, walk_group
+from .exact import bucket_count, run_scratch, sort_segment, summarise_run, widest_group
 from .jit import jit, jit_parallel, prange
 
 
@@ -123,6 +123,7 @@ def _block_sums(v: np.ndarray, lab: np.ndarray, n0: int, n1: int, a: float) -> t
 
 @jit_parallel
 def summarise_variance(
+    blocks: np.ndarray,
     starts: np.ndarray,
     scores: np.ndarray,
     positives: np.ndarray,
@@ -132,43 +133,32 @@ def summarise_variance(
     auc: np.ndarray,
     var: np.ndarray,
 ) -> None:
-    """:func:`batcheval.kernels.exact.summarise`, and per group (negatives then positives in
-    ``scores[starts[g]:starts[g+1]]``) the AUC and DeLong's variance ``var(V10)/n1 + var(V01)/n0``,
-    from one sort per group: the sort is most of the time, and the walks that follow it are linear
-    (a second sort for the variance made ``auc(ci=)`` twice the time of ``auc``). The variance
-    takes two walks over the blocks of tied scores (``V10 = (negatives below + q/2)/n0`` for the
-    positives of a block with q negatives; ``V01 = 1 − (positives below + p/2)/n1``). ``auc`` and
-    ``var`` are NaN without two examples of each class (``auc`` needs one)."""
-    for g in prange(len(positives)):
-        a = starts[g]
-        z = starts[g + 1]
-        m = z - a
-        n1 = positives[g]
-        n0 = m - n1
-        best_thr[g] = np.nan
-        best_val[g] = np.nan
-        out[g, 0] = np.nan
-        out[g, 1] = np.nan
-        out[g, 2] = np.nan
-        auc[g] = np.nan
-        var[g] = np.nan
-        if m == 0:
-            continue
-        v, lab = sorted_group(scores, a, z, n0)
-        twice_area, twice_hull, ap, top, best = walk_group(v, lab, n1, n0)
-        den = float(n1) * float(n0)
-        best_thr[g] = best
-        best_val[g] = top / den if den != 0 else 0.0
-        if den != 0:
-            out[g, 0] = twice_area / (2.0 * den)
-            out[g, 1] = twice_hull / (2.0 * den)
-            out[g, 2] = ap / n1
-        if n0 < 1 or n1 < 1:
-            continue
-        s10, _, _ = _block_sums(v, lab, n0, n1, 0.0)
-        area = s10 / n1
-        auc[g] = area
-        if n0 < 2 or n1 < 2:
-            continue
-        _, d10, d01 = _block_sums(v, lab, n0, n1, area)
-        var[g] = d10 / (n1 - 1) / n1 + d01 / (n0 - 1) / n0
+    """:func:`batcheval.kernels.exact.summarise` (same ``blocks``), and per group (negatives then
+    positives in ``scores[starts[g]:starts[g+1]]``) the AUC and DeLong's variance
+    ``var(V10)/n1 + var(V01)/n0``, from one sort per group: the sort is most of the time, and the
+    walks that follow it are linear (a second sort for the variance made ``auc(ci=)`` twice the
+    time of ``auc``). The variance takes two walks over the blocks of tied scores (``V10 =
+    (negatives below + q/2)/n0`` for the positives of a block with q negatives; ``V01 = 1 −
+    (positives below + p/2)/n1``). ``auc`` and ``var`` are NaN without two examples of each class
+    (``auc`` needs one)."""
+    for blk in prange(blocks.shape[0] - 1):
+        g0 = blocks[blk]
+        g1 = blocks[blk + 1]
+        scratch = run_scratch(widest_group(starts, g0, g1))
+        for g in range(g0, g1):
+            a = starts[g]
+            z = starts[g + 1]
+            n1 = positives[g]
+            n0 = z - a - n1
+            v, lab = summarise_run(g, a, z, n1, scores, scratch, out, best_thr, best_val)
+            auc[g] = np.nan
+            var[g] = np.nan
+            if n0 < 1 or n1 < 1:
+                continue
+            s10, _, _ = _block_sums(v, lab, n0, n1, 0.0)
+            area = s10 / n1
+            auc[g] = area
+            if n0 < 2 or n1 < 2:
+                continue
+            _, d10, d01 = _block_sums(v, lab, n0, n1, area)
+            var[g] = d10 / (n1 - 1) / n1 + d01 / (n0 - 1) / n0

@@ -169,22 +169,6 @@ def _heapsort_pairs(v, lab, a, z):
         _sift_down(v, lab, a, np.int64(0), end)  # a literal 0 would compile it twice
 
 
-@jit
-def sorted_group(scores, a, z, negatives):
-    """Group rows ``scores[a:z]`` (its negatives first) sorted, with a label
-    byte per row (1 = positive); the scores array is left as it is."""
-    m = z - a
-    v = scores[a:z]
-    lab = np.zeros(m, np.uint8)
-    lab[negatives:] = 1
-    tmp = np.empty(m)
-    tmp_lab = np.empty(m, np.uint8)
-    ends = np.empty(bucket_count(m) + 1, np.int64)
-    if sort_segment(v, lab, tmp, tmp_lab, ends, np.empty(m, np.int32)):
-        return tmp, tmp_lab
-    return v, lab
-
-
 # a row's index rides in the low 16 bits of its radix key, its score's rank in the high 16
 RADIX_ROWS = 1 << 16
 _RADIX_LEVELS = 65536.0
@@ -365,15 +349,12 @@ def run_scratch(widest):
 
 
 @jit
-def _widest(starts, g0, g1):
+def widest_group(starts, g0, g1):
     """The most rows of any of groups ``g0..g1-1``."""
     widest = 0
     for g in range(g0, g1):
         widest = max(widest, starts[g + 1] - starts[g])
     return widest
-
-
-# public for kernels.delong, which walks the same sorted groups for DeLong's variance
 
 
 @jit_inline
@@ -484,19 +465,6 @@ def walk_into(v, lab, p_tot, n_tot, tp_at, row_at, hx, hy):
     else:
         twice_area, twice_hull, ap, top, best = walk_points_wide(tp_at, row_at, n_points, m, p_tot, n_tot)
     return twice_area, twice_hull, ap, top, v[row_at[best]]
-
-
-@jit
-def _walk(v, lab, p_tot, n_tot):
-    """:func:`walk_into` with scratch of its own."""
-    m = v.shape[0]
-    scratch = (
-        np.empty(m, np.int64),
-        np.empty(m, np.int64),
-        np.empty(m + 2, np.int64),
-        np.empty(m + 2, np.int64),
-    )
-    return walk_into(v, lab, p_tot, n_tot, *scratch)
 
 
 @jit
@@ -667,9 +635,32 @@ def walk_points_wide(tp_at, row_at, n_points, m, p_tot, n_tot):
     )
 
 
-# public for kernels.delong, whose summarise_variance walks each sorted group once for the summaries
-# and then for DeLong's variance (be.auc(ci=) without a second sort)
-walk_group = _walk
+@jit
+def summarise_run(g, a, z, p_tot, scores, scratch, out, best_thr, best_val):
+    """Group g's row of :func:`summarise` from its rows ``scores[a:z]`` (negatives first, then
+    its ``p_tot`` positives), sorted in ``scratch`` (:func:`run_scratch`); returns the sorted
+    rows and their labels (views of the scratch), which :mod:`batcheval.kernels.delong` walks
+    again for DeLong's variance."""
+    tmp, lab, keys, spare, counts, lab_in, ends, bid, tp_at, row_at, hx, hy = scratch
+    m = z - a
+    n_tot = m - p_tot
+    best_thr[g] = np.nan
+    best_val[g] = np.nan
+    out[g, 0] = np.nan
+    out[g, 1] = np.nan
+    out[g, 2] = np.nan
+    if m == 0:
+        return tmp[:0], lab[:0]
+    sort_run(scores[a:z], n_tot, tmp, lab, keys, spare, counts, lab_in, ends, bid)
+    twice_area, twice_hull, ap, top, best = walk_into(tmp[:m], lab, p_tot, n_tot, tp_at, row_at, hx, hy)
+    den = float(p_tot) * float(n_tot)
+    best_thr[g] = best
+    best_val[g] = top / den if den != 0 else 0.0
+    if den != 0:
+        out[g, 0] = twice_area / (2.0 * den)
+        out[g, 1] = twice_hull / (2.0 * den)
+        out[g, 2] = ap / p_tot
+    return tmp[:m], lab[:m]
 
 
 @jit_parallel
@@ -689,33 +680,9 @@ def summarise(blocks, starts, scores, positives, out, best_thr, best_val):
     for blk in prange(blocks.shape[0] - 1):
         g0 = blocks[blk]
         g1 = blocks[blk + 1]
-        tmp, lab, keys, spare, counts, lab_in, ends, bid, tp_at, row_at, hx, hy = run_scratch(
-            _widest(starts, g0, g1)
-        )
+        scratch = run_scratch(widest_group(starts, g0, g1))
         for g in range(g0, g1):
-            a = starts[g]
-            z = starts[g + 1]
-            m = z - a
-            p_tot = positives[g]
-            n_tot = m - p_tot
-            best_thr[g] = np.nan
-            best_val[g] = np.nan
-            out[g, 0] = np.nan
-            out[g, 1] = np.nan
-            out[g, 2] = np.nan
-            if m == 0:
-                continue
-            sort_run(scores[a:z], n_tot, tmp, lab, keys, spare, counts, lab_in, ends, bid)
-            twice_area, twice_hull, ap, top, best = walk_into(
-                tmp[:m], lab, p_tot, n_tot, tp_at, row_at, hx, hy
-            )
-            den = float(p_tot) * float(n_tot)
-            best_thr[g] = best
-            best_val[g] = top / den if den != 0 else 0.0
-            if den != 0:
-                out[g, 0] = twice_area / (2.0 * den)
-                out[g, 1] = twice_hull / (2.0 * den)
-                out[g, 2] = ap / p_tot
+            summarise_run(g, starts[g], starts[g + 1], positives[g], scores, scratch, out, best_thr, best_val)
 
 
 @jit_parallel
@@ -727,7 +694,8 @@ def group_points(blocks, starts, scores, positives, thr, tp, fp, n_points):
     for blk in prange(blocks.shape[0] - 1):
         g0 = blocks[blk]
         g1 = blocks[blk + 1]
-        tmp, lab, keys, spare, counts, lab_in, ends, bid, _, _, _, _ = run_scratch(_widest(starts, g0, g1))
+        scratch = run_scratch(widest_group(starts, g0, g1))
+        tmp, lab, keys, spare, counts, lab_in, ends, bid = scratch[:8]
         for g in range(g0, g1):
             a = starts[g]
             z = starts[g + 1]

@@ -200,8 +200,8 @@ def auc(
     delong_var = np.empty(n_groups)
     if n_groups and ci is not None:
         # DeLong's variance walks the same sorted groups: one sort per group serves both
-        _delong.summarise_variance(seg.starts, seg.scores, seg.positives, areas, best_thr, best_val,
-                                   delong_auc, delong_var)  # fmt: skip
+        _delong.summarise_variance(seg.blocks(), seg.starts, seg.scores, seg.positives, areas, best_thr,
+                                   best_val, delong_auc, delong_var)  # fmt: skip
     elif n_groups:
         _exact.summarise(seg.blocks(), seg.starts, seg.scores, seg.positives, areas, best_thr, best_val)
     if measure != "informedness":
