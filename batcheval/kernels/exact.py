@@ -636,6 +636,27 @@ def walk_points_wide(tp_at, row_at, n_points, m, p_tot, n_tot):
 
 
 @jit
+def _clear_row(g, out, best_thr, best_val):
+    best_thr[g] = np.nan
+    best_val[g] = np.nan
+    out[g, 0] = np.nan
+    out[g, 1] = np.nan
+    out[g, 2] = np.nan
+
+
+@jit
+def _write_row(g, p_tot, n_tot, twice_area, twice_hull, ap, top, threshold, out, best_thr, best_val):
+    """Group g's row of :func:`summarise` from a walk's integer sums (the row was cleared)."""
+    den = float(p_tot) * float(n_tot)
+    best_thr[g] = threshold
+    best_val[g] = top / den if den != 0 else 0.0
+    if den != 0:
+        out[g, 0] = twice_area / (2.0 * den)
+        out[g, 1] = twice_hull / (2.0 * den)
+        out[g, 2] = ap / p_tot
+
+
+@jit
 def summarise_run(g, a, z, p_tot, scores, scratch, out, best_thr, best_val):
     """Group g's row of :func:`summarise` from its rows ``scores[a:z]`` (negatives first, then
     its ``p_tot`` positives), sorted in ``scratch`` (:func:`run_scratch`); returns the sorted
@@ -644,27 +665,52 @@ def summarise_run(g, a, z, p_tot, scores, scratch, out, best_thr, best_val):
     tmp, lab, keys, spare, counts, lab_in, ends, bid, tp_at, row_at, hx, hy = scratch
     m = z - a
     n_tot = m - p_tot
-    best_thr[g] = np.nan
-    best_val[g] = np.nan
-    out[g, 0] = np.nan
-    out[g, 1] = np.nan
-    out[g, 2] = np.nan
+    _clear_row(g, out, best_thr, best_val)
     if m == 0:
         return tmp[:0], lab[:0]
     sort_run(scores[a:z], n_tot, tmp, lab, keys, spare, counts, lab_in, ends, bid)
-    twice_area, twice_hull, ap, top, best = walk_into(tmp[:m], lab, p_tot, n_tot, tp_at, row_at, hx, hy)
-    den = float(p_tot) * float(n_tot)
-    best_thr[g] = best
-    best_val[g] = top / den if den != 0 else 0.0
-    if den != 0:
-        out[g, 0] = twice_area / (2.0 * den)
-        out[g, 1] = twice_hull / (2.0 * den)
-        out[g, 2] = ap / p_tot
+    twice_area, twice_hull, ap, top, thr = walk_into(tmp[:m], lab, p_tot, n_tot, tp_at, row_at, hx, hy)
+    _write_row(g, p_tot, n_tot, twice_area, twice_hull, ap, top, thr, out, best_thr, best_val)
     return tmp[:m], lab[:m]
 
 
+@jit
+def summarise_short_run(g, a, z, p_tot, scores, scratch, out, best_thr, best_val):
+    """:func:`summarise_run` for a group that :func:`radix_sort_run` sorts or that has at most
+    ``_SMALL_BUCKET`` rows; returns False, leaving the row to :func:`summarise_declined`,
+    for any other.
+
+    It calls neither :func:`sort_segment` nor :func:`walk_points_wide` (a radix run has at
+    most ``RADIX_ROWS`` rows, far below ``NARROW_ROWS``), so a first :func:`summarise` compiles
+    neither unless a group needs them (2.5 s of CPU of a cold ``auc``'s 8). The rows sort as
+    :func:`sort_run` sorts them: up to ``_SMALL_BUCKET`` rows, :func:`sort_segment` copies
+    them and insertion-sorts the copy (an ordered run it copies, which an insertion sort
+    leaves as it is), so the same stable sort gives the same bits.
+    """
+    tmp, lab, keys, spare, counts = scratch[:5]
+    tp_at, row_at, hx, hy = scratch[8:]
+    m = z - a
+    n_tot = m - p_tot
+    if m <= _SMALL_BUCKET:
+        for i in range(m):
+            tmp[i] = scores[a + i]
+            lab[i] = np.uint8(i >= n_tot)
+        _insertion_sort(tmp, lab, np.int64(0), m)
+    elif not radix_sort_run(scores[a:z], n_tot, tmp, lab, keys, spare, counts):
+        return False
+    _clear_row(g, out, best_thr, best_val)
+    if m == 0:
+        return True
+    n_points = _distinct_points(tmp[:m], lab, tp_at, row_at)
+    twice_area, twice_hull, ap, top, best = _walk_points_into(
+        tp_at, row_at, n_points, m, p_tot, n_tot, hx, hy
+    )
+    _write_row(g, p_tot, n_tot, twice_area, twice_hull, ap, top, tmp[row_at[best]], out, best_thr, best_val)
+    return True
+
+
 @jit_parallel
-def summarise(blocks, starts, scores, positives, out, best_thr, best_val):
+def summarise(blocks, starts, scores, positives, out, best_thr, best_val, declined):
     """Per group: sort, then walk the distinct scores from the top.
 
     Group g's rows are ``scores[starts[g]:starts[g+1]]``, its negatives first
@@ -676,12 +722,36 @@ def summarise(blocks, starts, scores, positives, out, best_thr, best_val):
     as the binary kernel computes it. Block b holds groups ``blocks[b]`` to
     ``blocks[b+1] - 1`` (:func:`batcheval.scores.exact.group_blocks`) and sorts
     them all in one set of scratch arrays.
+
+    A group that :func:`summarise_short_run` declines gets ``declined[g] = 1`` (uint8, zeros
+    on entry) and no row: :func:`summarise_declined` writes it, compiled on its first use.
     """
     for blk in prange(blocks.shape[0] - 1):
         g0 = blocks[blk]
         g1 = blocks[blk + 1]
         scratch = run_scratch(widest_group(starts, g0, g1))
         for g in range(g0, g1):
+            done = summarise_short_run(
+                g, starts[g], starts[g + 1], positives[g], scores, scratch, out, best_thr, best_val
+            )
+            declined[g] = np.uint8(not done)
+
+
+@jit_parallel
+def summarise_declined(groups, n_chunks, starts, scores, positives, out, best_thr, best_val):
+    """:func:`summarise`'s rows of ``groups`` (int64, ascending), those it declined, by
+    :func:`summarise_run`: in ``n_chunks`` chunks (the threads), each with one set of scratch."""
+    n = groups.shape[0]
+    n_chunks = max(min(n, n_chunks), 1)
+    for c in prange(n_chunks):
+        lo = c * n // n_chunks
+        hi = (c + 1) * n // n_chunks
+        widest = 0
+        for i in range(lo, hi):
+            widest = max(widest, starts[groups[i] + 1] - starts[groups[i]])
+        scratch = run_scratch(widest)
+        for i in range(lo, hi):
+            g = groups[i]
             summarise_run(g, starts[g], starts[g + 1], positives[g], scores, scratch, out, best_thr, best_val)
 
 

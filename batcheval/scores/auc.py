@@ -20,6 +20,7 @@ from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..io.frames import as_key_list
 from ..kernels import delong as _delong
 from ..kernels import exact as _exact
+from ..kernels.jit import n_threads
 from .exact import grouped_scores
 from .multiclass import (
     IS_CLASS_COLUMN,
@@ -203,7 +204,12 @@ def auc(
         _delong.summarise_variance(seg.blocks(), seg.starts, seg.scores, seg.positives, areas, best_thr,
                                    best_val, delong_auc, delong_var)  # fmt: skip
     elif n_groups:
-        _exact.summarise(seg.blocks(), seg.starts, seg.scores, seg.positives, areas, best_thr, best_val)
+        declined = np.zeros(n_groups, np.uint8)
+        _exact.summarise(seg.blocks(), seg.starts, seg.scores, seg.positives, areas, best_thr, best_val,
+                         declined)  # fmt: skip
+        if declined.any():  # the bucket sort and the 128-bit walk compile only for such groups
+            _exact.summarise_declined(np.flatnonzero(declined), n_threads(), seg.starts, seg.scores,
+                                      seg.positives, areas, best_thr, best_val)  # fmt: skip
     if measure != "informedness":
         best_val = np.where(best >= 0, values[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
         best_thr = np.where(best >= 0, pts.threshold[np.maximum(best, 0)] if len(pts.tp) else np.nan, np.nan)
