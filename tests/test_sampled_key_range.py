@@ -134,16 +134,58 @@ def test_three_keys_one_of_them_a_string():
     _check(_put(df, "fold", 9), by=("run", "seed", "fold"))
 
 
-@pytest.mark.parametrize("outlier", [False, True])
-def test_radix_partitions_check_the_keys(monkeypatch, recounts, outlier):
+@pytest.mark.parametrize(
+    ("shift", "outlier"),
+    [
+        (0, None),
+        (0, 250),
+        (0, -5),
+        (-(10**12), None),
+        (-(10**12), -(10**12) - 40),
+        (-(10**12), -(10**12) + 260),
+    ],
+    ids=["inside", "above", "below", "negative-int64-inside", "negative-int64-below", "negative-int64-above"],
+)
+def test_radix_partitions_check_the_keys(monkeypatch, recounts, shift, outlier):
+    """cell_ids sends a key code outside the guessed range at either end (a code below it wraps
+    to a large unsigned one) to the trash, and the keys are scanned and counted again."""
     force_radix(monkeypatch, part_bits=6, block_rows=10_007)
     used = []
     radix = counting._count_radix
     monkeypatch.setattr(counting, "_count_radix", lambda *a: used.append(1) or radix(*a))
-    df = _frame(9, runs=200)
-    _check(_put(df, "run", 250) if outlier else df)
-    assert used == ([1, 1] if outlier else [1])
-    assert recounts == ([2] if outlier else [])
+    df = _frame(9, runs=200).with_columns(pl.col("run").cast(pl.Int64) + shift)
+    if outlier is not None:
+        df = _put(df, "run", outlier)
+    _check(df)
+    assert used == ([1] if outlier is None else [1, 1])
+    assert recounts == ([] if outlier is None else [2])
+
+
+@pytest.mark.parametrize("radix", [False, True], ids=["private", "radix"])
+@pytest.mark.parametrize(
+    ("column", "value"), [("label", 7), ("prediction", -2)], ids=["label-above", "prediction-below"]
+)
+def test_a_class_outside_its_guess_alone_is_exact_without_scanning_the_keys(
+    monkeypatch, recounts, radix, column, value
+):
+    """Only the class columns missed: their scan and one checked count with the guessed keys give
+    numpy's counts, and the key columns are not scanned."""
+    if radix:
+        force_radix(monkeypatch, part_bits=6, block_rows=10_007)
+    scans = []
+    exact = encode.column_ranges
+    monkeypatch.setattr(encode, "column_ranges", lambda cols: scans.append(len(cols)) or exact(cols))
+    _check(_put(_frame(12, runs=200 if radix else 3000, k=3), column, value))
+    assert recounts == []
+    assert scans == [2]  # the label and prediction columns, once
+
+
+def test_a_class_and_a_key_outside_both_scanned_when_the_count_with_scanned_classes_misses(recounts):
+    """The class is found outside its guess first; the count against the guessed keys then meets the
+    key outside its range, so the keys are scanned too."""
+    df = _put(_put(_frame(13, k=3), "prediction", 5), "run", -30, row=23 * STEP + 2)
+    _check(df)
+    assert recounts == [2]
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -21,7 +21,7 @@ from ..kernels.jit import n_threads
 from .encode import ClassCoding, KeyColumn, column_ranges, encode_columns, encode_key, readonly
 
 __all__ = [
-    "Counted", "compact", "count_checked", "count_encoded", "count_frame", "encode_frame",
+    "Counted", "compact", "count_again", "count_checked", "count_encoded", "count_frame", "encode_frame",
     "encode_frame_scanning", "exact_keys", "group_ids", "identity_lut", "key_cards",
 ]  # fmt: skip
 
@@ -76,14 +76,39 @@ def count_encoded(
         # and counted again with the scanned ranges when some row fell outside them
         flat = count_checked(space.columns, coding, space.size)
         if flat is None:
-            if coding.exact is not None:
-                coding = coding.exact()
-            if space.guessed:
-                space = key_space(exact_keys(space.columns), df.height, coding.n_codes)
+            flat, coding, space = count_again(df.height, coding, space)
     k = coding.n_codes
     if flat is None:
         flat = run_count_kernel(space.columns, coding, space.size, k)
     return compact(space, coding, flat.reshape(space.size, k, k), bool(by))
+
+
+def count_again(
+    n_rows: int, coding: ClassCoding, space: KeySpace
+) -> tuple[np.ndarray | None, ClassCoding, KeySpace]:
+    """After :func:`count_checked` met a row outside a guessed range: the scanned class coding
+    and key space, with the counts where they came along (else None: count with them).
+
+    Only what missed is scanned again. The kernels do not say which code was outside, so with
+    both ranges guessed the class columns are scanned first (they must be if a class missed):
+    classes inside their guess mean a key missed, and the keys are scanned; classes outside it
+    are counted again against the guessed keys, every key code checked, and only if that count
+    meets a key outside its range too are the keys scanned and counted a third time (a class
+    and a key outside their guesses at once: one count more than scanning both at once).
+    """
+    if coding.exact is None:
+        return None, coding, key_space(exact_keys(space.columns), n_rows, coding.n_codes)
+    guessed, coding = coding, coding.exact()
+    if not space.guessed:
+        return None, coding, space
+    lo, hi = guessed.vmin, guessed.vmin + guessed.n_codes
+    k = coding.n_codes
+    # a larger K could make the guessed space too wide to be dense (key_space's limit)
+    if (coding.vmin < lo or coding.vmin + k > hi) and space.size * k * k < 1 << 31:
+        flat = count_checked(space.columns, coding, space.size)
+        if flat is not None:
+            return flat, coding, space
+    return None, coding, key_space(exact_keys(space.columns), n_rows, k)
 
 
 def encode_frame(
