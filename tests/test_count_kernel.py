@@ -45,16 +45,19 @@ def _kernel(keys, offsets, cards, label, pred, vmin, lut, k, threads):
     dummy = readonly(np.zeros(1, np.int64))
     args = [*map(readonly, keys), *[dummy] * (4 - len(keys))]
     cells = s * k * k
-    bufs = np.zeros((threads, 2, cells + 1), np.uint16)
+    low = np.zeros((threads, cells + 1), np.uint16)
+    wraps = np.zeros((threads, cells + 2), np.uint16)
     lut = readonly(np.asarray(lut, np.int64))
     direct = counting.identity_lut(lut)
     label, pred = readonly(label), readonly(pred)
     bounds = np.ones(4, np.int64)
     bounds[: len(keys)] = cards
-    _count.count_private(*args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bounds, bufs)
+    _count.count_private(
+        *args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bounds, low, wraps
+    )
     flat = np.zeros(cells, np.int64)
-    _count.sum_split_rows(bufs, bool(bufs[:, 1, cells].any()), flat)
-    return flat, int(bufs[:, 0, cells].sum()), direct
+    _count.sum_split_rows(low, wraps, bool(wraps[:, cells + 1].any()), flat)
+    return flat, int(low[:, cells].sum()), direct
 
 
 @pytest.mark.parametrize("n", [1, 4095, 4097, 3 * 4096 + 5, SERIAL_BELOW + 123])

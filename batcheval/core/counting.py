@@ -29,6 +29,10 @@ _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
 PRIVATE_CELLS = 1 << 25
 PRIVATE_ROWS_PER_THREAD = (1 << 32) - 1
+# the same for 8-bit counters (a uint16 wrap count of uint8 counters)
+BYTE_ROWS_PER_THREAD = (1 << 24) - 1
+# 8-bit counters while the mean rows of a group in one thread fit one (wraps stay rare)
+BYTE_ROWS_PER_GROUP = 255
 # radix partitioning: cells per partition (int64: 1 MiB, an L2's worth) and when to use it
 _RADIX_PART_BITS = 17
 _RADIX_MIN_CELLS = 1 << 19  # 2 MiB of uint32 private table: past a typical L2
@@ -381,16 +385,23 @@ def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> 
 def _count_private(
     keys: tuple, cards: np.ndarray, coding: ClassCoding, cells: int, threads: int
 ) -> tuple[np.ndarray, int]:
-    """``(flat counts, rows outside the class codes)`` by per-thread 16-bit tables with their wrap
-    counts (:func:`~batcheval.kernels.count.count_private`); with any row outside (a positive
+    """``(flat counts, rows outside the class codes)`` by per-thread 8- or 16-bit tables with their
+    wrap counts (:func:`~batcheval.kernels.count.count_private`); with any row outside (a positive
     count) the kernel stops early and the counts are incomplete."""
     flat = np.zeros(cells, dtype=np.int64)
-    # one cell more per thread: the rows outside the class set land there
-    bufs = np.zeros((threads, 2, cells + 1), dtype=np.uint16)
     direct = identity_lut(coding.lut)
     n_rows = len(coding.label)
+    n_groups = max(cells // (coding.n_codes * coding.n_codes), 1)
+    # 8-bit counters where the tables outgrow L2 and a group's rows in one thread fit one
+    # (so a cell wraps only in a group far larger than the rest): half the cache footprint
+    byte = cells >= _RADIX_MIN_CELLS and n_rows <= BYTE_ROWS_PER_GROUP * threads * n_groups
+    # one cell more per thread: the rows outside the class set land there; the wrap tables one
+    # more again, for the count of every wrap
+    low = np.zeros((threads, cells + 1), dtype=np.uint8 if byte else np.uint16)
+    wraps = np.zeros((threads, cells + 2), dtype=np.uint16)
     n_keys = keys[_MAX_KERNEL_KEYS + 2]
-    block = PRIVATE_ROWS_PER_THREAD * threads  # no cell's wrap count can wrap within a block
+    # no cell's wrap count can wrap within a block
+    block = (BYTE_ROWS_PER_THREAD if byte else PRIVATE_ROWS_PER_THREAD) * threads
     bad = 0
     for lo in range(0, n_rows, block):
         rows = slice(lo, min(n_rows, lo + block))
@@ -405,14 +416,18 @@ def _count_private(
             coding.n_codes,
             direct,
             cards,
-            bufs,
+            low,
+            wraps,
         )
-        _count.sum_split_rows(bufs, bool(bufs[:, 1, cells].any()), flat)
-        bad += int(bufs[:, 0, cells].sum())
+        wrapped = bool(wraps[:, cells + 1].any())
+        _count.sum_split_rows(low, wraps, wrapped, flat)
+        bad += int(low[:, cells].sum()) + (int(wraps[:, cells].sum()) << (8 * low.itemsize))
         if bad:
             break
         if lo + block < n_rows:
-            bufs[:] = 0
+            low[:] = 0
+            if wrapped:
+                wraps[:] = 0
     return flat, bad
 
 

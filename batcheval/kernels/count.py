@@ -151,20 +151,23 @@ def direct_ids(ids, lo, m, k0, k1, k2, k3, offset, stride, nkeys, label, pred, v
 
 @jit_parallel
 def count_private(
-    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, direct, cards, bufs
+    k0, k1, k2, k3, offset, stride, nkeys, label, pred, vmin, lut, n_classes, direct, cards, low, wraps
 ):
-    """Add row counts into ``bufs[t]``, one private flat table per thread.
+    """Add row counts into ``low[t]`` and ``wraps[t]``, one private flat table per thread.
 
-    ``bufs[t, 0]`` holds the low 16 bits of thread t's counts, ``bufs[t, 1]`` how often each
-    wrapped (uint16 both: :func:`sum_split_rows` adds them up); a table of 16-bit counters is half
-    the cache footprint of 32-bit ones, and a cell's 65,536th row of one thread is rare, so the
-    wrap test per increment is a branch that is never taken (20M increments into 100k 2×2
-    tables: 43.4-49.0 ms with uint32 counters, 33.4-39.7 with uint16 and the test, one thread).
-    ``bufs[t, 1, -1]`` counts thread t's wraps.
-    The tables have one column more than the ``G*K*K`` cells: rows whose label or prediction
-    is not a class are counted there, and a thread stops after the block of rows where it
-    found the first, so ``bufs[:, 0, -1].sum() > 0`` says that there were some, and the counts
-    are then incomplete.
+    ``low[t]`` holds the low 8 or 16 bits of thread t's counts (uint8 or uint16), ``wraps[t]``
+    (uint16) how often each wrapped: :func:`sum_split_rows` adds them up. A table of 16-bit
+    counters is half the cache footprint of 32-bit ones, and a cell's 65,536th row of one thread
+    is rare, so the wrap test per increment is a branch that is never taken (20M increments into
+    100k 2×2 tables: 43.4-49.0 ms with uint32 counters, 33.4-39.7 with uint16 and the test, one
+    thread); 8-bit counters halve it again where cells hold a few rows each (K = 10: 10M cells of
+    2 rows, 124 → 102 ms one thread, 145 → 112 ms of CPU on two). A wrap touches the wrap table,
+    whose pages are otherwise never written. ``wraps[t, -1]`` counts thread t's wraps.
+    ``low`` has one column more than the ``G*K*K`` cells and ``wraps`` two: rows whose label or
+    prediction is not a class are counted in the column after the cells, and a thread stops
+    after the block of rows where it found the first, so ``low[:, -1].sum() + wraps[:, -2].sum()
+    > 0`` says that there were some (an 8-bit count of them may wrap to 0), and the counts are
+    then incomplete.
     ``direct`` says that ``lut`` is the identity (``lut[v] == v``): the codes are then
     ``value - vmin`` with no lookup (:func:`direct_ids`), and a row whose value lies outside
     ``[vmin, vmin + n_classes)`` goes to the last column. So a direct coding need not cover
@@ -181,12 +184,13 @@ def count_private(
     and the count took about 1.5x as long.
     """
     n = label.shape[0]
-    n_threads = bufs.shape[0]
-    trash = bufs.shape[2] - 1
+    n_threads = low.shape[0]
+    trash = low.shape[1] - 1
+    any_wrap = trash + 1
     kk = n_classes * n_classes
     for t in prange(n_threads):
-        buf = bufs[t, 0]
-        wraps = bufs[t, 1]
+        buf = low[t]
+        wrapped = wraps[t]
         ids = np.empty(COUNT_BLOCK, np.uint32)
         lo, hi = thread_rows(t, n, n_threads)
         for blo in range(lo, hi, COUNT_BLOCK):
@@ -211,8 +215,8 @@ def count_private(
                 c = np.uint64(ids[np.uint64(j)])
                 buf[c] += 1
                 if buf[c] == 0:
-                    wraps[c] += 1
-                    wraps[trash] += 1
+                    wrapped[c] += 1
+                    wrapped[any_wrap] += 1
                 if j < nm and j & 7 == 0:
                     # a prefetch of each of the next block's columns every 8 rows (a 64-byte
                     # line of int64; narrower columns get the same line again), issued among the
@@ -229,7 +233,7 @@ def count_private(
                         prefetch(k2, r)
                     if nkeys > 3:
                         prefetch(k3, r)
-            if buf[trash] != 0:
+            if buf[trash] != 0 or wrapped[trash] != 0:
                 # a row outside the class codes: the caller raises or counts again with the
                 # scanned range, so the rest of this thread's rows need not be read
                 break
@@ -280,19 +284,20 @@ def sum_rows(bufs, out):
 
 
 @jit_parallel
-def sum_split_rows(bufs, wrapped, out):
-    """``out += (bufs[:, 0] + 65536 * bufs[:, 1]).sum(axis=0)`` over the first ``len(out)`` cells:
-    :func:`count_private`'s 16-bit tables into an int64 table, split over threads by cell. The
-    wrap counts are read only when ``wrapped`` (some counter wrapped; their pages are otherwise
-    never touched)."""
-    n_rows = bufs.shape[0]
+def sum_split_rows(low, wraps, wrapped, out):
+    """``out += (low + 2**bits * wraps).sum(axis=0)`` over the first ``len(out)`` cells:
+    :func:`count_private`'s 8- or 16-bit tables into an int64 table, split over threads by cell.
+    The wrap counts are read only when ``wrapped`` (some counter wrapped; their pages are
+    otherwise never touched)."""
+    n_rows = low.shape[0]
+    bits = np.int64(8 * low.itemsize)
     for c in prange(out.shape[0]):
         s = 0
         for t in range(n_rows):
-            s += bufs[t, 0, c]
+            s += low[t, c]
         if wrapped:
             for t in range(n_rows):
-                s += np.int64(bufs[t, 1, c]) << 16
+                s += np.int64(wraps[t, c]) << bits
         out[c] += s
 
 
