@@ -17,12 +17,12 @@ from tests.reference.counting import count_groups
 
 
 def _count_bytes(key, label, pred, n_groups, k, threads, lut=None):
-    """count_private into uint8 tables with uint16 wrap counts, summed into int64."""
+    """count_private into uint8 tables with uint32 wrap counts, summed into int64."""
     lut = readonly(np.arange(k, dtype=np.int64) if lut is None else lut)
     direct = counting.identity_lut(lut)
     cells = n_groups * k * k
     low = np.zeros((threads, cells + 1), np.uint8)
-    wraps = np.zeros((threads, cells + 2), np.uint16)
+    wraps = np.zeros((threads, cells + 2), np.uint32)
     dummy = readonly(np.zeros(1, np.int64))
     offsets = np.zeros(4, np.int64)
     strides = np.array([1, 0, 0, 0], np.int64)
@@ -32,7 +32,7 @@ def _count_bytes(key, label, pred, n_groups, k, threads, lut=None):
         direct, cards, low, wraps,
     )  # fmt: skip
     flat = np.zeros(cells, np.int64)
-    _count.sum_split_rows(low, wraps, bool(wraps[:, cells + 1].any()), flat)
+    _count.sum_split_rows(low, wraps, bool(wraps[:, cells + 1].any()), True, flat)
     return flat, int(low[:, cells].sum()) + 256 * int(wraps[:, cells].sum())
 
 

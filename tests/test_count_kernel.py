@@ -46,7 +46,7 @@ def _kernel(keys, offsets, cards, label, pred, vmin, lut, k, threads):
     args = [*map(readonly, keys), *[dummy] * (4 - len(keys))]
     cells = s * k * k
     low = np.zeros((threads, cells + 1), np.uint16)
-    wraps = np.zeros((threads, cells + 2), np.uint16)
+    wraps = np.zeros((threads, cells + 2), np.uint32)
     lut = readonly(np.asarray(lut, np.int64))
     direct = counting.identity_lut(lut)
     label, pred = readonly(label), readonly(pred)
@@ -56,7 +56,7 @@ def _kernel(keys, offsets, cards, label, pred, vmin, lut, k, threads):
         *args, offs, strides, len(keys), label, pred, vmin, lut, k, direct, bounds, low, wraps
     )
     flat = np.zeros(cells, np.int64)
-    _count.sum_split_rows(low, wraps, bool(wraps[:, cells + 1].any()), flat)
+    _count.sum_split_rows(low, wraps, bool(wraps[:, cells + 1].any()), True, flat)
     return flat, int(low[:, cells].sum()), direct
 
 

@@ -208,13 +208,13 @@ def test_the_kernel_sends_key_codes_outside_cards_to_the_last_cell(threads):
     offsets = np.zeros(4, np.int64)
     strides = np.array([3, 1, 0, 0], np.int64)
     low = np.zeros((threads, cells + 1), np.uint16)
-    wraps = np.zeros((threads, cells + 2), np.uint16)
+    wraps = np.zeros((threads, cells + 2), np.uint32)
     lut = readonly(np.arange(2, dtype=np.int64))
     _count.count_private.serial(
         readonly(k0), readonly(k1), dummy, dummy, offsets, strides, 2, readonly(label), readonly(pred), 0,
         lut, 2, True, cards, low, wraps,
     )  # fmt: skip
     flat = np.zeros(cells, np.int64)
-    _count.sum_split_rows(low, wraps, False, flat)
+    _count.sum_split_rows(low, wraps, False, True, flat)
     np.testing.assert_array_equal(flat, expected)
     assert int(low[:, cells].sum()) == int((~inside).sum()) > 0

@@ -29,8 +29,6 @@ _MAX_KERNEL_KEYS = 4
 # private per-thread tables while all of them together stay under this many cells
 PRIVATE_CELLS = 1 << 25
 PRIVATE_ROWS_PER_THREAD = (1 << 32) - 1
-# the same for 8-bit counters (a uint16 wrap count of uint8 counters)
-BYTE_ROWS_PER_THREAD = (1 << 24) - 1
 # 8-bit counters while the mean rows of a group in one thread fit one (wraps stay rare)
 BYTE_ROWS_PER_GROUP = 255
 # radix partitioning: cells per partition (int64: 1 MiB, an L2's worth) and when to use it
@@ -388,7 +386,7 @@ def _count_private(
     """``(flat counts, rows outside the class codes)`` by per-thread 8- or 16-bit tables with their
     wrap counts (:func:`~batcheval.kernels.count.count_private`); with any row outside (a positive
     count) the kernel stops early and the counts are incomplete."""
-    flat = np.zeros(cells, dtype=np.int64)
+    flat = np.empty(cells, dtype=np.int64)  # the first block's sums store every cell
     direct = identity_lut(coding.lut)
     n_rows = len(coding.label)
     n_groups = max(cells // (coding.n_codes * coding.n_codes), 1)
@@ -398,10 +396,9 @@ def _count_private(
     # one cell more per thread: the rows outside the class set land there; the wrap tables one
     # more again, for the count of every wrap
     low = np.zeros((threads, cells + 1), dtype=np.uint8 if byte else np.uint16)
-    wraps = np.zeros((threads, cells + 2), dtype=np.uint16)
+    wraps = np.zeros((threads, cells + 2), dtype=np.uint32)
     n_keys = keys[_MAX_KERNEL_KEYS + 2]
-    # no cell's wrap count can wrap within a block
-    block = (BYTE_ROWS_PER_THREAD if byte else PRIVATE_ROWS_PER_THREAD) * threads
+    block = PRIVATE_ROWS_PER_THREAD * threads  # no cell's wrap count can wrap within a block
     bad = 0
     for lo in range(0, n_rows, block):
         rows = slice(lo, min(n_rows, lo + block))
@@ -420,7 +417,7 @@ def _count_private(
             wraps,
         )
         wrapped = bool(wraps[:, cells + 1].any())
-        _count.sum_split_rows(low, wraps, wrapped, flat)
+        _count.sum_split_rows(low, wraps, wrapped, lo > 0, flat)
         bad += int(low[:, cells].sum()) + (int(wraps[:, cells].sum()) << (8 * low.itemsize))
         if bad:
             break

@@ -156,7 +156,7 @@ def count_private(
     """Add row counts into ``low[t]`` and ``wraps[t]``, one private flat table per thread.
 
     ``low[t]`` holds the low 8 or 16 bits of thread t's counts (uint8 or uint16), ``wraps[t]``
-    (uint16) how often each wrapped: :func:`sum_split_rows` adds them up. A table of 16-bit
+    (uint32) how often each wrapped: :func:`sum_split_rows` adds them up. A table of 16-bit
     counters is half the cache footprint of 32-bit ones, and a cell's 65,536th row of one thread
     is rare, so the wrap test per increment is a branch that is never taken (20M increments into
     100k 2×2 tables: 43.4-49.0 ms with uint32 counters, 33.4-39.7 with uint16 and the test, one
@@ -284,11 +284,13 @@ def sum_rows(bufs, out):
 
 
 @jit_parallel
-def sum_split_rows(low, wraps, wrapped, out):
-    """``out += (low + 2**bits * wraps).sum(axis=0)`` over the first ``len(out)`` cells:
-    :func:`count_private`'s 8- or 16-bit tables into an int64 table, split over threads by cell.
-    The wrap counts are read only when ``wrapped`` (some counter wrapped; their pages are
-    otherwise never touched)."""
+def sum_split_rows(low, wraps, wrapped, add, out):
+    """``out += (low + 2**bits * wraps).sum(axis=0)`` over the first ``len(out)`` cells, or
+    ``out =`` without ``add``: :func:`count_private`'s 8- or 16-bit tables into an int64 table,
+    split over threads by cell. The wrap counts are read only when ``wrapped`` (some counter
+    wrapped; their pages are otherwise never touched). Without ``add`` ``out`` may be fresh
+    ``np.empty`` pages: a store faults each page in once, where ``+=`` reads the zero page first
+    and then faults again to write it."""
     n_rows = low.shape[0]
     bits = np.int64(8 * low.itemsize)
     for c in prange(out.shape[0]):
@@ -298,7 +300,10 @@ def sum_split_rows(low, wraps, wrapped, out):
         if wrapped:
             for t in range(n_rows):
                 s += np.int64(wraps[t, c]) << bits
-        out[c] += s
+        if add:
+            out[c] += s
+        else:
+            out[c] = s
 
 
 @jit_parallel
