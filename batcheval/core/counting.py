@@ -54,6 +54,8 @@ class Counted:
     # the key-space ids of the rows of ``counts``, and the class codes kept on its axes
     groups: np.ndarray | None = None
     class_codes: np.ndarray | None = None
+    # rows per group of ``counts``, as compact summed them to find the groups that occur
+    totals: np.ndarray | None = None
 
 
 def count_frame(
@@ -180,7 +182,7 @@ def compact(space: KeySpace, coding: ClassCoding, counts: np.ndarray, keyed: boo
         if len(used) != coding.n_codes:
             counts = np.ascontiguousarray(counts[:, used][:, :, used])
             class_values = class_values.gather(used)
-    return Counted(keys, class_values, counts, present, used)
+    return Counted(keys, class_values, counts, present, used, totals[present])
 
 
 def group_ids(keys: pl.DataFrame) -> tuple[np.ndarray, pl.DataFrame]:

@@ -1,0 +1,46 @@
+"""The rows per group that counting found (``Counted.totals``) give a K > 2 table's ``n`` column
+as its counts do: with groups and classes trimmed away, after pickling (which drops them), and
+per class."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import polars as pl
+import pytest
+
+from batcheval.core import encode
+from batcheval.core.table import ContingencyTable
+
+
+@pytest.fixture
+def frame(monkeypatch) -> pl.DataFrame:
+    monkeypatch.setattr(encode, "KEY_GUESS_ROWS", 1)  # the padded key guess: empty groups trimmed
+    rng = np.random.default_rng(4)
+    n = 30_000
+    label = rng.choice([0, 1, 3, 5], n)  # classes 2 and 4 trimmed from the value range
+    return pl.DataFrame({
+        "run": rng.integers(10, 900, n), "fold": rng.integers(0, 3, n), "label": label,
+        "prediction": np.where(rng.random(n) < 0.6, label, rng.choice([0, 1, 3, 5], n)),
+    })  # fmt: skip
+
+
+def _expected_n(df: pl.DataFrame) -> list[tuple[int, int, int]]:
+    return sorted(df.group_by("run", "fold").len().iter_rows())
+
+
+def test_n_from_counting_is_numpys_rows_per_group(frame):
+    table = ContingencyTable.from_frame(frame, by=["run", "fold"], label="label", prediction="prediction")
+    assert table.classes.to_list() == [0, 1, 3, 5]
+    got = table.measures(["accuracy"]).select("run", "fold", "n")
+    assert sorted(got.iter_rows()) == _expected_n(frame)
+    again = pickle.loads(pickle.dumps(table)).measures(["accuracy"])
+    assert again.equals(table.measures(["accuracy"]))
+
+
+def test_per_class_n_is_the_groups_rows(frame):
+    table = ContingencyTable.from_frame(frame, by=["run", "fold"], label="label", prediction="prediction")
+    got = table.measures(["accuracy"], per_class=True).group_by("run", "fold").agg(pl.col("n").unique())
+    rows = {(r, f): n for r, f, n in got.iter_rows()}
+    assert all(rows[(r, f)] == [n] for r, f, n in _expected_n(frame))
