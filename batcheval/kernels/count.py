@@ -160,9 +160,9 @@ def count_private(
     counters is half the cache footprint of 32-bit ones, and a cell's 65,536th row of one thread
     is rare, so the wrap test per increment is a branch that is never taken (20M increments into
     100k 2×2 tables: 43.4-49.0 ms with uint32 counters, 33.4-39.7 with uint16 and the test, one
-    thread); 8-bit counters halve it again where cells hold a few rows each (K = 10: 10M cells of
-    2 rows, 124 → 102 ms one thread, 145 → 112 ms of CPU on two). A wrap touches the wrap table,
-    whose pages are otherwise never written. ``wraps[t, -1]`` counts thread t's wraps.
+    thread); 8-bit counters halve the footprint again where cells hold a few rows each (K = 10,
+    10M cells of 2 rows: 122.7-126.3 → 101.6-102.6 ms on one thread, 143.6-154.8 → 108.9-115.2 ms
+    of CPU on two). A wrap touches the wrap table, whose pages are otherwise never written. ``wraps[t, -1]`` counts thread t's wraps.
     ``low`` has one column more than the ``G*K*K`` cells and ``wraps`` two: rows whose label or
     prediction is not a class are counted in the column after the cells, and a thread stops
     after the block of rows where it found the first, so ``low[:, -1].sum() + wraps[:, -2].sum()
