@@ -162,7 +162,8 @@ def count_private(
     100k 2×2 tables: 43.4-49.0 ms with uint32 counters, 33.4-39.7 with uint16 and the test, one
     thread); 8-bit counters halve the footprint again where cells hold a few rows each (K = 10,
     10M cells of 2 rows: 122.7-126.3 → 101.6-102.6 ms on one thread, 143.6-154.8 → 108.9-115.2 ms
-    of CPU on two). A wrap touches the wrap table, whose pages are otherwise never written. ``wraps[t, -1]`` counts thread t's wraps.
+    of CPU on two). A wrap touches the wrap table, whose pages are otherwise never written.
+    ``wraps[t, -1]`` counts thread t's wraps.
     ``low`` has one column more than the ``G*K*K`` cells and ``wraps`` two: rows whose label or
     prediction is not a class are counted in the column after the cells, and a thread stops
     after the block of rows where it found the first, so ``low[:, -1].sum() + wraps[:, -2].sum()
