@@ -951,13 +951,16 @@ def versus_leader_sign_flip(
         return versus_leader(theta, np.where(np.isfinite(p_one), 0.0, np.nan), np.ones(len(theta)), level)
     alpha = 1.0 - level
     single = (r - 1) * p_one[idx]
-    cand = np.arange(r)
-    while True:
-        p = np.minimum(1.0, len(cand) * single)
-        keep = cand[p[cand] > alpha]
-        if len(keep) == len(cand):
+    # the step-down's candidate sets are the runs with single > α/|C|: count them on the sorted
+    # values until |C| stops shrinking (a run leaves once |C|·single ≤ α)
+    ranked = np.sort(single)
+    size = r
+    while size > 0:
+        stays = r - int(np.searchsorted(ranked, alpha / size, side="right"))
+        if stays == size:
             break
-        cand = keep
+        size = stays
+    p = np.minimum(1.0, size * single)
     out = _empty(len(theta))
     out.p_best[idx] = p
     out.could_be_best[idx] = p > alpha
