@@ -25,9 +25,13 @@ of all the AUCs, and :func:`batcheval.inference.selection.paired` takes it as th
 paired boards take their delta-method influences (Gaussian max-t with the Student-t correction
 over the two classes). Boards too large for ``U Uᵀ`` (:data:`~batcheval.inference.selection.INFLUENCE_CELLS`,
 :data:`~batcheval.inference.selection.INFLUENCE_FLOPS`, or over
-:data:`~batcheval.inference.selection.RANK_LIMIT` runs) compare each run with the leader only,
-with DeLong's standard error of the difference and Bonferroni's critical value (still valid, as
-the leader is one of the runs it maximises over), and give NaN rank intervals.
+:data:`~batcheval.inference.selection.RANK_LIMIT` runs) compare each run with the leader only
+(still valid, as the leader is one of the runs it maximises over) and give NaN rank intervals:
+the difference over the spread of the two runs' structural components centred at the null (DeLong's
+variance of the difference plus ``D²(1/m + 1/n)``), read as a self-normalized sum by
+:func:`batcheval.inference.selection.sign_flip_tail` at Bonferroni's level. DeLong's own standard
+error there lost a run in 0.06-0.99 of simulated null boards of 6,000 runs
+(docs/calibration_leader.md, Stop 37).
 """
 
 from __future__ import annotations
