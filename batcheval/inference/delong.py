@@ -229,7 +229,7 @@ def compare_auc(
     p = np.where(se_diff == 0, np.where(diff == 0, 1.0, 0.0), p)
     p[ref] = np.nan
     q = float(special.ndtri(0.5 + float(ci) / 2))
-    chosen = _best_set(auc, var, c10, c01, m, n, float(ci), seed)
+    chosen = _best_set(auc, c10, c01, m, n, float(ci), seed)
     is_ref = np.zeros(n_runs, dtype=bool)
     is_ref[ref] = True
     out = run_keys.hstack([
@@ -249,7 +249,6 @@ def compare_auc(
 
 def _best_set(
     auc: np.ndarray,
-    var: np.ndarray,
     c10: np.ndarray,
     c01: np.ndarray,
     m: int,
