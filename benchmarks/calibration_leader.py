@@ -14,7 +14,8 @@ are fixed at ``round(prevalence · n)`` positives) and reports:
   ``p_vs_leader`` > α (reproduced here with ``be.adjust``);
 - under a staircase of true values (``B`` from 0.7 down to 0.3 evenly,
   one truly best run): the mean size of the best set under both rules and
-  the mean width ``rank_ci_high − rank_ci_low + 1``.
+  the mean width ``rank_ci_high − rank_ci_low + 1``, and ``worse excluded``: the mean share of
+  clearly worse runs (B at least 0.2 below the best) outside ``could_be_best``.
 
 The global null has every ``B_r = 0.5``: every run is best, and every true
 rank set is ``[1, R]``. A rate's Monte-Carlo standard error is
@@ -108,6 +109,8 @@ def one(
         "rank": bool(np.any(miss)) if np.isfinite(lo).any() else np.nan,
         "size": kept.sum(),
         "size_holm": holm_kept.sum(),
+        # power: the share of clearly worse runs (B at least 0.2 below the best) the set excludes
+        "excluded": float(np.mean(~kept[worse])) if (worse := truth <= truth.max() - 0.2).any() else np.nan,
         "width": float(np.nanmean(hi - lo + 1)) if np.isfinite(lo).any() else np.nan,
     }
 
@@ -117,7 +120,10 @@ def grid(quick: bool, small_n: bool = False, large: bool = False) -> list[tuple[
     ``large``: boards of 6,000 runs (over ``selection.RANK_LIMIT``: each run compared with the
     leader alone, Bonferroni's critical value, the paired standard errors of ``paired=``)."""
     if large:
-        return [("null", 6000, 100, 0.1), ("null", 6000, 100, 0.5), ("staircase", 6000, 100, 0.5)]
+        pts = [("null", 6000, 100, 0.1), ("null", 6000, 100, 0.5), ("staircase", 6000, 100, 0.5)]
+        # Stop 37: few positives and few examples, and a staircase with the examples to see it
+        pts += [("null", 6000, 100, 0.02), ("null", 6000, 100, 0.05), ("null", 6000, 40, 0.1)]
+        return [*pts, ("null", 6000, 40, 0.5), ("staircase", 6000, 400, 0.5), ("staircase", 6000, 1000, 0.3)]
     if small_n:
         return [("null", r, n, p) for r in (2, 10, 30) for n in (10, 20) for p in (0.5, 0.1)]
     if quick:
@@ -146,7 +152,8 @@ def main() -> None:
     parser.add_argument(
         "--paired-method", default="delta", help="paired= of the paired boards: delta or bootstrap"
     )
-    parser.add_argument("--large", action="store_true", help="boards of 6,000 runs, n = 100 (see grid)")
+    parser.add_argument("--large", action="store_true", help="boards of 6,000 runs, n = 40-1,000 (see grid)")
+    parser.add_argument("--pairings", default="paired,unpaired", help="paired, unpaired or both")
     parser.add_argument(
         "--points", default=None,
         help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
@@ -160,7 +167,7 @@ def main() -> None:
         if design not in designs or r > args.max_runs:
             continue
         b = np.full(r, 0.5) if design == "null" else np.linspace(0.7, 0.3, r)
-        for pairing in ("paired", "unpaired"):
+        for pairing in args.pairings.split(","):
             if args.points and f"{design}:{pairing}:{r}:{n}:{prev}" not in args.points.split(","):
                 continue
             # fewer boards for the 1,000-run points keep each point to a minute or so
@@ -175,14 +182,15 @@ def main() -> None:
                 rate = float(frame[k].cast(pl.Float64).mean())  # type: ignore[arg-type]
                 row[f"fwer {k}"] = rate
                 row[f"se {k}"] = math.sqrt(rate * (1 - rate) / nb) if not math.isnan(rate) else float("nan")
-            for k in ("size", "size_holm", "width"):
+            for k in ("size", "size_holm", "width", "excluded"):
                 row[f"mean {k}"] = float(frame[k].cast(pl.Float64).mean())  # type: ignore[arg-type]
             row["seconds"] = time.perf_counter() - t1
             rows.append(row)
             print(
                 f"{design:9} {pairing:8} R={r:5} n={n:4} prev={prev:4}: best {row['fwer best']:.3f} "
                 f"rank {row['fwer rank']:.3f} holm {row['fwer holm']:.3f} size {row['mean size']:.1f} "
-                f"(holm {row['mean size_holm']:.1f}) width {row['mean width']:.1f} [{row['seconds']:.0f} s]",
+                f"(holm {row['mean size_holm']:.1f}) width {row['mean width']:.1f} "
+                f"excluded {row['mean excluded']:.3f} [{row['seconds']:.0f} s]",
                 flush=True,
             )
     table = pl.DataFrame(rows)
@@ -206,7 +214,8 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         + (" --small-n" if args.small_n else "")
         + (" --large" if args.large else "")
         + (f" --paired-method {args.paired_method}" if args.paired_method != "delta" else "")
-        + (f" --points {args.points}" if args.points else ""),
+        + (f" --points {args.points}" if args.points else "")
+        + (f" --pairings {args.pairings}" if args.pairings != "paired,unpaired" else ""),
         "```",
         "",
         "(see the benchmark's docstring for the design). Nominal family-wise error α = 0.05; ± is the",
@@ -227,13 +236,15 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         )  # fmt: skip
         lines += [f"## {title}", "",
                   "| pairing | R | n | prevalence | boards | fwer best | fwer rank | fwer holm "
-                  "| size (new / holm) | width |", "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+                  "| size (new / holm) | width | worse excluded |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         for row in part.iter_rows(named=True):
             lines.append(
                 f"| {row['pairing']} | {row['R']} | {row['n']} | {row['prevalence']} | {row['boards']} | "
                 f"{fmt(row['fwer best'])} ± {fmt(row['se best'])} | {fmt(row['fwer rank'])} ± "
                 f"{fmt(row['se rank'])} | {fmt(row['fwer holm'])} ± {fmt(row['se holm'])} | "
-                f"{row['mean size']:.1f} / {row['mean size_holm']:.1f} | {fmt(row['mean width'])} |"
+                f"{row['mean size']:.1f} / {row['mean size_holm']:.1f} | {fmt(row['mean width'])} | "
+                f"{fmt(row['mean excluded'])} |"
             )
         lines.append("")
     with open(args.out, "w") as f:

@@ -567,6 +567,13 @@ def _paired_selection(
         return _selection.paired(value, u, ci, seed, floor, _selection.example_classes(pairing), tables)
     diff = cols["diff_vs_leader"].copy()
     diff[leader] = 0.0
+    from . import paired_se as _paired_se
+
+    if measure in _paired_se.SIGN_FLIP_MEASURES[2 if counts.shape[1] == 2 else 3]:
+        # p_vs_leader is the sign-flip test, exact under exchangeable runs (or its self-normalized
+        # normal tail, bounded by Pinelis's and Hoeffding's): no standard error to collapse where
+        # few examples are discordant, so no floor either (docs/calibration_leader.md, Stop 37)
+        return _selection.versus_leader_sign_flip(value, diff, cols["p_vs_leader"], ci)
     se = cols["se_vs_leader"].copy()
     floor = _selection.smoothed_variance(counts, measure, pos)
     if floor is not None:
