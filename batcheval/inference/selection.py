@@ -511,6 +511,11 @@ def class_parts(counts: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray,
     if measure not in _intervals.interval_measures(np.shape(counts)[1], "wilson_delta"):
         return None
     c = np.asarray(counts, dtype=np.float64)
+    if c.shape[1] == 2:  # a kernel instead of ten [G, 2, 2] temporaries: 30 -> 9 ms for 100k runs
+        grad, _ = _intervals.gradient_cells_last(_intervals.cells_last(c), measure, positive=pos)
+        v, n_k = np.empty((len(c), 2)), np.empty((len(c), 2), dtype=np.int64)
+        _k.binary_class_parts(np.ascontiguousarray(counts), grad, v, n_k)
+        return v, n_k
     grad, _ = _intervals.delta_gradient(c, measure, positive=pos)
     n_k = c.sum(axis=2)
     n = n_k.sum(axis=1)
@@ -568,6 +573,10 @@ def _welch_weights(dof: tuple, idx: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Each unpaired run's ``Σ_k s_k²/(n_k − 1)``, its variance ``v`` split over its classes
     as ``dof``'s parts are: a pair's Welch–Satterthwaite degrees of freedom are
     ``(v_i + v_j)²/(w_i + w_j)``."""
+    if np.shape(dof[1])[1] == 2:  # a kernel, the same bits: 10 -> 1 ms for 100k runs
+        w = np.empty(len(idx))
+        _k.binary_welch_weights(np.asarray(dof[1], float), np.asarray(dof[2]), idx, v, w)
+        return w
     parts, sizes = np.asarray(dof[1], float)[idx], np.asarray(dof[2], float)[idx]
     total = parts.sum(axis=1)
     # the parts scaled to the (floored) variance used; a run without spread in any
