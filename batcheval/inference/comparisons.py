@@ -211,8 +211,8 @@ def count_board(
     # the board counts as evaluate does, which takes the class and integer key ranges from a
     # sample and checks them while counting (count_encoded, and count_with_cells's fill): no scan
     # of the class columns nor of the run keys (the unpaired benchmark board's range scan 52 ->
-    # 32 ms of one thread's CPU; the paired one's ...); the example column is still scanned, as
-    # its range lays out the runs × examples cells
+    # 32 ms of one thread's CPU; the paired one's count_board 221-231 -> 169-177 ms); the example
+    # column is still scanned, as its range lays out the runs × examples cells
     coding, space, found = encode_frame_scanning(
         df, runs, label, prediction, classes, also, guess=True, guess_keys=True
     )
@@ -328,7 +328,8 @@ def count_with_cells(
         filled = _filled(df, coding, space, example, byte_pairs) if byte_pairs is not None else None
         if filled is None or int(filled[1].sum()) != df.height:
             coding = coding.exact() if coding.exact is not None else coding
-            space = key_space(exact_keys(space.columns), df.height, coding.n_codes) if space.guessed else space
+            if space.guessed:
+                space = key_space(exact_keys(space.columns), df.height, coding.n_codes)
             filled = None
     if filled is None:
         filled = _filled(df, coding, space, example, None)
@@ -363,8 +364,9 @@ def _filled(
         return None
     cells = zeroed_int8(size + (byte_pairs is not None))
     pairs = np.zeros(1, dtype=np.int8) if byte_pairs is None else byte_pairs
-    bad = _lb.fill_cells(*kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin, coding.lut,
-                         k, example_col, ex_lo, n_examples, n_threads(), cells, pairs)  # fmt: skip
+    bad = _lb.fill_cells(*kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin,
+                         coding.lut, k, example_col, ex_lo, n_examples, n_threads(), cells,
+                         pairs)  # fmt: skip
     if bad:
         raise_outside(coding, bad)
     per_cell = np.empty((space.size, k * k + 1), dtype=np.int64)
