@@ -85,6 +85,7 @@ def _stages() -> list[tuple[object, str, int]]:
         (leaderboard._measures, "compute", 0),  # the measure and its chance test, per distinct table
         (intervals, "intervals", 0),
         (comparisons, "unpaired_se", 0),
+        (comparisons, "unpaired_versus", 0),  # the difference and its score test
         (comparisons.Cells, "joint", 0),
         (comparisons.Cells, "joints", 0),
         (comparisons, "paired_columns", 0),
@@ -93,6 +94,7 @@ def _stages() -> list[tuple[object, str, int]]:
         (paired_se, "paired_p", 1),
         (comparisons, "_mcnemar_exact", 1),
         (leaderboard, "_paired_selection", 0),
+        (leaderboard._selection, "class_parts", 0),  # the parts of the Welch degrees of freedom
         (leaderboard._selection, "unpaired", 0),
         (leaderboard, "adjust", 0),
     ]

@@ -25,7 +25,9 @@ from ..core.counting import (
     compact,
     count_encoded,
     encode_frame_scanning,
+    exact_keys,
     kernel_keys,
+    key_space,
     raise_outside,
     run_count_kernel,
 )
@@ -206,13 +208,13 @@ def count_board(
     # a single integer example column's range comes from the pass that scans the keys and classes
     fused = _fusable_example(df, examples)
     also = [fused] if fused is not None else []
-    # without examples the board counts as evaluate does, which takes the class and integer key
-    # ranges from a sample and checks them while counting (count_encoded): no scan of the class
-    # columns (the unpaired benchmark board's range scan 52 -> 32 ms of one thread's CPU) nor of
-    # the run keys
-    guess = not examples
+    # the board counts as evaluate does, which takes the class and integer key ranges from a
+    # sample and checks them while counting (count_encoded, and count_with_cells's fill): no scan
+    # of the class columns nor of the run keys (the unpaired benchmark board's range scan 52 ->
+    # 32 ms of one thread's CPU; the paired one's count_board 221-231 -> 169-177 ms); the example
+    # column is still scanned, as its range lays out the runs × examples cells
     coding, space, found = encode_frame_scanning(
-        df, runs, label, prediction, classes, also, guess=guess, guess_keys=guess
+        df, runs, label, prediction, classes, also, guess=True, guess_keys=True
     )
     example = _example_coding(df, examples, found[0] if found else None) if examples else None
     if example is not None and space is not None:
@@ -317,21 +319,24 @@ def count_with_cells(
     None when the runs × examples table would be large or sparse (or class
     pairs beyond int8). Raises for a run with two rows for one example.
     ``example`` is :func:`_example_coding`'s."""
+    n_examples = example[2]
+    filled = None
+    if coding.exact is not None or space.guessed:
+        # class and key ranges guessed from a sample (count_board): filled unchecked (see
+        # fill_cells), then, unless every row filled a cell, again with the scanned ranges
+        byte_pairs = _byte_pairs(coding) if len(space.columns) == 1 else None
+        filled = _filled(df, coding, space, example, byte_pairs) if byte_pairs is not None else None
+        if filled is None or int(filled[1].sum()) != df.height:
+            coding = coding.exact() if coding.exact is not None else coding
+            if space.guessed:
+                space = key_space(exact_keys(space.columns), df.height, coding.n_codes)
+            filled = None
+    if filled is None:
+        filled = _filled(df, coding, space, example, None)
+        if filled is None:
+            return None
+    cells, counts = filled
     k = coding.n_codes
-    if k * k > 127:
-        return None
-    example_col, ex_lo, n_examples = example
-    size = space.size * n_examples
-    if size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
-        return None
-    cells = zeroed_int8(size)
-    bad = _lb.fill_cells(*kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin,
-                         coding.lut, k, example_col, ex_lo, n_examples, n_threads(), cells)  # fmt: skip
-    if bad:
-        raise_outside(coding, bad)
-    per_cell = np.empty((space.size, k * k + 1), dtype=np.int64)
-    _lb.cell_counts(cells, n_examples, n_threads(), per_cell)
-    counts = np.ascontiguousarray(per_cell[:, 1:]).reshape(space.size, k, k)
     # every row fills a cell of its own unless two rows of a run share an example
     if int(counts.sum()) != df.height:
         _raise_first_duplicate(df, runs, examples, coding, space, counts)
@@ -339,6 +344,55 @@ def count_with_cells(
     table = ContingencyTable(counted.keys, counted.classes, counted.counts)
     assert counted.groups is not None
     return Cells(table, cells, n_examples, counted.groups, k, counted.class_codes)  # type: ignore[arg-type]
+
+
+def _filled(
+    df: pl.DataFrame,
+    coding: ClassCoding,
+    space: KeySpace,
+    example: tuple[np.ndarray, int, int],
+    byte_pairs: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The runs × examples cells filled (:func:`~batcheval.kernels.leaderboard.fill_cells`; with
+    ``byte_pairs``, unchecked, one byte longer for its sink) and the counts ``[space id, K, K]``
+    read from them, or None when the table would be large or sparse (or class pairs beyond
+    int8). Raises for a row outside the class set of a scanned coding."""
+    k = coding.n_codes
+    example_col, ex_lo, n_examples = example
+    size = space.size * n_examples
+    if k * k > 127 or size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
+        return None
+    cells = zeroed_int8(size + (byte_pairs is not None))
+    pairs = np.zeros(1, dtype=np.int8) if byte_pairs is None else byte_pairs
+    bad = _lb.fill_cells(*kernel_keys(space.columns), coding.label, coding.prediction, coding.vmin,
+                         coding.lut, k, example_col, ex_lo, n_examples, n_threads(), cells,
+                         pairs)  # fmt: skip
+    if bad:
+        raise_outside(coding, bad)
+    per_cell = np.empty((space.size, k * k + 1), dtype=np.int64)
+    _lb.cell_counts(cells, n_examples, n_threads(), per_cell)
+    return cells[:size], np.ascontiguousarray(per_cell[:, 1:]).reshape(space.size, k, k)
+
+
+def _byte_pairs(coding: ClassCoding) -> np.ndarray | None:
+    """For 8-bit label and prediction columns, each pair of their bytes' cell value
+    ``real · K + predicted + 1`` (0 where either is not a class of ``coding``), indexed
+    ``label byte · 256 + prediction byte``; None for other columns."""
+    lab, pred = coding.label, coding.prediction
+    k = coding.n_codes
+    if lab.dtype.itemsize != 1 or pred.dtype.itemsize != 1 or k * k + 1 > 127:
+        return None
+
+    def codes(dtype: np.dtype) -> np.ndarray:
+        at = np.arange(256, dtype=np.uint8).view(dtype).astype(np.int64) - coding.vmin
+        inside = (at >= 0) & (at < len(coding.lut))
+        out = np.full(256, -1, dtype=np.int64)
+        out[inside] = coding.lut[at[inside]]
+        return out
+
+    a, b = codes(lab.dtype), codes(pred.dtype)
+    both = (a[:, None] >= 0) & (b[None, :] >= 0)
+    return np.where(both, a[:, None] * k + b[None, :] + 1, 0).astype(np.int8).ravel()
 
 
 def _raise_first_duplicate(

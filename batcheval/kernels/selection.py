@@ -178,3 +178,63 @@ def boot_max_paired(err, codes, lut, floor, out_abs, out_vs):
                     v += d * d
                 best = _record_pair(err, out_vs, m, i, j, v, best)
         out_abs[m] = best
+
+
+_FLOAT_MAX = 1.7976931348623157e308  # np.nan_to_num's value for inf
+
+
+@jit_parallel
+def binary_class_parts(counts, grad, v, n_k):
+    """:func:`batcheval.inference.selection.class_parts` of binary tables ``counts[G, 2, 2]``
+    given the gradient ``grad[2, 2, G]`` (cells last): ``v[g, k]`` and ``n_k[g, k]``, with the
+    operations of the numpy version in its order (a sum over two cells is ``a + b``), so the
+    same bits without its ten temporaries of ``[G, 2, 2]``."""
+    g = counts.shape[0]
+    big = _FLOAT_MAX
+    for i in prange(g):
+        a0, b0 = np.float64(counts[i, 0, 0]), np.float64(counts[i, 0, 1])
+        a1, b1 = np.float64(counts[i, 1, 0]), np.float64(counts[i, 1, 1])
+        n = (a0 + b0) + (a1 + b1)
+        nn = n * n
+        for k in range(2):
+            a = a0 if k == 0 else a1
+            b = b0 if k == 0 else b1
+            ga, gb = grad[k, 0, i], grad[k, 1, i]
+            mean = (a * ga + b * gb) / (a + b)
+            da, db = ga - mean, gb - mean
+            x = (a * (da * da) + b * (db * db)) / nn
+            if np.isnan(x):  # np.nan_to_num's values
+                x = 0.0
+            elif x == np.inf:
+                x = big
+            elif x == -np.inf:
+                x = -big
+            v[i, k] = x
+            n_k[i, k] = counts[i, k, 0] + counts[i, k, 1]
+
+
+@jit_parallel
+def binary_welch_weights(parts, sizes, idx, v, w):
+    """:func:`batcheval.inference.selection._welch_weights` of two classes: ``w[i] = Σ_k
+    s_k²/(n_k − 1)`` (``s_k²`` alone where ``n_k ≤ 1``) for run ``idx[i]``, its parts scaled to
+    ``v[i]``, all of it on its smallest non-empty class when no part is positive; the numpy
+    version's operations in its order."""
+    for i in prange(idx.shape[0]):
+        r = idx[i]
+        p0, p1 = parts[r, 0], parts[r, 1]
+        n0, n1 = np.float64(sizes[r, 0]), np.float64(sizes[r, 1])
+        total = p0 + p1
+        s0 = s1 = 0.0
+        if total > 0:
+            f = v[i] / total
+            s0, s1 = p0 * f, p1 * f
+        elif total <= 0:  # np.argmin over the sizes with empty classes as inf: the first smallest
+            m0 = n0 if n0 > 0 else np.inf
+            m1 = n1 if n1 > 0 else np.inf
+            if m1 < m0:
+                s1 = v[i]
+            else:
+                s0 = v[i]
+        w0 = s0 * s0 / max(n0 - 1.0, 1.0) if n0 > 1 else s0 * s0
+        w1 = s1 * s1 / max(n1 - 1.0, 1.0) if n1 > 1 else s1 * s1
+        w[i] = w0 + w1

@@ -1,0 +1,87 @@
+"""Paired boards whose run key and class ranges come from a sample (``comparisons.count_board``):
+a value outside the sampled range at a row the sample skips must give the board of the exact
+ranges (the fill runs again), checked against the same rows in another order and numpy counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import batcheval as be
+from batcheval.core.encode import CLASS_SAMPLE, KEY_GUESS_ROWS
+from batcheval.inference import comparisons
+from batcheval.inference.comparisons import RepeatedExampleError
+
+RUNS, EXAMPLES = 2100, 500  # 1,050,000 rows: over KEY_GUESS_ROWS, so the run key's range is guessed
+#: a row the evenly spaced sample skips (rows at multiples of n // CLASS_SAMPLE, and the last)
+ODD_ROW = 1000 * EXAMPLES + 7
+
+
+def _frame() -> pl.DataFrame:
+    rng = np.random.default_rng(5)
+    label = (rng.random(EXAMPLES) < 0.4).astype(np.int8)
+    skill = rng.uniform(0.0, 0.8, RUNS)[:, None]
+    pred = np.where(rng.random((RUNS, EXAMPLES)) < skill, label, rng.integers(0, 2, (RUNS, EXAMPLES)))
+    return pl.DataFrame({
+        "run": np.repeat(np.arange(RUNS, dtype=np.int32), EXAMPLES),
+        "example_id": np.tile(np.arange(EXAMPLES, dtype=np.int32), RUNS),
+        "label": np.tile(label, RUNS),
+        "prediction": pred.ravel().astype(np.int8),
+    })  # fmt: skip
+
+
+def _set(df: pl.DataFrame, column: str, value: int) -> pl.DataFrame:
+    at = pl.int_range(pl.len()) == ODD_ROW
+    return df.with_columns(
+        pl.when(at).then(value).otherwise(pl.col(column)).cast(df[column].dtype).alias(column)
+    )
+
+
+def _first(df: pl.DataFrame) -> pl.DataFrame:
+    """The odd row moved to row 0, which the sample always reads."""
+    return pl.concat([df[ODD_ROW : ODD_ROW + 1], df[:ODD_ROW], df[ODD_ROW + 1 :]])
+
+
+def _fills(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls: list[int] = []
+    fill = comparisons._lb.fill_cells
+
+    def counted(*args):
+        calls.append(1)
+        return fill(*args)
+
+    monkeypatch.setattr(comparisons._lb, "fill_cells", counted)
+    return calls
+
+
+def test_the_sample_skips_the_odd_row() -> None:
+    n = RUNS * EXAMPLES
+    assert n >= KEY_GUESS_ROWS
+    assert ODD_ROW % max(1, n // CLASS_SAMPLE) != 0 and ODD_ROW != n - 1
+
+
+@pytest.mark.parametrize(("column", "value"), [("run", 5000), ("run", -40), ("prediction", 2), ("label", -3)])
+def test_a_value_outside_the_sampled_range_gives_the_exact_board(
+    monkeypatch: pytest.MonkeyPatch, column: str, value: int
+) -> None:
+    df = _set(_frame(), column, value)
+    calls = _fills(monkeypatch)
+    board = be.leaderboard(df, example="example_id", paired="delta", adjacent=True)
+    assert len(calls) == 2  # the guessed fill left a row out, so the board was filled again
+    calls.clear()
+    moved = be.leaderboard(_first(df), example="example_id", paired="delta", adjacent=True)
+    assert len(calls) == 1  # the sample held the value: one fill
+    assert board.equals(moved)
+    # each run's n against numpy's count of its rows
+    runs, sizes = np.unique(df["run"].to_numpy(), return_counts=True)
+    got = dict(zip(board["run"].to_list(), board["n"].to_list(), strict=True))
+    assert got == dict(zip(runs.tolist(), sizes.tolist(), strict=True))
+    if column != "run":  # a third class: one run holds it once
+        assert sorted(set(df[column].unique().to_list())) == sorted({0, 1, value})
+
+
+def test_a_repeated_example_at_an_unsampled_row_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    df = _set(_frame(), "example_id", 6)  # run 1000's example 7 becomes a second example 6
+    with pytest.raises(RepeatedExampleError, match=r"'run': 1000"):
+        be.leaderboard(df, example="example_id", paired="delta")
