@@ -85,3 +85,23 @@ def test_a_repeated_example_at_an_unsampled_row_is_named(monkeypatch: pytest.Mon
     df = _set(_frame(), "example_id", 6)  # run 1000's example 7 becomes a second example 6
     with pytest.raises(RepeatedExampleError, match=r"'run': 1000"):
         be.leaderboard(df, example="example_id", paired="delta")
+
+
+@pytest.mark.parametrize("key", [2**62, -(2**62), -(2**63)])
+def test_a_far_key_cannot_wrap_onto_another_runs_empty_cell(key: int) -> None:
+    # int64 keys that are multiples of 2⁶⁴ / gcd(E, 2⁶⁴): scaled by E before clamping they wrap
+    # onto run 0's cells. Run 0 lacks the stray row's example, so the wrapped row would fill an
+    # empty cell and every row would seem to have filled one: the board must still count it apart.
+    df = _frame().with_columns(pl.col("run").cast(pl.Int64))
+    hole = (pl.col("run") == 0) & (pl.col("example_id") == 300)
+    df = df.filter(~hole)
+    stray = pl.int_range(pl.len()) == ODD_ROW
+    df = df.with_columns(
+        pl.when(stray).then(key).otherwise(pl.col("run")).alias("run"),
+        pl.when(stray).then(300).otherwise(pl.col("example_id")).cast(pl.Int32).alias("example_id"),
+    )
+    table, _ = comparisons.count_board(df, ["run"], ["example_id"], "label", "prediction", None)
+    got = dict(zip(table.keys["run"].to_list(), table.counts.sum(axis=(1, 2)).tolist(), strict=True))
+    runs, sizes = np.unique(df["run"].to_numpy(), return_counts=True)
+    assert got == dict(zip(runs.tolist(), sizes.tolist(), strict=True))
+    assert got[key] == 1 and got[0] == EXAMPLES - 1

@@ -33,6 +33,7 @@ def _expected_n(df: pl.DataFrame) -> list[tuple[int, int, int]]:
 def test_n_from_counting_is_numpys_rows_per_group(frame):
     table = ContingencyTable.from_frame(frame, by=["run", "fold"], label="label", prediction="prediction")
     assert table.classes.to_list() == [0, 1, 3, 5]
+    assert table._totals is not None  # n comes from the count, not from summing the tables
     got = table.measures(["accuracy"]).select("run", "fold", "n")
     assert sorted(got.iter_rows()) == _expected_n(frame)
     again = pickle.loads(pickle.dumps(table)).measures(["accuracy"])

@@ -615,7 +615,7 @@ def _measures_list(args: argparse.Namespace) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True)) + "  " + r[3])
 
 
-def crowded(n: int) -> pl.Series:
+def _crowded(n: int) -> pl.Series:
     """``n`` scores that crowd one step of the exact AUC's radix sort (one far above the rest), so
     that it declines and the bucket sort sorts them."""
     import numpy as np
@@ -694,7 +694,7 @@ def _warmup(args: argparse.Namespace) -> None:
             # the 128-bit walk, which auc compiles only for such groups
             (
                 "auc, bucket sort",
-                lambda f=frame, m=n: auc(f.with_columns(pl.lit(0).alias("run"), crowded(m)), by="run"),
+                lambda f=frame, m=n: auc(f.with_columns(pl.lit(0).alias("run"), _crowded(m)), by="run"),
             ),
             ("leaderboard", lambda f=boards: leaderboard(f, pool="fold")),
             # the paired kernels (joint tables, the paired bootstrap, the sign-flip test): 38 s

@@ -21,8 +21,27 @@ from ..kernels.jit import n_threads
 from .encode import ClassCoding, KeyColumn, column_ranges, encode_columns, encode_key, readonly
 
 __all__ = [
-    "Counted", "compact", "count_again", "count_checked", "count_encoded", "count_frame", "encode_frame",
-    "encode_frame_scanning", "exact_keys", "group_ids", "identity_lut", "key_cards",
+    "PRIVATE_CELLS",
+    "PRIVATE_ROWS_PER_THREAD",
+    "Counted",
+    "KeySpace",
+    "compact",
+    "count_again",
+    "count_checked",
+    "count_encoded",
+    "count_frame",
+    "encode_frame",
+    "encode_frame_scanning",
+    "exact_keys",
+    "group_ids",
+    "identity_lut",
+    "kernel_keys",
+    "key_cards",
+    "key_space",
+    "radix_count",
+    "raise_outside",
+    "run_count_kernel",
+    "use_radix",
 ]  # fmt: skip
 
 _MAX_KERNEL_KEYS = 4
@@ -388,9 +407,10 @@ def _count_private(
     """``(flat counts, rows outside the class codes)`` by per-thread 8- or 16-bit tables with their
     wrap counts (:func:`~batcheval.kernels.count.count_private`); with any row outside (a positive
     count) the kernel stops early and the counts are incomplete."""
-    flat = np.empty(cells, dtype=np.int64)  # the first block's sums store every cell
     direct = identity_lut(coding.lut)
     n_rows = len(coding.label)
+    # the first block's sums store every cell; with no rows there is no block
+    flat = np.empty(cells, dtype=np.int64) if n_rows else np.zeros(cells, dtype=np.int64)
     n_groups = max(cells // (coding.n_codes * coding.n_codes), 1)
     # 8-bit counters where the tables outgrow L2 and a group's rows in one thread fit one
     # (so a cell wraps only in a group far larger than the rest): half the cache footprint

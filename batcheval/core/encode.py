@@ -31,6 +31,8 @@ from ..errors import InvalidLabelError, NullValuesError
 __all__ = [
     "ClassCoding",
     "KeyColumn",
+    "as_integers",
+    "check_nulls",
     "class_values",
     "column_ranges",
     "encode_classes",
@@ -38,8 +40,10 @@ __all__ = [
     "encode_key",
     "guess_key_range",
     "kernel_input",
+    "label_kind",
     "readonly",
     "sample_range",
+    "value_range",
 ]
 
 # a class range this narrow is counted as is and trimmed to the present classes after

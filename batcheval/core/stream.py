@@ -23,7 +23,13 @@ from ..io.frames import check_roles
 from ..io.sources import DEFAULT_BATCH_ROWS, Part, open_parts
 from .table import ContingencyTable
 
-__all__ = ["SourceReport", "combine", "count_source", "reduce_parts"]
+__all__ = [
+    "SourceReport",
+    "check_types",
+    "combine",
+    "count_source",
+    "reduce_parts",
+]
 
 _COMBINE_EVERY = 8
 _SKIPPABLE = (SourceError, ColumnNotFoundError)

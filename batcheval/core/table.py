@@ -29,7 +29,12 @@ from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
 from .counting import count_frame, group_ids
 
-__all__ = ["ContingencyTable"]
+__all__ = [
+    "ContingencyTable",
+    "drop_null_rows",
+    "one_vs_rest",
+    "sum_axes",
+]
 
 _CELL_NAMES = ("tp", "fp", "fn", "tn")
 

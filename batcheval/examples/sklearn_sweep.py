@@ -54,8 +54,17 @@ from ..scores.curves import curves
 from ..scores.sweep import sweep
 
 __all__ = [
-    "BENCHMARK", "DATASETS", "N_CLASSES", "Setting", "benchmark_scores", "compare_rankings", "load",
-    "predictions", "run", "settings",
+    "BENCHMARK",
+    "DATASETS",
+    "N_CLASSES",
+    "SEEDS",
+    "Setting",
+    "benchmark_scores",
+    "compare_rankings",
+    "load",
+    "predictions",
+    "run",
+    "settings",
 ]  # fmt: skip
 
 DATASETS = (

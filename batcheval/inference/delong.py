@@ -29,7 +29,10 @@ over the two classes). Boards too large for ``U Uᵀ`` (:data:`~batcheval.infere
 (still valid, as the leader is one of the runs it maximises over) and give NaN rank intervals:
 the difference over the spread of the two runs' structural components centred at the null (DeLong's
 variance of the difference plus ``D²(1/m + 1/n)``), read as a self-normalized sum by
-:func:`batcheval.inference.selection.sign_flip_tail` at Bonferroni's level. DeLong's own standard
+:func:`batcheval.inference.selection.sign_flip_tail` at Bonferroni's level. For the AUC, a
+U-statistic, this is not the Rademacher sum that bound is proven for (swapping one example's
+scores moves other examples' components): the rule is a heuristic whose level rests on the
+simulation below. DeLong's own standard
 error there lost a run in 0.06-0.99 of simulated null boards of 6,000 runs
 (docs/calibration_leader.md, Stop 37).
 """

@@ -108,9 +108,13 @@ Which runs could be the best, and where each could rank
     approximation (see :mod:`batcheval.inference.selection`). The rank
     intervals are NaN (with a warning) above 5,000 runs, and for paired
     boards too large or sparse for the runs × examples influence matrix,
-    whose best set then compares each run with the leader only, with
-    Bonferroni's critical value. ``docs/calibration_leader.md`` gives the
-    simulated error rates.
+    whose best set then compares each run with the leader only, in
+    Bonferroni's step-down over ordered pairs: paired boards of a measure
+    with a sign-flip ``p_vs_leader`` (informedness, accuracy, recall, …)
+    read that test one-sided with Pinelis's and Hoeffding's bounds, which
+    hold for any number of discordant examples; other measures take the
+    difference's standard error with both runs' smoothed variances added.
+    ``docs/calibration_leader.md`` gives the simulated error rates.
 
 ``tied_with_leader`` is an alias of ``could_be_best`` (the same values). It
 used to be true when the Holm-adjusted ``p_vs_leader`` exceeded ``1 − ci``;
@@ -134,10 +138,14 @@ from ..measures import names as _names
 from . import clustered as _clustered
 from . import comparisons as _cmp
 from . import intervals as _intervals
+from . import paired_se as _paired_se
 from . import selection as _selection
 from .adjust import adjust
 
-__all__ = ["leaderboard"]
+__all__ = [
+    "is_leaderboard",
+    "leaderboard",
+]
 
 
 def leaderboard(
@@ -567,8 +575,6 @@ def _paired_selection(
         return _selection.paired(value, u, ci, seed, floor, _selection.example_classes(pairing), tables)
     diff = cols["diff_vs_leader"].copy()
     diff[leader] = 0.0
-    from . import paired_se as _paired_se
-
     if measure in _paired_se.SIGN_FLIP_MEASURES[2 if counts.shape[1] == 2 else 3]:
         # p_vs_leader is the sign-flip test, exact under exchangeable runs (or its self-normalized
         # normal tail, bounded by Pinelis's and Hoeffding's): no standard error to collapse where

@@ -57,8 +57,13 @@ The errors' joint law
     every run's class pair per example (a dense board) and ``R · E`` and
     ``R² · E`` within :data:`INFLUENCE_CELLS` and :data:`INFLUENCE_FLOPS`;
     otherwise each run is compared with the leader only (valid, as the
-    leader is one of the j), with the paired standard error of the
-    difference and Bonferroni's d, and the rank intervals are NaN.
+    leader is one of the j) in Bonferroni's step-down over ordered pairs,
+    and the rank intervals are NaN. Where the board's ``p_vs_leader`` is the
+    sign-flip test, that p-value is read one-sided (:func:`sign_flip_tail`:
+    exact where enumerated, else Pinelis's and Hoeffding's bounds on a
+    Rademacher sum, valid for any number of discordant examples;
+    :func:`versus_leader_sign_flip`); otherwise the difference's paired
+    standard error with both runs' smoothed variances added.
 
 Few examples behind a variance
     The max over many pairs picks the pairs whose variance happens to be
@@ -130,6 +135,7 @@ __all__ = [
     "INFLUENCE_FLOPS",
     "N_BOOT",
     "N_DRAWS",
+    "PINELIS",
     "RANK_LIMIT",
     "Selection",
     "Tables",
@@ -144,10 +150,12 @@ __all__ = [
     "paired",
     "resample_paired",
     "resample_unpaired",
+    "sign_flip_tail",
     "smoothed_variance",
     "unpaired",
     "unpaired_variance",
     "versus_leader",
+    "versus_leader_sign_flip",
 ]  # fmt: skip
 
 #: Gaussian draws of the estimates' errors behind the max-t critical values
@@ -409,6 +417,7 @@ def _select(
         return draws
 
     rank_method = "none"
+    t_normal = None  # runs left on their normal t, and every run's degrees of freedom
     if leader is not None:
         diff, se = leader[0][idx], leader[1][idx]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -452,10 +461,13 @@ def _select(
             with np.errstate(invalid="ignore", divide="ignore"):
                 df = np.where(w > 0, v * v / w, np.inf)
             # Student's tail is heavier than the normal one: where (r − 1)·Φ(−t) ≥ 2 it leaves
-            # Bonferroni's p (and p_best) at 1, so those runs keep their normal t unchanged
-            # (13 % of the benchmark's 100k runs: the rest are excluded and need their p)
+            # Bonferroni's p (and p_best) at 1, so those runs keep their normal t for now
+            # (13 % of the benchmark's 100k runs: the rest are excluded and need their p); the
+            # max-t step-down below reads every t, so it converts them first
+            df = np.minimum(df, df[front].min())
             near = np.flatnonzero(~(t <= _upper_z(2.0 / (r - 1))))
-            t[near] = _as_normal(t[near], np.minimum(df[near], df[front].min()))
+            t[near] = _as_normal(t[near], df[near])
+            t_normal = (np.setdiff1d(np.arange(r), near, assume_unique=True), df)
     t = np.maximum(t, 0.0)  # a run nobody beats: 0, whatever the nearest one below
 
     # step-down over candidate sets C (Romano & Wolf 2005): each step's critical value
@@ -474,6 +486,9 @@ def _select(
                 break
             cand = keep
     if boot is None and leader is None and N_DRAWS * r * len(cand) <= DRAW_BUDGET:
+        if t_normal is not None:
+            rest, df = t_normal
+            t[rest] = np.maximum(_as_normal(t[rest], df[rest]), 0.0)
         inv = _inverse_sd(v, cov if is_paired else None, cand)
         stat = np.empty((N_DRAWS, len(cand)))
         _k.max_vs(get_draws(), cand, inv, stat)
@@ -966,7 +981,10 @@ def versus_leader_sign_flip(
     over ordered pairs (``p_best = min(1, |C|·(R − 1)·p)``) on the p-values themselves; no
     rank intervals. Under the global null of exchangeable runs every pair's test is exact
     (or bounded), so the set keeps every run with probability ≥ 1 − α for any number of
-    examples, with no standard error to collapse.
+    examples, with no standard error to collapse. The sign-flip null is exchangeability of a
+    pair's predictions, not equality of their measure: for runs of equal informedness whose
+    errors fall differently on the classes the bound is approximate, and the level there
+    rests on simulation (docs/calibration_leader.md, Stop 37).
 
     Examples
     --------

@@ -23,7 +23,14 @@ import polars as pl
 from ..errors import BatchevalError, ColumnNotFoundError, SourceError
 from .frames import select_columns
 
-__all__ = ["FORMATS", "Part", "is_streamed", "open_parts", "resolve_paths"]
+__all__ = [
+    "DEFAULT_BATCH_ROWS",
+    "FORMATS",
+    "Part",
+    "is_streamed",
+    "open_parts",
+    "resolve_paths",
+]
 
 FORMATS = {
     ".parquet": "parquet",

@@ -96,7 +96,8 @@ def fill_cells(
     for t in prange(n_threads):
         lo, hi = thread_rows(t, n, n_threads)
         if byte_pairs.shape[0] == 65536:
-            _fill_rows_guessed(k0, s0, base, label, pred, byte_pairs, example, lo, hi, cells)
+            _fill_rows_guessed(k0, offset[0], label, pred, byte_pairs, example, ex_lo, n_examples, lo, hi,
+                               cells)  # fmt: skip
         else:
             bad[t] = _fill_rows(k0, k1, k2, k3, s0, s1, s2, s3, base, nkeys, label, pred, vmin, lut, k,
                                 pairs, span, example, every_value_a_class, lo, hi, cells)  # fmt: skip
@@ -104,16 +105,24 @@ def fill_cells(
 
 
 @jit
-def _fill_rows_guessed(k0, s0, base, label, pred, byte_pairs, example, lo, hi, cells):
+def _fill_rows_guessed(k0, offset, label, pred, byte_pairs, example, ex_lo, n_examples, lo, hi, cells):
     """Rows ``lo..hi-1`` of :func:`fill_cells` with guessed ranges, one key column and byte
     classes, unchecked: a row's class pair comes from ``byte_pairs`` (0 for a value outside
-    the coding: an empty cell), and a key outside its range points past the cells, so its
-    index is clamped to the last byte, a sink. Either leaves fewer filled cells than rows."""
+    the coding: an empty cell), and a key outside its range writes to the last byte, a sink.
+    Either leaves fewer filled cells than rows.
+
+    The key is clamped before it is scaled: ``key − offset`` as uint64 lies in ``[0, groups)``
+    only for a key inside the guess, while ``key · E`` first could wrap modulo 2⁶⁴ onto
+    another group's cell (with even E, INT64_MIN lands on the first group's) and fill an
+    empty cell unnoticed."""
     sink = np.uint64(cells.shape[0] - 1)
+    e = np.uint64(n_examples)
+    groups = sink // e
     for i in range(lo, hi):
         u = np.uint64(i)
         c = byte_pairs[(np.uint64(np.uint8(label[u])) << np.uint64(8)) | np.uint64(np.uint8(pred[u]))]
-        cells[min(np.uint64(np.int64(k0[u]) * s0 + np.int64(example[u]) + base), sink)] = c
+        g = min(np.uint64(np.int64(k0[u]) - offset), groups)
+        cells[min(g * e + np.uint64(np.int64(example[u]) - ex_lo), sink)] = c
 
 
 @jit_inline

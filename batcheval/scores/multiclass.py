@@ -15,7 +15,13 @@ import polars as pl
 from ..errors import ColumnNotFoundError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
 
-__all__ = ["is_multiclass_score", "one_vs_rest_frame", "predicted_shares"]
+__all__ = [
+    "IS_CLASS_COLUMN",
+    "SCORE_COLUMN",
+    "is_multiclass_score",
+    "one_vs_rest_frame",
+    "predicted_shares",
+]
 
 SCORE_COLUMN = "_score"
 IS_CLASS_COLUMN = "_is_class"
