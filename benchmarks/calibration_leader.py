@@ -18,7 +18,10 @@ are fixed at ``round(prevalence · n)`` positives) and reports:
   clearly worse runs (B at least 0.2 below the best) outside ``could_be_best``.
 
 The global null has every ``B_r = 0.5``: every run is best, and every true
-rank set is ``[1, R]``. A rate's Monte-Carlo standard error is
+rank set is ``[1, R]``. ``profiles`` (``--profiles``; 6,000 runs with ``--large``) is a
+null too: every run has ``B = 0.5``, but odd and even runs put their errors on different
+classes (recall 0.9 and false-positive rate 0.4, or 0.6 and 0.1), so they are not
+exchangeable as the sign-flip test's null assumes. A rate's Monte-Carlo standard error is
 ``sqrt(p(1 − p)/boards)``.
 
     python benchmarks/calibration_leader.py --boards 200 --out docs/calibration_leader.md
@@ -43,6 +46,10 @@ import polars as pl
 import batcheval as be
 
 ALPHA = 0.05
+#: the ``profiles`` design's shift of both rates: recall 0.75 ± 0.15, false-positive rate 0.25 ± 0.15
+PROFILE_SKEW = 0.15
+#: ``--profiles``' (n, prevalence) points: about 10 positives, and more
+PROFILE_POINTS = ((100, 0.1), (100, 0.5), (400, 0.1), (1000, 0.1))
 
 
 def labels(n: int, prevalence: float, rng: np.random.Generator) -> np.ndarray:
@@ -53,17 +60,27 @@ def labels(n: int, prevalence: float, rng: np.random.Generator) -> np.ndarray:
     return rng.permutation(y)
 
 
-def board(b: np.ndarray, n: int, prevalence: float, paired: bool, rng: np.random.Generator) -> pl.DataFrame:
-    """One row per run × example; run r is informed with probability ``b[r]``."""
+def board(
+    b: np.ndarray, n: int, prevalence: float, paired: bool, rng: np.random.Generator, skew: float = 0.0
+) -> pl.DataFrame:
+    """One row per run × example; run r is informed with probability ``b[r]``. With ``skew``,
+    runs alternate between two error profiles of the same informedness instead: recall
+    ``0.5 + b/2 ± skew`` and false-positive rate ``0.5 − b/2 ± skew`` (the same sign), so
+    their errors fall on different classes and the runs are not exchangeable."""
     r = len(b)
     y = (
         np.tile(labels(n, prevalence, rng), (r, 1))
         if paired
         else np.stack([labels(n, prevalence, rng) for _ in range(r)])
     )
-    informed = rng.random((r, n)) < b[:, None]
-    guess = (rng.random((r, n)) < 0.5).astype(np.int8)
-    pred = np.where(informed, y, guess)
+    if skew:
+        shift = np.where(np.arange(r) % 2 == 0, skew, -skew)[:, None]
+        p_one = np.where(y == 1, 0.5 + b[:, None] / 2, 0.5 - b[:, None] / 2) + shift
+        pred = (rng.random((r, n)) < p_one).astype(np.int8)
+    else:
+        informed = rng.random((r, n)) < b[:, None]
+        guess = (rng.random((r, n)) < 0.5).astype(np.int8)
+        pred = np.where(informed, y, guess)
     return pl.DataFrame({
         "run": np.repeat(np.arange(r, dtype=np.int32), n),
         "example_id": np.tile(np.arange(n, dtype=np.int32), r),
@@ -80,9 +97,10 @@ def one(
     rng: np.random.Generator,
     seed: int,
     method: str = "delta",
+    skew: float = 0.0,
 ) -> dict:
     """The errors and sizes of one simulated board (paired: ``paired=method``)."""
-    df = board(b, n, prevalence, paired, rng)
+    df = board(b, n, prevalence, paired, rng, skew)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = be.leaderboard(
@@ -115,15 +133,21 @@ def one(
     }
 
 
-def grid(quick: bool, small_n: bool = False, large: bool = False) -> list[tuple[str, int, int, float]]:
+def grid(
+    quick: bool, small_n: bool = False, large: bool = False, profiles: bool = False
+) -> list[tuple[str, int, int, float]]:
     """(design, R, n, prevalence) points; ``small_n``: the global null at n = 10 and 20 only;
     ``large``: boards of 6,000 runs (over ``selection.RANK_LIMIT``: each run compared with the
     leader alone, Bonferroni's critical value, the paired standard errors of ``paired=``)."""
+    if profiles:
+        return [("profiles", r, n, p) for r in (10, 30, 100, 300, 1000) for n, p in PROFILE_POINTS]
     if large:
         pts = [("null", 6000, 100, 0.1), ("null", 6000, 100, 0.5), ("staircase", 6000, 100, 0.5)]
         # Stop 37: few positives and few examples, and a staircase with the examples to see it
         pts += [("null", 6000, 100, 0.02), ("null", 6000, 100, 0.05), ("null", 6000, 40, 0.1)]
-        return [*pts, ("null", 6000, 40, 0.5), ("staircase", 6000, 400, 0.5), ("staircase", 6000, 1000, 0.3)]
+        pts += [("null", 6000, 40, 0.5), ("staircase", 6000, 400, 0.5), ("staircase", 6000, 1000, 0.3)]
+        # Stop 37: equal informedness, two error profiles (not exchangeable; board's ``skew``)
+        return [*pts, *(("profiles", 6000, n, p) for n, p in ((100, 0.1), (100, 0.5), (400, 0.3)))]
     if small_n:
         return [("null", r, n, p) for r in (2, 10, 30) for n in (10, 20) for p in (0.5, 0.1)]
     if quick:
@@ -152,6 +176,9 @@ def main() -> None:
     parser.add_argument(
         "--paired-method", default="delta", help="paired= of the paired boards: delta or bootstrap"
     )
+    parser.add_argument(
+        "--profiles", action="store_true", help="the two-profile null at R = 10-1,000 (see grid)"
+    )
     parser.add_argument("--large", action="store_true", help="boards of 6,000 runs, n = 40-1,000 (see grid)")
     parser.add_argument("--pairings", default="paired,unpaired", help="paired, unpaired or both")
     parser.add_argument(
@@ -163,10 +190,11 @@ def main() -> None:
     rows = []
     t0 = time.perf_counter()
     designs = args.designs.split(",")
-    for design, r, n, prev in grid(args.quick, args.small_n, args.large):
+    for design, r, n, prev in grid(args.quick, args.small_n, args.large, args.profiles):
         if design not in designs or r > args.max_runs:
             continue
-        b = np.full(r, 0.5) if design == "null" else np.linspace(0.7, 0.3, r)
+        b = np.linspace(0.7, 0.3, r) if design == "staircase" else np.full(r, 0.5)
+        skew = PROFILE_SKEW if design == "profiles" else 0.0
         for pairing in args.pairings.split(","):
             if args.points and f"{design}:{pairing}:{r}:{n}:{prev}" not in args.points.split(","):
                 continue
@@ -175,7 +203,7 @@ def main() -> None:
             method = args.paired_method
             rng = np.random.default_rng([args.seed, r, n, int(prev * 1000), pairing == "paired"])
             t1 = time.perf_counter()
-            res = [one(b, n, prev, pairing == "paired", rng, s, method) for s in range(nb)]
+            res = [one(b, n, prev, pairing == "paired", rng, s, method, skew) for s in range(nb)]
             frame = pl.DataFrame(res)
             row = {"design": design, "pairing": pairing, "R": r, "n": n, "prevalence": prev, "boards": nb}
             for k in ("best", "rank", "holm"):
@@ -213,6 +241,7 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         f"--designs {args.designs} --max-runs {args.max_runs} --out {args.out}"
         + (" --small-n" if args.small_n else "")
         + (" --large" if args.large else "")
+        + (" --profiles" if args.profiles else "")
         + (f" --paired-method {args.paired_method}" if args.paired_method != "delta" else "")
         + (f" --points {args.points}" if args.points else "")
         + (f" --pairings {args.pairings}" if args.pairings != "paired,unpaired" else ""),
@@ -226,14 +255,16 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         f'Paired boards use `paired="{args.paired_method}"`.',
         "",
     ]
-    for design in ("null", "staircase"):
+    titles = {
+        "null": "Global null: every run has B = 0.5",
+        "staircase": "Staircase: B from 0.7 down to 0.3, one truly best run",
+        "profiles": "Null with two error profiles: every run has B = 0.5, odd and even runs err on "
+        "different classes",
+    }
+    for design, title in titles.items():
         part = table.filter(pl.col("design") == design)
         if not part.height:
             continue
-        title = (
-            "Global null: every run has B = 0.5" if design == "null"
-            else "Staircase: B from 0.7 down to 0.3, one truly best run"
-        )  # fmt: skip
         lines += [f"## {title}", "",
                   "| pairing | R | n | prevalence | boards | fwer best | fwer rank | fwer holm "
                   "| size (new / holm) | width | worse excluded |",

@@ -114,7 +114,13 @@ Which runs could be the best, and where each could rank
     read that test one-sided with Pinelis's and Hoeffding's bounds, which
     hold for any number of discordant examples; other measures take the
     difference's standard error with both runs' smoothed variances added.
-    ``docs/calibration_leader.md`` gives the simulated error rates.
+    ``docs/calibration_leader.md`` gives the simulated error rates. They
+    hold for runs that differ in skill alone. They do not hold for paired
+    boards of 100 runs or more when a class has about 10 examples and runs
+    of equal measure err on different classes: a leader that got all 10
+    of a class right looks certain, and truly best runs were left out of
+    ``could_be_best`` in 0.80-1.00 of simulated boards (section "Stop 37:
+    a null with two error profiles"). Read the set as indicative there.
 
 ``tied_with_leader`` is an alias of ``could_be_best`` (the same values). It
 used to be true when the Holm-adjusted ``p_vs_leader`` exceeded ``1 − ci``;
