@@ -215,6 +215,19 @@ def _bonferroni_p(t: np.ndarray, r: int) -> np.ndarray:
     return np.minimum(1.0, (r - 1) * special.ndtr(-t))
 
 
+def _bonferroni_step_down(single: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Bonferroni's step-down over candidate sets: ``single`` is each run's p-value against
+    one other run times ``R − 1``; returns every run's ``p = min(1, |C|·single)`` over the
+    final candidates C, and C (the runs with ``p > α``)."""
+    cand = np.arange(len(single))
+    while True:
+        p = np.minimum(1.0, len(cand) * single)
+        keep = cand[p[cand] > alpha]
+        if len(keep) == len(cand):
+            return p, cand
+        cand = keep
+
+
 def _empty(g: int) -> Selection:
     nan = np.full(g, np.nan)
     return Selection(np.full(g, None, dtype=object), nan, nan.copy(), nan.copy(), "none", "none")
@@ -478,13 +491,7 @@ def _select(
         p = _step_down(stat_vs, cand, t, alpha)
         best_method = "bootstrap"
     else:
-        single = _bonferroni_p(t, r)
-        while True:
-            p = np.minimum(1.0, len(cand) * single)
-            keep = cand[p[cand] > alpha]
-            if len(keep) == len(cand):
-                break
-            cand = keep
+        p, cand = _bonferroni_step_down(_bonferroni_p(t, r), alpha)
     if boot is None and leader is None and N_DRAWS * r * len(cand) <= DRAW_BUDGET:
         if t_normal is not None:
             rest, df = t_normal
@@ -1001,17 +1008,7 @@ def versus_leader_sign_flip(
     if r < 2:  # nothing to compare: versus_leader's answer for none or one run
         return versus_leader(theta, np.where(np.isfinite(p_one), 0.0, np.nan), np.ones(len(theta)), level)
     alpha = 1.0 - level
-    single = (r - 1) * p_one[idx]
-    # the step-down's candidate sets are the runs with single > α/|C|: count them on the sorted
-    # values until |C| stops shrinking (a run leaves once |C|·single ≤ α)
-    ranked = np.sort(single)
-    size = r
-    while size > 0:
-        stays = r - int(np.searchsorted(ranked, alpha / size, side="right"))
-        if stays == size:
-            break
-        size = stays
-    p = np.minimum(1.0, size * single)
+    p, _ = _bonferroni_step_down(np.minimum(1.0, (r - 1) * p_one[idx]), alpha)
     out = _empty(len(theta))
     out.p_best[idx] = p
     out.could_be_best[idx] = p > alpha
