@@ -78,13 +78,13 @@ def test_paired_family_wise_error_under_the_global_null_above_rank_limit():
 def test_paired_board_above_rank_limit_excludes_clearly_worse_runs(paired):
     # 100 runs at B = 0.8 and 5,900 at B = 0.55 on 400 examples: nearly every worse run leaves
     # (the stop-36 rule, both runs' smoothed variances added in full, kept 94.8 % of them here;
-    # the sign-flip rule 0.9 %)
+    # the sign-flip rule 0.9 %; with the pair's least-favourable variance as well, 6.2 %)
     r = selection.RANK_LIMIT + 1000
     b = np.where(np.arange(r) < 100, 0.8, 0.55)
     out = _leaderboard(_paired_board(b, 400, 0.5, np.random.default_rng(7)), paired=paired, seed=0)
     kept = out["could_be_best"].to_numpy()
     assert kept[b == 0.8].all()
-    assert kept[b == 0.55].mean() <= 0.05
+    assert kept[b == 0.55].mean() <= 0.10
 
 
 def _auc_board(auc: np.ndarray, n: int, prevalence: float, rng: np.random.Generator) -> pl.DataFrame:

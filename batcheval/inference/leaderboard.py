@@ -99,12 +99,18 @@ Which runs could be the best, and where each could rank
     & Wilhelm 2024): see :mod:`batcheval.inference.selection`. Unpaired
     boards take the runs' standard errors as independent; paired boards
     resample the examples jointly across runs (a Gaussian multiplier
-    bootstrap of each run's influence per example). Both floor each run's
-    variance at the delta variance of its table plus one in each cell, so a
-    leader at the boundary (say recall 1) keeps some spread. Modest boards
-    (unpaired up to 316 runs; paired while runs² × examples ≤ 100,000)
-    take both critical values from a studentized bootstrap of the runs'
-    tables instead, as a few examples of a class defeat the normal
+    bootstrap of each run's influence per example). A run's rates, and a
+    paired pair's joint predictions, are only known to within their
+    intervals: a leader that got all 10 of a class right looks certain, and
+    two runs that err on different classes can agree on all 10 by chance.
+    So each standardized difference takes the variance at the least
+    favourable rates within the ``ci`` Wilson intervals: unpaired boards,
+    each run's rates; paired boards of two classes, each pair's joint table
+    of predictions per class, moved towards even (and each run's variance is
+    at least that of its table plus one in each cell). Modest
+    boards (unpaired up to 316 runs; paired while runs² × examples ≤
+    100,000) take both critical values from a studentized bootstrap of the
+    runs' tables instead, as a few examples of a class defeat the normal
     approximation (see :mod:`batcheval.inference.selection`). The rank
     intervals are NaN (with a warning) above 5,000 runs, and for paired
     boards too large or sparse for the runs × examples influence matrix,
@@ -112,15 +118,16 @@ Which runs could be the best, and where each could rank
     Bonferroni's step-down over ordered pairs: paired boards of a measure
     with a sign-flip ``p_vs_leader`` (informedness, accuracy, recall, …)
     read that test one-sided with Pinelis's and Hoeffding's bounds, which
-    hold for any number of discordant examples; other measures take the
-    difference's standard error with both runs' smoothed variances added.
-    ``docs/calibration_leader.md`` gives the simulated error rates. They
-    hold for runs that differ in skill alone. They do not hold for paired
-    boards of 100 runs or more when a class has about 10 examples and runs
-    of equal measure err on different classes: a leader that got all 10
-    of a class right looks certain, and truly best runs were left out of
-    ``could_be_best`` in 0.80-1.00 of simulated boards (section "Stop 37:
-    a null with two error profiles"). Read the set as indicative there.
+    hold for any number of discordant examples of exchangeable runs, and
+    also take the normal tail of the pair's least-favourable variance (a
+    run leaves only when both say so); other measures take the
+    difference's standard error with both runs' smoothed variances added,
+    or the pair's least-favourable one if larger.
+    ``docs/calibration_leader.md`` gives the simulated error rates, for
+    runs that differ in skill and for runs of equal informedness that err
+    on different classes (section "two error profiles": paired boards of
+    100 to 6,000 such runs with 10 positives lost a truly best run in
+    0.000-0.003 of simulated boards, against 0.80-1.00 before stop 38).
 
 ``tied_with_leader`` is an alias of ``could_be_best`` (the same values). It
 used to be true when the Holm-adjusted ``p_vs_leader`` exceeded ``1 − ci``;
@@ -131,6 +138,7 @@ the selection of the leader.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -415,7 +423,7 @@ def leaderboard(
         else:
             joint = pairing.joint(lead)
         cols.update(_cmp.paired_columns(joint, measure, pos, n_boot, seed, paired))
-        chosen = _paired_selection(pairing, counts, value, cols, leader, measure, k, pos, ci, seed)
+        chosen = _paired_selection(pairing, counts, value, cols, leader, measure, k, pos, ci, seed, joint)
         if adjacent:
             joint = pairing.joint(above) if joint_above is None else joint_above
             vs = _cmp.paired_columns(joint, measure, pos, n_boot, seed, paired)
@@ -440,7 +448,7 @@ def leaderboard(
         lead = np.full(len(value), leader)
         cols.update(_cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, lead, "leader", centre))
         chosen = _selection.unpaired(
-            value, se, ci, seed, _selection.smoothed_variance(counts, measure, pos),
+            value, se, ci, seed, _selection.least_favourable_variance(counts, measure, pos, ci),
             # the Student-t correction: of every pair up to RANK_LIMIT runs, of each run's largest gap above
             _selection.class_parts(counts, measure, pos),
             # a modest board's critical values: the studentized bootstrap of its tables
@@ -562,30 +570,43 @@ def _paired_selection(
     pos: int,
     ci: float,
     seed: int | None,
+    joint: np.ndarray,
 ) -> _selection.Selection:
     """The best set and rank intervals of a paired board: from every run's
     influence per example when the board is small enough (one-pass and
     two-pass boards alike), else from the comparisons with the leader
     (:mod:`batcheval.inference.selection`)."""
-    u = None
+    u = parts = None
     if len(value) <= _selection.RANK_LIMIT and measure in _intervals.interval_measures(k, "wilson_delta"):
         cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
         if cells is not None:
-            u = _selection.influence(cells, counts, measure, pos)
+            parts = _selection.influence_cells(cells, counts, measure, pos)
+            if parts is not None:
+                u = np.take_along_axis(parts.values, parts.codes, axis=1)
             pairing = cells
     if u is not None and len(value) <= _selection.RANK_LIMIT:
         floor = _selection.smoothed_variance(counts, measure, pos)
         tables = None
         if _selection.bootstrap_fits(len(value), u.shape[1]):  # resample the examples jointly
             tables = _selection.Tables(counts, measure, pos, _selection.board_codes(pairing))
-        return _selection.paired(value, u, ci, seed, floor, _selection.example_classes(pairing), tables)
+        return _selection.paired(
+            value, u, ci, seed, floor, _selection.example_classes(pairing), tables, parts
+        )
     diff = cols["diff_vs_leader"].copy()
     diff[leader] = 0.0
+    # each difference's variance where the pair's joint predictions could be, not only where they
+    # fell: runs that err on different classes can agree on every one of ten positives by chance
+    # (docs/calibration_leader.md, "two error profiles")
+    pair_floor = None  # a function of run indices (all runs without one)
+    if counts.shape[1] == 2 and measure in _intervals.interval_measures(2, "wilson_delta"):
+        values = _selection.cell_values(counts, measure, pos)
+        pair_floor = functools.partial(_selection.leader_floor, joint, values, leader, ci)
     if measure in _paired_se.SIGN_FLIP_MEASURES[2 if counts.shape[1] == 2 else 3]:
         # p_vs_leader is the sign-flip test, exact under exchangeable runs (or its self-normalized
         # normal tail, bounded by Pinelis's and Hoeffding's): no standard error to collapse where
-        # few examples are discordant, so no floor either (docs/calibration_leader.md, Stop 37)
-        return _selection.versus_leader_sign_flip(value, diff, cols["p_vs_leader"], ci)
+        # few examples are discordant (docs/calibration_leader.md, Stop 37); the pair's floor
+        # covers runs that are not exchangeable
+        return _selection.versus_leader_sign_flip(value, diff, cols["p_vs_leader"], ci, pair_floor)
     se = cols["se_vs_leader"].copy()
     floor = _selection.smoothed_variance(counts, measure, pos)
     if floor is not None:
@@ -595,6 +616,8 @@ def _paired_selection(
         # at 6,000 runs of 100 examples). Adding only each run's shortfall below it, as the smaller
         # boards do, still erred in 0.26-0.50 (docs/calibration_leader.md).
         se = np.sqrt(se * se + floor + floor[leader])
+    if pair_floor is not None:
+        se = np.fmax(se, np.sqrt(pair_floor()))
     se[leader] = 0.0
     return _selection.versus_leader(value, diff, se, ci)
 

@@ -63,7 +63,8 @@ The errors' joint law
     exact where enumerated, else Pinelis's and Hoeffding's bounds on a
     Rademacher sum, valid for any number of discordant examples;
     :func:`versus_leader_sign_flip`); otherwise the difference's paired
-    standard error with both runs' smoothed variances added.
+    standard error with both runs' smoothed variances added. Either way the
+    pair's least-favourable variance below bounds it too.
 
 Few examples behind a variance
     The max over many pairs picks the pairs whose variance happens to be
@@ -112,6 +113,38 @@ The studentized bootstrap of modest boards
     method columns then read ``"bootstrap"``. Larger boards, and boards of a
     measure without a delta-method variance, keep the Gaussian max-t; the
     leaderboard's 100,000-run path never reaches the bootstrap.
+
+Rates known only to within their intervals
+    The leader of many runs is the run whose rates came out luckiest, and
+    with about ten examples of a class a lucky rate is an extreme one: all
+    ten found, a recall whose plug-in variance is 0. Runs of equal skill
+    whose errors fall on different classes (recall 0.9 with false-positive
+    rate 0.4 against 0.6 with 0.1) are not exchangeable, so neither the
+    floors above nor the sign-flip test help there: the paired best set of
+    100-1,000 such runs lost a truly best run in 0.80-1.00 of simulated
+    boards (docs/calibration_leader.md, "two error profiles"). Two runs can
+    also agree on all ten positives by chance, and their difference's
+    paired variance on that class then reads 0. So the normal-theory paths
+    take each variance at the least favourable point of the ``ci`` Wilson
+    intervals (binomial rates: the end nearest 1/2):
+
+    - unpaired boards (the Gaussian max-t, over 316 runs), each run's
+      variance at its table with every real class's row moved towards even
+      (:func:`least_favourable_variance`);
+    - paired boards of two classes (the influence matrix's max-t), each
+      pair's difference's variance at least ``Σ_k m_k·Var(U_j − U_i)`` at the
+      pair's joint table of predictions on class k moved towards 1/4 a cell
+      (:func:`pair_floor`);
+    - paired boards compared with the leader only, the same for each run and
+      the leader (:func:`leader_floor`, from the joint tables alone): the
+      sign-flip measures keep a run only if either the sign-flip bound or
+      the normal tail of that variance (through the same bounds) keeps it.
+
+    A move stops where the first cell reaches the end of its interval, so
+    the variance grows less as the classes grow (with 200 examples a class
+    and rates near 0.85, 15-30 % for a run, less for a pair: the price in
+    power is in the docs); the studentized bootstrap of modest boards, which
+    held the level on that design, is unchanged.
 
 A pair with no spread at all (``s_ij = 0``, e.g. two perfect classifiers)
 counts as a certain difference when the estimates differ and as none when
@@ -253,6 +286,79 @@ def smoothed_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray 
     return se * se
 
 
+def least_favourable_table(counts: np.ndarray, level: float) -> np.ndarray:
+    """Every table with each real-class row moved towards even (``1/K`` a cell), as far as
+    every cell's Wilson interval at ``level`` allows; the rows keep their sizes.
+
+    A row's rates are known to within their interval, and a binomial rate's variance
+    ``p(1 − p)`` grows towards 1/2, so this is the table of the largest row-wise variance
+    that the data cannot rule out (for two classes exactly: each rate goes to the end of
+    its interval nearest 1/2, or to 1/2 where the interval holds it).
+
+    Examples
+    --------
+    Ten positives all found: the recall moves to Wilson's lower end, 10/(10 + z²) = 0.7225,
+    and the negatives' false-positive rate of 1/9 up to its upper end, 0.193:
+
+    >>> least_favourable_table(np.array([[[80, 10], [0, 10]]]), 0.95).round(3).tolist()
+    [[[72.668, 17.332], [2.775, 7.225]]]
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    from . import intervals as _intervals
+
+    n = c.sum(axis=2, keepdims=True)
+    low, high = _intervals.wilson(c, np.broadcast_to(n, c.shape), level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = c / n
+        step = 1.0 / c.shape[2] - p
+        room = np.where(step > 0, (high - p) / step, np.where(step < 0, (p - low) / -step, np.inf))
+    t = np.clip(np.nan_to_num(room.min(axis=2, keepdims=True), nan=0.0), 0.0, 1.0)
+    return np.where(n > 0, n * (p + t * step), 0.0)
+
+
+def least_favourable_variance(counts: np.ndarray, measure: str, pos: int, level: float) -> np.ndarray | None:
+    """The delta-method variance of ``measure`` at :func:`least_favourable_table`, or None
+    for a measure without a delta-method gradient (NaN where the measure is undefined on
+    the table itself).
+
+    The plain variance reads a run's rates as exact. The leader of many runs is the one
+    whose rates came out luckiest, and with a few examples of a class a lucky rate is an
+    extreme one (all ten positives found) whose variance reads near 0: a best set built on
+    it excludes truly best runs that err on another class (docs/calibration_leader.md,
+    "two error profiles"). This variance holds for any rates within the intervals.
+
+    Examples
+    --------
+    Informedness of a run that found all ten positives: the plain delta variance, then this
+    one (the recall's part ``0.7225·0.2775/10`` instead of 0, plus the false-positive
+    rate's ``0.193·0.807/90``):
+
+    >>> t = np.array([[[80, 10], [0, 10]]])
+    >>> from batcheval.inference.intervals import standard_errors
+    >>> round(float(standard_errors(t, ["informedness"])["informedness"][0] ** 2), 5)
+    0.0011
+    >>> round(float(least_favourable_variance(t, "informedness", 1, 0.95)[0]), 5)
+    0.02178
+    """
+    from . import intervals as _intervals
+
+    counts = np.asarray(counts)
+    if measure not in _intervals.interval_measures(counts.shape[1], "wilson_delta"):
+        return None
+    if measure == "informedness" and counts.shape[1] == 2:  # a kernel: 100k tables 70 -> 1 ms
+        var = np.empty(len(counts))
+        _k.least_favourable_informedness(
+            np.ascontiguousarray(counts, dtype=np.int64), _intervals.two_sided_z(level) ** 2, var
+        )
+        return var
+    plain = _intervals.standard_errors(counts, [measure], positive=pos)[measure]
+    moved = least_favourable_table(counts, level)
+    c = _intervals.cells_last(moved)
+    g, _ = _intervals.gradient_cells_last(c, measure, positive=pos)
+    var = _intervals.gradient_variance(c, g)
+    return np.where(np.isnan(plain), np.nan, np.fmax(var, plain * plain))
+
+
 def unpaired(
     theta: np.ndarray,
     se: np.ndarray,
@@ -295,6 +401,7 @@ def paired(
     floor: np.ndarray | None = None,
     classes: np.ndarray | None = None,
     tables: Tables | None = None,
+    pairs: PairCells | None = None,
 ) -> Selection:
     """The best set and rank intervals of runs scored on the same examples,
     from their influence matrix ``u[run, example]`` (:func:`influence`). With
@@ -323,7 +430,8 @@ def paired(
     if floor is not None:  # each run's shortfall below the floor, as an error of its own
         extra = np.maximum(np.asarray(floor, float) - np.einsum("re,re->r", u, u), 0.0)
     dof = None if classes is None or boot is not None else ("paired", classes)
-    return _select(theta, extra, u, None, level, seed, dof, boot=boot)
+    floor_of = None if pairs is None or boot is not None else pair_floor(pairs, level)
+    return _select(theta, extra, u, None, level, seed, dof, boot=boot, floor_of=floor_of)
 
 
 def versus_leader(theta: np.ndarray, diff: np.ndarray, se: np.ndarray, level: float) -> Selection:
@@ -349,6 +457,24 @@ def influence(cells: Any, counts: np.ndarray, measure: str, pos: int) -> np.ndar
     is too large for it (:data:`INFLUENCE_CELLS`, :data:`INFLUENCE_FLOPS`).
     A run's ``Σ_e U²`` is its delta-method variance; undefined gradients
     give NaN rows."""
+    parts = influence_cells(cells, counts, measure, pos)
+    return None if parts is None else np.take_along_axis(parts.values, parts.codes, axis=1)
+
+
+class PairCells(NamedTuple):
+    """A paired board's influence by cell: ``values[run, 1 + real·K + predicted]`` is the
+    ``U`` of any example in that cell (column 0, and every column of an undefined run's
+    row: 0 or NaN as in :func:`influence`), ``codes[run, example]`` each example's cell (0:
+    not scored), ``k`` the classes. ``U = take_along_axis(values, codes)``; a pair's
+    :func:`pair_floor` reads the two runs' joint cells from ``codes``."""
+
+    values: np.ndarray
+    codes: np.ndarray
+    k: int
+
+
+def influence_cells(cells: Any, counts: np.ndarray, measure: str, pos: int) -> PairCells | None:
+    """:func:`influence` by cell (:class:`PairCells`), or None when the board is too large."""
     from . import intervals as _intervals
 
     g, e = len(cells.rows), int(cells.n_examples)
@@ -364,14 +490,138 @@ def influence(cells: Any, counts: np.ndarray, measure: str, pos: int) -> np.ndar
             if where[a] >= 0 and where[b] >= 0:
                 lut[:, 1 + a * k + b] = grad[:, where[a], where[b]]
     codes = np.asarray(cells.cells).reshape(-1, e)[np.asarray(cells.rows)].astype(np.intp)
-    u = np.take_along_axis(lut, codes, axis=1)
-    seen = codes != 0
-    n = seen.sum(axis=1)
+    n = (codes != 0).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = u.sum(axis=1) / n
-        u = np.where(seen, u - mean[:, None], 0.0) / n[:, None]
-    u[undefined | (n == 0)] = np.nan
-    return u
+        mean = np.take_along_axis(lut, codes, axis=1).sum(axis=1) / n
+        values = (lut - mean[:, None]) / n[:, None]
+    values[:, 0] = 0.0
+    values[undefined | (n == 0)] = np.nan
+    return PairCells(values, codes, k)
+
+
+def pair_floor(cells: PairCells, level: float) -> Any:
+    """A function of a block of rows and the runs' indices giving every pair's least-favourable
+    variance of their difference ``θ̂_j − θ̂_i`` (``[len(rows), R]``), or None where it is not
+    defined (more than two classes).
+
+    The paired variance of a difference, ``Σ_e (U_j(e) − U_i(e))²``, is read from the
+    examples on which the two runs disagree; in a class of ten examples two runs that err
+    differently often happen to agree on all ten, and the difference's variance on that
+    class then reads 0 (docs/calibration_leader.md, "two error profiles"). So, per real
+    class, the pair's joint table of predictions is moved towards even within every cell's
+    Wilson interval at ``level`` (:func:`least_favourable_table`), and the class's variance
+    of ``U_j − U_i`` is taken there: ``Σ_k m_k·Var_π*(d)``.
+
+    Examples
+    --------
+    Two runs that agree on all ten positives and all ninety negatives; the plain paired
+    variance of their difference is 0:
+
+    >>> values = np.array([[0.0, 0.0, -0.001, -0.01, 0.0]] * 2)  # cells 1 + real·2 + predicted
+    >>> codes = np.array([[1] * 90 + [4] * 10] * 2)
+    >>> floor = pair_floor(PairCells(values, codes, 2), 0.95)(np.arange(2))
+    >>> float(floor(slice(0, 1))[0, 1]) > 0
+    True
+    """
+    if cells.k != 2:
+        return None
+    from . import intervals as _intervals
+
+    z2 = _intervals.two_sided_z(level) ** 2
+    codes = cells.codes
+
+    def of(idx: np.ndarray) -> Any:
+        sub = codes[idx]
+        vals = cells.values[idx]
+        # every run scored every example (the usual board): a class's m is one number and the
+        # pair's discordant counts follow from n11 and the runs' own counts, one product a class
+        parts = []
+        for real in range(2):
+            seen = (sub == 1 + 2 * real) | (sub == 2 + 2 * real)
+            one = (sub == 2 + 2 * real).astype(np.float32)
+            dense = bool(np.all(seen == seen[:1]))
+            parts.append((real, None if dense else seen.astype(np.float32), one, float(seen[0].sum())))
+
+        def block(rows: slice) -> np.ndarray:
+            return _floor_block(rows, parts, vals, z2)
+
+        return block
+
+    return of
+
+
+def cell_values(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:
+    """Each run's ``U`` by cell, ``values[run, 1 + real·K + predicted] = (g − ḡ)/n`` from its
+    table alone (column 0 is 0; NaN rows where the gradient is undefined): the values of
+    :class:`PairCells` for a board without an influence matrix."""
+    from . import intervals as _intervals
+
+    g, k = np.shape(counts)[:2]
+    if measure == "informedness" and k == 2:  # the gradient in closed form: 100k tables 20 -> 1 ms
+        values = np.empty((g, 5))
+        _k.informedness_cell_values(np.ascontiguousarray(counts), values)
+        return values
+    counts = np.asarray(counts, dtype=np.float64)
+    grad, undefined = _intervals.delta_gradient(counts, measure, positive=pos)
+    n = counts.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (counts * grad).sum(axis=(1, 2)) / n
+        values = np.zeros((g, k * k + 1))
+        values[:, 1:] = (grad.reshape(g, k * k) - mean[:, None]) / n[:, None]
+    values[undefined | (n == 0)] = np.nan
+    return values
+
+
+def leader_floor(
+    joint: np.ndarray, values: np.ndarray, leader: int, level: float, rows: np.ndarray | None = None
+) -> np.ndarray | None:
+    """Each run's least-favourable paired variance of its difference with the leader
+    (:func:`pair_floor`'s, for one pair a run), from the joint tables
+    ``joint[g, real, leader's prediction, g's prediction]`` and :func:`cell_values`, for the
+    runs ``rows`` (default: every run); None for more than two classes.
+
+    Examples
+    --------
+    A run that agrees with the leader on all ten positives and all ninety negatives:
+
+    >>> joint = np.zeros((2, 2, 2, 2)); joint[:, 0, 0, 0] = 90; joint[:, 1, 1, 1] = 10
+    >>> values = cell_values(np.array([[[90, 0], [0, 10]]] * 2), "informedness", 1)
+    >>> round(float(leader_floor(joint, values, 0, 0.95)[1]), 4)
+    0.0188
+    """
+    from . import intervals as _intervals
+
+    if np.shape(joint)[1] != 2:
+        return None
+    rows = np.arange(len(joint)) if rows is None else np.asarray(rows, dtype=np.int64)
+    out = np.empty(len(rows))
+    z2 = _intervals.two_sided_z(level) ** 2
+    _k.leader_floor(np.ascontiguousarray(joint), np.ascontiguousarray(values, dtype=np.float64), int(leader),
+                    rows, z2, out)  # fmt: skip
+    return out
+
+
+def _floor_block(rows: slice, parts: list, vals: np.ndarray, z2: float) -> np.ndarray:
+    """:func:`pair_floor`'s matrix for a block of rows: per real class, the pair's joint counts
+    by matrix products (float32 sums of 0/1 are exact below 2**24 examples), then the kernel."""
+    out = np.zeros((rows.stop - rows.start, len(vals)))
+    for real, seen, one, size in parts:
+        n11 = (one[rows] @ one.T).astype(np.float64)
+        if seen is None:  # both runs scored the class's every example
+            if size == 0:
+                continue
+            ones = one.sum(axis=1, dtype=np.float64)
+            m = np.full_like(n11, size)
+            n10 = ones[rows, None] - n11
+            n01 = ones[None, :] - n11
+        else:
+            m = (seen[rows] @ seen.T).astype(np.float64)
+            n10 = (one[rows] @ seen.T).astype(np.float64) - n11
+            n01 = (seen[rows] @ one.T).astype(np.float64) - n11
+        u0 = np.ascontiguousarray(vals[:, 1 + 2 * real])
+        u1 = np.ascontiguousarray(vals[:, 2 + 2 * real])
+        _k.pair_floor_add(n11, n10, n01, m, rows.start, u0, u1, z2, out)
+    return out
 
 
 def _select(
@@ -383,6 +633,7 @@ def _select(
     seed: int | None,
     dof: tuple | None = None,
     boot: Tables | None = None,
+    floor_of: Any = None,
 ) -> Selection:
     g = len(theta)
     alpha = 1.0 - level
@@ -454,11 +705,16 @@ def _select(
             c, rank_method = _upper_z(alpha / (r * (r - 1))), "bonferroni"
         above, below = np.empty(r, np.int64), np.empty(r, np.int64)
         t = np.empty(r)
-        if dof is None:
+        if dof is None and floor_of is None:
             _k.pair_counts(th, v, cov, is_paired, c, above, below, t)
         else:
-            df_of = _pair_dof(dof, idx, v, uu if is_paired else None, extra if is_paired else None)
-            _pairs_t(th, v, cov if is_paired else None, df_of, c, above, below, t)
+            df_of = (
+                None
+                if dof is None
+                else _pair_dof(dof, idx, v, uu if is_paired else None, extra if is_paired else None)
+            )
+            pf = None if floor_of is None else floor_of(idx)
+            _pairs_t(th, v, cov if is_paired else None, df_of, c, above, below, t, pf)
         out.rank_ci_low[idx] = 1.0 + above
         out.rank_ci_high[idx] = float(r) - below
     else:
@@ -648,7 +904,7 @@ def _spread(ufunc: Any, *args: np.ndarray) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _pairs_t(th, v, cov, df_of, c, above, below, tmax) -> None:
+def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None) -> None:
     """:func:`~batcheval.kernels.selection.pair_counts` with every pair's standardized
     difference taken through :func:`_as_normal`, in blocks of rows."""
     r = len(th)
@@ -660,10 +916,13 @@ def _pairs_t(th, v, cov, df_of, c, above, below, tmax) -> None:
         if cov is not None:
             var = var - 2.0 * cov[rows]
         var = np.maximum(var, 0.0)
+        if floor_of is not None:
+            var = np.maximum(var, floor_of(rows))
         with np.errstate(invalid="ignore", divide="ignore"):
             z = np.where(var > 0, diff / np.sqrt(var), np.sign(diff) * np.inf)
         z[diff == 0] = 0.0
-        z = _as_normal(z, df_of(rows))
+        if df_of is not None:
+            z = _as_normal(z, df_of(rows))
         own = np.arange(rows.start, rows.stop)
         z[own - lo, own] = np.nan
         above[rows] = (z > c).sum(axis=1)
@@ -980,7 +1239,7 @@ def sign_flip_tail(p_two: np.ndarray) -> np.ndarray:
 
 
 def versus_leader_sign_flip(
-    theta: np.ndarray, diff: np.ndarray, p_two: np.ndarray, level: float
+    theta: np.ndarray, diff: np.ndarray, p_two: np.ndarray, level: float, floor: Any = None
 ) -> Selection:
     """The best set of a paired board from each run's exact sign-flip test against the
     leader: ``diff = θ̂_i − θ̂_leader`` and its two-sided mid-p value ``p_two``, read
@@ -990,8 +1249,11 @@ def versus_leader_sign_flip(
     (or bounded), so the set keeps every run with probability ≥ 1 − α for any number of
     examples, with no standard error to collapse. The sign-flip null is exchangeability of a
     pair's predictions, not equality of their measure: for runs of equal informedness whose
-    errors fall differently on the classes the bound is approximate, and the level there
-    rests on simulation (docs/calibration_leader.md, Stop 37).
+    errors fall differently on the classes the bound is approximate. So ``floor``, a function
+    of run indices giving each one's least-favourable paired variance against the leader
+    (:func:`leader_floor`), adds a second test: a run leaves only when the normal tail of its
+    difference over that variance, read through the same bounds, says so too (the larger
+    p-value, valid wherever either test is; docs/calibration_leader.md, Stop 38).
 
     Examples
     --------
@@ -1002,11 +1264,24 @@ def versus_leader_sign_flip(
     """
     theta = np.asarray(theta, dtype=np.float64)
     diff = np.asarray(diff, dtype=np.float64)
-    p_one = np.where(diff < 0, sign_flip_tail(p_two), np.where(np.isnan(diff), np.nan, 1.0))
+    tail = sign_flip_tail(p_two)
+    p_one = np.where(diff < 0, tail, np.where(np.isnan(diff), np.nan, 1.0))
     idx = np.flatnonzero(np.isfinite(theta) & np.isfinite(p_one))
     r = len(idx)
     if r < 2:  # nothing to compare: versus_leader's answer for none or one run
         return versus_leader(theta, np.where(np.isfinite(p_one), 0.0, np.nan), np.ones(len(theta)), level)
+    if floor is not None:
+        from scipy import special
+
+        # the floor can only raise a p-value, so only a run that could leave, (R − 1)·p ≤ α at the
+        # smallest candidate set, needs it
+        could = idx[(diff[idx] < 0) & ((r - 1) * p_one[idx] <= 1.0 - level)]
+        var = floor(could)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = np.where(var > 0, np.abs(diff[could]) / np.sqrt(var), np.inf)
+        # sign_flip_tail of the normal tail 2·Φ(−x), read from x itself (no normal quantile)
+        bound = np.minimum(np.minimum(1.0, PINELIS * special.ndtr(-x)), np.exp(-0.5 * x * x))
+        p_one[could] = np.fmax(p_one[could], bound)
     alpha = 1.0 - level
     p, _ = _bonferroni_step_down(np.minimum(1.0, (r - 1) * p_one[idx]), alpha)
     out = _empty(len(theta))

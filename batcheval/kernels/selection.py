@@ -238,3 +238,131 @@ def binary_welch_weights(parts, sizes, idx, v, w):
         w0 = s0 * s0 / max(n0 - 1.0, 1.0) if n0 > 1 else s0 * s0
         w1 = s1 * s1 / max(n1 - 1.0, 1.0) if n1 > 1 else s1 * s1
         w[i] = w0 + w1
+
+
+@jit_inline
+def _room(x, m, inv, z, z2):
+    """How far the share ``p = x/m`` of a cell can move towards 1/4, as a multiple of ``1/4 −
+    p``, and stay within its Wilson interval: the interval's centre is ``(x + z²/2)·inv`` and
+    its half-width ``z·sqrt(x(m − x)/m + z²/4)·inv`` with ``inv = 1/(m + z²)``, so the room
+    to the end in that direction is ``half ± (centre − p)``, without the divisions of the
+    textbook form (inf when p is 1/4)."""
+    p = x / m
+    step = 0.25 - p
+    if step == 0.0:
+        return np.inf
+    half = z * math.sqrt(max(x * (m - x) / m, 0.0) + 0.25 * z2) * inv
+    shift = z2 * (0.5 - p) * inv  # centre − p
+    if step > 0.0:
+        return (half + shift) / step
+    return (half - shift) / -step
+
+
+@jit_inline
+def _pair_part(n00, n01, n10, n11, d00, d01, d10, d11, z, z2):
+    """``m · Var(d)`` of a pair's joint predictions on one class, ``(n00, n01, n10, n11)`` (run
+    i's prediction first), moved towards 1/4 a cell as far as every cell's Wilson interval
+    allows; ``d_ab = U_j(b) − U_i(a)``."""
+    m = n00 + n01 + n10 + n11
+    if m <= 0.0:
+        return 0.0
+    inv = 1.0 / (m + z2)
+    t = min(
+        _room(n00, m, inv, z, z2),
+        _room(n01, m, inv, z, z2),
+        _room(n10, m, inv, z, z2),
+        _room(n11, m, inv, z, z2),
+    )
+    t = min(max(t, 0.0), 1.0)
+    q00 = (n00 + t * (0.25 * m - n00)) / m
+    q01 = (n01 + t * (0.25 * m - n01)) / m
+    q10 = (n10 + t * (0.25 * m - n10)) / m
+    q11 = (n11 + t * (0.25 * m - n11)) / m
+    mean = q00 * d00 + q01 * d01 + q10 * d10 + q11 * d11
+    sq = q00 * d00 * d00 + q01 * d01 * d01 + q10 * d10 * d10 + q11 * d11 * d11
+    return m * max(sq - mean * mean, 0.0)
+
+
+@jit_parallel
+def pair_floor_add(n11, n10, n01, m, lo, u0, u1, z2, out):
+    """Adds one real class's least-favourable part of every pair's paired variance to
+    ``out[i − lo, j]`` (runs ``lo`` to ``lo + out.shape[0]`` against every run j): the pair's
+    joint predictions on the class's ``m`` examples both scored, through :func:`_pair_part`,
+    where a run's ``U`` on the class is ``u0`` or ``u1`` by its prediction."""
+    nb, r = out.shape
+    z = math.sqrt(z2)
+    for a in prange(nb):
+        i = lo + a
+        for j in range(r):
+            n00 = m[a, j] - n11[a, j] - n10[a, j] - n01[a, j]
+            out[a, j] += _pair_part(
+                n00, n01[a, j], n10[a, j], n11[a, j],
+                u0[j] - u0[i], u1[j] - u0[i], u0[j] - u1[i], u1[j] - u1[i], z, z2,
+            )  # fmt: skip
+
+
+@jit_parallel
+def leader_floor(joint, values, leader, rows, z2, out):
+    """For each run ``rows[a]``, :func:`_pair_part` summed over the two real classes against the
+    leader, into ``out[a]``: ``joint[g, real, leader's prediction, g's prediction]``,
+    ``values[g, 1 + real·2 + predicted]`` each run's ``U`` by cell (NaN rows give NaN)."""
+    z = math.sqrt(z2)
+    for a in prange(rows.shape[0]):
+        j = rows[a]
+        total = 0.0
+        for real in range(2):
+            a0 = values[leader, 1 + 2 * real]
+            a1 = values[leader, 2 + 2 * real]
+            b0 = values[j, 1 + 2 * real]
+            b1 = values[j, 2 + 2 * real]
+            total += _pair_part(
+                float(joint[j, real, 0, 0]), float(joint[j, real, 0, 1]),
+                float(joint[j, real, 1, 0]), float(joint[j, real, 1, 1]),
+                b0 - a0, b1 - a0, b0 - a1, b1 - a1, z, z2,
+            )  # fmt: skip
+        out[a] = total
+
+
+@jit_parallel
+def least_favourable_informedness(counts, z2, out):
+    """Binary informedness's variance ``Σ_k p_k(1 − p_k)/n_k`` with each real class's rate
+    ``p_k`` of predicting the second class taken at the end of its Wilson interval nearest 1/2
+    (1/2 itself where the interval holds it); NaN where a class is empty."""
+    g = counts.shape[0]
+    z = math.sqrt(z2)
+    for t in prange(g):
+        total = 0.0
+        for k in range(2):
+            n = float(counts[t, k, 0] + counts[t, k, 1])
+            if n <= 0.0:
+                total = np.nan
+                break
+            p = counts[t, k, 1] / n
+            centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n)
+            half = z / (1.0 + z2 / n) * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
+            q = min(max(0.5, centre - half, 0.0), centre + half, 1.0)
+            total += q * (1.0 - q) / n
+        out[t] = total
+
+
+@jit_parallel
+def informedness_cell_values(counts, values):
+    """Binary informedness's ``U`` by cell, ``values[g, 1 + real·2 + predicted]``: with ``r_k``
+    the rate at which real class k (of ``n_k`` examples) is predicted as class 1, ``B = r_1 −
+    r_0``, so a cell of class k adds ``±(1 − r_k)/n_k`` (predicted 1) or ``∓r_k/n_k``
+    (predicted 0), + for k = 1; column 0 is 0, and rows where a class is empty are NaN."""
+    g = counts.shape[0]
+    for t in prange(g):
+        values[t, 0] = 0.0
+        n0 = float(counts[t, 0, 0] + counts[t, 0, 1])
+        n1 = float(counts[t, 1, 0] + counts[t, 1, 1])
+        if n0 <= 0.0 or n1 <= 0.0:
+            for c in range(5):
+                values[t, c] = np.nan
+            continue
+        r0 = counts[t, 0, 1] / n0
+        r1 = counts[t, 1, 1] / n1
+        values[t, 1] = r0 / n0
+        values[t, 2] = -(1.0 - r0) / n0
+        values[t, 3] = -r1 / n1
+        values[t, 4] = (1.0 - r1) / n1
