@@ -279,3 +279,15 @@ def test_sign_flip_set_with_a_floor_takes_the_larger_of_the_two_bounds():
     assert sel.could_be_best.tolist() == [True, False, True, True, None]
     plain = selection.versus_leader_sign_flip(theta, diff, p_two, 0.95)
     assert plain.could_be_best.tolist() == [True, False, False, True, None]
+
+
+def test_labels_minus_one_and_one_get_the_same_best_set_as_zero_and_one():
+    # labels -1/+1 leave an unused code between the two classes; the pair floor must read the
+    # board's two classes, not the code range (it once saw three and was skipped)
+    df = _board(np.full(300, 0.5), 100, 0.1, True, np.random.default_rng(3))
+    shifted = df.with_columns((pl.col(c) * 2 - 1).cast(pl.Int8) for c in ("label", "prediction"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BatchevalWarning)
+        a, b = (be.leaderboard(d, run="run", example="example_id", seed=0).sort("run") for d in (df, shifted))
+    assert a["could_be_best"].to_list() == b["could_be_best"].to_list()
+    np.testing.assert_allclose(a["p_best"].to_numpy(), b["p_best"].to_numpy(), rtol=1e-12)

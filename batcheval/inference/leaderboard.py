@@ -448,7 +448,7 @@ def leaderboard(
         lead = np.full(len(value), leader)
         cols.update(_cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, lead, "leader", centre))
         chosen = _selection.unpaired(
-            value, se, ci, seed, _selection.least_favourable_variance(counts, measure, pos, ci),
+            value, se, ci, seed, _unpaired_floor(counts, measure, pos, ci),
             # the Student-t correction: of every pair up to RANK_LIMIT runs, of each run's largest gap above
             _selection.class_parts(counts, measure, pos),
             # a modest board's critical values: the studentized bootstrap of its tables
@@ -557,6 +557,15 @@ def _empty_board(keys: pl.DataFrame, measure: str, p_name: str, paired: bool, ad
     series = [pl.Series("rank", [], dtype=pl.Int64)]
     series += [_board_series(name, np.empty(0)) for name in _board_columns(measure, p_name, paired, adjacent)]
     return keys.clear().hstack(series)
+
+
+def _unpaired_floor(counts: np.ndarray, measure: str, pos: int, ci: float) -> np.ndarray | None:
+    """Each unpaired run's variance floor: at its rates' least favourable point within the ``ci``
+    Wilson intervals (docs/calibration_leader.md, Stop 38), and at least its table plus one in
+    each cell (measures of the predicted classes, whose rates the rows do not move)."""
+    low = _selection.least_favourable_variance(counts, measure, pos, ci)
+    smooth = _selection.smoothed_variance(counts, measure, pos)
+    return None if low is None or smooth is None else np.fmax(low, smooth)
 
 
 def _paired_selection(

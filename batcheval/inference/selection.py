@@ -325,7 +325,10 @@ def least_favourable_variance(counts: np.ndarray, measure: str, pos: int, level:
     whose rates came out luckiest, and with a few examples of a class a lucky rate is an
     extreme one (all ten positives found) whose variance reads near 0: a best set built on
     it excludes truly best runs that err on another class (docs/calibration_leader.md,
-    "two error profiles"). This variance holds for any rates within the intervals.
+    "two error profiles"). For rates of the real classes (informedness, recall, fallout)
+    this is the largest variance of any rates within the intervals; measures conditioned on
+    the predicted classes (precision, markedness) are only moved with the rows, so callers
+    keep :func:`smoothed_variance` as a floor too.
 
     Examples
     --------
@@ -465,7 +468,8 @@ class PairCells(NamedTuple):
     """A paired board's influence by cell: ``values[run, 1 + real·K + predicted]`` is the
     ``U`` of any example in that cell (column 0, and every column of an undefined run's
     row: 0 or NaN as in :func:`influence`), ``codes[run, example]`` each example's cell (0:
-    not scored), ``k`` the classes. ``U = take_along_axis(values, codes)``; a pair's
+    not scored), ``k`` the board's classes (codes as :func:`board_codes` gives them).
+    ``U = take_along_axis(values, codes)``; a pair's
     :func:`pair_floor` reads the two runs' joint cells from ``codes``."""
 
     values: np.ndarray
@@ -481,15 +485,11 @@ def influence_cells(cells: Any, counts: np.ndarray, measure: str, pos: int) -> P
     if g * e > INFLUENCE_CELLS or g * g * e > INFLUENCE_FLOPS:
         return None
     grad, undefined = _intervals.delta_gradient(counts, measure, positive=pos)  # [G, K, K]
-    k = cells.k
-    where = np.full(k, -1, dtype=np.int64)
-    where[np.asarray(cells.class_codes)] = np.arange(len(cells.class_codes))
+    # the board's classes as the tables keep them (labels -1/+1 or 0/3 leave unused codes between)
+    k = len(cells.class_codes)
     lut = np.zeros((g, k * k + 1))
-    for a in range(k):
-        for b in range(k):
-            if where[a] >= 0 and where[b] >= 0:
-                lut[:, 1 + a * k + b] = grad[:, where[a], where[b]]
-    codes = np.asarray(cells.cells).reshape(-1, e)[np.asarray(cells.rows)].astype(np.intp)
+    lut[:, 1:] = grad.reshape(g, k * k)
+    codes = board_codes(cells).astype(np.intp)
     n = (codes != 0).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.take_along_axis(lut, codes, axis=1).sum(axis=1) / n
@@ -1253,7 +1253,8 @@ def versus_leader_sign_flip(
     of run indices giving each one's least-favourable paired variance against the leader
     (:func:`leader_floor`), adds a second test: a run leaves only when the normal tail of its
     difference over that variance, read through the same bounds, says so too (the larger
-    p-value, valid wherever either test is; docs/calibration_leader.md, Stop 38).
+    p-value: valid wherever the sign-flip bound is, and where it is not, a normal
+    approximation shown by simulation to hold; docs/calibration_leader.md, Stop 38).
 
     Examples
     --------
