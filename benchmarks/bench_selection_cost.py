@@ -6,7 +6,12 @@ Boards within :data:`batcheval.inference.selection.BOOT_BUDGET` take the student
 bootstrap's critical values; the larger ones below keep the Gaussian max-t (or
 Bonferroni), so their time shows the old path's cost.
 
+``--staircase``: paired staircase boards (B from 0.7 to 0.3, prevalence 0.3) of 300 to
+4,000 runs, the influence matrix's path with each pair's least-favourable variance: CPU
+seconds of the whole call, best of 3, and how many runs could be the best.
+
     python benchmarks/bench_selection_cost.py
+    python benchmarks/bench_selection_cost.py --staircase
 """
 
 from __future__ import annotations
@@ -30,8 +35,30 @@ BOARDS = [
 ]  # fmt: skip
 
 
+STAIRCASES = [(300, 100), (1000, 100), (2000, 400), (4000, 200)]
+
+
+def staircase() -> None:
+    for r, n in STAIRCASES:
+        df = cl.board(np.linspace(0.7, 0.3, r), n, 0.3, True, np.random.default_rng(1))
+        kw = {"run": "run", "example": "example_id", "paired": "delta", "seed": 0}
+        times = []
+        for _ in range(3):
+            t0 = time.process_time()
+            out = be.leaderboard(df, **kw)
+            times.append(time.process_time() - t0)
+        kept = int(out["could_be_best"].sum())
+        print(
+            f"paired staircase R={r:5} n={n:4}: best of 3 {min(times):.3f} s CPU, {kept} could be best",
+            flush=True,
+        )
+
+
 def main() -> None:
     warnings.simplefilter("ignore")
+    if "--staircase" in sys.argv[1:]:
+        staircase()
+        return
     rng = np.random.default_rng(0)
     for r, n, prev, paired in BOARDS:
         df = cl.board(np.full(r, 0.5), n, prev, paired, rng)

@@ -21,7 +21,9 @@ The global null has every ``B_r = 0.5``: every run is best, and every true
 rank set is ``[1, R]``. ``profiles`` (``--profiles``; 6,000 runs with ``--large``) is a
 null too: every run has ``B = 0.5``, but odd and even runs put their errors on different
 classes (recall 0.9 and false-positive rate 0.4, or 0.6 and 0.1), so they are not
-exchangeable as the sign-flip test's null assumes. A rate's Monte-Carlo standard error is
+exchangeable as the sign-flip test's null assumes (paired boards of 100 runs or more with 10
+positives failed it in 0.80-1.00 of boards until stop 38's least-favourable variances,
+docs/calibration_leader.md). A rate's Monte-Carlo standard error is
 ``sqrt(p(1 − p)/boards)``.
 
     python benchmarks/calibration_leader.py --boards 200 --out docs/calibration_leader.md
