@@ -63,32 +63,43 @@ def labels(n: int, prevalence: float, rng: np.random.Generator) -> np.ndarray:
 
 
 def board(
-    b: np.ndarray, n: int, prevalence: float, paired: bool, rng: np.random.Generator, skew: float = 0.0
+    b: np.ndarray,
+    n: int,
+    prevalence: float,
+    paired: bool,
+    rng: np.random.Generator,
+    skew: float = 0.0,
+    seeds: int = 1,
 ) -> pl.DataFrame:
     """One row per run × example; run r is informed with probability ``b[r]``. With ``skew``,
     runs alternate between two error profiles of the same informedness instead: recall
     ``0.5 + b/2 ± skew`` and false-positive rate ``0.5 − b/2 ± skew`` (the same sign), so
-    their errors fall on different classes and the runs are not exchangeable."""
+    their errors fall on different classes and the runs are not exchangeable. With ``seeds``
+    above 1, each run predicts the same examples once per seed (a ``seed`` column)."""
     r = len(b)
     y = (
         np.tile(labels(n, prevalence, rng), (r, 1))
         if paired
         else np.stack([labels(n, prevalence, rng) for _ in range(r)])
     )
-    if skew:
-        shift = np.where(np.arange(r) % 2 == 0, skew, -skew)[:, None]
-        p_one = np.where(y == 1, 0.5 + b[:, None] / 2, 0.5 - b[:, None] / 2) + shift
-        pred = (rng.random((r, n)) < p_one).astype(np.int8)
-    else:
-        informed = rng.random((r, n)) < b[:, None]
-        guess = (rng.random((r, n)) < 0.5).astype(np.int8)
-        pred = np.where(informed, y, guess)
-    return pl.DataFrame({
-        "run": np.repeat(np.arange(r, dtype=np.int32), n),
-        "example_id": np.tile(np.arange(n, dtype=np.int32), r),
-        "label": y.ravel(),
-        "prediction": pred.ravel(),
-    })  # fmt: skip
+    frames = []
+    for s in range(seeds):
+        if skew:
+            shift = np.where(np.arange(r) % 2 == 0, skew, -skew)[:, None]
+            p_one = np.where(y == 1, 0.5 + b[:, None] / 2, 0.5 - b[:, None] / 2) + shift
+            pred = (rng.random((r, n)) < p_one).astype(np.int8)
+        else:
+            informed = rng.random((r, n)) < b[:, None]
+            guess = (rng.random((r, n)) < 0.5).astype(np.int8)
+            pred = np.where(informed, y, guess)
+        frame = pl.DataFrame({
+            "run": np.repeat(np.arange(r, dtype=np.int32), n),
+            "example_id": np.tile(np.arange(n, dtype=np.int32), r),
+            "label": y.ravel(),
+            "prediction": pred.ravel(),
+        })  # fmt: skip
+        frames.append(frame.with_columns(pl.lit(s, dtype=pl.Int32).alias("seed")) if seeds > 1 else frame)
+    return pl.concat(frames)
 
 
 def one(
@@ -100,14 +111,17 @@ def one(
     seed: int,
     method: str = "delta",
     skew: float = 0.0,
+    seeds: int = 1,
 ) -> dict:
-    """The errors and sizes of one simulated board (paired: ``paired=method``)."""
-    df = board(b, n, prevalence, paired, rng, skew)
+    """The errors and sizes of one simulated board (paired: ``paired=method``). With ``seeds``
+    above 1 (paired boards), every run predicts the same test set once per seed and the board
+    pools the seeds: each example is then a cluster of ``seeds`` rows (the clustered board)."""
+    df = board(b, n, prevalence, paired, rng, skew, seeds)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = be.leaderboard(
             df, run="run", example="example_id" if paired else None, paired=method, seed=seed,
-            ci=1 - ALPHA,
+            ci=1 - ALPHA, pool="seed" if seeds > 1 else None,
         )  # fmt: skip
     run = out["run"].to_numpy()
     truth = b[run]
@@ -184,6 +198,12 @@ def main() -> None:
     parser.add_argument("--large", action="store_true", help="boards of 6,000 runs, n = 40-1,000 (see grid)")
     parser.add_argument("--pairings", default="paired,unpaired", help="paired, unpaired or both")
     parser.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        help="paired boards: each run scored once per seed, pooled (clustered)",
+    )
+    parser.add_argument(
         "--points", default=None,
         help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
     )  # fmt: skip
@@ -205,7 +225,7 @@ def main() -> None:
             method = args.paired_method
             rng = np.random.default_rng([args.seed, r, n, int(prev * 1000), pairing == "paired"])
             t1 = time.perf_counter()
-            res = [one(b, n, prev, pairing == "paired", rng, s, method, skew) for s in range(nb)]
+            res = [one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds) for s in range(nb)]
             frame = pl.DataFrame(res)
             row = {"design": design, "pairing": pairing, "R": r, "n": n, "prevalence": prev, "boards": nb}
             for k in ("best", "rank", "holm"):

@@ -439,9 +439,7 @@ def leaderboard(
         # each run's cluster-robust spread, read as if the runs were independent: runs scored on
         # the same examples are positively correlated, so the set errs on the large side
         run_se = np.sqrt(_clustered.cluster_variance(counts, cells, measure, positive=pos))
-        chosen = _selection.unpaired(
-            value, run_se, ci, seed, _selection.smoothed_variance(counts, measure, pos)
-        )
+        chosen = _selection.unpaired(value, run_se, ci, seed, _unpaired_floor(counts, measure, pos, ci))
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         centre = _cmp.unpaired_centre(counts, measure, ci_method, value)
