@@ -104,8 +104,8 @@ Which runs could be the best, and where each could rank
     intervals: a leader that got all 10 of a class right looks certain, and
     two runs that err on different classes can agree on all 10 by chance.
     So each standardized difference takes the variance at the least
-    favourable rates within the ``ci`` Wilson intervals: unpaired boards,
-    each run's rates; paired boards of two classes, each pair's joint table
+    favourable rates within the ``ci`` Wilson intervals: unpaired and
+    clustered boards, each run's rates; paired boards of two classes, each pair's joint table
     of predictions per class, moved towards even (and each run's variance is
     at least that of its table plus one in each cell). Modest
     boards (unpaired up to 316 runs; paired while runs² × examples ≤
