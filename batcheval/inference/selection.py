@@ -479,24 +479,13 @@ class PairCells(NamedTuple):
 
 def influence_cells(cells: Any, counts: np.ndarray, measure: str, pos: int) -> PairCells | None:
     """:func:`influence` by cell (:class:`PairCells`), or None when the board is too large."""
-    from . import intervals as _intervals
 
     g, e = len(cells.rows), int(cells.n_examples)
     if g * e > INFLUENCE_CELLS or g * g * e > INFLUENCE_FLOPS:
         return None
-    grad, undefined = _intervals.delta_gradient(counts, measure, positive=pos)  # [G, K, K]
     # the board's classes as the tables keep them (labels -1/+1 or 0/3 leave unused codes between)
-    k = len(cells.class_codes)
-    lut = np.zeros((g, k * k + 1))
-    lut[:, 1:] = grad.reshape(g, k * k)
     codes = board_codes(cells).astype(np.intp)
-    n = (codes != 0).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.take_along_axis(lut, codes, axis=1).sum(axis=1) / n
-        values = (lut - mean[:, None]) / n[:, None]
-    values[:, 0] = 0.0
-    values[undefined | (n == 0)] = np.nan
-    return PairCells(values, codes, k)
+    return PairCells(cell_values(counts, measure, pos), codes, len(cells.class_codes))
 
 
 def pair_floor(cells: PairCells, level: float) -> Any:

@@ -241,14 +241,14 @@ def binary_welch_weights(parts, sizes, idx, v, w):
 
 
 @jit_inline
-def _room(x, m, inv, z, z2):
-    """How far the share ``p = x/m`` of a cell can move towards 1/4, as a multiple of ``1/4 −
-    p``, and stay within its Wilson interval: the interval's centre is ``(x + z²/2)·inv`` and
-    its half-width ``z·sqrt(x(m − x)/m + z²/4)·inv`` with ``inv = 1/(m + z²)``, so the room
-    to the end in that direction is ``half ± (centre − p)``, without the divisions of the
-    textbook form (inf when p is 1/4)."""
+def _room(x, m, target, inv, z, z2):
+    """How far the share ``p = x/m`` of a cell can move towards ``target``, as a multiple of
+    ``target − p``, and stay within its Wilson interval: the interval's centre is ``(x +
+    z²/2)·inv`` and its half-width ``z·sqrt(x(m − x)/m + z²/4)·inv`` with ``inv = 1/(m + z²)``,
+    so the room to the end in that direction is ``half ± (centre − p)``, without the
+    divisions of the textbook form (inf when p is the target)."""
     p = x / m
-    step = 0.25 - p
+    step = target - p
     if step == 0.0:
         return np.inf
     half = z * math.sqrt(max(x * (m - x) / m, 0.0) + 0.25 * z2) * inv
@@ -268,10 +268,10 @@ def _pair_part(n00, n01, n10, n11, d00, d01, d10, d11, z, z2):
         return 0.0
     inv = 1.0 / (m + z2)
     t = min(
-        _room(n00, m, inv, z, z2),
-        _room(n01, m, inv, z, z2),
-        _room(n10, m, inv, z, z2),
-        _room(n11, m, inv, z, z2),
+        _room(n00, m, 0.25, inv, z, z2),
+        _room(n01, m, 0.25, inv, z, z2),
+        _room(n10, m, 0.25, inv, z, z2),
+        _room(n11, m, 0.25, inv, z, z2),
     )
     t = min(max(t, 0.0), 1.0)
     q00 = (n00 + t * (0.25 * m - n00)) / m
@@ -338,9 +338,8 @@ def least_favourable_informedness(counts, z2, out):
                 total = np.nan
                 break
             p = counts[t, k, 1] / n
-            centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n)
-            half = z / (1.0 + z2 / n) * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
-            q = min(max(0.5, centre - half, 0.0), centre + half, 1.0)
+            # a binary row's two cells have the same room towards 1/2
+            q = p + min(_room(float(counts[t, k, 1]), n, 0.5, 1.0 / (n + z2), z, z2), 1.0) * (0.5 - p)
             total += q * (1.0 - q) / n
         out[t] = total
 
