@@ -119,20 +119,27 @@ def test_least_favourable_variance_of_informedness_is_the_binomial_sum_at_those_
     assert var >= plain * plain * (1 - 1e-12)
 
 
-def _moved_joint(joint: np.ndarray, level: float) -> np.ndarray:
-    """Four cells moved towards 1/4 as far as each cell's statsmodels Wilson interval allows."""
-    m = joint.sum()
-    p = joint / m
-    room = []
-    for x, share in zip(joint, p, strict=True):
-        low, high = proportion_confint(x, m, alpha=1 - level, method="wilson")
-        step = 0.25 - share
-        if step > 0:
-            room.append((high - share) / step)
-        elif step < 0:
-            room.append((share - low) / -step)
-    t = min(1.0, max(0.0, min(room, default=1.0)))
-    return p + t * (0.25 - p)
+def _moved_rows(counts: np.ndarray, level: float) -> np.ndarray:
+    """Each row moved towards an even share per cell as far as every cell's statsmodels Wilson
+    interval (that cell against the rest of its row) allows."""
+    out = counts.astype(float)
+    k = counts.shape[1]
+    for row in range(counts.shape[0]):
+        n = counts[row].sum()
+        if n == 0:
+            continue
+        p = counts[row] / n
+        room = []
+        for x, share in zip(counts[row], p, strict=True):
+            low, high = proportion_confint(x, n, alpha=1 - level, method="wilson")
+            step = 1 / k - share
+            if step > 0:
+                room.append((high - share) / step)
+            elif step < 0:
+                room.append((share - low) / -step)
+        t = min(1.0, max(0.0, min(room, default=1.0)))
+        out[row] = n * (p + t * (1 / k - p))
+    return out
 
 
 def _reference_floor(codes: np.ndarray, values: np.ndarray, level: float) -> np.ndarray:
@@ -150,7 +157,7 @@ def _reference_floor(codes: np.ndarray, values: np.ndarray, level: float) -> np.
                     continue
                 a, b = codes[i][both] - 1 - 2 * real, codes[j][both] - 1 - 2 * real  # predictions
                 joint = np.array([np.sum((a == x) & (b == y)) for x in (0, 1) for y in (0, 1)], float)
-                q = _moved_joint(joint, level)
+                q = _moved_rows(joint[None, :], level)[0] / m
                 d = np.array(
                     [
                         values[j, 1 + 2 * real + y] - values[i, 1 + 2 * real + x]
@@ -203,29 +210,6 @@ def test_leader_floor_is_the_pair_floor_of_the_leader_from_tables_alone():
         slice(leader, leader + 1)
     )[0]
     np.testing.assert_allclose(got, want, rtol=1e-12)
-
-
-def _moved_rows(counts: np.ndarray, level: float) -> np.ndarray:
-    """Each row moved towards 1/K per cell as far as every cell's statsmodels Wilson interval
-    (that cell against the rest of its row) allows."""
-    out = counts.astype(float)
-    k = counts.shape[1]
-    for row in range(k):
-        n = counts[row].sum()
-        if n == 0:
-            continue
-        p = counts[row] / n
-        room = []
-        for x, share in zip(counts[row], p, strict=True):
-            low, high = proportion_confint(x, n, alpha=1 - level, method="wilson")
-            step = 1 / k - share
-            if step > 0:
-                room.append((high - share) / step)
-            elif step < 0:
-                room.append((share - low) / -step)
-        t = min(1.0, max(0.0, min(room, default=1.0)))
-        out[row] = n * (p + t * (1 / k - p))
-    return out
 
 
 @settings(max_examples=40, deadline=None)
