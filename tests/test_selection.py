@@ -105,6 +105,41 @@ def test_student_t_correction_matches_the_reference_paired():
     np.testing.assert_array_equal(got.rank_ci_high, high)
 
 
+@pytest.mark.parametrize(("seed", "paired"), [(s, p) for s in range(4) for p in (False, True)])
+def test_pairs_t_finishes_only_what_it_reads(seed, paired):
+    # the reference floors and transforms every pair; _pairs_t only those the counts beyond
+    # ±c and the rows' positive maxima can read, and must give the same counts and maxima
+    # (ties, a run of no variance, NaN and infinite degrees of freedom, a NaN estimate)
+    rng = np.random.default_rng(seed)
+    r, c = 300, 3.1
+    th = rng.normal(0.5, 0.02, r)
+    th[:4] = th[4]
+    th[9] = np.nan
+    v = rng.uniform(1e-6, 2e-4, r)
+    v[10:12] = 0.0
+    cov = None
+    if paired:
+        a = rng.normal(0.0, 1.0, (r, 5)) * np.sqrt(v)[:, None] / np.sqrt(5.0)
+        cov = 0.9 * (a @ a.T)
+    floor = rng.uniform(0.0, 3e-4, (r, r)) * (rng.random((r, r)) < 0.5)
+    df = rng.choice([1.0, 2.5, 7.0, 30.0, 1e6, np.inf, np.nan], (r, r))
+    above, below, tmax = np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r)
+    selection._pairs_t(th, v, cov, lambda i, j: df[i, j], c, above, below, tmax, lambda rows: floor[rows])
+
+    diff = th[None, :] - th[:, None]
+    var = v[:, None] + v[None, :] - (0.0 if cov is None else 2.0 * cov)
+    var = np.maximum(np.maximum(var, 0.0), floor)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(var > 0, diff / np.sqrt(var), np.sign(diff) * np.inf)
+    z[diff == 0] = 0.0
+    z = selection._as_normal(z, df)
+    np.fill_diagonal(z, np.nan)
+    np.testing.assert_array_equal(above, (z > c).sum(axis=1))
+    np.testing.assert_array_equal(below, (-z > c).sum(axis=1))
+    np.testing.assert_array_equal(tmax, np.maximum(np.max(np.where(np.isnan(z), -np.inf, z), axis=1), 0.0))
+    assert (above > 0).any() and (below > 0).any() and (tmax > 0).any()
+
+
 def test_class_parts_of_informedness_are_the_binomial_variances():
     counts = np.array([[[30, 10], [5, 15]], [[7, 1], [0, 12]]])  # [run, real, predicted]
     v, n = selection.class_parts(counts, "informedness", 1)
