@@ -1,7 +1,8 @@
 """The best set when runs of equal informedness err on different classes (the ``profiles`` null
 of benchmarks/calibration_leader.py). The least-favourable variances that fix it are checked
-against Wilson's interval from statsmodels and a per-pair loop in plain numpy; the family-wise
-error on seeded boards, with tolerances of four binomial standard errors of the simulated rate."""
+against Wilson's interval from statsmodels and a per-pair loop in plain numpy (two classes and
+three); the family-wise error on seeded boards, with tolerances of four binomial standard errors
+of the simulated rate (three for the three-class boards)."""
 
 from __future__ import annotations
 
