@@ -8,10 +8,13 @@ Bonferroni), so their time shows the old path's cost.
 
 ``--staircase``: paired staircase boards (B from 0.7 to 0.3, prevalence 0.3) of 300 to
 4,000 runs, the influence matrix's path with each pair's least-favourable variance: CPU
-seconds of the whole call, best of 3, and how many runs could be the best.
+seconds of the whole call, best of 3, and how many runs could be the best. With
+``--classes 3`` the staircases have three classes (calibration_leader.py's ``--classes``):
+1,000 and 2,000 runs, with two classes of 10 examples beside one of 80, or 100-100-200.
 
     python benchmarks/bench_selection_cost.py
     python benchmarks/bench_selection_cost.py --staircase
+    python benchmarks/bench_selection_cost.py --staircase --classes 3
 """
 
 from __future__ import annotations
@@ -35,12 +38,15 @@ BOARDS = [
 ]  # fmt: skip
 
 
-STAIRCASES = [(300, 100), (1000, 100), (2000, 400), (4000, 200)]
+STAIRCASES = [(300, 100, 0.3), (1000, 100, 0.3), (2000, 400, 0.3), (4000, 200, 0.3)]
+#: three classes: (runs, examples, the last class's share)
+MULTICLASS_STAIRCASES = [(1000, 100, 0.8), (2000, 100, 0.8), (2000, 400, 0.5)]
 
 
-def staircase() -> None:
-    for r, n in STAIRCASES:
-        df = cl.board(np.linspace(0.7, 0.3, r), n, 0.3, True, np.random.default_rng(1))
+def staircase(classes: int = 2) -> None:
+    for r, n, prev in STAIRCASES if classes == 2 else MULTICLASS_STAIRCASES:
+        rng = np.random.default_rng(1)
+        df = cl.board(np.linspace(0.7, 0.3, r), n, prev, True, rng, classes=classes)
         kw = {"run": "run", "example": "example_id", "paired": "delta", "seed": 0}
         times = []
         for _ in range(3):
@@ -49,7 +55,8 @@ def staircase() -> None:
             times.append(time.process_time() - t0)
         kept = int(out["could_be_best"].sum())
         print(
-            f"paired staircase R={r:5} n={n:4}: best of 3 {min(times):.3f} s CPU, {kept} could be best",
+            f"paired staircase R={r:5} n={n:4} prevalence={prev}: best of 3 {min(times):.3f} s CPU, "
+            f"{kept} could be best",
             flush=True,
         )
 
@@ -57,7 +64,8 @@ def staircase() -> None:
 def main() -> None:
     warnings.simplefilter("ignore")
     if "--staircase" in sys.argv[1:]:
-        staircase()
+        args = sys.argv[1:]
+        staircase(int(args[args.index("--classes") + 1]) if "--classes" in args else 2)
         return
     rng = np.random.default_rng(0)
     for r, n, prev, paired in BOARDS:

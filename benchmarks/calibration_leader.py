@@ -26,9 +26,17 @@ positives failed it in 0.80-1.00 of boards until stop 38's least-favourable vari
 docs/calibration_leader.md). A rate's Monte-Carlo standard error is
 ``sqrt(p(1 − p)/boards)``.
 
+``--classes 3`` (Stop 39): three classes, the last of ``round(prevalence · n)`` examples and the
+others splitting the rest (prevalence 0.8 at n = 100: 80, and two classes of 10). A run copies
+the label with probability ``B_r``, else guesses: uniformly (the global null and the staircase),
+or, for ``profiles``, 0.8 on the last class (even runs) or on class 0 (odd runs) and 0.1 on each
+other class. Any guess law keeps the multiclass informedness at ``B_r``, the leaderboard's default
+measure, so the profiles' runs are equally good with their errors on different classes.
+
     python benchmarks/calibration_leader.py --boards 200 --out docs/calibration_leader.md
     python benchmarks/calibration_leader.py --small-n --boards 400 --out small.md  # n = 10 and 20
     python benchmarks/calibration_leader.py --quick     # a smoke test
+    python benchmarks/calibration_leader.py --profiles --classes 3 --designs profiles --boards 200
 """
 
 from __future__ import annotations
@@ -52,14 +60,47 @@ ALPHA = 0.05
 PROFILE_SKEW = 0.15
 #: ``--profiles``' (n, prevalence) points: about 10 positives, and more
 PROFILE_POINTS = ((100, 0.1), (100, 0.5), (400, 0.1), (1000, 0.1))
+#: ``--classes`` above 2: the share of a guess (a run's uninformed prediction) on the class its
+#: profile favours, the rest spread evenly; two classes and B = 0.5 give PROFILE_SKEW's rates
+PROFILE_FAVOURED = 0.8
+#: ``--profiles --classes 3``' points: about 10 examples of the small class beside 45 or 195 a
+#: class, and more
+MULTICLASS_PROFILE_POINTS = ((100, 0.1), (100, 0.8), (400, 0.025), (400, 0.1), (1000, 0.1))
 
 
-def labels(n: int, prevalence: float, rng: np.random.Generator) -> np.ndarray:
-    """A test set of n examples with ``max(1, round(prevalence · n))`` positives, shuffled."""
+def labels(n: int, prevalence: float, rng: np.random.Generator, classes: int = 2) -> np.ndarray:
+    """A test set of n examples with ``max(1, round(prevalence · n))`` positives, shuffled; with
+    ``classes`` K above 2, that many of the last class K − 1 and the rest split evenly over the
+    others (the first ones take the remainder)."""
     pos = max(1, round(prevalence * n))
+    if classes > 2:
+        rest = n - pos
+        sizes = [rest // (classes - 1) + (c < rest % (classes - 1)) for c in range(classes - 1)]
+        return rng.permutation(np.repeat(np.arange(classes, dtype=np.int8), [*sizes, pos]))
     y = np.zeros(n, dtype=np.int8)
     y[:pos] = 1
     return rng.permutation(y)
+
+
+def multiclass_predictions(
+    b: np.ndarray, y: np.ndarray, classes: int, profiles: bool, rng: np.random.Generator
+) -> np.ndarray:
+    """K-class predictions of runs informed with probability ``b[r]``, else guessing. A guess is
+    uniform, or with ``profiles`` drawn with :data:`PROFILE_FAVOURED` on the last class (the
+    small one; even runs) or on class 0 (odd runs), the rest evenly. Any guess law gives the
+    table ``r_i(B·δ_ij + (1 − B)·g_j)`` in expectation, whose multiclass informedness
+    ``Σ_k det_k/(n(n − r_k))`` is ``B``: equal skill, errors on different classes."""
+    r, n = y.shape
+    law = np.full((r, classes), 1.0 / classes)
+    if profiles:
+        other = (1.0 - PROFILE_FAVOURED) / (classes - 1)
+        law[:] = other
+        law[0::2, classes - 1] = PROFILE_FAVOURED
+        law[1::2, 0] = PROFILE_FAVOURED
+    edges = np.cumsum(law, axis=1)[:, None, :-1]  # [runs, 1, K − 1]
+    guess = (rng.random((r, n))[:, :, None] >= edges).sum(axis=2).astype(np.int8)
+    informed = rng.random((r, n)) < b[:, None]
+    return np.where(informed, y, guess)
 
 
 def board(
@@ -70,21 +111,25 @@ def board(
     rng: np.random.Generator,
     skew: float = 0.0,
     seeds: int = 1,
+    classes: int = 2,
 ) -> pl.DataFrame:
     """One row per run × example; run r is informed with probability ``b[r]``. With ``skew``,
     runs alternate between two error profiles of the same informedness instead: recall
     ``0.5 + b/2 ± skew`` and false-positive rate ``0.5 − b/2 ± skew`` (the same sign), so
     their errors fall on different classes and the runs are not exchangeable. With ``seeds``
-    above 1, each run predicts the same examples once per seed (a ``seed`` column)."""
+    above 1, each run predicts the same examples once per seed (a ``seed`` column). With
+    ``classes`` above 2, :func:`multiclass_predictions` (``skew``: its two profiles)."""
     r = len(b)
     y = (
-        np.tile(labels(n, prevalence, rng), (r, 1))
+        np.tile(labels(n, prevalence, rng, classes), (r, 1))
         if paired
-        else np.stack([labels(n, prevalence, rng) for _ in range(r)])
+        else np.stack([labels(n, prevalence, rng, classes) for _ in range(r)])
     )
     frames = []
     for s in range(seeds):
-        if skew:
+        if classes > 2:
+            pred = multiclass_predictions(b, y, classes, bool(skew), rng)
+        elif skew:
             shift = np.where(np.arange(r) % 2 == 0, skew, -skew)[:, None]
             p_one = np.where(y == 1, 0.5 + b[:, None] / 2, 0.5 - b[:, None] / 2) + shift
             pred = (rng.random((r, n)) < p_one).astype(np.int8)
@@ -112,11 +157,12 @@ def one(
     method: str = "delta",
     skew: float = 0.0,
     seeds: int = 1,
+    classes: int = 2,
 ) -> dict:
     """The errors and sizes of one simulated board (paired: ``paired=method``). With ``seeds``
     above 1 (paired boards), every run predicts the same test set once per seed and the board
     pools the seeds: each example is then a cluster of ``seeds`` rows (the clustered board)."""
-    df = board(b, n, prevalence, paired, rng, skew, seeds)
+    df = board(b, n, prevalence, paired, rng, skew, seeds, classes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = be.leaderboard(
@@ -150,22 +196,29 @@ def one(
 
 
 def grid(
-    quick: bool, small_n: bool = False, large: bool = False, profiles: bool = False
+    quick: bool, small_n: bool = False, large: bool = False, profiles: bool = False, classes: int = 2
 ) -> list[tuple[str, int, int, float]]:
     """(design, R, n, prevalence) points; ``small_n``: the global null at n = 10 and 20 only;
     ``large``: boards of 6,000 runs (over ``selection.RANK_LIMIT``: each run compared with the
     leader alone, Bonferroni's critical value, the paired standard errors of ``paired=``)."""
     if profiles:
-        return [("profiles", r, n, p) for r in (10, 30, 100, 300, 1000) for n, p in PROFILE_POINTS]
+        points = PROFILE_POINTS if classes == 2 else MULTICLASS_PROFILE_POINTS
+        return [("profiles", r, n, p) for r in (10, 30, 100, 300, 1000) for n, p in points]
     if large:
         pts = [("null", 6000, 100, 0.1), ("null", 6000, 100, 0.5), ("staircase", 6000, 100, 0.5)]
         # Stop 37: few positives and few examples, and a staircase with the examples to see it
         pts += [("null", 6000, 100, 0.02), ("null", 6000, 100, 0.05), ("null", 6000, 40, 0.1)]
         pts += [("null", 6000, 40, 0.5), ("staircase", 6000, 400, 0.5), ("staircase", 6000, 1000, 0.3)]
         # Stop 37: equal informedness, two error profiles (not exchangeable; board's ``skew``)
-        return [*pts, *(("profiles", 6000, n, p) for n, p in ((100, 0.1), (100, 0.5), (400, 0.3)))]
+        points = ((100, 0.1), (100, 0.5), (400, 0.3)) if classes == 2 else MULTICLASS_PROFILE_POINTS
+        return [*pts, *(("profiles", 6000, n, p) for n, p in points)]
     if small_n:
         return [("null", r, n, p) for r in (2, 10, 30) for n in (10, 20) for p in (0.5, 0.1)]
+    if classes > 2:  # Stop 39: a dominant class and two of 10 examples, or 100-100-200
+        pts = [("null", r, n, p) for r, n, p in ((100, 100, 0.8), (1000, 100, 0.8), (100, 400, 0.5))]
+        return pts + [
+            ("staircase", r, n, p) for r, n, p in ((30, 400, 0.5), (100, 400, 0.5), (100, 100, 0.8))
+        ]
     if quick:
         return [(d, r, n, p) for d in ("null", "staircase") for r in (2, 10) for n, p in ((100, 0.1),)]
     small = [(40, 0.5), (40, 0.1), (100, 0.1), (400, 0.5), (400, 0.1)]
@@ -204,6 +257,10 @@ def main() -> None:
         help="paired boards: each run scored once per seed, pooled (clustered)",
     )
     parser.add_argument(
+        "--classes", type=int, default=2,
+        help="K classes: the last one of round(prevalence·n) examples, the rest split evenly",
+    )  # fmt: skip
+    parser.add_argument(
         "--points", default=None,
         help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
     )  # fmt: skip
@@ -212,7 +269,7 @@ def main() -> None:
     rows = []
     t0 = time.perf_counter()
     designs = args.designs.split(",")
-    for design, r, n, prev in grid(args.quick, args.small_n, args.large, args.profiles):
+    for design, r, n, prev in grid(args.quick, args.small_n, args.large, args.profiles, args.classes):
         if design not in designs or r > args.max_runs:
             continue
         b = np.linspace(0.7, 0.3, r) if design == "staircase" else np.full(r, 0.5)
@@ -223,9 +280,13 @@ def main() -> None:
             # fewer boards for the 1,000-run points keep each point to a minute or so
             nb = boards if r < 1000 else max(20, boards // 4)
             method = args.paired_method
-            rng = np.random.default_rng([args.seed, r, n, int(prev * 1000), pairing == "paired"])
+            key = [args.seed, r, n, int(prev * 1000), pairing == "paired"]
+            rng = np.random.default_rng(key if args.classes == 2 else [*key, args.classes])
             t1 = time.perf_counter()
-            res = [one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds) for s in range(nb)]
+            res = [
+                one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds, args.classes)
+                for s in range(nb)
+            ]
             frame = pl.DataFrame(res)
             row = {"design": design, "pairing": pairing, "R": r, "n": n, "prevalence": prev, "boards": nb}
             for k in ("best", "rank", "holm"):
@@ -266,7 +327,8 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         + (" --profiles" if args.profiles else "")
         + (f" --paired-method {args.paired_method}" if args.paired_method != "delta" else "")
         + (f" --points {args.points}" if args.points else "")
-        + (f" --pairings {args.pairings}" if args.pairings != "paired,unpaired" else ""),
+        + (f" --pairings {args.pairings}" if args.pairings != "paired,unpaired" else "")
+        + (f" --classes {args.classes}" if args.classes != 2 else ""),
         "```",
         "",
         "(see the benchmark's docstring for the design). Nominal family-wise error α = 0.05; ± is the",

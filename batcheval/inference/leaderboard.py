@@ -105,7 +105,7 @@ Which runs could be the best, and where each could rank
     two runs that err on different classes can agree on all 10 by chance.
     So each standardized difference takes the variance at the least
     favourable rates within the ``ci`` Wilson intervals: unpaired and
-    clustered boards, each run's rates; paired boards of two classes, each pair's joint table
+    clustered boards, each run's rates; paired boards, each pair's joint table
     of predictions per class, moved towards even (and each run's variance is
     at least that of its table plus one in each cell). Modest
     boards (unpaired up to 316 runs; paired while runs² × examples ≤
@@ -605,7 +605,7 @@ def _paired_selection(
     # fell: runs that err on different classes can agree on every one of ten positives by chance
     # (docs/calibration_leader.md, "two error profiles")
     pair_floor = None  # a function of run indices (all runs without one)
-    if counts.shape[1] == 2 and measure in _intervals.interval_measures(2, "wilson_delta"):
+    if measure in _intervals.interval_measures(k, "wilson_delta"):
         values = _selection.cell_values(counts, measure, pos)
         pair_floor = functools.partial(_selection.leader_floor, joint, values, leader, ci)
     if measure in _paired_se.SIGN_FLIP_MEASURES[2 if counts.shape[1] == 2 else 3]:

@@ -131,10 +131,11 @@ Rates known only to within their intervals
     - unpaired boards (the Gaussian max-t, over 316 runs), each run's
       variance at its table with every real class's row moved towards even
       (:func:`least_favourable_variance`);
-    - paired boards of two classes (the influence matrix's max-t), each
-      pair's difference's variance at least ``Σ_k m_k·Var(U_j − U_i)`` at the
-      pair's joint table of predictions on class k moved towards 1/4 a cell
-      (:func:`pair_floor`);
+    - paired boards (the influence matrix's max-t), each pair's
+      difference's variance at least ``Σ_k m_k·Var(U_j − U_i)`` at the pair's
+      joint table of predictions on class k moved towards ``1/K²`` a cell
+      (:func:`pair_floor`; K classes cost ``(K − 1)²`` matrix products a
+      class and ``K²`` cells a pair);
     - paired boards compared with the leader only, the same for each run and
       the leader (:func:`leader_floor`, from the joint tables alone): the
       sign-flip measures keep a run only if either the sign-flip bound or
@@ -490,16 +491,18 @@ def influence_cells(cells: Any, counts: np.ndarray, measure: str, pos: int) -> P
 
 def pair_floor(cells: PairCells, level: float) -> Any:
     """A function of a block of rows and the runs' indices giving every pair's least-favourable
-    variance of their difference ``θ̂_j − θ̂_i`` (``[len(rows), R]``), or None where it is not
-    defined (more than two classes).
+    variance of their difference ``θ̂_j − θ̂_i`` (``[len(rows), R]``), for any number of classes.
 
     The paired variance of a difference, ``Σ_e (U_j(e) − U_i(e))²``, is read from the
     examples on which the two runs disagree; in a class of ten examples two runs that err
     differently often happen to agree on all ten, and the difference's variance on that
     class then reads 0 (docs/calibration_leader.md, "two error profiles"). So, per real
-    class, the pair's joint table of predictions is moved towards even within every cell's
-    Wilson interval at ``level`` (:func:`least_favourable_table`), and the class's variance
-    of ``U_j − U_i`` is taken there: ``Σ_k m_k·Var_π*(d)``.
+    class, the pair's K×K joint table of predictions is moved towards even (``1/K²`` a cell)
+    within every cell's Wilson interval at ``level`` (:func:`least_favourable_table`'s move),
+    and the class's variance of ``U_j − U_i`` is taken there: ``Σ_k m_k·Var_π*(d)``. Two
+    classes take one float32 matrix product a class; K classes ``(K − 1)²`` a class, on the
+    class's examples only, and a kernel over ``K²`` cells a pair
+    (docs/calibration_leader.md, "Stop 39").
 
     Examples
     --------
@@ -511,17 +514,28 @@ def pair_floor(cells: PairCells, level: float) -> Any:
     >>> floor = pair_floor(PairCells(values, codes, 2), 0.95)(np.arange(2))
     >>> float(floor(slice(0, 1))[0, 1]) > 0
     True
+
+    Three classes, the same agreement on every example:
+
+    >>> values = np.zeros((2, 10)); values[:, 1:] = [0.01, -0.002, -0.002, -0.004, 0.008, -0.004,
+    ...                                             -0.03, -0.03, 0.01]
+    >>> codes = np.array([[1] * 45 + [5] * 45 + [9] * 10] * 2)
+    >>> floor = pair_floor(PairCells(values, codes, 3), 0.95)(np.arange(2))
+    >>> float(floor(slice(0, 1))[0, 1]) > 0
+    True
     """
-    if cells.k != 2:
-        return None
     from . import intervals as _intervals
 
     z2 = _intervals.two_sided_z(level) ** 2
     codes = cells.codes
+    k = cells.k
 
     def of(idx: np.ndarray) -> Any:
         sub = codes[idx]
         vals = cells.values[idx]
+        if k > 2:
+            parts_k = [part for real in range(k) if (part := _class_cells(sub, real, k)) is not None]
+            return lambda rows: _floor_tables(rows, parts_k, vals, k, z2)
         # every run scored every example (the usual board): a class's m is one number and the
         # pair's discordant counts follow from n11 and the runs' own counts, one product a class
         parts = []
@@ -537,6 +551,49 @@ def pair_floor(cells: PairCells, level: float) -> Any:
         return block
 
     return of
+
+
+def _class_cells(sub: np.ndarray, real: int, k: int) -> tuple | None:
+    """Real class ``real``'s part of a K-class :func:`pair_floor`: on the examples some run saw
+    in that class, each predicted class's 0/1 matrix (float32) and whether every run scored
+    every one of them; None for a class no run saw."""
+    base = 1 + real * k
+    inside = (sub >= base) & (sub < base + k)
+    cols = np.flatnonzero(inside.any(axis=0))
+    if not len(cols):
+        return None
+    here = sub[:, cols]
+    ones = [(here == base + c).astype(np.float32) for c in range(k)]
+    return real, ones, bool(inside[:, cols].all())
+
+
+#: a K-class pair floor's joint counts (float32, ``(K − 1)²`` or ``K²`` a pair) up to this many at once
+FLOOR_TABLE_CELLS = 8_000_000
+
+
+def _floor_tables(rows: slice, parts: list, vals: np.ndarray, k: int, z2: float) -> np.ndarray:
+    """:func:`pair_floor`'s matrix for a block of rows of a K-class board: per real class, the
+    pairs' joint counts by float32 products (exact sums of 0/1 below 2**24 examples), in
+    sub-blocks of :data:`FLOOR_TABLE_CELLS`, then :func:`~batcheval.kernels.selection.
+    pair_floor_table_add`."""
+    r = len(vals)
+    out = np.zeros((rows.stop - rows.start, r))
+    for real, ones, dense in parts:
+        u = np.ascontiguousarray(vals[:, 1 + real * k : 1 + (real + 1) * k])
+        # dense: a run's count of each prediction gives the table's last row and column
+        own = np.array([o.sum(axis=1, dtype=np.float64) for o in ones])
+        last = k - 1 if dense else k
+        step = max(1, FLOOR_TABLE_CELLS // (r * last * last))
+        for lo in range(rows.start, rows.stop, step):
+            sl = slice(lo, min(rows.stop, lo + step))
+            prod = np.empty((last * last, sl.stop - sl.start, r), dtype=np.float32)
+            for a in range(last):
+                for b in range(last):
+                    np.matmul(ones[a][sl], ones[b].T, out=prod[a * last + b])
+            _k.pair_floor_table_add(
+                prod, own, dense, sl.start, u, z2, out[sl.start - rows.start : sl.stop - rows.start]
+            )
+    return out
 
 
 def cell_values(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:
@@ -563,11 +620,11 @@ def cell_values(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:
 
 def leader_floor(
     joint: np.ndarray, values: np.ndarray, leader: int, level: float, rows: np.ndarray | None = None
-) -> np.ndarray | None:
+) -> np.ndarray:
     """Each run's least-favourable paired variance of its difference with the leader
     (:func:`pair_floor`'s, for one pair a run), from the joint tables
     ``joint[g, real, leader's prediction, g's prediction]`` and :func:`cell_values`, for the
-    runs ``rows`` (default: every run); None for more than two classes.
+    runs ``rows`` (default: every run), for any number of classes.
 
     Examples
     --------
@@ -580,8 +637,6 @@ def leader_floor(
     """
     from . import intervals as _intervals
 
-    if np.shape(joint)[1] != 2:
-        return None
     rows = np.arange(len(joint)) if rows is None else np.asarray(rows, dtype=np.int64)
     out = np.empty(len(rows))
     z2 = _intervals.two_sided_z(level) ** 2

@@ -301,25 +301,107 @@ def pair_floor_add(n11, n10, n01, m, lo, u0, u1, z2, out):
             )  # fmt: skip
 
 
+@jit_inline
+def _table_part(n, ui, uj, z, z2):
+    """:func:`_pair_part` of a K×K joint table ``n[a, b]`` (run i predicted a, run j b), moved
+    towards ``1/K²`` a cell, with ``d_ab = uj[b] − ui[a]``; the same operations in the same
+    order, so two classes give :func:`_pair_part`'s bits."""
+    k = n.shape[0]
+    m = 0.0
+    for a in range(k):
+        for b in range(k):
+            m += n[a, b]
+    if m <= 0.0:
+        return 0.0
+    inv = 1.0 / (m + z2)
+    even = 1.0 / (k * k)
+    t = np.inf
+    for a in range(k):
+        for b in range(k):
+            t = min(t, _room(n[a, b], m, even, inv, z, z2))
+    return _moved_part(n, ui, uj, m, t)
+
+
+@jit_inline
+def _moved_part(n, ui, uj, m, t):
+    """``m · Var(d)`` at the table ``n`` (of ``m`` examples) moved a share ``t`` (clipped to
+    [0, 1]) of the way to ``1/K²`` a cell."""
+    k = n.shape[0]
+    even = 1.0 / (k * k)
+    t = min(max(t, 0.0), 1.0)
+    mean = 0.0
+    sq = 0.0
+    for a in range(k):
+        for b in range(k):
+            q = (n[a, b] + t * (even * m - n[a, b])) / m
+            d = uj[b] - ui[a]
+            mean += q * d
+            sq += q * d * d
+    return m * max(sq - mean * mean, 0.0)
+
+
+@jit_parallel
+def pair_floor_table_add(prod, own, dense, lo, u, z2, out):
+    """:func:`pair_floor_add` of any number of classes K, from the pairs' joint counts on one
+    real class: ``prod[a·L + b, i − lo, j]`` the examples run i predicted a and run j b, for
+    a, b < L (L = K − 1 when ``dense``: every run scored the class's examples, and the last row
+    and column follow from each run's count of each prediction, ``own[c, r]``; else L = K), and
+    ``u[r, c]``, run r's ``U`` on the class when it predicts c, through :func:`_table_part`. A
+    dense class has one size m, so a cell's room depends on its count alone: one table of
+    :func:`_room` for the counts 0 to m spares each cell its square root and divisions."""
+    nb, r = out.shape
+    k = u.shape[1]
+    last = k - 1 if dense else k
+    z = math.sqrt(z2)
+    size = 0.0
+    if dense:
+        for c in range(k):
+            size += own[c, 0]
+    rooms = np.empty(int(size) + 1)
+    for x in range(rooms.shape[0]):
+        rooms[x] = _room(float(x), size, 1.0 / (k * k), 1.0 / (size + z2), z, z2)
+    for a in prange(nb):
+        i = lo + a
+        n = np.empty((k, k))
+        for j in range(r):
+            for x in range(last):
+                for y in range(last):
+                    n[x, y] = prod[x * last + y, a, j]
+            if not dense:
+                out[a, j] += _table_part(n, u[i], u[j], z, z2)
+                continue
+            for x in range(k - 1):
+                rest = own[x, i]
+                for y in range(k - 1):
+                    rest -= n[x, y]
+                n[x, k - 1] = rest
+            for y in range(k):
+                rest = own[y, j]
+                for x in range(k - 1):
+                    rest -= n[x, y]
+                n[k - 1, y] = rest
+            if size <= 0.0:
+                continue
+            t = np.inf
+            for x in range(k):
+                for y in range(k):
+                    t = min(t, rooms[int(n[x, y])])
+            out[a, j] += _moved_part(n, u[i], u[j], size, t)
+
+
 @jit_parallel
 def leader_floor(joint, values, leader, rows, z2, out):
-    """For each run ``rows[a]``, :func:`_pair_part` summed over the two real classes against the
-    leader, into ``out[a]``: ``joint[g, real, leader's prediction, g's prediction]``,
-    ``values[g, 1 + real·2 + predicted]`` each run's ``U`` by cell (NaN rows give NaN)."""
+    """For each run ``rows[a]``, :func:`_table_part` summed over the real classes against the
+    leader, into ``out[a]``: ``joint[g, real, leader's prediction, g's prediction]`` (K classes),
+    ``values[g, 1 + real·K + predicted]`` each run's ``U`` by cell (NaN rows give NaN)."""
     z = math.sqrt(z2)
+    k = joint.shape[1]
     for a in prange(rows.shape[0]):
         j = rows[a]
         total = 0.0
-        for real in range(2):
-            a0 = values[leader, 1 + 2 * real]
-            a1 = values[leader, 2 + 2 * real]
-            b0 = values[j, 1 + 2 * real]
-            b1 = values[j, 2 + 2 * real]
-            total += _pair_part(
-                float(joint[j, real, 0, 0]), float(joint[j, real, 0, 1]),
-                float(joint[j, real, 1, 0]), float(joint[j, real, 1, 1]),
-                b0 - a0, b1 - a0, b0 - a1, b1 - a1, z, z2,
-            )  # fmt: skip
+        for real in range(k):
+            lo = 1 + real * k
+            total += _table_part(joint[j, real], values[leader, lo : lo + k], values[j, lo : lo + k], z, z2)
         out[a] = total
 
 
