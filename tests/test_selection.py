@@ -124,7 +124,8 @@ def test_pairs_t_finishes_only_what_it_reads(seed, paired):
     floor = rng.uniform(0.0, 3e-4, (r, r)) * (rng.random((r, r)) < 0.5)
     df = rng.choice([1.0, 2.5, 7.0, 30.0, 1e6, np.inf, np.nan], (r, r))
     above, below, tmax = np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r)
-    selection._pairs_t(th, v, cov, lambda i, j: df[i, j], c, above, below, tmax, lambda rows: floor[rows])
+    floor_of = lambda rows, pairs: floor[rows][pairs]  # noqa: E731
+    selection._pairs_t(th, v, cov, lambda i, j: df[i, j], c, above, below, tmax, floor_of)
 
     diff = th[None, :] - th[:, None]
     var = v[:, None] + v[None, :] - (0.0 if cov is None else 2.0 * cov)

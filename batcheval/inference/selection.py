@@ -490,8 +490,9 @@ def influence_cells(cells: Any, counts: np.ndarray, measure: str, pos: int) -> P
 
 
 def pair_floor(cells: PairCells, level: float) -> Any:
-    """A function of a block of rows and the runs' indices giving every pair's least-favourable
-    variance of their difference ``θ̂_j − θ̂_i`` (``[len(rows), R]``), for any number of classes.
+    """A function of the runs' indices giving a function of a block of rows: every pair's
+    least-favourable variance of their difference ``θ̂_j − θ̂_i`` (``[len(rows), R]``), or with
+    ``pairs=(i, j)`` only those pairs' (``_FloorBlocks``), for any number of classes.
 
     The paired variance of a difference, ``Σ_e (U_j(e) − U_i(e))²``, is read from the
     examples on which the two runs disagree; in a class of ten examples two runs that err
@@ -535,7 +536,7 @@ def pair_floor(cells: PairCells, level: float) -> Any:
         vals = cells.values[idx]
         if k > 2:
             parts_k = [part for real in range(k) if (part := _class_cells(sub, real, k)) is not None]
-            return lambda rows: _floor_tables(rows, parts_k, vals, k, z2)
+            return _FloorBlocks(parts_k, vals, k, z2)
         # every run scored every example (the usual board): a class's m is one number and the
         # pair's discordant counts follow from n11 and the runs' own counts, one product a class
         parts = []
@@ -544,11 +545,7 @@ def pair_floor(cells: PairCells, level: float) -> Any:
             one = (sub == 2 + 2 * real).astype(np.float32)
             dense = bool(np.all(seen == seen[:1]))
             parts.append((real, None if dense else seen.astype(np.float32), one, float(seen[0].sum())))
-
-        def block(rows: slice) -> np.ndarray:
-            return _floor_block(rows, parts, vals, z2)
-
-        return block
+        return _FloorBlocks(parts, vals, 2, z2)
 
     return of
 
@@ -569,31 +566,6 @@ def _class_cells(sub: np.ndarray, real: int, k: int) -> tuple | None:
 
 #: a K-class pair floor's joint counts (float32, ``(K − 1)²`` or ``K²`` a pair) up to this many at once
 FLOOR_TABLE_CELLS = 8_000_000
-
-
-def _floor_tables(rows: slice, parts: list, vals: np.ndarray, k: int, z2: float) -> np.ndarray:
-    """:func:`pair_floor`'s matrix for a block of rows of a K-class board: per real class, the
-    pairs' joint counts by float32 products (exact sums of 0/1 below 2**24 examples), in
-    sub-blocks of :data:`FLOOR_TABLE_CELLS`, then :func:`~batcheval.kernels.selection.
-    pair_floor_table_add`."""
-    r = len(vals)
-    out = np.zeros((rows.stop - rows.start, r))
-    for real, ones, dense in parts:
-        u = np.ascontiguousarray(vals[:, 1 + real * k : 1 + (real + 1) * k])
-        # dense: a run's count of each prediction gives the table's last row and column
-        own = np.array([o.sum(axis=1, dtype=np.float64) for o in ones])
-        last = k - 1 if dense else k
-        step = max(1, FLOOR_TABLE_CELLS // (r * last * last))
-        for lo in range(rows.start, rows.stop, step):
-            sl = slice(lo, min(rows.stop, lo + step))
-            prod = np.empty((last * last, sl.stop - sl.start, r), dtype=np.float32)
-            for a in range(last):
-                for b in range(last):
-                    np.matmul(ones[a][sl], ones[b].T, out=prod[a * last + b])
-            _k.pair_floor_table_add(
-                prod, own, dense, sl.start, u, z2, out[sl.start - rows.start : sl.stop - rows.start]
-            )
-    return out
 
 
 def cell_values(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:
@@ -645,27 +617,80 @@ def leader_floor(
     return out
 
 
-def _floor_block(rows: slice, parts: list, vals: np.ndarray, z2: float) -> np.ndarray:
-    """:func:`pair_floor`'s matrix for a block of rows: per real class, the pair's joint counts
-    by matrix products (float32 sums of 0/1 are exact below 2**24 examples), then the kernel."""
-    out = np.zeros((rows.stop - rows.start, len(vals)))
-    for real, seen, one, size in parts:
-        n11 = (one[rows] @ one.T).astype(np.float64)
-        if seen is None:  # both runs scored the class's every example
-            if size == 0:
-                continue
-            ones = one.sum(axis=1, dtype=np.float64)
-            m = np.full_like(n11, size)
-            n10 = ones[rows, None] - n11
-            n01 = ones[None, :] - n11
+class _FloorBlocks:
+    """:func:`pair_floor`'s function of a block of rows: ``floor(rows)`` is every pair's floor
+    (``[len(rows), R]``), ``floor(rows, (i, j))`` that of the pairs ``(rows.start + i, j)``
+    only. The block's joint counts (float32 products: exact sums of 0/1 below 2**24 examples)
+    are kept for the next call on the same rows, as :func:`_pairs_t` asks twice; K classes
+    build them in sub-blocks of :data:`FLOOR_TABLE_CELLS` and keep them while they fit in four.
+    ``tables``: ``parts`` are :func:`_class_cells`' (any K), else the two-class layout."""
+
+    def __init__(self, parts: list, vals: np.ndarray, k: int, z2: float, tables: bool | None = None) -> None:
+        self.parts, self.vals, self.k, self.z2 = parts, vals, k, z2
+        self.tables = k > 2 if tables is None else tables
+        self.rows: tuple[int, int] | None = None
+        self.kept: dict = {}
+
+    def __call__(self, rows: slice, pairs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        r, nb = len(self.vals), rows.stop - rows.start
+        i, j = np.divmod(np.arange(nb * r), r) if pairs is None else pairs
+        if self.rows != (rows.start, rows.stop):
+            self.rows, self.kept = (rows.start, rows.stop), {}
+        out = np.zeros(len(i))
+        if self.tables:
+            self._tables(rows, i, j, out)
         else:
-            m = (seen[rows] @ seen.T).astype(np.float64)
-            n10 = (one[rows] @ seen.T).astype(np.float64) - n11
-            n01 = (seen[rows] @ one.T).astype(np.float64) - n11
-        u0 = np.ascontiguousarray(vals[:, 1 + 2 * real])
-        u1 = np.ascontiguousarray(vals[:, 2 + 2 * real])
-        _k.pair_floor_add(n11, n10, n01, m, rows.start, u0, u1, z2, out)
-    return out
+            self._binary(rows, i, j, out)
+        return out.reshape(nb, r) if pairs is None else out
+
+    def _binary(self, rows: slice, i: np.ndarray, j: np.ndarray, out: np.ndarray) -> None:
+        none = np.empty((0, 0))
+        for real, seen, one, size in self.parts:
+            if seen is None and size == 0:
+                continue
+            if real not in self.kept:
+                n11 = one[rows] @ one.T
+                if seen is None:  # both runs scored the class's every example
+                    mats = (n11, none, none, none, one.sum(axis=1, dtype=np.float64))
+                else:
+                    n11d = n11.astype(np.float64)
+                    n10 = (one[rows] @ seen.T).astype(np.float64) - n11d
+                    n01 = (seen[rows] @ one.T).astype(np.float64) - n11d
+                    mats = (n11, n10, n01, (seen[rows] @ seen.T).astype(np.float64), np.empty(0))
+                self.kept[real] = mats
+            n11, n10, n01, m, ones = self.kept[real]
+            u0 = np.ascontiguousarray(self.vals[:, 1 + 2 * real])
+            u1 = np.ascontiguousarray(self.vals[:, 2 + 2 * real])
+            _k.pair_floor_add(n11, n10, n01, m, ones, size, rows.start, i, j, u0, u1, self.z2, out)
+
+    def _tables(self, rows: slice, i: np.ndarray, j: np.ndarray, out: np.ndarray) -> None:
+        k, r = self.k, len(self.vals)
+        keep = sum((k - 1 if dense else k) ** 2 for _, _, dense in self.parts) * (rows.stop - rows.start) * r
+        for real, ones, dense in self.parts:
+            u = np.ascontiguousarray(self.vals[:, 1 + real * k : 1 + (real + 1) * k])
+            # dense: a run's count of each prediction gives the table's last row and column
+            own = np.array([o.sum(axis=1, dtype=np.float64) for o in ones])
+            last = k - 1 if dense else k
+            step = max(1, FLOOR_TABLE_CELLS // (r * last * last))
+            for lo in range(rows.start, rows.stop, step):
+                hi = min(rows.stop, lo + step)
+                here = (i >= lo - rows.start) & (i < hi - rows.start)
+                if not here.any():
+                    continue
+                prod = self.kept.get((real, lo))
+                if prod is None:
+                    prod = np.empty((last * last, hi - lo, r), dtype=np.float32)
+                    for a in range(last):
+                        for b in range(last):
+                            np.matmul(ones[a][lo:hi], ones[b].T, out=prod[a * last + b])
+                    if keep <= 4 * FLOOR_TABLE_CELLS:
+                        self.kept[(real, lo)] = prod
+                part = np.zeros(int(here.sum()))
+                sel = np.flatnonzero(here)
+                _k.pair_floor_table_add(
+                    prod, own, dense, lo, i[sel] - (lo - rows.start), j[sel], u, self.z2, part
+                )
+                out[sel] += part
 
 
 def _select(
@@ -971,25 +996,24 @@ def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None) -> None:
         z = _standardized(diff, var)
         own = np.arange(rows.start, rows.stop)
         z[own - lo, own] = np.nan
-        floor = None if floor_of is None else floor_of(rows)
         raw = z.copy()
         read = _read_first(raw, c)
-        _finish(z, read, diff, var, floor, df_of, lo)
+        _finish(z, read, diff, var, floor_of, df_of, rows)
         more = _read_more(raw, z, read)
         if more.any():
-            _finish(z, more, diff, var, floor, df_of, lo)
+            _finish(z, more, diff, var, floor_of, df_of, rows)
         above[rows] = (z > c).sum(axis=1)
         below[rows] = (-z > c).sum(axis=1)
         tmax[rows] = np.maximum(np.nanmax(np.where(np.isnan(z), -np.inf, z), axis=1), 0.0)
 
 
-def _finish(z, read, diff, var, floor, df_of, lo: int) -> None:
-    """``z`` of the pairs ``read`` of a block starting at row ``lo``, in place: the variance at
-    least the floor's, then Student's tail at the pair's degrees of freedom."""
+def _finish(z, read, diff, var, floor_of, df_of, rows: slice) -> None:
+    """``z`` of the pairs ``read`` of the block ``rows``, in place: the variance at least
+    ``floor_of(rows, (i, j))``, then Student's tail at the pair's degrees of freedom."""
     i, j = np.nonzero(read)
-    at = var[i, j] if floor is None else np.maximum(var[i, j], floor[i, j])
+    at = var[i, j] if floor_of is None else np.maximum(var[i, j], floor_of(rows, (i, j)))
     done = _standardized(diff[i, j], at)
-    z[i, j] = done if df_of is None else _as_normal(done, df_of(i + lo, j))
+    z[i, j] = done if df_of is None else _as_normal(done, df_of(i + rows.start, j))
 
 
 def _standardized(diff: np.ndarray, var: np.ndarray) -> np.ndarray:

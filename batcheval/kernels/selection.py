@@ -284,21 +284,28 @@ def _pair_part(n00, n01, n10, n11, d00, d01, d10, d11, z, z2):
 
 
 @jit_parallel
-def pair_floor_add(n11, n10, n01, m, lo, u0, u1, z2, out):
-    """Adds one real class's least-favourable part of every pair's paired variance to
-    ``out[i − lo, j]`` (runs ``lo`` to ``lo + out.shape[0]`` against every run j): the pair's
-    joint predictions on the class's ``m`` examples both scored, through :func:`_pair_part`,
-    where a run's ``U`` on the class is ``u0`` or ``u1`` by its prediction."""
-    nb, r = out.shape
+def pair_floor_add(n11, n10, n01, m, ones, size, lo, ii, jj, u0, u1, z2, out):
+    """Adds one real class's least-favourable part of the paired variance of each pair p, runs
+    ``i = lo + ii[p]`` and ``j = jj[p]``, to ``out[p]``: the pair's joint predictions on the
+    class's examples both scored, through :func:`_pair_part`, where a run's ``U`` on the class
+    is ``u0`` or ``u1`` by its prediction. ``n11[ii, jj]`` counts the examples both predicted
+    the second class; with ``m`` empty every run scored the class's ``size`` examples and the
+    discordant counts follow from the runs' own counts ``ones``, else ``n10``, ``n01`` and
+    ``m`` hold them (the numpy expressions of each, in their order)."""
     z = math.sqrt(z2)
-    for a in prange(nb):
+    dense = m.shape[0] == 0
+    for p in prange(ii.shape[0]):
+        a, j = ii[p], jj[p]
         i = lo + a
-        for j in range(r):
-            n00 = m[a, j] - n11[a, j] - n10[a, j] - n01[a, j]
-            out[a, j] += _pair_part(
-                n00, n01[a, j], n10[a, j], n11[a, j],
-                u0[j] - u0[i], u1[j] - u0[i], u0[j] - u1[i], u1[j] - u1[i], z, z2,
-            )  # fmt: skip
+        x11 = np.float64(n11[a, j])
+        if dense:
+            x10, x01, mm = ones[i] - x11, ones[j] - x11, size
+        else:
+            x10, x01, mm = n10[a, j], n01[a, j], m[a, j]
+        out[p] += _pair_part(
+            mm - x11 - x10 - x01, x01, x10, x11,
+            u0[j] - u0[i], u1[j] - u0[i], u0[j] - u1[i], u1[j] - u1[i], z, z2,
+        )  # fmt: skip
 
 
 @jit_inline
@@ -341,15 +348,15 @@ def _moved_part(n, ui, uj, m, t):
 
 
 @jit_parallel
-def pair_floor_table_add(prod, own, dense, lo, u, z2, out):
+def pair_floor_table_add(prod, own, dense, lo, ii, jj, u, z2, out):
     """:func:`pair_floor_add` of any number of classes K, from the pairs' joint counts on one
-    real class: ``prod[a·L + b, i − lo, j]`` the examples run i predicted a and run j b, for
-    a, b < L (L = K − 1 when ``dense``: every run scored the class's examples, and the last row
-    and column follow from each run's count of each prediction, ``own[c, r]``; else L = K), and
-    ``u[r, c]``, run r's ``U`` on the class when it predicts c, through :func:`_table_part`. A
-    dense class has one size m, so a cell's room depends on its count alone: one table of
-    :func:`_room` for the counts 0 to m spares each cell its square root and divisions."""
-    nb, r = out.shape
+    real class: ``prod[a·L + b, ii[p], jj[p]]`` the examples run ``lo + ii[p]`` predicted a and
+    run ``jj[p]`` b, for a, b < L (L = K − 1 when ``dense``: every run scored the class's
+    examples, and the last row and column follow from each run's count of each prediction,
+    ``own[c, r]``; else L = K), and ``u[r, c]``, run r's ``U`` on the class when it predicts c,
+    through :func:`_table_part`. A dense class has one size m, so a cell's room depends on its
+    count alone: one table of :func:`_room` for the counts 0 to m spares each cell its square
+    root and divisions."""
     k = u.shape[1]
     last = k - 1 if dense else k
     z = math.sqrt(z2)
@@ -360,33 +367,33 @@ def pair_floor_table_add(prod, own, dense, lo, u, z2, out):
     rooms = np.empty(int(size) + 1)
     for x in range(rooms.shape[0]):
         rooms[x] = _room(float(x), size, 1.0 / (k * k), 1.0 / (size + z2), z, z2)
-    for a in prange(nb):
+    for p in prange(ii.shape[0]):
+        a, j = ii[p], jj[p]
         i = lo + a
         n = np.empty((k, k))
-        for j in range(r):
-            for x in range(last):
-                for y in range(last):
-                    n[x, y] = prod[x * last + y, a, j]
-            if not dense:
-                out[a, j] += _table_part(n, u[i], u[j], z, z2)
-                continue
+        for x in range(last):
+            for y in range(last):
+                n[x, y] = prod[x * last + y, a, j]
+        if not dense:
+            out[p] += _table_part(n, u[i], u[j], z, z2)
+            continue
+        for x in range(k - 1):
+            rest = own[x, i]
+            for y in range(k - 1):
+                rest -= n[x, y]
+            n[x, k - 1] = rest
+        for y in range(k):
+            rest = own[y, j]
             for x in range(k - 1):
-                rest = own[x, i]
-                for y in range(k - 1):
-                    rest -= n[x, y]
-                n[x, k - 1] = rest
+                rest -= n[x, y]
+            n[k - 1, y] = rest
+        if size <= 0.0:
+            continue
+        t = np.inf
+        for x in range(k):
             for y in range(k):
-                rest = own[y, j]
-                for x in range(k - 1):
-                    rest -= n[x, y]
-                n[k - 1, y] = rest
-            if size <= 0.0:
-                continue
-            t = np.inf
-            for x in range(k):
-                for y in range(k):
-                    t = min(t, rooms[int(n[x, y])])
-            out[a, j] += _moved_part(n, u[i], u[j], size, t)
+                t = min(t, rooms[int(n[x, y])])
+        out[p] += _moved_part(n, u[i], u[j], size, t)
 
 
 @jit_parallel
