@@ -8,10 +8,13 @@ Bonferroni), so their time shows the old path's cost.
 
 ``--staircase``: paired staircase boards (B from 0.7 to 0.3, prevalence 0.3) of 300 to
 4,000 runs, the influence matrix's path with each pair's least-favourable variance: CPU
-seconds of the whole call, best of 3, and how many runs could be the best.
+seconds of the whole call, best of 3, and how many runs could be the best. With
+``--seeds S`` (and ``--keep q``), each run scores its test set once per seed, the seeds
+pooled: the clustered board (``calibration_leader.board``).
 
     python benchmarks/bench_selection_cost.py
     python benchmarks/bench_selection_cost.py --staircase
+    python benchmarks/bench_selection_cost.py --staircase --seeds 3 --keep 0.9
 """
 
 from __future__ import annotations
@@ -38,10 +41,14 @@ BOARDS = [
 STAIRCASES = [(300, 100), (1000, 100), (2000, 400), (4000, 200)]
 
 
-def staircase() -> None:
+def staircase(seeds: int = 1, keep: float = 0.0) -> None:
     for r, n in STAIRCASES:
-        df = cl.board(np.linspace(0.7, 0.3, r), n, 0.3, True, np.random.default_rng(1))
+        df = cl.board(
+            np.linspace(0.7, 0.3, r), n, 0.3, True, np.random.default_rng(1), seeds=seeds, keep=keep
+        )
         kw = {"run": "run", "example": "example_id", "paired": "delta", "seed": 0}
+        if seeds > 1:
+            kw["pool"] = "seed"
         times = []
         for _ in range(3):
             t0 = time.process_time()
@@ -49,15 +56,21 @@ def staircase() -> None:
             times.append(time.process_time() - t0)
         kept = int(out["could_be_best"].sum())
         print(
-            f"paired staircase R={r:5} n={n:4}: best of 3 {min(times):.3f} s CPU, {kept} could be best",
+            f"paired staircase R={r:5} n={n:4} seeds={seeds}: best of 3 {min(times):.3f} s CPU, "
+            f"{kept} could be best",
             flush=True,
         )
 
 
 def main() -> None:
     warnings.simplefilter("ignore")
-    if "--staircase" in sys.argv[1:]:
-        staircase()
+    args = sys.argv[1:]
+    if "--staircase" in args:
+
+        def option(name: str, default: str) -> str:
+            return args[args.index(name) + 1] if name in args else default
+
+        staircase(int(option("--seeds", "1")), float(option("--keep", "0")))
         return
     rng = np.random.default_rng(0)
     for r, n, prev, paired in BOARDS:

@@ -23,12 +23,16 @@ null too: every run has ``B = 0.5``, but odd and even runs put their errors on d
 classes (recall 0.9 and false-positive rate 0.4, or 0.6 and 0.1), so they are not
 exchangeable as the sign-flip test's null assumes (paired boards of 100 runs or more with 10
 positives failed it in 0.80-1.00 of boards until stop 38's least-favourable variances,
-docs/calibration_leader.md). A rate's Monte-Carlo standard error is
+docs/calibration_leader.md). With ``--seeds S`` paired boards score every example once per
+seed and pool the seeds (the clustered board); ``--keep q`` makes the seeds repeat a run's
+predictions (each keeps a base prediction with probability q), which a floor read at the pooled
+rows did not survive until stop 39. A rate's Monte-Carlo standard error is
 ``sqrt(p(1 − p)/boards)``.
 
     python benchmarks/calibration_leader.py --boards 200 --out docs/calibration_leader.md
     python benchmarks/calibration_leader.py --small-n --boards 400 --out small.md  # n = 10 and 20
     python benchmarks/calibration_leader.py --quick     # a smoke test
+    python benchmarks/calibration_leader.py --profiles --seeds 3 --keep 0.9 --pairings paired  # stop 39
 """
 
 from __future__ import annotations
@@ -70,28 +74,42 @@ def board(
     rng: np.random.Generator,
     skew: float = 0.0,
     seeds: int = 1,
+    keep: float = 0.0,
 ) -> pl.DataFrame:
     """One row per run × example; run r is informed with probability ``b[r]``. With ``skew``,
     runs alternate between two error profiles of the same informedness instead: recall
     ``0.5 + b/2 ± skew`` and false-positive rate ``0.5 − b/2 ± skew`` (the same sign), so
     their errors fall on different classes and the runs are not exchangeable. With ``seeds``
-    above 1, each run predicts the same examples once per seed (a ``seed`` column)."""
+    above 1, each run predicts the same examples once per seed (a ``seed`` column): afresh
+    each seed, or with ``keep`` above 0 as ``benchmarks/calibration_cluster.py`` does, each
+    seed keeps a base prediction of the run's (drawn once, from the same rates) with
+    probability ``keep``, else draws afresh, so a run's seeds repeat its errors (two seeds'
+    predictions of an example are one draw with probability ``keep²``)."""
     r = len(b)
     y = (
         np.tile(labels(n, prevalence, rng), (r, 1))
         if paired
         else np.stack([labels(n, prevalence, rng) for _ in range(r)])
     )
-    frames = []
-    for s in range(seeds):
+
+    def draw() -> np.ndarray:
         if skew:
             shift = np.where(np.arange(r) % 2 == 0, skew, -skew)[:, None]
             p_one = np.where(y == 1, 0.5 + b[:, None] / 2, 0.5 - b[:, None] / 2) + shift
-            pred = (rng.random((r, n)) < p_one).astype(np.int8)
+            return (rng.random((r, n)) < p_one).astype(np.int8)
+        informed = rng.random((r, n)) < b[:, None]
+        guess = (rng.random((r, n)) < 0.5).astype(np.int8)
+        return np.where(informed, y, guess)
+
+    # keep = 0 draws nothing more: the boards of the earlier stops, draw for draw
+    base = draw() if keep > 0 and seeds > 1 else None
+    frames = []
+    for s in range(seeds):
+        if base is None:
+            pred = draw()
         else:
-            informed = rng.random((r, n)) < b[:, None]
-            guess = (rng.random((r, n)) < 0.5).astype(np.int8)
-            pred = np.where(informed, y, guess)
+            kept = rng.random((r, n)) < keep
+            pred = np.where(kept, base, draw())
         frame = pl.DataFrame({
             "run": np.repeat(np.arange(r, dtype=np.int32), n),
             "example_id": np.tile(np.arange(n, dtype=np.int32), r),
@@ -112,11 +130,13 @@ def one(
     method: str = "delta",
     skew: float = 0.0,
     seeds: int = 1,
+    keep: float = 0.0,
 ) -> dict:
     """The errors and sizes of one simulated board (paired: ``paired=method``). With ``seeds``
     above 1 (paired boards), every run predicts the same test set once per seed and the board
-    pools the seeds: each example is then a cluster of ``seeds`` rows (the clustered board)."""
-    df = board(b, n, prevalence, paired, rng, skew, seeds)
+    pools the seeds: each example is then a cluster of ``seeds`` rows (the clustered board);
+    ``keep``: the share of a run's predictions its seeds share (:func:`board`)."""
+    df = board(b, n, prevalence, paired, rng, skew, seeds, keep)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = be.leaderboard(
@@ -204,6 +224,12 @@ def main() -> None:
         help="paired boards: each run scored once per seed, pooled (clustered)",
     )
     parser.add_argument(
+        "--keep",
+        type=float,
+        default=0.0,
+        help="with --seeds: each seed keeps the run's base prediction of an example with this probability",
+    )
+    parser.add_argument(
         "--points", default=None,
         help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
     )  # fmt: skip
@@ -225,7 +251,10 @@ def main() -> None:
             method = args.paired_method
             rng = np.random.default_rng([args.seed, r, n, int(prev * 1000), pairing == "paired"])
             t1 = time.perf_counter()
-            res = [one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds) for s in range(nb)]
+            res = [
+                one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds, args.keep)
+                for s in range(nb)
+            ]
             frame = pl.DataFrame(res)
             row = {"design": design, "pairing": pairing, "R": r, "n": n, "prevalence": prev, "boards": nb}
             for k in ("best", "rank", "holm"):
@@ -266,6 +295,8 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         + (" --profiles" if args.profiles else "")
         + (f" --paired-method {args.paired_method}" if args.paired_method != "delta" else "")
         + (f" --points {args.points}" if args.points else "")
+        + (f" --seeds {args.seeds}" if args.seeds > 1 else "")
+        + (f" --keep {args.keep}" if args.keep else "")
         + (f" --pairings {args.pairings}" if args.pairings != "paired,unpaired" else ""),
         "```",
         "",
