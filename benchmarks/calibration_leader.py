@@ -74,7 +74,7 @@ def board(
     rng: np.random.Generator,
     skew: float = 0.0,
     seeds: int = 1,
-    keep: float = 0.0,
+    keep: float | tuple[float, ...] = 0.0,
 ) -> pl.DataFrame:
     """One row per run × example; run r is informed with probability ``b[r]``. With ``skew``,
     runs alternate between two error profiles of the same informedness instead: recall
@@ -84,7 +84,9 @@ def board(
     each seed, or with ``keep`` above 0 as ``benchmarks/calibration_cluster.py`` does, each
     seed keeps a base prediction of the run's (drawn once, from the same rates) with
     probability ``keep``, else draws afresh, so a run's seeds repeat its errors (two seeds'
-    predictions of an example are one draw with probability ``keep²``)."""
+    predictions of an example are one draw with probability ``keep²``). Several values: runs
+    take them in turn by pairs (runs 0-1 the first, 2-3 the second, …), so that both error
+    profiles have each, and the runs of a board differ in how far their seeds repeat."""
     r = len(b)
     y = (
         np.tile(labels(n, prevalence, rng), (r, 1))
@@ -102,13 +104,15 @@ def board(
         return np.where(informed, y, guess)
 
     # keep = 0 draws nothing more: the boards of the earlier stops, draw for draw
-    base = draw() if keep > 0 and seeds > 1 else None
+    keeps = np.atleast_1d(np.asarray(keep, dtype=np.float64))
+    base = draw() if keeps.max() > 0 and seeds > 1 else None
+    share = keeps[(np.arange(r) // 2) % len(keeps)][:, None]
     frames = []
     for s in range(seeds):
         if base is None:
             pred = draw()
         else:
-            kept = rng.random((r, n)) < keep
+            kept = rng.random((r, n)) < share
             pred = np.where(kept, base, draw())
         frame = pl.DataFrame({
             "run": np.repeat(np.arange(r, dtype=np.int32), n),
@@ -130,7 +134,7 @@ def one(
     method: str = "delta",
     skew: float = 0.0,
     seeds: int = 1,
-    keep: float = 0.0,
+    keep: float | tuple[float, ...] = 0.0,
 ) -> dict:
     """The errors and sizes of one simulated board (paired: ``paired=method``). With ``seeds``
     above 1 (paired boards), every run predicts the same test set once per seed and the board
@@ -225,9 +229,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--keep",
-        type=float,
-        default=0.0,
-        help="with --seeds: each seed keeps the run's base prediction of an example with this probability",
+        default="0",
+        help="with --seeds: each seed keeps the run's base prediction of an example with this probability "
+        "(several, comma-separated: runs take them in turn by pairs)",
     )
     parser.add_argument(
         "--points", default=None,
@@ -235,6 +239,7 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
     boards = 20 if args.quick else args.boards
+    keeps = tuple(float(k) for k in args.keep.split(","))
     rows = []
     t0 = time.perf_counter()
     designs = args.designs.split(",")
@@ -252,7 +257,7 @@ def main() -> None:
             rng = np.random.default_rng([args.seed, r, n, int(prev * 1000), pairing == "paired"])
             t1 = time.perf_counter()
             res = [
-                one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds, args.keep)
+                one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds, keeps)
                 for s in range(nb)
             ]
             frame = pl.DataFrame(res)
@@ -296,7 +301,7 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         + (f" --paired-method {args.paired_method}" if args.paired_method != "delta" else "")
         + (f" --points {args.points}" if args.points else "")
         + (f" --seeds {args.seeds}" if args.seeds > 1 else "")
-        + (f" --keep {args.keep}" if args.keep else "")
+        + (f" --keep {args.keep}" if args.keep != "0" else "")
         + (f" --pairings {args.pairings}" if args.pairings != "paired,unpaired" else ""),
         "```",
         "",
