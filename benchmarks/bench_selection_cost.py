@@ -10,11 +10,14 @@ Bonferroni), so their time shows the old path's cost.
 4,000 runs, the influence matrix's path with each pair's least-favourable variance: CPU
 seconds of the whole call, best of 3, and how many runs could be the best. With
 ``--classes 3`` the staircases have three classes (calibration_leader.py's ``--classes``):
-1,000 and 2,000 runs, with two classes of 10 examples beside one of 80, or 100-100-200.
+1,000 and 2,000 runs, with two classes of 10 examples beside one of 80, or 100-100-200. With
+``--seeds S`` (and ``--keep q``), each run scores its test set once per seed, the seeds
+pooled: the clustered board (``calibration_leader.board``).
 
     python benchmarks/bench_selection_cost.py
     python benchmarks/bench_selection_cost.py --staircase
     python benchmarks/bench_selection_cost.py --staircase --classes 3
+    python benchmarks/bench_selection_cost.py --staircase --seeds 3 --keep 0.9
 """
 
 from __future__ import annotations
@@ -43,11 +46,13 @@ STAIRCASES = [(300, 100, 0.3), (1000, 100, 0.3), (2000, 400, 0.3), (4000, 200, 0
 MULTICLASS_STAIRCASES = [(1000, 100, 0.8), (2000, 100, 0.8), (2000, 400, 0.5)]
 
 
-def staircase(classes: int = 2) -> None:
+def staircase(classes: int = 2, seeds: int = 1, keep: float = 0.0) -> None:
     for r, n, prev in STAIRCASES if classes == 2 else MULTICLASS_STAIRCASES:
         rng = np.random.default_rng(1)
-        df = cl.board(np.linspace(0.7, 0.3, r), n, prev, True, rng, classes=classes)
+        df = cl.board(np.linspace(0.7, 0.3, r), n, prev, True, rng, seeds=seeds, keep=keep, classes=classes)
         kw = {"run": "run", "example": "example_id", "paired": "delta", "seed": 0}
+        if seeds > 1:
+            kw["pool"] = "seed"
         times = []
         for _ in range(3):
             t0 = time.process_time()
@@ -55,7 +60,8 @@ def staircase(classes: int = 2) -> None:
             times.append(time.process_time() - t0)
         kept = int(out["could_be_best"].sum())
         print(
-            f"paired staircase R={r:5} n={n:4} prevalence={prev}: best of 3 {min(times):.3f} s CPU, "
+            f"paired staircase R={r:5} n={n:4} prevalence={prev} seeds={seeds}: "
+            f"best of 3 {min(times):.3f} s CPU, "
             f"{kept} could be best",
             flush=True,
         )
@@ -63,9 +69,13 @@ def staircase(classes: int = 2) -> None:
 
 def main() -> None:
     warnings.simplefilter("ignore")
-    if "--staircase" in sys.argv[1:]:
-        args = sys.argv[1:]
-        staircase(int(args[args.index("--classes") + 1]) if "--classes" in args else 2)
+    args = sys.argv[1:]
+    if "--staircase" in args:
+
+        def option(name: str, default: str) -> str:
+            return args[args.index(name) + 1] if name in args else default
+
+        staircase(int(option("--classes", "2")), int(option("--seeds", "1")), float(option("--keep", "0")))
         return
     rng = np.random.default_rng(0)
     for r, n, prev, paired in BOARDS:

@@ -23,7 +23,10 @@ null too: every run has ``B = 0.5``, but odd and even runs put their errors on d
 classes (recall 0.9 and false-positive rate 0.4, or 0.6 and 0.1), so they are not
 exchangeable as the sign-flip test's null assumes (paired boards of 100 runs or more with 10
 positives failed it in 0.80-1.00 of boards until stop 38's least-favourable variances,
-docs/calibration_leader.md). A rate's Monte-Carlo standard error is
+docs/calibration_leader.md). With ``--seeds S`` paired boards score every example once per
+seed and pool the seeds (the clustered board); ``--keep q`` makes the seeds repeat a run's
+predictions (each keeps a base prediction with probability q), which a floor read at the pooled
+rows did not survive until stop 39. A rate's Monte-Carlo standard error is
 ``sqrt(p(1 − p)/boards)``.
 
 ``--classes 3`` (Stop 39): three classes, the last of ``round(prevalence · n)`` examples and the
@@ -37,6 +40,7 @@ measure, so the profiles' runs are equally good with their errors on different c
     python benchmarks/calibration_leader.py --small-n --boards 400 --out small.md  # n = 10 and 20
     python benchmarks/calibration_leader.py --quick     # a smoke test
     python benchmarks/calibration_leader.py --profiles --classes 3 --designs profiles --boards 200
+    python benchmarks/calibration_leader.py --profiles --seeds 3 --keep 0.9 --pairings paired  # stop 39
 """
 
 from __future__ import annotations
@@ -111,13 +115,20 @@ def board(
     rng: np.random.Generator,
     skew: float = 0.0,
     seeds: int = 1,
+    keep: float | tuple[float, ...] = 0.0,
     classes: int = 2,
 ) -> pl.DataFrame:
     """One row per run × example; run r is informed with probability ``b[r]``. With ``skew``,
     runs alternate between two error profiles of the same informedness instead: recall
     ``0.5 + b/2 ± skew`` and false-positive rate ``0.5 − b/2 ± skew`` (the same sign), so
     their errors fall on different classes and the runs are not exchangeable. With ``seeds``
-    above 1, each run predicts the same examples once per seed (a ``seed`` column). With
+    above 1, each run predicts the same examples once per seed (a ``seed`` column): afresh
+    each seed, or with ``keep`` above 0 as ``benchmarks/calibration_cluster.py`` does, each
+    seed keeps a base prediction of the run's (drawn once, from the same rates) with
+    probability ``keep``, else draws afresh, so a run's seeds repeat its errors (two seeds'
+    predictions of an example are one draw with probability ``keep²``). Several values: runs
+    take them in turn by pairs (runs 0-1 the first, 2-3 the second, …), so that both error
+    profiles have each, and the runs of a board differ in how far their seeds repeat. With
     ``classes`` above 2, :func:`multiclass_predictions` (``skew``: its two profiles)."""
     r = len(b)
     y = (
@@ -125,18 +136,29 @@ def board(
         if paired
         else np.stack([labels(n, prevalence, rng, classes) for _ in range(r)])
     )
-    frames = []
-    for s in range(seeds):
+
+    def draw() -> np.ndarray:
         if classes > 2:
-            pred = multiclass_predictions(b, y, classes, bool(skew), rng)
-        elif skew:
+            return multiclass_predictions(b, y, classes, bool(skew), rng)
+        if skew:
             shift = np.where(np.arange(r) % 2 == 0, skew, -skew)[:, None]
             p_one = np.where(y == 1, 0.5 + b[:, None] / 2, 0.5 - b[:, None] / 2) + shift
-            pred = (rng.random((r, n)) < p_one).astype(np.int8)
+            return (rng.random((r, n)) < p_one).astype(np.int8)
+        informed = rng.random((r, n)) < b[:, None]
+        guess = (rng.random((r, n)) < 0.5).astype(np.int8)
+        return np.where(informed, y, guess)
+
+    # keep = 0 draws nothing more: the boards of the earlier stops, draw for draw
+    keeps = np.atleast_1d(np.asarray(keep, dtype=np.float64))
+    base = draw() if keeps.max() > 0 and seeds > 1 else None
+    share = keeps[(np.arange(r) // 2) % len(keeps)][:, None]
+    frames = []
+    for s in range(seeds):
+        if base is None:
+            pred = draw()
         else:
-            informed = rng.random((r, n)) < b[:, None]
-            guess = (rng.random((r, n)) < 0.5).astype(np.int8)
-            pred = np.where(informed, y, guess)
+            kept = rng.random((r, n)) < share
+            pred = np.where(kept, base, draw())
         frame = pl.DataFrame({
             "run": np.repeat(np.arange(r, dtype=np.int32), n),
             "example_id": np.tile(np.arange(n, dtype=np.int32), r),
@@ -157,12 +179,14 @@ def one(
     method: str = "delta",
     skew: float = 0.0,
     seeds: int = 1,
+    keep: float | tuple[float, ...] = 0.0,
     classes: int = 2,
 ) -> dict:
     """The errors and sizes of one simulated board (paired: ``paired=method``). With ``seeds``
     above 1 (paired boards), every run predicts the same test set once per seed and the board
-    pools the seeds: each example is then a cluster of ``seeds`` rows (the clustered board)."""
-    df = board(b, n, prevalence, paired, rng, skew, seeds, classes)
+    pools the seeds: each example is then a cluster of ``seeds`` rows (the clustered board);
+    ``keep``: the share of a run's predictions its seeds share (:func:`board`)."""
+    df = board(b, n, prevalence, paired, rng, skew, seeds, keep, classes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = be.leaderboard(
@@ -261,11 +285,18 @@ def main() -> None:
         help="K classes: the last one of round(prevalence·n) examples, the rest split evenly",
     )  # fmt: skip
     parser.add_argument(
+        "--keep",
+        default="0",
+        help="with --seeds: each seed keeps the run's base prediction of an example with this probability "
+        "(several, comma-separated: runs take them in turn by pairs)",
+    )
+    parser.add_argument(
         "--points", default=None,
         help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
     )  # fmt: skip
     args = parser.parse_args()
     boards = 20 if args.quick else args.boards
+    keeps = tuple(float(k) for k in args.keep.split(","))
     rows = []
     t0 = time.perf_counter()
     designs = args.designs.split(",")
@@ -284,7 +315,7 @@ def main() -> None:
             rng = np.random.default_rng(key if args.classes == 2 else [*key, args.classes])
             t1 = time.perf_counter()
             res = [
-                one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds, args.classes)
+                one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds, keeps, args.classes)
                 for s in range(nb)
             ]
             frame = pl.DataFrame(res)
@@ -327,6 +358,8 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         + (" --profiles" if args.profiles else "")
         + (f" --paired-method {args.paired_method}" if args.paired_method != "delta" else "")
         + (f" --points {args.points}" if args.points else "")
+        + (f" --seeds {args.seeds}" if args.seeds > 1 else "")
+        + (f" --keep {args.keep}" if args.keep != "0" else "")
         + (f" --pairings {args.pairings}" if args.pairings != "paired,unpaired" else "")
         + (f" --classes {args.classes}" if args.classes != 2 else ""),
         "```",

@@ -96,6 +96,7 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -145,6 +146,8 @@ __all__ = [
     "paired_cluster_count",
     "paired_cluster_se",
     "pure_groups",
+    "repeated_rows",
+    "rows_per_example",
     "select_clustered",
     "warn_independent_rows",
     "wilson_z",
@@ -187,13 +190,16 @@ class ClusterCells:
     def versus_rest(self, index: int) -> ClusterCells:
         """The 2×2 tables of class ``index`` against the rest, as
         :meth:`batcheval.core.table.ContingencyTable.versus_rest` makes them."""
-        c = self.counts
-        tp = c[:, index, index]
-        fn = c[:, index, :].sum(axis=1) - tp
-        fp = c[:, :, index].sum(axis=1) - tp
-        tn = c.sum(axis=(1, 2)) - tp - fn - fp
-        counts = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
-        return ClusterCells(counts, self.group, self.cluster, self.n_groups)
+        return ClusterCells(_versus_rest(self.counts, index), self.group, self.cluster, self.n_groups)
+
+
+def _versus_rest(c: np.ndarray, index: int) -> np.ndarray:
+    """The 2×2 tables ``[[tn, fp], [fn, tp]]`` of class ``index`` against the rest of ``c[G, K, K]``."""
+    tp = c[:, index, index]
+    fn = c[:, index, :].sum(axis=1) - tp
+    fp = c[:, :, index].sum(axis=1) - tp
+    tn = c.sum(axis=(1, 2)) - tp - fn - fp
+    return np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
 
 
 def warn_independent_rows(pool: Sequence[str]) -> None:
@@ -542,6 +548,83 @@ def design_effects(
         deff = np.where(undefined | (n_clusters < 2) | (holding[d] == 0), np.nan, deff)
         out[name] = (deff, totals[d], holding[d], dof[d])
     return out, mixed == 0
+
+
+def rows_per_example(cells: ClusterCells, n_groups: int) -> np.ndarray:
+    """``d[G, K]``: each group's rows of each real class per cluster holding one, weighted by
+    the rows, ``Σ_c m_c²/Σ_c m_c`` over its clusters' ``m_c`` rows of the class (1 where it has
+    none): the largest design effect the clustering allows the class's rates.
+
+    A rate pooled over the clusters, ``p̂ = Σ_c x_c/Σ_c m_c``, has the variance ``Σ_c
+    Var(x_c)/N²`` (``N = Σ_c m_c``, clusters independent), and a cluster's ``m_c`` rows, each
+    of variance ``p(1 − p)``, sum to at most ``m_c²·p(1 − p)`` (Cauchy–Schwarz; equality where
+    they agree). So ``Var(p̂) ≤ p(1 − p)/(N/d)``: the rate is known at least as well as from
+    ``N/d`` independent rows, and no better where a run's seeds repeat its predictions. An
+    example scored once by each of ``S`` seeds has ``d = S``; single-row clusters ``d = 1``.
+
+    Examples
+    --------
+    Three positive examples, two scored three times and one once; two negatives scored twice:
+
+    >>> cells = ClusterCells(np.array([[[0, 0], [1, 2]], [[0, 0], [3, 0]], [[0, 0], [0, 1]],
+    ...                                [[2, 0], [0, 0]], [[1, 1], [0, 0]]]),
+    ...                      np.zeros(5, dtype=np.int64), np.arange(5), 1)
+    >>> rows_per_example(cells, 1).round(4).tolist()
+    [[2.0, 2.7143]]
+    """
+    rows = np.asarray(cells.counts).sum(axis=2).astype(np.float64)  # [P, K]: each cluster's rows by class
+    k = rows.shape[1]
+    idx = (np.asarray(cells.group, dtype=np.int64)[:, None] * k + np.arange(k)).ravel()
+    total = np.bincount(idx, weights=rows.ravel(), minlength=n_groups * k)
+    square = np.bincount(idx, weights=(rows * rows).ravel(), minlength=n_groups * k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, square / total, 1.0).reshape(n_groups, k)
+
+
+def repeated_rows(counts: np.ndarray, cells: ClusterCells) -> np.ndarray:
+    """``d[G, K]``: how many of each group's rows of each real class count as one example,
+    for a floor that must hold where a run's seeds repeat its predictions. The design effect
+    of each class's hit rate (its recall against the rest, :func:`design_effects`) estimates
+    it; ``d`` is the largest of the group's own on that class, the group's own on any of its
+    classes, and the median over the groups on that class, at least 1 and at most
+    :func:`rows_per_example` (what the rows allow).
+
+    A group's own estimate on a class fails where the floor matters: a class whose rows hold no
+    error shows no spread to measure the repeats by (its estimate is then the cap), and one
+    with one or two errors measures them from those alone. How far a run's seeds repeat its
+    predictions is read from its other classes too (a leader with every positive right shows
+    its repeats on the negatives), and from the board: its groups (runs) score the same examples
+    under the same seeds (docs/calibration_leader.md, Stop 39).
+
+    Examples
+    --------
+    Two runs score two positives and two negatives under three seeds. On the positives the first
+    run's seeds agree (one example always missed, one always found: 3), which its negatives
+    take too; the second's do not (1), and the positives' median, 2, lifts it. On the negatives
+    both runs' seeds disagree:
+
+    >>> import batcheval as be
+    >>> pos = pl.DataFrame({"run": [0, 0, 1, 1] * 3, "ex": [0, 1] * 6, "label": [1] * 12,
+    ...                     "prediction": [0, 1, 1, 1] + [0, 1, 0, 1] + [0, 1, 1, 1]})
+    >>> neg = pl.DataFrame({"run": [0, 0, 1, 1] * 3, "ex": [2, 3] * 6, "label": [0] * 12,
+    ...                     "prediction": [1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0]})
+    >>> df = pl.concat([pos, neg])
+    >>> table = be.ContingencyTable.from_frame(df, by="run")
+    >>> cells = cluster_cells(df, ["run"], ["ex"], "label", "prediction", table)
+    >>> repeated_rows(table.counts, cells).round(4).tolist()
+    [[3.0, 3.0], [1.0, 2.0]]
+    """
+    counts = np.asarray(counts)
+    own = np.empty(counts.shape[:2])
+    for k in range(counts.shape[1]):
+        effects, _ = design_effects(_versus_rest(counts, k), cells.versus_rest(k), ["recall"])
+        own[:, k] = effects["recall"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a class no group holds: NaN, then 1
+        board = np.nanmedian(own, axis=0)
+        run = np.nanmax(own, axis=1)
+    d = np.fmax(np.fmax(own, board[None, :]), run[:, None])
+    return np.clip(np.nan_to_num(d, nan=1.0), 1.0, rows_per_example(cells, len(counts)))
 
 
 def bell_mccaffrey_dof(totals: np.ndarray, s2: np.ndarray, sq: np.ndarray, sq2: np.ndarray) -> np.ndarray:

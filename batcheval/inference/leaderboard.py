@@ -107,7 +107,11 @@ Which runs could be the best, and where each could rank
     favourable rates within the ``ci`` Wilson intervals: unpaired and
     clustered boards, each run's rates; paired boards, each pair's joint table
     of predictions per class, moved towards even (and each run's variance is
-    at least that of its table plus one in each cell). Modest
+    at least that of its table plus one in each cell). A clustered board's
+    intervals count examples, not rows: a run's rows of a class are divided
+    by how many of them count as one example (the largest of its design
+    effects and the board's median, at most its rows per example), as seeds
+    that repeat a run's errors tell no more than one seed. Modest
     boards (unpaired up to 316 runs; paired while runs² × examples ≤
     100,000) take both critical values from a studentized bootstrap of the
     runs' tables instead, as a few examples of a class defeat the normal
@@ -226,7 +230,10 @@ def leaderboard(
         ``p_informedness`` and ``p_markedness`` are the clustered chance tests
         (:func:`batcheval.inference.clustered.clustered_chance`). A clustered board has the
         columns of an unpaired one (no McNemar test, which needs one row per
-        example) and needs ``ci_method="wilson_delta"``.
+        example) and needs ``ci_method="wilson_delta"``. Its best set reads
+        each run's cluster-robust variance, at least the least-favourable one
+        of its rows divided by
+        :func:`batcheval.inference.clustered.repeated_rows`.
     ci
         Level of the intervals, of the best set and of the rank intervals
         (their family-wise error is ``1 − ci``); strictly between 0 and 1.
@@ -439,7 +446,12 @@ def leaderboard(
         # each run's cluster-robust spread, read as if the runs were independent: runs scored on
         # the same examples are positively correlated, so the set errs on the large side
         run_se = np.sqrt(_clustered.cluster_variance(counts, cells, measure, positive=pos))
-        chosen = _selection.unpaired(value, run_se, ci, seed, _unpaired_floor(counts, measure, pos, ci))
+        # the floor counts examples, not rows: a run's seeds may repeat its errors, and then a
+        # floor read at the pooled rows lost a truly best run in up to 0.90 of boards (Stop 39)
+        repeats = _clustered.repeated_rows(counts, cells)
+        chosen = _selection.unpaired(
+            value, run_se, ci, seed, _unpaired_floor(counts, measure, pos, ci, repeats)
+        )
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         centre = _cmp.unpaired_centre(counts, measure, ci_method, value)
@@ -557,11 +569,22 @@ def _empty_board(keys: pl.DataFrame, measure: str, p_name: str, paired: bool, ad
     return keys.clear().hstack(series)
 
 
-def _unpaired_floor(counts: np.ndarray, measure: str, pos: int, ci: float) -> np.ndarray | None:
+def _unpaired_floor(
+    counts: np.ndarray, measure: str, pos: int, ci: float, repeats: np.ndarray | None = None
+) -> np.ndarray | None:
     """Each unpaired run's variance floor: at its rates' least favourable point within the ``ci``
     Wilson intervals (docs/calibration_leader.md, Stop 38), and at least its table plus one in
-    each cell (measures of the predicted classes, whose rates the rows do not move)."""
-    low = _selection.least_favourable_variance(counts, measure, pos, ci)
+    each cell (measures of the predicted classes, whose rates the rows do not move).
+
+    A clustered board's rows count an example once a seed. With ``repeats[G, K]``, how many of
+    each real class's rows count as one example (:func:`batcheval.inference.clustered.repeated_rows`,
+    at least 1), the intervals and the variance are read at ``counts/repeats``: where a run's
+    seeds repeat its predictions its rates are known no better than from its distinct examples
+    (docs/calibration_leader.md, Stop 39). A rate's variance ``q(1 − q)/m`` at the end ``q`` of
+    its Wilson interval nearest 1/2 grows as ``m`` falls, so this floor is never below the one
+    read at the rows."""
+    effective = counts if repeats is None else counts / repeats[:, :, None]
+    low = _selection.least_favourable_variance(effective, measure, pos, ci)
     smooth = _selection.smoothed_variance(counts, measure, pos)
     return None if low is None or smooth is None else np.fmax(low, smooth)
 

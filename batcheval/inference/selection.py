@@ -351,9 +351,9 @@ def least_favourable_variance(counts: np.ndarray, measure: str, pos: int, level:
         return None
     if measure == "informedness" and counts.shape[1] == 2:  # a kernel: 100k tables 70 -> 1 ms
         var = np.empty(len(counts))
-        _k.least_favourable_informedness(
-            np.ascontiguousarray(counts, dtype=np.int64), _intervals.two_sided_z(level) ** 2, var
-        )
+        # float counts: a clustered board reads its rows over their repeats (Stop 39)
+        table = np.ascontiguousarray(counts, dtype=np.float64)
+        _k.least_favourable_informedness(table, _intervals.two_sided_z(level) ** 2, var)
         return var
     plain = _intervals.standard_errors(counts, [measure], positive=pos)[measure]
     moved = least_favourable_table(counts, level)
