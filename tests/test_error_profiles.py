@@ -19,7 +19,7 @@ from statsmodels.stats.proportion import proportion_confint
 import batcheval as be
 from batcheval.errors import BatchevalWarning
 from batcheval.inference import clustered, leaderboard, selection
-from batcheval.inference.intervals import standard_errors, two_sided_z
+from batcheval.inference.intervals import interval_measures, standard_errors, two_sided_z
 
 ALPHA = 0.05
 #: the benchmark's profiles: recall 0.75 ± 0.15 and false-positive rate 0.25 ± 0.15, B = 0.5
@@ -544,3 +544,55 @@ def test_repeated_rows_are_the_largest_of_a_runs_design_effects_and_the_boards_m
     expected = np.clip(largest, 1.0, seeds)
     np.testing.assert_allclose(got, expected, rtol=1e-9)
     assert got[0].tolist() == [seeds, seeds]  # seeds that always agree: the cap
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_clustered_floor_of_every_measure_reads_non_whole_rows_and_never_falls(k):
+    # rows over non-whole repeats are not counts: every measure's floor with repeats is defined
+    # where the rows' floor is, and never below it
+    rng = np.random.default_rng(60 + k)
+    counts = rng.integers(0, 25, (200, k, k))
+    counts[:20, 0] = rng.integers(0, 3, (20, k))  # a class of a few rows
+    repeats = rng.uniform(1.0, 3.0, (200, k))
+    for measure in interval_measures(k, "wilson_delta"):
+        rows = leaderboard._unpaired_floor(counts, measure, 1, 0.95)
+        got = leaderboard._unpaired_floor(counts, measure, 1, 0.95, repeats)
+        defined = np.isfinite(rows)
+        assert np.isfinite(got[defined]).all(), measure
+        assert (got[defined] >= rows[defined] * (1 - 1e-12)).all(), measure
+
+
+def test_clustered_floor_of_recall_is_wilsons_at_the_distinct_examples():
+    # recall's floor with repeats d: q(1 − q)/(m/d) at the end q of statsmodels' Wilson interval
+    # of x/d successes in m/d trials nearest 1/2 (1/2 itself where the interval holds it)
+    rng = np.random.default_rng(64)
+    counts = rng.integers(0, 30, (100, 2, 2))
+    counts[:, 1] = rng.integers(0, 6, (100, 2))  # few positives
+    counts[:, 1, 1] += 1
+    repeats = np.column_stack([np.ones(100), rng.uniform(1.0, 4.0, 100)])
+    got = leaderboard._unpaired_floor(counts, "recall", 1, 0.95, repeats)
+    m = counts[:, 1].sum(axis=1) / repeats[:, 1]
+    x = counts[:, 1, 1] / repeats[:, 1]
+    low, high = proportion_confint(x, m, alpha=0.05, method="wilson")
+    q = np.clip(0.5, low, high)
+    want = np.fmax(q * (1 - q) / m, leaderboard._unpaired_floor(counts, "recall", 1, 0.95))
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
+def test_clustered_floor_of_accuracy_bounds_each_class_read_at_its_own_examples():
+    # accuracy weighs the classes by their rows: its floor with repeats must hold the stratified
+    # variance Σ_k w_k²·q_k(1 − q_k)/(n_k/d_k), each class's rate at its Wilson end nearest 1/2
+    rng = np.random.default_rng(65)
+    counts = rng.integers(0, 40, (100, 2, 2))
+    counts[:, 1] = rng.integers(0, 8, (100, 2))
+    repeats = np.column_stack([np.ones(100), rng.uniform(1.0, 5.0, 100)])
+    got = leaderboard._unpaired_floor(counts, "accuracy", 1, 0.95, repeats)
+    n_k = counts.sum(axis=2)
+    want = np.zeros(100)
+    for c in range(2):
+        m, x = n_k[:, c] / repeats[:, c], counts[:, c, c] / repeats[:, c]
+        low, high = proportion_confint(x, m, alpha=0.05, method="wilson")
+        q = np.clip(0.5, low, high)
+        want += (n_k[:, c] / n_k.sum(axis=1)) ** 2 * q * (1 - q) / m
+    ok = (n_k > 0).all(axis=1)
+    assert (got[ok] >= want[ok] * (1 - 1e-12)).all()

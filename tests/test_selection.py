@@ -141,6 +141,20 @@ def test_pairs_t_finishes_only_what_it_reads(seed, paired):
     assert (above > 0).any() and (below > 0).any() and (tmax > 0).any()
 
 
+def test_pairs_t_where_students_tail_rounds_above_z():
+    # at one degree of freedom stdtr rounds so that a z of 1e-8 came back larger than itself: a
+    # pair left raw then beat its row's finished max (a reviewer's case); _as_normal holds it to z
+    th, v = np.array([0.0, 1e-8, 0.8e-8]), np.full(3, 0.5)
+    df = np.ones((3, 3))
+    df[0, 1] = df[1, 0] = 1e6
+    above, below, tmax = np.empty(3, np.int64), np.empty(3, np.int64), np.empty(3)
+    selection._pairs_t(th, v, None, lambda i, j: df[i, j], 3.0, above, below, tmax)
+    z = selection._as_normal((th[None, :] - th[:, None]) / 1.0, df)
+    np.fill_diagonal(z, np.nan)
+    np.testing.assert_array_equal(tmax, np.maximum(np.nanmax(z, axis=1), 0.0))
+    assert (np.abs(z[np.isfinite(z)]) <= np.abs((th[None, :] - th[:, None])[np.isfinite(z)])).all()
+
+
 def test_class_parts_of_informedness_are_the_binomial_variances():
     counts = np.array([[[30, 10], [5, 15]], [[7, 1], [0, 12]]])  # [run, real, predicted]
     v, n = selection.class_parts(counts, "informedness", 1)

@@ -569,6 +569,11 @@ def _empty_board(keys: pl.DataFrame, measure: str, p_name: str, paired: bool, ad
     return keys.clear().hstack(series)
 
 
+#: binary measures of the real classes' rates alone: a clustered board may read each class's
+#: rows over its own repeats without changing what the measure weighs
+_ROW_RATES = frozenset({"recall", "inverse_recall", "fallout", "miss_rate", "informedness"})
+
+
 def _unpaired_floor(
     counts: np.ndarray, measure: str, pos: int, ci: float, repeats: np.ndarray | None = None
 ) -> np.ndarray | None:
@@ -578,15 +583,38 @@ def _unpaired_floor(
 
     A clustered board's rows count an example once a seed. With ``repeats[G, K]``, how many of
     each real class's rows count as one example (:func:`batcheval.inference.clustered.repeated_rows`,
-    at least 1), the intervals and the variance are read at ``counts/repeats``: where a run's
-    seeds repeat its predictions its rates are known no better than from its distinct examples
-    (docs/calibration_leader.md, Stop 39). A rate's variance ``q(1 − q)/m`` at the end ``q`` of
-    its Wilson interval nearest 1/2 grows as ``m`` falls, so this floor is never below the one
-    read at the rows."""
-    effective = counts if repeats is None else counts / repeats[:, :, None]
-    low = _selection.least_favourable_variance(effective, measure, pos, ci)
+    at least 1), the intervals and the variance are read at fewer rows: where a run's seeds
+    repeat its predictions its rates are known no better than from its distinct examples
+    (docs/calibration_leader.md, Stop 39). Binary measures of the rows' rates alone
+    (:data:`_ROW_RATES`: informedness, recall, ...) read each class at ``counts/repeats``; a
+    rate's variance ``q(1 − q)/m`` at the end ``q`` of its Wilson interval nearest 1/2 grows as
+    ``m`` falls. Any other measure weighs the classes by their rows, which dividing them by
+    different repeats would change, so it reads the whole table over the run's largest repeat
+    (each class's part of the variance grows by at most that), and its table-plus-one floor is
+    scaled by it. Either is kept at least the floor read at the rows.
+
+    Examples
+    --------
+    Recall of three positive rows that are one example scored by three seeds: the floor of one
+    example, whose Wilson interval holds 1/2, ``0.5·0.5/1``:
+
+    >>> t = np.array([[[27, 3], [1, 2]]])
+    >>> float(_unpaired_floor(t, "recall", 1, 0.95, np.array([[1.0, 3.0]]))[0])
+    0.25
+    """
+    low = _selection.least_favourable_variance(counts, measure, pos, ci)
     smooth = _selection.smoothed_variance(counts, measure, pos)
-    return None if low is None or smooth is None else np.fmax(low, smooth)
+    if low is None or smooth is None:
+        return None
+    if repeats is not None:
+        largest = repeats.max(axis=1)
+        if measure in _ROW_RATES and counts.shape[1] == 2:
+            effective = counts / repeats[:, :, None]
+        else:
+            effective = counts / largest[:, None, None]
+            smooth = smooth * largest
+        low = np.fmax(low, _selection.least_favourable_variance(effective, measure, pos, ci))
+    return np.fmax(low, smooth)
 
 
 def _paired_selection(

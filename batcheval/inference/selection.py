@@ -355,12 +355,15 @@ def least_favourable_variance(counts: np.ndarray, measure: str, pos: int, level:
         table = np.ascontiguousarray(counts, dtype=np.float64)
         _k.least_favourable_informedness(table, _intervals.two_sided_z(level) ** 2, var)
         return var
-    plain = _intervals.standard_errors(counts, [measure], positive=pos)[measure]
-    moved = least_favourable_table(counts, level)
-    c = _intervals.cells_last(moved)
-    g, _ = _intervals.gradient_cells_last(c, measure, positive=pos)
-    var = _intervals.gradient_variance(c, g)
-    return np.where(np.isnan(plain), np.nan, np.fmax(var, plain * plain))
+    # the delta variance from the gradient, not standard_errors: a clustered board's tables
+    # hold rows over their repeats, which are not whole counts (Stop 39)
+    here = _intervals.cells_last(np.asarray(counts, dtype=np.float64))
+    g, undefined = _intervals.gradient_cells_last(here, measure, positive=pos)
+    plain = np.where(undefined, np.nan, _intervals.gradient_variance(here, g))
+    moved = _intervals.cells_last(least_favourable_table(counts, level))
+    g, _ = _intervals.gradient_cells_last(moved, measure, positive=pos)
+    var = _intervals.gradient_variance(moved, g)
+    return np.where(np.isnan(plain), np.nan, np.fmax(var, plain))
 
 
 def unpaired(
@@ -946,14 +949,23 @@ def _welch_weights(dof: tuple, idx: np.ndarray, v: np.ndarray) -> np.ndarray:
 def _as_normal(z: np.ndarray, df: np.ndarray) -> np.ndarray:
     """The normal deviate with the tail of Student's t at ``z`` with ``df`` degrees of
     freedom: a studentized difference whose variance rests on few examples counts
-    for less."""
+    for less. Student's tail is heavier, so it is never further from 0 than ``z``; where
+    ``stdtr`` rounds (``|z|`` near 1e-8 at one degree of freedom) or underflows (``|z|`` above
+    about 38) it is held to ``z``, which :func:`_pairs_t`'s pruning relies on.
+
+    Examples
+    --------
+    >>> z, df = np.array([2.0, -2.0, 1e-8, 60.0]), np.array([10.0, 10.0, 1.0, 1e3])
+    >>> _as_normal(z, df).round(4).tolist()
+    [1.7904, -1.7904, 0.0, 60.0]
+    """
     from scipy import special
 
     finite = np.isfinite(z) & np.isfinite(df)
     dof, at = np.where(finite, df, 1.0), -np.abs(np.where(finite, z, 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
         tail = _spread(special.stdtr, dof, at)
-        out = -special.ndtri(tail) * np.sign(z)
+        out = np.sign(z) * np.minimum(-special.ndtri(tail), np.abs(z))
     return np.where(finite, out, z)
 
 
@@ -1024,8 +1036,9 @@ def _standardized(diff: np.ndarray, var: np.ndarray) -> np.ndarray:
     return z
 
 
-#: relative slack for a finished ``|z|`` never reading above the raw one: ``stdtr`` and
-#: ``ndtri`` round, and a pair left raw must not cross c (or a row's max) by a rounding
+#: relative slack for a finished ``|z|`` never reading above the raw one (which the floor's
+#: ``max`` and :func:`_as_normal`'s bound already ensure): a pair left raw must not cross c
+#: (or a row's max) by a rounding
 _TAIL_SLACK = 1e-9
 
 
