@@ -387,7 +387,7 @@ def test_the_k_class_floors_give_the_two_class_pair_floors_bits():
     values = rng.normal(size=(r, 5)) / e
     two = selection.pair_floor(selection.PairCells(values, codes, 2), 0.95)(np.arange(r))(slice(0, r))
     parts = [selection._class_cells(codes, c, 2) for c in range(2)]
-    tables = selection._FloorBlocks(parts, values, 2, two_sided_z(0.95) ** 2, tables=True)(slice(0, r))
+    tables = selection._FloorBlocks(parts, values, 2, two_sided_z(0.95) ** 2)(slice(0, r))
     np.testing.assert_array_equal(tables, two)
     joint = np.zeros((r, 2, 2, 2), np.int64)
     for run in range(r):

@@ -537,18 +537,8 @@ def pair_floor(cells: PairCells, level: float) -> Any:
     def of(idx: np.ndarray) -> Any:
         sub = codes[idx]
         vals = cells.values[idx]
-        if k > 2:
-            parts_k = [part for real in range(k) if (part := _class_cells(sub, real, k)) is not None]
-            return _FloorBlocks(parts_k, vals, k, z2)
-        # every run scored every example (the usual board): a class's m is one number and the
-        # pair's discordant counts follow from n11 and the runs' own counts, one product a class
-        parts = []
-        for real in range(2):
-            seen = (sub == 1 + 2 * real) | (sub == 2 + 2 * real)
-            one = (sub == 2 + 2 * real).astype(np.float32)
-            dense = bool(np.all(seen == seen[:1]))
-            parts.append((real, None if dense else seen.astype(np.float32), one, float(seen[0].sum())))
-        return _FloorBlocks(parts, vals, 2, z2)
+        parts = [part for real in range(k) if (part := _class_cells(sub, real, k)) is not None]
+        return _FloorBlocks(parts, vals, k, z2)
 
     return of
 
@@ -623,14 +613,13 @@ def leader_floor(
 class _FloorBlocks:
     """:func:`pair_floor`'s function of a block of rows: ``floor(rows)`` is every pair's floor
     (``[len(rows), R]``), ``floor(rows, (i, j))`` that of the pairs ``(rows.start + i, j)``
-    only. The block's joint counts (float32 products: exact sums of 0/1 below 2**24 examples)
-    are kept for the next call on the same rows, as :func:`_pairs_t` asks twice; K classes
-    build them in sub-blocks of :data:`FLOOR_TABLE_CELLS` and keep them while they fit in four.
-    ``tables``: ``parts`` are :func:`_class_cells`' (any K), else the two-class layout."""
+    only. Per real class (:func:`_class_cells`' parts) the pairs' joint counts are float32
+    products (exact sums of 0/1 below 2**24 examples), built in sub-blocks of
+    :data:`FLOOR_TABLE_CELLS` and kept for the next call on the same rows while they fit in
+    four, as :func:`_pairs_t` asks twice."""
 
-    def __init__(self, parts: list, vals: np.ndarray, k: int, z2: float, tables: bool | None = None) -> None:
+    def __init__(self, parts: list, vals: np.ndarray, k: int, z2: float) -> None:
         self.parts, self.vals, self.k, self.z2 = parts, vals, k, z2
-        self.tables = k > 2 if tables is None else tables
         self.rows: tuple[int, int] | None = None
         self.kept: dict = {}
 
@@ -640,31 +629,8 @@ class _FloorBlocks:
         if self.rows != (rows.start, rows.stop):
             self.rows, self.kept = (rows.start, rows.stop), {}
         out = np.zeros(len(i))
-        if self.tables:
-            self._tables(rows, i, j, out)
-        else:
-            self._binary(rows, i, j, out)
+        self._tables(rows, i, j, out)
         return out.reshape(nb, r) if pairs is None else out
-
-    def _binary(self, rows: slice, i: np.ndarray, j: np.ndarray, out: np.ndarray) -> None:
-        none = np.empty((0, 0))
-        for real, seen, one, size in self.parts:
-            if seen is None and size == 0:
-                continue
-            if real not in self.kept:
-                n11 = one[rows] @ one.T
-                if seen is None:  # both runs scored the class's every example
-                    mats = (n11, none, none, none, one.sum(axis=1, dtype=np.float64))
-                else:
-                    n11d = n11.astype(np.float64)
-                    n10 = (one[rows] @ seen.T).astype(np.float64) - n11d
-                    n01 = (seen[rows] @ one.T).astype(np.float64) - n11d
-                    mats = (n11, n10, n01, (seen[rows] @ seen.T).astype(np.float64), np.empty(0))
-                self.kept[real] = mats
-            n11, n10, n01, m, ones = self.kept[real]
-            u0 = np.ascontiguousarray(self.vals[:, 1 + 2 * real])
-            u1 = np.ascontiguousarray(self.vals[:, 2 + 2 * real])
-            _k.pair_floor_add(n11, n10, n01, m, ones, size, rows.start, i, j, u0, u1, self.z2, out)
 
     def _tables(self, rows: slice, i: np.ndarray, j: np.ndarray, out: np.ndarray) -> None:
         k, r = self.k, len(self.vals)
@@ -690,9 +656,7 @@ class _FloorBlocks:
                         self.kept[(real, lo)] = prod
                 part = np.zeros(int(here.sum()))
                 sel = np.flatnonzero(here)
-                _k.pair_floor_table_add(
-                    prod, own, dense, lo, i[sel] - (lo - rows.start), j[sel], u, self.z2, part
-                )
+                _k.pair_floor_add(prod, own, dense, lo, i[sel] - (lo - rows.start), j[sel], u, self.z2, part)
                 out[sel] += part
 
 

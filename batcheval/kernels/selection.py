@@ -259,60 +259,10 @@ def _room(x, m, target, inv, z, z2):
 
 
 @jit_inline
-def _pair_part(n00, n01, n10, n11, d00, d01, d10, d11, z, z2):
-    """``m · Var(d)`` of a pair's joint predictions on one class, ``(n00, n01, n10, n11)`` (run
-    i's prediction first), moved towards 1/4 a cell as far as every cell's Wilson interval
-    allows; ``d_ab = U_j(b) − U_i(a)``."""
-    m = n00 + n01 + n10 + n11
-    if m <= 0.0:
-        return 0.0
-    inv = 1.0 / (m + z2)
-    t = min(
-        _room(n00, m, 0.25, inv, z, z2),
-        _room(n01, m, 0.25, inv, z, z2),
-        _room(n10, m, 0.25, inv, z, z2),
-        _room(n11, m, 0.25, inv, z, z2),
-    )
-    t = min(max(t, 0.0), 1.0)
-    q00 = (n00 + t * (0.25 * m - n00)) / m
-    q01 = (n01 + t * (0.25 * m - n01)) / m
-    q10 = (n10 + t * (0.25 * m - n10)) / m
-    q11 = (n11 + t * (0.25 * m - n11)) / m
-    mean = q00 * d00 + q01 * d01 + q10 * d10 + q11 * d11
-    sq = q00 * d00 * d00 + q01 * d01 * d01 + q10 * d10 * d10 + q11 * d11 * d11
-    return m * max(sq - mean * mean, 0.0)
-
-
-@jit_parallel
-def pair_floor_add(n11, n10, n01, m, ones, size, lo, ii, jj, u0, u1, z2, out):
-    """Adds one real class's least-favourable part of the paired variance of each pair p, runs
-    ``i = lo + ii[p]`` and ``j = jj[p]``, to ``out[p]``: the pair's joint predictions on the
-    class's examples both scored, through :func:`_pair_part`, where a run's ``U`` on the class
-    is ``u0`` or ``u1`` by its prediction. ``n11[ii, jj]`` counts the examples both predicted
-    the second class; with ``m`` empty every run scored the class's ``size`` examples and the
-    discordant counts follow from the runs' own counts ``ones``, else ``n10``, ``n01`` and
-    ``m`` hold them (the numpy expressions of each, in their order)."""
-    z = math.sqrt(z2)
-    dense = m.shape[0] == 0
-    for p in prange(ii.shape[0]):
-        a, j = ii[p], jj[p]
-        i = lo + a
-        x11 = np.float64(n11[a, j])
-        if dense:
-            x10, x01, mm = ones[i] - x11, ones[j] - x11, size
-        else:
-            x10, x01, mm = n10[a, j], n01[a, j], m[a, j]
-        out[p] += _pair_part(
-            mm - x11 - x10 - x01, x01, x10, x11,
-            u0[j] - u0[i], u1[j] - u0[i], u0[j] - u1[i], u1[j] - u1[i], z, z2,
-        )  # fmt: skip
-
-
-@jit_inline
 def _table_part(n, ui, uj, z, z2):
-    """:func:`_pair_part` of a K×K joint table ``n[a, b]`` (run i predicted a, run j b), moved
-    towards ``1/K²`` a cell, with ``d_ab = uj[b] − ui[a]``; the same operations in the same
-    order, so two classes give :func:`_pair_part`'s bits."""
+    """``m · Var(d)`` of a pair's K×K joint table ``n[a, b]`` on one class (run i predicted a,
+    run j b; ``m`` examples), moved towards ``1/K²`` a cell as far as every cell's Wilson
+    interval allows, with ``d_ab = uj[b] − ui[a]``."""
     k = n.shape[0]
     m = 0.0
     for a in range(k):
@@ -326,15 +276,6 @@ def _table_part(n, ui, uj, z, z2):
     for a in range(k):
         for b in range(k):
             t = min(t, _room(n[a, b], m, even, inv, z, z2))
-    return _moved_part(n, ui, uj, m, t)
-
-
-@jit_inline
-def _moved_part(n, ui, uj, m, t):
-    """``m · Var(d)`` at the table ``n`` (of ``m`` examples) moved a share ``t`` (clipped to
-    [0, 1]) of the way to ``1/K²`` a cell."""
-    k = n.shape[0]
-    even = 1.0 / (k * k)
     t = min(max(t, 0.0), 1.0)
     mean = 0.0
     sq = 0.0
@@ -348,25 +289,16 @@ def _moved_part(n, ui, uj, m, t):
 
 
 @jit_parallel
-def pair_floor_table_add(prod, own, dense, lo, ii, jj, u, z2, out):
-    """:func:`pair_floor_add` of any number of classes K, from the pairs' joint counts on one
-    real class: ``prod[a·L + b, ii[p], jj[p]]`` the examples run ``lo + ii[p]`` predicted a and
-    run ``jj[p]`` b, for a, b < L (L = K − 1 when ``dense``: every run scored the class's
-    examples, and the last row and column follow from each run's count of each prediction,
-    ``own[c, r]``; else L = K), and ``u[r, c]``, run r's ``U`` on the class when it predicts c,
-    through :func:`_table_part`. A dense class has one size m, so a cell's room depends on its
-    count alone: one table of :func:`_room` for the counts 0 to m spares each cell its square
-    root and divisions."""
+def pair_floor_add(prod, own, dense, lo, ii, jj, u, z2, out):
+    """Adds one real class's least-favourable part of the paired variance of each pair p, runs
+    ``i = lo + ii[p]`` and ``j = jj[p]``, to ``out[p]``, through :func:`_table_part`:
+    ``prod[a·L + b, ii[p], jj[p]]`` the examples of the class run i predicted a and run j b,
+    for a, b < L (L = K − 1 when ``dense``: every run scored the class's examples, and the
+    last row and column follow from each run's count of each prediction, ``own[c, r]``; else
+    L = K), and ``u[r, c]``, run r's ``U`` on the class when it predicts c."""
     k = u.shape[1]
     last = k - 1 if dense else k
     z = math.sqrt(z2)
-    size = 0.0
-    if dense:
-        for c in range(k):
-            size += own[c, 0]
-    rooms = np.empty(int(size) + 1)
-    for x in range(rooms.shape[0]):
-        rooms[x] = _room(float(x), size, 1.0 / (k * k), 1.0 / (size + z2), z, z2)
     for p in prange(ii.shape[0]):
         a, j = ii[p], jj[p]
         i = lo + a
@@ -374,26 +306,18 @@ def pair_floor_table_add(prod, own, dense, lo, ii, jj, u, z2, out):
         for x in range(last):
             for y in range(last):
                 n[x, y] = prod[x * last + y, a, j]
-        if not dense:
-            out[p] += _table_part(n, u[i], u[j], z, z2)
-            continue
-        for x in range(k - 1):
-            rest = own[x, i]
-            for y in range(k - 1):
-                rest -= n[x, y]
-            n[x, k - 1] = rest
-        for y in range(k):
-            rest = own[y, j]
+        if dense:
             for x in range(k - 1):
-                rest -= n[x, y]
-            n[k - 1, y] = rest
-        if size <= 0.0:
-            continue
-        t = np.inf
-        for x in range(k):
+                rest = own[x, i]
+                for y in range(k - 1):
+                    rest -= n[x, y]
+                n[x, k - 1] = rest
             for y in range(k):
-                t = min(t, rooms[int(n[x, y])])
-        out[p] += _moved_part(n, u[i], u[j], size, t)
+                rest = own[y, j]
+                for x in range(k - 1):
+                    rest -= n[x, y]
+                n[k - 1, y] = rest
+        out[p] += _table_part(n, u[i], u[j], z, z2)
 
 
 @jit_parallel
