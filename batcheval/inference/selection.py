@@ -619,26 +619,25 @@ class _FloorBlocks:
     four, as :func:`_pairs_t` asks twice."""
 
     def __init__(self, parts: list, vals: np.ndarray, k: int, z2: float) -> None:
-        self.parts, self.vals, self.k, self.z2 = parts, vals, k, z2
+        self.vals, self.k, self.z2 = vals, k, z2
+        # per class: its runs' U by prediction, and (dense: the table's last row and column) each
+        # run's count of each prediction
+        self.parts = [
+            (real, ones, dense, np.ascontiguousarray(vals[:, 1 + real * k : 1 + (real + 1) * k]),
+             np.array([o.sum(axis=1, dtype=np.float64) for o in ones]))
+            for real, ones, dense in parts
+        ]  # fmt: skip
         self.rows: tuple[int, int] | None = None
         self.kept: dict = {}
 
     def __call__(self, rows: slice, pairs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-        r, nb = len(self.vals), rows.stop - rows.start
+        k, r, nb = self.k, len(self.vals), rows.stop - rows.start
         i, j = np.divmod(np.arange(nb * r), r) if pairs is None else pairs
         if self.rows != (rows.start, rows.stop):
             self.rows, self.kept = (rows.start, rows.stop), {}
         out = np.zeros(len(i))
-        self._tables(rows, i, j, out)
-        return out.reshape(nb, r) if pairs is None else out
-
-    def _tables(self, rows: slice, i: np.ndarray, j: np.ndarray, out: np.ndarray) -> None:
-        k, r = self.k, len(self.vals)
-        keep = sum((k - 1 if dense else k) ** 2 for _, _, dense in self.parts) * (rows.stop - rows.start) * r
-        for real, ones, dense in self.parts:
-            u = np.ascontiguousarray(self.vals[:, 1 + real * k : 1 + (real + 1) * k])
-            # dense: a run's count of each prediction gives the table's last row and column
-            own = np.array([o.sum(axis=1, dtype=np.float64) for o in ones])
+        keep = sum((k - 1 if part[2] else k) ** 2 for part in self.parts) * nb * r
+        for real, ones, dense, u, own in self.parts:
             last = k - 1 if dense else k
             step = max(1, FLOOR_TABLE_CELLS // (r * last * last))
             for lo in range(rows.start, rows.stop, step):
@@ -658,6 +657,7 @@ class _FloorBlocks:
                 sel = np.flatnonzero(here)
                 _k.pair_floor_add(prod, own, dense, lo, i[sel] - (lo - rows.start), j[sel], u, self.z2, part)
                 out[sel] += part
+        return out.reshape(nb, r) if pairs is None else out
 
 
 def _select(
