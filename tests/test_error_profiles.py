@@ -143,33 +143,6 @@ def _moved_rows(counts: np.ndarray, level: float) -> np.ndarray:
     return out
 
 
-def _reference_floor(codes: np.ndarray, values: np.ndarray, level: float) -> np.ndarray:
-    """Every pair's Σ_k m_k·Var(U_j − U_i) at its moved joint table, one pair at a time."""
-    r = len(codes)
-    out = np.zeros((r, r))
-    for i in range(r):
-        for j in range(r):
-            for real in range(2):
-                both = np.isin(codes[i], (1 + 2 * real, 2 + 2 * real)) & np.isin(
-                    codes[j], (1 + 2 * real, 2 + 2 * real)
-                )
-                m = both.sum()
-                if m == 0:
-                    continue
-                a, b = codes[i][both] - 1 - 2 * real, codes[j][both] - 1 - 2 * real  # predictions
-                joint = np.array([np.sum((a == x) & (b == y)) for x in (0, 1) for y in (0, 1)], float)
-                q = _moved_rows(joint[None, :], level)[0] / m
-                d = np.array(
-                    [
-                        values[j, 1 + 2 * real + y] - values[i, 1 + 2 * real + x]
-                        for x in (0, 1)
-                        for y in (0, 1)
-                    ]
-                )
-                out[i, j] += m * (q @ (d * d) - (q @ d) ** 2)
-    return out
-
-
 @pytest.mark.parametrize("ragged", [False, True])
 def test_pair_floor_matches_a_per_pair_reference(ragged):
     rng = np.random.default_rng(5)
@@ -183,7 +156,7 @@ def test_pair_floor_matches_a_per_pair_reference(ragged):
     values[:, 0] = 0.0
     floor = selection.pair_floor(selection.PairCells(values, codes, 2), 0.95)(np.arange(r))
     got = np.vstack([floor(slice(0, 4)), floor(slice(4, r))])
-    np.testing.assert_allclose(got, _reference_floor(codes, values, 0.95), rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(got, _reference_floor_k(codes, values, 2, 0.95), rtol=1e-9, atol=1e-15)
 
 
 def test_leader_floor_is_the_pair_floor_of_the_leader_from_tables_alone():
