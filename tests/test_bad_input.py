@@ -15,7 +15,7 @@ from scipy import stats
 
 import batcheval as be
 from batcheval.errors import InvalidArgumentError
-from tests.test_cli import _run
+from tests.cli_run import run_cli
 
 
 def _frame() -> pl.DataFrame:
@@ -58,8 +58,8 @@ def test_one_class_with_intervals_is_defined(kwargs):
 def test_one_class_with_intervals_on_the_command_line(tmp_path):
     path = tmp_path / "one.parquet"
     _one_class().write_parquet(path)
-    proc = _run("evaluate", str(path), "--by", "run", "--ci", "0.95", "--measures", "accuracy,informedness",
-                "-o", str(tmp_path / "out.csv"))  # fmt: skip
+    proc = run_cli("evaluate", str(path), "--by", "run", "--ci", "0.95",
+                   "--measures", "accuracy,informedness", "-o", str(tmp_path / "out.csv"))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = pl.read_csv(tmp_path / "out.csv")
     assert math.isclose(out["accuracy_ci_low"][0], stats.chi2.ppf(0.05, 4) / 4, rel_tol=1e-12)

@@ -1,8 +1,9 @@
-"""The command line, run as a user would: a subprocess on small files."""
+"""The command line on small files: in this process (`tests.cli_run.run_cli`), and as a fresh
+`python -m batcheval` where the process itself is what is tested (exit codes, tracebacks, the
+entry point)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
@@ -11,15 +12,8 @@ import polars as pl
 import pytest
 
 import batcheval as be
+from tests.cli_run import run_cli, run_cli_process
 from tests.helpers import sweep_frame
-
-
-def _run(*args: str, columns: int = 200) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": str(columns)}  # the width a printed table fits
-    return subprocess.run(
-        [sys.executable, "-m", "batcheval", *args], check=False, capture_output=True, text=True, timeout=300,
-        env=env,
-    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +30,8 @@ def files(tmp_path_factory):
 def test_evaluate_writes_the_same_frame_as_the_library(files, ext):
     root, df = files
     out = root / f"out_{ext}.parquet"
-    proc = _run("evaluate", str(root / f"preds.{ext}"), "--by", "run,fold", "--pool", "fold", "-o", str(out))
+    args = ("--by", "run,fold", "--pool", "fold", "-o", str(out))
+    proc = run_cli("evaluate", str(root / f"preds.{ext}"), *args)
     assert proc.returncode == 0, proc.stderr
     expected = be.evaluate(df, by=["run", "fold"], pool="fold")
     assert pl.read_parquet(out).equals(expected)
@@ -44,14 +39,14 @@ def test_evaluate_writes_the_same_frame_as_the_library(files, ext):
 
 def test_evaluate_prints_a_table(files):
     root, _ = files
-    proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run", "--measures", "informedness,f1")
+    proc = run_cli("evaluate", str(root / "preds.parquet"), "--by", "run", "--measures", "informedness,f1")
     assert proc.returncode == 0, proc.stderr
     assert "informedness" in proc.stdout and "shape: (6," in proc.stdout
 
 
 def test_leaderboard_prints_the_ranking_columns_and_writes_them_all(files):
     root, df = files
-    proc = _run("leaderboard", str(root / "preds.parquet"), "--run", "run", "--pool", "fold")
+    proc = run_cli("leaderboard", str(root / "preds.parquet"), "--run", "run", "--pool", "fold")
     assert proc.returncode == 0, proc.stderr
     header = proc.stdout.splitlines()[2]
     assert [c.strip() for c in header.strip("│ ").split("┆")] == [
@@ -61,7 +56,7 @@ def test_leaderboard_prints_the_ranking_columns_and_writes_them_all(files):
     assert "showing 9 of" in proc.stderr
     out = root / "board.parquet"
     args = ("leaderboard", str(root / "preds.parquet"), "--run", "run", "--pool", "fold")
-    written = _run(*args, "-o", str(out))
+    written = run_cli(*args, "-o", str(out))
     assert written.returncode == 0, written.stderr
     expected = be.leaderboard(df, run="run", pool="fold", seed=0)
     assert pl.read_parquet(out).equals(expected)
@@ -69,24 +64,24 @@ def test_leaderboard_prints_the_ranking_columns_and_writes_them_all(files):
 
 def test_bad_input_exits_nonzero_with_one_line(files):
     root, _ = files
-    proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run,seed")
+    proc = run_cli_process("evaluate", str(root / "preds.parquet"), "--by", "run,seed")
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
     assert line.startswith("batcheval: error:") and "'seed' not found" in line
     assert "['run', 'fold', 'label', 'prediction']" in line
-    missing = _run("evaluate", str(root / "nope.parquet"))
+    missing = run_cli_process("evaluate", str(root / "nope.parquet"))
     assert missing.returncode == 2 and "no such file" in missing.stderr
     assert "Traceback" not in proc.stderr + missing.stderr
 
 
 def test_debug_shows_the_traceback(files):
     root, _ = files
-    proc = _run("--debug", "evaluate", str(root / "preds.parquet"), "--by", "seed")
+    proc = run_cli_process("--debug", "evaluate", str(root / "preds.parquet"), "--by", "seed")
     assert proc.returncode != 0 and "Traceback" in proc.stderr
 
 
 def test_synthetic_demo_runs():
-    proc = _run("demo", "--synthetic", "--runs", "20")
+    proc = run_cli("demo", "--synthetic", "--runs", "20")
     assert proc.returncode == 0, proc.stderr
     assert "ranked" in proc.stdout and "informedness" in proc.stdout
 
@@ -104,19 +99,19 @@ def scored(tmp_path_factory):
 def test_sweep_and_auc_subcommands(scored):
     root, df = scored
     out = root / "sweep.parquet"
-    proc = _run(
+    proc = run_cli(
         "sweep", str(root / "scores.parquet"), "--by", "run,fold", "--thresholds", "0,0.5,1", "-o", str(out)
     )
     assert proc.returncode == 0, proc.stderr
     assert pl.read_parquet(out).equals(be.sweep(df, by=["run", "fold"], thresholds=[0, 0.5, 1]))
     out = root / "auc.csv"
-    proc = _run("auc", str(root / "scores.parquet"), "--by", "run", "-o", str(out))
+    proc = run_cli("auc", str(root / "scores.parquet"), "--by", "run", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     expected = be.auc(df, by="run")
     np.testing.assert_allclose(
         pl.read_csv(out)["roc_auc"].to_numpy(), expected["roc_auc"].to_numpy(), rtol=1e-12
     )
-    bad = _run("sweep", str(root / "scores.parquet"), "--score", "nope")
+    bad = run_cli("sweep", str(root / "scores.parquet"), "--score", "nope")
     assert bad.returncode == 2 and "score column 'nope' not found" in bad.stderr
 
 
@@ -125,14 +120,14 @@ def test_sweep_and_auc_subcommands(scored):
 
 @pytest.mark.parametrize("command", ["evaluate", "sweep", "auc", "plot", "leaderboard", "demo", "measures"])
 def test_every_subcommand_has_help_with_examples(command):
-    proc = _run(command, "--help")
+    proc = run_cli(command, "--help")
     assert proc.returncode == 0, proc.stderr
     assert "examples:" in proc.stdout
     assert f"batcheval {command} " in proc.stdout.split("examples:")[1]
 
 
 def test_top_level_help_lists_the_subcommands():
-    proc = _run("--help")
+    proc = run_cli_process("--help")
     assert proc.returncode == 0
     for command in ("evaluate", "sweep", "auc", "plot", "demo"):
         assert command in proc.stdout
@@ -148,7 +143,7 @@ def test_a_glob_concatenates_the_files(files, tmp_path, ext):
     for i, part in enumerate(parts):
         getattr(part, f"write_{ext}")(tmp_path / f"part{i}.{ext}")
     out = tmp_path / "out.parquet"
-    proc = _run("evaluate", str(tmp_path / f"part*.{ext}"), "--by", "run,fold", "-o", str(out))
+    proc = run_cli("evaluate", str(tmp_path / f"part*.{ext}"), "--by", "run,fold", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert pl.read_parquet(out).equals(be.evaluate(df, by=["run", "fold"]))
 
@@ -157,7 +152,7 @@ def test_a_glob_concatenates_the_files(files, tmp_path, ext):
 def test_every_output_format_round_trips(files, tmp_path, ext):
     root, df = files
     out = tmp_path / f"scores.{ext}"
-    proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run", "-o", str(out))
+    proc = run_cli("evaluate", str(root / "preds.parquet"), "--by", "run", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "wrote 6 rows" in proc.stderr
     back = {"csv": pl.read_csv, "json": pl.read_json, "ipc": pl.read_ipc}[ext](out)
@@ -174,7 +169,7 @@ def test_every_output_format_round_trips(files, tmp_path, ext):
 
 def test_a_wide_result_prints_its_headline_columns(files):
     root, df = files
-    proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run,fold", "--pool", "fold")
+    proc = run_cli("evaluate", str(root / "preds.parquet"), "--by", "run,fold", "--pool", "fold")
     assert proc.returncode == 0, proc.stderr
     expected = be.evaluate(df, by=["run", "fold"], pool="fold")
     assert f"showing 14 of {expected.width} columns" in proc.stderr  # at most 14 when it fits
@@ -183,7 +178,8 @@ def test_a_wide_result_prints_its_headline_columns(files):
         assert f" {column} " in header
     for value in expected["informedness"]:
         assert f"{value:.4f}" in proc.stdout  # printed to 4 decimals
-    narrow = _run("evaluate", str(root / "preds.parquet"), "--by", "run,fold", "--pool", "fold", columns=80)
+    args = ("--by", "run,fold", "--pool", "fold")
+    narrow = run_cli("evaluate", str(root / "preds.parquet"), *args, columns=80)
     assert narrow.returncode == 0
     assert max(len(line) for line in narrow.stdout.splitlines()) <= 80
     assert " informedness " in narrow.stdout and "p_informedness" not in narrow.stdout
@@ -191,7 +187,7 @@ def test_a_wide_result_prints_its_headline_columns(files):
 
 def test_chosen_measures_print_whole(files):
     root, _ = files
-    proc = _run("evaluate", str(root / "preds.parquet"), "--by", "run", "--measures", "recall,precision")
+    proc = run_cli("evaluate", str(root / "preds.parquet"), "--by", "run", "--measures", "recall,precision")
     assert proc.returncode == 0 and "showing" not in proc.stderr
     assert "recall" in proc.stdout and "precision" in proc.stdout and "informedness" not in proc.stdout
 
@@ -199,7 +195,7 @@ def test_chosen_measures_print_whole(files):
 def test_filter_keeps_matching_rows(files, tmp_path):
     root, df = files
     out = tmp_path / "f.parquet"
-    proc = _run("evaluate", str(root / "preds.csv"), "--by", "run", "--filter", "fold < 2 AND run >= 3",
+    proc = run_cli("evaluate", str(root / "preds.csv"), "--by", "run", "--filter", "fold < 2 AND run >= 3",
                 "-o", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     kept = df.filter((pl.col("fold") < 2) & (pl.col("run") >= 3))
@@ -212,15 +208,15 @@ def test_filter_keeps_matching_rows(files, tmp_path):
 def test_plot_writes_a_png(scored, tmp_path):
     root, df = scored
     out = tmp_path / "roc.png"
-    proc = _run(
+    proc = run_cli(
         "plot", str(root / "scores.parquet"), "--by", "run", "--filter", "run IN (1, 2)", "-o", str(out)
     )
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "roc, 2 lines" in proc.stderr
     bird = tmp_path / "bird.png"
-    proc = _run("plot", str(root / "scores.parquet"), "--by", "run,fold", "--pool", "fold", "--chart", "bird",
-                "--thresholds", "21", "-o", str(bird))  # fmt: skip
+    proc = run_cli("plot", str(root / "scores.parquet"), "--by", "run,fold", "--pool", "fold",
+                   "--chart", "bird", "--thresholds", "21", "-o", str(bird))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert bird.stat().st_size > 1000 and f"bird, {df['run'].n_unique()} lines" in proc.stderr
 
@@ -263,7 +259,7 @@ def bad_files(tmp_path_factory):
 def test_bad_input(files, bad_files, args, needle):
     root, _ = files
     argv = [a.format(root=bad_files, preds=root / "preds.parquet") for a in args]
-    proc = _run(*argv)
+    proc = run_cli(*argv)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("batcheval: error:"), proc.stderr
@@ -272,13 +268,13 @@ def test_bad_input(files, bad_files, args, needle):
 
 
 def test_debug_after_the_subcommand_shows_the_traceback(bad_files):
-    proc = _run("evaluate", str(bad_files / "corrupt.parquet"), "--debug")
+    proc = run_cli_process("evaluate", str(bad_files / "corrupt.parquet"), "--debug")
     assert proc.returncode != 0 and "Traceback" in proc.stderr
 
 
 def test_usage_errors_exit_2(files):
     root, _ = files
-    proc = _run("plot", str(root / "preds.parquet"), "--chart", "pie")
+    proc = run_cli("plot", str(root / "preds.parquet"), "--chart", "pie")
     assert proc.returncode == 2 and "invalid choice: 'pie'" in proc.stderr
 
 
@@ -286,7 +282,7 @@ def test_usage_errors_exit_2(files):
 
 
 def test_demo_runs_the_sklearn_sweep(tmp_path):
-    proc = _run("demo", "--quick", "--out", str(tmp_path))
+    proc = run_cli("demo", "--quick", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert "top 5 by informedness" in proc.stdout and "Spearman" in proc.stdout
     for name in ("predictions.parquet", "scores.parquet", "sweep.parquet", "auc.parquet",

@@ -11,7 +11,7 @@ from sklearn import metrics as skm
 
 import batcheval as be
 from batcheval.inference.intervals import JACCARD_MEASURES, interval_measures
-from tests.test_cli import _run
+from tests.cli_run import run_cli
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +37,12 @@ def data(tmp_path_factory):
 
 
 def test_version():
-    proc = _run("--version")
+    proc = run_cli("--version")
     assert proc.returncode == 0 and proc.stdout.strip() == f"batcheval {be.__version__}"
 
 
 def test_measures_lists_every_measure_with_its_interval():
-    proc = _run("measures")
+    proc = run_cli("measures")
     assert proc.returncode == 0, proc.stderr
     rows = {line.split()[0]: line for line in proc.stdout.splitlines()[1:]}
     assert set(rows) == set(be.BINARY_MEASURES) | set(be.MULTICLASS_MEASURES)
@@ -59,7 +59,7 @@ def test_measures_lists_every_measure_with_its_interval():
 def test_directory_ci_and_classes_match_the_library(data, tmp_path):
     root, df, _ = data
     out = tmp_path / "o.parquet"
-    proc = _run("evaluate", str(root / "dir"), "--by", "run", "--measures", "informedness,f1,specificity",
+    proc = run_cli("evaluate", str(root / "dir"), "--by", "run", "--measures", "informedness,f1,specificity",
                 "--ci", "0.9", "--seed", "3", "--n-boot", "200", "--classes", "0,1",
                 "-o", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -75,7 +75,7 @@ def test_directory_ci_and_classes_match_the_library(data, tmp_path):
 def test_sweep_beta_and_auc_drop_nulls(data, tmp_path):
     root, _, nulls = data
     out = tmp_path / "s.parquet"
-    proc = _run("sweep", str(root / "nulls.parquet"), "--by", "run", "--thresholds", "0.5,0.9",
+    proc = run_cli("sweep", str(root / "nulls.parquet"), "--by", "run", "--thresholds", "0.5,0.9",
                 "--measures", "f_beta", "--beta", "2", "--drop-nulls", "-o", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "dropped 4 of 600 rows" in proc.stderr
@@ -83,7 +83,7 @@ def test_sweep_beta_and_auc_drop_nulls(data, tmp_path):
     sub = kept.filter(pl.col("run") == 1)
     got = pl.read_parquet(out).filter(pl.col("run") == 1, pl.col("threshold") == 0.5)["f_beta"][0]
     assert got == pytest.approx(skm.fbeta_score(sub["label"], sub["score"] >= 0.5, beta=2), abs=1e-12)
-    proc = _run("auc", str(root / "nulls.parquet"), "--drop-nulls", "-o", str(tmp_path / "a.parquet"))
+    proc = run_cli("auc", str(root / "nulls.parquet"), "--drop-nulls", "-o", str(tmp_path / "a.parquet"))
     assert proc.returncode == 0, proc.stderr
     auc = pl.read_parquet(tmp_path / "a.parquet")["roc_auc"][0]
     assert auc == pytest.approx(skm.roc_auc_score(kept["label"], kept["score"]), abs=1e-12)
@@ -95,7 +95,7 @@ def test_sweep_beta_and_auc_drop_nulls(data, tmp_path):
 def test_drop_nonfinite_reports_its_rows(tmp_path):
     path = tmp_path / "n.csv"
     path.write_text("label,score\n0,0.1\n1,NaN\n1,0.8\n0,0.3\n1,inf\n")
-    proc = _run("auc", str(path), "--drop-nonfinite")
+    proc = run_cli("auc", str(path), "--drop-nonfinite")
     assert proc.returncode == 0, proc.stderr
     assert "batcheval: warning: dropped 2 rows with a NaN or infinite score in column 'score'" in proc.stderr
 
@@ -108,7 +108,7 @@ def test_auc_averages_by_name_and_old_name(tmp_path):
     df = pl.DataFrame({"run": np.repeat([1, 2], 150), "label": y, **{f"p{k}": p[:, k] for k in range(3)}})
     df.write_parquet(tmp_path / "mc.parquet")
     out = tmp_path / "a.parquet"
-    proc = _run("auc", str(tmp_path / "mc.parquet"), "--by", "run", "--score", "p0,p1,p2",
+    proc = run_cli("auc", str(tmp_path / "mc.parquet"), "--by", "run", "--score", "p0,p1,p2",
                 "--averages", "macro_roc_auc,pr_auc_prevalence_weighted", "-o", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     got = pl.read_parquet(out).sort("run")
@@ -121,7 +121,7 @@ def test_auc_averages_by_name_and_old_name(tmp_path):
         assert row["pr_auc_prevalence_weighted"] == pytest.approx(
             skm.average_precision_score(np.eye(3)[yy], pp, average="weighted"), abs=1e-12
         )
-    proc = _run("auc", str(tmp_path / "mc.parquet"), "--score", "p0,p1,p2", "--averages", "macro_auc")
+    proc = run_cli("auc", str(tmp_path / "mc.parquet"), "--score", "p0,p1,p2", "--averages", "macro_auc")
     assert proc.returncode == 2 and "unknown average 'macro_auc' (did you mean" in proc.stderr
 
 
@@ -141,7 +141,7 @@ def test_auc_averages_by_name_and_old_name(tmp_path):
 )
 def test_errors_speak_in_flags(data, args, needle):
     root, _, _ = data
-    proc = _run(*[a.format(root=root) for a in args])
+    proc = run_cli(*[a.format(root=root) for a in args])
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("batcheval: error:"), proc.stderr
@@ -151,7 +151,7 @@ def test_errors_speak_in_flags(data, args, needle):
 
 def test_printed_output_p_values_width_and_empty_input(data):
     root, df, _ = data
-    proc = _run("evaluate", str(root / "all.parquet"), "--by", "run", "--measures",
+    proc = run_cli("evaluate", str(root / "all.parquet"), "--by", "run", "--measures",
                 "informedness,markedness,correlation,kappa_cohen,accuracy,p_chi2_kb,p_fisher,alpha_sbb",
                 columns=60)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -162,7 +162,7 @@ def test_printed_output_p_values_width_and_empty_input(data):
     # captured (piped) output: no column cut or squeezed to the 60-column terminal
     header = next(line for line in proc.stdout.splitlines() if "informedness" in line)
     assert "kappa_cohen" in header and "alpha_sbb" in header and "…" not in proc.stdout
-    proc = _run("evaluate", str(root / "empty.csv"), "--measures", "informedness")
+    proc = run_cli("evaluate", str(root / "empty.csv"), "--measures", "informedness")
     assert proc.returncode == 0, proc.stderr
     assert "0 rows" in proc.stderr
 
@@ -183,20 +183,21 @@ def test_example_and_cluster_flags(tmp_path):
     tripled.write_parquet(tmp_path / "t.parquet")
     names = ["informedness", "recall", "p_informedness"]
     out = tmp_path / "o.parquet"
-    proc = _run("evaluate", str(tmp_path / "t.parquet"), "--by", "run,seed", "--pool", "seed", "--ci", "0.95",
-                "--measures", ",".join(names), "--example", "example", "-o", str(out))  # fmt: skip
+    proc = run_cli("evaluate", str(tmp_path / "t.parquet"), "--by", "run,seed", "--pool", "seed",
+                   "--ci", "0.95", "--measures", ",".join(names), "--example", "example",
+                   "-o", str(out))  # fmt: skip
     assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
     alone = be.evaluate(one, measures=names, ci=0.95, example="example")
     got = pl.read_parquet(out)
     for col in ("informedness_ci_low", "informedness_ci_high", "recall_ci_low", "p_informedness"):
         assert got[col][0] == pytest.approx(alone[col][0], rel=1e-12), col
     # without --example the warning names the flag that exists
-    proc = _run("evaluate", str(tmp_path / "t.parquet"), "--by", "run,seed", "--pool", "seed", "--ci", "0.95",
-                "--measures", "informedness")  # fmt: skip
+    proc = run_cli("evaluate", str(tmp_path / "t.parquet"), "--by", "run,seed", "--pool", "seed",
+                   "--ci", "0.95", "--measures", "informedness")  # fmt: skip
     assert "Pass --example (the column that identifies an example)" in proc.stderr
     for command in (["evaluate", "--by", "run", "--ci", "0.95"], ["leaderboard"]):
         flags = ["--pool", "seed", "--example", "example", "--cluster", "passage", "-o", str(out)]
-        proc = _run(command[0], str(tmp_path / "t.parquet"), *command[1:], *flags)
+        proc = run_cli(command[0], str(tmp_path / "t.parquet"), *command[1:], *flags)
         assert proc.returncode == 0, proc.stderr
         api = be.evaluate if command[0] == "evaluate" else be.leaderboard
         kwargs = {"by": "run", "ci": 0.95} if command[0] == "evaluate" else {"run": "run"}
@@ -207,7 +208,7 @@ def test_example_and_cluster_flags(tmp_path):
     )
     bad.write_parquet(tmp_path / "bad.parquet")
     flags = ["--by", "run", "--ci", "0.95", "--example", "example", "--cluster", "passage"]
-    proc = _run("evaluate", str(tmp_path / "bad.parquet"), *flags)
+    proc = run_cli("evaluate", str(tmp_path / "bad.parquet"), *flags)
     assert proc.returncode == 2
     assert proc.stderr.startswith(
         "batcheval: error: --cluster ['passage'] varies within example {'example': "
