@@ -18,6 +18,12 @@ pooled: the clustered board (``calibration_leader.board``).
     python benchmarks/bench_selection_cost.py --staircase
     python benchmarks/bench_selection_cost.py --staircase --classes 3
     python benchmarks/bench_selection_cost.py --staircase --seeds 3 --keep 0.9
+    python benchmarks/bench_selection_cost.py --spread
+
+``--spread``: boards of 1,000 to 4,000 runs whose informedness is spread evenly from 0.8 to 0
+(prevalence 0.4, 500 examples), as a sweep's runs often are: most pairs differ by far more
+than their noise. Paired (the bootstrap, then ``paired="delta"``) and unpaired, CPU seconds
+of the whole call, best of 3, and how many runs could be the best.
 """
 
 from __future__ import annotations
@@ -67,9 +73,35 @@ def staircase(classes: int = 2, seeds: int = 1, keep: float = 0.0) -> None:
         )
 
 
+SPREADS = [(1000, 500, 0.4), (2100, 500, 0.4), (4000, 500, 0.4)]
+
+
+def spread() -> None:
+    for r, n, prev in SPREADS:
+        for name, paired, kw in (
+            ("paired", True, {"example": "example_id"}),
+            ("paired delta", True, {"example": "example_id", "paired": "delta"}),
+            ("unpaired", False, {}),
+        ):
+            df = cl.board(np.linspace(0.8, 0.0, r), n, prev, paired, np.random.default_rng(2))
+            times = []
+            for _ in range(3):
+                t0 = time.process_time()
+                out = be.leaderboard(df, run="run", seed=0, **kw)
+                times.append(time.process_time() - t0)
+            print(
+                f"spread {name:12} R={r:5} n={n:4} prevalence={prev}: best of 3 {min(times):.3f} s CPU, "
+                f"{int(out['could_be_best'].sum())} could be best",
+                flush=True,
+            )
+
+
 def main() -> None:
     warnings.simplefilter("ignore")
     args = sys.argv[1:]
+    if "--spread" in args:
+        spread()
+        return
     if "--staircase" in args:
 
         def option(name: str, default: str) -> str:

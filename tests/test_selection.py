@@ -105,14 +105,18 @@ def test_student_t_correction_matches_the_reference_paired():
     np.testing.assert_array_equal(got.rank_ci_high, high)
 
 
-@pytest.mark.parametrize(("seed", "paired"), [(s, p) for s in range(4) for p in (False, True)])
-def test_pairs_t_finishes_only_what_it_reads(seed, paired):
+@pytest.mark.parametrize(
+    ("seed", "paired", "bounds"), [(s, p, b) for s in range(4) for p in (False, True) for b in (False, True)]
+)
+def test_pairs_t_finishes_only_what_it_reads(seed, paired, bounds):
     # the reference floors and transforms every pair; _pairs_t only those the counts beyond
     # ±c and the rows' positive maxima can read, and must give the same counts and maxima
-    # (ties, a run of no variance, NaN and infinite degrees of freedom, a NaN estimate)
+    # (ties, a run of no variance, NaN and infinite degrees of freedom, a NaN estimate). With
+    # per-run bounds on the degrees of freedom and the floor it also leaves the pairs that stay
+    # beyond ±c whatever both do (runs spread wider, so that many are)
     rng = np.random.default_rng(seed)
     r, c = 300, 3.1
-    th = rng.normal(0.5, 0.02, r)
+    th = rng.normal(0.5, 0.1 if bounds else 0.02, r)
     th[:4] = th[4]
     th[9] = np.nan
     v = rng.uniform(1e-6, 2e-4, r)
@@ -124,8 +128,20 @@ def test_pairs_t_finishes_only_what_it_reads(seed, paired):
     floor = rng.uniform(0.0, 3e-4, (r, r)) * (rng.random((r, r)) < 0.5)
     df = rng.choice([1.0, 2.5, 7.0, 30.0, 1e6, np.inf, np.nan], (r, r))
     above, below, tmax = np.empty(r, np.int64), np.empty(r, np.int64), np.empty(r)
-    floor_of = lambda rows, pairs: floor[rows][pairs]  # noqa: E731
-    selection._pairs_t(th, v, cov, lambda i, j: df[i, j], c, above, below, tmax, floor_of)
+    floored: list[int] = []
+
+    def floor_of(rows, pairs):
+        floored.append(len(pairs[0]))
+        return floor[rows][pairs]
+
+    low = sd = None
+    if bounds:  # within per-run bounds: df[i, j] ≥ min(low[i], low[j]), floor[i, j] ≤ (sd[i] + sd[j])²
+        low = rng.choice([7.0, 30.0, 1e3, np.inf], r)
+        low[:3] = [1.0, 2.5, np.nan]  # NaN: no bound
+        df[:] = np.where(np.isnan(df), df, np.fmax(df, np.minimum.outer(low, low)))
+        sd = rng.uniform(0.0, 0.01, r)
+        floor[:] = rng.random((r, r)) * np.add.outer(sd, sd) ** 2 * (rng.random((r, r)) < 0.5)
+    selection._pairs_t(th, v, cov, lambda i, j: df[i, j], c, above, below, tmax, floor_of, low, sd)
 
     diff = th[None, :] - th[:, None]
     var = v[:, None] + v[None, :] - (0.0 if cov is None else 2.0 * cov)
@@ -139,6 +155,11 @@ def test_pairs_t_finishes_only_what_it_reads(seed, paired):
     np.testing.assert_array_equal(below, (-z > c).sum(axis=1))
     np.testing.assert_array_equal(tmax, np.maximum(np.max(np.where(np.isnan(z), -np.inf, z), axis=1), 0.0))
     assert (above > 0).any() and (below > 0).any() and (tmax > 0).any()
+    beyond = int((np.abs(z) > c).sum())
+    if bounds:  # most pairs beyond c were never finished (without the bounds, every one is)
+        assert sum(floored) < beyond / 2
+    else:
+        assert sum(floored) >= beyond
 
 
 def test_pairs_t_where_students_tail_rounds_above_z():

@@ -629,6 +629,14 @@ class _FloorBlocks:
         ]  # fmt: skip
         self.rows: tuple[int, int] | None = None
         self.kept: dict = {}
+        # A class's part is m·Var(d) of d_ab = U_j[b] − U_i[a] over a distribution on the
+        # cells, so at most m·(ρ_i + ρ_j)²/4 with ρ a run's range of U on the class (Popoviciu)
+        # and m at most the class's examples; summed over classes (Minkowski) the floor is at
+        # most (sd_bound[i] + sd_bound[j])². NaN where a run's U is.
+        square = np.zeros(len(vals))
+        for _, ones, _, u, _ in self.parts:
+            square += ones[0].shape[1] * (u.max(axis=1) - u.min(axis=1)) ** 2 / 4.0
+        self.sd_bound = np.sqrt(square)
 
     def __call__(self, rows: slice, pairs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         k, r, nb = self.k, len(self.vals), rows.stop - rows.start
@@ -744,13 +752,14 @@ def _select(
         if dof is None and floor_of is None:
             _k.pair_counts(th, v, cov, is_paired, c, above, below, t)
         else:
-            df_of = (
-                None
+            df_of, df_low = (
+                (None, None)
                 if dof is None
                 else _pair_dof(dof, idx, v, uu if is_paired else None, extra if is_paired else None)
             )
             pf = None if floor_of is None else floor_of(idx)
-            _pairs_t(th, v, cov if is_paired else None, df_of, c, above, below, t, pf)
+            sd = None if pf is None else pf.sd_bound
+            _pairs_t(th, v, cov if is_paired else None, df_of, c, above, below, t, pf, df_low, sd)
         out.rank_ci_low[idx] = 1.0 + above
         out.rank_ci_high[idx] = float(r) - below
     else:
@@ -854,9 +863,17 @@ def example_classes(cells: Any) -> np.ndarray:
     return real.max(axis=0)
 
 
-def _pair_dof(dof: tuple, idx: np.ndarray, v: np.ndarray, uu: np.ndarray | None, extra: np.ndarray | None):
+def _pair_dof(
+    dof: tuple, idx: np.ndarray, v: np.ndarray, uu: np.ndarray | None, extra: np.ndarray | None
+) -> tuple[Any, np.ndarray]:
     """A function of two index arrays ``(i, j)`` giving the Welch–Satterthwaite degrees of
-    freedom of each pair's variance (inf where nothing is estimated)."""
+    freedom of each pair's variance (inf where nothing is estimated), and a bound per run that
+    no pair's falls below: ``df(i, j) ≥ min(low[i], low[j])``.
+
+    Both are ``(Σ p)²/Σ (p²/s)`` of nonnegative parts ``p`` (a class's share of the variance;
+    paired: plus the runs' extra, which only adds to the numerator) over sizes ``s``, and
+    ``Σ p²/s ≤ (Σ p)²/min s``, so the smallest size of the parts bounds it: the board's
+    smallest class (paired), the smaller of the two runs' smallest (unpaired)."""
     if dof[0] == "paired":
         classes = np.asarray(dof[1])
         assert uu is not None and extra is not None
@@ -878,8 +895,11 @@ def _pair_dof(dof: tuple, idx: np.ndarray, v: np.ndarray, uu: np.ndarray | None,
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(den > 0, num * num / den, np.inf)
 
-        return paired_df
+        return paired_df, np.full(len(idx), float(min(sizes, default=np.inf)))
     w = _welch_weights(dof, idx, v)
+    run_sizes = np.asarray(dof[2], float)[idx]
+    # an empty class holds no part, and a class of one example divides by 1 (_welch_weights)
+    low = np.where(run_sizes > 0, np.maximum(run_sizes - 1.0, 1.0), np.inf).min(axis=1)
 
     def unpaired_df(i: np.ndarray, j: np.ndarray) -> np.ndarray:
         num = v[i] + v[j]
@@ -887,7 +907,7 @@ def _pair_dof(dof: tuple, idx: np.ndarray, v: np.ndarray, uu: np.ndarray | None,
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(den > 0, num * num / den, np.inf)
 
-    return unpaired_df
+    return unpaired_df, low
 
 
 def _welch_weights(dof: tuple, idx: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -949,7 +969,7 @@ def _spread(ufunc: Any, *args: np.ndarray) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None) -> None:
+def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None, df_low=None, floor_sd=None) -> None:
     """:func:`~batcheval.kernels.selection.pair_counts` with every pair's variance at least
     ``floor_of``'s and its standardized difference taken through :func:`_as_normal`, in
     blocks of rows; ``tmax`` is each row's largest difference above it, 0 where none is
@@ -959,9 +979,12 @@ def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None) -> None:
     max can read it (:func:`_read_first`, :func:`_read_more`): the same counts and maxima as
     finishing every pair, from 0.4-3 % of the pairs on the staircases of 1,000-4,000 runs
     of ``benchmarks/bench_selection_cost.py`` (Student's tail of every pair had been 60 % of
-    the call)."""
+    the call). Nor do the counts need a pair that stays beyond ``c`` however far both steps
+    go: with ``df_of(i, j) ≥ min(df_low[i], df_low[j])`` and a floor at most ``(floor_sd[i] +
+    floor_sd[j])²`` (:func:`_pair_dof`, :class:`_FloorBlocks`), :func:`_surely_beyond`."""
     r = len(th)
     step = max(1, 1_000_000 // r)
+    tau = None if df_low is None else _t_beyond(c, df_low)
     for lo in range(0, r, step):
         rows = slice(lo, min(r, lo + step))
         diff = th[None, :] - th[rows, None]
@@ -973,7 +996,8 @@ def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None) -> None:
         own = np.arange(rows.start, rows.stop)
         z[own - lo, own] = np.nan
         raw = z.copy()
-        read = _read_first(raw, c)
+        sure = _surely_beyond(diff, var, c, rows, tau, floor_sd if floor_of is not None else None)
+        read = _read_first(raw, c, sure)
         _finish(z, read, diff, var, floor_of, df_of, rows)
         more = _read_more(raw, z, read)
         if more.any():
@@ -981,6 +1005,44 @@ def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None) -> None:
         above[rows] = (z > c).sum(axis=1)
         below[rows] = (-z > c).sum(axis=1)
         tmax[rows] = np.maximum(np.nanmax(np.where(np.isnan(z), -np.inf, z), axis=1), 0.0)
+
+
+def _t_beyond(c: float, df: np.ndarray) -> np.ndarray:
+    """The ``|z|`` beyond which :func:`_as_normal` at ``df`` or more degrees of freedom stays
+    beyond ``c``: Student's quantile at the normal tail of ``c`` (``c`` itself where ``df`` is
+    inf, which :func:`_as_normal` leaves normal; inf where it is NaN, no bound), a little
+    widened against rounding.
+
+    Examples
+    --------
+    >>> _t_beyond(2.0, np.array([np.inf, 1e6, 10.0, np.nan])).round(4).tolist()
+    [2.0, 2.0, 2.2837, inf]
+    """
+    from scipy import special
+
+    finite = np.isfinite(df)
+    with np.errstate(invalid="ignore"):
+        q = -special.stdtrit(np.where(finite, df, 1.0), special.ndtr(-c))
+    return np.where(finite, q, np.where(np.isnan(df), np.inf, c)) * (1.0 + _SURE_SLACK)
+
+
+#: relative widening of :func:`_t_beyond`: far above ``stdtr``'s and ``stdtrit``'s rounding
+_SURE_SLACK = 1e-6
+
+
+def _surely_beyond(diff, var, c: float, rows: slice, tau, floor_sd) -> np.ndarray | bool:
+    """The pairs of a block whose ``|z|`` stays beyond ``c`` after the floor and Student's tail:
+    ``|diff| > τ·max(√var, floor_sd[i] + floor_sd[j])`` with ``τ`` the larger of the two runs'
+    :func:`_t_beyond` (the floor can only raise the variance to that bound, and fewer degrees
+    of freedom only shrink ``|z|``). False everywhere without the bounds."""
+    if tau is None and floor_sd is None:
+        return False
+    t = c * (1.0 + _SURE_SLACK) if tau is None else np.maximum(tau[rows, None], tau[None, :])
+    sd = np.sqrt(var)
+    if floor_sd is not None:
+        sd = np.maximum(sd, floor_sd[rows, None] + floor_sd[None, :])
+    with np.errstate(invalid="ignore"):
+        return np.abs(diff) > t * sd
 
 
 def _finish(z, read, diff, var, floor_of, df_of, rows: slice) -> None:
@@ -1006,10 +1068,10 @@ def _standardized(diff: np.ndarray, var: np.ndarray) -> np.ndarray:
 _TAIL_SLACK = 1e-9
 
 
-def _read_first(z: np.ndarray, c: float) -> np.ndarray:
+def _read_first(z: np.ndarray, c: float, sure: np.ndarray | bool = False) -> np.ndarray:
     """The pairs :func:`_pairs_t` must finish whatever their value: beyond ±c, where the
-    counts read them, and each row's largest."""
-    read = np.abs(z) > c * (1.0 - _TAIL_SLACK)
+    counts read them, unless ``sure`` to stay there; and each row's largest."""
+    read = (np.abs(z) > c * (1.0 - _TAIL_SLACK)) & ~np.asarray(sure)
     read[np.arange(len(z)), np.argmax(np.where(np.isnan(z), -np.inf, z), axis=1)] = True
     return read
 
