@@ -25,8 +25,9 @@ interval that treats rows as independent (``naive``), by batcheval's first
 cluster-robust one (``clus_z``: Wald with the CR1 variance, Wilson, both at the
 normal quantile; ``clustered_intervals(..., reference="normal")``) and by what
 ``evaluate`` gives now (``clus_t``: the unclustered interval of the effective
-data, divided by the CR2 design effect, at Student's t quantile with ``C − 1``
-degrees of freedom), with ``R``, the Monte-Carlo standard error of a coverage
+data, divided by the CR2 design effect, at Student's t quantile with Bell and McCaffrey's
+degrees of freedom: ``C − 1`` for equal clusters; docs/calibration_cluster.md, "Few
+clusters"), with ``R``, the Monte-Carlo standard error of a coverage
 of 0.95 (``sqrt(0.95·0.05/R)``), the median widths and ``margin``, the median
 over the replicates of the smallest real or predicted class, in examples.
 Replicates per point: ``R = clip(1.5e6 / rows per replicate, 200, 2000)``; 10, 20, 40,

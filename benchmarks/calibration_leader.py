@@ -26,7 +26,9 @@ positives failed it in 0.80-1.00 of boards until stop 38's least-favourable vari
 docs/calibration_leader.md). With ``--seeds S`` paired boards score every example once per
 seed and pool the seeds (the clustered board); ``--keep q`` makes the seeds repeat a run's
 predictions (each keeps a base prediction with probability q), which a floor read at the pooled
-rows did not survive until stop 39. A rate's Monte-Carlo standard error is
+rows did not survive until stop 39; ``--keep-class k`` keeps them on real class k only (stop 40:
+a run whose seeds repeat their errors on one class, the case stop 39's rule reads least
+directly). A rate's Monte-Carlo standard error is
 ``sqrt(p(1 − p)/boards)``.
 
 ``--classes 3`` (Stop 39): three classes, the last of ``round(prevalence · n)`` examples and the
@@ -117,6 +119,7 @@ def board(
     seeds: int = 1,
     keep: float | tuple[float, ...] = 0.0,
     classes: int = 2,
+    keep_class: int | None = None,
 ) -> pl.DataFrame:
     """One row per run × example; run r is informed with probability ``b[r]``. With ``skew``,
     runs alternate between two error profiles of the same informedness instead: recall
@@ -129,6 +132,8 @@ def board(
     predictions of an example are one draw with probability ``keep²``). Several values: runs
     take them in turn by pairs (runs 0-1 the first, 2-3 the second, …), so that both error
     profiles have each, and the runs of a board differ in how far their seeds repeat. With
+    ``keep_class``, only the examples of that real class keep the base prediction (a run's
+    seeds repeat their errors on that class alone; the others draw afresh each seed). With
     ``classes`` above 2, :func:`multiclass_predictions` (``skew``: its two profiles)."""
     r = len(b)
     y = (
@@ -158,6 +163,8 @@ def board(
             pred = draw()
         else:
             kept = rng.random((r, n)) < share
+            if keep_class is not None:
+                kept &= y == keep_class
             pred = np.where(kept, base, draw())
         frame = pl.DataFrame({
             "run": np.repeat(np.arange(r, dtype=np.int32), n),
@@ -181,12 +188,14 @@ def one(
     seeds: int = 1,
     keep: float | tuple[float, ...] = 0.0,
     classes: int = 2,
+    keep_class: int | None = None,
 ) -> dict:
     """The errors and sizes of one simulated board (paired: ``paired=method``). With ``seeds``
     above 1 (paired boards), every run predicts the same test set once per seed and the board
     pools the seeds: each example is then a cluster of ``seeds`` rows (the clustered board);
-    ``keep``: the share of a run's predictions its seeds share (:func:`board`)."""
-    df = board(b, n, prevalence, paired, rng, skew, seeds, keep, classes)
+    ``keep``: the share of a run's predictions its seeds share, on ``keep_class`` only if
+    given (:func:`board`)."""
+    df = board(b, n, prevalence, paired, rng, skew, seeds, keep, classes, keep_class)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = be.leaderboard(
@@ -291,12 +300,18 @@ def main() -> None:
         "(several, comma-separated: runs take them in turn by pairs)",
     )
     parser.add_argument(
+        "--keep-class", type=int, default=None,
+        help="with --keep: only the examples of this real class keep the base prediction (a run's "
+        "seeds repeat their errors on that class alone)",
+    )  # fmt: skip
+    parser.add_argument(
         "--points", default=None,
         help="only these grid points, e.g. 'null:unpaired:2:400:0.1,null:paired:30:40:0.1'",
     )  # fmt: skip
     args = parser.parse_args()
     boards = 20 if args.quick else args.boards
     keeps = tuple(float(k) for k in args.keep.split(","))
+    repeats = (args.seeds, keeps, args.classes, args.keep_class)
     rows = []
     t0 = time.perf_counter()
     designs = args.designs.split(",")
@@ -314,10 +329,7 @@ def main() -> None:
             key = [args.seed, r, n, int(prev * 1000), pairing == "paired"]
             rng = np.random.default_rng(key if args.classes == 2 else [*key, args.classes])
             t1 = time.perf_counter()
-            res = [
-                one(b, n, prev, pairing == "paired", rng, s, method, skew, args.seeds, keeps, args.classes)
-                for s in range(nb)
-            ]
+            res = [one(b, n, prev, pairing == "paired", rng, s, method, skew, *repeats) for s in range(nb)]
             frame = pl.DataFrame(res)
             row = {"design": design, "pairing": pairing, "R": r, "n": n, "prevalence": prev, "boards": nb}
             for k in ("best", "rank", "holm"):
@@ -360,6 +372,7 @@ def write(table: pl.DataFrame, args: argparse.Namespace) -> None:
         + (f" --points {args.points}" if args.points else "")
         + (f" --seeds {args.seeds}" if args.seeds > 1 else "")
         + (f" --keep {args.keep}" if args.keep != "0" else "")
+        + (f" --keep-class {args.keep_class}" if args.keep_class is not None else "")
         + (f" --pairings {args.pairings}" if args.pairings != "paired,unpaired" else "")
         + (f" --classes {args.classes}" if args.classes != 2 else ""),
         "```",
