@@ -586,35 +586,50 @@ def _class_coding(
 
 
 def paired_columns(
-    joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, method: str
+    joint: np.ndarray,
+    measure: str,
+    pos: int,
+    n_boot: int,
+    seed: int | None,
+    method: str,
+    with_se: bool = True,
 ) -> dict[str, np.ndarray]:
     """Each run against its reference from their joint table: the measure's
     difference, its standard error and its p-value (:func:`batcheval.inference.paired_se.paired_p`:
     exact sign-flip for linear measures, else normal with the ``method``'s standard error,
     ``"bootstrap"`` or ``"delta"``),
-    the paired and discordant counts, and the exact McNemar p-value."""
+    the paired and discordant counts, and the exact McNemar p-value.
+
+    ``with_se=False`` leaves ``se_vs_leader`` out where the p-value does not read it (a
+    measure with a sign-flip test, :func:`batcheval.inference.paired_se.has_sign_flip`): the
+    paired bootstrap's standard errors were most of the paired board's own cost, and a board
+    above the rank limit selects by the sign-flip p-values."""
     run_tables = sum_axes(joint, 2)  # real × run's prediction
     lead_tables = sum_axes(joint, 3)  # real × leader's prediction
     diff = (
         _measures.compute(run_tables, [measure], positive=pos)[measure]
         - _measures.compute(lead_tables, [measure], positive=pos)[measure]
     )
-    if method == "delta":
-        se = _paired_se.delta_se(joint, measure, pos)
-    else:
-        se = _paired_se.bootstrap_se(joint, measure, pos, n_boot, seed, diff)
+    se = None
+    if with_se or not _paired_se.has_sign_flip(measure, joint.shape[1]):
+        if method == "delta":
+            se = _paired_se.delta_se(joint, measure, pos)
+        else:
+            se = _paired_se.bootstrap_se(joint, measure, pos, n_boot, seed, diff)
     both = np.einsum("gyyy->g", joint)
     leader_right = np.einsum("gyyp->g", joint) - both
     run_right = np.einsum("gyly->g", joint) - both
-    return {
+    cols = {
         "diff_vs_leader": diff,
-        "se_vs_leader": se,
         "p_vs_leader": _paired_se.paired_p(joint, measure, pos, diff, se, method),
         "n_paired": sum_axes(joint, (1, 2, 3)),
         "n_leader_only": leader_right,
         "n_run_only": run_right,
         "p_mcnemar": _mcnemar_exact(leader_right, run_right),
     }
+    if se is not None:
+        cols["se_vs_leader"] = se
+    return cols
 
 
 def _mcnemar_exact(b: np.ndarray, c: np.ndarray) -> np.ndarray:
