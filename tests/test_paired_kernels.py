@@ -61,6 +61,30 @@ def test_two_joints_in_one_pass_match_the_reference(e):
     np.testing.assert_array_equal(both[1], ref.joint_from_cells(cells, e, rows, above, 2))
 
 
+@pytest.mark.parametrize("positive", [0, 1])
+@pytest.mark.parametrize("g", [1, 53, 9_000])  # the serial twin, and the threaded kernel
+def test_pair_cells_match_the_joint_tables_sums(positive, g):
+    """binary_pair_cells: each run's and reference's cells at the positive class and the
+    discordant counts, against sums over each joint table; empty and one-sided tables too."""
+    rng = np.random.default_rng(g + positive)
+    joint = rng.integers(0, 1_000, (g, 2, 2, 2))
+    joint[::7] = 0
+    joint[1::5, 1] = 0  # one real class
+    run, lead, agree = (np.full((n, g), -1, dtype=np.int64) for n in (4, 4, 3))
+    lb.binary_pair_cells(joint.reshape(g, 8), positive, run, lead, agree)
+    expected = ref.pair_cells(joint, positive)
+    for got, want in zip((run, lead, agree), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    # the paired columns through the kernel: the differences of the tables' measures to the bit
+    for measure in ("informedness", "markedness"):
+        cols = cmp.paired_columns(joint, measure, positive, 200, 0, "delta")
+        run_value, lead_value = (
+            be.measures.compute(joint.sum(axis=a), [measure], positive=positive)[measure] for a in (2, 3)
+        )
+        np.testing.assert_array_equal(cols["diff_vs_leader"], run_value - lead_value)
+        np.testing.assert_array_equal(cols["n_run_only"], expected[2][2])
+
+
 @pytest.mark.parametrize("dtype", [pl.Int8, pl.Int32, pl.UInt32, pl.Int64])
 def test_example_range_from_the_counting_pass(dtype):
     rng = np.random.default_rng(1)

@@ -604,25 +604,35 @@ def paired_columns(
     measure with a sign-flip test, :func:`batcheval.inference.paired_se.has_sign_flip`): the
     paired bootstrap's standard errors were most of the paired board's own cost, and a board
     above the rank limit selects by the sign-flip p-values."""
-    run_tables = sum_axes(joint, 2)  # real × run's prediction
-    lead_tables = sum_axes(joint, 3)  # real × leader's prediction
-    diff = (
-        _measures.compute(run_tables, [measure], positive=pos)[measure]
-        - _measures.compute(lead_tables, [measure], positive=pos)[measure]
-    )
+    if joint.shape[1] == 2:
+        g = joint.shape[0]
+        run_cells, lead_cells, agree = (np.empty((n, g), dtype=np.int64) for n in (4, 4, 3))
+        flat = np.ascontiguousarray(joint, dtype=np.int64).reshape(g, 8)
+        _lb.binary_pair_cells(flat, pos, run_cells, lead_cells, agree)
+        run_value = _measures.compute_cells(*run_cells, [measure])[measure]
+        diff = run_value - _measures.compute_cells(*lead_cells, [measure])[measure]
+        n_paired, leader_right, run_right = agree
+    else:
+        run_tables = sum_axes(joint, 2)  # real × run's prediction
+        lead_tables = sum_axes(joint, 3)  # real × leader's prediction
+        diff = (
+            _measures.compute(run_tables, [measure], positive=pos)[measure]
+            - _measures.compute(lead_tables, [measure], positive=pos)[measure]
+        )
+        both = np.einsum("gyyy->g", joint)
+        leader_right = np.einsum("gyyp->g", joint) - both
+        run_right = np.einsum("gyly->g", joint) - both
+        n_paired = sum_axes(joint, (1, 2, 3))
     se = None
     if with_se or not _paired_se.has_sign_flip(measure, joint.shape[1]):
         if method == "delta":
             se = _paired_se.delta_se(joint, measure, pos)
         else:
             se = _paired_se.bootstrap_se(joint, measure, pos, n_boot, seed, diff)
-    both = np.einsum("gyyy->g", joint)
-    leader_right = np.einsum("gyyp->g", joint) - both
-    run_right = np.einsum("gyly->g", joint) - both
     cols = {
         "diff_vs_leader": diff,
         "p_vs_leader": _paired_se.paired_p(joint, measure, pos, diff, se, method),
-        "n_paired": sum_axes(joint, (1, 2, 3)),
+        "n_paired": n_paired,
         "n_leader_only": leader_right,
         "n_run_only": run_right,
         "p_mcnemar": _mcnemar_exact(leader_right, run_right),

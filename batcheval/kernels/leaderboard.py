@@ -550,3 +550,34 @@ def _paired_informedness_se(joint, i, x, g_run, g_ref):
         return np.nan
     # np.maximum(var, 0.0): -0.0 kept
     return math.sqrt((var if var >= 0.0 else 0.0) / n)
+
+
+@jit_inline
+def _cells_at(t00, t01, t10, t11, positive, out, g):
+    """``out[:, g]``: the (tp, fp, fn, tn) of the table ``t[real, predicted]`` at class ``positive``."""
+    if positive == 1:
+        out[0, g], out[1, g], out[2, g], out[3, g] = t11, t01, t10, t00
+    else:
+        out[0, g], out[1, g], out[2, g], out[3, g] = t00, t10, t01, t11
+
+
+@jit_parallel
+def binary_pair_cells(joint, positive, run_cells, ref_cells, agree):
+    """What the paired columns read of binary joint tables ``joint[g]`` (flat
+    ``[real, reference's prediction, run's prediction]``), in one pass: ``run_cells[:, g]``
+    and ``ref_cells[:, g]``, the (tp, fp, fn, tn) of the run's and the reference's tables
+    at class ``positive``, and ``agree[:, g]``: the examples paired, those only the
+    reference got right and those only the run got right (McNemar's discordant counts).
+
+    numpy summed the joint over each axis (a copy and an add per slice) and took the
+    diagonals with ``einsum``: about 12 ms of one thread for 100k tables, on the thread
+    that holds the GIL.
+    """
+    for g in prange(joint.shape[0]):
+        j = joint[g]
+        # the run's table sums out the reference's prediction, the reference's the run's
+        _cells_at(j[0] + j[2], j[1] + j[3], j[4] + j[6], j[5] + j[7], positive, run_cells, g)
+        _cells_at(j[0] + j[1], j[2] + j[3], j[4] + j[5], j[6] + j[7], positive, ref_cells, g)
+        agree[0, g] = j[0] + j[1] + j[2] + j[3] + j[4] + j[5] + j[6] + j[7]
+        agree[1, g] = j[1] + j[6]  # the reference's prediction is the real class, the run's not
+        agree[2, g] = j[2] + j[5]
