@@ -61,6 +61,52 @@ def test_two_joints_in_one_pass_match_the_reference(e):
     np.testing.assert_array_equal(both[1], ref.joint_from_cells(cells, e, rows, above, 2))
 
 
+# within a word of cells, within and just past a 64-example plane word, several, and rows that
+# start off a word's boundary
+@pytest.mark.parametrize("e", [5, 63, 64, 65, 700, 2047, 2049])
+@pytest.mark.parametrize("g", [41, 700])  # the serial twins, and the threaded kernels
+def test_bit_planes_count_and_join_as_the_cells(e, g):
+    """binary_planes' counts equal a histogram of each row's cells, and the joint tables from
+    the planes equal the per-example count, against one reference and two, with runs missing
+    examples, rows in another order than runs and runs without a reference."""
+    rng = np.random.default_rng(e + g)
+    cells = _cells(rng, g, e, 2, 0.15)
+    counts = np.full((g, 5), -1, dtype=np.int64)
+    planes = np.zeros((g, 3, (e + 63) // 64), dtype=np.uint64)
+    lb.binary_planes(cells, e, 3, counts, planes)
+    expected = np.stack([np.bincount(row, minlength=5) for row in cells.reshape(g, e).astype(np.int64)])
+    np.testing.assert_array_equal(counts, expected)
+    rows = rng.permutation(g)
+    lead = np.full(g, 3)
+    lead[5] = -1
+    above = rng.integers(-1, g, g)
+    joint, joint2 = np.zeros((g, 8), np.int64), np.zeros((g, 8), np.int64)
+    lb.joint_from_planes(planes, rows, lead, above, joint, joint2)
+    np.testing.assert_array_equal(joint.reshape(g, 2, 2, 2), ref.joint_from_cells(cells, e, rows, lead, 2))
+    np.testing.assert_array_equal(joint2.reshape(g, 2, 2, 2), ref.joint_from_cells(cells, e, rows, above, 2))
+    # the board's path: Cells with planes as without
+    with_planes = cmp.Cells(None, cells, e, rows, 2, np.arange(2), planes)  # type: ignore[arg-type]
+    plain = cmp.Cells(None, cells, e, rows, 2, np.arange(2))  # type: ignore[arg-type]
+    np.testing.assert_array_equal(with_planes.joint(above), plain.joint(above))
+    for got, want in zip(with_planes.joints(lead, above), plain.joints(lead, above), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_popcount_counts_the_set_bits():
+    from batcheval.kernels.jit import jit
+
+    @jit
+    def counts(words, out):
+        for i in range(words.shape[0]):
+            out[i] = lb.popcount(words[i])
+
+    words = np.random.default_rng(0).integers(0, 2**63, 1000, dtype=np.uint64) * np.uint64(2)
+    words[:3] = [0, 2**64 - 1, 2**63]
+    out = np.empty(len(words), dtype=np.int64)
+    counts(words, out)
+    assert out.tolist() == [bin(int(w)).count("1") for w in words]
+
+
 @pytest.mark.parametrize("positive", [0, 1])
 @pytest.mark.parametrize("g", [1, 53, 9_000])  # the serial twin, and the threaded kernel
 def test_pair_cells_match_the_joint_tables_sums(positive, g):

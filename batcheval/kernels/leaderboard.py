@@ -312,6 +312,22 @@ def _byte_sum(a):
     return np.int64((a * np.uint64(0x0001000100010001)) >> np.uint64(48))
 
 
+@jit_inline
+def _add_joint(out, s_all, s_r, s_l, s_o, s_rl, s_ro, s_lo, s_rlo):
+    """Add to ``out`` (8 cells, real · 4 + reference's prediction · 2 + own prediction) the
+    joint table whose examples paired number ``s_all``, of which ``s_r`` are of real class 1,
+    ``s_l`` the reference predicted 1 and ``s_o`` the run did, and the others of their
+    intersections (inclusion-exclusion)."""
+    out[7] += s_rlo
+    out[6] += s_rl - s_rlo
+    out[5] += s_ro - s_rlo
+    out[4] += s_r - s_rl - s_ro + s_rlo
+    out[3] += s_lo - s_rlo
+    out[2] += s_l - s_rl - s_lo + s_rlo
+    out[1] += s_o - s_ro - s_lo + s_rlo
+    out[0] += s_all - s_r - s_l - s_o + s_rl + s_ro + s_lo - s_rlo
+
+
 @jit
 def _binary_joint(cells, words, own, other, n_examples, out):
     """Add to ``out`` (8 cells, real · 4 + reference's prediction · 2 + own
@@ -359,14 +375,7 @@ def _binary_joint(cells, words, own, other, n_examples, out):
         s_lo += _byte_sum(a_lo)
         s_rlo += _byte_sum(a_rlo)
         start = stop
-    out[7] += s_rlo
-    out[6] += s_rl - s_rlo
-    out[5] += s_ro - s_rlo
-    out[4] += s_r - s_rl - s_ro + s_rlo
-    out[3] += s_lo - s_rlo
-    out[2] += s_l - s_rl - s_lo + s_rlo
-    out[1] += s_o - s_ro - s_lo + s_rlo
-    out[0] += s_all - s_r - s_l - s_o + s_rl + s_ro + s_lo - s_rlo
+    _add_joint(out, s_all, s_r, s_l, s_o, s_rl, s_ro, s_lo, s_rlo)
     for e in range(8 * n_words, n_examples):
         a = np.int64(cells[np.uint64(own + e)]) - 1
         b = np.int64(cells[np.uint64(other + e)]) - 1
@@ -581,3 +590,124 @@ def binary_pair_cells(joint, positive, run_cells, ref_cells, agree):
         agree[0, g] = j[0] + j[1] + j[2] + j[3] + j[4] + j[5] + j[6] + j[7]
         agree[1, g] = j[1] + j[6]  # the reference's prediction is the real class, the run's not
         agree[2, g] = j[2] + j[5]
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """The number of set bits of a 64-bit word: LLVM's ``llvm.ctpop`` (one instruction
+    where the CPU has it), which numba does not expose."""
+    if not isinstance(x, types.Integer) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, args)
+
+    return types.int64(x), codegen
+
+
+@jit_parallel
+def binary_planes(cells, n_examples, n_threads, counts, planes):
+    """:func:`cell_counts` of binary cells (codes 0-4), and each row as three bit planes:
+    ``planes[g, 0]`` the examples row g filled, ``planes[g, 1]`` those of real class 1 and
+    ``planes[g, 2]`` those it predicted 1, 64 examples a word (example 64w + 8b + j of the row at
+    bit 8j + b of word w: the bytes of 8 words of cells shifted together).
+
+    The joint tables then count 64 examples a word with ``popcount``
+    (:func:`joint_from_planes`) and read 3/8 of a byte a cell, where :func:`_binary_joint`
+    reads a byte and takes some 25 operations for 8; a row's counts come from the same
+    planes, so this pass takes the place of :func:`cell_counts`.
+    """
+    n_groups = counts.shape[0]
+    for t in prange(n_threads):
+        lo, hi = thread_rows(t, n_groups, n_threads)
+        _binary_planes(cells, n_examples, lo, hi, counts, planes)
+
+
+@jit
+def _binary_planes(cells, n_examples, lo, hi, counts, planes):
+    words = _words(cells)
+    n_words = planes.shape[2]
+    for g in range(lo, hi):
+        own = g * n_examples
+        # whole 8-cell words of the row within ``words``, keeping the word after each for _word
+        whole = max(0, min(n_examples, 8 * (words.shape[0] - 1) - own)) // 8
+        c1 = c2 = c3 = c4 = np.int64(0)
+        for w in range(n_words):
+            # each bit of the codes' three as a plane: cell 8b + j of the block at bit 8j + b (an
+            # order of the block's examples that every row shares, which popcounts do not see)
+            b0 = b1 = b2 = np.uint64(0)
+            full = min(8, whole - 8 * w)
+            for b in range(full):
+                x = _word(words, own + 64 * w + 8 * b)
+                s = np.uint64(b)
+                b0 |= (x & _LOW_BITS) << s
+                b1 |= ((x >> np.uint64(1)) & _LOW_BITS) << s
+                b2 |= ((x >> np.uint64(2)) & _LOW_BITS) << s
+            for e in range(64 * w + 8 * max(full, 0), min(64 * w + 64, n_examples)):  # the row's last cells
+                v = np.uint64(cells[np.uint64(own + e)])
+                s = np.uint64(8 * ((e - 64 * w) % 8) + (e - 64 * w) // 8)
+                b0 |= (v & np.uint64(1)) << s
+                b1 |= ((v >> np.uint64(1)) & np.uint64(1)) << s
+                b2 |= ((v >> np.uint64(2)) & np.uint64(1)) << s
+            # codes 1-4 (real · 2 + predicted + 1) are 001, 010, 011 and 100
+            f = b0 | b1 | b2
+            r = (b1 & b0) | b2
+            p = (b1 & ~b0) | b2
+            planes[g, 0, w] = f
+            planes[g, 1, w] = r
+            planes[g, 2, w] = p
+            c1 += popcount(f & ~(r | p))
+            c2 += popcount(f & ~r & p)
+            c3 += popcount(r & ~p)
+            c4 += popcount(r & p)
+        counts[g, 0] = n_examples - (c1 + c2 + c3 + c4)
+        counts[g, 1] = c1
+        counts[g, 2] = c2
+        counts[g, 3] = c3
+        counts[g, 4] = c4
+
+
+@jit
+def _planes_joint(planes, own, other, out):
+    """Add to ``out`` (8 cells, real · 4 + reference's prediction · 2 + own prediction)
+    the binary joint table of rows ``own`` and ``other`` of ``planes``, as
+    :func:`_binary_joint` counts it from their cells: 64 examples a word."""
+    s_all = s_r = s_l = s_o = s_rl = s_ro = s_lo = s_rlo = np.int64(0)
+    for w in range(planes.shape[2]):
+        both = planes[own, 0, w] & planes[other, 0, w]
+        r = both & planes[own, 1, w]
+        lr = both & planes[other, 2, w]
+        pred = planes[own, 2, w]
+        s_all += popcount(both)
+        s_r += popcount(r)
+        s_l += popcount(lr)
+        s_o += popcount(both & pred)
+        s_rl += popcount(r & lr)
+        s_ro += popcount(r & pred)
+        s_lo += popcount(lr & pred)
+        s_rlo += popcount(r & lr & pred)
+    _add_joint(out, s_all, s_r, s_l, s_o, s_rl, s_ro, s_lo, s_rlo)
+
+
+@jit_parallel
+def joint_from_planes(planes, rows, ref, ref2, joint, joint2):
+    """:func:`joints_from_cells` from :func:`binary_planes`' rows: ``joint[i]`` of run i
+    (row ``rows[i]``) against ``ref[i]`` and ``joint2[i]`` against ``ref2[i]`` (-1: none;
+    an empty ``ref2`` for one reference). The second reference's row is prefetched
+    :data:`_PREFETCH_RUNS` runs ahead, as there."""
+    n = rows.shape[0]
+    two = ref2.shape[0] == n
+    flat = planes.reshape(-1)
+    row_words = planes.shape[1] * planes.shape[2]
+    for b in prange((n + _JOINT_BLOCK - 1) // _JOINT_BLOCK):
+        for i in range(b * _JOINT_BLOCK, min(n, (b + 1) * _JOINT_BLOCK)):
+            ahead = i + _PREFETCH_RUNS
+            if two and ahead < n and ref2[ahead] >= 0:
+                row = rows[ref2[ahead]] * row_words
+                for line in range(row, row + row_words + 8, 8):
+                    prefetch(flat, min(line, flat.shape[0] - 1))
+            if ref[i] >= 0:
+                _planes_joint(planes, rows[i], rows[ref[i]], joint[i])
+            if two and ref2[i] >= 0:
+                _planes_joint(planes, rows[i], rows[ref2[i]], joint2[i])
