@@ -263,8 +263,15 @@ class Cells:
     rows: np.ndarray
     k: int  # class codes in ``cells``; ``table`` keeps ``class_codes`` of them
     class_codes: np.ndarray
-    # binary cells as bit planes (kernels/leaderboard.binary_planes), which the joint tables read
+    # binary cells as bit planes (kernels/leaderboard.binary_planes), which the joint tables
+    # read; the counting pass makes them, else they are made from ``cells`` here
     planes: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.k == 2 and self.planes is None:
+            g, e = len(self.cells) // max(self.n_examples, 1), self.n_examples
+            self.planes = np.empty((g, 3, (e + 63) // 64), dtype=np.uint64)
+            _lb.binary_planes(self.cells, e, n_threads(), np.empty((g, 5), dtype=np.int64), self.planes)
 
     def joint(self, ref: np.ndarray) -> np.ndarray:
         """``joint[g, real, ref's prediction, g's prediction]`` as :func:`joint_tables`
@@ -277,17 +284,10 @@ class Cells:
         return self._kept(joint)
 
     def joints(self, ref: np.ndarray, ref2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(self.joint(ref), self.joint(ref2))``, binary tables from one pass over the cells."""
-        if self.k != 2:
+        """``(self.joint(ref), self.joint(ref2))``, binary tables from one pass over the planes."""
+        if self.planes is None:
             return self.joint(ref), self.joint(ref2)
-        if self.planes is not None:
-            return self._from_planes(ref, ref2)  # type: ignore[return-value]
-        g = len(self.rows)
-        joint, joint2 = np.zeros((g, 2, 2, 2), dtype=np.int64), np.zeros((g, 2, 2, 2), dtype=np.int64)
-        ref, ref2 = (np.ascontiguousarray(r, dtype=np.int64) for r in (ref, ref2))
-        _lb.joints_from_cells(self.cells, self.n_examples, self.rows, ref, ref2, joint.reshape(g, 8),
-                              joint2.reshape(g, 8))  # fmt: skip
-        return self._kept(joint), self._kept(joint2)
+        return self._from_planes(ref, ref2)  # type: ignore[return-value]
 
     def _from_planes(self, ref: np.ndarray, ref2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
         """The binary joint tables against ``ref`` (and ``ref2``) from :attr:`planes`: 64
