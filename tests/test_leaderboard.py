@@ -384,3 +384,18 @@ def test_one_pass_paired_board_equals_the_two_pass_board(monkeypatch, shape):
     assert be.leaderboard(df, **kwargs).equals(board)
     short = (board["run"].cast(pl.String) == "2").to_list()  # the run missing 80 examples
     assert board["n_paired"].to_list()[1:] == [320 if short[0] or s else 400 for s in short[1:]]
+
+
+def test_a_sign_flip_board_draws_no_paired_standard_error(monkeypatch):
+    """Informedness's p_vs_leader is the sign-flip test and its best set reads the sign-flip
+    p-values, so the board computes no paired standard error; markedness's reads it."""
+    from batcheval.inference import paired_se
+
+    df = shared_test_set(n_runs=12)
+    for method in ("bootstrap_se", "delta_se"):
+        monkeypatch.setattr(paired_se, method, lambda *a, _n=method: pytest.fail(f"{_n} was called"))
+    for paired in ("bootstrap", "delta"):
+        board = be.leaderboard(df, pool="fold", example="example_id", paired=paired, adjacent=True)
+        assert board.height == 12
+        with pytest.raises(pytest.fail.Exception):
+            be.leaderboard(df, pool="fold", example="example_id", paired=paired, measure="markedness")

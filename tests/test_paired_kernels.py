@@ -40,8 +40,9 @@ def test_cell_counts_match_a_histogram_per_run(k, e):
 # within a word, a round of 255 words and past it, and rows that start off a word's boundary
 @pytest.mark.parametrize("e", [5, 255, 700, 2048, 2047, 2049])
 def test_two_joints_in_one_pass_match_the_reference(e):
-    """joints_from_cells against each reference equals the per-example count, with runs
-    missing examples, rows in another order than runs, and runs without a reference."""
+    """The board's joint tables against two references (from the cells' bit planes) equal the
+    per-example count, with runs missing examples, rows in another order than runs, and runs
+    without a reference."""
     rng = np.random.default_rng(e)
     g = 41
     cells = _cells(rng, g, e, 2, 0.15)
@@ -49,16 +50,85 @@ def test_two_joints_in_one_pass_match_the_reference(e):
     lead = np.full(g, 3)
     above = rng.integers(-1, g, g)
     above[: g // 2] = np.r_[-1, np.arange(g // 2 - 1)]  # a chain, as an adjacent board's
-    joint, joint2 = np.zeros((g, 8), np.int64), np.zeros((g, 8), np.int64)
-    lb.joints_from_cells(cells, e, rows, lead, above, joint, joint2)
-    np.testing.assert_array_equal(joint.reshape(g, 2, 2, 2), ref.joint_from_cells(cells, e, rows, lead, 2))
-    np.testing.assert_array_equal(joint2.reshape(g, 2, 2, 2), ref.joint_from_cells(cells, e, rows, above, 2))
-    # the board's own path: the same as one reference at a time
     table = cmp.Cells(None, cells, e, rows, 2, np.arange(2))  # type: ignore[arg-type]
     both = table.joints(lead, above)
+    np.testing.assert_array_equal(both[0], ref.joint_from_cells(cells, e, rows, lead, 2))
+    np.testing.assert_array_equal(both[1], ref.joint_from_cells(cells, e, rows, above, 2))
+    # the same as one reference at a time, and as the cells' own kernel
     np.testing.assert_array_equal(both[0], table.joint(lead))
     np.testing.assert_array_equal(both[1], table.joint(above))
-    np.testing.assert_array_equal(both[1], ref.joint_from_cells(cells, e, rows, above, 2))
+    bytewise = np.zeros((g, 8), np.int64)
+    lb.joint_from_cells(cells, e, rows, above, 2, bytewise)
+    np.testing.assert_array_equal(bytewise.reshape(g, 2, 2, 2), both[1])
+
+
+# within a word of cells, within and just past a 64-example plane word, several, and rows that
+# start off a word's boundary
+@pytest.mark.parametrize("e", [5, 63, 64, 65, 700, 2047, 2049])
+@pytest.mark.parametrize("g", [41, 700])  # the serial twins, and the threaded kernels
+def test_bit_planes_count_and_join_as_the_cells(e, g):
+    """binary_planes' counts equal a histogram of each row's cells, and the joint tables from
+    the planes equal the per-example count, against one reference and two, with runs missing
+    examples, rows in another order than runs and runs without a reference."""
+    rng = np.random.default_rng(e + g)
+    cells = _cells(rng, g, e, 2, 0.15)
+    counts = np.full((g, 5), -1, dtype=np.int64)
+    planes = np.zeros((g, 3, (e + 63) // 64), dtype=np.uint64)
+    lb.binary_planes(cells, e, 3, counts, planes)
+    expected = np.stack([np.bincount(row, minlength=5) for row in cells.reshape(g, e).astype(np.int64)])
+    np.testing.assert_array_equal(counts, expected)
+    rows = rng.permutation(g)
+    lead = np.full(g, 3)
+    lead[5] = -1
+    above = rng.integers(-1, g, g)
+    joint, joint2 = np.zeros((g, 8), np.int64), np.zeros((g, 8), np.int64)
+    lb.joint_from_planes(planes, rows, lead, above, joint, joint2)
+    np.testing.assert_array_equal(joint.reshape(g, 2, 2, 2), ref.joint_from_cells(cells, e, rows, lead, 2))
+    np.testing.assert_array_equal(joint2.reshape(g, 2, 2, 2), ref.joint_from_cells(cells, e, rows, above, 2))
+    # the board's path: Cells given the counting pass's planes, as when it makes its own
+    given = cmp.Cells(None, cells, e, rows, 2, np.arange(2), planes)  # type: ignore[arg-type]
+    made = cmp.Cells(None, cells, e, rows, 2, np.arange(2))  # type: ignore[arg-type]
+    np.testing.assert_array_equal(given.planes, made.planes)
+    np.testing.assert_array_equal(given.joint(above), ref.joint_from_cells(cells, e, rows, above, 2))
+
+
+def test_popcount_counts_the_set_bits():
+    from batcheval.kernels.jit import jit
+
+    @jit
+    def counts(words, out):
+        for i in range(words.shape[0]):
+            out[i] = lb.popcount(words[i])
+
+    words = np.random.default_rng(0).integers(0, 2**63, 1000, dtype=np.uint64) * np.uint64(2)
+    words[:3] = [0, 2**64 - 1, 2**63]
+    out = np.empty(len(words), dtype=np.int64)
+    counts(words, out)
+    assert out.tolist() == [bin(int(w)).count("1") for w in words]
+
+
+@pytest.mark.parametrize("positive", [0, 1])
+@pytest.mark.parametrize("g", [1, 53, 9_000])  # the serial twin, and the threaded kernel
+def test_pair_cells_match_the_joint_tables_sums(positive, g):
+    """binary_pair_cells: each run's and reference's cells at the positive class and the
+    discordant counts, against sums over each joint table; empty and one-sided tables too."""
+    rng = np.random.default_rng(g + positive)
+    joint = rng.integers(0, 1_000, (g, 2, 2, 2))
+    joint[::7] = 0
+    joint[1::5, 1] = 0  # one real class
+    run, lead, agree = (np.full((n, g), -1, dtype=np.int64) for n in (4, 4, 3))
+    lb.binary_pair_cells(joint.reshape(g, 8), positive, run, lead, agree)
+    expected = ref.pair_cells(joint, positive)
+    for got, want in zip((run, lead, agree), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    # the paired columns through the kernel: the differences of the tables' measures to the bit
+    for measure in ("informedness", "markedness"):
+        cols = cmp.paired_columns(joint, measure, positive, 200, 0, "delta")
+        run_value, lead_value = (
+            be.measures.compute(joint.sum(axis=a), [measure], positive=positive)[measure] for a in (2, 3)
+        )
+        np.testing.assert_array_equal(cols["diff_vs_leader"], run_value - lead_value)
+        np.testing.assert_array_equal(cols["n_run_only"], expected[2][2])
 
 
 @pytest.mark.parametrize("dtype", [pl.Int8, pl.Int32, pl.UInt32, pl.Int64])

@@ -420,3 +420,28 @@ def test_bootstrap_informedness_shortcuts_give_measure_values_bits(positive: int
             np.testing.assert_array_equal(np.array(got).view(np.int64), np.array(expect).view(np.int64))
         expected = np.float64(values[0] - values[1])
         assert np.array_equal(diff[g], expected, equal_nan=True), (g, diff[g], expected)
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "delta"])
+def test_paired_columns_without_se_skip_only_what_no_p_value_reads(monkeypatch, method: str):
+    """``with_se=False`` (the leaderboard's call) leaves out a sign-flip measure's standard error,
+    whose p-value does not read it, and keeps every other column to the bit; a measure without a
+    sign-flip test still gets its standard error, which its p-value reads."""
+    from batcheval.inference import comparisons
+
+    joint = np.stack([_joint(300, 0.6, s, seed) for seed, s in enumerate(np.linspace(0.2, 0.7, 40))])
+    calls: list[str] = []
+    for name in ("bootstrap_se", "delta_se"):
+        real = getattr(paired_se, name)
+        monkeypatch.setattr(paired_se, name, lambda *a, _f=real, _n=name: calls.append(_n) or _f(*a))
+    for measure, sign_flip in (("informedness", True), ("accuracy", True), ("markedness", False)):
+        calls.clear()
+        full = comparisons.paired_columns(joint, measure, 1, 200, 3, method)
+        assert len(calls) == 1
+        calls.clear()
+        lean = comparisons.paired_columns(joint, measure, 1, 200, 3, method, with_se=False)
+        assert ("se_vs_leader" in lean) is not sign_flip
+        assert len(calls) == (0 if sign_flip else 1)
+        assert set(full) - set(lean) == ({"se_vs_leader"} if sign_flip else set())
+        for name, values in lean.items():
+            np.testing.assert_array_equal(values, full[name])

@@ -263,25 +263,44 @@ class Cells:
     rows: np.ndarray
     k: int  # class codes in ``cells``; ``table`` keeps ``class_codes`` of them
     class_codes: np.ndarray
+    # binary cells as bit planes (kernels/leaderboard.binary_planes), which the joint tables
+    # read; the counting pass makes them, else they are made from ``cells`` here
+    planes: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.k == 2 and self.planes is None:
+            g, e = len(self.cells) // max(self.n_examples, 1), self.n_examples
+            self.planes = np.empty((g, 3, (e + 63) // 64), dtype=np.uint64)
+            _lb.binary_planes(self.cells, e, n_threads(), np.empty((g, 5), dtype=np.int64), self.planes)
 
     def joint(self, ref: np.ndarray) -> np.ndarray:
         """``joint[g, real, ref's prediction, g's prediction]`` as :func:`joint_tables`
         gives it."""
+        if self.planes is not None:
+            return self._from_planes(ref, None)[0]
         g, k = len(self.rows), self.k
         joint = np.zeros((g, k, k, k), dtype=np.int64)
         _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k, joint.reshape(g, k**3))
         return self._kept(joint)
 
     def joints(self, ref: np.ndarray, ref2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(self.joint(ref), self.joint(ref2))``, binary tables from one pass over the cells."""
-        if self.k != 2:
+        """``(self.joint(ref), self.joint(ref2))``, binary tables from one pass over the planes."""
+        if self.planes is None:
             return self.joint(ref), self.joint(ref2)
+        return self._from_planes(ref, ref2)  # type: ignore[return-value]
+
+    def _from_planes(self, ref: np.ndarray, ref2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The binary joint tables against ``ref`` (and ``ref2``) from :attr:`planes`: 64
+        examples a word, where the cells take 8 (the benchmark's 100k runs, one thread: the
+        leader's joint tables 30 -> 6 ms, both of an adjacent board 78 -> 13 ms)."""
         g = len(self.rows)
-        joint, joint2 = np.zeros((g, 2, 2, 2), dtype=np.int64), np.zeros((g, 2, 2, 2), dtype=np.int64)
-        ref, ref2 = (np.ascontiguousarray(r, dtype=np.int64) for r in (ref, ref2))
-        _lb.joints_from_cells(self.cells, self.n_examples, self.rows, ref, ref2, joint.reshape(g, 8),
-                              joint2.reshape(g, 8))  # fmt: skip
-        return self._kept(joint), self._kept(joint2)
+        joint = np.zeros((g, 2, 2, 2), dtype=np.int64)
+        joint2 = np.zeros((g if ref2 is not None else 0, 2, 2, 2), dtype=np.int64)
+        ref = np.ascontiguousarray(ref, dtype=np.int64)
+        ref2 = np.empty(0, dtype=np.int64) if ref2 is None else np.ascontiguousarray(ref2, dtype=np.int64)
+        _lb.joint_from_planes(self.planes, self.rows, ref, ref2, joint.reshape(g, 8),
+                              joint2.reshape(len(joint2), 8))  # fmt: skip
+        return self._kept(joint), self._kept(joint2) if len(ref2) else None
 
     def _kept(self, joint: np.ndarray) -> np.ndarray:
         """``joint`` on the class codes the table keeps."""
@@ -335,7 +354,7 @@ def count_with_cells(
         filled = _filled(df, coding, space, example, None)
         if filled is None:
             return None
-    cells, counts = filled
+    cells, counts, planes = filled
     k = coding.n_codes
     # every row fills a cell of its own unless two rows of a run share an example
     if int(counts.sum()) != df.height:
@@ -343,7 +362,7 @@ def count_with_cells(
     counted = compact(space, coding, counts, True)
     table = ContingencyTable(counted.keys, counted.classes, counted.counts)
     assert counted.groups is not None
-    return Cells(table, cells, n_examples, counted.groups, k, counted.class_codes)  # type: ignore[arg-type]
+    return Cells(table, cells, n_examples, counted.groups, k, counted.class_codes, planes)  # type: ignore[arg-type]
 
 
 def _filled(
@@ -352,11 +371,13 @@ def _filled(
     space: KeySpace,
     example: tuple[np.ndarray, int, int],
     byte_pairs: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
     """The runs × examples cells filled (:func:`~batcheval.kernels.leaderboard.fill_cells`; with
-    ``byte_pairs``, unchecked, one byte longer for its sink) and the counts ``[space id, K, K]``
-    read from them, or None when the table would be large or sparse (or class pairs beyond
-    int8). Raises for a row outside the class set of a scanned coding."""
+    ``byte_pairs``, unchecked, one byte longer for its sink), the counts ``[space id, K, K]``
+    read from them and, for two classes, their bit planes
+    (:func:`~batcheval.kernels.leaderboard.binary_planes`, read in the same pass); or None when
+    the table would be large or sparse (or class pairs beyond int8). Raises for a row outside
+    the class set of a scanned coding."""
     k = coding.n_codes
     example_col, ex_lo, n_examples = example
     size = space.size * n_examples
@@ -370,8 +391,13 @@ def _filled(
     if bad:
         raise_outside(coding, bad)
     per_cell = np.empty((space.size, k * k + 1), dtype=np.int64)
-    _lb.cell_counts(cells, n_examples, n_threads(), per_cell)
-    return cells[:size], np.ascontiguousarray(per_cell[:, 1:]).reshape(space.size, k, k)
+    planes = None
+    if k == 2:
+        planes = np.empty((space.size, 3, (n_examples + 63) // 64), dtype=np.uint64)
+        _lb.binary_planes(cells, n_examples, n_threads(), per_cell, planes)
+    else:
+        _lb.cell_counts(cells, n_examples, n_threads(), per_cell)
+    return cells[:size], np.ascontiguousarray(per_cell[:, 1:]).reshape(space.size, k, k), planes
 
 
 def _byte_pairs(coding: ClassCoding) -> np.ndarray | None:
@@ -586,35 +612,60 @@ def _class_coding(
 
 
 def paired_columns(
-    joint: np.ndarray, measure: str, pos: int, n_boot: int, seed: int | None, method: str
+    joint: np.ndarray,
+    measure: str,
+    pos: int,
+    n_boot: int,
+    seed: int | None,
+    method: str,
+    with_se: bool = True,
 ) -> dict[str, np.ndarray]:
     """Each run against its reference from their joint table: the measure's
     difference, its standard error and its p-value (:func:`batcheval.inference.paired_se.paired_p`:
     exact sign-flip for linear measures, else normal with the ``method``'s standard error,
     ``"bootstrap"`` or ``"delta"``),
-    the paired and discordant counts, and the exact McNemar p-value."""
-    run_tables = sum_axes(joint, 2)  # real × run's prediction
-    lead_tables = sum_axes(joint, 3)  # real × leader's prediction
-    diff = (
-        _measures.compute(run_tables, [measure], positive=pos)[measure]
-        - _measures.compute(lead_tables, [measure], positive=pos)[measure]
-    )
-    if method == "delta":
-        se = _paired_se.delta_se(joint, measure, pos)
+    the paired and discordant counts, and the exact McNemar p-value.
+
+    ``with_se=False`` leaves ``se_vs_leader`` out where the p-value does not read it (a
+    measure with a sign-flip test, :func:`batcheval.inference.paired_se.has_sign_flip`): the
+    paired bootstrap's standard errors were most of the paired board's own cost, and a board
+    above the rank limit selects by the sign-flip p-values."""
+    if joint.shape[1] == 2:
+        g = joint.shape[0]
+        run_cells, lead_cells, agree = (np.empty((n, g), dtype=np.int64) for n in (4, 4, 3))
+        flat = np.ascontiguousarray(joint, dtype=np.int64).reshape(g, 8)
+        _lb.binary_pair_cells(flat, pos, run_cells, lead_cells, agree)
+        run_value = _measures.compute_cells(*run_cells, [measure])[measure]
+        diff = run_value - _measures.compute_cells(*lead_cells, [measure])[measure]
+        n_paired, leader_right, run_right = agree
     else:
-        se = _paired_se.bootstrap_se(joint, measure, pos, n_boot, seed, diff)
-    both = np.einsum("gyyy->g", joint)
-    leader_right = np.einsum("gyyp->g", joint) - both
-    run_right = np.einsum("gyly->g", joint) - both
-    return {
+        run_tables = sum_axes(joint, 2)  # real × run's prediction
+        lead_tables = sum_axes(joint, 3)  # real × leader's prediction
+        diff = (
+            _measures.compute(run_tables, [measure], positive=pos)[measure]
+            - _measures.compute(lead_tables, [measure], positive=pos)[measure]
+        )
+        both = np.einsum("gyyy->g", joint)
+        leader_right = np.einsum("gyyp->g", joint) - both
+        run_right = np.einsum("gyly->g", joint) - both
+        n_paired = sum_axes(joint, (1, 2, 3))
+    se = None
+    if with_se or not _paired_se.has_sign_flip(measure, joint.shape[1]):
+        if method == "delta":
+            se = _paired_se.delta_se(joint, measure, pos)
+        else:
+            se = _paired_se.bootstrap_se(joint, measure, pos, n_boot, seed, diff)
+    cols = {
         "diff_vs_leader": diff,
-        "se_vs_leader": se,
         "p_vs_leader": _paired_se.paired_p(joint, measure, pos, diff, se, method),
-        "n_paired": sum_axes(joint, (1, 2, 3)),
+        "n_paired": n_paired,
         "n_leader_only": leader_right,
         "n_run_only": run_right,
         "p_mcnemar": _mcnemar_exact(leader_right, run_right),
     }
+    if se is not None:
+        cols["se_vs_leader"] = se
+    return cols
 
 
 def _mcnemar_exact(b: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -429,11 +429,12 @@ def leaderboard(
             joint, joint_above = pairing.joints(lead, above)
         else:
             joint = pairing.joint(lead)
-        cols.update(_cmp.paired_columns(joint, measure, pos, n_boot, seed, paired))
+        # a sign-flip measure's p-values and best set read no standard error
+        cols.update(_cmp.paired_columns(joint, measure, pos, n_boot, seed, paired, with_se=False))
         chosen = _paired_selection(pairing, counts, value, cols, leader, measure, k, pos, ci, seed, joint)
         if adjacent:
             joint = pairing.joint(above) if joint_above is None else joint_above
-            vs = _cmp.paired_columns(joint, measure, pos, n_boot, seed, paired)
+            vs = _cmp.paired_columns(joint, measure, pos, n_boot, seed, paired, with_se=False)
             cols["diff_vs_above"], cols["p_vs_above"] = vs["diff_vs_leader"], vs["p_vs_leader"]
             cols["p_mcnemar_vs_above"] = vs["p_mcnemar"]
     elif cells is not None:
@@ -659,7 +660,7 @@ def _paired_selection(
     if measure in _intervals.interval_measures(k, "wilson_delta"):
         values = _selection.cell_values(counts, measure, pos)
         pair_floor = functools.partial(_selection.leader_floor, joint, values, leader, ci)
-    if measure in _paired_se.SIGN_FLIP_MEASURES[2 if counts.shape[1] == 2 else 3]:
+    if _paired_se.has_sign_flip(measure, counts.shape[1]):
         # p_vs_leader is the sign-flip test, exact under exchangeable runs (or its self-normalized
         # normal tail, bounded by Pinelis's and Hoeffding's): no standard error to collapse where
         # few examples are discordant (docs/calibration_leader.md, Stop 37); the pair's floor

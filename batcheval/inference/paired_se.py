@@ -102,8 +102,8 @@ from . import intervals as _intervals
 
 __all__ = [
     "MIN_REPLICATES", "MONOTONE_SWAP", "SIGN_FLIP_MEASURES", "SWAP_POINTS", "bootstrap_se", "delta_se",
-    "normal_paired_p", "paired_p", "poisson_se", "poisson_tables", "replicate_spread", "sign_flip_p",
-    "swap_p", "tolerance",
+    "has_sign_flip", "normal_paired_p", "paired_p", "poisson_se", "poisson_tables", "replicate_spread",
+    "sign_flip_p", "swap_p", "tolerance",
 ]  # fmt: skip
 
 # the first round's replicates: enough for the control variate to estimate its own precision
@@ -320,6 +320,20 @@ SIGN_FLIP_MEASURES: dict[int, tuple[str, ...]] = {
     2: ("informedness", "accuracy", "recall", "inverse_recall", "fallout", "miss_rate", "auc_single"),
     3: ("informedness", "accuracy"),  # and every K > 2
 }
+
+
+def has_sign_flip(measure: str, k: int) -> bool:
+    """Whether ``measure`` of ``k``-class tables has a paired sign-flip test
+    (:data:`SIGN_FLIP_MEASURES`): :func:`paired_p` then reads no standard error.
+
+    Examples
+    --------
+    >>> has_sign_flip("informedness", 2), has_sign_flip("markedness", 2), has_sign_flip("recall", 3)
+    (True, False, False)
+    """
+    return measure in SIGN_FLIP_MEASURES[2 if k == 2 else 3]
+
+
 # binary sign-flip tests enumerate the class with fewer discordant examples up to this many;
 # beyond, the continuity-corrected normal tail: never below the exact p-value by more than 0.4 %
 # on 9,000 simulated pairs of 150-1,000 examples and 900 pairs of 51-139 discordant examples a
@@ -366,7 +380,7 @@ def sign_flip_p(joint: np.ndarray, measure: str, pos: int = 1, mid_p: bool = Fal
     """
     joint = np.ascontiguousarray(joint, dtype=np.int64)
     k = joint.shape[1]
-    if measure not in SIGN_FLIP_MEASURES[2 if k == 2 else 3]:
+    if not has_sign_flip(measure, k):
         raise ValueError(f"measure {measure!r} has no sign-flip test for {k} classes")
     if k == 2:
         return _binary_sign_flip(joint, measure, pos, mid_p)
@@ -478,10 +492,11 @@ def swap_p(
 
 
 def paired_p(
-    joint: np.ndarray, measure: str, pos: int, diff: np.ndarray, se: np.ndarray, method: str = "delta"
+    joint: np.ndarray, measure: str, pos: int, diff: np.ndarray, se: np.ndarray | None, method: str = "delta"
 ) -> np.ndarray:
     """p-value of each paired difference ``diff`` (run − reference) with standard
     error ``se`` (from ``method``, ``"delta"`` or ``"bootstrap"``), valid at small n.
+    ``se`` may be None for a measure of :func:`has_sign_flip`, whose test does not read it.
 
     :func:`sign_flip_p` for the measures of :data:`SIGN_FLIP_MEASURES` (binary: its mid-p
     value). Otherwise :func:`normal_paired_p`, ``2·Φ(−|diff|/se)``, where a standard error of 0
@@ -502,7 +517,7 @@ def paired_p(
     [0.25]
     """
     k = joint.shape[1]
-    if measure in SIGN_FLIP_MEASURES[2 if k == 2 else 3]:
+    if has_sign_flip(measure, k):
         # the mid-p value: the exact test is conservative wherever few examples are discordant
         # (size 0.000-0.049 at 0.05), the mid-p one within [0.04, 0.06] at 13 of the 18 grid
         # points whose margins hold 10 and at most 0.054 anywhere (docs/calibration_leader.md)

@@ -3,8 +3,9 @@ leader, or the run ranked just above it).
 
 Dense boards take one pass over the rows (:func:`fill_cells`), which
 writes each run's class pair per example into a runs × examples table, and
-then read only that table: each run's own table (:func:`cell_counts`) and its
-joint table with its reference (:func:`joint_from_cells`). Other boards count first, then hold the
+then read only that table: each run's own table (:func:`cell_counts`; binary cells as bit
+planes too, :func:`binary_planes`) and its joint table with its reference
+(:func:`joint_from_cells`, :func:`joint_from_planes`). Other boards count first, then hold the
 reference runs' predictions (:func:`fill_predictions`) and count every row
 against them (:func:`joint_vs_reference`).
 """
@@ -240,11 +241,10 @@ def joint_from_cells(cells, n_examples, rows, ref, k, joint):
     -1, zeros), over the examples both predicted, where run i is row
     ``rows[i]`` of the ``cells`` table of :func:`fill_cells`.
 
-    Binary tables read 8 cells a word (:func:`_binary_joint`); more classes
-    increment the joint cells one example at a time.
+    The joint cells are incremented one example at a time; binary boards read
+    their cells' bit planes instead (:func:`joint_from_planes`).
     """
     kk = k * k
-    n_cells = kk * k
     width = kk + 1  # a cell of ``cells`` holds a class pair code plus one, 0 when empty
     # (own cell, reference's cell) → the joint cell: real · K² + reference's prediction · K + own
     # prediction, or -1 when either run did not predict the example
@@ -252,7 +252,6 @@ def joint_from_cells(cells, n_examples, rows, ref, k, joint):
     for c in range(kk):
         for m in range(kk):
             at[(c + 1) * width + m + 1] = (c // k) * kk + (m % k) * k + c % k
-    words = _words(cells)
     for i in prange(rows.shape[0]):
         r = ref[i]
         if r < 0:
@@ -260,20 +259,15 @@ def joint_from_cells(cells, n_examples, rows, ref, k, joint):
         own = rows[i] * n_examples
         other = rows[r] * n_examples
         out = joint[i]
-        if n_cells <= 8:
-            _binary_joint(cells, words, own, other, n_examples, out)
-        else:
-            for e in range(n_examples):
-                pair = np.int64(cells[np.uint64(own + e)]) * width + np.int64(cells[np.uint64(other + e)])
-                cell = at[np.uint64(pair)]
-                if cell >= 0:
-                    out[np.uint64(cell)] += 1
+        for e in range(n_examples):
+            pair = np.int64(cells[np.uint64(own + e)]) * width + np.int64(cells[np.uint64(other + e)])
+            cell = at[np.uint64(pair)]
+            if cell >= 0:
+                out[np.uint64(cell)] += 1
 
 
 #: the low bit of each byte of a word
 _LOW_BITS = np.uint64(0x0101010101010101)
-#: each lane's 16-bit half of a word
-_HALVES = np.uint64(0x00FF00FF00FF00FF)
 
 
 @jit_inline
@@ -295,70 +289,11 @@ def _word(words, p):
 
 
 @jit_inline
-def _planes(v):
-    """A word of 8 binary cells (0 empty, else real · 2 + predicted + 1) as three
-    masks on the low bit of each byte: the cell filled, real class 1, predicted 1
-    (codes 1-4 are 001, 010, 011 and 100 in binary)."""
-    b0 = v & _LOW_BITS
-    b1 = (v >> np.uint64(1)) & _LOW_BITS
-    b2 = (v >> np.uint64(2)) & _LOW_BITS
-    return b0 | b1 | b2, (b1 & b0) | b2, (b1 & (b0 ^ _LOW_BITS)) | b2
-
-
-@jit_inline
-def _byte_sum(a):
-    """The sum of a word's 8 bytes."""
-    a = (a & _HALVES) + ((a >> np.uint64(8)) & _HALVES)
-    return np.int64((a * np.uint64(0x0001000100010001)) >> np.uint64(48))
-
-
-@jit
-def _binary_joint(cells, words, own, other, n_examples, out):
-    """Add to ``out`` (8 cells, real · 4 + reference's prediction · 2 + own
-    prediction) the binary joint table of the ``cells`` rows from ``own`` and
-    ``other``, ``n_examples`` cells each.
-
-    Eight examples a word: each word's cells become bit masks (:func:`_planes`),
-    and the examples where both rows are filled and any of real, the
-    reference's and the run's prediction are 1 are counted in the bytes of 8
-    sums, emptied every 255 words; inclusion-exclusion gives the 8 cells. No
-    lookup per example, and the masks are a few instructions per 8 examples:
-    the leader's joint tables of 100k runs × 1,000 examples took 0.029 s of
-    CPU, against 0.049 s with a lookup per example into 8-bit lanes (as
-    :func:`_count_cells` counts). The examples past the last whole word of
-    ``cells`` are counted one at a time.
-    """
-    # whole words of both rows within ``words``, keeping the word after each for _word's shift
-    room = 8 * (words.shape[0] - 1) - max(own, other)
-    n_words = max(0, min(n_examples, room)) // 8
-    s_all = s_r = s_l = s_o = s_rl = s_ro = s_lo = s_rlo = np.int64(0)
-    start = 0
-    while start < n_words:
-        stop = min(n_words, start + 255)
-        a_all = a_r = a_l = a_o = a_rl = a_ro = a_lo = a_rlo = np.uint64(0)
-        for q in range(start, stop):
-            filled, real, pred = _planes(_word(words, own + 8 * q))
-            filled_ref, _, pred_ref = _planes(_word(words, other + 8 * q))
-            both = filled & filled_ref
-            r = both & real
-            lr = both & pred_ref
-            a_all += both
-            a_r += r
-            a_l += lr
-            a_o += both & pred
-            a_rl += r & pred_ref
-            a_ro += r & pred
-            a_lo += lr & pred
-            a_rlo += r & pred_ref & pred
-        s_all += _byte_sum(a_all)
-        s_r += _byte_sum(a_r)
-        s_l += _byte_sum(a_l)
-        s_o += _byte_sum(a_o)
-        s_rl += _byte_sum(a_rl)
-        s_ro += _byte_sum(a_ro)
-        s_lo += _byte_sum(a_lo)
-        s_rlo += _byte_sum(a_rlo)
-        start = stop
+def _add_joint(out, s_all, s_r, s_l, s_o, s_rl, s_ro, s_lo, s_rlo):
+    """Add to ``out`` (8 cells, real · 4 + reference's prediction · 2 + own prediction) the
+    joint table whose examples paired number ``s_all``, of which ``s_r`` are of real class 1,
+    ``s_l`` the reference predicted 1 and ``s_o`` the run did, and the others of their
+    intersections (inclusion-exclusion)."""
     out[7] += s_rlo
     out[6] += s_rl - s_rlo
     out[5] += s_ro - s_rlo
@@ -367,51 +302,12 @@ def _binary_joint(cells, words, own, other, n_examples, out):
     out[2] += s_l - s_rl - s_lo + s_rlo
     out[1] += s_o - s_ro - s_lo + s_rlo
     out[0] += s_all - s_r - s_l - s_o + s_rl + s_ro + s_lo - s_rlo
-    for e in range(8 * n_words, n_examples):
-        a = np.int64(cells[np.uint64(own + e)]) - 1
-        b = np.int64(cells[np.uint64(other + e)]) - 1
-        if a >= 0 and b >= 0:
-            out[(a >> 1) * 4 + (b & 1) * 2 + (a & 1)] += 1
 
 
-#: runs per task of :func:`joints_from_cells`
+#: runs per task of :func:`joint_from_planes`
 _JOINT_BLOCK = 1024
-#: how many runs ahead :func:`joints_from_cells` prefetches the second reference's row
+#: how many runs ahead :func:`joint_from_planes` prefetches the second reference's row
 _PREFETCH_RUNS = 8
-
-
-@jit_parallel
-def joints_from_cells(cells, n_examples, rows, ref, ref2, joint, joint2):
-    """:func:`joint_from_cells` of binary tables against two references at once:
-    ``joint[i]`` against ``ref[i]`` and ``joint2[i]`` against ``ref2[i]`` (-1: none),
-    the same counts as two calls, each run's own row read once for both (from
-    cache the second time).
-
-    On an adjacent board the second reference, the run ranked just above, is a
-    row read at random, which costs as much as counting both joint tables
-    (100k runs × 1,000 examples, one thread: 0.110 s, against 0.056 s with the
-    runs above in row order). Taking the runs down the ranking instead, each
-    run's reference read just before it, left as much: the runs' own rows,
-    their references and their joint tables were then read at random. Touching
-    the next rows ahead of time (loads) did not help either; prefetching the second
-    reference's row :data:`_PREFETCH_RUNS` runs ahead (:func:`prefetch`, which does not
-    wait) does: 100-105 -> 77-82 ms of one thread's CPU for the same tables (4, 8 or 16 runs
-    ahead alike).
-    """
-    n = rows.shape[0]
-    words = _words(cells)
-    for b in prange((n + _JOINT_BLOCK - 1) // _JOINT_BLOCK):
-        for i in range(b * _JOINT_BLOCK, min(n, (b + 1) * _JOINT_BLOCK)):
-            ahead = i + _PREFETCH_RUNS
-            if ahead < n and ref2[ahead] >= 0:
-                row = rows[ref2[ahead]] * n_examples
-                for line in range(row, row + n_examples + 64, 64):
-                    prefetch(cells, min(line, cells.shape[0] - 1))
-            own = rows[i] * n_examples
-            if ref[i] >= 0:
-                _binary_joint(cells, words, own, rows[ref[i]] * n_examples, n_examples, joint[i])
-            if ref2[i] >= 0:
-                _binary_joint(cells, words, own, rows[ref2[i]] * n_examples, n_examples, joint2[i])
 
 
 @jit_parallel
@@ -550,3 +446,165 @@ def _paired_informedness_se(joint, i, x, g_run, g_ref):
         return np.nan
     # np.maximum(var, 0.0): -0.0 kept
     return math.sqrt((var if var >= 0.0 else 0.0) / n)
+
+
+@jit_inline
+def _cells_at(t00, t01, t10, t11, positive, out, g):
+    """``out[:, g]``: the (tp, fp, fn, tn) of the table ``t[real, predicted]`` at class ``positive``."""
+    if positive == 1:
+        out[0, g], out[1, g], out[2, g], out[3, g] = t11, t01, t10, t00
+    else:
+        out[0, g], out[1, g], out[2, g], out[3, g] = t00, t10, t01, t11
+
+
+@jit_parallel
+def binary_pair_cells(joint, positive, run_cells, ref_cells, agree):
+    """What the paired columns read of binary joint tables ``joint[g]`` (flat
+    ``[real, reference's prediction, run's prediction]``), in one pass: ``run_cells[:, g]``
+    and ``ref_cells[:, g]``, the (tp, fp, fn, tn) of the run's and the reference's tables
+    at class ``positive``, and ``agree[:, g]``: the examples paired, those only the
+    reference got right and those only the run got right (McNemar's discordant counts).
+
+    numpy summed the joint over each axis (a copy and an add per slice) and took the
+    diagonals with ``einsum``: about 12 ms of one thread for 100k tables, on the thread
+    that holds the GIL.
+    """
+    for g in prange(joint.shape[0]):
+        j = joint[g]
+        # the run's table sums out the reference's prediction, the reference's the run's
+        _cells_at(j[0] + j[2], j[1] + j[3], j[4] + j[6], j[5] + j[7], positive, run_cells, g)
+        _cells_at(j[0] + j[1], j[2] + j[3], j[4] + j[5], j[6] + j[7], positive, ref_cells, g)
+        agree[0, g] = j[0] + j[1] + j[2] + j[3] + j[4] + j[5] + j[6] + j[7]
+        agree[1, g] = j[1] + j[6]  # the reference's prediction is the real class, the run's not
+        agree[2, g] = j[2] + j[5]
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """The number of set bits of a 64-bit word: LLVM's ``llvm.ctpop`` (one instruction
+    where the CPU has it), which numba does not expose."""
+    if not isinstance(x, types.Integer) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, args)
+
+    return types.int64(x), codegen
+
+
+@jit_parallel
+def binary_planes(cells, n_examples, n_threads, counts, planes):
+    """:func:`cell_counts` of binary cells (codes 0-4), and each row as three bit planes:
+    ``planes[g, 0]`` the examples row g filled, ``planes[g, 1]`` those of real class 1 and
+    ``planes[g, 2]`` those it predicted 1, 64 examples a word (example 64w + 8b + j of the row at
+    bit 8j + b of word w: the bytes of 8 words of cells shifted together).
+
+    The joint tables then count 64 examples a word with ``popcount``
+    (:func:`joint_from_planes`) and read 3/8 of a byte a cell, where counting them from the
+    cells' bytes took some 25 operations for 8; a row's counts come from the same
+    planes, so this pass takes the place of :func:`cell_counts`.
+    """
+    n_groups = counts.shape[0]
+    for t in prange(n_threads):
+        lo, hi = thread_rows(t, n_groups, n_threads)
+        _binary_planes(cells, n_examples, lo, hi, counts, planes)
+
+
+@jit
+def _binary_planes(cells, n_examples, lo, hi, counts, planes):
+    words = _words(cells)
+    n_words = planes.shape[2]
+    for g in range(lo, hi):
+        own = g * n_examples
+        # whole 8-cell words of the row within ``words``, keeping the word after each for _word
+        whole = max(0, min(n_examples, 8 * (words.shape[0] - 1) - own)) // 8
+        c1 = c2 = c3 = c4 = np.int64(0)
+        for w in range(n_words):
+            # each bit of the codes' three as a plane: cell 8b + j of the block at bit 8j + b (an
+            # order of the block's examples that every row shares, which popcounts do not see)
+            b0 = b1 = b2 = np.uint64(0)
+            full = min(8, whole - 8 * w)
+            for b in range(full):
+                x = _word(words, own + 64 * w + 8 * b)
+                s = np.uint64(b)
+                b0 |= (x & _LOW_BITS) << s
+                b1 |= ((x >> np.uint64(1)) & _LOW_BITS) << s
+                b2 |= ((x >> np.uint64(2)) & _LOW_BITS) << s
+            for e in range(64 * w + 8 * max(full, 0), min(64 * w + 64, n_examples)):  # the row's last cells
+                v = np.uint64(cells[np.uint64(own + e)])
+                s = np.uint64(8 * ((e - 64 * w) % 8) + (e - 64 * w) // 8)
+                b0 |= (v & np.uint64(1)) << s
+                b1 |= ((v >> np.uint64(1)) & np.uint64(1)) << s
+                b2 |= ((v >> np.uint64(2)) & np.uint64(1)) << s
+            # codes 1-4 (real · 2 + predicted + 1) are 001, 010, 011 and 100
+            f = b0 | b1 | b2
+            r = (b1 & b0) | b2
+            p = (b1 & ~b0) | b2
+            planes[g, 0, w] = f
+            planes[g, 1, w] = r
+            planes[g, 2, w] = p
+            c1 += popcount(f & ~(r | p))
+            c2 += popcount(f & ~r & p)
+            c3 += popcount(r & ~p)
+            c4 += popcount(r & p)
+        counts[g, 0] = n_examples - (c1 + c2 + c3 + c4)
+        counts[g, 1] = c1
+        counts[g, 2] = c2
+        counts[g, 3] = c3
+        counts[g, 4] = c4
+
+
+@jit
+def _planes_joint(planes, own, other, out):
+    """Add to ``out`` (8 cells, real · 4 + reference's prediction · 2 + own prediction)
+    the binary joint table of rows ``own`` and ``other`` of ``planes``: where both are
+    filled and any of real, the reference's and the run's prediction are 1, the examples
+    are counted 64 a word, and inclusion-exclusion gives the 8 cells (:func:`_add_joint`)."""
+    s_all = s_r = s_l = s_o = s_rl = s_ro = s_lo = s_rlo = np.int64(0)
+    for w in range(planes.shape[2]):
+        both = planes[own, 0, w] & planes[other, 0, w]
+        r = both & planes[own, 1, w]
+        lr = both & planes[other, 2, w]
+        pred = planes[own, 2, w]
+        s_all += popcount(both)
+        s_r += popcount(r)
+        s_l += popcount(lr)
+        s_o += popcount(both & pred)
+        s_rl += popcount(r & lr)
+        s_ro += popcount(r & pred)
+        s_lo += popcount(lr & pred)
+        s_rlo += popcount(r & lr & pred)
+    _add_joint(out, s_all, s_r, s_l, s_o, s_rl, s_ro, s_lo, s_rlo)
+
+
+@jit_parallel
+def joint_from_planes(planes, rows, ref, ref2, joint, joint2):
+    """Binary joint tables from :func:`binary_planes`' rows: ``joint[i]``, flat ``[real,
+    reference's prediction, own prediction]``, of run i (row ``rows[i]``) against ``ref[i]``,
+    and ``joint2[i]`` against ``ref2[i]`` (-1: none; an empty ``ref2`` for one reference), over
+    the examples both predicted; each run's own row is read once for both.
+
+    On an adjacent board the second reference, the run ranked just above, is a row read at
+    random. Taking the runs down the ranking instead (each run's reference read just before
+    it) left the runs' own rows, their references and their joint tables read at random, and
+    touching the next rows ahead of time with loads did not help; prefetching the second
+    reference's row :data:`_PREFETCH_RUNS` runs ahead (:func:`prefetch`, which does not wait)
+    did: 100-105 -> 77-82 ms of one thread's CPU when the joint tables were counted from the
+    cells' bytes (stop 34), which the planes now take 12-19 ms for.
+    """
+    n = rows.shape[0]
+    two = ref2.shape[0] == n
+    flat = planes.reshape(-1)
+    row_words = planes.shape[1] * planes.shape[2]
+    for b in prange((n + _JOINT_BLOCK - 1) // _JOINT_BLOCK):
+        for i in range(b * _JOINT_BLOCK, min(n, (b + 1) * _JOINT_BLOCK)):
+            ahead = i + _PREFETCH_RUNS
+            if two and ahead < n and ref2[ahead] >= 0:
+                row = rows[ref2[ahead]] * row_words
+                for line in range(row, row + row_words + 8, 8):
+                    prefetch(flat, min(line, flat.shape[0] - 1))
+            if ref[i] >= 0:
+                _planes_joint(planes, rows[i], rows[ref[i]], joint[i])
+            if two and ref2[i] >= 0:
+                _planes_joint(planes, rows[i], rows[ref2[i]], joint2[i])

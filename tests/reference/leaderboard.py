@@ -49,3 +49,20 @@ def joint_from_cells(
                 real, pred = divmod(int(own) - 1, k)
                 joint[i, real, (int(other) - 1) % k, pred] += 1
     return joint
+
+
+def pair_cells(joint: np.ndarray, positive: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per binary joint table ``joint[g, real, reference's prediction, run's prediction]``,
+    one at a time: the (tp, fp, fn, tn) of the run's and of the reference's table at class
+    ``positive``, and (paired, only the reference right, only the run right)."""
+    p, q = positive, 1 - positive
+    run, ref, agree = [], [], []
+    for j in joint:
+        r, f = j.sum(axis=1), j.sum(axis=2)  # [real, run's prediction], [real, reference's]
+        run.append([r[p, p], r[q, p], r[p, q], r[q, q]])
+        ref.append([f[p, p], f[q, p], f[p, q], f[q, q]])
+        real, lead, own = np.indices(j.shape)
+        lead_right, own_right = lead == real, own == real
+        agree.append([j.sum(), j[lead_right & ~own_right].sum(), j[~lead_right & own_right].sum()])
+    as_rows = [np.array(x, dtype=np.int64).reshape(len(joint), -1).T for x in (run, ref, agree)]
+    return as_rows[0], as_rows[1], as_rows[2]
