@@ -437,3 +437,48 @@ def test_bootstrap_family_wise_error_at_four_positives_per_run():
     bound = alpha + 3 * math.sqrt(alpha * (1 - alpha) / boards)
     assert miss_best / boards <= bound
     assert miss_rank / boards <= bound
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pair_dof_bound_holds_for_every_pair(seed):
+    # _pairs_t leaves a pair raw only if its Welch–Satterthwaite degrees of freedom are at least
+    # min(low[i], low[j]): checked on every pair, with empty classes, classes of one example and
+    # (unpaired) a run with no class at all, whose variance _welch_weights puts on one class
+    rng = np.random.default_rng(seed)
+    r, k = 40, 2 + seed % 2
+    sizes = rng.choice([0, 1, 2, 5, 30, 400], (r, k)).astype(float)
+    sizes[0] = 0.0
+    parts = rng.uniform(0.0, 1e-3, (r, k)) * (sizes > 0) * (rng.random((r, k)) < 0.8)
+    v = parts.sum(axis=1) + rng.uniform(0.0, 1e-4, r) * (rng.random(r) < 0.3)
+    idx = np.arange(r)
+    df, low = selection._pair_dof(("unpaired", parts, sizes), idx, v, None, None)
+    i, j = np.divmod(np.arange(r * r), r)
+    assert (df(i, j) >= np.minimum(low[i], low[j]) * (1 - 1e-12)).all()
+    e = 60
+    classes = rng.choice([-1, *range(k)], e, p=[0.1, *([0.9 / k] * k)])
+    classes[:k] = np.arange(k)  # every class holds an example
+    uu = rng.normal(0.0, 0.01, (r, e)) * (rng.random((r, e)) < 0.7)
+    extra = rng.uniform(0.0, 1e-4, r) * (rng.random(r) < 0.5)
+    df, low = selection._pair_dof(("paired", classes), idx, v, uu, extra)
+    assert (df(i, j) >= np.minimum(low[i], low[j]) * (1 - 1e-12)).all()
+
+
+@pytest.mark.parametrize(("seed", "k"), [(s, k) for s in range(3) for k in (2, 3, 4)])
+def test_floor_sd_bound_holds_for_every_pair(seed, k):
+    # _pairs_t leaves a pair raw only if its pair floor is at most (sd_bound[i] + sd_bound[j])²:
+    # checked on every pair, the runs scoring every example (the dense tables) or not, with U
+    # values of every sign and runs of no spread
+    rng = np.random.default_rng(seed)
+    r, e = 30, 70
+    real = rng.integers(0, k, e)
+    pred = rng.integers(0, k, (r, e))
+    codes = 1 + real[None, :] * k + pred
+    if seed % 2:
+        codes[rng.random((r, e)) < 0.1] = 0  # examples a run did not score
+    values = np.zeros((r, k * k + 1))
+    values[:, 1:] = rng.normal(0.0, 0.02, (r, k * k)) * (rng.random((r, 1)) < 0.9)
+    blocks = selection.pair_floor(selection.PairCells(values, codes, k), 0.95)(np.arange(r))
+    floor = blocks(slice(0, r))
+    bound = np.add.outer(blocks.sd_bound, blocks.sd_bound) ** 2
+    assert (floor <= bound * (1 + 1e-9)).all()
+    assert (floor > 0).any()

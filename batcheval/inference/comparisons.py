@@ -268,6 +268,8 @@ class Cells:
     planes: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        # binary_planes reads the cells eight bytes a word: one byte a cell, or wrong planes
+        assert self.cells.dtype == np.int8, self.cells.dtype
         if self.k == 2 and self.planes is None:
             g, e = len(self.cells) // max(self.n_examples, 1), self.n_examples
             self.planes = np.empty((g, 3, (e + 63) // 64), dtype=np.uint64)

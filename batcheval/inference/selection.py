@@ -897,9 +897,9 @@ def _pair_dof(
 
         return paired_df, np.full(len(idx), float(min(sizes, default=np.inf)))
     w = _welch_weights(dof, idx, v)
-    run_sizes = np.asarray(dof[2], float)[idx]
-    # an empty class holds no part, and a class of one example divides by 1 (_welch_weights)
-    low = np.where(run_sizes > 0, np.maximum(run_sizes - 1.0, 1.0), np.inf).min(axis=1)
+    # every class's divisor in _welch_weights, max(n − 1, 1): a class of one example or none
+    # divides by 1 (and a run with no class at all puts its variance on one)
+    low = np.maximum(np.asarray(dof[2], float)[idx] - 1.0, 1.0).min(axis=1)
 
     def unpaired_df(i: np.ndarray, j: np.ndarray) -> np.ndarray:
         num = v[i] + v[j]
@@ -996,7 +996,9 @@ def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None, df_low=Non
         own = np.arange(rows.start, rows.stop)
         z[own - lo, own] = np.nan
         raw = z.copy()
-        sure = _surely_beyond(diff, var, c, rows, tau, floor_sd if floor_of is not None else None)
+        # a floor without its bound could lift any pair back inside c: then no pair is sure
+        unbounded = floor_of is not None and floor_sd is None
+        sure = False if unbounded else _surely_beyond(diff, var, c, rows, tau, floor_sd)
         read = _read_first(raw, c, sure)
         _finish(z, read, diff, var, floor_of, df_of, rows)
         more = _read_more(raw, z, read)
