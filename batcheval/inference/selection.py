@@ -984,7 +984,9 @@ def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None, df_low=Non
     floor_sd[j])²`` (:func:`_pair_dof`, :class:`_FloorBlocks`), :func:`_surely_beyond`."""
     r = len(th)
     step = max(1, 1_000_000 // r)
-    tau = None if df_low is None else _t_beyond(c, df_low)
+    tau = c * (1.0 + _SURE_SLACK) if df_low is None else _t_beyond(c, df_low)
+    if floor_of is not None and floor_sd is None:  # a floor of no known bound: no pair is sure
+        floor_sd = np.full(r, np.inf)
     for lo in range(0, r, step):
         rows = slice(lo, min(r, lo + step))
         diff = th[None, :] - th[rows, None]
@@ -996,10 +998,7 @@ def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None, df_low=Non
         own = np.arange(rows.start, rows.stop)
         z[own - lo, own] = np.nan
         raw = z.copy()
-        # a floor without its bound could lift any pair back inside c: then no pair is sure
-        unbounded = floor_of is not None and floor_sd is None
-        sure = False if unbounded else _surely_beyond(diff, var, c, rows, tau, floor_sd)
-        read = _read_first(raw, c, sure)
+        read = _read_first(raw, c, _surely_beyond(raw, diff, rows, tau, floor_sd))
         _finish(z, read, diff, var, floor_of, df_of, rows)
         more = _read_more(raw, z, read)
         if more.any():
@@ -1032,19 +1031,17 @@ def _t_beyond(c: float, df: np.ndarray) -> np.ndarray:
 _SURE_SLACK = 1e-6
 
 
-def _surely_beyond(diff, var, c: float, rows: slice, tau, floor_sd) -> np.ndarray | bool:
+def _surely_beyond(z, diff, rows: slice, tau, floor_sd) -> np.ndarray:
     """The pairs of a block whose ``|z|`` stays beyond ``c`` after the floor and Student's tail:
-    ``|diff| > τ·max(√var, floor_sd[i] + floor_sd[j])`` with ``τ`` the larger of the two runs'
-    :func:`_t_beyond` (the floor can only raise the variance to that bound, and fewer degrees
-    of freedom only shrink ``|z|``). False everywhere without the bounds."""
-    if tau is None and floor_sd is None:
-        return False
-    t = c * (1.0 + _SURE_SLACK) if tau is None else np.maximum(tau[rows, None], tau[None, :])
-    sd = np.sqrt(var)
-    if floor_sd is not None:
-        sd = np.maximum(sd, floor_sd[rows, None] + floor_sd[None, :])
+    beyond ``τ`` (:func:`_t_beyond`, the larger of the two runs' where it is per run: fewer
+    degrees of freedom only shrink ``|z|``) at their own variance, and ``|diff| > τ·(floor_sd[i]
+    + floor_sd[j])``, at the floor's bound (the floor can only raise the variance to it)."""
+    t = np.maximum(tau[rows, None], tau[None, :]) if np.ndim(tau) else tau
     with np.errstate(invalid="ignore"):
-        return np.abs(diff) > t * sd
+        sure = np.abs(z) > t
+        if floor_sd is not None:
+            sure &= np.abs(diff) > t * (floor_sd[rows, None] + floor_sd[None, :])
+    return sure
 
 
 def _finish(z, read, diff, var, floor_of, df_of, rows: slice) -> None:
@@ -1070,10 +1067,10 @@ def _standardized(diff: np.ndarray, var: np.ndarray) -> np.ndarray:
 _TAIL_SLACK = 1e-9
 
 
-def _read_first(z: np.ndarray, c: float, sure: np.ndarray | bool = False) -> np.ndarray:
+def _read_first(z: np.ndarray, c: float, sure: np.ndarray) -> np.ndarray:
     """The pairs :func:`_pairs_t` must finish whatever their value: beyond ±c, where the
     counts read them, unless ``sure`` to stay there; and each row's largest."""
-    read = (np.abs(z) > c * (1.0 - _TAIL_SLACK)) & ~np.asarray(sure)
+    read = (np.abs(z) > c * (1.0 - _TAIL_SLACK)) & ~sure
     read[np.arange(len(z)), np.argmax(np.where(np.isnan(z), -np.inf, z), axis=1)] = True
     return read
 
