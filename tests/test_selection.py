@@ -297,11 +297,51 @@ def test_one_run_one_example_one_class():
     assert out["could_be_best"].to_list() == [None, None]
     assert out["p_best"].is_nan().all()
     assert out["rank_ci_low"].to_list() == out["rank_ci_high"].to_list() == [None, None]
-    with pytest.raises(InvalidArgumentError, match=r"got \[1\]: .*pass classes= with the full class set"):
-        be.leaderboard(one_example.with_columns(prediction=1), example="example_id")  # all class 1
     out = be.leaderboard(one_example, classes=[0, 1])  # unpaired: the floored variances are defined
     assert out["could_be_best"].to_list() == [True, True]
     assert out["rank_ci_low"].to_list() == [1, 1] and out["rank_ci_high"].to_list() == [2, 2]
+
+
+@pytest.mark.parametrize(
+    ("seen", "absent", "positive"),
+    [(1, 0, None), (0, 1, None), (7, 6, None), ("spam", "not spam", "spam"), ("spam", "ham", "ham")],
+)  # a boolean label always holds both classes
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"example": "example_id", "adjacent": True}, {"example": "example_id", "pool": "seed"}]
+)
+def test_one_class_board_is_the_board_over_an_absent_class(seen, absent, positive, kwargs):
+    """Before: InvalidArgumentError 'a leaderboard needs at least 2 classes'. A test set of one
+    class gives the board over it and an absent class (every run right on every example, all
+    tied), with a warning that names the class and asks for classes=."""
+    rows = 3 * 4 * 2  # 3 runs × 4 examples × 2 seeds
+    df = pl.DataFrame({
+        "run": np.repeat(np.arange(3), 8), "example_id": np.tile(np.arange(4), 6),
+        "seed": np.tile(np.repeat([0, 1], 4), 3), "label": [seen] * rows, "prediction": [seen] * rows,
+    })  # fmt: skip
+    if "pool" not in kwargs:
+        df = df.filter(pl.col("seed") == 0)
+    named = {"positive": positive} if positive == absent else {}  # the user names the other class
+    said = rf"is {seen!r}, one class: .*absent class {absent!r}.*classes="
+    with pytest.warns(BatchevalWarning, match=said):
+        out = be.leaderboard(df, **kwargs, **named)
+    # strings have no greater class to default to: the seen one is positive unless named
+    want = be.leaderboard(df, **kwargs, classes=sorted([seen, absent]), positive=positive)
+    assert out.equals(want)
+    assert out["rank"].to_list() == [1, 1, 1]  # all tied: right on every example
+    assert out["informedness"].to_list() == [0.0] * 3  # spec: a margin of 0 gives 0
+    # unpaired and clustered, the floored variances are defined; paired, the measure's gradient
+    # is not (as with classes=[0, 1] in test_one_run_one_example_one_class)
+    paired = "example_id" in kwargs.values() and "pool" not in kwargs
+    assert out["could_be_best"].to_list() == ([None] * 3 if paired else [True] * 3)
+    with pytest.warns(BatchevalWarning, match="one class"):
+        recall = be.leaderboard(df, **kwargs, measure="recall", **named)["recall"]
+    # the positive class is the greater (1 of {0, 1}; 7 of {6, 7}), or named: recall is 1 when it
+    # is the class seen, undefined when it is the absent one
+    seen_positive = positive == seen if positive is not None else seen == max(seen, absent)
+    if seen_positive:
+        assert recall.to_list() == [1.0] * 3
+    else:
+        assert recall.is_nan().all()
 
 
 @pytest.mark.parametrize("ci", [0.0, 1.0, 1.5, -0.1, float("nan"), "0.95", None])

@@ -274,6 +274,11 @@ def leaderboard(
         bytes), which a dense board holds anyway.
     classes, positive
         The class set and the positive class, as in :func:`batcheval.evaluate`.
+        A board whose labels and predictions hold one class and no ``classes=``
+        is ranked over that class and an absent one (the other of 0 and 1,
+        ``c − 1`` for an integer ``c``, ``positive`` if it names another, or
+        ``"not <c>"``), with a warning: every run is right on every example,
+        and all tie.
 
     Returns
     -------
@@ -352,9 +357,27 @@ def leaderboard(
     elif pools and not examples:
         _clustered.warn_independent_rows(pools)
     k = table.n_classes
+    absent = None
+    if k == 1 and classes is None:
+        # one class seen is not one class meant: the board over it and a class no row holds is
+        # defined (every run right on every example, all tied; NaN where a measure needs the
+        # absent class), and only the user can name the real other class (or the positive one)
+        seen = table.classes.item()
+        absent = positive if positive is not None and positive != seen else _absent_class(table.classes)
+    if absent is not None:
+        warn(
+            f"every label and prediction is {seen!r}, one class: the runs are ranked over it and an "
+            f"absent class {absent!r}, so each is right on every example and all tie; pass classes= "
+            "with the full class set (e.g. classes=[0, 1]) to name the other class"
+        )
+        return leaderboard(
+            df, runs, label, prediction, pool=pools or None, measure=asked, example=examples or None,
+            cluster=clusters or None, ci=ci, ci_method=ci_method, significance=significance,
+            n_boot=n_boot, seed=seed, paired=paired, adjacent=adjacent,
+            classes=sorted([seen, absent]),
+            positive=seen if positive is None and isinstance(seen, str) else positive,
+        )  # fmt: skip
     if k < 2:
-        # one class seen is not one class meant: only the user knows the others (a board over
-        # classes=[0, 1] is defined, with NaN where a measure needs the absent class)
         raise InvalidArgumentError(
             f"a leaderboard needs at least 2 classes, got {table.classes.to_list()}: every label and "
             "prediction holds that one; pass classes= with the full class set (e.g. classes=[0, 1]) "
@@ -500,6 +523,27 @@ def leaderboard(
     # what the forest plot states (an attribute of this frame, as evaluate's metadata)
     board.metadata = {"ci": ci, "ci_method": ci_method, "paired": paired if examples else None}  # type: ignore[attr-defined]
     return board
+
+
+def _absent_class(classes: pl.Series) -> Any:
+    """A value of the type of the one class a board holds that is not that class, to rank over
+    it and an absent one: for a 0/1 or boolean label, the other; for an integer ``c``, ``c − 1``
+    (``c + 1`` for ``c ≤ 0``), so that as with both classes present the greater is the positive
+    one (a board of 1s only is one of positives); ``"not <c>"`` for a string; None otherwise.
+
+    Examples
+    --------
+    >>> [_absent_class(pl.Series([v])) for v in (1, 0, 7, True, "spam", 1.5)]
+    [0, 1, 6, False, 'not spam', None]
+    """
+    seen = classes.item()
+    if isinstance(seen, bool):
+        return not seen
+    if isinstance(seen, int):
+        return seen - 1 if seen >= 1 else seen + 1
+    if isinstance(seen, str):
+        return f"not {seen}"
+    return None
 
 
 def _distinct_tables(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
