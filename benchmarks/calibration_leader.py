@@ -28,7 +28,7 @@ seed and pool the seeds (the clustered board); ``--keep q`` makes the seeds repe
 predictions (each keeps a base prediction with probability q), which a floor read at the pooled
 rows did not survive until stop 39; ``--keep-class k`` keeps them on real class k only (stop 40:
 a run whose seeds repeat their errors on one class, the case stop 39's rule reads least
-directly). A rate's Monte-Carlo standard error is
+directly; covered since stop 41 by the board's repeaters). A rate's Monte-Carlo standard error is
 ``sqrt(p(1 − p)/boards)``.
 
 ``--classes 3`` (Stop 39): three classes, the last of ``round(prevalence · n)`` examples and the

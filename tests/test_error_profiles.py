@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 import batcheval as be
@@ -514,9 +515,70 @@ def test_repeated_rows_are_the_largest_of_a_runs_design_effects_and_the_boards_m
                 rows["ex"].to_numpy(), (rows["prediction"] == k).to_numpy().astype(float)
             )
     largest = np.maximum(np.maximum(own, np.median(own, axis=0)), own.max(axis=1, keepdims=True))
+    # the board's repeaters (stop 41): each class's examples are scored by every seed, so its
+    # Bell–McCaffrey degrees of freedom are its examples less one
+    dof = np.array([[n - 8 - 1, 8 - 1]] * runs, dtype=float)
+    alpha = clustered.REPEAT_ALPHA
+    right = df.filter(pl.col("label") == pl.col("prediction"))
+    hits = np.array([[right.filter((pl.col("run") == r) & (pl.col("label") == k)).height for k in range(2)]
+                     for r in range(runs)])  # fmt: skip
+    spread = (hits > 0) & (hits < np.array([n - 8, 8]) * seeds)
+    repeats = spread & (own * dof / stats.chi2.ppf(1 - alpha, dof) > 1)
+    for k in range(2):
+        held, found = spread[:, k].sum(), repeats[:, k].sum()
+        if found > alpha * held + 3 * math.sqrt(alpha * held) + 1:
+            upper = np.where(spread[:, k], own[:, k] * dof[:, k] / stats.chi2.ppf(alpha, dof[:, k]), np.inf)
+            largest[:, k] = np.maximum(largest[:, k], np.minimum(upper, np.median(own[repeats[:, k], k])))
     expected = np.clip(largest, 1.0, seeds)
     np.testing.assert_allclose(got, expected, rtol=1e-9)
     assert got[0].tolist() == [seeds, seeds]  # seeds that always agree: the cap
+
+
+def _lucky_board(repeaters: int, others: int, rng: np.random.Generator) -> pl.DataFrame:
+    """Runs of informedness 0.5 (recall 0.75, false-positive rate 0.25) score 10 positives and 90
+    negatives under three seeds. The repeaters' seeds copy one prediction of each positive (and
+    draw their negatives afresh); the last run is the lucky repeater whose copied positives are
+    all right, with a fresh miss on two of them in one seed each; the others draw every row afresh."""
+    y = np.r_[np.ones(10, np.int8), np.zeros(90, np.int8)]
+    runs = repeaters + others + 1
+
+    def fresh() -> np.ndarray:
+        return (rng.random((runs, 100)) < np.where(y == 1, 0.75, 0.25)).astype(np.int8)
+
+    copied = fresh()
+    preds = [fresh() for _ in range(3)]
+    for p in preds:
+        p[:repeaters, :10] = copied[:repeaters, :10]
+    for s, p in enumerate(preds):  # the lucky run: every positive right, two fresh misses
+        p[-1, :10] = 1
+        p[-1, s + 2] = 0 if s > 0 else 1
+    return pl.DataFrame({
+        "run": np.tile(np.repeat(np.arange(runs), 100), 3), "seed": np.repeat(np.arange(3), runs * 100),
+        "ex": np.tile(np.arange(100), runs * 3), "label": np.tile(y, runs * 3),
+        "prediction": np.concatenate([p.ravel() for p in preds]),
+    })  # fmt: skip
+
+
+def test_a_lucky_repeater_reads_its_class_at_the_boards_repeaters():
+    # a quarter of the runs copy their positives over three seeds (their rows of a positive are
+    # one example: 3 rows each); the lucky one shows only its two fresh misses, unrepeated, and
+    # its negatives and the board's median say 1 (stop 40: 1,000-run boards of this kind lost a
+    # best run in 0.12 of them). The copies are exact, so the truth is the cap, 3
+    rng = np.random.default_rng(40)
+    df = _lucky_board(50, 150, rng)
+    table = be.ContingencyTable.from_frame(df, by=["run"])
+    cells = clustered.cluster_cells(df, ["run"], ["ex"], "label", "prediction", table)
+    got = clustered.repeated_rows(np.asarray(table.counts), cells)
+    assert got[-1, 1] == 3.0
+    assert got[:50, 1].min() == 3.0  # the repeaters with an error: exact copies, the cap
+    # the negatives hold no repeats: the lucky run, and the typical run whose positives do not
+    # repeat either, read them at about one row an example
+    assert got[-1, 0] < 1.2 and np.median(got[50:, 0]) < 1.2
+    # without the repeaters the same lucky run reads its positives at about one row an example
+    alone = df.filter(pl.col("run") >= 50)
+    table = be.ContingencyTable.from_frame(alone, by=["run"])
+    cells = clustered.cluster_cells(alone, ["run"], ["ex"], "label", "prediction", table)
+    assert clustered.repeated_rows(np.asarray(table.counts), cells)[-1, 1] < 1.2
 
 
 @pytest.mark.parametrize("k", [2, 3])

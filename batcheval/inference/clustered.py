@@ -125,6 +125,7 @@ from . import intervals as _intervals
 
 __all__ = [
     "CLUSTERED_CHANCE",
+    "REPEAT_ALPHA",
     "ClusterCells",
     "add_clustered_chance",
     "add_clustered_intervals",
@@ -550,6 +551,11 @@ def design_effects(
     return out, mixed == 0
 
 
+#: the level of the test that a run's seeds repeat its predictions on a class, and of the upper
+#: bound that says they may (:func:`repeated_rows`)
+REPEAT_ALPHA = 0.01
+
+
 def rows_per_example(cells: ClusterCells, n_groups: int) -> np.ndarray:
     """``d[G, K]``: each group's rows of each real class per cluster holding one, weighted by
     the rows, ``Σ_c m_c²/Σ_c m_c`` over its clusters' ``m_c`` rows of the class (1 where it has
@@ -586,7 +592,8 @@ def repeated_rows(counts: np.ndarray, cells: ClusterCells) -> np.ndarray:
     for a floor that must hold where a run's seeds repeat its predictions. The design effect
     of each class's hit rate (its recall against the rest, :func:`design_effects`) estimates
     it; ``d`` is the largest of the group's own on that class, the group's own on any of its
-    classes, and the median over the groups on that class, at least 1 and at most
+    classes, the median over the groups on that class, and the board's repeaters' level where
+    the group's own rows cannot rule it out (below), at least 1 and at most
     :func:`rows_per_example` (what the rows allow).
 
     A group's own estimate on a class fails where the floor matters: a class whose rows hold no
@@ -595,6 +602,17 @@ def repeated_rows(counts: np.ndarray, cells: ClusterCells) -> np.ndarray:
     predictions is read from its other classes too (a leader with every positive right shows
     its repeats on the negatives), and from the board: its groups (runs) score the same examples
     under the same seeds (docs/calibration_leader.md, Stop 39).
+
+    The median misses a minority of runs that repeat on one class only: the lucky one among
+    them, whose repeated predictions got that class right, shows its seeds' few fresh errors
+    unrepeated, and led boards of 1,000 runs to lose a best run in 0.12 of them (Stop 40). So
+    the board's repeaters are counted too: a group is one on a class where its estimate's
+    lower :data:`REPEAT_ALPHA` bound (``deff·ν/χ²_{ν, 1 − α}``, ``ν`` the Bell–McCaffrey degrees
+    of freedom) exceeds 1, and where more groups are than rows without repeats would give by
+    chance (``αH + 3√(αH) + 1`` of the ``H`` groups with spread on the class), every group reads
+    the class at least at the repeaters' median estimate, or at its own estimate's upper bound
+    (``deff·ν/χ²_{ν, α}``) where that is lower: a group with many examples of the class shows
+    that it does not repeat, one with ten cannot (docs/calibration_leader.md, Stop 41).
 
     Examples
     --------
@@ -614,16 +632,31 @@ def repeated_rows(counts: np.ndarray, cells: ClusterCells) -> np.ndarray:
     >>> repeated_rows(table.counts, cells).round(4).tolist()
     [[3.0, 3.0], [1.0, 2.0]]
     """
+    from scipy import special
+
     counts = np.asarray(counts)
     own = np.empty(counts.shape[:2])
+    dof = np.empty(counts.shape[:2])
     for k in range(counts.shape[1]):
         effects, _ = design_effects(_versus_rest(counts, k), cells.versus_rest(k), ["recall"])
-        own[:, k] = effects["recall"][0]
+        own[:, k], dof[:, k] = effects["recall"][0], effects["recall"][3]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a class no group holds: NaN, then 1
         board = np.nanmedian(own, axis=0)
         run = np.nanmax(own, axis=1)
     d = np.fmax(np.fmax(own, board[None, :]), run[:, None])
+    # a class with no error (or no hit) has no spread, and its estimate is the cap, not a measure
+    hits, rows = np.einsum("gkk->gk", counts), counts.sum(axis=2)
+    spread = (hits > 0) & (hits < rows) & np.isfinite(own) & np.isfinite(dof)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = own * dof / special.chdtri(dof, REPEAT_ALPHA)
+        high = own * dof / special.chdtri(dof, 1.0 - REPEAT_ALPHA)
+    repeats = spread & (low > 1.0)
+    held, found = spread.sum(axis=0), repeats.sum(axis=0)
+    chance = REPEAT_ALPHA * held + 3.0 * np.sqrt(REPEAT_ALPHA * held) + 1.0
+    for k in np.flatnonzero(found > chance):
+        d[:, k] = np.fmax(d[:, k], np.fmin(np.where(spread[:, k], high[:, k], np.inf),
+                                           np.median(own[repeats[:, k], k])))  # fmt: skip
     return np.clip(np.nan_to_num(d, nan=1.0), 1.0, rows_per_example(cells, len(counts)))
 
 
