@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import batcheval as be
-from batcheval.errors import BatchevalWarning, InvalidArgumentError
+from batcheval.errors import BatchevalWarning, InvalidArgumentError, InvalidLabelError
 from batcheval.inference import selection
 from tests.reference import best_set as ref
 from tests.reference import boot_select as bref
@@ -327,6 +327,18 @@ def test_one_class_board_is_the_board_over_an_absent_class(seen, absent, positiv
     # strings have no greater class to default to: the seen one is positive unless named
     want = be.leaderboard(df, **kwargs, classes=sorted([seen, absent]), positive=positive)
     assert out.equals(want)
+    # every argument reaches the board over both classes (all tied, defaults would give the same)
+    other = {"measure": "accuracy", "ci": 0.8, "significance": "markedness", "seed": 3, "paired": "delta"}
+    with pytest.warns(BatchevalWarning, match=said):
+        got = be.leaderboard(df, **kwargs, **named, **other)
+    assert got.equals(
+        be.leaderboard(df, **kwargs, classes=sorted([seen, absent]), positive=positive, **other)
+    )
+    assert "p_markedness" in got.columns
+    with pytest.warns(BatchevalWarning, match=said):
+        at95 = be.leaderboard(df, **kwargs, **named, **{**other, "ci": 0.95})
+    # every row right: the accuracy interval's lower end rises as the level falls to 80 %
+    np.testing.assert_array_less(at95["accuracy_ci_low"].to_numpy(), got["accuracy_ci_low"].to_numpy())
     assert out["rank"].to_list() == [1, 1, 1]  # all tied: right on every example
     assert out["informedness"].to_list() == [0.0] * 3  # spec: a margin of 0 gives 0
     # unpaired and clustered, the floored variances are defined; paired, the measure's gradient
@@ -342,6 +354,27 @@ def test_one_class_board_is_the_board_over_an_absent_class(seen, absent, positiv
         assert recall.to_list() == [1.0] * 3
     else:
         assert recall.is_nan().all()
+
+
+def test_one_class_board_edges():
+    ones = pl.DataFrame({"run": [0, 0, 1, 1], "seed": [0, 1, 0, 1], "label": [1] * 4, "prediction": [1] * 4})
+    # a positive of another kind than the class: the label error of any board, not a TypeError
+    for positive in ("1", False):
+        with pytest.raises(
+            InvalidLabelError, match=rf"positive={positive!r} is not one of the classes \[1\]"
+        ):
+            be.leaderboard(ones, positive=positive)
+    # an Enum names its other category
+    enum = pl.Enum(["ham", "spam"])
+    spam = ones.with_columns(pl.lit("spam").cast(enum).alias(c) for c in ("label", "prediction"))
+    with pytest.warns(BatchevalWarning, match="absent class 'ham'"):
+        be.leaderboard(spam)
+    # pooled seeds without example=: the independent-rows warning once, beside the one-class one
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        be.leaderboard(ones, pool="seed")
+    said = sorted(str(w.message)[:11] for w in caught)
+    assert said == ["every label", "pool=['seed"]
 
 
 @pytest.mark.parametrize("ci", [0.0, 1.0, 1.5, -0.1, float("nan"), "0.95", None])

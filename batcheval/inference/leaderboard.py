@@ -143,6 +143,7 @@ the selection of the leader.
 from __future__ import annotations
 
 import functools
+import numbers
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -150,7 +151,7 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
-from ..errors import InvalidArgumentError, UnknownMeasureError, warn
+from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureError, warn
 from ..io.frames import as_key_list, select_columns
 from ..measures import names as _names
 from . import clustered as _clustered
@@ -275,8 +276,9 @@ def leaderboard(
     classes, positive
         The class set and the positive class, as in :func:`batcheval.evaluate`.
         A board whose labels and predictions hold one class and no ``classes=``
-        is ranked over that class and an absent one (the other of 0 and 1,
-        ``c − 1`` for an integer ``c``, ``positive`` if it names another, or
+        is ranked over that class and an absent one (``positive`` if it names
+        another, the other category of a two-category ``Enum``, the other of 0
+        and 1, ``c − 1`` for an integer ``c ≥ 1`` and ``c + 1`` below, or
         ``"not <c>"``), with a warning: every run is right on every example,
         and all tie.
 
@@ -345,6 +347,24 @@ def leaderboard(
             raise
         table, pairing = _cmp.count_board(df, runs, [], label, prediction, classes)
         clusters = examples
+    if table.n_classes == 1 and classes is None:
+        # one class seen is not one class meant: the board over it and a class no row holds is
+        # defined (every run right on every example, all tied; NaN where a measure needs the
+        # absent class), and only the user can name the real other class (or the positive one)
+        seen = table.classes.item()
+        absent = _absent_class(table.classes, df.schema[label], positive)
+        if absent is not None:
+            warn(
+                f"every label and prediction is {seen!r}, one class: the runs are ranked over it and "
+                f"an absent class {absent!r}, so each is right on every example and all tie; pass "
+                "classes= with the full class set (e.g. classes=[0, 1]) to name the other class"
+            )
+            return leaderboard(
+                df, run, label, prediction, pool=pool, measure=asked, example=example, cluster=cluster,
+                ci=ci, ci_method=ci_method, significance=significance, n_boot=n_boot, seed=seed,
+                paired=paired, adjacent=adjacent, classes=sorted([seen, absent]),
+                positive=seen if positive is None and isinstance(seen, str) else positive,
+            )  # fmt: skip
     if clusters:
         if ci_method != "wilson_delta":
             raise InvalidArgumentError(
@@ -357,26 +377,6 @@ def leaderboard(
     elif pools and not examples:
         _clustered.warn_independent_rows(pools)
     k = table.n_classes
-    absent = None
-    if k == 1 and classes is None:
-        # one class seen is not one class meant: the board over it and a class no row holds is
-        # defined (every run right on every example, all tied; NaN where a measure needs the
-        # absent class), and only the user can name the real other class (or the positive one)
-        seen = table.classes.item()
-        absent = positive if positive is not None and positive != seen else _absent_class(table.classes)
-    if absent is not None:
-        warn(
-            f"every label and prediction is {seen!r}, one class: the runs are ranked over it and an "
-            f"absent class {absent!r}, so each is right on every example and all tie; pass classes= "
-            "with the full class set (e.g. classes=[0, 1]) to name the other class"
-        )
-        return leaderboard(
-            df, runs, label, prediction, pool=pools or None, measure=asked, example=examples or None,
-            cluster=clusters or None, ci=ci, ci_method=ci_method, significance=significance,
-            n_boot=n_boot, seed=seed, paired=paired, adjacent=adjacent,
-            classes=sorted([seen, absent]),
-            positive=seen if positive is None and isinstance(seen, str) else positive,
-        )  # fmt: skip
     if k < 2:
         raise InvalidArgumentError(
             f"a leaderboard needs at least 2 classes, got {table.classes.to_list()}: every label and "
@@ -525,18 +525,31 @@ def leaderboard(
     return board
 
 
-def _absent_class(classes: pl.Series) -> Any:
+def _absent_class(classes: pl.Series, dtype: pl.DataType, positive: Any = None) -> Any:
     """A value of the type of the one class a board holds that is not that class, to rank over
-    it and an absent one: for a 0/1 or boolean label, the other; for an integer ``c``, ``c − 1``
-    (``c + 1`` for ``c ≤ 0``), so that as with both classes present the greater is the positive
-    one (a board of 1s only is one of positives); ``"not <c>"`` for a string; None otherwise.
+    it and an absent one: ``positive`` where it names another class of the same kind; the other
+    category of a two-category ``Enum``; for a 0/1 or boolean label, the other; for an integer
+    ``c ≥ 1``, ``c − 1`` (``c + 1`` below), so that as with both classes present the greater is
+    the positive one (a board of 1s only is one of positives); ``"not <c>"`` for a string; None
+    otherwise. A ``positive`` of another kind than the class is an error, as on any board.
 
     Examples
     --------
-    >>> [_absent_class(pl.Series([v])) for v in (1, 0, 7, True, "spam", 1.5)]
-    [0, 1, 6, False, 'not spam', None]
+    >>> [_absent_class(pl.Series([v]), pl.Null) for v in (1, 0, -1, 7, True, "spam", 1.5)]
+    [0, 1, 0, 6, False, 'not spam', None]
+    >>> _absent_class(pl.Series(["spam"]), pl.Enum(["ham", "spam"]))
+    'ham'
     """
     seen = classes.item()
+    if positive is not None and positive != seen:
+        if not _same_kind(positive, seen):
+            raise InvalidLabelError(
+                f"positive={positive!r} is not one of the classes [{seen!r}] nor of their type "
+                f"({type(seen).__name__})"
+            )
+        return positive
+    if isinstance(dtype, pl.Enum) and len(dtype.categories) == 2:
+        return next(c for c in dtype.categories.to_list() if c != seen)
     if isinstance(seen, bool):
         return not seen
     if isinstance(seen, int):
@@ -544,6 +557,14 @@ def _absent_class(classes: pl.Series) -> Any:
     if isinstance(seen, str):
         return f"not {seen}"
     return None
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    """Whether two class values are of one kind: both strings, both booleans, or both integers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool)
+    both = isinstance(a, str) and isinstance(b, str)
+    return both or (isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral))
 
 
 def _distinct_tables(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
