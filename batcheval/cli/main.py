@@ -220,7 +220,10 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="batcheval_demo", help="directory for the cached predictions, "
                       "the scores and the charts (default: ./batcheval_demo)")  # fmt: skip
     demo.add_argument("--quick", action="store_true", help="40 runs and one seed: a smoke test")
-    demo.add_argument("--n-jobs", type=int, default=1, help="processes for cross_val_predict (default 1)")
+    demo.add_argument(
+        "--n-jobs", type=int, default=-1,
+        help="processes for cross_val_predict (default -1: every core; 1 fits in this process)",
+    )  # fmt: skip
     demo.add_argument("--synthetic", action="store_true",
                       help="the simulated sweep instead (no scikit-learn needed)")  # fmt: skip
     demo.add_argument("--runs", type=int, default=200, help="runs in the synthetic sweep (default 200)")
