@@ -659,25 +659,21 @@ def repeated_rows(counts: np.ndarray, cells: ClusterCells) -> np.ndarray:
     chance = REPEAT_ALPHA * held + 3.0 * np.sqrt(REPEAT_ALPHA * held) + 1.0
     triggered = np.flatnonzero(found > chance)
     if len(triggered):
+        cell_rows = np.asarray(cells.counts).sum(axis=2)  # [P, K]
+        cell_hits = np.einsum("pkk->pk", np.asarray(cells.counts))
+        group = np.asarray(cells.group, dtype=np.int64)
+    for k in triggered:
         # the spread of a rate near 0 or 1 is measured by its few clusters holding the rarer
         # outcome, not by every cluster: a lucky repeater with three fresh misses in three
         # examples bounds its repeats with ν = 2, not 9 (ten seeds: ν = 9 read 4.3 where the
         # truth was 8.3, and boards of 1,000 runs lost a best run in 0.20 of them)
-        rows_pk = np.asarray(cells.counts).sum(axis=2)  # [P, K]
-        hit_pk = np.einsum("pkk->pk", np.asarray(cells.counts))
-        group = np.asarray(cells.group, dtype=np.int64)
-        n_groups = len(counts)
-        dof = dof.copy()
-        for k in triggered:
-            missing = np.bincount(group, weights=(hit_pk[:, k] < rows_pk[:, k]), minlength=n_groups)
-            hitting = np.bincount(group, weights=(hit_pk[:, k] > 0), minlength=n_groups)
-            dof[:, k] = np.clip(np.minimum(np.minimum(missing, hitting) - 1.0, dof[:, k]), 1.0, None)
-    for k in triggered:
-        # the inverse once a distinct ν: one a class size where every example has every seed
-        ends, at = np.unique(np.where(spread[:, k], dof[:, k], 1.0), return_inverse=True)
-        high = np.where(
-            spread[:, k], own[:, k] * dof[:, k] / special.chdtri(ends, 1.0 - REPEAT_ALPHA)[at], np.inf
+        missing = np.bincount(group, weights=cell_hits[:, k] < cell_rows[:, k], minlength=len(counts))
+        hitting = np.bincount(group, weights=cell_hits[:, k] > 0, minlength=len(counts))
+        nu = np.where(
+            spread[:, k], np.clip(np.fmin(np.minimum(missing, hitting) - 1.0, dof[:, k]), 1.0, None), 1.0
         )
+        ends, at = np.unique(nu, return_inverse=True)  # the inverse once a distinct ν: few of them
+        high = np.where(spread[:, k], own[:, k] * nu / special.chdtri(ends, 1.0 - REPEAT_ALPHA)[at], np.inf)
         d[:, k] = np.fmax(d[:, k], np.fmin(high, np.median(own[repeats[:, k], k])))
     return np.clip(np.nan_to_num(d, nan=1.0), 1.0, rows_per_example(cells, len(counts)))
 

@@ -143,7 +143,6 @@ the selection of the leader.
 from __future__ import annotations
 
 import functools
-import numbers
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -151,6 +150,7 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
+from ..core.encode import label_kind
 from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureError, warn
 from ..io.frames import as_key_list, select_columns
 from ..measures import names as _names
@@ -542,7 +542,7 @@ def _absent_class(classes: pl.Series, dtype: pl.DataType, positive: Any = None) 
     """
     seen = classes.item()
     if positive is not None and positive != seen:
-        if not _same_kind(positive, seen):
+        if label_kind(pl.Series("positive", [positive]), "positive") != label_kind(classes, "label"):
             raise InvalidLabelError(
                 f"positive={positive!r} is not one of the classes [{seen!r}] nor of their type "
                 f"({type(seen).__name__})"
@@ -557,14 +557,6 @@ def _absent_class(classes: pl.Series, dtype: pl.DataType, positive: Any = None) 
     if isinstance(seen, str):
         return f"not {seen}"
     return None
-
-
-def _same_kind(a: Any, b: Any) -> bool:
-    """Whether two class values are of one kind: both strings, both booleans, or both integers."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool)
-    both = isinstance(a, str) and isinstance(b, str)
-    return both or (isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral))
 
 
 def _distinct_tables(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
