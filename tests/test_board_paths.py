@@ -63,7 +63,17 @@ def test_the_sample_skips_the_odd_row() -> None:
     assert ODD_ROW % max(1, n // CLASS_SAMPLE) != 0 and ODD_ROW != n - 1
 
 
-@pytest.mark.parametrize(("column", "value"), [("run", 500), ("run", -40), ("prediction", 2), ("label", -3)])
+OUTSIDE = [
+    ("run", 500),
+    ("run", -40),
+    ("prediction", 2),
+    ("label", -3),
+    ("example_id", 9000),
+    ("example_id", -700),
+]
+
+
+@pytest.mark.parametrize(("column", "value"), OUTSIDE)
 def test_a_value_outside_the_sampled_range_gives_the_exact_board(
     monkeypatch: pytest.MonkeyPatch, column: str, value: int
 ) -> None:
@@ -79,8 +89,12 @@ def test_a_value_outside_the_sampled_range_gives_the_exact_board(
     runs, sizes = np.unique(df["run"].to_numpy(), return_counts=True)
     got = dict(zip(board["run"].to_list(), board["n"].to_list(), strict=True))
     assert got == dict(zip(runs.tolist(), sizes.tolist(), strict=True))
-    if column != "run":  # a third class: one run holds it once
+    if column in ("label", "prediction"):  # a third class: one run holds it once
         assert sorted(set(df[column].unique().to_list())) == sorted({0, 1, value})
+    if column == "example_id":  # run 100 scored a new example for its example 7: one fewer paired
+        paired = dict(zip(board["run"].to_list(), board["n_paired"].to_list(), strict=True))
+        leader = board["run"][0]
+        assert paired[100] == (EXAMPLES if leader == 100 else EXAMPLES - 1)
 
 
 def test_a_repeated_example_at_an_unsampled_row_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,3 +121,38 @@ def test_a_far_key_cannot_wrap_onto_another_runs_empty_cell(key: int) -> None:
     runs, sizes = np.unique(df["run"].to_numpy(), return_counts=True)
     assert got == dict(zip(runs.tolist(), sizes.tolist(), strict=True))
     assert got[key] == 1 and got[0] == EXAMPLES - 1
+
+
+def test_a_guessed_example_range_gives_the_board_of_the_scanned_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example column's range comes from a sample, widened at each end (``guess_key_range``):
+    runs × examples cells with empty examples at the ends, one fill, and the board of the range
+    the column's scan gives (here forced by a guess that is the scanned range itself)."""
+    df = _set(_frame(), "example_id", EXAMPLES + 3)  # inside the guess's widening: no second fill
+    calls = _fills(monkeypatch)
+    widths: list[int] = []
+    coding = comparisons._example_coding
+
+    def recorded(*args):
+        out = coding(*args)
+        widths.append(out[2])
+        return out
+
+    monkeypatch.setattr(comparisons, "_example_coding", recorded)
+    kwargs = {"example": "example_id", "paired": "delta", "adjacent": True}
+    board = be.leaderboard(df, **kwargs)
+    assert len(calls) == 1 and widths[0] > EXAMPLES + 4  # the guess, widened past the values
+    per_row = comparisons._CELLS_PER_ROW
+    monkeypatch.setattr(comparisons, "_CELLS_PER_ROW", 0)  # no cells: the two passes, on the scanned range
+    calls.clear(), widths.clear()
+    two_pass = be.leaderboard(df, **kwargs)
+    assert not calls and widths[0] > EXAMPLES + 4 and widths[-1] == EXAMPLES + 4
+    monkeypatch.setattr(comparisons, "_CELLS_PER_ROW", per_row)
+    calls.clear(), widths.clear()
+    monkeypatch.setattr(comparisons, "guess_key_range", comparisons.value_range)
+    exact = be.leaderboard(df, **kwargs)
+    assert len(calls) == 1 and widths[0] == EXAMPLES + 4
+    assert board.equals(exact) and board.equals(two_pass)
+    small = df.filter(pl.col("run") < 100)  # under KEY_GUESS_ROWS rows: the range is scanned
+    calls.clear(), widths.clear()
+    be.leaderboard(small, **kwargs)
+    assert len(calls) == 1 and widths == [EXAMPLES]

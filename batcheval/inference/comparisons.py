@@ -11,7 +11,7 @@ independent samples (:func:`versus`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -31,7 +31,7 @@ from ..core.counting import (
     raise_outside,
     run_count_kernel,
 )
-from ..core.encode import ClassCoding, readonly, value_range
+from ..core.encode import KEY_GUESS_ROWS, ClassCoding, guess_key_range, readonly, value_range
 from ..core.memory import zeroed_int8
 from ..core.table import ContingencyTable, sum_axes
 from ..errors import InvalidArgumentError
@@ -205,22 +205,29 @@ def count_board(
     """Each run's table, and with ``examples`` what its paired comparisons are
     counted from: :class:`Cells` when the one pass can hold every run ×
     example, else :class:`TwoPass`."""
-    # a single integer example column's range comes from the pass that scans the keys and classes
     fused = _fusable_example(df, examples)
-    also = [fused] if fused is not None else []
     # the board counts as evaluate does, which takes the class and integer key ranges from a
     # sample and checks them while counting (count_encoded, and count_with_cells's fill): no scan
     # of the class columns nor of the run keys (the unpaired benchmark board's range scan 52 ->
-    # 32 ms of one thread's CPU; the paired one's count_board 221-231 -> 169-177 ms); the example
-    # column is still scanned, as its range lays out the runs × examples cells
+    # 32 ms of one thread's CPU; the paired one's count_board 221-231 -> 169-177 ms). A single
+    # integer example column's range is guessed alike where the keys' are, and checked by the
+    # fill; else it comes from the pass that scans the keys and classes
+    guess_example = fused is not None and df.height >= KEY_GUESS_ROWS
+    also = [fused] if fused is not None and not guess_example else []
     coding, space, found = encode_frame_scanning(
         df, runs, label, prediction, classes, also, guess=True, guess_keys=True
     )
-    example = _example_coding(df, examples, found[0] if found else None) if examples else None
-    if example is not None and space is not None:
-        cells = count_with_cells(df, runs, examples, example, coding, space)
-        if cells is not None:
-            return cells.table, cells
+    example = None
+    if examples:
+        exact_example = _exact_example(df, examples, fused, found[0] if found else None)
+        example = _example_coding(df, examples, guess_key_range(fused)) if guess_example else exact_example()
+        if space is not None:
+            cells = count_with_cells(
+                df, runs, examples, example, coding, space, exact_example if guess_example else None
+            )
+            if cells is not None:
+                return cells.table, cells
+            example = exact_example()  # the two passes need the scanned range
     counted = count_encoded(df, runs, coding, space)
     table = ContingencyTable(counted.keys, counted.classes, counted.counts)
     if example is None:
@@ -335,23 +342,27 @@ def count_with_cells(
     example: tuple[np.ndarray, int, int],
     coding: ClassCoding,
     space: KeySpace,
+    exact_example: Callable[[], tuple[np.ndarray, int, int]] | None = None,
 ) -> Cells | None:
     """The board's table and its :class:`Cells` from one pass over the rows, or
     None when the runs × examples table would be large or sparse (or class
     pairs beyond int8). Raises for a run with two rows for one example.
-    ``example`` is :func:`_example_coding`'s."""
-    n_examples = example[2]
+    ``example`` is :func:`_example_coding`'s; ``exact_example``, where given, makes it
+    from the scanned range, ``example``'s being a guess from a sample."""
     filled = None
-    if coding.exact is not None or space.guessed:
-        # class and key ranges guessed from a sample (count_board): filled unchecked (see
-        # fill_cells), then, unless every row filled a cell, again with the scanned ranges
+    if coding.exact is not None or space.guessed or exact_example is not None:
+        # class, key and example ranges guessed from a sample (count_board): filled unchecked
+        # (see fill_cells), then, unless every row filled a cell, again with the scanned ranges
         byte_pairs = _byte_pairs(coding) if len(space.columns) == 1 else None
         filled = _filled(df, coding, space, example, byte_pairs) if byte_pairs is not None else None
         if filled is None or int(filled[1].sum()) != df.height:
             coding = coding.exact() if coding.exact is not None else coding
             if space.guessed:
                 space = key_space(exact_keys(space.columns), df.height, coding.n_codes)
+            if exact_example is not None:
+                example = exact_example()
             filled = None
+    n_examples = example[2]
     if filled is None:
         filled = _filled(df, coding, space, example, None)
         if filled is None:
@@ -580,6 +591,23 @@ def _fusable_example(df: pl.DataFrame, examples: list[str]) -> np.ndarray | None
     if not col.dtype.is_integer() or col.dtype == pl.UInt64 or col.null_count():
         return None
     return readonly(col.to_numpy())
+
+
+def _exact_example(
+    df: pl.DataFrame, examples: list[str], fused: np.ndarray | None, found: tuple[int, int] | None
+) -> Callable[[], tuple[np.ndarray, int, int]]:
+    """:func:`_example_coding` of the scanned range, made once on the first call: from ``found``
+    when the counting pass scanned the example column, else by a scan of ``fused`` (or of the
+    columns, :func:`_example_coding`)."""
+    made: list[tuple[np.ndarray, int, int]] = []
+
+    def exact() -> tuple[np.ndarray, int, int]:
+        if not made:
+            scanned = found if found is not None or fused is None else value_range(fused)
+            made.append(_example_coding(df, examples, scanned))
+        return made[0]
+
+    return exact
 
 
 def _example_coding(

@@ -58,10 +58,10 @@ def fill_cells(
     :func:`~batcheval.kernels.count.count_private`) and example e (``example
     - ex_lo``). Returns the rows whose label or prediction is not a class.
 
-    ``byte_pairs`` (65,536 int8, else any one-element array): the key and class ranges were
-    guessed from a sample, there is one key column and the classes are bytes: each row's cell
-    value is ``byte_pairs[label byte · 256 + prediction byte]`` (0 outside the coding) and a
-    key outside its range writes to ``cells``' last byte, a sink past the table. Nothing is
+    ``byte_pairs`` (65,536 int8, else any one-element array): the key, class and example ranges
+    were guessed from a sample, there is one key column and the classes are bytes: each row's
+    cell value is ``byte_pairs[label byte · 256 + prediction byte]`` (0 outside the coding) and a
+    key or example outside its range writes to ``cells``' last byte, a sink past the table. Nothing is
     checked (the count returned is 0): a row outside leaves fewer filled cells than rows,
     which the caller's comparison of the two catches (then it fills again with the scanned
     ranges). The checks a row would take instead cost more than the scan they spare (0.17
@@ -109,13 +109,15 @@ def fill_cells(
 def _fill_rows_guessed(k0, offset, label, pred, byte_pairs, example, ex_lo, n_examples, lo, hi, cells):
     """Rows ``lo..hi-1`` of :func:`fill_cells` with guessed ranges, one key column and byte
     classes, unchecked: a row's class pair comes from ``byte_pairs`` (0 for a value outside
-    the coding: an empty cell), and a key outside its range writes to the last byte, a sink.
-    Either leaves fewer filled cells than rows.
+    the coding: an empty cell), and a key or example outside its range writes to the last
+    byte, a sink. Either leaves fewer filled cells than rows.
 
     The key is clamped before it is scaled: ``key − offset`` as uint64 lies in ``[0, groups)``
     only for a key inside the guess, while ``key · E`` first could wrap modulo 2⁶⁴ onto
     another group's cell (with even E, INT64_MIN lands on the first group's) and fill an
-    empty cell unnoticed."""
+    empty cell unnoticed. An example past the guess (``example − ex_lo`` as uint64 at least
+    E, which a value below it is too) would land in the next group's cells: it goes to the
+    sink as well."""
     sink = np.uint64(cells.shape[0] - 1)
     e = np.uint64(n_examples)
     groups = sink // e
@@ -123,7 +125,8 @@ def _fill_rows_guessed(k0, offset, label, pred, byte_pairs, example, ex_lo, n_ex
         u = np.uint64(i)
         c = byte_pairs[(np.uint64(np.uint8(label[u])) << np.uint64(8)) | np.uint64(np.uint8(pred[u]))]
         g = min(np.uint64(np.int64(k0[u]) - offset), groups)
-        cells[min(g * e + np.uint64(np.int64(example[u]) - ex_lo), sink)] = c
+        x = np.uint64(np.int64(example[u]) - ex_lo)
+        cells[min(g * e + x, sink) if x < e else sink] = c
 
 
 @jit_inline
