@@ -417,3 +417,30 @@ def test_the_board_does_not_depend_on_how_the_examples_are_numbered(paired: str,
     assert be.leaderboard(holes, **kwargs).equals(
         be.leaderboard(holes.with_columns(pl.col("example_id") * 3 + 5), **kwargs)
     )
+
+
+@pytest.mark.parametrize("design", ["unpaired", "paired", "clustered", "adjacent"])
+def test_the_board_does_not_depend_on_the_order_of_the_rows(design: str) -> None:
+    """Shuffled rows give the same board, draws included: counts and cells are laid out by key."""
+    df = shared_test_set(n_runs=40, k=3 if design == "clustered" else 2)
+    kwargs: dict = {"pool": "fold", "seed": 3}
+    if design != "unpaired":
+        kwargs["example"] = "example_id"
+    if design == "adjacent":
+        kwargs |= {"adjacent": True, "paired": "delta"}
+    if design == "clustered":  # every example scored under three seeds that keep 90 % of its predictions
+        rng = np.random.default_rng(1)
+        noisy = [
+            df.with_columns(
+                pl.lit(s).alias("seed"),
+                pl.when(pl.Series(rng.random(df.height) < 0.1))
+                .then(pl.Series(rng.integers(0, 3, df.height)))
+                .otherwise(pl.col("prediction"))
+                .cast(df["prediction"].dtype)
+                .alias("prediction"),
+            )
+            for s in range(3)
+        ]
+        df, kwargs["pool"] = pl.concat(noisy), ["seed", "fold"]
+    board = be.leaderboard(df, **kwargs)
+    assert board.equals(be.leaderboard(df.sample(fraction=1.0, shuffle=True, seed=9), **kwargs))

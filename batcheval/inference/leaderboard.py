@@ -250,7 +250,9 @@ def leaderboard(
     n_boot, seed
         Bootstrap replicates (paired comparisons, and intervals with
         ``ci_method="bootstrap"``) and their seed; the default seed 0 makes
-        the board reproducible. 200 plain replicates estimate a standard
+        the board reproducible: the same for the rows in any order and for example
+        ids with gaps between them (the draws follow the runs' and examples' sorted
+        order, so renaming runs or renumbering examples draws anew). 200 plain replicates estimate a standard
         error to about 5%; raise ``n_boot`` to 1000 or more for percentile
         intervals. A binary paired comparison draws replicates only until
         its standard error is as precise as ``n_boot`` plain replicates
