@@ -156,3 +156,20 @@ def test_a_guessed_example_range_gives_the_board_of_the_scanned_one(monkeypatch:
     calls.clear(), widths.clear()
     be.leaderboard(small, **kwargs)
     assert len(calls) == 1 and widths == [EXAMPLES]
+
+
+def test_the_guess_does_not_move_a_board_off_the_influence_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A budget between the scanned range's runs² × examples and the guess's (widened at its
+    ends): the board counts the examples some run scored, so both take the influence matrix
+    (rank intervals, not NaN) and agree."""
+    from batcheval.inference import selection
+
+    df = _frame()
+    guess = comparisons.guess_key_range(df["example_id"].to_numpy())
+    assert guess[1] - guess[0] + 1 > EXAMPLES  # widened
+    monkeypatch.setattr(selection, "INFLUENCE_FLOPS", RUNS * RUNS * EXAMPLES + 1)
+    kwargs = {"example": "example_id", "paired": "delta"}
+    board = be.leaderboard(df, **kwargs)
+    assert board["rank_ci_low"].is_not_nan().all()
+    monkeypatch.setattr(comparisons, "guess_key_range", comparisons.value_range)
+    assert board.equals(be.leaderboard(df, **kwargs))

@@ -694,29 +694,23 @@ def _paired_selection(
     influence per example when the board is small enough (one-pass and
     two-pass boards alike), else from the comparisons with the leader
     (:mod:`batcheval.inference.selection`)."""
-    u = parts = None
-    scored = slice(None)
+    u = parts = scored = None
     if len(value) <= _selection.RANK_LIMIT and measure in _intervals.interval_measures(k, "wilson_delta"):
         cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
         if cells is not None:
-            parts = _selection.influence_cells(cells, counts, measure, pos)
+            # only the examples some run scored: the set does not depend on how they are numbered
+            scored = _selection.scored_examples(cells, counts)
+            parts = _selection.influence_cells(cells, counts, measure, pos, scored)
             if parts is not None:
-                # the examples some run scored: one no run scored (a gap in the ids, an end of a
-                # guessed range: count_board) adds nothing but would take random draws, and the
-                # set would depend on how the examples are numbered
-                some = (parts.codes > 0).any(axis=0)
-                if not some.all():
-                    scored = some
-                    parts = parts._replace(codes=np.ascontiguousarray(parts.codes[:, scored]))
                 u = np.take_along_axis(parts.values, parts.codes, axis=1)
             pairing = cells
     if u is not None and len(value) <= _selection.RANK_LIMIT:
         floor = _selection.smoothed_variance(counts, measure, pos)
         tables = None
         if _selection.bootstrap_fits(len(value), u.shape[1]):  # resample the examples jointly
-            tables = _selection.Tables(counts, measure, pos, _selection.board_codes(pairing)[:, scored])
+            tables = _selection.Tables(counts, measure, pos, _selection.board_codes(pairing, scored))
         return _selection.paired(
-            value, u, ci, seed, floor, _selection.example_classes(pairing)[scored], tables, parts
+            value, u, ci, seed, floor, _selection.example_classes(pairing, scored), tables, parts
         )
     diff = cols["diff_vs_leader"].copy()
     diff[leader] = 0.0

@@ -184,6 +184,7 @@ __all__ = [
     "paired",
     "resample_paired",
     "resample_unpaired",
+    "scored_examples",
     "sign_flip_tail",
     "smoothed_variance",
     "unpaired",
@@ -481,15 +482,49 @@ class PairCells(NamedTuple):
     k: int
 
 
-def influence_cells(cells: Any, counts: np.ndarray, measure: str, pos: int) -> PairCells | None:
-    """:func:`influence` by cell (:class:`PairCells`), or None when the board is too large."""
-
-    g, e = len(cells.rows), int(cells.n_examples)
-    if g * e > INFLUENCE_CELLS or g * g * e > INFLUENCE_FLOPS:
+def influence_cells(
+    cells: Any, counts: np.ndarray, measure: str, pos: int, scored: np.ndarray | None = None
+) -> PairCells | None:
+    """:func:`influence` by cell (:class:`PairCells`), or None when the board is too large.
+    ``scored``: only these of the cells' examples (:func:`scored_examples`), whose number the
+    budget counts."""
+    g = len(cells.rows)
+    if _over_influence(g, int(cells.n_examples) if scored is None else int(np.count_nonzero(scored))):
         return None
     # the board's classes as the tables keep them (labels -1/+1 or 0/3 leave unused codes between)
-    codes = board_codes(cells).astype(np.intp)
+    codes = board_codes(cells, scored).astype(np.intp)
     return PairCells(cell_values(counts, measure, pos), codes, len(cells.class_codes))
+
+
+def _over_influence(runs: int, examples: int) -> bool:
+    """Whether a runs × examples influence matrix is over its budget (:data:`INFLUENCE_CELLS`,
+    :data:`INFLUENCE_FLOPS`)."""
+    return runs * examples > INFLUENCE_CELLS or runs * runs * examples > INFLUENCE_FLOPS
+
+
+def scored_examples(cells: Any, counts: np.ndarray) -> np.ndarray | None:
+    """The examples some run of a dense board scored, as a mask over its cells' examples (None:
+    every one, or a board whose largest run alone puts it over the influence budget).
+
+    An example no run scored (a gap in the ids; an end of a range guessed from a sample,
+    ``comparisons.count_board``) adds nothing to a run's influence but would take normal draws
+    and count towards the budget: the paired best set leaves those out, so that it does not
+    depend on how the examples are numbered.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> cells = SimpleNamespace(cells=np.array([1, 0, 4, 0, 0, 2, 0, 0], np.int8), n_examples=4,
+    ...                         rows=np.array([0, 1]))
+    >>> scored_examples(cells, np.array([[[1, 0], [0, 1]], [[0, 1], [0, 0]]])).tolist()
+    [True, True, True, False]
+    """
+    most = int(np.asarray(counts).sum(axis=(1, 2)).max(initial=0))
+    if _over_influence(len(cells.rows), most):
+        return None
+    codes = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)]
+    some = (codes != 0).any(axis=0)
+    return None if some.all() else some
 
 
 def pair_floor(cells: PairCells, level: float) -> Any:
@@ -855,10 +890,12 @@ def class_parts(counts: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray,
     return np.nan_to_num(v), n_k.astype(np.int64)
 
 
-def example_classes(cells: Any) -> np.ndarray:
+def example_classes(cells: Any, scored: np.ndarray | None = None) -> np.ndarray:
     """The real class code of every example of a dense board (-1: no run scored it),
-    from :class:`~batcheval.inference.comparisons.Cells`."""
+    from :class:`~batcheval.inference.comparisons.Cells`; with ``scored``, of those examples."""
     codes = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)]
+    if scored is not None:
+        codes = codes[:, scored]
     real = np.where(codes > 0, (codes.astype(np.int64) - 1) // cells.k, -1)
     return real.max(axis=0)
 
@@ -1262,15 +1299,19 @@ def resample_unpaired(counts: np.ndarray, m: int, rng: np.random.Generator) -> n
     return rng.multinomial(np.broadcast_to(n, (m, *n.shape)), np.broadcast_to(p, (m, *p.shape)))
 
 
-def board_codes(cells: Any) -> np.ndarray:
+def board_codes(cells: Any, scored: np.ndarray | None = None) -> np.ndarray:
     """Each run's class pair per example ``[R, E]`` of a dense board (the leaderboard's
     :class:`~batcheval.inference.comparisons.Cells`): 0 where the run did not score
-    the example, else ``1 + real·K + predicted`` over the board's K classes."""
+    the example, else ``1 + real·K + predicted`` over the board's K classes; with
+    ``scored`` (:func:`scored_examples`), of those examples only."""
     k = int(cells.k)
     kk = len(cells.class_codes)
     where = np.full(k, -1, dtype=np.int64)
     where[np.asarray(cells.class_codes)] = np.arange(kk)
-    raw = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)].astype(np.int64)
+    raw = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)]
+    if scored is not None:  # C order, as without: the products of U (BLAS) round by layout
+        raw = np.ascontiguousarray(raw[:, scored])
+    raw = raw.astype(np.int64)
     real, pred = where[np.maximum(raw - 1, 0) // k], where[np.maximum(raw - 1, 0) % k]
     return np.where(raw > 0, 1 + real * kk + pred, 0).astype(np.int8)
 
