@@ -402,18 +402,22 @@ def test_a_sign_flip_board_draws_no_paired_standard_error(monkeypatch):
 
 
 @pytest.mark.parametrize("paired", ["delta", "bootstrap"])
-@pytest.mark.parametrize("n_runs", [8, 40, 300, "40, near the budget"])
+@pytest.mark.parametrize("n_runs", [8, 40, 300, "40, near the budget", "40, two passes near the budget"])
 def test_the_board_does_not_depend_on_how_the_examples_are_numbered(monkeypatch, paired: str, n_runs) -> None:
     """Example ids with gaps between them (every third id, from 5) lay out runs × examples cells
     with examples no run scored; those take no draws of the best set's normal max-t (at 40 runs
     its set and p_best changed with the numbering before) and do not count towards the
     influence matrix's budget (set here between the examples' and the gaps' runs² × examples),
     so the board is the same."""
-    if n_runs == "40, near the budget":
-        from batcheval.inference import selection
+    if isinstance(n_runs, str):
+        from batcheval.inference import comparisons, selection
 
+        if "two passes" in n_runs:  # the runs × examples class pairs held from the rows
+            monkeypatch.setattr(comparisons, "_CELLS_PER_ROW", 0)
+            monkeypatch.setattr(selection, "INFLUENCE_CELLS", 40 * 400 + 1)
+        else:
+            monkeypatch.setattr(selection, "INFLUENCE_FLOPS", 40 * 40 * 400 + 1)
         n_runs = 40
-        monkeypatch.setattr(selection, "INFLUENCE_FLOPS", 40 * 40 * 400 + 1)
     df = shared_test_set(n_runs=n_runs)
     kwargs = {"pool": "fold", "example": "example_id", "paired": paired, "seed": 3}
     board = be.leaderboard(df, **kwargs)

@@ -760,10 +760,20 @@ def _two_pass_cells(pairing: Any, k: int) -> _HeldCells | None:
     overflow a byte; the selection columns then match a one-pass board's."""
     rows = pairing.rows
     g, e = len(pairing.table), int(rows.n_examples)
-    if g * e > _selection.INFLUENCE_CELLS or k * k + 1 > 127:
+    most = int(np.asarray(pairing.table.counts).sum(axis=(1, 2)).max(initial=0))
+    if g * most > _selection.INFLUENCE_CELLS or k * k + 1 > 127:
+        return None
+    ex = np.asarray(rows.example).astype(np.int64) - rows.ex_lo
+    # only the examples some run scored, in their order, as selection.scored_examples keeps them
+    # of a one-pass board's cells: gaps in the ids neither count towards the budget nor draw
+    seen = np.zeros(e, dtype=np.bool_)
+    seen[ex] = True
+    if not seen.all():
+        ex = (np.cumsum(seen) - 1)[ex]
+        e = int(np.count_nonzero(seen))
+    if g * e > _selection.INFLUENCE_CELLS:
         return None
     run = rows.run_lut[np.asarray(rows.run).astype(np.int64) - rows.run_lo]
-    ex = np.asarray(rows.example).astype(np.int64) - rows.ex_lo
     real = rows.class_lut[np.asarray(rows.label).astype(np.int64) - rows.class_lo]
     pred = rows.class_lut[np.asarray(rows.pred).astype(np.int64) - rows.class_lo]
     cells = np.zeros(g * e, dtype=np.int8)
