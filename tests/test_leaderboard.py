@@ -347,7 +347,8 @@ def test_adjacent_paired_lookup_paths_agree_and_bad_examples_are_named(monkeypat
     monkeypatch.setattr(sys.modules["batcheval.inference.comparisons"], "_PRIVATE_CELLS", 1)
     assert be.leaderboard(df, example="example_id", paired="delta", adjacent=True).equals(by_int)
     monkeypatch.setattr(sys.modules["batcheval.inference.comparisons"], "_ADJACENT_CELLS", 1000)
-    with pytest.raises(be.InvalidArgumentError, match="4 runs × 400 examples is over 1,000 cells"):
+    over = r"4 runs × 400 example ids \(the span of the example column\) is over 1,000 cells"
+    with pytest.raises(be.InvalidArgumentError, match=over):
         be.leaderboard(df, example="example_id", adjacent=True)
 
 
@@ -402,7 +403,9 @@ def test_a_sign_flip_board_draws_no_paired_standard_error(monkeypatch):
 
 
 @pytest.mark.parametrize("paired", ["delta", "bootstrap"])
-@pytest.mark.parametrize("n_runs", [8, 40, 300, "40, near the budget", "40, two passes near the budget"])
+@pytest.mark.parametrize(
+    "n_runs", [8, 40, 300, "40, three classes", "40, near the budget", "40, two passes near the budget"]
+)
 def test_the_board_does_not_depend_on_how_the_examples_are_numbered(monkeypatch, paired: str, n_runs) -> None:
     """Example ids with gaps between them (every third id, from 5) lay out runs × examples cells
     with examples no run scored; those take no draws of the best set's normal max-t (at 40 runs
@@ -414,15 +417,17 @@ def test_the_board_does_not_depend_on_how_the_examples_are_numbered(monkeypatch,
 
         if "two passes" in n_runs:  # the runs × examples class pairs held from the rows
             monkeypatch.setattr(comparisons, "_CELLS_PER_ROW", 0)
+        if "budget" in n_runs:  # both limits just over the 400 examples' board
             monkeypatch.setattr(selection, "INFLUENCE_CELLS", 40 * 400 + 1)
-        else:
             monkeypatch.setattr(selection, "INFLUENCE_FLOPS", 40 * 40 * 400 + 1)
-        n_runs = 40
-    df = shared_test_set(n_runs=n_runs)
+        classes, n_runs = (3 if "three" in n_runs else 2), 40
+    else:
+        classes = 2
+    df = shared_test_set(n_runs=n_runs, k=classes)
     kwargs = {"pool": "fold", "example": "example_id", "paired": paired, "seed": 3}
     board = be.leaderboard(df, **kwargs)
     gaps = be.leaderboard(df.with_columns(pl.col("example_id") * 3 + 5), **kwargs)
-    assert board.equals(gaps) and board["rank_ci_low"].is_not_nan().all()
+    assert board.equals(gaps) and board["rank_ci_low"].is_not_null().all()
     # and on a board with the gaps' own examples left out of one run
     holes = df.filter((pl.col("run") != 1) | (pl.col("example_id") % 7 != 0))
     assert be.leaderboard(holes, **kwargs).equals(

@@ -555,3 +555,25 @@ def test_floor_sd_bound_holds_for_every_pair(seed, k):
     bound = np.add.outer(blocks.sd_bound, blocks.sd_bound) ** 2
     assert (floor <= bound * (1 + 1e-9)).all()
     assert (floor > 0).any()
+
+
+def test_scored_examples_masks_the_examples_no_run_scored_unless_the_largest_run_is_over_the_budget(
+    monkeypatch,
+) -> None:
+    from types import SimpleNamespace
+
+    # 3 runs over 6 example slots; slots 1 and 4 hold no run's cell; rows pick runs 2, 0, 1
+    cells = np.array([[3, 0, 1, 2, 0, 0], [1, 0, 0, 4, 0, 2], [0, 0, 2, 0, 0, 1]], dtype=np.int8)
+    board = SimpleNamespace(cells=cells.ravel(), n_examples=6, rows=np.array([2, 0, 1]))
+    counts = np.zeros((3, 2, 2), dtype=np.int64)  # each run's table: one count per example it scored
+    counts[:, 0, 0] = (cells[[2, 0, 1]] > 0).sum(axis=1)
+    expected = (cells != 0).any(axis=0)
+    assert selection.scored_examples(board, counts).tolist() == expected.tolist()
+    assert not selection.over_influence(3, 4)
+    # the largest run's 3 examples alone put 3 runs over a budget of 8 cells: no mask is made
+    monkeypatch.setattr(selection, "INFLUENCE_CELLS", 8)
+    assert selection.scored_examples(board, counts) is None
+    assert selection.over_influence(3, 3)
+    full = SimpleNamespace(cells=np.ones(18, np.int8), n_examples=6, rows=np.arange(3))
+    monkeypatch.setattr(selection, "INFLUENCE_CELLS", 100)
+    assert selection.scored_examples(full, counts) is None  # every example scored

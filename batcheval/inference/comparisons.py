@@ -475,8 +475,8 @@ def joint_tables(
     if len(held) * n_examples > _ADJACENT_CELLS:
         raise InvalidArgumentError(
             f"paired tests hold each compared run's prediction per example: {len(held):,} runs × "
-            f"{n_examples:,} examples is over {_ADJACENT_CELLS:,} cells; drop example= for "
-            "unpaired tests"
+            f"{n_examples:,} example ids (the span of the example column) is over {_ADJACENT_CELLS:,} "
+            "cells; number the examples densely, or drop example= for unpaired tests"
         )
     preds = np.full(len(held) * n_examples, -1, dtype=np.int8 if k < 128 else np.int16)
     fill = (rows.run, rows.example, rows.pred)

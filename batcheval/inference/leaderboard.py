@@ -252,9 +252,12 @@ def leaderboard(
         ``ci_method="bootstrap"``) and their seed; the default seed 0 makes
         the board reproducible: the same for the rows in any order and for example
         ids with gaps between them (the draws follow the runs' and examples' sorted
-        order, so renaming runs or renumbering examples draws anew). 200 plain replicates estimate a standard
-        error to about 5%; raise ``n_boot`` to 1000 or more for percentile
-        intervals. A binary paired comparison draws replicates only until
+        order, so renaming runs or renumbering examples draws anew). One limit still
+        reads the ids' span: a board too sparse for the runs × examples cells holds
+        each compared run's prediction per id of the span, at most 2³⁰ of them.
+        200 plain replicates estimate a standard error to about 5%; raise
+        ``n_boot`` to 1000 or more for percentile intervals. A binary paired
+        comparison draws replicates only until
         its standard error is as precise as ``n_boot`` plain replicates
         would make it: about 8 for a run of 1,000 examples.
     paired
@@ -760,19 +763,22 @@ def _two_pass_cells(pairing: Any, k: int) -> _HeldCells | None:
     overflow a byte; the selection columns then match a one-pass board's."""
     rows = pairing.rows
     g, e = len(pairing.table), int(rows.n_examples)
+    # a run's rows are at most the examples scored (one row an example, checked by count_board)
     most = int(np.asarray(pairing.table.counts).sum(axis=(1, 2)).max(initial=0))
-    if g * most > _selection.INFLUENCE_CELLS or k * k + 1 > 127:
+    if _selection.over_influence(g, most) or k * k + 1 > 127:
         return None
     ex = np.asarray(rows.example).astype(np.int64) - rows.ex_lo
     # only the examples some run scored, in their order, as selection.scored_examples keeps them
     # of a one-pass board's cells: gaps in the ids neither count towards the budget nor draw
     seen = np.zeros(e, dtype=np.bool_)
     seen[ex] = True
-    if not seen.all():
-        ex = (np.cumsum(seen) - 1)[ex]
-        e = int(np.count_nonzero(seen))
-    if g * e > _selection.INFLUENCE_CELLS:
+    n_seen = int(np.count_nonzero(seen))
+    if _selection.over_influence(g, n_seen):
         return None
+    if n_seen < e:
+        rank = np.cumsum(seen, dtype=np.int32)
+        rank -= 1
+        ex, e = rank[ex], n_seen
     run = rows.run_lut[np.asarray(rows.run).astype(np.int64) - rows.run_lo]
     real = rows.class_lut[np.asarray(rows.label).astype(np.int64) - rows.class_lo]
     pred = rows.class_lut[np.asarray(rows.pred).astype(np.int64) - rows.class_lo]

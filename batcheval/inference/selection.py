@@ -181,6 +181,7 @@ __all__ = [
     "example_classes",
     "expected_value",
     "influence",
+    "over_influence",
     "paired",
     "resample_paired",
     "resample_unpaired",
@@ -489,22 +490,30 @@ def influence_cells(
     ``scored``: only these of the cells' examples (:func:`scored_examples`), whose number the
     budget counts."""
     g = len(cells.rows)
-    if _over_influence(g, int(cells.n_examples) if scored is None else int(np.count_nonzero(scored))):
+    if over_influence(g, int(cells.n_examples) if scored is None else int(np.count_nonzero(scored))):
         return None
     # the board's classes as the tables keep them (labels -1/+1 or 0/3 leave unused codes between)
     codes = board_codes(cells, scored).astype(np.intp)
     return PairCells(cell_values(counts, measure, pos), codes, len(cells.class_codes))
 
 
-def _over_influence(runs: int, examples: int) -> bool:
+def over_influence(runs: int, examples: int) -> bool:
     """Whether a runs × examples influence matrix is over its budget (:data:`INFLUENCE_CELLS`,
-    :data:`INFLUENCE_FLOPS`)."""
+    :data:`INFLUENCE_FLOPS`).
+
+    Examples
+    --------
+    >>> over_influence(100, 250_000), over_influence(100, 250_001)
+    (False, True)
+    """
     return runs * examples > INFLUENCE_CELLS or runs * runs * examples > INFLUENCE_FLOPS
 
 
 def scored_examples(cells: Any, counts: np.ndarray) -> np.ndarray | None:
     """The examples some run of a dense board scored, as a mask over its cells' examples (None:
-    every one, or a board whose largest run alone puts it over the influence budget).
+    every one, or a board whose largest run alone puts it over the influence budget: ``counts``
+    are the runs' tables, one count per example a run scored, so a run's total is at most the
+    scored examples).
 
     An example no run scored (a gap in the ids; an end of a range guessed from a sample,
     ``comparisons.count_board``) adds nothing to a run's influence but would take normal draws
@@ -520,7 +529,7 @@ def scored_examples(cells: Any, counts: np.ndarray) -> np.ndarray | None:
     [True, True, True, False]
     """
     most = int(np.asarray(counts).sum(axis=(1, 2)).max(initial=0))
-    if _over_influence(len(cells.rows), most):
+    if over_influence(len(cells.rows), most):
         return None
     codes = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)]
     some = (codes != 0).any(axis=0)
