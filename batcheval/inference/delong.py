@@ -26,7 +26,7 @@ paired boards take their delta-method influences (Gaussian max-t with the Studen
 over the two classes). Boards too large for ``U Uᵀ`` (:data:`~batcheval.inference.selection.INFLUENCE_CELLS`,
 :data:`~batcheval.inference.selection.INFLUENCE_FLOPS`, or over
 :data:`~batcheval.inference.selection.RANK_LIMIT` runs) compare each run with the leader only
-(still valid, as the leader is one of the runs it maximises over) and give NaN rank intervals:
+(still valid, as the leader is one of the runs it maximises over) and give null rank intervals:
 the difference over the spread of the two runs' structural components centred at the null (DeLong's
 variance of the difference plus ``D²(1/m + 1/n)``), read as a self-normalized sum by
 :func:`batcheval.inference.selection.sign_flip_tail` at Bonferroni's level. For the AUC, a

@@ -116,7 +116,7 @@ Which runs could be the best, and where each could rank
     100,000) take both critical values from a studentized bootstrap of the
     runs' tables instead, as a few examples of a class defeat the normal
     approximation (see :mod:`batcheval.inference.selection`). The rank
-    intervals are NaN (with a warning) above 5,000 runs, and for paired
+    intervals are null (with a warning) above 5,000 runs, and for paired
     boards too large or sparse for the runs × examples influence matrix,
     whose best set then compares each run with the leader only, in
     Bonferroni's step-down over ordered pairs: paired boards of a measure
@@ -518,7 +518,7 @@ def leaderboard(
             else "its paired runs were compared with the leader only (a board too large or sparse "
             "for the joint influence matrix)"
         )
-        warn(f"rank_ci_low and rank_ci_high are NaN: {why}")
+        warn(f"rank_ci_low and rank_ci_high are null: {why}")
 
     series = [pl.Series("rank", rank, dtype=pl.Int64)]
     names = _board_columns(measure, p_name, examples, adjacent)
