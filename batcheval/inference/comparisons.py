@@ -11,6 +11,7 @@ independent samples (:func:`versus`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -599,13 +600,11 @@ def _exact_example(
     """:func:`_example_coding` of the scanned range, made once on the first call: from ``found``
     when the counting pass scanned the example column, else by a scan of ``fused`` (or of the
     columns, :func:`_example_coding`)."""
-    made: list[tuple[np.ndarray, int, int]] = []
 
+    @functools.cache
     def exact() -> tuple[np.ndarray, int, int]:
-        if not made:
-            scanned = found if found is not None or fused is None else value_range(fused)
-            made.append(_example_coding(df, examples, scanned))
-        return made[0]
+        scanned = found if found is not None or fused is None else value_range(fused)
+        return _example_coding(df, examples, scanned)
 
     return exact
 

@@ -711,7 +711,8 @@ def _paired_selection(
         floor = _selection.smoothed_variance(counts, measure, pos)
         tables = None
         if _selection.bootstrap_fits(len(value), u.shape[1]):  # resample the examples jointly
-            tables = _selection.Tables(counts, measure, pos, _selection.board_codes(pairing, scored))
+            # the influence's codes, as board_codes gave them (int8, as the bootstrap's kernels take)
+            tables = _selection.Tables(counts, measure, pos, parts.codes.astype(np.int8))
         return _selection.paired(
             value, u, ci, seed, floor, _selection.example_classes(pairing, scored), tables, parts
         )
