@@ -577,3 +577,61 @@ def test_scored_examples_masks_the_examples_no_run_scored_unless_the_largest_run
     full = SimpleNamespace(cells=np.ones(18, np.int8), n_examples=6, rows=np.arange(3))
     monkeypatch.setattr(selection, "INFLUENCE_CELLS", 100)
     assert selection.scored_examples(full, counts) is None  # every example scored
+
+
+def _two_run_board(n: int, skills: tuple[float, ...], seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, n)
+    return pl.concat([
+        pl.DataFrame({
+            "run": r, "example_id": np.arange(n), "label": label,
+            "prediction": np.where(rng.random(n) < s, label, rng.integers(0, 2, n)),
+        })
+        for r, s in enumerate(skills)
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize("ci", [0.95, 0.5, 0.2])
+@pytest.mark.parametrize(
+    ("n", "skills", "kwargs"),
+    [
+        (300, (0.9, 0.2), {"example": "example_id"}),  # the paired bootstrap
+        (30_000, (0.9, 0.85), {"example": "example_id"}),  # over its budget: Bonferroni
+        (300, (0.9, 0.2), {}),  # unpaired: the studentized bootstrap
+        (300, (0.9, 0.5, 0.2), {"example": "example_id", "paired": "delta"}),  # max-t
+    ],
+)
+def test_the_leader_stays_in_the_best_set_at_every_level(n, skills, kwargs, ci):
+    # Nothing is ahead of the leader, so no level takes it out: its p_best is 1. The max-t
+    # of a leader alone is a draw of the null (p ≈ ½ with two runs), and read as its p-value it
+    # left an empty set at ci ≤ 0.5 and made a step-down over no candidates fail (stop 43).
+    board = be.leaderboard(_two_run_board(n, skills), ci=ci, **kwargs)
+    lead = board.row(0, named=True)
+    assert lead["rank"] == 1 and lead["p_best"] == 1.0 and lead["could_be_best"]
+    assert board["p_best"][1:].max() < 1e-3  # the others are far behind
+    assert not board["could_be_best"][1:].any()
+
+
+@pytest.mark.parametrize("ci", [0.95, 0.5])
+def test_the_leader_of_compare_auc_stays_in_the_best_set(ci):
+    rng = np.random.default_rng(0)
+    n = 40
+    y = rng.integers(0, 2, n)
+    scores = [np.zeros(n), y + rng.normal(size=n)]
+    df = pl.concat(
+        pl.DataFrame({"run": r, "example": np.arange(n), "label": y, "score": s})
+        for r, s in enumerate(scores)
+    )
+    out = be.compare_auc(df, ci=ci)
+    assert out["run"].to_list() == [1, 0]
+    assert out["p_best"][0] == 1.0 and out["could_be_best"].to_list() == [True, False]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_unpaired_and_paired_selection_keep_every_unbeaten_run(seed):
+    # two runs tied at the top and one far behind, at a level where α > ½
+    theta = np.array([0.5, 0.5, 0.1])
+    got = selection.unpaired(theta, np.array([0.01, 0.01, 0.01]), 0.3, seed)
+    assert got.p_best.tolist()[:2] == [1.0, 1.0] and got.could_be_best.tolist() == [True, True, False]
+    sel = selection.versus_leader(theta, theta - 0.5, np.array([0.0, 0.01, 0.01]), 0.3)
+    assert sel.p_best.tolist()[:2] == [1.0, 1.0] and sel.could_be_best.tolist() == [True, True, False]

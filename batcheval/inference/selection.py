@@ -246,9 +246,11 @@ def _upper_z(tail: float) -> float:
 
 
 def _bonferroni_p(t: np.ndarray, r: int) -> np.ndarray:
+    """Bonferroni's p-value of each run's largest standardized gap ``t`` over ``R − 1``
+    others; 1 where no run is ahead (``t ≤ 0``), as nothing is evidence against it."""
     from scipy import special
 
-    return np.minimum(1.0, (r - 1) * special.ndtr(-t))
+    return np.where(t > 0, np.minimum(1.0, (r - 1) * special.ndtr(-t)), 1.0)
 
 
 def _bonferroni_step_down(single: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -837,7 +839,7 @@ def _select(
         best_method = "bootstrap"
     else:
         p, cand = _bonferroni_step_down(_bonferroni_p(t, r), alpha)
-    if boot is None and leader is None and N_DRAWS * r * len(cand) <= DRAW_BUDGET:
+    if boot is None and leader is None and 0 < N_DRAWS * r * len(cand) <= DRAW_BUDGET:
         if t_normal is not None:
             rest, df = t_normal
             t[rest] = np.maximum(_as_normal(t[rest], df[rest]), 0.0)
@@ -854,12 +856,15 @@ def _select(
 def _step_down(stat: np.ndarray, cand: np.ndarray, t: np.ndarray, alpha: float) -> np.ndarray:
     """Monte-Carlo step-down over candidate sets (Romano & Wolf 2005): ``stat[m, c]`` is
     replicate m's max-t statistic against candidate ``cand[c]``; returns every run's
-    p-value ``(1 + #{max over the final candidates ≥ t_i})/(1 + M)``."""
+    p-value ``(1 + #{max over the final candidates ≥ t_i})/(1 + M)``, and 1 for a run no
+    other is ahead of (``t_i ≤ 0``): the max-t of a leader is a draw of the null itself, and
+    read as a p-value it took the leader out of the set at ``α ≥ ½`` (two runs: ``p ≈ ½``)."""
     m = stat.shape[0]
     cols = np.arange(len(cand))
     while True:
         top = np.sort(stat[:, cols].max(axis=1))
         p = np.minimum((1.0 + m - np.searchsorted(top, t, "left")) / (1.0 + m), 1.0)
+        p[~(t > 0)] = 1.0
         stay = cols[p[cand[cols]] > alpha]
         if len(stay) == len(cols) or len(stay) == 0:
             return p

@@ -104,7 +104,7 @@ def best_set(
     single = stats.norm.sf(t)
     cand = np.arange(r)
     while True:
-        p = np.minimum(1.0, len(cand) * (r - 1) * single)
+        p = np.where(t > 0, np.minimum(1.0, len(cand) * (r - 1) * single), 1.0)
         keep = cand[p[cand] > alpha]
         if len(keep) == len(cand):
             break
@@ -114,6 +114,7 @@ def best_set(
         while True:
             top = _max_t_over(draws, cov, cand)
             p = np.minimum(1.0, (1.0 + (top[None, :] >= t[:, None]).sum(axis=1)) / (1.0 + m))
+            p[t <= 0] = 1.0  # nothing is ahead of a run with no positive gap
             keep = cand[p[cand] > alpha]
             if len(keep) == len(cand) or len(keep) == 0:
                 break

@@ -112,6 +112,7 @@ def select(
     while True:
         worst = stat_vs[:, cand].max(axis=1)
         p = np.minimum(1.0, (1.0 + (worst[None, :] >= tmax[:, None]).sum(axis=1)) / (1.0 + m))
+        p[tmax <= 0] = 1.0  # nothing is ahead of a run with no positive gap
         keep = cand[p[cand] > alpha]
         if len(keep) == len(cand) or len(keep) == 0:
             break
