@@ -281,23 +281,37 @@ def _chi2(t: np.ndarray) -> np.ndarray:
         return np.where(margins > 0, n * det**2 / margins, 0.0)
 
 
-@pytest.mark.parametrize("positive", [0, 1])
-def test_size_dependent_measures_take_the_multinomial_replicates(positive: int):
+def _mcc(t: np.ndarray) -> np.ndarray:
+    tp, fn, fp, tn = (t[..., 1, 1], t[..., 1, 0], t[..., 0, 1], t[..., 0, 0])
+    return (tp * tn - fp * fn) / np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+
+
+def _macro_recall(t: np.ndarray) -> np.ndarray:
+    return (t[..., 1, 1] / t[..., 1, :].sum(axis=-1) + t[..., 0, 0] / t[..., 0, :].sum(axis=-1)) / 2
+
+
+@pytest.mark.parametrize(
+    ("measure", "f", "positive"),
+    [("chi2", _chi2, 0), ("chi2", _chi2, 1), ("mcc", _mcc, 1), ("macro_recall", _macro_recall, 1)],
+)
+def test_measures_off_the_poisson_kernel_take_the_multinomial_replicates(measure, f, positive: int):
     """chi2 grows with the table, so its replicates keep the table's size (a multinomial draw
-    of the examples, not Poisson counts): its standard errors equal those of a numpy
-    multinomial bootstrap of the examples, within their Monte Carlo error."""
+    of the examples, not Poisson counts). mcc, macro_recall and the other measures of any K are
+    not in the binary kernel's list: their binary joint tables went to the Poisson kernel, which
+    looked them up there and failed (stop 43). Their standard errors equal those of a numpy
+    multinomial bootstrap of the examples, within its Monte Carlo error."""
     rng = np.random.default_rng(3)
     joint = rng.integers(5, 60, size=(6, 2, 2, 2))
-    got = paired_se.bootstrap_se(joint, "chi2", positive, 3_000, 11, np.zeros(6))
+    got = paired_se.bootstrap_se(joint, measure, positive, 3_000, 11, np.zeros(6))
     expected = []
     for j in joint:
         n = int(j.sum())
         reps = rng.multinomial(n, j.ravel() / n, size=30_000).reshape(-1, 2, 2, 2)
-        expected.append(np.std(_chi2(reps.sum(axis=2)) - _chi2(reps.sum(axis=3)), ddof=1))
+        expected.append(np.nanstd(f(reps.sum(axis=2)) - f(reps.sum(axis=3)), ddof=1))
     # the SD of 3,000 replicates is precise to about 1/sqrt(2·3,000) = 1.3 %; 4 of those
     np.testing.assert_allclose(got, expected, rtol=0.052 + 0.01)
     empty = np.zeros((1, 2, 2, 2), dtype=np.int64)
-    assert np.isnan(paired_se.bootstrap_se(empty, "chi2", positive, 50, 11, np.zeros(1))[0])
+    assert np.isnan(paired_se.bootstrap_se(empty, measure, positive, 50, 11, np.zeros(1))[0])
 
 
 def _difference_at(joints: np.ndarray, measure: str, pos: int) -> np.ndarray:

@@ -512,12 +512,19 @@ def leaderboard(
     cols["p_best"] = chosen.p_best
     cols["rank_ci_low"], cols["rank_ci_high"] = chosen.rank_ci_low, chosen.rank_ci_high
     if chosen.rank_method == "none" and chosen.best_method != "none":  # ran, but without ranks
-        why = (
-            f"the board has {len(value):,} runs, over the limit of {_selection.RANK_LIMIT:,}"
-            if len(value) > _selection.RANK_LIMIT
-            else "its paired runs were compared with the leader only (a board too large or sparse "
-            "for the joint influence matrix)"
-        )
+        if len(value) > _selection.RANK_LIMIT:
+            why = f"the board has {len(value):,} runs, over the limit of {_selection.RANK_LIMIT:,}"
+        elif measure not in _intervals.interval_measures(k, "wilson_delta"):
+            why = (
+                f"its paired runs were compared with the leader only: {asked!r} has no delta-method "
+                "influence per example to rank every pair; measures with one: "
+                f"{_intervals.interval_measures(k, 'wilson_delta')}"
+            )
+        else:
+            why = (
+                "its paired runs were compared with the leader only (a board too large or sparse "
+                "for the joint influence matrix)"
+            )
         warn(f"rank_ci_low and rank_ci_high are null: {why}")
 
     series = [pl.Series("rank", rank, dtype=pl.Int64)]

@@ -169,7 +169,7 @@ def bootstrap_se(
     True
     """
     joint = np.ascontiguousarray(joint, dtype=np.int64)
-    if joint.shape[1] == 2 and measure not in _SIZE_DEPENDENT:
+    if joint.shape[1] == 2 and measure not in _SIZE_DEPENDENT and measure in _binary.NAMES:
         return poisson_se(joint, measure, pos, n_boot, seed, diff)[0]
     return _multinomial_se(joint, measure, pos, n_boot, seed)
 
