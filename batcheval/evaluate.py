@@ -121,8 +121,9 @@ def evaluate(
         plain one collapsed (``docs/calibration_bootstrap.md``; binary f1,
         jaccard and mcc have closed forms); p-values get none, and a
         :class:`~batcheval.errors.BatchevalWarning` names them. With the
-        default measure set, only the closed-form intervals are added (the
-        bootstrap of every measure would cost far more than the measures).
+        default measure set, only the closed-form intervals are added, f1's
+        and jaccard's included (the bootstrap of every measure would cost far
+        more than the measures).
         See :mod:`batcheval.inference.intervals` for the formulas and their sources.
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions
@@ -149,7 +150,10 @@ def evaluate(
         and ``p_informedness``, ``p_markedness`` and
         ``alpha_sbb`` become the clustered chance tests (the exact test on the
         table divided by the statistic's design effect; the other ``p_``
-        columns still count rows). Pass ``example=`` when
+        columns still count rows). The measures with a closed-form interval
+        have a cluster-robust one (binary f1, jaccard and mcc too); the others
+        (macro_f1, weighted_f1, ...) have none, and a warning names them.
+        Pass ``example=`` when
         ``pool=`` spans seeds or replicates that score the same examples, or
         the repeats count as independent evidence. Without either, pooling
         over a key not named like a fold warns. ``ci_method="wilson_delta"``

@@ -80,8 +80,9 @@ def test_design_effect_matches_the_cr2_matrix_reference(k: int, unit: str) -> No
 @pytest.mark.parametrize("k", [2, 3])
 def test_evaluate_intervals_from_reference_design_effect(k: int) -> None:
     df = _sweep(np.random.default_rng(20 + k), k)
-    names = ["informedness", "kappa_cohen", "accuracy"] + (["recall"] if k == 2 else [])
-    out = be.evaluate(df, by=["run", "seed"], pool="seed", measures=names, ci=0.95, example="example",
+    names = ["informedness", "kappa_cohen", "accuracy"] + (["recall", "jaccard"] if k == 2 else [])
+    asked = names + (["f1", "mcc", "correlation"] if k == 2 else [])
+    out = be.evaluate(df, by=["run", "seed"], pool="seed", measures=asked, ci=0.95, example="example",
                       cluster="passage")  # fmt: skip
     for run in range(2):
         rows = df.filter(pl.col("run") == run)
@@ -107,13 +108,19 @@ def test_evaluate_intervals_from_reference_design_effect(k: int) -> None:
                 want = (max(est - stretch * (est_e - low_e), -1.0),
                         min(est + stretch * (high_e - est_e), 1.0))  # fmt: skip
             else:  # Wilson with Korn & Graubard's effective trials m/deff
-                trial = np.ones(len(y), bool) if name == "accuracy" else np.array(y) == 1
+                trial = cr2.PROPORTIONS[name][0](np.array(y), np.array(p))
                 t95 = stats.t.ppf(0.975, cr2.bell_mccaffrey_dof(y, p, c, k, name))
                 m_eff = trial.sum() / deff
                 # Wilson at the critical value t95: statsmodels' at the level whose normal quantile is t95
                 alpha = 2 * stats.norm.sf(t95)
                 want = proportion_confint(est * m_eff, m_eff, alpha=alpha, method="wilson")
             assert (low, high) == pytest.approx(want, rel=1e-5), (name, run)
+        if k == 2:  # f1 is 2J/(1 + J) of jaccard's ends, binary mcc is correlation
+            j_low, j_high = out["jaccard_ci_low"][run], out["jaccard_ci_high"][run]
+            f1 = (out["f1_ci_low"][run], out["f1_ci_high"][run])
+            assert f1 == pytest.approx((2 * j_low / (1 + j_low), 2 * j_high / (1 + j_high)), rel=1e-12)
+            mcc = (out["mcc_ci_low"][run], out["mcc_ci_high"][run])
+            assert mcc == (out["correlation_ci_low"][run], out["correlation_ci_high"][run])
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -122,7 +129,7 @@ def test_single_row_clusters_give_the_unclustered_interval(k: int) -> None:
     df = pl.DataFrame({"run": rng.integers(0, 6, 300), "label": rng.integers(0, k, 300),
                        "prediction": rng.integers(0, k, 300)}).with_row_index("example")  # fmt: skip
     names = ["informedness", "markedness", "kappa_cohen", "correlation", "accuracy"]
-    names += ["recall", "precision"] if k == 2 else []
+    names += ["recall", "precision", "f1", "jaccard", "mcc"] if k == 2 else []
     plain = be.evaluate(df, by="run", measures=names, ci=0.95)
     clus = be.evaluate(df, by="run", measures=names, ci=0.95, example="example")
     for name in names:
@@ -169,7 +176,7 @@ def test_examples_repeated_three_times_give_the_unrepeated_interval(k: int) -> N
                         "label": rng.integers(0, k, 300), "prediction": rng.integers(0, k, 300)})  # fmt: skip
     tripled = pl.concat([one.with_columns(seed=pl.lit(s)) for s in range(3)])
     names = ["informedness", "markedness", "kappa_cohen", "accuracy"] + (
-        ["recall", "precision"] if k == 2 else []
+        ["recall", "precision", "f1", "jaccard", "mcc"] if k == 2 else []
     )
     alone = be.evaluate(one, by="run", measures=names, ci=0.9, example="example")
     pooled = be.evaluate(tripled, by=["run", "seed"], pool="seed", measures=names, ci=0.9, example="example")
@@ -369,3 +376,23 @@ def test_size_of_the_clustered_paired_test_under_the_null() -> None:
     rejected = (2 * stats.norm.sf(z[::2])) < 0.05
     tol = 4 * np.sqrt(0.05 * 0.95 / reps)
     assert abs(rejected.mean() - 0.05) <= tol, rejected.mean()
+
+
+def test_measures_without_a_clustered_interval_are_named() -> None:
+    # with example= the measures with no cluster-robust interval were dropped without a word
+    # (stop 43): they are named, and f1, jaccard and mcc of two classes have one
+    rng = np.random.default_rng(0)
+    n = 60
+    y, p = rng.integers(0, 2, 3 * n), rng.integers(0, 2, 3 * n)
+    df = pl.DataFrame(
+        {"run": np.repeat([0, 1, 2], n), "ex": np.tile(np.arange(n), 3), "label": y, "prediction": p}
+    )
+    asked = ["recall", "f1", "mcc", "jaccard", "macro_f1", "p_informedness"]
+    with pytest.warns(BatchevalWarning, match=r"no cluster-robust interval for \['macro_f1'\]:"):
+        out = be.evaluate(df, by="run", measures=asked, ci=0.95, example="ex")
+    got = [c.removesuffix("_ci_low") for c in out.columns if c.endswith("_ci_low")]
+    assert got == ["recall", "f1", "mcc", "jaccard"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default set: no warning
+        out = be.evaluate(df, by="run", ci=0.95, example="ex")
+    assert {"f1_ci_low", "jaccard_ci_low", "informedness_ci_low"} <= set(out.columns)

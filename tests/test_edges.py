@@ -3,6 +3,8 @@ one-class AUC groups, and the memory guards of sweeps and cluster alignment."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -142,3 +144,19 @@ def test_leaderboard_of_an_empty_frame_has_the_full_schema(kwargs):
     empty = be.leaderboard(df.clear(), run="run", **kwargs)
     assert empty.height == 0
     assert empty.schema == full.schema
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"ci": 0.95}, {"ci": 0.95, "example": "example"}, {"per_class": True}, {"measures": ["accuracy"]}],
+)
+def test_pooled_evaluate_of_an_empty_frame_is_empty(kwargs):
+    """Before: 'cannot reshape array of size 0 into shape (0,0)' from numpy (stop 43)."""
+    df = pl.DataFrame({"run": [0, 0, 1, 1], "seed": [0, 1, 0, 1], "example": [0, 0, 1, 1],
+                       "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]})  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.BatchevalWarning)  # intervals of one-row groups
+        full = be.evaluate(df, by=["run", "seed"], pool="seed", **kwargs)
+        empty = be.evaluate(df.clear(), by=["run", "seed"], pool="seed", **kwargs)
+    assert empty.height == 0
+    assert empty.columns == full.columns

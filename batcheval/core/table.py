@@ -393,7 +393,7 @@ class ContingencyTable:
             keys = pl.DataFrame()
         total = np.zeros((keys.height if rest else 1, k * k), dtype=np.int64)
         _checked_add(flat, index, total)
-        return ContingencyTable(keys, self._classes, total.reshape(-1, k, k)), index
+        return ContingencyTable(keys, self._classes, total.reshape(len(total), k, k)), index
 
     # -- output -------------------------------------------------------------------
 

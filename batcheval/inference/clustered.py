@@ -139,6 +139,7 @@ __all__ = [
     "cluster_variance",
     "clustered_chance",
     "clustered_intervals",
+    "clustered_measures",
     "count_cluster_cells",
     "design_effects",
     "effective_counts",
@@ -781,7 +782,7 @@ def clustered_intervals(
     _intervals.check_options(level, "wilson_delta", 2, None)
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     k = counts.shape[1]
-    capable = _intervals.interval_measures(k, "wilson_delta")
+    capable = clustered_measures(k)
     for name in names:
         if name not in capable:
             raise UnknownMeasureError(
@@ -790,13 +791,20 @@ def clustered_intervals(
             )
     if reference not in ("t", "normal"):
         raise InvalidArgumentError(f"reference must be 't' or 'normal', got {reference!r}")
-    point = _measures.compute(counts, list(names), positive=positive)
     if reference == "normal":
+        if closed := [m for m in names if m in _intervals.BINARY_CLOSED_FORMS]:
+            raise UnknownMeasureError(f"reference='normal' has no interval for {closed}")
+        point = _measures.compute(counts, list(names), positive=positive)
         return _normal_intervals(counts, cells, names, level, positive, point)
+    # binary f1 and jaccard take the interval of tp in tp + fp + fn, mcc correlation's
+    # (intervals.closed_form_interval), each with the design effect of what it is built on
+    base = {"f1": "jaccard", "mcc": "correlation"}
+    names_of = list(dict.fromkeys(base.get(m, m) for m in names))
+    point = _measures.compute(counts, names_of, positive=positive)
     z = float(special.ndtri(0.5 + level / 2.0))
-    effects, pure = design_effects(counts, cells, names, positive=positive)
+    effects, pure = design_effects(counts, cells, names_of, positive=positive)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for name in names:
+    for name in names_of:
         deff, _, _, dof = effects[name]
         # Student's t with Bell & McCaffrey's degrees of freedom (C − 1 for equal clusters)
         crit = np.where(pure, z, cluster_quantile(level, dof + 1.0))
@@ -809,7 +817,28 @@ def clustered_intervals(
             x_eff = np.where(deff == 1.0, x, x / m * m_eff)  # deff 1: the counts themselves
         x_star = None if name == "accuracy" else 1
         out[name] = modified_wilson_z(np.where(m_eff > 0, x_eff, 0.0), m_eff, crit, level, x_star=x_star)
-    return out
+    if "f1" in names:
+        low, high = out["jaccard"]
+        out["f1"] = (2 * low / (1 + low), 2 * high / (1 + high))
+    if "mcc" in names:
+        out["mcc"] = out["correlation"]
+    return {m: out[m] for m in names}
+
+
+def clustered_measures(n_classes: int) -> list[str]:
+    """Measures with a cluster-robust interval (:func:`clustered_intervals`) for
+    ``n_classes`` classes: those with a Wilson or delta-method interval, and for two
+    classes the closed forms of f1, jaccard and mcc.
+
+    Examples
+    --------
+    >>> clustered_measures(3)
+    ['accuracy', 'informedness', 'markedness', 'correlation', 'kappa_cohen']
+    >>> [m for m in clustered_measures(2) if m in ("f1", "jaccard", "mcc", "macro_f1")]
+    ['f1', 'jaccard', 'mcc']
+    """
+    capable = _intervals.interval_measures(n_classes, "wilson_delta")
+    return capable + list(_intervals.BINARY_CLOSED_FORMS) if n_classes == 2 else capable
 
 
 def _normal_intervals(
@@ -1106,17 +1135,25 @@ def add_clustered_intervals(
     if versus is not None:
         table = table.versus_rest(versus)
     k = counts.shape[1]
+    if k == 0:  # no rows: the columns of two classes, as the unclustered intervals give
+        counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
     if per_class:
         counts, cells, k, pos = one_vs_rest(counts), cells.one_vs_rest(), 2, 1
     else:
-        pos = table.positive_index(positive) if k == 2 else 1
-    capable = _intervals.interval_measures(k, "wilson_delta")
+        pos = table.positive_index(positive) if k == 2 and table.n_classes == 2 else 1
+    capable = clustered_measures(k)
     wanted = _measures.default_measures(k, beta) if measures is None else list(measures)
     names = [m for m in wanted if m in capable]
     if not names:
         raise UnknownMeasureError(
             f"none of measures={list(wanted)} has a cluster-robust interval; measures with one: {capable}"
         )
+    # a silent gap reads as "no interval needed": name what the bootstrap of the rows would have
+    # given without example= (it resamples rows, so it cannot stand in here)
+    boot = _intervals.interval_measures(k, "bootstrap")
+    left = [m for m in wanted if m not in capable and m in boot]
+    if left and measures is not None:
+        warn(f"no cluster-robust interval for {left}: with example= or cluster= only {capable} have one")
     result = clustered_intervals(counts, cells, names, ci, positive=pos)
     columns = []
     for name, (low, high) in result.items():

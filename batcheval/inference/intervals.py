@@ -238,6 +238,7 @@ from ..kernels import score_diff as _score_diff
 __all__ = [
     "ACCURACY_METHODS",
     "BINARY_CHANCE_METHODS",
+    "BINARY_CLOSED_FORMS",
     "BOOTSTRAP_PSEUDO_SHARE",
     "DELTA_MEASURES",
     "INTERVAL_METHODS",
@@ -254,6 +255,7 @@ __all__ = [
     "chance_interval",
     "chance_values",
     "check_options",
+    "closed_form_interval",
     "delta_gradient",
     "f1_interval",
     "from_scores",
@@ -379,10 +381,17 @@ def wilson(successes: np.ndarray, trials: np.ndarray, level: float = 0.95) -> tu
 
 
 #: Binary measures that :func:`add_intervals` (``evaluate(..., ci=)``) gives a closed-form
-#: interval when named, from the binomial tp in tp + fp + fn (:func:`f1_interval`): jaccard's
-#: :func:`modified_wilson` and f1's mapped through 2J/(1 + J). The leaderboard and the clustered
-#: intervals still take the bootstrap's for them.
+#: interval, from the binomial tp in tp + fp + fn (:func:`f1_interval`): jaccard's
+#: :func:`modified_wilson` and f1's mapped through 2J/(1 + J). The clustered intervals take the
+#: same with the design effect of tp in tp + fp + fn; the leaderboard takes the bootstrap's.
 JACCARD_MEASURES = ("f1", "jaccard")
+#: Binary measures whose interval is a closed form of another's (:func:`closed_form_interval`):
+#: f1 and jaccard from tp in tp + fp + fn, mcc from correlation's (binary MCC is correlation).
+BINARY_CLOSED_FORMS = (*JACCARD_MEASURES, "mcc")
+#: (successes, trials) as cell sums of every binary ratio with a binomial count given its
+#: trials: the proportions, and jaccard's tp in tp + fp + fn (a ratio of the table, not a
+#: class's rate, so it is not among the Wilson measures of :func:`interval_measures`)
+_CELL_RATIOS = {**_BINARY_PROPORTIONS, "jaccard": (("tp",), ("tp", "fp", "fn"))}
 
 #: Intervals of accuracy that :func:`intervals` can use: the default and the one before it.
 ACCURACY_METHODS = ("modified_wilson", "wilson")
@@ -476,7 +485,7 @@ def _proportion(counts: np.ndarray, name: str, positive: int) -> tuple[np.ndarra
     if counts.shape[1] != 2:  # multiclass: only accuracy
         return np.trace(counts, axis1=1, axis2=2), counts.sum(axis=(1, 2))
     cells = dict(zip(("tp", "fp", "fn", "tn"), _measures.binary_cells(counts, positive), strict=True))
-    num, den = _BINARY_PROPORTIONS[name]
+    num, den = _CELL_RATIOS[name]
     return sum(cells[c] for c in num), sum(cells[c] for c in den)
 
 
@@ -565,8 +574,8 @@ def gradient_cells_last(c: np.ndarray, name: str, *, positive: int = 1) -> tuple
     if name in DELTA_MEASURES:
         return _chance_gradient(c, name)
     k = c.shape[0]
-    if k == 2 and name in _BINARY_PROPORTIONS:
-        num, den = _BINARY_PROPORTIONS[name]
+    if k == 2 and name in _CELL_RATIOS:
+        num, den = _CELL_RATIOS[name]
         s_mask, t_mask = _cell_mask(num, positive), _cell_mask(den, positive)
     elif name == "accuracy":
         s_mask, t_mask = np.eye(k), np.ones((k, k))
@@ -1242,41 +1251,52 @@ def add_intervals(
     capable = interval_measures(k, method)
     wanted = _measures.default_measures(k, beta) if measures is None else list(measures)
     names = [m for m in wanted if m in capable]
-    # measures with no closed form (f1, mcc, macro_f1, ...) fall back to the (smoothed) bootstrap
-    # (for measures named by the caller: the default set keeps its closed forms, which cost nothing)
-    fallback = [m for m in wanted if m not in capable and m in interval_measures(k, "bootstrap")]
-    if measures is None:
-        fallback = []
-    left = [m for m in wanted if m not in capable and m not in interval_measures(k, "bootstrap")]
-    if not names and not fallback:
+    # binary f1, jaccard and mcc: closed forms, which cost nothing, so the default set has them too
+    closed = [m for m in wanted if m in BINARY_CLOSED_FORMS] if k == 2 and method == "wilson_delta" else []
+    # measures with no closed form (mcc of K > 2, macro_f1, ...) fall back to the (smoothed)
+    # bootstrap, when named by the caller (for the default set it would cost far more than it)
+    boot = interval_measures(k, "bootstrap")
+    fallback = [] if measures is None else [m for m in wanted if m not in capable + closed and m in boot]
+    left = [m for m in wanted if m not in capable + closed and m not in boot]
+    if not names and not fallback and not closed:
         raise UnknownMeasureError(
-            f"none of measures={list(wanted)} has an interval; measures with one: "
-            f"{interval_measures(k, 'bootstrap')}"
+            f"none of measures={list(wanted)} has an interval; measures with one: {boot}"
         )
     if left and measures is not None:
         warn(f"no interval for {left}: p-values and alpha_sbb have none; the other measures have one")
     result = intervals(counts, names, ci, method, n_boot=n_boot, seed=seed, positive=pos, beta=beta)
-    closed = [m for m in fallback if m in JACCARD_MEASURES] if k == 2 and method == "wilson_delta" else []
-    for name in closed:  # closed forms, not the bootstrap
-        result[name] = (f1_interval if name == "f1" else jaccard_interval)(counts, ci, pos)
-    if k == 2 and method == "wilson_delta" and "mcc" in fallback:
-        # binary MCC is Powers' correlation, sign·sqrt(informedness·markedness): its closed form
-        # (the bootstrap's covered 0.398 at n = 20, informedness 0.95; docs/calibration_f1.md)
-        result["mcc"] = intervals(counts, ["correlation"], ci, positive=pos)["correlation"]
-        closed.append("mcc")
-    if closed:
-        fallback = [m for m in fallback if m not in closed]
-        result = {m: result[m] for m in wanted if m in result}
+    for name in closed:
+        result[name] = closed_form_interval(counts, name, ci, pos)
     if fallback:
         # the smoothed bootstrap: the plain one covered as little as 0.562 at margins >= 10
         # (docs/calibration_bootstrap.md); an explicit ci_method="bootstrap" keeps the plain one
         opts = {"n_boot": n_boot, "seed": seed, "positive": pos, "beta": beta}
         result.update(intervals(counts, fallback, ci, "bootstrap", pseudo=bootstrap_pseudo_count(k), **opts))
-        result = {m: result[m] for m in wanted if m in result}
+    result = {m: result[m] for m in wanted if m in result}
     columns = []
     for name, (low, high) in result.items():
         columns += [pl.Series(f"{name}_ci_low", low), pl.Series(f"{name}_ci_high", high)]
     return frame.hstack(columns)
+
+
+def closed_form_interval(
+    counts: np.ndarray, name: str, level: float = 0.95, positive: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of a binary measure of :data:`BINARY_CLOSED_FORMS` for every table of
+    ``counts[G, 2, 2]``: :func:`f1_interval`, :func:`jaccard_interval`, or for mcc (binary MCC
+    is Powers' correlation, sign·sqrt(informedness·markedness)) correlation's interval (the
+    bootstrap's covered 0.398 at n = 20, informedness 0.95; docs/calibration_f1.md).
+
+    Examples
+    --------
+    >>> counts = np.array([[[40, 10], [5, 45]]])
+    >>> mcc = closed_form_interval(counts, "mcc")
+    >>> bool(np.array_equal(mcc, intervals(counts, ["correlation"])["correlation"]))
+    True
+    """
+    if name == "mcc":
+        return intervals(counts, ["correlation"], level, positive=positive)["correlation"]
+    return (f1_interval if name == "f1" else jaccard_interval)(counts, level, positive)
 
 
 def f1_interval(counts: np.ndarray, level: float = 0.95, positive: int = 1) -> tuple[np.ndarray, np.ndarray]:

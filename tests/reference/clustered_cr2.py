@@ -34,6 +34,7 @@ PROPORTIONS = {
     "precision": (lambda y, p: p == 1, lambda y, p: y == 1),
     "inverse_recall": (lambda y, p: y == 0, lambda y, p: p == 0),
     "accuracy": (lambda y, p: np.ones_like(y, dtype=bool), lambda y, p: y == p),
+    "jaccard": (lambda y, p: (y == 1) | (p == 1), lambda y, p: y == p),  # tp in tp + fp + fn
 }
 
 
