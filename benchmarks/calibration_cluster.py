@@ -3,6 +3,7 @@
     python benchmarks/calibration_cluster.py --part coverage [--quick] [--out FILE]
     python benchmarks/calibration_cluster.py --part size [--quick] [--out FILE]
     python benchmarks/calibration_cluster.py --part skewed [--quick] [--out FILE]
+    python benchmarks/calibration_cluster.py --part closed [--quick] [--out FILE]
 
 ``--part coverage`` (the intervals):
 
@@ -357,6 +358,52 @@ def run(quick: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
     return clustered, pl.DataFrame(rows)
 
 
+#: ``--part closed``: the measures whose clustered interval is a closed form of another's, and
+#: their truth at a prediction right with probability ``a`` on fair-coin labels (tp = a/2,
+#: fp = fn = (1 − a)/2): jaccard ``a/(2 − a)``, f1 ``a``, mcc (binary correlation) ``2a − 1``
+CLOSED = {"jaccard": lambda a: a / (2 - a), "f1": lambda a: a, "mcc": lambda a: 2 * a - 1}
+
+
+def run_closed(quick: bool) -> pl.DataFrame:
+    """Coverage of the clustered intervals of binary f1, jaccard and mcc (stop 43: before,
+    ``example=`` / ``cluster=`` dropped them): the coverage grid's clustered and repeated
+    layouts, 10 to 500 clusters, beside the unclustered interval of the same rows."""
+    rng = np.random.default_rng(2043)
+    names = list(CLOSED)
+    counts = (20, 100) if quick else (10, 20, 40, 100, 500)
+    rows = []
+    points = [("clustered", size, icc) for size in (3, 10) for icc in (0.0, 0.1, 0.3, 0.5)]
+    points += [("repeated", seeds, keep) for seeds in (3, 10) for keep in (1.0, 0.9, 0.5)]
+    for layout, size, dep in points:
+        for c in counts:
+            reps = _reps(c * size, quick)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", BatchevalWarning)
+                if layout == "clustered":
+                    df = clustered_examples(rng, reps, c, size, dep)
+                    naive = be.evaluate(df, by="rep", measures=names, ci=0.95)
+                    clus = be.evaluate(df, by="rep", measures=names, ci=0.95, cluster="passage")
+                    a = 0.8
+                else:
+                    df = repeated_examples(rng, reps, c, size, dep)
+                    naive = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names, ci=0.95)
+                    clus = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names, ci=0.95,
+                                       example="example")  # fmt: skip
+                    a = 0.8 * dep + 0.5 * (1 - dep)
+            for name, truth in CLOSED.items():
+                (naive_cover, _), (cover, width) = (
+                    _coverage(naive, name, truth(a)),
+                    _coverage(clus, name, truth(a)),
+                )
+                rows.append({
+                    "layout": layout, "size_or_seeds": size, "icc_or_keep": dep, "clusters": c, "R": reps,
+                    "mc_se": round(float(np.sqrt(0.05 * 0.95 / reps)), 4), "measure": name,
+                    "naive": round(naive_cover, 4), "clustered": round(cover, 4), "width": round(width, 4),
+                })  # fmt: skip
+            print(rows[-1], file=sys.stderr)
+    return pl.DataFrame(rows)
+
+
 #: the repeated-examples points of ``--part skewed``: (examples, seeds, keep, prev, tpr, fpr)
 SKEWED_REPEATED = (
     (100, 3, 0.9, 0.3, 0.9, 0.05),
@@ -501,9 +548,10 @@ def _markdown(frame: pl.DataFrame) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("coverage", "size", "paired", "skewed"), default="coverage",
-                        help="coverage of the intervals, size of the chance tests, or of the "
-                             "clustered board's paired test")  # fmt: skip
+    parser.add_argument("--part", choices=("coverage", "size", "paired", "skewed", "closed"),
+                        default="coverage",
+                        help="coverage of the intervals, size of the chance tests, of the clustered "
+                             "board's paired test, at skewed classes, or of f1, jaccard and mcc")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="fewer replicates and no 2,000-cluster points")
     parser.add_argument("--out", default=None, help="write the markdown tables to this file")
     args = parser.parse_args()
@@ -522,6 +570,9 @@ def main() -> None:
             f"### Skewed classes and high informedness, 95 % intervals\n\n{_markdown(table)}\n\n"
             f"### Recall with 10 partly kept seeds, by persistent misses\n\n{_markdown(diagnosis)}\n\n"
         )
+    elif args.part == "closed":
+        table = _markdown(run_closed(args.quick))
+        text = f"### Binary f1, jaccard and mcc, 95 % intervals\n\n{table}\n\n"
     elif args.part == "paired":
         table = _markdown(run_paired(args.quick))
         text = f"### Size of a clustered board's `p_vs_leader` under the null, nominal 0.05\n\n{table}\n\n"

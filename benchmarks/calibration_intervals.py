@@ -125,15 +125,7 @@ def share_interval(counts: np.ndarray, name: str, share: float) -> tuple[np.ndar
     """The adjusted delta interval of more than two classes with ``share`` of the pseudo-count in
     the standard error (the default: :data:`~batcheval.inference.intervals.SE_PSEUDO_SHARE`;
     the interval before: 1)."""
-    z = iv.two_sided_z(LEVEL)
-    c = iv.cells_last(counts)
-    ok = np.isfinite(iv.chance_values(c)[name])
-    a = iv.pseudo_count(counts.shape[1])
-    centre = iv.chance_values(c + a)[name]
-    se = iv.smoothed_se(counts, name, share * a)  # NaN where the plain delta variance is
-    ok &= np.isfinite(se)
-    low = np.where(ok, np.clip(centre - z * se, -1.0, 1.0), np.nan)
-    return low, np.where(ok, np.clip(centre + z * se, -1.0, 1.0), np.nan)
+    return iv.adjusted_delta(counts, name, LEVEL, se_count=share * iv.pseudo_count(counts.shape[1]))
 
 
 def newcombe(counts: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -221,7 +221,8 @@ def test_binary_kappa_and_correlation_are_agresti_caffo_style(name: str):
 @pytest.mark.parametrize("name", ["informedness", "markedness", "kappa_cohen", "correlation"])
 def test_multiclass_interval_is_adjusted_delta(name: str, k: int):
     """Centre of the table plus ``a = 2/(K(K − 1))`` in every cell, standard error of the table
-    plus 0.68·a in every cell (plain reference measures, numerical delta-method variance)."""
+    plus 0.68·a in every cell (plain reference measures, numerical delta-method variance),
+    widened to hold the estimate (the perfect table: its upper end is 1)."""
     rng = np.random.default_rng(10 + k)
     counts = rng.multinomial(60, rng.dirichlet(np.ones(k * k)), size=40).reshape(40, k, k) + np.eye(
         k, dtype=int
@@ -235,10 +236,11 @@ def test_multiclass_interval_is_adjusted_delta(name: str, k: int):
         if name == "correlation" and min(ref.informedness(t + 0.0), ref.markedness(t + 0.0)) < 0.05:
             continue  # sqrt(B·M) is smooth only where both are clearly positive
         checked += 1
-        centre, se = f(t + a), np.sqrt(ref.delta_variance_numeric(t + 0.68 * a, name))
-        assert low[g] == pytest.approx(max(-1.0, centre - two_sided_z(0.9) * se), abs=1e-6)
-        assert high[g] == pytest.approx(min(1.0, centre + two_sided_z(0.9) * se), abs=1e-6)
+        centre, se, est = f(t + a), np.sqrt(ref.delta_variance_numeric(t + 0.68 * a, name)), f(t + 0.0)
+        assert low[g] == pytest.approx(max(-1.0, min(centre - two_sided_z(0.9) * se, est)), abs=1e-6)
+        assert high[g] == pytest.approx(min(1.0, max(centre + two_sided_z(0.9) * se, est)), abs=1e-6)
     assert checked >= 15
+    assert high[0] == 1.0  # before: below 1, an interval that excluded its own perfect estimate
 
 
 def test_no_zero_width_interval_for_a_finite_sample():

@@ -396,3 +396,34 @@ def test_measures_without_a_clustered_interval_are_named() -> None:
         warnings.simplefilter("error")  # the default set: no warning
         out = be.evaluate(df, by="run", ci=0.95, example="ex")
     assert {"f1_ci_low", "jaccard_ci_low", "informedness_ci_low"} <= set(out.columns)
+
+
+@pytest.mark.parametrize(
+    "names", [{"run": "__row"}, {"run": "__pair"}, {"ex": "__i"}, {"ex": "__c"}, {"run": "__g"}]
+)
+def test_columns_named_like_intermediates_give_the_same_results(names: dict) -> None:
+    # string example ids take the joins of the clustered path, which named their intermediate
+    # columns __row, __pair, __i, __values and __g: a user's column of that name failed with
+    # polars' DuplicateError (stop 43)
+    rng = np.random.default_rng(0)
+    n = 60
+    y, p = rng.integers(0, 2, 3 * n), rng.integers(0, 2, 3 * n)
+    ex = np.tile(np.arange(n), 3).astype(str)
+    df = pl.DataFrame({"run": np.repeat([0, 1, 2], n), "ex": ex, "label": y, "prediction": p})
+    run, example = names.get("run", "run"), names.get("ex", "ex")
+    renamed = df.rename(names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BatchevalWarning)
+        for call in (
+            lambda d, r, e: be.evaluate(d, by=r, ci=0.95, example=e, measures=["informedness"]),
+            lambda d, r, e: be.leaderboard(d, run=r, example=e),
+            lambda d, r, e: be.evaluate(
+                d.with_columns(__values=pl.col(e)),
+                by=r,
+                ci=0.95,
+                example=e,
+                cluster="__values",
+                measures=["recall"],
+            ),
+        ):
+            assert call(renamed, run, example).drop(run).equals(call(df, "run", "ex").drop("run"))

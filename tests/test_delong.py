@@ -260,3 +260,26 @@ def test_paired_test_is_invariant_under_monotone_transforms_of_the_scores(seed, 
     )
     for col in ("roc_auc", "roc_auc_se", "diff", "se_diff", "p_best"):
         np.testing.assert_allclose(a[col].to_numpy(), b[col].to_numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("labels", "positive"),
+    [([False, True], 1), ([False, True], True), ([False, True], 0), ([0, 1], 0), (["no", "yes"], "no")],
+)
+def test_positive_names_a_class_in_any_label_dtype(labels, positive):
+    # positive=1 of Boolean labels (1 == True) raised polars' "Series of type Boolean does not have
+    # eq operator" (stop 43); the areas are scikit-learn's with that class positive
+    rng = np.random.default_rng(9)
+    n = 60
+    y = rng.integers(0, 2, n)
+    scores = [y + rng.normal(0, s, n) for s in (0.8, 1.5)]
+    df = pl.concat(
+        pl.DataFrame(
+            {"run": r, "example": np.arange(n), "label": pl.Series([labels[v] for v in y]), "score": sc}
+        )
+        for r, sc in enumerate(scores)
+    )
+    out = be.compare_auc(df, positive=positive).sort("run")
+    pos = labels.index(positive)
+    want = [roc_auc_score(y == pos, sc) for sc in scores]
+    np.testing.assert_allclose(out["roc_auc"].to_numpy(), want, rtol=1e-12)

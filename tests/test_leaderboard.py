@@ -515,3 +515,19 @@ def test_a_paired_board_without_rank_intervals_says_why():
         warnings.simplefilter("error")  # informedness has one: rank intervals, no warning
         board = be.leaderboard(df, example="example_id")
     assert board["rank_ci_low"].null_count() == 0
+
+
+def test_a_run_whose_measure_is_undefined_has_no_rank():
+    # precision of a run that never predicts the positive class is undefined (0/0): it was ranked
+    # after every other run with a rank of its own, and on a board of such runs 1, 2, 3 (stop 43)
+    never = [0, 0, 0, 0]
+    df = pl.DataFrame({"run": [0] * 4 + [1] * 4 + [2] * 4, "label": [0, 1, 0, 1] * 3,
+                       "prediction": [0, 1, 1, 1, 0, 1, 0, 0, *never]})  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.BatchevalWarning)
+        board = be.leaderboard(df, measure="precision")
+        lone = df.filter(pl.col("run") == 2)
+        both = pl.concat([lone, lone.with_columns(run=pl.lit(3, pl.Int64))])
+        empty = be.leaderboard(both, measure="precision")
+    assert board.select("run", "rank").rows() == [(1, 1), (0, 2), (2, None)]
+    assert empty["rank"].null_count() == 2

@@ -108,7 +108,7 @@ from .. import measures as _measures
 from ..core.encode import encode_classes
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import InvalidArgumentError, UnknownMeasureError, warn
-from ..io.frames import select_columns
+from ..io.frames import select_columns, unused_name
 from ..kernels.clustered import (
     chance_cross_sums,
     class_codes,
@@ -254,11 +254,12 @@ def check_cluster_columns(df: pl.DataFrame, examples: Sequence[str], clusters: S
                     f"needs an {what} id, or drop those rows first"
                 )
     if examples and clusters:
-        per = df.group_by(list(examples)).agg(pl.struct(list(clusters)).unique().alias("__values"))
-        bad = per.filter(pl.col("__values").list.len() > 1)
+        held = unused_name([*examples, *clusters], "__values")
+        per = df.group_by(list(examples)).agg(pl.struct(list(clusters)).unique().alias(held))
+        bad = per.filter(pl.col(held).list.len() > 1)
         if bad.height:
             row = bad.sort(list(examples)).row(0, named=True)
-            values = [next(iter(v.values())) if len(v) == 1 else v for v in row.pop("__values")][:5]
+            values = [next(iter(v.values())) if len(v) == 1 else v for v in row.pop(held)][:5]
             raise InvalidArgumentError(
                 f"cluster={list(clusters)} varies within example {row}: values {values}; "
                 "an example must belong to one cluster"
@@ -318,10 +319,12 @@ def count_cluster_cells(
     else:  # the unit is a key: each group is one cluster
         cluster = np.zeros(len(table), dtype=np.int64)
     if keys:
-        own = table.keys.select(keys).with_row_index("__pair")
-        rows = target.keys.select(keys).with_row_index("__row")
-        joined = own.join(rows, on=keys, how="left", nulls_equal=True).sort("__pair")
-        group = joined.get_column("__row").to_numpy().astype(np.int64)
+        pair = unused_name(keys, "__pair")
+        row = unused_name([*keys, pair], "__row")
+        own = table.keys.select(keys).with_row_index(pair)
+        rows = target.keys.select(keys).with_row_index(row)
+        joined = own.join(rows, on=keys, how="left", nulls_equal=True).sort(pair)
+        group = joined.get_column(row).to_numpy().astype(np.int64)
     else:
         group = np.zeros(len(table), dtype=np.int64)
     return ClusterCells(counts.astype(np.int64), group, cluster, len(target))
@@ -392,14 +395,7 @@ def _codes(frame: pl.DataFrame) -> np.ndarray:
             part = _dense(frame.get_column(col).to_numpy().astype(np.int64))
             code = _dense(code * (int(part.max()) + 1) + part)
         return code
-    return (
-        frame.with_row_index("__i")
-        .with_columns(pl.struct(frame.columns).rank("dense").alias("__c"))
-        .get_column("__c")
-        .to_numpy()
-        .astype(np.int64)
-        - 1
-    )
+    return frame.select(pl.struct(frame.columns).rank("dense")).to_series().to_numpy().astype(np.int64) - 1
 
 
 def cluster_scores(

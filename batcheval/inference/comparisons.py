@@ -36,6 +36,7 @@ from ..core.encode import KEY_GUESS_ROWS, ClassCoding, guess_key_range, readonly
 from ..core.memory import zeroed_int8
 from ..core.table import ContingencyTable, sum_axes
 from ..errors import InvalidArgumentError
+from ..io.frames import unused_name
 from ..kernels import leaderboard as _lb
 from ..kernels import score_diff as _score_diff
 from ..kernels.jit import n_threads
@@ -516,10 +517,11 @@ def _check_one_row_per_example(
     repeated = df.select(pl.struct(runs + examples).is_duplicated()).to_series()
     if repeated.any():
         first = df.filter(repeated).select(runs).row(0, named=True)
-        g = table.keys.with_row_index("__g").join(
+        at = unused_name(table.keys.columns, "__g")
+        g = table.keys.with_row_index(at).join(
             pl.DataFrame([first], schema=table.keys.select(runs).schema), on=runs, nulls_equal=True
         )
-        _raise_duplicate_examples(df, table, runs, examples, int(g.get_column("__g")[0]))
+        _raise_duplicate_examples(df, table, runs, examples, int(g.get_column(at)[0]))
 
 
 def _run_mask(df: pl.DataFrame, table: ContingencyTable, runs: list[str], g: int) -> pl.Series:
@@ -578,9 +580,10 @@ def _run_coding(
     dense = _dense_codes(table.keys.get_column(runs[0])) if len(runs) == 1 else None
     if dense is not None:
         return df.get_column(runs[0]).to_numpy(), *dense
-    keys = table.keys.with_row_index("__g")
+    at = unused_name(table.keys.columns, "__g")
+    keys = table.keys.with_row_index(at)
     joined = df.select(runs).join(keys, on=runs, how="left", nulls_equal=True, maintain_order="left")
-    return joined.get_column("__g").to_numpy(), 0, np.arange(len(table), dtype=np.int64)
+    return joined.get_column(at).to_numpy(), 0, np.arange(len(table), dtype=np.int64)
 
 
 def _fusable_example(df: pl.DataFrame, examples: list[str]) -> np.ndarray | None:

@@ -186,9 +186,10 @@ def compare_auc(
     classes = lab.unique().sort()
     if len(classes) != 2:
         raise InvalidLabelError(f"label column {label!r} must hold two classes, got {classes.to_list()}")
-    pos_class = classes[1] if positive is None else positive
     if positive is not None and positive not in classes.to_list():
         raise InvalidLabelError(f"positive= {positive!r} is not a class of {label!r}: {classes.to_list()}")
+    # the class's own value: positive=1 of Boolean labels is True (1 == True), which polars compares
+    pos_class = classes[1] if positive is None else classes[classes.to_list().index(positive)]
     is_pos_row = (lab == pos_class).to_numpy()
     grid = sorted_grid(frame, runs, [example])
     if grid is not None and is_tiled(is_pos_row, grid[1].height):

@@ -247,6 +247,7 @@ __all__ = [
     "SE_PSEUDO_SHARE",
     "WILSON_MEASURES",
     "add_intervals",
+    "adjusted_delta",
     "adjusted_se",
     "binary_scores",
     "bootstrap_pseudo_count",
@@ -1044,23 +1045,52 @@ def score_difference(
     return low, high
 
 
-def _adjusted_delta(counts: np.ndarray, name: str, level: float) -> tuple[np.ndarray, np.ndarray]:
+def adjusted_delta(
+    counts: np.ndarray, name: str, level: float = 0.95, se_count: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``f(t̃) ± z·se(t̂)``: ``t̃`` and ``t̂`` the table plus the pseudo-counts of
-    :func:`interval_pseudo_counts` in every cell, clipped. NaN for tables of one class (every
-    example of one group set in one class, predicted and real): the chance-corrected measures
-    compare classes, and there is none to compare."""
+    :func:`interval_pseudo_counts` in every cell (``se_count``: another for ``t̂``), widened
+    to hold the estimate and clipped. NaN for tables of one class (every example of one group
+    set in one class, predicted and real): the chance-corrected measures compare classes, and
+    there is none to compare. Where the smoothed table's informedness and markedness disagree
+    in sign, correlation's interval spans theirs.
+
+    Examples
+    --------
+    A perfect classifier of 15 examples in three classes: the interval reaches 1.
+
+    >>> low, high = adjusted_delta(np.array([np.eye(3, dtype=np.int64) * 5]), "informedness", 0.9)
+    >>> round(float(low[0]), 4), float(high[0])
+    (0.6714, 1.0)
+    """
     if counts.shape[1] < 2:
         nan = np.full(len(counts), np.nan)
         return nan, nan.copy()
     a_centre, a_se = interval_pseudo_counts(counts.shape[1])
+    if se_count is not None:
+        a_se = se_count
     z = two_sided_z(level)
     c = cells_last(counts)
-    raw = chance_values(c)[name]
+    # the estimate as the measures report it (chance_values' own may differ in the last bit, and
+    # is NaN for a correlation of 0 where informedness or markedness is 0)
+    raw = _measures.compute(counts, [name])[name]
     se = smoothed_se(counts, name, a_se)
     centre = chance_values(c + a_centre)[name]
-    ok = np.isfinite(raw) & np.isfinite(se)
-    low = np.where(ok, np.clip(centre - z * se, -1.0, 1.0), np.nan)
-    high = np.where(ok, np.clip(centre + z * se, -1.0, 1.0), np.nan)
+    ok = np.isfinite(raw) & np.isfinite(se) & np.isfinite(centre)
+    with np.errstate(invalid="ignore"):
+        # an interval holds its own estimate: with a handful of examples (two classes of three
+        # present) the pseudo-counts' centre lay further from it than the half-width
+        low = np.where(ok, np.clip(np.minimum(centre - z * se, raw), -1.0, 1.0), np.nan)
+        high = np.where(ok, np.clip(np.maximum(centre + z * se, raw), -1.0, 1.0), np.nan)
+    lost = np.flatnonzero(np.isfinite(raw) & ~ok)
+    if name == "correlation" and len(lost):
+        # the smoothed table's informedness and markedness disagree in sign, or one is 0 (so the
+        # correlation is near 0, where sqrt(B·M) has no gradient): correlation lies between
+        # informedness and markedness, so between the ends of their intervals
+        sub = counts[lost]
+        b_low, b_high = adjusted_delta(sub, "informedness", level, se_count)
+        m_low, m_high = adjusted_delta(sub, "markedness", level, se_count)
+        low[lost], high[lost] = np.minimum(b_low, m_low), np.maximum(b_high, m_high)
     return low, high
 
 
@@ -1161,7 +1191,7 @@ def from_scores(
     low, high = np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
     missing = ~(np.isfinite(low) & np.isfinite(high))
     if missing.any():
-        old_low, old_high = _adjusted_delta(t[missing], name, level)
+        old_low, old_high = adjusted_delta(t[missing], name, level)
         low[missing], high[missing] = old_low, old_high
     return low, high
 
@@ -1196,7 +1226,7 @@ def chance_interval(
         return score_difference(t[:, 1, 1], t[:, 1].sum(axis=1), t[:, 0, 1], t[:, 0].sum(axis=1), level)
     if counts.shape[1] == 2 and binary == "score":
         return from_scores(counts, name, level)
-    return _adjusted_delta(counts, name, level)
+    return adjusted_delta(counts, name, level)
 
 
 def add_intervals(

@@ -291,8 +291,9 @@ def leaderboard(
     -------
     polars.DataFrame
         One row per run, best first: the run keys, ``rank`` (ties share the
-        best rank), ``n``, the measure with ``<measure>_ci_low`` and
-        ``<measure>_ci_high``, ``p_<significance>``, ``diff_vs_leader``,
+        best rank; null where the measure is undefined, those runs last),
+        ``n``, the measure with ``<measure>_ci_low`` and ``<measure>_ci_high``,
+        ``p_<significance>``, ``diff_vs_leader``,
         ``p_vs_leader``, ``p_vs_leader_holm``, ``tied_with_leader`` (alias
         of ``could_be_best``), ``could_be_best`` (null where the measure or
         its spread is undefined), ``p_best``, ``rank_ci_low`` and
@@ -527,7 +528,8 @@ def leaderboard(
             )
         warn(f"rank_ci_low and rank_ci_high are null: {why}")
 
-    series = [pl.Series("rank", rank, dtype=pl.Int64)]
+    # a run whose measure is undefined has no place in the order (NaN ties with nothing)
+    series = [pl.Series("rank", rank, dtype=pl.Int64).scatter(np.flatnonzero(np.isnan(ranked)), None)]
     names = _board_columns(measure, p_name, examples, adjacent)
     series += [_board_series(name, np.take(cols[name], order)) for name in names]  # take: 2-6x faster
     board = table.keys[order].hstack(series)

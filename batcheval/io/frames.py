@@ -9,7 +9,14 @@ import polars as pl
 
 from ..errors import ColumnNotFoundError, DuplicateColumnError, InvalidArgumentError
 
-__all__ = ["as_key_list", "check_roles", "from_mapping", "select_columns", "select_predictions"]
+__all__ = [
+    "as_key_list",
+    "check_roles",
+    "from_mapping",
+    "select_columns",
+    "select_predictions",
+    "unused_name",
+]
 
 
 def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
@@ -23,6 +30,22 @@ def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
         if not isinstance(k, str):
             raise TypeError(f"{what}= takes column names, got {k!r}")
     return keys
+
+
+def unused_name(columns: Sequence[str], stem: str) -> str:
+    """A column name for an intermediate result that none of ``columns`` (the user's) has:
+    ``stem``, with underscores put before it until it is free.
+
+    Examples
+    --------
+    >>> unused_name(["run", "__row"], "__row")
+    '___row'
+    """
+    taken = set(columns)
+    name = stem
+    while name in taken:
+        name = "_" + name
+    return name
 
 
 def check_roles(
