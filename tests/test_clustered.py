@@ -427,3 +427,31 @@ def test_columns_named_like_intermediates_give_the_same_results(names: dict) -> 
             ),
         ):
             assert call(renamed, run, example).drop(run).equals(call(df, "run", "ex").drop("run"))
+
+
+@pytest.mark.parametrize("measure", ["f1", "jaccard", "mcc", "macro_f1"])
+def test_a_clustered_board_names_the_measures_it_cannot_compare(measure: str) -> None:
+    # its tests read the measure's delta-method gradient: f1's and mcc's intervals have a
+    # clustered closed form since stop 43, but the board's comparisons do not, so the board
+    # says so before it starts (not "no delta-method gradient" from inside the paired test)
+    rng = np.random.default_rng(3)
+    n = 30
+    y = rng.integers(0, 2, n)
+    df = pl.concat(
+        pl.DataFrame(
+            {
+                "run": r,
+                "seed": s,
+                "example": np.arange(n),
+                "label": y,
+                "prediction": np.where(rng.random(n) < 0.7, y, 1 - y),
+            }
+        )
+        for r in range(2)
+        for s in range(3)
+    )
+    with pytest.raises(
+        be.UnknownMeasureError, match=rf"measure '{measure}' cannot rank runs whose examples repeat"
+    ):
+        be.leaderboard(df, pool="seed", measure=measure, example="example")
+    be.leaderboard(df.filter(pl.col("seed") == 0), measure=measure, example="example")  # unrepeated: fine

@@ -280,6 +280,13 @@ def leaderboard(
         bytes), which a dense board holds anyway.
     classes, positive
         The class set and the positive class, as in :func:`batcheval.evaluate`.
+        Without ``classes=`` the board's classes are every label and every
+        prediction of every run: one run that predicts a class no label has
+        makes the whole board multiclass, and every run's interval and tests
+        are then those of that many classes (the values of informedness and
+        the other chance-corrected measures do not change). Map such
+        predictions first (or give ``classes=``, which names them as an error)
+        to keep a binary board.
         A board whose labels and predictions hold one class and no ``classes=``
         is ranked over that class and an absent one (``positive`` if it names
         another, the other category of a two-category ``Enum``, the other of 0
@@ -400,6 +407,14 @@ def leaderboard(
                 f"measures with one: {bootstrap_capable}"
             )
         ci_method = "bootstrap"  # no closed form (f1, mcc, macro_f1, ...): the bootstrap's interval
+    if cells is not None and measure not in _intervals.interval_measures(k, "wilson_delta"):
+        # the clustered board's tests read the measure's delta-method gradient, and their level
+        # is shown for these measures only (docs/calibration_cluster.md)
+        raise UnknownMeasureError(
+            f"measure {asked!r} cannot rank runs whose examples repeat or come in clusters: it has no "
+            f"cluster-robust comparison for {k} classes; measures with one: "
+            f"{_intervals.interval_measures(k, 'wilson_delta')}"
+        )
     pos = table.positive_index(positive) if k == 2 else 1
     counts = np.asarray(table.counts)
     if not counts.flags.writeable:
