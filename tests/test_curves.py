@@ -77,3 +77,25 @@ def test_bookmaker_charts_follow_the_spec(s):
 def test_unknown_chart():
     with pytest.raises(ValueError, match=r"unknown chart 'rocc'"):
         be.curves(scored_frame(n_runs=1), kind="rocc")
+
+
+def test_pooled_curve_over_exact_thresholds_sweeps_the_pooled_rows_together():
+    # with pool= and the default thresholds="exact", each "pooled" row held one fold's counts and
+    # the ROC curve went back and forth (stop 43); it is now the curve of the run's rows of every
+    # fold together, scikit-learn's roc_curve of them
+    from sklearn.metrics import roc_curve
+
+    rng = np.random.default_rng(8)
+    df = pl.DataFrame({"run": np.repeat([0, 1], 60), "fold": np.tile(np.repeat([0, 1, 2], 20), 2),
+                       "label": rng.integers(0, 2, 120), "score": rng.random(120).round(2)})  # fmt: skip
+    out = be.curves(df, by=["run", "fold"], pool="fold", kind="roc")
+    assert out.columns[0] == "run" and "fold" not in out.columns
+    for run in (0, 1):
+        rows = df.filter(pl.col("run") == run)
+        fpr, tpr, thr = roc_curve(rows["label"], rows["score"], drop_intermediate=False)
+        got = out.filter(pl.col("run") == run).sort("threshold", descending=True)
+        np.testing.assert_allclose(got["threshold"].to_numpy(), thr[1:])
+        np.testing.assert_allclose(got["x"].to_numpy(), fpr[1:], rtol=1e-12)
+        np.testing.assert_allclose(got["y"].to_numpy(), tpr[1:], rtol=1e-12)
+    with pytest.raises(be.InvalidArgumentError, match=r"pool='fold' sums the tables .* thresholds='exact'"):
+        be.sweep(df, by=["run", "fold"], pool="fold", thresholds="exact")

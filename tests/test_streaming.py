@@ -317,3 +317,19 @@ def test_streamed_sweep_equals_in_memory(tmp_path):
         assert got.equals(expected)
     with pytest.raises(ValueError, match="thresholds='exact' needs every score"):
         be.sweep(paths, by="run", thresholds="exact")
+
+
+@pytest.mark.parametrize("kwargs", [{"thresholds": 3}, {"thresholds": [0.2, 0.5], "positive": 1}])
+@pytest.mark.parametrize("labels", [(0, 1), ("no", "yes")])
+def test_streamed_sweep_with_a_batch_of_one_class(tmp_path, kwargs, labels):
+    # a batch (or a file) of negatives only raised "positive=1 is not one of the classes [0]"
+    # (stop 43): each batch is now told the source's classes
+    neg, pos = labels
+    kwargs = {**kwargs, "positive": pos} if "positive" in kwargs else kwargs
+    df = pl.DataFrame(
+        {"run": [0] * 6 + [1] * 4, "label": [neg] * 6 + [pos] * 4, "score": np.linspace(0, 1, 10)}
+    )
+    expected = be.sweep(df, by="run", **kwargs)
+    assert be.sweep(df.lazy(), by="run", batch_rows=5, **kwargs).equals(expected)
+    paths = _write([df.head(6), df.tail(4)], tmp_path, "parquet")  # a file of each class
+    assert be.sweep(paths, by="run", **kwargs).equals(expected)

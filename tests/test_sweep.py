@@ -420,3 +420,42 @@ def test_default_sweep_of_radix_partitions_has_the_bits_of_the_measure_program(m
     for name in SWEEP_MEASURES:
         bits = lean[name].to_numpy().view(np.int64)
         np.testing.assert_array_equal(bits, program[name].to_numpy().view(np.int64), err_msg=name)
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [[-1e308, 1e308, 0.0, 5.0], [0.0, 5e-324, 0.0, 1e-323], [-1.7e308, 1.7e308, -1.0, 1.0]],
+)
+def test_grids_of_extreme_score_ranges_count_every_row(scores):
+    # a range wider than the largest float made linspace's grid NaN and inf, and a grid of
+    # subnormal steps an infinite inverse step: rows fell in no bin (n = 3 of 4) or the wrong one,
+    # and the kernel read past the thresholds (stop 43). Each cell is counted here by numpy.
+    s = np.array(scores)
+    y = np.array([0, 1, 0, 1])
+    out = be.sweep(pl.DataFrame({"label": y, "score": s}), thresholds=5, measures=[])
+    assert np.isfinite(out["threshold"].to_numpy()).all() and (out["n"] == 4).all()
+    for t, _, tp, fp, fn, tn in out.rows():
+        assert (tp, fp) == (((s >= t) & (y == 1)).sum(), ((s >= t) & (y == 0)).sum())
+        assert (fn, tn) == (((s < t) & (y == 1)).sum(), ((s < t) & (y == 0)).sum())
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda d: be.auc(d, classes=[0, 1], positive=1),
+        lambda d: be.sweep(d, classes=[0, 1], positive=1, thresholds=[0.3]),
+        lambda d: be.curves(d, classes=[0, 1]),
+        lambda d: be.auc(
+            d.with_columns(p1=pl.col("score"), p0=1 - pl.col("score")), score=["p0", "p1"], classes=[0, 1]
+        ),
+    ],
+)
+def test_labels_outside_classes_are_named_not_counted_as_negatives(call):
+    # a label of class 2 with classes=[0, 1] was counted with the negatives (auc: n = 4, three
+    # negatives), where evaluate names it (stop 43)
+    d = pl.DataFrame({"label": [0, 1, 2, 0], "score": [0.1, 0.9, 0.5, 0.2]})
+    with pytest.raises(
+        be.InvalidLabelError, match=r"label column 'label' has values outside classes=\[0, 1\]: \[2\]"
+    ):
+        call(d)
+    call(d.filter(pl.col("label") < 2))  # within the classes: fine

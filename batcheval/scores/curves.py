@@ -8,6 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from ..io.frames import as_key_list
 from .multiclass import IS_CLASS_COLUMN, SCORE_COLUMN, is_multiclass_score, one_vs_rest_frame
 from .sweep import sweep
 
@@ -86,7 +87,9 @@ def curves(
     kind
         One chart name of :data:`batcheval.CHARTS`, or a list of them.
     thresholds
-        ``"exact"`` (every distinct score, the default), an int or a list.
+        ``"exact"`` (every distinct score, the default), an int or a list. With
+        ``pool=`` and ``"exact"``, the pooled tables' rows are swept together:
+        the curve at every distinct score of the pooled group.
     smoothing
         The Laplace count ``s`` of bprd and bird.
 
@@ -112,6 +115,11 @@ def curves(
     if is_multiclass_score(data, score):  # one-vs-rest curves, one per class
         data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, classes)
         label, score, positive, classes = IS_CLASS_COLUMN, SCORE_COLUMN, True, None
+    if pool is not None and thresholds == "exact":
+        # the pooled curve over every distinct score: the pooled tables' rows swept together
+        # (sweep's pool= needs a shared grid), which is the sum of their tables at those scores
+        pooled = as_key_list(pool, "pool")
+        by, pool = [c for c in as_key_list(by) if c not in pooled], None
     sw = sweep(data, by, label, score, thresholds=thresholds, positive=positive, pool=pool,
                measures=[], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
                classes=classes)  # fmt: skip

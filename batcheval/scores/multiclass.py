@@ -14,6 +14,7 @@ import polars as pl
 
 from ..errors import ColumnNotFoundError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
+from .prepare import check_within_classes
 
 __all__ = [
     "IS_CLASS_COLUMN",
@@ -74,9 +75,9 @@ def one_vs_rest_frame(
     score_cols = [score] if isinstance(score, str) else list(score)
     roles = {k: "key" for k in keys} | {label: "label"} | {c: "score" for c in score_cols}
     df = select_columns(data, [*keys, label, *score_cols], roles)
-    values = (
-        sorted(df.get_column(label).drop_nulls().unique().to_list()) if classes is None else sorted(classes)
-    )
+    present = sorted(df.get_column(label).drop_nulls().unique().to_list())
+    check_within_classes(present, classes, label)
+    values = present if classes is None else sorted(classes)
     if classes is None and isinstance(score, str):
         width = df.get_column(score).list.len().max() if len(df) else None
         if width is not None and width != len(values):

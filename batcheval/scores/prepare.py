@@ -24,7 +24,7 @@ from ..kernels.jit import SERIAL_BELOW, n_threads
 from ..kernels.ranges import finite_range
 from ..kernels.sweep import RANGE_KEYS, input_ranges
 
-__all__ = ["Scored", "check_nonfinite", "prepare_scores", "threshold_grid"]
+__all__ = ["Scored", "check_nonfinite", "check_within_classes", "prepare_scores", "threshold_grid"]
 
 
 @dataclass
@@ -128,6 +128,7 @@ def prepare_scores(
             seen = np.zeros(len(coding.lut), dtype=np.bool_)
             mark_present(coding.label, coding.vmin, seen)
         present = [present[i] for i in np.flatnonzero(seen)]
+    check_within_classes(present, classes, label)
     values = sorted(set(present) | set(classes or []))
     if positive is None and len(values) < 2 and set(values) <= {0, 1}:
         positive = True if lab.dtype == pl.Boolean else 1  # Powers 2011's convention: 1 is positive
@@ -220,6 +221,27 @@ def check_nonfinite(
         )
 
 
+def check_within_classes(present: Sequence[Any], classes: Sequence[Any] | None, label: str) -> None:
+    """Raise if a label of ``present`` is not one of ``classes=`` (when given), as
+    :func:`batcheval.evaluate` does: counted as the rest, such rows would pass for negatives.
+
+    Examples
+    --------
+    >>> check_within_classes([0, 1, 2], [0, 1], "label")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidLabelError: label column 'label' has values outside classes=[0, 1]: [2]
+    """
+    if classes is None:
+        return
+    known = set(classes)
+    outside = [v for v in present if v not in known]
+    if outside:
+        raise InvalidLabelError(
+            f"label column {label!r} has values outside classes={list(classes)}: {outside[:10]}"
+        )
+
+
 def threshold_grid(
     scored: Scored, thresholds: int | Sequence[float], score_range: tuple[float, float] | None
 ) -> tuple[np.ndarray, bool]:
@@ -235,7 +257,14 @@ def threshold_grid(
             lo, hi = 0.0, 1.0
         if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
             raise ValueError(f"score_range must be finite with low <= high, got {(lo, hi)}")
-        return np.linspace(lo, hi, int(thresholds)), hi > lo and thresholds > 1
+        if np.isfinite(hi - lo):
+            return np.linspace(lo, hi, int(thresholds)), hi > lo and thresholds > 1
+        # a range wider than the largest float (scores near ±1.8e308): linspace's step overflows to
+        # inf and its grid to NaN; weighing the ends cannot, and the sweep bins by bisection
+        frac = np.linspace(0.0, 1.0, int(thresholds))
+        grid = lo * (1.0 - frac) + hi * frac
+        grid[0], grid[-1] = lo, hi
+        return grid, False
     thr = np.unique(np.asarray(list(thresholds), dtype=np.float64))
     if len(thr) == 0 or not np.all(np.isfinite(thr)):
         raise ValueError("an explicit threshold list must be non-empty and finite")

@@ -23,7 +23,7 @@ from ..core.memory import check_allocation
 from ..core.pooling import pooled_measures
 from ..core.stream import reduce_parts
 from ..core.table import ContingencyTable
-from ..errors import ColumnNotFoundError, InvalidLabelError, SourceError
+from ..errors import ColumnNotFoundError, InvalidArgumentError, InvalidLabelError, SourceError
 from ..io.frames import as_key_list, check_roles
 from ..io.sources import DEFAULT_BATCH_ROWS, is_streamed, open_parts
 from ..kernels import count as _count
@@ -100,7 +100,7 @@ def sweep(
         measure; a list names them (``[]`` gives the cells only).
     pool, beta, mean_weights
         As in :func:`batcheval.evaluate` (``pool`` sums tables at equal
-        thresholds, so use a shared grid, not ``"exact"``, when pooling).
+        thresholds, so it needs a shared grid: with ``"exact"`` it is an error).
     positive
         The positive class; default the greater of two classes. With more
         classes, naming one sweeps it against the rest.
@@ -138,6 +138,16 @@ def sweep(
         measures, rename = [*SWEEP_MEASURES, *(["f_beta"] if beta is not None else [])], {}
     else:
         measures, rename = _names.resolve(measures)
+    if pool is not None and thresholds == "exact":
+        # each pooled table's exact thresholds are its own scores, so pooling would add up
+        # tables at thresholds where few or none of the others have one (it gave each
+        # "pooled" row a single fold's counts)
+        raise InvalidArgumentError(
+            f"pool={pool!r} sums the tables of a group at equal thresholds, and with "
+            "thresholds='exact' each table's thresholds are its own scores; give a shared grid "
+            "(thresholds=int or a list), or leave out pool= and the pooled keys to sweep the "
+            "rows of every pooled table together"
+        )
     if pool is not None:  # pooled keys in by or only in pool, as in evaluate
         keys = as_key_list(by)
         by = keys + [c for c in as_key_list(pool, "pool") if c not in keys]
@@ -182,7 +192,12 @@ def _binned(
     thr, evenly = threshold_grid(scored, thresholds, score_range)
     t = len(thr)
     n_groups = scored.space.size
-    inv_step = (t - 1) / (thr[-1] - thr[0]) if evenly else 0.0
+    with np.errstate(over="ignore", divide="ignore"):
+        inv_step = (t - 1) / (thr[-1] - thr[0]) if evenly else 0.0
+    if not np.isfinite(inv_step):
+        # a grid of subnormal steps: (s − lo)·inf is NaN at s = lo, and the arithmetic bin of NaN
+        # is no bin at all (it read past the thresholds); bisection needs no step
+        inv_step, evenly = 0.0, False
     grid = (thr, float(thr[0]), inv_step, evenly)
     cells = n_groups * (t + 1) * 2
     wbits = (2 * (t + 1) - 1).bit_length()  # a group's cells, rounded up to a power of two
@@ -318,8 +333,10 @@ class _Stream:
                 lambda c: self.table(data, thresholds, score_range, on_error, progress, engine, c),
             )
         need_range = isinstance(thresholds, int | np.integer) and score_range is None
-        positive = self.positive
-        if need_range or positive is None:
+        positive, classes = self.positive, self.classes
+        # every batch is told the source's classes: one that holds only negatives (a file of one
+        # run, the first rows of a sorted frame) must not fail for want of the positive class
+        if need_range or positive is None or classes is None:
             if engine == "dask":
                 from ..core.distributed import leaves_for
 
@@ -333,17 +350,20 @@ class _Stream:
                 lo, hi = 0.0, 1.0
             score_range = (float(lo), float(hi)) if need_range else score_range
             positive = _default_positive(values, self.label) if positive is None else positive
+            classes = [*values, *([] if positive in values else [positive])] if classes is None else classes
         count = functools.partial(self.count, thresholds=thresholds, score_range=score_range,
-                                  positive=positive, on_error=on_error)  # fmt: skip
+                                  positive=positive, classes=classes, on_error=on_error)  # fmt: skip
         if engine == "dask":
             from ..core.distributed import reduce_on_cluster
 
             return reduce_on_cluster(data, count, client)
         return count(data, progress=progress, warn=True)
 
-    def count(self, data, *, thresholds, score_range, positive, on_error, progress=False, warn=False):
+    def count(
+        self, data, *, thresholds, score_range, positive, classes, on_error, progress=False, warn=False
+    ):
         def make_table(frame: pl.DataFrame) -> ContingencyTable:
-            scored = prepare_scores(frame, self.by, self.label, self.score, positive, self.classes,
+            scored = prepare_scores(frame, self.by, self.label, self.score, positive, classes,
                                     self.drop_nonfinite, self.drop_nulls)  # fmt: skip
             return _swept(scored, thresholds, score_range).table()
 
