@@ -213,3 +213,39 @@ def test_example_and_cluster_flags(tmp_path):
     assert proc.stderr.startswith(
         "batcheval: error: --cluster ['passage'] varies within example {'example': "
     )
+
+
+def test_classes_options_and_counts_as_the_api_takes_them(tmp_path):
+    # stop 43: --positive 1 of string labels "1"/"2" became the integer 1 ("not one of the
+    # classes"), "007" became 7; leaderboard had no --drop-nulls though its null error named it;
+    # --top 0 or -2 was taken; sweep --thresholds 0.5 was refused (only "0.5," worked)
+    rng = np.random.default_rng(2)
+    n = 120
+    y = rng.integers(0, 2, n)
+    df = pl.DataFrame({
+        "run": np.repeat([1, 2, 3], n // 3),
+        "label": np.where(y == 1, "007", "1"),
+        "prediction": np.where((rng.random(n) < 0.8) == (y == 1), "007", "1"),
+        "score": rng.random(n) + 0.5 * y,
+    })  # fmt: skip
+    path, out = tmp_path / "s.parquet", tmp_path / "o.parquet"
+    df.write_parquet(path)
+    for positive in ("1", "007"):
+        proc = run_cli("evaluate", str(path), "--by", "run", "--positive", positive, "-o", str(out))
+        assert proc.returncode == 0, proc.stderr
+        assert pl.read_parquet(out).equals(be.evaluate(df, by="run", positive=positive))
+    proc = run_cli(
+        "sweep", str(path), "--by", "run", "--thresholds", "0.5", "--positive", "007", "-o", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_parquet(out).equals(be.sweep(df, by="run", thresholds=[0.5], positive="007"))
+    nulls = df.with_columns(prediction=pl.when(pl.int_range(n) % 10 == 0).then(None).otherwise("prediction"))
+    nulls.write_parquet(path)
+    proc = run_cli("leaderboard", str(path), "--drop-nulls", "-o", str(out))
+    assert proc.returncode == 0 and "dropped 12 of 120 rows" in proc.stderr, proc.stderr
+    with pytest.warns(be.BatchevalWarning, match="dropped 12 of 120 rows"):
+        expected = be.leaderboard(nulls, drop_nulls=True)
+    assert pl.read_parquet(out).equals(expected)
+    for top in ("0", "-2"):
+        proc = run_cli("leaderboard", str(path), "--drop-nulls", "--top", top)
+        assert proc.returncode == 2 and "must be a whole number of at least 1" in proc.stderr

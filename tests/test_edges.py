@@ -160,3 +160,14 @@ def test_pooled_evaluate_of_an_empty_frame_is_empty(kwargs):
         empty = be.evaluate(df.clear(), by=["run", "seed"], pool="seed", **kwargs)
     assert empty.height == 0
     assert empty.columns == full.columns
+
+
+def test_pooling_no_rows_over_every_key_has_no_group():
+    # with classes= an empty frame pooled over all its keys gave one group of n = 0 (stop 43),
+    # where the unpooled frame and the pooled one without classes= give none
+    df = pl.DataFrame({"run": [1], "fold": [0], "label": [0], "prediction": [1]}).clear()
+    table = be.ContingencyTable.from_frame(df, by=["run", "fold"], classes=[0, 1])
+    assert len(table.pool(["run", "fold"])) == 0
+    assert be.evaluate(df, by="run", pool="run", classes=[0, 1]).height == 0
+    one = pl.DataFrame({"run": [1, 2], "fold": [0, 0], "label": [0, 1], "prediction": [1, 1]})
+    assert be.evaluate(one, by="run", pool="run", classes=[0, 1]).select("n", "n_pooled").rows() == [(2, 2)]

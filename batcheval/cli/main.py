@@ -212,7 +212,8 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     lb.add_argument("--positive", help="the positive class (binary)")
     lb.add_argument("--classes", help="comma-separated class set (default: the classes found)")
-    lb.add_argument("--top", type=int, help="keep only the top N rows")
+    lb.add_argument("--drop-nulls", action="store_true", help="skip rows with null label or prediction")
+    lb.add_argument("--top", type=_positive_int, help="keep only the top N rows")
     lb.add_argument("--plot", metavar="PNG", help="also draw a forest plot of the top runs (default 20)")
     output(lb)
 
@@ -250,8 +251,8 @@ def _version() -> str:
     return __version__
 
 
-def _classes(text: str | None) -> list | None:
-    return [_positive(v) for v in _split(text) or []] or None
+def _classes(text: str | None, dtype: pl.DataType | None = None) -> list | None:
+    return [_positive(v, dtype) for v in _split(text) or []] or None
 
 
 _COMPARE_EXAMPLES = """examples:
@@ -352,13 +353,31 @@ def _ranks(args: argparse.Namespace) -> None:
     _emit(res.ranks, args.output, chosen=True)
 
 
-def _positive(value: str | None):
+def _positive(value: str | None, dtype: pl.DataType | None = None):
+    """A class named on the command line, as a value of the label column's ``dtype``: text
+    for a string, categorical or enum column (so "1" and "007" stay text), else a number or
+    a boolean where the text reads as one."""
     if value is None:
         return None
+    if dtype is not None and (dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)):
+        return value
     try:
         return int(value)
     except ValueError:
         return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def _label_dtype(frame: pl.LazyFrame | pl.DataFrame, column: str) -> pl.DataType | None:
+    """The dtype of ``column`` (None if it is missing: the command names it)."""
+    schema = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
+    return schema.get(column)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, got {text}")
+    return value
 
 
 def _thresholds(text: str):
@@ -367,7 +386,9 @@ def _thresholds(text: str):
             return text
         if "," in text:
             return [float(t) for t in text.split(",") if t.strip()]
-        return int(text)
+        if text.strip().lstrip("+-").isdigit():
+            return int(text)
+        return [float(text)]  # one threshold, such as 0.5
     except ValueError:
         raise BatchevalError(
             f"--thresholds must be a count such as 101, a list such as 0.2,0.5,0.8, or 'exact'; got {text!r}"
@@ -400,8 +421,9 @@ def _scores(args: argparse.Namespace) -> None:
 
     frame = _read(args)
     score = _score_columns(args.score)
-    common = dict(positive=_positive(args.positive), drop_nonfinite=args.drop_nonfinite,
-                  drop_nulls=args.drop_nulls, classes=_classes(args.classes))  # fmt: skip
+    dtype = _label_dtype(frame, args.label)
+    common = dict(positive=_positive(args.positive, dtype), drop_nonfinite=args.drop_nonfinite,
+                  drop_nulls=args.drop_nulls, classes=_classes(args.classes, dtype))  # fmt: skip
     if args.command == "sweep":
         thresholds = _thresholds(args.thresholds)
         if thresholds == "exact":  # every score of a group at once: read the whole file
@@ -423,11 +445,12 @@ def _plot(args: argparse.Namespace) -> None:
     output = args.output or f"{args.chart}.png"
     if not output.lower().endswith(".png"):
         raise BatchevalError(f"cannot write {output!r}: plot writes a .png file")
+    dtype = _label_dtype(frame, args.label)
     cv = curves(frame.collect(), _split(args.by), args.label, _score_columns(args.score), kind=args.chart,
                 thresholds=_thresholds(args.thresholds), smoothing=args.smoothing,
-                positive=_positive(args.positive), pool=_split(args.pool),
+                positive=_positive(args.positive, dtype), pool=_split(args.pool),
                 drop_nonfinite=args.drop_nonfinite, drop_nulls=args.drop_nulls,
-                classes=_classes(args.classes))  # fmt: skip
+                classes=_classes(args.classes, dtype))  # fmt: skip
     if cv.height == 0:
         raise BatchevalError("nothing to plot: no rows left")
     plot(cv, chart=args.chart, path=output, title=args.title)
@@ -513,6 +536,7 @@ def _evaluate(args: argparse.Namespace) -> None:
     from ..evaluate import evaluate
 
     frame = _read(args)
+    dtype = _label_dtype(frame, args.label)
     result = evaluate(
         frame,
         _split(args.by),
@@ -521,9 +545,9 @@ def _evaluate(args: argparse.Namespace) -> None:
         pool=_split(args.pool),
         measures=_split(args.measures),
         per_class=args.per_class,
-        positive=_positive(args.positive),
+        positive=_positive(args.positive, dtype),
         drop_nulls=args.drop_nulls,
-        classes=_classes(args.classes),
+        classes=_classes(args.classes, dtype),
         beta=args.beta,
         ci=args.ci,
         ci_method=args.ci_method,
@@ -546,8 +570,10 @@ def _leaderboard(args: argparse.Namespace) -> None:
     from ..inference.leaderboard import leaderboard
     from ..plot.forest import plot_leaderboard
 
+    frame = _read(args).collect()
+    dtype = _label_dtype(frame, args.label)
     board = leaderboard(
-        _read(args).collect(),
+        frame,
         _split(args.run) or [],
         args.label,
         args.prediction,
@@ -562,8 +588,9 @@ def _leaderboard(args: argparse.Namespace) -> None:
         seed=args.seed,
         paired=args.paired,
         adjacent=args.adjacent,
-        classes=_classes(args.classes),
-        positive=_positive(args.positive),
+        classes=_classes(args.classes, dtype),
+        positive=_positive(args.positive, dtype),
+        drop_nulls=args.drop_nulls,
     )
     if args.plot:
         plot_leaderboard(board, top=args.top or 20, path=args.plot)

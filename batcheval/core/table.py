@@ -391,7 +391,8 @@ class ContingencyTable:
         else:
             index = np.zeros(len(self), dtype=np.int64)
             keys = pl.DataFrame()
-        total = np.zeros((keys.height if rest else 1, k * k), dtype=np.int64)
+        # pooled over every key: one group, or none from no rows (as an unkeyed merge of none)
+        total = np.zeros((keys.height if rest else min(1, len(self)), k * k), dtype=np.int64)
         _checked_add(flat, index, total)
         return ContingencyTable(keys, self._classes, total.reshape(len(total), k, k)), index
 

@@ -151,6 +151,7 @@ import polars as pl
 
 from .. import measures as _measures
 from ..core.encode import label_kind
+from ..core.table import drop_null_rows
 from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureError, warn
 from ..io.frames import as_key_list, select_columns
 from ..measures import names as _names
@@ -186,6 +187,7 @@ def leaderboard(
     adjacent: bool = False,
     classes: Sequence[Any] | None = None,
     positive: Any = None,
+    drop_nulls: bool = False,
 ) -> pl.DataFrame:
     """Rank runs by a measure, with intervals and tests against the leader.
 
@@ -293,6 +295,10 @@ def leaderboard(
         and 1, ``c − 1`` for an integer ``c ≥ 1`` and ``c + 1`` below, or
         ``"not <c>"``), with a warning: every run is right on every example,
         and all tie.
+    drop_nulls
+        Skip rows with a null label or prediction instead of raising; a
+        :class:`~batcheval.errors.BatchevalWarning` reports how many (as in
+        :func:`batcheval.evaluate`).
 
     Returns
     -------
@@ -348,6 +354,8 @@ def leaderboard(
     columns = [*runs, *pools, *examples, *clusters, label, prediction]
     # the same column in two roles (e.g. fold as pool and as part of the example) is fine
     df = select_columns(data, list(dict.fromkeys(columns)), roles)
+    if drop_nulls:
+        df = drop_null_rows(df, label, prediction)
     if df.height == 0:  # nothing to rank: the columns of a board, no rows
         return _empty_board(df.select(runs), measure, p_name, bool(examples) and not clusters, adjacent)
     cells = None
