@@ -117,3 +117,44 @@ def test_score_count_must_match_the_classes():
     df = multiclass_scores(n_runs=1, seed=3)
     with pytest.raises(be.InvalidLabelError, match=r"2 score columns for 3 classes"):
         be.auc(df, score=["s0", "s1"])
+
+
+def test_list_scores_in_every_container_and_with_bad_rows():
+    # stop 43: a pl.Array column, or a list column of a pyarrow table or a pandas frame, was read as
+    # one binary score; a null list raised a TypeError (also with drop_nulls=True); a NaN in one
+    # class's column was named as column '_score' at a row of the internal long frame, and dropped
+    # from that class only. The areas are scikit-learn's on the rows that are kept.
+    import pandas as pd
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(6)
+    n = 90
+    y = rng.integers(0, 3, n)
+    p = rng.dirichlet(np.ones(3), n) + np.eye(3)[y]
+    p /= p.sum(axis=1, keepdims=True)
+    expected = roc_auc_score(y, p, multi_class="ovr", average="macro")
+    lists = pl.DataFrame({"label": y, "s": p.tolist()})
+    for data in (lists, lists.with_columns(pl.col("s").cast(pl.Array(pl.Float64, 3))), lists.to_arrow(),
+                 pd.DataFrame({"label": y, "s": list(p)})):  # fmt: skip
+        assert be.auc(data, score="s")["macro_roc_auc"][0] == pytest.approx(expected, rel=1e-12)
+    holed = lists.with_columns(s=pl.when(pl.int_range(n) == 4).then(None).otherwise("s"))
+    with pytest.raises(
+        be.NullValuesError,
+        match=r"score column\(s\) \['s'\] hold 1 row\(s\) with a null value \(first at row 4\)",
+    ):
+        be.auc(holed, score="s")
+    with pytest.warns(be.BatchevalWarning, match=f"dropped 1 of {n} rows with a null"):
+        got = be.auc(holed, score="s", drop_nulls=True)
+    keep = np.arange(n) != 4
+    assert got["n"][0] == n - 1
+    assert got["macro_roc_auc"][0] == pytest.approx(
+        roc_auc_score(y[keep], p[keep], multi_class="ovr"), rel=1e-12
+    )
+    wide = pl.DataFrame({"label": y, "p0": p[:, 0], "p1": p[:, 1], "p2": p[:, 2]})
+    wide = wide.with_columns(p1=pl.when(pl.int_range(n) == 7).then(float("nan")).otherwise("p1"))
+    with pytest.raises(
+        be.InvalidScoreError, match=r"\['p0', 'p1', 'p2'\] hold 1 row\(s\) with a NaN .* row 7"
+    ):
+        be.auc(wide, score=["p0", "p1", "p2"])
+    got = be.auc(wide, score=["p0", "p1", "p2"], drop_nonfinite=True, per_class=True)
+    assert got["n"].to_list() == [n - 1] * 3  # the row is left out of every class

@@ -92,3 +92,24 @@ def test_forest_plot_says_level_pairing_and_how_many_runs():
     leader = [t.get_text() for t in ax.get_yticklabels() if t.get_text().endswith("(leader)")]
     assert leader == [f"{board['run'][0]} (leader)"]
     assert fig.get_size_inches()[1] < be.plot(board, top=12).get_size_inches()[1]
+
+
+def test_pr_curves_on_a_shared_grid_leave_out_thresholds_above_a_groups_scores():
+    # a grid's thresholds above a group's top score predict nothing positive, so precision is
+    # NaN there: drawn and summed it made the legend read "AP nan" (stop 43). The legend's AP is
+    # that of the defined points, by hand: step interpolation from recall 0
+    import numpy as np
+
+    df = pl.DataFrame(
+        {"run": [0] * 4 + [1] * 4, "label": [0, 1] * 4, "score": [0.1, 0.9, 0.3, 1.0, 0.1, 0.5, 0.2, 0.4]}
+    )
+    frame = be.curves(df, by="run", kind="pr", thresholds=5)
+    assert frame.filter(pl.col("run") == 1)["y"].is_nan().any()  # the case: undefined precision
+    ax = be.plot(frame).axes[0]
+    for r, line in enumerate(ln for ln in ax.get_lines() if ln.get_label().startswith("run=")):
+        part = frame.filter((pl.col("run") == r) & pl.col("y").is_not_nan()).sort(
+            "threshold", descending=True
+        )
+        x, y = part["x"].to_numpy(), part["y"].to_numpy()
+        ap = float(np.sum(np.diff(np.concatenate(([0.0], x))) * y))
+        assert line.get_label() == f"run={r} (AP {ap:.3f})" and np.isfinite(line.get_ydata()).all()

@@ -211,6 +211,11 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
             (x0, y0), (x1, y1) = _ENDS[chart]
             x, y = np.concatenate(([x0], x, [x1])), np.concatenate(([y0], y, [y1]))
         elif chart == "pr" and len(x):
+            # a grid's thresholds above a group's top score predict nothing positive: precision is
+            # undefined there (NaN), and drawn or summed it made the legend read "AP nan"
+            defined = np.isfinite(y)
+            x, y = x[defined], y[defined]
+        if chart == "pr" and len(x):
             prevalence.append(float(y[-1]) if x[-1] == 1.0 else float("nan"))  # all predicted positive
             x, y = np.concatenate(([0.0], x)), np.concatenate(([y[0]], y))  # recall 0 at the top score
         name = ", ".join(f"{c}={v}" for c, v in zip(by, key, strict=True)) or chart

@@ -274,7 +274,9 @@ def _average_names(averages: str | Sequence[str] | None) -> dict[str, str]:
 def _multiclass_auc(
     data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci=None, wanted=None
 ) -> pl.DataFrame:
-    long, keys, values, wide, names = one_vs_rest_frame(data, by, label, score, classes)
+    long, keys, values, wide, names = one_vs_rest_frame(
+        data, by, label, score, classes, drop_nulls, drop_nonfinite
+    )
     per = auc(long, keys, IS_CLASS_COLUMN, SCORE_COLUMN, measure=measure, positive=True,
               classes=[False, True], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
               ci=ci)  # fmt: skip

@@ -113,7 +113,7 @@ def curves(
     if smoothing < 0:
         raise ValueError(f"smoothing must be >= 0, got {smoothing}")
     if is_multiclass_score(data, score):  # one-vs-rest curves, one per class
-        data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, classes)
+        data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, classes, drop_nulls, drop_nonfinite)
         label, score, positive, classes = IS_CLASS_COLUMN, SCORE_COLUMN, True, None
     if pool is not None and thresholds == "exact":
         # the pooled curve over every distinct score: the pooled tables' rows swept together

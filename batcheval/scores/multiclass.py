@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from ..errors import ColumnNotFoundError, InvalidLabelError
+from ..errors import ColumnNotFoundError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, select_columns
 from .prepare import check_within_classes
 
@@ -32,17 +32,28 @@ def is_multiclass_score(data: Any, score: str | Sequence[str]) -> bool:
     """True for a list of score columns, or a single List/Array score column."""
     if not isinstance(score, str):
         return True
-    schema = data.collect_schema() if isinstance(data, pl.LazyFrame) else getattr(data, "schema", None)
-    if schema is None or score not in schema:
+    if isinstance(data, pl.LazyFrame | pl.DataFrame):
+        schema = data.collect_schema()
+        return score in schema and isinstance(schema[score], pl.List | pl.Array)
+    # a pyarrow table or a pandas frame: the dtype of its column as polars reads it
+    try:
+        column = data[score]
+    except (KeyError, TypeError, IndexError):
         return False
-    return isinstance(schema[score], pl.List | pl.Array)
+    if getattr(getattr(column, "dtype", None), "kind", "O") in "biuf":  # a numpy column: a number each
+        return False
+    try:
+        return isinstance(pl.Series(column).dtype, pl.List | pl.Array)
+    except (TypeError, ValueError):
+        return False
 
 
 def _score_columns(
     df: pl.DataFrame, score: str | Sequence[str], n_classes: int
 ) -> tuple[pl.DataFrame, list[str]]:
     if isinstance(score, str):  # a list column: one entry per class
-        lengths = df.get_column(score).list.len().unique().to_list() if len(df) else [n_classes]
+        lengths = df.get_column(score).list.len().drop_nulls().unique().to_list() if len(df) else [n_classes]
+        lengths = lengths or [n_classes]  # every list null: the caller has named or dropped them
         if lengths != [n_classes]:
             raise InvalidLabelError(
                 f"score column {score!r} holds lists of length {sorted(lengths)}; "
@@ -63,11 +74,15 @@ def one_vs_rest_frame(
     label: str,
     score: str | Sequence[str],
     classes: Sequence[Any] | None,
+    drop_nulls: bool = False,
+    drop_nonfinite: bool = False,
 ) -> tuple[pl.DataFrame, list[str], list[Any], pl.DataFrame, list[str]]:
     """``(long frame, keys + ["class"], class values, wide frame, its score columns)``.
 
     The long frame has the keys, ``class``, ``_is_class`` (label == class) and
-    ``_score`` (that class's score).
+    ``_score`` (that class's score). Rows with a null label or score, or a NaN or infinite
+    score, are named here in the user's columns and rows (or dropped, with a warning, under
+    ``drop_nulls`` / ``drop_nonfinite``): the long frame repeats each row once per class.
     """
     keys = as_key_list(by)
     if "class" in keys:
@@ -75,6 +90,10 @@ def one_vs_rest_frame(
     score_cols = [score] if isinstance(score, str) else list(score)
     roles = {k: "key" for k in keys} | {label: "label"} | {c: "score" for c in score_cols}
     df = select_columns(data, [*keys, label, *score_cols], roles)
+    for c in score_cols:
+        if isinstance(df.schema[c], pl.Array):  # a fixed-width list: the same entries as a List
+            df = df.with_columns(pl.col(c).cast(pl.List(df.schema[c].inner)))
+    df = _clean_rows(df, label, score_cols, drop_nulls, drop_nonfinite)
     present = sorted(df.get_column(label).drop_nulls().unique().to_list())
     check_within_classes(present, classes, label)
     values = present if classes is None else sorted(classes)
@@ -99,6 +118,55 @@ def one_vs_rest_frame(
         for v, name in zip(values, names, strict=True)
     ]
     return pl.concat(parts), [*keys, "class"], values, df, names
+
+
+def _clean_rows(
+    df: pl.DataFrame, label: str, score_cols: list[str], drop_nulls: bool, drop_nonfinite: bool
+) -> pl.DataFrame:
+    """``df`` without its rows of a null label or score (a null list, or a null in one) and of
+    a NaN or infinite score, where they are to be dropped; else an error naming the columns and
+    the first row."""
+
+    def failing(c: str, test: Any) -> pl.Expr:  # the score fails ``test``, or any entry of its list
+        if isinstance(df.schema[c], pl.List):
+            return pl.col(c).list.eval(test(pl.element())).list.any()
+        return test(pl.col(c))
+
+    null = pl.col(label).is_null()
+    for c in score_cols:
+        null = null | pl.col(c).is_null() | failing(c, _is_null)
+    bad = df.select(null.fill_null(True)).to_series()
+    if bad.any():
+        what = f"label column {label!r} or score column(s) {score_cols}"
+        if not drop_nulls:
+            raise NullValuesError(
+                f"{what} hold {int(bad.sum())} row(s) with a null value (first at row "
+                f"{int(bad.arg_true()[0])}); pass drop_nulls=True to skip those rows"
+            )
+        warn(f"dropped {int(bad.sum())} of {df.height} rows with a null value in {what}")
+        df = df.filter(~bad)
+    nonfinite = pl.lit(False)
+    for c in score_cols:
+        if isinstance(df.schema[c], pl.List) or df.schema[c].is_numeric():
+            nonfinite = nonfinite | failing(c, _is_nonfinite)
+    bad = df.select(nonfinite.fill_null(False)).to_series()
+    if bad.any():
+        if not drop_nonfinite:
+            raise InvalidScoreError(
+                f"score column(s) {score_cols} hold {int(bad.sum())} row(s) with a NaN or infinite "
+                f"score (first at row {int(bad.arg_true()[0])}); pass drop_nonfinite=True to skip those rows"
+            )
+        warn(f"dropped {int(bad.sum())} of {df.height} rows with a NaN or infinite score in {score_cols}")
+        df = df.filter(~bad)
+    return df
+
+
+def _is_null(e: pl.Expr) -> pl.Expr:
+    return e.is_null()
+
+
+def _is_nonfinite(e: pl.Expr) -> pl.Expr:
+    return ~e.cast(pl.Float64).is_finite()
 
 
 def predicted_shares(
