@@ -135,30 +135,30 @@ def _clean_rows(
     null = pl.col(label).is_null()
     for c in score_cols:
         null = null | pl.col(c).is_null() | failing(c, _is_null)
-    bad = df.select(null.fill_null(True)).to_series()
-    if bad.any():
-        what = f"label column {label!r} or score column(s) {score_cols}"
-        if not drop_nulls:
-            raise NullValuesError(
-                f"{what} hold {int(bad.sum())} row(s) with a null value (first at row "
-                f"{int(bad.arg_true()[0])}); pass drop_nulls=True to skip those rows"
-            )
-        warn(f"dropped {int(bad.sum())} of {df.height} rows with a null value in {what}")
-        df = df.filter(~bad)
+    what = f"label column {label!r} or score column(s) {score_cols}"
+    df = _leave_out(df, df.select(null.fill_null(True)).to_series(), drop_nulls, NullValuesError, what,
+                    "a null value", "drop_nulls")  # fmt: skip
     nonfinite = pl.lit(False)
     for c in score_cols:
         if isinstance(df.schema[c], pl.List) or df.schema[c].is_numeric():
             nonfinite = nonfinite | failing(c, _is_nonfinite)
     bad = df.select(nonfinite.fill_null(False)).to_series()
-    if bad.any():
-        if not drop_nonfinite:
-            raise InvalidScoreError(
-                f"score column(s) {score_cols} hold {int(bad.sum())} row(s) with a NaN or infinite "
-                f"score (first at row {int(bad.arg_true()[0])}); pass drop_nonfinite=True to skip those rows"
-            )
-        warn(f"dropped {int(bad.sum())} of {df.height} rows with a NaN or infinite score in {score_cols}")
-        df = df.filter(~bad)
-    return df
+    return _leave_out(df, bad, drop_nonfinite, InvalidScoreError, f"score column(s) {score_cols}",
+                      "a NaN or infinite score", "drop_nonfinite")  # fmt: skip
+
+
+def _leave_out(df: pl.DataFrame, bad: pl.Series, drop: bool, error: type, what: str, why: str, flag: str):
+    """``df`` without the ``bad`` rows if ``drop`` (with a warning), else ``error`` naming the first."""
+    if not bad.any():
+        return df
+    if not drop:
+        first = int(bad.arg_true()[0])
+        raise error(
+            f"{what} hold {int(bad.sum())} row(s) with {why} (first at row {first}); "
+            f"pass {flag}=True to skip those rows"
+        )
+    warn(f"dropped {int(bad.sum())} of {df.height} rows with {why} in {what}")
+    return df.filter(~bad)
 
 
 def _is_null(e: pl.Expr) -> pl.Expr:
