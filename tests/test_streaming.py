@@ -333,3 +333,23 @@ def test_streamed_sweep_with_a_batch_of_one_class(tmp_path, kwargs, labels):
     assert be.sweep(df.lazy(), by="run", batch_rows=5, **kwargs).equals(expected)
     paths = _write([df.head(6), df.tail(4)], tmp_path, "parquet")  # a file of each class
     assert be.sweep(paths, by="run", **kwargs).equals(expected)
+
+
+@pytest.mark.parametrize("batch_rows", [1, 1000])
+def test_integer_keys_of_different_widths_across_files_combine(tmp_path, batch_rows):
+    # a file's Int32 run and another's Int64 run raised "key column 'run' is Int64, not Int32"
+    # (and on_error="skip" dropped the readable file); they combine as the widest, as a
+    # concatenation of the two frames would (stop 43). Keys of another kind still stop.
+    a = pl.DataFrame(
+        {"run": pl.Series([1, 1, 2], dtype=pl.Int32), "label": [0, 1, 1], "prediction": [0, 1, 0]}
+    )
+    b = pl.DataFrame(
+        {"run": pl.Series([2, 3, 3], dtype=pl.Int64), "label": [1, 0, 1], "prediction": [1, 0, 0]}
+    )
+    paths = _write([a, b], tmp_path, "parquet")
+    expected = be.evaluate(pl.concat([a.cast({"run": pl.Int64}), b]), by="run")
+    assert be.evaluate(paths, by="run", batch_rows=batch_rows).equals(expected)
+    other = pl.DataFrame({"run": ["x"], "label": [1], "prediction": [1]})
+    with pytest.raises(SourceError, match=r"key column 'run' is String, not Int"):
+        (tmp_path / "more").mkdir()
+        be.evaluate([*paths, *_write([other], tmp_path / "more", "parquet")], by="run")

@@ -87,10 +87,31 @@ def combine(tables: Sequence[ContingencyTable]) -> ContingencyTable:
     tables = list(tables)
     if len(tables) == 1:
         return tables[0]
+    tables = _on_common_keys(tables)
     first = tables[0].classes
     if any(not t.classes.equals(first, check_dtypes=True) for t in tables[1:]):
         tables = _on_union_classes(tables)
     return ContingencyTable.merge(tables)
+
+
+def _on_common_keys(tables: list[ContingencyTable]) -> list[ContingencyTable]:
+    """Tables whose integer key columns differ only in width (a file's Int32 run, another's
+    Int64), with those columns cast to the widest; any other difference is left for the merge
+    to name."""
+    first = tables[0].keys.schema
+    if all(t.keys.schema == first for t in tables[1:]):
+        return tables
+    try:
+        common = pl.concat([t.keys.clear() for t in tables], how="vertical_relaxed").schema
+    except pl.exceptions.PolarsError:
+        return tables
+    differ = [c for c in common if any(t.keys.schema.get(c) != common[c] for t in tables)]
+    if not all(common[c].is_integer() and all(t.keys.schema[c].is_integer() for t in tables) for c in differ):
+        return tables
+    return [
+        t if t.keys.schema == common else ContingencyTable(t.keys.cast(dict(common)), t.classes, t.counts)
+        for t in tables
+    ]
 
 
 def _on_union_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:
@@ -222,15 +243,25 @@ def check_types(name: str, table: ContingencyTable, before: PartTypes | None) ->
     if before is None:
         return mine
     if mine.keys != before.keys:
-        diffs = [f"{c!r} is {mine.keys[c]}, not {before.keys[c]}" for c in before.keys
-                 if mine.keys.get(c) != before.keys[c]]  # fmt: skip
-        raise SourceError(f"{name}: key column {', '.join(diffs)} as in the parts before it")
+        # integers of another width combine (combine casts them to the widest); nothing else does
+        diffs = [
+            f"{c!r} is {mine.keys.get(c)}, not {before.keys[c]}"
+            for c in before.keys
+            if mine.keys.get(c) != before.keys[c] and not _both_integer(mine.keys.get(c), before.keys[c])
+        ]
+        if diffs or set(mine.keys) != set(before.keys):
+            what = ", ".join(diffs) or f"names {list(mine.keys)}, not {list(before.keys)}"
+            raise SourceError(f"{name}: key column {what} as in the parts before it")
     if mine.classes != before.classes:
         raise SourceError(
             f"{name}: its label and prediction values are {table.classes.dtype}, "
             f"where the parts before it had {before.classes} values"
         )
     return before
+
+
+def _both_integer(a: pl.DataType | None, b: pl.DataType) -> bool:
+    return a is not None and a.is_integer() and b.is_integer()
 
 
 def _naming_rows(exc: BatchevalError, part: str, lo: int, hi: int) -> BatchevalError:
