@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
+import pytest
 
 import batcheval as be
 from batcheval.cli.main import main
+from tests.cli_run import run_cli
 from tests.test_compare import cv_frame
 from tests.test_ranks import frame_of, scores
 
@@ -50,3 +53,22 @@ def test_ranks_one_dataset_exits_2(tmp_path, capsys):
     frame_of(scores(1, 4, 0)).write_parquet(src)
     assert main(["ranks", str(src)]) == 2
     assert "at least 2 datasets, got 1" in capsys.readouterr().err
+
+
+def test_compare_drops_null_predictions_when_asked(tmp_path):
+    # its null-label error said "pass drop_nulls=True", which compare did not take (stop 43)
+    rng = np.random.default_rng(3)
+    n = 240
+    df = pl.DataFrame({"run": np.repeat([0, 1], n // 2), "fold": np.tile(np.repeat([0, 1, 2, 3], n // 8), 2),
+                       "label": rng.integers(0, 2, n), "prediction": rng.integers(0, 2, n)})  # fmt: skip
+    holed = df.with_columns(prediction=pl.when(pl.int_range(n) % 20 == 0).then(None).otherwise("prediction"))
+    with pytest.raises(be.NullValuesError, match="drop_nulls=True"):
+        be.compare(holed, measure="accuracy")
+    with pytest.warns(be.BatchevalWarning, match="dropped 12 of 240 rows"):
+        got = be.compare(holed, measure="accuracy", drop_nulls=True)
+    assert got.equals(be.compare(holed.drop_nulls(), measure="accuracy"))
+    path, out = tmp_path / "p.parquet", tmp_path / "o.parquet"
+    holed.write_parquet(path)
+    proc = run_cli("compare", str(path), "--measure", "accuracy", "--drop-nulls", "-o", str(out))
+    assert proc.returncode == 0 and "dropped 12 of 240 rows" in proc.stderr, proc.stderr
+    assert pl.read_parquet(out).equals(got)

@@ -210,6 +210,9 @@ def test_read_frame_checks_every_file_of_a_glob(tmp_path):
     b.drop("fold").write_parquet(tmp_path / "p3.parquet")
     with pytest.raises(be.BatchevalError, match=r"p3\.parquet' has columns \['run', 'label', 'prediction'\]"):
         read_frame(tmp_path / "p*.parquet")
+    # the same columns in another order read as the first file's (stop 43: an error before)
+    b.select(reversed(b.columns)).write_parquet(tmp_path / "p3.parquet")
+    assert read_frame(tmp_path / "p*.parquet").collect().equals(pl.concat([a, b, b]))
     (tmp_path / "p3.parquet").unlink()
     a.write_csv(tmp_path / "c0.csv")
     (tmp_path / "c1.csv").write_text("run,fold,label,prediction\n")  # header only: every column String

@@ -291,6 +291,7 @@ def _comparison_commands(command, output) -> None:
     cp.add_argument("--lower-is-better", action="store_true", help="the best run has the lowest mean")
     cp.add_argument("--label", default="label", help="label column, when FILE holds predictions")
     cp.add_argument("--prediction", default="prediction", help="prediction column, when FILE holds them")
+    cp.add_argument("--drop-nulls", action="store_true", help="skip rows with a null label or prediction")
     output(cp)
 
     rk = command("ranks", "rank methods over datasets: Friedman, Nemenyi CD, Holm, Wilcoxon", _RANKS_EXAMPLES)
@@ -324,6 +325,7 @@ def _compare(args: argparse.Namespace) -> None:
         reference=_positive(args.reference), pairs="all" if args.all_pairs else "reference",
         test=args.test, rope=_rope(args.rope), test_fraction=args.test_fraction,
         higher_is_better=not args.lower_is_better, label=args.label, prediction=args.prediction,
+        drop_nulls=args.drop_nulls,
     )  # fmt: skip
     _emit(result, args.output, chosen=True)
 

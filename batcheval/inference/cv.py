@@ -148,6 +148,7 @@ def fold_matrix(
     *,
     label: str = "label",
     prediction: str = "prediction",
+    drop_nulls: bool = False,
 ) -> FoldMatrix:
     """Arrange one measure per (run, repeat, fold) as a runs × folds matrix, checking the layout.
 
@@ -176,7 +177,9 @@ def fold_matrix(
     if measure not in names and label in names and prediction in names:
         from ..core.engine import count_any
 
-        table, _ = count_any(data, [*runs, *cell_cols], label, prediction, classes=None, drop_nulls=False)
+        table, _ = count_any(
+            data, [*runs, *cell_cols], label, prediction, classes=None, drop_nulls=drop_nulls
+        )
         data = table.measures([measure])
     roles = {**dict.fromkeys(runs, "run"), fold: "fold", measure: "measure"}
     if repeat is not None:
@@ -395,6 +398,7 @@ def compare(
     label: str = "label",
     prediction: str = "prediction",
     chunk_rows: int = 1 << 16,
+    drop_nulls: bool = False,
 ) -> pl.DataFrame:
     """Compare runs measured on the same cross-validation folds, every run at once.
 
@@ -433,6 +437,9 @@ def compare(
         Which way the best run is chosen when ``reference=None``.
     label, prediction
         The class columns, used when ``data`` holds predictions.
+    drop_nulls
+        With predictions: skip rows with a null label or prediction instead of raising; a
+        :class:`~batcheval.errors.BatchevalWarning` reports how many.
     chunk_rows
         Comparisons computed at once (bounds the differences 5×2cv holds at ``chunk_rows × folds`` floats;
         the other tests need no such matrix).
@@ -471,7 +478,9 @@ def compare(
     low, high = parse_rope(rope)
     if test_fraction is not None and not 0.0 < float(test_fraction) < 1.0:
         raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")
-    fm = fold_matrix(data, run, fold, repeat, measure, label=label, prediction=prediction)
+    fm = fold_matrix(
+        data, run, fold, repeat, measure, label=label, prediction=prediction, drop_nulls=drop_nulls
+    )
     n_runs, n_cells = fm.values.shape
     if n_runs < 2:
         raise InvalidArgumentError(f"a comparison needs at least 2 runs, got {n_runs}")

@@ -86,8 +86,10 @@ def _read_many(reader: Any, source: list[str], text: str) -> pl.LazyFrame:
     keep = [i for i, frame in enumerate(frames) if frame.head(1).collect().height] or [0]
     for i in keep[1:]:
         _check_same_columns(text, source[keep[0]], schemas[keep[0]], source[i], schemas[i])
+    # the columns may come in another order (as the API's streamed sources take them), and
     # integer widths may differ between files
-    return pl.concat([frames[i] for i in keep], how="vertical_relaxed")
+    order = list(schemas[keep[0]])
+    return pl.concat([frames[i].select(order) for i in keep], how="vertical_relaxed")
 
 
 def _schema(frame: pl.LazyFrame, name: str) -> pl.Schema:
@@ -99,8 +101,9 @@ def _schema(frame: pl.LazyFrame, name: str) -> pl.Schema:
 
 
 def _check_same_columns(text: str, first: str, schema: pl.Schema, other: str, theirs: pl.Schema) -> None:
-    """Files of one glob must have the same columns, each numeric in all of them or in none."""
-    if list(theirs) != list(schema):
+    """Files of one glob must have the same columns (in any order), each numeric in all of them
+    or in none."""
+    if set(theirs) != set(schema):
         raise BatchevalError(
             f"cannot read {text!r}: {other!r} has columns {list(theirs)}, but {first!r} has {list(schema)}"
         )
