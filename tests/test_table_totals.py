@@ -45,3 +45,17 @@ def test_per_class_n_is_the_groups_rows(frame):
     got = table.measures(["accuracy"], per_class=True).group_by("run", "fold").agg(pl.col("n").unique())
     rows = {(r, f): n for r, f, n in got.iter_rows()}
     assert all(rows[(r, f)] == [n] for r, f, n in _expected_n(frame))
+
+
+def test_measures_of_a_named_class_among_three_are_that_class_against_the_rest():
+    # positive= of a table of three classes was ignored (stop 43); evaluate takes it as the class
+    # against the rest, and so does the table now (recall 7/10 of class b, by hand)
+    import polars as pl
+
+    import batcheval as be
+
+    t = be.ContingencyTable(pl.DataFrame({"run": [1]}), ["a", "b", "c"], [[[5, 1, 0], [2, 7, 1], [0, 3, 4]]])
+    got = t.measures(["recall", "informedness"], positive="b")
+    assert got.select("tp", "fp", "fn", "tn").row(0) == (7, 4, 3, 9)
+    assert got["recall"][0] == 0.7 and got["informedness"][0] == pytest.approx(7 / 10 - 4 / 13, rel=1e-15)
+    assert got.equals(t.versus_rest("b").measures(["recall", "informedness"]))

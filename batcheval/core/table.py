@@ -516,6 +516,12 @@ class ContingencyTable:
         """The identifying columns (keys, n, cells) and the measure arrays (batcheval names)."""
         measures, _ = _names.resolve(measures)
         counts, k = self._counts, self.n_classes
+        if positive is not None and k > 2 and not per_class:
+            # a class named among three or more: that class against the rest, as evaluate does
+            # (the positive of more classes was ignored here)
+            return self.versus_rest(positive).measure_arrays(
+                measures, per_class=False, positive=True, beta=beta
+            )
         if k == 0:  # empty input with no classes named: the binary schema, no rows
             counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
         if per_class:
