@@ -459,3 +459,20 @@ def test_labels_outside_classes_are_named_not_counted_as_negatives(call):
     ):
         call(d)
     call(d.filter(pl.col("label") < 2))  # within the classes: fine
+
+
+def test_integer_scores_that_merge_as_float64_are_named():
+    # Int64 scores above 2^53 were cast to float64, where 2^53 and 2^53 + 1 are one value: the AUC
+    # of [0, 1, 0, 1] over four consecutive such scores read 0.625, scikit-learn's 0.75 (stop 43)
+    from sklearn.metrics import roc_auc_score
+
+    big = pl.Series([2**53, 2**53 + 1, 2**53 + 2, 2**53 + 3], dtype=pl.Int64)
+    d = pl.DataFrame({"run": [0] * 4, "example": range(4), "label": [0, 1, 0, 1], "score": big})
+    two = pl.concat([d, d.with_columns(run=pl.lit(1, pl.Int64))])
+    for call in (be.auc, lambda f: be.sweep(f, thresholds="exact"), lambda f: be.compare_auc(two)):
+        with pytest.raises(be.InvalidScoreError, match=r"score column 'score' holds integers beyond 2\^53"):
+            call(d)
+    ranked = d.with_columns(pl.col("score").rank())
+    assert be.auc(ranked)["roc_auc"][0] == roc_auc_score(d["label"], d["score"])
+    far = pl.DataFrame({"label": [0, 1, 0, 1], "score": pl.Series([2**60, 2**61, 0, 5], dtype=pl.Int64)})
+    assert be.auc(far)["roc_auc"][0] == roc_auc_score(far["label"], far["score"])  # distinct as float64: fine

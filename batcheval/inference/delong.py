@@ -49,6 +49,7 @@ from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
 from ..kernels import delong as _kernels
 from ..measures import check_level
+from ..scores.prepare import check_exact_in_float
 from . import selection as _selection
 from .adjust import adjust
 from .cv import is_tiled, key_codes, reference_row, sorted_grid
@@ -172,6 +173,7 @@ def compare_auc(
     s = frame.get_column(score)
     if not s.dtype.is_numeric():
         raise InvalidLabelError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
+    check_exact_in_float(s, score)
     s = s.cast(pl.Float64)
     if s.null_count() or not s.is_finite().all():
         bad = (s.is_null() | ~s.is_finite()).fill_null(True)

@@ -24,7 +24,14 @@ from ..kernels.jit import SERIAL_BELOW, n_threads
 from ..kernels.ranges import finite_range
 from ..kernels.sweep import RANGE_KEYS, input_ranges
 
-__all__ = ["Scored", "check_nonfinite", "check_within_classes", "prepare_scores", "threshold_grid"]
+__all__ = [
+    "Scored",
+    "check_exact_in_float",
+    "check_nonfinite",
+    "check_within_classes",
+    "prepare_scores",
+    "threshold_grid",
+]
 
 
 @dataclass
@@ -89,6 +96,7 @@ def prepare_scores(
     s = df.get_column(score)
     if not s.dtype.is_numeric():
         raise InvalidScoreError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
+    check_exact_in_float(s, score)
     nulls = s.null_count() + df.get_column(label).null_count()
     nulls_dropped = 0
     if nulls:
@@ -218,6 +226,29 @@ def check_nonfinite(
         raise InvalidScoreError(
             f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}{where}; "
             "pass drop_nonfinite=True to skip those rows"
+        )
+
+
+def check_exact_in_float(s: pl.Series, score: str) -> None:
+    """Raise if 64-bit integer scores beyond ±2^53 would merge when read as float64 (as every
+    sweep reads them): two scores that round alike would count as one threshold.
+
+    Examples
+    --------
+    >>> check_exact_in_float(pl.Series([2**53, 2**53 + 1]), "score")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidScoreError: score column 'score' holds integers beyond 2^53 ...
+    """
+    if s.dtype not in (pl.Int64, pl.UInt64) or not len(s):
+        return
+    lo, hi = s.min(), s.max()
+    if lo is None or (-(2**53) <= lo and hi <= 2**53):  # type: ignore[operator]
+        return
+    if s.n_unique() != s.cast(pl.Float64).n_unique():
+        raise InvalidScoreError(
+            f"score column {score!r} holds integers beyond 2^53 (from {lo} to {hi}) that are equal as "
+            "float64, the type scores are compared in; rank them first (e.g. pl.col(score).rank())"
         )
 
 
