@@ -152,7 +152,8 @@ def evaluate(
         table divided by the statistic's design effect; the other ``p_``
         columns still count rows). The measures with a closed-form interval
         have a cluster-robust one (binary f1, jaccard and mcc too); the others
-        (macro_f1, weighted_f1, ...) have none, and a warning names them.
+        (macro_f1, weighted_f1, ...) have none, and a warning names those of
+        them named in ``measures=``.
         Pass ``example=`` when
         ``pool=`` spans seeds or replicates that score the same examples, or
         the repeats count as independent evidence. Without either, pooling

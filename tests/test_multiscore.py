@@ -158,3 +158,10 @@ def test_list_scores_in_every_container_and_with_bad_rows():
         be.auc(wide, score=["p0", "p1", "p2"])
     got = be.auc(wide, score=["p0", "p1", "p2"], drop_nonfinite=True, per_class=True)
     assert got["n"].to_list() == [n - 1] * 3  # the row is left out of every class
+
+
+def test_a_nan_after_a_dropped_null_is_named_at_the_users_row():
+    rows = [[0.5, 0.3, 0.2], [0.2, 0.7, 0.1], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4], [float("nan"), 0.5, 0.5]]
+    df = pl.DataFrame({"label": [None, 0, 1, 2, 0], "s": rows})
+    with pytest.raises(be.InvalidScoreError, match=r"first at row 4\)"):
+        be.auc(df, score="s", drop_nulls=True)

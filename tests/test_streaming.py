@@ -356,3 +356,31 @@ def test_integer_keys_of_different_widths_across_files_combine(tmp_path, batch_r
     with pytest.raises(SourceError, match=r"key column 'run' is String, not Int"):
         (tmp_path / "more").mkdir()
         be.evaluate([*paths, *_write([other], tmp_path / "more", "parquet")], by="run")
+
+
+def test_signed_and_uint64_keys_across_files_stay_a_named_error(tmp_path):
+    # Int64 with UInt64 would widen to Int128, which nothing downstream reads: the widening of
+    # integer keys above first made that a raw polars error, and skip no longer skipped
+    a = pl.DataFrame({"run": pl.Series([1, 2], dtype=pl.Int64), "label": [0, 1], "prediction": [0, 1]})
+    b = pl.DataFrame({"run": pl.Series([3, 4], dtype=pl.UInt64), "label": [1, 0], "prediction": [1, 1]})
+    paths = _write([a, b], tmp_path, "parquet")
+    with pytest.raises(SourceError, match=r"key column 'run' is UInt64, not Int64"):
+        be.evaluate(paths, by="run")
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 2 parts"):
+        got = be.evaluate(paths, by="run", on_error="skip")
+    assert got.equals(be.evaluate(a, by="run"))
+
+
+def test_a_streamed_sweep_with_its_positive_and_thresholds_reads_the_source_once(tmp_path, monkeypatch):
+    # the fix for batches of one class first scanned every source (a second pass over 100M rows);
+    # with positive= and a list of thresholds nothing needs the scan, and none is made
+    from batcheval.scores import sweep as sweep_module
+
+    scans = []
+    original = sweep_module._Stream.scan
+    monkeypatch.setattr(
+        sweep_module._Stream, "scan", lambda self, data: scans.append(1) or original(self, data)
+    )
+    df = pl.DataFrame({"run": [0] * 6 + [1] * 4, "label": [0] * 6 + [1] * 4, "score": np.linspace(0, 1, 10)})
+    got = be.sweep(df.lazy(), by="run", thresholds=[0.2, 0.5], positive=1, batch_rows=5)
+    assert got.equals(be.sweep(df, by="run", thresholds=[0.2, 0.5], positive=1)) and scans == []

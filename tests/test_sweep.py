@@ -476,3 +476,25 @@ def test_integer_scores_that_merge_as_float64_are_named():
     assert be.auc(ranked)["roc_auc"][0] == roc_auc_score(d["label"], d["score"])
     far = pl.DataFrame({"label": [0, 1, 0, 1], "score": pl.Series([2**60, 2**61, 0, 5], dtype=pl.Int64)})
     assert be.auc(far)["roc_auc"][0] == roc_auc_score(far["label"], far["score"])  # distinct as float64: fine
+
+
+def test_review_edges_of_the_score_fixes():
+    # stop 43's review: a numpy array of thresholds with pool= (compared with "exact" element by
+    # element), one threshold over a range wider than the largest float (it took the top), and a
+    # coarse grid over Int64 scores beyond 2^53 (refused, though no threshold separates them)
+    df = pl.DataFrame({"fold": [0, 0, 1, 1], "label": [0, 1, 1, 0], "score": [0.1, 0.7, 0.6, 0.3]})
+    grid = np.array([0.2, 0.5, 0.8])
+    assert be.sweep(df, by="fold", pool="fold", thresholds=grid).equals(
+        be.sweep(df, by="fold", pool="fold", thresholds=list(grid))
+    )
+    assert be.curves(df, by="fold", pool="fold", thresholds=grid).height == 3
+    wide = pl.DataFrame({"label": [0, 1, 1, 0], "score": [-1.7e308, 0.0, 1.7e308, 1.0]})
+    one = be.sweep(wide, thresholds=1, measures=[])
+    assert one.select("threshold", "tp", "fp", "fn", "tn").row(0) == (-1.7e308, 2, 2, 0, 0)
+    big = pl.DataFrame(
+        {"label": [0, 1] * 500, "score": pl.Series(2**60 + np.arange(1000) * 100, dtype=pl.Int64)}
+    )
+    out = be.sweep(big, thresholds=5, measures=[])
+    s, y = big["score"].cast(pl.Float64).to_numpy(), big["label"].to_numpy()
+    for t, _, tp, fp, _, _ in out.rows():
+        assert (tp, fp) == (((s >= t) & (y == 1)).sum(), ((s >= t) & (y == 0)).sum())

@@ -163,7 +163,11 @@ def _parser() -> argparse.ArgumentParser:
         sc.add_argument("--drop-nonfinite", action="store_true", help="skip rows with NaN/inf scores")
         sc.add_argument("--drop-nulls", action="store_true", help="skip rows with a null score or label")
         if name == "sweep":
-            sc.add_argument("--thresholds", default="101", help="T evenly spaced, a,b,c list, or 'exact'")
+            sc.add_argument(
+                "--thresholds",
+                default="101",
+                help="a count T of even steps, a list a,b,c or one value (0.5), or 'exact'",
+            )
             sc.add_argument("--pool", help="comma-separated keys to pool over")
             sc.add_argument("--measures", help="comma-separated measures (default: all binary)")
             sc.add_argument("--beta", type=float, help="β of an added f_beta column")
@@ -177,7 +181,9 @@ def _parser() -> argparse.ArgumentParser:
                 "--chart", default="roc", choices=sorted(CHARTS), help="which chart (default: roc)"
             )
             sc.add_argument(
-                "--thresholds", default="exact", help="'exact' (default), T evenly spaced, or a,b,c"
+                "--thresholds",
+                default="exact",
+                help="'exact' (default), a count T, or a,b,c (or one: 0.5)",
             )
             sc.add_argument(
                 "--pool", help="comma-separated keys to pool over (use a shared grid: --thresholds 101)"

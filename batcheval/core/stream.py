@@ -106,7 +106,7 @@ def _on_common_keys(tables: list[ContingencyTable]) -> list[ContingencyTable]:
     except pl.exceptions.PolarsError:
         return tables
     differ = [c for c in common if any(t.keys.schema.get(c) != common[c] for t in tables)]
-    if not all(common[c].is_integer() and all(t.keys.schema[c].is_integer() for t in tables) for c in differ):
+    if not all(common[c].is_integer() and common[c] != pl.Int128 for c in differ):
         return tables
     return [
         t if t.keys.schema == common else ContingencyTable(t.keys.cast(dict(common)), t.classes, t.counts)
@@ -261,7 +261,11 @@ def check_types(name: str, table: ContingencyTable, before: PartTypes | None) ->
 
 
 def _both_integer(a: pl.DataType | None, b: pl.DataType) -> bool:
-    return a is not None and a.is_integer() and b.is_integer()
+    """Integer keys that combine: UInt64 with a signed type would widen to Int128, which nothing
+    downstream reads (as io.files refuses for a glob)."""
+    if a is None or not (a.is_integer() and b.is_integer()):
+        return False
+    return not (pl.UInt64 in (a, b) and (a.is_signed_integer() or b.is_signed_integer()))
 
 
 def _naming_rows(exc: BatchevalError, part: str, lo: int, hi: int) -> BatchevalError:

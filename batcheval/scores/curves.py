@@ -115,7 +115,7 @@ def curves(
     if is_multiclass_score(data, score):  # one-vs-rest curves, one per class
         data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, classes, drop_nulls, drop_nonfinite)
         label, score, positive, classes = IS_CLASS_COLUMN, SCORE_COLUMN, True, None
-    if pool is not None and thresholds == "exact":
+    if pool is not None and isinstance(thresholds, str) and thresholds == "exact":
         # the pooled curve over every distinct score: the pooled tables' rows swept together
         # (sweep's pool= needs a shared grid), which is the sum of their tables at those scores
         pooled = as_key_list(pool, "pool")

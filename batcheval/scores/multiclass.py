@@ -135,30 +135,29 @@ def _clean_rows(
     null = pl.col(label).is_null()
     for c in score_cols:
         null = null | pl.col(c).is_null() | failing(c, _is_null)
-    what = f"label column {label!r} or score column(s) {score_cols}"
-    df = _leave_out(df, df.select(null.fill_null(True)).to_series(), drop_nulls, NullValuesError, what,
-                    "a null value", "drop_nulls")  # fmt: skip
     nonfinite = pl.lit(False)
     for c in score_cols:
         if isinstance(df.schema[c], pl.List) or df.schema[c].is_numeric():
             nonfinite = nonfinite | failing(c, _is_nonfinite)
-    bad = df.select(nonfinite.fill_null(False)).to_series()
-    return _leave_out(df, bad, drop_nonfinite, InvalidScoreError, f"score column(s) {score_cols}",
-                      "a NaN or infinite score", "drop_nonfinite")  # fmt: skip
-
-
-def _leave_out(df: pl.DataFrame, bad: pl.Series, drop: bool, error: type, what: str, why: str, flag: str):
-    """``df`` without the ``bad`` rows if ``drop`` (with a warning), else ``error`` naming the first."""
-    if not bad.any():
-        return df
-    if not drop:
-        first = int(bad.arg_true()[0])
-        raise error(
-            f"{what} hold {int(bad.sum())} row(s) with {why} (first at row {first}); "
-            f"pass {flag}=True to skip those rows"
-        )
-    warn(f"dropped {int(bad.sum())} of {df.height} rows with {why} in {what}")
-    return df.filter(~bad)
+    # both on the user's rows, so that an error names the row the user sees
+    nulls = df.select(null.fill_null(True)).to_series()
+    bad = df.select(nonfinite.fill_null(False)).to_series() & ~nulls
+    checks = (
+        (nulls, drop_nulls, NullValuesError, f"label column {label!r} or score column(s) {score_cols}",
+         "a null value", "drop_nulls"),
+        (bad, drop_nonfinite, InvalidScoreError, f"score column(s) {score_cols}", "a NaN or infinite score",
+         "drop_nonfinite"),
+    )  # fmt: skip
+    for mask, drop, error, what, why, flag in checks:  # every error before any row is dropped
+        if mask.any() and not drop:
+            raise error(
+                f"{what} hold {int(mask.sum())} row(s) with {why} (first at row {int(mask.arg_true()[0])}); "
+                f"pass {flag}=True to skip those rows"
+            )
+    for mask, _, _, what, why, _ in checks:
+        if mask.any():
+            warn(f"dropped {int(mask.sum())} of {df.height} rows with {why} in {what}")
+    return df.filter(~(nulls | bad))
 
 
 def _is_null(e: pl.Expr) -> pl.Expr:

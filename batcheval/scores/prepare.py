@@ -83,8 +83,15 @@ def prepare_scores(
     drop_nonfinite: bool,
     drop_nulls: bool,
     score_range: bool = True,
+    *,
+    known: Sequence[Any] = (),
+    exact_scores: bool = True,
 ) -> Scored:
     """Check and encode the key, label and score columns of a sweep or AUC.
+
+    ``known``: classes of the whole source that these rows (a streamed batch) may lack, such as
+    the positive one. ``exact_scores``: the scores are thresholds themselves (an AUC, an exact
+    sweep), so 64-bit integers that merge as float64 are an error (:func:`check_exact_in_float`).
 
     ``score_range=False`` skips the pass that finds the finite scores' range
     and counts the others; the caller's kernels must then count them (see
@@ -96,7 +103,8 @@ def prepare_scores(
     s = df.get_column(score)
     if not s.dtype.is_numeric():
         raise InvalidScoreError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
-    check_exact_in_float(s, score)
+    if exact_scores:
+        check_exact_in_float(s, score)
     nulls = s.null_count() + df.get_column(label).null_count()
     nulls_dropped = 0
     if nulls:
@@ -137,7 +145,7 @@ def prepare_scores(
             mark_present(coding.label, coding.vmin, seen)
         present = [present[i] for i in np.flatnonzero(seen)]
     check_within_classes(present, classes, label)
-    values = sorted(set(present) | set(classes or []))
+    values = sorted(set(present) | set(classes or []) | set(known))
     if positive is None and len(values) < 2 and set(values) <= {0, 1}:
         positive = True if lab.dtype == pl.Boolean else 1  # Powers 2011's convention: 1 is positive
         values = sorted(set(values) | {positive})
@@ -294,7 +302,9 @@ def threshold_grid(
         # inf and its grid to NaN; weighing the ends cannot, and the sweep bins by bisection
         frac = np.linspace(0.0, 1.0, int(thresholds))
         grid = lo * (1.0 - frac) + hi * frac
-        grid[0], grid[-1] = lo, hi
+        grid[0] = lo  # one threshold: the lowest, as linspace gives
+        if len(grid) > 1:
+            grid[-1] = hi
         return grid, False
     thr = np.unique(np.asarray(list(thresholds), dtype=np.float64))
     if len(thr) == 0 or not np.all(np.isfinite(thr)):

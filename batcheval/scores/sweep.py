@@ -138,7 +138,7 @@ def sweep(
         measures, rename = [*SWEEP_MEASURES, *(["f_beta"] if beta is not None else [])], {}
     else:
         measures, rename = _names.resolve(measures)
-    if pool is not None and thresholds == "exact":
+    if pool is not None and isinstance(thresholds, str) and thresholds == "exact":
         # each pooled table's exact thresholds are its own scores, so pooling would add up
         # tables at thresholds where few or none of the others have one (it gave each
         # "pooled" row a single fold's counts)
@@ -157,7 +157,8 @@ def sweep(
                          batch_rows or DEFAULT_BATCH_ROWS)  # fmt: skip
         table, report = stream.table(data, thresholds, score_range, on_error, progress, engine, client)
     else:
-        scored = prepare_scores(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls)
+        scored = prepare_scores(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls,
+                                exact_scores=isinstance(thresholds, str))  # fmt: skip
         swept = _swept(scored, thresholds, score_range, measures if pool is None else [])
         if pool is None:  # straight from the cell columns: no [N, 2, 2] tensor
             return _names.rename_columns(swept.frame(measures, beta), rename)
@@ -334,9 +335,7 @@ class _Stream:
             )
         need_range = isinstance(thresholds, int | np.integer) and score_range is None
         positive, classes = self.positive, self.classes
-        # every batch is told the source's classes: one that holds only negatives (a file of one
-        # run, the first rows of a sorted frame) must not fail for want of the positive class
-        if need_range or positive is None or classes is None:
+        if need_range or positive is None:
             if engine == "dask":
                 from ..core.distributed import leaves_for
 
@@ -350,7 +349,6 @@ class _Stream:
                 lo, hi = 0.0, 1.0
             score_range = (float(lo), float(hi)) if need_range else score_range
             positive = _default_positive(values, self.label) if positive is None else positive
-            classes = [*values, *([] if positive in values else [positive])] if classes is None else classes
         count = functools.partial(self.count, thresholds=thresholds, score_range=score_range,
                                   positive=positive, classes=classes, on_error=on_error)  # fmt: skip
         if engine == "dask":
@@ -363,8 +361,11 @@ class _Stream:
         self, data, *, thresholds, score_range, positive, classes, on_error, progress=False, warn=False
     ):
         def make_table(frame: pl.DataFrame) -> ContingencyTable:
+            # the positive class is one of the source's: a batch of negatives only (a file of
+            # one run, the first rows of a sorted frame) must not fail for want of it
             scored = prepare_scores(frame, self.by, self.label, self.score, positive, classes,
-                                    self.drop_nonfinite, self.drop_nulls)  # fmt: skip
+                                    self.drop_nonfinite, self.drop_nulls, known=(positive,),
+                                    exact_scores=False)  # fmt: skip
             return _swept(scored, thresholds, score_range).table()
 
         roles = self.roles
