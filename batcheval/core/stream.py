@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import BatchevalError, ColumnNotFoundError, MergeError, SourceError, warn
-from ..io.frames import check_roles
+from ..io.frames import check_roles, widens_to_int128
 from ..io.sources import DEFAULT_BATCH_ROWS, Part, open_parts
 from .table import ContingencyTable
 
@@ -261,11 +261,8 @@ def check_types(name: str, table: ContingencyTable, before: PartTypes | None) ->
 
 
 def _both_integer(a: pl.DataType | None, b: pl.DataType) -> bool:
-    """Integer keys that combine: UInt64 with a signed type would widen to Int128, which nothing
-    downstream reads (as io.files refuses for a glob)."""
-    if a is None or not (a.is_integer() and b.is_integer()):
-        return False
-    return not (pl.UInt64 in (a, b) and (a.is_signed_integer() or b.is_signed_integer()))
+    """Integer keys that combine (as a CLI glob's columns do)."""
+    return a is not None and a.is_integer() and b.is_integer() and not widens_to_int128(a, b)
 
 
 def _naming_rows(exc: BatchevalError, part: str, lo: int, hi: int) -> BatchevalError:

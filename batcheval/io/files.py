@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import BatchevalError
+from .frames import widens_to_int128
 
 __all__ = ["check_output", "read_frame", "write_frame"]
 
@@ -109,9 +110,8 @@ def _check_same_columns(text: str, first: str, schema: pl.Schema, other: str, th
         )
     for col, dtype in theirs.items():
         mine = schema[col]
-        # UInt64 with a signed type would widen to Int128, which nothing downstream reads
-        unsigned64 = pl.UInt64 in (dtype, mine) and (dtype.is_signed_integer() or mine.is_signed_integer())
-        if dtype != mine and (not (dtype.is_numeric() and mine.is_numeric()) or unsigned64):
+        numeric = dtype.is_numeric() and mine.is_numeric()
+        if dtype != mine and (not numeric or widens_to_int128(dtype, mine)):
             raise BatchevalError(
                 f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
             )

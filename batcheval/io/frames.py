@@ -16,6 +16,7 @@ __all__ = [
     "select_columns",
     "select_predictions",
     "unused_name",
+    "widens_to_int128",
 ]
 
 
@@ -46,6 +47,18 @@ def unused_name(columns: Sequence[str], stem: str) -> str:
     while name in taken:
         name = "_" + name
     return name
+
+
+def widens_to_int128(a: pl.DataType, b: pl.DataType) -> bool:
+    """Whether a column of ``a`` in one file and ``b`` in another combine only as Int128 (UInt64
+    with a signed type), which nothing downstream reads.
+
+    Examples
+    --------
+    >>> widens_to_int128(pl.UInt64, pl.Int32), widens_to_int128(pl.Int64, pl.Int32)
+    (True, False)
+    """
+    return pl.UInt64 in (a, b) and (a.is_signed_integer() or b.is_signed_integer())
 
 
 def check_roles(
