@@ -121,6 +121,20 @@ def test_counts_never_overflow_silently():
         be.ContingencyTable.from_long(long)
 
 
+def test_a_group_total_beyond_int64_is_refused_not_wrapped():
+    # every cell fits int64 but their sum does not: n used to wrap to 0 and accuracy came out 0.5
+    quarter = 2**61
+    keys = pl.DataFrame({"run": ["b"]})
+    fits = be.ContingencyTable(keys, [0, 1], np.array([[[quarter, quarter], [quarter, quarter - 1]]]))
+    assert fits.measures(measures=["accuracy"])["n"][0] == np.iinfo(np.int64).max
+    with pytest.raises(be.CountOverflowError, match=r"group 0 \(\{'run': 'b'\}\) holds 9223372036854775808"):
+        be.ContingencyTable(keys, [0, 1], np.full((1, 2, 2), quarter))
+    half = be.ContingencyTable(keys, [0, 1], np.full((1, 2, 2), quarter // 2 + 1))
+    with pytest.raises(be.CountOverflowError, match="int64"):
+        half + half
+    assert half.counts.sum() == 4 * (quarter // 2 + 1)
+
+
 def test_long_frames_with_two_integer_widths_or_two_kinds_of_class():
     long = pl.DataFrame(
         {"real": [0, 1, 300], "predicted": [0, 1, 300], "count": [3, 4, 5]},

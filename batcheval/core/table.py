@@ -88,6 +88,7 @@ class ContingencyTable:
             raise ValueError("counts must be non-negative")
         if counts.dtype == np.uint64 and counts.size and counts.max() > np.iinfo(np.int64).max:
             raise CountOverflowError("counts exceed the int64 range")
+        _check_group_totals(counts, keys)
         self._keys = keys
         self._classes = classes.alias("class")
         self._counts = np.ascontiguousarray(counts, dtype=np.int64)
@@ -600,6 +601,22 @@ def one_vs_rest(counts: np.ndarray) -> np.ndarray:
     out = np.empty((g, k, 2, 2), dtype=np.int64)
     out[:, :, 1, 1], out[:, :, 1, 0], out[:, :, 0, 1], out[:, :, 0, 0] = tp, fn, fp, tn
     return out.reshape(g * k, 2, 2)
+
+
+def _check_group_totals(counts: np.ndarray, keys: pl.DataFrame) -> None:
+    """Each group's number of examples must fit int64: a wrapped total would be a negative n."""
+    if not counts.size:
+        return
+    cells = counts.shape[1] * counts.shape[2]
+    if int(counts.max()) <= np.iinfo(np.int64).max // cells:
+        return
+    flat = counts.reshape(len(counts), cells)
+    # the float sum only preselects; the exact total is summed in Python integers
+    for g in np.flatnonzero(flat.sum(axis=1, dtype=np.float64) >= 2.0**62):
+        total = sum(int(v) for v in flat[g])
+        if total > np.iinfo(np.int64).max:
+            where = f" ({keys.row(int(g), named=True)})" if keys.width else ""
+            raise CountOverflowError(f"group {int(g)}{where} holds {total} examples, beyond the int64 range")
 
 
 def _checked_add(src: np.ndarray, index: np.ndarray, total: np.ndarray) -> None:
