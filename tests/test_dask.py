@@ -159,3 +159,15 @@ def test_key_type_change_between_files_is_named_on_the_cluster(client, tmp_path)
         be.evaluate(paths, by="run", engine="dask", client=client)
     with pytest.raises(be.InvalidArgumentError, match="split_every must be at least 2, got 1"):
         tree_reduce(client, [1, 2], split_every=1)
+
+
+@pytest.mark.parametrize("kind", ["polars", "pandas", "lazy", "arrow", "dict"])
+def test_a_frame_in_memory_on_the_dask_engine_is_refused_by_name(kind):
+    # such a frame used to be iterated as a list of paths: "cannot read 'run'" or a TypeError
+    df = pl.DataFrame({"run": [1, 1, 2], "label": [0, 1, 1], "prediction": [0, 1, 0]})
+    data = {"polars": df, "pandas": df.to_pandas(), "lazy": df.lazy(), "arrow": df.to_arrow(),
+            "dict": df.to_dict(as_series=False)}[kind]  # fmt: skip
+    with pytest.raises(be.InvalidArgumentError, match=r"engine='dask' reads paths.*engine='local'"):
+        be.evaluate(data, by="run", engine="dask")
+    with pytest.raises(be.InvalidArgumentError, match=r"engine='dask' reads paths"):
+        be.sweep(data.with_columns(score=pl.lit(0.5)) if kind == "polars" else data, by="run", engine="dask")

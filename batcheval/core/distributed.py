@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from ..errors import InvalidArgumentError
-from ..io.sources import resolve_paths
+from ..io.sources import is_path_spec, resolve_paths
 from .stream import SourceReport, check_types, combine, count_source
 from .table import ContingencyTable
 
@@ -84,9 +84,17 @@ def with_client(client: Any, work: Callable[[Any], Any]) -> Any:
 
 def leaves_for(data: Any, leaf: Callable[[Any], Any]) -> list[Any]:
     """One delayed ``leaf(part)`` per file of a path spec, or per partition of a Dask DataFrame."""
-    dask, _ = _dask()
     if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
+        dask, _ = _dask()
         return [dask.delayed(leaf, pure=True)(p) for p in data.to_delayed()]
+    if not is_path_spec(data):
+        # a frame in memory would otherwise be read as a list of paths, one per column name
+        kind = f"{type(data).__module__.split('.')[0]}.{type(data).__name__}"
+        raise InvalidArgumentError(
+            f"engine='dask' reads paths, a glob or a dask.dataframe.DataFrame, got a {kind}; "
+            "count a frame in memory with engine='local'"
+        )
+    dask, _ = _dask()
     return [dask.delayed(leaf, pure=True)(str(p)) for p in resolve_paths(data)]
 
 

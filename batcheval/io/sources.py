@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_BATCH_ROWS",
     "FORMATS",
     "Part",
+    "is_path_spec",
     "is_streamed",
     "open_parts",
     "resolve_paths",
@@ -49,12 +50,18 @@ DEFAULT_BATCH_ROWS = 1 << 24
 _LAZY = "lazy frame"
 
 
+def is_path_spec(data: Any) -> bool:
+    """True for a path, a glob, or a non-empty list of them."""
+    if isinstance(data, str | os.PathLike):
+        return True
+    paths = isinstance(data, list | tuple) and bool(data)
+    return paths and all(isinstance(d, str | os.PathLike) for d in data)
+
+
 def is_streamed(data: Any) -> bool:
     """True for inputs read batch by batch rather than held in memory."""
-    if isinstance(data, str | os.PathLike | pl.LazyFrame):
+    if isinstance(data, pl.LazyFrame) or is_path_spec(data):
         return True
-    if isinstance(data, list | tuple):
-        return bool(data) and all(isinstance(d, str | os.PathLike) for d in data)
     module = type(data).__module__
     return module.startswith("pyarrow") and type(data).__name__ in (
         "FileSystemDataset",
