@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 import polars as pl
 
-from .core.engine import count_any
-from .core.pooling import pooled_measures
+from .core.engine import check_engine, count_any
+from .core.pooling import check_mean_weights, pooled_measures
 from .errors import InvalidArgumentError
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
@@ -94,7 +94,8 @@ def evaluate(
         Skip rows with a null label or prediction instead of raising; a
         :class:`~batcheval.errors.BatchevalWarning` reports how many.
     mean_weights
-        ``"n"`` weights ``<measure>_mean`` and ``_std`` by group size.
+        ``"n"`` weights ``<measure>_mean`` and ``_std`` by group size (with ``pool=``; any other
+        value, or ``"n"`` without ``pool=``, is an :class:`~batcheval.errors.InvalidArgumentError`).
     on_error
         For streamed sources: ``"raise"`` (default) stops at the first file
         that cannot be read or lacks a column, naming it; ``"skip"`` leaves
@@ -222,6 +223,8 @@ def evaluate(
     elif data is None:
         raise InvalidArgumentError("evaluate needs data= (a frame, a path, ...) or y_true= and y_pred=")
     names, rename = _names.resolve(measures)
+    check_engine(engine, on_error)
+    check_mean_weights(mean_weights, pool)
     keys = as_key_list(by)
     if pool is not None:  # pooled keys may be given in by or only in pool, as leaderboard takes them
         keys += [c for c in as_key_list(pool, "pool") if c not in keys]
@@ -247,7 +250,7 @@ def evaluate(
             as_key_list(cluster, "cluster"), drop_nulls=drop_nulls,
         )  # fmt: skip
     if (align is not None or abstain is not None) and (engine != "local" or _is_file_source(data)):
-        raise ValueError(
+        raise InvalidArgumentError(
             "abstain= and align= work on a frame in memory, not on a streamed source or engine='dask'; "
             "read the data first, e.g. pl.read_parquet(paths)"
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -192,3 +193,24 @@ def test_paired_board_names_values_outside_given_classes(classes, message):
         be.leaderboard(df, example="example_id", classes=classes)
     # the same rows within the classes give a board
     assert be.leaderboard(df, example="example_id", classes=[0, 1, 2]).height == 2
+
+
+def test_mean_weights_engine_and_on_error_are_checked_before_reading():
+    # an unknown mean_weights= used to give unweighted means; engine= and on_error= raised plain ValueErrors
+    # (on_error= not at all for a frame in memory)
+    df = pl.DataFrame(
+        {"fold": [0] * 2 + [1] * 8, "label": [1, 0] + [1, 0] * 4, "prediction": [1, 0] + [0, 0] * 4}
+    )
+    weighted = be.evaluate(df, pool="fold", measures=["accuracy"], mean_weights="n")["accuracy_mean"][0]
+    assert weighted == pytest.approx((2 * 1.0 + 8 * 0.5) / 10)
+    for call in (be.evaluate, functools.partial(be.sweep, score="prediction")):
+        with pytest.raises(be.InvalidArgumentError, match="mean_weights must be 'n' or None, got 'size'"):
+            call(df, pool="fold", mean_weights="size")
+        with pytest.raises(be.InvalidArgumentError, match=r"mean_weights='n'.*needs pool="):
+            call(df, mean_weights="n")
+        with pytest.raises(be.InvalidArgumentError, match="engine must be 'local' or 'dask', got 'spark'"):
+            call(df, engine="spark")
+        with pytest.raises(be.InvalidArgumentError, match="on_error must be 'raise' or 'skip', got 'ignore'"):
+            call(df, on_error="ignore")
+    with pytest.raises(be.InvalidArgumentError, match="abstain= and align= work on a frame in memory"):
+        be.evaluate(df, abstain=-1, engine="dask")

@@ -6,13 +6,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..errors import InvalidArgumentError
 from ..io.frames import as_key_list
 from ..io.sources import is_streamed
 from .distributed import count_dask
 from .stream import SourceReport, count_source
 from .table import ContingencyTable
 
-__all__ = ["count_any"]
+__all__ = ["check_engine", "count_any"]
+
+
+def check_engine(engine: Any, on_error: Any) -> None:
+    """Refuse an unknown ``engine=`` or ``on_error=`` before any data is read.
+
+    Examples
+    --------
+    >>> check_engine("spark", "raise")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: engine must be 'local' or 'dask', got 'spark'
+    """
+    if engine not in ("local", "dask"):
+        raise InvalidArgumentError(f"engine must be 'local' or 'dask', got {engine!r}")
+    if on_error not in ("raise", "skip"):
+        raise InvalidArgumentError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
 
 
 def count_any(
@@ -30,12 +47,11 @@ def count_any(
     client: Any = None,
 ) -> tuple[ContingencyTable, SourceReport | None]:
     """Count any input: a frame in memory, a streamed source, or a source on a Dask cluster."""
+    check_engine(engine, on_error)
     keys = as_key_list(by)
     if engine == "dask":
         return count_dask(data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls,
                           on_error=on_error, batch_rows=batch_rows, client=client)  # fmt: skip
-    if engine != "local":
-        raise ValueError(f"engine must be 'local' or 'dask', got {engine!r}")
     if is_streamed(data):
         return count_source(data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls,
                             on_error=on_error, progress=progress, batch_rows=batch_rows)  # fmt: skip

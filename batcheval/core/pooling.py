@@ -9,9 +9,28 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..errors import InvalidArgumentError
 from .table import ContingencyTable
 
-__all__ = ["pooled_measures"]
+__all__ = ["check_mean_weights", "pooled_measures"]
+
+
+def check_mean_weights(mean_weights: Any, pool: Any) -> None:
+    """Refuse a ``mean_weights=`` that would be ignored: an unknown value, or one without ``pool=``.
+
+    Examples
+    --------
+    >>> check_mean_weights("size", "fold")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: mean_weights must be 'n' or None, got 'size'
+    """
+    if mean_weights not in (None, "n"):
+        raise InvalidArgumentError(f"mean_weights must be 'n' or None, got {mean_weights!r}")
+    if mean_weights is not None and pool is None:
+        raise InvalidArgumentError(
+            "mean_weights='n' weights the means over pooled tables; it needs pool=, e.g. pool='fold'"
+        )
 
 
 def pooled_measures(

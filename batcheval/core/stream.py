@@ -18,7 +18,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 import polars as pl
 
-from ..errors import BatchevalError, ColumnNotFoundError, MergeError, SourceError, warn
+from ..errors import BatchevalError, ColumnNotFoundError, InvalidArgumentError, MergeError, SourceError, warn
 from ..io.frames import check_roles, widens_to_int128
 from ..io.sources import DEFAULT_BATCH_ROWS, Part, open_parts
 from .table import ContingencyTable
@@ -169,7 +169,7 @@ def reduce_parts(
     and the table is None when every part was skipped.
     """
     if on_error not in ("raise", "skip"):
-        raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+        raise InvalidArgumentError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
     report = SourceReport()
     total = _Pending()
     dropped = 0

@@ -19,8 +19,9 @@ import numpy as np
 import polars as pl
 
 from ..core.counting import PRIVATE_CELLS, PRIVATE_ROWS_PER_THREAD, kernel_keys, radix_count, use_radix
+from ..core.engine import check_engine
 from ..core.memory import check_allocation
-from ..core.pooling import pooled_measures
+from ..core.pooling import check_mean_weights, pooled_measures
 from ..core.stream import reduce_parts
 from ..core.table import ContingencyTable
 from ..errors import ColumnNotFoundError, InvalidArgumentError, InvalidLabelError, SourceError
@@ -148,6 +149,8 @@ def sweep(
             "(thresholds=int or a list), or leave out pool= and the pooled keys to sweep the "
             "rows of every pooled table together"
         )
+    check_engine(engine, on_error)
+    check_mean_weights(mean_weights, pool)
     if pool is not None:  # pooled keys in by or only in pool, as in evaluate
         keys = as_key_list(by)
         by = keys + [c for c in as_key_list(pool, "pool") if c not in keys]
