@@ -59,3 +59,15 @@ def test_measures_of_a_named_class_among_three_are_that_class_against_the_rest()
     assert got.select("tp", "fp", "fn", "tn").row(0) == (7, 4, 3, 9)
     assert got["recall"][0] == 0.7 and got["informedness"][0] == pytest.approx(7 / 10 - 4 / 13, rel=1e-15)
     assert got.equals(t.versus_rest("b").measures(["recall", "informedness"]))
+
+
+def test_a_table_keeps_its_own_counts():
+    # the table used to adopt the caller's array, so a later write changed n and every measure unchecked
+    arr = np.array([[[5, 1], [2, 7]]], dtype=np.int64)
+    table = ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], arr)
+    arr[0, 0, 0] = -100
+    assert table.counts.tolist() == [[[5, 1], [2, 7]]]
+    assert table.measures(["accuracy"])["accuracy"][0] == (5 + 7) / 15
+    mine = np.array([[[5, 1], [2, 7]]], dtype=np.int64)
+    shared = ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], mine, copy=False)
+    assert np.shares_memory(shared.counts, mine)

@@ -109,7 +109,9 @@ def _on_common_keys(tables: list[ContingencyTable]) -> list[ContingencyTable]:
     if not all(common[c].is_integer() and common[c] != pl.Int128 for c in differ):
         return tables
     return [
-        t if t.keys.schema == common else ContingencyTable(t.keys.cast(dict(common)), t.classes, t.counts)
+        t
+        if t.keys.schema == common
+        else ContingencyTable(t.keys.cast(dict(common)), t.classes, t.counts, copy=False)
         for t in tables
     ]
 
@@ -131,7 +133,7 @@ def _on_union_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:
         idx = np.asarray([position[v] for v in t.classes.to_list()], dtype=np.int64)
         counts = np.zeros((len(t), k, k), dtype=np.int64)
         counts[:, idx[:, None], idx[None, :]] = t.counts
-        out.append(ContingencyTable(t.keys, union, counts))
+        out.append(ContingencyTable(t.keys, union, counts, copy=False))
     return out
 
 

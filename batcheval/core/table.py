@@ -19,6 +19,7 @@ from ..errors import (
     ClassMismatchError,
     ColumnNotFoundError,
     CountOverflowError,
+    InvalidArgumentError,
     InvalidLabelError,
     MergeError,
     NullValuesError,
@@ -54,6 +55,10 @@ class ContingencyTable:
         The class values, in code order.
     counts
         Non-negative int64 counts of shape ``(len(keys), K, K)``.
+    copy
+        Keep a copy of ``counts`` (the default), so that later writes to the
+        caller's array cannot change the table; ``False`` adopts the array
+        as it is, for a caller that will not write to it again.
 
     Examples
     --------
@@ -72,26 +77,32 @@ class ContingencyTable:
 
     __slots__ = ("_classes", "_counts", "_keys", "_totals")
 
-    def __init__(self, keys: pl.DataFrame, classes: Sequence[Any] | pl.Series, counts: np.ndarray) -> None:
+    def __init__(
+        self, keys: pl.DataFrame, classes: Sequence[Any] | pl.Series, counts: np.ndarray, *, copy: bool = True
+    ) -> None:
         classes = classes if isinstance(classes, pl.Series) else pl.Series("class", list(classes))
         counts = np.asarray(counts)
         k = len(classes)
         if counts.dtype.kind not in "iu":
             raise TypeError(f"counts must be integers, got dtype {counts.dtype}")
         if counts.ndim != 3 or counts.shape[1:] != (k, k):
-            raise ValueError(f"counts must have shape (G, {k}, {k}) for {k} classes, got {counts.shape}")
+            raise InvalidArgumentError(
+                f"counts must have shape (G, {k}, {k}) for {k} classes, got {counts.shape}"
+            )
         if keys.width and keys.height != counts.shape[0]:
-            raise ValueError(f"keys have {keys.height} rows but counts have {counts.shape[0]} groups")
+            raise InvalidArgumentError(
+                f"keys have {keys.height} rows but counts have {counts.shape[0]} groups"
+            )
         if not keys.width and counts.shape[0] > 1:
-            raise ValueError("a table without keys holds exactly one group")
+            raise InvalidArgumentError("a table without keys holds exactly one group")
         if counts.size and counts.min() < 0:
-            raise ValueError("counts must be non-negative")
+            raise InvalidArgumentError("counts must be non-negative")
         if counts.dtype == np.uint64 and counts.size and counts.max() > np.iinfo(np.int64).max:
             raise CountOverflowError("counts exceed the int64 range")
         _check_group_totals(counts, keys)
         self._keys = keys
         self._classes = classes.alias("class")
-        self._counts = np.ascontiguousarray(counts, dtype=np.int64)
+        self._counts = np.array(counts, dtype=np.int64, order="C", copy=True if copy else None)
         # rows per group when counting gave them (a pass over K = 10's 100k tables, ~15 ms saved)
         self._totals: np.ndarray | None = None
 
@@ -136,7 +147,7 @@ class ContingencyTable:
         if drop_nulls:
             df = drop_null_rows(df, label, prediction)
         counted = count_frame(df, keys, label, prediction, classes)
-        table = cls(counted.keys, counted.classes, counted.counts)
+        table = cls(counted.keys, counted.classes, counted.counts, copy=False)
         table._totals = counted.totals
         return table
 
@@ -232,6 +243,7 @@ class ContingencyTable:
             key_frame,
             pl.Series("class", classes, dtype=frame.get_column(real).dtype),
             flat.reshape(n_groups, k, k),
+            copy=False,
         )
 
     # -- state --------------------------------------------------------------------
@@ -351,7 +363,7 @@ class ContingencyTable:
             total = np.zeros((1 if any(len(t) for t in tables) else 0, k * k), dtype=np.int64)
             for t in tables:
                 _checked_add(t._counts.reshape(len(t), k * k), np.zeros(len(t), np.int64), total)
-            return ContingencyTable(first._keys, first._classes, total.reshape(-1, k, k))
+            return ContingencyTable(first._keys, first._classes, total.reshape(-1, k, k), copy=False)
         try:
             stacked = pl.concat([t._keys for t in tables], how="vertical")
         except pl.exceptions.PolarsError as exc:
@@ -359,7 +371,7 @@ class ContingencyTable:
         ids, union = group_ids(stacked)
         total = np.zeros((union.height, k * k), dtype=np.int64)
         _checked_add(np.concatenate([t._counts.reshape(len(t), k * k) for t in tables]), ids, total)
-        return ContingencyTable(union, first._classes, total.reshape(-1, k, k))
+        return ContingencyTable(union, first._classes, total.reshape(-1, k, k), copy=False)
 
     # -- pooling ------------------------------------------------------------------
 
@@ -395,7 +407,7 @@ class ContingencyTable:
         # pooled over every key: one group, or none from no rows (as an unkeyed merge of none)
         total = np.zeros((keys.height if rest else min(1, len(self)), k * k), dtype=np.int64)
         _checked_add(flat, index, total)
-        return ContingencyTable(keys, self._classes, total.reshape(len(total), k, k)), index
+        return ContingencyTable(keys, self._classes, total.reshape(len(total), k, k), copy=False), index
 
     # -- output -------------------------------------------------------------------
 
@@ -504,7 +516,7 @@ class ContingencyTable:
         fp = c[:, :, p].sum(axis=1) - tp
         tn = c.sum(axis=(1, 2)) - tp - fn - fp
         counts = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
-        return ContingencyTable(self._keys, pl.Series("class", [False, True]), counts)
+        return ContingencyTable(self._keys, pl.Series("class", [False, True]), counts, copy=False)
 
     def measure_arrays(
         self,

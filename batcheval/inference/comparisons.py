@@ -231,7 +231,7 @@ def count_board(
                 return cells.table, cells
             example = exact_example()  # the two passes need the scanned range
     counted = count_encoded(df, runs, coding, space)
-    table = ContingencyTable(counted.keys, counted.classes, counted.counts)
+    table = ContingencyTable(counted.keys, counted.classes, counted.counts, copy=False)
     if example is None:
         return table, None
     (label_col, pred_col), class_lo, class_lut = _class_coding(df, table, label, prediction)
@@ -375,7 +375,7 @@ def count_with_cells(
     if int(counts.sum()) != df.height:
         _raise_first_duplicate(df, runs, examples, coding, space, counts)
     counted = compact(space, coding, counts, True)
-    table = ContingencyTable(counted.keys, counted.classes, counted.counts)
+    table = ContingencyTable(counted.keys, counted.classes, counted.counts, copy=False)
     assert counted.groups is not None
     return Cells(table, cells, n_examples, counted.groups, k, counted.class_codes, planes)  # type: ignore[arg-type]
 
@@ -448,7 +448,7 @@ def _raise_first_duplicate(
     k = coding.n_codes
     rows = run_count_kernel(space.columns, coding, space.size, k).reshape(space.size, k, k)
     counted = compact(space, coding, rows, True)
-    table = ContingencyTable(counted.keys, counted.classes, counted.counts)
+    table = ContingencyTable(counted.keys, counted.classes, counted.counts, copy=False)
     assert counted.groups is not None
     short = sum_axes(filled, (1, 2))[counted.groups] < sum_axes(rows, (1, 2))[counted.groups]
     _raise_duplicate_examples(df, table, runs, examples, int(np.flatnonzero(short)[0]))

@@ -260,4 +260,5 @@ def split_abstentions(
             )
     abstained = counts[:, :, held].sum(axis=(1, 2)).astype(np.int64)
     kept = np.ascontiguousarray(counts[:, keep][:, :, keep])
-    return ContingencyTable(table.keys, table.classes.gather(keep), kept), Retained(table.keys, abstained)
+    kept_table = ContingencyTable(table.keys, table.classes.gather(keep), kept, copy=False)
+    return kept_table, Retained(table.keys, abstained)

@@ -239,7 +239,7 @@ def align_frame(
             class_series.gather(pl.Series(codes, dtype=pl.Int64).replace(-1, None)),
         ]
     )
-    out = ContingencyTable(group_keys, class_series, aligned)
+    out = ContingencyTable(group_keys, class_series, aligned, copy=False)
     return out, Retained(group_keys, (abstained + unmatched).astype(np.int64), mapping)
 
 

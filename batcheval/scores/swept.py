@@ -129,4 +129,4 @@ class Swept:
         counts = np.empty((len(self.tp), 2, 2), dtype=np.int64)
         counts[:, 1, 1], counts[:, 0, 1] = self.tp, self.fp
         counts[:, 1, 0], counts[:, 0, 0] = self.fn, self.tn
-        return ContingencyTable(self.key_rows(), pl.Series("class", [False, True]), counts)
+        return ContingencyTable(self.key_rows(), pl.Series("class", [False, True]), counts, copy=False)
