@@ -12,7 +12,7 @@ from .core.pooling import check_mean_weights, pooled_measures
 from .errors import InvalidArgumentError
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
-from .io.frames import as_key_list, from_mapping
+from .io.frames import as_key_list, check_free_names, from_mapping
 from .measures import names as _names
 
 __all__ = ["evaluate"]
@@ -284,6 +284,10 @@ def evaluate(
     else:
         over = as_key_list(pool, "pool")
         out = pooled_measures(table, over, measures, per_class, positive, beta, mean_weights)
+    if ci is not None:
+        kept = [c for c in as_key_list(by) if c not in as_key_list(pool, "pool")]
+        ends = [f"{c}_ci_{end}" for c in out.columns if c not in kept for end in ("low", "high")]
+        check_free_names(kept, ends, "ci=")
     wants_tests = any(c in out.columns for c in _clustered.CLUSTERED_CHANCE)
     if clustered is not None and (ci is not None or wants_tests):  # tests and intervals count clusters
         prepared = _clustered.grouped_cells(full, clustered, units, label, prediction,

@@ -214,3 +214,54 @@ def test_mean_weights_engine_and_on_error_are_checked_before_reading():
             call(df, on_error="ignore")
     with pytest.raises(be.InvalidArgumentError, match="abstain= and align= work on a frame in memory"):
         be.evaluate(df, abstain=-1, engine="dask")
+
+
+@pytest.mark.parametrize(
+    ("key", "call"),
+    [
+        ("n", lambda d, k: be.evaluate(d, by=["run", k])),
+        ("tp", lambda d, k: be.evaluate(d, by=["run", k])),
+        ("class", lambda d, k: be.evaluate(d, by=["run", k], per_class=True)),
+        ("accuracy", lambda d, k: be.evaluate(d, by=["run", k], measures=["accuracy"])),
+        ("youden_j", lambda d, k: be.evaluate(d, by=["run", k], measures=["youden_j"])),
+        (
+            "accuracy_mean",
+            lambda d, k: be.evaluate(d, by=["run", k, "fold"], pool="fold", measures=["accuracy"]),
+        ),
+        ("n_pooled", lambda d, k: be.evaluate(d, by=["run", k, "fold"], pool="fold")),
+        (
+            "informedness_ci_low",
+            lambda d, k: be.evaluate(d, by=["run", k], measures=["informedness"], ci=0.9),
+        ),
+        ("retained", lambda d, k: be.evaluate(d, by=["run", k], abstain=-1)),
+        ("mapping", lambda d, k: be.evaluate(d, by=["run", k], align="hungarian")),
+        ("predicted", lambda d, k: be.evaluate(d, by=["run", k], align="hungarian", pool=k)),
+        ("rank", lambda d, k: be.leaderboard(d, run=["run", k])),
+        ("p_best", lambda d, k: be.leaderboard(d, run=["run", k])),
+    ],
+)
+def test_a_key_named_like_an_output_column_is_named(key, call):
+    # these gave a raw polars DuplicateError, and a key called "mapping" was silently overwritten
+    df = pl.DataFrame(
+        {
+            "run": [1] * 8,
+            "fold": [0, 1] * 4,
+            key: [0] * 8,
+            "label": [0, 1] * 4,
+            "prediction": [0, 1, 1, 1] * 2,
+        }
+    )
+    with pytest.raises(
+        be.DuplicateColumnError, match=rf"key column '{key}' has the name of an output column"
+    ):
+        call(df, key)
+
+
+def test_a_pooled_key_may_share_an_intermediate_name_of_align():
+    df = pl.DataFrame({"run": [1] * 4, "_g": [0, 0, 1, 1], "_row": [0, 1, 0, 1],
+                       "label": [0, 1, 0, 1], "prediction": [5, 6, 5, 6]})  # fmt: skip
+    for key in ("_g", "_row"):
+        out = be.evaluate(df, by=["run", key], align="hungarian", pool=key, measures=["accuracy"])
+        assert out["accuracy"].to_list() == [1.0]
+        pairs = df.select(key, "prediction").unique().sort(key, "prediction")
+        assert sorted((m[key], m["predicted"]) for m in out["mapping"][0]) == pairs.rows()

@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
+from ..io.frames import check_free_names
 from .table import ContingencyTable
 
 __all__ = ["check_mean_weights", "pooled_measures"]
@@ -48,6 +49,8 @@ def pooled_measures(
     kwargs = {"per_class": per_class, "positive": positive, "beta": beta}
     head, micro = pooled.measure_arrays(measures, **kwargs)
     fold_head, per_fold = table.measure_arrays(list(micro), **kwargs)
+    kept = [c for c in table.by if c not in over]
+    check_free_names(kept, ["n_pooled", *(f"{m}_{s}" for m in micro for s in ("mean", "std"))], "pool=")
     if per_class:  # rows are group × class: class k of group g goes to pooled row index[g]·K + k
         k = table.n_classes
         index = (index[:, None] * k + np.arange(k)).reshape(-1)

@@ -25,7 +25,7 @@ from ..errors import (
     NullValuesError,
     warn,
 )
-from ..io.frames import as_key_list, select_predictions
+from ..io.frames import as_key_list, check_free_names, select_predictions
 from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
 from .counting import count_frame, group_ids
@@ -537,6 +537,8 @@ class ContingencyTable:
             )
         if k == 0:  # empty input with no classes named: the binary schema, no rows
             counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
+        added = ["class"] * per_class + ["n"] + list(_CELL_NAMES) * (per_class or k == 2)
+        check_free_names(self.by, added, "the counts")
         if per_class:
             counts = one_vs_rest(counts)
             pos = 1
@@ -565,7 +567,9 @@ class ContingencyTable:
         if cells is not None:
             cols += [pl.Series(c, arr, dtype=pl.Int64) for c, arr in zip(_CELL_NAMES, cells, strict=True)]
         head = head.hstack(cols) if head.width else pl.DataFrame(cols)
-        return head, _measures.compute(counts, measures, positive=pos, beta=beta, cells=cells)
+        arrays = _measures.compute(counts, measures, positive=pos, beta=beta, cells=cells)
+        check_free_names(self.by, list(arrays), "the measures")
+        return head, arrays
 
 
 # Pickles name the public path, which stays put when modules move (tables pickled by 0.1 name

@@ -153,7 +153,7 @@ from .. import measures as _measures
 from ..core.encode import label_kind
 from ..core.table import drop_null_rows
 from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureError, warn
-from ..io.frames import as_key_list, select_columns
+from ..io.frames import as_key_list, check_free_names, select_columns
 from ..measures import names as _names
 from . import clustered as _clustered
 from . import comparisons as _cmp
@@ -346,6 +346,8 @@ def leaderboard(
     examples = as_key_list(example, "example")
     clusters = as_key_list(cluster, "cluster")
     p_name = _significance_name(significance)
+    outputs = ["rank", *_board_columns(measure, p_name, examples, adjacent)]
+    check_free_names(runs, [*outputs, *_board_columns(asked, p_name, examples, adjacent)], "the board")
     roles = {
         **{c: "pool" for c in pools}, **{c: "cluster" for c in clusters}, **{c: "example" for c in examples},
         **{c: "run" for c in runs},

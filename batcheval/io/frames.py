@@ -33,6 +33,25 @@ def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
     return keys
 
 
+def check_free_names(keys: Sequence[str], outputs: Sequence[str], what: str) -> None:
+    """Refuse a key column that has the name of a column the result adds (``what`` says which).
+
+    Examples
+    --------
+    >>> check_free_names(["run", "n"], ["n", "tp"], "the counts")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.DuplicateColumnError: key column 'n' has the name of an output column (the counts); ...
+    """
+    taken = set(outputs)
+    for col in keys:
+        if col in taken:
+            raise DuplicateColumnError(
+                f"key column {col!r} has the name of an output column ({what}); "
+                f"rename it, e.g. df.rename({{{col!r}: '{col}_key'}})"
+            )
+
+
 def unused_name(columns: Sequence[str], stem: str) -> str:
     """A column name for an intermediate result that none of ``columns`` (the user's) has:
     ``stem``, with underscores put before it until it is free.

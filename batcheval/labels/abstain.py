@@ -37,7 +37,7 @@ import polars as pl
 from ..core.encode import label_kind
 from ..core.table import ContingencyTable
 from ..errors import InvalidLabelError
-from ..io.frames import as_key_list, select_predictions
+from ..io.frames import as_key_list, check_free_names, select_predictions, unused_name
 
 __all__ = ["OVERALL_MEASURES", "Retained", "abstain_values", "split_abstentions"]
 
@@ -138,6 +138,12 @@ class Retained:
         pooled n / pooled N.
         """
         over = as_key_list(pool, "pool")
+        added = ["abstained", "retained", *(f"{m}_overall" for m in OVERALL_MEASURES)]
+        if self.mapping is not None:
+            added.append("mapping")
+        check_free_names([c for c in self.keys.columns if c not in over], added, "abstain= and align=")
+        if self.mapping is not None:  # a pooled row's mapping names the pool keys beside these fields
+            check_free_names(over, ["predicted", "class"], "the fields of align='s mapping")
         g = len(self.abstained)
         if over:
             totals = ContingencyTable(self.keys, [0], self.abstained.reshape(g, 1, 1))
@@ -171,20 +177,21 @@ class Retained:
     ) -> pl.Series:
         """One list of ``{predicted, class}`` structs per output row (plus the pool keys when pooled)."""
         assert self.mapping is not None
-        long = self.mapping
-        gid = long.get_column("_g").to_numpy()
+        gid = self.mapping.get_column("_g").to_numpy()
+        long = self.mapping.drop("_g")
         fields = ["predicted", "class"]
         if over:  # a pooled row holds several groups' mappings: say which group each came from
             long = self.keys.select(over)[gid].hstack(long)
             fields = [*over, *fields]
-        long = long.with_columns(pl.Series("_row", index[gid], dtype=pl.Int64))
+        row = unused_name(long.columns, "_row")
+        long = long.with_columns(pl.Series(row, index[gid], dtype=pl.Int64))
         lists = (
-            long.sort("_row", maintain_order=True)
-            .group_by("_row", maintain_order=True)
+            long.sort(row, maintain_order=True)
+            .group_by(row, maintain_order=True)
             .agg(pl.struct(fields).alias("mapping"))
         )
-        rows = pl.DataFrame({"_row": np.arange(n_groups, dtype=np.int64)})
-        column = rows.join(lists, on="_row", how="left", maintain_order="left").get_column("mapping")
+        rows = pl.DataFrame({row: np.arange(n_groups, dtype=np.int64)})
+        column = rows.join(lists, on=row, how="left", maintain_order="left").get_column("mapping")
         column = column.fill_null(pl.lit([], dtype=column.dtype))
         if per_class:
             column = column.gather(np.repeat(np.arange(n_groups), n_classes))

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from ..errors import UnknownMeasureError
+from ..errors import DuplicateColumnError, UnknownMeasureError
 from .registry import BINARY_MEASURES, MULTICLASS_MEASURES
 
 __all__ = ["ALIASES", "as_measure_list", "canonical", "rename_columns", "resolve"]
@@ -138,4 +138,11 @@ def rename_columns(frame: pl.DataFrame, rename: Mapping[str, str]) -> pl.DataFra
                 col = f"{prefix}{canon}{suffix}"
                 if col in cols:
                     mapping[col] = f"{prefix}{asked}{suffix}"
+    kept = cols - set(mapping)
+    for new in mapping.values():
+        if new in kept:  # a key column of the measure's name, as asked
+            raise DuplicateColumnError(
+                f"key column {new!r} has the name of an output column (the measures); "
+                f"rename it, e.g. df.rename({{{new!r}: '{new}_key'}})"
+            )
     return frame.rename(mapping)
