@@ -261,3 +261,32 @@ def test_test_fraction_of_one_kth_is_baycomps_k_fold_correction():
         assert out.columns[-3:] == ["p_left", "p_rope", "p_right"]
         for name, p in zip(("p_left", "p_rope", "p_right"), probs, strict=True):
             assert row[name] == pytest.approx(p, abs=1e-9)
+
+
+@pytest.mark.parametrize("test", ["t", "5x2cv"])
+def test_test_fraction_is_refused_by_the_uncorrected_tests(test):
+    # test="t" is scipy's ttest_rel; a test_fraction= used to turn it into the corrected t
+    df = cv_frame(n_runs=2, n_repeats=5, n_folds=2, seed=8)
+    with pytest.raises(InvalidArgumentError, match=f"test_fraction= applies to .* not test='{test}'"):
+        be.compare(df, repeat="repeat", measure="accuracy", reference=0, test=test, test_fraction=0.25)
+    plain = be.compare(df, repeat="repeat", measure="accuracy", reference=0, test="t")
+    expected = stats.ttest_rel(_vectors(df, 1), _vectors(df, 0))
+    assert plain["t"][0] == pytest.approx(expected.statistic, rel=1e-12)
+    assert plain["p_value"][0] == pytest.approx(expected.pvalue, rel=1e-10)
+
+
+@pytest.mark.parametrize("chunk_rows", [0, -1, 1.5, True, "2"])
+def test_chunk_rows_must_be_a_positive_integer(chunk_rows):
+    df = cv_frame(n_runs=3, n_repeats=1, n_folds=4)
+    with pytest.raises(InvalidArgumentError, match=r"chunk_rows= must be an integer of at least 1, got "):
+        be.compare(df, measure="accuracy", chunk_rows=chunk_rows)
+
+
+@pytest.mark.parametrize("test", ["corrected_t", "5x2cv"])
+def test_chunks_of_one_row_give_the_same_result(test):
+    df = cv_frame(n_runs=5, n_repeats=5, n_folds=2, seed=9)
+    kw = {"repeat": "repeat", "measure": "accuracy", "reference": 0, "test": test}
+    whole, one = be.compare(df, **kw), be.compare(df, chunk_rows=1, **kw)
+    d = np.vstack([_vectors(df, r) for r in range(1, 5)]) - _vectors(df, 0)
+    np.testing.assert_allclose(one.get_column("sd_diff").to_numpy(), d.std(axis=1, ddof=1), rtol=1e-12)
+    assert one.equals(whole)

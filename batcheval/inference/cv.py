@@ -432,7 +432,8 @@ def compare(
     test_fraction
         The share of the data in each test fold; default ``1/k`` for k folds per repeat, which
         makes ``n_test/n_train = 1/(k − 1)``. Needed for repeated hold-out splits (one "fold" per
-        repeat).
+        repeat). Only for ``test="corrected_t"`` and ``"bayes"``: the other tests have no
+        correction, and raise :class:`~batcheval.errors.InvalidArgumentError` when it is given.
     higher_is_better
         Which way the best run is chosen when ``reference=None``.
     label, prediction
@@ -441,8 +442,8 @@ def compare(
         With predictions: skip rows with a null label or prediction instead of raising; a
         :class:`~batcheval.errors.BatchevalWarning` reports how many.
     chunk_rows
-        Comparisons computed at once (bounds the differences 5×2cv holds at ``chunk_rows × folds`` floats;
-        the other tests need no such matrix).
+        Comparisons computed at once, an integer of at least 1 (bounds the differences 5×2cv holds
+        at ``chunk_rows × folds`` floats; the other tests need no such matrix).
 
     Returns
     -------
@@ -476,8 +477,16 @@ def compare(
     if pairs == "all" and reference is not None:
         raise InvalidArgumentError("reference= has no meaning with pairs='all'; leave it None")
     low, high = parse_rope(rope)
+    if test_fraction is not None and test not in ("corrected_t", "bayes"):
+        # the plain t and 5x2cv have no correction for it to set: silently applying it made
+        # test="t" the corrected test
+        raise InvalidArgumentError(
+            f"test_fraction= applies to test='corrected_t' and 'bayes' only, not test={test!r}"
+        )
     if test_fraction is not None and not 0.0 < float(test_fraction) < 1.0:
         raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int | np.integer) or chunk_rows < 1:
+        raise InvalidArgumentError(f"chunk_rows= must be an integer of at least 1, got {chunk_rows!r}")
     fm = fold_matrix(
         data, run, fold, repeat, measure, label=label, prediction=prediction, drop_nulls=drop_nulls
     )
@@ -537,8 +546,9 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
     out["mean_run"] = means[a]
     out["mean_reference"] = means[b]
     values = np.ascontiguousarray(fm.values)
-    for lo in range(0, n, max(int(chunk_rows), 1)):
-        hi = min(lo + chunk_rows, n)
+    step = int(chunk_rows)
+    for lo in range(0, n, step):
+        hi = min(lo + step, n)
         # the moments of the differences in one pass over the two runs' rows, equal to numpy's
         # d.mean(axis=1) and d.var(axis=1, ddof=1) of d = values[a] − values[b]
         mean = np.empty(hi - lo)
