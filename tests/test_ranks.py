@@ -231,3 +231,24 @@ def test_friedman_tests_stack_equals_rank_methods():
         assert f[g] == pytest.approx(res.iman_davenport_f, rel=1e-12)
         assert (res.friedman_p, res.iman_davenport_p) == (p_perm[g], p_f_perm[g])
         assert res.p_method == "exact"  # 4 methods on 9 datasets: on the rank-sum grid
+
+
+@pytest.mark.parametrize("n", [8, 20])
+def test_infinite_losses_tie_in_wilcoxon_as_in_friedman(n):
+    # a log-loss of inf for every method on one dataset is a tie (a zero difference), and one method's
+    # inf on another dataset is its largest difference: scipy gives the same with a big finite value
+    # in place of inf (inf − inf used to be NaN: an IndexError at N <= 13, wrong p-values above)
+    rng = np.random.default_rng(n)
+    x = rng.uniform(0.2, 0.6, size=(n, 3)) + np.array([0.0, 0.01, 0.5])
+    x[0] = np.inf
+    x[1, 2] = np.inf
+    res = be.rank_methods(frame_of(x), higher_is_better=False)
+    finite = np.where(np.isinf(x), 1e6, x)
+    assert res.pairwise.height == 3
+    for row in res.pairwise.iter_rows(named=True):
+        i, j = int(row["method_a"][1:]), int(row["method_b"][1:])
+        ref = stats.wilcoxon(finite[:, i], finite[:, j])
+        assert row["w"] == pytest.approx(ref.statistic, abs=1e-9)
+        assert row["p_wilcoxon"] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-15)
+    expected = stats.rankdata(finite, axis=1).mean(axis=0)
+    assert by_name(res, "mean_rank") == pytest.approx({f"m{j:03d}": r for j, r in enumerate(expected)})

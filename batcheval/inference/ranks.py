@@ -34,7 +34,8 @@ methods (1 = best; tied scores share the mean of their ranks), and each method's
   over the comparisons made (against ``control`` when given, else all pairs). More powerful than
   Nemenyi against a control.
 - **Wilcoxon signed-rank** for each pair over the N datasets, Holm-adjusted over all pairs. Zeros
-  are dropped (Wilcoxon's convention), ties get mid-ranks. The p-value is exact (the null
+  are dropped (Wilcoxon's convention; equal scores are a zero difference, infinite ones too), ties
+  get mid-ranks. The p-value is exact (the null
   distribution of the rank sum, by enumeration) for N ≤ 50 without zeros or ties; for N ≤ 13
   with ties or zeros it is the exact sign-flip distribution given the mid-ranks (scipy's
   permutation test over all 2^N flips), since the normal approximation over-rejects there for some
@@ -696,8 +697,21 @@ def wilcoxon_pairs(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndar
         rows = np.flatnonzero(flips)
         for lo in range(0, len(rows), 1 << 14):
             sel = rows[lo : lo + (1 << 14)]
-            p[sel] = _sign_flip_p(x[a[sel]] - x[b[sel]])
+            p[sel] = _sign_flip_p(_score_differences(x[a[sel]], x[b[sel]]))
     return np.minimum(r_plus, r_minus), p
+
+
+def _score_differences(xa: np.ndarray, xb: np.ndarray) -> np.ndarray:
+    """``xa − xb``, with 0 where the scores are equal: two infinite losses on a dataset tie, as the
+    ranks of Friedman's test tie them, where inf − inf would be NaN.
+
+    Examples
+    --------
+    >>> _score_differences(np.array([np.inf, 1.0, np.inf]), np.array([np.inf, 0.5, 2.0])).tolist()
+    [0.0, 0.5, inf]
+    """
+    with np.errstate(invalid="ignore"):
+        return np.where(xa == xb, 0.0, xa - xb)
 
 
 def _sign_flip_p(d: np.ndarray) -> np.ndarray:

@@ -23,10 +23,17 @@ def signed_rank_sums(
     """For pair p, the differences ``x[a[p]] − x[b[p]]`` over the N columns (datasets):
     Wilcoxon's rank sums of the positive and negative ones, zeros dropped (``zero_method="wilcox"``),
     ties given mid-ranks; ``count`` the non-zero differences and ``tie_term`` Σ(t³ − t) over
-    groups of tied |differences| (for the variance of the normal approximation)."""
+    groups of tied |differences| (for the variance of the normal approximation). Equal scores are a
+    zero difference even when infinite (inf − inf would be NaN, counted as non-zero), as ranking ties
+    them."""
     n = x.shape[1]
     for p in prange(len(a)):
-        d = x[a[p]] - x[b[p]]
+        xa = x[a[p]]
+        xb = x[b[p]]
+        d = np.zeros(n)
+        for i in range(n):
+            if xa[i] != xb[i]:
+                d[i] = xa[i] - xb[i]
         mag = np.abs(d)
         order = np.argsort(mag)
         start = 0
