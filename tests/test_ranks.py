@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import batcheval as be
-from batcheval.errors import BatchevalWarning, InvalidArgumentError
+from batcheval.errors import BatchevalWarning, InvalidArgumentError, NullValuesError
 from batcheval.inference.ranks import friedman_tests, studentized_range_sf, wilcoxon_pairs
 
 sp = pytest.importorskip("scikit_posthocs")
@@ -252,3 +252,15 @@ def test_infinite_losses_tie_in_wilcoxon_as_in_friedman(n):
         assert row["p_wilcoxon"] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-15)
     expected = stats.rankdata(finite, axis=1).mean(axis=0)
     assert by_name(res, "mean_rank") == pytest.approx({f"m{j:03d}": r for j, r in enumerate(expected)})
+
+
+@pytest.mark.parametrize(("column", "where"), [("method", [2]), ("dataset", [3, 4])])
+def test_null_method_or_dataset_is_named(column, where):
+    x = frame_of(scores(3, 3, 6))
+    bad = x.with_columns(pl.when(pl.int_range(pl.len()).is_in(where)).then(None).otherwise(pl.col(column))
+                         .alias(column))  # fmt: skip
+    plural = "s" if len(where) > 1 else ""
+    with pytest.raises(
+        NullValuesError, match=f"^{column} column '{column}' has {len(where)} null value{plural} out of 9$"
+    ):
+        be.rank_methods(bad)

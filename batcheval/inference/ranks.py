@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..errors import InvalidArgumentError, warn
+from ..errors import InvalidArgumentError, NullValuesError, warn
 from ..io.frames import select_columns
 from ..kernels import ranks as _kernels
 from .adjust import adjust
@@ -466,6 +466,13 @@ def rank_methods(
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
     roles = {method: "method", dataset: "dataset", measure: "measure"}
     frame = select_columns(scores, [method, dataset, measure], roles)
+    for col in (method, dataset):
+        nulls = frame.get_column(col).null_count()
+        if nulls:
+            raise NullValuesError(
+                f"{roles[col]} column {col!r} has {nulls} null value{'s' if nulls > 1 else ''} "
+                f"out of {frame.height}"
+            )
     value = frame.get_column(measure).cast(pl.Float64)
     bad = (value.is_null() | value.is_nan()).fill_null(True)
     if bad.any():
