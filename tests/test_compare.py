@@ -290,3 +290,34 @@ def test_chunks_of_one_row_give_the_same_result(test):
     d = np.vstack([_vectors(df, r) for r in range(1, 5)]) - _vectors(df, 0)
     np.testing.assert_allclose(one.get_column("sd_diff").to_numpy(), d.std(axis=1, ddof=1), rtol=1e-12)
     assert one.equals(whole)
+
+
+@pytest.mark.parametrize("reference", ["b", [1], None, 1.5, {"x": 1}])
+def test_reference_of_another_type_is_not_in_the_frame(reference):
+    # a string against integer runs used to be polars' raw TypeError, a list its ComputeError
+    df = cv_frame(n_runs=3, n_repeats=1, n_folds=4)
+    if reference is None:  # a None inside a tuple for two run columns
+        df, reference = df.with_columns(pl.col("run").alias("model")), (1, None)
+        kw = {"run": ["run", "model"]}
+    else:
+        kw = {}
+    if isinstance(reference, dict):
+        match = r"reference= dict keys must be the run columns \['run'\]: missing \['run'\], unknown \['x'\]"
+    else:
+        match = r"reference= run .* is not in the frame; its 3 runs include"
+    with pytest.raises(InvalidArgumentError, match=match):
+        be.compare(df, measure="accuracy", reference=reference, **kw)
+
+
+def test_reference_dict_names_each_run_column():
+    df = cv_frame(n_runs=3, n_repeats=1, n_folds=4).with_columns(model=pl.col("run").cast(pl.String))
+    kw = {"run": ["run", "model"], "measure": "accuracy"}
+    by_dict = be.compare(df, reference={"model": "2", "run": 2}, **kw)
+    assert by_dict.equals(be.compare(df, reference=(2, "2"), **kw))
+    x = _vectors(df, 2)
+    expected = [float(np.mean(_vectors(df, r) - x)) for r in (0, 1)]
+    assert by_dict.get_column("mean_diff").to_list() == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(InvalidArgumentError, match=r"missing \['model'\] in \{'run': 2\}"):
+        be.compare(df, reference={"run": 2}, **kw)
+    with pytest.raises(InvalidArgumentError, match=r"unknown \['fold'\] in"):
+        be.compare(df, reference={"run": 2, "model": "2", "fold": 0}, **kw)

@@ -283,3 +283,11 @@ def test_positive_names_a_class_in_any_label_dtype(labels, positive):
     pos = labels.index(positive)
     want = [roc_auc_score(y == pos, sc) for sc in scores]
     np.testing.assert_allclose(out["roc_auc"].to_numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("reference", ["a", [0], {"model": 0}])
+def test_reference_of_another_type_is_named(reference):
+    _, _, df = scored(n_runs=3, n_ex=20, seed=4)
+    match = "dict keys must be the run columns" if isinstance(reference, dict) else "is not in the frame"
+    with pytest.raises(InvalidArgumentError, match=f"reference= .*{match}"):
+        be.compare_auc(df, reference=reference)

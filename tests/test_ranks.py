@@ -264,3 +264,10 @@ def test_null_method_or_dataset_is_named(column, where):
         NullValuesError, match=f"^{column} column '{column}' has {len(where)} null value{plural} out of 9$"
     ):
         be.rank_methods(bad)
+
+
+@pytest.mark.parametrize("control", [[1], 1, ("m000",)])
+def test_control_of_another_type_is_not_among_the_methods(control):
+    # string methods against control=[1] used to be polars' raw ComputeError
+    with pytest.raises(InvalidArgumentError, match=r"^control= method .* is not among the 3 methods$"):
+        be.rank_methods(frame_of(scores(4, 3, 5)), control=control)

@@ -71,6 +71,7 @@ __all__ = [
     "fold_matrix",
     "is_tiled",
     "key_codes",
+    "matches",
     "parse_rope",
     "reference_row",
     "sorted_grid",
@@ -357,12 +358,32 @@ def _fold_codes(s: pl.Series, codes: np.ndarray) -> pl.Series:
     return u
 
 
+def matches(column: pl.Series, value: Any) -> np.ndarray:
+    """Where ``column`` equals the scalar ``value``, as a boolean array. A value polars cannot compare
+    with the column (a string against integers, a list, None) matches nowhere, so that the caller's
+    "not found" error names it instead of polars raising its own."""
+    if value is None or isinstance(value, list | tuple | dict | set | np.ndarray | pl.Series):
+        return np.zeros(len(column), dtype=bool)
+    try:
+        hit = column == value
+    except (TypeError, NotImplementedError, pl.exceptions.PolarsError):
+        return np.zeros(len(column), dtype=bool)
+    return hit.fill_null(False).to_numpy()
+
+
 def reference_row(runs: pl.DataFrame, reference: Any) -> int:
     """The row of ``runs`` (run keys) equal to ``reference``: a value, or a tuple or dict for several
     run columns; an error listing some runs when there is none."""
     cols = runs.columns
     if isinstance(reference, dict):
-        wanted = [reference.get(c) for c in cols]
+        missing = [c for c in cols if c not in reference]
+        unknown = [k for k in reference if k not in cols]
+        if missing or unknown:
+            wrong = ([f"missing {missing}"] if missing else []) + ([f"unknown {unknown}"] if unknown else [])
+            raise InvalidArgumentError(
+                f"reference= dict keys must be the run columns {cols}: {', '.join(wrong)} in {reference!r}"
+            )
+        wanted = [reference[c] for c in cols]
     elif len(cols) > 1 and isinstance(reference, tuple | list):
         wanted = list(reference)
     else:
@@ -371,7 +392,7 @@ def reference_row(runs: pl.DataFrame, reference: Any) -> int:
         raise InvalidArgumentError(f"reference= needs a value for each run column {cols}, got {reference!r}")
     hit = np.ones(runs.height, dtype=bool)
     for c, v in zip(cols, wanted, strict=True):
-        hit &= (runs.get_column(c) == v).fill_null(False).to_numpy()
+        hit &= matches(runs.get_column(c), v)
     rows = np.nonzero(hit)[0]
     if len(rows) == 0:
         have = _key_text(runs, np.arange(min(runs.height, _SHOW)))

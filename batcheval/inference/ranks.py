@@ -60,6 +60,7 @@ from ..errors import InvalidArgumentError, NullValuesError, warn
 from ..io.frames import select_columns
 from ..kernels import ranks as _kernels
 from .adjust import adjust
+from .cv import matches
 
 __all__ = [
     "PERMUTATION_DRAWS",
@@ -528,7 +529,7 @@ def rank_methods(
     )
     control_frame = None
     if control is not None:
-        hit = np.nonzero((methods == control).fill_null(False).to_numpy())[0]
+        hit = np.nonzero(matches(methods, control))[0]
         if len(hit) == 0:
             raise InvalidArgumentError(
                 f"control= method {control!r} is not among the {k} methods{' kept' if dropped else ''}"
