@@ -291,3 +291,13 @@ def test_reference_of_another_type_is_named(reference):
     match = "dict keys must be the run columns" if isinstance(reference, dict) else "is not in the frame"
     with pytest.raises(InvalidArgumentError, match=f"reference= .*{match}"):
         be.compare_auc(df, reference=reference)
+
+
+@pytest.mark.parametrize("seed", [-1, "a", 1.5, True, 2**63])
+def test_seed_must_be_a_non_negative_integer(seed):
+    _, _, df = scored(n_runs=3, n_ex=20, seed=4)
+    with pytest.raises(
+        InvalidArgumentError, match=r"^seed must be None or an integer in \[0, 2\*\*63\), got "
+    ):
+        be.compare_auc(df, seed=seed)
+    assert be.compare_auc(df, seed=np.int64(3)).equals(be.compare_auc(df, seed=3))

@@ -48,11 +48,11 @@ import polars as pl
 from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_columns
 from ..kernels import delong as _kernels
-from ..measures import check_level
 from ..scores.prepare import check_exact_in_float
 from . import selection as _selection
 from .adjust import adjust
 from .cv import is_tiled, key_codes, reference_row, sorted_grid
+from .intervals import check_options
 
 __all__ = ["compare_auc"]
 
@@ -137,6 +137,7 @@ def compare_auc(
         Level of the interval of the difference, of the best set and of the rank intervals.
     seed
         Seed of the Gaussian draws behind the best set's and the rank intervals' critical values.
+        None or an integer in [0, 2**63).
 
     Returns
     -------
@@ -166,7 +167,8 @@ def compare_auc(
     """
     from scipy import special
 
-    check_level(ci)
+    # ci and seed checked as the leaderboard's are (the interval method and n_boot do not apply here)
+    check_options(ci, "wilson_delta", 2, seed)
     runs = as_key_list(run, "run")
     roles = {**dict.fromkeys(runs, "run"), example: "example", score: "score", label: "label"}
     frame = select_columns(data, [*runs, example, score, label], roles)
