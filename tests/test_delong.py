@@ -301,3 +301,14 @@ def test_seed_must_be_a_non_negative_integer(seed):
     ):
         be.compare_auc(df, seed=seed)
     assert be.compare_auc(df, seed=np.int64(3)).equals(be.compare_auc(df, seed=3))
+
+
+def test_reference_difference_has_zero_variance():
+    # these scores left a rounding residue of 2.8e-17 in the reference's var + var − 2 cov
+    df = pl.DataFrame({
+        "run": ["r0"] * 6 + ["r1"] * 6, "example": list(range(6)) * 2, "label": [0, 0, 0, 1, 1, 1] * 2,
+        "score": [0.64, 0.27, 0.04, 0.02, 0.81, 0.91, 0.61, 0.73, 0.54, 0.94, 0.82, 0.0],
+    })  # fmt: skip
+    for reference in ("r0", "r1"):
+        row = be.compare_auc(df, reference=reference).filter("is_reference").row(0, named=True)
+        assert (row["diff"], row["se_diff"], row["diff_ci_low"], row["diff_ci_high"]) == (0.0, 0.0, 0.0, 0.0)

@@ -230,6 +230,9 @@ def compare_auc(
     cov = (c10 @ c10[ref]) / ((m - 1) * m) + (c01 @ c01[ref]) / ((n - 1) * n)
     diff = auc - auc[ref]
     var_diff = np.maximum(var + var[ref] - 2 * cov, 0.0)
+    # var and cov are summed in different orders, so the reference's own var + var − 2 cov is a
+    # rounding residue (an interval of ±1e-8 around its zero difference), not 0
+    var_diff[ref] = 0.0
     se_diff = np.sqrt(var_diff)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = diff / se_diff
