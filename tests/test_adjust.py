@@ -56,6 +56,15 @@ def test_series_in_series_out_with_nulls():
         (([0.1, 1.2], "holm"), r"pvalues must lie in \[0, 1\]; 1 do not \(first: 1\.2\)"),
         (([0.1], "bonferroni"), r"unknown adjust method 'bonferroni'"),
         ((0.3, "bh"), r"pvalues must be a sequence of p-values, got 0\.3"),
+        ((["a"], "holm"), r"^pvalues must be numbers, got 'a' \(1 of 1 entries\)$"),
+        (([0.1, "0.5"], "holm"), r"^pvalues must be numbers, got '0\.5' \(1 of 2 entries\)$"),
+        (([0.1, True], "bh"), r"^pvalues must be numbers, got True \(1 of 2 entries\)$"),
+        ((pl.Series(["0.1", "0.2"]), "holm"), r"^pvalues must be numbers, got a Series of dtype String$"),
+        (([0.1, [0.2]], "holm"), r"^pvalues must be a flat sequence of p-values, got \[0\.1, \[0\.2\]\]$"),
+        (
+            ([[0.01, 0.04], [0.03, 0.2]], "holm"),
+            r"^pvalues must be one-dimensional .* got shape \(2, 2\); adjust each",
+        ),
     ],
 )
 def test_bad_input(args: tuple, message: str):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any, Literal
 
 import numpy as np
@@ -32,8 +33,11 @@ def adjust(pvalues: Any, method: Literal["holm", "bh"] = "holm") -> Any:
     Parameters
     ----------
     pvalues
-        A numpy array, a sequence, or a polars Series of p-values in [0, 1];
-        NaN or null marks a test that was not made, and does not count in m.
+        A one-dimensional numpy array, a sequence, or a polars Series of
+        p-values in [0, 1] (numbers: strings, booleans, nested or 2-D input
+        raise :class:`~batcheval.errors.InvalidArgumentError`; adjust each
+        family of tests on its own); NaN or null marks a test that was not
+        made, and does not count in m.
     method
         ``"holm"`` or ``"bh"``.
 
@@ -54,11 +58,11 @@ def adjust(pvalues: Any, method: Literal["holm", "bh"] = "holm") -> Any:
         raise InvalidArgumentError(f"unknown adjust method {method!r}; use one of {list(ADJUST_METHODS)}")
     series = pvalues if isinstance(pvalues, pl.Series) else None
     if series is not None:
+        if not (series.dtype.is_numeric() or series.dtype == pl.Null):
+            raise InvalidArgumentError(f"pvalues must be numbers, got a Series of dtype {series.dtype}")
         p = series.cast(pl.Float64).fill_null(np.nan).to_numpy().astype(np.float64, copy=True)
     else:
-        p = np.array(pvalues, dtype=np.float64).reshape(-1) if np.ndim(pvalues) else None
-        if p is None:
-            raise InvalidArgumentError(f"pvalues must be a sequence of p-values, got {pvalues!r}")
+        p = _as_float_vector(pvalues)
     defined = ~np.isnan(p)
     bad = defined & ((p < 0.0) | (p > 1.0))
     if bad.any():
@@ -84,3 +88,33 @@ def adjust(pvalues: Any, method: Literal["holm", "bh"] = "holm") -> Any:
         kept = pl.select(pl.when(series.is_null()).then(None).otherwise(result)).to_series()
         return kept.alias(series.name)
     return out
+
+
+def _as_float_vector(pvalues: Any) -> np.ndarray:
+    """A sequence of p-values (None for a test not made) as a float64 vector. A table of them is
+    refused rather than flattened: every entry would be adjusted as one family, and the result,
+    promised in the input order, would not have the input's shape."""
+    try:
+        raw = np.asarray(pvalues)
+    except ValueError:  # numpy refuses ragged nesting
+        raise InvalidArgumentError(f"pvalues must be a flat sequence of p-values, got {pvalues!r}") from None
+    if raw.ndim == 0:
+        raise InvalidArgumentError(f"pvalues must be a sequence of p-values, got {pvalues!r}")
+    if raw.ndim > 1:
+        raise InvalidArgumentError(
+            f"pvalues must be one-dimensional (one family of tests), got shape {raw.shape}; "
+            "adjust each family, or flatten them first to adjust them as one"
+        )
+    if raw.dtype.kind not in "iuf" or isinstance(pvalues, list | tuple):
+        # the entries as given: numpy turns [0.1, "a"] into strings, would parse "0.5" as a number,
+        # and [0.1, True] into floats
+        bad = [
+            v
+            for v in pvalues
+            if not (v is None or (isinstance(v, Real) and not isinstance(v, bool | np.bool_)))
+        ]
+        if bad or raw.dtype.kind not in "iufO":
+            raise InvalidArgumentError(
+                f"pvalues must be numbers, got {(bad or [raw[0]])[0]!r} ({len(bad)} of {len(raw)} entries)"
+            )
+    return raw.astype(np.float64)
