@@ -177,7 +177,9 @@ def test_bad_input_is_named():
     nan = df.with_columns(
         pl.when(pl.col("fold") == 1).then(float("nan")).otherwise(pl.col("accuracy")).alias("accuracy")
     )
-    with pytest.raises(InvalidArgumentError, match=r"3 NaN or null values, at \(run, fold\) = \(0, 1\)"):
+    with pytest.raises(
+        InvalidArgumentError, match=r"3 NaN, infinite or null values, at \(run, fold\) = \(0, 1\)"
+    ):
         be.compare(nan, measure="accuracy")
     with pytest.raises(InvalidArgumentError, match="reference= run 9 is not in the frame"):
         be.compare(df, measure="accuracy", reference=9)
@@ -321,3 +323,40 @@ def test_reference_dict_names_each_run_column():
         be.compare(df, reference={"run": 2}, **kw)
     with pytest.raises(InvalidArgumentError, match=r"unknown \['fold'\] in"):
         be.compare(df, reference={"run": 2, "model": "2", "fold": 0}, **kw)
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"test": "bayes", "rope": "a"}, r"^rope= must be a number, got 'a'$"),
+        ({"test": "bayes", "rope": float("inf")}, r"^rope= half-width must be finite and >= 0, got inf$"),
+        ({"test": "bayes", "rope": (-0.01, "x")}, r"^rope= high must be a number, got 'x'$"),
+        ({"test_fraction": "a"}, r"^test_fraction= must be a number, got 'a'$"),
+        ({"test_fraction": True}, r"^test_fraction= must be a number, got True$"),
+    ],
+)
+def test_options_that_are_not_numbers_are_named(kw, message):
+    df = cv_frame(n_runs=3, n_repeats=1, n_folds=4)
+    with pytest.raises(InvalidArgumentError, match=message):
+        be.compare(df, measure="accuracy", **kw)
+
+
+def test_infinite_or_text_measures_are_named():
+    # an infinite measure used to give a row of NaN statistics without a word, and text polars' own error
+    df = cv_frame(n_runs=3, n_repeats=1, n_folds=4)
+    inf = df.with_columns(pl.when(pl.int_range(pl.len()) == 5).then(float("-inf")).otherwise("accuracy")
+                          .alias("accuracy"))  # fmt: skip
+    with pytest.raises(
+        InvalidArgumentError, match=r"1 NaN, infinite or null values, at \(run, fold\) = \(1, 1\)$"
+    ):
+        be.compare(inf, measure="accuracy")
+    text = df.with_columns(pl.col("accuracy").cast(pl.String))
+    numbers = be.compare(text, measure="accuracy")  # text that reads as numbers is still accepted
+    assert numbers.equals(be.compare(df, measure="accuracy"))
+    text = text.with_columns(pl.when(pl.int_range(pl.len()) >= 10).then(pl.lit("n/a")).otherwise("accuracy")
+                             .alias("accuracy"))  # fmt: skip
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"^measure column 'accuracy' of dtype String has 2 non-numeric values \(first: 'n/a'\)$",
+    ):
+        be.compare(text, measure="accuracy")

@@ -76,7 +76,8 @@ def test_critical_difference_matches_demsar_table():
     table = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
     for k, q in zip(range(2, 11), table, strict=True):
         res = be.rank_methods(frame_of(scores(7, k, k)), pairwise=False)
-        # the table's third decimal is off by one at k = 7 (2.949 for 2.9483), hence 1.1e-3
+        # the table's third decimal is off by one at k = 3 (2.343 for 2.3437) and k = 7 (2.949 for
+        # 2.9483), hence 1.1e-3
         assert res.cd / np.sqrt(k * (k + 1) / (6 * 7)) == pytest.approx(q, abs=1.1e-3)
 
 
@@ -271,3 +272,18 @@ def test_control_of_another_type_is_not_among_the_methods(control):
     # string methods against control=[1] used to be polars' raw ComputeError
     with pytest.raises(InvalidArgumentError, match=r"^control= method .* is not among the 3 methods$"):
         be.rank_methods(frame_of(scores(4, 3, 5)), control=control)
+
+
+def test_alpha_and_text_scores_that_are_not_numbers_are_named():
+    x = frame_of(scores(4, 3, 5))
+    with pytest.raises(InvalidArgumentError, match=r"^alpha= must be a number, got 'x'$"):
+        be.rank_methods(x, alpha="x")
+    as_text = pl.col("score").cast(pl.String)
+    text = x.with_columns(
+        pl.when(pl.col("dataset") == 2).then(pl.lit("failed")).otherwise(as_text).alias("score")
+    )
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"^measure column 'score' of dtype String has 3 non-numeric values \(first: 'failed'\)$",
+    ):
+        be.rank_methods(text)

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any, Literal
 
 import numpy as np
@@ -72,7 +73,9 @@ __all__ = [
     "is_tiled",
     "key_codes",
     "matches",
+    "numeric_values",
     "parse_rope",
+    "real_number",
     "reference_row",
     "sorted_grid",
 ]
@@ -113,19 +116,51 @@ def parse_rope(rope: Any) -> tuple[float, float]:
     batcheval.errors.InvalidArgumentError: rope= low 0.1 is greater than high 0.0
     """
     if np.ndim(rope) == 0:
-        w = float(rope)
-        if not w >= 0:  # also catches NaN
-            raise InvalidArgumentError(f"rope= half-width must be >= 0, got {rope!r}")
+        w = real_number(rope, "rope=")
+        if not (w >= 0 and np.isfinite(w)):  # also catches NaN
+            raise InvalidArgumentError(f"rope= half-width must be finite and >= 0, got {rope!r}")
         return -w, w
     parts = list(rope)
     if len(parts) != 2:
         raise InvalidArgumentError(f"rope= takes a half-width or (low, high), got {rope!r}")
-    low, high = float(parts[0]), float(parts[1])
+    low, high = real_number(parts[0], "rope= low"), real_number(parts[1], "rope= high")
     if not (np.isfinite(low) and np.isfinite(high)):
         raise InvalidArgumentError(f"rope= bounds must be finite, got {rope!r}")
     if low > high:
         raise InvalidArgumentError(f"rope= low {low!r} is greater than high {high!r}")
     return low, high
+
+
+def real_number(value: Any, name: str) -> float:
+    """``value`` as a float, or an :class:`InvalidArgumentError` naming ``name`` for anything that is
+    not a real number (a string, a bool, None).
+
+    Examples
+    --------
+    >>> real_number(0.25, "test_fraction=")
+    0.25
+    >>> real_number("a", "test_fraction=")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: test_fraction= must be a number, got 'a'
+    """
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        raise InvalidArgumentError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
+def numeric_values(frame: pl.DataFrame, column: str) -> pl.Series:
+    """The ``column`` of scores or measures as Float64; a column polars cannot read as numbers (text
+    such as "n/a") is an :class:`InvalidArgumentError` naming it, not polars' own error."""
+    s = frame.get_column(column)
+    try:
+        return s.cast(pl.Float64)
+    except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError):
+        text = s.filter(s.cast(pl.Float64, strict=False).is_null() & s.is_not_null())
+        raise InvalidArgumentError(
+            f"measure column {column!r} of dtype {s.dtype} has {len(text)} non-numeric values "
+            f"(first: {text[0]!r})"
+        ) from None
 
 
 def _show(items: Sequence[Any]) -> str:
@@ -157,9 +192,10 @@ def fold_matrix(
     predictions (it has ``label`` and ``prediction``), which are counted per (run, repeat, fold)
     first, as ``evaluate(data, by=[*run, repeat, fold])`` would.
 
-    Raises :class:`~batcheval.errors.InvalidArgumentError` for fewer than 2 folds, a NaN or null
-    measure (counted, with the runs and folds named), a run measured twice on one fold, or runs
-    whose folds do not match (naming the runs and the missing folds).
+    Raises :class:`~batcheval.errors.InvalidArgumentError` for fewer than 2 folds, a NaN, infinite
+    or null measure (counted, with the runs and folds named), text that is not a number, a run
+    measured twice on one fold, or runs whose folds do not match (naming the runs and the missing
+    folds).
 
     Examples
     --------
@@ -188,12 +224,13 @@ def fold_matrix(
     frame = select_columns(data, [*runs, *cell_cols, measure], roles)
     if frame.height == 0:
         raise InvalidArgumentError("the frame has no rows to compare")
-    value = frame.get_column(measure).cast(pl.Float64)
-    if value.null_count() or value.is_nan().any():
-        bad = (value.is_null() | value.is_nan()).fill_null(True)
+    value = numeric_values(frame, measure)
+    if value.null_count() or not value.is_finite().all():
+        # an infinite measure gives NaN differences and an all-NaN row, as silently as NaN would
+        bad = (value.is_null() | ~value.is_finite()).fill_null(True)
         where = frame.filter(bad).select(*runs, *cell_cols).rows()
         raise InvalidArgumentError(
-            f"measure column {measure!r} has {int(bad.sum())} NaN or null values, at "
+            f"measure column {measure!r} has {int(bad.sum())} NaN, infinite or null values, at "
             f"({', '.join([*runs, *cell_cols])}) = {_show(where)}"
         )
     grid = sorted_grid(frame, runs, cell_cols)
@@ -504,7 +541,7 @@ def compare(
         raise InvalidArgumentError(
             f"test_fraction= applies to test='corrected_t' and 'bayes' only, not test={test!r}"
         )
-    if test_fraction is not None and not 0.0 < float(test_fraction) < 1.0:
+    if test_fraction is not None and not 0.0 < real_number(test_fraction, "test_fraction=") < 1.0:
         raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int | np.integer) or chunk_rows < 1:
         raise InvalidArgumentError(f"chunk_rows= must be an integer of at least 1, got {chunk_rows!r}")
