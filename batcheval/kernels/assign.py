@@ -26,16 +26,19 @@ def _weight(w, g, i, c, n_classes, n_ids):
 
 
 @jit_parallel
-def assign_small(w, n_ids, out):
+def assign_small(w, n_classes, n_ids, out):
     """Maximum-diagonal one-to-one matching of each group's predicted ids to classes.
 
     Parameters
     ----------
     w
-        int64 ``[G, C, K]``: ``w[g, c, i]`` is the number of examples of class
-        ``c`` given predicted id ``i`` in group ``g``. Only the first
+        int64 ``[G, C, K]``: the weight of matching predicted id ``i`` to class
+        ``c`` in group ``g``. Only the first ``n_classes[g]`` classes and
         ``n_ids[g]`` ids of a group take part; the caller guarantees
-        ``max(C, n_ids[g])`` is small (the scratch table has ``2**M`` cells).
+        ``max(n_classes[g], n_ids[g])`` is small (the scratch table has
+        ``2**M`` cells).
+    n_classes
+        int64 ``[G]``: how many classes group ``g`` has.
     n_ids
         int64 ``[G]``: how many predicted ids group ``g`` has.
     out
@@ -54,10 +57,11 @@ def assign_small(w, n_ids, out):
     after the real ones) come last: an id is left unmatched only if that is
     needed to reach the maximum.
     """
-    n_groups, n_classes, _ = w.shape
+    n_groups = w.shape[0]
     for g in prange(n_groups):
         k = n_ids[g]
-        m = max(n_classes, k)
+        n_cls = n_classes[g]
+        m = max(n_cls, k)
         full = (1 << m) - 1
         best = np.zeros(1 << m, dtype=np.int64)
         # a superset mask is numerically larger, so a descending sweep sees it first
@@ -71,14 +75,14 @@ def assign_small(w, n_ids, out):
             for c in range(m):
                 bit = 1 << c
                 if not mask & bit:
-                    top = max(top, _weight(w, g, i, c, n_classes, k) + best[mask | bit])
+                    top = max(top, _weight(w, g, i, c, n_cls, k) + best[mask | bit])
             best[mask] = top
         mask = 0
         for i in range(m):
             for c in range(m):
                 bit = 1 << c
-                if not mask & bit and _weight(w, g, i, c, n_classes, k) + best[mask | bit] == best[mask]:
+                if not mask & bit and _weight(w, g, i, c, n_cls, k) + best[mask | bit] == best[mask]:
                     if i < k:
-                        out[g, i] = c if c < n_classes else -1
+                        out[g, i] = c if c < n_cls else -1
                     mask |= bit
                     break

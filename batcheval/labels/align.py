@@ -7,9 +7,12 @@ when K ≠ C "combinations rather than permutations need to be explored". So,
 per group:
 
 1. count the C×K table of real class × predicted id (only the ids that occur
-   in the group take part; ids are never shared between groups);
+   in the group take part, and only the classes it holds: ids are never
+   shared between groups, and a class absent from a group cannot add to its
+   diagonal, so a group's result does not depend on the others);
 2. match ids to classes one to one so that the matched counts sum to the
-   maximum (a rectangular assignment problem);
+   maximum (a rectangular assignment problem), and among such matchings keep
+   the ids of the most examples;
 3. rename each matched id to its class, giving the C×C table the measures
    read. When K > C, the K − C unmatched ids are the catch-all clusters paper
    001 says to ignore: their examples count as **abstentions**, so the output
@@ -19,10 +22,12 @@ per group:
 
 Small groups (``max(C, K) <= 10``) are solved together by the subset-DP numba
 kernel :func:`batcheval.kernels.assign.assign_small`; larger ones one by one by
-:func:`scipy.optimize.linear_sum_assignment`. Both find a maximum; when several
-assignments tie, the kernel takes the lexicographically smallest (ids in
-sorted order, each to the smallest class) and scipy its own, so tied groups
-may differ in measures other than accuracy between the two paths.
+:func:`scipy.optimize.linear_sum_assignment`. Both maximise the diagonal first
+and the examples kept second (one objective, ``diagonal × (N + 1) + kept``), so
+``n``, ``abstained`` and accuracy never depend on the path. Where matchings tie
+on both, the kernel takes the lexicographically smallest (ids in sorted order,
+each to the smallest class) and scipy its own, so such groups may differ
+between the paths in measures that tell the classes apart.
 
 Examples
 --------
@@ -81,8 +86,19 @@ def check_method(method: Any) -> None:
         )
 
 
-def assign(weights: np.ndarray, n_ids: np.ndarray | None = None, *, dp_limit: int = _DP_LIMIT) -> np.ndarray:
+def assign(
+    weights: np.ndarray,
+    n_ids: np.ndarray | None = None,
+    n_classes: np.ndarray | None = None,
+    *,
+    dp_limit: int = _DP_LIMIT,
+) -> np.ndarray:
     """Per group, the one-to-one matching of predicted ids to classes with the largest diagonal.
+
+    Among matchings with the largest diagonal, the one that keeps the most
+    examples (the largest total of the matched ids' counts) wins, so which ids
+    are left unmatched, and with them ``n`` and ``accuracy``, does not depend
+    on the solver.
 
     Parameters
     ----------
@@ -91,15 +107,19 @@ def assign(weights: np.ndarray, n_ids: np.ndarray | None = None, *, dp_limit: in
         class ``c`` given predicted id ``i``.
     n_ids
         Per group, how many leading ids take part (default: all K).
+    n_classes
+        Per group, how many leading classes take part (default: all C).
     dp_limit
-        Groups with ``max(C, n_ids) <= dp_limit`` go to the vectorised kernel,
-        the others to :func:`scipy.optimize.linear_sum_assignment` one by one.
+        Groups with ``max(n_classes, n_ids) <= dp_limit`` go to the vectorised
+        kernel, the others to :func:`scipy.optimize.linear_sum_assignment` one
+        by one.
 
     Returns
     -------
     numpy.ndarray
         int64 ``[G, K]``: the class matched to each id, -1 if unmatched or
-        not taking part. ``min(C, n_ids[g])`` ids are matched in group ``g``.
+        not taking part. ``min(n_classes[g], n_ids[g])`` ids are matched in
+        group ``g``.
 
     Examples
     --------
@@ -110,23 +130,39 @@ def assign(weights: np.ndarray, n_ids: np.ndarray | None = None, *, dp_limit: in
     [[1, 0, -1]]
     >>> assign(w, dp_limit=0).tolist()    # the scipy path agrees
     [[1, 0, -1]]
+    >>> assign(np.array([[[2, 0, 3]]])).tolist()   # a tie on the diagonal: the id of 3 examples stays
+    [[-1, -1, 0]]
     """
     w = np.ascontiguousarray(weights, dtype=np.int64)
     g, c, k = w.shape
     sizes = np.full(g, k, dtype=np.int64) if n_ids is None else np.asarray(n_ids, dtype=np.int64)
+    classes = np.full(g, c, dtype=np.int64) if n_classes is None else np.asarray(n_classes, dtype=np.int64)
+    taking_part = (np.arange(c)[None, :, None] < classes[:, None, None]) & (
+        np.arange(k)[None, None, :] < sizes[:, None, None]
+    )
+    w = np.where(taking_part, w, 0)
+    kept = w.sum(axis=1)  # [G, K]: examples an id keeps when it is matched
+    total = kept.sum(axis=1)
+    if len(total) and int(total.max()) > np.iinfo(np.int64).max // (int(total.max()) + 2):
+        raise CountOverflowError(f"a group of {int(total.max())} examples is too large to align")
+    # diagonal first, examples kept second: a diagonal step of 1 outweighs any count kept
+    composite = w * (total[:, None, None] + 1) + kept[:, None, :] * taking_part
     out = np.full((g, k), -1, dtype=np.int64)
-    small = np.maximum(sizes, c) <= dp_limit
+    small = np.maximum(sizes, classes) <= dp_limit
     if small.any():
         from ..kernels.assign import assign_small
 
         part = np.full((int(small.sum()), k), -1, dtype=np.int64)
-        assign_small(np.ascontiguousarray(w[small]), sizes[small], part)
+        assign_small(np.ascontiguousarray(composite[small]), classes[small], sizes[small], part)
         out[small] = part
     if not small.all():
         from scipy.optimize import linear_sum_assignment
 
         for i in np.flatnonzero(~small):
-            rows, cols = linear_sum_assignment(w[i, :, : sizes[i]], maximize=True)
+            # scipy solves in float64: the composite is exact below 2**53, past it the plain counts
+            exact = int(total[i]) * (int(total[i]) + 2) < 2**53
+            table = (composite if exact else w)[i, : classes[i], : sizes[i]]
+            rows, cols = linear_sum_assignment(table, maximize=True)
             out[i, cols] = rows
     return out
 
@@ -228,7 +264,14 @@ def align_frame(
 
     present = np.zeros((n_groups, width - 1), dtype=bool)
     present[pair_group, local] = True
-    matched = assign(by_id, present.sum(axis=1))
+    # Only the classes a group holds take part, first in each group's order: an id matched to an
+    # absent class adds nothing to the diagonal, so it is a catch-all as an unmatched one is,
+    # and a group's result does not depend on the classes other groups bring.
+    held_classes = counts.sum(axis=2) > 0
+    order = np.argsort(~held_classes, axis=1, kind="stable")
+    local_match = assign(np.take_along_axis(by_id, order[:, :, None], axis=1), present.sum(axis=1),
+                         held_classes.sum(axis=1))  # fmt: skip
+    matched = np.where(local_match >= 0, np.take_along_axis(order, np.maximum(local_match, 0), axis=1), -1)
     aligned, unmatched = _rename(by_id, matched, n_cls)
     codes = matched[pair_group, local]
     class_series = pl.Series("class", class_values, dtype=real.dtype)

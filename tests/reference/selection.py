@@ -37,12 +37,18 @@ def diagonal(table: np.ndarray, matching: Sequence[int]) -> int:
     return int(sum(table[c, i] for i, c in enumerate(matching) if c >= 0))
 
 
+def kept(table: np.ndarray, matching: Sequence[int]) -> int:
+    """Examples of the matched ids (the others are left out as catch-all clusters)."""
+    return int(sum(table[:, i].sum() for i, c in enumerate(matching) if c >= 0))
+
+
 def best_matchings(table: np.ndarray) -> tuple[int, list[tuple[int, ...]]]:
-    """The maximum matched diagonal of a C×K table and every matching that reaches it."""
+    """The maximum matched diagonal of a C×K table and every matching that reaches it and, among
+    those, keeps the most examples."""
     n_classes, n_ids = table.shape
-    scored = [(diagonal(table, m), m) for m in matchings(n_classes, n_ids)]
+    scored = [((diagonal(table, m), kept(table, m)), m) for m in matchings(n_classes, n_ids)]
     top = max(s for s, _ in scored)
-    return top, [m for s, m in scored if s == top]
+    return top[0], [m for s, m in scored if s == top]
 
 
 def lexicographic_first(matchings_: list[tuple[int, ...]]) -> tuple[int, ...]:
