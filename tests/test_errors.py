@@ -265,3 +265,35 @@ def test_a_pooled_key_may_share_an_intermediate_name_of_align():
         assert out["accuracy"].to_list() == [1.0]
         pairs = df.select(key, "prediction").unique().sort(key, "prediction")
         assert sorted((m[key], m["predicted"]) for m in out["mapping"][0]) == pairs.rows()
+
+
+@pytest.mark.parametrize(
+    ("classes", "error", "message"),
+    [
+        ("01", be.InvalidArgumentError, "classes= takes a list of class values, got the string '01'"),
+        (5, be.InvalidArgumentError, "classes= takes a list of class values, got 5"),
+        (
+            [0, 1, "x"],
+            be.InvalidLabelError,
+            r"classes= holds 'x' \(str\), but label column 'label' holds integer",
+        ),
+        (
+            [0.5, 1],
+            be.InvalidLabelError,
+            r"classes= holds 0.5 \(float\), but label column 'label' holds integer",
+        ),
+        ([None, 1], be.InvalidLabelError, r"classes= holds None \(NoneType\)"),
+    ],
+)
+def test_classes_of_another_kind_than_the_labels_are_named(classes, error, message):
+    # raw TypeError/ValueError before; [0.5, 1] silently meant classes 0 and 1, and "01" the characters
+    df = pl.DataFrame({"run": [1, 1], "label": [0, 1], "prediction": [0, 1], "score": [0.2, 0.8]})
+    for call in (
+        functools.partial(be.evaluate, df, by="run"),
+        functools.partial(be.evaluate, df, by="run", align="hungarian"),
+        functools.partial(be.leaderboard, df),
+        functools.partial(be.sweep, df),
+    ):
+        with pytest.raises(error, match=message):
+            call(classes=classes)
+    assert be.evaluate(df, classes=(0, 1, 2.0), measures=["accuracy"])["accuracy"][0] == 1.0

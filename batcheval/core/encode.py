@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..errors import InvalidLabelError, NullValuesError
+from ..errors import InvalidArgumentError, InvalidLabelError, NullValuesError
 
 __all__ = [
     "ClassCoding",
     "KeyColumn",
     "as_integers",
+    "check_classes",
     "check_nulls",
     "class_values",
     "column_ranges",
@@ -488,13 +489,58 @@ def label_kind(s: pl.Series, role: str) -> str:
     )
 
 
+_KIND_NAMES = {"int": "integer", "bool": "boolean", "str": "string"}
+
+
+def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
+    """``classes=`` as a list of values of the label column's kind (``"int"``, ``"bool"``, ``"str"``).
+
+    Examples
+    --------
+    >>> check_classes([0, 1, 2.0], "int", "label")
+    [0, 1, 2.0]
+    >>> check_classes("ab", "str", "label")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: classes= takes a list of class values, got the string 'ab'
+    >>> check_classes([0, 1, "x"], "int", "label")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidLabelError: classes= holds 'x' (str), but label column 'label' holds integer ...
+    """
+    if classes is None:
+        return None
+    if isinstance(classes, str | bytes):
+        raise InvalidArgumentError(f"classes= takes a list of class values, got the string {classes!r}")
+    try:
+        values = list(classes)
+    except TypeError:
+        raise InvalidArgumentError(f"classes= takes a list of class values, got {classes!r}") from None
+    for v in values:
+        if kind == "int":
+            integral = isinstance(v, float | np.floating) and float(v).is_integer()
+            fits = isinstance(v, int | np.integer) or integral
+        elif kind == "bool":
+            fits = isinstance(v, bool | np.bool_) or (isinstance(v, int | np.integer) and v in (0, 1))
+        else:
+            fits = isinstance(v, str)
+        if not fits:
+            raise InvalidLabelError(
+                f"classes= holds {v!r} ({type(v).__name__}), but label column {label!r} holds "
+                f"{_KIND_NAMES[kind]} values"
+            )
+    return values
+
+
 def class_values(label: pl.Series, classes: Sequence[Any] | None) -> list[Any]:
     """Sorted class values of one label column, plus any named in ``classes``.
 
     Checked as :func:`encode_classes` checks labels (nulls, dtype, integral floats).
     """
     check_nulls(label, "label")
-    if label_kind(label, "label") == "int":
+    kind = label_kind(label, "label")
+    classes = check_classes(classes, kind, str(label.name))
+    if kind == "int":
         label = as_integers(label, "label")
     return sorted(set(label.unique().to_list()) | set(classes or []))
 
@@ -514,6 +560,8 @@ def encode_classes(
     check_nulls(label, "label")
     check_nulls(prediction, "prediction")
     kinds = {label_kind(label, "label"), label_kind(prediction, "prediction")}
+    if len(kinds) == 1 or kinds == {"int", "bool"}:  # other pairs are refused below
+        classes = check_classes(classes, "int" if "int" in kinds else min(kinds), str(label.name))
     coding = None
     if kinds == {"bool"}:
         coding = _bool_classes(label, prediction, classes)

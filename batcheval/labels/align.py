@@ -51,7 +51,7 @@ import numpy as np
 import polars as pl
 
 from ..core.counting import group_ids
-from ..core.encode import as_integers, check_nulls, label_kind
+from ..core.encode import as_integers, check_classes, check_nulls, label_kind
 from ..core.memory import check_allocation
 from ..core.table import ContingencyTable, drop_null_rows
 from ..errors import CountOverflowError, InvalidArgumentError, InvalidLabelError
@@ -222,6 +222,7 @@ def align_frame(
     pred = _class_column(df.get_column(prediction), "prediction")
 
     class_values = sorted(real.unique().to_list())
+    classes = check_classes(classes, label_kind(real, "label"), label)
     if classes is not None:
         outside = sorted(set(class_values) - set(classes))
         if outside:

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
-from ..core.encode import encode_classes, encode_key, readonly
+from ..core.encode import check_classes, encode_classes, encode_key, readonly
 from ..errors import InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, select_columns
 from ..kernels.count import mark_present
@@ -273,7 +273,9 @@ def check_within_classes(present: Sequence[Any], classes: Sequence[Any] | None, 
     """
     if classes is None:
         return
-    known = set(classes)
+    first = next(iter(present), "")
+    kind = "bool" if isinstance(first, bool) else "int" if isinstance(first, int) else "str"
+    known = set(check_classes(classes, kind, label) or [])
     outside = [v for v in present if v not in known]
     if outside:
         raise InvalidLabelError(
