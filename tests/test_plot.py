@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -113,3 +114,39 @@ def test_pr_curves_on_a_shared_grid_leave_out_thresholds_above_a_groups_scores()
         x, y = part["x"].to_numpy(), part["y"].to_numpy()
         ap = float(np.sum(np.diff(np.concatenate(([0.0], x))) * y))
         assert line.get_label() == f"run={r} (AP {ap:.3f})" and np.isfinite(line.get_ydata()).all()
+
+
+def _constant_run_board() -> tuple[pl.DataFrame, pl.DataFrame]:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    n = 100
+    y = rng.integers(0, 2, n)
+    runs = [
+        pl.DataFrame({"run": f"r{i}", "example": np.arange(n), "label": y,
+                      "prediction": np.where(rng.random(n) < 0.7 + 0.05 * i, y, 1 - y)})
+        for i in range(3)
+    ]  # fmt: skip
+    # predicts no positive: its precision is undefined and its rank null
+    const = pl.DataFrame(
+        {"run": "const", "example": np.arange(n), "label": y, "prediction": np.zeros(n, int)}
+    )
+    df = pl.concat([*runs, const])
+    return df, be.leaderboard(df, run="run", example="example", measure="precision")
+
+
+def test_forest_plot_leaves_out_a_run_whose_measure_is_undefined_and_stars_rank_one():
+    from sklearn.metrics import precision_score
+
+    df, board = _constant_run_board()
+    precision = {
+        r: precision_score(g["label"], g["prediction"], zero_division=np.nan)
+        for (r,), g in df.partition_by("run", as_dict=True).items()
+    }
+    defined = sorted((r for r in precision if not np.isnan(precision[r])), key=lambda r: -precision[r])
+    ax = be.plot(board).axes[0]
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks == [f"{defined[0]} (leader)", *defined[1:]]
+    assert ax.get_title().splitlines()[-1] == "1 run with an undefined precision not drawn: const"
+    star = [line for line in ax.get_lines() if line.get_label() == "leader"]
+    assert star[0].get_xdata().tolist() == pytest.approx([precision[defined[0]]])

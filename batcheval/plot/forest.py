@@ -51,7 +51,10 @@ def plot_leaderboard(
     meta = getattr(board, "metadata", None) or {}
     level = meta.get("ci") if level is None else level
     paired = ("n_paired" in board.columns) if paired is None else paired
-    rows = board.sort("rank", maintain_order=True).head(top)
+    # a run whose measure is undefined has a null rank: nothing to draw, and sorted first it was taken
+    # for the leader
+    ranked = board.filter(pl.col("rank").is_not_null())
+    rows = ranked.sort("rank", maintain_order=True).head(top)
     keys = [c for c in rows.columns[: rows.columns.index("rank")]]
     labels = [", ".join(str(v) for v in r) for r in rows.select(keys).iter_rows()] if keys else []
     value = rows.get_column(measure).to_numpy()
@@ -66,23 +69,25 @@ def plot_leaderboard(
         fig = ax.figure
     y = np.arange(len(rows))[::-1]
     ax.hlines(y, low, high, color="0.35", linewidth=1.4)
-    is_leader = np.zeros(len(rows), dtype=bool)
-    is_leader[:1] = True
-    tied[:1] = False
-    if len(rows):
-        ax.axvline(value[0], color="0.6", linestyle="--", linewidth=0.9)
-        ax.plot(value[:1], y[:1], "*", color="C0", markersize=13, label="leader")
+    is_leader = rows.get_column("rank").to_numpy() == 1  # runs tied with the leader share rank 1
+    tied &= ~is_leader
+    if is_leader.any():
+        ax.axvline(value[is_leader][0], color="0.6", linestyle="--", linewidth=0.9)
+        ax.plot(value[is_leader], y[is_leader], "*", color="C0", markersize=13, label="leader")
     ax.plot(value[tied], y[tied], "o", color="C0", label="could be the best")
     ax.plot(value[~tied & ~is_leader], y[~tied & ~is_leader], "o", mfc="white", color="C3",
             label="not the best")  # fmt: skip
     ticks = labels or [str(r) for r in rows.get_column("rank").to_list()]
-    if ticks:
-        ticks[0] = f"{ticks[0]} (leader)"
+    ticks = [f"{t} (leader)" if lead else t for t, lead in zip(ticks, is_leader, strict=True)]
     ax.set_yticks(y, ticks)
     ax.set_xlabel(measure)
     level_text = f", {level:.0%} intervals" if level is not None else ""
     how = ("paired tests against the leader (on the same examples)" if paired
            else "unpaired tests against the leader (no example ids)")  # fmt: skip
+    undefined = board.height - ranked.height
+    if undefined:
+        names = _names(board.filter(pl.col("rank").is_null()), keys)
+        how += f"\n{undefined} run{'s' if undefined > 1 else ''} with an undefined {measure} not drawn{names}"
     ax.set_title(
         title or f"{measure}: top {len(rows)} of {board.height} runs{level_text}\n{how}", fontsize="medium"
     )
@@ -96,6 +101,15 @@ def plot_leaderboard(
     if path is not None:
         fig.savefig(path, dpi=110, bbox_inches="tight")  # long run names push the title past the axes
     return fig
+
+
+def _names(rows: pl.DataFrame, keys: list[str], most: int = 3) -> str:
+    """``": a; b; c and 2 more"``: the first ``most`` runs' key values for a subtitle (empty without keys)."""
+    if not keys:
+        return ""
+    names = [", ".join(str(v) for v in r) for r in rows.select(keys).head(most).iter_rows()]
+    more = f" and {rows.height - most} more" if rows.height > most else ""
+    return ": " + "; ".join(names) + more
 
 
 def _board_measure(board: pl.DataFrame) -> str:
