@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -150,3 +152,33 @@ def test_forest_plot_leaves_out_a_run_whose_measure_is_undefined_and_stars_rank_
     assert ax.get_title().splitlines()[-1] == "1 run with an undefined precision not drawn: const"
     star = [line for line in ax.get_lines() if line.get_label() == "leader"]
     assert star[0].get_xdata().tolist() == pytest.approx([precision[defined[0]]])
+
+
+def test_by_that_leaves_several_curves_in_a_line_is_refused_and_pooling_gives_the_pooled_auc():
+    from sklearn.metrics import roc_auc_score
+
+    df = scored_frame(n_runs=2, n_folds=5, rows=60, seed=3)
+    folds = be.curves(df, by=["run", "fold"], kind="roc")
+    message = (
+        "by=['run'] puts several curves in one line: the frame's key column ['fold'] takes more than one "
+        "value within a group; name every key (by=['run', 'fold']) or pool them when making the frame: "
+        "be.curves(..., pool=['fold'])"
+    )
+    with pytest.raises(be.errors.InvalidArgumentError, match=re.escape(message)):
+        be.plot(folds, by="run")
+    assert len([ln for ln in be.plot(folds).axes[0].get_lines() if ln.get_label().startswith("run=")]) == 10
+    ax = be.plot(be.curves(df, by=["run", "fold"], kind="roc", pool="fold"), by="run").axes[0]
+    for r, line in enumerate(ln for ln in ax.get_lines() if ln.get_label().startswith("run=")):
+        sub = df.filter(pl.col("run") == r)
+        assert line.get_label() == f"run={r} (AUC {roc_auc_score(sub['label'], sub['score']):.3f})"
+
+
+def test_by_class_on_a_multiclass_frame_of_several_runs_is_refused():
+    rng = np.random.default_rng(5)
+    df = pl.DataFrame({"run": np.repeat([0, 1], 60), "label": rng.integers(0, 3, 120)}).with_columns(
+        pl.Series("score", rng.dirichlet(np.ones(3), 120).tolist())
+    )
+    frame = be.curves(df, by="run", kind="roc")
+    assert {"run", "class"} <= set(frame.columns)
+    with pytest.raises(be.errors.InvalidArgumentError, match=r"key column \['run'\] takes more than one"):
+        be.plot(frame, by="class")

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..errors import InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import is_rank_result
 from ..scores.curves import CHARTS
@@ -137,6 +138,19 @@ def _clip_bird(ax, lines: list[tuple[str, np.ndarray, np.ndarray]]) -> int:
     return int(out.sum())
 
 
+def _one_curve_per_group(data: pl.DataFrame, by: list[str], keys: list[str], n_groups: int) -> None:
+    """Refuse a ``by`` that leaves several curves in one group: their points, joined in threshold order,
+    made one zigzag line, and the legend's area was of that zigzag, not of any curve."""
+    extra = [k for k in keys if k not in by]
+    if not extra or data.select([*by, *extra]).unique().height == n_groups:
+        return
+    raise InvalidArgumentError(
+        f"by={by!r} puts several curves in one line: the frame's key column{'s' if len(extra) > 1 else ''} "
+        f"{extra!r} take{'' if len(extra) > 1 else 's'} more than one value within a group; name every key "
+        f"(by={[*by, *extra]!r}) or pool them when making the frame: be.curves(..., pool={extra!r})"
+    )
+
+
 def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] | None = None,
          path: str | Path | None = None, title: str | None = None, ax: Any = None,
          top: int | None = None):  # fmt: skip
@@ -155,7 +169,9 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     chart
         Which chart to draw; default the only one in the frame.
     by
-        Columns that name a line; default every key column of the frame.
+        Columns that name a line; default every key column of the frame. Each line must be one curve:
+        a ``by`` that leaves out a key column taking several values per line is refused (pool those
+        when making the frame: ``be.curves(..., pool=...)``).
     path
         Write a PNG there as well as returning the figure.
     title, ax
@@ -194,6 +210,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     keys = [c for c in data.columns if c not in ("chart", "threshold", "x", "y", "s")]
     by = keys if by is None else ([by] if isinstance(by, str) else list(by))
     groups = data.partition_by(by, as_dict=True, maintain_order=True) if by else {(): data}
+    _one_curve_per_group(data, by, keys, len(groups))
     if len(groups) > _MAX_LINES:
         raise ValueError(
             f"{len(groups)} lines are too many for one chart (at most {_MAX_LINES}); filter first"
