@@ -12,6 +12,14 @@ import batcheval as be
 from tests.test_sweep import scored_frame
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 @pytest.mark.parametrize("chart", sorted(be.CHARTS))
 def test_every_chart_renders(tmp_path, chart):
     df = scored_frame(n_runs=4, n_folds=1, rows=60, seed=31)
@@ -182,3 +190,39 @@ def test_by_class_on_a_multiclass_frame_of_several_runs_is_refused():
     assert {"run", "class"} <= set(frame.columns)
     with pytest.raises(be.errors.InvalidArgumentError, match=r"key column \['run'\] takes more than one"):
         be.plot(frame, by="class")
+
+
+def _runs(k: int, name=str) -> pl.DataFrame:
+    rng = np.random.default_rng(1)
+    return pl.concat(
+        pl.DataFrame({"run": name(i), "label": (y := rng.integers(0, 2, 40)), "score": y + rng.random(40)})
+        for i in range(k)
+    )
+
+
+def _inside(fig, artist) -> bool:
+    box = artist.get_window_extent(fig.canvas.get_renderer())
+    return box.x0 >= 0 and box.y0 >= 0 and box.x1 <= fig.bbox.width + 0.5 and box.y1 <= fig.bbox.height + 0.5
+
+
+def test_forty_lines_and_long_names_fit_the_figure_with_distinct_entries_and_a_full_size_axes():
+    few = be.plot(be.curves(_runs(3), by="run", kind="roc"))
+    axes_inches = few.axes[0].get_window_extent().width / few.dpi
+    for name in (
+        str,
+        lambda i: f"gradient_boosting_classifier_with_a_long_configuration_name_number_{i:02d}",
+    ):
+        fig = be.plot(be.curves(_runs(40, name), by="run", kind="roc"))
+        ax = fig.axes[0]
+        legend = ax.get_legend()
+        fig.canvas.draw()
+        assert _inside(fig, legend) and _inside(fig, ax.title) and _inside(fig, ax.xaxis.label)
+        # the axes keep the size they have beside a short legend
+        assert ax.get_window_extent().width / fig.dpi == pytest.approx(axes_inches, rel=0.02)
+        runs = [ln for ln in ax.get_lines() if ln.get_label().startswith("run=")]
+        assert len(runs) == 40 and len(legend.get_texts()) == 41  # and "chance"
+        assert len({(ln.get_color(), ln.get_linestyle()) for ln in runs}) == 40
+        labels = [ln.get_label() for ln in runs]
+        assert len(set(labels)) == 40 and all(len(t.split(" (AUC")[0]) <= 60 for t in labels)
+    assert labels[7].startswith("run=gradient_boosting") and "…" in labels[7]
+    assert labels[7].split(" (AUC")[0].endswith("number_07")

@@ -21,6 +21,9 @@ from .forest import plot_leaderboard
 __all__ = ["plot"]
 
 _MAX_LINES = 40
+_MAX_LABEL = 60  # characters of a line's name in the legend; longer names keep their two ends
+# ten colours, then each again with the next dash pattern: 40 lines, 40 distinct legend entries
+_STYLES = ("-", "--", ":", "-.")
 
 
 # axis names as people know them, beside batcheval's
@@ -138,6 +141,46 @@ def _clip_bird(ax, lines: list[tuple[str, np.ndarray, np.ndarray]]) -> int:
     return int(out.sum())
 
 
+def _shorten(name: str, most: int = _MAX_LABEL) -> str:
+    """``name`` cut in the middle to ``most`` characters: names of a sweep differ at the end
+    (``..._number_07``) as often as at the start.
+
+    Examples
+    --------
+    >>> _shorten("run=" + "x" * 70 + "_07", 20)
+    'run=xxxxxx…xxxxxx_07'
+    """
+    if len(name) <= most:
+        return name
+    tail = (most - 1) // 2
+    return name[: most - 1 - tail] + "…" + name[len(name) - tail :]
+
+
+def _fit_legend(ax: Any, legend: Any) -> None:
+    """Grow the figure to hold the legend beside the axes, the axes keeping their size in inches.
+
+    A legend outside the axes of a fixed figure ran off it (40 lines), or tight_layout squeezed the
+    axes into a strip to make room (long names). Only a figure of this one axes and no layout engine
+    is resized; any other is laid out as before.
+    """
+    fig = ax.figure
+    if len(fig.axes) != 1 or fig.get_layout_engine() is not None:
+        fig.tight_layout()
+        return
+    legend.set_in_layout(False)
+    fig.tight_layout()
+    w, h = fig.get_size_inches()
+    box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.dpi_scale_trans.inverted())
+    pos = ax.get_position()
+    new_w = max(w, box.x1 + 0.15)
+    below = max(0.0, 0.15 - box.y0)  # the legend's foot under the figure's bottom
+    new_h = h + below
+    fig.set_size_inches(new_w, new_h)
+    ax.set_position([pos.x0 * w / new_w, (pos.y0 * h + below) / new_h, pos.width * w / new_w,
+                     pos.height * h / new_h])  # fmt: skip
+    legend.set_in_layout(True)
+
+
 def _one_curve_per_group(data: pl.DataFrame, by: list[str], keys: list[str], n_groups: int) -> None:
     """Refuse a ``by`` that leaves several curves in one group: their points, joined in threshold order,
     made one zigzag line, and the legend's area was of that zigzag, not of any curve."""
@@ -175,7 +218,11 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     path
         Write a PNG there as well as returning the figure.
     title, ax
-        A title, and an existing matplotlib Axes to draw on.
+        A title, and an existing matplotlib Axes to draw on. The legend sits beside the axes, and
+        the figure is widened to hold it, the axes keeping their size (unless the figure holds
+        other axes or has a layout engine: then it gets ``tight_layout``). Names longer than 60
+        characters are cut in the middle (``…``); above 10 lines the colours repeat with another
+        dash pattern.
 
     Returns
     -------
@@ -216,7 +263,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
             f"{len(groups)} lines are too many for one chart (at most {_MAX_LINES}); filter first"
         )
     if ax is None:
-        fig, ax = plt.subplots(figsize=(8.6, 5.2))
+        fig, ax = plt.subplots(figsize=(6.6, 5.2))  # the axes and their labels; the legend widens it
     else:
         fig = ax.figure
     lines = []
@@ -236,10 +283,11 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
             prevalence.append(float(y[-1]) if x[-1] == 1.0 else float("nan"))  # all predicted positive
             x, y = np.concatenate(([0.0], x)), np.concatenate(([y[0]], y))  # recall 0 at the top score
         name = ", ".join(f"{c}={v}" for c, v in zip(by, key, strict=True)) or chart
-        lines.append((name + _area(chart, x, y), x, y))
+        lines.append((_shorten(name) + _area(chart, x, y), x, y))
     _guides(ax, chart, prevalence)
-    for name, x, y in lines:
-        ax.plot(x, y, marker=".", markersize=3, linewidth=1.2, label=name)
+    for i, (name, x, y) in enumerate(lines):
+        ax.plot(x, y, marker=".", markersize=3, linewidth=1.2, label=name, color=f"C{i % 10}",
+                linestyle=_STYLES[i // 10 % len(_STYLES)])  # fmt: skip
     subtitle = ""
     if chart in ("boc", "bift") and lines:  # informedness rarely goes below 0: no empty lower half
         low = min(float(np.nanmin(y)) for _, _, y in lines)
@@ -264,9 +312,11 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     ax.set_ylabel(axis_name(y_label))
     ax.set_title((title or _TITLES[chart]) + subtitle, fontsize="medium")
     ax.grid(True, color="0.93")
-    # outside the axes, so that no curve is hidden under it
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
-    fig.tight_layout()
+    # outside the axes, so that no curve is hidden under it; two columns keep 40 lines within its height
+    entries = len(ax.get_legend_handles_labels()[0])
+    legend = ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                       ncol=2 if entries > 20 else 1)  # fmt: skip
+    _fit_legend(ax, legend)
     if path is not None:
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
     return fig
