@@ -226,3 +226,34 @@ def test_forty_lines_and_long_names_fit_the_figure_with_distinct_entries_and_a_f
         assert len(set(labels)) == 40 and all(len(t.split(" (AUC")[0]) <= 60 for t in labels)
     assert labels[7].startswith("run=gradient_boosting") and "…" in labels[7]
     assert labels[7].split(" (AUC")[0].endswith("number_07")
+
+
+def test_plot_names_the_argument_and_value_it_cannot_use():
+    from batcheval.errors import ColumnNotFoundError, InvalidArgumentError
+
+    df = scored_frame(n_runs=2, n_folds=1, rows=40, seed=2)
+    frame = be.curves(df, by="run", kind="roc")
+    board = be.leaderboard(
+        pl.DataFrame({"run": [0] * 4 + [1] * 4, "label": [0, 1] * 4, "prediction": [0, 1, 1, 1, 0, 0, 1, 1]}),
+        run="run",
+    )
+    ranks = be.rank_methods(
+        pl.DataFrame({"method": ["a", "b"] * 3, "dataset": [1, 1, 2, 2, 3, 3], "score": [1, 2, 3, 1, 2, 4]})
+    )
+    cases = [
+        (lambda: be.plot(frame, chart="rocc"), InvalidArgumentError, "chart='rocc' is not a chart; choose"),
+        (lambda: be.plot(frame.head(0)), InvalidArgumentError, "curves= is empty"),
+        (lambda: be.plot(be.evaluate(df.with_columns(prediction=pl.col("score") > 0), by="run")),
+         ColumnNotFoundError, "curves= has no column 'chart': not a be.curves frame"),
+        (lambda: be.plot(frame, by="fold"), ColumnNotFoundError, "by= column 'fold' not found"),
+        (lambda: be.plot(frame, top=3), InvalidArgumentError, "got top=3"),
+        (lambda: be.plot(board, chart="roc"), InvalidArgumentError, "got chart='roc'"),
+        (lambda: be.plot(ranks, chart="roc"), InvalidArgumentError, "got chart='roc'"),
+        (lambda: be.plot([1, 2]), InvalidArgumentError, "curves= takes a be.curves or be.leaderboard frame"),
+    ]  # fmt: skip
+    for call, error, message in cases:
+        with pytest.raises(error, match=re.escape(message)):
+            call()
+    expected = [ln.get_label() for ln in be.plot(frame).axes[0].get_lines()]
+    for other in (frame.lazy(), frame.to_pandas()):
+        assert [ln.get_label() for ln in be.plot(other).axes[0].get_lines()] == expected

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..errors import InvalidArgumentError
+from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import is_rank_result
 from ..scores.curves import CHARTS
@@ -194,6 +194,20 @@ def _one_curve_per_group(data: pl.DataFrame, by: list[str], keys: list[str], n_g
     )
 
 
+def _as_frame(curves: Any) -> pl.DataFrame:
+    """A polars DataFrame of ``curves=``: a lazy frame collected, a pandas one converted."""
+    if isinstance(curves, pl.LazyFrame):
+        return curves.collect()
+    if type(curves).__module__.split(".")[0] == "pandas" and hasattr(curves, "columns"):
+        return pl.from_pandas(curves)
+    if not isinstance(curves, pl.DataFrame):
+        raise InvalidArgumentError(
+            "curves= takes a be.curves or be.leaderboard frame (polars, lazy or pandas) or a "
+            f"be.rank_methods result, got {type(curves).__name__}"
+        )
+    return curves
+
+
 def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] | None = None,
          path: str | Path | None = None, title: str | None = None, ax: Any = None,
          top: int | None = None):  # fmt: skip
@@ -208,7 +222,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     Parameters
     ----------
     curves
-        A frame from :func:`batcheval.curves`.
+        A frame from :func:`batcheval.curves` (a lazy frame is collected, a pandas one converted).
     chart
         Which chart to draw; default the only one in the frame.
     by
@@ -217,6 +231,9 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
         when making the frame: ``be.curves(..., pool=...)``).
     path
         Write a PNG there as well as returning the figure.
+    top
+        How many runs of a leaderboard, or methods of a rank_methods result, to draw; refused
+        for a curve frame.
     title, ax
         A title, and an existing matplotlib Axes to draw on. The legend sits beside the axes, and
         the figure is widened to hold it, the axes keeping their size (unless the figure holds
@@ -238,28 +255,55 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     'false positive rate (fallout)'
     """
     if is_rank_result(curves):
-        if chart not in (None, "cd"):
-            raise ValueError(f"a rank_methods result draws chart='cd', not {chart!r}")
+        if chart not in (None, "cd") or by is not None:
+            bad = f"chart={chart!r}" if chart not in (None, "cd") else f"by={by!r}"
+            raise InvalidArgumentError(
+                f"a be.rank_methods result draws chart='cd' and takes no by=; got {bad}"
+            )
         return plot_cd(curves, top=top, path=path, title=title, ax=ax)
+    curves = _as_frame(curves)
     if chart == "cd":
-        raise ValueError("chart='cd' draws a be.rank_methods result; this is a frame")
+        raise InvalidArgumentError("chart='cd' draws a be.rank_methods result; curves= is a frame")
     if is_leaderboard(curves):
+        if chart not in (None, "forest") or by is not None:
+            bad = f"chart={chart!r}" if chart not in (None, "forest") else f"by={by!r}"
+            raise InvalidArgumentError(
+                f"a be.leaderboard frame draws a forest plot and takes no chart= or by=; got {bad}"
+            )
         return plot_leaderboard(curves, top=20 if top is None else top, path=path, title=title, ax=ax)
+    missing = [c for c in ("chart", "threshold", "x", "y") if c not in curves.columns]
+    if missing:
+        raise ColumnNotFoundError(
+            f"curves= has no column {missing[0]!r}: not a be.curves frame (columns {curves.columns}); "
+            "be.plot draws be.curves and be.leaderboard frames and be.rank_methods results"
+        )
+    if top is not None:
+        raise InvalidArgumentError(
+            f"top= applies to a be.leaderboard frame or a be.rank_methods result, not to curves; "
+            f"got top={top!r} (filter the curve frame instead)"
+        )
+    if chart is not None and chart not in CHARTS:
+        raise InvalidArgumentError(f"chart={chart!r} is not a chart; choose one of {sorted(CHARTS)}")
+    if curves.height == 0:
+        raise InvalidArgumentError("curves= is empty: the frame has no rows to draw")
     plt = pyplot()
     charts = curves.get_column("chart").unique().to_list()
     if chart is None:
         if len(charts) != 1:
-            raise ValueError(f"the frame holds charts {sorted(charts)}; choose one with chart=")
+            raise InvalidArgumentError(f"the frame holds charts {sorted(charts)}; choose one with chart=")
         chart = charts[0]
     if chart not in charts:
-        raise ValueError(f"chart {chart!r} is not in the frame; it holds {sorted(charts)}")
+        raise InvalidArgumentError(f"chart {chart!r} is not in the frame; it holds {sorted(charts)}")
     data = curves.filter(pl.col("chart") == chart)
     keys = [c for c in data.columns if c not in ("chart", "threshold", "x", "y", "s")]
     by = keys if by is None else ([by] if isinstance(by, str) else list(by))
+    for name in by:
+        if name not in data.columns:
+            raise ColumnNotFoundError(f"by= column {name!r} not found; the frame's key columns are {keys}")
     groups = data.partition_by(by, as_dict=True, maintain_order=True) if by else {(): data}
     _one_curve_per_group(data, by, keys, len(groups))
     if len(groups) > _MAX_LINES:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"{len(groups)} lines are too many for one chart (at most {_MAX_LINES}); filter first"
         )
     if ax is None:
