@@ -66,3 +66,15 @@ def test_confusion_heatmap_shows_counts_and_row_shares(tmp_path):
     )
     assert [t.get_text() for t in counts_ax.get_xticklabels()] == list(NAMES)
     assert (tmp_path / "c.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("draw", [be.report, be.plot_confusion])
+def test_an_empty_frame_is_refused_by_name(draw):
+    empty = pl.DataFrame(
+        {"label": pl.Series([], dtype=pl.Int64), "prediction": pl.Series([], dtype=pl.Int64)}
+    )
+    assert be.evaluate(empty).height == 0  # no table to report on
+    message = "the frame is empty: a report or confusion matrix needs at least one example"
+    for call in (lambda: draw(empty), lambda: draw(y_true=[], y_pred=[])):
+        with pytest.raises(be.errors.InvalidArgumentError, match=message):
+            call()

@@ -17,6 +17,7 @@ from .backend import pyplot
 __all__ = ["confusion_table", "plot_confusion", "report"]
 
 _PER_CLASS = ("precision", "recall", "f1", "informedness", "markedness")
+_EMPTY = "the frame is empty: a report or confusion matrix needs at least one example"
 
 
 def confusion_table(
@@ -31,6 +32,8 @@ def confusion_table(
     """The single table of ``data`` (a frame, a dict of columns, a one-group ContingencyTable) or of
     ``y_true``/``y_pred``."""
     if isinstance(data, ContingencyTable):
+        if len(data) == 0:
+            raise InvalidArgumentError(_EMPTY)
         if len(data) != 1:
             raise InvalidArgumentError(
                 f"a report is of one table; this ContingencyTable holds {len(data)} groups: "
@@ -45,7 +48,12 @@ def confusion_table(
         raise InvalidArgumentError("give data= (a frame or a one-group table) or y_true= and y_pred=")
     if isinstance(data, dict):
         data = from_mapping(data)
-    return ContingencyTable.from_frame(data, None, label, prediction, classes=classes)
+        if data.height == 0:  # before its Null dtype is blamed on the label column
+            raise InvalidArgumentError(_EMPTY)
+    table = ContingencyTable.from_frame(data, None, label, prediction, classes=classes)
+    if len(table) == 0:  # no rows: no table (be.evaluate of such a frame has no rows either)
+        raise InvalidArgumentError(_EMPTY)
+    return table
 
 
 def report(
