@@ -257,3 +257,22 @@ def test_plot_names_the_argument_and_value_it_cannot_use():
     expected = [ln.get_label() for ln in be.plot(frame).axes[0].get_lines()]
     for other in (frame.lazy(), frame.to_pandas()):
         assert [ln.get_label() for ln in be.plot(other).axes[0].get_lines()] == expected
+
+
+def test_bird_without_smoothing_draws_and_counts_its_infinite_points_at_the_edge():
+    rng = np.random.default_rng(0)
+    df = pl.concat(
+        pl.DataFrame({"run": r, "label": (y := rng.integers(0, 2, 60)), "score": y * 0.8 + rng.random(60)})
+        for r in range(3)
+    )
+    frame = be.curves(df, by="run", kind="bird", smoothing=0)
+    x, y = frame["x"].to_numpy(), frame["y"].to_numpy()
+    assert np.isinf(y).sum() > 0  # fpr 0 without smoothing: y = -log2(tpr/0)
+    ax = be.plot(frame).axes[0]
+    (lo_x, hi_x), (lo_y, hi_y) = ax.get_xlim(), ax.get_ylim()
+    beyond = ~np.isnan(x) & ~np.isnan(y) & ((x < lo_x) | (x > hi_x) | (y < lo_y) | (y > hi_y))
+    assert beyond.sum() >= np.isinf(y).sum()
+    assert ax.get_title().splitlines()[1] == f"{beyond.sum()} extreme points drawn at the axes' edge (▲)"
+    (edge,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("beyond the axes")]
+    ex, ey = edge.get_xdata(), edge.get_ydata()
+    assert len(ex) == beyond.sum() and np.isfinite(ey).all() and ((ey >= lo_y) & (ey <= hi_y)).all()

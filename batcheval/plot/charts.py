@@ -127,6 +127,8 @@ def _clip_bird(ax, lines: list[tuple[str, np.ndarray, np.ndarray]]) -> int:
     ok = np.isfinite(xs) & np.isfinite(ys)
     if not ok.any():
         return 0
+    # an infinite point (smoothing=0 and tpr or fpr 0) sets no limit, but is drawn at the edge and counted
+    shown = ~(np.isnan(xs) | np.isnan(ys))
     lo_x, hi_x = np.percentile(xs[ok], [2, 98])
     lo_y, hi_y = np.percentile(ys[ok], [2, 98])
     pad_x, pad_y = 0.08 * max(hi_x - lo_x, 1e-9), 0.08 * max(hi_y - lo_y, 1e-9)
@@ -134,10 +136,11 @@ def _clip_bird(ax, lines: list[tuple[str, np.ndarray, np.ndarray]]) -> int:
     lo_y, hi_y = min(lo_y - pad_y, -0.05), max(hi_y + pad_y, 0.05)
     ax.set_xlim(lo_x, hi_x)
     ax.set_ylim(lo_y, hi_y)
-    out = ~((xs >= lo_x) & (xs <= hi_x) & (ys >= lo_y) & (ys <= hi_y)) & ok
+    out = ~((xs >= lo_x) & (xs <= hi_x) & (ys >= lo_y) & (ys <= hi_y)) & shown
     if out.any():
         ax.plot(np.clip(xs[out], lo_x, hi_x), np.clip(ys[out], lo_y, hi_y), linestyle="none", marker="^",
-                markersize=5, color="0.3", label="beyond the axes (drawn at the edge)", zorder=5)  # fmt: skip
+                markersize=5, color="0.3", label="beyond the axes (drawn at the edge)", zorder=5,
+                clip_on=False)  # fmt: skip
     return int(out.sum())
 
 
