@@ -276,3 +276,19 @@ def test_bird_without_smoothing_draws_and_counts_its_infinite_points_at_the_edge
     (edge,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("beyond the axes")]
     ex, ey = edge.get_xdata(), edge.get_ydata()
     assert len(ex) == beyond.sum() and np.isfinite(ey).all() and ((ey >= lo_y) & (ey <= hi_y)).all()
+
+
+def test_pr_legend_gives_ap_only_for_a_curve_that_reaches_recall_one():
+    from sklearn.metrics import average_precision_score
+
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"label": (y := rng.integers(0, 2, 60)), "score": y * 0.3 + rng.random(60)})
+    ap = average_precision_score(df["label"], df["score"])
+    every_score = sorted(set(df["score"].to_list()))
+    for thresholds, label in (
+        ([0.5], "pr (AP n/a)"),  # stops at recall < 1: the step sum was 0.589, not AP
+        ([2.0, 3.0], "pr (AP n/a)"),  # above every score: nothing predicted positive (was "AP 0.000")
+        (every_score, f"pr (AP {ap:.3f})"),
+    ):
+        ax = be.plot(be.curves(df, kind="pr", thresholds=thresholds)).axes[0]
+        assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("pr")] == [label]

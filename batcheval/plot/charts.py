@@ -98,6 +98,10 @@ def _area(chart: str, x: np.ndarray, y: np.ndarray) -> str:
     if chart == "roc":
         return f" (AUC {float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0)):.3f})"
     if chart == "pr":  # step interpolation from recall 0, as average_precision_score
+        if not len(x) or x[-1] != 1.0:
+            # a curve stopped short of recall 1 (a threshold grid above the lowest score) leaves out
+            # the rest of the area: its sum was no average precision (0.446 for sklearn's 0.654)
+            return " (AP n/a)"
         return f" (AP {float(np.sum(np.diff(x) * y[1:])):.3f})"
     return ""
 
@@ -243,6 +247,10 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
         other axes or has a layout engine: then it gets ``tight_layout``). Names longer than 60
         characters are cut in the middle (``…``); above 10 lines the colours repeat with another
         dash pattern.
+
+    The legend gives a ROC line's AUC and a PR line's average precision (the step sum over the
+    frame's thresholds, ``average_precision_score`` with the default exact thresholds; "n/a" for a
+    curve that does not reach recall 1, as a grid above the lowest score leaves it).
 
     Returns
     -------
