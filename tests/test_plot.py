@@ -272,7 +272,7 @@ def test_bird_without_smoothing_draws_and_counts_its_infinite_points_at_the_edge
     (lo_x, hi_x), (lo_y, hi_y) = ax.get_xlim(), ax.get_ylim()
     beyond = ~np.isnan(x) & ~np.isnan(y) & ((x < lo_x) | (x > hi_x) | (y < lo_y) | (y > hi_y))
     assert beyond.sum() >= np.isinf(y).sum()
-    assert ax.get_title().splitlines()[1] == f"{beyond.sum()} extreme points drawn at the axes' edge (▲)"
+    assert ax.get_title().splitlines()[-1] == f"{beyond.sum()} extreme points drawn at the axes' edge (▲)"
     (edge,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("beyond the axes")]
     ex, ey = edge.get_xdata(), edge.get_ydata()
     assert len(ex) == beyond.sum() and np.isfinite(ey).all() and ((ey >= lo_y) & (ey <= hi_y)).all()
@@ -292,3 +292,10 @@ def test_pr_legend_gives_ap_only_for_a_curve_that_reaches_recall_one():
     ):
         ax = be.plot(be.curves(df, kind="pr", thresholds=thresholds)).axes[0]
         assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("pr")] == [label]
+
+
+def test_bird_sign_note_is_a_subtitle_not_a_box_over_the_curves():
+    df = scored_frame(n_runs=2, n_folds=1, rows=60, seed=7)
+    ax = be.plot(be.curves(df, by="run", kind="bird")).axes[0]
+    assert len(ax.texts) == 0  # nothing drawn over the data
+    assert ax.get_title().splitlines()[1] == "more informed ↓ (better): y = −log2(tpr/fpr) < 0 when tpr > fpr"

@@ -350,12 +350,11 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
         ax.set_ylim(min(-0.05, low - 0.05), max(0.05, high + 0.05))
     if chart == "bird":
         clipped = _clip_bird(ax, lines)
+        # Powers 2015's sign: H(s_tpr) − H(s_fpr) = −log2(s_tpr/s_fpr) is negative when tpr > fpr. In the
+        # subtitle: a box in the axes' lower left hid the most informed stretch of the curves
+        subtitle = "\nmore informed ↓ (better): y = −log2(tpr/fpr) < 0 when tpr > fpr"
         if clipped:
-            subtitle = f"\n{clipped} extreme point{'s' if clipped > 1 else ''} drawn at the axes' edge (▲)"
-        # Powers 2015's sign: H(s_tpr) − H(s_fpr) = −log2(s_tpr/s_fpr) is negative when tpr > fpr
-        ax.annotate("more informed ↓ (better): y = −log2(tpr/fpr) < 0 when tpr > fpr", xy=(0.02, 0.03),
-                    xycoords="axes fraction", va="bottom", fontsize="small", color="0.3",
-                    bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none"})  # fmt: skip
+            subtitle += f"\n{clipped} extreme point{'s' if clipped > 1 else ''} drawn at the axes' edge (▲)"
     elif chart in ("roc", "boc", "bift", "lift", "bprd"):
         ax.annotate("better ↑", xy=(0.02, 0.97), xycoords="axes fraction", va="top", fontsize="small",
                     color="0.3")  # fmt: skip
