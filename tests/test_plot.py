@@ -299,3 +299,9 @@ def test_bird_sign_note_is_a_subtitle_not_a_box_over_the_curves():
     ax = be.plot(be.curves(df, by="run", kind="bird")).axes[0]
     assert len(ax.texts) == 0  # nothing drawn over the data
     assert ax.get_title().splitlines()[1] == "more informed ↓ (better): y = −log2(tpr/fpr) < 0 when tpr > fpr"
+
+
+def test_forest_title_prints_a_level_with_its_digits():
+    df, _ = _constant_run_board()
+    board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run", ci=0.975)
+    assert be.plot(board).axes[0].get_title().startswith("informedness: top 3 of 3 runs, 97.5% intervals")

@@ -78,3 +78,8 @@ def test_an_empty_frame_is_refused_by_name(draw):
     for call in (lambda: draw(empty), lambda: draw(y_true=[], y_pred=[])):
         with pytest.raises(be.errors.InvalidArgumentError, match=message):
             call()
+
+
+def test_report_prints_a_level_with_its_digits():
+    header = be.report(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], ci=0.999).splitlines()[0]
+    assert "informedness (99.9% CI)" in header and "markedness (99.9% CI)" in header

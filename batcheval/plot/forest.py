@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from .backend import pyplot
+from .backend import percent, pyplot
 
 __all__ = ["plot_leaderboard"]
 
@@ -81,7 +81,7 @@ def plot_leaderboard(
     ticks = [f"{t} (leader)" if lead else t for t, lead in zip(ticks, is_leader, strict=True)]
     ax.set_yticks(y, ticks)
     ax.set_xlabel(measure)
-    level_text = f", {level:.0%} intervals" if level is not None else ""
+    level_text = f", {percent(level)} intervals" if level is not None else ""
     how = ("paired tests against the leader (on the same examples)" if paired
            else "unpaired tests against the leader (no example ids)")  # fmt: skip
     undefined = board.height - ranked.height

@@ -12,7 +12,7 @@ from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import InvalidArgumentError
 from ..inference.intervals import intervals
 from ..io.frames import from_mapping
-from .backend import pyplot
+from .backend import percent, pyplot
 
 __all__ = ["confusion_table", "plot_confusion", "report"]
 
@@ -97,7 +97,7 @@ def report(
     iv = intervals(vs_rest, ["informedness", "markedness"], ci)
     whole = table.measures(["accuracy", "informedness", "markedness"])
     whole_iv = intervals(counts, ["informedness", "markedness"], ci)
-    level = f"{ci:.0%}"
+    level = percent(ci)
     d = digits
 
     def num(v: float) -> str:
