@@ -305,3 +305,56 @@ def test_forest_title_prints_a_level_with_its_digits():
     df, _ = _constant_run_board()
     board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run", ci=0.975)
     assert be.plot(board).axes[0].get_title().startswith("informedness: top 3 of 3 runs, 97.5% intervals")
+
+
+def test_forest_legend_of_a_short_board_clears_the_x_label_and_lists_only_what_is_drawn():
+    df, _ = _constant_run_board()
+    board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")
+    for top in (1, 2):
+        fig = be.plot(board, top=top)
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        legend = ax.get_legend()
+        box, label = (a.get_window_extent(fig.canvas.get_renderer()) for a in (legend, ax.xaxis.label))
+        assert not box.overlaps(label) and _inside(fig, legend)
+        drawn = {ln.get_label() for ln in ax.get_lines() if len(ln.get_xdata()) and ln.get_label()[0] != "_"}
+        assert {t.get_text() for t in legend.get_texts()} == drawn
+    assert [t.get_text() for t in be.plot(board, top=1).axes[0].get_legend().get_texts()] == ["leader"]
+
+
+def _ranks(k: int, name=lambda i: f"m{i}") -> be.RankResult:
+    rng = np.random.default_rng(0)
+    return be.rank_methods(
+        pl.DataFrame(
+            {
+                "method": [name(i) for i in range(k)] * 12,
+                "dataset": np.repeat(np.arange(12), k),
+                "score": rng.random(12 * k) + np.tile(np.arange(k), 12) * 0.02,
+            }
+        )
+    )
+
+
+def test_cd_diagram_ticks_and_title_with_top():
+    ax = be.plot(_ranks(40)).axes[0]
+    ticks = [t.get_text() for t in ax.texts if t.get_text().isdigit()]
+    assert ticks == ["1", "5", "10", "15", "20", "25", "30", "35", "40"]
+    assert (
+        be.plot(_ranks(40), top=10)
+        .axes[0]
+        .get_title()
+        .startswith("40 methods (the best 10 shown), 12 datasets")
+    )
+    assert be.plot(_ranks(6)).axes[0].get_title().startswith("6 methods, 12 datasets")
+
+
+def test_cd_diagram_saves_long_method_names_whole(tmp_path):
+    from matplotlib import image
+
+    fig = be.plot(
+        _ranks(6, lambda i: f"method_with_a_rather_long_descriptive_name_{i:02d}"), path=tmp_path / "cd.png"
+    )
+    renderer = fig.canvas.get_renderer()
+    names = [t.get_window_extent(renderer) for t in fig.axes[0].texts if "descriptive" in t.get_text()]
+    span = (max(b.x1 for b in names) - min(b.x0 for b in names)) / fig.dpi * 120  # pixels at the saved dpi
+    assert image.imread(tmp_path / "cd.png").shape[1] >= span

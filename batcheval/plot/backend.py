@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["percent", "pyplot"]
+from typing import Any
+
+__all__ = ["fit_legend", "percent", "pyplot"]
 
 
 def pyplot():
@@ -26,3 +28,28 @@ def percent(level: float) -> str:
     ['95%', '97.5%', '99.9%', '99.99%']
     """
     return f"{round(100 * level, 8):g}%"
+
+
+def fit_legend(ax: Any, legend: Any) -> None:
+    """Grow the figure to hold the legend beside the axes, the axes keeping their size in inches.
+
+    A legend outside the axes of a fixed figure ran off it (40 curves), or tight_layout squeezed the
+    axes into a strip to make room (long names). Only a figure of this one axes and no layout engine
+    is resized; any other is laid out as before.
+    """
+    fig = ax.figure
+    if len(fig.axes) != 1 or fig.get_layout_engine() is not None:
+        fig.tight_layout()
+        return
+    legend.set_in_layout(False)
+    fig.tight_layout()
+    w, h = fig.get_size_inches()
+    box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.dpi_scale_trans.inverted())
+    pos = ax.get_position()
+    new_w = max(w, box.x1 + 0.15)
+    below = max(0.0, 0.15 - box.y0)  # the legend's foot under the figure's bottom
+    new_h = h + below
+    fig.set_size_inches(new_w, new_h)
+    ax.set_position([pos.x0 * w / new_w, (pos.y0 * h + below) / new_h, pos.width * w / new_w,
+                     pos.height * h / new_h])  # fmt: skip
+    legend.set_in_layout(True)

@@ -17,7 +17,7 @@ from ..errors import InvalidArgumentError
 from ..inference.ranks import RankResult
 from .backend import pyplot
 
-__all__ = ["cliques", "plot_cd"]
+__all__ = ["cliques", "plot_cd", "rank_ticks"]
 
 _MAX_METHODS = 40
 
@@ -38,6 +38,24 @@ def cliques(ranks: np.ndarray, cd: float) -> list[tuple[int, int]]:
             out.append((i, j))
             last = j
     return out
+
+
+def rank_ticks(hi: float) -> np.ndarray:
+    """Ticks of the rank axis 1..``hi``: every rank up to 20, then 1 and the multiples of a round step
+    (linspace's rounding gave uneven gaps: 1, 5, 9, 13, 17, 20, 24).
+
+    Examples
+    --------
+    >>> rank_ticks(6).tolist()
+    [1, 2, 3, 4, 5, 6]
+    >>> rank_ticks(40).tolist()
+    [1, 5, 10, 15, 20, 25, 30, 35, 40]
+    """
+    top = int(hi)
+    if top <= 20:
+        return np.arange(1, top + 1)
+    step = next(s for s in (2, 5, 10, 20, 50) if top / s <= 10)
+    return np.concatenate(([1], np.arange(step, top + 1, step)))
 
 
 def plot_cd(
@@ -108,7 +126,7 @@ def plot_cd(
     ax.set_ylim(height, -0.85)
     ax.axis("off")
     ax.plot([lo, hi], [0, 0], color="0.1", linewidth=1.2)
-    ticks = np.arange(1, int(hi) + 1) if hi <= 20 else np.unique(np.linspace(1, hi, 11).round())
+    ticks = rank_ticks(hi)
     for t in ticks:
         ax.plot([t, t], [0, -0.07], color="0.1", linewidth=1.0)
         ax.text(t, -0.11, f"{t:g}", ha="center", va="bottom", fontsize=9)
@@ -134,11 +152,12 @@ def plot_cd(
         y = 0.12 + bar_gap * g
         ax.plot([ranks[i] - 0.03 * span / 10, ranks[j] + 0.03 * span / 10], [y, y], color="0.05",
                 linewidth=4, solid_capstyle="round")  # fmt: skip
+    shown_text = f" (the best {m} shown)" if m < k else ""
     ax.set_title(
-        title or f"{k} methods, {result.n_datasets} datasets; Nemenyi CD at α = {result.alpha:g}",
+        title or f"{k} methods{shown_text}, {result.n_datasets} datasets; Nemenyi CD at α = {result.alpha:g}",
         fontsize=10,
     )
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=120)
+        fig.savefig(path, dpi=120, bbox_inches="tight")  # long method names reach past the figure
     return fig

@@ -14,7 +14,7 @@ from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import is_rank_result
 from ..scores.curves import CHARTS
-from .backend import pyplot
+from .backend import fit_legend, pyplot
 from .cd import plot_cd
 from .forest import plot_leaderboard
 
@@ -161,31 +161,6 @@ def _shorten(name: str, most: int = _MAX_LABEL) -> str:
         return name
     tail = (most - 1) // 2
     return name[: most - 1 - tail] + "…" + name[len(name) - tail :]
-
-
-def _fit_legend(ax: Any, legend: Any) -> None:
-    """Grow the figure to hold the legend beside the axes, the axes keeping their size in inches.
-
-    A legend outside the axes of a fixed figure ran off it (40 lines), or tight_layout squeezed the
-    axes into a strip to make room (long names). Only a figure of this one axes and no layout engine
-    is resized; any other is laid out as before.
-    """
-    fig = ax.figure
-    if len(fig.axes) != 1 or fig.get_layout_engine() is not None:
-        fig.tight_layout()
-        return
-    legend.set_in_layout(False)
-    fig.tight_layout()
-    w, h = fig.get_size_inches()
-    box = legend.get_window_extent(fig.canvas.get_renderer()).transformed(fig.dpi_scale_trans.inverted())
-    pos = ax.get_position()
-    new_w = max(w, box.x1 + 0.15)
-    below = max(0.0, 0.15 - box.y0)  # the legend's foot under the figure's bottom
-    new_h = h + below
-    fig.set_size_inches(new_w, new_h)
-    ax.set_position([pos.x0 * w / new_w, (pos.y0 * h + below) / new_h, pos.width * w / new_w,
-                     pos.height * h / new_h])  # fmt: skip
-    legend.set_in_layout(True)
 
 
 def _one_curve_per_group(data: pl.DataFrame, by: list[str], keys: list[str], n_groups: int) -> None:
@@ -370,7 +345,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     entries = len(ax.get_legend_handles_labels()[0])
     legend = ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
                        ncol=2 if entries > 20 else 1)  # fmt: skip
-    _fit_legend(ax, legend)
+    fit_legend(ax, legend)
     if path is not None:
         fig.savefig(path, dpi=110, bbox_inches="tight")
     return fig

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from .backend import percent, pyplot
+from .backend import fit_legend, percent, pyplot
 
 __all__ = ["plot_leaderboard"]
 
@@ -74,9 +74,10 @@ def plot_leaderboard(
     if is_leader.any():
         ax.axvline(value[is_leader][0], color="0.6", linestyle="--", linewidth=0.9)
         ax.plot(value[is_leader], y[is_leader], "*", color="C0", markersize=13, label="leader")
-    ax.plot(value[tied], y[tied], "o", color="C0", label="could be the best")
-    ax.plot(value[~tied & ~is_leader], y[~tied & ~is_leader], "o", mfc="white", color="C3",
-            label="not the best")  # fmt: skip
+    if tied.any():  # a legend entry only for what is drawn
+        ax.plot(value[tied], y[tied], "o", color="C0", label="could be the best")
+    if (rest := ~tied & ~is_leader).any():
+        ax.plot(value[rest], y[rest], "o", mfc="white", color="C3", label="not the best")
     ticks = labels or [str(r) for r in rows.get_column("rank").to_list()]
     ticks = [f"{t} (leader)" if lead else t for t, lead in zip(ticks, is_leader, strict=True)]
     ax.set_yticks(y, ticks)
@@ -94,10 +95,14 @@ def plot_leaderboard(
     ax.grid(True, axis="x", color="0.93")
     if keys:
         ax.set_ylabel(", ".join(keys))
-    # below the axes: a legend inside would cover intervals, one beside would squeeze them
-    below = -0.1 - 2.0 / (6 + len(rows))  # the x axis label takes a larger share of a short figure
-    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, below), ncol=3, frameon=False)
-    fig.tight_layout()
+    # beside the axes, the figure widened to hold it: inside it would cover intervals, and below them it
+    # sat on the x label of a board of one or two rows
+    if ax.get_legend_handles_labels()[0]:
+        legend = ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                           frameon=False)  # fmt: skip
+        fit_legend(ax, legend)
+    else:
+        fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=110, bbox_inches="tight")  # long run names push the title past the axes
     return fig
