@@ -83,3 +83,16 @@ def test_an_empty_frame_is_refused_by_name(draw):
 def test_report_prints_a_level_with_its_digits():
     header = be.report(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], ci=0.999).splitlines()[0]
     assert "informedness (99.9% CI)" in header and "markedness (99.9% CI)" in header
+
+
+def test_report_digits_are_checked_and_a_value_that_rounds_to_zero_has_no_minus():
+    with pytest.raises(
+        be.errors.InvalidArgumentError, match=r"digits= must be a non-negative integer, got -1"
+    ):
+        be.report(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], digits=-1)
+    # informedness of this table is -0.04 (plain arithmetic: recall 0.48 + specificity 0.48 - 1)
+    y_true = [1] * 25 + [0] * 25
+    y_pred = [1] * 12 + [0] * 13 + [1] * 13 + [0] * 12
+    assert skm.recall_score(y_true, y_pred) + skm.recall_score(y_true, y_pred, pos_label=0) - 1 < 0
+    text = be.report(y_true=y_true, y_pred=y_pred, digits=0)
+    assert "-0" not in text and "0 [" in text

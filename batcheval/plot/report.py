@@ -89,6 +89,8 @@ def report(
          overall                               0.500 [-0.222, 0.868]  0.500 [-0.222, 0.868]        8
     <BLANKLINE>
     """
+    if isinstance(digits, bool) or not isinstance(digits, int | np.integer) or digits < 0:
+        raise InvalidArgumentError(f"digits= must be a non-negative integer, got {digits!r}")
     table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
     counts = np.asarray(table.counts)
     per = table.measures(list(_PER_CLASS), per_class=True)
@@ -101,7 +103,10 @@ def report(
     d = digits
 
     def num(v: float) -> str:
-        return "nan" if np.isnan(v) else f"{v:.{d}f}"
+        if np.isnan(v):
+            return "nan"
+        text = f"{v:.{d}f}"
+        return text.lstrip("-") if float(text) == 0 else text  # -0.0004 rounds to 0, not to "-0"
 
     def with_ci(v: float, lo: float, hi: float) -> str:
         return f"{num(v)} [{num(lo)}, {num(hi)}]"
