@@ -254,6 +254,9 @@ def bad_files(tmp_path_factory):
         (["auc", "{preds}"], "score column 'score' not found"),
         (["plot", "{root}/many.parquet", "--by", "run"], "too many for one chart"),
         (["plot", "{root}/many.parquet", "-o", "{root}/chart.pdf"], "writes a .png"),
+        # the output is checked before the input is read, let alone swept
+        (["plot", "{root}/absent.parquet", "-o", "{root}/no/such/dir/roc.png"], "no directory"),
+        (["plot", "{preds}", "--by", "run", "-o", "{root}/no/such/dir/roc.png"], "no directory"),
     ],
 )
 def test_bad_input(files, bad_files, args, needle):

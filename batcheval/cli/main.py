@@ -23,6 +23,7 @@ import shutil
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -449,10 +450,14 @@ def _plot(args: argparse.Namespace) -> None:
     from ..plot import plot
     from ..scores.curves import curves
 
-    frame = _read(args)
     output = args.output or f"{args.chart}.png"
     if not output.lower().endswith(".png"):
         raise BatchevalError(f"cannot write {output!r}: plot writes a .png file")
+    # checked before the file is read and swept, as for the other commands' -o (check_output knows no .png)
+    parent = Path(output).parent
+    if not parent.is_dir():
+        raise BatchevalError(f"cannot write {output!r}: no directory {str(parent)!r}")
+    frame = _read(args)
     dtype = _label_dtype(frame, args.label)
     cv = curves(frame.collect(), _split(args.by), args.label, _score_columns(args.score), kind=args.chart,
                 thresholds=_thresholds(args.thresholds), smoothing=args.smoothing,
