@@ -358,3 +358,17 @@ def test_cd_diagram_saves_long_method_names_whole(tmp_path):
     names = [t.get_window_extent(renderer) for t in fig.axes[0].texts if "descriptive" in t.get_text()]
     span = (max(b.x1 for b in names) - min(b.x0 for b in names)) / fig.dpi * 120  # pixels at the saved dpi
     assert image.imread(tmp_path / "cd.png").shape[1] >= span
+
+
+def test_a_callers_own_tight_layout_keeps_the_legend_on_the_figure():
+    # the demo draws on its own axes, then calls tight_layout and saves without a tight box
+    import matplotlib.pyplot as plt
+
+    df, _ = _constant_run_board()
+    board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")
+    for frame in (board, be.curves(_runs(12), by="run", kind="roc")):
+        fig, ax = plt.subplots(figsize=(8, 6.4))
+        be.plot(frame, ax=ax)
+        fig.tight_layout()
+        fig.canvas.draw()
+        assert _inside(fig, ax.get_legend()) and _inside(fig, ax.title)

@@ -50,6 +50,12 @@ def fit_legend(ax: Any, legend: Any) -> None:
     below = max(0.0, 0.15 - box.y0)  # the legend's foot under the figure's bottom
     new_h = h + below
     fig.set_size_inches(new_w, new_h)
-    ax.set_position([pos.x0 * w / new_w, (pos.y0 * h + below) / new_h, pos.width * w / new_w,
-                     pos.height * h / new_h])  # fmt: skip
+    left, bottom = pos.x0 * w / new_w, (pos.y0 * h + below) / new_h
+    right, top = left + pos.width * w / new_w, bottom + pos.height * h / new_h
+    if ax.get_subplotspec() is not None:
+        # through the subplot parameters, as tight_layout moves it: after set_position a caller's own
+        # tight_layout (the demo's) no longer counted the legend and pushed it off the figure
+        fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top)
+    else:
+        ax.set_position([left, bottom, right - left, top - bottom])
     legend.set_in_layout(True)
