@@ -253,10 +253,13 @@ def bad_files(tmp_path_factory):
         (["sweep", "{root}/many.parquet", "--thresholds", "lots"], "--thresholds must be"),
         (["auc", "{preds}"], "score column 'score' not found"),
         (["plot", "{root}/many.parquet", "--by", "run"], "too many for one chart"),
-        (["plot", "{root}/many.parquet", "-o", "{root}/chart.pdf"], "writes a .png"),
+        (["plot", "{root}/many.parquet", "-o", "{root}/chart.pdf"], "written as a .png"),
         # the output is checked before the input is read, let alone swept
         (["plot", "{root}/absent.parquet", "-o", "{root}/no/such/dir/roc.png"], "no directory"),
         (["plot", "{preds}", "--by", "run", "-o", "{root}/no/such/dir/roc.png"], "no directory"),
+        (["leaderboard", "{root}/absent.parquet", "--plot", "{root}/no/such/dir/board.png"], "no directory"),
+        (["leaderboard", "{preds}", "--plot", "{root}/board.pdf"], "written as a .png"),
+        (["ranks", "{root}/absent.parquet", "--plot", "{root}/no/such/dir/cd.png"], "no directory"),
     ],
 )
 def test_bad_input(files, bad_files, args, needle):

@@ -343,6 +343,8 @@ def _ranks(args: argparse.Namespace) -> None:
 
     if args.pairwise:
         check_output(args.pairwise)
+    if args.plot:
+        _check_png(args.plot)
     res = rank_methods(
         _read(args).collect(), args.method, args.dataset, args.measure,
         higher_is_better=not args.lower_is_better, control=_positive(args.control), alpha=args.alpha,
@@ -446,17 +448,21 @@ def _scores(args: argparse.Namespace) -> None:
     _emit(result, args.output, keys=_split(args.by) or [], chosen=getattr(args, "measures", None) is not None)
 
 
+def _check_png(output: str) -> None:
+    """Checked before the input is read, as the other commands' -o is (check_output knows no .png)."""
+    if not output.lower().endswith(".png"):
+        raise BatchevalError(f"cannot write {output!r}: a chart is written as a .png file")
+    parent = Path(output).parent
+    if not parent.is_dir():
+        raise BatchevalError(f"cannot write {output!r}: no directory {str(parent)!r}")
+
+
 def _plot(args: argparse.Namespace) -> None:
     from ..plot import plot
     from ..scores.curves import curves
 
     output = args.output or f"{args.chart}.png"
-    if not output.lower().endswith(".png"):
-        raise BatchevalError(f"cannot write {output!r}: plot writes a .png file")
-    # checked before the file is read and swept, as for the other commands' -o (check_output knows no .png)
-    parent = Path(output).parent
-    if not parent.is_dir():
-        raise BatchevalError(f"cannot write {output!r}: no directory {str(parent)!r}")
+    _check_png(output)
     frame = _read(args)
     dtype = _label_dtype(frame, args.label)
     cv = curves(frame.collect(), _split(args.by), args.label, _score_columns(args.score), kind=args.chart,
@@ -583,6 +589,8 @@ def _leaderboard(args: argparse.Namespace) -> None:
     from ..inference.leaderboard import leaderboard
     from ..plot.forest import plot_leaderboard
 
+    if args.plot:
+        _check_png(args.plot)
     frame = _read(args).collect()
     dtype = _label_dtype(frame, args.label)
     board = leaderboard(
