@@ -297,3 +297,12 @@ def test_classes_of_another_kind_than_the_labels_are_named(classes, error, messa
         with pytest.raises(error, match=message):
             call(classes=classes)
     assert be.evaluate(df, classes=(0, 1, 2.0), measures=["accuracy"])["accuracy"][0] == 1.0
+
+
+def test_classes_with_no_label_left_in_a_batch_are_not_misread():
+    # a batch whose labels were all dropped as nulls read its classes as strings
+    df = pl.DataFrame({"label": [0, 1, None, None], "score": [0.1, 0.4, 0.35, 0.8]})
+    with pytest.warns(be.BatchevalWarning):
+        got = be.sweep(df.lazy(), thresholds=[0.3], drop_nulls=True, batch_rows=2, classes=[0, 1])
+    assert got.select("tp", "fp", "fn", "tn").rows() == [(1, 0, 0, 1)]
+    assert be.auc(pl.DataFrame({"label": [0], "score": [0.1]}).clear(), classes=[0, 1])["n"].to_list() == [0]

@@ -271,9 +271,9 @@ def check_within_classes(present: Sequence[Any], classes: Sequence[Any] | None, 
     ...
     batcheval.errors.InvalidLabelError: label column 'label' has values outside classes=[0, 1]: [2]
     """
-    if classes is None:
+    if classes is None or not len(present):  # no label to tell the kind (a batch of nulls dropped)
         return
-    first = next(iter(present), "")
+    first = next(iter(present))
     kind = "bool" if isinstance(first, bool) else "int" if isinstance(first, int) else "str"
     known = set(check_classes(classes, kind, label) or [])
     outside = [v for v in present if v not in known]
