@@ -48,6 +48,20 @@ def test_ranks_writes_ranks_pairs_and_diagram(tmp_path, capsys):
     assert f"Friedman chi2 = {res.friedman_chi2:.4g}" in capsys.readouterr().err
 
 
+def test_ranks_with_a_control_writes_its_comparisons_with_the_ranks(tmp_path):
+    # with -o the Holm comparisons were neither printed nor written
+    df = frame_of(scores(12, 5, 9))
+    src, out = tmp_path / "s.parquet", tmp_path / "r.parquet"
+    df.write_parquet(src)
+    res = be.rank_methods(df, control="m001")
+    assert main(["ranks", str(src), "--control", "m001", "-o", str(out)]) == 0
+    got = pl.read_parquet(out)
+    assert got.select(res.ranks.columns).equals(res.ranks)
+    compared = got.filter(pl.col("p_holm").is_not_null())
+    assert compared.select(res.control.columns).sort("method").equals(res.control.sort("method"))
+    assert got.filter(pl.col("method") == "m001")["p_holm"].to_list() == [None]
+
+
 def test_ranks_one_dataset_exits_2(tmp_path, capsys):
     src = tmp_path / "s.parquet"
     frame_of(scores(1, 4, 0)).write_parquet(src)
@@ -72,3 +86,24 @@ def test_compare_drops_null_predictions_when_asked(tmp_path):
     proc = run_cli("compare", str(path), "--measure", "accuracy", "--drop-nulls", "-o", str(out))
     assert proc.returncode == 0 and "dropped 12 of 240 rows" in proc.stderr, proc.stderr
     assert pl.read_parquet(out).equals(got)
+
+
+def test_reference_and_control_are_read_in_their_columns_dtypes(tmp_path, capsys):
+    # "01" and "007" were read as the numbers 1 and 7, and a run of two columns could not be named
+    df = cv_frame(seed=8).with_columns(
+        run=pl.col("run").cast(pl.String).str.zfill(2), params=pl.lit("p")
+    )  # fmt: skip
+    src, out = tmp_path / "cv.parquet", tmp_path / "out.parquet"
+    df.write_parquet(src)
+    first = df["run"].min()
+    argv = ["compare", str(src), "--run", "run,params", "--repeat", "repeat", "--measure", "accuracy"]
+    assert main([*argv, "--reference", f"{first},p", "-o", str(out)]) == 0
+    expected = be.compare(df, ["run", "params"], repeat="repeat", measure="accuracy", reference=(first, "p"))
+    assert pl.read_parquet(out).equals(expected)
+    assert main([*argv, "--reference", first]) == 2
+    assert "names 1 value for the 2 columns ['run', 'params']" in capsys.readouterr().err
+    ranks = frame_of(scores(6, 3, 2)).with_columns(method=pl.col("method").str.replace("m", "0"))
+    ranks.write_parquet(src)
+    assert main(["ranks", str(src), "--control", "0001", "-o", str(out)]) == 0
+    control = be.rank_methods(ranks, control="0001").control
+    assert pl.read_parquet(out).filter(pl.col("p_holm").is_not_null()).select(control.columns).equals(control)

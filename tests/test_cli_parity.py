@@ -249,3 +249,17 @@ def test_classes_options_and_counts_as_the_api_takes_them(tmp_path):
     for top in ("0", "-2"):
         proc = run_cli("leaderboard", str(path), "--drop-nulls", "--top", top)
         assert proc.returncode == 2 and "must be a whole number of at least 1" in proc.stderr
+
+
+def test_positive_of_float_labels_takes_its_float_spelling(tmp_path):
+    # labels written as 0.0/1.0 (pandas writes them so after a NaN): --positive 1.0 was "not a class"
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 60).astype(float)
+    df = pl.DataFrame(
+        {"run": np.repeat([1, 2], 30), "label": y, "prediction": np.where(rng.random(60) < 0.7, y, 1 - y)}
+    )
+    path, out = tmp_path / "f.csv", tmp_path / "o.parquet"
+    df.write_csv(path)
+    proc = run_cli("evaluate", str(path), "--by", "run", "--positive", "1.0", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_parquet(out).equals(be.evaluate(df, by="run", positive=1))

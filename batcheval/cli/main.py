@@ -327,10 +327,13 @@ def _rope(text: str):
 def _compare(args: argparse.Namespace) -> None:
     from ..inference.cv import compare
 
+    frame = _read(args)
+    runs = _split(args.run) or []
     result = compare(
-        _read(args).collect(), _split(args.run) or [], args.fold, args.repeat, args.measure,
-        reference=_positive(args.reference), pairs="all" if args.all_pairs else "reference",
-        test=args.test, rope=_rope(args.rope), test_fraction=args.test_fraction,
+        frame.collect(), runs, args.fold, args.repeat, args.measure,
+        reference=_run_value(args.reference, frame, runs, "--reference"),
+        pairs="all" if args.all_pairs else "reference", test=args.test, rope=_rope(args.rope),
+        test_fraction=args.test_fraction,
         higher_is_better=not args.lower_is_better, label=args.label, prediction=args.prediction,
         drop_nulls=args.drop_nulls,
     )  # fmt: skip
@@ -345,9 +348,10 @@ def _ranks(args: argparse.Namespace) -> None:
         check_output(args.pairwise)
     if args.plot:
         _check_png(args.plot)
+    frame = _read(args)
     res = rank_methods(
-        _read(args).collect(), args.method, args.dataset, args.measure,
-        higher_is_better=not args.lower_is_better, control=_positive(args.control), alpha=args.alpha,
+        frame.collect(), args.method, args.dataset, args.measure, higher_is_better=not args.lower_is_better,
+        control=_run_value(args.control, frame, [args.method], "--control"), alpha=args.alpha,
         drop_incomplete=args.drop_incomplete,
     )  # fmt: skip
     print(res.summary(), file=sys.stderr)
@@ -359,9 +363,10 @@ def _ranks(args: argparse.Namespace) -> None:
 
         plot_cd(res, top=None if res.n_methods <= 40 else 40, path=args.plot)
         print(f"wrote a critical-difference diagram to {args.plot}", file=sys.stderr)
-    if res.control is not None and not args.output:
-        _emit(res.control, None, chosen=True)
-    _emit(res.ranks, args.output, chosen=True)
+    ranks = res.ranks
+    if res.control is not None:  # one table, so that -o keeps the comparisons too
+        ranks = ranks.join(res.control, on=args.method, how="left", maintain_order="left")
+    _emit(ranks, args.output, chosen=True)
 
 
 def _positive(value: str | None, dtype: pl.DataType | None = None):
@@ -375,7 +380,29 @@ def _positive(value: str | None, dtype: pl.DataType | None = None):
     try:
         return int(value)
     except ValueError:
-        return {"true": True, "false": False}.get(value.lower(), value)
+        pass
+    if dtype is not None and dtype.is_float():  # 1.0 names class 1: integral float labels count as integers
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return int(number) if number.is_integer() else number
+    return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def _run_value(text: str | None, frame: pl.LazyFrame, columns: list[str], flag: str):
+    """A run (or method) named on the command line: one value per column, comma-separated, each
+    read in its column's dtype (so a string run "01" stays "01")."""
+    if text is None:
+        return None
+    values = text.split(",") if len(columns) > 1 else [text]
+    if len(values) != len(columns):
+        raise BatchevalError(
+            f"{flag} {text!r} names {len(values)} value{'s' if len(values) != 1 else ''} for the "
+            f"{len(columns)} columns {columns}; give one per column, comma-separated"
+        )
+    parsed = [_positive(v, _label_dtype(frame, c)) for v, c in zip(values, columns, strict=True)]
+    return parsed[0] if len(parsed) == 1 else tuple(parsed)
 
 
 def _label_dtype(frame: pl.LazyFrame | pl.DataFrame, column: str) -> pl.DataType | None:
