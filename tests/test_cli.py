@@ -314,3 +314,22 @@ def test_the_package_and_the_cli_work_without_sklearn(files, tmp_path):
     assert proc.stderr.strip().splitlines()[-1] == (
         "batcheval: error: the demo needs scikit-learn and matplotlib: pip install 'batcheval[demo]'"
     )
+
+
+def test_a_csv_whose_column_changes_type_after_a_hundred_rows_is_read(tmp_path):
+    # polars infers a csv's types from 100 rows: "baseline" at row 200 failed a column read as integers
+    rows = [(str(i % 3) if i < 200 else "baseline", i % 2, (i // 2) % 2) for i in range(300)]
+    df = pl.DataFrame(rows, schema=["run", "label", "prediction"], orient="row")
+    path, out = tmp_path / "late.csv", tmp_path / "out.parquet"
+    df.write_csv(path)
+    proc = run_cli("evaluate", str(path), "--by", "run", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_parquet(out).sort("run").equals(be.evaluate(df, by="run").sort("run"))
+    assert be.evaluate(str(path), by="run").sort("run").equals(be.evaluate(df, by="run").sort("run"))
+    late = pl.DataFrame([(str(i % 3) if i < 10_200 else "x", 0, 1) for i in range(10_300)],
+                        schema=["run", "label", "prediction"], orient="row")  # fmt: skip
+    late.write_csv(path)
+    with pytest.raises(
+        be.SourceError, match=r"could not parse `x`.*first 10,000 rows: convert it to parquet"
+    ):
+        be.evaluate(str(path), by="run")

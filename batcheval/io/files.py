@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import glob
 from pathlib import Path
 from typing import Any
@@ -10,13 +11,14 @@ import polars as pl
 
 from ..errors import BatchevalError
 from .frames import widens_to_int128
+from .sources import CSV_INFER_ROWS
 
 __all__ = ["check_output", "read_frame", "write_frame"]
 
 _READERS = {
     ".parquet": pl.scan_parquet,
     ".pq": pl.scan_parquet,
-    ".csv": pl.scan_csv,
+    ".csv": functools.partial(pl.scan_csv, infer_schema_length=CSV_INFER_ROWS),
     ".ipc": pl.scan_ipc,
     ".arrow": pl.scan_ipc,
     ".feather": pl.scan_ipc,
