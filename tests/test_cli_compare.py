@@ -31,7 +31,7 @@ def test_compare_bad_rope_exits_2(tmp_path, capsys):
     code = main(["compare", str(src), "--measure", "accuracy", "--repeat", "repeat", "--test", "bayes",
                  "--rope", "0.1,-0.1"])  # fmt: skip
     assert code == 2
-    assert "rope= low 0.1 is greater than high -0.1" in capsys.readouterr().err
+    assert "--rope low 0.1 is greater than high -0.1" in capsys.readouterr().err
 
 
 def test_ranks_writes_ranks_pairs_and_diagram(tmp_path, capsys):
@@ -107,3 +107,32 @@ def test_reference_and_control_are_read_in_their_columns_dtypes(tmp_path, capsys
     assert main(["ranks", str(src), "--control", "0001", "-o", str(out)]) == 0
     control = be.rank_methods(ranks, control="0001").control
     assert pl.read_parquet(out).filter(pl.col("p_holm").is_not_null()).select(control.columns).equals(control)
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--test", "bayes", "--rope=-0.01"], "--rope half-width must be finite and >= 0, got -0.01"),
+        (["--test-fraction", "2"], "--test-fraction must lie in (0, 1), got 2.0"),
+        (["--all-pairs", "--reference", "0"], "--reference has no meaning with --all-pairs; leave it out"),
+        (["--test", "5x2cv"], "(give --repeat)"),
+    ],
+)
+def test_compare_errors_name_flags_not_keywords(tmp_path, capsys, extra, needle):
+    # docs/cli.md: messages name flags, not Python keywords; these said rope=, pairs='all', repeat=, ...
+    src = tmp_path / "cv.parquet"
+    cv_frame().filter(pl.col("repeat") == 0).drop("repeat").write_parquet(src)
+    assert main(["compare", str(src), "--measure", "accuracy", *extra]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_ranks_errors_name_flags_not_keywords(tmp_path, capsys):
+    src = tmp_path / "s.parquet"
+    frame_of(scores(6, 3, 2)).filter(
+        ~((pl.col("method") == "m002") & (pl.col("dataset") == 1))
+    ).write_parquet(src)
+    assert main(["ranks", str(src)]) == 2
+    assert "pass --drop-incomplete to drop them" in capsys.readouterr().err
+    frame_of(scores(6, 3, 2)).write_parquet(src)
+    assert main(["ranks", str(src), "--alpha", "2"]) == 2
+    assert "--alpha must lie in (0, 1), got 2.0" in capsys.readouterr().err

@@ -809,9 +809,13 @@ def _first_line(exc: BaseException) -> str:
 
 
 _KEYWORDS = ("positive", "classes", "measures", "measure", "beta", "ci_method", "ci", "n_boot", "seed",
-             "thresholds", "pool", "by", "run", "example", "cluster", "significance", "label", "prediction",
-             "score", "smoothing", "paired", "averages")  # fmt: skip
-_FLAGS = ("drop_nulls", "drop_nonfinite", "per_class", "adjacent")
+             "thresholds", "pool", "by", "example", "cluster", "significance", "label", "prediction",
+             "score", "smoothing", "paired", "averages", "rope", "reference", "test_fraction", "alpha",
+             "control")  # fmt: skip
+# keywords that messages also use to show a value ("fold=0"): turned into flags only where named
+# without a value ("give repeat=") or at the start of a message ("test='t' needs ...")
+_NAMED = ("run", "repeat", "fold", "method", "dataset", "test")
+_FLAGS = ("drop_nulls", "drop_nonfinite", "per_class", "adjacent", "drop_incomplete")
 
 
 def cli_message(text: str) -> str:
@@ -828,10 +832,12 @@ def cli_message(text: str) -> str:
     """
     text = re.sub(r"^lazy frame, rows [\d,]+-[\d,]+: ", "", text)
     text = re.sub(rf"\b({'|'.join(_FLAGS)})=True\b", lambda m: "--" + m.group(1).replace("_", "-"), text)
+    text = text.replace("pairs='all'", "--all-pairs").replace("leave it None", "leave it out")
     flag = lambda m: f"--{m.group(1).replace('_', '-')}"  # noqa: E731
-    text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS)})=(?=\S)", lambda m: flag(m) + " ", text)
-    # "pass example= (the column ...)": an option named without its value
-    text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS)})=(?=\s)", flag, text)
+    text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS)})=(?=[^\s),;])", lambda m: flag(m) + " ", text)
+    # "pass example= (the column ...)", "(give repeat=)": an option named without its value
+    text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS + _NAMED)})=(?=[\s),;]|$)", flag, text)
+    text = re.sub(rf"^({'|'.join(_NAMED)})=(?=\S)", lambda m: flag(m) + " ", text)
     # "ci must be ...", "unknown ci_method ...": an option named as a word
     text = re.sub(rf"^({'|'.join(_KEYWORDS)}) (?=must|is )", lambda m: flag(m) + " ", text)
     return re.sub(r"^unknown (ci_method|significance|paired) ", lambda m: f"unknown {flag(m)} ", text)
