@@ -234,6 +234,7 @@ def bad_files(tmp_path_factory):
     )
     many.write_parquet(root / "many.parquet")
     (root / "empty_dir").mkdir()
+    (root / "dir.csv").mkdir()  # a directory named like an output file
     return root
 
 
@@ -260,6 +261,8 @@ def bad_files(tmp_path_factory):
         (["leaderboard", "{root}/absent.parquet", "--plot", "{root}/no/such/dir/board.png"], "no directory"),
         (["leaderboard", "{preds}", "--plot", "{root}/board.pdf"], "written as a .png"),
         (["ranks", "{root}/absent.parquet", "--plot", "{root}/no/such/dir/cd.png"], "no directory"),
+        (["evaluate", "{preds}", "-o", "{root}/empty_dir"], "unknown file type"),
+        (["evaluate", "{preds}", "-o", "{root}/dir.csv"], "'{root}/dir.csv': it is a directory"),
     ],
 )
 def test_bad_input(files, bad_files, args, needle):
@@ -269,7 +272,7 @@ def test_bad_input(files, bad_files, args, needle):
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("batcheval: error:"), proc.stderr
-    assert needle in lines[0]
+    assert needle.format(root=bad_files) in lines[0]
     assert proc.stdout == ""
 
 
@@ -282,6 +285,9 @@ def test_usage_errors_exit_2(files):
     root, _ = files
     proc = run_cli("plot", str(root / "preds.parquet"), "--chart", "pie")
     assert proc.returncode == 2 and "invalid choice: 'pie'" in proc.stderr
+    for runs in ("0", "-5"):  # a raw "index 0 is out of bounds" / "negative dimensions" before
+        proc = run_cli("demo", "--synthetic", "--runs", runs)
+        assert proc.returncode == 2 and "--runs: must be a whole number of at least 1" in proc.stderr
 
 
 # ---- demo ------------------------------------------------------------------------------------

@@ -76,7 +76,7 @@ or "none" (p-values). Aliases are accepted wherever a measure is named.
 """
 
 _DEMO_EXAMPLES = """examples:
-  batcheval demo                       # fit 77 scikit-learn runs (about a minute), rank them, save charts
+  batcheval demo                       # fit 102 scikit-learn runs (a few minutes), rank them, save charts
   batcheval demo --out /tmp/demo       # a rerun reads the cached predictions and takes seconds
   batcheval demo --synthetic --runs 500   # the simulated sweep: no scikit-learn needed
 """
@@ -234,7 +234,7 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     demo.add_argument("--synthetic", action="store_true",
                       help="the simulated sweep instead (no scikit-learn needed)")  # fmt: skip
-    demo.add_argument("--runs", type=int, default=200, help="runs in the synthetic sweep (default 200)")
+    demo.add_argument("--runs", type=_positive_int, default=200, help="runs in the synthetic sweep (default 200)")
     _comparison_commands(command, output)
     command("measures", "list every measure: its meaning and whether it has an interval", _MEASURES_EXAMPLES)
     warm = command("warmup", "compile the numba kernels now, once per machine (for CI and Docker builds)",

@@ -141,6 +141,8 @@ def check_output(path: str | Path) -> None:
     parent = Path(path).parent
     if not parent.is_dir():
         raise BatchevalError(f"cannot write {str(path)!r}: no directory {str(parent)!r}")
+    if Path(path).is_dir():
+        raise BatchevalError(f"cannot write {str(path)!r}: it is a directory")
 
 
 def write_frame(frame: pl.DataFrame, path: str | Path) -> None:
