@@ -234,7 +234,8 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     demo.add_argument("--synthetic", action="store_true",
                       help="the simulated sweep instead (no scikit-learn needed)")  # fmt: skip
-    demo.add_argument("--runs", type=_positive_int, default=200, help="runs in the synthetic sweep (default 200)")
+    demo.add_argument("--runs", type=_positive_int, default=200,
+                      help="runs in the synthetic sweep (default 200)")  # fmt: skip
     _comparison_commands(command, output)
     command("measures", "list every measure: its meaning and whether it has an interval", _MEASURES_EXAMPLES)
     warm = command("warmup", "compile the numba kernels now, once per machine (for CI and Docker builds)",
