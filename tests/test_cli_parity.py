@@ -54,6 +54,16 @@ def test_measures_lists_every_measure_with_its_interval():
         )  # fmt: skip
         assert expected in line, line
     assert "specificity" in rows["inverse_recall"]
+    # binary mcc is correlation and takes its closed form (it was listed as "bootstrap" only)
+    assert "closed form (2), bootstrap (K)" in rows["mcc"]
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 80)
+    binary = be.evaluate(
+        y_true=y, y_pred=np.where(rng.random(80) < 0.8, y, 1 - y), measures=["mcc", "phi"], ci=0.9
+    )
+    assert (
+        binary.select("mcc_ci_low", "mcc_ci_high").rows() == binary.select("phi_ci_low", "phi_ci_high").rows()
+    )
 
 
 def test_directory_ci_and_classes_match_the_library(data, tmp_path):

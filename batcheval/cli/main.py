@@ -670,7 +670,7 @@ def _demo(args: argparse.Namespace) -> None:
 
 
 def _measures_list(args: argparse.Namespace) -> None:
-    from ..inference.intervals import JACCARD_MEASURES, interval_measures
+    from ..inference.intervals import BINARY_CLOSED_FORMS, interval_measures
     from ..measures import BINARY_MEASURES, MULTICLASS_MEASURES
     from ..measures.catalog import meaning
     from ..measures.names import ALIASES
@@ -678,13 +678,19 @@ def _measures_list(args: argparse.Namespace) -> None:
     aliases: dict[str, list[str]] = {}
     for alias, name in ALIASES.items():
         aliases.setdefault(name, []).append(alias)
-    closed = {2: set(interval_measures(2)) | set(JACCARD_MEASURES), 3: set(interval_measures(3))}
+    closed = {2: set(interval_measures(2)) | set(BINARY_CLOSED_FORMS), 3: set(interval_measures(3))}
     boot = {2: set(interval_measures(2, "bootstrap")), 3: set(interval_measures(3, "bootstrap"))}
+
+    def kind(name: str, k: int) -> str:
+        return "closed form" if name in closed[k] else "bootstrap" if name in boot[k] else "none"
+
     rows = [("measure", "classes", "interval", "meaning")]
     for name in dict.fromkeys([*BINARY_MEASURES, *MULTICLASS_MEASURES]):
         # a multiclass measure applies to two classes too; a binary one only to two
-        where, k = ("2 and K", 3) if name in MULTICLASS_MEASURES else ("2", 2)
-        interval = "closed form" if name in closed[k] else "bootstrap" if name in boot[k] else "none"
+        where = "2 and K" if name in MULTICLASS_MEASURES else "2"
+        interval = kind(name, 3 if name in MULTICLASS_MEASURES else 2)
+        if name in MULTICLASS_MEASURES and kind(name, 2) != interval:
+            interval = f"{kind(name, 2)} (2), {interval} (K)"
         text = meaning(name)
         if name in aliases:
             text += f" [also: {', '.join(aliases[name])}]"
