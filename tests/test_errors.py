@@ -257,6 +257,35 @@ def test_a_key_named_like_an_output_column_is_named(key, call):
         call(df, key)
 
 
+@pytest.mark.parametrize(
+    ("key", "call"),
+    [
+        ("n", lambda d, k: be.auc(d, by=k)),
+        ("positives", lambda d, k: be.auc(d, by=k)),
+        ("roc_auc", lambda d, k: be.auc(d, by=k)),
+        ("best_threshold", lambda d, k: be.auc(d, by=k)),
+        ("best_f1", lambda d, k: be.auc(d, by=k, measure="f1")),
+        ("roc_auc_se", lambda d, k: be.auc(d, by=k, ci=0.95)),
+        ("roc_auc_mean", lambda d, k: be.auc(d, by=[k, "fold"], pool="fold")),
+        ("chart", lambda d, k: be.curves(d, by=k)),
+        ("x", lambda d, k: be.curves(d, by=k)),
+        ("s", lambda d, k: be.curves(d, by=k, kind="bird")),
+        ("tp", lambda d, k: be.curves(d, by=k)),
+        ("tp", lambda d, k: be.sweep(d, by=k)),
+        ("n", lambda d, k: be.sweep(d, by=k, thresholds="exact")),
+        ("f1", lambda d, k: be.sweep(d, by=k)),
+    ],
+)
+def test_a_key_named_like_a_score_output_column_is_named(key, call):
+    # these gave a raw polars DuplicateError
+    df = pl.DataFrame({"fold": [0, 1] * 4, key: [0] * 8, "label": [0, 1] * 4,
+                       "score": [0.1, 0.7, 0.4, 0.3, 0.2, 0.9, 0.5, 0.6]})  # fmt: skip
+    with pytest.raises(
+        be.DuplicateColumnError, match=rf"key column '{key}' has the name of an output column"
+    ):
+        call(df, key)
+
+
 def test_a_pooled_key_may_share_an_intermediate_name_of_align():
     df = pl.DataFrame({"run": [1] * 4, "_g": [0, 0, 1, 1], "_row": [0, 1, 0, 1],
                        "label": [0, 1, 0, 1], "prediction": [5, 6, 5, 6]})  # fmt: skip

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -165,3 +167,111 @@ def test_a_nan_after_a_dropped_null_is_named_at_the_users_row():
     df = pl.DataFrame({"label": [None, 0, 1, 2, 0], "s": rows})
     with pytest.raises(be.InvalidScoreError, match=r"first at row 4\)"):
         be.auc(df, score="s", drop_nulls=True)
+
+
+def _sklearn_averages(y: np.ndarray, s: np.ndarray) -> dict[str, float]:
+    """The six averages of be.auc, from scikit-learn's one-vs-rest areas and numpy weights."""
+    k = s.shape[1]
+    bias = np.bincount(s.argmax(axis=1), minlength=k) / len(y)
+    prevalence = np.bincount(y, minlength=k) / len(y)
+    out = {}
+    for area, score_fn in (("roc_auc", metrics.roc_auc_score), ("pr_auc", metrics.average_precision_score)):
+        per = np.array([score_fn(y == j, s[:, j]) for j in range(k)])
+        out[f"macro_{area}"] = per.mean()
+        out[f"prevalence_weighted_{area}"] = per @ prevalence
+        out[f"bias_weighted_{area}"] = per @ bias
+    return out
+
+
+@pytest.mark.parametrize(
+    "key", ["prevalence", "bias", "_top", "_k", "_score", "_is_class", "_score0", "gini", "best_informedness"]
+)
+def test_averages_by_a_key_named_as_an_intermediate_column(key):
+    # A key named as a column the averages are built from was overwritten by it: by="prevalence"
+    # gave one row with an invented key, by="bias" used the key's values as weights, and the
+    # others raised polars' DuplicateError or SchemaError. Each group is scikit-learn's.
+    df = multiclass_scores(n_runs=3, seed=8).with_columns((pl.col("run") * 2 + 1).alias(key))
+    cols = ["s0", "s1", "s2"]
+    for score in (cols, "scores"):
+        data = df.with_columns(pl.concat_list(cols).alias("scores"))
+        got = be.auc(data, by=key, score=score).sort(key)
+        assert got.columns == [key, "n", *be.AUC_AVERAGES]
+        assert got[key].to_list() == [1, 3, 5]
+        for row in got.iter_rows(named=True):
+            part = df.filter(pl.col(key) == row[key])
+            expected = _sklearn_averages(part["label"].to_numpy(), part.select(cols).to_numpy())
+            for name, value in expected.items():
+                assert row[name] == pytest.approx(value, abs=1e-12), (name, key)
+
+
+@pytest.mark.parametrize("key", ["n", "macro_roc_auc"])
+def test_averages_by_a_key_named_as_an_output_column(key):
+    df = multiclass_scores(n_runs=2, seed=8).with_columns(pl.col("run").alias(key))
+    with pytest.raises(be.DuplicateColumnError, match=f"key column '{key}' has the name of an output column"):
+        be.auc(df, by=key, score=["s0", "s1", "s2"])
+
+
+@pytest.mark.parametrize("container", ["polars", "pandas"])
+def test_score_columns_of_different_numeric_dtypes(container):
+    # Int64 next to Float64 (or Float32 next to Float64) raised polars' SchemaError: the classes'
+    # scores are stacked into one column. The areas are scikit-learn's on the same numbers.
+    df = multiclass_scores(n_runs=1, seed=9).with_columns(
+        (pl.col("s0") * 1000).round().cast(pl.Int64), pl.col("s1").cast(pl.Float32)
+    )
+    y, s = df["label"].to_numpy(), df.select("s0", "s1", "s2").to_numpy().astype(np.float64)
+    data = df.to_pandas() if container == "pandas" else df
+    got = be.auc(data, score=["s0", "s1", "s2"]).row(0, named=True)
+    for name, value in _sklearn_averages(y, s).items():
+        assert got[name] == pytest.approx(value, abs=1e-12)
+    curves = be.curves(data, score=["s0", "s1", "s2"], kind="roc")
+    for k in range(3):
+        fpr, tpr, _ = metrics.roc_curve(y == k, s[:, k], drop_intermediate=False)
+        part = curves.filter(pl.col("class") == k)
+        np.testing.assert_allclose(part["x"].to_numpy(), fpr[1:], atol=1e-12)
+        np.testing.assert_allclose(part["y"].to_numpy(), tpr[1:], atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("column", "score", "message"),
+    [
+        (pl.col("s0").cast(pl.String), ["s0", "s1", "s2"], "score column 's0' has dtype String"),
+        (pl.concat_list(pl.col("s0", "s1", "s2").cast(pl.String)).alias("L"), "L", "'L' has lists of String"),
+        ((pl.col("s0") * 10).cast(pl.Int64) + 2**60, ["s0", "s1", "s2"], "score column 's0' holds integers"),
+    ],
+)
+def test_score_columns_that_are_not_numbers_are_named(column, score, message):
+    # a String column raised polars' SchemaError and a List(String) one named the internal '_score'
+    df = multiclass_scores(n_runs=1, seed=9).with_columns(column)
+    with pytest.raises(be.InvalidScoreError, match=re.escape(message)):
+        be.auc(df, score=score)
+
+
+def test_no_rows_give_nan_averages_as_a_binary_auc_does():
+    # no rows (an empty frame, or every row dropped as NaN) raised "cannot concat empty list" or
+    # "3 score columns for 0 classes"
+    df = multiclass_scores(n_runs=1, seed=9)
+    cols = ["s0", "s1", "s2"]
+    binary = be.auc(df.head(0).select("label", pl.col("s0").alias("score")))
+    assert binary["n"].to_list() == [0] and np.isnan(binary["roc_auc"][0])
+    nan_rows = df.with_columns(pl.lit(float("nan")).alias("s1"))
+    lists = df.with_columns(pl.concat_list(cols).alias("scores")).head(0)
+    for got in (
+        be.auc(df.head(0), score=cols),
+        be.auc(lists, score="scores"),
+        be.auc(nan_rows, score=cols, drop_nonfinite=True),
+    ):
+        assert got.columns == ["n", *be.AUC_AVERAGES]
+        assert got["n"].to_list() == [0]
+        assert all(np.isnan(got[c][0]) for c in be.AUC_AVERAGES)
+    assert be.auc(df.head(0), by="run", score=cols).height == 0
+    assert be.auc(df.head(0), score=cols, per_class=True).height == 0
+    assert be.auc(df.head(0), score=cols, classes=[0, 1, 2], per_class=True).height == 0
+    assert be.curves(df.head(0), score=cols).columns == ["class", "chart", "threshold", "x", "y", "s"]
+
+
+def test_undefined_averages_are_nan_not_null():
+    # every class undefined (one class present) gave a null macro average beside NaN weighted ones
+    df = multiclass_scores(n_runs=1, seed=9).filter(pl.col("label") == 0)
+    got = be.auc(df, score=["s0", "s1", "s2"], classes=[0, 1, 2])
+    assert got.null_count().sum_horizontal().item() == 0
+    assert all(np.isnan(got[c][0]) for c in be.AUC_AVERAGES)

@@ -498,3 +498,14 @@ def test_review_edges_of_the_score_fixes():
     s, y = big["score"].cast(pl.Float64).to_numpy(), big["label"].to_numpy()
     for t, _, tp, fp, _, _ in out.rows():
         assert (tp, fp) == (((s >= t) & (y == 1)).sum(), ((s >= t) & (y == 0)).sum())
+
+
+def test_pooled_auc_of_one_group_has_nan_spreads():
+    # one pooled group gave null standard deviations, where evaluate and sweep give NaN
+    df = pl.DataFrame({"fold": [0] * 4, "label": [0, 1, 0, 1], "score": [0.1, 0.7, 0.6, 0.3]})
+    out = be.auc(df, pool="fold")
+    assert out["n_pooled"].to_list() == [1]
+    assert out["roc_auc_mean"][0] == metrics.roc_auc_score(df["label"], df["score"])
+    for c in ("roc_auc_std", "roc_auch_std", "pr_auc_std"):
+        assert out[c].null_count() == 0 and np.isnan(out[c][0]), c
+    assert np.isnan(be.sweep(df, pool="fold", thresholds=[0.5], measures=["recall"])["recall_std"][0])

@@ -17,21 +17,20 @@ import polars as pl
 
 from .. import measures as _measures
 from ..errors import InvalidArgumentError, UnknownMeasureError
-from ..io.frames import as_key_list
+from ..io.frames import as_key_list, check_free_names, unused_name
 from ..kernels import delong as _delong
 from ..kernels import exact as _exact
 from ..kernels.jit import n_threads
+from ..measures import names as _names
 from .exact import grouped_scores
-from .multiclass import (
-    IS_CLASS_COLUMN,
-    SCORE_COLUMN,
-    is_multiclass_score,
-    one_vs_rest_frame,
-    predicted_shares,
-)
+from .multiclass import is_multiclass_score, one_vs_rest_frame, predicted_shares
 from .prepare import prepare_scores
 
 __all__ = ["AUC_AVERAGES", "AUC_AVERAGE_ALIASES", "auc"]
+
+# the columns of a binary (or per-class) AUC after its keys, but ``best_<measure>``
+_AREA_COLUMNS = ("n", "positives", "negatives", "roc_auc", "roc_auch", "gini", "auboc", "pr_auc",
+                 "best_threshold")  # fmt: skip
 
 #: The multiclass averages ``be.auc`` returns, named ``<average>_<area>`` as ``macro_f1`` and
 #: ``bias_weighted_informedness`` are.
@@ -158,7 +157,16 @@ def auc(
     """
     if ci is not None:
         _measures.check_level(ci)
+    if not isinstance(measure, str):
+        raise InvalidArgumentError(f"measure= takes one measure name such as 'f1', got {measure!r}")
     wanted = _average_names(averages)
+    multiclass = is_multiclass_score(data, score)
+    if multiclass and not per_class:
+        outputs = ["n", *wanted]
+    else:
+        outputs = [*_AREA_COLUMNS, f"best_{measure}"]
+        outputs += ["roc_auc_se", "roc_auc_ci_low", "roc_auc_ci_high"] if ci is not None else []
+    check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], outputs, "be.auc's areas")
     if pool is not None:
         if ci is not None:
             raise InvalidArgumentError(
@@ -168,7 +176,7 @@ def auc(
         return _pooled_auc(data, by, label, score, pool, measure=measure, positive=positive,
                            classes=classes, per_class=per_class, drop_nonfinite=drop_nonfinite,
                            drop_nulls=drop_nulls, averages=averages)  # fmt: skip
-    if is_multiclass_score(data, score):
+    if multiclass:
         if ci is not None and not per_class:
             raise InvalidArgumentError("ci= with multiclass scores needs per_class=True (one AUC per class)")
         if averages is not None and per_class:
@@ -184,6 +192,7 @@ def auc(
             f"averages={averages!r} chooses averages over classes, for multiclass scores (a list of "
             f"score columns); score={score!r} is one binary score"
         )
+    asked, measure = measure, _names.canonical(measure)
     scored = prepare_scores(
         data, by, label, score, positive, classes, drop_nonfinite, drop_nulls, score_range=False
     )
@@ -228,7 +237,7 @@ def auc(
         pl.Series("auboc", roc - 0.5),
         pl.Series("pr_auc", areas[:, 2]),
         pl.Series("best_threshold", best_thr, dtype=pl.Float64),
-        pl.Series(f"best_{measure}", best_val, dtype=pl.Float64),
+        pl.Series(f"best_{asked}", best_val, dtype=pl.Float64),
     ]
     if ci is not None:
         columns += _delong_columns(delong_auc, delong_var, float(ci))
@@ -274,33 +283,50 @@ def _average_names(averages: str | Sequence[str] | None) -> dict[str, str]:
 def _multiclass_auc(
     data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci=None, wanted=None
 ) -> pl.DataFrame:
-    long, keys, values, wide, names = one_vs_rest_frame(
-        data, by, label, score, classes, drop_nulls, drop_nonfinite
-    )
-    per = auc(long, keys, IS_CLASS_COLUMN, SCORE_COLUMN, measure=measure, positive=True,
-              classes=[False, True], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
-              ci=ci)  # fmt: skip
+    ovr = one_vs_rest_frame(data, by, label, score, classes, drop_nulls, drop_nonfinite)
+    long, keys, wide = ovr.frame, ovr.keys, ovr.wide
     if per_class:
-        return per
+        return auc(long, keys, ovr.is_class, ovr.score, measure=measure, positive=True,
+                   classes=[False, True], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
+                   ci=ci)  # fmt: skip
+    # the per-class areas are only averaged here: a key of their name (not of the averages')
+    # is carried under a free one
+    hidden: dict[str, str] = {}
+    for k in keys[:-1]:
+        if k in _AREA_COLUMNS or k == "best_informedness":
+            taken = [*long.columns, *wide.columns, *_AREA_COLUMNS, "best_informedness", *hidden.values()]
+            hidden[k] = unused_name(taken, f"_{k}")
+    long, wide = long.rename(hidden), wide.rename(hidden)
+    keys = [hidden.get(k, k) for k in keys]
+    # the best point is not averaged: the fast informedness walk serves
+    per = auc(long, keys, ovr.is_class, ovr.score, measure="informedness", positive=True,
+              classes=[False, True], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls)  # fmt: skip
     group_keys = keys[:-1]
-    shares = predicted_shares(wide, group_keys, names, values, long.schema["class"])
+    bias = unused_name(per.columns, "bias")
+    prevalence = unused_name([*per.columns, bias], "prevalence")
+    shares = predicted_shares(wide, group_keys, ovr.names, ovr.values, long.schema["class"], bias)
     per = per.join(shares, on=keys, how="left", nulls_equal=True).with_columns(
-        pl.col("bias").fill_null(0.0), (pl.col("positives") / pl.col("n")).alias("prevalence")
+        pl.col(bias).fill_null(0.0), (pl.col("positives") / pl.col("n")).alias(prevalence)
     )
     averaged = {}
     for m in ("roc_auc", "pr_auc"):
         v = pl.col(m).fill_nan(None)
         defined = v.is_not_null()
-        averaged[f"macro_{m}"] = v.mean()
-        averaged[f"prevalence_weighted_{m}"] = (v * pl.col("prevalence")).sum() / pl.col("prevalence").filter(
+        # no class with a defined area: NaN, as a binary AUC of one class is
+        averaged[f"macro_{m}"] = v.mean().fill_null(float("nan"))
+        averaged[f"prevalence_weighted_{m}"] = (v * pl.col(prevalence)).sum() / pl.col(prevalence).filter(
             defined
         ).sum()
-        averaged[f"bias_weighted_{m}"] = (v * pl.col("bias")).sum() / pl.col("bias").filter(defined).sum()
+        averaged[f"bias_weighted_{m}"] = (v * pl.col(bias)).sum() / pl.col(bias).filter(defined).sum()
     wanted = wanted or {name: name for name in AUC_AVERAGES}
-    aggs = [pl.col("n").first()] + [averaged[canonical].alias(name) for name, canonical in wanted.items()]
+    # n: of the group's rows (every class has them all); 0 for a frame with none
+    aggs = [pl.col("n").first().fill_null(0)]
+    aggs += [averaged[canonical].alias(name) for name, canonical in wanted.items()]
+    restore = {v: k for k, v in hidden.items()}
     if not group_keys:
         return per.select(aggs)
-    return per.group_by(group_keys, maintain_order=True).agg(aggs).sort(group_keys, nulls_last=True)
+    out = per.group_by(group_keys, maintain_order=True).agg(aggs).sort(group_keys, nulls_last=True)
+    return out.rename(restore)
 
 
 def _pooled_auc(data, by, label, score, pool, **kwargs) -> pl.DataFrame:
@@ -313,7 +339,12 @@ def _pooled_auc(data, by, label, score, pool, **kwargs) -> pl.DataFrame:
     areas = [c for c in per.columns if c.startswith(("roc_auc", "roc_auch", "pr_auc")) or c in averages]
     aggs = [pl.len().cast(pl.Int64).alias("n_pooled")]
     for c in areas:
-        aggs += [pl.col(c).mean().alias(f"{c}_mean"), pl.col(c).std().alias(f"{c}_std")]
+        # NaN, not null, for one pooled group (std) or none, as evaluate's pooled spreads are
+        aggs += [
+            pl.col(c).mean().fill_null(float("nan")).alias(f"{c}_mean"),
+            pl.col(c).std().fill_null(float("nan")).alias(f"{c}_std"),
+        ]
+    check_free_names(rest, [str(a.meta.output_name()) for a in aggs], "pool=")
     group = rest + (["class"] if "class" in per.columns and "class" not in over else [])
     if group:
         spread = per.group_by(group, maintain_order=True).agg(aggs)

@@ -8,9 +8,10 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
-from ..io.frames import as_key_list
-from .multiclass import IS_CLASS_COLUMN, SCORE_COLUMN, is_multiclass_score, one_vs_rest_frame
+from ..io.frames import as_key_list, check_free_names
+from .multiclass import is_multiclass_score, one_vs_rest_frame
 from .sweep import sweep
+from .swept import CELLS
 
 __all__ = ["CHARTS", "curves"]
 
@@ -112,9 +113,13 @@ def curves(
             raise ValueError(f"unknown chart {k!r}; choose one of {sorted(CHARTS)}")
     if smoothing < 0:
         raise ValueError(f"smoothing must be >= 0, got {smoothing}")
+    # the sweep's columns too: the curves are read off them, keys being the rest
+    read = ["chart", "threshold", "x", "y", "s", "n", "n_pooled", *CELLS]
+    check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], read, "be.curves' points")
     if is_multiclass_score(data, score):  # one-vs-rest curves, one per class
-        data, by, _, _, _ = one_vs_rest_frame(data, by, label, score, classes, drop_nulls, drop_nonfinite)
-        label, score, positive, classes = IS_CLASS_COLUMN, SCORE_COLUMN, True, None
+        ovr = one_vs_rest_frame(data, by, label, score, classes, drop_nulls, drop_nonfinite,
+                                exact_scores=isinstance(thresholds, str))  # fmt: skip
+        data, by, label, score, positive, classes = ovr.frame, ovr.keys, ovr.is_class, ovr.score, True, None
     if pool is not None and isinstance(thresholds, str) and thresholds == "exact":
         # the pooled curve over every distinct score: the pooled tables' rows swept together
         # (sweep's pool= needs a shared grid), which is the sum of their tables at those scores
@@ -123,8 +128,8 @@ def curves(
     sw = sweep(data, by, label, score, thresholds=thresholds, positive=positive, pool=pool,
                measures=[], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
                classes=classes)  # fmt: skip
-    keys = [c for c in sw.columns if c not in ("threshold", "n", "n_pooled", "tp", "fp", "fn", "tn")]
-    cells = [sw.get_column(c).to_numpy().astype(np.float64) for c in ("tp", "fp", "fn", "tn")]
+    keys = [c for c in sw.columns if c not in ("threshold", "n", "n_pooled", *CELLS)]
+    cells = [sw.get_column(c).to_numpy().astype(np.float64) for c in CELLS]
     frames = []
     for chart in kinds:
         x, y = _xy(chart, *cells, float(smoothing))

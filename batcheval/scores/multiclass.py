@@ -8,24 +8,38 @@ binary sweep, AUC and curve code serves every class unchanged.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
 from ..errors import ColumnNotFoundError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
-from ..io.frames import as_key_list, select_columns
-from .prepare import check_within_classes
+from ..io.frames import as_key_list, select_columns, unused_name
+from .prepare import check_exact_in_float, check_within_classes
 
 __all__ = [
     "IS_CLASS_COLUMN",
     "SCORE_COLUMN",
+    "OneVsRest",
     "is_multiclass_score",
     "one_vs_rest_frame",
     "predicted_shares",
 ]
 
+# stems of the long frame's columns; a user's column of that name pushes them to a free one
 SCORE_COLUMN = "_score"
 IS_CLASS_COLUMN = "_is_class"
+
+
+class OneVsRest(NamedTuple):
+    """Multiclass scores as stacked one-vs-rest problems (see :func:`one_vs_rest_frame`)."""
+
+    frame: pl.DataFrame  # keys, ``class``, ``is_class`` and ``score``
+    keys: list[str]  # the user's keys and ``class``
+    values: list[Any]  # the classes, sorted
+    wide: pl.DataFrame  # the user's rows: keys, label and one Float64 score column per class
+    names: list[str]  # those score columns, in class order
+    is_class: str  # the column of label == class
+    score: str  # the column of that class's score
 
 
 def is_multiclass_score(data: Any, score: str | Sequence[str]) -> bool:
@@ -52,6 +66,9 @@ def _score_columns(
     df: pl.DataFrame, score: str | Sequence[str], n_classes: int
 ) -> tuple[pl.DataFrame, list[str]]:
     if isinstance(score, str):  # a list column: one entry per class
+        if not len(df):  # nothing to split; the class count comes from classes= or stays 0
+            names = [unused_name(df.columns, f"{SCORE_COLUMN}{k}") for k in range(n_classes)]
+            return df.drop(score).with_columns(pl.lit(None, pl.Float64).alias(n) for n in names), names
         lengths = df.get_column(score).list.len().drop_nulls().unique().to_list() if len(df) else [n_classes]
         lengths = lengths or [n_classes]  # every list null: the caller has named or dropped them
         if lengths != [n_classes]:
@@ -59,11 +76,11 @@ def _score_columns(
                 f"score column {score!r} holds lists of length {sorted(lengths)}; "
                 f"expected {n_classes}, one score per class"
             )
-        names = [f"{SCORE_COLUMN}{k}" for k in range(n_classes)]
+        names = [unused_name(df.columns, f"{SCORE_COLUMN}{k}") for k in range(n_classes)]
         split = df.get_column(score).list.to_struct(fields=names).struct.unnest()
         return df.drop(score).hstack(split), names
     names = list(score)
-    if len(names) != n_classes:
+    if len(names) != n_classes and (n_classes or len(df)):
         raise InvalidLabelError(f"{len(names)} score columns for {n_classes} classes; give one per class")
     return df, names
 
@@ -76,13 +93,17 @@ def one_vs_rest_frame(
     classes: Sequence[Any] | None,
     drop_nulls: bool = False,
     drop_nonfinite: bool = False,
-) -> tuple[pl.DataFrame, list[str], list[Any], pl.DataFrame, list[str]]:
-    """``(long frame, keys + ["class"], class values, wide frame, its score columns)``.
+    exact_scores: bool = True,
+) -> OneVsRest:
+    """The one-vs-rest problems of multiclass scores (:class:`OneVsRest`).
 
-    The long frame has the keys, ``class``, ``_is_class`` (label == class) and
-    ``_score`` (that class's score). Rows with a null label or score, or a NaN or infinite
-    score, are named here in the user's columns and rows (or dropped, with a warning, under
-    ``drop_nulls`` / ``drop_nonfinite``): the long frame repeats each row once per class.
+    The long frame has the keys, ``class``, a column of label == class and one of that class's
+    score (named :data:`IS_CLASS_COLUMN` and :data:`SCORE_COLUMN` unless a key has the name).
+    Rows with a null label or score, or a NaN or infinite score, are named here in the user's
+    columns and rows (or dropped, with a warning, under ``drop_nulls`` / ``drop_nonfinite``):
+    the long frame repeats each row once per class. ``exact_scores``: as in
+    :func:`~batcheval.scores.prepare.prepare_scores`. With no rows left and no ``classes=``
+    the long frame is empty.
     """
     keys = as_key_list(by)
     if "class" in keys:
@@ -93,6 +114,7 @@ def one_vs_rest_frame(
     for c in score_cols:
         if isinstance(df.schema[c], pl.Array):  # a fixed-width list: the same entries as a List
             df = df.with_columns(pl.col(c).cast(pl.List(df.schema[c].inner)))
+    df = _float_scores(df, score_cols, exact_scores)
     df = _clean_rows(df, label, score_cols, drop_nulls, drop_nonfinite)
     present = sorted(df.get_column(label).drop_nulls().unique().to_list())
     check_within_classes(present, classes, label)
@@ -108,16 +130,39 @@ def one_vs_rest_frame(
     for name in names:
         if name not in df.columns:
             raise ColumnNotFoundError(f"score column {name!r} not found")
+    is_class = unused_name(keys, IS_CLASS_COLUMN)
+    scored = unused_name([*keys, is_class], SCORE_COLUMN)
     parts = [
         df.select(
             *keys,
             pl.lit(v, dtype=df.schema[label]).alias("class"),
-            (pl.col(label) == v).alias(IS_CLASS_COLUMN),
-            pl.col(name).alias(SCORE_COLUMN),
+            (pl.col(label) == v).alias(is_class),
+            pl.col(name).alias(scored),
         )
-        for v, name in zip(values, names, strict=True)
+        for v, name in zip(values, names if values else [], strict=True)
     ]
-    return pl.concat(parts), [*keys, "class"], values, df, names
+    if not parts:  # no rows and no classes=: no class to stack
+        schema = {k: df.schema[k] for k in keys} | {"class": df.schema[label], is_class: pl.Boolean}
+        parts = [pl.DataFrame(schema=schema | {scored: pl.Float64})]
+    return OneVsRest(pl.concat(parts), [*keys, "class"], values, df, names, is_class, scored)
+
+
+def _float_scores(df: pl.DataFrame, score_cols: list[str], exact_scores: bool) -> pl.DataFrame:
+    """``df`` with every score column (or list of scores) as Float64, which the classes' long
+    frame stacks into one column; an error naming a column whose scores are not numbers."""
+    for c in score_cols:
+        dtype = df.schema[c]
+        inner = dtype.inner if isinstance(dtype, pl.List) else dtype
+        if not inner.is_numeric():
+            what = f"lists of {inner}" if isinstance(dtype, pl.List) else f"dtype {dtype}"
+            raise InvalidScoreError(f"score column {c!r} has {what}; scores must be numeric")
+        if exact_scores:
+            column = df.get_column(c)
+            check_exact_in_float(column.explode() if isinstance(dtype, pl.List) else column, c)
+        target = pl.List(pl.Float64) if isinstance(dtype, pl.List) else pl.Float64
+        if dtype != target:
+            df = df.with_columns(pl.col(c).cast(target))
+    return df
 
 
 def _clean_rows(
@@ -169,14 +214,19 @@ def _is_nonfinite(e: pl.Expr) -> pl.Expr:
 
 
 def predicted_shares(
-    df: pl.DataFrame, keys: list[str], names: list[str], values: list[Any], dtype: pl.DataType
+    df: pl.DataFrame, keys: list[str], names: list[str], values: list[Any], dtype: pl.DataType, share: str
 ) -> pl.DataFrame:
-    """Per group and class, the share of rows whose top score is that class (the bias)."""
+    """Per group and class, the share of rows whose top score is that class (the bias), in
+    column ``share``."""
+    if not names:  # no rows and no classes=: no class to have a share
+        return pl.DataFrame(schema={k: df.schema[k] for k in keys} | {"class": dtype, share: pl.Float64})
+    top_col = unused_name([*df.columns, share], "_top")
+    count = unused_name([*df.columns, share, top_col], "_k")
     top = pl.concat_list([pl.col(n).cast(pl.Float64) for n in names]).list.arg_max()
     lookup = pl.DataFrame(
-        {"_top": list(range(len(values))), "class": values}, schema_overrides={"_top": pl.UInt32}
+        {top_col: list(range(len(values))), "class": values}, schema_overrides={top_col: pl.UInt32}
     )
-    counted = df.with_columns(top.alias("_top")).group_by(*keys, "_top").agg(pl.len().alias("_k"))
-    counted = counted.join(lookup.with_columns(pl.col("class").cast(dtype)), on="_top").drop("_top")
-    total = pl.col("_k").sum().over(keys) if keys else pl.col("_k").sum()
-    return counted.with_columns((pl.col("_k") / total).alias("bias")).drop("_k")
+    counted = df.with_columns(top.alias(top_col)).group_by(*keys, top_col).agg(pl.len().alias(count))
+    counted = counted.join(lookup.with_columns(pl.col("class").cast(dtype)), on=top_col).drop(top_col)
+    total = pl.col(count).sum().over(keys) if keys else pl.col(count).sum()
+    return counted.with_columns((pl.col(count) / total).alias(share)).drop(count)

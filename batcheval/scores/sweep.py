@@ -25,7 +25,7 @@ from ..core.pooling import check_mean_weights, pooled_measures
 from ..core.stream import reduce_parts
 from ..core.table import ContingencyTable
 from ..errors import ColumnNotFoundError, InvalidArgumentError, InvalidLabelError, SourceError
-from ..io.frames import as_key_list, check_roles
+from ..io.frames import as_key_list, check_free_names, check_roles
 from ..io.sources import DEFAULT_BATCH_ROWS, is_streamed, open_parts
 from ..kernels import count as _count
 from ..kernels import sweep as _sweep
@@ -33,7 +33,7 @@ from ..kernels.jit import n_threads
 from ..measures import names as _names
 from .exact import exact_sweep
 from .prepare import Scored, prepare_scores, threshold_grid
-from .swept import Swept, pooled_empty
+from .swept import CELLS, Swept, pooled_empty
 
 __all__ = ["SWEEP_MEASURES", "sweep"]
 
@@ -133,6 +133,7 @@ def sweep(
         raise ValueError(f"thresholds must be an int, a list or 'exact', got {thresholds!r}")
     if "threshold" in as_key_list(by):
         raise InvalidLabelError("a key column is named 'threshold', which sweep() adds; rename it")
+    check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], ["n", *CELLS], "the sweep's counts")
     if isinstance(measures, str) and measures == "all":
         measures, rename = None, {}  # the registry's default: every binary measure
     elif measures is None:

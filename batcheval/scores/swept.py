@@ -10,6 +10,7 @@ import polars as pl
 
 from .. import measures as _measures
 from ..core.table import ContingencyTable
+from ..io.frames import check_free_names
 from ..measures.registry import check_beta
 
 __all__ = ["CELLS", "Swept", "pooled_empty"]
@@ -118,6 +119,7 @@ class Swept:
             values = self.measured
         else:
             values = _measures.compute_cells(*cells, measures, beta=beta)
+        check_free_names(self.keys.columns, list(values), "the measures")  # as ContingencyTable.measures
         return head.hstack(
             [pl.Series("n", self.n, dtype=pl.Int64)]
             + [pl.Series(name, c, dtype=pl.Int64) for name, c in zip(CELLS, cells, strict=True)]
