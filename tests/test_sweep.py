@@ -509,3 +509,51 @@ def test_pooled_auc_of_one_group_has_nan_spreads():
     for c in ("roc_auc_std", "roc_auch_std", "pr_auc_std"):
         assert out[c].null_count() == 0 and np.isnan(out[c][0]), c
     assert np.isnan(be.sweep(df, pool="fold", thresholds=[0.5], measures=["recall"])["recall_std"][0])
+
+
+def test_multiclass_scores_sweep_each_class_against_the_rest(tmp_path):
+    # score=[...] raised a raw TypeError (unhashable list), and `batcheval sweep --score a,b,c`,
+    # which the help offers, an internal error. Each class's counts are numpy's, on its column.
+    from tests.cli_run import run_cli
+
+    rng = np.random.default_rng(12)
+    n = 240
+    y = rng.integers(0, 3, n)
+    s = rng.uniform(size=(n, 3)).round(2)
+    df = pl.DataFrame({"fold": np.arange(n) % 2, "label": y, "p0": s[:, 0], "p1": s[:, 1], "p2": s[:, 2]})
+    grid = [0.2, 0.5, 0.8]
+    out = be.sweep(df, by="fold", score=["p0", "p1", "p2"], thresholds=grid, measures=["recall", "precision"])
+    assert out.columns[:3] == ["fold", "class", "threshold"]
+    assert out.height == 2 * 3 * len(grid)
+    for row in out.iter_rows(named=True):
+        m, k, t = df["fold"].to_numpy() == row["fold"], row["class"], row["threshold"]
+        pos, pred = y[m] == k, s[m, k] >= t
+        assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (
+            (pos & pred).sum(), (~pos & pred).sum(), (pos & ~pred).sum(), (~pos & ~pred).sum()
+        )  # fmt: skip
+        assert row["recall"] == pytest.approx(metrics.recall_score(pos, pred))
+        assert row["precision"] == pytest.approx(metrics.precision_score(pos, pred))
+    lists = df.with_columns(pl.concat_list("p0", "p1", "p2").alias("scores"))
+    exact = be.sweep(lists, score="scores", thresholds="exact", measures=["recall", "fallout"])
+    for k in range(3):
+        fpr, tpr, _ = metrics.roc_curve(y == k, s[:, k], drop_intermediate=False)
+        part = exact.filter(pl.col("class") == k)
+        np.testing.assert_allclose(part["fallout"].to_numpy(), fpr[1:])
+        np.testing.assert_allclose(part["recall"].to_numpy(), tpr[1:])
+    pooled = be.sweep(df, score=["p0", "p1", "p2"], thresholds=grid, pool="fold", measures=["recall"])
+    assert pooled.select("class", "threshold", "tp", "fn").equals(
+        be.sweep(df, score=["p0", "p1", "p2"], thresholds=grid, measures=["recall"]).select(
+            "class", "threshold", "tp", "fn"
+        )
+    )
+    with pytest.raises(be.InvalidArgumentError, match=r"positive=1 names the positive class of one binary"):
+        be.sweep(df, score=["p0", "p1", "p2"], positive=1)
+    path = tmp_path / "mc.parquet"
+    df.write_parquet(path)
+    done = run_cli("sweep", str(path), "--score", "p0,p1,p2", "--thresholds", "0.2,0.5,0.8", "-o",
+                   str(tmp_path / "out.csv"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    cli = pl.read_csv(tmp_path / "out.csv")
+    direct = be.sweep(df, score=["p0", "p1", "p2"], thresholds=grid)
+    cells = ["class", "threshold", "tp", "fp", "fn", "tn"]
+    assert cli.select(cells).equals(direct.select(cells))

@@ -32,6 +32,7 @@ from ..kernels import sweep as _sweep
 from ..kernels.jit import n_threads
 from ..measures import names as _names
 from .exact import exact_sweep
+from .multiclass import is_multiclass_score, one_vs_rest_frame
 from .prepare import Scored, prepare_scores, threshold_grid
 from .swept import CELLS, Swept, pooled_empty
 
@@ -61,7 +62,7 @@ def sweep(
     data: Any,
     by: str | Sequence[str] | None = None,
     label: str = "label",
-    score: str = "score",
+    score: str | Sequence[str] = "score",
     *,
     thresholds: int | Sequence[float] | Literal["exact"] = 101,
     score_range: tuple[float, float] | None = None,
@@ -88,7 +89,9 @@ def sweep(
     data, by, label
         As in :func:`batcheval.evaluate`.
     score
-        The score column (any numeric type).
+        The score column (any numeric type). With multiclass scores — one column per class in
+        sorted class order, or one List column — each class is swept against the rest, keyed
+        by a ``class`` column (a frame in memory, or a LazyFrame, which is collected).
     thresholds
         An int T for T evenly spaced thresholds over ``score_range`` (default:
         the finite min and max of all scores, so every group shares the grid);
@@ -134,6 +137,11 @@ def sweep(
     if "threshold" in as_key_list(by):
         raise InvalidLabelError("a key column is named 'threshold', which sweep() adds; rename it")
     check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], ["n", *CELLS], "the sweep's counts")
+    if is_multiclass_score(data, score):
+        return _one_vs_rest(data, by, label, score, thresholds=thresholds, score_range=score_range,
+                            pool=pool, measures=measures, positive=positive, classes=classes, beta=beta,
+                            drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls, mean_weights=mean_weights,
+                            engine=engine)  # fmt: skip
     if isinstance(measures, str) and measures == "all":
         measures, rename = None, {}  # the registry's default: every binary measure
     elif measures is None:
@@ -175,6 +183,26 @@ def sweep(
     if report is not None:
         out.metadata = report.as_dict()  # type: ignore[attr-defined]
     return out
+
+
+def _one_vs_rest(data, by, label, score, *, positive, classes, drop_nonfinite, drop_nulls, engine,
+                 pool, **kwargs) -> pl.DataFrame:  # fmt: skip
+    """The sweep of every class of multiclass scores against the rest, keyed by ``class``."""
+    if engine != "local" or (is_streamed(data) and not isinstance(data, pl.LazyFrame)):
+        raise InvalidArgumentError(
+            f"multiclass scores (score={score!r}) are swept from a frame in memory; "
+            f"read the source into one first (engine={engine!r})"
+        )
+    if positive is not None:
+        raise InvalidArgumentError(
+            f"positive={positive!r} names the positive class of one binary score; multiclass scores "
+            f"(score={score!r}) sweep every class against the rest"
+        )
+    keys = as_key_list(by)
+    keys += [c for c in as_key_list(pool, "pool") if c not in keys]  # the long frame keeps them
+    ovr = one_vs_rest_frame(data, keys, label, score, classes, drop_nulls, drop_nonfinite,
+                            exact_scores=isinstance(kwargs["thresholds"], str))  # fmt: skip
+    return sweep(ovr.frame, ovr.keys, ovr.is_class, ovr.score, positive=True, pool=pool, **kwargs)
 
 
 def _swept(
