@@ -99,3 +99,27 @@ def test_pooled_curve_over_exact_thresholds_sweeps_the_pooled_rows_together():
         np.testing.assert_allclose(got["y"].to_numpy(), tpr[1:], rtol=1e-12)
     with pytest.raises(be.InvalidArgumentError, match=r"pool='fold' sums the tables .* thresholds='exact'"):
         be.sweep(df, by=["run", "fold"], pool="fold", thresholds="exact")
+
+
+def test_a_missing_pool_column_is_named_and_multiclass_curves_pool():
+    # pool="flod" with the default thresholds="exact" was ignored; multiclass curves pooled over a
+    # column not in by= lost it (a "key column not found" error with a grid)
+    rng = np.random.default_rng(9)
+    n = 120
+    y, s = rng.integers(0, 3, n), rng.random((n, 3)).round(2)
+    df = pl.DataFrame({"run": np.repeat([0, 1], n // 2), "fold": np.tile([0, 1, 2], n // 3), "label": y,
+                       "p0": s[:, 0], "p1": s[:, 1], "p2": s[:, 2]})  # fmt: skip
+    binary = df.with_columns((pl.col("label") == 2).alias("label"), pl.col("p2").alias("score"))
+    for data, score in ((binary, "score"), (df, ["p0", "p1", "p2"])):
+        with pytest.raises(be.ColumnNotFoundError, match=r"pool column 'flod' not found"):
+            be.curves(data, by=["run", "fold"], score=score, pool="flod")
+    grid = [0.25, 0.5, 0.75]
+    for by in (["run", "fold"], "run"):
+        out = be.curves(df, by=by, score=["p0", "p1", "p2"], pool="fold", thresholds=grid, kind="roc")
+        assert out.columns[:2] == ["run", "class"]
+        for (run, k), part in out.group_by("run", "class"):
+            m = df["run"].to_numpy() == run
+            pos, score_k = y[m] == k, s[m, k]
+            for t, x, rec in part.select("threshold", "x", "y").rows():
+                assert x == pytest.approx((score_k[~pos] >= t).mean())
+                assert rec == pytest.approx((score_k[pos] >= t).mean())

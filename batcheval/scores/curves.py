@@ -8,8 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
-from ..io.frames import as_key_list, check_free_names
-from .multiclass import is_multiclass_score, one_vs_rest_frame
+from ..io.frames import as_key_list, check_free_names, select_columns
 from .sweep import sweep
 from .swept import CELLS
 
@@ -79,7 +78,8 @@ def curves(
     Laplace smoothing count, reported in column ``s`` (used by bprd and bird).
 
     With multiclass scores (a list of score columns in sorted class order, or
-    a List column) every class gets its one-vs-rest curves, keyed by ``class``.
+    a List column) every class gets its one-vs-rest curves, keyed by ``class``
+    (:func:`batcheval.sweep` sweeps each class against the rest).
 
     Parameters
     ----------
@@ -116,15 +116,13 @@ def curves(
     # the sweep's columns too: the curves are read off them, keys being the rest
     read = ["chart", "threshold", "x", "y", "s", "n", "n_pooled", *CELLS]
     check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], read, "be.curves' points")
-    if is_multiclass_score(data, score):  # one-vs-rest curves, one per class
-        ovr = one_vs_rest_frame(data, by, label, score, classes, drop_nulls, drop_nonfinite,
-                                exact_scores=isinstance(thresholds, str))  # fmt: skip
-        data, by, label, score, positive, classes = ovr.frame, ovr.keys, ovr.is_class, ovr.score, True, None
     if pool is not None and isinstance(thresholds, str) and thresholds == "exact":
         # the pooled curve over every distinct score: the pooled tables' rows swept together
         # (sweep's pool= needs a shared grid), which is the sum of their tables at those scores
-        pooled = as_key_list(pool, "pool")
-        by, pool = [c for c in as_key_list(by) if c not in pooled], None
+        pooled, keys = as_key_list(pool, "pool"), as_key_list(by)
+        # no longer a key of the sweep, so checked here: a misspelt one was ignored
+        select_columns(data, [c for c in pooled if c not in keys], dict.fromkeys(pooled, "pool"))
+        by, pool = [c for c in keys if c not in pooled], None
     sw = sweep(data, by, label, score, thresholds=thresholds, positive=positive, pool=pool,
                measures=[], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
                classes=classes)  # fmt: skip
