@@ -557,3 +557,25 @@ def test_multiclass_scores_sweep_each_class_against_the_rest(tmp_path):
     direct = be.sweep(df, score=["p0", "p1", "p2"], thresholds=grid)
     cells = ["class", "threshold", "tp", "fp", "fn", "tn"]
     assert cli.select(cells).equals(direct.select(cells))
+
+
+def test_auc_measure_takes_aliases_and_names_bad_ones():
+    # measure="youden_j" or "tpr" raised an unknown-measure error without a did-you-mean, and
+    # measure=["f1"] a raw TypeError. The best point is numpy's: the highest threshold of the best.
+    rng = np.random.default_rng(13)
+    y, s = rng.integers(0, 2, 80), rng.random(80).round(2)
+    df = pl.DataFrame({"label": y, "score": s})
+    thr = np.unique(s)[::-1]
+    pred = s[None, :] >= thr[:, None]
+    tpr = (pred & (y == 1)).sum(axis=1) / (y == 1).sum()
+    fpr = (pred & (y == 0)).sum(axis=1) / (y == 0).sum()
+    tnr = 1 - fpr
+    for asked, values in (("youden_j", tpr - fpr), ("tpr", tpr), ("specificity", tnr)):
+        got = be.auc(df, measure=asked)
+        assert got.columns[-2:] == ["best_threshold", f"best_{asked}"]
+        best = np.flatnonzero(np.isclose(values, values.max(), rtol=0, atol=1e-12))
+        assert got.row(0)[-2:] == pytest.approx((thr[best].max(), values.max()), abs=1e-12)
+    with pytest.raises(be.UnknownMeasureError, match=r"unknown measure 'f1x' \(did you mean 'f1'\?\)"):
+        be.auc(df, measure="f1x")
+    with pytest.raises(be.InvalidArgumentError, match=r"measure= takes one measure name .* got \['f1'\]"):
+        be.auc(df, measure=["f1"])

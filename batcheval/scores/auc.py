@@ -100,7 +100,8 @@ def auc(
         The score column, or one column per class (or a List column) for
         multiclass scores.
     measure
-        The binary measure whose best threshold is reported.
+        The binary measure whose best threshold is reported; an alias such as ``"youden_j"``
+        names its column ``best_youden_j``.
     positive, classes
         The positive class (default: the greater of two) and the class set.
     per_class
