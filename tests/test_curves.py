@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -123,3 +125,22 @@ def test_a_missing_pool_column_is_named_and_multiclass_curves_pool():
             for t, x, rec in part.select("threshold", "x", "y").rows():
                 assert x == pytest.approx((score_k[~pos] >= t).mean())
                 assert rec == pytest.approx((score_k[pos] >= t).mean())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(kind="roc2"), "unknown chart 'roc2'"),
+        (dict(kind=[]), "kind= names at least one chart"),
+        (dict(kind=["roc", ["pr"]]), "unknown chart ['pr']"),
+        (dict(smoothing=-1), "smoothing= takes a finite count >= 0, got -1"),
+        (dict(smoothing="1"), "smoothing= takes a finite count >= 0, got '1'"),
+        (dict(smoothing=float("nan")), "smoothing= takes a finite count >= 0, got nan"),
+        (dict(thresholds="exactly"), "takes a count, a list of numbers or 'exact', got 'exactly'"),
+    ],
+)
+def test_bad_curve_arguments_are_named(kwargs, message):
+    # ValueError, TypeError or polars' "cannot concat empty list" before; smoothing=nan was taken
+    # and gave NaN at every bprd and bird point
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.curves(scored_frame(n_runs=1), **kwargs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import polars as pl
@@ -579,3 +580,27 @@ def test_auc_measure_takes_aliases_and_names_bad_ones():
         be.auc(df, measure="f1x")
     with pytest.raises(be.InvalidArgumentError, match=r"measure= takes one measure name .* got \['f1'\]"):
         be.auc(df, measure=["f1"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(thresholds=0), "thresholds= as a count must be at least 1, got 0"),
+        (dict(thresholds="exactly"), "takes a count, a list of numbers or 'exact', got 'exactly'"),
+        (dict(thresholds=5.0), "thresholds= takes a count, a list of numbers or 'exact', got 5.0"),
+        (dict(thresholds=True), "got True"),
+        (dict(thresholds=[]), "thresholds= as a list takes finite numbers, got []"),
+        (dict(thresholds=[0.5, math.nan]), "thresholds= as a list takes finite numbers, got [0.5, nan]"),
+        (dict(thresholds=["a"]), "thresholds= as a list takes numbers, got ['a']"),
+        (dict(thresholds=3, score_range=(1, 0)), "score_range= must be finite with low <= high, got (1, 0)"),
+        (dict(thresholds=3, score_range=5), "score_range= takes (low, high), got 5"),
+    ],
+)
+def test_bad_sweep_thresholds_are_named(kwargs, message, tmp_path):
+    # a ValueError or TypeError before; a streamed source raised it for a batch, after reading
+    df = scored_frame(n_runs=1)
+    path = tmp_path / "scores.parquet"
+    df.write_parquet(path)
+    for data in (df, str(path)):
+        with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+            be.sweep(data, **kwargs)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
+from ..errors import InvalidArgumentError
 from ..io.frames import as_key_list, check_free_names, select_columns
 from .sweep import sweep
 from .swept import CELLS
@@ -50,7 +51,7 @@ def _xy(chart: str, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarr
             return np.log2(drift), 0.0 - np.log2(s_tpr / s_fpr)  # 0.0 - : no negative zero
         if chart == "pr":
             return recall, np.where(pp > 0, tp / pp, np.nan)
-    raise ValueError(f"unknown chart {chart!r}; choose one of {sorted(CHARTS)}")
+    raise InvalidArgumentError(f"unknown chart {chart!r}; choose one of {sorted(CHARTS)}")
 
 
 def curves(
@@ -107,12 +108,16 @@ def curves(
     >>> be.curves(df, kind="roc").select("threshold", "x", "y").rows()
     [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 1.0), (0.1, 1.0, 1.0)]
     """
-    kinds = [kind] if isinstance(kind, str) else list(kind)
+    kinds = [kind] if isinstance(kind, str) else list(kind) if isinstance(kind, Iterable) else [kind]
+    if not kinds:
+        raise InvalidArgumentError(f"kind= names at least one chart of {sorted(CHARTS)}, got {kind!r}")
     for k in kinds:
-        if k not in CHARTS:
-            raise ValueError(f"unknown chart {k!r}; choose one of {sorted(CHARTS)}")
-    if smoothing < 0:
-        raise ValueError(f"smoothing must be >= 0, got {smoothing}")
+        if not isinstance(k, str) or k not in CHARTS:
+            raise InvalidArgumentError(f"unknown chart {k!r}; choose one of {sorted(CHARTS)}")
+    # a NaN count made every bprd and bird point NaN
+    real = isinstance(smoothing, int | float | np.integer | np.floating) and not isinstance(smoothing, bool)
+    if not real or not (np.isfinite(smoothing) and smoothing >= 0):
+        raise InvalidArgumentError(f"smoothing= takes a finite count >= 0, got {smoothing!r}")
     # the sweep's columns too: the curves are read off them, keys being the rest
     read = ["chart", "threshold", "x", "y", "s", "n", "n_pooled", *CELLS]
     check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], read, "be.curves' points")

@@ -8,7 +8,8 @@ a copied frame.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import reprlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
 from ..core.encode import check_classes, encode_classes, encode_key, readonly
-from ..errors import InvalidLabelError, InvalidScoreError, NullValuesError, warn
+from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, select_columns
 from ..kernels.count import mark_present
 from ..kernels.jit import SERIAL_BELOW, n_threads
@@ -28,6 +29,7 @@ __all__ = [
     "Scored",
     "check_exact_in_float",
     "check_nonfinite",
+    "check_thresholds",
     "check_within_classes",
     "prepare_scores",
     "threshold_grid",
@@ -289,15 +291,13 @@ def threshold_grid(
     """Sorted thresholds, and whether they are evenly spaced (bins by arithmetic)."""
     if isinstance(thresholds, int | np.integer):
         if thresholds < 1:
-            raise ValueError(f"thresholds must be at least 1, got {thresholds}")
+            raise InvalidArgumentError(f"thresholds= as a count must be at least 1, got {thresholds}")
         if score_range is not None:
-            lo, hi = (float(v) for v in score_range)
+            lo, hi = _score_range(score_range)
         elif scored.score_min <= scored.score_max:
             lo, hi = scored.score_min, scored.score_max
         else:
             lo, hi = 0.0, 1.0
-        if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
-            raise ValueError(f"score_range must be finite with low <= high, got {(lo, hi)}")
         if np.isfinite(hi - lo):
             return np.linspace(lo, hi, int(thresholds)), hi > lo and thresholds > 1
         # a range wider than the largest float (scores near ±1.8e308): linspace's step overflows to
@@ -308,7 +308,57 @@ def threshold_grid(
         if len(grid) > 1:
             grid[-1] = hi
         return grid, False
-    thr = np.unique(np.asarray(list(thresholds), dtype=np.float64))
-    if len(thr) == 0 or not np.all(np.isfinite(thr)):
-        raise ValueError("an explicit threshold list must be non-empty and finite")
-    return thr, False
+    return np.unique(_threshold_list(thresholds)), False
+
+
+def check_thresholds(thresholds: Any, score_range: Any) -> None:
+    """Raise for a ``thresholds=`` (or, with a count of thresholds, a ``score_range=``) that no
+    sweep takes: before any row is read, and for a streamed source before any batch is.
+
+    Examples
+    --------
+    >>> check_thresholds([0.5, float("nan")], None)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: thresholds= as a list takes finite numbers, got [0.5, nan]
+    """
+    if isinstance(thresholds, str):
+        if thresholds != "exact":
+            raise InvalidArgumentError(
+                f"thresholds= takes a count, a list of numbers or 'exact', got {thresholds!r}"
+            )
+        return
+    if isinstance(thresholds, bool) or not isinstance(thresholds, int | np.integer | Iterable):
+        raise InvalidArgumentError(
+            f"thresholds= takes a count, a list of numbers or 'exact', got {thresholds!r}"
+        )
+    if isinstance(thresholds, int | np.integer):
+        if thresholds < 1:
+            raise InvalidArgumentError(f"thresholds= as a count must be at least 1, got {thresholds}")
+        if score_range is not None:
+            _score_range(score_range)
+        return
+    _threshold_list(thresholds)
+
+
+def _threshold_list(thresholds: Iterable[Any]) -> np.ndarray:
+    try:
+        values = list(thresholds)
+        grid = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"thresholds= as a list takes numbers, got {reprlib.repr(thresholds)}"
+        ) from None
+    if grid.ndim != 1 or not len(grid) or not np.all(np.isfinite(grid)):
+        raise InvalidArgumentError(f"thresholds= as a list takes finite numbers, got {reprlib.repr(values)}")
+    return grid
+
+
+def _score_range(score_range: Any) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in score_range)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"score_range= takes (low, high), got {score_range!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
+        raise InvalidArgumentError(f"score_range= must be finite with low <= high, got {score_range!r}")
+    return lo, hi

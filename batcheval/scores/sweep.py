@@ -33,7 +33,7 @@ from ..kernels.jit import n_threads
 from ..measures import names as _names
 from .exact import exact_sweep
 from .multiclass import is_multiclass_score, one_vs_rest_frame
-from .prepare import Scored, prepare_scores, threshold_grid
+from .prepare import Scored, check_thresholds, prepare_scores, threshold_grid
 from .swept import CELLS, Swept, pooled_empty
 
 __all__ = ["SWEEP_MEASURES", "sweep"]
@@ -132,8 +132,7 @@ def sweep(
     >>> be.sweep(df, by="run", thresholds=[0.3, 0.5], measures=["recall", "fallout"]).rows()
     [(1, 0.3, 4, 2, 1, 0, 1, 1.0, 0.5), (1, 0.5, 4, 1, 0, 1, 2, 0.5, 0.0)]
     """
-    if isinstance(thresholds, str) and thresholds != "exact":
-        raise ValueError(f"thresholds must be an int, a list or 'exact', got {thresholds!r}")
+    check_thresholds(thresholds, score_range)
     if "threshold" in as_key_list(by):
         raise InvalidLabelError("a key column is named 'threshold', which sweep() adds; rename it")
     check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], ["n", *CELLS], "the sweep's counts")
@@ -353,7 +352,7 @@ class _Stream:
 
     def table(self, data, thresholds, score_range, on_error, progress, engine, client):
         if isinstance(thresholds, str):
-            raise ValueError(
+            raise InvalidArgumentError(
                 "thresholds='exact' needs every score of a group at once, which a streamed source "
                 "does not give; use thresholds=int or a list, or collect the data first"
             )
