@@ -171,3 +171,9 @@ def test_a_frame_in_memory_on_the_dask_engine_is_refused_by_name(kind):
         be.evaluate(data, by="run", engine="dask")
     with pytest.raises(be.InvalidArgumentError, match=r"engine='dask' reads paths"):
         be.sweep(data.with_columns(score=pl.lit(0.5)) if kind == "polars" else data, by="run", engine="dask")
+
+
+def test_a_named_positive_the_labels_lack_is_refused_on_the_cluster(client, tmp_path):
+    paths = _write(_pieces(3, 200)[:1], tmp_path)  # the first piece holds classes 0 and 1 only
+    with pytest.raises(be.InvalidLabelError, match=r"positive=7 is not one of the classes \[0, 1\]"):
+        be.sweep(paths, by="run", positive=7, thresholds=[0.5], engine="dask", client=client)

@@ -384,3 +384,25 @@ def test_a_streamed_sweep_with_its_positive_and_thresholds_reads_the_source_once
     df = pl.DataFrame({"run": [0] * 6 + [1] * 4, "label": [0] * 6 + [1] * 4, "score": np.linspace(0, 1, 10)})
     got = be.sweep(df.lazy(), by="run", thresholds=[0.2, 0.5], positive=1, batch_rows=5)
     assert got.equals(be.sweep(df, by="run", thresholds=[0.2, 0.5], positive=1)) and scans == []
+
+
+@pytest.mark.parametrize("positive", [7, "yes"])
+def test_a_streamed_sweep_checks_a_named_positive_as_a_frame_in_memory_does(tmp_path, positive):
+    # a positive the labels do not hold gave all-negative counts (recall NaN) from a file or a lazy
+    # frame, and a text positive for integer labels a raw TypeError
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    df = pl.DataFrame({"run": np.arange(200) % 2, "label": y, "score": rng.random(200) + y})
+    path = tmp_path / "p.parquet"
+    df.write_parquet(path)
+    with pytest.raises(
+        be.InvalidLabelError, match=rf"positive={positive!r} is not one of the classes \[0, 1\]"
+    ):
+        be.sweep(df, by="run", positive=positive, thresholds=[0.5])
+    for source in (str(path), df.lazy()):
+        with pytest.raises(
+            be.InvalidLabelError, match=rf"positive={positive!r} is not one of the classes \[0, 1\]"
+        ):
+            be.sweep(source, by="run", positive=positive, thresholds=[0.5], batch_rows=64)
+    expected = be.sweep(df, by="run", positive=1, thresholds=[0.5])
+    assert be.sweep(str(path), by="run", positive=1, thresholds=[0.5], batch_rows=64).equals(expected)

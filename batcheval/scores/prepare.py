@@ -61,6 +61,8 @@ class Scored:
     nonfinite: int | None = 0
     # rows dropped for a null score or label before these rows (positions in errors shift by them)
     nulls_dropped: int = 0
+    # the label values these rows hold (``classes`` adds those of classes= and known=)
+    present: tuple = ()
 
     @property
     def rows(self) -> tuple:
@@ -147,7 +149,11 @@ def prepare_scores(
             mark_present(coding.label, coding.vmin, seen)
         present = [present[i] for i in np.flatnonzero(seen)]
     check_within_classes(present, classes, label)
-    values = sorted(set(present) | set(classes or []) | set(known))
+    try:
+        values = sorted(set(present) | set(classes or []) | set(known))
+    except TypeError:  # a positive of another kind than the labels, named for a streamed batch
+        values = sorted(set(present) | set(classes or []))
+        raise InvalidLabelError(f"positive={positive!r} is not one of the classes {values}") from None
     if positive is None and len(values) < 2 and set(values) <= {0, 1}:
         positive = True if lab.dtype == pl.Boolean else 1  # Powers 2011's convention: 1 is positive
         values = sorted(set(values) | {positive})
@@ -165,7 +171,7 @@ def prepare_scores(
     space = key_space([encode_key(k, n, bounds=b) for k, b in zip(key_series, key_bounds, strict=True)], n, 1)
     return Scored(
         keys, space, coding.label, coding.vmin, lut, scores, float(lo), float(hi), tuple(values),
-        score, drop_nonfinite, None if bad is None else int(bad), nulls_dropped,
+        score, drop_nonfinite, None if bad is None else int(bad), nulls_dropped, tuple(present),
     )  # fmt: skip
 
 

@@ -366,7 +366,10 @@ class _Stream:
             )
         need_range = isinstance(thresholds, int | np.integer) and score_range is None
         positive, classes = self.positive, self.classes
-        if need_range or positive is None:
+        # a named positive is checked against the labels: by the scan where there is one, by the
+        # count's own batches otherwise (a worker's batches cannot report them, so Dask scans)
+        scan_positive = positive is not None and classes is None and engine == "dask"
+        if need_range or positive is None or scan_positive:
             if engine == "dask":
                 from ..core.distributed import leaves_for
 
@@ -379,24 +382,36 @@ class _Stream:
             if lo > hi:
                 lo, hi = 0.0, 1.0
             score_range = (float(lo), float(hi)) if need_range else score_range
-            positive = _default_positive(values, self.label) if positive is None else positive
+            if positive is None:
+                positive = _default_positive(values, self.label)
+            elif classes is None:
+                _check_positive(positive, values)
         count = functools.partial(self.count, thresholds=thresholds, score_range=score_range,
                                   positive=positive, classes=classes, on_error=on_error)  # fmt: skip
         if engine == "dask":
             from ..core.distributed import reduce_on_cluster
 
             return reduce_on_cluster(data, count, client)
-        return count(data, progress=progress, warn=True)
+        seen: set[Any] = set()
+        result = count(data, progress=progress, warn=True, seen=seen)
+        if classes is None:
+            _check_positive(positive, sorted(seen))
+        return result
 
     def count(
-        self, data, *, thresholds, score_range, positive, classes, on_error, progress=False, warn=False
-    ):
+        self, data, *, thresholds, score_range, positive, classes, on_error, progress=False, warn=False,
+        seen: set[Any] | None = None,
+    ):  # fmt: skip
+        """Count every batch; ``seen`` (when given) collects the label values the batches hold."""
+
         def make_table(frame: pl.DataFrame) -> ContingencyTable:
             # the positive class is one of the source's: a batch of negatives only (a file of
             # one run, the first rows of a sorted frame) must not fail for want of it
             scored = prepare_scores(frame, self.by, self.label, self.score, positive, classes,
                                     self.drop_nonfinite, self.drop_nulls, known=(positive,),
                                     exact_scores=False)  # fmt: skip
+            if seen is not None:
+                seen.update(scored.present)
             return _swept(scored, thresholds, score_range).table()
 
         roles = self.roles
@@ -421,6 +436,12 @@ class _Stream:
             except (SourceError, ColumnNotFoundError):
                 continue  # the counting pass reports it (or skips it)
         return lo, hi, values
+
+
+def _check_positive(positive: Any, values: Sequence[Any]) -> None:
+    """A named positive must be one of the source's labels, as for a frame in memory."""
+    if values and positive not in values:
+        raise InvalidLabelError(f"positive={positive!r} is not one of the classes {list(values)}")
 
 
 def _default_positive(values: list[Any], label: str) -> Any:
