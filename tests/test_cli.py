@@ -339,3 +339,13 @@ def test_a_csv_whose_column_changes_type_after_a_hundred_rows_is_read(tmp_path):
         be.SourceError, match=r"could not parse `x`.*first 10,000 rows: convert it to parquet"
     ):
         be.evaluate(str(path), by="run")
+
+
+@pytest.mark.parametrize("command", ["sweep", "auc"])
+def test_a_header_only_csv_gives_an_empty_table_as_evaluate_does(tmp_path, command):
+    # docs/cli.md: an empty input prints an empty table; sweep and auc said the score column was text
+    path = tmp_path / "hdr.csv"
+    path.write_text("run,label,prediction,score\n")
+    proc = run_cli(command, str(path), "--by", "run")
+    assert proc.returncode == 0, proc.stderr
+    assert "0 rows" in proc.stderr

@@ -460,6 +460,10 @@ def _scores(args: argparse.Namespace) -> None:
 
     frame = _read(args)
     score = _score_columns(args.score)
+    names = [score] if isinstance(score, str) else score
+    text = [c for c in names if _label_dtype(frame, c) == pl.String]
+    if text and frame.head(1).collect().height == 0:  # a header-only csv reads every column as text
+        frame = frame.with_columns(pl.col(text).cast(pl.Float64))
     dtype = _label_dtype(frame, args.label)
     common = dict(positive=_positive(args.positive, dtype), drop_nonfinite=args.drop_nonfinite,
                   drop_nulls=args.drop_nulls, classes=_classes(args.classes, dtype))  # fmt: skip
