@@ -335,3 +335,15 @@ def test_classes_with_no_label_left_in_a_batch_are_not_misread():
         got = be.sweep(df.lazy(), thresholds=[0.3], drop_nulls=True, batch_rows=2, classes=[0, 1])
     assert got.select("tp", "fp", "fn", "tn").rows() == [(1, 0, 0, 1)]
     assert be.auc(pl.DataFrame({"label": [0], "score": [0.1]}).clear(), classes=[0, 1])["n"].to_list() == [0]
+
+
+def test_a_column_in_two_roles_of_compare_or_rank_methods_names_both():
+    # "named twice: as measure and as measure" named one role twice
+    ranks = pl.DataFrame({"method": ["a", "b"] * 4, "dataset": [0, 0, 1, 1, 2, 2, 3, 3], "score": [0.1] * 8})
+    with pytest.raises(
+        be.DuplicateColumnError, match="column 'dataset' is named twice: as dataset and as measure"
+    ):
+        be.rank_methods(ranks, measure="dataset")
+    folds = pl.DataFrame({"run": ["a", "b"] * 4, "fold": [0, 0, 1, 1, 2, 2, 3, 3], "acc": [0.1] * 8})
+    with pytest.raises(be.DuplicateColumnError, match="column 'fold' is named twice: as fold and as measure"):
+        be.compare(folds, measure="fold")

@@ -61,7 +61,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from ..io.frames import as_key_list, select_columns
+from ..io.frames import as_key_list, check_roles, select_columns
 from ..kernels import ranks as _rank_kernels
 from .adjust import adjust
 
@@ -218,9 +218,9 @@ def fold_matrix(
             data, [*runs, *cell_cols], label, prediction, classes=None, drop_nulls=drop_nulls
         )
         data = table.measures([measure])
-    roles = {**dict.fromkeys(runs, "run"), fold: "fold", measure: "measure"}
-    if repeat is not None:
-        roles[repeat] = "repeat"
+    named = [*runs, fold, *([repeat] if repeat is not None else []), measure]
+    kinds = [*("run" for _ in runs), "fold", *(["repeat"] if repeat is not None else []), "measure"]
+    roles = check_roles([], *named, roles=kinds)  # a column in two roles is named in both
     frame = select_columns(data, [*runs, *cell_cols, measure], roles)
     if frame.height == 0:
         raise InvalidArgumentError("the frame has no rows to compare")

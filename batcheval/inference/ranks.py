@@ -57,7 +57,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError, NullValuesError, warn
-from ..io.frames import select_columns
+from ..io.frames import check_roles, select_columns
 from ..kernels import ranks as _kernels
 from .adjust import adjust
 from .cv import matches, numeric_values, real_number
@@ -465,7 +465,7 @@ def rank_methods(
 
     if not 0.0 < real_number(alpha, "alpha=") < 1.0:
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
-    roles = {method: "method", dataset: "dataset", measure: "measure"}
+    roles = check_roles([], method, dataset, measure, roles=("method", "dataset", "measure"))
     frame = select_columns(scores, [method, dataset, measure], roles)
     for col in (method, dataset):
         nulls = frame.get_column(col).null_count()
