@@ -249,6 +249,7 @@ def bad_files(tmp_path_factory):
         (["evaluate", "{preds}", "--measures", "informedness,nonsense"], "unknown measure 'nonsense'"),
         (["evaluate", "{preds}", "--label", "nope"], "'nope' not found"),
         (["evaluate", "{preds}", "--filter", "fold <"], "cannot parse --filter"),
+        (["evaluate", "{preds}", "--filter", "foo = 1"], "--filter 'foo = 1': unable to find column"),
         (["evaluate", "{preds}", "-o", "{root}/out.xlsx"], "unknown file type '.xlsx'"),
         (["evaluate", "{preds}", "-o", "{root}/no/such/dir/out.csv"], "no directory"),
         (["sweep", "{root}/many.parquet", "--thresholds", "lots"], "--thresholds must be"),

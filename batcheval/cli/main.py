@@ -444,6 +444,7 @@ def _read(args: argparse.Namespace) -> pl.LazyFrame:
     if args.filter:
         try:
             frame = frame.filter(pl.sql_expr(args.filter))
+            frame.collect_schema()  # a column the filter names but the file lacks: said here, not after
         except pl.exceptions.PolarsError as exc:
             raise BatchevalError(f"cannot parse --filter {args.filter!r}: {_first_line(exc)}") from exc
     return frame
