@@ -347,3 +347,12 @@ def test_a_column_in_two_roles_of_compare_or_rank_methods_names_both():
     folds = pl.DataFrame({"run": ["a", "b"] * 4, "fold": [0, 0, 1, 1, 2, 2, 3, 3], "acc": [0.1] * 8})
     with pytest.raises(be.DuplicateColumnError, match="column 'fold' is named twice: as fold and as measure"):
         be.compare(folds, measure="fold")
+
+
+def test_a_threshold_count_beyond_memory_is_refused_before_reading():
+    # numpy's MemoryError (an internal error in the CLI) came from allocating the grid
+    df = pl.DataFrame({"label": [0, 1], "score": [0.1, 0.9]})
+    with pytest.raises(
+        be.MemoryBudgetError, match=r"a grid of 10,000,000,000,000 thresholds needs .*; use fewer"
+    ):
+        be.sweep(df, thresholds=10**13)

@@ -18,6 +18,7 @@ import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
 from ..core.encode import check_classes, encode_classes, encode_key, readonly
+from ..core.memory import check_allocation
 from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, select_columns
 from ..kernels.count import mark_present
@@ -341,6 +342,10 @@ def check_thresholds(thresholds: Any, score_range: Any) -> None:
     if isinstance(thresholds, int | np.integer):
         if thresholds < 1:
             raise InvalidArgumentError(f"thresholds= as a count must be at least 1, got {thresholds}")
+        # the grid itself, before any row is read (the histogram is checked with the groups)
+        check_allocation(
+            8 * int(thresholds), f"a grid of {int(thresholds):,} thresholds", "use fewer thresholds"
+        )
         if score_range is not None:
             _score_range(score_range)
         return
