@@ -13,6 +13,7 @@ from .errors import InvalidArgumentError
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
 from .io.frames import as_key_list, check_free_names, from_mapping
+from .measures import BINARY_MEASURES, MULTICLASS_MEASURES
 from .measures import names as _names
 
 __all__ = ["evaluate"]
@@ -286,7 +287,8 @@ def evaluate(
         out = pooled_measures(table, over, measures, per_class, positive, beta, mean_weights)
     if ci is not None:
         kept = [c for c in as_key_list(by) if c not in as_key_list(pool, "pool")]
-        ends = [f"{c}_ci_{end}" for c in out.columns if c not in kept for end in ("low", "high")]
+        measured = [c for c in out.columns if c in _MEASURE_NAMES]  # the columns that get intervals
+        ends = [f"{c}_ci_{end}" for c in measured for end in ("low", "high")]
         check_free_names(kept, ends, "ci=")
     wants_tests = any(c in out.columns for c in _clustered.CLUSTERED_CHANCE)
     if clustered is not None and (ci is not None or wants_tests):  # tests and intervals count clusters
@@ -318,6 +320,9 @@ def evaluate(
         if meta is not None:
             out.metadata = meta  # type: ignore[attr-defined]
     return out
+
+
+_MEASURE_NAMES = frozenset(BINARY_MEASURES) | frozenset(MULTICLASS_MEASURES)
 
 
 def _given(v: Any) -> str:

@@ -356,3 +356,52 @@ def test_a_threshold_count_beyond_memory_is_refused_before_reading():
         be.MemoryBudgetError, match=r"a grid of 10,000,000,000,000 thresholds needs .*; use fewer"
     ):
         be.sweep(df, thresholds=10**13)
+
+
+def test_inputs_the_stops_new_checks_must_still_take():
+    # a review of this stop's fixes found these refused: float labels with classes=, a pooled key
+    # named like a measure or a curve column, a key named like a non-measure column with _ci_low,
+    # and real numbers that are not floats (Decimal, Fraction, a 0-d array)
+    import decimal
+    import fractions
+
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    n = 60
+    m = pl.DataFrame({"run": np.repeat([1, 2], n // 2), "label": np.tile([0.0, 1.0, 2.0], n // 3),
+                      "s0": rng.random(n), "s1": rng.random(n), "s2": rng.random(n)})  # fmt: skip
+    got = be.auc(m, by="run", score=["s0", "s1", "s2"], classes=[0, 1, 2], averages="macro_roc_auc")
+    one = m.filter(pl.col("run") == 1)
+    expected = np.mean(
+        [roc_auc_score(one["label"].to_numpy() == c, one[f"s{c}"].to_numpy()) for c in range(3)]
+    )
+    assert got.sort("run")["macro_roc_auc"][0] == pytest.approx(expected)
+    assert be.curves(
+        m, by="run", score=["s0", "s1", "s2"], classes=np.array([0.0, 1.0, 2.0]), thresholds=5
+    ).height
+    with pytest.raises(be.UnknownMeasureError, match="did you mean 'f1'"):
+        be.auc(m, by="run", score=["s0", "s1", "s2"], measure="f1x")
+    e = pl.DataFrame({"run": np.repeat([1, 2], n // 2), "fold": np.tile([1, 2, 3], n // 3),
+                      "label": rng.integers(0, 2, n), "prediction": rng.integers(0, 2, n),
+                      "score": rng.random(n)})  # fmt: skip
+    pooled = be.evaluate(e.rename({"fold": "recall"}), by="run", pool="recall", measures=["recall"])
+    assert (
+        pooled.sort("run")["recall"].to_list()
+        == be.evaluate(e, by="run", measures=["recall"]).sort("run")["recall"].to_list()
+    )
+    assert (
+        be.sweep(
+            e.rename({"fold": "recall"}), by="run", pool="recall", thresholds=3, measures=["recall"]
+        ).height
+        == 6
+    )
+    assert be.curves(e.rename({"fold": "s"}), by="run", pool="s", thresholds=3).height
+    assert be.evaluate(e.with_columns(n_ci_low=pl.lit("x")), by=["run", "n_ci_low"], ci=0.95).height == 2
+    cv = pl.DataFrame({"run": np.repeat([0, 1, 2], 5), "fold": np.tile(range(5), 3), "acc": rng.random(15)})
+    plain = be.compare(cv, measure="acc", test="bayes", rope=0.01)
+    for rope in (decimal.Decimal("0.01"), np.array(0.01), fractions.Fraction(1, 100)):
+        assert be.compare(cv, measure="acc", test="bayes", rope=rope).equals(plain)
+    assert be.adjust([decimal.Decimal("0.01"), decimal.Decimal("0.04")]).tolist() == [0.02, 0.04]
+    with pytest.raises(be.InvalidArgumentError, match="rope= must be a number, got True"):
+        be.compare(cv, measure="acc", test="bayes", rope=True)

@@ -48,7 +48,7 @@ def pooled_measures(
     pooled, index = table.pool_with_index(over)
     kwargs = {"per_class": per_class, "positive": positive, "beta": beta}
     head, micro = pooled.measure_arrays(measures, **kwargs)
-    fold_head, per_fold = table.measure_arrays(list(micro), **kwargs)
+    fold_head, per_fold = table.measure_arrays(list(micro), **kwargs, check_names=False)
     kept = [c for c in table.by if c not in over]
     check_free_names(kept, ["n_pooled", *(f"{m}_{s}" for m in micro for s in ("mean", "std"))], "pool=")
     if per_class:  # rows are group × class: class k of group g goes to pooled row index[g]·K + k

@@ -525,20 +525,26 @@ class ContingencyTable:
         per_class: bool,
         positive: Any,
         beta: float | None,
+        check_names: bool = True,
     ) -> tuple[pl.DataFrame, dict[str, np.ndarray]]:
-        """The identifying columns (keys, n, cells) and the measure arrays (batcheval names)."""
+        """The identifying columns (keys, n, cells) and the measure arrays (batcheval names).
+
+        ``check_names=False``: the keys are not the result's (tables about to be pooled, whose
+        pooled keys leave it), so a key named like a measure is no clash.
+        """
         measures, _ = _names.resolve(measures)
         counts, k = self._counts, self.n_classes
         if positive is not None and k > 2 and not per_class:
             # a class named among three or more: that class against the rest, as evaluate does
             # (the positive of more classes was ignored here)
             return self.versus_rest(positive).measure_arrays(
-                measures, per_class=False, positive=True, beta=beta
+                measures, per_class=False, positive=True, beta=beta, check_names=check_names
             )
         if k == 0:  # empty input with no classes named: the binary schema, no rows
             counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
         added = ["class"] * per_class + ["n"] + list(_CELL_NAMES) * (per_class or k == 2)
-        check_free_names(self.by, added, "the counts")
+        if check_names:
+            check_free_names(self.by, added, "the counts")
         if per_class:
             counts = one_vs_rest(counts)
             pos = 1
@@ -568,7 +574,8 @@ class ContingencyTable:
             cols += [pl.Series(c, arr, dtype=pl.Int64) for c, arr in zip(_CELL_NAMES, cells, strict=True)]
         head = head.hstack(cols) if head.width else pl.DataFrame(cols)
         arrays = _measures.compute(counts, measures, positive=pos, beta=beta, cells=cells)
-        check_free_names(self.by, list(arrays), "the measures")
+        if check_names:
+            check_free_names(self.by, list(arrays), "the measures")
         return head, arrays
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Real
 from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
+from ..io.arguments import is_real
 
 __all__ = ["ADJUST_METHODS", "adjust"]
 
@@ -108,11 +108,7 @@ def _as_float_vector(pvalues: Any) -> np.ndarray:
     if raw.dtype.kind not in "iuf" or isinstance(pvalues, list | tuple):
         # the entries as given: numpy turns [0.1, "a"] into strings, would parse "0.5" as a number,
         # and [0.1, True] into floats
-        bad = [
-            v
-            for v in pvalues
-            if not (v is None or (isinstance(v, Real) and not isinstance(v, bool | np.bool_)))
-        ]
+        bad = [v for v in pvalues if not (v is None or is_real(v))]
         if bad or raw.dtype.kind not in "iufO":
             raise InvalidArgumentError(
                 f"pvalues must be numbers, got {(bad or [raw[0]])[0]!r} ({len(bad)} of {len(raw)} entries)"

@@ -54,13 +54,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
+from ..io.arguments import as_real
 from ..io.frames import as_key_list, check_roles, select_columns
 from ..kernels import ranks as _rank_kernels
 from .adjust import adjust
@@ -132,21 +132,15 @@ def parse_rope(rope: Any) -> tuple[float, float]:
 
 
 def real_number(value: Any, name: str) -> float:
-    """``value`` as a float, or an :class:`InvalidArgumentError` naming ``name`` for anything that is
-    not a real number (a string, a bool, None).
+    """``value`` as a float (:func:`batcheval.io.arguments.as_real`), for ``rope=``, ``test_fraction=``
+    and ``alpha=``.
 
     Examples
     --------
     >>> real_number(0.25, "test_fraction=")
     0.25
-    >>> real_number("a", "test_fraction=")
-    Traceback (most recent call last):
-    ...
-    batcheval.errors.InvalidArgumentError: test_fraction= must be a number, got 'a'
     """
-    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
-        raise InvalidArgumentError(f"{name} must be a number, got {value!r}")
-    return float(value)
+    return as_real(value, name)
 
 
 def numeric_values(frame: pl.DataFrame, column: str) -> pl.Series:

@@ -160,6 +160,7 @@ def auc(
         _measures.check_level(ci)
     if not isinstance(measure, str):
         raise InvalidArgumentError(f"measure= takes one measure name such as 'f1', got {measure!r}")
+    _names.canonical(measure)  # an unknown name is refused on every path, averaged multiclass too
     wanted = _average_names(averages)
     multiclass = is_multiclass_score(data, score)
     if multiclass and not per_class:
@@ -167,7 +168,8 @@ def auc(
     else:
         outputs = [*_AREA_COLUMNS, f"best_{measure}"]
         outputs += ["roc_auc_se", "roc_auc_ci_low", "roc_auc_ci_high"] if ci is not None else []
-    check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], outputs, "be.auc's areas")
+    pooled = as_key_list(pool, "pool")  # pooled keys leave the output: _pooled_auc checks its own names
+    check_free_names([k for k in as_key_list(by) if k not in pooled], outputs, "be.auc's areas")
     if pool is not None:
         if ci is not None:
             raise InvalidArgumentError(

@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
+from ..io.arguments import is_real
 from ..io.frames import as_key_list, check_free_names, select_columns
 from .sweep import sweep
 from .swept import CELLS
@@ -115,12 +116,12 @@ def curves(
         if not isinstance(k, str) or k not in CHARTS:
             raise InvalidArgumentError(f"unknown chart {k!r}; choose one of {sorted(CHARTS)}")
     # a NaN count made every bprd and bird point NaN
-    real = isinstance(smoothing, int | float | np.integer | np.floating) and not isinstance(smoothing, bool)
-    if not real or not (np.isfinite(smoothing) and smoothing >= 0):
+    if not is_real(smoothing) or not (np.isfinite(float(smoothing)) and float(smoothing) >= 0):
         raise InvalidArgumentError(f"smoothing= takes a finite count >= 0, got {smoothing!r}")
     # the sweep's columns too: the curves are read off them, keys being the rest
     read = ["chart", "threshold", "x", "y", "s", "n", "n_pooled", *CELLS]
-    check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], read, "be.curves' points")
+    pooled = as_key_list(pool, "pool")  # pooled away: only the keys left beside the points matter
+    check_free_names([k for k in as_key_list(by) if k not in pooled], read, "be.curves' points")
     if pool is not None and isinstance(thresholds, str) and thresholds == "exact":
         # the pooled curve over every distinct score: the pooled tables' rows swept together
         # (sweep's pool= needs a shared grid), which is the sum of their tables at those scores

@@ -149,7 +149,7 @@ def prepare_scores(
             seen = np.zeros(len(coding.lut), dtype=np.bool_)
             mark_present(coding.label, coding.vmin, seen)
         present = [present[i] for i in np.flatnonzero(seen)]
-    check_within_classes(present, classes, label)
+    classes = check_within_classes(present, classes, label)
     try:
         values = sorted(set(present) | set(classes or []) | set(known))
     except TypeError:  # a positive of another kind than the labels, named for a streamed batch
@@ -269,27 +269,35 @@ def check_exact_in_float(s: pl.Series, score: str) -> None:
         )
 
 
-def check_within_classes(present: Sequence[Any], classes: Sequence[Any] | None, label: str) -> None:
-    """Raise if a label of ``present`` is not one of ``classes=`` (when given), as
-    :func:`batcheval.evaluate` does: counted as the rest, such rows would pass for negatives.
+def check_within_classes(present: Sequence[Any], classes: Any, label: str) -> list[Any] | None:
+    """``classes=`` as a list, checked: of the labels' kind, and holding every label of ``present``
+    (when given), as :func:`batcheval.evaluate` checks it: counted as the rest, a label outside
+    would pass for a negative.
 
     Examples
     --------
+    >>> check_within_classes([0.0, 1.0], (0, 1, 2), "label")
+    [0, 1, 2]
     >>> check_within_classes([0, 1, 2], [0, 1], "label")
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidLabelError: label column 'label' has values outside classes=[0, 1]: [2]
     """
-    if classes is None or not len(present):  # no label to tell the kind (a batch of nulls dropped)
-        return
+    if classes is None:
+        return None
+    if not len(present):  # no label to tell the kind (a batch of nulls dropped)
+        return check_classes(classes, "any", label)
     first = next(iter(present))
-    kind = "bool" if isinstance(first, bool) else "int" if isinstance(first, int) else "str"
-    known = set(check_classes(classes, kind, label) or [])
+    numbers = int | np.integer | float | np.floating  # integral float labels count as integers
+    kind = "bool" if isinstance(first, bool | np.bool_) else "int" if isinstance(first, numbers) else "str"
+    checked = check_classes(classes, kind, label) or []
+    known = set(checked)
     outside = [v for v in present if v not in known]
     if outside:
         raise InvalidLabelError(
-            f"label column {label!r} has values outside classes={list(classes)}: {outside[:10]}"
+            f"label column {label!r} has values outside classes={checked}: {outside[:10]}"
         )
+    return checked
 
 
 def threshold_grid(

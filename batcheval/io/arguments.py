@@ -1,0 +1,47 @@
+"""Numeric arguments as the user gives them: a float, an int, a numpy scalar, a Decimal, a Fraction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+
+__all__ = ["as_real", "is_real"]
+
+
+def is_real(value: Any) -> bool:
+    """Whether ``value`` is one real number: anything ``float()`` reads but text, a bool, None or an array.
+
+    Examples
+    --------
+    >>> from decimal import Decimal
+    >>> [is_real(v) for v in (0.5, 2, Decimal("0.1"), np.float32(1), np.array(0.2), True, "0.5", None, [1])]
+    [True, True, True, True, True, False, False, False, False]
+    """
+    if value is None or isinstance(value, bool | np.bool_ | str | bytes) or np.ndim(value) != 0:
+        return False
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def as_real(value: Any, name: str) -> float:
+    """``value`` as a float, or an :class:`InvalidArgumentError` naming ``name`` for anything that is
+    not one real number.
+
+    Examples
+    --------
+    >>> as_real(0.25, "test_fraction=")
+    0.25
+    >>> as_real("a", "test_fraction=")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: test_fraction= must be a number, got 'a'
+    """
+    if not is_real(value):
+        raise InvalidArgumentError(f"{name} must be a number, got {value!r}")
+    return float(value)
