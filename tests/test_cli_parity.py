@@ -273,3 +273,18 @@ def test_positive_of_float_labels_takes_its_float_spelling(tmp_path):
     proc = run_cli("evaluate", str(path), "--by", "run", "--positive", "1.0", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert pl.read_parquet(out).equals(be.evaluate(df, by="run", positive=1))
+
+
+def test_measures_says_which_p_value_alpha_sbb_calibrates():
+    # the list said p_chi2_kb, which differs a hundredfold here; alpha_sbb is computed from p_informedness
+    y = [1] * 30 + [0] * 70
+    pred = [1] * 20 + [0] * 10 + [1] * 15 + [0] * 55
+    row = be.evaluate(y_true=y, y_pred=pred, measures=["p_informedness", "p_chi2_kb", "alpha_sbb"]).row(
+        0, named=True
+    )
+    p = row["p_informedness"]
+    bound = -np.e * p * np.log(p) if p < 1 / np.e else 0.5  # Sellke, Bayarri and Berger (2001)
+    assert row["alpha_sbb"] == pytest.approx(1 / (1 + 1 / bound))
+    rows = {line.split()[0]: line for line in run_cli("measures").stdout.splitlines()[1:]}
+    assert "P(null | p_informedness)" in rows["alpha_sbb"]
+    assert "not a calibrated test" in rows["p_chi2_kb"]
