@@ -298,6 +298,7 @@ def test_demo_runs_the_sklearn_sweep(tmp_path):
     proc = run_cli("demo", "--quick", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert "top 5 by informedness" in proc.stdout and "Spearman" in proc.stdout
+    assert "× 1 seed × 5 folds" in proc.stdout + proc.stderr  # the quick sweep's one seed, not "1 seeds"
     for name in ("predictions.parquet", "scores.parquet", "sweep.parquet", "auc.parquet",
                  "f1_vs_informedness.png", "breast_cancer_rare_roc.png"):  # fmt: skip
         assert (tmp_path / name).exists(), name

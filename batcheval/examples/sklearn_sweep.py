@@ -350,7 +350,7 @@ def predictions(
             )
         if progress and ((run + 1) % 10 == 0 or run + 1 == len(grid)):
             print(
-                f"  fitted {run + 1}/{len(grid)} runs × {len(seeds)} seeds × {N_FOLDS} folds "
+                f"  fitted {run + 1}/{len(grid)} runs × {_count(len(seeds), 'seed')} × {N_FOLDS} folds "
                 f"({time.perf_counter() - start:.0f} s)",
                 file=sys.stderr,
             )
@@ -466,6 +466,10 @@ def _best_thresholds(sw: pl.DataFrame, run_id: int) -> pl.DataFrame:
     return pl.concat(rows).select(cols)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
 def _summary_figure(dataset: str, comparison: dict[str, Any], sw: pl.DataFrame, path: Path) -> None:
     """Three panels: F1 and accuracy against informedness per run, and a threshold sweep of run A."""
     from ..plot.backend import pyplot
@@ -514,8 +518,9 @@ def _summary_figure(dataset: str, comparison: dict[str, Any], sw: pl.DataFrame, 
     ax.set_title("run A at every threshold")
     ax.legend(fontsize="small", loc="lower left")
     ax.grid(True, color="0.92")
+    seeds = int(ranked["n_pooled"].max()) // N_FOLDS  # --quick fits one seed
     fig.suptitle(f"{dataset} (prevalence {ranked['prevalence'][0]:.2f}): {ranked.height} runs, "
-                 "each pooled over 3 seeds × 5 folds", fontsize=12)  # fmt: skip
+                 f"each pooled over {_count(seeds, 'seed')} × {N_FOLDS} folds", fontsize=12)  # fmt: skip
     fig.text(0.01, 0.01, note, fontsize=9.5, va="bottom")
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(path, dpi=100)
@@ -584,7 +589,7 @@ def _run(
     preds = preds.with_columns(pl.concat_str("model", pl.lit(" "), "params").alias("setting"))
     n_runs = preds["run"].n_unique()
     print(
-        f"{n_runs} runs ({len(_FAMILIES)} model families) × {len(seeds)} seeds × {N_FOLDS} folds: "
+        f"{n_runs} runs ({len(_FAMILIES)} model families) × {_count(len(seeds), 'seed')} × {N_FOLDS} folds: "
         f"{preds.height:,} cross-validated predictions, {fitted} in {time.perf_counter() - start:.1f} s "
         f"({path})"
     )

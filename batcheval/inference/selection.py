@@ -1142,7 +1142,9 @@ def _read_more(raw: np.ndarray, done: np.ndarray, read: np.ndarray) -> np.ndarra
     """
     top = np.maximum(np.max(np.where(read, done, -np.inf), axis=1), 0.0)[:, None]
     finite = np.where(np.isnan(raw), -np.inf, raw)
-    return ~read & (finite > top - _TAIL_SLACK * (1.0 + top)) & (finite > 0)
+    with np.errstate(invalid="ignore"):  # an infinite top leaves NaN, past which nothing is read
+        floor = top - _TAIL_SLACK * (1.0 + top)
+    return ~read & (finite > floor) & (finite > 0)
 
 
 def _mc_quantile(stat: np.ndarray, alpha: float) -> float:
