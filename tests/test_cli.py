@@ -351,3 +351,10 @@ def test_a_header_only_csv_gives_an_empty_table_as_evaluate_does(tmp_path, comma
     proc = run_cli(command, str(path), "--by", "run")
     assert proc.returncode == 0, proc.stderr
     assert "0 rows" in proc.stderr
+
+
+def test_no_command_prints_the_commands():
+    # it printed only "error: the following arguments are required: COMMAND"
+    proc = run_cli()
+    assert proc.returncode == 2
+    assert "evaluate" in proc.stderr and "leaderboard" in proc.stderr and "usage: batcheval" in proc.stderr

@@ -866,7 +866,11 @@ _INPUT_ERRORS = (BatchevalError, pl.exceptions.PolarsError, OSError, ValueError,
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 2 bad input, 1 internal error)."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    if not list(sys.argv[1:] if argv is None else argv):  # a first try with no command: what there is
+        parser.print_help(sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         return _run(args)
