@@ -299,6 +299,11 @@ def test_demo_runs_the_sklearn_sweep(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "top 5 by informedness" in proc.stdout and "Spearman" in proc.stdout
     assert "× 1 seed × 5 folds" in proc.stdout + proc.stderr  # the quick sweep's one seed, not "1 seeds"
+    # the board shows the selection-valid columns, and no p-value as 0.000
+    assert (
+        "could_be_best | rank_ci_low | rank_ci_high" in proc.stdout and "tied_with_leader" not in proc.stdout
+    )
+    assert "| 0.000 " not in proc.stdout.split("leaderboard by informedness")[1].split("could be the best")[0]
     for name in ("predictions.parquet", "scores.parquet", "sweep.parquet", "auc.parquet",
                  "f1_vs_informedness.png", "breast_cancer_rare_roc.png"):  # fmt: skip
         assert (tmp_path / name).exists(), name

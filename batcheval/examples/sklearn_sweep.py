@@ -751,15 +751,21 @@ def _report_ranks(
 
 
 def _report_board(board: pl.DataFrame, top: int, seed: int) -> None:
-    tied = int(board["tied_with_leader"].fill_null(False).sum())
+    tied = int(board["could_be_best"].fill_null(False).sum())
     print(
-        f"leaderboard by informedness, seed {seed} (each example once): 95% intervals, and paired "
-        "tests against the leader on the same examples:"
+        f"leaderboard by informedness, seed {seed} (each example once): 95% intervals, the paired "
+        "test against the leader on the same examples, the best set and the ranks it could have:"
     )
     shown = board.head(top).select(
         "rank", "setting", "informedness", "informedness_ci_low", "informedness_ci_high",
-        "p_vs_leader_holm", "tied_with_leader",
+        "p_vs_leader", "could_be_best", "rank_ci_low", "rank_ci_high",
     )  # fmt: skip
+    # a p-value below 0.001 in scientific notation: three decimals printed them as 0.000
+    p_text = [
+        "" if p is None or np.isnan(p) else f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"  # the leader: none
+        for p in shown["p_vs_leader"]
+    ]
+    shown = shown.with_columns(pl.Series("p_vs_leader", p_text, dtype=pl.String))
     print(_table(shown.rename({"informedness_ci_low": "ci_low", "informedness_ci_high": "ci_high"})))
     print(f"{tied} of {board.height} runs could be the best (a simultaneous 95% set, valid under selection).")
 
