@@ -84,7 +84,9 @@ def test_warmup_command_compiles_the_small_kernels(capsys, monkeypatch):
     monkeypatch.setenv("BATCHEVAL_QUIET_COMPILE", "1")
     assert main(["warmup", "--small-only"]) == 0
     out = capsys.readouterr().out
-    steps = ("evaluate", "evaluate, 3 classes", "sweep", "auc", "leaderboard", "leaderboard, paired")
+    steps = ("evaluate", "evaluate, 3 classes", "evaluate, intervals", "evaluate, 3 classes, intervals",
+             "evaluate, clustered intervals", "sweep", "auc", "leaderboard",
+             "leaderboard, paired")  # fmt: skip
     for step in (*steps, "leaderboard, paired delta, adjacent"):
         assert f"warmup: {step} (400 rows):" in out
     assert "compiled kernels are cached in" in out
