@@ -5,8 +5,10 @@ Examples
 >>> from batcheval.measures.catalog import meaning
 >>> meaning("informedness")
 'probability that a prediction is informed rather than a guess (tpr - fpr, Youden J)'
+>>> meaning("p_informedness")
+'chance p-value of informedness'
 >>> meaning("p_chi2_kb")
-'chance p-value of chi2_kb'
+'chi-squared tail of chi2_kb; conservative (Powers), not a calibrated test'
 """
 
 from __future__ import annotations
