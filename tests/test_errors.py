@@ -405,3 +405,15 @@ def test_inputs_the_stops_new_checks_must_still_take():
     assert be.adjust([decimal.Decimal("0.01"), decimal.Decimal("0.04")]).tolist() == [0.02, 0.04]
     with pytest.raises(be.InvalidArgumentError, match="rope= must be a number, got True"):
         be.compare(cv, measure="acc", test="bayes", rope=True)
+
+
+def test_boolean_labels_take_classes_zero_and_one_and_dask_an_empty_list_is_named():
+    # classes=[0, 1] passed the check for boolean labels and then raised polars' TypeError in the score
+    # paths; engine="dask" given [] said it got "a builtins.list"
+    b = pl.DataFrame({"label": [True, False, True, False], "prediction": [True, False, False, False],
+                      "score": [0.9, 0.2, 0.6, 0.4]})  # fmt: skip
+    assert be.auc(b, classes=[0, 1]).equals(be.auc(b, classes=[False, True]))
+    assert be.sweep(b, classes=[0, 1], thresholds=3).equals(be.sweep(b, classes=[False, True], thresholds=3))
+    assert be.evaluate(b, classes=[0, 1]).equals(be.evaluate(b, classes=[False, True]))
+    with pytest.raises(be.InvalidArgumentError, match="engine='dask' got an empty list of paths"):
+        be.evaluate([], engine="dask")

@@ -87,6 +87,8 @@ def leaves_for(data: Any, leaf: Callable[[Any], Any]) -> list[Any]:
     if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
         dask, _ = _dask()
         return [dask.delayed(leaf, pure=True)(p) for p in data.to_delayed()]
+    if isinstance(data, list | tuple) and not data:
+        raise InvalidArgumentError("engine='dask' got an empty list of paths: name at least one file or glob")
     if not is_path_spec(data):
         # a frame in memory would otherwise be read as a list of paths, one per column name
         kind = f"{type(data).__module__.split('.')[0]}.{type(data).__name__}"

@@ -532,6 +532,8 @@ def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
                 f"classes= holds {v!r} ({type(v).__name__}), but label column {label!r} holds "
                 f"{_KIND_NAMES[kind]} values"
             )
+    if kind == "bool":  # 0 and 1 name False and True, in the labels' own type
+        return [bool(v) for v in values]
     return values
 
 
