@@ -417,3 +417,23 @@ def test_boolean_labels_take_classes_zero_and_one_and_dask_an_empty_list_is_name
     assert be.evaluate(b, classes=[0, 1]).equals(be.evaluate(b, classes=[False, True]))
     with pytest.raises(be.InvalidArgumentError, match="engine='dask' got an empty list of paths"):
         be.evaluate([], engine="dask")
+
+
+def test_a_pooled_key_named_like_a_count_column_is_named():
+    # a pooled key stands beside the counts of the unpooled tables: after the review's fix that let
+    # a pooled key be named like a measure, one named n or tp gave polars' raw DuplicateError
+    rng = np.random.default_rng(3)
+    df = pl.DataFrame({"run": np.repeat([1, 2], 30), "fold": np.tile([0, 1, 2], 20),
+                       "label": rng.integers(0, 2, 60), "prediction": rng.integers(0, 2, 60),
+                       "score": rng.random(60)})  # fmt: skip
+    for key in ("n", "tp", "threshold"):
+        renamed = df.rename({"fold": key})
+        with pytest.raises(be.DuplicateColumnError, match=f"key column '{key}' has the name of an output"):
+            be.sweep(renamed, by="run", pool=key, thresholds=3)
+        if key != "threshold":
+            with pytest.raises(
+                be.DuplicateColumnError, match=f"key column '{key}' has the name of an output"
+            ):
+                be.evaluate(renamed, by="run", pool=key)
+    with pytest.raises(be.DuplicateColumnError, match="key column 'threshold' has the name of an output"):
+        be.sweep(df.rename({"fold": "threshold"}), by=["run", "threshold"], thresholds=3)

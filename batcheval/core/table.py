@@ -530,7 +530,8 @@ class ContingencyTable:
         """The identifying columns (keys, n, cells) and the measure arrays (batcheval names).
 
         ``check_names=False``: the keys are not the result's (tables about to be pooled, whose
-        pooled keys leave it), so a key named like a measure is no clash.
+        pooled keys leave it), so a key named like a measure is no clash; one named like a count
+        column still is, as the counts stand beside the keys here.
         """
         measures, _ = _names.resolve(measures)
         counts, k = self._counts, self.n_classes
@@ -543,8 +544,7 @@ class ContingencyTable:
         if k == 0:  # empty input with no classes named: the binary schema, no rows
             counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
         added = ["class"] * per_class + ["n"] + list(_CELL_NAMES) * (per_class or k == 2)
-        if check_names:
-            check_free_names(self.by, added, "the counts")
+        check_free_names(self.by, added, "the counts")
         if per_class:
             counts = one_vs_rest(counts)
             pos = 1

@@ -133,9 +133,9 @@ def sweep(
     [(1, 0.3, 4, 2, 1, 0, 1, 1.0, 0.5), (1, 0.5, 4, 1, 0, 1, 2, 0.5, 0.0)]
     """
     check_thresholds(thresholds, score_range)
-    if "threshold" in as_key_list(by):
-        raise InvalidLabelError("a key column is named 'threshold', which sweep() adds; rename it")
-    check_free_names([*as_key_list(by), *as_key_list(pool, "pool")], ["n", *CELLS], "the sweep's counts")
+    # pooled keys too: they key the unpooled tables, beside their thresholds and counts
+    keys = [*as_key_list(by), *as_key_list(pool, "pool")]
+    check_free_names(keys, ["threshold", "n", *CELLS], "the sweep's thresholds and counts")
     if is_multiclass_score(data, score):
         return _one_vs_rest(data, by, label, score, thresholds=thresholds, score_range=score_range,
                             pool=pool, measures=measures, positive=positive, classes=classes, beta=beta,
