@@ -493,8 +493,7 @@ _KIND_NAMES = {"int": "integer", "bool": "boolean", "str": "string"}
 
 
 def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
-    """``classes=`` as a list of values of the label column's kind (``"int"``, ``"bool"``, ``"str"``,
-    or ``"any"`` where no label tells it).
+    """``classes=`` as a list of values of the label column's kind (``"int"``, ``"bool"``, ``"str"``).
 
     Examples
     --------
@@ -518,8 +517,6 @@ def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
     except TypeError:
         raise InvalidArgumentError(f"classes= takes a list of class values, got {classes!r}") from None
     for v in values:
-        if kind == "any":  # the labels' kind is not known (no label left): a list is all there is to check
-            break
         if kind == "int":
             integral = isinstance(v, float | np.floating) and float(v).is_integer()
             fits = isinstance(v, int | np.integer) or integral

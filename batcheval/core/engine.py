@@ -10,7 +10,7 @@ from ..errors import InvalidArgumentError
 from ..io.frames import as_key_list
 from ..io.sources import is_streamed
 from .distributed import count_dask
-from .stream import SourceReport, count_source
+from .stream import SourceReport, check_on_error, count_source
 from .table import ContingencyTable
 
 __all__ = ["check_engine", "count_any"]
@@ -28,8 +28,7 @@ def check_engine(engine: Any, on_error: Any) -> None:
     """
     if engine not in ("local", "dask"):
         raise InvalidArgumentError(f"engine must be 'local' or 'dask', got {engine!r}")
-    if on_error not in ("raise", "skip"):
-        raise InvalidArgumentError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    check_on_error(on_error)
 
 
 def count_any(

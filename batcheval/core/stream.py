@@ -25,6 +25,7 @@ from .table import ContingencyTable
 
 __all__ = [
     "SourceReport",
+    "check_on_error",
     "check_types",
     "combine",
     "count_source",
@@ -152,6 +153,12 @@ class _Pending:
         return combine(self.tables) if self.tables else None
 
 
+def check_on_error(on_error: Any) -> None:
+    """Refuse an ``on_error=`` other than ``"raise"`` or ``"skip"``."""
+    if on_error not in ("raise", "skip"):
+        raise InvalidArgumentError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+
+
 def reduce_parts(
     parts: list[Part],
     make_table: Callable[[pl.DataFrame], ContingencyTable],
@@ -170,8 +177,7 @@ def reduce_parts(
     ``warn=False`` (a Dask worker's share) the report is returned unwarned
     and the table is None when every part was skipped.
     """
-    if on_error not in ("raise", "skip"):
-        raise InvalidArgumentError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    check_on_error(on_error)
     report = SourceReport()
     total = _Pending()
     dropped = 0

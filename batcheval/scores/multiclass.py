@@ -117,7 +117,7 @@ def one_vs_rest_frame(
     df = _float_scores(df, score_cols, exact_scores)
     df = _clean_rows(df, label, score_cols, drop_nulls, drop_nonfinite)
     present = sorted(df.get_column(label).drop_nulls().unique().to_list())
-    classes = check_within_classes(present, classes, label)
+    classes = check_within_classes(present, classes, df.get_column(label))
     values = present if classes is None else sorted(classes)
     if classes is None and isinstance(score, str):
         width = df.get_column(score).list.len().max() if len(df) else None

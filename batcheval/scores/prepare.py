@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
-from ..core.encode import check_classes, encode_classes, encode_key, readonly
+from ..core.encode import check_classes, encode_classes, encode_key, label_kind, readonly
 from ..core.memory import check_allocation
 from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, select_columns
@@ -149,7 +149,7 @@ def prepare_scores(
             seen = np.zeros(len(coding.lut), dtype=np.bool_)
             mark_present(coding.label, coding.vmin, seen)
         present = [present[i] for i in np.flatnonzero(seen)]
-    classes = check_within_classes(present, classes, label)
+    classes = check_within_classes(present, classes, lab)
     try:
         values = sorted(set(present) | set(classes or []) | set(known))
     except TypeError:  # a positive of another kind than the labels, named for a streamed batch
@@ -269,33 +269,28 @@ def check_exact_in_float(s: pl.Series, score: str) -> None:
         )
 
 
-def check_within_classes(present: Sequence[Any], classes: Any, label: str) -> list[Any] | None:
-    """``classes=`` as a list, checked: of the labels' kind, and holding every label of ``present``
-    (when given), as :func:`batcheval.evaluate` checks it: counted as the rest, a label outside
-    would pass for a negative.
+def check_within_classes(present: Sequence[Any], classes: Any, label: pl.Series) -> list[Any] | None:
+    """``classes=`` as a list, checked: of the kind of the ``label`` column, and holding every label
+    of ``present`` (when given), as :func:`batcheval.evaluate` checks it: counted as the rest, a
+    label outside would pass for a negative.
 
     Examples
     --------
-    >>> check_within_classes([0.0, 1.0], (0, 1, 2), "label")
+    >>> check_within_classes([0.0, 1.0], (0, 1, 2), pl.Series("label", [0.0, 1.0]))
     [0, 1, 2]
-    >>> check_within_classes([0, 1, 2], [0, 1], "label")
+    >>> check_within_classes([0, 1, 2], [0, 1], pl.Series("label", [0, 1, 2]))
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidLabelError: label column 'label' has values outside classes=[0, 1]: [2]
     """
     if classes is None:
         return None
-    if not len(present):  # no label to tell the kind (a batch of nulls dropped)
-        return check_classes(classes, "any", label)
-    first = next(iter(present))
-    numbers = int | np.integer | float | np.floating  # integral float labels count as integers
-    kind = "bool" if isinstance(first, bool | np.bool_) else "int" if isinstance(first, numbers) else "str"
-    checked = check_classes(classes, kind, label) or []
+    checked = check_classes(classes, label_kind(label, "label"), label.name) or []
     known = set(checked)
     outside = [v for v in present if v not in known]
     if outside:
         raise InvalidLabelError(
-            f"label column {label!r} has values outside classes={checked}: {outside[:10]}"
+            f"label column {label.name!r} has values outside classes={checked}: {outside[:10]}"
         )
     return checked
 
@@ -304,9 +299,7 @@ def threshold_grid(
     scored: Scored, thresholds: int | Sequence[float], score_range: tuple[float, float] | None
 ) -> tuple[np.ndarray, bool]:
     """Sorted thresholds, and whether they are evenly spaced (bins by arithmetic)."""
-    if isinstance(thresholds, int | np.integer):
-        if thresholds < 1:
-            raise InvalidArgumentError(f"thresholds= as a count must be at least 1, got {thresholds}")
+    if isinstance(thresholds, int | np.integer):  # a count of at least 1 (check_thresholds)
         if score_range is not None:
             lo, hi = _score_range(score_range)
         elif scored.score_min <= scored.score_max:
