@@ -75,7 +75,6 @@ __all__ = [
     "matches",
     "numeric_values",
     "parse_rope",
-    "real_number",
     "reference_row",
     "sorted_grid",
 ]
@@ -116,31 +115,19 @@ def parse_rope(rope: Any) -> tuple[float, float]:
     batcheval.errors.InvalidArgumentError: rope= low 0.1 is greater than high 0.0
     """
     if np.ndim(rope) == 0:
-        w = real_number(rope, "rope=")
+        w = as_real(rope, "rope=")
         if not (w >= 0 and np.isfinite(w)):  # also catches NaN
             raise InvalidArgumentError(f"rope= half-width must be finite and >= 0, got {rope!r}")
         return -w, w
     parts = list(rope)
     if len(parts) != 2:
         raise InvalidArgumentError(f"rope= takes a half-width or (low, high), got {rope!r}")
-    low, high = real_number(parts[0], "rope= low"), real_number(parts[1], "rope= high")
+    low, high = as_real(parts[0], "rope= low"), as_real(parts[1], "rope= high")
     if not (np.isfinite(low) and np.isfinite(high)):
         raise InvalidArgumentError(f"rope= bounds must be finite, got {rope!r}")
     if low > high:
         raise InvalidArgumentError(f"rope= low {low!r} is greater than high {high!r}")
     return low, high
-
-
-def real_number(value: Any, name: str) -> float:
-    """``value`` as a float (:func:`batcheval.io.arguments.as_real`), for ``rope=``, ``test_fraction=``
-    and ``alpha=``.
-
-    Examples
-    --------
-    >>> real_number(0.25, "test_fraction=")
-    0.25
-    """
-    return as_real(value, name)
 
 
 def numeric_values(frame: pl.DataFrame, column: str) -> pl.Series:
@@ -535,7 +522,7 @@ def compare(
         raise InvalidArgumentError(
             f"test_fraction= applies to test='corrected_t' and 'bayes' only, not test={test!r}"
         )
-    if test_fraction is not None and not 0.0 < real_number(test_fraction, "test_fraction=") < 1.0:
+    if test_fraction is not None and not 0.0 < as_real(test_fraction, "test_fraction=") < 1.0:
         raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int | np.integer) or chunk_rows < 1:
         raise InvalidArgumentError(f"chunk_rows= must be an integer of at least 1, got {chunk_rows!r}")

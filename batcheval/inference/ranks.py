@@ -57,10 +57,11 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError, NullValuesError, warn
+from ..io.arguments import as_real
 from ..io.frames import check_roles, select_columns
 from ..kernels import ranks as _kernels
 from .adjust import adjust
-from .cv import matches, numeric_values, real_number
+from .cv import matches, numeric_values
 
 __all__ = [
     "PERMUTATION_DRAWS",
@@ -463,7 +464,7 @@ def rank_methods(
     """
     from scipy import special
 
-    if not 0.0 < real_number(alpha, "alpha=") < 1.0:
+    if not 0.0 < as_real(alpha, "alpha=") < 1.0:
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
     roles = check_roles([], method, dataset, measure, roles=("method", "dataset", "measure"))
     frame = select_columns(scores, [method, dataset, measure], roles)
@@ -474,7 +475,8 @@ def rank_methods(
                 f"{roles[col]} column {col!r} has {nulls} null value{'s' if nulls > 1 else ''} "
                 f"out of {frame.height}"
             )
-    value = numeric_values(frame, measure)
+    frame = frame.with_columns(numeric_values(frame, measure))  # read as numbers once
+    value = frame.get_column(measure)
     bad = (value.is_null() | value.is_nan()).fill_null(True)
     if bad.any():
         where = frame.filter(bad).select(method, dataset).rows()
@@ -513,7 +515,7 @@ def rank_methods(
     mi = frame.select(pl.col(method).rank("dense") - 1).to_series().to_numpy().astype(np.int64)
     di = frame.select(pl.col(dataset).rank("dense") - 1).to_series().to_numpy().astype(np.int64)
     x = np.empty((k, n))  # methods × datasets
-    x[mi, di] = numeric_values(frame, measure).to_numpy()
+    x[mi, di] = frame.get_column(measure).to_numpy()
     mean_rank, *omnibus, how = friedman_with_method(x, higher_is_better)
     chi2, p_chi2, f, p_f = (float(v) for v in omnibus)
     se = np.sqrt(k * (k + 1) / (6.0 * n))
