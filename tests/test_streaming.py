@@ -188,6 +188,29 @@ def test_file_names_with_glob_characters_are_read_as_they_are(tmp_path):
     assert read_frame(tmp_path / "fold[1].parquet").collect().equals(mine)
 
 
+def test_an_empty_path_is_refused_not_read_as_the_working_directory(tmp_path, monkeypatch):
+    """Path("") is ".": `batcheval evaluate ''` read every data file under the working directory."""
+    _frame(0, n=50).write_parquet(tmp_path / "stray.parquet")
+    monkeypatch.chdir(tmp_path)
+    for source in ("", " ", ["", "stray.parquet"]):
+        with pytest.raises(SourceError, match="empty path"):
+            be.evaluate(source, by="run")
+
+
+def test_read_frame_reads_a_directory_of_csv_files(tmp_path):
+    """The CLI reads a directory through read_frame: one of csv files raised a raw AttributeError."""
+    first, second = _frame(0, n=40), _frame(1, n=30)
+    first.write_csv(tmp_path / "a.csv")
+    second.write_csv(tmp_path / "b.csv")
+    got = read_frame(tmp_path).collect()
+    assert got.equals(pl.concat([first, second]).cast(dict(got.schema)))
+    _frame(2, n=10).write_parquet(tmp_path / "c.parquet")
+    with pytest.raises(be.BatchevalError, match="several types"):
+        read_frame(tmp_path)
+    with pytest.raises(be.BatchevalError, match="empty path"):
+        read_frame("")
+
+
 def test_read_frame_checks_every_file_of_a_glob(tmp_path):
     """Every file of a glob is opened up front: a corrupt one, or one whose columns
     differ, is named before any data is read. Integer widths may differ."""

@@ -15,14 +15,20 @@ from .sources import CSV_INFER_ROWS
 
 __all__ = ["check_output", "read_frame", "write_frame"]
 
-_READERS = {
-    ".parquet": pl.scan_parquet,
-    ".pq": pl.scan_parquet,
-    ".csv": functools.partial(pl.scan_csv, infer_schema_length=CSV_INFER_ROWS),
-    ".ipc": pl.scan_ipc,
-    ".arrow": pl.scan_ipc,
-    ".feather": pl.scan_ipc,
+_KINDS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".ipc": "ipc",
+    ".arrow": "ipc",
+    ".feather": "ipc",
 }
+_SCANS = {
+    "parquet": pl.scan_parquet,
+    "csv": functools.partial(pl.scan_csv, infer_schema_length=CSV_INFER_ROWS),
+    "ipc": pl.scan_ipc,
+}
+_READERS = {suffix: _SCANS[kind] for suffix, kind in _KINDS.items()}
 
 
 def read_frame(path: str | Path) -> pl.LazyFrame:
@@ -46,14 +52,14 @@ def read_frame(path: str | Path) -> pl.LazyFrame:
     batcheval.errors.BatchevalError: cannot read '...nope*.parquet': no file matches it
     """
     text = str(path)
+    if not text.strip():  # Path("") is the working directory
+        raise BatchevalError(f"cannot read {text!r}: empty path; name a file, a directory or a glob")
     path = Path(path)
     if path.is_dir():  # every data file under it, as be.evaluate reads a directory
         from .sources import resolve_paths
 
         files = [str(f) for f in resolve_paths(path)]
-        kinds = sorted(
-            {_READERS[Path(f).suffix.lower()].__name__ for f in files if Path(f).suffix.lower() in _READERS}
-        )
+        kinds = sorted({_KINDS[Path(f).suffix.lower()] for f in files if Path(f).suffix.lower() in _KINDS})
         if len(kinds) != 1:
             raise BatchevalError(
                 f"cannot read directory {text!r}: it holds files of several types; pass a glob such as "

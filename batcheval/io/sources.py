@@ -89,6 +89,9 @@ def resolve_paths(spec: str | os.PathLike | Sequence[str | os.PathLike]) -> list
     out: list[Path] = []
     for item in specs:
         text = os.fspath(item)
+        if not text.strip():
+            # Path("") is the working directory: an empty argument would read every file under it
+            raise SourceError(f"empty path {text!r}: name a file, a directory or a glob")
         # a file whose own name holds glob characters ("fold[1].parquet") is that file
         if any(ch in text for ch in "*?[") and not Path(text).exists():
             matches = sorted(Path(m) for m in glob.glob(text, recursive=True))
