@@ -295,6 +295,9 @@ def test_usage_errors_exit_2(files):
 
 
 def test_demo_runs_the_sklearn_sweep(tmp_path):
+    # the full sweep's cache (minutes of fitting) outlives a smoke test in the same folder
+    full = pl.DataFrame({"dataset": ["stand-in"], "run": [0]})
+    full.write_parquet(tmp_path / "predictions.parquet")
     proc = run_cli("demo", "--quick", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert "top 5 by informedness" in proc.stdout and "Spearman" in proc.stdout
@@ -304,9 +307,10 @@ def test_demo_runs_the_sklearn_sweep(tmp_path):
         "could_be_best | rank_ci_low | rank_ci_high" in proc.stdout and "tied_with_leader" not in proc.stdout
     )
     assert "| 0.000 " not in proc.stdout.split("leaderboard by informedness")[1].split("could be the best")[0]
-    for name in ("predictions.parquet", "scores.parquet", "sweep.parquet", "auc.parquet",
+    for name in ("predictions_quick.parquet", "scores.parquet", "sweep.parquet", "auc.parquet",
                  "f1_vs_informedness.png", "breast_cancer_rare_roc.png"):  # fmt: skip
         assert (tmp_path / name).exists(), name
+    assert pl.read_parquet(tmp_path / "predictions.parquet").equals(full)
 
 
 def test_the_package_and_the_cli_work_without_sklearn(files, tmp_path):

@@ -244,7 +244,7 @@ def test_the_leaderboard_uses_one_seed_and_ranks_by_informedness(result):
 
 def test_files_and_charts_are_written(result):
     out_dir, out = result
-    for name in ("predictions", "scores", "sweep", "auc", "leaderboard"):
+    for name in ("predictions_quick", "scores", "sweep", "auc", "leaderboard"):
         assert pl.read_parquet(out_dir / f"{name}.parquet").height > 0
     assert out["plots"]
     for png in out["plots"]:
@@ -261,10 +261,10 @@ def test_a_rerun_reads_the_cache_and_a_new_grid_refits(result, monkeypatch):
     import sklearn.model_selection
 
     monkeypatch.setattr(sklearn.model_selection, "cross_val_predict", refuse)
-    again = demo.predictions(out_dir / "predictions.parquet", seeds=SEEDS, quick=True, progress=False)
-    assert again.equals(pl.read_parquet(out_dir / "predictions.parquet"))
+    again = demo.predictions(out_dir / demo.cache_name(quick=True), seeds=SEEDS, quick=True, progress=False)
+    assert again.equals(pl.read_parquet(out_dir / demo.cache_name(quick=True)))
     with pytest.raises(AssertionError, match="fitted again"):  # other seeds: not the cached sweep
-        demo.predictions(out_dir / "predictions.parquet", seeds=[5], quick=True, progress=False)
+        demo.predictions(out_dir / demo.cache_name(quick=True), seeds=[5], quick=True, progress=False)
 
 
 def test_the_report_prints_both_top_lists(result, capsys):

@@ -19,8 +19,9 @@ tree, k-nearest neighbours and a small random forest), with several settings
 each on the first three data sets and one fixed setting each (:data:`BENCHMARK`)
 on every data set, make 102 runs. ``cross_val_predict`` cross-validates every
 run over 5 stratified folds for each of 3 seeds: 1,530 fits in all. The per-example
-predictions go to ``predictions.parquet`` in the output directory. If that
-file already holds the same grid, the fitting is skipped.
+predictions go to ``predictions.parquet`` in the output directory (the quick
+grid's to ``predictions_quick.parquet``, so a smoke test keeps the full sweep's
+cache). If that file already holds the same grid, the fitting is skipped.
 
 batcheval then pools each run over its seeds and folds, ranks the runs by F1
 (macro F1 for digits), by accuracy and by informedness, and prints where the
@@ -527,6 +528,20 @@ def _summary_figure(dataset: str, comparison: dict[str, Any], sw: pl.DataFrame, 
     plt.close(fig)
 
 
+def cache_name(quick: bool = False) -> str:
+    """The file in the output directory that caches the predictions of the full or the quick grid.
+
+    The quick grid has its own file: a smoke test in the default directory would otherwise
+    replace the full sweep's predictions, and the next full demo would fit all 1,530 models again.
+
+    Examples
+    --------
+    >>> cache_name(), cache_name(quick=True)
+    ('predictions.parquet', 'predictions_quick.parquet')
+    """
+    return "predictions_quick.parquet" if quick else "predictions.parquet"
+
+
 def run(
     out_dir: str | Path = "batcheval_demo", *, seeds: Sequence[int] = SEEDS, quick: bool = False,
     n_jobs: int = 1, top: int = 5, verbose: bool = True,
@@ -536,7 +551,8 @@ def run(
     Parameters
     ----------
     out_dir
-        Where ``predictions.parquet`` (the cache), ``scores.parquet``,
+        Where ``predictions.parquet`` (the cache; ``predictions_quick.parquet``
+        with ``quick``), ``scores.parquet``,
         ``sweep.parquet``, ``auc.parquet``, ``leaderboard.parquet`` and the PNG
         charts go.
     seeds
@@ -582,7 +598,7 @@ def _run(
     out_dir: Path, seeds: list[int], quick: bool, n_jobs: int, top: int, verbose: bool
 ) -> dict[str, Any]:
     start = time.perf_counter()
-    path = out_dir / "predictions.parquet"
+    path = out_dir / cache_name(quick)
     stamp = path.stat().st_mtime_ns if path.exists() else None
     preds = predictions(path, seeds=seeds, quick=quick, n_jobs=n_jobs, progress=verbose)
     fitted = "read from the cache" if stamp == path.stat().st_mtime_ns else "fitted"
