@@ -112,11 +112,66 @@ def test_multiclass_normal_test_uses_the_exact_permutation_variance():
     tables = rng.multinomial(300, np.outer([0.2, 0.3, 0.5], [0.4, 0.4, 0.2]).ravel(), size=40).reshape(
         -1, 3, 3
     )
-    tables[:5] = rng.integers(0, 9, size=(5, 3, 3))
+    tables[:5] = rng.integers(7, 16, size=(5, 3, 3))  # above 60 examples: the z test
     got = compute(tables, ["p_informedness", "p_markedness"])
     for g, t in enumerate(tables):
         for which in ("informedness", "markedness"):
             assert got[f"p_{which}"][g] == pytest.approx(ref.chance_multiclass(t, which), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_small_multiclass_tables_are_the_exact_permutation_mid_p(seed):
+    """Up to 60 examples the z test is off by up to a third (and a 3×3 identity of n = 3 got 0.045,
+    below the 1/6 any permutation test of it reaches): small tables are enumerated."""
+    rng = np.random.default_rng(seed)
+    tables = [np.eye(3, dtype=np.int64), np.eye(4, dtype=np.int64), 3 * np.eye(3, dtype=np.int64)]
+    tables += [rng.integers(0, 4, size=(3, 3)) for _ in range(6)]
+    tables += [rng.integers(0, 2, size=(4, 4)) for _ in range(2)]
+    tables += [np.array([[5, 0, 0], [0, 0, 3], [1, 2, 0]]), np.array([[4, 1, 0], [2, 0, 0], [0, 0, 0]])]
+    for t in tables:
+        got = compute(t[None], ["p_informedness", "p_markedness"])
+        for which in ("informedness", "markedness"):
+            want = ref.chance_multiclass(t, which)  # the binary test when one cell varies
+            assert got[f"p_{which}"][0] == pytest.approx(want, rel=1e-10, abs=1e-14), (t.tolist(), which)
+    identity = compute(tables[0][None], ["p_informedness"])["p_informedness"][0]
+    assert identity == pytest.approx(1 / 12)  # P(all 3 match) = 1/6, counted half
+
+
+def _shuffles_used(p: float) -> int:
+    """The documented stopping rule: blocks of 1,000 until 200 hits, at most 10,000."""
+    return min(10_000, 1_000 * math.ceil(200 / max(p, 1e-9) / 1_000))
+
+
+@pytest.mark.parametrize("shape", [(5, 20), (6, 30), (4, 60)])
+def test_small_multiclass_tables_too_many_to_enumerate_agree_with_shuffles(shape):
+    k, n = shape
+    rng = np.random.default_rng(k * n)
+    tables = []
+    for quality in (0.0, 0.25, 0.5):
+        y = rng.integers(0, k, n)
+        tables.append(np.zeros((k, k), np.int64))
+        np.add.at(tables[-1], (y, np.where(rng.random(n) < quality, y, rng.integers(0, k, n))), 1)
+    got = compute(np.array(tables), ["p_informedness", "p_markedness"])
+    n_perm = 40_000
+    for g, t in enumerate(tables):
+        for which in ("informedness", "markedness"):
+            want = ref.permutation_p(t, which, n_perm, rng)
+            p = max(want, 1 / n_perm)
+            tolerance = 4 * math.sqrt(p * (1 - p) * (1 / n_perm + 1 / _shuffles_used(p)))
+            assert got[f"p_{which}"][g] == pytest.approx(want, abs=tolerance), (t.tolist(), which)
+            assert got[f"p_{which}"][g] > 0  # the observed table counts as a shuffle
+
+
+def test_a_small_multiclass_table_gets_the_same_p_value_wherever_it_is():
+    """The shuffles start from one seed for every table: no dependence on neighbours or threads."""
+    small = np.array([[3, 1, 2, 0, 1], [0, 4, 1, 1, 0], [2, 2, 5, 0, 1], [1, 0, 0, 3, 1], [0, 1, 1, 0, 2]])
+    rng = np.random.default_rng(3)
+    others = rng.multinomial(40, np.full(25, 0.04), size=2_999).reshape(-1, 5, 5)
+    alone = compute(small[None], ["p_informedness", "p_markedness"])
+    mixed = compute(np.concatenate([others[:1_500], small[None], others[1_500:]]), ["p_informedness"])
+    assert mixed["p_informedness"][1_500] == alone["p_informedness"][0]
+    many = compute(np.repeat(small[None], 3_000, axis=0), ["p_markedness"])  # past the serial cut
+    assert np.all(many["p_markedness"] == alone["p_markedness"][0])
 
 
 def test_multiclass_with_one_or_two_classes_present_is_the_binary_test():
@@ -180,7 +235,7 @@ def test_evenness_and_chi2_kb_count_only_present_classes():
         want_km = (pred > 0).sum() * n * got["markedness"][g] ** 2 * _spec_evenness(pred)
         assert got["chi2_kb"][g] == pytest.approx(want_kb, rel=1e-10, abs=1e-12)
         assert got["chi2_km"][g] == pytest.approx(want_km, rel=1e-10, abs=1e-12)
-        r = multiclass_reference(t)
+        r = multiclass_reference(t, chance=False)
         assert got["informedness"][g] == pytest.approx(r["informedness"], rel=1e-12, abs=1e-15)
 
 

@@ -8,6 +8,7 @@ Carlo permutation test that shuffles the predictions and recomputes B or M.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -29,6 +30,19 @@ def bookmaker(table: np.ndarray, which: str) -> float:
         if real[k] < n:
             total += (t[k, k] - real[k] * pred[k] / n) / (n - real[k])
     return total
+
+
+def bookmakers(tables: np.ndarray, which: str) -> np.ndarray:
+    """:func:`bookmaker` of a stack of tables [G, K, K] at once, by the same definition."""
+    t = np.asarray(tables, dtype=float)
+    if which == "markedness":
+        t = np.swapaxes(t, 1, 2)
+    n = t.sum(axis=(1, 2))[:, None]
+    real, pred = t.sum(2), t.sum(1)
+    diag = np.diagonal(t, axis1=1, axis2=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(real < n, (diag - real * pred / n) / (n - real), 0.0)
+    return terms.sum(axis=1)
 
 
 def midp_2x2(tp: int, n: int, rp: int, pp: int) -> float:
@@ -74,11 +88,66 @@ def cell_covariance(real: np.ndarray, pred: np.ndarray) -> np.ndarray:
     return cov.reshape(k * k, k * k)
 
 
-def chance_multiclass(table: np.ndarray, which: str) -> float:
+#: batcheval enumerates a small table while it has at most this many tables of its margins
+EXACT_TABLES = 30_000
+
+
+def tables_with_margins(real: np.ndarray, pred: np.ndarray, limit: int | None = None) -> np.ndarray | None:
+    """Every table of non-negative integers with these row and column sums, as [T, K, K].
+
+    Built row by row: each partial table is extended by every split of the next row's sum over
+    the columns that still fits them; the last row is what the columns have left. None when there
+    are more than ``limit`` tables.
+    """
+    real, pred = [int(v) for v in real], [int(v) for v in pred]
+    k = len(pred)
+    tables = np.zeros((1, 0, k), dtype=np.int64)
+    left = np.array([pred], dtype=np.int64)
+    for r in real[:-1]:
+        splits = np.array(
+            [s for s in itertools.product(range(r + 1), repeat=k) if sum(s) == r], dtype=np.int64
+        ).reshape(-1, k)
+        fits = (splits[None, :, :] <= left[:, None, :]).all(axis=2)
+        which, split = np.nonzero(fits)
+        tables = np.concatenate([tables[which], splits[split][:, None, :]], axis=1)
+        left = left[which] - splits[split]
+        if limit is not None and len(tables) > limit:
+            return None
+    return np.concatenate([tables, left[:, None, :]], axis=1)
+
+
+def exact_midp_multiclass(table: np.ndarray, which: str) -> float | None:
+    """Two-sided permutation mid-p of B = 0 (or M = 0), summed over every table with the margins;
+    None when they are more than :data:`EXACT_TABLES`, or could be by the documented bound
+    (batcheval then shuffles).
+
+    A table's probability under the permutation null is Π r_i! Π p_j! / (n! Π c_ij!).
+    """
+    t = np.asarray(table, dtype=np.int64)
+    real, pred, n = t.sum(1), t.sum(0), int(t.sum())
+    # the documented shortcut: no enumeration when the rows' splits over the columns, all rows but
+    # the largest, could make more than 20 × EXACT_TABLES tables
+    rows, n_cols = sorted(int(v) for v in real if v > 0), int((pred > 0).sum())
+    if math.prod(math.comb(r + n_cols - 1, n_cols - 1) for r in rows[:-1]) > 20 * EXACT_TABLES:
+        return None
+    others = tables_with_margins(real, pred, EXACT_TABLES)
+    if others is None:
+        return None
+    log_const = sum(math.lgamma(v + 1) for v in (*real, *pred)) - math.lgamma(n + 1)
+    log_fact = np.array([math.lgamma(v + 1) for v in range(n + 1)])
+    prob = np.exp(log_const - log_fact[others].sum(axis=(1, 2)))
+    observed = abs(bookmaker(t, which))
+    d = np.abs(bookmakers(others, which)) - observed
+    tol = 1e-9 * (observed + 1.0)
+    return float(min(1.0, prob[d > tol].sum() + 0.5 * prob[np.abs(d) <= tol].sum()))
+
+
+def chance_multiclass(table: np.ndarray, which: str) -> float | None:
     """p_informedness / p_markedness of a K×K table by the documented rule.
 
     One varying diagonal cell, or a 2×2 table inside the K×K one: :func:`chance_2x2`.
-    Otherwise a normal test of B (or M), a linear form in the cells, with the
+    Up to 60 examples the permutation mid-p (:func:`exact_midp_multiclass`; None where batcheval
+    shuffles instead); otherwise a normal test of B (or M), a linear form in the cells, with the
     variance ``wᵀ Σ w`` from :func:`cell_covariance`.
     """
     t = np.asarray(table, dtype=np.int64)
@@ -93,6 +162,8 @@ def chance_multiclass(table: np.ndarray, which: str) -> float:
         k = varying[0]
         tp, rp, pp = int(t[k, k]), int(real[k]), int(pred[k])
         return chance_2x2(tp, pp - tp, rp - tp, n - rp - pp + tp)
+    if n <= 60:  # None: too many tables to enumerate (batcheval shuffles; compare with permutation_p)
+        return exact_midp_multiclass(t, which)
     margin = real if which == "informedness" else pred
     weights = np.zeros((len(t), len(t)))
     for k in range(len(t)):
@@ -114,6 +185,6 @@ def permutation_p(table: np.ndarray, which: str, n_perm: int, rng: np.random.Gen
     shuffled = rng.permuted(np.broadcast_to(preds, (n_perm, len(preds))), axis=1)
     cells = np.zeros((n_perm, k * k), dtype=np.int64)
     np.add.at(cells, (np.arange(n_perm)[:, None], labels[None, :] * k + shuffled), 1)
-    values = np.abs([bookmaker(c.reshape(k, k), which) for c in cells])
+    values = np.abs(bookmakers(cells.reshape(n_perm, k, k), which))
     tol = 1e-12 * max(1.0, observed)
     return float(((values > observed + tol).sum() + 0.5 * (np.abs(values - observed) <= tol).sum()) / n_perm)

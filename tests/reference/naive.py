@@ -286,8 +286,12 @@ def _weighted(values: list[float], weights: np.ndarray) -> float:
     return float(sum(w * x for w, x in zip(weights, values, strict=True) if w != 0))
 
 
-def multiclass_reference(table: np.ndarray) -> dict[str, float]:
+def multiclass_reference(table: np.ndarray, chance: bool = True) -> dict[str, float]:
     """Every spec §4 measure of one KxK table (real x predicted), K ≥ 2.
+
+    ``p_informedness`` and ``p_markedness`` are None for a table of at most 60 examples with too
+    many tables of its margins to enumerate (batcheval estimates them by shuffles), and NaN
+    when ``chance`` is False.
 
     macro_* / weighted_*: unweighted / prevalence-weighted means of the
     one-vs-rest recall, precision and f1, as scikit-learn's
@@ -378,8 +382,8 @@ def multiclass_reference(table: np.ndarray) -> dict[str, float]:
     dof = (k_classes - 1) ** 2
     for name in ("chi2", "g2", "chi2_kb", "chi2_km", "chi2_kbm"):
         out[f"p_{name}"] = chi2_sf(out[name], dof)  # scipy gives 1 for a negative statistic
-    out["p_informedness"] = chance_multiclass(t, "informedness")
-    out["p_markedness"] = chance_multiclass(t, "markedness")
+    for which in ("informedness", "markedness"):
+        out[f"p_{which}"] = chance_multiclass(t, which) if chance else math.nan
 
     # Information in bits: MI(R;P) and H(R | P) (000 eqs. 39-40).
     mutual_information = 0.0
@@ -409,4 +413,4 @@ def multiclass_reference(table: np.ndarray) -> dict[str, float]:
     out["macro_informedness"] = float(sum(informedness_k) / k_classes)
     out["prevalence_weighted_markedness"] = _weighted(markedness_k, prevalence)
     out["macro_markedness"] = float(sum(markedness_k) / k_classes)
-    return {name: float(out[name]) for name in MULTICLASS_MEASURES}
+    return {name: None if out[name] is None else float(out[name]) for name in MULTICLASS_MEASURES}
