@@ -171,3 +171,14 @@ def test_pooling_no_rows_over_every_key_has_no_group():
     assert be.evaluate(df, by="run", pool="run", classes=[0, 1]).height == 0
     one = pl.DataFrame({"run": [1, 2], "fold": [0, 0], "label": [0, 1], "prediction": [1, 1]})
     assert be.evaluate(one, by="run", pool="run", classes=[0, 1]).select("n", "n_pooled").rows() == [(2, 2)]
+
+
+def test_counting_refuses_tables_larger_than_memory_before_allocating(monkeypatch):
+    # 200,000 groups × 3,000 classes asked numpy for 13.1 TiB (a MemoryError from numpy)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 100)
+    df = pl.DataFrame({"run": [1, 2, 3], "label": [0, 1, 2], "prediction": [2, 1, 0]})
+    message = r"counting 3 groups over 3 classes \(3×3 cells each\) needs 216 B, more than the 100 B"
+    with pytest.raises(be.MemoryBudgetError, match=message):
+        be.ContingencyTable.from_frame(df.with_columns(pl.col("run") * 10**9), by="run")
+    with pytest.raises(be.MemoryBudgetError, match=r"counting 3 groups over 3 classes"):
+        be.evaluate(df, by="run")

@@ -437,3 +437,13 @@ def test_a_pooled_key_named_like_a_count_column_is_named():
                 be.evaluate(renamed, by="run", pool=key)
     with pytest.raises(be.DuplicateColumnError, match="key column 'threshold' has the name of an output"):
         be.sweep(df.rename({"fold": "threshold"}), by=["run", "threshold"], thresholds=3)
+
+
+def test_empty_classes_name_the_values_outside_them():
+    # classes=[] divided by the K² cells of no class (ZeroDivisionError) while counting
+    df = pl.DataFrame({"run": [1], "label": [0], "prediction": [0]})
+    message = re.escape("label column 'label' has 1 value(s) outside classes=[]: [0]")
+    with pytest.raises(be.InvalidLabelError, match=message):
+        be.ContingencyTable.from_frame(df, by="run", classes=[])
+    with pytest.raises(be.InvalidLabelError, match=message):
+        be.evaluate(df, by="run", classes=[])

@@ -19,12 +19,14 @@ from ..errors import InvalidLabelError
 from ..kernels import count as _count
 from ..kernels.jit import n_threads
 from .encode import ClassCoding, KeyColumn, column_ranges, encode_columns, encode_key, readonly
+from .memory import check_allocation
 
 __all__ = [
     "PRIVATE_CELLS",
     "PRIVATE_ROWS_PER_THREAD",
     "Counted",
     "KeySpace",
+    "check_cells",
     "compact",
     "count_again",
     "count_checked",
@@ -386,8 +388,9 @@ def count_checked(cols: list[KeyColumn], coding: ClassCoding, n_groups: int) -> 
     k = coding.n_codes
     cells = n_groups * k * k
     keys = kernel_keys(cols)
-    if not identity_lut(coding.lut) or cells >= (1 << 32) - 1:
+    if not identity_lut(coding.lut) or cells >= (1 << 32) - 1 or k == 0:
         return None
+    check_cells(n_groups, k)
     if use_radix(keys, len(coding.label), cells):
         # the partitions' id pass checks the codes too: no scan of the class columns first
         # (16 of a row's bytes with int64 labels: some 25 ms of CPU for 20M rows)
@@ -453,8 +456,12 @@ def _count_private(
 def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, k: int) -> np.ndarray:
     """Flat ``counts[G*K*K]`` with a coding that covers every value; raises
     :class:`~batcheval.errors.InvalidLabelError` for values outside ``classes=``."""
+    if k == 0 and len(coding.label):
+        # classes=[]: every row is outside them (and the kernels would divide by K² cells)
+        raise_outside(coding, len(coding.label))
     threads = n_threads()
     cells = n_groups * k * k
+    check_cells(n_groups, k)
     keys = kernel_keys(cols)
     cards = key_cards(cols)
     args = (*keys, coding.label, coding.prediction, coding.vmin, coding.lut, k, False, cards)
@@ -469,6 +476,16 @@ def run_count_kernel(cols: list[KeyColumn], coding: ClassCoding, n_groups: int, 
     if bad:
         raise_outside(coding, bad)
     return flat
+
+
+def check_cells(n_groups: int, k: int) -> None:
+    """Raise :class:`~batcheval.errors.MemoryBudgetError` before allocating the int64 counts of
+    ``n_groups`` K×K tables when they would not fit in memory."""
+    check_allocation(
+        n_groups * k * k * 8,
+        f"counting {n_groups} groups over {k} classes ({k}×{k} cells each)",
+        "count fewer key combinations or classes at once, e.g. one part of the frame at a time",
+    )
 
 
 def identity_lut(lut: np.ndarray) -> bool:
