@@ -7,8 +7,6 @@ measure for all groups at once, returning polars frames.
     frame → encoded keys → counts[G, K, K] → measures → polars frame
 """
 
-from __future__ import annotations
-
 from . import measures
 from .core.table import ContingencyTable
 from .errors import (

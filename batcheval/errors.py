@@ -62,12 +62,13 @@ class InvalidScoreError(BatchevalError, ValueError):
     """A score value or column is unusable: NaN or infinite, not numeric, ..."""
 
 
-class ClassMismatchError(BatchevalError, ValueError):
-    """Two accumulators were built over different class sets."""
-
-
 class MergeError(BatchevalError, ValueError):
-    """Two accumulators cannot be merged (different keys or positive class)."""
+    """Two accumulators cannot be merged (different keys, classes or positive class)."""
+
+
+class ClassMismatchError(MergeError):
+    """Two accumulators were built over different class sets (a :class:`MergeError`, so that
+    ``except MergeError`` catches every merge that cannot be done)."""
 
 
 class CountOverflowError(BatchevalError, OverflowError):

@@ -212,3 +212,7 @@ def test_binary_leaderboard_and_ci_by_mcc():
     assert (
         out["balanced_accuracy_ci_low"][0] < out["balanced_accuracy"][0] < out["balanced_accuracy_ci_high"][0]
     )
+
+
+def test_the_public_namespace_holds_no_future_import() -> None:
+    assert "annotations" not in dir(be)

@@ -447,3 +447,12 @@ def test_empty_classes_name_the_values_outside_them():
         be.ContingencyTable.from_frame(df, by="run", classes=[])
     with pytest.raises(be.InvalidLabelError, match=message):
         be.evaluate(df, by="run", classes=[])
+
+
+def test_class_mismatch_is_a_merge_error():
+    df = pl.DataFrame({"run": [1], "label": [0], "prediction": [1]})
+    a = be.ContingencyTable.from_frame(df, by="run")
+    b = be.ContingencyTable.from_frame(df, by="run", classes=[0, 1, 2])
+    with pytest.raises(be.MergeError, match=r"different classes"):
+        a + b
+    assert issubclass(be.ClassMismatchError, ValueError)
