@@ -456,3 +456,47 @@ def test_class_mismatch_is_a_merge_error():
     with pytest.raises(be.MergeError, match=r"different classes"):
         a + b
     assert issubclass(be.ClassMismatchError, ValueError)
+
+
+def _long() -> pl.DataFrame:
+    return pl.DataFrame({"run": [1, 1, 2], "real": [0, 1, 1], "predicted": [0, 1, 0], "count": [3, 4, 5]})
+
+
+def test_from_long_checks_classes_as_from_frame_does():
+    long = _long()
+    # a class named twice was two classes: its cells counted twice (n 29 instead of 12)
+    twice = be.ContingencyTable.from_long(long, by="run", classes=[1, 0, 1])
+    expected = np.zeros((2, 2, 2), dtype=np.int64)
+    np.add.at(expected, (long["run"].to_numpy() - 1, long["real"].to_numpy(), long["predicted"].to_numpy()),
+              long["count"].to_numpy())  # fmt: skip
+    assert twice.classes.to_list() == [0, 1]
+    np.testing.assert_array_equal(twice.counts, expected)
+    whole = be.ContingencyTable.from_long(
+        long.with_columns(pl.col("real", "predicted").cast(pl.Float64)), by="run"
+    )
+    np.testing.assert_array_equal(whole.counts, expected)
+    with pytest.raises(
+        be.InvalidLabelError, match=r"classes= holds '0' \(str\), but label column 'real' holds integer"
+    ):
+        be.ContingencyTable.from_long(long, by="run", classes=["0", "1"])
+    with pytest.raises(be.InvalidLabelError, match=r"classes= holds None \(NoneType\)"):
+        be.ContingencyTable.from_long(long, by="run", classes=[0, 1, None])
+    half = long.with_columns(pl.col("real", "predicted") * 0.5)
+    with pytest.raises(
+        be.InvalidLabelError, match=r"real column 'real' is float and holds 2 non-integer values"
+    ):
+        be.ContingencyTable.from_long(half, by="run")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"by": "real"}, "column 'real' is named twice: as key and as real"),
+        ({"by": "run", "predicted": "real"}, "column 'real' is named twice: as real and as predicted"),
+        ({"by": "run", "count": "real"}, "column 'real' is named twice: as real and as count"),
+        ({"by": ["run", "run"]}, "column 'run' is named twice: as key and as key"),
+    ],
+)
+def test_from_long_refuses_one_column_in_two_roles(kwargs, message):
+    with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
+        be.ContingencyTable.from_long(_long(), **kwargs)

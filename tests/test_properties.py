@@ -185,3 +185,26 @@ def test_long_frame_and_pickle_round_trip(k):
         t.to_long(nonzero=True), by=["run", "fold"], classes=t.classes.to_list()
     ).equals(t)
     assert pickle.loads(pickle.dumps(t)).equals(t)
+
+
+@pytest.mark.parametrize("name", ["_r", "_p", "_g", "_c", "_v"])
+def test_from_long_reads_only_its_own_columns(name):
+    # from_long joined helper columns of these names into the frame: a user's column of that name
+    # was read in their place (wrong counts), or clashed (polars' DuplicateError)
+    long = pl.DataFrame({"run": [1, 1, 2], "real": [0, 1, 1], "predicted": [0, 1, 0], "count": [3, 4, 5]})
+    expected = np.zeros((2, 2, 2), dtype=np.int64)
+    np.add.at(expected, (long["run"].to_numpy() - 1, long["real"].to_numpy(), long["predicted"].to_numpy()),
+              long["count"].to_numpy())  # fmt: skip
+    got = be.ContingencyTable.from_long(long.with_columns(pl.lit(1).alias(name)), by="run")
+    np.testing.assert_array_equal(got.counts, expected)
+    keyed = be.ContingencyTable.from_frame(
+        pl.DataFrame({name: [1, 1, 2], "label": [0, 1, 1], "prediction": [0, 1, 0]}), by=name
+    )
+    assert be.ContingencyTable.from_long(keyed.to_long(), by=name).equals(keyed)
+
+
+def test_an_unkeyed_table_of_no_group_round_trips():
+    empty = pl.DataFrame({"label": [], "prediction": []}, schema={"label": pl.Int64, "prediction": pl.Int64})
+    t = be.ContingencyTable.from_frame(empty, classes=[0, 1])
+    back = be.ContingencyTable.from_long(t.to_long(), classes=[0, 1])
+    assert len(t) == len(back) == 0 and back.equals(t)

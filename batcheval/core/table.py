@@ -25,10 +25,11 @@ from ..errors import (
     NullValuesError,
     warn,
 )
-from ..io.frames import as_key_list, check_free_names, select_predictions
+from ..io.frames import as_key_list, check_free_names, check_roles, select_predictions
 from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
 from .counting import count_frame, group_ids
+from .encode import as_integers, check_classes, label_kind
 
 __all__ = [
     "ContingencyTable",
@@ -175,6 +176,7 @@ class ContingencyTable:
         [[[3, 0], [0, 4]]]
         """
         keys = as_key_list(by)
+        check_roles(keys, real, predicted, count, roles=("real", "predicted", "count"))
         for col, role in [
             *((k, "key") for k in keys),
             (real, "real"),
@@ -194,57 +196,65 @@ class ContingencyTable:
             raise InvalidLabelError(f"count column {count!r} has negative values (min {counts_col.min()})")
         if counts_col.dtype == pl.UInt64 and len(counts_col) and counts_col.max() > np.iinfo(np.int64).max:  # type: ignore[operator]
             raise CountOverflowError(f"count column {count!r} has values beyond the int64 range")
-        r_type, p_type = frame.schema[real], frame.schema[predicted]
+        real_col, pred_col = (
+            _long_classes(frame.get_column(real), "real"),
+            _long_classes(frame.get_column(predicted), "predicted"),
+        )
+        r_type, p_type = real_col.dtype, pred_col.dtype
         if r_type != p_type:
             if not (r_type.is_integer() and p_type.is_integer()):
                 raise InvalidLabelError(
                     f"real column {real!r} is {r_type} but predicted column {predicted!r} is "
                     f"{p_type}: they must hold classes of one kind"
                 )
-            for col in (real, predicted):
-                top = frame.get_column(col).max() if frame.schema[col] == pl.UInt64 else None
+            for col, s in ((real, real_col), (predicted, pred_col)):
+                top = s.max() if s.dtype == pl.UInt64 else None
                 if top is not None and top > np.iinfo(np.int64).max:  # type: ignore[operator]
                     raise InvalidLabelError(f"{col!r} column has classes beyond the int64 range, up to {top}")
-            # one type for the joins: Int64, as from_frame gives labels and predictions of two widths
-            frame = frame.with_columns(pl.col(real, predicted).cast(pl.Int64))
-        if classes is None:
-            both = pl.concat([frame.get_column(real).unique(), frame.get_column(predicted).unique()])
-            classes = both.unique().drop_nulls().sort().to_list()
-        classes = sorted(classes)
-        index = pl.DataFrame({"_v": classes}, schema={"_v": frame.get_column(real).dtype}).with_row_index(
-            "_c"
+            # one type for both: Int64, as from_frame gives labels and predictions of two widths
+            real_col, pred_col = real_col.cast(pl.Int64), pred_col.cast(pl.Int64)
+        kind = label_kind(real_col, "real")
+        given = check_classes(classes, kind, real)
+        if given is None:
+            values = pl.concat([real_col.unique(), pred_col.unique()]).unique().drop_nulls().sort().to_list()
+        else:
+            # integral floats name integer classes; a class named twice is one class
+            values = sorted({int(v) for v in given} if kind == "int" else set(given))
+        class_series = pl.Series("class", values)
+        if class_series.dtype != real_col.dtype:
+            try:  # the frame's class type, as to_long wrote it
+                class_series = class_series.cast(real_col.dtype, strict=True)
+            except pl.exceptions.InvalidOperationError:  # classes= beyond a narrow integer type
+                real_col, pred_col = real_col.cast(pl.Int64), pred_col.cast(pl.Int64)
+                class_series = class_series.cast(pl.Int64)
+        k = len(values)
+        # codes by lookup on the columns themselves: no helper column joins the user's frame,
+        # whose own column of that name would be read in its place
+        code_of = pl.Series(np.arange(k, dtype=np.int64))
+        r_codes, p_codes = (
+            s.replace_strict(class_series, code_of, default=None, return_dtype=pl.Int64)
+            for s in (real_col, pred_col)
         )
-        cells = frame.join(index.rename({"_v": real, "_c": "_r"}), on=real, how="left").join(
-            index.rename({"_v": predicted, "_c": "_p"}), on=predicted, how="left"
-        )
-        missing = cells.filter(pl.col("_r").is_null() | pl.col("_p").is_null())
-        if missing.height:
+        missing = (r_codes.is_null() | p_codes.is_null()).sum()
+        if missing:
             raise InvalidLabelError(
-                f"long frame has {missing.height} rows whose {real!r}/{predicted!r} value "
-                f"is outside classes={classes}"
+                f"long frame has {missing} rows whose {real!r}/{predicted!r} value "
+                f"is outside classes={values}"
             )
         if keys:
-            groups = cells.select(keys).unique().sort(keys, nulls_last=True).with_row_index("_g")
-            cells = cells.join(groups, on=keys, how="left", nulls_equal=True)
-            key_frame = groups.drop("_g")
-            gid = cells.get_column("_g").to_numpy().astype(np.int64)
+            gid, key_frame = group_ids(frame.select(keys))
+            n_groups = key_frame.height
         else:
             key_frame = pl.DataFrame()
-            gid = np.zeros(cells.height, dtype=np.int64)
-        k = len(classes)
-        n_groups = key_frame.height if keys else 1
+            gid = np.zeros(frame.height, dtype=np.int64)
+            n_groups = min(1, frame.height)  # no rows, no group: as to_long of such a table
         flat = np.zeros((n_groups, k * k), dtype=np.int64)
-        cell = cells.get_column("_r").to_numpy().astype(np.int64) * k + cells.get_column("_p").to_numpy()
-        src = cells.get_column(count).cast(pl.Int64).to_numpy().reshape(-1, 1)
+        cell = r_codes.to_numpy() * k + p_codes.to_numpy()
+        src = counts_col.cast(pl.Int64).to_numpy().reshape(-1, 1)
         rows = gid * (k * k) + cell
         if not scatter_add(src, rows.astype(np.int64), flat.reshape(-1, 1)):
             raise CountOverflowError(f"summing column {count!r} overflows int64")
-        return cls(
-            key_frame,
-            pl.Series("class", classes, dtype=frame.get_column(real).dtype),
-            flat.reshape(n_groups, k, k),
-            copy=False,
-        )
+        return cls(key_frame, class_series, flat.reshape(n_groups, k, k), copy=False)
 
     # -- state --------------------------------------------------------------------
 
@@ -624,6 +634,14 @@ def one_vs_rest(counts: np.ndarray) -> np.ndarray:
     out = np.empty((g, k, 2, 2), dtype=np.int64)
     out[:, :, 1, 1], out[:, :, 1, 0], out[:, :, 0, 1], out[:, :, 0, 0] = tp, fn, fp, tn
     return out.reshape(g * k, 2, 2)
+
+
+def _long_classes(s: pl.Series, role: str) -> pl.Series:
+    """A long frame's real or predicted column as :meth:`ContingencyTable.from_frame` reads
+    labels: floats holding whole numbers as Int64 (others refused), categoricals as strings."""
+    if label_kind(s, role) == "str":
+        return s.cast(pl.String)
+    return as_integers(s, role)
 
 
 def _check_group_totals(counts: np.ndarray, keys: pl.DataFrame) -> None:
