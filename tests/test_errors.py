@@ -500,3 +500,54 @@ def test_from_long_checks_classes_as_from_frame_does():
 def test_from_long_refuses_one_column_in_two_roles(kwargs, message):
     with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
         be.ContingencyTable.from_long(_long(), **kwargs)
+
+
+_KEY = pl.DataFrame({"run": [1]})
+_TWO = [[[2, 1], [1, 4]]]
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((_KEY, [0, 0], _TWO), be.InvalidLabelError, "classes must be distinct, got [0, 0] (repeated: [0])"),
+        ((_KEY, [0, None], _TWO), be.InvalidLabelError, "classes must not hold nulls, got [0, None]"),
+        ((_KEY, [0, "a"], _TWO), be.InvalidLabelError, "classes must be values of one kind"),
+        ((pl.DataFrame({"run": [1, 1]}), [0, 1], np.ones((2, 2, 2), int)), be.InvalidArgumentError,
+         "keys must be distinct rows, one per group; {'run': 1} is repeated"),
+        (({"run": [1]}, [0, 1], _TWO), be.InvalidArgumentError, "keys must be a polars DataFrame, got dict"),
+        ((_KEY, [0, 1], np.array(_TWO, dtype=float)), be.InvalidArgumentError,
+         "counts must be integers, got dtype float64"),
+    ],
+)  # fmt: skip
+def test_table_constructor_refuses_invalid_tables(args, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        be.ContingencyTable(*args)
+
+
+def test_a_table_of_no_classes_has_rows_of_no_examples():
+    # measures() raised polars' ShapeError: a binary schema of no rows beside the group's key
+    t = be.ContingencyTable(pl.DataFrame({"run": [1, 2]}), [], np.zeros((2, 0, 0), int))
+    out = t.measures(["recall", "accuracy"])
+    assert out["run"].to_list() == [1, 2] and out["n"].to_list() == [0, 0]
+    assert np.isnan(out["recall"].to_numpy()).all() and np.isnan(out["accuracy"].to_numpy()).all()
+    assert t.measures(["recall"], per_class=True).height == 0
+
+
+@pytest.mark.parametrize(
+    ("classes", "counts", "kwargs"),
+    [([0, 1], [[[3, 1], [2, 4]]], {"per_class": True}), ([1], [[[3]]], {"measures": ["accuracy"]})],
+)
+def test_positive_must_be_a_class_even_where_it_is_not_used(classes, counts, kwargs):
+    t = be.ContingencyTable(_KEY, classes, counts)
+    with pytest.raises(
+        be.InvalidLabelError, match=re.escape(f"positive=7 is not one of the classes {classes}")
+    ):
+        t.measures(positive=7, **{"measures": ["recall"], **kwargs})
+
+
+def test_pool_over_none_is_refused():
+    t = be.ContingencyTable.from_frame(pl.DataFrame({"run": [1], "label": [0], "prediction": [1]}), by="run")
+    with pytest.raises(
+        be.InvalidArgumentError, match=r"pool takes the key column\(s\) to sum over, got None"
+    ):
+        t.pool(None)

@@ -208,3 +208,24 @@ def test_an_unkeyed_table_of_no_group_round_trips():
     t = be.ContingencyTable.from_frame(empty, classes=[0, 1])
     back = be.ContingencyTable.from_long(t.to_long(), classes=[0, 1])
     assert len(t) == len(back) == 0 and back.equals(t)
+
+
+def test_equal_tables_have_equal_dtypes():
+    # Int32 and Int64 classes compared equal although + refuses to merge them
+    c = np.array([[[1, 0], [0, 1]]])
+    a = be.ContingencyTable(pl.DataFrame({"run": [1]}), pl.Series([0, 1]), c)
+    assert not a.equals(be.ContingencyTable(pl.DataFrame({"run": [1]}), pl.Series([0, 1], dtype=pl.Int32), c))
+    keys32 = pl.DataFrame({"run": [1]}, schema={"run": pl.Int32})
+    assert not a.equals(be.ContingencyTable(keys32, pl.Series([0, 1]), c))
+    assert a.equals(be.ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], c))
+
+
+def test_a_table_shares_no_keys_or_classes_with_its_caller():
+    keys, classes = pl.DataFrame({"run": [1, 2]}), pl.Series("class", [0, 1])
+    t = be.ContingencyTable(keys, classes, np.ones((2, 2, 2), int))
+    keys[0, "run"] = 2
+    classes[0] = 5
+    t.classes[0] = 9
+    t.keys[1, "run"] = 7
+    assert t.keys["run"].to_list() == [1, 2] and t.classes.to_list() == [0, 1]
+    assert len(t + t) == 2

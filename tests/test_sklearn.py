@@ -84,3 +84,18 @@ def test_confusion_matrices_equal_sklearn():
     table = be.ContingencyTable.from_frame(df, by=["run", "fold"])
     for g, (_, y, p) in enumerate(_groups(df, ["run", "fold"])):
         np.testing.assert_array_equal(table.counts[g], metrics.confusion_matrix(y, p, labels=[0, 1, 2]))
+
+
+def test_a_table_of_classes_given_out_of_order_is_sorted():
+    # sklearn's positive-first layout, labels=[1, 0]: code 1 (class 0) was taken as the positive
+    # class, recall 0.8 instead of 0.667
+    y = np.array([1, 1, 1, 0, 0, 0, 0, 0])
+    p = np.array([1, 1, 0, 1, 0, 0, 0, 0])
+    cm = metrics.confusion_matrix(y, p, labels=[1, 0])
+    t = be.ContingencyTable(pl.DataFrame({"run": [1]}), [1, 0], cm[None])
+    assert t.classes.to_list() == [0, 1]
+    np.testing.assert_array_equal(t.counts[0], metrics.confusion_matrix(y, p, labels=[0, 1]))
+    row = t.measures(["recall", "precision"]).row(0, named=True)
+    assert row["recall"] == pytest.approx(metrics.recall_score(y, p), rel=1e-15)
+    assert row["precision"] == pytest.approx(metrics.precision_score(y, p), rel=1e-15)
+    assert row["tp"] == 2 and row["fn"] == 1

@@ -71,3 +71,13 @@ def test_a_table_keeps_its_own_counts():
     mine = np.array([[[5, 1], [2, 7]]], dtype=np.int64)
     shared = ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], mine, copy=False)
     assert np.shares_memory(shared.counts, mine)
+
+
+def test_n_of_groups_whose_sum_passes_int64_is_exact():
+    # each group's total fits int64, their sum did not: n and the repr showed -2
+    b = 2**61
+    counts = np.array([[[b, b], [b, b - 1]]] * 2)
+    t = ContingencyTable(pl.DataFrame({"run": [1, 2]}), [0, 1], counts)
+    expected = sum(int(v) for v in counts.reshape(-1))
+    assert t.n == expected == 2**64 - 2
+    assert f"{expected} examples" in repr(t)

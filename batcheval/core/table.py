@@ -53,13 +53,16 @@ class ContingencyTable:
     keys
         One row per group, one column per key; no duplicate rows.
     classes
-        The class values, in code order.
+        The class values, in the order of the counts' axes; distinct, without nulls. Tables
+        keep their classes sorted: classes given in another order (a confusion matrix laid out
+        positive class first) are sorted, and both axes of ``counts`` permuted with them.
     counts
         Non-negative int64 counts of shape ``(len(keys), K, K)``.
     copy
-        Keep a copy of ``counts`` (the default), so that later writes to the
-        caller's array cannot change the table; ``False`` adopts the array
-        as it is, for a caller that will not write to it again.
+        Keep a copy of ``counts`` and of ``keys`` and ``classes`` (the default), so that later
+        writes to the caller's objects cannot change the table; ``False`` adopts them as they
+        are, for a caller that built them and will not write to them again (its keys are
+        taken as distinct, unchecked).
 
     Examples
     --------
@@ -81,11 +84,13 @@ class ContingencyTable:
     def __init__(
         self, keys: pl.DataFrame, classes: Sequence[Any] | pl.Series, counts: np.ndarray, *, copy: bool = True
     ) -> None:
-        classes = classes if isinstance(classes, pl.Series) else pl.Series("class", list(classes))
+        if not isinstance(keys, pl.DataFrame):
+            raise InvalidArgumentError(f"keys must be a polars DataFrame, got {type(keys).__name__}")
+        classes = _class_series(classes)
         counts = np.asarray(counts)
         k = len(classes)
         if counts.dtype.kind not in "iu":
-            raise TypeError(f"counts must be integers, got dtype {counts.dtype}")
+            raise InvalidArgumentError(f"counts must be integers, got dtype {counts.dtype}")
         if counts.ndim != 3 or counts.shape[1:] != (k, k):
             raise InvalidArgumentError(
                 f"counts must have shape (G, {k}, {k}) for {k} classes, got {counts.shape}"
@@ -101,8 +106,20 @@ class ContingencyTable:
         if counts.dtype == np.uint64 and counts.size and counts.max() > np.iinfo(np.int64).max:
             raise CountOverflowError("counts exceed the int64 range")
         _check_group_totals(counts, keys)
+        if copy:
+            # a hash pass over the keys: tables built inside batcheval (copy=False) have distinct
+            # keys by construction, and merging 100k groups should not pay it again
+            _check_distinct_keys(keys)
+            keys, classes = keys.clone(), classes.clone()
+        if not classes.is_sorted():
+            # positive_index takes code 1 as the greater class, and merges compare classes as
+            # they stand: both need one order
+            order = classes.arg_sort().to_numpy()
+            classes = classes.gather(order)
+            counts = counts[:, order][:, :, order]
+            copy = False  # the gather made a fresh array
         self._keys = keys
-        self._classes = classes.alias("class")
+        self._classes = classes
         self._counts = np.array(counts, dtype=np.int64, order="C", copy=True if copy else None)
         # rows per group when counting gave them (a pass over K = 10's 100k tables, ~15 ms saved)
         self._totals: np.ndarray | None = None
@@ -260,8 +277,8 @@ class ContingencyTable:
 
     @property
     def keys(self) -> pl.DataFrame:
-        """One row per group, one column per key."""
-        return self._keys
+        """One row per group, one column per key (a copy: writing to it leaves the table as it is)."""
+        return self._keys.clone()
 
     @property
     def by(self) -> list[str]:
@@ -270,8 +287,8 @@ class ContingencyTable:
 
     @property
     def classes(self) -> pl.Series:
-        """The class values, in code order."""
-        return self._classes
+        """The class values, sorted, in the order of the counts' axes (a copy, as :attr:`keys`)."""
+        return self._classes.clone()
 
     @property
     def counts(self) -> np.ndarray:
@@ -286,8 +303,15 @@ class ContingencyTable:
 
     @property
     def n(self) -> int:
-        """Total number of examples counted."""
-        return int(self._counts.sum())
+        """Total number of examples counted.
+
+        Each group's total fits int64 (the constructor checks it), but the sum over groups
+        may not: it is summed in Python integers when it could wrap.
+        """
+        totals = self._counts.sum(axis=(1, 2))
+        if totals.sum(dtype=np.float64) < 2.0**62:
+            return int(totals.sum())
+        return sum(totals.tolist())
 
     def __len__(self) -> int:
         return self._counts.shape[0]
@@ -306,11 +330,12 @@ class ContingencyTable:
         self._totals = None
 
     def equals(self, other: ContingencyTable) -> bool:
-        """True when keys, classes and counts are all identical."""
+        """True when keys, classes and counts are all identical, dtypes included (as ``+`` needs)."""
         return (
             isinstance(other, ContingencyTable)
+            and self._keys.schema == other._keys.schema
             and self._keys.equals(other._keys, null_equal=True)
-            and self._classes.equals(other._classes)
+            and self._classes.equals(other._classes, check_dtypes=True)
             and np.array_equal(self._counts, other._counts)
         )
 
@@ -402,6 +427,8 @@ class ContingencyTable:
 
     def pool_with_index(self, over: str | Sequence[str]) -> tuple[ContingencyTable, np.ndarray]:
         """The pooled table and, per group of ``self``, its row in it."""
+        if over is None:  # as_key_list reads None as no key: pooling over nothing is a slip
+            raise InvalidArgumentError("pool takes the key column(s) to sum over, got None")
         over = as_key_list(over, "pool")
         for col in over:
             if col not in self.by:
@@ -464,6 +491,10 @@ class ContingencyTable:
             )
         if positive is None:
             return 1
+        return self._class_index(positive)
+
+    def _class_index(self, positive: Any) -> int:
+        """Code of class ``positive``; :class:`InvalidLabelError` when it is not a class."""
         values = self._classes.to_list()
         if positive not in values:
             raise InvalidLabelError(f"positive={positive!r} is not one of the classes {values}")
@@ -516,10 +547,7 @@ class ContingencyTable:
         >>> t.versus_rest("b").counts.tolist()
         [[[10, 4], [3, 7]]]
         """
-        values = self._classes.to_list()
-        if positive not in values:
-            raise InvalidLabelError(f"positive={positive!r} is not one of the classes {values}")
-        p = values.index(positive)
+        p = self._class_index(positive)
         c = self._counts
         tp = c[:, p, p]
         fn = c[:, p, :].sum(axis=1) - tp
@@ -545,22 +573,29 @@ class ContingencyTable:
         """
         measures, _ = _names.resolve(measures)
         counts, k = self._counts, self.n_classes
+        if positive is not None:
+            # checked whatever the table: per class or with one class it is not used, and a
+            # positive= that names no class is a mistake all the same
+            self._class_index(positive)
         if positive is not None and k > 2 and not per_class:
             # a class named among three or more: that class against the rest, as evaluate does
             # (the positive of more classes was ignored here)
             return self.versus_rest(positive).measure_arrays(
                 measures, per_class=False, positive=True, beta=beta, check_names=check_names
             )
-        if k == 0:  # empty input with no classes named: the binary schema, no rows
-            counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
+        if k == 0:
+            # no classes (empty input with none named, or a table built so): the binary
+            # schema, each group a row of no examples (per class, no row)
+            counts, k = np.zeros((0 if per_class else len(self), 2, 2), dtype=np.int64), 2
         added = ["class"] * per_class + ["n"] + list(_CELL_NAMES) * (per_class or k == 2)
         check_free_names(self.by, added, "the counts")
         if per_class:
             counts = one_vs_rest(counts)
             pos = 1
-            keys = self._keys[np.repeat(np.arange(len(self)), k)] if self.by else pl.DataFrame()
+            n_cls = self.n_classes  # not k: zero classes give no row
+            keys = self._keys[np.repeat(np.arange(len(self)), n_cls)] if self.by else pl.DataFrame()
             cls_col = (
-                self._classes.gather(np.tile(np.arange(k), len(self)))
+                self._classes.gather(np.tile(np.arange(n_cls), len(self)))
                 if len(self._classes)
                 else self._classes
             )
@@ -642,6 +677,31 @@ def _long_classes(s: pl.Series, role: str) -> pl.Series:
     if label_kind(s, role) == "str":
         return s.cast(pl.String)
     return as_integers(s, role)
+
+
+def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
+    """``classes`` as the table's Series named ``class``: one kind of value, distinct, no nulls."""
+    if isinstance(classes, str | bytes) or isinstance(classes, pl.DataFrame):
+        raise InvalidArgumentError(f"classes takes a list of class values, got {classes!r}")
+    if not isinstance(classes, pl.Series):
+        try:
+            classes = pl.Series("class", list(classes))
+        except (TypeError, pl.exceptions.PolarsError) as exc:
+            raise InvalidLabelError(
+                f"classes must be values of one kind (integers, booleans or strings), got {list(classes)}"
+            ) from exc
+    if classes.null_count():
+        raise InvalidLabelError(f"classes must not hold nulls, got {classes.to_list()}")
+    if classes.is_duplicated().any():
+        repeated = classes.filter(classes.is_duplicated()).unique(maintain_order=True).to_list()
+        raise InvalidLabelError(f"classes must be distinct, got {classes.to_list()} (repeated: {repeated})")
+    return classes.alias("class")
+
+
+def _check_distinct_keys(keys: pl.DataFrame) -> None:
+    if keys.width and keys.height > 1 and keys.is_duplicated().any():
+        first = keys.filter(keys.is_duplicated()).row(0, named=True)
+        raise InvalidArgumentError(f"keys must be distinct rows, one per group; {first} is repeated")
 
 
 def _check_group_totals(counts: np.ndarray, keys: pl.DataFrame) -> None:
