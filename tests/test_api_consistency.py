@@ -69,6 +69,80 @@ def test_did_you_mean() -> None:
         be.evaluate(y_true=Y2, y_pred=P2, measures="specifity")
 
 
+def _one_vs_rest(y: np.ndarray, p: np.ndarray, k: int) -> tuple[float, float]:
+    """Informedness and markedness of class k against the rest, 0 where a margin is empty."""
+    tp, fp = np.sum((y == k) & (p == k)), np.sum((y != k) & (p == k))
+    fn, tn = np.sum((y == k) & (p != k)), np.sum((y != k) & (p != k))
+    det = float(tp * tn - fp * fn)
+    rp, rn, pp, pn = tp + fn, fp + tn, tp + fp, fn + tn
+    return (det / (rp * rn) if rp * rn else 0.0), (det / (pp * pn) if pp * pn else 0.0)
+
+
+def test_the_other_weighting_of_a_bookmaker_measure_is_the_measure() -> None:
+    # docs/measures.md: informedness = Σ prevalence_k·informedness_k, markedness = Σ bias_k·markedness_k,
+    # and weighted_ weights by prevalence, as scikit-learn's average="weighted"
+    per_class = np.array([_one_vs_rest(Y3, P3, k) for k in range(3)])
+    prevalence = np.bincount(Y3, minlength=3) / len(Y3)
+    bias = np.bincount(P3, minlength=3) / len(P3)
+    for asked, same, expected in [
+        ("prevalence_weighted_informedness", "informedness", prevalence @ per_class[:, 0]),
+        ("weighted_informedness", "informedness", prevalence @ per_class[:, 0]),
+        ("bias_weighted_markedness", "markedness", bias @ per_class[:, 1]),
+        ("weighted_markedness", "prevalence_weighted_markedness", prevalence @ per_class[:, 1]),
+    ]:
+        out = be.evaluate(y_true=Y3, y_pred=P3, measures=[asked])
+        assert out.columns == ["n", asked]
+        assert out[asked][0] == pytest.approx(expected, abs=1e-12)
+        assert out[asked][0] == be.evaluate(y_true=Y3, y_pred=P3, measures=[same])[same][0]
+
+
+@pytest.mark.parametrize(
+    ("asked", "hint"),
+    [
+        ("markedness_bias_weighted", "did you mean 'bias_weighted_markedness'?"),
+        ("informedness_weighted", "did you mean 'weighted_informedness'?"),
+        ("f1_macro", "did you mean 'macro_f1'?"),
+        ("macro_informednes", "did you mean 'macro_informedness'?"),
+        ("Macro-F1", "did you mean 'macro_f1'?"),
+        ("macro_kappa", "batcheval has no macro average of 'kappa'"),
+        ("micro_f1", "f1 is accuracy: ask for 'accuracy'; pool= pools the tables of folds"),
+        ("micro_recall", "recall is accuracy: ask for 'accuracy'"),
+        ("micro_informedness", "batcheval has no micro average over classes; pool= pools"),
+    ],
+)
+def test_did_you_mean_keeps_the_average_and_the_measure(asked, hint) -> None:
+    with pytest.raises(be.UnknownMeasureError) as err:
+        be.evaluate(y_true=Y3, y_pred=P3, measures=[asked])
+    assert hint in str(err.value)
+    assert str(err.value).startswith(f"unknown measure {asked!r} (")
+
+
+def test_measures_that_are_not_names() -> None:
+    with pytest.raises(
+        be.UnknownMeasureError, match=r"^measures= takes a measure name or a list of names, got 3$"
+    ):
+        be.evaluate(y_true=Y2, y_pred=P2, measures=3)
+    with pytest.raises(be.UnknownMeasureError, match=r"got 3$"):
+        be.ContingencyTable.from_frame(pl.DataFrame({"label": Y2, "prediction": P2})).measures(3)
+
+
+_ONE_VS_REST = "use per_class=True for its one-vs-rest values"
+
+
+@pytest.mark.parametrize(
+    ("asked", "rest"),
+    [
+        ("specificity", _ONE_VS_REST),
+        ("p_fisher", _ONE_VS_REST),  # no average of it exists, so none is offered
+        ("sensitivity", f"{_ONE_VS_REST}, or its averages 'macro_recall', 'weighted_recall'"),
+    ],
+)
+def test_a_binary_measure_of_more_classes_is_named_as_asked(asked, rest) -> None:
+    with pytest.raises(be.UnknownMeasureError) as err:
+        be.evaluate(y_true=Y3, y_pred=P3, measures=[asked])
+    assert str(err.value) == f"{asked!r} is a binary measure and the table has 3 classes; {rest}"
+
+
 def test_positive_on_multiclass_gives_one_vs_rest() -> None:
     df = pl.DataFrame({"label": Y3, "prediction": P3})
     out = be.evaluate(df, positive=2, measures=["recall", "precision", "informedness"])

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from ..errors import DuplicateColumnError, UnknownMeasureError
-from .registry import BINARY_MEASURES, MULTICLASS_MEASURES
+from .registry import BINARY_MEASURES, MULTICLASS_MEASURES, MeasureName
 
 __all__ = ["ALIASES", "as_measure_list", "canonical", "rename_columns", "resolve"]
 
@@ -67,7 +67,20 @@ ALIASES: dict[str, str] = {
     "informedness_bias_weighted": "bias_weighted_informedness",
     "markedness_macro": "macro_markedness",
     "markedness_prevalence_weighted": "prevalence_weighted_markedness",
+    # the other weighting of each Bookmaker measure is the canonical one (docs/measures.md,
+    # multiclass measures): Σ prevalence_k·informedness_k is informedness, Σ bias_k·markedness_k
+    # markedness; and weighted_ weights by prevalence (support), as scikit-learn's "weighted"
+    "prevalence_weighted_informedness": "informedness",
+    "weighted_informedness": "informedness",
+    "bias_weighted_markedness": "markedness",
+    "weighted_markedness": "prevalence_weighted_markedness",
 }
+
+#: Averages over classes, as in ``<average>_<measure>`` (or the older ``<measure>_<average>``);
+#: bias_weighted and prevalence_weighted before weighted, which ends both.
+_AVERAGES = ("prevalence_weighted", "bias_weighted", "weighted", "macro", "micro")
+# measures whose micro average over the classes of a single-label table is accuracy
+_MICRO_IS_ACCURACY = frozenset({"recall", "precision", "f1"})
 
 
 def _known() -> list[str]:
@@ -75,12 +88,27 @@ def _known() -> list[str]:
 
 
 def as_measure_list(measures: str | Sequence[str] | None) -> list[str] | None:
-    """``None`` stays None, a string is one measure, anything else a list of names."""
+    """``None`` stays None, a string is one measure, anything else a list of names.
+
+    Examples
+    --------
+    >>> as_measure_list("recall"), as_measure_list(("recall", "f1"))
+    (['recall'], ['recall', 'f1'])
+    >>> as_measure_list(3)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.UnknownMeasureError: measures= takes a measure name or a list of names, got 3
+    """
     if measures is None:
         return None
     if isinstance(measures, str):
         return [measures]
-    out = list(measures)
+    try:
+        out = list(measures)
+    except TypeError:
+        raise UnknownMeasureError(
+            f"measures= takes a measure name or a list of names, got {measures!r}"
+        ) from None
     for m in out:
         if not isinstance(m, str):
             raise UnknownMeasureError(f"measures= takes measure names, got {m!r}")
@@ -97,12 +125,71 @@ def canonical(name: str) -> str:
     """
     if name in ALIASES:
         return ALIASES[name]
-    known = _known()
-    if name in known:
+    if name in _known():
         return name
-    close = difflib.get_close_matches(name, [*known, *ALIASES], n=1, cutoff=0.75)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise UnknownMeasureError(f"unknown measure {name!r}{hint}; batcheval measures lists every name")
+    raise UnknownMeasureError(f"unknown measure {name!r}{_hint(name)}; batcheval measures lists every name")
+
+
+def _split_average(name: str) -> tuple[str | None, str]:
+    """``(average, measure)`` of an average's name in either order, ``(None, name)`` for any other."""
+    for average in _AVERAGES:
+        if name.startswith(f"{average}_"):
+            return average, name[len(average) + 1 :]
+        if name.endswith(f"_{average}"):
+            return average, name[: -len(average) - 1]
+    return None, name
+
+
+def _hint(name: str) -> str:
+    """What the caller may have meant by the unknown ``name``, in parentheses, or "".
+
+    A close name is only offered with the same average and a close measure: whole names once
+    differed in their measure alone (``prevalence_weighted_informedness`` got
+    ``prevalence_weighted_markedness``, a different measure).
+
+    Examples
+    --------
+    >>> _hint("f1_macro"), _hint("macro_informednes"), _hint("Recall")
+    (" (did you mean 'macro_f1'?)", " (did you mean 'macro_informedness'?)", " (did you mean 'recall'?)")
+    >>> _hint("macro_kappa")
+    " (batcheval has no macro average of 'kappa'; per_class=True gives its one-vs-rest values)"
+    """
+    known = [*_known(), *ALIASES]
+    plain = name.strip().lower().replace("-", "_").replace(" ", "_")
+    if plain != name and plain in known:
+        return f" (did you mean {plain!r}?)"
+    average, stem = _split_average(plain)
+    measure = ALIASES.get(stem, stem)
+    if average == "micro":
+        pooling = "pool= pools the tables of folds or seeds before measuring"
+        if measure in _MICRO_IS_ACCURACY:
+            return (
+                f" (micro-averaged over the classes of single-label tables, {stem} is accuracy: "
+                f"ask for 'accuracy'; {pooling})"
+            )
+        return f" (batcheval has no micro average over classes; {pooling})"
+    if average is None:
+        plain_names = [k for k in known if _split_average(k)[0] is None]
+        close = difflib.get_close_matches(plain, plain_names, n=1, cutoff=0.75)
+        return f" (did you mean {close[0]!r}?)" if close else ""
+    named: dict[
+        str, str
+    ] = {}  # measure → the name of this average of it, <average>_<measure> where one exists
+    for k in known:
+        a, m = _split_average(k)
+        if a == average and (m not in named or k == f"{a}_{m}"):
+            named[m] = k
+    close = [m for m in (stem, measure) if m in named] or difflib.get_close_matches(
+        stem, named, n=1, cutoff=0.75
+    )
+    if close and named[close[0]] != name:
+        return f" (did you mean {named[close[0]]!r}?)"
+    if measure in _known():
+        return (
+            f" (batcheval has no {average.replace('_', '-')} average of {stem!r}; "
+            "per_class=True gives its one-vs-rest values)"
+        )
+    return ""
 
 
 def resolve(measures: str | Sequence[str] | None) -> tuple[list[str] | None, dict[str, str]]:
@@ -116,9 +203,10 @@ def resolve(measures: str | Sequence[str] | None) -> tuple[list[str] | None, dic
         canon = canonical(name)
         if canon in out:  # asked twice under two names: one column, named as first asked
             continue
-        out.append(canon)
         if canon != name:
             rename[canon] = name
+            canon = MeasureName(canon, name)
+        out.append(canon)
     return out, rename
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "CHANCE_TESTS",
     "MULTICLASS_MEASURES",
     "MULTICLASS_STATS",
+    "MeasureName",
     "check_beta",
     "check_names",
     "default_measures",
@@ -62,6 +63,28 @@ MULTICLASS_MEASURES: tuple[str, ...] = (
 )
 
 
+class MeasureName(str):
+    """A batcheval name that keeps the alias it was asked by, so that an error about the measure
+    names what the caller wrote (``specificity``, not ``inverse_recall``); equal to the name.
+
+    Examples
+    --------
+    >>> name = MeasureName("inverse_recall", "specificity")
+    >>> name == "inverse_recall", name.asked
+    (True, 'specificity')
+    """
+
+    asked: str
+
+    def __new__(cls, name: str, asked: str) -> MeasureName:
+        self = super().__new__(cls, name)
+        self.asked = asked
+        return self
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # str's own would drop ``asked``
+        return MeasureName, (str(self), self.asked)
+
+
 def default_measures(n_classes: int, beta: float | None = None) -> list[str]:
     """The measures :func:`compute` returns when none are named.
 
@@ -83,17 +106,33 @@ def default_measures(n_classes: int, beta: float | None = None) -> list[str]:
 
 
 def check_names(names: Sequence[str], n_classes: int, beta: float | None) -> None:
+    """Raise :class:`~batcheval.errors.UnknownMeasureError` unless every name applies to tables of
+    ``n_classes`` classes; an error names a measure as it was asked for (:class:`MeasureName`).
+
+    Examples
+    --------
+    >>> check_names(["recall", "mcc"], 2, None)
+    >>> check_names([MeasureName("inverse_recall", "specificity")], 3, None)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.UnknownMeasureError: 'specificity' is a binary measure and the table has 3 \
+classes; use per_class=True for its one-vs-rest values
+    """
     known = set(BINARY_MEASURES) | set(MULTICLASS_MEASURES)
     for name in names:
+        asked = name.asked if isinstance(name, MeasureName) else name
         if name not in known:
             raise UnknownMeasureError(
-                f"unknown measure {name!r}; see batcheval.measures.BINARY_MEASURES "
+                f"unknown measure {asked!r}; see batcheval.measures.BINARY_MEASURES "
                 "and MULTICLASS_MEASURES for the names"
             )
         if n_classes != 2 and name not in MULTICLASS_MEASURES:
+            # only the averages that exist: p_fisher, say, has none
+            averages = [f"{a}_{name}" for a in ("macro", "weighted") if f"{a}_{name}" in MULTICLASS_MEASURES]
+            others = f", or its averages {', '.join(map(repr, averages))}" if averages else ""
             raise UnknownMeasureError(
-                f"{name!r} is a binary measure and the table has {n_classes} classes; "
-                "use per_class=True for one-vs-rest values, or a macro_/weighted_ average"
+                f"{asked!r} is a binary measure and the table has {n_classes} classes; "
+                f"use per_class=True for its one-vs-rest values{others}"
             )
         if name == "f_beta" and beta is None:
             raise UnknownMeasureError("measure 'f_beta' needs a value for beta=")
