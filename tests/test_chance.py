@@ -89,6 +89,25 @@ def test_binary_extremes_and_degenerate_tables():
 
 
 @pytest.mark.parametrize(
+    ("p", "shown"),
+    [(-0.1, "-0.1"), (1.5, "1.5"), (True, "True"), (None, "None"), ("0.05", "'0.05'"),
+     ([0.05, 1.5], "1.5"), ([0.05, None], "None"), ([True, 0.1], "True"), (np.array([0.2, -1.0]), "-1.0")],
+)  # fmt: skip
+def test_alpha_sbb_refuses_what_is_not_a_p_value(p, shown):
+    with pytest.raises(be.InvalidArgumentError) as err:
+        be.alpha_sbb(p)
+    assert str(err.value) == f"p must be p-values in [0, 1], got {shown}"
+
+
+def test_alpha_sbb_of_p_values_nan_included():
+    p = [0.0, 1e-300, 0.05, 1 / math.e, 1.0, float("nan")]
+    got = be.alpha_sbb(p)
+    assert got[:5].tolist() == pytest.approx([sbb_alpha(v) for v in p[:5]], rel=1e-12)
+    assert math.isnan(got[5])
+    assert be.alpha_sbb(np.array([[0.01]])).shape == (1, 1)
+
+
+@pytest.mark.parametrize(
     "table",
     [
         [[20, 5, 3], [4, 25, 6], [2, 7, 28]],

@@ -18,7 +18,7 @@ from ..kernels import fisher as _fisher
 from ..kernels import multiclass as _multiclass
 from ..kernels import pvalues as _pvalues
 from .registry import BINARY_STATS, CHANCE_TESTS, check_beta, check_names, default_measures
-from .significance import alpha_sbb, chi2_upper_tail
+from .significance import calibrate_sbb, chi2_upper_tail
 
 __all__ = ["binary_cells", "compute", "compute_cells"]
 
@@ -214,7 +214,7 @@ def _compute(
         elif name == "p_fisher":
             out[name] = _per_table(_fisher.fisher_greater, cells, n_groups)
         elif name == "alpha_sbb":
-            out[name] = alpha_sbb(results["p_informedness"])
+            out[name] = calibrate_sbb(results["p_informedness"])
         elif name in CHANCE_TESTS or name in tails:
             out[name] = results[name]
         else:
@@ -304,7 +304,7 @@ def _distinct_tests(
         once,
     )
     if "alpha_sbb" in names:
-        once[row["alpha_sbb"]] = alpha_sbb(once[chance_rows[0]])
+        once[row["alpha_sbb"]] = calibrate_sbb(once[chance_rows[0]])
     # the point measures and the tests into two blocks: one block of 46 rows of 100k groups
     # (36.8 MB) passes glibc's largest mmap threshold (32 MiB), so every call mapped it afresh
     # and faulted its pages in; one gather pass writes both

@@ -17,7 +17,7 @@ from ..errors import InvalidArgumentError
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["alpha_sbb", "check_level", "chi2_upper_tail"]
+__all__ = ["alpha_sbb", "calibrate_sbb", "check_level", "chi2_upper_tail"]
 
 
 def check_level(ci: object) -> None:
@@ -53,12 +53,41 @@ def alpha_sbb(p: np.ndarray | float) -> np.ndarray:
         The calibrated alpha, a lower bound on the posterior probability of
         the null hypothesis at even prior odds.
 
+    Raises
+    ------
+    InvalidArgumentError
+        When ``p`` holds anything but numbers in [0, 1] or NaN (a bool, a string, None, 1.5).
+
     Examples
     --------
     >>> alpha_sbb([0.05, 0.01, 0.5]).round(4).tolist()
     [0.2893, 0.1113, 0.5]
+    >>> alpha_sbb(1.5)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: p must be p-values in [0, 1], got 1.5
     """
-    p = np.asarray(p, dtype=np.float64)
+    # numpy would read True as 1, None as NaN and "0.05" as 0.05: each a silent answer; a list's
+    # items are looked at one by one, as numpy reads [True, 0.1] as floats
+    values = np.asarray(p, dtype=object) if isinstance(p, list | tuple) else np.asarray(p)
+    if values.dtype.kind == "O":
+        bad = [v for v in values.flat if isinstance(v, bool) or not isinstance(v, numbers.Real)]
+    elif values.dtype.kind not in "iuf":
+        bad = [values.flat[0].item()] if values.size else []
+    else:
+        bad = []
+    if not bad:
+        values = values.astype(np.float64, copy=False)
+        outside = (values < 0.0) | (values > 1.0)  # NaN is neither
+        bad = [float(values[outside].flat[0])] if outside.any() else []
+    if bad:
+        raise InvalidArgumentError(f"p must be p-values in [0, 1], got {p if values.ndim == 0 else bad[0]!r}")
+    return calibrate_sbb(values)
+
+
+def calibrate_sbb(p: np.ndarray) -> np.ndarray:
+    """:func:`alpha_sbb` of float64 p-values the caller knows to be in [0, 1] or NaN (the chance
+    tests' columns): unchecked, as the measures of many groups compute it."""
     with np.errstate(divide="ignore", invalid="ignore"):
         like = -math.e * p * np.log(p)
         like = np.where(p == 0.0, 0.0, like)
