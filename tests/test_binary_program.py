@@ -4,6 +4,7 @@ the same bits as the one-table formula ``measure_value``, and the spec's values 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numba
 import numpy as np
@@ -27,7 +28,17 @@ def _tables() -> np.ndarray:
             rows.append(np.eye(4, dtype=np.int64)[i] * n)
             rows.append((np.eye(4, dtype=np.int64)[i] + np.eye(4, dtype=np.int64)[3 - i]) * n)
     rows.append(np.array([2_000_000_000, 1_500_000_000, 1_000_000_000, 2_500_000_000]))
+    rows.extend(_HUGE)
     return np.array(rows, dtype=np.int64)
+
+
+# [tp, fp, fn, tn] past the int64-exact determinant's limit, the determinant small against a·d
+_HUGE = [
+    [3_000_000_007, 2_999_999_999, 3_000_000_001, 3_000_000_000],
+    [1_000_000_000, 999_999_999, 1_000_000_001, 1_000_000_000],  # tp·tn − fp·fn = 1
+    [1_000_000_000, 1_000_000_001, 999_999_999, 1_000_000_000],  # −1
+    [2_000_000_000, 1_999_999_999, 1_999_999_999, 2_000_000_000],
+]
 
 
 def _measure(table: np.ndarray, names: list[str], beta: float) -> np.ndarray:
@@ -87,3 +98,18 @@ def test_the_program_gives_the_spec_values():
                 assert math.isnan(got[k, g]), (name, tp, fp, fn, tn)
             else:
                 assert got[k, g] == pytest.approx(want, rel=1e-9, abs=1e-12), (name, tp, fp, fn, tn)
+
+
+def test_the_determinant_past_the_int64_limit_is_exact():
+    """Tables of 3e9 examples and more: tp·tn overflows int64, and the float a·d − b·c lost the
+    determinant (1 came out 0, the first table's correlation was off by 2.4e-8)."""
+    names = ["dtp", "informedness", "markedness", "kappa_cohen", "correlation"]
+    got = _measure(np.array(_HUGE, dtype=np.int64), names, 1.0)
+    for g, (tp, fp, fn, tn) in enumerate(_HUGE):
+        det, n = tp * tn - fp * fn, tp + fp + fn + tn
+        rp, rn, pp, pn = tp + fn, fp + tn, tp + fp, fn + tn
+        corr = math.copysign(math.sqrt(Fraction(det * det, rp * rn * pp * pn)), det)
+        want = [Fraction(det, n * n), Fraction(det, rp * rn), Fraction(det, pp * pn),
+                Fraction(2 * det, rp * pn + pp * rn), corr]  # fmt: skip
+        for k, name in enumerate(names):
+            assert got[k, g] == pytest.approx(float(want[k]), rel=4e-16, abs=0.0), (name, g)

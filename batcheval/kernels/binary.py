@@ -8,8 +8,9 @@ and the coefficients several measures use) that :func:`run_program` executes
 over blocks of tables. :func:`measure_value` gives one measure of one table,
 with the same bits, to numba kernels that measure tables one at a time.
 
-Determinants are formed in exact int64 arithmetic (``tp*tn - fp*fn``) so that
-coefficients close to zero are not lost to cancellation; floats appear only
+Determinants are formed in exact integer arithmetic (``tp*tn - fp*fn``, in int64,
+or in the limbs of :mod:`.wide` for tables of :data:`EXACT_LIMIT` examples or more)
+so that coefficients close to zero are not lost to cancellation; floats appear only
 in the final divisions.
 """
 
@@ -20,6 +21,7 @@ import math
 
 import numpy as np
 
+from . import wide as _wide
 from .jit import jit, jit_parallel, prange
 
 NAMES = (
@@ -61,7 +63,7 @@ NAMES = (
     "chi2_kbm",
 )
 
-# counts above this make tp*tn overflow int64; the determinant then goes float
+# counts above this may make tp*tn overflow int64; the determinant is then formed in limbs
 EXACT_LIMIT = 3_000_000_000
 
 
@@ -304,14 +306,21 @@ def run_block(tp, fp, fn, tn, lo, m, ops, consts, n_regs, out, at):
     inside a pass of their own (the distinct tables' tests, :mod:`~batcheval.kernels.pvalues`)."""
     s = np.empty((n_regs, _BLOCK))
     a, b, c, d, det = s[0], s[1], s[2], s[3], s[4]
-    n_empty = 0
+    n_empty = n_wide = 0
     for j in range(m):
         g = lo + j
         a[j], b[j], c[j], d[j] = float(tp[g]), float(fp[g]), float(fn[g]), float(tn[g])
         # tp·tn − fp·fn in exact int64 arithmetic while it fits (no cancellation near 0)
-        exact = float(tp[g] * tn[g] - fp[g] * fn[g])
-        det[j] = exact if tp[g] + fp[g] + fn[g] + tn[g] < EXACT_LIMIT else a[j] * d[j] - b[j] * c[j]
+        det[j] = float(tp[g] * tn[g] - fp[g] * fn[g])
         n_empty += a[j] + b[j] + c[j] + d[j] == 0
+        n_wide += tp[g] + fp[g] + fn[g] + tn[g] >= EXACT_LIMIT
+    if n_wide:
+        # exactly in limbs beyond, rounded once, where a float a·d − b·c lost it (a determinant of
+        # 1 came out 0); in a loop of its own, as a call in the loop above slowed every table
+        for j in range(m):
+            g = lo + j
+            if tp[g] + fp[g] + fn[g] + tn[g] >= EXACT_LIMIT:
+                det[j] = _wide.mul_sub(tp[g], tn[g], fp[g], fn[g])
     for k in range(consts.shape[0]):
         r, v = s[_LOADED + k], consts[k]
         for j in range(m):
@@ -415,7 +424,7 @@ def measure_value(m, tp, fp, fn, tn, b2):
     nan = np.nan
     rp, rn, pp, pn = a + c, b + d, a + b, c + d
     exact = float(tp * tn - fp * fn)
-    det = exact if tp + fp + fn + tn < EXACT_LIMIT else a * d - b * c
+    det = exact if tp + fp + fn + tn < EXACT_LIMIT else _wide.mul_sub(tp, tn, fp, fn)
     # the margin coefficients informedness and markedness, which many measures share
     bm_den = rp * rn
     bm = det / bm_den if bm_den != 0 else 0.0

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from . import wide as _wide
 from .binary import EXACT_LIMIT, NAMES, measure_value
 from .jit import jit, jit_inline, jit_parallel, prange
 from .sampling import (
@@ -154,7 +155,7 @@ def informedness_value(tp, fp, fn, tn):
     a, b, c, d = float(tp), float(fp), float(fn), float(tn)
     if a + b + c + d == 0:
         return np.nan
-    det = float(tp * tn - fp * fn) if tp + fp + fn + tn < EXACT_LIMIT else a * d - b * c
+    det = float(tp * tn - fp * fn) if tp + fp + fn + tn < EXACT_LIMIT else _wide.mul_sub(tp, tn, fp, fn)
     den = (a + c) * (b + d)
     return det / den if den != 0 else 0.0
 

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from . import wide as _wide
 from .binary import EXACT_LIMIT
 from .count import row_group, thread_rows
 from .jit import jit, jit_inline, jit_parallel, prange
@@ -349,9 +350,9 @@ def _group_tables(h, r, thresholds, slots, measured, tp, fp, fn, tn, n, threshol
             i = base + lo + j
             ti, fi, ni, ui = tp[i], fp[i], fn[i], tn[i]
             a, b, c, d = float(ti), float(fi), float(ni), float(ui)
-            # binary.run_program's determinant, exact in int64 while it fits
+            # binary.run_program's determinant: exact in int64 while it fits, in limbs beyond
             exact = float(ti * ui - fi * ni)
-            det = exact if ti + fi + ni + ui < EXACT_LIMIT else a * d - b * c
+            det = exact if ti + fi + ni + ui < EXACT_LIMIT else _wide.mul_sub(ti, ui, fi, ni)
             pp = a + b
             total = pp + c + d
             rp = a + c
