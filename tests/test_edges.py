@@ -182,3 +182,24 @@ def test_counting_refuses_tables_larger_than_memory_before_allocating(monkeypatc
         be.ContingencyTable.from_frame(df.with_columns(pl.col("run") * 10**9), by="run")
     with pytest.raises(be.MemoryBudgetError, match=r"counting 3 groups over 3 classes"):
         be.evaluate(df, by="run")
+
+
+def test_binary_measures_of_one_class_are_its_one_vs_rest_values():
+    """A table of one class refused every binary measure ("'recall' is a binary measure and the
+    table has 1 classes"); they are those of the class against (no) rest, as per_class=True gives."""
+    from scipy import stats
+
+    y = [1, 1, 1]
+    names = ["recall", "precision", "informedness", "fallout", "p_fisher", "alpha_sbb", "accuracy"]
+    out = be.evaluate(y_true=y, y_pred=y, measures=names)
+    assert out.columns == ["n", *names]
+    row = out.row(0, named=True)
+    assert row["recall"] == metrics.recall_score(y, y) == 1.0
+    assert row["precision"] == metrics.precision_score(y, y) == 1.0
+    assert row["accuracy"] == metrics.accuracy_score(y, y)
+    assert row["informedness"] == 0.0  # docs/measures.md: a zero margin gives 0
+    assert np.isnan(row["fallout"])  # fp/rn with no real negative
+    assert row["p_fisher"] == stats.fisher_exact([[3, 0], [0, 0]], alternative="greater").pvalue
+    assert row["alpha_sbb"] == 0.5
+    per_class = be.evaluate(y_true=y, y_pred=y, measures=names, per_class=True)
+    assert per_class.select(names).equals(out.select(names))

@@ -17,7 +17,14 @@ from ..kernels import count as _count
 from ..kernels import fisher as _fisher
 from ..kernels import multiclass as _multiclass
 from ..kernels import pvalues as _pvalues
-from .registry import BINARY_STATS, CHANCE_TESTS, check_beta, check_names, default_measures
+from .registry import (
+    BINARY_STATS,
+    CHANCE_TESTS,
+    MULTICLASS_MEASURES,
+    check_beta,
+    check_names,
+    default_measures,
+)
 from .significance import calibrate_sbb, chi2_upper_tail
 
 __all__ = ["binary_cells", "compute", "compute_cells"]
@@ -149,6 +156,8 @@ def _compute(
     check_beta(beta)
     names = default_measures(n_classes, beta) if names is None else list(names)
     check_names(names, n_classes, beta)
+    if n_classes == 1 and counts is not None and not set(names) <= set(MULTICLASS_MEASURES):
+        return _one_class(counts, names, beta)
 
     binary_stats = BINARY_STATS if n_classes == 2 else ()
     in_binary = set(_binary.NAMES) | {f"p_{s}" for s in binary_stats} | {"p_fisher", "alpha_sbb"}
@@ -220,6 +229,17 @@ def _compute(
         else:
             out[name] = results[(family, name)]
     return out
+
+
+def _one_class(counts: np.ndarray, names: list[str], beta: float | None) -> dict[str, np.ndarray]:
+    """Tables of one class: its binary measures from its one-vs-rest table, the class positive
+    (as ``per_class=True`` gives them), the others from the 1×1 tables."""
+    binary = [n for n in names if n not in MULTICLASS_MEASURES]
+    tp = counts[:, 0, 0]
+    zero = np.zeros_like(tp)
+    out = _compute(None, (tp, zero, zero, zero), binary, beta)
+    out.update(_compute(counts, None, [n for n in names if n not in out], beta))
+    return {name: out[name] for name in names}
 
 
 # p-values are computed once per distinct binary table when there are at least this many

@@ -126,7 +126,8 @@ classes; use per_class=True for its one-vs-rest values
                 f"unknown measure {asked!r}; see batcheval.measures.BINARY_MEASURES "
                 "and MULTICLASS_MEASURES for the names"
             )
-        if n_classes != 2 and name not in MULTICLASS_MEASURES:
+        # one class: its binary measures are those of its one-vs-rest table (compute)
+        if n_classes not in (1, 2) and name not in MULTICLASS_MEASURES:
             # only the averages that exist: p_fisher, say, has none
             averages = [f"{a}_{name}" for a in ("macro", "weighted") if f"{a}_{name}" in MULTICLASS_MEASURES]
             others = f", or its averages {', '.join(map(repr, averages))}" if averages else ""
