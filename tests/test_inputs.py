@@ -169,6 +169,43 @@ def test_null_keys_form_their_own_group():
     _check(df, ["run", "name"])
 
 
+def test_categorical_and_enum_keys_with_nulls_form_a_null_group_last():
+    df = pl.DataFrame(
+        {
+            "name": ["b", "a", None, "b", None, "a", "b"],
+            "label": [0, 1, 1, 0, 1, 1, 0],
+            "prediction": [0, 1, 0, 1, 1, 0, 0],
+        }
+    )
+    _check(df.with_columns(pl.col("name").cast(pl.Categorical)), ["name"])
+    enum = df.with_columns(pl.col("name").cast(pl.Enum(["b", "a"])))
+    table = be.ContingencyTable.from_frame(enum, by=["name"])
+    assert table.keys["name"].to_list() == ["b", "a", None]  # the enum's order, then the nulls
+    assert table.keys.schema["name"] == pl.Enum(["b", "a"])
+    _, _, counts = count_groups(df, ["name"], "label", "prediction")  # (a, b, None)
+    np.testing.assert_array_equal(table.counts, counts[[1, 0, 2]])
+    only_nulls = df.with_columns(pl.lit(None, pl.Categorical).alias("name"))
+    _check(only_nulls, ["name"])
+
+
+def test_pandas_categorical_key_with_nan_in_every_entry_point():
+    pdf = pd.DataFrame(
+        {
+            "run": pd.Categorical(["a", np.nan, "a", np.nan, "b", "b"]),
+            "label": [1, 0, 1, 0, 1, 0],
+            "prediction": [1, 0, 0, 0, 1, 1],
+            "score": [0.9, 0.1, 0.4, 0.2, 0.8, 0.3],
+        }
+    )
+    out = be.evaluate(pdf, by="run", measures="accuracy")
+    assert out["run"].to_list() == ["a", "b", None]
+    assert out["n"].to_list() == [2, 2, 2]
+    assert out["accuracy"].to_list() == [0.5, 0.5, 1.0]
+    assert be.auc(pdf, by="run")["run"].to_list() == ["a", "b", None]
+    assert be.sweep(pdf, by="run", thresholds=[0.5])["tp"].to_list() == [1, 1, 0]
+    assert be.leaderboard(pdf, run="run")["n"].sum() == 6
+
+
 def test_wide_and_sparse_integer_keys_use_the_hashed_space():
     rng = np.random.default_rng(1)
     n = 2000

@@ -4,9 +4,10 @@ Keys
     Integer-like key columns (ints, bools, dates, times) are read as they are:
     the kernel packs ``value - min`` arithmetically, so they cost no copy.
     Strings and categoricals go through dictionary codes (polars categorical
-    physical codes, remapped so that codes follow the sorted values). Anything
-    else — floats such as a threshold column, columns with nulls, integers
-    with a range far wider than the data — goes through pyarrow's hash-based
+    physical codes, remapped so that codes follow the sorted values, or an
+    enum's order; nulls of a categorical take the last code). Anything
+    else — floats such as a threshold column, strings or integers with nulls,
+    integers with a range far wider than the data — goes through pyarrow's hash-based
     ``dictionary_encode``. Every :class:`KeyColumn` knows how to turn codes
     back into key values.
 
@@ -357,6 +358,10 @@ def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None)
     (:func:`encode_columns`), or bounds the values are known to lie within.
     """
     dtype = s.dtype
+    if dtype == pl.Categorical or isinstance(dtype, pl.Enum):
+        # pyarrow reads these as dictionary arrays, whose nulls its dictionary_encode leaves as
+        # null indices: the categorical path gives nulls a code of their own
+        return _encode_categorical(s)
     if s.null_count() == 0 and len(s) > 0:
         if _integer_like(dtype):
             values = _key_array(s) if bounds is None else _numpy(s.to_physical())
@@ -364,7 +369,7 @@ def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None)
                 lo, hi = value_range(values) if bounds is None else bounds
                 if hi - lo + 1 <= _dense_key_limit(n_rows):
                     return KeyColumn(s.name, values, lo, hi - lo + 1, _int_decoder(s.name, dtype, lo))
-        elif dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+        elif dtype == pl.String:
             return _encode_categorical(s)
     return _encode_dictionary(s)
 
@@ -380,26 +385,36 @@ def _int_decoder(name: str, dtype: pl.DataType, offset: int) -> Callable[[np.nda
 
 
 def _encode_categorical(s: pl.Series) -> KeyColumn:
-    """Physical codes of a categorical, remapped so that code order is value order."""
+    """Physical codes of a categorical, remapped so that code order is value order, nulls last
+    (as :func:`_encode_dictionary` places them for other dtypes)."""
     dtype = s.dtype
     cat = s if dtype == pl.Categorical or isinstance(dtype, pl.Enum) else s.cast(pl.Categorical)
     phys = cat.to_physical()
-    distinct = cat.unique()
+    distinct = cat.unique().drop_nulls()
     if isinstance(dtype, pl.Enum):
         distinct = distinct.sort()  # enum order
     else:
         distinct = distinct.cast(pl.String).sort().cast(cat.dtype)
     dphys = distinct.to_physical().to_numpy().astype(np.int64)
-    lo = int(dphys.min())
-    lut = np.zeros(int(dphys.max()) - lo + 1, dtype=np.int32)
-    lut[dphys - lo] = np.arange(len(dphys), dtype=np.int32)
-    codes = lut[phys.to_numpy().astype(np.int64) - lo] if len(lut) > 1 else np.zeros(len(s), np.int32)
+    nulls = cat.null_count()
     values = distinct if dtype != pl.String else distinct.cast(pl.String)
+    if nulls:
+        values = pl.concat([values, pl.Series([None], dtype=values.dtype)])
+    if len(dphys) == 1 and not nulls:
+        codes = np.zeros(len(s), np.int32)
+    else:
+        lo = int(dphys.min()) if len(dphys) else 0
+        hi = int(dphys.max()) if len(dphys) else -1
+        # one slot past the physical codes for nulls, which take the last code
+        lut = np.full(hi - lo + 2, len(dphys), dtype=np.int32)
+        lut[dphys - lo] = np.arange(len(dphys), dtype=np.int32)
+        filled = phys.fill_null(hi + 1) if nulls else phys
+        codes = lut[filled.to_numpy().astype(np.int64) - lo]
 
     def decode(c: np.ndarray) -> pl.Series:
         return values.gather(c).alias(s.name)
 
-    return KeyColumn(s.name, codes, 0, len(dphys), decode)
+    return KeyColumn(s.name, codes, 0, len(values), decode)
 
 
 def _encode_dictionary(s: pl.Series) -> KeyColumn:
