@@ -206,6 +206,26 @@ def test_pandas_categorical_key_with_nan_in_every_entry_point():
     assert be.leaderboard(pdf, run="run")["n"].sum() == 6
 
 
+@pytest.mark.parametrize("n", [12, 70_000])
+@pytest.mark.parametrize("dtype", [pl.Float64, pl.Float32])
+def test_float_keys_group_signed_zeros_and_every_nan_together(n, dtype):
+    rng = np.random.default_rng(3)
+    # two NaNs of other bit patterns than np.nan's
+    odd_nans = np.array([0x7FF8000000000001, 0xFFF8000000000000], np.uint64).view(np.float64)
+    pool = np.array([0.0, -0.0, 0.5, np.nan, *odd_nans])
+    v = rng.choice(pool, n).astype(np.float32 if dtype == pl.Float32 else np.float64)
+    label, prediction = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    df = pl.DataFrame({"thr": v, "label": label, "prediction": prediction})
+    out = be.evaluate(df, by="thr", measures="accuracy")
+    group = np.where(np.isnan(v), 2, np.where(v == 0, 0, 1))  # 0.0 < 0.5 < NaN
+    assert out["thr"].dtype == dtype
+    np.testing.assert_array_equal(out["thr"].to_numpy(), np.array([0.0, 0.5, np.nan], np.float64))
+    assert not np.signbit(out["thr"].to_numpy()[0])
+    np.testing.assert_array_equal(out["n"].to_numpy(), np.bincount(group, minlength=3))
+    tp = np.bincount(group, weights=(label == 1) & (prediction == 1), minlength=3)
+    np.testing.assert_array_equal(out["tp"].to_numpy(), tp)
+
+
 def test_wide_and_sparse_integer_keys_use_the_hashed_space():
     rng = np.random.default_rng(1)
     n = 2000

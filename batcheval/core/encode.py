@@ -425,16 +425,32 @@ def _encode_dictionary(s: pl.Series) -> KeyColumn:
     if arr.type.num_fields == 0 and len(s) == 0:
         return KeyColumn(s.name, np.zeros(0, np.int32), 0, 0, s.gather)
     enc = pc.dictionary_encode(arr, null_encoding="encode")
-    order = np.asarray(pc.array_sort_indices(enc.dictionary, null_placement="at_end"))
+    dictionary = enc.dictionary
+    if s.dtype.is_float():
+        # normalised in the dictionary, a few entries, rather than in every row before hashing
+        dictionary = _float_key(pl.Series(s.name, dictionary)).to_arrow()
+    order = np.asarray(pc.array_sort_indices(dictionary, null_placement="at_end"))
+    values = pl.Series(s.name, dictionary.take(order), dtype=s.dtype)
+    group = np.arange(len(order), dtype=np.int32)
+    if s.dtype.is_float():  # the entries that hashed apart are equal now, and adjacent once sorted
+        group = values.rle_id().to_numpy().astype(np.int32)
+        values = values.gather(np.flatnonzero(np.diff(group, prepend=-1)))
     rank = np.empty(len(order), dtype=np.int32)
-    rank[order] = np.arange(len(order), dtype=np.int32)
+    rank[order] = group
     codes = rank[np.asarray(enc.indices).astype(np.int64)]
-    values = pl.Series(s.name, enc.dictionary.take(order), dtype=s.dtype)
 
     def decode(c: np.ndarray) -> pl.Series:
         return values.gather(c)
 
-    return KeyColumn(s.name, codes, 0, len(order), decode)
+    return KeyColumn(s.name, codes, 0, len(values), decode)
+
+
+def _float_key(s: pl.Series) -> pl.Series:
+    """``s`` with -0.0 as 0.0 and every NaN as one NaN: pyarrow's dictionary_encode hashes bit
+    patterns, so it splits what ``==`` (and polars' group_by) takes as one value."""
+    zero, col = pl.lit(0.0, s.dtype), pl.col("v")
+    same = pl.when(col == zero).then(zero).otherwise(col).fill_nan(float("nan"))
+    return s.alias("v").to_frame().select(same.alias(s.name)).to_series()
 
 
 @dataclass
