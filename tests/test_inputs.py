@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from sklearn.metrics import roc_auc_score
 
 import batcheval as be
 from batcheval.core import counting
@@ -224,6 +226,91 @@ def test_float_keys_group_signed_zeros_and_every_nan_together(n, dtype):
     np.testing.assert_array_equal(out["n"].to_numpy(), np.bincount(group, minlength=3))
     tp = np.bincount(group, weights=(label == 1) & (prediction == 1), minlength=3)
     np.testing.assert_array_equal(out["tp"].to_numpy(), tp)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        pl.Series([[1], [1], [2], [2]]),
+        pl.Series([[1], [1], [2], [2]], dtype=pl.Array(pl.Int64, 1)),
+        pl.Series([{"a": 1}, {"a": 1}, {"a": 2}, {"a": 2}]),
+        pl.Series([object()] * 4, dtype=pl.Object),
+    ],
+    ids=["list", "array", "struct", "object"],
+)
+def test_nested_and_object_keys_are_refused_naming_the_column_and_dtype(key):
+    df = pl.DataFrame(
+        {"run": key, "label": [1, 0, 1, 0], "prediction": [1, 0, 0, 0], "score": [0.9, 0.1, 0.4, 0.3]}
+    )
+    expected = rf"key column 'run' has dtype {re.escape(str(key.dtype))}, which cannot be a key"
+    with pytest.raises(be.InvalidArgumentError, match=expected):
+        be.evaluate(df, by="run", measures="accuracy")
+    with pytest.raises(be.InvalidArgumentError, match=expected):
+        be.auc(df, by="run")
+
+
+@pytest.mark.parametrize("dtype", [pl.Int128, pl.UInt128])
+@pytest.mark.parametrize("big", [False, True], ids=["fits-int64", "beyond-int64"])
+def test_128_bit_integer_keys(dtype, big):
+    top = 2**100 if big else 7
+    df = pl.DataFrame(
+        {
+            "run": pl.Series([top, 3, None, top, 3, 5], dtype=dtype),
+            "label": [1, 0, 1, 1, 0, 1],
+            "prediction": [1, 1, 0, 1, 0, 0],
+            "score": [0.9, 0.8, 0.1, 0.7, 0.2, 0.4],
+        }
+    )
+    table = _check(df, ["run"])
+    assert table.keys.schema["run"] == dtype
+    assert table.keys["run"].to_list() == [3, 5, top, None]
+    assert be.auc(df, by="run")["run"].to_list() == [3, 5, top, None]
+
+
+def test_128_bit_integer_keys_in_sweep_and_compare():
+    rng = np.random.default_rng(4)
+    n = 240
+    df = pl.DataFrame(
+        {
+            "run": np.repeat(np.arange(2), n // 2),
+            "fold": np.tile(np.arange(4), n // 4),
+            "label": rng.integers(0, 2, n),
+            "score": rng.random(n),
+        }
+    ).with_columns(prediction=(pl.col("score") > 0.5).cast(pl.Int64))
+    wide = df.with_columns(pl.col("run", "fold").cast(pl.Int128))
+    swept = be.sweep(wide, by="run", thresholds=[0.5])
+    assert swept["run"].dtype == pl.Int128
+    positive = (df["label"] == 1).to_numpy() & (df["score"] >= 0.5).to_numpy()
+    runs = df["run"].to_numpy()
+    assert swept["tp"].to_list() == [int(positive[runs == r].sum()) for r in (0, 1)]
+    compared = be.compare(wide, run="run", fold="fold", measure="accuracy")
+    assert compared.drop("run").equals(be.compare(df, run="run", fold="fold", measure="accuracy").drop("run"))
+
+
+def test_128_bit_integer_labels_that_fit_int64_count_as_int64():
+    df = pl.DataFrame({"label": [2, 0, 1, 2, 0], "prediction": [2, 1, 1, 0, 0]})
+    wide = df.cast(pl.Int128)
+    _, _, counts = count_groups(df, [], "label", "prediction")
+    np.testing.assert_array_equal(be.ContingencyTable.from_frame(wide).counts, counts)
+    scored = pl.DataFrame({"label": pl.Series([1, 0, 1, 0], dtype=pl.Int128), "score": [0.9, 0.3, 0.2, 0.4]})
+    assert be.auc(scored)["roc_auc"].item() == roc_auc_score([1, 0, 1, 0], [0.9, 0.3, 0.2, 0.4])
+
+
+def test_class_values_beyond_int64_are_refused_naming_the_column():
+    big = pl.DataFrame(
+        {
+            "label": pl.Series([0, 1], dtype=pl.UInt64),
+            "prediction": pl.Series([2**64 - 1, 0], dtype=pl.UInt64),
+        }
+    )
+    with pytest.raises(
+        be.InvalidLabelError, match=r"prediction column 'prediction' \(UInt64\) holds 18446744073709551615, "
+    ):
+        be.evaluate(big)
+    wide = pl.DataFrame({"label": pl.Series([0, -(2**70)], dtype=pl.Int128), "prediction": [0, 1]})
+    with pytest.raises(be.InvalidLabelError, match=rf"label column 'label' \(Int128\) holds {-(2**70)}, "):
+        be.evaluate(wide)
 
 
 def test_wide_and_sparse_integer_keys_use_the_hashed_space():

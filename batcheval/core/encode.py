@@ -30,6 +30,7 @@ import polars as pl
 from ..errors import InvalidArgumentError, InvalidLabelError, NullValuesError
 
 __all__ = [
+    "WIDE_INTEGERS",
     "ClassCoding",
     "KeyColumn",
     "as_integers",
@@ -41,8 +42,10 @@ __all__ = [
     "encode_columns",
     "encode_key",
     "guess_key_range",
+    "integer_like",
     "kernel_input",
     "label_kind",
+    "narrow_integers",
     "readonly",
     "sample_range",
     "value_range",
@@ -173,13 +176,48 @@ def column_ranges(arrays: Sequence[np.ndarray]) -> list[tuple[int, int]]:
 _BYTE_BOUNDS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255)}
 
 
-def _integer_like(dtype: pl.DataType) -> bool:
+#: Integer dtypes that numpy, and so the kernels, cannot read.
+WIDE_INTEGERS = (pl.Int128, pl.UInt128)
+
+
+def integer_like(dtype: pl.DataType) -> bool:
+    """Whether a column of ``dtype`` reads as a numpy integer array (128-bit integers do not)."""
+    if dtype in WIDE_INTEGERS:
+        return False
     return dtype.is_integer() or dtype == pl.Boolean or dtype.is_temporal()
+
+
+def _fits_int64(s: pl.Series) -> bool:
+    lo, hi = s.min(), s.max()
+    return lo is None or (-(1 << 63) <= lo and hi < 1 << 63)  # type: ignore[operator]
+
+
+def narrow_integers(s: pl.Series, role: str) -> pl.Series:
+    """A 128-bit integer label or prediction column as Int64; an error if its values do not fit.
+
+    Examples
+    --------
+    >>> narrow_integers(pl.Series("label", [0, 1], dtype=pl.Int128), "label").dtype
+    Int64
+    >>> narrow_integers(pl.Series("label", [0, 2**70], dtype=pl.Int128), "label")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidLabelError: label column 'label' (Int128) holds 1180591620717411303424, ...
+    """
+    if s.dtype not in WIDE_INTEGERS:
+        return s
+    if not _fits_int64(s):
+        top = s.max() if s.max() >= 1 << 63 else s.min()  # type: ignore[operator]
+        raise InvalidLabelError(
+            f"{role} column {s.name!r} ({s.dtype}) holds {top}, which does not fit in int64; "
+            "class labels must fit in int64, or be strings"
+        )
+    return s.cast(pl.Int64)
 
 
 def _key_array(s: pl.Series) -> np.ndarray | None:
     """The integer array :func:`encode_key` reads a key column as, or None for the other paths."""
-    if s.null_count() or not len(s) or not _integer_like(s.dtype):
+    if s.null_count() or not len(s) or not integer_like(s.dtype):
         return None
     phys = s.to_physical()
     if phys.dtype == pl.UInt64 and int(phys.max()) >= 1 << 63:  # type: ignore[arg-type]
@@ -276,7 +314,8 @@ def encode_columns(
     (which checks every row's key codes while counting) may take it.
     """
     keys = [df.get_column(name) for name in by]
-    lab, pred = df.get_column(label), df.get_column(prediction)
+    lab = narrow_integers(df.get_column(label), "label")
+    pred = narrow_integers(df.get_column(prediction), "prediction")
     n_rows = df.height
     scan: list[np.ndarray] = []
     key_bounds: list[Any] = []
@@ -358,12 +397,19 @@ def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None)
     (:func:`encode_columns`), or bounds the values are known to lie within.
     """
     dtype = s.dtype
+    if dtype.is_nested() or dtype == pl.Object:
+        raise InvalidArgumentError(
+            f"key column {s.name!r} has dtype {dtype}, which cannot be a key; keys must be integer, "
+            "float, decimal, string, categorical, boolean or temporal columns"
+        )
+    if dtype in WIDE_INTEGERS:
+        return _encode_wide(s, n_rows)
     if dtype == pl.Categorical or isinstance(dtype, pl.Enum):
         # pyarrow reads these as dictionary arrays, whose nulls its dictionary_encode leaves as
         # null indices: the categorical path gives nulls a code of their own
         return _encode_categorical(s)
     if s.null_count() == 0 and len(s) > 0:
-        if _integer_like(dtype):
+        if integer_like(dtype):
             values = _key_array(s) if bounds is None else _numpy(s.to_physical())
             if values is not None:
                 lo, hi = value_range(values) if bounds is None else bounds
@@ -372,6 +418,24 @@ def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None)
         elif dtype == pl.String:
             return _encode_categorical(s)
     return _encode_dictionary(s)
+
+
+def _encode_wide(s: pl.Series, n_rows: int) -> KeyColumn:
+    """A 128-bit integer key: as Int64 when its values fit, else by the rank of its values
+    (pyarrow, which the dictionary path uses, cannot read 128-bit integers)."""
+    if _fits_int64(s):
+        key = encode_key(s.cast(pl.Int64), n_rows)
+        narrow = key.decode
+        key.decode = lambda c: narrow(c).cast(s.dtype)
+        return key
+    values = s.unique().sort(nulls_last=True)
+    # dense ranks count from 1 and leave nulls null; nulls sort last, as the dictionary path's
+    codes = (s.rank("dense").cast(pl.Int64) - 1).fill_null(len(values) - 1).to_numpy()
+
+    def decode(c: np.ndarray) -> pl.Series:
+        return values.gather(c)
+
+    return KeyColumn(s.name, codes, 0, len(values), decode)
 
 
 def _int_decoder(name: str, dtype: pl.DataType, offset: int) -> Callable[[np.ndarray], pl.Series]:
@@ -592,6 +656,7 @@ def encode_classes(
     """
     check_nulls(label, "label")
     check_nulls(prediction, "prediction")
+    label, prediction = narrow_integers(label, "label"), narrow_integers(prediction, "prediction")
     kinds = {label_kind(label, "label"), label_kind(prediction, "prediction")}
     if len(kinds) == 1 or kinds == {"int", "bool"}:  # other pairs are refused below
         classes = check_classes(classes, "int" if "int" in kinds else min(kinds), str(label.name))
@@ -633,10 +698,13 @@ def _int_classes(
     bounds: tuple[int, int] | None = None,
 ) -> ClassCoding:
     lab, pred = kernel_input(_numpy(label)), kernel_input(_numpy(prediction))
-    if pl.UInt64 in (label.dtype, prediction.dtype):
-        top = max(label.max() or 0, prediction.max() or 0)
-        if top >= 1 << 63:
-            raise InvalidLabelError(f"class values up to {top} do not fit in int64")
+    for s, role in ((label, "label"), (prediction, "prediction")):
+        top = s.max() if s.dtype == pl.UInt64 else None
+        if top is not None and top >= 1 << 63:  # type: ignore[operator]
+            raise InvalidLabelError(
+                f"{role} column {s.name!r} (UInt64) holds {top}, which does not fit in int64; "
+                "class labels must fit in int64, or be strings"
+            )
     if len(label) == 0:
         values = sorted(set(classes or []))
         return ClassCoding(

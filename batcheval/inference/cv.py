@@ -59,6 +59,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from ..core.encode import WIDE_INTEGERS
 from ..errors import InvalidArgumentError
 from ..io.arguments import as_real
 from ..io.frames import as_key_list, check_roles, select_columns
@@ -299,7 +300,11 @@ def sorted_grid(
     scatter of the values: the layout proves there are no duplicates or gaps, and sorted order
     makes the matrix the value column itself."""
     columns = [*runs, *cells]
-    if any(not frame.schema[c].is_integer() or frame.get_column(c).null_count() for c in columns):
+    schema = frame.schema
+    if any(
+        not schema[c].is_integer() or schema[c] in WIDE_INTEGERS or frame.get_column(c).null_count()
+        for c in columns
+    ):
         return None
     arrays = {c: frame.get_column(c).to_numpy() for c in columns}
     n_cells = min(_rank_kernels.leading_run(arrays[c]) for c in runs)
@@ -356,7 +361,7 @@ def key_codes(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, 
 
 def _fold_codes(s: pl.Series, codes: np.ndarray) -> pl.Series:
     """``codes = codes·u + code(s)`` for the u sorted distinct values of ``s``; returns them."""
-    if s.dtype.is_integer() and len(s):
+    if s.dtype.is_integer() and s.dtype not in WIDE_INTEGERS and len(s):
         lo, hi = int(s.min()), int(s.max())  # type: ignore[arg-type]
         if hi - lo <= 4 * len(s) + 1024:
             # a compact range: which keys occur from a byte map, not a hash set of ten million values

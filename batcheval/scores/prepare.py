@@ -17,7 +17,15 @@ import numpy as np
 import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
-from ..core.encode import check_classes, encode_classes, encode_key, label_kind, readonly
+from ..core.encode import (
+    check_classes,
+    encode_classes,
+    encode_key,
+    integer_like,
+    label_kind,
+    narrow_integers,
+    readonly,
+)
 from ..core.memory import check_allocation
 from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, select_columns
@@ -123,7 +131,7 @@ def prepare_scores(
         nulls_dropped = df.height - kept.height
         df = kept
     scores = readonly(np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy()))
-    lab = df.get_column(label)
+    lab = narrow_integers(df.get_column(label), "label")
     n = df.height
     key_series = [df.get_column(k) for k in keys]
     lo, hi, bad = np.inf, -np.inf, (0 if score_range else None)
@@ -192,7 +200,7 @@ def _input_ranges(scores: np.ndarray, label: pl.Series, keys: list[pl.Series]) -
     scanned: list[int] = []
     arrays: list[np.ndarray] = []
     for j, s in enumerate(keys):
-        if s.null_count() or not (s.dtype.is_integer() or s.dtype == pl.Boolean or s.dtype.is_temporal()):
+        if s.null_count() or not integer_like(s.dtype):
             continue
         if s.dtype == pl.Boolean:
             key_bounds[j] = (0, 1)

@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
+from ..core.encode import WIDE_INTEGERS
 from ..core.table import ContingencyTable
 from ..io.frames import check_free_names
 from ..measures.registry import check_beta
@@ -53,7 +54,8 @@ def pooled_empty(shape: int | tuple[int, ...], dtype: type | np.dtype) -> np.nda
 
 def _repeatable(key: pl.Series) -> bool:
     """Whether polars wraps the numpy array of ``key``'s values as the same dtype without a copy."""
-    return (key.dtype.is_integer() or key.dtype.is_float()) and not key.null_count()
+    numeric = (key.dtype.is_integer() and key.dtype not in WIDE_INTEGERS) or key.dtype.is_float()
+    return numeric and not key.null_count()
 
 
 @dataclass
