@@ -55,6 +55,53 @@ def test_arrow_record_batch_and_pandas_types():
     assert isinstance(df.to_arrow(), pa.Table)
 
 
+def test_foreign_frames_convert_only_the_named_columns():
+    pdf = pd.DataFrame(
+        {
+            "run": [1, 2, 1, 2],
+            "label": [1, 0, 1, 1],
+            "prediction": [1, 1, 0, 1],
+            "score": [0.9, 0.6, 0.2, 0.7],
+            "notes": [1, "n/a", 2.5, None],  # mixed types, which arrow cannot read as one column
+        }
+    )
+    keys, _, counts = count_groups(pl.from_pandas(pdf.drop(columns="notes")), ["run"], "label", "prediction")
+    out = be.evaluate(pdf, by="run", measures="accuracy")
+    assert out["run"].to_list() == [k for (k,) in keys]
+    assert out["n"].to_list() == counts.sum(axis=(1, 2)).tolist()
+    assert out["tp"].to_list() == counts[:, 1, 1].tolist()
+    assert be.leaderboard(pdf, run="run")["n"].sum() == 4
+    assert be.auc(pdf, by="run")["n"].to_list() == [2, 2]
+    table = pa.table(
+        [
+            pa.array([1, 2, 1, 2]),
+            pa.array(["x"] * 4),
+            pa.array([0] * 4),
+            pa.array([1, 0, 1, 1]),
+            pa.array([1, 1, 0, 1]),
+        ],
+        names=["run", "x", "x", "label", "prediction"],
+    )
+    assert be.evaluate(table, by="run", measures="accuracy")["tp"].to_list() == counts[:, 1, 1].tolist()
+    unrelated = {"run": [1, 2, 1, 2], "label": [1, 0, 1, 1], "prediction": [1, 1, 0, 1], "x": [1, "a"]}
+    assert be.evaluate(unrelated, by="run", measures="accuracy")["tp"].to_list() == counts[:, 1, 1].tolist()
+
+
+def test_foreign_frames_check_the_named_columns():
+    twice = pa.table(
+        [pa.array([1, 2]), pa.array([1, 0]), pa.array([0, 1])], names=["label", "label", "prediction"]
+    )
+    with pytest.raises(be.DuplicateColumnError, match="label column 'label' appears 2 times in the frame"):
+        be.evaluate(twice)
+    with pytest.raises(be.DuplicateColumnError, match="label column 'label' appears 2 times in the frame"):
+        be.evaluate(twice.to_pandas())
+    with pytest.raises(be.ColumnNotFoundError, match=r"key column 'run' not found; the frame has columns \["):
+        be.evaluate(twice.to_pandas(), by="run")
+    mixed = pd.DataFrame({"label": [1, "0", 1], "prediction": [1, 1, 0]})
+    with pytest.raises(be.InvalidArgumentError, match=r"label column 'label' cannot be read: .*'0'"):
+        be.evaluate(mixed)
+
+
 @pytest.mark.parametrize("dtype", [pl.Int8, pl.Int16, pl.Int32, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64])
 def test_integer_key_widths(dtype):
     df = sweep_frame(n_runs=5, n_folds=3, rows_per_group=8).with_columns(pl.col("run").cast(dtype))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import polars as pl
 
@@ -120,7 +120,7 @@ def select_columns(data: Any, columns: Sequence[str], roles: dict[str, str]) -> 
         seen[col] = roles[col]
 
     if not isinstance(data, pl.DataFrame | pl.LazyFrame):
-        data = _from_foreign(data)
+        return _select_foreign(data, columns, roles)
     names = _schema_names(data)
     for col in columns:
         if col not in names:
@@ -149,18 +149,60 @@ def from_mapping(data: dict) -> pl.DataFrame:
     return pl.DataFrame({str(k): v for k, v in data.items()})
 
 
-def _from_foreign(data: Any) -> pl.DataFrame:
+def _select_foreign(data: Any, columns: Sequence[str], roles: dict[str, str]) -> pl.DataFrame:
+    """``columns`` of a dict, pyarrow or pandas input, converted one at a time, so that a column
+    no argument names (of mixed types, or under a duplicated name) is never read."""
     if isinstance(data, dict):
-        return from_mapping(data)
-    module = type(data).__module__.split(".")[0]
-    if module == "pyarrow":
-        import pyarrow as pa
+        keys = {str(k): k for k in data}
+        names = list(keys)
 
-        if isinstance(data, pa.RecordBatch):
-            data = pa.Table.from_batches([data])
-        return pl.from_arrow(data)  # type: ignore[return-value]
-    if module == "pandas":
-        return pl.from_pandas(data)
+        def column(i: int) -> pl.Series:
+            return pl.DataFrame({names[i]: data[keys[names[i]]]}).to_series()
+
+    else:
+        module = type(data).__module__.split(".")[0]
+        if module == "pyarrow":
+            if hasattr(data, "read_all"):  # a RecordBatchReader, which a function in memory reads whole
+                data = data.read_all()
+            names = list(data.schema.names)
+
+            def column(i: int) -> pl.Series:
+                return pl.Series(names[i], data.column(i))
+
+        elif module == "pandas":
+            import pandas as pd
+
+            if not isinstance(data, pd.DataFrame):
+                _not_a_frame(data)
+            names = [str(c) for c in data.columns]
+
+            def column(i: int) -> pl.Series:
+                return pl.from_pandas(data.iloc[:, i]).alias(names[i])
+
+        else:
+            _not_a_frame(data)
+    for col in columns:
+        if col not in names:
+            raise ColumnNotFoundError(f"{roles[col]} column {col!r} not found; the frame has columns {names}")
+        if names.count(col) > 1:
+            raise DuplicateColumnError(
+                f"{roles[col]} column {col!r} appears {names.count(col)} times in the frame; "
+                "rename or drop the other copies"
+            )
+    out = []
+    for col in columns:
+        try:
+            out.append(column(names.index(col)))
+        except (pl.exceptions.PolarsError, ValueError, TypeError, NotImplementedError, OverflowError) as e:
+            raise InvalidArgumentError(f"{roles[col]} column {col!r} cannot be read: {e}") from e
+    if isinstance(data, dict):
+        lengths = {col: len(s) for col, s in zip(columns, out, strict=True)}
+        if len(set(lengths.values())) > 1:
+            raise InvalidArgumentError(f"a dict of columns needs columns of one length, got {lengths}")
+    return pl.DataFrame(out)
+
+
+def _not_a_frame(data: Any) -> NoReturn:
     raise TypeError(
         "data must be a polars DataFrame or LazyFrame, a pyarrow Table, a pandas "
         f"DataFrame or a dict of equal-length columns, got {type(data).__name__}"
