@@ -203,3 +203,33 @@ def test_binary_measures_of_one_class_are_its_one_vs_rest_values():
     assert row["alpha_sbb"] == 0.5
     per_class = be.evaluate(y_true=y, y_pred=y, measures=names, per_class=True)
     assert per_class.select(names).equals(out.select(names))
+
+
+def test_null_dtype_label_prediction_and_score_columns_hold_no_values():
+    typed = pl.DataFrame(
+        {"run": [1, 2], "label": [None, None], "prediction": [1, 0], "score": [0.2, 0.3]},
+        schema_overrides={"label": pl.Int64},
+    )
+    untyped = typed.with_columns(pl.lit(None).alias("label"))
+    assert untyped.schema["label"] == pl.Null
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.BatchevalWarning)
+        for run in (
+            lambda df: be.evaluate(df, by="run", drop_nulls=True, measures="accuracy"),
+            lambda df: be.sweep(df, by="run", drop_nulls=True, thresholds=[0.5]),
+            lambda df: be.auc(df, by="run", drop_nulls=True),
+            lambda df: be.curves(df, by="run", drop_nulls=True),
+        ):
+            out = run(untyped)
+            assert out.height == 0
+            assert out.schema == run(typed).schema
+        no_scores = typed.with_columns(pl.lit(1).alias("label"), pl.lit(None).alias("score"))
+        assert be.auc(no_scores, by="run", drop_nulls=True).height == 0
+    with pytest.raises(be.NullValuesError, match="label column 'label' has 2 null values out of 2"):
+        be.evaluate(untyped, by="run")
+    both = untyped.with_columns(pl.lit(None).alias("prediction"))
+    with pytest.raises(be.NullValuesError, match="label column 'label' has 2 null values out of 2"):
+        be.evaluate(both, by="run")
+    empty = be.evaluate(y_true=[], y_pred=[], measures="accuracy")
+    assert empty.height == 0
+    assert empty.columns == ["n", "tp", "fp", "fn", "tn", "accuracy"]

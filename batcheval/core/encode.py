@@ -48,6 +48,7 @@ __all__ = [
     "narrow_integers",
     "readonly",
     "sample_range",
+    "typed_nulls",
     "value_range",
 ]
 
@@ -642,6 +643,22 @@ def class_values(label: pl.Series, classes: Sequence[Any] | None) -> list[Any]:
     return sorted(set(label.unique().to_list()) | set(classes or []))
 
 
+def typed_nulls(label: pl.Series, prediction: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """A Null-dtype label or prediction column (all null, or empty) in the other's dtype, or
+    Int64 if both are Null: it holds no values, so its dtype is no kind to refuse.
+
+    Examples
+    --------
+    >>> typed_nulls(pl.Series("label", []), pl.Series("prediction", [], dtype=pl.String))[0].dtype
+    String
+    """
+    if label.dtype == pl.Null:
+        label = label.cast(pl.Int64 if prediction.dtype == pl.Null else prediction.dtype)
+    if prediction.dtype == pl.Null:
+        prediction = prediction.cast(label.dtype)
+    return label, prediction
+
+
 def encode_classes(
     label: pl.Series,
     prediction: pl.Series,
@@ -654,6 +671,7 @@ def encode_classes(
     (:func:`encode_columns`), or bounds they lie within when ``classes`` is given; the
     coding then has no ``seen`` mask.
     """
+    label, prediction = typed_nulls(label, prediction)
     check_nulls(label, "label")
     check_nulls(prediction, "prediction")
     label, prediction = narrow_integers(label, "label"), narrow_integers(prediction, "prediction")

@@ -113,6 +113,9 @@ def prepare_scores(
     keys = as_key_list(by)
     roles = {k: "key" for k in keys} | {label: "label", score: "score"}
     df = select_columns(data, [*keys, label, score], roles)
+    # a Null-dtype column (all null, or empty) holds no values of a wrong kind
+    nulls_typed = {label: pl.Int64, score: pl.Float64}
+    df = df.with_columns(pl.col(c).cast(t) for c, t in nulls_typed.items() if df.schema[c] == pl.Null)
     s = df.get_column(score)
     if not s.dtype.is_numeric():
         raise InvalidScoreError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
