@@ -220,6 +220,9 @@ def evaluate(
                 f"data={'a frame' if data is not None else None}, y_true={_given(y_true)}, "
                 f"y_pred={_given(y_pred)}"
             )
+        for what, values in (("y_true", y_true), ("y_pred", y_pred)):
+            if not hasattr(values, "__len__"):
+                raise InvalidArgumentError(f"{what}= takes a list, array or Series of labels, got {values!r}")
         data = from_mapping({label: y_true, prediction: y_pred})
     elif data is None:
         raise InvalidArgumentError("evaluate needs data= (a frame, a path, ...) or y_true= and y_pred=")

@@ -7,6 +7,7 @@ The leaderboard's side is in tests/test_selection.py (`test_bad_ci_is_named`,
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import polars as pl
@@ -63,3 +64,46 @@ def test_one_class_with_intervals_on_the_command_line(tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = pl.read_csv(tmp_path / "out.csv")
     assert math.isclose(out["accuracy_ci_low"][0], stats.chi2.ppf(0.05, 4) / 4, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda df: be.evaluate(df, by=1), "by= takes a column name or a list of names, got 1"),
+        (lambda df: be.evaluate(df, by=["run", 2]), "by= takes column names, got 2 in by=['run', 2]"),
+        (
+            lambda df: be.sweep(df, by=1, score="prediction"),
+            "by= takes a column name or a list of names, got 1",
+        ),
+        (lambda df: be.compare(df, run="run", fold=None), "fold= takes a column name, got None"),
+        (lambda df: be.compare(df, run="run", fold="run", repeat=3), "repeat= takes a column name, got 3"),
+        (
+            lambda df: be.evaluate(y_true=1, y_pred=1),
+            "y_true= takes a list, array or Series of labels, got 1",
+        ),
+        (
+            lambda df: be.evaluate(y_true=[1, 0], y_pred=0.5),
+            "y_pred= takes a list, array or Series of labels, got 0.5",
+        ),
+    ],
+)
+def test_argument_of_a_wrong_type_is_named_with_its_value(call, message):
+    with pytest.raises(InvalidArgumentError, match=re.escape(message)):
+        call(_frame())
+
+
+def test_auc_of_a_path_or_a_dataset_says_it_needs_a_frame_in_memory(tmp_path):
+    import pyarrow.dataset as ds
+
+    path = tmp_path / "preds.parquet"
+    _frame().with_columns(score=pl.col("prediction") * 0.5).write_parquet(path)
+    with pytest.raises(
+        InvalidArgumentError, match=re.escape(f"auc needs a frame in memory, got the path {str(path)!r}")
+    ):
+        be.auc(str(path))
+    with pytest.raises(
+        InvalidArgumentError, match=r"auc needs a frame in memory, got a pyarrow dataset .*pl\.read_parquet"
+    ):
+        be.auc(ds.dataset(path))
+    with pytest.raises(InvalidArgumentError, match="needs a frame in memory, got the path"):
+        be.leaderboard(path, run="run")

@@ -40,6 +40,14 @@ def test_plain_t_equals_scipy_ttest_rel():
         assert row["df"] == 14
 
 
+def test_a_pandas_frame_converts_only_the_named_columns():
+    df = cv_frame(n_runs=2, n_repeats=1)
+    pdf = df.to_pandas().assign(notes=[1, "n/a", 2.5, None, "x"] * 2)  # arrow cannot read it
+    row = be.compare(pdf, measure="accuracy", reference=0, test="t").row(0, named=True)
+    expected = stats.ttest_rel(_vectors(df, 1), _vectors(df, 0))
+    assert row["t"] == pytest.approx(expected.statistic, rel=1e-12)
+
+
 @pytest.mark.parametrize("test_fraction", [None, 0.3])
 def test_corrected_t_matches_reference_and_baycomp_variance(test_fraction):
     df = cv_frame(seed=1)

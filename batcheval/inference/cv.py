@@ -62,7 +62,7 @@ import polars as pl
 from ..core.encode import WIDE_INTEGERS
 from ..errors import InvalidArgumentError
 from ..io.arguments import as_real
-from ..io.frames import as_key_list, check_roles, select_columns
+from ..io.frames import as_key_list, check_roles, column_names, select_columns
 from ..kernels import ranks as _rank_kernels
 from .adjust import adjust
 
@@ -189,9 +189,17 @@ def fold_matrix(
     runs = as_key_list(run, "run")
     if not runs:
         raise InvalidArgumentError("run= must name at least one column")
+    for what, col in (("fold", fold), ("repeat", repeat)):
+        if not isinstance(col, str) and (col is not None or what == "fold"):
+            raise InvalidArgumentError(f"{what}= takes a column name, got {col!r}")
     cell_cols = ([repeat] if repeat is not None else []) + [fold]
-    if not isinstance(data, pl.DataFrame | pl.LazyFrame):
-        data = pl.DataFrame(data)  # pandas or pyarrow
+    if not isinstance(data, pl.DataFrame | pl.LazyFrame):  # pandas, pyarrow or a dict
+        names = column_names(data)
+        counted = measure not in names and label in names and prediction in names
+        wanted = [*runs, *cell_cols, *((label, prediction) if counted else (measure,))]
+        # the columns present, each once: the checks below name what is missing or repeated
+        present = [c for c in dict.fromkeys(wanted) if c in names]
+        data = select_columns(data, present, dict.fromkeys(present, "named"))
     names = data.collect_schema().names() if isinstance(data, pl.LazyFrame) else data.columns
     if measure not in names and label in names and prediction in names:
         from ..core.engine import count_any

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, NoReturn
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -11,7 +12,9 @@ from ..errors import ColumnNotFoundError, DuplicateColumnError, InvalidArgumentE
 
 __all__ = [
     "as_key_list",
+    "check_in_memory",
     "check_roles",
+    "column_names",
     "from_mapping",
     "select_columns",
     "select_predictions",
@@ -26,10 +29,12 @@ def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
         return []
     if isinstance(by, str):
         return [by]
+    if not isinstance(by, Iterable):
+        raise InvalidArgumentError(f"{what}= takes a column name or a list of names, got {by!r}")
     keys = list(by)
     for k in keys:
         if not isinstance(k, str):
-            raise TypeError(f"{what}= takes column names, got {k!r}")
+            raise InvalidArgumentError(f"{what}= takes column names, got {k!r} in {what}={by!r}")
     return keys
 
 
@@ -149,38 +154,52 @@ def from_mapping(data: dict) -> pl.DataFrame:
     return pl.DataFrame({str(k): v for k, v in data.items()})
 
 
+def check_in_memory(data: Any, what: str = "this function") -> None:
+    """Refuse a path, a list of paths or a pyarrow dataset, where ``what`` needs a frame in memory.
+
+    Examples
+    --------
+    >>> check_in_memory("preds.parquet", "auc")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: auc needs a frame in memory, got the path 'preds.parquet'; ...
+    """
+    if isinstance(data, str | os.PathLike):
+        shown = f"the path {str(data)!r}"
+    elif isinstance(data, list | tuple) and data and all(isinstance(p, str | os.PathLike) for p in data):
+        shown = f"the paths {[str(p) for p in data]}"
+    elif type(data).__module__.startswith("pyarrow") and hasattr(data, "get_fragments"):
+        shown = f"a pyarrow dataset ({type(data).__name__})"
+    else:
+        return
+    raise InvalidArgumentError(
+        f"{what} needs a frame in memory, got {shown}; read it first, e.g. pl.read_parquet(path)"
+    )
+
+
+def column_names(data: Any) -> list[str]:
+    """The column names of a dict, pyarrow or pandas input, as strings, without converting it
+    (a name may appear twice)."""
+    if isinstance(data, dict):
+        return [str(k) for k in data]
+    module = type(data).__module__.split(".")[0]
+    if module == "pyarrow" and hasattr(data, "schema") and not hasattr(data, "get_fragments"):
+        return list(data.schema.names)
+    if module == "pandas" and hasattr(data, "iloc") and hasattr(data, "columns"):
+        return [str(c) for c in data.columns]
+    check_in_memory(data)
+    raise TypeError(
+        "data must be a polars DataFrame or LazyFrame, a pyarrow Table, a pandas "
+        f"DataFrame or a dict of equal-length columns, got {type(data).__name__}"
+    )
+
+
 def _select_foreign(data: Any, columns: Sequence[str], roles: dict[str, str]) -> pl.DataFrame:
     """``columns`` of a dict, pyarrow or pandas input, converted one at a time, so that a column
     no argument names (of mixed types, or under a duplicated name) is never read."""
-    if isinstance(data, dict):
-        keys = {str(k): k for k in data}
-        names = list(keys)
-
-        def column(i: int) -> pl.Series:
-            return pl.DataFrame({names[i]: data[keys[names[i]]]}).to_series()
-
-    else:
-        module = type(data).__module__.split(".")[0]
-        if module == "pyarrow":
-            if hasattr(data, "read_all"):  # a RecordBatchReader, which a function in memory reads whole
-                data = data.read_all()
-            names = list(data.schema.names)
-
-            def column(i: int) -> pl.Series:
-                return pl.Series(names[i], data.column(i))
-
-        elif module == "pandas":
-            import pandas as pd
-
-            if not isinstance(data, pd.DataFrame):
-                _not_a_frame(data)
-            names = [str(c) for c in data.columns]
-
-            def column(i: int) -> pl.Series:
-                return pl.from_pandas(data.iloc[:, i]).alias(names[i])
-
-        else:
-            _not_a_frame(data)
+    if hasattr(data, "read_all") and type(data).__module__.startswith("pyarrow"):
+        data = data.read_all()  # a RecordBatchReader, which a function in memory reads whole
+    names = column_names(data)
     for col in columns:
         if col not in names:
             raise ColumnNotFoundError(f"{roles[col]} column {col!r} not found; the frame has columns {names}")
@@ -191,10 +210,7 @@ def _select_foreign(data: Any, columns: Sequence[str], roles: dict[str, str]) ->
             )
     out = []
     for col in columns:
-        try:
-            out.append(column(names.index(col)))
-        except (pl.exceptions.PolarsError, ValueError, TypeError, NotImplementedError, OverflowError) as e:
-            raise InvalidArgumentError(f"{roles[col]} column {col!r} cannot be read: {e}") from e
+        out.append(_foreign_column(data, names.index(col), col, roles[col]))
     if isinstance(data, dict):
         lengths = {col: len(s) for col, s in zip(columns, out, strict=True)}
         if len(set(lengths.values())) > 1:
@@ -202,11 +218,21 @@ def _select_foreign(data: Any, columns: Sequence[str], roles: dict[str, str]) ->
     return pl.DataFrame(out)
 
 
-def _not_a_frame(data: Any) -> NoReturn:
-    raise TypeError(
-        "data must be a polars DataFrame or LazyFrame, a pyarrow Table, a pandas "
-        f"DataFrame or a dict of equal-length columns, got {type(data).__name__}"
-    )
+def _foreign_column(data: Any, i: int, name: str, role: str) -> pl.Series:
+    """Column ``i`` of ``data`` as a polars Series called ``name``."""
+    try:
+        if isinstance(data, dict):
+            values = list(data.values())[i]
+            if not hasattr(values, "__len__") or isinstance(values, str | bytes):
+                raise InvalidArgumentError(f"{role} column {name!r} is not a sequence of values: {values!r}")
+            return pl.DataFrame({name: values}).to_series()
+        if type(data).__module__.startswith("pyarrow"):
+            return pl.Series(name, data.column(i))
+        return pl.from_pandas(data.iloc[:, i]).alias(name)
+    except (pl.exceptions.PolarsError, ValueError, TypeError, NotImplementedError, OverflowError) as e:
+        if isinstance(e, InvalidArgumentError):
+            raise
+        raise InvalidArgumentError(f"{role} column {name!r} cannot be read: {e}") from e
 
 
 def select_predictions(data: Any, keys: Sequence[str], label: str, prediction: str) -> pl.DataFrame:
