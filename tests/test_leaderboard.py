@@ -193,6 +193,12 @@ def test_multiclass_and_bootstrap_interval_board():
         ({"ci": 1.5}, be.InvalidArgumentError, r"ci must be .* got 1\.5"),
         ({"example": "fold"}, be.InvalidArgumentError, r"example=\['fold'\] does not identify one row"),
         ({"pool": "seed"}, be.ColumnNotFoundError, r"pool column 'seed' not found"),
+        # one column in two roles: every run was perfect ('a' 1.0, 'b' 1.0 for true 0.84 and -0.11)
+        ({"prediction": "label"}, be.DuplicateColumnError, r"'label' is named twice: as label and as pre"),
+        ({"label": "prediction"}, be.DuplicateColumnError, r"'prediction' is named twice"),
+        ({"pool": "label"}, be.DuplicateColumnError, r"'label' is named twice: as key and as label"),
+        ({"run": ["run", "run"]}, be.DuplicateColumnError, r"'run' is named twice"),
+        ({"example": "label"}, be.DuplicateColumnError, r"'label' is named twice: as example and as label"),
     ],
 )
 def test_bad_input(kwargs: dict, error: type, message: str):

@@ -211,6 +211,28 @@ def test_read_frame_reads_a_directory_of_csv_files(tmp_path):
         read_frame("")
 
 
+def test_a_record_batch_reader_is_read_once_and_a_second_pass_is_refused():
+    """A reader yields its rows once: a sweep that needs a first pass (the score range, the positive
+    class) counted nothing on the second and returned an empty frame without a word."""
+    df = scored_frame(n_runs=3, n_folds=1, rows=50)
+    table = df.to_arrow()
+
+    def reader() -> pa.RecordBatchReader:
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=40))
+
+    for call in (be.sweep, be.curves):
+        with pytest.raises(be.InvalidArgumentError, match=r"read only once.*score_range= and positive="):
+            call(reader(), by="run", thresholds=3)
+    with pytest.raises(be.InvalidArgumentError, match="what positive= would give"):
+        be.sweep(reader(), by="run", thresholds=[0.0, 0.5])
+    given = dict(by="run", thresholds=3, score_range=(df["score"].min(), df["score"].max()), positive=1)
+    assert be.sweep(reader(), **given).equals(be.sweep(df, **given))
+    used = reader()
+    be.sweep(used, by="run", thresholds=[0.0, 0.5], positive=1)
+    with pytest.raises(SourceError, match="read already"):
+        be.sweep(used, by="run", thresholds=[0.0, 0.5], positive=1)
+
+
 def test_read_frame_checks_every_file_of_a_glob(tmp_path):
     """Every file of a glob is opened up front: a corrupt one, or one whose columns
     differ, is named before any data is read. Integer widths may differ."""

@@ -153,7 +153,7 @@ from .. import measures as _measures
 from ..core.encode import label_kind
 from ..core.table import drop_null_rows
 from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureError, warn
-from ..io.frames import as_key_list, check_free_names, select_columns
+from ..io.frames import as_key_list, check_free_names, check_roles, select_columns
 from ..measures import names as _names
 from . import clustered as _clustered
 from . import comparisons as _cmp
@@ -345,6 +345,11 @@ def leaderboard(
         raise InvalidArgumentError(f"run must name at least one column besides pool={pools}, got {run!r}")
     examples = as_key_list(example, "example")
     clusters = as_key_list(cluster, "cluster")
+    # a run or pooled key, or an example id, that is also the label or the prediction makes every
+    # run look perfect (or constant): one column in two such roles is refused as evaluate refuses it
+    check_roles([*runs, *pools], label, prediction)
+    for c, role in [*((c, "example") for c in examples), *((c, "cluster") for c in clusters)]:
+        check_roles([], c, label, prediction, roles=(role, "label", "prediction"))
     p_name = _significance_name(significance)
     outputs = ["rank", *_board_columns(measure, p_name, examples, adjacent)]
     check_free_names(runs, [*outputs, *_board_columns(asked, p_name, examples, adjacent)], "the board")

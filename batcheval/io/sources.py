@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import glob
 import os
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,19 @@ def is_path_spec(data: Any) -> bool:
         return True
     paths = isinstance(data, list | tuple) and bool(data)
     return paths and all(isinstance(d, str | os.PathLike) for d in data)
+
+
+def is_one_shot(data: Any) -> bool:
+    """True for a source that yields its rows only once (a pyarrow RecordBatchReader).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> table = pa.table({"label": [0, 1]})
+    >>> is_one_shot(pa.RecordBatchReader.from_batches(table.schema, table.to_batches())), is_one_shot(table)
+    (True, False)
+    """
+    return type(data).__module__.startswith("pyarrow") and type(data).__name__ == "RecordBatchReader"
 
 
 def is_streamed(data: Any) -> bool:
@@ -218,11 +232,23 @@ def _file_part(path: Path, columns: list[str], roles: dict[str, str]) -> Part:
     return part
 
 
+# the RecordBatchReaders batcheval has started reading (weak: a reader is not kept alive by it)
+_READ_READERS: weakref.WeakSet = weakref.WeakSet()
+
+
 def _reader_part(reader: Any, columns: list[str], roles: dict[str, str]) -> Part:
     where = "record batch reader"
     _check_columns(reader.schema.names, columns, roles, where)
 
     def batches(batch_rows: int) -> Iterator[pl.DataFrame]:
+        # a reader yields its batches once: a second pass, in this call or a later one, would see
+        # no rows and count nothing
+        if reader in _READ_READERS:
+            raise SourceError(
+                f"{where}: it was read already, and a reader can be read only once; pass a pyarrow "
+                "Dataset, file paths or a frame to read the data again"
+            )
+        _READ_READERS.add(reader)
         return _wrapped(where, _rebatched(iter(reader), columns, batch_rows, reader.schema))
 
     return Part(where, batches, lambda: None)

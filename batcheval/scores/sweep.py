@@ -26,7 +26,7 @@ from ..core.stream import reduce_parts
 from ..core.table import ContingencyTable
 from ..errors import ColumnNotFoundError, InvalidArgumentError, InvalidLabelError, SourceError
 from ..io.frames import as_key_list, check_free_names, check_roles
-from ..io.sources import DEFAULT_BATCH_ROWS, is_streamed, open_parts
+from ..io.sources import DEFAULT_BATCH_ROWS, is_one_shot, is_streamed, open_parts
 from ..kernels import count as _count
 from ..kernels import sweep as _sweep
 from ..kernels.jit import n_threads
@@ -370,6 +370,17 @@ class _Stream:
         # count's own batches otherwise (a worker's batches cannot report them, so Dask scans)
         scan_positive = positive is not None and classes is None and engine == "dask"
         if need_range or positive is None or scan_positive:
+            if is_one_shot(data):
+                wanted = " and ".join(
+                    name
+                    for name, needed in (("score_range=", need_range), ("positive=", positive is None))
+                    if needed
+                )
+                raise InvalidArgumentError(
+                    "a RecordBatchReader can be read only once, and this sweep needs a first pass over the "
+                    f"scores for what {wanted} would give; give {wanted}, or pass a pyarrow Dataset, file "
+                    "paths or a frame"
+                )
             if engine == "dask":
                 from ..core.distributed import leaves_for
 
