@@ -186,9 +186,7 @@ def _parser() -> argparse.ArgumentParser:
                 default="exact",
                 help="'exact' (default), a count T, or a,b,c (or one: 0.5)",
             )
-            sc.add_argument(
-                "--pool", help="comma-separated keys to pool over (use a shared grid: --thresholds 101)"
-            )
+            sc.add_argument("--pool", help="comma-separated keys whose rows are swept together, as one curve")
             sc.add_argument("--smoothing", type=float, default=1.0, help="Laplace count s of bprd and bird")
             sc.add_argument("--title", help="chart title")
             sc.add_argument("-o", "--output", help="the PNG to write (default: CHART.png)")
