@@ -153,6 +153,12 @@ class ContingencyTable:
             Skip rows whose label or prediction is null (with a warning that
             says how many) instead of raising :class:`NullValuesError`.
 
+        Returns
+        -------
+        ContingencyTable
+            One group per distinct key combination present in the rows, keys sorted (nulls
+            last); classes sorted. Without ``by``, one group, or none when no rows are left.
+
         Examples
         --------
         >>> import polars as pl
@@ -184,6 +190,28 @@ class ContingencyTable:
 
         Rows with the same keys and cell are added; ``classes`` defaults to
         the sorted union of the ``real`` and ``predicted`` values.
+
+        Parameters
+        ----------
+        frame
+            A polars DataFrame with the key columns and a real class, predicted class and count
+            column per row; any other column is ignored. Classes are read as
+            :meth:`from_frame` reads labels (floats holding whole numbers as integers,
+            categoricals as strings); real and predicted must be of one kind.
+        by
+            Key columns; one table per distinct combination.
+        real, predicted, count
+            The columns holding the real class, the predicted class and the number of
+            examples in that cell (integers, non-negative, no nulls).
+        classes
+            The class set, checked as in :meth:`from_frame`; a class named twice is one class.
+            A ``real`` or ``predicted`` value outside it is an :class:`InvalidLabelError`.
+
+        Returns
+        -------
+        ContingencyTable
+            One group per distinct key combination, keys sorted (nulls last); without ``by``,
+            one group, or none for a frame of no rows. Cells no row names are 0.
 
         Examples
         --------
@@ -330,7 +358,29 @@ class ContingencyTable:
         self._totals = None
 
     def equals(self, other: ContingencyTable) -> bool:
-        """True when keys, classes and counts are all identical, dtypes included (as ``+`` needs)."""
+        """True when keys, classes and counts are all identical, dtypes included (as ``+`` needs).
+
+        Parameters
+        ----------
+        other
+            The table to compare with; anything else than a ContingencyTable gives False.
+
+        Returns
+        -------
+        bool
+            Whether both have the same key columns (names, dtypes and rows, nulls equal to
+            nulls), the same classes of the same dtype, and equal counts.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> t = ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[2, 0], [1, 3]]])
+        >>> t.equals(ContingencyTable.from_long(t.to_long(), by="run"))
+        True
+        >>> t.equals(ContingencyTable(pl.DataFrame({"run": [1]}), pl.Series([0, 1], dtype=pl.Int32),
+        ...                           [[[2, 0], [1, 3]]]))
+        False
+        """
         return (
             isinstance(other, ContingencyTable)
             and self._keys.schema == other._keys.schema
@@ -361,6 +411,19 @@ class ContingencyTable:
         Raises :class:`ClassMismatchError` when the class sets differ and
         :class:`MergeError` when the key columns differ; the inputs are never
         modified.
+
+        Parameters
+        ----------
+        *tables
+            At least one ContingencyTable, as separate arguments or as one iterable. All must
+            have the same key column names (of types that concatenate) and equal classes of
+            one dtype.
+
+        Returns
+        -------
+        ContingencyTable
+            One group per distinct key row over all the tables, keys sorted (nulls last), its
+            counts the sum of that key's counts in every table; the classes of the inputs.
 
         Examples
         --------
@@ -413,6 +476,19 @@ class ContingencyTable:
     def pool(self, over: str | Sequence[str]) -> ContingencyTable:
         """Sum the tables over the key columns ``over`` (micro-averaging, docs/averaging.md).
 
+        Parameters
+        ----------
+        over
+            One key column or a list of them (each must be in :attr:`by`); None is an
+            :class:`InvalidArgumentError`.
+
+        Returns
+        -------
+        ContingencyTable
+            Keyed by the remaining key columns, one group per distinct combination of them,
+            sorted; its counts the sum over the groups that share it. Pooled over every key:
+            one unkeyed group, or none when the table has no groups.
+
         Examples
         --------
         >>> import polars as pl
@@ -426,7 +502,30 @@ class ContingencyTable:
         return pooled
 
     def pool_with_index(self, over: str | Sequence[str]) -> tuple[ContingencyTable, np.ndarray]:
-        """The pooled table and, per group of ``self``, its row in it."""
+        """The pooled table and, per group of ``self``, its row in it.
+
+        Parameters
+        ----------
+        over
+            As in :meth:`pool`.
+
+        Returns
+        -------
+        pooled : ContingencyTable
+            What :meth:`pool` returns.
+        index : numpy.ndarray
+            int64 of length ``len(self)``: ``index[g]`` is the group of ``pooled`` that group
+            ``g`` of ``self`` was added into.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> df = pl.DataFrame({"run": [1, 1, 2], "fold": [0, 1, 0],
+        ...                    "label": [1, 0, 1], "prediction": [1, 1, 0]})
+        >>> pooled, index = ContingencyTable.from_frame(df, by=["run", "fold"]).pool_with_index("fold")
+        >>> pooled.keys.rows(), index.tolist()
+        ([(1,), (2,)], [0, 0, 1])
+        """
         if over is None:  # as_key_list reads None as no key: pooling over nothing is a slip
             raise InvalidArgumentError("pool takes the key column(s) to sum over, got None")
         over = as_key_list(over, "pool")
@@ -450,6 +549,18 @@ class ContingencyTable:
 
     def to_long(self, *, nonzero: bool = False) -> pl.DataFrame:
         """One row per group × real × predicted cell: keys, ``real``, ``predicted``, ``count``.
+
+        Parameters
+        ----------
+        nonzero
+            Leave out the cells that count 0.
+
+        Returns
+        -------
+        polars.DataFrame
+            The key columns, then ``real`` and ``predicted`` (of the classes' dtype) and
+            ``count`` (Int64), ordered by group, then real class, then predicted class:
+            ``len(self) · K²`` rows unless ``nonzero``. :meth:`from_long` reads it back.
 
         Examples
         --------
@@ -484,7 +595,27 @@ class ContingencyTable:
         )
 
     def positive_index(self, positive: Any = None) -> int:
-        """Code of the positive class: ``positive`` if given, else the greater class."""
+        """Code of the positive class: ``positive`` if given, else the greater class.
+
+        Parameters
+        ----------
+        positive
+            A class value of the table, or None for the greater of the two classes.
+
+        Returns
+        -------
+        int
+            Its index on the counts' axes (and in :attr:`classes`): 0 or 1. A table without
+            exactly two classes, or a ``positive`` that is not one of them, is an
+            :class:`InvalidLabelError`.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> t = ContingencyTable(pl.DataFrame(), ["no", "yes"], [[[5, 1], [2, 4]]])
+        >>> t.positive_index(), t.positive_index("no")
+        (1, 0)
+        """
         if self.n_classes != 2:
             raise InvalidLabelError(
                 f"a positive class needs 2 classes, the table has {self._classes.to_list()}"
@@ -514,6 +645,29 @@ class ContingencyTable:
         binary, then one float64 column per measure. With ``per_class=True``,
         one row per group × class with the one-vs-rest binary measures.
 
+        Parameters
+        ----------
+        measures
+            Measure names or aliases (an alias names its column); default every measure that
+            applies: the binary set for two classes (and for ``per_class`` or a ``positive``
+            among more), the multiclass set otherwise.
+        per_class
+            One row per group × class (a ``class`` column after the keys), each class against
+            the rest, with its ``tp fp fn tn``.
+        positive
+            The positive class of a two-class table (default the greater); with more classes,
+            that class against the rest (as :meth:`versus_rest`). Ignored with ``per_class``,
+            but it must name a class either way.
+        beta
+            β of the ``f_beta`` measure, which needs it; with ``measures=None`` it adds that
+            column to the binary set.
+
+        Returns
+        -------
+        polars.DataFrame
+            The keys, ``n`` (Int64), the cells when binary, and the measures (Float64; NaN
+            where undefined), one row per group (per group × class with ``per_class``).
+
         Examples
         --------
         >>> import polars as pl
@@ -538,6 +692,17 @@ class ContingencyTable:
 
         Its classes are ``[False, True]`` (True: the example is of class
         ``positive``), so its binary measures are one-vs-rest for that class.
+
+        Parameters
+        ----------
+        positive
+            One of :attr:`classes`; otherwise an :class:`InvalidLabelError`.
+
+        Returns
+        -------
+        ContingencyTable
+            The same keys; ``counts[g]`` is ``[[tn, fp], [fn, tp]]`` with ``positive`` as the
+            positive class.
 
         Examples
         --------
@@ -570,6 +735,29 @@ class ContingencyTable:
         ``check_names=False``: the keys are not the result's (tables about to be pooled, whose
         pooled keys leave it), so a key named like a measure is no clash; one named like a count
         column still is, as the counts stand beside the keys here.
+
+        Parameters
+        ----------
+        measures, per_class, positive, beta
+            As in :meth:`measures` (aliases are read, but the arrays keep batcheval's names).
+        check_names
+            Refuse a key column named like a measure (:class:`~batcheval.errors.DuplicateColumnError`).
+
+        Returns
+        -------
+        head : polars.DataFrame
+            What :meth:`measures` returns before its measure columns: keys (and ``class``), ``n``
+            and, when binary, ``tp fp fn tn``.
+        arrays : dict of str to numpy.ndarray
+            One float64 array per measure, aligned with the rows of ``head``.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> t = ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[2, 0], [1, 3]]])
+        >>> head, arrays = t.measure_arrays(["tpr"], per_class=False, positive=None, beta=None)
+        >>> head.rows(), {name: values.tolist() for name, values in arrays.items()}
+        ([(1, 6, 3, 0, 1, 2)], {'recall': [0.75]})
         """
         measures, _ = _names.resolve(measures)
         counts, k = self._counts, self.n_classes

@@ -107,26 +107,52 @@ class RankResult:
     Attributes
     ----------
     ranks
-        One row per method, best first: ``method``, ``mean_rank``, ``mean_score``.
+        One row per method, best first (ties in sorted method order): the method (a column named as
+        ``method``), ``mean_rank`` (its average rank R_j over the datasets, 1 = best) and
+        ``mean_score`` (its average score).
     pairwise
-        One row per pair of methods (``method_a`` ranked above ``method_b``): ``rank_diff``
+        One row per pair of methods (``method_a`` ranked above ``method_b``; both columns named
+        after ``method``, e.g. ``model_a`` and ``model_b``): ``rank_diff``
         (R_b − R_a), ``z``, ``p_nemenyi``, ``p_holm``, ``nemenyi_different`` (rank difference at
         least the CD), Wilcoxon's ``w`` (the smaller rank sum), ``p_wilcoxon`` and
         ``p_wilcoxon_holm``. Empty with ``pairwise=False``.
     control
-        With ``control=``: one row per other method, ``rank_diff`` (R_method − R_control),
-        ``z``, ``p_value``, ``p_holm``; else None.
+        With ``control=``: one row per other method, best first, ``rank_diff`` (R_method −
+        R_control), ``z``, ``p_value`` (two-sided normal), ``p_holm`` (Holm over these k − 1
+        tests); else None.
     friedman_chi2, friedman_p, iman_davenport_f, iman_davenport_p, cd, alpha
-        The omnibus tests and Nemenyi's critical difference at level ``alpha``.
+        The omnibus tests: Friedman's χ² (tie-corrected) and Iman–Davenport's F with their
+        p-values, the null hypothesis being that every method ranks alike; and Nemenyi's critical
+        difference (in average ranks) at level ``alpha``, the ``alpha=`` of :func:`rank_methods`.
         With ``(k − 1)(N − 1) ≤ 40`` both p-values are the permutation test's (one number; see the
         module notes), since the F approximation rejects more often than its level there (0.0239
         at α = 0.01 for 3 methods on 5 datasets).
     n_methods, n_datasets
-        k and N.
+        k and N: the methods and datasets ranked, after ``drop_incomplete`` dropped any.
+    method
+        The name of the method column of :func:`rank_methods` (``method=``), which names the
+        methods' column in ``ranks`` and ``control`` and prefixes ``pairwise``'s.
+    dropped
+        The methods that ``drop_incomplete=True`` left out for missing on some datasets;
+        empty when none were.
     p_method
         How ``friedman_p`` and ``iman_davenport_p`` were found: ``"exact"`` (every ordering of the
         ranks within datasets), ``"monte_carlo"`` (20,000 seeded orderings) or ``"asymptotic"``
         (the χ² and F tails, when ``(k − 1)(N − 1) > 40``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import batcheval as be
+    >>> df = pl.DataFrame({"model": ["x", "y"] * 3, "dataset": [1, 1, 2, 2, 3, 3],
+    ...                    "score": [0.7, 0.6, 0.8, 0.75, 0.55, 0.5]})
+    >>> res = be.rank_methods(df, method="model", control="y")
+    >>> res.method, res.n_methods, res.n_datasets, res.dropped
+    ('model', 2, 3, [])
+    >>> res.control.select("model", "rank_diff").rows()
+    [('x', -1.0)]
+    >>> res.pairwise.columns[:3]
+    ['model_a', 'model_b', 'rank_diff']
     """
 
     ranks: pl.DataFrame
@@ -145,7 +171,25 @@ class RankResult:
     p_method: str = "asymptotic"
 
     def summary(self) -> str:
-        """One paragraph: the omnibus tests and the CD."""
+        """One paragraph: the omnibus tests and the CD.
+
+        Returns
+        -------
+        str
+            One line: k methods on N datasets, Friedman's χ² and Iman–Davenport's F with their
+            p-values (and how those were found, when by permutation), and Nemenyi's CD at
+            ``alpha``.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import batcheval as be
+        >>> df = pl.DataFrame({"method": list("abc") * 3, "dataset": [0, 0, 0, 1, 1, 1, 2, 2, 2],
+        ...                    "score": [3, 2, 1, 3, 1, 2, 2, 3, 1]})
+        >>> print(be.rank_methods(df).summary())  # doctest: +NORMALIZE_WHITESPACE
+        3 methods on 3 datasets: Friedman chi2 = 2.667 (p = 0.361), Iman-Davenport F = 1.6
+        (p = 0.361); exact permutation p-values; Nemenyi CD at alpha = 0.05: 1.914
+        """
         how = {"exact": "; exact permutation p-values", "monte_carlo": "; Monte Carlo permutation p-values"}
         return (
             f"{self.n_methods} methods on {self.n_datasets} datasets: Friedman chi2 = "

@@ -223,13 +223,15 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
         characters are cut in the middle (``…``); above 10 lines the colours repeat with another
         dash pattern.
 
-    The legend gives a ROC line's AUC and a PR line's average precision (the step sum over the
-    frame's thresholds, ``average_precision_score`` with the default exact thresholds; "n/a" for a
-    curve that does not reach recall 1, as a grid above the lowest score leaves it).
-
     Returns
     -------
     matplotlib.figure.Figure
+
+    Notes
+    -----
+    The legend gives a ROC line's AUC and a PR line's average precision (the step sum over the
+    frame's thresholds, ``average_precision_score`` with the default exact thresholds; "n/a" for a
+    curve that does not reach recall 1, as a grid above the lowest score leaves it).
 
     Examples
     --------

@@ -74,6 +74,37 @@ def report(
     Like scikit-learn's ``classification_report``, whose precision, recall, f1 and support columns it
     reproduces; the intervals are those of :func:`batcheval.evaluate` (``ci=``).
 
+    Parameters
+    ----------
+    data
+        The examples: a polars DataFrame or LazyFrame, pyarrow Table, pandas DataFrame or dict of
+        columns (counted as one table, with no keys), or a :class:`~batcheval.ContingencyTable` of
+        exactly one group. Leave it None to give ``y_true`` and ``y_pred`` instead. No rows, or a
+        table of several groups, is an :class:`~batcheval.errors.InvalidArgumentError`; a null
+        label or prediction a :class:`~batcheval.errors.NullValuesError`.
+    label, prediction
+        The columns of ``data`` holding the real and the predicted class (unused for a
+        ContingencyTable).
+    y_true, y_pred
+        The real and predicted classes as sequences (lists, arrays, Series), in place of
+        ``data``: give both, and no ``data``.
+    classes
+        The class set, one row per class in sorted order; default the sorted union of the labels
+        and predictions. A class no example holds gets a row of support 0 (NaN where a measure
+        is undefined). A ContingencyTable keeps its own classes and this is not read.
+    ci
+        The confidence level of the informedness and markedness intervals, strictly between 0
+        and 1; the header names it (``95% CI``).
+    digits
+        Decimal places of every value, a non-negative integer.
+
+    Returns
+    -------
+    str
+        The report: a header line, one line per class, then the accuracy, ``macro avg``,
+        ``weighted avg`` (weighted by support) and ``overall`` lines, ending in a newline. The
+        averages leave out classes whose value is undefined (NaN), and give no interval.
+
     Examples
     --------
     >>> import batcheval as be
@@ -162,6 +193,25 @@ def plot_confusion(
 ) -> Any:
     """A confusion-matrix heatmap of one table: counts beside the row-normalised table (each real
     class's share predicted as each class, so the diagonal holds the per-class recall).
+
+    Parameters
+    ----------
+    data, label, prediction, y_true, y_pred, classes
+        The table, as in :func:`report`: a frame or dict of columns with its ``label`` and
+        ``prediction`` columns, a one-group :class:`~batcheval.ContingencyTable`, or ``y_true``
+        and ``y_pred``; ``classes`` fixes the rows and columns (sorted). A real class with no
+        examples has an empty row in the shares panel.
+    path
+        Where to save the figure as well (``Figure.savefig`` at 110 dpi; the file's extension
+        picks the format, e.g. ``.png`` or ``.pdf``). Default: not saved.
+    title
+        The figure's title; default ``"confusion matrix of N examples"``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two heatmaps, real class down and predicted class across: the counts, and each real
+        class's share predicted as each class. Cells show their values up to 20 classes.
 
     Examples
     --------

@@ -96,6 +96,13 @@ def sweep(
         An int T for T evenly spaced thresholds over ``score_range`` (default:
         the finite min and max of all scores, so every group shares the grid);
         an explicit list; or ``"exact"`` for every distinct score of each group.
+    score_range
+        ``(low, high)``, finite with ``low <= high``: the span of the ``thresholds=int`` grid,
+        ``numpy.linspace(low, high, T)``, in place of the scores' finite min and max. Scores
+        outside it are still counted: below ``low`` they are negative at every threshold, above
+        ``high`` positive. A streamed sweep given it skips the scan for the range (it still scans
+        the labels when it needs the positive class). Only read with an int ``thresholds``:
+        with a list or ``"exact"`` it is ignored, unchecked.
     measures
         The measures at every threshold. Default: :data:`SWEEP_MEASURES`, what the
         charts and best-point searches read (recall, fallout, precision, bias,
@@ -108,6 +115,15 @@ def sweep(
     positive
         The positive class; default the greater of two classes. With more
         classes, naming one sweeps it against the rest.
+    classes
+        The class set, as in :func:`batcheval.evaluate`: a label outside it is an
+        :class:`~batcheval.errors.InvalidLabelError`, and classes absent from the rows still
+        count, so the default ``positive`` is the greater of the two classes named even when the
+        rows hold only one (``classes=["a", "b"]`` over labels ``"a"`` scores ``"b"``), and a
+        named ``positive`` may be a class no row holds. With multiclass scores it gives the
+        classes whose scores the columns (or list entries) hold, one per class in sorted order,
+        each swept against the rest even with no row of its own; by default the classes are the
+        labels present.
     drop_nonfinite, drop_nulls
         Skip rows with a NaN/infinite score, or a null score or label, instead
         of raising.
