@@ -248,6 +248,8 @@ def test_merge_takes_tables_or_an_iterable() -> None:
     assert be.ContingencyTable.merge([a, b]).counts[0].tolist() == whole.tolist()
     with pytest.raises(TypeError, match=r"merge takes ContingencyTables, got int"):
         be.ContingencyTable.merge(a, 3)
+    with pytest.raises(be.InvalidArgumentError, match=r"merge needs at least one table, got none"):
+        be.ContingencyTable.merge([])
 
 
 def test_nan_score_is_a_score_error() -> None:

@@ -56,6 +56,19 @@ def test_report_rejects_many_groups():
         be.report(t)
 
 
+@pytest.mark.parametrize("draw", [be.report, be.plot_confusion])
+def test_a_null_label_and_classes_of_a_table_are_named_for_what_a_report_takes(draw):
+    """A null label's message said "pass drop_nulls=True", which neither function takes; classes=
+    with a ContingencyTable was ignored without a word."""
+    df = pl.DataFrame({"label": [0, 1, None], "prediction": [0, 1, 1]})
+    with pytest.raises(be.NullValuesError, match=r"1 null value out of 3; a report counts every row") as err:
+        draw(df)
+    assert "drop_nulls" not in str(err.value)
+    table = be.ContingencyTable.from_frame(df.drop_nulls())
+    with pytest.raises(be.InvalidArgumentError, match=r"classes=\[0, 1, 2\] applies to a frame"):
+        draw(table, classes=[0, 1, 2])
+
+
 def test_confusion_heatmap_shows_counts_and_row_shares(tmp_path):
     fig = be.plot_confusion(y_true=Y, y_pred=P, path=tmp_path / "c.png")
     counts_ax, shares_ax = fig.axes[:2]

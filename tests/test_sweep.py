@@ -594,6 +594,9 @@ def test_auc_measure_takes_aliases_and_names_bad_ones():
         (dict(thresholds=["a"]), "thresholds= as a list takes numbers, got ['a']"),
         (dict(thresholds=3, score_range=(1, 0)), "score_range= must be finite with low <= high, got (1, 0)"),
         (dict(thresholds=3, score_range=5), "score_range= takes (low, high), got 5"),
+        # a range with a given grid or exact thresholds was ignored, even one with low > high
+        (dict(thresholds=[0.5], score_range=(5, 1)), "with thresholds=[0.5] it has no effect"),
+        (dict(thresholds="exact", score_range=(0, 1)), "score_range= sets the span of a count of thresholds"),
     ],
 )
 def test_bad_sweep_thresholds_are_named(kwargs, message, tmp_path):

@@ -444,7 +444,7 @@ class ContingencyTable:
                 raise TypeError(f"merge takes ContingencyTables, got {type(t).__name__}")
         tables = list(tables)
         if not tables:
-            raise ValueError("merge needs at least one table")
+            raise InvalidArgumentError("merge needs at least one table, got none")
         first = tables[0]
         for t in tables[1:]:
             if t.by != first.by:

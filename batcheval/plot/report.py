@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.table import ContingencyTable, one_vs_rest
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import intervals
 from ..io.frames import from_mapping
 from .backend import percent, pyplot
@@ -39,6 +39,12 @@ def confusion_table(
                 f"a report is of one table; this ContingencyTable holds {len(data)} groups: "
                 "pool or filter first"
             )
+        # a table's classes are fixed when it is counted: classes= cannot change them
+        if classes is not None and set(classes) != set(data.classes.to_list()):
+            raise InvalidArgumentError(
+                f"classes={list(classes)!r} applies to a frame; this ContingencyTable was counted over "
+                f"classes {data.classes.to_list()!r}"
+            )
         return data
     if y_true is not None or y_pred is not None:
         if data is not None or y_true is None or y_pred is None:
@@ -50,7 +56,13 @@ def confusion_table(
         data = from_mapping(data)
         if data.height == 0:  # before its Null dtype is blamed on the label column
             raise InvalidArgumentError(_EMPTY)
-    table = ContingencyTable.from_frame(data, None, label, prediction, classes=classes)
+    try:
+        table = ContingencyTable.from_frame(data, None, label, prediction, classes=classes)
+    except NullValuesError as exc:  # its hint names drop_nulls=, which a report does not take
+        raise NullValuesError(
+            f"{str(exc).split('; pass drop_nulls')[0]}; a report counts every row: drop the rows with "
+            f"a null {label!r} or {prediction!r} first"
+        ) from None
     if len(table) == 0:  # no rows: no table (be.evaluate of such a frame has no rows either)
         raise InvalidArgumentError(_EMPTY)
     return table

@@ -341,6 +341,13 @@ def check_thresholds(thresholds: Any, score_range: Any) -> None:
     ...
     batcheval.errors.InvalidArgumentError: thresholds= as a list takes finite numbers, got [0.5, nan]
     """
+    if score_range is not None and not isinstance(thresholds, int | np.integer):
+        # a grid that is given, or every score, has no span to set: the range would be ignored
+        raise InvalidArgumentError(
+            "score_range= sets the span of a count of thresholds; with "
+            f"thresholds={reprlib.repr(thresholds)} it has no effect, got score_range={score_range!r}: "
+            "leave it out"
+        )
     if isinstance(thresholds, str):
         if thresholds != "exact":
             raise InvalidArgumentError(
