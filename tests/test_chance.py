@@ -157,8 +157,8 @@ def test_small_multiclass_tables_are_the_exact_permutation_mid_p(seed):
 
 
 def _shuffles_used(p: float) -> int:
-    """The documented stopping rule: blocks of 1,000 until 200 hits, at most 10,000."""
-    return min(10_000, 1_000 * math.ceil(200 / max(p, 1e-9) / 1_000))
+    """The documented stopping rule: blocks of 1,000 until 100 hits, at most 10,000."""
+    return min(10_000, 1_000 * math.ceil(100 / max(p, 1e-9) / 1_000))
 
 
 @pytest.mark.parametrize("shape", [(5, 20), (6, 30), (4, 60)])
@@ -179,6 +179,17 @@ def test_small_multiclass_tables_too_many_to_enumerate_agree_with_shuffles(shape
             tolerance = 4 * math.sqrt(p * (1 - p) * (1 / n_perm + 1 / _shuffles_used(p)))
             assert got[f"p_{which}"][g] == pytest.approx(want, abs=tolerance), (t.tolist(), which)
             assert got[f"p_{which}"][g] > 0  # the observed table counts as a shuffle
+
+
+@pytest.mark.parametrize(("size", "k"), [(6, 4), (4, 5), (10, 6)])
+def test_a_small_multiclass_table_far_from_chance_is_not_floored_by_its_shuffles(size, k):
+    """Perfect classifiers of 20-60 examples got p = 0.5 / 10,001 from the shuffles, where the
+    permutation mid-p (only the identity is as extreme) is 0.5 · (m!)^K / (mK)!: 2e-13 to 1e-43."""
+    t = size * np.eye(k, dtype=np.int64)
+    got = compute(t[None], ["p_informedness", "p_markedness"])
+    exact = 0.5 * math.factorial(size) ** k / math.factorial(size * k)
+    assert exact < 1e-11
+    assert got["p_informedness"][0] < 1e-9 and got["p_markedness"][0] < 1e-9  # not 5e-5
 
 
 def test_a_small_multiclass_table_gets_the_same_p_value_wherever_it_is():

@@ -26,7 +26,10 @@ test), with the observed distance counted half (Lancaster's mid-p):
   so a table's p-value depends neither on the other tables nor on the threads.
   The z test below is off by up to a third at such sizes (n = 12: 0.099 where
   the permutation mid-p is 0.066; a 3×3 identity of n = 3 got 0.045, below the
-  1/6 that any permutation test of it can reach).
+  1/6 that any permutation test of it can reach). Above
+  :data:`ALWAYS_EXACT_N` examples a table whose z test is below
+  :data:`SHUFFLE_ABOVE` keeps it: far from chance, where shuffles could only
+  give a floor.
 - Otherwise ``z = T / sd(T)`` with the exact permutation variance is referred
   to the normal (for K = 2, ``z² = (n − 1)·correlation²``, Pearson's χ² with
   the N − 1 factor). benchmarks/calibration_chance.py shows why: the plain
@@ -54,12 +57,17 @@ PERMUTATION_MAX_N = 60
 #: (about 30 operations each: cheaper than the shuffles up to here).
 EXACT_TABLES = 30_000
 #: Most shuffles a table. They stop at a multiple of :data:`PERMUTATION_BLOCK` once both tests
-#: have 200 shuffles at least as far from the null as the observed table (counted as the mid-p
-#: counts them): a relative standard error of about 7 %. p = 0.5 takes 1,000 shuffles, p = 0.05
-#: 4,000, and p below 0.02 all 10,000 (standard error sqrt(p (1 − p) / 10,000): 0.0014 at 0.02).
+#: have 100 shuffles at least as far from the null as the observed table (counted as the mid-p
+#: counts them): a relative standard error of about 10 %. p = 0.5 takes 1,000 shuffles, p = 0.05
+#: 2,000, and p below 0.01 all 10,000 (standard error sqrt(p (1 − p) / 10,000): 0.001 at 0.01).
 PERMUTATIONS = 10_000
 PERMUTATION_BLOCK = 1_000
-PERMUTATION_HITS = 200.0
+PERMUTATION_HITS = 100.0
+#: A table of more than ALWAYS_EXACT_N examples is enumerated or shuffled only if its z test gives
+#: at least this: below it, 10,000 shuffles could only report a floor of 1/20,000, and the table
+#: is far from chance. Tables up to ALWAYS_EXACT_N examples (few tables each) are always enumerated.
+SHUFFLE_ABOVE = 1e-4
+ALWAYS_EXACT_N = 12
 #: Every table's shuffles start from this seed: the same table always gets the same p-value.
 PERMUTATION_SEED = 20_260_212
 # integer arithmetic of n·x − r·p stays below 2^63 for n below 2^31
@@ -251,10 +259,21 @@ def _one_table(c, real, pred, out, g):
         out[0, g] = p
         out[1, g] = p
         return
-    if n <= PERMUTATION_MAX_N:
-        if not _enumerated_midp(c, real, pred, n, out, g):
-            _shuffled_midp(c, real, pred, n, out, g)
+    if n <= ALWAYS_EXACT_N and _enumerated_midp(c, real, pred, n, out, g):
         return
+    _z_test(c, real, pred, n, out, g)
+    # far from chance (z test below 1 in 10,000) a table keeps the z test: shuffles could only say
+    # "below 1/10,000", a floor no multiple-testing correction passes, and enumerating its tables
+    # would cost a millisecond to refine a p-value no decision turns on
+    if n <= PERMUTATION_MAX_N and max(out[0, g], out[1, g]) >= SHUFFLE_ABOVE:
+        if n <= ALWAYS_EXACT_N or not _enumerated_midp(c, real, pred, n, out, g):
+            _shuffled_midp(c, real, pred, n, out, g)
+
+
+@jit
+def _z_test(c, real, pred, n, out, g):
+    """``z = T / sd(T)`` of B and M with their exact permutation variance, referred to the normal."""
+    k = c.shape[0]
     nf = float(n)
     for which in range(2):
         stat = 0.0
@@ -509,7 +528,8 @@ def _shuffled_midp(c, real, pred, n, out, g):
     return True
 
 
-@jit_parallel
+# a small table may cost milliseconds (its permutation test): threads pay from a few dozen tables
+@jit_parallel(serial_below=512)
 def multiclass_chance(counts, out):
     """``out[0, g]``, ``out[1, g]``: two-sided tests of informedness = 0 and markedness = 0."""
     n_groups, k, _ = counts.shape

@@ -145,10 +145,10 @@ def exact_midp_multiclass(table: np.ndarray, which: str) -> float | None:
 def chance_multiclass(table: np.ndarray, which: str) -> float | None:
     """p_informedness / p_markedness of a K×K table by the documented rule.
 
-    One varying diagonal cell, or a 2×2 table inside the K×K one: :func:`chance_2x2`.
-    Up to 60 examples the permutation mid-p (:func:`exact_midp_multiclass`; None where batcheval
-    shuffles instead); otherwise a normal test of B (or M), a linear form in the cells, with the
-    variance ``wᵀ Σ w`` from :func:`cell_covariance`.
+    One varying diagonal cell, or a 2×2 table inside the K×K one: :func:`chance_2x2`. Up to 12
+    examples the permutation mid-p (:func:`exact_midp_multiclass`). Above 60 examples, or where
+    the z test of B or of M is below 1e-4, :func:`z_multiclass`. Otherwise the permutation mid-p
+    again; None where batcheval shuffles instead (too many tables to enumerate).
     """
     t = np.asarray(table, dtype=np.int64)
     n = int(t.sum())
@@ -162,8 +162,24 @@ def chance_multiclass(table: np.ndarray, which: str) -> float | None:
         k = varying[0]
         tp, rp, pp = int(t[k, k]), int(real[k]), int(pred[k])
         return chance_2x2(tp, pp - tp, rp - tp, n - rp - pp + tp)
-    if n <= 60:  # None: too many tables to enumerate (batcheval shuffles; compare with permutation_p)
-        return exact_midp_multiclass(t, which)
+    other = "markedness" if which == "informedness" else "informedness"
+    z_p, z_other = z_multiclass(t, which), z_multiclass(t, other)
+    if n <= 12:  # every table this small is enumerated, where its tables are few enough
+        exact = exact_midp_multiclass(t, which)
+        if exact is not None:
+            return exact
+    if n > 60 or max(z_p, z_other) < 1e-4:  # large, or far from chance: the z test
+        return z_p
+    # None: too many tables to enumerate (batcheval shuffles; compare with permutation_p)
+    return exact_midp_multiclass(t, which) if n > 12 else None
+
+
+def z_multiclass(table: np.ndarray, which: str) -> float:
+    """The normal test of B (or M), a linear form in the cells, with the variance ``wᵀ Σ w`` of
+    :func:`cell_covariance`."""
+    t = np.asarray(table, dtype=np.int64)
+    n = int(t.sum())
+    real, pred = t.sum(1), t.sum(0)
     margin = real if which == "informedness" else pred
     weights = np.zeros((len(t), len(t)))
     for k in range(len(t)):
@@ -171,8 +187,7 @@ def chance_multiclass(table: np.ndarray, which: str) -> float | None:
             weights[k, k] = 1.0 / (n - margin[k])
     w = weights.ravel()
     var = float(w @ cell_covariance(real.astype(float), pred.astype(float)) @ w)
-    stat = bookmaker(t, which)
-    return float(2 * stats.norm.sf(abs(stat) / math.sqrt(var)))
+    return float(2 * stats.norm.sf(abs(bookmaker(t, which)) / math.sqrt(var))) if var > 0 else 1.0
 
 
 def permutation_p(table: np.ndarray, which: str, n_perm: int, rng: np.random.Generator) -> float:
