@@ -78,6 +78,15 @@ def _one_vs_rest(y: np.ndarray, p: np.ndarray, k: int) -> tuple[float, float]:
     return (det / (rp * rn) if rp * rn else 0.0), (det / (pp * pn) if pp * pn else 0.0)
 
 
+def test_prevalence_weighted_f1_recall_and_precision_are_scikit_learns_weighted() -> None:
+    # the hint said "batcheval has no prevalence-weighted average of 'f1'", though weighted_f1 is one
+    got = be.evaluate(y_true=Y3, y_pred=P3, measures=["prevalence_weighted_f1", "prevalence_weighted_recall",
+                                                       "prevalence_weighted_precision"])  # fmt: skip
+    for name, fn in (("f1", skm.f1_score), ("recall", skm.recall_score), ("precision", skm.precision_score)):
+        want = fn(Y3, P3, average="weighted")
+        assert got[f"prevalence_weighted_{name}"][0] == pytest.approx(want, abs=1e-12)
+
+
 def test_the_other_weighting_of_a_bookmaker_measure_is_the_measure() -> None:
     # docs/measures.md: informedness = Σ prevalence_k·informedness_k, markedness = Σ bias_k·markedness_k,
     # and weighted_ weights by prevalence, as scikit-learn's average="weighted"

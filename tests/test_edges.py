@@ -205,6 +205,20 @@ def test_binary_measures_of_one_class_are_its_one_vs_rest_values():
     assert per_class.select(names).equals(out.select(names))
 
 
+def test_intervals_of_a_binary_measure_of_one_class_are_its_one_vs_rest_tables():
+    """recall of a one-class table got no interval ("none of measures=['recall'] has an interval"),
+    and with informedness beside it a warning blamed p-values. Recall's interval reads tp and the
+    real positives only: a correctly rejected negative added to the data leaves it unchanged."""
+    one = be.evaluate(y_true=[1] * 4, y_pred=[1] * 4, measures=["recall", "precision"], ci=0.95)
+    two = be.evaluate(y_true=[1] * 4 + [0], y_pred=[1] * 4 + [0], measures=["recall", "precision"], ci=0.95)
+    names = ["recall_ci_low", "recall_ci_high", "precision_ci_low", "precision_ci_high"]
+    assert one.select(names).rows() == two.select(names).rows()
+    assert 0 < one["recall_ci_low"][0] < 1 == one["recall_ci_high"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        be.evaluate(y_true=[1] * 4, y_pred=[1] * 4, measures=["informedness", "recall"], ci=0.95)
+
+
 def test_null_dtype_label_prediction_and_score_columns_hold_no_values():
     typed = pl.DataFrame(
         {"run": [1, 2], "label": [None, None], "prediction": [1, 0], "score": [0.2, 0.3]},

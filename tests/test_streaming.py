@@ -227,6 +227,9 @@ def test_a_record_batch_reader_is_read_once_and_a_second_pass_is_refused():
         be.sweep(reader(), by="run", thresholds=[0.0, 0.5])
     given = dict(by="run", thresholds=3, score_range=(df["score"].min(), df["score"].max()), positive=1)
     assert be.sweep(reader(), **given).equals(be.sweep(df, **given))
+    # two classes named fix the positive class (the greater) without a first pass
+    named = dict(by="run", thresholds=[0.0, 0.5], classes=[1, 0])
+    assert be.sweep(reader(), **named).equals(be.sweep(df, **named))
     used = reader()
     be.sweep(used, by="run", thresholds=[0.0, 0.5], positive=1)
     with pytest.raises(SourceError, match="read already"):

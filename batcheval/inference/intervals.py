@@ -1278,6 +1278,11 @@ def add_intervals(
         counts, k, pos = one_vs_rest(counts), 2, 1
     else:
         pos = table.positive_index(positive) if k == 2 and table.n_classes == 2 else 1
+    one_class_binary = [m for m in measures or () if m not in interval_measures(1, "bootstrap")]
+    if k == 1 and one_class_binary and all(m in interval_measures(2, "bootstrap") for m in one_class_binary):
+        # one class: its binary measures are those of the class against the (empty) rest, as
+        # the point values are computed (measures.compute), so their intervals are that table's
+        counts, k, pos = one_vs_rest(counts), 2, 1
     capable = interval_measures(k, method)
     wanted = _measures.default_measures(k, beta) if measures is None else list(measures)
     names = [m for m in wanted if m in capable]
@@ -1293,7 +1298,12 @@ def add_intervals(
             f"none of measures={list(wanted)} has an interval; measures with one: {boot}"
         )
     if left and measures is not None:
-        warn(f"no interval for {left}: p-values and alpha_sbb have none; the other measures have one")
+        why = (
+            "p-values and alpha_sbb have none"
+            if all(m.startswith("p_") or m == "alpha_sbb" for m in left)
+            else f"no interval method for {k} class{'es' if k != 1 else ''}"
+        )
+        warn(f"no interval for {left}: {why}; the other measures have one")
     result = intervals(counts, names, ci, method, n_boot=n_boot, seed=seed, positive=pos, beta=beta)
     for name in closed:
         result[name] = closed_form_interval(counts, name, ci, pos)

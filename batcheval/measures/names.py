@@ -74,6 +74,9 @@ ALIASES: dict[str, str] = {
     "weighted_informedness": "informedness",
     "bias_weighted_markedness": "markedness",
     "weighted_markedness": "prevalence_weighted_markedness",
+    "prevalence_weighted_f1": "weighted_f1",
+    "prevalence_weighted_recall": "weighted_recall",
+    "prevalence_weighted_precision": "weighted_precision",
 }
 
 #: Averages over classes, as in ``<average>_<measure>`` (or the older ``<measure>_<average>``);

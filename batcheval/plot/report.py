@@ -103,7 +103,8 @@ def report(
     classes
         The class set, one row per class in sorted order; default the sorted union of the labels
         and predictions. A class no example holds gets a row of support 0 (NaN where a measure
-        is undefined). A ContingencyTable keeps its own classes and this is not read.
+        is undefined). A ContingencyTable keeps the classes it was counted over: ``classes=``
+        naming other classes is refused.
     ci
         The confidence level of the informedness and markedness intervals, strictly between 0
         and 1; the header names it (``95% CI``).

@@ -101,8 +101,8 @@ def sweep(
         ``numpy.linspace(low, high, T)``, in place of the scores' finite min and max. Scores
         outside it are still counted: below ``low`` they are negative at every threshold, above
         ``high`` positive. A streamed sweep given it skips the scan for the range (it still scans
-        the labels when it needs the positive class). Only read with an int ``thresholds``:
-        with a list or ``"exact"`` it is ignored, unchecked.
+        the labels when it needs the positive class). Only for an int ``thresholds``: with a list
+        or ``"exact"`` it would have no effect, and is refused.
     measures
         The measures at every threshold. Default: :data:`SWEEP_MEASURES`, what the
         charts and best-point searches read (recall, fallout, precision, bias,
@@ -385,6 +385,9 @@ class _Stream:
         # a named positive is checked against the labels: by the scan where there is one, by the
         # count's own batches otherwise (a worker's batches cannot report them, so Dask scans)
         scan_positive = positive is not None and classes is None and engine == "dask"
+        if positive is None and classes is not None and len(classes) == 2:
+            # the greater of the two classes named: no scan of the labels needed for it
+            positive = _default_positive(sorted(classes), self.label)
         if need_range or positive is None or scan_positive:
             if is_one_shot(data):
                 wanted = " and ".join(
