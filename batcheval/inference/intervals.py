@@ -1278,8 +1278,7 @@ def add_intervals(
         counts, k, pos = one_vs_rest(counts), 2, 1
     else:
         pos = table.positive_index(positive) if k == 2 and table.n_classes == 2 else 1
-    one_class_binary = [m for m in measures or () if m not in interval_measures(1, "bootstrap")]
-    if k == 1 and one_class_binary and all(m in interval_measures(2, "bootstrap") for m in one_class_binary):
+    if k == 1 and _binary_only(measures):
         # one class: its binary measures are those of the class against the (empty) rest, as
         # the point values are computed (measures.compute), so their intervals are that table's
         counts, k, pos = one_vs_rest(counts), 2, 1
@@ -1317,6 +1316,14 @@ def add_intervals(
     for name, (low, high) in result.items():
         columns += [pl.Series(f"{name}_ci_low", low), pl.Series(f"{name}_ci_high", high)]
     return frame.hstack(columns)
+
+
+def _binary_only(measures: Sequence[str] | None) -> bool:
+    """Whether the measures asked of a one-class table include binary ones (and only measures
+    that have an interval with one or two classes): they are read from its one-vs-rest table."""
+    one, two = set(interval_measures(1, "bootstrap")), set(interval_measures(2, "bootstrap"))
+    binary = [m for m in measures or () if m not in one]
+    return bool(binary) and all(m in two for m in binary)
 
 
 def closed_form_interval(
