@@ -221,7 +221,7 @@ def evaluate(
                 f"y_pred={_given(y_pred)}"
             )
         for what, values in (("y_true", y_true), ("y_pred", y_pred)):
-            if not hasattr(values, "__len__"):
+            if not hasattr(values, "__len__") or isinstance(values, (str, bytes, dict)):
                 raise InvalidArgumentError(f"{what}= takes a list, array or Series of labels, got {values!r}")
         data = from_mapping({label: y_true, prediction: y_pred})
     elif data is None:

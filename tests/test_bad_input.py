@@ -85,6 +85,15 @@ def test_one_class_with_intervals_on_the_command_line(tmp_path):
             lambda df: be.evaluate(y_true=[1, 0], y_pred=0.5),
             "y_pred= takes a list, array or Series of labels, got 0.5",
         ),
+        # a string has a length, but its characters are not labels (sklearn refuses it too)
+        (
+            lambda df: be.evaluate(y_true="abc", y_pred="abd"),
+            "y_true= takes a list, array or Series of labels, got 'abc'",
+        ),
+        (
+            lambda df: be.evaluate(y_true=[0, 1], y_pred={0: 1, 1: 1}),
+            "y_pred= takes a list, array or Series of labels, got {0: 1, 1: 1}",
+        ),
     ],
 )
 def test_argument_of_a_wrong_type_is_named_with_its_value(call, message):

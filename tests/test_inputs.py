@@ -255,6 +255,32 @@ def test_pandas_categorical_key_with_nan_in_every_entry_point():
     assert be.leaderboard(pdf, run="run")["n"].sum() == 6
 
 
+@pytest.mark.parametrize("arrow", [False, True])
+def test_pandas_period_and_interval_keys_are_read_as_their_text(arrow):
+    periods = pd.Series(pd.period_range("2020-01", periods=3, freq="M").repeat(2))
+    periods[5] = pd.NaT
+    pdf = pd.DataFrame(
+        {
+            "month": periods,
+            "bin": pd.Series(pd.interval_range(0, 3).repeat(2)),
+            "label": [1, 0, 1, 0, 1, 0],
+            "prediction": [1, 0, 0, 0, 1, 1],
+        }
+    )
+    data = pa.Table.from_pandas(pdf) if arrow else pdf
+    out = be.evaluate(data, by="month", measures="accuracy")
+    assert out["month"].to_list() == ["2020-01", "2020-02", "2020-03", None]
+    assert out["accuracy"].to_list() == [1.0, 0.5, 1.0, 0.0]
+    assert be.evaluate(data, by="bin", measures="accuracy")["bin"].to_list() == ["(0, 1]", "(1, 2]", "(2, 3]"]
+
+
+def test_polars_extension_key_is_refused_naming_the_column():
+    df = pl.from_pandas(pd.DataFrame({"month": pd.period_range("2020-01", periods=2, freq="M"),
+                                      "label": [0, 1], "prediction": [0, 1]}))  # fmt: skip
+    with pytest.raises(be.InvalidArgumentError, match="key column 'month' has the extension dtype"):
+        be.evaluate(df, by="month")
+
+
 @pytest.mark.parametrize("n", [12, 70_000])
 @pytest.mark.parametrize("dtype", [pl.Float64, pl.Float32])
 def test_float_keys_group_signed_zeros_and_every_nan_together(n, dtype):

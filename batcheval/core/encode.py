@@ -398,6 +398,13 @@ def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None)
     (:func:`encode_columns`), or bounds the values are known to lie within.
     """
     dtype = s.dtype
+    if isinstance(dtype, pl.Extension):
+        # pl.from_pandas of a Period or Interval column; no kernel and no cast reads these
+        raise InvalidArgumentError(
+            f"key column {s.name!r} has the extension dtype {dtype}, which cannot be a key; convert "
+            f"it before polars, e.g. df[{s.name!r}].astype('string') in pandas, or pass the pandas "
+            "frame itself, whose Period and Interval columns batcheval reads as text"
+        )
     if dtype.is_nested() or dtype == pl.Object:
         raise InvalidArgumentError(
             f"key column {s.name!r} has dtype {dtype}, which cannot be a key; keys must be integer, "

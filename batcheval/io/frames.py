@@ -227,8 +227,16 @@ def _foreign_column(data: Any, i: int, name: str, role: str) -> pl.Series:
                 raise InvalidArgumentError(f"{role} column {name!r} is not a sequence of values: {values!r}")
             return pl.DataFrame({name: values}).to_series()
         if type(data).__module__.startswith("pyarrow"):
-            return pl.Series(name, data.column(i))
-        return pl.from_pandas(data.iloc[:, i]).alias(name)
+            column = pl.Series(name, data.column(i))
+            if isinstance(column.dtype, pl.Extension):  # a pandas type kept in arrow metadata
+                return pl.from_pandas(data.column(i).to_pandas().astype("string")).alias(name)
+            return column
+        column = pl.from_pandas(data.iloc[:, i])
+        if isinstance(column.dtype, pl.Extension):
+            # pandas Period and Interval values have no polars type and no kernel can count
+            # them; their text ('2020-01', '(0, 1]') is how pandas shows them and sorts in order
+            column = pl.from_pandas(data.iloc[:, i].astype("string"))
+        return column.alias(name)
     except (pl.exceptions.PolarsError, ValueError, TypeError, NotImplementedError, OverflowError) as e:
         if isinstance(e, InvalidArgumentError):
             raise
