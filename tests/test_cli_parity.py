@@ -56,6 +56,8 @@ def test_measures_lists_every_measure_with_its_interval():
     assert "specificity" in rows["inverse_recall"]
     # binary mcc is correlation and takes its closed form (it was listed as "bootstrap" only)
     assert "closed form (2), bootstrap (K)" in rows["mcc"]
+    # a "2" must not read as "unavailable with K classes": the help says how to get it
+    assert "evaluate --per-class gives it" in run_cli("measures", "--help").stdout
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 80)
     binary = be.evaluate(

@@ -73,6 +73,10 @@ _MEASURES_EXAMPLES = """examples:
 
 interval: "closed form" (Wilson or delta method), "bootstrap" (--ci falls back to it),
 or "none" (p-values). Aliases are accepted wherever a measure is named.
+
+classes "2": a measure of one positive class. With K classes, evaluate --per-class gives it
+for every class against the rest, and the macro_ and weighted_ names average recall,
+precision, f1, informedness and markedness over the classes (docs/averaging.md).
 """
 
 _DEMO_EXAMPLES = """examples:
