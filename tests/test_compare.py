@@ -368,3 +368,21 @@ def test_infinite_or_text_measures_are_named():
         match=r"^measure column 'accuracy' of dtype String has 2 non-numeric values \(first: 'n/a'\)$",
     ):
         be.compare(text, measure="accuracy")
+
+
+@pytest.mark.parametrize("name", ["se", "t", "n_folds", "p_holm", "reference_run"])
+def test_a_run_column_named_like_an_output_is_refused(name):
+    # it was polars' raw DuplicateError while the result was put together
+    df = cv_frame(n_runs=3)
+    if name == "reference_run":  # a second run key whose name the reference's copy of run takes
+        df, runs = df.with_columns(pl.col("run").alias(name)), ["run", name]
+    else:
+        df, runs = df.rename({"run": name}), [name]
+    with pytest.raises(
+        be.DuplicateColumnError, match=f"^run column '{name}' has the name of an output column"
+    ):
+        be.compare(df, run=runs, repeat="repeat", measure="accuracy", test="t")
+    renamed = df.rename({name: f"{name}_key"})
+    out = be.compare(renamed, run=[f"{name}_key" if r == name else r for r in runs], repeat="repeat",
+                     measure="accuracy", test="t")  # fmt: skip
+    assert out.height == 2

@@ -3,6 +3,8 @@ definition in tests/reference/delong.py, scikit-learn's AUC, and a seeded covera
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -12,7 +14,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import batcheval as be
-from batcheval.errors import InvalidArgumentError, InvalidLabelError
+from batcheval.errors import DuplicateColumnError, InvalidArgumentError, InvalidLabelError
 from tests.reference import delong as ref
 
 
@@ -130,6 +132,36 @@ def test_bad_input_is_named():
         be.compare_auc(one_pos)
     with pytest.raises(InvalidArgumentError, match=r"ci must be a confidence level strictly .* got 1\.5"):
         be.auc(df, ci=1.5)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 0.5])
+def test_a_float_label_that_is_no_class_is_refused(bad):
+    # NaN sorted last and became the positive class: run a's AUC 0.889 came out as 0.111 (sklearn)
+    label, s, df = scored(n_runs=2, n_ex=12, seed=5)
+    odd = df.with_columns(pl.col("label").cast(pl.Float64).replace(0.0, bad))
+    with pytest.raises(InvalidLabelError, match=r"label column 'label' is float and holds \d+ non-integer"):
+        be.compare_auc(odd)
+    whole = be.compare_auc(df.with_columns(pl.col("label").cast(pl.Float64))).sort("run")
+    assert whole["roc_auc"].to_list() == pytest.approx([roc_auc_score(label, s[r]) for r in range(2)])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"run": "example"}, "column 'example' is named twice: as run and as example"),
+        ({"label": "score"}, "column 'score' is named twice: as score and as label"),
+        ({"run": "z_value"}, None),
+        ({"run": "z"}, "run column 'z' has the name of an output column"),
+    ],
+)
+def test_columns_named_twice_or_like_an_output_are_refused_naming_both(kwargs, message):
+    _, _, df = scored(n_runs=3, n_ex=20, seed=4)
+    df = df.with_columns(z=pl.col("run"), z_value=pl.col("run"))
+    if message is None:  # a name that is no output column is fine
+        assert be.compare_auc(df, **kwargs).height == 3
+        return
+    with pytest.raises(DuplicateColumnError, match=re.escape(message)):
+        be.compare_auc(df, **kwargs)
 
 
 @pytest.mark.parametrize("kind", ["long_tail", "few_values", "one_value_run"])

@@ -255,6 +255,20 @@ def test_infinite_losses_tie_in_wilcoxon_as_in_friedman(n):
     assert by_name(res, "mean_rank") == pytest.approx({f"m{j:03d}": r for j, r in enumerate(expected)})
 
 
+def test_an_infinite_difference_beside_a_zero_one_takes_the_largest_rank():
+    # the zero differences were parked at +inf to rank them last, so a real infinite difference tied
+    # with them and got a shared mid-rank: p 0.546875 where scipy's exact test gives 0.578125
+    a = [np.inf, np.inf, 0.30, 0.40, 0.50, 0.60, 0.70, 0.80]
+    b = [np.inf, 0.20, 0.25, 0.42, 0.47, 0.64, 0.61, 0.90]
+    res = be.rank_methods(frame_of(np.array([a, b]).T), higher_is_better=False)
+    d = np.subtract(a, b, where=np.isfinite(a) | np.isfinite(b), out=np.zeros(8))
+    d[1] = 1e9  # the infinite difference is the largest
+    ref = stats.wilcoxon(d, zero_method="wilcox", method="exact")
+    (row,) = res.pairwise.iter_rows(named=True)
+    assert row["w"] == pytest.approx(ref.statistic, abs=1e-12)
+    assert row["p_wilcoxon"] == pytest.approx(ref.pvalue, rel=1e-12)
+
+
 @pytest.mark.parametrize(("column", "where"), [("method", [2]), ("dataset", [3, 4])])
 def test_null_method_or_dataset_is_named(column, where):
     x = frame_of(scores(3, 3, 6))
@@ -287,3 +301,13 @@ def test_alpha_and_text_scores_that_are_not_numbers_are_named():
         match=r"^measure column 'score' of dtype String has 3 non-numeric values \(first: 'failed'\)$",
     ):
         be.rank_methods(text)
+
+
+@pytest.mark.parametrize("name", ["mean_rank", "p_holm", "z"])
+def test_a_method_column_named_like_an_output_is_refused(name):
+    # it was polars' raw DuplicateError
+    df = frame_of(scores(4, 3, 7)).rename({"method": name})
+    with pytest.raises(
+        be.DuplicateColumnError, match=f"^method column '{name}' has the name of an output column"
+    ):
+        be.rank_methods(df, method=name, control="m000")

@@ -62,7 +62,7 @@ import polars as pl
 from ..core.encode import WIDE_INTEGERS
 from ..errors import InvalidArgumentError
 from ..io.arguments import as_real
-from ..io.frames import as_key_list, check_roles, column_names, select_columns
+from ..io.frames import as_key_list, check_free_names, check_roles, column_names, select_columns
 from ..kernels import ranks as _rank_kernels
 from .adjust import adjust
 
@@ -211,6 +211,7 @@ def fold_matrix(
     named = [*runs, fold, *([repeat] if repeat is not None else []), measure]
     kinds = [*("run" for _ in runs), "fold", *(["repeat"] if repeat is not None else []), "measure"]
     roles = check_roles([], *named, roles=kinds)  # a column in two roles is named in both
+    check_free_names(runs, [*RESULT_COLUMNS, *(f"reference_{c}" for c in runs)], "compare's result", "run")
     frame = select_columns(data, [*runs, *cell_cols, measure], roles)
     if frame.height == 0:
         raise InvalidArgumentError("the frame has no rows to compare")
@@ -584,6 +585,11 @@ def compare(
     if test != "bayes":
         out = out.with_columns(adjust(out.get_column("p_value"), "holm").alias("p_holm"))
     return out
+
+
+#: The columns :func:`compare` adds beside the run keys and ``reference_<key>`` (any test's).
+RESULT_COLUMNS = ("n_folds", "mean_run", "mean_reference", "mean_diff", "sd_diff", "se", "t", "df", "p_value",
+                  "p_holm", "p_left", "p_rope", "p_right")  # fmt: skip
 
 
 def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray, test: str, ratio: float,

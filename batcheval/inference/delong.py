@@ -45,14 +45,19 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..core.encode import as_integers
 from ..errors import InvalidArgumentError, InvalidLabelError
-from ..io.frames import as_key_list, select_columns
+from ..io.frames import as_key_list, check_free_names, check_roles, select_columns
 from ..kernels import delong as _kernels
 from ..scores.prepare import check_exact_in_float
 from . import selection as _selection
 from .adjust import adjust
 from .cv import is_tiled, key_codes, reference_row, sorted_grid
 from .intervals import check_options
+
+# the columns compare_auc adds beside the run keys
+_OUTPUTS = ("roc_auc", "roc_auc_se", "diff", "se_diff", "diff_ci_low", "diff_ci_high", "z", "p_value",
+            "p_holm", "is_reference", "could_be_best", "p_best", "rank_ci_low", "rank_ci_high")  # fmt: skip
 
 __all__ = ["compare_auc"]
 
@@ -170,7 +175,9 @@ def compare_auc(
     # ci and seed checked as the leaderboard's are (the interval method and n_boot do not apply here)
     check_options(ci, "wilson_delta", 2, seed)
     runs = as_key_list(run, "run")
-    roles = {**dict.fromkeys(runs, "run"), example: "example", score: "score", label: "label"}
+    roles = check_roles([], *runs, example, score, label,
+                        roles=("run",) * len(runs) + ("example", "score", "label"))  # fmt: skip
+    check_free_names(runs, _OUTPUTS, "compare_auc's result", "run")
     frame = select_columns(data, [*runs, example, score, label], roles)
     s = frame.get_column(score)
     if not s.dtype.is_numeric():
@@ -187,6 +194,8 @@ def compare_auc(
     lab = frame.get_column(label)
     if lab.null_count():
         raise InvalidLabelError(f"label column {label!r} has {lab.null_count()} nulls")
+    # NaN or 0.5 is no class (NaN sorted last and became the positive class); whole floats are
+    lab = as_integers(lab, "label")
     classes = lab.unique().sort()
     if len(classes) != 2:
         raise InvalidLabelError(f"label column {label!r} must hold two classes, got {classes.to_list()}")

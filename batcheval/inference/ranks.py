@@ -58,7 +58,7 @@ import polars as pl
 
 from ..errors import InvalidArgumentError, NullValuesError, warn
 from ..io.arguments import as_real
-from ..io.frames import check_roles, select_columns
+from ..io.frames import check_free_names, check_roles, select_columns
 from ..kernels import ranks as _kernels
 from .adjust import adjust
 from .cv import matches, numeric_values
@@ -511,6 +511,10 @@ def rank_methods(
     if not 0.0 < as_real(alpha, "alpha=") < 1.0:
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
     roles = check_roles([], method, dataset, measure, roles=("method", "dataset", "measure"))
+    # the method column is a column of the rank and control frames
+    taken = {"mean_rank", "mean_score", "rank_diff", "z", "p_value", "p_holm", "p_nemenyi",
+             "nemenyi_different", "w", "p_wilcoxon", "p_wilcoxon_holm"}  # fmt: skip
+    check_free_names([method], taken, "rank_methods' result", "method")
     frame = select_columns(scores, [method, dataset, measure], roles)
     for col in (method, dataset):
         nulls = frame.get_column(col).null_count()
@@ -782,8 +786,12 @@ def _sign_flip_p(d: np.ndarray) -> np.ndarray:
     from scipy import stats
 
     n = d.shape[1]
-    mag = np.where(d == 0, np.inf, np.abs(d))  # zeros rank last and get weight 0
-    weight = np.where(d != 0, np.rint(2.0 * stats.rankdata(mag, axis=1)), 0.0).astype(np.int64)
+    # zeros rank first and get weight 0; the others' ranks, less the zeros' count, are their ranks
+    # among themselves (parking the zeros at +inf instead tied them with an infinite difference)
+    zeros = np.sum(d == 0, axis=1, keepdims=True)
+    mag = np.where(d == 0, -np.inf, np.abs(d))
+    doubled = np.rint(2.0 * stats.rankdata(mag, axis=1)) - 2 * zeros
+    weight = np.where(d != 0, doubled, 0.0).astype(np.int64)
     t = np.sum(np.where(d > 0, weight, 0), axis=1)
     # weights are at most 2N ≤ 26: one byte each, so a row of sorted weights is an N-byte key
     rows = np.ascontiguousarray(np.sort(weight, axis=1).astype(np.uint8))

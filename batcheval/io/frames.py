@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import polars as pl
@@ -38,7 +38,7 @@ def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
     return keys
 
 
-def check_free_names(keys: Sequence[str], outputs: Sequence[str], what: str) -> None:
+def check_free_names(keys: Sequence[str], outputs: Collection[str], what: str, role: str = "key") -> None:
     """Refuse a key column that has the name of a column the result adds (``what`` says which).
 
     Examples
@@ -52,7 +52,7 @@ def check_free_names(keys: Sequence[str], outputs: Sequence[str], what: str) -> 
     for col in keys:
         if col in taken:
             raise DuplicateColumnError(
-                f"key column {col!r} has the name of an output column ({what}); "
+                f"{role} column {col!r} has the name of an output column ({what}); "
                 f"rename it, e.g. df.rename({{{col!r}: '{col}_key'}})"
             )
 
