@@ -241,7 +241,9 @@ def test_abstain_values_the_column_cannot_hold(column, abstain, message):
         be.evaluate(df, abstain=abstain)
 
 
-def test_whole_float_abstain_value_matches_integer_predictions():
+@pytest.mark.parametrize("value", [-1.0, np.float64(-1.0), np.float32(-1.0), [np.float16(-1), 7.0]])
+def test_whole_float_abstain_value_matches_integer_predictions(value):
+    # np.float32 is no Python float: it was refused as "cannot occur" in an Int64 column
     df = pl.DataFrame({"label": [0, 1, 1], "prediction": [0, 1, -1]})
-    out = be.evaluate(df, abstain=-1.0, measures=["accuracy"])
+    out = be.evaluate(df, abstain=value, measures=["accuracy"])
     assert out.select("n", "abstained").rows() == [(2, 1)]

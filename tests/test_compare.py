@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -386,3 +388,14 @@ def test_a_run_column_named_like_an_output_is_refused(name):
     out = be.compare(renamed, run=[f"{name}_key" if r == name else r for r in runs], repeat="repeat",
                      measure="accuracy", test="t")  # fmt: skip
     assert out.height == 2
+
+
+@pytest.mark.parametrize("reference", ["02", " 2", "2.0", True])
+def test_reference_matches_an_integer_run_only_as_its_plain_text(reference):
+    # "02" and True silently chose runs 2 and 1; "2" (the command line's text) and 2 still choose run 2
+    df = cv_frame(n_runs=3)
+    with pytest.raises(InvalidArgumentError, match=f"reference= run {re.escape(repr(reference))} is not"):
+        be.compare(df, repeat="repeat", measure="accuracy", reference=reference, test="t")
+    for ok in ("2", 2, np.int64(2)):
+        out = be.compare(df, repeat="repeat", measure="accuracy", reference=ok, test="t")
+        assert out["reference_run"].to_list() == [2, 2]

@@ -192,6 +192,12 @@ def test_cd_diagram_bars_join_exactly_the_pairs_nemenyi_cannot_separate(tmp_path
     assert set(order) <= labels
     with pytest.raises(ValueError, match="chart='cd'"):
         be.plot(res, chart="roc")
+    # a numpy integer is an integer (it was refused as "must be an integer")
+    top3 = be.plot(res, chart="cd", top=np.int64(3))
+    assert {t.get_text().split(" ")[0] for t in top3.axes[0].texts} >= set(order[:3])
+    assert not {t.get_text().split(" ")[0] for t in top3.axes[0].texts} & set(order[3:])
+    with pytest.raises(InvalidArgumentError, match=r"top= must be an integer of at least 2, got np.True_"):
+        be.plot(res, chart="cd", top=np.True_)
 
 
 @pytest.mark.parametrize("n", [5, 8, 11, 13])

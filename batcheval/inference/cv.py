@@ -391,11 +391,30 @@ def _fold_codes(s: pl.Series, codes: np.ndarray) -> pl.Series:
 
 
 def matches(column: pl.Series, value: Any) -> np.ndarray:
-    """Where ``column`` equals the scalar ``value``, as a boolean array. A value polars cannot compare
-    with the column (a string against integers, a list, None) matches nowhere, so that the caller's
-    "not found" error names it instead of polars raising its own."""
+    """Where ``column`` equals the scalar ``value``, as a boolean array.
+
+    A string names an integer run only as its plain decimal text ("7", as the command line gives
+    it; not "07" or " 7"), and a bool only a boolean run (True is no run 1). A value polars cannot
+    compare with the column (a list, None, text that is no integer against integers) matches
+    nowhere, so that the caller's "not found" error names it instead of polars raising its own.
+
+    Examples
+    --------
+    >>> runs = pl.Series("run", [1, 2, 10])
+    >>> [matches(runs, v).tolist() for v in ("2", "02", True, 10.0)]
+    [[False, True, False], [False, False, False], [False, False, False], [False, False, True]]
+    """
+    none = np.zeros(len(column), dtype=bool)
     if value is None or isinstance(value, list | tuple | dict | set | np.ndarray | pl.Series):
-        return np.zeros(len(column), dtype=bool)
+        return none
+    if isinstance(value, bool | np.bool_) and column.dtype != pl.Boolean:
+        return none
+    if isinstance(value, str) and column.dtype.is_integer():
+        try:
+            if str(int(value)) != value:
+                return none
+        except ValueError:
+            return none
     try:
         hit = column == value
     except (TypeError, NotImplementedError, pl.exceptions.PolarsError):

@@ -90,7 +90,9 @@ def abstain_values(abstain: Any, prediction: pl.Series) -> list[Any]:
                 f"abstain value None cannot mark a prediction in column {name!r}; null predictions "
                 "are rejected or dropped (drop_nulls=True); fill them with an abstain value first"
             )
-        v = int(given) if kind == "int" and isinstance(given, float) and given.is_integer() else given
+        # any float type (np.float32 is no Python float) holding a whole number names an integer
+        whole = isinstance(given, float | np.floating) and float(given).is_integer()
+        v = int(given) if kind == "int" and whole else given
         ok = {
             "int": isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_),
             "bool": isinstance(v, bool | np.bool_),

@@ -102,8 +102,9 @@ def plot_cd(
                 f"{k} methods are too many for one diagram (at most {_MAX_METHODS}); give top="
             )
         top = k
-    if isinstance(top, bool) or not isinstance(top, int) or top < 2:
+    if isinstance(top, bool | np.bool_) or not isinstance(top, int | np.integer) or top < 2:
         raise InvalidArgumentError(f"top= must be an integer of at least 2, got {top!r}")
+    top = int(top)
     shown = result.ranks.head(min(top, _MAX_METHODS))
     names = [str(v) for v in shown.get_column(result.method).to_list()]
     ranks = shown.get_column("mean_rank").to_numpy()
