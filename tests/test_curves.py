@@ -115,6 +115,12 @@ def test_a_missing_pool_column_is_named_and_multiclass_curves_pool():
     for data, score in ((binary, "score"), (df, ["p0", "p1", "p2"])):
         with pytest.raises(be.ColumnNotFoundError, match=r"pool column 'flod' not found"):
             be.curves(data, by=["run", "fold"], score=score, pool="flod")
+    for data, score in ((binary, "score"), (df, ["p0", "p1", "p2"])):
+        # a misspelt pooled column that is in by= too was ignored: rows came back
+        with pytest.raises(be.ColumnNotFoundError, match=r"key column 'flod' not found"):
+            be.curves(data, by=["run", "flod"], score=score, pool="flod")
+        with pytest.raises(be.ColumnNotFoundError, match=r"key column 'flod' not found"):
+            be.auc(data, by=["run", "flod"], score=score, pool="flod")
     grid = [0.25, 0.5, 0.75]
     for by in (["run", "fold"], "run"):
         out = be.curves(df, by=by, score=["p0", "p1", "p2"], pool="fold", thresholds=grid, kind="roc")

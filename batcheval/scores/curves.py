@@ -126,8 +126,9 @@ def curves(
         # the pooled curve over every distinct score: the pooled tables' rows swept together
         # (sweep's pool= needs a shared grid), which is the sum of their tables at those scores
         pooled, keys = as_key_list(pool, "pool"), as_key_list(by)
-        # no longer a key of the sweep, so checked here: a misspelt one was ignored
-        select_columns(data, [c for c in pooled if c not in keys], dict.fromkeys(pooled, "pool"))
+        # no longer a key of the sweep, so checked here, in by= as a key (as auc and a grid name it):
+        # a misspelt one was ignored
+        select_columns(data, pooled, {c: "key" if c in keys else "pool" for c in pooled})
         by, pool = [c for c in keys if c not in pooled], None
     sw = sweep(data, by, label, score, thresholds=thresholds, positive=positive, pool=pool,
                measures=[], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
