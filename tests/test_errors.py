@@ -27,6 +27,23 @@ def test_duplicate_column_names():
         be.evaluate(sweep_frame(), by=["label"])
 
 
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda df: be.auc(df, by="score"), "'score' is named twice: as key and as score"),
+        (lambda df: be.curves(df, score="label"), "'label' is named twice: as label and as score"),
+        (lambda df: be.sweep(df, by="label", thresholds=3), "'label' is named twice: as key and as label"),
+        (lambda df: be.auc(df, by="s0", score=["s0", "s1"]), "'s0' is named twice: as key and as score"),
+        (lambda df: be.curves(df, label="s1", score=["s0", "s1"]), "'s1' is named twice: as label and as sc"),
+    ],
+)
+def test_duplicate_score_columns_name_both_roles(call, message):
+    # the score paths said "as score and as score": their roles dict kept only a column's last role
+    df = pl.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.9, 0.3, 0.6], "s0": [0.9, 0.1, 0.7, 0.4]})
+    with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
+        call(df.with_columns(s1=1 - pl.col("s0")))
+
+
 def test_null_labels_report_the_count():
     df = sweep_frame().with_columns(
         pl.when(pl.int_range(pl.len()) % 100 == 0).then(None).otherwise(pl.col("label")).alias("label")

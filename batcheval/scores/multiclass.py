@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from ..errors import ColumnNotFoundError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
-from ..io.frames import as_key_list, select_columns, unused_name
+from ..io.frames import as_key_list, check_roles, select_columns, unused_name
 from .prepare import check_exact_in_float, check_within_classes
 
 __all__ = [
@@ -109,7 +109,8 @@ def one_vs_rest_frame(
     if "class" in keys:
         raise InvalidLabelError("a key column is named 'class', which the one-vs-rest frame adds; rename it")
     score_cols = [score] if isinstance(score, str) else list(score)
-    roles = {k: "key" for k in keys} | {label: "label"} | {c: "score" for c in score_cols}
+    # check_roles keeps both roles of a column named twice: a dict merged from the parts kept the last
+    roles = check_roles(keys, label, *score_cols, roles=("label", *["score"] * len(score_cols)))
     df = select_columns(data, [*keys, label, *score_cols], roles)
     for c in score_cols:
         if isinstance(df.schema[c], pl.Array):  # a fixed-width list: the same entries as a List

@@ -28,7 +28,7 @@ from ..core.encode import (
 )
 from ..core.memory import check_allocation
 from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
-from ..io.frames import as_key_list, select_columns
+from ..io.frames import as_key_list, check_roles, select_columns
 from ..kernels.count import mark_present
 from ..kernels.jit import SERIAL_BELOW, n_threads
 from ..kernels.ranges import finite_range
@@ -111,7 +111,8 @@ def prepare_scores(
     :func:`check_nonfinite`).
     """
     keys = as_key_list(by)
-    roles = {k: "key" for k in keys} | {label: "label", score: "score"}
+    # check_roles keeps both roles of a column named twice: a dict merged from the parts kept the last
+    roles = check_roles(keys, label, score, roles=("label", "score"))
     df = select_columns(data, [*keys, label, score], roles)
     # a Null-dtype column (all null, or empty) holds no values of a wrong kind
     nulls_typed = {label: pl.Int64, score: pl.Float64}
