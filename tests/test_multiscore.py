@@ -275,3 +275,17 @@ def test_undefined_averages_are_nan_not_null():
     got = be.auc(df, score=["s0", "s1", "s2"], classes=[0, 1, 2])
     assert got.null_count().sum_horizontal().item() == 0
     assert all(np.isnan(got[c][0]) for c in be.AUC_AVERAGES)
+
+
+@pytest.mark.parametrize("drop_nulls", [False, True])
+@pytest.mark.parametrize("bad", [float("nan"), 0.5])
+def test_labels_that_are_no_class_are_refused_as_in_the_binary_path(bad, drop_nulls):
+    # a NaN or fractional float label became a class of its own (a row "class NaN"), also under
+    # drop_nulls=True, where the binary path refuses it
+    df = pl.DataFrame({"label": [0.0, 1.0, 2.0, bad, 0.0], "s": [[0.8, 0.1, 0.1]] * 5})
+    message = rf"label column 'label' is float and holds 1 non-integer value \(first: {bad}\); class labels"
+    with pytest.raises(be.InvalidLabelError, match=message):
+        be.auc(df, score="s", per_class=True, drop_nulls=drop_nulls)
+    with pytest.raises(be.InvalidLabelError, match=message):
+        be.auc(df.with_columns(pl.col("s").list.first()), score="s", drop_nulls=drop_nulls)
+

@@ -14,7 +14,7 @@ import polars as pl
 
 from ..errors import ColumnNotFoundError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, check_roles, select_columns, unused_name
-from .prepare import check_exact_in_float, check_within_classes
+from .prepare import check_exact_in_float, check_label_values, check_within_classes
 
 __all__ = [
     "IS_CLASS_COLUMN",
@@ -117,6 +117,7 @@ def one_vs_rest_frame(
             df = df.with_columns(pl.col(c).cast(pl.List(df.schema[c].inner)))
     df = _float_scores(df, score_cols, exact_scores)
     df = _clean_rows(df, label, score_cols, drop_nulls, drop_nonfinite)
+    check_label_values(df.get_column(label))
     present = sorted(df.get_column(label).drop_nulls().unique().to_list())
     classes = check_within_classes(present, classes, df.get_column(label))
     values = present if classes is None else sorted(classes)

@@ -18,6 +18,7 @@ import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
 from ..core.encode import (
+    as_integers,
     check_classes,
     encode_classes,
     encode_key,
@@ -37,6 +38,7 @@ from ..kernels.sweep import RANGE_KEYS, input_ranges
 __all__ = [
     "Scored",
     "check_exact_in_float",
+    "check_label_values",
     "check_nonfinite",
     "check_thresholds",
     "check_within_classes",
@@ -279,6 +281,21 @@ def check_exact_in_float(s: pl.Series, score: str) -> None:
             f"score column {score!r} holds integers beyond 2^53 (from {lo} to {hi}) that are equal as "
             "float64, the type scores are compared in; rank them first (e.g. pl.col(score).rank())"
         )
+
+
+def check_label_values(label: pl.Series) -> None:
+    """Refuse a label column the binary sweep refuses: one of no class kind, or floats other than
+    whole numbers (NaN among them), which one-vs-rest scoring made classes of their own.
+
+    Examples
+    --------
+    >>> check_label_values(pl.Series("label", [0.0, float("nan")]))
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidLabelError: label column 'label' is float and holds 1 non-integer value ...
+    """
+    if label_kind(label, "label") == "int":
+        as_integers(label, "label")
 
 
 def check_within_classes(present: Sequence[Any], classes: Any, label: pl.Series) -> list[Any] | None:
