@@ -289,3 +289,17 @@ def test_labels_that_are_no_class_are_refused_as_in_the_binary_path(bad, drop_nu
     with pytest.raises(be.InvalidLabelError, match=message):
         be.auc(df.with_columns(pl.col("s").list.first()), score="s", drop_nulls=drop_nulls)
 
+
+def test_a_class_named_twice_in_classes_is_one_class_as_in_evaluate():
+    # classes=[0, 1, 1, 2] expected 4 scores per row, and with 4 stacked two score columns into class 1
+    df = multiclass_scores(n_runs=1, seed=8).with_columns(pl.concat_list("s0", "s1", "s2").alias("s"))
+    got = be.auc(df, score="s", classes=[0, 1, 1, 2], per_class=True).sort("class")
+    y, s = df["label"].to_numpy(), df.select("s0", "s1", "s2").to_numpy()
+    assert got["class"].to_list() == [0, 1, 2]
+    for k in range(3):
+        assert got["roc_auc"][k] == pytest.approx(metrics.roc_auc_score(y == k, s[:, k]), abs=1e-12)
+    assert be.evaluate(df.with_columns(prediction=pl.col("label")), classes=[0, 1, 1, 2], per_class=True,
+                       measures=["recall"])["class"].to_list() == [0, 1, 2]  # fmt: skip
+    four = df.with_columns(pl.col("s").list.concat(pl.lit([0.5])))
+    with pytest.raises(be.InvalidLabelError, match=r"holds lists of length \[4\]; expected 3"):
+        be.auc(four, score="s", classes=[0, 1, 1, 2])

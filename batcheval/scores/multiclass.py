@@ -120,7 +120,8 @@ def one_vs_rest_frame(
     check_label_values(df.get_column(label))
     present = sorted(df.get_column(label).drop_nulls().unique().to_list())
     classes = check_within_classes(present, classes, df.get_column(label))
-    values = present if classes is None else sorted(classes)
+    # a class named twice is one class, as in evaluate: twice, it took two of the score columns
+    values = present if classes is None else sorted(set(classes))
     if classes is None and isinstance(score, str):
         width = df.get_column(score).list.len().max() if len(df) else None
         if width is not None and width != len(values):
