@@ -190,6 +190,12 @@ def test_by_class_on_a_multiclass_frame_of_several_runs_is_refused():
     assert {"run", "class"} <= set(frame.columns)
     with pytest.raises(be.errors.InvalidArgumentError, match=r"key column \['run'\] takes more than one"):
         be.plot(frame, by="class")
+    # the hint to pool 'class' failed: the one-vs-rest step makes that column, be.curves cannot pool it
+    message = "name every key (by=['run', 'class'])"
+    with pytest.raises(be.errors.InvalidArgumentError, match=re.escape(message) + "$"):
+        be.plot(frame, by="run")
+    with pytest.raises(be.ColumnNotFoundError, match="pool column 'class' not found"):
+        be.curves(df, by="run", kind="roc", pool="class")
 
 
 def _runs(k: int, name=str) -> pl.DataFrame:
@@ -292,6 +298,20 @@ def test_pr_legend_gives_ap_only_for_a_curve_that_reaches_recall_one():
     ):
         ax = be.plot(be.curves(df, kind="pr", thresholds=thresholds)).axes[0]
         assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("pr")] == [label]
+
+
+def test_plot_refuses_a_list_of_charts_and_a_by_or_title_of_another_kind():
+    # TypeErrors before: unhashable type: 'list', 'int' object is not iterable, int + str
+    frame = be.curves(scored_frame(n_runs=2, n_folds=1, rows=40, seed=2), by="run", kind=["roc", "pr"])
+    for kwargs, message in (
+        (dict(chart=["roc"]), "chart= takes one chart name (be.plot draws one chart: call it once per "
+         "chart), got ['roc']"),
+        (dict(chart="roc", by=1), "by= takes a column name or a list of them, got 1"),
+        (dict(chart="roc", by=["run", 2]), "by= takes a column name or a list of them, got ['run', 2]"),
+        (dict(chart="roc", title=5), "title= takes a string, got 5"),
+    ):  # fmt: skip
+        with pytest.raises(be.errors.InvalidArgumentError, match=re.escape(message)):
+            be.plot(frame, **kwargs)
 
 
 def test_bird_sign_note_is_a_subtitle_not_a_box_over_the_curves():

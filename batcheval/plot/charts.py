@@ -169,10 +169,13 @@ def _one_curve_per_group(data: pl.DataFrame, by: list[str], keys: list[str], n_g
     extra = [k for k in keys if k not in by]
     if not extra or data.select([*by, *extra]).unique().height == n_groups:
         return
+    # a multiclass frame's 'class' comes from its one-vs-rest step: be.curves(pool=['class']) fails
+    poolable = [k for k in extra if k != "class"]
+    pool = f" or pool them when making the frame: be.curves(..., pool={poolable!r})" if poolable else ""
     raise InvalidArgumentError(
         f"by={by!r} puts several curves in one line: the frame's key column{'s' if len(extra) > 1 else ''} "
         f"{extra!r} take{'' if len(extra) > 1 else 's'} more than one value within a group; name every key "
-        f"(by={[*by, *extra]!r}) or pool them when making the frame: be.curves(..., pool={extra!r})"
+        f"(by={[*by, *extra]!r}){pool}"
     )
 
 
@@ -206,7 +209,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     curves
         A frame from :func:`batcheval.curves` (a lazy frame is collected, a pandas one converted).
     chart
-        Which chart to draw; default the only one in the frame.
+        Which chart to draw (one name); default the only one in the frame.
     by
         Columns that name a line; default every key column of the frame. Each line must be one curve:
         a ``by`` that leaves out a key column taking several values per line is refused (pool those
@@ -242,6 +245,16 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     >>> fig.axes[0].get_xlabel()
     'false positive rate (fallout)'
     """
+    if chart is not None and not isinstance(chart, str):
+        raise InvalidArgumentError(
+            f"chart= takes one chart name (be.plot draws one chart: call it once per chart), got {chart!r}"
+        )
+    if title is not None and not isinstance(title, str):
+        raise InvalidArgumentError(f"title= takes a string, got {title!r}")
+    if by is not None and not (
+        isinstance(by, str) or (isinstance(by, list | tuple) and all(isinstance(b, str) for b in by))
+    ):
+        raise InvalidArgumentError(f"by= takes a column name or a list of them, got {by!r}")
     if is_rank_result(curves):
         if chart not in (None, "cd") or by is not None:
             bad = f"chart={chart!r}" if chart not in (None, "cd") else f"by={by!r}"
