@@ -266,7 +266,8 @@ def test_no_rows_give_nan_averages_as_a_binary_auc_does():
     assert be.auc(df.head(0), by="run", score=cols).height == 0
     assert be.auc(df.head(0), score=cols, per_class=True).height == 0
     assert be.auc(df.head(0), score=cols, classes=[0, 1, 2], per_class=True).height == 0
-    assert be.curves(df.head(0), score=cols).columns == ["class", "chart", "threshold", "x", "y", "s"]
+    points = ["chart", "threshold", "x", "y", "s", "prevalence", "exact"]
+    assert be.curves(df.head(0), score=cols).columns == ["class", *points]
 
 
 def test_undefined_averages_are_nan_not_null():

@@ -123,7 +123,7 @@ def test_pr_curves_on_a_shared_grid_leave_out_thresholds_above_a_groups_scores()
         )
         x, y = part["x"].to_numpy(), part["y"].to_numpy()
         ap = float(np.sum(np.diff(np.concatenate(([0.0], x))) * y))
-        assert line.get_label() == f"run={r} (AP {ap:.3f})" and np.isfinite(line.get_ydata()).all()
+        assert line.get_label() == f"run={r} (grid area {ap:.3f})" and np.isfinite(line.get_ydata()).all()
 
 
 def _constant_run_board() -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -294,10 +294,52 @@ def test_pr_legend_gives_ap_only_for_a_curve_that_reaches_recall_one():
     for thresholds, label in (
         ([0.5], "pr (AP n/a)"),  # stops at recall < 1: the step sum was 0.589, not AP
         ([2.0, 3.0], "pr (AP n/a)"),  # above every score: nothing predicted positive (was "AP 0.000")
-        (every_score, f"pr (AP {ap:.3f})"),
+        (every_score, f"pr (grid area {ap:.3f})"),  # a list: the frame cannot tell it holds every score
+        ("exact", f"pr (AP {ap:.3f})"),
     ):
         ax = be.plot(be.curves(df, kind="pr", thresholds=thresholds)).axes[0]
         assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("pr")] == [label]
+
+
+def test_pr_legend_on_a_threshold_grid_is_no_average_precision():
+    # a grid's step sum was labelled "AP 0.827" where average precision is 0.908
+    from sklearn.metrics import average_precision_score
+
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"run": rng.choice(["a", "b", "c"], 300), "label": rng.integers(0, 2, 300)})
+    df = df.with_columns(score=pl.col("label") * 0.5 + pl.Series(rng.random(300)))
+    for thresholds, tag in ((5, "grid area"), ("exact", "AP")):
+        ax = be.plot(be.curves(df, by="run", kind="pr", thresholds=thresholds)).axes[0]
+        runs = [ln for ln in ax.get_lines() if ln.get_label().startswith("run=")]
+        for r, line in zip("abc", runs, strict=True):
+            part = df.filter(pl.col("run") == r)
+            assert line.get_label().startswith(f"run={r} ({tag} ")
+            if tag == "AP":
+                ap = average_precision_score(part["label"], part["score"])
+                assert line.get_label() == f"run={r} (AP {ap:.3f})"
+            else:
+                assert float(line.get_label()[:-1].split()[-1]) < average_precision_score(
+                    part["label"], part["score"]
+                )
+
+
+def test_pr_chance_line_is_the_prevalence_and_a_one_class_group_has_no_ap():
+    # the chance line took the precision at the lowest threshold when recall was 1 there: 0.6 on a
+    # grid whose lowest threshold leaves rows out, for a prevalence of 0.3; a group of positives
+    # only stretched the band to 1 and read "AP 1.000"
+    labels = [1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+    df = pl.DataFrame({"label": labels, "score": [0.9, 0.8, 0.6, 0.7, 0.5, 0.2, 0.1, 0.1, 0.05, 0.0]})
+    ax = be.plot(be.curves(df, kind="pr", thresholds=[0.3, 0.55, 0.75])).axes[0]
+    (chance,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("chance")]
+    assert chance.get_label() == f"chance (prevalence {np.mean(labels):.3g})"
+    assert np.allclose(chance.get_ydata(), np.mean(labels))
+    rng = np.random.default_rng(0)
+    a = pl.DataFrame({"run": ["a"] * 40, "label": rng.integers(0, 2, 40), "score": rng.random(40)})
+    z = pl.DataFrame({"run": ["z"] * 5, "label": [1] * 5, "score": [0.1, 0.2, 0.3, 0.4, 0.5]})
+    ax = be.plot(be.curves(pl.concat([a, z]), by="run", kind="pr")).axes[0]
+    labels = [ln.get_label() for ln in ax.get_lines()]
+    assert f"chance (prevalence {a['label'].mean():.3g})" in labels
+    assert "run=z (AP n/a)" in labels
 
 
 def test_plot_refuses_a_list_of_charts_and_a_by_or_title_of_another_kind():

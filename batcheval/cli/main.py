@@ -494,7 +494,7 @@ def _check_png(output: str) -> None:
 
 def _plot(args: argparse.Namespace) -> None:
     from ..plot import plot
-    from ..scores.curves import curves
+    from ..scores.curves import POINT_COLUMNS, curves
 
     output = args.output or f"{args.chart}.png"
     _check_png(output)
@@ -508,7 +508,7 @@ def _plot(args: argparse.Namespace) -> None:
     if cv.height == 0:
         raise BatchevalError("nothing to plot: no rows left")
     plot(cv, chart=args.chart, path=output, title=args.title)
-    keys = [c for c in cv.columns if c not in ("chart", "threshold", "x", "y", "s")]
+    keys = [c for c in cv.columns if c not in POINT_COLUMNS]
     lines = cv.select(keys).n_unique() if keys else 1
     print(f"wrote {output} ({args.chart}, {lines} line{'s' if lines != 1 else ''})", file=sys.stderr)
 

@@ -13,7 +13,7 @@ import polars as pl
 from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import is_rank_result
-from ..scores.curves import CHARTS
+from ..scores.curves import CHARTS, POINT_COLUMNS
 from .backend import fit_legend, pyplot
 from .cd import plot_cd
 from .forest import plot_leaderboard
@@ -93,15 +93,20 @@ def _guides(ax, chart: str, prevalence: list[float]) -> None:
         ax.set_ylim(0, 1.02)
 
 
-def _area(chart: str, x: np.ndarray, y: np.ndarray) -> str:
+def _area(chart: str, x: np.ndarray, y: np.ndarray, exact: bool, one_class: bool) -> str:
     """The legend's summary of one line: ROC AUC, or the average precision of a PR curve."""
     if chart == "roc":
         return f" (AUC {float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0)):.3f})"
     if chart == "pr":  # step interpolation from recall 0, as average_precision_score
+        if one_class:  # be.auc's pr_auc is NaN there; the flat line at precision 1 read "AP 1.000"
+            return " (AP n/a)"
         if not len(x) or x[-1] != 1.0:
             # a curve stopped short of recall 1 (a threshold grid above the lowest score) leaves out
             # the rest of the area: its sum was no average precision (0.446 for sklearn's 0.654)
             return " (AP n/a)"
+        if not exact:
+            # a grid's coarse steps give another sum than average precision (0.827 against 0.908)
+            return f" (grid area {float(np.sum(np.diff(x) * y[1:])):.3f})"
         return f" (AP {float(np.sum(np.diff(x) * y[1:])):.3f})"
     return ""
 
@@ -232,9 +237,13 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
 
     Notes
     -----
-    The legend gives a ROC line's AUC and a PR line's average precision (the step sum over the
-    frame's thresholds, ``average_precision_score`` with the default exact thresholds; "n/a" for a
-    curve that does not reach recall 1, as a grid above the lowest score leaves it).
+    The legend gives a ROC line's AUC and a PR line's average precision: the step sum over the
+    frame's thresholds, which is ``average_precision_score`` with the default exact thresholds.
+    On a threshold grid (``thresholds=`` a count or a list) the coarse steps give another sum,
+    labelled "grid area"; "AP n/a" marks a curve that does not reach recall 1 (a grid above
+    the lowest score) and a group of one class, whose average precision is undefined (NaN in
+    :func:`batcheval.auc`). The PR chart's chance line is at each group's prevalence (the
+    frame's ``prevalence`` column; a band when groups differ), leaving out one-class groups.
 
     Examples
     --------
@@ -245,6 +254,8 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     >>> fig.axes[0].get_xlabel()
     'false positive rate (fallout)'
     """
+    # checked first: a list of charts was looked up in a dict (TypeError: unhashable type: 'list'),
+    # by=1 iterated and title=5 added to a string
     if chart is not None and not isinstance(chart, str):
         raise InvalidArgumentError(
             f"chart= takes one chart name (be.plot draws one chart: call it once per chart), got {chart!r}"
@@ -296,7 +307,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     if chart not in charts:
         raise InvalidArgumentError(f"chart {chart!r} is not in the frame; it holds {sorted(charts)}")
     data = curves.filter(pl.col("chart") == chart)
-    keys = [c for c in data.columns if c not in ("chart", "threshold", "x", "y", "s")]
+    keys = [c for c in data.columns if c not in POINT_COLUMNS]
     by = keys if by is None else ([by] if isinstance(by, str) else list(by))
     for name in by:
         if name not in data.columns:
@@ -324,11 +335,16 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
             # undefined there (NaN), and drawn or summed it made the legend read "AP nan"
             defined = np.isfinite(y)
             x, y = x[defined], y[defined]
+        share = float(part["prevalence"][0]) if "prevalence" in part.columns else float("nan")
+        one_class = share in (0.0, 1.0)  # no chance level to draw, and no average precision
         if chart == "pr" and len(x):
-            prevalence.append(float(y[-1]) if x[-1] == 1.0 else float("nan"))  # all predicted positive
+            # from the counts: precision at the lowest threshold is the prevalence only when that
+            # threshold predicts every row positive, which a grid's need not (0.6 for a true 0.3)
+            prevalence.append(float("nan") if one_class else share)
             x, y = np.concatenate(([0.0], x)), np.concatenate(([y[0]], y))  # recall 0 at the top score
         name = ", ".join(f"{c}={v}" for c, v in zip(by, key, strict=True)) or chart
-        lines.append((_shorten(name) + _area(chart, x, y), x, y))
+        exact = bool(part["exact"][0]) if "exact" in part.columns else True
+        lines.append((_shorten(name) + _area(chart, x, y, exact, one_class), x, y))
     _guides(ax, chart, prevalence)
     for i, (name, x, y) in enumerate(lines):
         ax.plot(x, y, marker=".", markersize=3, linewidth=1.2, label=name, color=f"C{i % 10}",

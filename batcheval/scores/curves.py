@@ -14,7 +14,7 @@ from ..io.frames import as_key_list, check_free_names, select_columns
 from .sweep import sweep
 from .swept import CELLS
 
-__all__ = ["CHARTS", "curves"]
+__all__ = ["CHARTS", "POINT_COLUMNS", "curves"]
 
 #: chart → (x, y) in words; see :func:`curves`.
 CHARTS = {
@@ -26,6 +26,9 @@ CHARTS = {
     "bird": ("log2 smoothed relative drift", "bookmaker information -log2(s_tpr/s_fpr)"),
     "pr": ("recall", "precision"),
 }
+
+#: the columns of a curve frame that are not keys (see :func:`curves`)
+POINT_COLUMNS = ("chart", "threshold", "x", "y", "s", "prevalence", "exact")
 
 
 def _xy(chart: str, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray, s: float):
@@ -99,7 +102,9 @@ def curves(
     Returns
     -------
     polars.DataFrame
-        Keys, ``chart``, ``threshold``, ``x``, ``y`` and ``s``.
+        Keys, ``chart``, ``threshold``, ``x``, ``y``, ``s``, ``prevalence`` (the group's share of
+        positives, rp/n: the precision of chance) and ``exact`` (True when the thresholds are every
+        distinct score, so that a PR curve's step sum is its average precision).
 
     Examples
     --------
@@ -119,7 +124,7 @@ def curves(
     if not is_real(smoothing) or not (np.isfinite(float(smoothing)) and float(smoothing) >= 0):
         raise InvalidArgumentError(f"smoothing= takes a finite count >= 0, got {smoothing!r}")
     # the sweep's columns too: the curves are read off them, keys being the rest
-    read = ["chart", "threshold", "x", "y", "s", "n", "n_pooled", *CELLS]
+    read = [*POINT_COLUMNS, "n", "n_pooled", *CELLS]
     pooled = as_key_list(pool, "pool")  # pooled away: only the keys left beside the points matter
     check_free_names([k for k in as_key_list(by) if k not in pooled], read, "be.curves' points")
     if pool is not None and isinstance(thresholds, str) and thresholds == "exact":
@@ -135,6 +140,12 @@ def curves(
                classes=classes)  # fmt: skip
     keys = [c for c in sw.columns if c not in ("threshold", "n", "n_pooled", *CELLS)]
     cells = [sw.get_column(c).to_numpy().astype(np.float64) for c in CELLS]
+    tp, fp, fn, tn = cells
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # the chance line of a PR chart: a grid's lowest threshold need not predict every row positive
+        prevalence = (tp + fn) / (tp + fp + fn + tn)
+    # a step sum over a grid is no average precision, which needs every distinct score
+    exact = isinstance(thresholds, str) and thresholds == "exact"
     frames = []
     for chart in kinds:
         x, y = _xy(chart, *cells, float(smoothing))
@@ -145,7 +156,9 @@ def curves(
                 pl.Series("x", x, dtype=pl.Float64),
                 pl.Series("y", y, dtype=pl.Float64),
                 pl.lit(float(smoothing)).alias("s"),
+                pl.Series("prevalence", prevalence, dtype=pl.Float64),
+                pl.lit(exact).alias("exact"),
             )
-            .select(*keys, "chart", "threshold", "x", "y", "s")
+            .select(*keys, *POINT_COLUMNS)
         )
     return pl.concat(frames)
