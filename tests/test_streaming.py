@@ -454,3 +454,19 @@ def test_a_streamed_sweep_checks_a_named_positive_as_a_frame_in_memory_does(tmp_
             be.sweep(source, by="run", positive=positive, thresholds=[0.5], batch_rows=64)
     expected = be.sweep(df, by="run", positive=1, thresholds=[0.5])
     assert be.sweep(str(path), by="run", positive=1, thresholds=[0.5], batch_rows=64).equals(expected)
+
+
+def test_streamed_sweep_grid_leaves_out_the_rows_drop_nulls_drops(tmp_path):
+    # the null-label row's score (5.0) once stretched the streamed grid to 0.2, 2.6, 5.0
+    df = pl.DataFrame({"run": [1] * 5, "label": [0, 1, 0, 1, None], "score": [0.2, 0.8, 0.4, 0.6, 5.0]})
+    df.write_parquet(tmp_path / "a.parquet")
+    kept = df.drop_nulls()["score"].to_numpy()
+    grid = np.linspace(kept.min(), kept.max(), 3)
+    with pytest.warns(be.BatchevalWarning):
+        expected = be.sweep(df, by="run", thresholds=3, drop_nulls=True)
+    np.testing.assert_allclose(expected["threshold"].to_numpy(), grid)
+    for source in (df.lazy(), tmp_path / "a.parquet"):
+        with pytest.warns(be.BatchevalWarning):
+            got = be.sweep(source, by="run", thresholds=3, drop_nulls=True)
+        np.testing.assert_allclose(got["threshold"].to_numpy(), grid)
+        assert got.equals(expected)

@@ -457,7 +457,9 @@ class _Stream:
         roles = self.roles
         for part in open_parts(data, columns, {c: roles[c] for c in columns}):
             try:
-                for frame in part.batches(self.batch_rows):
+                for batch in part.batches(self.batch_rows):
+                    # the rows the count drops must not stretch the grid
+                    frame = batch.drop_nulls(columns) if self.drop_nulls else batch
                     s = frame.get_column(self.score).cast(pl.Float64)
                     s = s.filter(s.is_finite())
                     if len(s):
