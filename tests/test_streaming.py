@@ -470,3 +470,36 @@ def test_streamed_sweep_grid_leaves_out_the_rows_drop_nulls_drops(tmp_path):
             got = be.sweep(source, by="run", thresholds=3, drop_nulls=True)
         np.testing.assert_allclose(got["threshold"].to_numpy(), grid)
         assert got.equals(expected)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pl.DataFrame({"label": [0, 1, 2], "score": [-9.0, 7.0, 0.5]}),  # no key column; a third class
+        pl.DataFrame({"run": ["x", "y", "z"], "label": [0, 1, 2], "score": [-9.0, 7.0, 0.5]}),  # key type
+        pl.DataFrame({"run": [1, 2, 3], "label": [0, 1, 2], "score": ["a", "b", "c"]}),  # score type
+    ],
+)
+def test_streamed_sweep_skips_a_file_in_the_scan_as_in_the_count(tmp_path, bad):
+    # the file the count skips once set the grid (-9 to 7) and the classes (0, 1, 2: no default positive)
+    good = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 0, 1], "score": [0.1, 0.9, 0.3, 0.6]})
+    good.write_parquet(tmp_path / "a.parquet")
+    bad.write_parquet(tmp_path / "b.parquet")
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 2 parts"):
+        got = be.sweep(str(tmp_path / "*.parquet"), by="run", thresholds=3, on_error="skip")
+    np.testing.assert_allclose(got["threshold"].unique().sort().to_numpy(), np.linspace(0.1, 0.9, 3))
+    assert got.drop("threshold").equals(be.sweep(good, by="run", thresholds=3).drop("threshold"))
+    assert [s["part"] for s in got.metadata["skipped"]] == [f"file {str(tmp_path / 'b.parquet')!r}"]
+
+
+def test_streamed_sweep_of_a_string_score_says_scores_must_be_numeric(tmp_path):
+    df = pl.DataFrame({"run": [1, 1], "label": [0, 1], "score": ["0.2", "0.8"]})
+    message = "score column 'score' has dtype String; scores must be numeric"
+    with pytest.raises(be.errors.InvalidScoreError, match=f"^{message}$"):
+        be.sweep(df, by="run", thresholds=3)
+    with pytest.raises(be.errors.InvalidScoreError, match=f"^{message}$"):
+        be.sweep(df.lazy(), by="run", thresholds=3)
+    df.write_parquet(tmp_path / "a.parquet")
+    for kwargs in ({"thresholds": 3}, {"thresholds": [0.5], "positive": 1}):  # with the scan and without
+        with pytest.raises(be.errors.InvalidScoreError, match=f"a.parquet'.*{message}"):
+            be.sweep(tmp_path / "a.parquet", by="run", **kwargs)

@@ -26,6 +26,7 @@ from .table import ContingencyTable
 __all__ = [
     "SourceReport",
     "check_on_error",
+    "check_part_types",
     "check_types",
     "combine",
     "count_source",
@@ -164,6 +165,7 @@ def reduce_parts(
     make_table: Callable[[pl.DataFrame], ContingencyTable],
     *,
     prefilter: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
+    check_part: Callable[[str, pl.DataFrame], None] | None = None,
     dropped_what: str = "",
     on_error: Literal["raise", "skip"] = "raise",
     progress: bool | None = None,
@@ -173,7 +175,9 @@ def reduce_parts(
     """Stream every part through ``make_table`` and combine the partial tables.
 
     ``prefilter`` drops rows before counting (``drop_nulls=``); the rows it
-    drops are reported in one warning at the end, not one per batch. With
+    drops are reported in one warning at the end, not one per batch. ``check_part(name, batch)``
+    checks a part's first batch: what it raises skips the part with ``on_error="skip"``, as a part
+    that cannot be read is skipped. With
     ``warn=False`` (a Dask worker's share) the report is returned unwarned
     and the table is None when every part was skipped.
     """
@@ -190,6 +194,11 @@ def reduce_parts(
             rows = batches = part_dropped = 0
             try:
                 for batch in part.batches(batch_rows):
+                    if check_part is not None and not batches:
+                        try:
+                            check_part(part.name, batch)
+                        except BatchevalError as exc:
+                            raise _Refused(exc) from exc
                     n = batch.height
                     frame = batch if prefilter is None else prefilter(batch)
                     part_dropped += n - frame.height
@@ -205,10 +214,13 @@ def reduce_parts(
                 assert table is not None  # parts yield at least one (maybe empty) frame
                 if len(table):
                     types = check_types(part.name, table, types)
-            except _SKIPPABLE as exc:
+            except (*_SKIPPABLE, _Refused) as exc:
+                error = exc.error if isinstance(exc, _Refused) else exc
                 if on_error == "raise":
-                    raise
-                report.skipped.append({"part": part.name, "error": str(exc)})
+                    if error is exc:
+                        raise
+                    raise error from None  # the check's own error, not its carrier
+                report.skipped.append({"part": part.name, "error": str(error)})
                 continue
             if len(table):
                 total.add(table)
@@ -230,6 +242,14 @@ def reduce_parts(
     return result, report
 
 
+class _Refused(Exception):
+    """A part that ``check_part`` refused, carrying the error it raised."""
+
+    def __init__(self, error: BatchevalError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class PartTypes(NamedTuple):
     keys: pl.Schema
     classes: str
@@ -248,8 +268,16 @@ def check_types(name: str, table: ContingencyTable, before: PartTypes | None) ->
     """Key types and the kind of class values must agree across parts; a part that
     disagrees is named ``name`` (and with ``on_error="skip"``, skipped)."""
     mine = PartTypes(table.keys.schema, _class_kind(table.classes.dtype))
+    return check_part_types(name, mine, before, str(table.classes.dtype))
+
+
+def check_part_types(name: str, mine: PartTypes, before: PartTypes | None, classes_dtype: str) -> PartTypes:
+    """:func:`check_types` for a part's key schema and class kind alone (a scan that builds no
+    table checks its parts as the count will); the result holds the keys widened to this part's
+    integer widths, so that each later part is checked against what the parts so far combine to."""
     if before is None:
         return mine
+    keys = before.keys
     if mine.keys != before.keys:
         # integers of another width combine (combine casts them to the widest); nothing else does
         diffs = [
@@ -260,12 +288,19 @@ def check_types(name: str, table: ContingencyTable, before: PartTypes | None) ->
         if diffs or set(mine.keys) != set(before.keys):
             what = ", ".join(diffs) or f"names {list(mine.keys)}, not {list(before.keys)}"
             raise SourceError(f"{name}: key column {what} as in the parts before it")
+        keys = _widened(before.keys, mine.keys)
     if mine.classes != before.classes:
         raise SourceError(
-            f"{name}: its label and prediction values are {table.classes.dtype}, "
+            f"{name}: its label and prediction values are {classes_dtype}, "
             f"where the parts before it had {before.classes} values"
         )
-    return before
+    return PartTypes(keys, before.classes)
+
+
+def _widened(before: pl.Schema, mine: pl.Schema) -> pl.Schema:
+    """``before`` with each integer column as wide as ``mine``'s too, as :func:`combine` casts it."""
+    empty = [pl.DataFrame(schema=before), pl.DataFrame(schema=mine).select(list(before))]
+    return pl.concat(empty, how="vertical_relaxed").schema
 
 
 def _both_integer(a: pl.DataType | None, b: pl.DataType) -> bool:

@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_BATCH_ROWS",
     "FORMATS",
     "Part",
+    "in_part",
     "is_path_spec",
     "is_streamed",
     "open_parts",
@@ -169,6 +170,12 @@ def _check_columns(names: Sequence[str], columns: Sequence[str], roles: dict[str
             raise ColumnNotFoundError(
                 f"{where}: {roles[col]} column {col!r} not found; it has columns {list(names)}"
             )
+
+
+def in_part(where: str, message: str) -> str:
+    """``message`` about the part ``where``, naming it: a lazy frame is one frame, as in memory,
+    so its messages are those of a frame in memory."""
+    return message if where == _LAZY else f"{where}: {message}"
 
 
 def _wrapped(where: str, batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:

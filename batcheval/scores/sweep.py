@@ -22,11 +22,18 @@ from ..core.counting import PRIVATE_CELLS, PRIVATE_ROWS_PER_THREAD, kernel_keys,
 from ..core.engine import check_engine
 from ..core.memory import check_allocation
 from ..core.pooling import check_mean_weights, pooled_measures
-from ..core.stream import reduce_parts
+from ..core.stream import PartTypes, check_part_types, reduce_parts
 from ..core.table import ContingencyTable
-from ..errors import ColumnNotFoundError, InvalidArgumentError, InvalidLabelError, SourceError
+from ..errors import (
+    BatchevalError,
+    ColumnNotFoundError,
+    InvalidArgumentError,
+    InvalidLabelError,
+    InvalidScoreError,
+    SourceError,
+)
 from ..io.frames import as_key_list, check_free_names, check_roles
-from ..io.sources import DEFAULT_BATCH_ROWS, is_one_shot, is_streamed, open_parts
+from ..io.sources import DEFAULT_BATCH_ROWS, in_part, is_one_shot, is_streamed, open_parts
 from ..kernels import count as _count
 from ..kernels import sweep as _sweep
 from ..kernels.jit import n_threads
@@ -403,12 +410,12 @@ class _Stream:
             if engine == "dask":
                 from ..core.distributed import leaves_for
 
-                scans = client.gather(client.compute(leaves_for(data, self.scan)))
+                scans = [
+                    s for part in client.gather(client.compute(leaves_for(data, self.scan))) for s in part
+                ]
             else:
-                scans = [self.scan(data)]
-            lo = min(s[0] for s in scans)
-            hi = max(s[1] for s in scans)
-            values = sorted(set().union(*(s[2] for s in scans)))
+                scans = self.scan(data)
+            lo, hi, values = self.gathered(scans, on_error)
             if lo > hi:
                 lo, hi = 0.0, 1.0
             score_range = (float(lo), float(hi)) if need_range else score_range
@@ -446,28 +453,76 @@ class _Stream:
 
         roles = self.roles
         parts = open_parts(data, list(roles), roles)
-        return reduce_parts(parts, make_table, on_error=on_error, progress=progress,
-                            batch_rows=self.batch_rows, warn=warn)  # fmt: skip
+        return reduce_parts(parts, make_table, check_part=self.check_part, on_error=on_error,
+                            progress=progress, batch_rows=self.batch_rows, warn=warn)  # fmt: skip
 
-    def scan(self, data) -> tuple[float, float, set[Any]]:
-        """Finite score range and label values over every readable part."""
-        lo, hi = np.inf, -np.inf
-        values: set[Any] = set(self.classes or [])
-        columns = [self.label, self.score]
+    def check_part(self, name: str, frame: pl.DataFrame) -> None:
+        """Refuse a part whose score column is not numeric (a file's, with ``on_error="skip"``,
+        is skipped as one whose key types disagree)."""
+        dtype = frame.schema[self.score]
+        if not (dtype.is_numeric() or dtype == pl.Null):
+            raise InvalidScoreError(
+                in_part(name, f"score column {self.score!r} has dtype {dtype}; scores must be numeric")
+            )
+
+    def scan(self, data) -> list[_PartScan]:
+        """Every part's finite score range, label values and key types, or why the count will
+        refuse it: the rows the count reads, checked as the count checks them."""
         roles = self.roles
-        for part in open_parts(data, columns, {c: roles[c] for c in columns}):
+        out = []
+        for part in open_parts(data, list(roles), roles):
+            lo, hi, values, keys = np.inf, -np.inf, set(), None
             try:
                 for batch in part.batches(self.batch_rows):
+                    if keys is None:
+                        self.check_part(part.name, batch)
                     # the rows the count drops must not stretch the grid
-                    frame = batch.drop_nulls(columns) if self.drop_nulls else batch
+                    frame = batch.drop_nulls([self.label, self.score]) if self.drop_nulls else batch
                     s = frame.get_column(self.score).cast(pl.Float64)
                     s = s.filter(s.is_finite())
                     if len(s):
                         lo, hi = min(lo, s.min()), max(hi, s.max())  # type: ignore[type-var]
                     values |= set(frame.get_column(self.label).drop_nulls().unique().to_list())
-            except (SourceError, ColumnNotFoundError):
-                continue  # the counting pass reports it (or skips it)
-        return lo, hi, values
+                    keys = frame.select(self.by).schema
+            except (SourceError, ColumnNotFoundError, InvalidScoreError) as exc:
+                out.append(_PartScan(part.name, lo, hi, values, None, exc))
+                continue
+            # a part of no counted rows sets no key types in the count (a csv's read as String)
+            counted = lo <= hi or not self.by
+            out.append(_PartScan(part.name, lo, hi, values, keys if counted else None, None))
+        return out
+
+    def gathered(self, scans: list[_PartScan], on_error: str) -> tuple[float, float, list[Any]]:
+        """The score range and label values of the parts the count will keep: a part it will skip
+        (``on_error="skip"``) shapes neither the grid nor the default positive class."""
+        lo, hi = np.inf, -np.inf
+        values: set[Any] = set(self.classes or [])
+        types = None
+        for scan in scans:
+            try:
+                if scan.error is not None:
+                    raise scan.error
+                if scan.keys is not None:
+                    types = check_part_types(scan.name, PartTypes(scan.keys, "Boolean"), types, "Boolean")
+            except (SourceError, ColumnNotFoundError, InvalidScoreError):
+                if on_error == "raise":
+                    raise
+                continue
+            lo, hi = min(lo, scan.lo), max(hi, scan.hi)
+            values |= scan.values
+        return lo, hi, sorted(values)
+
+
+@dataclass
+class _PartScan:
+    """What :meth:`_Stream.scan` found in one part: ``keys`` is None for a part of no counted rows."""
+
+    name: str
+    lo: float
+    hi: float
+    values: set[Any]
+    keys: pl.Schema | None
+    error: BatchevalError | None
 
 
 def _check_positive(positive: Any, values: Sequence[Any]) -> None:
