@@ -503,3 +503,16 @@ def test_streamed_sweep_of_a_string_score_says_scores_must_be_numeric(tmp_path):
     for kwargs in ({"thresholds": 3}, {"thresholds": [0.5], "positive": 1}):  # with the scan and without
         with pytest.raises(be.errors.InvalidScoreError, match=f"a.parquet'.*{message}"):
             be.sweep(tmp_path / "a.parquet", by="run", **kwargs)
+
+
+@pytest.mark.parametrize("labels", [[0, 0], [1, 1], [False, False]])
+def test_streamed_sweep_of_one_class_scores_as_in_memory(labels):
+    df = pl.DataFrame({"run": [1, 1], "label": labels, "score": [0.1, 0.2]})
+    got = be.sweep(df.lazy(), by="run", thresholds=3)
+    assert got.equals(be.sweep(df, by="run", thresholds=3))
+    # the positive class is 1 (True) whether or not a row holds it
+    scores, truth = np.array([0.1, 0.2]), np.array(labels, dtype=bool)
+    predicted = scores[None, :] >= np.linspace(0.1, 0.2, 3)[:, None]
+    assert got["tp"].to_list() == (predicted & truth).sum(axis=1).tolist()
+    assert got["fp"].to_list() == (predicted & ~truth).sum(axis=1).tolist()
+    assert got["tn"].to_list() == (~predicted & ~truth).sum(axis=1).tolist()

@@ -137,7 +137,7 @@ def sweep(
     on_error, progress, batch_rows, engine, client
         Streamed sources and the Dask engine, as in :func:`batcheval.evaluate`.
         A streamed sweep reads the source twice when it needs the score range
-        or the positive class (once for the label and score columns only), and
+        or the positive class (once for the key, label and score columns only), and
         takes ``thresholds=int`` or a list: ``"exact"`` needs a group's scores
         all at once.
 
@@ -431,7 +431,8 @@ class _Stream:
             return reduce_on_cluster(data, count, client)
         seen: set[Any] = set()
         result = count(data, progress=progress, warn=True, seen=seen)
-        if classes is None:
+        if classes is None and self.positive is not None:
+            # a default positive may be a class no row holds: 1 over labels all 0, as in memory
             _check_positive(positive, sorted(seen))
         return result
 
