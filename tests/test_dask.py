@@ -177,3 +177,39 @@ def test_a_named_positive_the_labels_lack_is_refused_on_the_cluster(client, tmp_
     paths = _write(_pieces(3, 200)[:1], tmp_path)  # the first piece holds classes 0 and 1 only
     with pytest.raises(be.InvalidLabelError, match=r"positive=7 is not one of the classes \[0, 1\]"):
         be.sweep(paths, by="run", positive=7, thresholds=[0.5], engine="dask", client=client)
+
+
+def test_a_file_fixed_after_an_error_is_read_again_on_the_cluster(client, tmp_path):
+    # the task's key was the path alone, so the cluster gave back the first call's error
+    good = pl.DataFrame({"run": [1, 1, 2], "label": [0, 1, 1], "prediction": [0, 1, 0]})
+    good.write_parquet(tmp_path / "a.parquet")
+    good.drop("run").write_parquet(tmp_path / "b.parquet")
+    glob = str(tmp_path / "*.parquet")
+    with pytest.raises(ColumnNotFoundError, match=r"b\.parquet': key column 'run' not found"):
+        be.evaluate(glob, by="run", measures=["accuracy"], engine="dask", client=client)
+    good.write_parquet(tmp_path / "b.parquet")
+    got = be.evaluate(glob, by="run", measures=["accuracy"], engine="dask", client=client)
+    # both files: run 1 has 4 of 4 right, run 2 0 of 2
+    assert got.select("run", "n", "accuracy").rows() == [(1, 4, 1.0), (2, 2, 0.0)]
+
+
+def test_dask_skips_a_file_of_another_key_type_as_one_process_does(client, tmp_path):
+    paths = _write(_pieces(3, 300), tmp_path)
+    pl.read_parquet(paths[1]).with_columns(pl.col("run").cast(pl.String)).write_parquet(paths[1])
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 3 parts"):
+        local = be.evaluate(paths, by="run", on_error="skip")
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 3 parts"):
+        got = be.evaluate(paths, by="run", on_error="skip", engine="dask", client=client)
+    expected = be.evaluate(pl.concat([pl.read_parquet(paths[0]), pl.read_parquet(paths[2])]), by="run")
+    assert got.equals(expected) and local.equals(expected)
+    assert [s["part"] for s in got.metadata["skipped"]] == [f"file {paths[1]!r}"]
+    assert "key column 'run' is String, not Int64" in got.metadata["skipped"][0]["error"]
+
+
+def test_dask_frame_partitions_are_numbered(client):
+    pdf = pl.concat(_pieces(3, 100)).to_pandas()
+    out = be.evaluate(dd.from_pandas(pdf, npartitions=3, sort=False), by="run", engine="dask", client=client)
+    assert out.metadata["parts"] == ["partition 0", "partition 1", "partition 2"]
+    bad = dd.from_pandas(pdf.drop(columns="fold"), npartitions=2, sort=False)
+    with pytest.raises(ColumnNotFoundError, match=r"^partition [01]: key column 'fold' not found"):
+        be.evaluate(bad, by="fold", engine="dask", client=client)

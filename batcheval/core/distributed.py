@@ -4,8 +4,8 @@ Each file (or partition of a ``dask.dataframe.DataFrame``) is one task that
 reads its rows with polars and counts them with the same numba kernels as
 the single-process path, returning a partial :class:`ContingencyTable`.
 Partials are merged ``split_every`` at a time up a tree, and the measures are
-computed once, on the client, from the final table. Because a task is a pure
-function of its fragment, Dask can rerun it on another worker when one dies.
+computed once, on the client, from the final table. Because a task is a function
+of its fragment alone, Dask can rerun it on another worker when one dies.
 
 Dask is an optional extra (``pip install 'batcheval[dask]'``), imported only
 when ``engine="dask"`` is asked for.
@@ -17,8 +17,8 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from ..errors import InvalidArgumentError
-from ..io.sources import is_path_spec, resolve_paths
+from ..errors import InvalidArgumentError, SourceError
+from ..io.sources import NamedFrame, is_path_spec, resolve_paths
 from .stream import SourceReport, check_types, combine, count_source
 from .table import ContingencyTable
 
@@ -39,27 +39,43 @@ def _dask() -> Any:
     return dask, distributed
 
 
-def _merge_partials(*partials: Partial) -> Partial:
-    report = functools.reduce(lambda a, b: a + b, (r for _, r in partials))
-    tables = [(t, r) for t, r in partials if t is not None]
-    if not tables:
-        return None, report
+def _merge_partials(*partials: Partial, on_error: Literal["raise", "skip"] = "raise") -> Partial:
+    """One partial of several; with ``on_error="skip"``, a partial whose key types disagree with
+    the first one's is left out and its parts reported as skipped, as the local engine skips such
+    a file."""
+    reports = [r for _, r in partials]
     # an empty part's types (a header-only csv reads as String) say nothing about the rest
-    full = [(t, r) for t, r in tables if len(t)] or tables[:1]
+    full = [(t, r) for t, r in partials if t is not None and len(t)]
+    full = full or [(t, r) for t, r in partials if t is not None][:1]
     types = None
+    kept = []
     for t, r in full:
-        types = check_types(", ".join(r.parts), t, types)
-    return combine([t for t, _ in full]), report
+        try:
+            types = check_types(", ".join(r.parts), t, types)
+        except SourceError as exc:
+            if on_error == "raise":
+                raise
+            i = next(i for i, mine in enumerate(reports) if mine is r)
+            reports[i] = SourceReport(skipped=r.skipped + [{"part": p, "error": str(exc)} for p in r.parts])
+            continue
+        kept.append(t)
+    report = functools.reduce(lambda a, b: a + b, reports)
+    return (combine(kept) if kept else None), report
 
 
-def tree_reduce(client: Any, leaves: list[Any], split_every: int = _SPLIT_EVERY) -> Partial:
+def tree_reduce(
+    client: Any,
+    leaves: list[Any],
+    split_every: int = _SPLIT_EVERY,
+    on_error: Literal["raise", "skip"] = "raise",
+) -> Partial:
     """Merge delayed partials ``split_every`` at a time, on the cluster, and fetch the root."""
     dask, _ = _dask()
     if split_every < 2:
         raise InvalidArgumentError(f"split_every must be at least 2, got {split_every!r}")
     if not leaves:
         raise ValueError("nothing to reduce: the source has no parts")
-    merge = dask.delayed(_merge_partials, pure=True)
+    merge = dask.delayed(functools.partial(_merge_partials, on_error=on_error), pure=True)
     level = leaves
     while len(level) > 1:
         level = [merge(*level[i : i + split_every]) for i in range(0, len(level), split_every)]
@@ -86,7 +102,11 @@ def leaves_for(data: Any, leaf: Callable[[Any], Any]) -> list[Any]:
     """One delayed ``leaf(part)`` per file of a path spec, or per partition of a Dask DataFrame."""
     if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
         dask, _ = _dask()
-        return [dask.delayed(leaf, pure=True)(p) for p in data.to_delayed()]
+        # numbered: "partition" alone, in an error or metadata["skipped"], would not say which
+        return [
+            dask.delayed(_on_partition, pure=False)(leaf, f"partition {i}", p)
+            for i, p in enumerate(data.to_delayed())
+        ]
     if isinstance(data, list | tuple) and not data:
         raise InvalidArgumentError("engine='dask' got an empty list of paths: name at least one file or glob")
     if not is_path_spec(data):
@@ -97,7 +117,13 @@ def leaves_for(data: Any, leaf: Callable[[Any], Any]) -> list[Any]:
             "count a frame in memory with engine='local'"
         )
     dask, _ = _dask()
-    return [dask.delayed(leaf, pure=True)(str(p)) for p in resolve_paths(data)]
+    # pure=False: a key of the path alone would be one the cluster already holds the result of,
+    # and a file the user has fixed since would still give its old error
+    return [dask.delayed(leaf, pure=False)(str(p)) for p in resolve_paths(data)]
+
+
+def _on_partition(leaf: Callable[[Any], Any], name: str, frame: Any) -> Any:
+    return leaf(NamedFrame(name, frame))
 
 
 def count_dask(
@@ -117,15 +143,20 @@ def count_dask(
     by = list(by)
     leaf = functools.partial(_count_part, by=by, label=label, prediction=prediction, classes=classes,
                              drop_nulls=drop_nulls, on_error=on_error, batch_rows=batch_rows)  # fmt: skip
-    return reduce_on_cluster(data, leaf, client, split_every)
+    return reduce_on_cluster(data, leaf, client, split_every, on_error=on_error)
 
 
 def reduce_on_cluster(
-    data: Any, leaf: Callable[[Any], Partial], client: Any, split_every: int = _SPLIT_EVERY
+    data: Any,
+    leaf: Callable[[Any], Partial],
+    client: Any,
+    split_every: int = _SPLIT_EVERY,
+    *,
+    on_error: Literal["raise", "skip"] = "raise",
 ) -> tuple[ContingencyTable, SourceReport]:
     """``leaf`` on every part as a task, partials merged in a tree, warnings raised here."""
     leaves = leaves_for(data, leaf)
-    table, report = with_client(client, lambda c: tree_reduce(c, leaves, split_every))
+    table, report = with_client(client, lambda c: tree_reduce(c, leaves, split_every, on_error))
     report.check_not_empty()
     report.warn()
     assert table is not None

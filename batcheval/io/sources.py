@@ -29,6 +29,7 @@ __all__ = [
     "CSV_INFER_ROWS",
     "DEFAULT_BATCH_ROWS",
     "FORMATS",
+    "NamedFrame",
     "Part",
     "in_part",
     "is_path_spec",
@@ -140,15 +141,30 @@ class Part:
     rows: Callable[[], int | None]
 
 
+@dataclass
+class NamedFrame:
+    """A frame in memory and the name its errors and reports give it ("partition 3" of a Dask
+    DataFrame: one of many, where a bare "partition" would not say which)."""
+
+    name: str
+    frame: Any
+
+
 def open_parts(data: Any, columns: Sequence[str], roles: dict[str, str]) -> list[Part]:
     """Split ``data`` into parts that each stream the named ``columns``."""
     columns = list(columns)
+    name = "partition"
+    if isinstance(data, NamedFrame):
+        name, data = data.name, data.frame
     if not is_streamed(data):  # a frame in memory (e.g. a Dask partition) is one part
 
         def whole(batch_rows: int) -> Iterator[pl.DataFrame]:
-            yield select_columns(data, columns, roles)
+            try:
+                yield select_columns(data, columns, roles)
+            except ColumnNotFoundError as exc:
+                raise ColumnNotFoundError(f"{name}: {exc}") from None
 
-        return [Part("partition", whole, lambda: None)]
+        return [Part(name, whole, lambda: None)]
     if isinstance(data, pl.LazyFrame):
         return [_lazy_part(_LAZY, lambda: data, columns, roles)]
     if isinstance(data, str | os.PathLike) or isinstance(data, list | tuple):

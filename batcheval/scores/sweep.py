@@ -428,7 +428,7 @@ class _Stream:
         if engine == "dask":
             from ..core.distributed import reduce_on_cluster
 
-            return reduce_on_cluster(data, count, client)
+            return reduce_on_cluster(data, count, client, on_error=on_error)
         seen: set[Any] = set()
         result = count(data, progress=progress, warn=True, seen=seen)
         if classes is None and self.positive is not None:
