@@ -516,3 +516,17 @@ def test_streamed_sweep_of_one_class_scores_as_in_memory(labels):
     assert got["tp"].to_list() == (predicted & truth).sum(axis=1).tolist()
     assert got["fp"].to_list() == (predicted & ~truth).sum(axis=1).tolist()
     assert got["tn"].to_list() == (~predicted & ~truth).sum(axis=1).tolist()
+
+
+def test_integer_key_widths_are_checked_against_what_the_files_before_combine_to(tmp_path):
+    base = pl.DataFrame({"run": [1, 2], "label": [0, 1], "prediction": [0, 1]})
+    paths = []
+    for i, dtype in enumerate([pl.UInt32, pl.UInt64, pl.Int64]):
+        paths.append(str(tmp_path / f"p{i}.parquet"))
+        base.with_columns(pl.col("run").cast(dtype)).write_parquet(paths[-1])
+    # UInt64 and Int64 combine only as Int128: the third file is named, as with those two alone
+    for files in (paths, paths[1:]):
+        with pytest.raises(SourceError, match=r"p2\.parquet': key column 'run' is Int64, not UInt64"):
+            be.evaluate(files, by="run")
+    got = be.evaluate([paths[0], paths[2]], by="run")  # UInt32 and Int64 combine as Int64
+    assert got.schema["run"] == pl.Int64 and got["n"].to_list() == [2, 2]
