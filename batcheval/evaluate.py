@@ -227,7 +227,7 @@ def evaluate(
     elif data is None:
         raise InvalidArgumentError("evaluate needs data= (a frame, a path, ...) or y_true= and y_pred=")
     names, rename = _names.resolve(measures)
-    check_engine(engine, on_error)
+    check_engine(engine, on_error, batch_rows)
     check_mean_weights(mean_weights, pool)
     keys = as_key_list(by)
     if pool is not None:  # pooled keys may be given in by or only in pool, as leaderboard takes them

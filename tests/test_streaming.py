@@ -530,3 +530,17 @@ def test_integer_key_widths_are_checked_against_what_the_files_before_combine_to
             be.evaluate(files, by="run")
     got = be.evaluate([paths[0], paths[2]], by="run")  # UInt32 and Int64 combine as Int64
     assert got.schema["run"] == pl.Int64 and got["n"].to_list() == [2, 2]
+
+
+@pytest.mark.parametrize("batch_rows", [-1, 0, 2.0, 1.5, True, "100"])
+def test_batch_rows_must_be_a_count_of_rows(tmp_path, batch_rows):
+    # 0 was read as the default (16M rows), -1 and 2.0 passed unchecked, 1.5 failed inside a reader
+    df = scored_frame(seed=0).with_columns(prediction=(pl.col("score") > 0.5).cast(pl.Int64))
+    df.write_parquet(tmp_path / "a.parquet")
+    message = rf"^batch_rows= must be an integer of at least 1, got {batch_rows!r}$"
+    with pytest.raises(be.InvalidArgumentError, match=message):
+        be.evaluate(tmp_path / "a.parquet", by="run", batch_rows=batch_rows)
+    with pytest.raises(be.InvalidArgumentError, match=message):
+        be.sweep(tmp_path / "a.parquet", by="run", batch_rows=batch_rows)
+    streamed = be.evaluate(tmp_path / "a.parquet", by="run", batch_rows=np.int64(7))
+    assert streamed.equals(be.evaluate(df, by="run"))

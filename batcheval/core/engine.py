@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..errors import InvalidArgumentError
+from ..io.arguments import as_count
 from ..io.frames import as_key_list
 from ..io.sources import is_streamed
 from .distributed import count_dask
@@ -16,8 +17,9 @@ from .table import ContingencyTable
 __all__ = ["check_engine", "count_any"]
 
 
-def check_engine(engine: Any, on_error: Any) -> None:
-    """Refuse an unknown ``engine=`` or ``on_error=`` before any data is read.
+def check_engine(engine: Any, on_error: Any, batch_rows: Any = None) -> None:
+    """Refuse an unknown ``engine=`` or ``on_error=``, or a ``batch_rows=`` that is not a count of
+    rows, before any data is read.
 
     Examples
     --------
@@ -29,6 +31,8 @@ def check_engine(engine: Any, on_error: Any) -> None:
     if engine not in ("local", "dask"):
         raise InvalidArgumentError(f"engine must be 'local' or 'dask', got {engine!r}")
     check_on_error(on_error)
+    if batch_rows is not None:  # 0 once read as "the default" (16M rows), 1.5 failed in a reader
+        as_count(batch_rows, "batch_rows=")
 
 
 def count_any(
@@ -46,7 +50,7 @@ def count_any(
     client: Any = None,
 ) -> tuple[ContingencyTable, SourceReport | None]:
     """Count any input: a frame in memory, a streamed source, or a source on a Dask cluster."""
-    check_engine(engine, on_error)
+    check_engine(engine, on_error, batch_rows)
     keys = as_key_list(by)
     if engine == "dask":
         return count_dask(data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls,

@@ -61,7 +61,7 @@ import polars as pl
 
 from ..core.encode import WIDE_INTEGERS
 from ..errors import InvalidArgumentError
-from ..io.arguments import as_real
+from ..io.arguments import as_count, as_real
 from ..io.frames import as_key_list, check_free_names, check_roles, column_names, select_columns
 from ..kernels import ranks as _rank_kernels
 from .adjust import adjust
@@ -557,8 +557,7 @@ def compare(
         )
     if test_fraction is not None and not 0.0 < as_real(test_fraction, "test_fraction=") < 1.0:
         raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")
-    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int | np.integer) or chunk_rows < 1:
-        raise InvalidArgumentError(f"chunk_rows= must be an integer of at least 1, got {chunk_rows!r}")
+    as_count(chunk_rows, "chunk_rows=")
     fm = fold_matrix(
         data, run, fold, repeat, measure, label=label, prediction=prediction, drop_nulls=drop_nulls
     )

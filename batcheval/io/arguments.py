@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["as_real", "is_real"]
+__all__ = ["as_count", "as_real", "is_real"]
 
 
 def is_real(value: Any) -> bool:
@@ -45,3 +45,21 @@ def as_real(value: Any, name: str) -> float:
     if not is_real(value):
         raise InvalidArgumentError(f"{name} must be a number, got {value!r}")
     return float(value)
+
+
+def as_count(value: Any, name: str, least: int = 1) -> int:
+    """``value`` as an int of at least ``least``, or an :class:`InvalidArgumentError` naming ``name``
+    for anything else: a float (``2.0`` or ``1.5``), a bool, or a smaller number.
+
+    Examples
+    --------
+    >>> as_count(np.int64(4096), "batch_rows=")
+    4096
+    >>> as_count(0, "batch_rows=")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: batch_rows= must be an integer of at least 1, got 0
+    """
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < least:
+        raise InvalidArgumentError(f"{name} must be an integer of at least {least}, got {value!r}")
+    return int(value)

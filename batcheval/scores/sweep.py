@@ -180,7 +180,7 @@ def sweep(
             "(thresholds=int or a list), or leave out pool= and the pooled keys to sweep the "
             "rows of every pooled table together"
         )
-    check_engine(engine, on_error)
+    check_engine(engine, on_error, batch_rows)
     check_mean_weights(mean_weights, pool)
     if pool is not None:  # pooled keys in by or only in pool, as in evaluate
         keys = as_key_list(by)
