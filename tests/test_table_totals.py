@@ -12,6 +12,7 @@ import pytest
 
 from batcheval.core import encode
 from batcheval.core.table import ContingencyTable
+from batcheval.errors import ClassMismatchError
 
 
 @pytest.fixture
@@ -81,3 +82,15 @@ def test_n_of_groups_whose_sum_passes_int64_is_exact():
     expected = sum(int(v) for v in counts.reshape(-1))
     assert t.n == expected == 2**64 - 2
     assert f"{expected} examples" in repr(t)
+
+
+def test_merging_classes_that_differ_only_in_dtype_says_to_cast():
+    # the message said "build both with the same classes=", which both already had
+    df = pl.DataFrame({"run": [1, 2], "label": [0, 1], "prediction": [1, 1]})
+    wide = ContingencyTable.from_frame(df, by="run")
+    narrow = ContingencyTable.from_frame(
+        df.with_columns(pl.col("label", "prediction").cast(pl.Int32)), by="run"
+    )
+    message = r"classes \[0, 1\] are of different dtypes, Int64 and Int32; cast the label and prediction"
+    with pytest.raises(ClassMismatchError, match=message):
+        ContingencyTable.merge(wide, narrow)

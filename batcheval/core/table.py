@@ -449,6 +449,14 @@ class ContingencyTable:
         for t in tables[1:]:
             if t.by != first.by:
                 raise MergeError(f"cannot merge tables keyed by {first.by} and {t.by}")
+            if _equal_values(t._classes, first._classes) and t._classes.dtype != first._classes.dtype:
+                # "the same classes=" would not help: the values are equal, their types are not
+                raise ClassMismatchError(
+                    f"cannot merge tables whose classes {first._classes.to_list()} are of different "
+                    f"dtypes, {first._classes.dtype} and {t._classes.dtype}; cast the label and "
+                    f"prediction columns to one dtype (e.g. .cast(pl.{first._classes.dtype})) before "
+                    "building the tables"
+                )
             if not t._classes.equals(first._classes, check_dtypes=True):
                 raise ClassMismatchError(
                     f"cannot merge tables with different classes: {first._classes.to_list()} "
@@ -920,3 +928,11 @@ def drop_null_rows(df: pl.DataFrame, label: str, prediction: str) -> pl.DataFram
     if dropped:
         warn(f"dropped {dropped} of {df.height} rows with a null {label!r} or {prediction!r}")
     return kept
+
+
+def _equal_values(a: pl.Series, b: pl.Series) -> bool:
+    """Whether two class sets hold the same values, whatever their dtypes."""
+    try:
+        return a.to_list() == b.to_list()
+    except Exception:  # values that do not compare
+        return False
