@@ -544,3 +544,16 @@ def test_batch_rows_must_be_a_count_of_rows(tmp_path, batch_rows):
         be.sweep(tmp_path / "a.parquet", by="run", batch_rows=batch_rows)
     streamed = be.evaluate(tmp_path / "a.parquet", by="run", batch_rows=np.int64(7))
     assert streamed.equals(be.evaluate(df, by="run"))
+
+
+def test_filtered_and_in_memory_pyarrow_datasets_count_as_their_rows(tmp_path):
+    # a filtered dataset raised pyarrow's "Retrieving fragments of a filtered ... dataset is not
+    # allowed", an in-memory one "this function needs a frame in memory, got a pyarrow dataset"
+    df = _frame(seed=4, n=500)
+    df.write_parquet(tmp_path / "a.parquet")
+    filtered = ds.dataset(tmp_path / "a.parquet").filter(ds.field("fold") == 1)
+    expected = be.evaluate(df.filter(pl.col("fold") == 1), by="run", batch_rows=64)
+    assert be.evaluate(filtered, by="run", batch_rows=64).equals(expected)
+    assert be.evaluate(ds.dataset(df.to_arrow()), by="run").equals(be.evaluate(df, by="run"))
+    with pytest.raises(ColumnNotFoundError, match="filtered dataset: key column 'nope' not found"):
+        be.evaluate(filtered, by="nope")

@@ -85,6 +85,7 @@ def is_streamed(data: Any) -> bool:
     module = type(data).__module__
     return module.startswith("pyarrow") and type(data).__name__ in (
         "FileSystemDataset",
+        "InMemoryDataset",
         "Dataset",
         "UnionDataset",
         "RecordBatchReader",
@@ -172,8 +173,14 @@ def open_parts(data: Any, columns: Sequence[str], roles: dict[str, str]) -> list
     name = type(data).__name__
     if name == "RecordBatchReader":
         return [_reader_part(data, columns, roles)]
+    if name == "InMemoryDataset":
+        return [_scanned_part(data, columns, roles, "in-memory dataset")]
+    try:
+        fragments = data.get_fragments()
+    except ValueError:  # a filtered dataset has none to give: it is read whole, through its filter
+        return [_scanned_part(data, columns, roles, "filtered dataset")]
     # the dataset's schema, not each file's: it holds the partition columns (run=1/...)
-    return [_fragment_part(fragment, columns, roles, data.schema) for fragment in data.get_fragments()]
+    return [_fragment_part(fragment, columns, roles, data.schema) for fragment in fragments]
 
 
 def _check_columns(names: Sequence[str], columns: Sequence[str], roles: dict[str, str], where: str) -> None:
@@ -293,13 +300,30 @@ def _fragment_part(fragment: Any, columns: list[str], roles: dict[str, str], sch
 
         return _wrapped(where, inner())
 
-    def rows() -> int | None:
-        try:
-            return int(fragment.count_rows())
-        except Exception:
-            return None
+    return Part(where, batches, functools.partial(_count_rows, fragment))
 
-    return Part(where, batches, rows)
+
+def _scanned_part(dataset: Any, columns: list[str], roles: dict[str, str], where: str) -> Part:
+    """A dataset read as one part through its scanner, which applies its filter."""
+
+    def batches(batch_rows: int) -> Iterator[pl.DataFrame]:
+        def inner() -> Iterator[pl.DataFrame]:
+            _check_columns(dataset.schema.names, columns, roles, where)
+            scanned = dataset.scanner(columns=columns).to_batches()
+            yield from _rebatched(scanned, columns, batch_rows, dataset.schema)
+
+        return _wrapped(where, inner())
+
+    return Part(where, batches, functools.partial(_count_rows, dataset))
+
+
+def _count_rows(piece: Any) -> int | None:
+    """A fragment's or dataset's rows, or None where counting fails (an unreadable part is
+    reported when it is read)."""
+    try:
+        return int(piece.count_rows())
+    except Exception:
+        return None
 
 
 def _rebatched(
