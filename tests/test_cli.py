@@ -367,3 +367,21 @@ def test_no_command_prints_the_commands():
     proc = run_cli()
     assert proc.returncode == 2
     assert "evaluate" in proc.stderr and "leaderboard" in proc.stderr and "usage: batcheval" in proc.stderr
+
+
+def test_read_errors_name_the_file_not_a_lazy_frame(tmp_path):
+    # "batcheval: error: lazy frame: ComputeError: ..." once, and a glob's raw polars error
+    rows = ["run,label,prediction", *(f"{i % 3},{i % 2},{i // 2 % 2}" for i in range(15_000)), "x,1,0"]
+    (tmp_path / "badrow.csv").write_text("\n".join(rows) + "\n")
+    done = run_cli("evaluate", str(tmp_path / "badrow.csv"), "--by", "run")
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        f"batcheval: error: cannot read {str(tmp_path / 'badrow.csv')!r}: ComputeError"
+    )
+    assert "lazy frame" not in done.stderr
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "a.csv").write_text("run,label,prediction\n1,0,1\n")
+    (tmp_path / "g" / "b.csv").write_text("run,label,prediction\n1,0,1,5,6\n")
+    done = run_cli("evaluate", str(tmp_path / "g" / "*.csv"), "--by", "run")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"batcheval: error: cannot read {str(tmp_path / 'g' / 'b.csv')!r}: ")

@@ -92,7 +92,7 @@ def _read_many(reader: Any, source: list[str], text: str) -> pl.LazyFrame:
     frames = [reader(f, glob=False) for f in source]
     schemas = [_schema(frame, f) for frame, f in zip(frames, source, strict=True)]
     # a file with no rows adds nothing (a header-only csv reads every column as String)
-    keep = [i for i, frame in enumerate(frames) if frame.head(1).collect().height] or [0]
+    keep = [i for i, (frame, f) in enumerate(zip(frames, source, strict=True)) if _has_rows(frame, f)] or [0]
     for i in keep[1:]:
         _check_same_columns(text, source[keep[0]], schemas[keep[0]], source[i], schemas[i])
     # the columns may come in another order (as the API's streamed sources take them), and
@@ -105,8 +105,19 @@ def _schema(frame: pl.LazyFrame, name: str) -> pl.Schema:
     try:
         return frame.collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise BatchevalError(f"cannot read {name!r}: {first}") from exc
+        raise _cannot_read(name, exc) from exc
+
+
+def _has_rows(frame: pl.LazyFrame, name: str) -> bool:
+    try:
+        return frame.head(1).collect().height > 0
+    except (pl.exceptions.PolarsError, OSError) as exc:  # a glob's file would go unnamed
+        raise _cannot_read(name, exc) from exc
+
+
+def _cannot_read(name: str, exc: BaseException) -> BatchevalError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return BatchevalError(f"cannot read {name!r}: {first}")
 
 
 def _check_same_columns(text: str, first: str, schema: pl.Schema, other: str, theirs: pl.Schema) -> None:
