@@ -12,7 +12,7 @@ import pytest
 
 from batcheval.core import encode
 from batcheval.core.table import ContingencyTable
-from batcheval.errors import ClassMismatchError
+from batcheval.errors import ClassMismatchError, NullValuesError
 
 
 @pytest.fixture
@@ -94,3 +94,24 @@ def test_merging_classes_that_differ_only_in_dtype_says_to_cast():
     message = r"classes \[0, 1\] are of different dtypes, Int64 and Int32; cast the label and prediction"
     with pytest.raises(ClassMismatchError, match=message):
         ContingencyTable.merge(wide, narrow)
+
+
+def test_from_long_reads_lazy_and_pandas_frames_and_names_a_null_class():
+    long = pl.DataFrame({"run": [7, 7, 8], "real": [0, 1, 1], "predicted": [0, 1, 0], "count": [3, 4, 2]})
+    expected = np.array([[[3, 0], [0, 4]], [[0, 0], [2, 0]]])  # run 7's and run 8's cells, written out
+    for frame in (long, long.lazy(), long.to_pandas()):  # an AttributeError for the last two
+        np.testing.assert_array_equal(ContingencyTable.from_long(frame, by="run").counts, expected)
+    with_null = long.with_columns(predicted=pl.Series([0, None, 0]))  # was "outside classes=[0, 1]"
+    with pytest.raises(NullValuesError, match=r"^predicted column 'predicted' has 1 null values"):
+        ContingencyTable.from_long(with_null, by="run")
+
+
+def test_a_table_of_no_groups_merges_as_nothing():
+    # a shard of no rows came back from to_long with classes [] and then could not be added
+    df = pl.DataFrame({"run": [1, 2], "label": [0, 1], "prediction": [1, 1]})
+    full = ContingencyTable.from_frame(df, by="run")
+    empty = ContingencyTable.from_long(ContingencyTable.from_frame(df.head(0), by="run").to_long(), by="run")
+    assert len(empty) == 0
+    for merged in (ContingencyTable.merge(full, empty), ContingencyTable.merge(empty, full)):
+        np.testing.assert_array_equal(merged.counts, [[[0, 1], [0, 0]], [[0, 0], [0, 1]]])
+        assert merged.classes.to_list() == [0, 1]

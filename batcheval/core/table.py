@@ -25,7 +25,14 @@ from ..errors import (
     NullValuesError,
     warn,
 )
-from ..io.frames import as_key_list, check_free_names, check_roles, select_predictions
+from ..io.frames import (
+    as_key_list,
+    check_free_names,
+    check_in_memory,
+    check_roles,
+    select_columns,
+    select_predictions,
+)
 from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
 from .counting import count_frame, group_ids
@@ -221,16 +228,14 @@ class ContingencyTable:
         [[[3, 0], [0, 4]]]
         """
         keys = as_key_list(by)
-        check_roles(keys, real, predicted, count, roles=("real", "predicted", "count"))
-        for col, role in [
-            *((k, "key") for k in keys),
-            (real, "real"),
-            (predicted, "predicted"),
-            (count, "count"),
-        ]:
-            if col not in frame.columns:
-                raise ColumnNotFoundError(
-                    f"{role} column {col!r} not found; the frame has columns {frame.columns}"
+        roles = check_roles(keys, real, predicted, count, roles=("real", "predicted", "count"))
+        check_in_memory(frame, "from_long")
+        # a LazyFrame, a pandas or an arrow frame too, as from_frame reads them
+        frame = select_columns(frame, list(roles), roles)
+        for col, role in ((real, "real"), (predicted, "predicted")):
+            if nulls := frame.get_column(col).null_count():
+                raise NullValuesError(
+                    f"{role} column {col!r} has {nulls} null values; every cell names a class"
                 )
         counts_col = frame.get_column(count)
         if not counts_col.dtype.is_integer():
@@ -449,6 +454,11 @@ class ContingencyTable:
         for t in tables[1:]:
             if t.by != first.by:
                 raise MergeError(f"cannot merge tables keyed by {first.by} and {t.by}")
+        # a table of no groups adds nothing, whatever its classes (a shard of no rows read back by
+        # from_long has none) or key types (a csv's header alone reads as String)
+        tables = [t for t in tables if len(t)] or tables[:1]
+        first = tables[0]
+        for t in tables[1:]:
             if _equal_values(t._classes, first._classes) and t._classes.dtype != first._classes.dtype:
                 # "the same classes=" would not help: the values are equal, their types are not
                 raise ClassMismatchError(
