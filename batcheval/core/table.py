@@ -201,9 +201,9 @@ class ContingencyTable:
         Parameters
         ----------
         frame
-            A polars DataFrame with the key columns and a real class, predicted class and count
-            column per row; any other column is ignored. Classes are read as
-            :meth:`from_frame` reads labels (floats holding whole numbers as integers,
+            A polars DataFrame (or LazyFrame, pandas or arrow frame) with the key columns and a
+            real class, predicted class and count column per row; any other column is ignored.
+            Classes are read as :meth:`from_frame` reads labels (floats holding whole numbers as integers,
             categoricals as strings); real and predicted must be of one kind.
         by
             Key columns; one table per distinct combination.
@@ -422,7 +422,7 @@ class ContingencyTable:
         *tables
             At least one ContingencyTable, as separate arguments or as one iterable. All must
             have the same key column names (of types that concatenate) and equal classes of
-            one dtype.
+            one dtype; a table of no groups adds nothing, whatever its classes.
 
         Returns
         -------
