@@ -816,7 +816,11 @@ def outside_band(classes: list[int], max_n: int, seed: int) -> list[str]:
             "B = 0.95 has an expected smallest margin of exactly 10, so the band applies as this "
             "benchmark counts margins, although few of its tables have every class at 10 or more "
             "(last column); under the floor of 0.92 that applies from 5, informedness and "
-            "markedness would pass there, kappa and correlation not.",
+            "markedness would pass there, kappa and correlation not. Counted exactly, no other standard "
+            "interval for a difference of two proportions puts every point in the band either, and none "
+            "puts more points there than the default (Newcombe's, with and without continuity correction, "
+            "Agresti–Caffo's, and the exact unconditional intervals of Chan–Zhang and of the E-test, which "
+            "over-cover at B = 0.95): see [calibration_unconditional.md](calibration_unconditional.md).",
             "",
             *scale_windows(max_n),
             "",
