@@ -116,3 +116,21 @@ def test_auc_of_a_path_or_a_dataset_says_it_needs_a_frame_in_memory(tmp_path):
         be.auc(ds.dataset(path))
     with pytest.raises(InvalidArgumentError, match="needs a frame in memory, got the path"):
         be.leaderboard(path, run="run")
+
+
+@pytest.mark.parametrize("flag", [np.True_, np.False_, 1, 0])
+def test_per_class_takes_numpy_bools(flag):
+    # np.True_ raised "can't multiply sequence by non-int of type 'numpy.bool'"
+    df = pl.DataFrame({"run": [1, 1, 1, 1], "label": [0, 1, 2, 2], "prediction": [0, 1, 1, 2]})
+    got = be.evaluate(df, by="run", measures=["recall"] if flag else ["accuracy"], per_class=flag)
+    assert got.height == (3 if flag else 1)
+    if flag:
+        assert got["recall"].to_list() == [1.0, 1.0, 0.5]  # scikit-learn's recall_score(average=None)
+
+
+@pytest.mark.parametrize("flag", [None, 2, "yes"])
+def test_per_class_of_another_kind_is_named(flag):
+    df = pl.DataFrame({"run": [1, 1], "label": [0, 1], "prediction": [0, 1]})
+    message = f"per_class= takes True or False, got {flag!r}"
+    with pytest.raises(InvalidArgumentError, match=re.escape(message)):
+        be.evaluate(df, by="run", per_class=flag)

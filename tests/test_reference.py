@@ -11,12 +11,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 from sklearn import metrics
+
+import batcheval as be
 
 try:  # works whether or not tests/ is a package
     from tests.reference import naive, worked_examples
@@ -443,3 +446,43 @@ def test_one_vs_rest() -> None:
     assert (one_vs_rest(t, 2) == np.array([[17, 1], [2, 9]])).all()
     for c in range(3):
         assert one_vs_rest(t, c).sum() == t.sum()
+
+
+@settings(max_examples=300, deadline=None)
+@given(square_tables(3, 5, max_count=6), st.lists(st.booleans(), min_size=5, max_size=5))
+def test_macro_informedness_leaves_out_classes_without_examples_on_both_sides(
+    t: np.ndarray, absent: list[bool]
+) -> None:
+    """macro_informedness (macro_markedness) is the plain mean of the one-vs-rest informedness
+    (markedness) over the classes with real (predicted) examples in the group and outside it: a
+    perfect classifier of a fold that lacks a class scored 2/3 when that class's 0 was counted."""
+    for c, gone in enumerate(absent[: len(t)]):
+        if gone:  # classes of the class set that this group lacks
+            t[c, :] = 0
+            t[:, c] = 0
+    if t.sum() == 0:
+        return
+    out = be.ContingencyTable(pl.DataFrame({"g": [0]}), list(range(len(t))), t[None])
+    got = out.measures(["macro_informedness", "macro_markedness"]).row(0, named=True)
+    n = t.sum()
+    for name, margins in (("informedness", t.sum(axis=1)), ("markedness", t.sum(axis=0))):
+        values = []
+        for c in range(len(t)):
+            if 0 < margins[c] < n:
+                (tn, fp), (fn, tp) = one_vs_rest(t, c)
+                if name == "informedness":
+                    values.append(tp / (tp + fn) - fp / (fp + tn))
+                else:
+                    values.append(tp / (tp + fp) + tn / (tn + fn) - 1)
+        expected = float(np.mean(values)) if values else 0.0
+        assert got[f"macro_{name}"] == pytest.approx(expected, abs=1e-12), (name, t)
+
+
+def test_perfect_classifier_of_a_fold_without_a_class_has_macro_informedness_1() -> None:
+    df = pl.DataFrame({"fold": [0] * 6 + [1] * 4, "label": [0, 0, 1, 1, 2, 2, 0, 0, 1, 1]})
+    df = df.with_columns(prediction=pl.col("label"))
+    out = be.evaluate(df, by="fold", pool="fold", measures=["macro_informedness", "macro_markedness"])
+    columns = ("macro_informedness", "macro_informedness_mean", "macro_markedness_mean")
+    assert [out[c][0] for c in columns] == [1.0, 1.0, 1.0]
+    named = be.evaluate(df.filter(pl.col("fold") == 0), measures=["macro_informedness"], classes=[0, 1, 2, 3])
+    assert named["macro_informedness"][0] == 1.0

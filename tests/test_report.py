@@ -109,3 +109,14 @@ def test_report_digits_are_checked_and_a_value_that_rounds_to_zero_has_no_minus(
     assert skm.recall_score(y_true, y_pred) + skm.recall_score(y_true, y_pred, pos_label=0) - 1 < 0
     text = be.report(y_true=y_true, y_pred=y_pred, digits=0)
     assert "-0" not in text and "0 [" in text
+
+
+def test_macro_row_leaves_out_a_named_class_without_examples():
+    # classes=[..., 3] with no example of 3: its informedness and markedness read 0 by convention,
+    # and the macro row counted them (0.750 for a perfect classifier)
+    y = ["a", "a", "b", "b", "c", "c"]
+    text = be.report(pl.DataFrame({"label": y, "prediction": y}), classes=["a", "b", "c", "d"])
+    macro = _rows(text)["macro"]
+    assert [float(v) for v in macro[1:6]] == [1.0] * 5
+    informedness = [skm.balanced_accuracy_score(np.equal(y, c), np.equal(y, c), adjusted=True) for c in "abc"]
+    assert float(macro[4]) == pytest.approx(np.mean(informedness))

@@ -25,6 +25,7 @@ from ..errors import (
     NullValuesError,
     warn,
 )
+from ..io.arguments import as_flag
 from ..io.frames import (
     as_key_list,
     check_free_names,
@@ -778,6 +779,7 @@ class ContingencyTable:
         ([(1, 6, 3, 0, 1, 2)], {'recall': [0.75]})
         """
         measures, _ = _names.resolve(measures)
+        per_class = as_flag(per_class, "per_class=")
         counts, k = self._counts, self.n_classes
         if positive is not None:
             # checked whatever the table: per class or with one class it is not used, and a

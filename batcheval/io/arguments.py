@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["as_count", "as_real", "is_real"]
+__all__ = ["as_count", "as_flag", "as_real", "is_real"]
 
 
 def is_real(value: Any) -> bool:
@@ -63,3 +63,21 @@ def as_count(value: Any, name: str, least: int = 1) -> int:
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < least:
         raise InvalidArgumentError(f"{name} must be an integer of at least {least}, got {value!r}")
     return int(value)
+
+
+def as_flag(value: Any, name: str) -> bool:
+    """``value`` as a bool: True, False, a numpy bool, or the integers 0 and 1; an
+    :class:`InvalidArgumentError` naming ``name`` for anything else (None, text, 2).
+
+    Examples
+    --------
+    >>> as_flag(np.True_, "per_class=")
+    True
+    >>> as_flag(None, "per_class=")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: per_class= takes True or False, got None
+    """
+    if isinstance(value, bool | np.bool_) or (isinstance(value, int | np.integer) and value in (0, 1)):
+        return bool(value)
+    raise InvalidArgumentError(f"{name} takes True or False, got {value!r}")

@@ -262,6 +262,11 @@ def _one_table(
     mark_prev_w = 0.0
     inf_sum = 0.0
     mark_sum = 0.0
+    # the unweighted means count the classes whose one-vs-rest value is defined: a class with no
+    # real (predicted) example in this group, or only such examples, has none, and counting its
+    # conventional 0 scored a perfect classifier of a fold that lacks a class below 1
+    inf_classes = 0
+    mark_classes = 0
     sum_rc = 0
     sum_r2 = 0
     sum_c2 = 0
@@ -290,8 +295,12 @@ def _one_table(
         pred_share[i] = p / n
         inf_bias_w += pred_share[i] * inf_i
         mark_prev_w += real_share[i] * mark_i
-        inf_sum += inf_i
-        mark_sum += mark_i
+        if 0 < r < n_int:
+            inf_sum += inf_i
+            inf_classes += 1
+        if 0 < p < n_int:
+            mark_sum += mark_i
+            mark_classes += 1
         share = (r + p) / (2.0 * n)
         fleiss_e += share * share
         recall_k[i] = safe_ratio(float(c[i, i]), float(r))
@@ -382,6 +391,6 @@ def _one_table(
     _put(out, slots, 21, g, _mean_defined(precision_k, real_share, True))
     _put(out, slots, 22, g, _mean_defined(f1_k, real_share, True))
     _put(out, slots, 23, g, inf_bias_w)
-    _put(out, slots, 24, g, inf_sum / k)
+    _put(out, slots, 24, g, inf_sum / inf_classes if inf_classes else 0.0)
     _put(out, slots, 25, g, mark_prev_w)
-    _put(out, slots, 26, g, mark_sum / k)
+    _put(out, slots, 26, g, mark_sum / mark_classes if mark_classes else 0.0)

@@ -165,9 +165,15 @@ def report(
     n = int(support.sum())
     weights = support / n if n else np.full(len(support), np.nan)
     summary = [["accuracy", "", "", num(whole["accuracy"][0]), "", "", str(n)]]
+    # a class with no real (predicted) example shows informedness (markedness) 0 by convention, a
+    # value the macro means leave out, as macro_informedness does
+    macro = table.measures(["macro_informedness", "macro_markedness"])
     for title, w in (("macro avg", None), ("weighted avg", weights)):
         means = []
         for m in _PER_CLASS:
+            if w is None and m in ("informedness", "markedness"):
+                means.append(float(macro[f"macro_{m}"][0]))
+                continue
             v = per[m].to_numpy()
             ok = ~np.isnan(v)
             ww = np.ones(len(v)) if w is None else w  # classes with an undefined value are left out

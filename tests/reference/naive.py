@@ -410,7 +410,11 @@ def multiclass_reference(table: np.ndarray, chance: bool = True) -> dict[str, fl
     informedness_k = [per_class[k]["informedness"] for k in range(k_classes)]
     markedness_k = [per_class[k]["markedness"] for k in range(k_classes)]
     out["bias_weighted_informedness"] = _weighted(informedness_k, bias)
-    out["macro_informedness"] = float(sum(informedness_k) / k_classes)
+    # the unweighted means over the classes whose one-vs-rest real (predicted) margin has examples
+    # on both sides: elsewhere the value is a convention (0), not a measurement
+    for name, values, shares in (("macro_informedness", informedness_k, prevalence),
+                                 ("macro_markedness", markedness_k, bias)):  # fmt: skip
+        kept = [v for v, s in zip(values, shares, strict=True) if 0 < s < 1]
+        out[name] = float(sum(kept) / len(kept)) if kept else 0.0
     out["prevalence_weighted_markedness"] = _weighted(markedness_k, prevalence)
-    out["macro_markedness"] = float(sum(markedness_k) / k_classes)
     return {name: None if out[name] is None else float(out[name]) for name in MULTICLASS_MEASURES}
