@@ -294,10 +294,11 @@ def test_one_run_one_example_one_class():
     with warnings.catch_warnings():
         warnings.simplefilter("error", BatchevalWarning)  # nothing ran, so nothing to warn about
         out = be.leaderboard(one_example, example="example_id", classes=[0, 1])
-    # one real class: the measure's gradient is undefined, so is every selection column
-    assert out["could_be_best"].to_list() == [None, None]
-    assert out["p_best"].is_nan().all()
-    assert out["rank_ci_low"].to_list() == out["rank_ci_high"].to_list() == [None, None]
+    # one real class: the measure is defined (0) but its gradient is not, so no run can be told
+    # apart from another: all stay in the best set and could rank anywhere
+    assert out["could_be_best"].to_list() == [True, True]
+    assert out["p_best"].to_list() == [1.0, 1.0]
+    assert out["rank_ci_low"].to_list() == [1, 1] and out["rank_ci_high"].to_list() == [2, 2]
     out = be.leaderboard(one_example, classes=[0, 1])  # unpaired: the floored variances are defined
     assert out["could_be_best"].to_list() == [True, True]
     assert out["rank_ci_low"].to_list() == [1, 1] and out["rank_ci_high"].to_list() == [2, 2]
@@ -343,9 +344,8 @@ def test_one_class_board_is_the_board_over_an_absent_class(seen, absent, positiv
     assert out["rank"].to_list() == [1, 1, 1]  # all tied: right on every example
     assert out["informedness"].to_list() == [0.0] * 3  # spec: a margin of 0 gives 0
     # unpaired and clustered, the floored variances are defined; paired, the measure's gradient
-    # is not (as with classes=[0, 1] in test_one_run_one_example_one_class)
-    paired = "example_id" in kwargs.values() and "pool" not in kwargs
-    assert out["could_be_best"].to_list() == ([None] * 3 if paired else [True] * 3)
+    # is not, but the measure is, so no run can be told apart (test_one_run_one_example_one_class)
+    assert out["could_be_best"].to_list() == [True] * 3
     with pytest.warns(BatchevalWarning, match="one class"):
         recall = be.leaderboard(df, **kwargs, measure="recall", **named)["recall"]
     # the positive class is the greater (1 of {0, 1}; 7 of {6, 7}), or named: recall is 1 when it
@@ -636,3 +636,59 @@ def test_unpaired_and_paired_selection_keep_every_unbeaten_run(seed):
     assert got.p_best.tolist()[:2] == [1.0, 1.0] and got.could_be_best.tolist() == [True, True, False]
     sel = selection.versus_leader(theta, theta - 0.5, np.array([0.0, 0.01, 0.01]), 0.3)
     assert sel.p_best.tolist()[:2] == [1.0, 1.0] and sel.could_be_best.tolist() == [True, True, False]
+
+
+def _board_of(runs: dict[str, np.ndarray], label: np.ndarray) -> pl.DataFrame:
+    n = len(label)
+    return pl.concat([
+        pl.DataFrame({"run": name, "example": np.arange(n), "label": label, "prediction": pred})
+        for name, pred in runs.items()
+    ])  # fmt: skip
+
+
+def _assert_consistent(board: pl.DataFrame) -> None:
+    """Every run's rank lies in its own rank interval, and the leader is in the best set."""
+    for row in board.iter_rows(named=True):
+        if row["rank_ci_low"] is not None:
+            assert row["rank_ci_low"] <= row["rank"] <= row["rank_ci_high"], row
+    assert board["could_be_best"][0] is True, board.rows()
+
+
+def test_constant_run_keeps_its_place_on_a_paired_board() -> None:
+    # a constant run's correlation is 0 by convention but its influence is undefined: it was
+    # dropped and the other run ranked alone, at rank 2 with the interval [1, 1], and the
+    # constant leader was left out of the best set
+    n = 20
+    label = np.array([0, 1] * 10)
+    worse = np.where(np.arange(n) < 12, 1 - label, label)  # 8 of 20 right: correlation -0.2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = be.leaderboard(
+            _board_of({"always_1": np.ones(n, int), "worse": worse}, label),
+            measure="correlation", example="example",
+        )  # fmt: skip
+    _assert_consistent(board)
+    assert board["could_be_best"].to_list() == [True, True]
+    assert board["rank_ci_high"].to_list() == [2, 2]
+
+
+@pytest.mark.parametrize("measure", ["correlation", "markedness", "informedness"])
+def test_random_paired_boards_with_constant_runs_stay_consistent(measure: str) -> None:
+    rng = np.random.default_rng(20)
+    for _ in range(25):
+        n = int(rng.integers(8, 25))
+        label = rng.integers(0, 2, n)
+        label[:2] = [0, 1]
+        runs = {}
+        for r in range(int(rng.integers(2, 6))):
+            kind = rng.integers(0, 4)
+            if kind == 0:
+                runs[f"r{r}"] = np.full(n, rng.integers(0, 2))
+            elif kind == 1:
+                runs[f"r{r}"] = label.copy()
+            else:
+                runs[f"r{r}"] = np.where(rng.random(n) < rng.uniform(0.3, 0.9), label, 1 - label)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            board = be.leaderboard(_board_of(runs, label), measure=measure, example="example")
+        _assert_consistent(board)

@@ -308,9 +308,12 @@ def leaderboard(
         ``n``, the measure with ``<measure>_ci_low`` and ``<measure>_ci_high``,
         ``p_<significance>``, ``diff_vs_leader``,
         ``p_vs_leader``, ``p_vs_leader_holm``, ``tied_with_leader`` (alias
-        of ``could_be_best``), ``could_be_best`` (null where the measure or
-        its spread is undefined), ``p_best``, ``rank_ci_low`` and
-        ``rank_ci_high`` (null where undefined), and with ``example=`` also ``n_paired``,
+        of ``could_be_best``), ``could_be_best`` (null where the measure is
+        undefined; True, with ``p_best`` 1, where the measure is defined but
+        its spread is not, as no run can be told apart from it), ``p_best``,
+        ``rank_ci_low`` and ``rank_ci_high`` (null where undefined; such a run
+        could rank anywhere, and every other run's interval reaches as many
+        places lower), and with ``example=`` also ``n_paired``,
         ``n_leader_only``, ``n_run_only`` and ``p_mcnemar``; with
         ``adjacent=True`` also ``diff_vs_above`` and ``p_vs_above`` (and
         with both, ``p_mcnemar_vs_above``).

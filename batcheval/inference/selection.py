@@ -714,6 +714,28 @@ class _FloorBlocks:
         return out.reshape(nb, r) if pairs is None else out
 
 
+def _loosen(out: Selection, theta: np.ndarray, ok: np.ndarray) -> Selection:
+    """Give back their place to the runs left out of a selection although their estimate is
+    defined (a constant run's correlation is 0, but its influence and variance are not): with
+    no spread to test them by, no run can be told apart from them, so each stays in the best
+    set (``p_best`` 1) and could rank anywhere among the runs with an estimate, and every other
+    run's rank interval reaches that many places lower. Dropping them ranked the rest among
+    themselves: a board of a constant leader and one other run gave the other rank interval
+    [1, 1] at rank 2, and a best set without the leader. The other runs' sets stay valid: the
+    truly best run, if tested, is still best among the runs it is tested against."""
+    loose = np.isfinite(theta) & ~ok
+    if not loose.any():
+        return out
+    ranked = not ok.any() or bool(np.isfinite(out.rank_ci_low[ok]).any())
+    out.could_be_best[loose] = True
+    out.p_best[loose] = 1.0
+    if ranked:
+        out.rank_ci_high[ok] += loose.sum()
+        out.rank_ci_low[loose] = 1.0
+        out.rank_ci_high[loose] = float(np.isfinite(theta).sum())
+    return out
+
+
 def _select(
     theta: np.ndarray,
     var: np.ndarray | None,
@@ -725,8 +747,6 @@ def _select(
     boot: Tables | None = None,
     floor_of: Any = None,
 ) -> Selection:
-    g = len(theta)
-    alpha = 1.0 - level
     if u is not None:
         ok = np.isfinite(theta) & np.all(np.isfinite(u), axis=1)
         if var is not None:
@@ -736,17 +756,19 @@ def _select(
     else:
         assert leader is not None
         ok = np.isfinite(theta) & np.isfinite(leader[0]) & np.isfinite(leader[1])
+    g = len(theta)
+    alpha = 1.0 - level
     idx = np.flatnonzero(ok)
     r = len(idx)
     out = _empty(g)
     if r == 0:
-        return out
+        return _loosen(out, theta, ok)
     th = np.ascontiguousarray(theta[idx])
     if r == 1:
         out.could_be_best[idx] = True
         out.p_best[idx] = 1.0
         out.rank_ci_low[idx] = out.rank_ci_high[idx] = 1.0
-        return out._replace(best_method="bonferroni", rank_method="bonferroni")
+        return _loosen(out._replace(best_method="bonferroni", rank_method="bonferroni"), theta, ok)
     rng = np.random.default_rng(seed)
     draws = None
     cov = np.zeros((1, 1))
@@ -850,7 +872,7 @@ def _select(
         best_method = "max-t"
     out.p_best[idx] = p
     out.could_be_best[idx] = p > alpha
-    return out._replace(best_method=best_method, rank_method=rank_method)
+    return _loosen(out._replace(best_method=best_method, rank_method=rank_method), theta, ok)
 
 
 def _step_down(stat: np.ndarray, cand: np.ndarray, t: np.ndarray, alpha: float) -> np.ndarray:
@@ -1488,7 +1510,8 @@ def versus_leader_sign_flip(
     diff = np.asarray(diff, dtype=np.float64)
     tail = sign_flip_tail(p_two)
     p_one = np.where(diff < 0, tail, np.where(np.isnan(diff), np.nan, 1.0))
-    idx = np.flatnonzero(np.isfinite(theta) & np.isfinite(p_one))
+    ok = np.isfinite(theta) & np.isfinite(p_one)
+    idx = np.flatnonzero(ok)
     r = len(idx)
     if r < 2:  # nothing to compare: versus_leader's answer for none or one run
         return versus_leader(theta, np.where(np.isfinite(p_one), 0.0, np.nan), np.ones(len(theta)), level)
@@ -1509,4 +1532,4 @@ def versus_leader_sign_flip(
     out = _empty(len(theta))
     out.p_best[idx] = p
     out.could_be_best[idx] = p > alpha
-    return out._replace(best_method="bonferroni")
+    return _loosen(out._replace(best_method="bonferroni"), theta, ok)
