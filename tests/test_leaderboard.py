@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import polars as pl
@@ -537,3 +538,115 @@ def test_a_run_whose_measure_is_undefined_has_no_rank():
         empty = be.leaderboard(both, measure="precision")
     assert board.select("run", "rank").rows() == [(1, 1), (0, 2), (2, None)]
     assert empty["rank"].null_count() == 2
+
+
+def _pair_board(label: list[int], lead: list[int], run: list[int]) -> pl.DataFrame:
+    ids = range(len(label))
+    return pl.concat([
+        pl.DataFrame({"run": "lead", "example": ids, "label": label, "prediction": lead}),
+        pl.DataFrame({"run": "run", "example": ids, "label": label, "prediction": run}),
+    ])  # fmt: skip
+
+
+def _swap_mid_p(
+    stat: Callable[[np.ndarray, np.ndarray], float], label: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> float:
+    """The two-sided mid-p value of the paired swap test, over all 2^d swaps of the d examples
+    whose predictions differ (plain enumeration)."""
+    observed = abs(stat(label, b) - stat(label, a))
+    where = np.flatnonzero(a != b)
+    above = same = 0
+    for mask in itertools.product([False, True], repeat=len(where)):
+        x, y = a.copy(), b.copy()
+        flip = where[list(mask)]
+        x[flip], y[flip] = b[flip], a[flip]
+        d = abs(stat(label, y) - stat(label, x))
+        above += d > observed + 1e-12
+        same += abs(d - observed) <= 1e-12
+    return (above + 0.5 * same) / 2.0 ** len(where)
+
+
+def _kappa(label: np.ndarray, pred: np.ndarray) -> float:
+    c = np.zeros((3, 3))
+    np.add.at(c, (label, pred), 1)
+    c /= c.sum()
+    chance = c.sum(axis=1) @ c.sum(axis=0)
+    return (np.trace(c) - chance) / (1.0 - chance)
+
+
+def _phi(label: np.ndarray, pred: np.ndarray) -> float:
+    if pred.std() == 0:
+        return 0.0
+    return float(np.corrcoef(label, pred)[0, 1])
+
+
+@pytest.mark.parametrize(
+    ("measure", "kwargs"),
+    [("mcc", {}), ("mcc", {"ci_method": "bootstrap"}), ("correlation", {"ci_method": "bootstrap"})],
+)
+def test_p_vs_leader_is_not_zero_where_the_spread_is_float_noise(measure: str, kwargs: dict) -> None:
+    # a perfect and an inverted run: each bootstrap spread is 3.4e-16, float noise that passed
+    # the se > 0 guard, and p_vs_leader was exactly 0 on ten examples
+    label = [1, 0] * 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = be.leaderboard(_pair_board(label, label, [1 - x for x in label]), measure=measure, **kwargs)
+        paired = be.leaderboard(
+            _pair_board(label, label, [1 - x for x in label]), measure=measure, example="example", **kwargs
+        )
+    assert board["p_vs_leader"][1] > 0.0
+    exact = _swap_mid_p(_phi, np.array(label), np.array(label), 1 - np.array(label))
+    assert paired["p_vs_leader"][1] >= exact - 1e-15
+
+
+@pytest.mark.parametrize("kwargs", [{"paired": "delta"}, {"ci_method": "bootstrap"}, {}])
+def test_multiclass_paired_p_vs_leader_is_never_below_the_swap_test(kwargs: dict) -> None:
+    # 12 examples of 3 classes, every one discordant: the normal p-value of z ≈ 48 was 0
+    label = np.array([0, 1, 2] * 4)
+    shifted = (label + 1) % 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = be.leaderboard(
+            _pair_board(label.tolist(), label.tolist(), shifted.tolist()),
+            measure="kappa_cohen", example="example", **kwargs,
+        )  # fmt: skip
+    exact = _swap_mid_p(_kappa, label, label, shifted)
+    assert exact > 0.0
+    assert board["p_vs_leader"][1] >= exact - 1e-15
+
+
+@pytest.mark.parametrize(
+    ("measure", "same"),
+    [("balanced_accuracy", "informedness"), ("macro_recall", "informedness"), ("mcc", "correlation"),
+     ("macro_precision", "markedness"), ("weighted_recall", "accuracy")],
+)  # fmt: skip
+def test_binary_equivalents_take_the_same_paired_test(measure: str, same: str) -> None:
+    # balanced_accuracy went to the normal p-value alone, 0.0003 where informedness's exact
+    # test (and auc_single's) gives 1/32 on five discordant examples
+    label = np.array([1, 0] * 5)
+    rng = np.random.default_rng(3)
+    for run in (np.ones(10, dtype=np.int64), np.where(rng.random(10) < 0.3, 1 - label, label)):
+        df = _pair_board(label.tolist(), label.tolist(), run.tolist())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = be.leaderboard(df, measure=measure, example="example")["p_vs_leader"][1]
+            want = be.leaderboard(df, measure=same, example="example")["p_vs_leader"][1]
+        assert got == pytest.approx(want, rel=1e-12)
+        assert got >= 2.0 ** -int((run != label).sum()) - 1e-15
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+def test_binary_f1_averages_are_never_below_the_swap_test(average: str) -> None:
+    from sklearn import metrics
+
+    label = np.array([1, 0] * 5)
+    run = np.ones(10, dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = be.leaderboard(_pair_board(label.tolist(), label.tolist(), run.tolist()),
+                               measure=f"{average}_f1", example="example")  # fmt: skip
+
+    def f1(y: np.ndarray, p: np.ndarray) -> float:
+        return float(metrics.f1_score(y, p, average=average, zero_division=0.0))
+
+    assert board["p_vs_leader"][1] >= _swap_mid_p(f1, label, label, run) - 1e-15

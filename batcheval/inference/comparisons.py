@@ -88,7 +88,7 @@ def unpaired_se(
     every cell."""
     if ci_method == "bootstrap":
         se = _bootstrap_se(counts, measure, n_boot, seed, pos)
-        flat = ~(se > 0) & (np.asarray(counts).sum(axis=(1, 2)) > 0)
+        flat = _paired_se.collapsed(se) & (np.asarray(counts).sum(axis=(1, 2)) > 0)
         if flat.any():
             se[flat] = _bootstrap_se(np.asarray(counts)[flat] + 1, measure, n_boot, seed, pos)
         return se
