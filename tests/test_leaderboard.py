@@ -650,3 +650,59 @@ def test_binary_f1_averages_are_never_below_the_swap_test(average: str) -> None:
         return float(metrics.f1_score(y, p, average=average, zero_division=0.0))
 
     assert board["p_vs_leader"][1] >= _swap_mid_p(f1, label, label, run) - 1e-15
+
+
+def test_labels_that_differ_between_runs_are_refused() -> None:
+    # the same ids, ten labels changed in run b's file: the board compared the two as if on one
+    # test set (a difference of 0 and p 1 next to accuracies of 0.875 and 0.725)
+    n = 40
+    label = np.array([0, 1] * 20)
+    pred = np.where(np.random.default_rng(0).random(n) < 0.9, label, 1 - label)
+    other = label.copy()
+    other[[3, 17]] = 1 - other[[3, 17]]
+    df = pl.concat([
+        pl.DataFrame({"run": "a", "example": np.arange(n), "label": label, "prediction": pred}),
+        pl.DataFrame({"run": "b", "example": np.arange(n), "label": other, "prediction": pred}),
+    ])  # fmt: skip
+    with pytest.raises(
+        be.errors.InvalidLabelError, match=r"label column 'label' differs between runs for 2 examples: 3, 17;"
+    ):
+        be.leaderboard(df, example="example")
+    be.leaderboard(df)  # unpaired, each run is scored against its own labels
+
+
+def test_null_example_ids_are_refused() -> None:
+    # every null id was paired as one example
+    df = pl.DataFrame({
+        "run": ["a"] * 4 + ["b"] * 4, "example": [0, 1, None, 3] * 2, "label": [1, 0] * 4,
+        "prediction": [1, 0, 1, 1, 1, 0, 1, 0],
+    })  # fmt: skip
+    with pytest.raises(
+        be.errors.InvalidArgumentError, match=r"example column 'example' holds 2 null\(s\) \(first at row 2\)"
+    ):
+        be.leaderboard(df, example="example")
+
+
+def test_a_single_cluster_excludes_no_run() -> None:
+    # 12 questions about one passage: one independent unit, so no spread and no p_vs_leader; the
+    # variance floor alone left the second run out of the best set (p_best 0.01)
+    label = [0, 1] * 6
+    df = pl.DataFrame({"passage": ["p1"] * 12, "question": range(12), "label": label, "prediction": label})
+    board = pl.concat([
+        df.with_columns(run=pl.lit("x")),
+        df.with_columns(run=pl.lit("y"), prediction=pl.lit(1).cast(pl.Int64)),
+    ])  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = be.leaderboard(board, example="question", cluster="passage")
+    assert out["p_vs_leader"].is_nan().all()
+    assert out["could_be_best"].to_list() == [True, True]
+    assert out["rank_ci_low"].to_list() == [1, 1] and out["rank_ci_high"].to_list() == [2, 2]
+
+
+def test_measure_must_be_one_name() -> None:
+    df = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 0, 1], "prediction": [0, 1, 1, 1]})
+    with pytest.raises(
+        be.errors.InvalidArgumentError, match=r"measure= takes one measure name, got \['informedness'\]"
+    ):
+        be.leaderboard(df, measure=["informedness"])

@@ -153,7 +153,7 @@ from .. import measures as _measures
 from ..core.encode import label_kind
 from ..core.table import drop_null_rows
 from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureError, warn
-from ..io.frames import as_key_list, check_free_names, check_roles, select_columns
+from ..io.frames import as_key_list, check_free_names, check_roles, select_columns, unused_name
 from ..measures import names as _names
 from . import clustered as _clustered
 from . import comparisons as _cmp
@@ -219,7 +219,8 @@ def leaderboard(
         When a run scores an example once in each of several pooled groups
         (``pool=["seed"]``: seeds or replicates), each example is one cluster
         instead: see ``cluster``. Two rows of one example in the same pooled
-        group (or without ``pool=``) are an error.
+        group (or without ``pool=``) are an error, and so are a null id and an
+        example whose label differs between runs.
     cluster
         Column(s) grouping examples that are not independent (several
         questions about one passage). With ``cluster=``, or with ``example=``
@@ -340,6 +341,8 @@ def leaderboard(
     _intervals.check_options(ci, ci_method, n_boot, seed)
     if paired not in ("bootstrap", "delta"):
         raise InvalidArgumentError(f"unknown paired method {paired!r}; use 'bootstrap' or 'delta'")
+    if not isinstance(measure, str):
+        raise InvalidArgumentError(f"measure= takes one measure name, got {measure!r}")
     asked, measure = measure, _names.canonical(measure)
     pools = as_key_list(pool, "pool")
     # pooled keys may be named in run too, as evaluate takes them in by
@@ -369,6 +372,9 @@ def leaderboard(
     if df.height == 0:  # nothing to rank: the columns of a board, no rows
         return _empty_board(df.select(runs), measure, p_name, bool(examples) and not clusters, adjacent)
     cells = None
+    if examples:
+        # a null id paired every null row as one example, as evaluate(example=) refuses to
+        _clustered.check_cluster_columns(df, examples, [])
     try:
         table, pairing = _cmp.count_board(df, runs, [] if clusters else examples, label, prediction, classes)
     except _cmp.RepeatedExampleError:
@@ -378,6 +384,8 @@ def leaderboard(
             raise
         table, pairing = _cmp.count_board(df, runs, [], label, prediction, classes)
         clusters = examples
+    if examples:  # after the ids are known to identify examples (within a pooled group)
+        _check_labels_agree(df, examples, label)
     if table.n_classes == 1 and classes is None:
         # one class seen is not one class meant: the board over it and a class no row holds is
         # defined (every run right on every example, all tied; NaN where a measure needs the
@@ -512,9 +520,14 @@ def leaderboard(
         # the floor counts examples, not rows: a run's seeds may repeat its errors, and then a
         # floor read at the pooled rows lost a truly best run in up to 0.90 of boards (Stop 39)
         repeats = _clustered.repeated_rows(counts, cells)
-        chosen = _selection.unpaired(
-            value, run_se, ci, seed, _unpaired_floor(counts, measure, pos, ci, repeats)
-        )
+        floor = _unpaired_floor(counts, measure, pos, ci, repeats)
+        if floor is not None:
+            # a run in fewer than 2 clusters is one independent unit, whose spread (NaN, as its
+            # interval) no floor can stand for: the floor alone excluded a run of one cluster
+            # (p_best 0.01) where its p_vs_leader was NaN. It stays in the best set and could rank
+            # anywhere, as every run whose spread is undefined (selection._select)
+            floor = np.where(cells.sizes(len(value)) < 2, np.nan, floor)
+        chosen = _selection.unpaired(value, run_se, ci, seed, floor)
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         centre = _cmp.unpaired_centre(counts, measure, ci_method, value)
@@ -642,6 +655,32 @@ def _distinct_tables(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inverse = np.empty(g, dtype=np.int64)
     inverse[order] = np.cumsum(new) - 1
     return np.take(counts, order[new], axis=0), inverse  # take: 6x faster than fancy indexing here
+
+
+def _check_labels_agree(df: pl.DataFrame, examples: list[str], label: str) -> None:
+    """Raise :class:`InvalidLabelError` for an example whose label differs between runs (or
+    pooled groups): the paired tests read one label an example, and a board whose runs were
+    scored against different labels was silently compared as if on one test set (two runs of
+    equal predictions, ten labels changed in one run's file, showed a difference of 0 and p 1
+    next to accuracies of 0.875 and 0.725)."""
+    low = unused_name(examples, "__low")
+    high = unused_name([*examples, low], "__high")
+    # the least and greatest label of each example: a third of the time of counting distinct ones
+    bad = (
+        df.group_by(examples)
+        .agg(pl.col(label).min().alias(low), pl.col(label).max().alias(high))
+        .filter(pl.col(low) != pl.col(high))
+        .drop(low, high)
+        .sort(examples)
+    )
+    if bad.height:
+        ids = bad.to_series().to_list() if len(examples) == 1 else bad.rows(named=True)
+        more = f", ... ({bad.height} in all)" if bad.height > 5 else ""
+        raise InvalidLabelError(
+            f"label column {label!r} differs between runs for {bad.height} examples: "
+            f"{', '.join(repr(x) for x in ids[:5])}{more}; every run must score an example against "
+            "one label"
+        )
 
 
 def _board_columns(measure: str, p_name: str, paired: Any, adjacent: bool) -> list[str]:
