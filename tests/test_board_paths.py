@@ -10,6 +10,7 @@ import pytest
 
 import batcheval as be
 from batcheval.core.encode import CLASS_SAMPLE, KEY_GUESS_ROWS
+from batcheval.errors import InvalidLabelError
 from batcheval.inference import comparisons
 from batcheval.inference.comparisons import RepeatedExampleError
 
@@ -78,6 +79,11 @@ def test_a_value_outside_the_sampled_range_gives_the_exact_board(
     monkeypatch: pytest.MonkeyPatch, column: str, value: int
 ) -> None:
     df = _set(_frame(), column, value)
+    if column == "label":  # one run's label for an example differs from the others'
+        with pytest.raises(InvalidLabelError, match=r"differs between runs for 1 examples: 7;"):
+            be.leaderboard(df, example="example_id", paired="delta", adjacent=True)
+        column = "prediction"  # the same third class, where one run may hold it
+        df = _set(_frame(), column, value)
     calls = _fills(monkeypatch)
     board = be.leaderboard(df, example="example_id", paired="delta", adjacent=True)
     assert len(calls) == 2  # the guessed fill left a row out, so the board was filled again

@@ -594,7 +594,8 @@ def test_p_vs_leader_is_not_zero_where_the_spread_is_float_noise(measure: str, k
         paired = be.leaderboard(
             _pair_board(label, label, [1 - x for x in label]), measure=measure, example="example", **kwargs
         )
-    assert board["p_vs_leader"][1] > 0.0
+    # no split of the 20 pooled examples is rarer than 1 in C(20, 10)
+    assert board["p_vs_leader"][1] >= 1.0 / math.comb(20, 10) - 1e-18
     exact = _swap_mid_p(_phi, np.array(label), np.array(label), 1 - np.array(label))
     assert paired["p_vs_leader"][1] >= exact - 1e-15
 
@@ -706,3 +707,16 @@ def test_measure_must_be_one_name() -> None:
         be.errors.InvalidArgumentError, match=r"measure= takes one measure name, got \['informedness'\]"
     ):
         be.leaderboard(df, measure=["informedness"])
+
+
+def test_unpaired_multiclass_p_vs_leader_is_never_below_a_permutation_test() -> None:
+    # 12 examples of 3 classes each, a perfect and a shifted run: the bootstrap gave 0 (z of 10)
+    label = [0, 1, 2] * 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = be.leaderboard(
+            _pair_board(label, label, [(x + 1) % 3 for x in label]),
+            measure="informedness",
+            ci_method="bootstrap",
+        )
+    assert board["p_vs_leader"][1] >= 1.0 / math.comb(24, 12) - 1e-18

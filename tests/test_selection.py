@@ -672,7 +672,7 @@ def test_constant_run_keeps_its_place_on_a_paired_board() -> None:
     assert board["rank_ci_high"].to_list() == [2, 2]
 
 
-@pytest.mark.parametrize("measure", ["correlation", "markedness", "informedness"])
+@pytest.mark.parametrize("measure", ["correlation", "markedness", "informedness", "precision"])
 def test_random_paired_boards_with_constant_runs_stay_consistent(measure: str) -> None:
     rng = np.random.default_rng(20)
     for _ in range(25):

@@ -51,7 +51,13 @@ Paired comparisons (``example=`` given)
       ``paired_se.MONOTONE_SWAP``, are summed in ``O(m₁ + m₀)``, others while
       at most ``paired_se.SWAP_POINTS`` points). The other is ``2·Φ(−|diff|/se)``
       with the paired bootstrap's standard error (or, with ``paired="delta"``,
-      the delta method's); multiclass boards take it alone. Each bootstrap
+      the delta method's); multiclass boards take it alone, never below
+      ``2^-d`` for ``d`` discordant examples, the least any swap test can give
+      (``paired_se.swap_floor``; it went to 0 at z ≈ 48 on 12 examples). On
+      binary boards ``balanced_accuracy``/``macro_recall``, ``macro_precision``,
+      ``mcc`` and ``weighted_recall`` take the tests of informedness,
+      markedness, correlation and accuracy, of which they are increasing
+      affine functions (``paired_se.BINARY_EQUIVALENT``). Each bootstrap
       replicate resamples the examples, and measures the run and the leader
       on the same resample; for binary boards it is a Poisson bootstrap with
       the difference's linear part as a control variate, which needs about 8
@@ -81,7 +87,11 @@ Unpaired comparisons (no ``example=``)
     z-test of ``se = sqrt(se_run² + se_leader²)`` from the delta method of the
     tables plus one example in each cell (or from the bootstrap), which holds
     the level at a few examples a class but is conservative above (it was
-    within the band at 8 and 7 of those points). Runs scored on the same test
+    within the band at 8 and 7 of those points). A standard error at or below
+    ``paired_se.SE_NOISE`` of the scale (a bootstrap of a perfect run) counts
+    as 0, and no p-value is below ``1/C(n + m, n)``, the least a permutation
+    test of the two runs' ``n`` and ``m`` examples can give
+    (``comparisons.permutation_floor``). Runs scored on the same test
     set are positively correlated, so treating them as independent overstates
     the spread and the test is conservative: give ``example=`` when you can.
 
