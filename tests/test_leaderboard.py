@@ -672,6 +672,42 @@ def test_labels_that_differ_between_runs_are_refused() -> None:
     be.leaderboard(df)  # unpaired, each run is scored against its own labels
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_label_check_of_the_cells_equals_a_check_of_every_pair(seed) -> None:
+    from batcheval.kernels.leaderboard import binary_labels_differ, binary_planes, labels_differ
+
+    # cells as the dense board fills them: real * k + predicted + 1, 0 where a run lacks the example
+    rng = np.random.default_rng(seed)
+    k, runs, n_ex = 2 + seed % 3, int(rng.integers(1, 6)), int(rng.integers(1, 200))
+    real = np.tile(rng.integers(0, k, n_ex), (runs, 1))
+    if seed % 2:
+        real[rng.integers(runs), rng.integers(n_ex)] = rng.integers(0, k)  # maybe a different label
+    held = rng.random((runs, n_ex)) < 0.8
+    cells = np.where(held, real * k + rng.integers(0, k, (runs, n_ex)) + 1, 0).astype(np.int8)
+    differs = any(len(set(real[held[:, e], e])) > 1 for e in range(n_ex))
+    assert labels_differ(cells.ravel(), n_ex, k) == differs
+    if k == 2:  # the binary boards' bit planes, 64 examples a word
+        planes = np.empty((runs, 3, (n_ex + 63) // 64), dtype=np.uint64)
+        binary_planes(cells.ravel(), n_ex, 1, np.empty((runs, 5), dtype=np.int64), planes)
+        assert binary_labels_differ(planes) == differs
+
+
+def test_three_class_board_with_agreeing_labels_passes_the_label_check() -> None:
+    rng = np.random.default_rng(4)
+    label = rng.integers(0, 3, 60)
+    frames = [pl.DataFrame({"run": r, "example": np.arange(60), "label": label,
+                            "prediction": np.where(rng.random(60) < 0.7, label, rng.integers(0, 3, 60))})
+              for r in "abc"]  # fmt: skip
+    board = be.leaderboard(pl.concat(frames), example="example")
+    assert board["n"].to_list() == [60, 60, 60]
+    changed = pl.concat(frames).with_columns(
+        pl.when((pl.col("run") == "c") & (pl.col("example") == 7)).then((pl.col("label") + 1) % 3)
+        .otherwise(pl.col("label")).alias("label")
+    )  # fmt: skip
+    with pytest.raises(be.errors.InvalidLabelError, match="differs between runs for 1 example: 7;"):
+        be.leaderboard(changed, example="example")
+
+
 def test_null_example_ids_are_refused() -> None:
     # every null id was paired as one example
     df = pl.DataFrame({

@@ -304,6 +304,14 @@ class Cells:
             self.planes = np.empty((g, 3, (e + 63) // 64), dtype=np.uint64)
             _lb.binary_planes(self.cells, e, n_threads(), np.empty((g, 5), dtype=np.int64), self.planes)
 
+    def labels_differ(self) -> bool:
+        """Whether some example's real class differs between the runs holding it (a
+        pass over the bit planes of binary cells: 3 ms for 100,000 runs of 1,000 examples,
+        where a pass over the cells' bytes took 0.38 s)."""
+        if self.planes is not None:
+            return bool(_lb.binary_labels_differ(self.planes))
+        return bool(_lb.labels_differ(self.cells, self.n_examples, self.k))
+
     def joint(self, ref: np.ndarray) -> np.ndarray:
         """``joint[g, real, ref's prediction, g's prediction]`` as :func:`joint_tables`
         gives it."""

@@ -394,7 +394,10 @@ def leaderboard(
             raise
         table, pairing = _cmp.count_board(df, runs, [], label, prediction, classes)
         clusters = examples
-    if examples:  # after the ids are known to identify examples (within a pooled group)
+    # after the ids are known to identify examples (within a pooled group); a dense board reads
+    # the runs × examples cells it just filled (where polars' group-by over the 100M rows of
+    # benchmarks/bench_leaderboard.py took 0.5 s), and names the examples only when one differs
+    if examples and (not isinstance(pairing, _cmp.Cells) or pairing.labels_differ()):
         _check_labels_agree(df, examples, label)
     if table.n_classes == 1 and classes is None:
         # one class seen is not one class meant: the board over it and a class no row holds is
@@ -687,7 +690,8 @@ def _check_labels_agree(df: pl.DataFrame, examples: list[str], label: str) -> No
         ids = bad.to_series().to_list() if len(examples) == 1 else bad.rows(named=True)
         more = f", ... ({bad.height} in all)" if bad.height > 5 else ""
         raise InvalidLabelError(
-            f"label column {label!r} differs between runs for {bad.height} examples: "
+            f"label column {label!r} differs between runs for {bad.height} "
+            f"example{'s' if bad.height > 1 else ''}: "
             f"{', '.join(repr(x) for x in ids[:5])}{more}; every run must score an example against "
             "one label"
         )

@@ -334,6 +334,55 @@ def fill_predictions(
 
 
 @jit
+def labels_differ(cells, n_examples, k):
+    """Whether some example's real class differs between the runs holding it, in cells as
+    :func:`fill_cells` writes them (real · k + predicted + 1, 0: none).
+
+    Each example's class is read from the first row holding it; then every cell is compared with
+    it through a table of the codes' real classes (no division, no branch a cell).
+    """
+    n_rows = cells.shape[0] // max(n_examples, 1)
+    real_of = np.full(k * k + 1, -1, np.int64)
+    for v in range(1, k * k + 1):
+        real_of[v] = (v - 1) // k
+    first = np.full(n_examples, -1, np.int64)
+    left = n_examples
+    for g in range(n_rows):
+        if left == 0:
+            break
+        for e in range(n_examples):
+            if first[e] < 0 and cells[g * n_examples + e] > 0:
+                first[e] = real_of[cells[g * n_examples + e]]
+                left -= 1
+    differ = False
+    for g in range(n_rows):
+        base = g * n_examples
+        for e in range(n_examples):
+            r = real_of[cells[base + e]]
+            differ |= (r >= 0) & (r != first[e])
+        if differ:
+            return True
+    return False
+
+
+@jit
+def binary_labels_differ(planes):
+    """:func:`labels_differ` of binary cells from their bit planes (:func:`binary_planes`): 64
+    examples a word, real class 1 somewhere and 0 elsewhere."""
+    n_words = planes.shape[2]
+    ones = np.zeros(n_words, np.uint64)
+    zeros = np.zeros(n_words, np.uint64)
+    for g in range(planes.shape[0]):
+        for w in range(n_words):
+            ones[w] |= planes[g, 1, w]
+            zeros[w] |= planes[g, 0, w] & ~planes[g, 1, w]
+    for w in range(n_words):
+        if ones[w] & zeros[w]:
+            return True
+    return False
+
+
+@jit
 def first_repeat(run, run_lo, run_lut, example, ex_lo, n_examples, seen):
     """Group of the first row whose (run, example) an earlier row already had, else -1.
 
