@@ -360,3 +360,69 @@ def test_measure_without_interval_names_the_measure():
     frame = pl.DataFrame({"label": [0, 1, 2], "prediction": [0, 1, 1]})
     with pytest.raises(be.UnknownMeasureError, match=r"none of measures=\['p_chi2'\]"):
         be.evaluate(frame, measures=["p_chi2"], ci=0.95)
+
+
+# -- every level in (0, 1) -----------------------------------------------------
+
+#: the measures with a closed-form interval under ci=, and the range each lies in
+_CLOSED_RANGES = {
+    **dict.fromkeys(
+        ["recall", "precision", "inverse_recall", "inverse_precision", "fallout", "miss_rate",
+         "accuracy", "prevalence", "bias", "f1", "jaccard"], (0.0, 1.0),
+    ),
+    **dict.fromkeys(["informedness", "markedness", "correlation", "mcc", "kappa_cohen"], (-1.0, 1.0)),
+}  # fmt: skip
+
+
+def _rows_of(tables: np.ndarray) -> pl.DataFrame:
+    """A frame whose group g holds tables[g] as rows of (label, prediction)."""
+    k = tables.shape[1]
+    rows = [
+        (g, i, j) for g, t in enumerate(tables) for i in range(k) for j in range(k) for _ in range(t[i, j])
+    ]
+    return pl.DataFrame(rows, schema=["g", "label", "prediction"], orient="row")
+
+
+def _holds_estimate(out: pl.DataFrame, names: list[str], tol: float) -> None:
+    for name in names:
+        est, low, high = (out[c].to_numpy() for c in (name, f"{name}_ci_low", f"{name}_ci_high"))
+        lo, hi = _CLOSED_RANGES[name]
+        both = ~np.isnan(low)
+        assert np.array_equal(np.isnan(low), np.isnan(high)), name
+        assert (low[both] <= est[both] + tol).all() and (est[both] <= high[both] + tol).all(), name
+        assert (low[both] >= lo - tol).all() and (high[both] <= hi + tol).all(), name
+
+
+@given(
+    level=st.floats(0.01, 0.99),
+    k=st.sampled_from([2, 3]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_every_level_gives_intervals_that_hold_their_estimate(level: float, k: int, seed: int):
+    # the docstring allows any level strictly between 0 and 1; at ci=0.3 the Poisson ends of the
+    # proportions passed the estimate (recall 4/5 got [0.723, 0.759])
+    rng = np.random.default_rng(seed)
+    n = rng.integers(1, 25, 6)
+    tables = np.stack([rng.multinomial(n[g], rng.dirichlet(np.full(k * k, 0.5))) for g in range(6)])
+    frame = _rows_of(tables.reshape(6, k, k))
+    names = list(_CLOSED_RANGES) if k == 2 else ["accuracy", "informedness", "markedness", "correlation",
+                                                 "kappa_cohen"]  # fmt: skip
+    out = be.evaluate(frame, by="g", measures=names, ci=level, classes=list(range(k)))
+    _holds_estimate(out, names, 1e-12)
+
+
+@pytest.mark.parametrize("level", [0.3, 0.4, 0.5])
+def test_low_level_proportion_is_wilson_where_the_poisson_end_is_narrower(level: float):
+    # recall 4/5 and accuracy 9/10: at a low level the one-sided Poisson end of one failure lies
+    # inside Wilson's interval (at ci=0.3 even below the estimate), so the wider, Wilson's, is kept
+    frame = pl.DataFrame({"label": [1] * 5 + [0] * 5, "prediction": [1] * 4 + [0] * 6})
+    out = be.evaluate(frame, measures=["recall", "accuracy"], ci=level)
+    for name, (x, m) in {"recall": (4, 5), "accuracy": (9, 10)}.items():
+        expect = stats.binomtest(x, m).proportion_ci(level, method="wilson")
+        assert out[f"{name}_ci_high"][0] == pytest.approx(expect.high, abs=1e-12)
+    perfect = be.evaluate(
+        pl.DataFrame({"label": [0, 0], "prediction": [0, 0]}), measures=["accuracy"], ci=0.4
+    )
+    expect = stats.binomtest(2, 2).proportion_ci(0.4, method="wilson")
+    assert perfect["accuracy_ci_low"][0] == pytest.approx(expect.low, abs=1e-12)
+    assert perfect["accuracy_ci_high"][0] == 1.0
