@@ -426,3 +426,71 @@ def test_low_level_proportion_is_wilson_where_the_poisson_end_is_narrower(level:
     expect = stats.binomtest(2, 2).proportion_ci(0.4, method="wilson")
     assert perfect["accuracy_ci_low"][0] == pytest.approx(expect.low, abs=1e-12)
     assert perfect["accuracy_ci_high"][0] == 1.0
+
+
+def _all_tables(n_max: int) -> np.ndarray:
+    """Every 2×2 table of 1 to n_max examples, as counts[G, 2, 2]."""
+    out = [
+        (a, b, c, n - a - b - c)
+        for n in range(1, n_max + 1)
+        for a in range(n + 1)
+        for b in range(n - a + 1)
+        for c in range(n - a - b + 1)
+    ]
+    return np.array(out, dtype=np.int64).reshape(-1, 2, 2)
+
+
+def test_every_small_table_holds_its_estimate_exactly():
+    # rounding left estimates outside: accuracy 1.0 had ci_high 0.9999999999999999, recall 0/7
+    # ci_low 2.8e-17, more than 15,000 cells over the 2×2 tables up to n = 100
+    tables = _all_tables(30)
+    out = be.evaluate(_rows_of(tables), by="g", measures=list(_CLOSED_RANGES), ci=0.95, classes=[0, 1])
+    assert out.height == len(tables)
+    _holds_estimate(out, list(_CLOSED_RANGES), 0.0)
+
+
+def test_perfect_correlation_is_one_exactly():
+    # det/(√(rp·rn)·√(pp·pn)) = 3/(√3·√3) rounded to 1.0000000000000002, mcc likewise
+    from sklearn.metrics import matthews_corrcoef
+
+    y = [1, 0, 0, 0]
+    out = be.evaluate(y_true=y, y_pred=y, measures=["correlation", "mcc"], ci=0.95)
+    assert out["correlation"][0] == out["mcc"][0] == matthews_corrcoef(y, y) == 1.0
+    flipped = be.evaluate(y_true=y, y_pred=[0, 1, 1, 1], measures=["correlation", "mcc"])
+    assert flipped["correlation"][0] == flipped["mcc"][0] == -1.0
+    three = be.evaluate(y_true=[0, 1, 2, 2, 2, 2], y_pred=[0, 1, 2, 2, 2, 2], measures=["mcc"])
+    assert three["mcc"][0] <= 1.0
+
+
+def test_bootstrap_interval_holds_its_estimate_at_the_edge():
+    # the smoothed percentile bootstrap of a perfect balanced 3-class run of 30 lay wholly below
+    # its mutual information log2 3 ([1.016, 1.580]): its resamples are shrunk towards chance
+    labels = [0, 1, 2] * 10
+    out = be.evaluate(y_true=labels, y_pred=labels, measures=["mutual_information"], ci=0.95, seed=0)
+    assert out["mutual_information"][0] == pytest.approx(np.log2(3), abs=1e-12)
+    assert out["mutual_information_ci_low"][0] < out["mutual_information"][0]
+    assert out["mutual_information_ci_high"][0] == out["mutual_information"][0]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "names"),
+    [
+        # no positives: recall, auc_single, g_measure, odds_ratio and lr_* are undefined, yet
+        # the smoothed bootstrap gave auc_single [0.375, 1.0] and g_measure [0.0, 1.0]
+        (
+            {"y_true": [0] * 5, "y_pred": [0] * 5, "classes": [0, 1]},
+            ["auc_single", "g_measure", "odds_ratio", "lr_plus", "lr_minus"],
+        ),
+        # three classes whose informedness and markedness differ in sign: correlation is NaN,
+        # yet the plain bootstrap gave an interval
+        (
+            {"y_true": [0, 1, 1, 1, 2, 2, 2], "y_pred": [2, 0, 0, 1, 0, 0, 2], "ci_method": "bootstrap"},
+            ["correlation"],
+        ),
+    ],
+)
+def test_undefined_estimate_has_no_interval(kwargs: dict, names: list[str]):
+    out = be.evaluate(**kwargs, measures=names, ci=0.95, seed=0)
+    for name in names:
+        assert np.isnan(out[name][0]), name
+        assert np.isnan(out[f"{name}_ci_low"][0]) and np.isnan(out[f"{name}_ci_high"][0]), name

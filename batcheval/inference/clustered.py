@@ -1151,10 +1151,7 @@ def add_clustered_intervals(
     if left and measures is not None:
         warn(f"no cluster-robust interval for {left}: with example= or cluster= only {capable} have one")
     result = clustered_intervals(counts, cells, names, ci, positive=pos)
-    columns = []
-    for name, (low, high) in result.items():
-        columns += [pl.Series(f"{name}_ci_low", low), pl.Series(f"{name}_ci_high", high)]
-    return frame.hstack(columns)
+    return frame.hstack(_intervals.interval_columns(frame, result))
 
 
 #: the chance tests that have a clustered counterpart, and what is computed from them

@@ -245,6 +245,8 @@ __all__ = [
     "JACCARD_MEASURES",
     "PROPORTION_METHODS",
     "SE_PSEUDO_SHARE",
+    "SIGNED_MEASURES",
+    "UNIT_MEASURES",
     "WILSON_MEASURES",
     "add_intervals",
     "adjusted_delta",
@@ -261,6 +263,8 @@ __all__ = [
     "f1_interval",
     "from_scores",
     "gradient_cells_last",
+    "hold_estimate",
+    "interval_columns",
     "interval_measures",
     "interval_pseudo_counts",
     "intervals",
@@ -298,6 +302,10 @@ WILSON_MEASURES: tuple[str, ...] = tuple(_BINARY_PROPORTIONS)
 BINARY_PROPORTIONS = _BINARY_PROPORTIONS
 #: Measures with a delta-method interval (binary and multiclass).
 DELTA_MEASURES: tuple[str, ...] = ("informedness", "markedness", "correlation", "kappa_cohen")
+#: Measures bounded by [0, 1] whose closed-form interval rounding could carry past the bound.
+UNIT_MEASURES = frozenset({*_BINARY_PROPORTIONS, "accuracy", "f1", "jaccard"})
+#: Measures bounded by [−1, 1] whose interval rounding could carry past the bound.
+SIGNED_MEASURES = frozenset({*DELTA_MEASURES, "mcc"})
 
 # replicate tables held in memory at once by the bootstrap (per chunk of groups)
 _CHUNK_CELLS = 1 << 24
@@ -1317,10 +1325,48 @@ def add_intervals(
         opts = {"n_boot": n_boot, "seed": seed, "positive": pos, "beta": beta}
         result.update(intervals(counts, fallback, ci, "bootstrap", pseudo=bootstrap_pseudo_count(k), **opts))
     result = {m: result[m] for m in wanted if m in result}
+    return frame.hstack(interval_columns(frame, result))
+
+
+def hold_estimate(
+    name: str, estimate: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` widened to hold ``estimate`` exactly and kept in the measure's range;
+    NaN where the estimate is NaN (undefined), and where the interval is.
+
+    The closed forms round: accuracy 1.0 got ``ci_high`` 0.9999999999999999 and recall 0/7
+    ``ci_low`` 2.8e-17. The smoothed percentile bootstrap is biased towards the inside of
+    the range next to its edge (a perfect 3-class table of 30 has mutual information
+    log2 3 = 1.585 above its whole interval [1.016, 1.580]), and both bootstraps resample
+    tables whose measure is defined where the table's is not (auc_single of a table with no
+    positives); widening to the estimate is the least that makes these intervals hold it.
+
+    Examples
+    --------
+    >>> low, high = hold_estimate("accuracy", np.array([1.0, np.nan, 0.5]),
+    ...                           np.array([0.9, 0.2, np.nan]), np.array([1 - 2**-53, 0.8, np.nan]))
+    >>> low.tolist(), high.tolist()
+    ([0.9, nan, nan], [1.0, nan, nan])
+    """
+    est = np.asarray(estimate, dtype=np.float64)
+    # np.minimum and np.maximum keep a NaN of either side
+    low, high = np.minimum(low, est), np.maximum(high, est)
+    if name in UNIT_MEASURES or name in SIGNED_MEASURES:
+        bottom = 0.0 if name in UNIT_MEASURES else -1.0
+        low, high = np.clip(low, bottom, 1.0), np.clip(high, bottom, 1.0)
+    return low, high
+
+
+def interval_columns(
+    frame: pl.DataFrame, result: dict[str, tuple[np.ndarray, np.ndarray]]
+) -> list[pl.Series]:
+    """The ``<measure>_ci_low`` / ``_ci_high`` columns of ``result``, row by row the intervals of
+    ``frame``'s estimates, each made to hold its estimate (:func:`hold_estimate`)."""
     columns = []
-    for name, (low, high) in result.items():
+    for name, ends in result.items():
+        low, high = hold_estimate(name, frame[name].to_numpy(), *ends) if name in frame.columns else ends
         columns += [pl.Series(f"{name}_ci_low", low), pl.Series(f"{name}_ci_high", high)]
-    return frame.hstack(columns)
+    return columns
 
 
 def _binary_only(measures: Sequence[str] | None) -> bool:

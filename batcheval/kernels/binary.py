@@ -74,6 +74,13 @@ def safe_ratio(num, den):
 
 
 @jit
+def unit(x):
+    """``x`` clipped to [−1, 1], NaN kept: a correlation that rounding put a unit in the last
+    place beyond ±1."""
+    return -1.0 if x < -1.0 else (1.0 if x > 1.0 else x)
+
+
+@jit
 def margin_coef(num, den):
     """A chance-corrected coefficient: 0 when its margin is 0, because dtp is too."""
     return num / den if den != 0 else 0.0
@@ -89,7 +96,7 @@ def margin_coef(num, den):
 # the measures asked for, and each block's columns stay in cache.
 
 # opcodes of run_program, rows (op, dst, x, y, z) of registers (z: the fill of _DIV_OR)
-_ADD, _SUB, _MUL, _DIV, _DIV_OR, _SQRT, _XLOGX, _IF_POS, _STORE = range(9)
+_ADD, _SUB, _MUL, _DIV, _DIV_OR, _SQRT, _XLOGX, _IF_POS, _UNIT, _STORE = range(10)
 _TWO_OPERANDS = frozenset({_ADD, _SUB, _MUL, _DIV, _DIV_OR, _XLOGX, _IF_POS})
 # registers 0-4 hold the block's a, b, c, d as floats and its determinant, the constants follow
 _LOADED = 5
@@ -173,6 +180,11 @@ def _if_pos(x: _Col, y: _Col) -> _Col:
     return x.trace.op(_IF_POS, x.reg, y.reg)
 
 
+def _unit(x: _Col) -> _Col:
+    """``x`` clipped to [−1, 1] (NaN stays NaN)."""
+    return x.trace.op(_UNIT, x.reg)
+
+
 def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
     """Every measure of NAMES (docs/measures.md, binary measures and significance), in the
     operations and order of :func:`measure_value`, so that each value has the same bits."""
@@ -207,7 +219,8 @@ def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
         "g_measure": _sqrt(recall * precision),
         "informedness": bm,
         "markedness": mk,
-        "correlation": r,
+        # det/(√(rp·rn)·√(pp·pn)) rounds to 1.0000000000000002 for y = ŷ = [1, 0, 0, 0]; χ² keeps r
+        "correlation": _unit(r),
         "bookmark": bm * mk,
         "dtp": dtp,
         "evenness_real": even_r,
@@ -359,6 +372,9 @@ def run_block(tp, fp, fn, tn, lo, m, ops, consts, n_regs, out, at):
         elif code == _XLOGX:
             for j in range(m):
                 r[j] = x[j] * math.log(x[j] / y[j]) if x[j] > 0 else 0.0
+        elif code == _UNIT:
+            for j in range(m):
+                r[j] = unit(x[j])
         else:  # _IF_POS
             for j in range(m):
                 r[j] = x[j] if y[j] > 0 else 0.0
@@ -466,7 +482,7 @@ def measure_value(m, tp, fp, fn, tn, b2):
     elif m == 15 or m == 29:  # noqa: PLR1714 (a set would cost numba a typed set)
         den = math.sqrt(rp * rn) * math.sqrt(pp * pn)
         r = det / den if den != 0 else 0.0
-        return r if m == 15 else n * r * r
+        return unit(r) if m == 15 else n * r * r
     elif m == 16:
         return bm * mk
     elif m == 17:

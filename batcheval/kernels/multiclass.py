@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from . import wide as _wide
-from .binary import EXACT_LIMIT, margin_coef, safe_ratio
+from .binary import EXACT_LIMIT, margin_coef, safe_ratio, unit
 from .jit import jit, jit_inline, jit_parallel, prange
 
 
@@ -322,7 +322,8 @@ def _one_table(
         kappa_den = float(n_int * n_int - sum_rc)
         mcc_den_p = float(n_int * n_int - sum_c2)
         mcc_den_r = float(n_int * n_int - sum_r2)
-    mcc = margin_coef(agree, math.sqrt(mcc_den_p) * math.sqrt(mcc_den_r))
+    # a perfect table's product of roots can round below its numerator (mcc 1.0000000000000002)
+    mcc = unit(margin_coef(agree, math.sqrt(mcc_den_p) * math.sqrt(mcc_den_r)))
     kappa = margin_coef(agree, kappa_den)
     accuracy = trace / n
     fleiss = margin_coef(accuracy - fleiss_e, 1.0 - fleiss_e)
