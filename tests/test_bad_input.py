@@ -134,3 +134,17 @@ def test_per_class_of_another_kind_is_named(flag):
     message = f"per_class= takes True or False, got {flag!r}"
     with pytest.raises(InvalidArgumentError, match=re.escape(message)):
         be.evaluate(df, by="run", per_class=flag)
+
+
+@pytest.mark.parametrize("key", [pl.Int64, pl.String])
+@pytest.mark.parametrize(("argument", "column"), [("example", "label"), ("cluster", "prediction")])
+def test_example_or_cluster_naming_a_class_column_is_refused(key: type, argument: str, column: str):
+    # with an Int64 key example="label" clustered the rows by their class without a word; with a
+    # String key the message named the wrong role ("as key and as label")
+    frame = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 0, 1], "prediction": [0, 1, 1, 1]})
+    frame = frame.with_columns(pl.col("run").cast(key))
+    message = f"column '{column}' is named twice: as {argument} and as {column}"
+    with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
+        be.evaluate(frame, by="run", ci=0.95, **{argument: column})
+    with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
+        be.leaderboard(frame, **{argument: column})

@@ -107,7 +107,7 @@ import polars as pl
 from .. import measures as _measures
 from ..core.encode import encode_classes
 from ..core.table import ContingencyTable, one_vs_rest
-from ..errors import InvalidArgumentError, UnknownMeasureError, warn
+from ..errors import DuplicateColumnError, InvalidArgumentError, UnknownMeasureError, warn
 from ..io.frames import select_columns, unused_name
 from ..kernels.clustered import (
     chance_cross_sums,
@@ -1083,6 +1083,10 @@ def select_clustered(
     for role, cols in (("key", by), ("label", [label]), ("prediction", [prediction]),
                        ("example", examples), ("cluster", clusters)):  # fmt: skip
         for col in cols:
+            # a key may also be the cluster (one passage per group), but a class column may not:
+            # the setdefault alone let example="label" pass and cluster the rows by their class
+            if role in ("example", "cluster") and col in (label, prediction):
+                raise DuplicateColumnError(f"column {col!r} is named twice: as {role} and as {roles[col]}")
             roles.setdefault(col, role)
     df = select_columns(data, list(roles), roles)
     if drop_nulls:
