@@ -218,3 +218,21 @@ def test_multiclass_positive_is_the_clustered_test_of_that_class() -> None:
         want = ref.clustered_p(y, p, rows["passage"].to_list(), 2, "informedness")
         assert out["p_informedness"][run] == pytest.approx(want, rel=1e-9, abs=1e-10)
         assert out["informedness_ci_low"][run] < out["informedness"][run] < out["informedness_ci_high"][run]
+
+
+def test_one_cluster_has_no_chance_test() -> None:
+    # 12 questions about one passage are one independent unit: the intervals were NaN but the
+    # clustered test fell back to the rows' p-value (0.001) and alpha_sbb to 0.02
+    labels = [0, 1] * 6
+    one = pl.DataFrame({"passage": ["p1"] * 12, "question": range(12), "label": labels, "prediction": labels})
+    two = one.with_columns(passage=pl.Series(["p2", "p3"] * 6), question=pl.col("question") + 12)
+    names = ["informedness", "p_informedness", "p_markedness", "alpha_sbb"]
+    out = be.evaluate(pl.concat([one.with_columns(g=pl.lit(0)), two.with_columns(g=pl.lit(1))]), by="g",
+                      ci=0.95, example="question", cluster="passage", measures=names)  # fmt: skip
+    first = out.row(0, named=True)
+    assert np.isnan(first["informedness_ci_low"])
+    assert all(np.isnan(first[c]) for c in ("p_informedness", "p_markedness", "alpha_sbb"))
+    # two clusters of 6 rows that split the classes alike: the design effect is at most the
+    # cluster size, so the test is defined and no smaller than that of 2 examples
+    second = out.row(1, named=True)
+    assert 0.0 < second["p_informedness"] <= 1.0 and not np.isnan(second["alpha_sbb"])

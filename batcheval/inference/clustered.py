@@ -1256,6 +1256,9 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
     - every example repeated ``m`` times with the same prediction: the design effect is
       ``m − (m − 1)/n·…`` ≈ ``m``, and the effective table is the table without repeats
       wherever the rounding recovers it.
+    - one cluster: NaN, as the intervals are: one independent unit tests nothing (its
+      design effect has no between-cluster spread to estimate, and floored at 1 it gave
+      the rows' p-value, 0.001 for 12 questions about one passage).
 
     Its size under the null (docs/calibration_cluster.md): within [0.04, 0.06] at nominal
     0.05 where both margins hold 10 clusters or more.
@@ -1284,7 +1287,8 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
         p_m = p_b.copy()
     else:
         p_m = _measures.compute(effective_counts(counts, deff_m), ["p_markedness"])["p_markedness"]
-    return {"p_informedness": p_b, "p_markedness": p_m}
+    one = cells.sizes(len(counts)) < 2
+    return {"p_informedness": np.where(one, np.nan, p_b), "p_markedness": np.where(one, np.nan, p_m)}
 
 
 def add_clustered_chance(
