@@ -125,7 +125,8 @@ def evaluate(
         :class:`~batcheval.errors.BatchevalWarning` names them. With the
         default measure set, only the closed-form intervals are added, f1's
         and jaccard's included (the bootstrap of every measure would cost far
-        more than the measures).
+        more than the measures). Every interval holds its estimate and lies in its
+        measure's range, and is NaN where the estimate is.
         See :mod:`batcheval.inference.intervals` for the formulas and their sources.
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions
