@@ -756,3 +756,22 @@ def test_unpaired_multiclass_p_vs_leader_is_never_below_a_permutation_test() -> 
             ci_method="bootstrap",
         )
     assert board["p_vs_leader"][1] >= 1.0 / math.comb(24, 12) - 1e-18
+
+
+@pytest.mark.parametrize("measure", ["f1", "jaccard", "mcc", "g_measure", "auc_single"])
+def test_a_perfect_run_gets_evaluates_interval_not_a_point(measure) -> None:
+    # the plain bootstrap of a perfect run's table is that table every time: f1 got [1, 1] and mcc
+    # [0.9999999999999998, 1.0000000000000002] on ten examples, where evaluate gives [0.72, 1]
+    label = [1, 0] * 5
+    off = [0, 1, *label[2:]]
+    df = pl.concat([
+        pl.DataFrame({"run": "perfect", "example": range(10), "label": label, "prediction": label}),
+        pl.DataFrame({"run": "two_off", "example": range(10), "label": label, "prediction": off}),
+    ])  # fmt: skip
+    board = be.leaderboard(df, measure=measure).sort("run")
+    low, high = board[f"{measure}_ci_low"].to_list(), board[f"{measure}_ci_high"].to_list()
+    assert low[0] < 0.9 and high[0] == 1.0  # not determined by ten examples
+    assert all(lo <= v <= hi for lo, v, hi in zip(low, board[measure], high, strict=True))
+    if measure in ("f1", "jaccard", "mcc"):  # closed forms: evaluate's to the last digit
+        ev = be.evaluate(df, by="run", measures=[measure], ci=0.95).sort("run")
+        assert low == ev[f"{measure}_ci_low"].to_list() and high == ev[f"{measure}_ci_high"].to_list()

@@ -1266,8 +1266,8 @@ def add_intervals(
     bootstrap (``n_boot`` resamples of the table plus :func:`bootstrap_pseudo_count`
     in every cell; see the module docstring), while ``method="bootstrap"`` gives every
     measure the plain percentile bootstrap. p-values have none, and naming some of them
-    warns with their names (naming only such measures is an error). (The leaderboard's
-    bootstrap intervals of these measures are still the plain percentile bootstrap.)
+    warns with their names (naming only such measures is an error). The leaderboard's
+    interval columns are these intervals too.
 
     Examples
     --------

@@ -220,8 +220,10 @@ def leaderboard(
         The ranking measure, highest first: any measure
         :func:`batcheval.evaluate` gives but the p-values (aliases too, which
         name its columns). One with no closed-form interval under
-        ``ci_method="wilson_delta"`` (f1, mcc, macro_f1, ...) gets the
-        bootstrap's interval and standard error.
+        ``ci_method="wilson_delta"`` (mcc of three classes, macro_f1, ...) gets
+        the bootstrap's standard error, and the interval evaluate gives it:
+        binary f1, jaccard and mcc their closed forms, the others the smoothed
+        percentile bootstrap.
     example
         Column(s) identifying a test example across runs: comparisons with
         the leader become paired (see the module docstring). If example ids
@@ -438,6 +440,10 @@ def leaderboard(
     if p_name not in (_measures.BINARY_MEASURES if k == 2 else _measures.MULTICLASS_MEASURES):
         raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
     capable = _intervals.interval_measures(k, ci_method)
+    # evaluate's interval where the measure has no closed form under "wilson_delta": binary f1,
+    # jaccard and mcc have their own, the rest the smoothed bootstrap (the plain one gave a
+    # perfect run's f1 the interval [1, 1], where evaluate gives [0.72, 1] on ten examples)
+    as_evaluate = ci_method == "wilson_delta" and measure not in capable
     if measure not in capable:
         bootstrap_capable = _intervals.interval_measures(k, "bootstrap")
         if measure not in bootstrap_capable:
@@ -476,12 +482,17 @@ def leaderboard(
     if cells is None and ci_method == "wilson_delta":
         low, high = _intervals.intervals(distinct, [measure], ci, ci_method, positive=pos)[measure]
         low, high = low[inverse], high[inverse]
+    elif cells is None and as_evaluate and k == 2 and measure in _intervals.BINARY_CLOSED_FORMS:
+        low, high = _intervals.closed_form_interval(distinct, measure, ci, pos)
+        low, high = low[inverse], high[inverse]
     elif cells is None:  # the bootstrap seeds each table by its position: no sharing
+        smooth = {"pseudo": _intervals.bootstrap_pseudo_count(k)} if as_evaluate else {}
         low, high = _intervals.intervals(
-            counts, [measure], ci, ci_method, n_boot=n_boot, seed=seed, positive=pos
+            counts, [measure], ci, ci_method, n_boot=n_boot, seed=seed, positive=pos, **smooth
         )[measure]
     else:
         low, high = _clustered.clustered_intervals(counts, cells, [measure], ci, positive=pos)[measure]
+    low, high = _intervals.hold_estimate(measure, value, low, high)
 
     order = np.lexsort((np.arange(len(value)), -np.nan_to_num(value, nan=-np.inf)))
     leader = int(order[0])
