@@ -80,7 +80,7 @@ def test_a_value_outside_the_sampled_range_gives_the_exact_board(
 ) -> None:
     df = _set(_frame(), column, value)
     if column == "label":  # one run's label for an example differs from the others'
-        with pytest.raises(InvalidLabelError, match=r"differs between runs for 1 examples: 7;"):
+        with pytest.raises(InvalidLabelError, match=r"differs between runs for 1 example: 7;"):
             be.leaderboard(df, example="example_id", paired="delta", adjacent=True)
         column = "prediction"  # the same third class, where one run may hold it
         df = _set(_frame(), column, value)
