@@ -618,8 +618,8 @@ def test_multiclass_paired_p_vs_leader_is_never_below_the_swap_test(kwargs: dict
 
 @pytest.mark.parametrize(
     ("measure", "same"),
-    [("balanced_accuracy", "informedness"), ("macro_recall", "informedness"), ("mcc", "correlation"),
-     ("macro_precision", "markedness"), ("weighted_recall", "accuracy")],
+    [("macro_informedness", "informedness"), ("mcc", "correlation"), ("macro_markedness", "markedness"),
+     ("weighted_recall", "accuracy")],
 )  # fmt: skip
 def test_binary_equivalents_take_the_same_paired_test(measure: str, same: str) -> None:
     # balanced_accuracy went to the normal p-value alone, 0.0003 where informedness's exact
@@ -634,6 +634,39 @@ def test_binary_equivalents_take_the_same_paired_test(measure: str, same: str) -
             want = be.leaderboard(df, measure=same, example="example")["p_vs_leader"][1]
         assert got == pytest.approx(want, rel=1e-12)
         assert got >= 2.0 ** -int((run != label).sum()) - 1e-15
+
+
+@pytest.mark.parametrize("measure", ["balanced_accuracy", "macro_recall", "macro_precision"])
+def test_macro_recall_and_precision_are_not_taken_for_informedness_or_markedness(measure: str) -> None:
+    # (1 + markedness)/2 is macro_precision only where both classes are predicted: a majority
+    # baseline (markedness 0, macro_precision 0.87) against a coin (0.48) got markedness's p 0.53
+    from sklearn import metrics
+
+    rng = np.random.default_rng(5)
+    label = (rng.random(300) < 0.13).astype(np.int64)
+    coin = rng.integers(0, 2, 300)
+    df = _pair_board(label.tolist(), np.zeros(300, dtype=np.int64).tolist(), coin.tolist())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = be.leaderboard(df, measure=measure, example="example").sort("run")
+
+    def score(y: np.ndarray, p: np.ndarray) -> float:
+        if measure == "macro_precision":
+            return float(metrics.precision_score(y, p, average="macro", zero_division=np.nan))
+        return float(metrics.balanced_accuracy_score(y, p))
+
+    base, other = score(label, np.zeros(300, dtype=np.int64)), score(label, coin)
+    # the sign-flip (swap) test of the pair, by Monte Carlo: swap each example's two predictions
+    swaps = rng.random((400, 300)) < 0.5
+    observed = abs(other - base)
+    diffs = [
+        abs(score(label, np.where(w, 0, coin)) - score(label, np.where(w, coin, 0))) for w in swaps[:400]
+    ]
+    p_mc = (1 + sum(d >= observed - 1e-12 for d in diffs)) / (1 + len(diffs))
+    p = board.filter(pl.col("diff_vs_leader") != 0)["p_vs_leader"][0]
+    if measure == "macro_precision":  # the baseline leads; the coin is far below it
+        assert base > other + 0.3 and p_mc <= 0.0025 and p < 0.01
+    assert p >= 2.0 ** -int((coin != 0).sum())
 
 
 @pytest.mark.parametrize("average", ["macro", "weighted"])

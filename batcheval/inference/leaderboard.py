@@ -54,10 +54,13 @@ Paired comparisons (``example=`` given)
       the delta method's); multiclass boards take it alone, never below
       ``2^-d`` for ``d`` discordant examples, the least any swap test can give
       (``paired_se.swap_floor``; it went to 0 at z ≈ 48 on 12 examples). On
-      binary boards ``balanced_accuracy``/``macro_recall``, ``macro_precision``,
-      ``mcc`` and ``weighted_recall`` take the tests of informedness,
-      markedness, correlation and accuracy, of which they are increasing
-      affine functions (``paired_se.BINARY_EQUIVALENT``). Each bootstrap
+      binary boards ``macro_informedness``, ``macro_markedness``, ``mcc`` and
+      ``weighted_recall`` take the tests of informedness, markedness,
+      correlation and accuracy, which they equal on every table
+      (``paired_se.BINARY_EQUIVALENT``); ``macro_recall`` and
+      ``macro_precision`` are ``(1 + informedness)/2`` and
+      ``(1 + markedness)/2`` only where both classes occur, and keep the
+      floored normal p-value. Each bootstrap
       replicate resamples the examples, and measures the run and the leader
       on the same resample; for binary boards it is a Poisson bootstrap with
       the difference's linear part as a control variate, which needs about 8
