@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import warnings
 from collections.abc import Callable
 
@@ -808,3 +809,18 @@ def test_a_perfect_run_gets_evaluates_interval_not_a_point(measure) -> None:
     if measure in ("f1", "jaccard", "mcc"):  # closed forms: evaluate's to the last digit
         ev = be.evaluate(df, by="run", measures=[measure], ci=0.95).sort("run")
         assert low == ev[f"{measure}_ci_low"].to_list() and high == ev[f"{measure}_ci_high"].to_list()
+
+
+def test_labels_that_differ_between_folds_say_to_name_the_fold_with_the_example() -> None:
+    # ids restarting in each fold read as one example whose label changes: the message blamed the runs
+    rng = np.random.default_rng(8)
+    fold = np.repeat([0, 1], 20)
+    df = pl.DataFrame({"fold": fold, "ex": np.tile(np.arange(20), 2), "label": rng.integers(0, 2, 40)})
+    df = pl.concat([df.with_columns(run=pl.lit(r), prediction=pl.col("label")) for r in "ab"])
+    with pytest.raises(be.errors.InvalidLabelError, match=re.escape(
+        "differs between runs or pooled groups (pool=['fold'])"
+    )) as caught:  # fmt: skip
+        be.leaderboard(df, pool="fold", example="ex")
+    assert "name both: example=['fold', 'ex']" in str(caught.value)
+    board = be.leaderboard(df, pool="fold", example=["fold", "ex"])
+    assert board["informedness"].to_list() == [1.0, 1.0]

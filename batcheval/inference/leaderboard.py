@@ -403,7 +403,7 @@ def leaderboard(
     # the runs × examples cells it just filled (where polars' group-by over the 100M rows of
     # benchmarks/bench_leaderboard.py took 0.5 s), and names the examples only when one differs
     if examples and (not isinstance(pairing, _cmp.Cells) or pairing.labels_differ()):
-        _check_labels_agree(df, examples, label)
+        _check_labels_agree(df, examples, label, [p for p in pools if p not in examples])
     if table.n_classes == 1 and classes is None:
         # one class seen is not one class meant: the board over it and a class no row holds is
         # defined (every run right on every example, all tied; NaN where a measure needs the
@@ -684,7 +684,7 @@ def _distinct_tables(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.take(counts, order[new], axis=0), inverse  # take: 6x faster than fancy indexing here
 
 
-def _check_labels_agree(df: pl.DataFrame, examples: list[str], label: str) -> None:
+def _check_labels_agree(df: pl.DataFrame, examples: list[str], label: str, pools: list[str]) -> None:
     """Raise :class:`InvalidLabelError` for an example whose label differs between runs (or
     pooled groups): the paired tests read one label an example, and a board whose runs were
     scored against different labels was silently compared as if on one test set (two runs of
@@ -703,11 +703,18 @@ def _check_labels_agree(df: pl.DataFrame, examples: list[str], label: str) -> No
     if bad.height:
         ids = bad.to_series().to_list() if len(examples) == 1 else bad.rows(named=True)
         more = f", ... ({bad.height} in all)" if bad.height > 5 else ""
+        where = f"runs or pooled groups (pool={pools})" if pools else "runs"
+        # ids that restart in each fold look like one example whose label changes between folds
+        hint = (
+            f"; if example ids restart in each {pools[0]}, name both: example={[pools[0], *examples]}"
+            if pools
+            else ""
+        )
         raise InvalidLabelError(
-            f"label column {label!r} differs between runs for {bad.height} "
+            f"label column {label!r} differs between {where} for {bad.height} "
             f"example{'s' if bad.height > 1 else ''}: "
             f"{', '.join(repr(x) for x in ids[:5])}{more}; every run must score an example against "
-            "one label"
+            f"one label{hint}"
         )
 
 
