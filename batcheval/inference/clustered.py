@@ -1251,8 +1251,8 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
     K > 2). The design effect is taken as at least 1 (a negative estimate of the
     within-cluster part is noise; dividing by it would make the test anti-conservative).
 
-    - single-row clusters: the design effect is 1 and the p-values are the unclustered
-      ones exactly;
+    - single-row clusters (two or more of them): the design effect is 1 and the p-values
+      are the unclustered ones exactly;
     - every example repeated ``m`` times with the same prediction: the design effect is
       ``m − (m − 1)/n·…`` ≈ ``m``, and the effective table is the table without repeats
       wherever the rounding recovers it.

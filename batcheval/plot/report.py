@@ -116,7 +116,9 @@ def report(
     str
         The report: a header line, one line per class, then the accuracy, ``macro avg``,
         ``weighted avg`` (weighted by support) and ``overall`` lines, ending in a newline. The
-        averages leave out classes whose value is undefined (NaN), and give no interval.
+        averages leave out classes whose value is undefined (NaN), and give no interval; the
+        macro informedness and markedness also leave out a class with no real (predicted)
+        example, whose line reads 0 by convention (as ``macro_informedness`` does).
 
     Examples
     --------
