@@ -385,3 +385,9 @@ def test_read_errors_name_the_file_not_a_lazy_frame(tmp_path):
     done = run_cli("evaluate", str(tmp_path / "g" / "*.csv"), "--by", "run")
     assert done.returncode == 2
     assert done.stderr.startswith(f"batcheval: error: cannot read {str(tmp_path / 'g' / 'b.csv')!r}: ")
+    # a --filter that fails in the scan is named with the file: the file itself reads well
+    (tmp_path / "f.csv").write_text("run,label,prediction\na,0,1\nb,1,1\n")
+    done = run_cli("evaluate", str(tmp_path / "f.csv"), "--by", "run", "--filter", "CAST(run AS INT) > 0")
+    assert done.returncode == 2
+    what = f"cannot read {str(tmp_path / 'f.csv')!r} or apply --filter 'CAST(run AS INT) > 0' to it: "
+    assert done.stderr.startswith(f"batcheval: error: {what}")

@@ -845,12 +845,14 @@ def _warmup(args: argparse.Namespace) -> None:
     print(f"warmup: done in {total:.1f} s; compiled kernels are cached in {cache_dir()}")
 
 
-def _first_line(exc: BaseException, file: str | None = None) -> str:
+def _first_line(exc: BaseException, file: str | None = None, filter: str | None = None) -> str:
     text = str(exc).strip()
     text = text.splitlines()[0] if text else type(exc).__name__
     if file is not None and text.startswith("lazy frame: "):
-        # a read failure of the scanned file (or glob) the command was given, not of a "lazy frame"
-        text = f"cannot read {str(file)!r}: {text.removeprefix('lazy frame: ')}"
+        # a failure of the scanned file (or glob) the command was given, not of a "lazy frame";
+        # with --filter, the filter runs in the same scan and may be what failed
+        what = f"cannot read {str(file)!r}" + (f" or apply --filter {filter!r} to it" if filter else "")
+        text = f"{what}: {text.removeprefix('lazy frame: ')}"
     return cli_message(text)
 
 
@@ -942,7 +944,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.debug:
             raise
         if isinstance(exc, _INPUT_ERRORS):
-            print(f"batcheval: error: {_first_line(exc, getattr(args, 'file', None))}", file=sys.stderr)
+            line = _first_line(exc, getattr(args, "file", None), getattr(args, "filter", None))
+            print(f"batcheval: error: {line}", file=sys.stderr)
             return 2
         print(f"batcheval: internal error: {type(exc).__name__}: {_first_line(exc)} "
               "(rerun with --debug for the traceback)", file=sys.stderr)  # fmt: skip
