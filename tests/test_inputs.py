@@ -269,9 +269,31 @@ def test_pandas_period_and_interval_keys_are_read_as_their_text(arrow):
     )
     data = pa.Table.from_pandas(pdf) if arrow else pdf
     out = be.evaluate(data, by="month", measures="accuracy")
-    assert out["month"].to_list() == ["2020-01", "2020-02", "2020-03", None]
+    assert out["month"].cast(pl.String).to_list() == ["2020-01", "2020-02", "2020-03", None]
     assert out["accuracy"].to_list() == [1.0, 0.5, 1.0, 0.0]
-    assert be.evaluate(data, by="bin", measures="accuracy")["bin"].to_list() == ["(0, 1]", "(1, 2]", "(2, 3]"]
+    bins = be.evaluate(data, by="bin", measures="accuracy")["bin"]
+    assert bins.cast(pl.String).to_list() == ["(0, 1]", "(1, 2]", "(2, 3]"]
+
+
+def test_cut_intervals_and_categorical_periods_keep_pandas_order():
+    # their text alone sorts "(10, 30]" before "(5, 10]"; a categorical of Periods kept in arrow
+    # read back as the periods' ordinals (600 for 2020-01), and pd.cut's as "unhashable type: 'dict'"
+    bins = pd.cut([1, 7, 20, 3, 12, 4], [0, 5, 10, 30])
+    periods = pd.Categorical(pd.period_range("2020-01", periods=3, freq="M").repeat(2))
+    for key, expected in (
+        (bins, ["(0, 5]", "(5, 10]", "(10, 30]"]),
+        (periods, ["2020-01", "2020-02", "2020-03"]),
+    ):
+        pdf = pd.DataFrame({"k": key, "label": [0, 1, 0, 1, 0, 1], "prediction": [0, 1, 1, 1, 0, 0]})
+        out = be.evaluate(pdf, by="k", measures="accuracy")
+        assert out["k"].cast(pl.String).to_list() == expected
+        # pandas' own group-by gives the same groups and accuracies
+        ref = pdf.assign(hit=pdf.label == pdf.prediction).groupby("k", observed=True)["hit"].mean()
+        assert out["accuracy"].to_list() == ref.to_list()
+        with pytest.raises(
+            be.InvalidArgumentError, match=r"key column 'k' holds pandas values .* cannot turn back"
+        ):
+            be.evaluate(pa.Table.from_pandas(pdf), by="k")
 
 
 def test_polars_extension_key_is_refused_naming_the_column():

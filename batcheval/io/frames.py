@@ -227,20 +227,70 @@ def _foreign_column(data: Any, i: int, name: str, role: str) -> pl.Series:
                 raise InvalidArgumentError(f"{role} column {name!r} is not a sequence of values: {values!r}")
             return pl.DataFrame({name: values}).to_series()
         if type(data).__module__.startswith("pyarrow"):
-            column = pl.Series(name, data.column(i))
-            if isinstance(column.dtype, pl.Extension):  # a pandas type kept in arrow metadata
-                return pl.from_pandas(data.column(i).to_pandas().astype("string")).alias(name)
-            return column
-        column = pl.from_pandas(data.iloc[:, i])
-        if isinstance(column.dtype, pl.Extension):
-            # pandas Period and Interval values have no polars type and no kernel can count
-            # them; their text ('2020-01', '(0, 1]') is how pandas shows them and sorts in order
-            column = pl.from_pandas(data.iloc[:, i].astype("string"))
-        return column.alias(name)
+            arrow_type = data.schema.field(i).type
+            if isinstance(getattr(arrow_type, "value_type", arrow_type), _arrow_extension_type()):
+                # a pandas Period or Interval column (or a categorical of them) kept in arrow:
+                # pandas' metadata turns it back, and it is read as the pandas column is
+                return _pandas_period_or_interval(_arrow_to_pandas(data, i, name, role)).alias(name)
+            return pl.Series(name, data.column(i))
+        values = data.iloc[:, i]
+        if _is_period_or_interval(values):
+            return _pandas_period_or_interval(values).alias(name)
+        return pl.from_pandas(values).alias(name)
     except (pl.exceptions.PolarsError, ValueError, TypeError, NotImplementedError, OverflowError) as e:
         if isinstance(e, InvalidArgumentError):
             raise
         raise InvalidArgumentError(f"{role} column {name!r} cannot be read: {e}") from e
+
+
+def _arrow_extension_type() -> type:
+    import pyarrow as pa
+
+    return pa.ExtensionType
+
+
+def _arrow_to_pandas(data: Any, i: int, name: str, role: str) -> Any:
+    """Column ``i`` of an arrow table of pandas extension values, as pandas wrote it."""
+    problem = None
+    try:
+        values = data.select([i]).to_pandas().iloc[:, 0]
+    except (TypeError, ValueError, NotImplementedError) as e:  # pyarrow cannot rebuild some
+        problem = e
+    else:
+        # a categorical of Periods comes back as one of their ordinals (600 for 2020-01)
+        if _is_period_or_interval(values) or not hasattr(values, "cat"):
+            return values
+        problem = f"it reads back as {values.dtype} of {values.cat.categories.dtype}"
+    raise InvalidArgumentError(
+        f"{role} column {name!r} holds pandas values ({data.schema.field(i).type}) that pyarrow "
+        f"cannot turn back ({problem}); pass the pandas frame itself, or cast the column to strings"
+    )
+
+
+def _is_period_or_interval(values: Any) -> bool:
+    """Whether a pandas Series holds Periods or Intervals, or is a categorical of them."""
+    import pandas as pd
+
+    dtype = values.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    return isinstance(dtype, pd.PeriodDtype | pd.IntervalDtype)
+
+
+def _pandas_period_or_interval(values: Any) -> pl.Series:
+    """pandas Periods or Intervals as a polars Enum of their text ('2020-01', '(0, 5]'), in
+    pandas' order: they have no polars type, and their text alone sorts (10, 30] before (5, 10]."""
+    import pandas as pd
+
+    if not _is_period_or_interval(values):  # from arrow: anything else is read as polars reads it
+        return pl.from_pandas(values)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        order = values.cat.categories.sort_values()
+        values = values.astype(object)
+    else:
+        order = pd.Index(values.dropna().unique()).sort_values()
+    text = [None if pd.isna(v) else str(v) for v in values]
+    return pl.Series(text, dtype=pl.String).cast(pl.Enum([str(v) for v in order]))
 
 
 def select_predictions(data: Any, keys: Sequence[str], label: str, prediction: str) -> pl.DataFrame:
