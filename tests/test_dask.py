@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -213,3 +214,27 @@ def test_dask_frame_partitions_are_numbered(client):
     bad = dd.from_pandas(pdf.drop(columns="fold"), npartitions=2, sort=False)
     with pytest.raises(ColumnNotFoundError, match=r"^partition [01]: key column 'fold' not found"):
         be.evaluate(bad, by="fold", engine="dask", client=client)
+
+
+@pytest.mark.parametrize("api", ["evaluate", "sweep"])
+def test_dask_skips_only_the_bad_file_when_it_leads_a_merge_group(client, tmp_path, api):
+    # 10 files merge 8 at a time; file 8 led the second group, and its group was checked against
+    # it, so file 9 was skipped too
+    pieces = [p.with_columns((pl.col("label") == 1).alias("label")) for p in _pieces(10, 200, seed=2)]
+    paths = _write(pieces, tmp_path)
+    pl.read_parquet(paths[8]).with_columns(pl.col("run").cast(pl.String)).write_parquet(paths[8])
+    run = be.evaluate if api == "evaluate" else functools.partial(be.sweep, thresholds=[0.25, 0.5])
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 10 parts"):
+        local = run(paths, by="run", on_error="skip")
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 10 parts"):
+        got = run(paths, by="run", on_error="skip", engine="dask", client=client)
+    assert got.equals(local)
+    assert {k: got.metadata[k] for k in ("parts", "rows", "skipped")} == {
+        k: local.metadata[k] for k in ("parts", "rows", "skipped")
+    }
+    assert [s["part"] for s in got.metadata["skipped"]] == [f"file {paths[8]!r}"]
+    assert "key column 'run' is String, not Int64" in got.metadata["skipped"][0]["error"]
+    good = pl.concat(pieces[:8] + pieces[9:])
+    n = good.group_by("run").len().sort("run")
+    counted = got.filter(pl.col("threshold") == 0.5) if api == "sweep" else got
+    assert counted.sort("run").select("run", "n").rows() == n.rows()

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from ..errors import InvalidArgumentError, SourceError
 from ..io.sources import NamedFrame, is_path_spec, resolve_paths
-from .stream import SourceReport, check_types, combine, count_source
+from .stream import PartTypes, SourceReport, check_part_types, check_types, combine, count_source
 from .table import ContingencyTable
 
 __all__ = ["count_dask", "leaves_for", "reduce_on_cluster", "tree_reduce", "with_client"]
@@ -39,28 +39,18 @@ def _dask() -> Any:
     return dask, distributed
 
 
-def _merge_partials(*partials: Partial, on_error: Literal["raise", "skip"] = "raise") -> Partial:
-    """One partial of several; with ``on_error="skip"``, a partial whose key types disagree with
-    the first one's is left out and its parts reported as skipped, as the local engine skips such
-    a file."""
+def _merge_partials(*partials: Partial) -> Partial:
+    """One partial of several, raising on a partial whose key types disagree with the ones before
+    it (with ``on_error="skip"`` such leaves were already left out, in part order)."""
     reports = [r for _, r in partials]
     # an empty part's types (a header-only csv reads as String) say nothing about the rest
     full = [(t, r) for t, r in partials if t is not None and len(t)]
     full = full or [(t, r) for t, r in partials if t is not None][:1]
     types = None
-    kept = []
     for t, r in full:
-        try:
-            types = check_types(", ".join(r.parts), t, types)
-        except SourceError as exc:
-            if on_error == "raise":
-                raise
-            i = next(i for i, mine in enumerate(reports) if mine is r)
-            reports[i] = SourceReport(skipped=r.skipped + [{"part": p, "error": str(exc)} for p in r.parts])
-            continue
-        kept.append(t)
+        types = check_types(", ".join(r.parts), t, types)
     report = functools.reduce(lambda a, b: a + b, reports)
-    return (combine(kept) if kept else None), report
+    return (combine([t for t, _ in full]) if full else None), report
 
 
 def tree_reduce(
@@ -69,17 +59,61 @@ def tree_reduce(
     split_every: int = _SPLIT_EVERY,
     on_error: Literal["raise", "skip"] = "raise",
 ) -> Partial:
-    """Merge delayed partials ``split_every`` at a time, on the cluster, and fetch the root."""
+    """Merge delayed partials ``split_every`` at a time, on the cluster, and fetch the root; with
+    ``on_error="skip"``, the leaves whose key types disagree with the ones before them are left out
+    first, as the local engine skips such files."""
     dask, _ = _dask()
     if split_every < 2:
         raise InvalidArgumentError(f"split_every must be at least 2, got {split_every!r}")
     if not leaves:
         raise ValueError("nothing to reduce: the source has no parts")
-    merge = dask.delayed(functools.partial(_merge_partials, on_error=on_error), pure=True)
+    if on_error == "skip":
+        # the merges then raise: the leaves left agree in order, as the local engine found, so a
+        # merge that still fails is a defect to show, not a part to drop
+        leaves = _skip_disagreeing(client, leaves)
+    merge = dask.delayed(_merge_partials, pure=True)
     level = leaves
     while len(level) > 1:
         level = [merge(*level[i : i + split_every]) for i in range(0, len(level), split_every)]
     return client.compute(level[0]).result()
+
+
+Signature = tuple[tuple[PartTypes, str] | None, SourceReport]
+
+
+def _signature(partial: Partial) -> Signature:
+    """A leaf's key schema, class kind and class dtype (None for no rows), with its report: all
+    the driver needs to check it against the leaves before it, without fetching its table."""
+    table, report = partial
+    if table is None or not len(table):
+        return None, report
+    return (check_types("", table, None), str(table.classes.dtype)), report
+
+
+def _skip_disagreeing(client: Any, leaves: list[Any]) -> list[Any]:
+    """``leaves`` with each one whose key types disagree with what the leaves before it combine
+    to replaced by its report, its parts skipped, as the local engine checks its files in order.
+
+    A merge group alone cannot decide this: a bad part first in its group would make its good
+    neighbours look bad. So the leaves are kept on the cluster and only their types fetched.
+    """
+    dask, _ = _dask()
+    leaves = client.persist(leaves)
+    signature = dask.delayed(_signature, pure=True)
+    signatures = client.gather(client.compute([signature(leaf) for leaf in leaves]))
+    types: PartTypes | None = None
+    out = []
+    for leaf, (mine, report) in zip(leaves, signatures, strict=True):
+        if mine is not None:
+            try:
+                types = check_part_types(", ".join(report.parts), mine[0], types, mine[1])
+            except SourceError as exc:
+                error = str(exc)
+                skipped = report.skipped + [{"part": p, "error": error} for p in report.parts]
+                out.append(dask.delayed((None, SourceReport(skipped=skipped)), pure=True))
+                continue
+        out.append(leaf)
+    return out
 
 
 def _count_part(part: Any, **kwargs: Any) -> Partial:
