@@ -716,13 +716,16 @@ class _FloorBlocks:
 
 def _loosen(out: Selection, theta: np.ndarray, ok: np.ndarray) -> Selection:
     """Give back their place to the runs left out of a selection although their estimate is
-    defined (a constant run's correlation is 0, but its influence and variance are not): with
-    no spread to test them by, no run can be told apart from them, so each stays in the best
-    set (``p_best`` 1) and could rank anywhere among the runs with an estimate, and every other
-    run's rank interval reaches that many places lower. Dropping them ranked the rest among
-    themselves: a board of a constant leader and one other run gave the other rank interval
-    [1, 1] at rank 2, and a best set without the leader. The other runs' sets stay valid: the
-    truly best run, if tested, is still best among the runs it is tested against."""
+    defined (a constant run's correlation is 0, but its influence and variance are not): the
+    max-statistic selection has no spread to test them by, so it cannot exclude them; each stays
+    in the best set (``p_best`` 1) and could rank anywhere among the runs with an estimate, and
+    every other run's rank interval reaches that many places lower. This is conservative: the
+    board's own pairwise test (``p_vs_leader``, the swap test) may tell such a run apart from
+    the leader, and mcc, the same value on binary tables, has an influence and can exclude it.
+    Dropping them ranked the rest among themselves: a board of a constant leader and one other
+    run gave the other rank interval [1, 1] at rank 2, and a best set without the leader. The
+    other runs' sets stay valid: the truly best run, if tested, is still best among the runs it
+    is tested against."""
     loose = np.isfinite(theta) & ~ok
     if not loose.any():
         return out
