@@ -398,7 +398,8 @@ def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None)
     (:func:`encode_columns`), or bounds the values are known to lie within.
     """
     dtype = s.dtype
-    if isinstance(dtype, pl.Extension):
+    # polars before 2 has no Extension type (nor can pl.from_pandas make one)
+    if isinstance(dtype, getattr(pl, "Extension", ())):
         # pl.from_pandas of a Period or Interval column; no kernel and no cast reads these
         raise InvalidArgumentError(
             f"key column {s.name!r} has the extension dtype {dtype}, which cannot be a key; convert "
