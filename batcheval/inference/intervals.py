@@ -259,6 +259,7 @@ __all__ = [
     "chance_values",
     "check_options",
     "closed_form_interval",
+    "default_intervals",
     "delta_gradient",
     "f1_interval",
     "from_scores",
@@ -274,6 +275,7 @@ __all__ = [
     "poisson_ends",
     "proportion",
     "pseudo_count",
+    "resampled",
     "score_difference",
     "standard_errors",
     "wilson",
@@ -1295,20 +1297,17 @@ def add_intervals(
         # one class: its binary measures are those of the class against the (empty) rest, as
         # the point values are computed (measures.compute), so their intervals are that table's
         counts, k, pos = one_vs_rest(counts), 2, 1
-    capable = interval_measures(k, method)
     wanted = _measures.default_measures(k, beta) if measures is None else list(measures)
-    names = [m for m in wanted if m in capable]
-    # binary f1, jaccard and mcc: closed forms, which cost nothing, so the default set has them too
-    closed = [m for m in wanted if m in BINARY_CLOSED_FORMS] if k == 2 and method == "wilson_delta" else []
+    boot = interval_measures(k, "bootstrap")
     # measures with no closed form (mcc of K > 2, macro_f1, ...) fall back to the (smoothed)
     # bootstrap, when named by the caller (for the default set it would cost far more than it)
-    boot = interval_measures(k, "bootstrap")
-    fallback = [] if measures is None else [m for m in wanted if m not in capable + closed and m in boot]
-    left = [m for m in wanted if m not in capable + closed and m not in boot]
-    if not names and not fallback and not closed:
+    result = default_intervals(counts, wanted, ci, method, n_boot=n_boot, seed=seed, positive=pos,
+                               beta=beta, fallback=measures is not None)  # fmt: skip
+    if not result:
         raise UnknownMeasureError(
             f"none of measures={list(wanted)} has an interval; measures with one: {boot}"
         )
+    left = [m for m in wanted if m not in result and m not in boot]
     if left and measures is not None:
         why = (
             "p-values and alpha_sbb have none"
@@ -1316,16 +1315,67 @@ def add_intervals(
             else f"no interval method for {k} class{'es' if k != 1 else ''}"
         )
         warn(f"no interval for {left}: {why}; the other measures have one")
-    result = intervals(counts, names, ci, method, n_boot=n_boot, seed=seed, positive=pos, beta=beta)
+    return frame.hstack(interval_columns(frame, result))
+
+
+def resampled(name: str, n_classes: int, method: str) -> bool:
+    """Whether :func:`default_intervals` gives ``name`` a bootstrap's interval, which depends on
+    the table's position (its seed), not on the table alone.
+
+    Examples
+    --------
+    >>> resampled("f1", 2, "wilson_delta"), resampled("macro_f1", 2, "wilson_delta")
+    (False, True)
+    """
+    if method != "wilson_delta":
+        return True
+    return name not in interval_measures(n_classes, method) and not (
+        n_classes == 2 and name in BINARY_CLOSED_FORMS
+    )
+
+
+def default_intervals(
+    counts: np.ndarray,
+    names: Sequence[str],
+    level: float,
+    method: str,
+    *,
+    n_boot: int,
+    seed: int | None,
+    positive: int = 1,
+    beta: float | None = None,
+    fallback: bool = True,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The interval evaluate gives each of ``names`` that has one: the closed forms of
+    ``method="wilson_delta"`` (binary f1, jaccard and mcc their own), and for the other
+    measures (with ``fallback``) the *smoothed* percentile bootstrap; ``method="bootstrap"``
+    gives every measure the plain one. The leaderboard's interval columns are these too.
+
+    Examples
+    --------
+    >>> counts = np.array([[[5, 0], [0, 5]]])
+    >>> got = default_intervals(counts, ["f1", "recall", "p_chi2"], 0.95, "wilson_delta", n_boot=200, seed=0)
+    >>> sorted(got)
+    ['f1', 'recall']
+    """
+    k = counts.shape[1]
+    capable = interval_measures(k, method)
+    names = list(names)
+    plain = [m for m in names if m in capable]
+    # binary f1, jaccard and mcc: closed forms, which cost nothing, so the default set has them too
+    closed = [m for m in names if m in BINARY_CLOSED_FORMS] if k == 2 and method == "wilson_delta" else []
+    boot = interval_measures(k, "bootstrap")
+    smoothed = [m for m in names if m not in capable + closed and m in boot] if fallback else []
+    opts = {"n_boot": n_boot, "seed": seed, "positive": positive, "beta": beta}
+    result = intervals(counts, plain, level, method, **opts) if plain else {}
     for name in closed:
-        result[name] = closed_form_interval(counts, name, ci, pos)
-    if fallback:
+        result[name] = closed_form_interval(counts, name, level, positive)
+    if smoothed:
         # the smoothed bootstrap: the plain one covered as little as 0.562 at margins >= 10
         # (docs/calibration_bootstrap.md); an explicit ci_method="bootstrap" keeps the plain one
-        opts = {"n_boot": n_boot, "seed": seed, "positive": pos, "beta": beta}
-        result.update(intervals(counts, fallback, ci, "bootstrap", pseudo=bootstrap_pseudo_count(k), **opts))
-    result = {m: result[m] for m in wanted if m in result}
-    return frame.hstack(interval_columns(frame, result))
+        pseudo = bootstrap_pseudo_count(k)
+        result.update(intervals(counts, smoothed, level, "bootstrap", pseudo=pseudo, **opts))
+    return {m: result[m] for m in names if m in result}
 
 
 def hold_estimate(

@@ -326,7 +326,8 @@ def leaderboard(
         ``p_vs_leader``, ``p_vs_leader_holm``, ``tied_with_leader`` (alias
         of ``could_be_best``), ``could_be_best`` (null where the measure is
         undefined; True, with ``p_best`` 1, where the measure is defined but
-        its spread is not, as no run can be told apart from it), ``p_best``,
+        its spread is not: the selection cannot exclude it, although
+        ``p_vs_leader`` may), ``p_best``,
         ``rank_ci_low`` and ``rank_ci_high`` (null where undefined; such a run
         could rank anywhere, and every other run's interval reaches as many
         places lower), and with ``example=`` also ``n_paired``,
@@ -443,10 +444,9 @@ def leaderboard(
     if p_name not in (_measures.BINARY_MEASURES if k == 2 else _measures.MULTICLASS_MEASURES):
         raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
     capable = _intervals.interval_measures(k, ci_method)
-    # evaluate's interval where the measure has no closed form under "wilson_delta": binary f1,
-    # jaccard and mcc have their own, the rest the smoothed bootstrap (the plain one gave a
-    # perfect run's f1 the interval [1, 1], where evaluate gives [0.72, 1] on ten examples)
-    as_evaluate = ci_method == "wilson_delta" and measure not in capable
+    # the interval column is evaluate's (default_intervals): the plain bootstrap, which the
+    # comparisons below take where there is no closed form, gave a perfect run's f1 [1, 1]
+    interval_method = ci_method
     if measure not in capable:
         bootstrap_capable = _intervals.interval_measures(k, "bootstrap")
         if measure not in bootstrap_capable:
@@ -482,17 +482,21 @@ def leaderboard(
         if p_name in _clustered.CLUSTERED_CHANCE:  # count clusters, not rows
             point[p_name] = _clustered.clustered_chance(counts, cells)[p_name]
     value = point[measure]
-    if cells is None and ci_method == "wilson_delta":
-        low, high = _intervals.intervals(distinct, [measure], ci, ci_method, positive=pos)[measure]
-        low, high = low[inverse], high[inverse]
-    elif cells is None and as_evaluate and k == 2 and measure in _intervals.BINARY_CLOSED_FORMS:
-        low, high = _intervals.closed_form_interval(distinct, measure, ci, pos)
-        low, high = low[inverse], high[inverse]
-    elif cells is None:  # the bootstrap seeds each table by its position: no sharing
-        smooth = {"pseudo": _intervals.bootstrap_pseudo_count(k)} if as_evaluate else {}
-        low, high = _intervals.intervals(
-            counts, [measure], ci, ci_method, n_boot=n_boot, seed=seed, positive=pos, **smooth
+    if cells is None:
+        # a closed form depends on the table alone (each distinct one is worked out once); the
+        # bootstrap seeds each table by its position: no sharing
+        shared = not _intervals.resampled(measure, k, interval_method)
+        low, high = _intervals.default_intervals(
+            distinct if shared else counts,
+            [measure],
+            ci,
+            interval_method,
+            n_boot=n_boot,
+            seed=seed,
+            positive=pos,
         )[measure]
+        if shared:
+            low, high = low[inverse], high[inverse]
     else:
         low, high = _clustered.clustered_intervals(counts, cells, [measure], ci, positive=pos)[measure]
     low, high = _intervals.hold_estimate(measure, value, low, high)
