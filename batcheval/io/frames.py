@@ -228,9 +228,11 @@ def _foreign_column(data: Any, i: int, name: str, role: str) -> pl.Series:
             return pl.DataFrame({name: values}).to_series()
         if type(data).__module__.startswith("pyarrow"):
             arrow_type = data.schema.field(i).type
-            if isinstance(getattr(arrow_type, "value_type", arrow_type), _arrow_extension_type()):
+            kept = getattr(getattr(arrow_type, "value_type", arrow_type), "extension_name", "")
+            if kept.startswith("pandas."):
                 # a pandas Period or Interval column (or a categorical of them) kept in arrow:
-                # pandas' metadata turns it back, and it is read as the pandas column is
+                # pandas' metadata turns it back, and it is read as the pandas column is; other
+                # extension types (uuid, json) polars reads as their storage
                 return _pandas_period_or_interval(_arrow_to_pandas(data, i, name, role)).alias(name)
             return pl.Series(name, data.column(i))
         values = data.iloc[:, i]
@@ -241,12 +243,6 @@ def _foreign_column(data: Any, i: int, name: str, role: str) -> pl.Series:
         if isinstance(e, InvalidArgumentError):
             raise
         raise InvalidArgumentError(f"{role} column {name!r} cannot be read: {e}") from e
-
-
-def _arrow_extension_type() -> type:
-    import pyarrow as pa
-
-    return pa.ExtensionType
 
 
 def _arrow_to_pandas(data: Any, i: int, name: str, role: str) -> Any:
