@@ -478,6 +478,7 @@ def test_streamed_sweep_grid_leaves_out_the_rows_drop_nulls_drops(tmp_path):
         pl.DataFrame({"label": [0, 1, 2], "score": [-9.0, 7.0, 0.5]}),  # no key column; a third class
         pl.DataFrame({"run": ["x", "y", "z"], "label": [0, 1, 2], "score": [-9.0, 7.0, 0.5]}),  # key type
         pl.DataFrame({"run": [1, 2, 3], "label": [0, 1, 2], "score": ["a", "b", "c"]}),  # score type
+        pl.DataFrame({"run": [3, 3], "label": ["0", "1"], "score": [-9.0, 7.0]}),  # text labels
     ],
 )
 def test_streamed_sweep_skips_a_file_in_the_scan_as_in_the_count(tmp_path, bad):
@@ -490,6 +491,30 @@ def test_streamed_sweep_skips_a_file_in_the_scan_as_in_the_count(tmp_path, bad):
     np.testing.assert_allclose(got["threshold"].unique().sort().to_numpy(), np.linspace(0.1, 0.9, 3))
     assert got.drop("threshold").equals(be.sweep(good, by="run", thresholds=3).drop("threshold"))
     assert [s["part"] for s in got.metadata["skipped"]] == [f"file {str(tmp_path / 'b.parquet')!r}"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "before"),
+    [
+        ({"thresholds": 3}, "the parts before it hold Int64 values"),  # the scan reads the labels
+        ({"thresholds": [0.5]}, "the parts before it hold Int64 values"),  # for the default positive
+        ({"thresholds": [0.5], "positive": 1}, "the positive class is 1"),  # no scan: the count checks
+        ({"thresholds": [0.5], "classes": [0, 1]}, "the positive class is 1"),
+    ],
+)
+def test_a_streamed_sweep_over_files_of_text_and_integer_labels_names_the_file(tmp_path, kwargs, before):
+    # sorting 1 and "1" together raised a bare TypeError; skipping the file left the count failing
+    good = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 0, 1], "score": [0.1, 0.9, 0.3, 0.6]})
+    good.write_parquet(tmp_path / "a.parquet")
+    text = pl.DataFrame({"run": [3, 3], "label": ["0", "1"], "score": [0.2, 0.7]})
+    text.write_parquet(tmp_path / "b.parquet")
+    source = str(tmp_path / "*.parquet")
+    message = f"b.parquet': label column 'label' holds String values, where {before}; one source's labels"
+    with pytest.raises(SourceError, match=message):
+        be.sweep(source, by="run", **kwargs)
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 2 parts"):
+        got = be.sweep(source, by="run", on_error="skip", **kwargs)
+    assert got.drop("threshold").equals(be.sweep(good, by="run", **kwargs).drop("threshold"))
 
 
 def test_streamed_sweep_of_a_string_score_says_scores_must_be_numeric(tmp_path):

@@ -28,6 +28,7 @@ __all__ = [
     "check_on_error",
     "check_part_types",
     "check_types",
+    "class_kind",
     "combine",
     "count_source",
     "reduce_parts",
@@ -119,7 +120,7 @@ def _on_common_keys(tables: list[ContingencyTable]) -> list[ContingencyTable]:
 
 
 def _on_union_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:
-    kinds = {_class_kind(t.classes.dtype) for t in tables if len(t.classes)}
+    kinds = {class_kind(t.classes.dtype) for t in tables if len(t.classes)}
     if len(kinds) > 1:  # a relaxed concat would turn integers into strings and match nothing
         dtypes = sorted({str(t.classes.dtype) for t in tables if len(t.classes)})
         raise MergeError(f"cannot combine class sets of different kinds: {', '.join(dtypes)}")
@@ -255,7 +256,7 @@ class PartTypes(NamedTuple):
     classes: str
 
 
-def _class_kind(dtype: pl.DataType) -> str:
+def class_kind(dtype: pl.DataType) -> str:
     """Class sets of one kind combine (integers of any width, say); of two kinds, never."""
     if dtype.is_integer():
         return "integer"
@@ -267,7 +268,7 @@ def _class_kind(dtype: pl.DataType) -> str:
 def check_types(name: str, table: ContingencyTable, before: PartTypes | None) -> PartTypes:
     """Key types and the kind of class values must agree across parts; a part that
     disagrees is named ``name`` (and with ``on_error="skip"``, skipped)."""
-    mine = PartTypes(table.keys.schema, _class_kind(table.classes.dtype))
+    mine = PartTypes(table.keys.schema, class_kind(table.classes.dtype))
     return check_part_types(name, mine, before, str(table.classes.dtype))
 
 

@@ -22,7 +22,7 @@ from ..core.counting import PRIVATE_CELLS, PRIVATE_ROWS_PER_THREAD, kernel_keys,
 from ..core.engine import check_engine
 from ..core.memory import check_allocation
 from ..core.pooling import check_mean_weights, pooled_measures
-from ..core.stream import PartTypes, check_part_types, reduce_parts
+from ..core.stream import PartTypes, check_part_types, class_kind, reduce_parts
 from ..core.table import ContingencyTable
 from ..errors import (
     BatchevalError,
@@ -454,17 +454,26 @@ class _Stream:
 
         roles = self.roles
         parts = open_parts(data, list(roles), roles)
-        return reduce_parts(parts, make_table, check_part=self.check_part, on_error=on_error,
+        check_part = functools.partial(self.check_part, positive=positive)
+        return reduce_parts(parts, make_table, check_part=check_part, on_error=on_error,
                             progress=progress, batch_rows=self.batch_rows, warn=warn)  # fmt: skip
 
-    def check_part(self, name: str, frame: pl.DataFrame) -> None:
-        """Refuse a part whose score column is not numeric (a file's, with ``on_error="skip"``,
-        is skipped as one whose key types disagree)."""
+    def check_part(self, name: str, frame: pl.DataFrame, positive: Any = None) -> None:
+        """Refuse a part whose score column is not numeric, or whose labels are text where the
+        positive class is not (or the other way round): a file's, with ``on_error="skip"``, is
+        skipped as one whose key types disagree, as the scan skips it."""
         dtype = frame.schema[self.score]
         if not (dtype.is_numeric() or dtype == pl.Null):
             raise InvalidScoreError(
                 in_part(name, f"score column {self.score!r} has dtype {dtype}; scores must be numeric")
             )
+        labels = frame.schema[self.label]
+        if positive is not None and labels != pl.Null:
+            if (class_kind(labels) == "string") != isinstance(positive, str):
+                raise SourceError(
+                    in_part(name, f"label column {self.label!r} holds {labels} values, where the positive "
+                            f"class is {positive!r}; one source's labels are of one kind")
+                )  # fmt: skip
 
     def scan(self, data) -> list[_PartScan]:
         """Every part's finite score range, label values and key types, or why the count will
@@ -472,7 +481,7 @@ class _Stream:
         roles = self.roles
         out = []
         for part in open_parts(data, list(roles), roles):
-            lo, hi, values, keys = np.inf, -np.inf, set(), None
+            lo, hi, values, keys, kind = np.inf, -np.inf, set(), None, None
             try:
                 for batch in part.batches(self.batch_rows):
                     if keys is None:
@@ -483,14 +492,21 @@ class _Stream:
                     s = s.filter(s.is_finite())
                     if len(s):
                         lo, hi = min(lo, s.min()), max(hi, s.max())  # type: ignore[type-var]
-                    values |= set(frame.get_column(self.label).drop_nulls().unique().to_list())
+                    labels = frame.get_column(self.label).drop_nulls()
+                    if len(labels):
+                        # one source's labels are of one kind: 1 and "1" sort and match nothing
+                        mine = (class_kind(labels.dtype), str(labels.dtype))
+                        if kind is not None and mine[0] != kind[0]:
+                            raise SourceError(in_part(part.name, self._kinds_differ(mine[1], kind[1])))
+                        kind = mine
+                        values |= set(labels.unique().to_list())
                     keys = frame.select(self.by).schema
             except (SourceError, ColumnNotFoundError, InvalidScoreError) as exc:
-                out.append(_PartScan(part.name, lo, hi, values, None, exc))
+                out.append(_PartScan(part.name, lo, hi, values, None, None, exc))
                 continue
             # a part of no counted rows sets no key types in the count (a csv's read as String)
             counted = lo <= hi or not self.by
-            out.append(_PartScan(part.name, lo, hi, values, keys if counted else None, None))
+            out.append(_PartScan(part.name, lo, hi, values, keys if counted else None, kind, None))
         return out
 
     def gathered(self, scans: list[_PartScan], on_error: str) -> tuple[float, float, list[Any]]:
@@ -499,19 +515,30 @@ class _Stream:
         lo, hi = np.inf, -np.inf
         values: set[Any] = set(self.classes or [])
         types = None
+        kind = (class_kind(pl.Series(list(values)).dtype), "the classes named") if values else None
         for scan in scans:
             try:
                 if scan.error is not None:
                     raise scan.error
                 if scan.keys is not None:
                     types = check_part_types(scan.name, PartTypes(scan.keys, "Boolean"), types, "Boolean")
+                if scan.kind is not None and kind is not None and scan.kind[0] != kind[0]:
+                    raise SourceError(in_part(scan.name, self._kinds_differ(scan.kind[1], kind[1])))
             except (SourceError, ColumnNotFoundError, InvalidScoreError):
                 if on_error == "raise":
                     raise
                 continue
+            kind = scan.kind or kind
             lo, hi = min(lo, scan.lo), max(hi, scan.hi)
             values |= scan.values
         return lo, hi, sorted(values)
+
+    def _kinds_differ(self, mine: str, before: str) -> str:
+        where = before if before == "the classes named" else f"the parts before it hold {before} values"
+        return (
+            f"label column {self.label!r} holds {mine} values, where {where}; "
+            "one source's labels are of one kind"
+        )
 
 
 @dataclass
@@ -523,6 +550,7 @@ class _PartScan:
     hi: float
     values: set[Any]
     keys: pl.Schema | None
+    kind: tuple[str, str] | None  # the labels' kind (as class_kind) and dtype; None without labels
     error: BatchevalError | None
 
 
