@@ -461,7 +461,8 @@ class _Stream:
     def check_part(self, name: str, frame: pl.DataFrame, positive: Any = None) -> None:
         """Refuse a part whose score column is not numeric, or whose labels are text where the
         positive class is not (or the other way round): a file's, with ``on_error="skip"``, is
-        skipped as one whose key types disagree, as the scan skips it."""
+        skipped as one whose key types disagree, as the scan skips a file whose labels are of
+        another kind than the files before it."""
         dtype = frame.schema[self.score]
         if not (dtype.is_numeric() or dtype == pl.Null):
             raise InvalidScoreError(
@@ -470,9 +471,9 @@ class _Stream:
         labels = frame.schema[self.label]
         if positive is not None and labels != pl.Null:
             if (class_kind(labels) == "string") != isinstance(positive, str):
-                raise SourceError(
-                    in_part(name, f"label column {self.label!r} holds {labels} values, where the positive "
-                            f"class is {positive!r}; one source's labels are of one kind")
+                raise InvalidLabelError(
+                    in_part(name, f"positive={positive!r} is not one of the classes: label column "
+                            f"{self.label!r} holds {labels} values")
                 )  # fmt: skip
 
     def scan(self, data) -> list[_PartScan]:
