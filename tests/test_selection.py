@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
+from scipy import stats
 
 import batcheval as be
 from batcheval.errors import BatchevalWarning, InvalidArgumentError, InvalidLabelError
@@ -670,6 +671,56 @@ def test_constant_run_keeps_its_place_on_a_paired_board() -> None:
     _assert_consistent(board)
     assert board["could_be_best"].to_list() == [True, True]
     assert board["rank_ci_high"].to_list() == [2, 2]
+
+
+@pytest.mark.parametrize("measure", ["correlation", "markedness"])
+def test_a_constant_baseline_far_below_the_leader_leaves_the_paired_best_set(measure: str) -> None:
+    # its spread is undefined, so the max statistic cannot test it: it stayed in the best set with
+    # p_best 1 beside p_vs_leader 5e-16. Its own test against the leader at Bonferroni's level over
+    # the R - 1 others takes it out (selection.exclude_loose)
+    rng = np.random.default_rng(1)
+    n = 200
+    label = rng.integers(0, 2, n)
+    runs = {f"r{r}": np.where(rng.random(n) < 0.85, label, 1 - label) for r in range(4)}
+    runs["const"] = np.zeros(n, int)
+    board = be.leaderboard(_board_of(runs, label), measure=measure, example="example")
+    const = board.row(by_predicate=pl.col("run") == "const", named=True)
+    assert const[measure] == 0.0 and 0.0 < const["p_vs_leader"] < 1e-12
+    assert const["could_be_best"] is False
+    assert const["p_best"] == pytest.approx(4 * const["p_vs_leader"], rel=1e-12)
+    # the rank intervals stay as wide: this test tells the run from the leader alone
+    assert (const["rank_ci_low"], const["rank_ci_high"]) == (1, 5)
+    # a baseline the leader cannot be told from keeps its place
+    close = {"a": np.where(np.arange(n) < 3, 1 - label, label), "const": np.zeros(n, int)}
+    small = {k: v[:12] for k, v in close.items()}
+    board = be.leaderboard(_board_of(small, label[:12]), measure=measure, example="example")
+    assert board["could_be_best"].to_list() == [True, True]
+    assert board["p_best"].to_list() == [1.0, min(1.0, board["p_vs_leader"][1])]
+
+
+@pytest.mark.parametrize(
+    "measure", ["macro_f1", "f1", "informedness", "accuracy", "correlation", "kappa_cohen"]
+)
+def test_p_best_of_a_paired_run_is_never_below_its_swap_floor(measure: str) -> None:
+    # five examples predicted differently, all the perfect leader's way: exchangeable runs do that
+    # with probability 2^-5, and no test of the pair can say more. The bootstrap's tail gave
+    # macro_f1 p_best 0.0018, out of the best set at ci=0.99
+    label = np.array([0, 1] * 6)
+    worse = label.copy()
+    worse[:5] = 1 - worse[:5]
+    data = _board_of({"a": label, "b": worse}, label)
+    floor = stats.binomtest(0, 5, 0.5, alternative="less").pvalue  # 1/32
+    for ci in (0.95, 0.99):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BatchevalWarning)  # f1's ranks are null: no influence
+            board = be.leaderboard(data, measure=measure, example="example", ci=ci)
+        assert board["p_best"][1] >= floor - 1e-15
+        assert board["could_be_best"].to_list() == [True, board["p_best"][1] > 1 - ci]
+        _assert_consistent(board)
+    assert board["could_be_best"][1] is True
+    assert board["rank_ci_low"].to_list() == ([None, None] if "f1" in measure else [1, 1])
+    if measure == "macro_f1":
+        assert board["p_best"][1] == floor
 
 
 @pytest.mark.parametrize("measure", ["correlation", "markedness", "informedness", "precision"])

@@ -145,6 +145,11 @@ Which runs could be the best, and where each could rank
     on different classes (section "two error profiles": paired boards of
     100 to 6,000 such runs with 10 positives lost a truly best run in
     0.000-0.003 of simulated boards, against 0.80-1.00 before stop 38).
+    A run whose estimate is defined but has no spread (a constant run's
+    correlation or markedness, 0 by convention) cannot be tested by the max
+    statistic: it could rank anywhere, and on a paired board it leaves the
+    best set only where its own ``p_vs_leader`` rejects at Bonferroni's
+    level over the other runs (``docs/calibration_constant.md``).
 
 ``tied_with_leader`` is an alias of ``could_be_best`` (the same values). It
 used to be true when the Holm-adjusted ``p_vs_leader`` exceeded ``1 − ci``;
@@ -533,6 +538,8 @@ def leaderboard(
         # a sign-flip measure's p-values and best set read no standard error
         cols.update(_cmp.paired_columns(joint, measure, pos, n_boot, seed, paired, with_se=False))
         chosen = _paired_selection(pairing, counts, value, cols, leader, measure, k, pos, ci, seed, joint)
+        chosen = _selection.exclude_loose(chosen, value, cols["p_vs_leader"], ci)
+        chosen = _selection.floor_p_best(chosen, _paired_se.swap_floor(joint), ci)
         if adjacent:
             joint = pairing.joint(above) if joint_above is None else joint_above
             vs = _cmp.paired_columns(joint, measure, pos, n_boot, seed, paired, with_se=False)

@@ -179,7 +179,9 @@ __all__ = [
     "bootstrap_stats",
     "class_parts",
     "example_classes",
+    "exclude_loose",
     "expected_value",
+    "floor_p_best",
     "influence",
     "over_influence",
     "paired",
@@ -236,6 +238,8 @@ class Selection(NamedTuple):
     rank_ci_high: np.ndarray
     best_method: str
     rank_method: str
+    #: the runs :func:`_loosen` gave back (an estimate without a spread), or None for none
+    loose: np.ndarray | None = None
 
 
 def _upper_z(tail: float) -> float:
@@ -729,6 +733,7 @@ def _loosen(out: Selection, theta: np.ndarray, ok: np.ndarray) -> Selection:
     loose = np.isfinite(theta) & ~ok
     if not loose.any():
         return out
+    out = out._replace(loose=loose)
     ranked = not ok.any() or bool(np.isfinite(out.rank_ci_low[ok]).any())
     out.could_be_best[loose] = True
     out.p_best[loose] = 1.0
@@ -737,6 +742,74 @@ def _loosen(out: Selection, theta: np.ndarray, ok: np.ndarray) -> Selection:
         out.rank_ci_low[loose] = 1.0
         out.rank_ci_high[loose] = float(np.isfinite(theta).sum())
     return out
+
+
+def exclude_loose(sel: Selection, theta: np.ndarray, p_vs_leader: np.ndarray, level: float) -> Selection:
+    """Take out of the best set each run :func:`_loosen` kept (an estimate without a spread: a
+    constant run's correlation or markedness) whose own test against the leader rejects at
+    Bonferroni's level over the ``R − 1`` others, ``(R − 1)·p ≤ 1 − level``, its estimate below
+    the leader's. If such a run is truly best, each of its comparisons with another run errs
+    with probability at most ``p``'s level, so the selected leader's does with at most their
+    sum, ``1 − level``; if another run is truly best, this rule cannot lose it. ``p_best``
+    becomes ``min(1, (R − 1)·p)``. The rank intervals stay as wide as :func:`_loosen` left
+    them: the best set and the ranks are two families, and this test tells a run only from the
+    leader. A constant baseline on a paired correlation board stayed in the best set with
+    ``p_best`` 1 at ``p_vs_leader`` 5e-16.
+
+    Examples
+    --------
+    >>> sel = Selection(np.array([True, True, True], dtype=object), np.array([1.0, 0.4, 1.0]),
+    ...                 np.ones(3), np.full(3, 3.0), "max-t", "max-t", np.array([False, False, True]))
+    >>> out = exclude_loose(sel, np.array([0.7, 0.6, 0.0]), np.array([np.nan, 0.3, 1e-6]), 0.95)
+    >>> out.could_be_best.tolist(), out.p_best.tolist()
+    ([True, True, False], [1.0, 0.4, 2e-06])
+    """
+    if sel.loose is None:
+        return sel
+    theta, p = np.asarray(theta, dtype=np.float64), np.asarray(p_vs_leader, dtype=np.float64)
+    defined = np.isfinite(theta)
+    r = int(defined.sum())
+    if r < 2:
+        return sel
+    top = np.max(theta[defined])
+    below = sel.loose & defined & (theta < top) & np.isfinite(p)
+    if not below.any():
+        return sel
+    p_best, best = sel.p_best.copy(), sel.could_be_best.copy()
+    p_best[below] = np.minimum(1.0, (r - 1) * p[below])
+    best[below] = p_best[below] > 1.0 - level
+    return sel._replace(could_be_best=best, p_best=p_best)
+
+
+def floor_p_best(sel: Selection, floor: np.ndarray, level: float) -> Selection:
+    """``p_best`` never below ``floor`` (a paired board: each run's least swap p-value against
+    the leader, ``2^-d`` for ``d`` examples the two predict differently,
+    :func:`~batcheval.inference.paired_se.swap_floor`): no test of the pair can say more than
+    that its ``d`` discordant examples all went the leader's way, which exchangeable runs do
+    with probability ``2^-d``. The max statistic's normal or bootstrap tail can: a run five
+    examples from a perfect leader got ``p_best`` 0.0018 (macro_f1 on 12 examples) where
+    ``2^-5 = 0.031``, and left the set at ``ci=0.99``. A run the floor lifts above ``1 − level``
+    is back in the best set, its rank interval reaching rank 1. Raising p-values keeps every
+    level the selection held.
+
+    Examples
+    --------
+    >>> sel = Selection(np.array([True, False], dtype=object), np.array([1.0, 0.0018]),
+    ...                 np.array([1.0, 2.0]), np.array([1.0, 2.0]), "bootstrap", "bootstrap")
+    >>> out = floor_p_best(sel, np.array([1.0, 2.0**-5]), 0.99)
+    >>> out.could_be_best.tolist(), out.p_best.tolist(), out.rank_ci_low.tolist()
+    ([True, True], [1.0, 0.03125], [1.0, 1.0])
+    """
+    floor = np.asarray(floor, dtype=np.float64)
+    lift = np.isfinite(sel.p_best) & (sel.p_best < floor)
+    if not lift.any():
+        return sel
+    p_best = np.where(lift, floor, sel.p_best)
+    back = lift & (p_best > 1.0 - level) & (sel.could_be_best == False)  # noqa: E712 (object array)
+    best, low = sel.could_be_best.copy(), sel.rank_ci_low.copy()
+    best[back] = True
+    low[back & np.isfinite(low)] = 1.0
+    return sel._replace(could_be_best=best, p_best=p_best, rank_ci_low=low)
 
 
 def _select(
