@@ -607,3 +607,34 @@ def test_bad_sweep_thresholds_are_named(kwargs, message, tmp_path):
     for data in (df, str(path)):
         with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
             be.sweep(data, **kwargs)
+
+
+@pytest.mark.parametrize("classes", [(100, 101), (62, 64)])
+def test_integer_labels_of_64_and_more_in_many_rows_are_counted(classes):
+    # 65,536+ rows take the one-pass range scan, whose bitmask of the labels present holds 0..63:
+    # labels {100, 101} were shifted past it, so every row counted negative (tp 0, recall NaN), and
+    # {62, 64} raised "has classes [62]". Each cell is counted here by numpy, the area by scikit-learn.
+    rng = np.random.default_rng(14)
+    n = 70_000
+    y = rng.choice(classes, n)
+    s = rng.random(n).round(3)
+    df = pl.DataFrame({"label": y, "score": s})
+    pos = y == classes[1]
+    out = be.sweep(df, thresholds=[0.25, 0.5], measures=["recall"])
+    for t, _, tp, fp, fn, tn, recall in out.rows():
+        assert (tp, fp, fn, tn) == (
+            (pos & (s >= t)).sum(), (~pos & (s >= t)).sum(), (pos & (s < t)).sum(), (~pos & (s < t)).sum()
+        )  # fmt: skip
+        assert recall == pytest.approx(metrics.recall_score(pos, s >= t))
+    roc = be.curves(df, kind="roc", thresholds=[0.5]).select("x", "y").row(0)
+    assert roc == pytest.approx(
+        ((~pos & (s >= 0.5)).sum() / (~pos).sum(), (pos & (s >= 0.5)).sum() / pos.sum())
+    )
+    exact = be.sweep(df, thresholds="exact", measures=["recall", "fallout"])
+    fpr, tpr, _ = metrics.roc_curve(pos, s, drop_intermediate=False)
+    np.testing.assert_allclose(exact["fallout"].to_numpy(), fpr[1:])
+    np.testing.assert_allclose(exact["recall"].to_numpy(), tpr[1:])
+    assert be.auc(df)["roc_auc"][0] == pytest.approx(metrics.roc_auc_score(pos, s), abs=1e-12)
+    assert (
+        be.sweep(df, thresholds=[0.5], positive=classes[1], measures=[])["tp"][0] == (pos & (s >= 0.5)).sum()
+    )

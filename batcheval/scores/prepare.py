@@ -155,8 +155,10 @@ def prepare_scores(
     present = coding.classes.to_list()
     if coding.trim and len(lab):  # a narrow integer range: which of its values occur
         seen = coding.seen
-        if seen is None and mask is not None and class_bounds is not None and 0 <= class_bounds[0]:
-            # encode_classes' own reading of such a mask (its values are all below 64 here)
+        # encode_classes' own reading of such a mask, which holds only values 0..63: a shift of
+        # 64 or more read no bit (or a wrapped one), and labels {100, 101} were never seen
+        in_mask = class_bounds is not None and 0 <= class_bounds[0] and class_bounds[1] < 64
+        if seen is None and mask is not None and in_mask:
             shifts = np.arange(class_bounds[0], class_bounds[1] + 1, dtype=np.uint64)
             seen = ((np.uint64(mask) >> shifts) & np.uint64(1)).astype(np.bool_)
         if seen is None:
