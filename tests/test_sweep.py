@@ -638,3 +638,32 @@ def test_integer_labels_of_64_and_more_in_many_rows_are_counted(classes):
     assert (
         be.sweep(df, thresholds=[0.5], positive=classes[1], measures=[])["tp"][0] == (pos & (s >= 0.5)).sum()
     )
+
+
+@pytest.mark.parametrize("dtype", [pl.Int128, pl.UInt128, pl.Decimal(38, 0), pl.Decimal(38, 20)])
+def test_wide_integer_and_decimal_scores_that_merge_as_float64_are_named(dtype):
+    # Int128 and Decimal scores beyond 2^53 (or decimals with a fraction finer than float64's) were
+    # merged as float64 without a word: an AUC of 0.5 for scikit-learn's 0.75, one exact threshold
+    # of four, where the same scores in Int64 are refused. Ranked, they give scikit-learn's area.
+    from decimal import Decimal
+
+    from sklearn.metrics import roc_auc_score
+
+    if dtype == pl.Decimal(38, 20):
+        values = [Decimal(1) + Decimal(i) / 10**20 for i in range(4)]
+        message = r"holds Decimal\(precision=38, scale=20\) decimals \(from 1\.0+ to 1\.0+3\) that are equal"
+    else:
+        values = [2**60 + i for i in range(4)]
+        message = rf"holds integers beyond 2\^53 \(from {2**60} to {2**60 + 3}\) that are equal as float64"
+    y = [0, 1, 0, 1]
+    d = pl.DataFrame({"label": y, "score": pl.Series(values, dtype=dtype)})
+    many = d.with_columns(p0=pl.col("score"), p1=pl.lit(0.5))
+    calls = (be.auc, lambda f: be.sweep(f, thresholds="exact"), be.curves,
+             lambda f: be.auc(many, score=["p0", "p1"]))  # fmt: skip
+    for call in calls:
+        with pytest.raises(be.InvalidScoreError, match=message):
+            call(d)
+    ranked = d.with_columns(pl.col("score").rank())
+    assert be.auc(ranked)["roc_auc"][0] == roc_auc_score(y, list(range(4))) == 0.75
+    small = pl.DataFrame({"label": y, "score": pl.Series([1, 7, 4, 8], dtype=dtype)})  # exact as float64
+    assert be.auc(small)["roc_auc"][0] == roc_auc_score(y, [1, 7, 4, 8])

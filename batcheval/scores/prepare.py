@@ -18,6 +18,7 @@ import polars as pl
 
 from ..core.counting import KeySpace, kernel_keys, key_space
 from ..core.encode import (
+    WIDE_INTEGERS,
     as_integers,
     check_classes,
     encode_classes,
@@ -106,7 +107,7 @@ def prepare_scores(
 
     ``known``: classes of the whole source that these rows (a streamed batch) may lack, such as
     the positive one. ``exact_scores``: the scores are thresholds themselves (an AUC, an exact
-    sweep), so 64-bit integers that merge as float64 are an error (:func:`check_exact_in_float`).
+    sweep), so integers or decimals that merge as float64 are an error (:func:`check_exact_in_float`).
 
     ``score_range=False`` skips the pass that finds the finite scores' range
     and counts the others; the caller's kernels must then count them (see
@@ -263,8 +264,9 @@ def check_nonfinite(
 
 
 def check_exact_in_float(s: pl.Series, score: str) -> None:
-    """Raise if 64-bit integer scores beyond ±2^53 would merge when read as float64 (as every
-    sweep reads them): two scores that round alike would count as one threshold.
+    """Raise if integer scores beyond ±2^53 (Int64, UInt64, Int128, UInt128 or a Decimal), or
+    decimals of any size, would merge when read as float64 (as every sweep reads them): two scores
+    that round alike would count as one threshold.
 
     Examples
     --------
@@ -272,15 +274,25 @@ def check_exact_in_float(s: pl.Series, score: str) -> None:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidScoreError: score column 'score' holds integers beyond 2^53 ...
+    >>> check_exact_in_float(pl.Series([2**60, 2**60 + 1], dtype=pl.Int128), "score")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidScoreError: score column 'score' holds integers beyond 2^53 ...
     """
-    if s.dtype not in (pl.Int64, pl.UInt64) or not len(s):
+    decimal = isinstance(s.dtype, pl.Decimal)
+    if not (decimal or s.dtype in (pl.Int64, pl.UInt64, *WIDE_INTEGERS)) or not len(s):
         return
     lo, hi = s.min(), s.max()
-    if lo is None or (-(2**53) <= lo and hi <= 2**53):  # type: ignore[operator]
+    if lo is None:
+        return
+    # a decimal with a fraction may merge at any size (1 and 1 + 1e-20); a whole one as an integer
+    whole = not decimal or s.dtype.scale == 0  # type: ignore[attr-defined]
+    if whole and -(2**53) <= lo and hi <= 2**53:  # type: ignore[operator]
         return
     if s.n_unique() != s.cast(pl.Float64).n_unique():
+        what = "integers beyond 2^53" if whole else f"{s.dtype} decimals"
         raise InvalidScoreError(
-            f"score column {score!r} holds integers beyond 2^53 (from {lo} to {hi}) that are equal as "
+            f"score column {score!r} holds {what} (from {lo} to {hi}) that are equal as "
             "float64, the type scores are compared in; rank them first (e.g. pl.col(score).rank())"
         )
 
