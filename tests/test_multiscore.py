@@ -106,6 +106,28 @@ def test_auc_averages_bad_input(kwargs, message):
         be.auc(df, **kwargs)
 
 
+@pytest.mark.parametrize("bad", [None, 3, b"score"])
+@pytest.mark.parametrize("call", [be.sweep, be.auc, be.curves])
+def test_a_score_that_is_no_column_name_is_named(call, bad):
+    # score=None or score=3 was taken for a list of multiclass score columns: a raw TypeError
+    # ("'NoneType' object is not iterable") from list(score)
+    df = pl.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.7, 0.4, 0.8]})
+    message = (
+        f"score= takes a score column's name or a list of them (one per class, in class order), got {bad!r}"
+    )
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        call(df, score=bad)
+
+
+@pytest.mark.parametrize("bad", [5, 0.5])
+def test_averages_that_is_no_name_is_named(bad):
+    # averages=5 raised a raw TypeError from list(averages)
+    df = multiclass_scores(n_runs=1, seed=6)
+    message = f"averages= takes an average name such as 'macro_roc_auc' or a list of them, got {bad!r}"
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.auc(df, score=["s0", "s1", "s2"], averages=bad)
+
+
 def test_list_column_equals_separate_columns_and_curves_per_class():
     df = multiclass_scores(n_runs=2, seed=2)
     listed = df.with_columns(pl.concat_list("s0", "s1", "s2").alias("scores"))

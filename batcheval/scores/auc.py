@@ -9,7 +9,7 @@ grouping and emit every point instead.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -265,6 +265,10 @@ def _average_names(averages: str | Sequence[str] | None) -> dict[str, str]:
     """{column name asked: batcheval name} of ``averages=``, in the order asked (default: all)."""
     if averages is None:
         return {name: name for name in AUC_AVERAGES}
+    if not isinstance(averages, str | Iterable):  # a raw TypeError of list(averages)
+        raise InvalidArgumentError(
+            f"averages= takes an average name such as 'macro_roc_auc' or a list of them, got {averages!r}"
+        )
     asked = [averages] if isinstance(averages, str) else list(averages)
     if not asked:
         raise InvalidArgumentError("averages= names at least one average, got an empty list")

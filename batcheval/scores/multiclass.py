@@ -7,12 +7,19 @@ binary sweep, AUC and curve code serves every class unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 import polars as pl
 
-from ..errors import ColumnNotFoundError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
+from ..errors import (
+    ColumnNotFoundError,
+    InvalidArgumentError,
+    InvalidLabelError,
+    InvalidScoreError,
+    NullValuesError,
+    warn,
+)
 from ..io.frames import as_key_list, check_roles, select_columns, unused_name
 from .prepare import check_exact_in_float, check_label_values, check_within_classes
 
@@ -43,8 +50,24 @@ class OneVsRest(NamedTuple):
 
 
 def is_multiclass_score(data: Any, score: str | Sequence[str]) -> bool:
-    """True for a list of score columns, or a single List/Array score column."""
+    """True for a list of score columns, or a single List/Array score column.
+
+    Examples
+    --------
+    >>> is_multiclass_score(pl.DataFrame({"p0": [0.2], "p1": [0.8]}), ["p0", "p1"])
+    True
+    >>> is_multiclass_score(pl.DataFrame({"score": [0.2]}), None)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: score= takes a score column's name or a list of them ...
+    """
     if not isinstance(score, str):
+        # None or a number went on as a list of columns, to a raw TypeError in list(score)
+        if isinstance(score, bytes) or not isinstance(score, Iterable):
+            raise InvalidArgumentError(
+                "score= takes a score column's name or a list of them (one per class, in class "
+                f"order), got {score!r}"
+            )
         return True
     if isinstance(data, pl.LazyFrame | pl.DataFrame):
         schema = data.collect_schema()
