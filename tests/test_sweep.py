@@ -667,3 +667,30 @@ def test_wide_integer_and_decimal_scores_that_merge_as_float64_are_named(dtype):
     assert be.auc(ranked)["roc_auc"][0] == roc_auc_score(y, list(range(4))) == 0.75
     small = pl.DataFrame({"label": y, "score": pl.Series([1, 7, 4, 8], dtype=dtype)})  # exact as float64
     assert be.auc(small)["roc_auc"][0] == roc_auc_score(y, [1, 7, 4, 8])
+
+
+def test_thresholds_as_a_generator_sweep_as_the_list(tmp_path):
+    # a generator of thresholds was consumed by the check, and the grid then read nothing:
+    # "thresholds= as a list takes finite numbers, got []". Each cell is counted here by numpy.
+    df = scored_frame(n_runs=2, seed=15)
+    grid = [-0.5, 0.0, 0.5, 1.0]
+    s, y = df["score"].to_numpy(), df["label"].to_numpy()
+    path = tmp_path / "scores.parquet"
+    df.write_parquet(path)
+    for data in (df, str(path)):
+        out = be.sweep(data, thresholds=(t for t in grid), measures=[])
+        assert out["threshold"].to_list() == grid
+        for t, n, tp, fp, fn, tn in out.rows():
+            above = s >= t
+            assert (n, tp, fp) == (len(s), (above & (y == 1)).sum(), (above & (y == 0)).sum())
+            assert (fn, tn) == ((~above & (y == 1)).sum(), (~above & (y == 0)).sum())
+    assert be.curves(df, by="run", thresholds=iter(grid)).equals(be.curves(df, by="run", thresholds=grid))
+    assert be.sweep(df, by="fold", pool="fold", thresholds=iter(grid)).equals(
+        be.sweep(df, by="fold", pool="fold", thresholds=grid)
+    )
+    many = df.with_columns(p0=-pl.col("score"), p1=pl.col("score"))
+    assert be.sweep(many, score=["p0", "p1"], thresholds=iter(grid)).equals(
+        be.sweep(many, score=["p0", "p1"], thresholds=grid)
+    )
+    with pytest.raises(be.InvalidArgumentError, match=re.escape("as a list takes finite numbers, got []")):
+        be.sweep(df, thresholds=iter([]))

@@ -11,7 +11,7 @@ the accumulator (:class:`~batcheval.ContingencyTable`), so pooling and
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -155,6 +155,8 @@ def sweep(
     >>> be.sweep(df, by="run", thresholds=[0.3, 0.5], measures=["recall", "fallout"]).rows()
     [(1, 0.3, 4, 2, 1, 0, 1, 1.0, 0.5), (1, 0.5, 4, 1, 0, 1, 2, 0.5, 0.0)]
     """
+    if isinstance(thresholds, Iterator):  # a generator: read once, or the check consumed it all
+        thresholds = list(thresholds)
     check_thresholds(thresholds, score_range)
     # pooled keys too: they key the unpooled tables, beside their thresholds and counts
     keys = [*as_key_list(by), *as_key_list(pool, "pool")]
