@@ -694,3 +694,23 @@ def test_thresholds_as_a_generator_sweep_as_the_list(tmp_path):
     )
     with pytest.raises(be.InvalidArgumentError, match=re.escape("as a list takes finite numbers, got []")):
         be.sweep(df, thresholds=iter([]))
+
+
+@pytest.mark.parametrize("count", [3, 7, 8, 12])
+def test_grids_over_subnormal_scores_are_sorted_and_count_every_row(count):
+    # over scores 0 .. 4.4e-323 (nine subnormal steps) np.linspace's rounded step overshot the top:
+    # a grid of 7 ended ..., 4.9e-323, 4.4e-323, and the bisection over that unsorted grid counted
+    # tp 0 at 4.4e-323, where one positive scores it. Each cell is counted here by numpy.
+    s = np.arange(10) * 5e-324
+    y = np.array([0, 1] * 5)
+    df = pl.DataFrame({"label": y, "score": s})
+    for out in (
+        be.sweep(df, thresholds=count, measures=[]),
+        be.sweep(df, thresholds=count, score_range=(0.0, s.max()), measures=[]),
+    ):
+        thr = out["threshold"].to_numpy()
+        assert len(thr) == count and (np.diff(thr) >= 0).all() and thr[0] == 0.0 and thr[-1] == s.max()
+        for t, n, tp, fp, fn, tn in out.rows():
+            above = s >= t
+            assert (n, tp, fp) == (10, (above & (y == 1)).sum(), (above & (y == 0)).sum())
+            assert (fn, tn) == ((~above & (y == 1)).sum(), (~above & (y == 0)).sum())

@@ -350,7 +350,13 @@ def threshold_grid(
         else:
             lo, hi = 0.0, 1.0
         if np.isfinite(hi - lo):
-            return np.linspace(lo, hi, int(thresholds)), hi > lo and thresholds > 1
+            grid = np.linspace(lo, hi, int(thresholds))
+            if np.any(grid[1:] < grid[:-1]):
+                # a span of a few subnormals: the rounded step overshot the top before linspace set
+                # the last to hi (0 .. 4.4e-323 in 7 gave ..., 4.9e-323, 4.4e-323), and bisection
+                # over an unsorted grid counted wrong; the overshoot is clipped to hi
+                grid = np.sort(np.clip(grid, lo, hi))
+            return grid, hi > lo and thresholds > 1
         # a range wider than the largest float (scores near ±1.8e308): linspace's step overflows to
         # inf and its grid to NaN; weighing the ends cannot, and the sweep bins by bisection
         frac = np.linspace(0.0, 1.0, int(thresholds))
