@@ -150,3 +150,21 @@ def test_bad_curve_arguments_are_named(kwargs, message):
     # and gave NaN at every bprd and bird point
     with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
         be.curves(scored_frame(n_runs=1), **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(pool="label"), "column 'label' is named twice: as key and as label"),
+        (dict(by="label", pool="label"), "column 'label' is named twice: as key and as label"),
+        (dict(by="run", pool="score"), "column 'score' is named twice: as key and as score"),
+        (dict(score=["p0", "p1"], pool="p1"), "column 'p1' is named twice: as key and as score"),
+    ],
+)
+def test_pooling_over_the_label_or_a_score_is_refused_with_exact_thresholds_too(kwargs, message):
+    # curves(df, pool="label") with the default exact thresholds gave the curve of all rows, where
+    # a grid (and sweep, auc) refuse the label named as a pooled key
+    df = scored_frame(n_runs=2).with_columns(p0=-pl.col("score"), p1=pl.col("score"))
+    for thresholds in ("exact", 3):
+        with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
+            be.curves(df, thresholds=thresholds, **kwargs)

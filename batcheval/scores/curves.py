@@ -10,7 +10,7 @@ import polars as pl
 
 from ..errors import InvalidArgumentError
 from ..io.arguments import is_real
-from ..io.frames import as_key_list, check_free_names, select_columns
+from ..io.frames import as_key_list, check_free_names, check_roles, select_columns
 from .sweep import sweep
 from .swept import CELLS
 
@@ -131,6 +131,11 @@ def curves(
         # the pooled curve over every distinct score: the pooled tables' rows swept together
         # (sweep's pool= needs a shared grid), which is the sum of their tables at those scores
         pooled, keys = as_key_list(pool, "pool"), as_key_list(by)
+        # a pooled column that is the label or a score, refused as a grid's sweep refuses it (it gave
+        # the curve of all rows): pooled, it would have been a key of the sweep
+        scores = [score] if isinstance(score, str) else list(score) if isinstance(score, list | tuple) else []
+        check_roles([*keys, *(c for c in pooled if c not in keys)], label, *scores,
+                    roles=("label", *["score"] * len(scores)))  # fmt: skip
         # no longer a key of the sweep, so checked here, in by= as a key (as auc and a grid name it):
         # a misspelt one was ignored
         select_columns(data, pooled, {c: "key" if c in keys else "pool" for c in pooled})
