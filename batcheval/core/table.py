@@ -579,7 +579,9 @@ class ContingencyTable:
         polars.DataFrame
             The key columns, then ``real`` and ``predicted`` (of the classes' dtype) and
             ``count`` (Int64), ordered by group, then real class, then predicted class:
-            ``len(self) · K²`` rows unless ``nonzero``. :meth:`from_long` reads it back.
+            ``len(self) · K²`` rows unless ``nonzero``. :meth:`from_long` reads it back. A key
+            column named ``real``, ``predicted`` or ``count`` is a
+            :class:`~batcheval.errors.DuplicateColumnError`.
 
         Examples
         --------
@@ -588,6 +590,8 @@ class ContingencyTable:
         >>> t.to_long(nonzero=True).rows()
         [(1, 0, 0, 2), (1, 1, 0, 1), (1, 1, 1, 3)]
         """
+        # a key named like an added column was overwritten by it, its values lost
+        check_free_names(self.by, ("real", "predicted", "count"), "the long frame")
         g, k = len(self), self.n_classes
         flat = self._counts.reshape(-1)
         rows = np.repeat(np.arange(g), k * k)
