@@ -10,7 +10,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import accuracy_score, confusion_matrix, roc_auc_score
 
 import batcheval as be
 from batcheval.core import counting
@@ -406,6 +406,39 @@ def test_class_values_beyond_int64_are_refused_naming_the_column():
     wide = pl.DataFrame({"label": pl.Series([0, -(2**70)], dtype=pl.Int128), "prediction": [0, 1]})
     with pytest.raises(be.InvalidLabelError, match=rf"label column 'label' \(Int128\) holds {-(2**70)}, "):
         be.evaluate(wide)
+
+
+@pytest.mark.parametrize("dtype", [pl.UInt8, pl.Int8, pl.Int16, pl.UInt16])
+@pytest.mark.parametrize("classes", [[-1, 0, 1], [0, 1, 300], [0, 1, -40_000, 70_000]])
+def test_classes_beyond_narrow_integer_labels_widen_the_classes_to_int64(dtype, classes):
+    # polars' InvalidOperationError from casting classes= to the labels' dtype; from_long
+    # already widened such classes to Int64, and from_frame now does too
+    label, prediction = [0, 1, 1, 0, 1], [0, 1, 0, 0, 1]
+    df = pl.DataFrame({"label": label, "prediction": prediction}).cast(dtype)
+    table = be.ContingencyTable.from_frame(df, classes=classes)
+    values = sorted(classes)
+    info = np.iinfo(pl.Series([], dtype=dtype).to_numpy().dtype)
+    widened = not info.min <= values[0] <= values[-1] <= info.max
+    assert table.classes.dtype == (pl.Int64 if widened else dtype) and table.classes.to_list() == values
+    np.testing.assert_array_equal(table.counts[0], confusion_matrix(label, prediction, labels=values))
+    got = be.evaluate(df, classes=classes, measures=["accuracy"])["accuracy"].item()
+    assert got == accuracy_score(label, prediction)
+
+
+def test_classes_beyond_int64_are_refused_naming_the_value():
+    # a raw TypeError from building the class series
+    df = pl.DataFrame({"label": [0, 1], "prediction": [1, 1]})
+    long = pl.DataFrame({"real": [0, 1], "predicted": [1, 1], "count": [2, 3]})
+    for big, build in (
+        (2**64, lambda c: be.ContingencyTable.from_frame(df, classes=c)),
+        (2**64, lambda c: be.ContingencyTable.from_long(long, classes=c)),
+        (-(2**64), lambda c: be.evaluate(df, classes=c)),
+        (1e30, lambda c: be.evaluate(df, classes=c)),
+    ):
+        with pytest.raises(
+            be.InvalidLabelError, match=re.escape(f"classes= holds {big!r}, which does not fit in int64")
+        ):
+            build([0, 1, big])
 
 
 def test_wide_and_sparse_integer_keys_use_the_hashed_space():

@@ -611,6 +611,10 @@ def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidLabelError: classes= holds 'x' (str), but label column 'label' holds integer ...
+    >>> check_classes([0, 2**64], "int", "label")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidLabelError: classes= holds 18446744073709551616, which does not fit in int64; ...
     """
     if classes is None:
         return None
@@ -624,6 +628,11 @@ def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
         if kind == "int":
             integral = isinstance(v, float | np.floating) and float(v).is_integer()
             fits = isinstance(v, int | np.integer) or integral
+            if fits and not -(1 << 63) <= int(v) < 1 << 63:
+                raise InvalidLabelError(
+                    f"classes= holds {v!r}, which does not fit in int64; class labels must fit in "
+                    "int64, or be strings"
+                )
         elif kind == "bool":
             fits = isinstance(v, bool | np.bool_) or (isinstance(v, int | np.integer) and v in (0, 1))
         else:
@@ -761,7 +770,7 @@ def _int_classes(
         for code, v in enumerate(values):
             if vmin <= v <= vmax:
                 lut[v - vmin] = code
-        return ClassCoding(lab, pred, vmin, lut, pl.Series("class", values).cast(dtype), False)
+        return ClassCoding(lab, pred, vmin, lut, _typed_classes(values, dtype), False)
 
     if span <= _COUNT_RANGE_LIMIT:
         values = list(range(vmin, vmax + 1))
@@ -770,7 +779,7 @@ def _int_classes(
             shifts = np.arange(vmin, vmax + 1, dtype=np.uint64)
             seen = ((np.uint64(bits) >> shifts) & np.uint64(1)).astype(np.bool_)
         lut = np.arange(span, dtype=np.int64)
-        return ClassCoding(lab, pred, vmin, lut, pl.Series("class", values).cast(dtype), True, seen)
+        return ClassCoding(lab, pred, vmin, lut, _typed_classes(values, dtype), True, seen)
     if span <= _LUT_RANGE_LIMIT:
         from ..kernels.count import mark_present
 
@@ -784,6 +793,21 @@ def _int_classes(
         return ClassCoding(lab, pred, vmin, lut, pl.Series("class", found + vmin).cast(dtype), False)
     values = pl.concat([label.unique(), prediction.unique()]).unique().sort().to_list()
     return _searchsorted_classes(label, prediction, values, dtype)
+
+
+def _typed_classes(values: Sequence[int], dtype: pl.DataType) -> pl.Series:
+    """Integer classes in the labels' dtype, or Int64 when ``classes=`` names a value that dtype
+    cannot hold (-1 or 300 beside UInt8 labels), as :meth:`ContingencyTable.from_long` widens them.
+
+    Examples
+    --------
+    >>> _typed_classes([0, 1], pl.UInt8).dtype, _typed_classes([-1, 0, 300], pl.UInt8).dtype
+    (UInt8, Int64)
+    """
+    try:
+        return pl.Series("class", values).cast(dtype, strict=True)
+    except pl.exceptions.InvalidOperationError:
+        return pl.Series("class", values, dtype=pl.Int64)
 
 
 def _searchsorted_classes(
@@ -801,7 +825,7 @@ def _searchsorted_classes(
 
     k = len(sorted_values)
     lut = np.append(np.arange(k, dtype=np.int64), -1)
-    return ClassCoding(codes(label), codes(prediction), 0, lut, pl.Series("class", values).cast(dtype), False)
+    return ClassCoding(codes(label), codes(prediction), 0, lut, _typed_classes(values, dtype), False)
 
 
 def _str_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any] | None) -> ClassCoding:
