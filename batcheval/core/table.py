@@ -480,7 +480,8 @@ class ContingencyTable:
             total = np.zeros((1 if any(len(t) for t in tables) else 0, k * k), dtype=np.int64)
             for t in tables:
                 _checked_add(t._counts.reshape(len(t), k * k), np.zeros(len(t), np.int64), total)
-            return ContingencyTable(first._keys, first._classes, total.reshape(-1, k, k), copy=False)
+            # len(total), not -1: numpy cannot infer an axis of a table of no classes (k = 0)
+            return ContingencyTable(first._keys, first._classes, total.reshape(len(total), k, k), copy=False)
         try:
             stacked = pl.concat([t._keys for t in tables], how="vertical")
         except pl.exceptions.PolarsError as exc:
@@ -488,7 +489,7 @@ class ContingencyTable:
         ids, union = group_ids(stacked)
         total = np.zeros((union.height, k * k), dtype=np.int64)
         _checked_add(np.concatenate([t._counts.reshape(len(t), k * k) for t in tables]), ids, total)
-        return ContingencyTable(union, first._classes, total.reshape(-1, k, k), copy=False)
+        return ContingencyTable(union, first._classes, total.reshape(len(total), k, k), copy=False)
 
     # -- pooling ------------------------------------------------------------------
 
