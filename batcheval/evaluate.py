@@ -224,7 +224,7 @@ def evaluate(
         for what, values in (("y_true", y_true), ("y_pred", y_pred)):
             if not hasattr(values, "__len__") or isinstance(values, (str, bytes, dict)):
                 raise InvalidArgumentError(f"{what}= takes a list, array or Series of labels, got {values!r}")
-        data = from_mapping({label: y_true, prediction: y_pred})
+        data = from_mapping({label: y_true, prediction: y_pred}, {label: "y_true=", prediction: "y_pred="})
     elif data is None:
         raise InvalidArgumentError("evaluate needs data= (a frame, a path, ...) or y_true= and y_pred=")
     names, rename = _names.resolve(measures)

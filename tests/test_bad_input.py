@@ -101,6 +101,36 @@ def test_argument_of_a_wrong_type_is_named_with_its_value(call, message):
         call(_frame())
 
 
+@pytest.mark.parametrize("source", ["y_true", "data"])
+def test_labels_polars_cannot_read_strictly_get_batchevals_errors(source):
+    # y_true=[0, 1.5] and the rest raised polars' bare TypeError (data= wrapped only some of them)
+    def run(y_true):
+        if source == "y_true":
+            return be.evaluate(y_true=y_true, y_pred=[0, 1])
+        return be.evaluate({"label": y_true, "prediction": [0, 1]})
+
+    # integers with a float read as floats, as numpy reads them: a non-integer float is no label
+    with pytest.raises(
+        be.InvalidLabelError,
+        match=r"label column 'label' is float and holds 1 non-integer value \(first: 1\.5\)",
+    ):
+        run([0, 1.5])
+    assert run([0, 1.0])["accuracy"].item() == 1.0  # whole floats are the integers they hold
+    with pytest.raises(
+        be.InvalidLabelError, match=r"label column 'label' \(Int128\) holds 18446744073709551616, "
+    ):
+        run([0, 2**64])
+    named = "y_true=" if source == "y_true" else "label column 'label'"
+    with pytest.raises(
+        InvalidArgumentError, match=re.escape(named) + r" cannot be read.*found value of type String: \"a\""
+    ):
+        run([0, "a"])
+    with pytest.raises(
+        InvalidArgumentError, match=re.escape(f"{named} is a set, whose order is not the rows'")
+    ):
+        run({0, 1})
+
+
 def test_auc_of_a_path_or_a_dataset_says_it_needs_a_frame_in_memory(tmp_path):
     import pyarrow.dataset as ds
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence, Set
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from ..errors import ColumnNotFoundError, DuplicateColumnError, InvalidArgumentError
@@ -15,6 +16,7 @@ __all__ = [
     "check_in_memory",
     "check_roles",
     "column_names",
+    "column_of_values",
     "from_mapping",
     "select_columns",
     "select_predictions",
@@ -136,8 +138,11 @@ def select_columns(data: Any, columns: Sequence[str], roles: dict[str, str]) -> 
     return selected
 
 
-def from_mapping(data: dict) -> pl.DataFrame:
+def from_mapping(data: dict, roles: dict[str, str] | None = None) -> pl.DataFrame:
     """A dict of equal-length columns (lists, numpy arrays, polars Series) as a frame.
+
+    ``roles`` names, per column, the argument it came from (``"y_true="``) for messages; a
+    column polars cannot read as one type is an :class:`InvalidArgumentError` naming it.
 
     Examples
     --------
@@ -147,11 +152,64 @@ def from_mapping(data: dict) -> pl.DataFrame:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: a dict of columns needs columns of one length, got {'label': 2, ...
+    >>> from_mapping({"label": [0, "a"], "prediction": [1, 1]}, {"label": "y_true="})
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: y_true= cannot be read as one column: unexpected value while ...
     """
     lengths = {str(k): len(v) for k, v in data.items()}
     if len(set(lengths.values())) > 1:
         raise InvalidArgumentError(f"a dict of columns needs columns of one length, got {lengths}")
-    return pl.DataFrame({str(k): v for k, v in data.items()})
+    roles = roles or {}
+    columns = []
+    for k, v in data.items():
+        what = roles.get(str(k), f"column {str(k)!r}")
+        try:
+            columns.append(column_of_values(str(k), v, what))
+        except (pl.exceptions.PolarsError, ValueError, TypeError, OverflowError) as e:
+            if isinstance(e, InvalidArgumentError):
+                raise
+            raise InvalidArgumentError(f"{what} cannot be read as one column: {_first_line(e)}") from e
+    return pl.DataFrame(columns)
+
+
+def column_of_values(name: str, values: Any, what: str) -> pl.Series:
+    """A list, numpy array or Series of labels as a polars Series called ``name``.
+
+    Integers mixed with floats read as Float64, as numpy reads them (a non-integer float is
+    then refused as a label is), and integers beyond int64 as Int128 (refused showing the
+    value): polars' strict reading refuses both with a bare TypeError. A set, whose order is
+    not the rows', is an :class:`InvalidArgumentError` naming ``what``; any other value polars
+    cannot read raises polars' own error, for the caller to name the column.
+
+    Examples
+    --------
+    >>> column_of_values("label", [0, 1.5], "y_true=").to_list()
+    [0.0, 1.5]
+    >>> column_of_values("label", {0, 1}, "y_true=")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: y_true= is a set, whose order is not the rows'; pass a list, ...
+    """
+    if isinstance(values, Set):
+        raise InvalidArgumentError(
+            f"{what} is a set, whose order is not the rows'; pass a list, array or Series, got {values!r}"
+        )
+    try:
+        return pl.DataFrame({name: values}).to_series()
+    except (TypeError, pl.exceptions.PolarsError):
+        if not isinstance(values, list | tuple) or not all(_is_number(v) for v in values):
+            raise
+        return pl.Series(name, values, strict=False)
+
+
+def _is_number(v: Any) -> bool:
+    return v is None or (isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool))
+
+
+def _first_line(e: BaseException) -> str:
+    """The first line of an error's message (polars appends its context stack and hints)."""
+    return str(e).strip().split("\n", 1)[0]
 
 
 def check_in_memory(data: Any, what: str = "this function") -> None:
@@ -225,7 +283,7 @@ def _foreign_column(data: Any, i: int, name: str, role: str) -> pl.Series:
             values = list(data.values())[i]
             if not hasattr(values, "__len__") or isinstance(values, str | bytes):
                 raise InvalidArgumentError(f"{role} column {name!r} is not a sequence of values: {values!r}")
-            return pl.DataFrame({name: values}).to_series()
+            return column_of_values(name, values, f"{role} column {name!r}")
         if type(data).__module__.startswith("pyarrow"):
             arrow_type = data.schema.field(i).type
             kept = getattr(getattr(arrow_type, "value_type", arrow_type), "extension_name", "")

@@ -46,14 +46,15 @@ def confusion_table(
                 f"classes {data.classes.to_list()!r}"
             )
         return data
+    roles = None
     if y_true is not None or y_pred is not None:
         if data is not None or y_true is None or y_pred is None:
             raise InvalidArgumentError("give either data= or both y_true= and y_pred=")
-        data = {label: y_true, prediction: y_pred}
+        data, roles = {label: y_true, prediction: y_pred}, {label: "y_true=", prediction: "y_pred="}
     if data is None:
         raise InvalidArgumentError("give data= (a frame or a one-group table) or y_true= and y_pred=")
     if isinstance(data, dict):
-        data = from_mapping(data)
+        data = from_mapping(data, roles)
         if data.height == 0:  # before its Null dtype is blamed on the label column
             raise InvalidArgumentError(_EMPTY)
     try:
