@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import numpy as np
@@ -38,3 +39,60 @@ def test_tables_of_no_classes_merge():
     assert merged.keys["run"].to_list() == [1, 2, 3] and merged.counts.shape == (3, 0, 0)
     unkeyed = CT(pl.DataFrame(), [], np.zeros((1, 0, 0), dtype=np.int64))
     assert (unkeyed + unkeyed).counts.shape == (1, 0, 0)
+
+
+_KEY = pl.DataFrame({"run": [1]})
+_TWO = [[[5, 1], [2, 4]]]
+
+
+@pytest.mark.parametrize(
+    ("classes", "counts", "message"),
+    [
+        (None, _TWO, "classes takes a list of class values, got None"),
+        (2, _TWO, "classes takes a list of class values, got 2"),
+        ([0, 1], [[[1, 2], [3]]], "counts must be an array of shape (G, K, K), got [[[1, 2], [3]]]"),
+    ],
+)
+def test_constructor_names_classes_or_counts_it_cannot_read(classes, counts, message):
+    # a raw TypeError ('NoneType' object is not iterable) or numpy's ValueError about an
+    # inhomogeneous shape
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        CT(_KEY, classes, counts)
+
+
+def test_constructor_reads_a_generator_of_classes_once():
+    # the message of a generator of mixed classes showed "got []": the error read it a second time
+    with pytest.raises(
+        be.InvalidLabelError,
+        match=re.escape("values of one kind (integers, booleans or strings), got [0, 'a']"),
+    ):
+        CT(_KEY, (c for c in [0, "a"]), _TWO)
+    t = CT(_KEY, (c for c in ["b", "a"]), _TWO)  # sorted: both axes swap
+    assert t.classes.to_list() == ["a", "b"] and t.counts.tolist() == [[[4, 2], [1, 5]]]
+
+
+@pytest.mark.parametrize(
+    ("classes", "message"),
+    [
+        ([0.5, 1.5], "got Float64 values [0.5, 1.5]: 0.5 is no integer class"),
+        ([0.0, float("nan")], "got Float64 values [0.0, nan]: nan is no integer class"),
+        ([0.0, 1e30], "got Float64 values [0.0, 1e+30]: 1e+30 is no integer class"),
+        ([0, 2**64], "got [0, 18446744073709551616]: 18446744073709551616 does not fit in int64"),
+        ([dt.date(2020, 1, 1), dt.date(2020, 1, 2)], "got Date values [datetime.date(2020, 1, 1), "),
+        ([[0], [1]], "got List(Int64) values [[0], [1]]"),
+        ([b"a", b"b"], "got Binary values [b'a', b'b']"),
+    ],
+)
+def test_constructor_refuses_classes_from_long_cannot_read_back(classes, message):
+    # such tables were built and measured, but their to_long frame was refused by from_long
+    with pytest.raises(be.InvalidLabelError, match=re.escape(message)):
+        CT(_KEY, classes, _TWO)
+
+
+def test_constructor_reads_whole_float_classes_as_integers_as_from_frame_does():
+    t = CT(_KEY, [1.0, 0.0], _TWO)
+    labels = {"label": [0.0] * 6 + [1.0] * 6, "prediction": [0.0] * 4 + [1.0] * 2 + [0.0] + [1.0] * 5}
+    counted = CT.from_frame(pl.DataFrame(labels))
+    assert t.classes.dtype == counted.classes.dtype == pl.Int64 and t.classes.to_list() == [0, 1]
+    assert t.counts.tolist() == counted.counts.tolist() == [[[4, 2], [1, 5]]]
+    assert CT.from_long(t.to_long(), by="run").equals(t)

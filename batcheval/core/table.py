@@ -37,7 +37,7 @@ from ..io.frames import (
 from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
 from .counting import count_frame, group_ids
-from .encode import as_integers, check_classes, label_kind
+from .encode import WIDE_INTEGERS, as_integers, check_classes, label_kind
 
 __all__ = [
     "ContingencyTable",
@@ -95,7 +95,12 @@ class ContingencyTable:
         if not isinstance(keys, pl.DataFrame):
             raise InvalidArgumentError(f"keys must be a polars DataFrame, got {type(keys).__name__}")
         classes = _class_series(classes)
-        counts = np.asarray(counts)
+        try:
+            counts = np.asarray(counts)
+        except (ValueError, TypeError) as exc:  # nested lists of unequal lengths
+            raise InvalidArgumentError(
+                f"counts must be an array of shape (G, K, K), got {_shown(counts)} ({exc})"
+            ) from exc
         k = len(classes)
         if counts.dtype.kind not in "iu":
             raise InvalidArgumentError(f"counts must be integers, got dtype {counts.dtype}")
@@ -893,22 +898,75 @@ def _long_classes(s: pl.Series, role: str) -> pl.Series:
 
 
 def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
-    """``classes`` as the table's Series named ``class``: one kind of value, distinct, no nulls."""
+    """``classes`` as the table's Series named ``class``: distinct, no nulls, of one kind that
+    :meth:`ContingencyTable.from_long` reads back (integers, booleans, strings or categoricals;
+    floats holding whole numbers become Int64, as :meth:`ContingencyTable.from_frame` reads them).
+
+    Examples
+    --------
+    >>> _class_series([1.0, 0.0]).to_list(), _class_series(c for c in "ba").to_list()
+    ([1, 0], ['b', 'a'])
+    >>> _class_series(2)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: classes takes a list of class values, got 2
+    """
     if isinstance(classes, str | bytes) or isinstance(classes, pl.DataFrame):
         raise InvalidArgumentError(f"classes takes a list of class values, got {classes!r}")
     if not isinstance(classes, pl.Series):
+        if not isinstance(classes, Iterable):
+            raise InvalidArgumentError(f"classes takes a list of class values, got {classes!r}")
+        values = list(classes)  # once: a generator is spent by the first reading
+        for v in values:
+            if isinstance(v, int | np.integer) and not -(2**63) <= int(v) < 2**63:
+                raise InvalidLabelError(
+                    f"classes must be integers within int64, booleans or strings, got {values}: "
+                    f"{v!r} does not fit in int64"
+                )
         try:
-            classes = pl.Series("class", list(classes))
-        except (TypeError, pl.exceptions.PolarsError) as exc:
+            classes = pl.Series("class", values)
+        except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError) as exc:
             raise InvalidLabelError(
-                f"classes must be values of one kind (integers, booleans or strings), got {list(classes)}"
+                f"classes must be values of one kind (integers, booleans or strings), got {values}"
             ) from exc
     if classes.null_count():
         raise InvalidLabelError(f"classes must not hold nulls, got {classes.to_list()}")
+    dtype = classes.dtype
+    if dtype.is_float() or dtype in WIDE_INTEGERS:
+        # whole floats are the integers they hold, as from_frame reads labels; other floats,
+        # and integers beyond int64, are no class from_long could read back
+        low, high = float(-(2**63)), float(2**63)
+        bad = classes.filter(
+            ~classes.cast(pl.Float64).is_finite()
+            | (classes.cast(pl.Float64) != classes.cast(pl.Float64).floor())
+            | (classes.cast(pl.Float64) < low)
+            | (classes.cast(pl.Float64) >= high)
+        )
+        if len(bad):
+            raise InvalidLabelError(
+                f"classes must be integers within int64, booleans or strings, got {dtype} values "
+                f"{classes.head(5).to_list()}: {bad[0]!r} is no integer class"
+            )
+        classes = classes.cast(pl.Int64)
+    elif not (
+        dtype.is_integer()
+        or dtype in (pl.Boolean, pl.String, pl.Categorical, pl.Null)
+        or isinstance(dtype, pl.Enum)
+    ):
+        # a Date, list or binary class was kept, but to_long's frame of it from_long cannot read
+        raise InvalidLabelError(
+            f"classes must be integers, booleans or strings, got {dtype} values {classes.head(5).to_list()}"
+        )
     if classes.is_duplicated().any():
         repeated = classes.filter(classes.is_duplicated()).unique(maintain_order=True).to_list()
         raise InvalidLabelError(f"classes must be distinct, got {classes.to_list()} (repeated: {repeated})")
     return classes.alias("class")
+
+
+def _shown(value: Any, limit: int = 200) -> str:
+    """``repr(value)``, cut at ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _check_distinct_keys(keys: pl.DataFrame) -> None:
