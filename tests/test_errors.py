@@ -212,6 +212,32 @@ def test_paired_board_names_values_outside_given_classes(classes, message):
     assert be.leaderboard(df, example="example_id", classes=[0, 1, 2]).height == 2
 
 
+@pytest.mark.parametrize(
+    ("frame", "classes", "message"),
+    [
+        # wide-range integer classes are coded by binary search: the message showed the code 3
+        (
+            {"label": [0, 10**9, 5], "prediction": [0, 1, 7]},
+            [0, 1, 10**9],
+            "label column 'label' has 1 value(s) outside classes=[0, 1, 1000000000]: [5]",
+        ),
+        (
+            {"label": [0, 10**9, 1], "prediction": [0, -(10**9), 7]},
+            [0, 1, 10**9],
+            "prediction column 'prediction' has 2 value(s) outside classes=[0, 1, 1000000000]: "
+            "[-1000000000, 7]",
+        ),
+        # booleans are counted as bytes: the message showed 0 for False
+        ({"label": [True, False], "prediction": [True, True]}, [True], "outside classes=[True]: [False]"),
+    ],
+)
+def test_values_outside_classes_are_shown_as_the_column_holds_them(frame, classes, message):
+    with pytest.raises(be.InvalidLabelError, match=re.escape(message)):
+        be.evaluate(pl.DataFrame(frame), classes=classes)
+    with pytest.raises(be.InvalidLabelError, match=re.escape(message)):
+        be.ContingencyTable.from_frame(pl.DataFrame(frame), classes=classes)
+
+
 def test_mean_weights_engine_and_on_error_are_checked_before_reading():
     # an unknown mean_weights= used to give unweighted means; engine= and on_error= raised plain ValueErrors
     # (on_error= not at all for a frame in memory)

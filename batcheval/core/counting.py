@@ -561,14 +561,16 @@ def raise_outside(coding: ClassCoding, bad: int) -> None:
     """Name the column and values that fell outside ``classes=``."""
     classes = coding.classes.to_list()
     arrays = (coding.label, coding.prediction)
-    for role, name, arr in zip(("label", "prediction"), coding.names, arrays, strict=True):
+    for i, (role, name, arr) in enumerate(zip(("label", "prediction"), coding.names, arrays, strict=True)):
         idx = arr.astype(np.int64) - coding.vmin
         inside = (idx >= 0) & (idx < len(coding.lut))
         codes = np.full(len(arr), -1, dtype=np.int64)
         codes[inside] = coding.lut[idx[inside]]
-        outside = np.unique(arr[codes < 0])
-        if len(outside):
-            shown = outside[:5].tolist()
+        if (codes < 0).any():
+            if coding.sources is not None:  # arrays of codes or bytes: show the column's own values
+                shown = coding.sources[i].filter(pl.Series(codes < 0)).unique().sort().head(5).to_list()
+            else:
+                shown = np.unique(arr[codes < 0])[:5].tolist()
             raise InvalidLabelError(
                 f"{role} column {name!r} has {int((codes < 0).sum())} value(s) outside "
                 f"classes={classes}: {shown}"

@@ -546,6 +546,9 @@ class ClassCoding:
     # set when the range was guessed from a sample (see :func:`encode_columns`): makes the
     # scanned coding, which covers every value; None for a coding that does
     exact: Callable[[], ClassCoding] | None = None
+    # the label and prediction columns, when the arrays hold codes or another type than their
+    # values (booleans as bytes, wide integers as indices): error messages show the values
+    sources: tuple[pl.Series, pl.Series] | None = None
 
     def __post_init__(self) -> None:
         self.label, self.prediction = kernel_input(self.label), kernel_input(self.prediction)
@@ -722,7 +725,13 @@ def _bool_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any
     for code, v in enumerate(values):
         lut[int(v)] = code
     return ClassCoding(
-        _numpy(label), _numpy(prediction), 0, lut, pl.Series("class", values, dtype=pl.Boolean), False
+        _numpy(label),
+        _numpy(prediction),
+        0,
+        lut,
+        pl.Series("class", values, dtype=pl.Boolean),
+        False,
+        sources=(label, prediction),
     )
 
 
@@ -825,7 +834,15 @@ def _searchsorted_classes(
 
     k = len(sorted_values)
     lut = np.append(np.arange(k, dtype=np.int64), -1)
-    return ClassCoding(codes(label), codes(prediction), 0, lut, _typed_classes(values, dtype), False)
+    return ClassCoding(
+        codes(label),
+        codes(prediction),
+        0,
+        lut,
+        _typed_classes(values, dtype),
+        False,
+        sources=(label, prediction),
+    )
 
 
 def _str_classes(label: pl.Series, prediction: pl.Series, classes: Sequence[Any] | None) -> ClassCoding:
