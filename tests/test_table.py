@@ -96,3 +96,44 @@ def test_constructor_reads_whole_float_classes_as_integers_as_from_frame_does():
     assert t.classes.dtype == counted.classes.dtype == pl.Int64 and t.classes.to_list() == [0, 1]
     assert t.counts.tolist() == counted.counts.tolist() == [[[4, 2], [1, 5]]]
     assert CT.from_long(t.to_long(), by="run").equals(t)
+
+
+def _long(count) -> pl.DataFrame:
+    return pl.DataFrame({"run": [1, 1, 2], "real": [0, 1, 1], "predicted": [0, 1, 0], "count": count})
+
+
+def test_from_long_reads_a_count_column_of_whole_floats_as_integers():
+    got = CT.from_long(_long([3.0, 4.0, 5.0]), by="run")
+    assert got.equals(CT.from_long(_long([3, 4, 5]), by="run"))
+    assert got.counts.tolist() == [[[3, 0], [0, 4]], [[0, 0], [5, 0]]]
+
+
+_NOT_WHOLE = "count column 'count' holds 1 value that is no whole number"
+
+
+@pytest.mark.parametrize(
+    ("count", "error", "message"),
+    [
+        # a plain TypeError (no BatchevalError) for a float or boolean count column
+        ([3.0, 0.5, 1.0], be.InvalidArgumentError, f"{_NOT_WHOLE} (first: 0.5)"),
+        ([3.0, float("nan"), 1.0], be.InvalidArgumentError, f"{_NOT_WHOLE} (first: nan)"),
+        (
+            [True, False, True],
+            be.InvalidArgumentError,
+            "count column 'count' must hold integers (numbers of examples), got Boolean values "
+            "[True, False, True]",
+        ),
+        (["3", "4", "5"], be.InvalidArgumentError, "got String values ['3', '4', '5']"),
+        # negative counts were an InvalidLabelError, as if a label were wrong
+        ([3, -2, 1], be.InvalidArgumentError, "count column 'count' has negative values (min -2)"),
+        ([3.0, -2.0, 1.0], be.InvalidArgumentError, "count column 'count' has negative values (min -2.0)"),
+        (
+            [3.0, 1e19, 1.0],
+            be.CountOverflowError,
+            "count column 'count' (Float64) has values beyond the int64 range (up to 1e+19)",
+        ),
+    ],
+)
+def test_from_long_refuses_counts_that_are_no_numbers_of_examples(count, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        CT.from_long(_long(count), by="run")

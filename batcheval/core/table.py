@@ -215,7 +215,9 @@ class ContingencyTable:
             Key columns; one table per distinct combination.
         real, predicted, count
             The columns holding the real class, the predicted class and the number of
-            examples in that cell (integers, non-negative, no nulls).
+            examples in that cell (integers, non-negative, no nulls; floats holding whole
+            numbers are read as the integers they hold, as class labels are, and other values
+            are an :class:`~batcheval.errors.InvalidArgumentError`).
         classes
             The class set, checked as in :meth:`from_frame`; a class named twice is one class.
             A ``real`` or ``predicted`` value outside it is an :class:`InvalidLabelError`.
@@ -244,12 +246,9 @@ class ContingencyTable:
                     f"{role} column {col!r} has {nulls} null values; every cell names a class"
                 )
         counts_col = frame.get_column(count)
-        if not counts_col.dtype.is_integer():
-            raise TypeError(f"count column {count!r} must be integer, got {counts_col.dtype}")
         if counts_col.null_count():
             raise NullValuesError(f"count column {count!r} has {counts_col.null_count()} nulls")
-        if len(counts_col) and counts_col.min() < 0:  # type: ignore[operator]
-            raise InvalidLabelError(f"count column {count!r} has negative values (min {counts_col.min()})")
+        counts_col = _whole_counts(counts_col, count)
         if counts_col.dtype == pl.UInt64 and len(counts_col) and counts_col.max() > np.iinfo(np.int64).max:  # type: ignore[operator]
             raise CountOverflowError(f"count column {count!r} has values beyond the int64 range")
         real_col, pred_col = (
@@ -895,6 +894,48 @@ def _long_classes(s: pl.Series, role: str) -> pl.Series:
     if label_kind(s, role) == "str":
         return s.cast(pl.String)
     return as_integers(s, role)
+
+
+def _whole_counts(s: pl.Series, name: str) -> pl.Series:
+    """A long frame's count column as integers: floats holding whole numbers within int64 as
+    Int64 (a count column read through pandas or a csv with gaps is float), anything else
+    but integers an :class:`InvalidArgumentError` naming the column and showing the value.
+
+    Examples
+    --------
+    >>> _whole_counts(pl.Series("count", [3.0, 4.0]), "count").to_list()
+    [3, 4]
+    >>> _whole_counts(pl.Series("count", [3.0, 0.5]), "count")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: count column 'count' holds 1 value that is no whole number ...
+    """
+    if not (s.dtype.is_integer() or s.dtype.is_float()):
+        raise InvalidArgumentError(
+            f"count column {name!r} must hold integers (numbers of examples), got {s.dtype} values "
+            f"{s.head(3).to_list()}"
+        )
+    if len(s) and s.min() < 0:  # type: ignore[operator]
+        raise InvalidArgumentError(
+            f"count column {name!r} has negative values (min {s.min()!r}); counts are numbers of examples"
+        )
+    if s.dtype.is_integer() and s.dtype not in WIDE_INTEGERS:
+        return s
+    if s.dtype.is_float():
+        bad = s.filter(~s.is_finite() | (s != s.floor()))
+        if len(bad):
+            raise InvalidArgumentError(
+                f"count column {name!r} holds {len(bad)} value{'s' if len(bad) > 1 else ''} that "
+                f"{'are' if len(bad) > 1 else 'is'} no whole number (first: {bad[0]!r}); counts are "
+                "numbers of examples"
+            )
+    elif len(s) and s.max() < 2**63:  # type: ignore[operator]
+        return s.cast(pl.Int64)  # a 128-bit column of counts that fit
+    if len(s) and s.max() >= 2**63:  # type: ignore[operator]
+        raise CountOverflowError(
+            f"count column {name!r} ({s.dtype}) has values beyond the int64 range (up to {s.max()!r})"
+        )
+    return s.cast(pl.Int64)
 
 
 def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
