@@ -137,3 +137,20 @@ _NOT_WHOLE = "count column 'count' holds 1 value that is no whole number"
 def test_from_long_refuses_counts_that_are_no_numbers_of_examples(count, error, message):
     with pytest.raises(error, match=re.escape(message)):
         CT.from_long(_long(count), by="run")
+
+
+def test_a_key_column_of_nulls_only_merges_either_way():
+    # n + a raised MergeError (polars stacks a Null column after a typed one, not before it)
+    a = CT.from_frame(pl.DataFrame({"run": [1, 2], "label": [0, 1], "prediction": [0, 1]}), by="run")
+    n = CT.from_frame(pl.DataFrame({"run": [None, None], "label": [0, 1], "prediction": [0, 1]}), by="run")
+    assert n.keys.schema["run"] == pl.Null
+    expected = (a + n).keys
+    assert expected.schema["run"] == pl.Int64 and expected["run"].to_list() == [1, 2, None]
+    for merged in (n + a, CT.merge(n, n, a), sum([n, a])):
+        assert merged.keys.schema == expected.schema and merged.keys.equals(expected, null_equal=True)
+    assert (n + a).equals(a + n) and (n + a).counts[2].tolist() == [[1, 0], [0, 1]]
+    assert CT.merge(n, n, a).counts[2].tolist() == [[2, 0], [0, 2]]
+    assert (n + n).keys.schema["run"] == pl.Null  # no other type to take
+    strings = CT.from_frame(pl.DataFrame({"run": ["x"], "label": [0], "prediction": [1]}), by="run")
+    with pytest.raises(be.MergeError, match="key columns have different types"):
+        n + a + strings

@@ -487,7 +487,7 @@ class ContingencyTable:
             # len(total), not -1: numpy cannot infer an axis of a table of no classes (k = 0)
             return ContingencyTable(first._keys, first._classes, total.reshape(len(total), k, k), copy=False)
         try:
-            stacked = pl.concat([t._keys for t in tables], how="vertical")
+            stacked = pl.concat(_typed_null_keys([t._keys for t in tables]), how="vertical")
         except pl.exceptions.PolarsError as exc:
             raise MergeError(f"cannot merge tables whose key columns have different types: {exc}") from exc
         ids, union = group_ids(stacked)
@@ -1030,6 +1030,25 @@ def _check_group_totals(counts: np.ndarray, keys: pl.DataFrame) -> None:
         if total > np.iinfo(np.int64).max:
             where = f" ({keys.row(int(g), named=True)})" if keys.width else ""
             raise CountOverflowError(f"group {int(g)}{where} holds {total} examples, beyond the int64 range")
+
+
+def _typed_null_keys(keys: list[pl.DataFrame]) -> list[pl.DataFrame]:
+    """Key frames with a key column of the Null dtype (its rows all null) cast to that column's
+    type in the other frames: polars stacks such a column after a typed one, not before it, so
+    ``a + n`` merged and ``n + a`` did not."""
+    typed = {}
+    for frame in keys:
+        for name, dtype in frame.schema.items():
+            if dtype != pl.Null:
+                typed.setdefault(name, dtype)
+    return [
+        frame.with_columns(
+            pl.col(name).cast(typed[name])
+            for name, dtype in frame.schema.items()
+            if dtype == pl.Null and name in typed
+        )
+        for frame in keys
+    ]
 
 
 def _checked_add(src: np.ndarray, index: np.ndarray, total: np.ndarray) -> None:
