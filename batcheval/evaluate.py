@@ -12,6 +12,7 @@ from .core.pooling import check_mean_weights, pooled_measures
 from .errors import InvalidArgumentError
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
+from .io.arguments import as_flag
 from .io.frames import as_key_list, check_free_names, from_mapping
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES
 from .measures import names as _names
@@ -214,6 +215,8 @@ def evaluate(
     >>> be.evaluate(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], measures="youden_j").rows()
     [(4, 1, 0, 1, 2, 0.5)]
     """
+    drop_nulls = as_flag(drop_nulls, "drop_nulls=")
+    progress = None if progress is None else as_flag(progress, "progress=")
     if y_true is not None or y_pred is not None:
         if data is not None or y_true is None or y_pred is None:
             raise InvalidArgumentError(

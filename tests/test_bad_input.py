@@ -166,6 +166,42 @@ def test_per_class_of_another_kind_is_named(flag):
         be.evaluate(df, by="run", per_class=flag)
 
 
+@pytest.mark.parametrize("flag", [None, 2, "no", "yes", 0.5])
+def test_drop_nulls_progress_and_nonzero_of_another_kind_are_named(flag):
+    # any truthy value was taken as True: drop_nulls="no" dropped the rows with nulls
+    df = pl.DataFrame({"run": [1, 1], "label": [0, None], "prediction": [0, 1], "score": [0.2, 0.7]})
+    calls = {
+        "drop_nulls=": [
+            lambda: be.evaluate(df, by="run", drop_nulls=flag),
+            lambda: be.ContingencyTable.from_frame(df, by="run", drop_nulls=flag),
+            lambda: be.sweep(df, by="run", score="score", drop_nulls=flag),
+            lambda: be.auc(df, by="run", score="score", drop_nulls=flag),
+            lambda: be.curves(df, by="run", score="score", drop_nulls=flag),
+            lambda: be.leaderboard(df, run="run", drop_nulls=flag),
+        ],
+        "nonzero=": [lambda: be.ContingencyTable.from_frame(df.drop_nulls(), by="run").to_long(nonzero=flag)],
+    }
+    if flag is not None:  # progress=None is the default: a bar in a terminal only
+        calls["progress="] = [
+            lambda: be.evaluate(df, by="run", progress=flag),
+            lambda: be.sweep(df, by="run", score="score", progress=flag),
+        ]
+    for name, funcs in calls.items():
+        for call in funcs:
+            with pytest.raises(
+                InvalidArgumentError, match=re.escape(f"{name} takes True or False, got {flag!r}")
+            ):
+                call()
+
+
+@pytest.mark.parametrize("flag", [np.True_, 1])
+def test_drop_nulls_and_nonzero_take_numpy_bools_and_one(flag):
+    df = pl.DataFrame({"run": [1, 1, 1], "label": [0, None, 1], "prediction": [0, 1, 0]})
+    with pytest.warns(be.BatchevalWarning, match="dropped 1 of 3 rows"):
+        table = be.ContingencyTable.from_frame(df, by="run", drop_nulls=flag)
+    assert table.to_long(nonzero=flag).rows() == [(1, 0, 0, 1), (1, 1, 0, 1)]
+
+
 @pytest.mark.parametrize("key", [pl.Int64, pl.String])
 @pytest.mark.parametrize(("argument", "column"), [("example", "label"), ("cluster", "prediction")])
 def test_example_or_cluster_naming_a_class_column_is_refused(key: type, argument: str, column: str):

@@ -179,6 +179,7 @@ class ContingencyTable:
         >>> ContingencyTable.from_frame(df).counts.tolist()
         [[[1, 0], [1, 1]]]
         """
+        drop_nulls = as_flag(drop_nulls, "drop_nulls=")
         keys = as_key_list(by)
         df = select_predictions(data, keys, label, prediction)
         if drop_nulls:
@@ -595,6 +596,7 @@ class ContingencyTable:
         >>> t.to_long(nonzero=True).rows()
         [(1, 0, 0, 2), (1, 1, 0, 1), (1, 1, 1, 3)]
         """
+        nonzero = as_flag(nonzero, "nonzero=")
         # a key named like an added column was overwritten by it, its values lost
         check_free_names(self.by, ("real", "predicted", "count"), "the long frame")
         g, k = len(self), self.n_classes

@@ -61,7 +61,7 @@ import polars as pl
 
 from ..core.encode import WIDE_INTEGERS
 from ..errors import InvalidArgumentError
-from ..io.arguments import as_count, as_real
+from ..io.arguments import as_count, as_flag, as_real
 from ..io.frames import as_key_list, check_free_names, check_roles, column_names, select_columns
 from ..kernels import ranks as _rank_kernels
 from .adjust import adjust
@@ -542,6 +542,7 @@ def compare(
     >>> [round(p, 4) for p in bayes.select("p_left", "p_rope", "p_right").row(0)]
     [0.0281, 0.0552, 0.9167]
     """
+    drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     if test not in COMPARE_TESTS:
         raise InvalidArgumentError(f"unknown test {test!r}; use one of {list(COMPARE_TESTS)}")
     if pairs not in ("reference", "all"):

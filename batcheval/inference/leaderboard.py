@@ -171,6 +171,7 @@ from .. import measures as _measures
 from ..core.encode import label_kind
 from ..core.table import drop_null_rows
 from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureError, warn
+from ..io.arguments import as_flag
 from ..io.frames import as_key_list, check_free_names, check_roles, select_columns, unused_name
 from ..measures import names as _names
 from . import clustered as _clustered
@@ -359,6 +360,7 @@ def leaderboard(
     >>> board.select("run", "rank", "could_be_best", "rank_ci_low", "rank_ci_high").rows()
     [('a', 1, True, 1, 2), ('b', 2, True, 1, 2), ('c', 3, False, 3, 3)]
     """
+    drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     _intervals.check_options(ci, ci_method, n_boot, seed)
     if paired not in ("bootstrap", "delta"):
         raise InvalidArgumentError(f"unknown paired method {paired!r}; use 'bootstrap' or 'delta'")

@@ -17,6 +17,7 @@ import polars as pl
 
 from .. import measures as _measures
 from ..errors import InvalidArgumentError, UnknownMeasureError
+from ..io.arguments import as_flag
 from ..io.frames import as_key_list, check_free_names, check_in_memory, unused_name
 from ..kernels import delong as _delong
 from ..kernels import exact as _exact
@@ -156,6 +157,7 @@ def auc(
     >>> be.auc(mc, score=["p0", "p1", "p2"], averages=["roc_auc_macro", "macro_pr_auc"]).rows()
     [(6, 0.8333333333333334, 0.8166666666666668)]
     """
+    drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     check_in_memory(data, "auc")
     if ci is not None:
         _measures.check_level(ci)

@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from ..io.arguments import is_real
+from ..io.arguments import as_flag, is_real
 from ..io.frames import as_key_list, check_free_names, check_roles, select_columns
 from .sweep import sweep
 from .swept import CELLS
@@ -114,6 +114,7 @@ def curves(
     >>> be.curves(df, kind="roc").select("threshold", "x", "y").rows()
     [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 1.0), (0.1, 1.0, 1.0)]
     """
+    drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     kinds = [kind] if isinstance(kind, str) else list(kind) if isinstance(kind, Iterable) else [kind]
     if not kinds:
         raise InvalidArgumentError(f"kind= names at least one chart of {sorted(CHARTS)}, got {kind!r}")

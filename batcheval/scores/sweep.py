@@ -32,6 +32,7 @@ from ..errors import (
     InvalidScoreError,
     SourceError,
 )
+from ..io.arguments import as_flag
 from ..io.frames import as_key_list, check_free_names, check_roles
 from ..io.sources import DEFAULT_BATCH_ROWS, in_part, is_one_shot, is_streamed, open_parts
 from ..kernels import count as _count
@@ -157,6 +158,8 @@ def sweep(
     """
     if isinstance(thresholds, Iterator):  # a generator: read once, or the check consumed it all
         thresholds = list(thresholds)
+    drop_nulls = as_flag(drop_nulls, "drop_nulls=")
+    progress = None if progress is None else as_flag(progress, "progress=")
     check_thresholds(thresholds, score_range)
     # pooled keys too: they key the unpooled tables, beside their thresholds and counts
     keys = [*as_key_list(by), *as_key_list(pool, "pool")]
