@@ -344,3 +344,25 @@ def test_reference_difference_has_zero_variance():
     for reference in ("r0", "r1"):
         row = be.compare_auc(df, reference=reference).filter("is_reference").row(0, named=True)
         assert (row["diff"], row["se_diff"], row["diff_ci_low"], row["diff_ci_high"]) == (0.0, 0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("dtype", [pl.Enum(["1", "0"]), pl.Enum(["0", "1"]), pl.Categorical, pl.String])
+@pytest.mark.parametrize("positive", [None, "0"])
+def test_positive_of_enum_labels_is_the_greater_value_as_in_auc(dtype, positive):
+    # Enum(["1", "0"]) sorted "0" after "1" by its category order, so "0" was the positive class
+    # and compare_auc reported 1 − AUC (0.111 for scikit-learn's 0.889), which be.auc does not
+    rng = np.random.default_rng(12)
+    n = 40
+    y = rng.integers(0, 2, n)
+    scores = [y + rng.normal(0, s, n) for s in (0.7, 1.4, 2.5)]
+    df = pl.concat(
+        pl.DataFrame({"run": r, "example": np.arange(n), "label": [str(v) for v in y], "score": sc})
+        for r, sc in enumerate(scores)
+    ).with_columns(pl.col("label").cast(dtype))
+    out = be.compare_auc(df, positive=positive).sort("run")
+    pos = "1" if positive is None else positive
+    want = [roc_auc_score(y.astype(str) == pos, sc) for sc in scores]
+    np.testing.assert_allclose(out["roc_auc"].to_numpy(), want, rtol=1e-12)
+    if positive is None:
+        np.testing.assert_allclose(be.auc(df, by="run").sort("run")["roc_auc"].to_numpy(), want, rtol=1e-12)
+    assert out.filter("is_reference")["run"].item() == int(np.argmax(want))

@@ -196,13 +196,15 @@ def compare_auc(
         raise InvalidLabelError(f"label column {label!r} has {lab.null_count()} nulls")
     # NaN or 0.5 is no class (NaN sorted last and became the positive class); whole floats are
     lab = as_integers(lab, "label")
-    classes = lab.unique().sort()
+    # sorted by value, as be.auc sorts them: an Enum's own sort follows its category order, which
+    # made "0" of Enum(["1", "0"]) the positive class
+    classes = sorted(lab.unique().to_list())
     if len(classes) != 2:
-        raise InvalidLabelError(f"label column {label!r} must hold two classes, got {classes.to_list()}")
-    if positive is not None and positive not in classes.to_list():
-        raise InvalidLabelError(f"positive= {positive!r} is not a class of {label!r}: {classes.to_list()}")
+        raise InvalidLabelError(f"label column {label!r} must hold two classes, got {classes}")
+    if positive is not None and positive not in classes:
+        raise InvalidLabelError(f"positive= {positive!r} is not a class of {label!r}: {classes}")
     # the class's own value: positive=1 of Boolean labels is True (1 == True), which polars compares
-    pos_class = classes[1] if positive is None else classes[classes.to_list().index(positive)]
+    pos_class = classes[1] if positive is None else classes[classes.index(positive)]
     is_pos_row = (lab == pos_class).to_numpy()
     grid = sorted_grid(frame, runs, [example])
     if grid is not None and is_tiled(is_pos_row, grid[1].height):
