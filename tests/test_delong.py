@@ -366,3 +366,14 @@ def test_positive_of_enum_labels_is_the_greater_value_as_in_auc(dtype, positive)
     if positive is None:
         np.testing.assert_allclose(be.auc(df, by="run").sort("run")["roc_auc"].to_numpy(), want, rtol=1e-12)
     assert out.filter("is_reference")["run"].item() == int(np.argmax(want))
+
+
+@pytest.mark.parametrize("run", [None, [], ()])
+@pytest.mark.parametrize("example_dtype", [pl.Int64, pl.String])
+def test_no_run_column_is_refused_as_compare_refuses_it(run, example_dtype):
+    # run=None or [] raised a bare ValueError "min() arg is an empty sequence" from the sorted
+    # layout check, or with text examples "a comparison needs at least 2 runs, got 0"
+    _, _, df = scored(n_runs=3, n_ex=20, seed=4)
+    df = df.with_columns(pl.col("example").cast(example_dtype))
+    with pytest.raises(InvalidArgumentError, match=r"^run= must name at least one column$"):
+        be.compare_auc(df, run=run)

@@ -175,6 +175,8 @@ def compare_auc(
     # ci and seed checked as the leaderboard's are (the interval method and n_boot do not apply here)
     check_options(ci, "wilson_delta", 2, seed)
     runs = as_key_list(run, "run")
+    if not runs:
+        raise InvalidArgumentError("run= must name at least one column")
     roles = check_roles([], *runs, example, score, label,
                         roles=("run",) * len(runs) + ("example", "score", "label"))  # fmt: skip
     check_free_names(runs, _OUTPUTS, "compare_auc's result", "run")
