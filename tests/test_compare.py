@@ -399,3 +399,29 @@ def test_reference_matches_an_integer_run_only_as_its_plain_text(reference):
     for ok in ("2", 2, np.int64(2)):
         out = be.compare(df, repeat="repeat", measure="accuracy", reference=ok, test="t")
         assert out["reference_run"].to_list() == [2, 2]
+
+
+@pytest.mark.parametrize("flag", ["higher_is_better", "drop_nulls"])
+@pytest.mark.parametrize("value", [None, "False", "no", 2])
+@pytest.mark.parametrize("counted", [False, True])
+def test_flags_that_are_not_bools_are_named(flag, value, counted):
+    # higher_is_better="False" (truthy) made the highest mean of a loss the reference without a word
+    rng = np.random.default_rng(3)
+    predictions = pl.DataFrame({
+        "run": np.repeat([0, 1], 40), "fold": np.tile(np.repeat([0, 1], 20), 2),
+        "label": rng.integers(0, 2, 80), "prediction": rng.integers(0, 2, 80),
+    })  # fmt: skip
+    # per-example predictions are counted per fold first, with drop_nulls
+    df = predictions if counted else cv_frame(n_runs=3, n_repeats=1, n_folds=4)
+    with pytest.raises(
+        InvalidArgumentError, match=rf"^{flag}= takes True or False, got {re.escape(repr(value))}$"
+    ):
+        be.compare(df, measure="accuracy", **{flag: value})
+
+
+@pytest.mark.parametrize("false", [False, np.False_, 0])
+def test_lower_is_better_takes_numpy_bools_and_zero(false):
+    df = cv_frame(n_runs=4, n_repeats=1, n_folds=4, measure="loss")
+    out = be.compare(df, measure="loss", higher_is_better=false, drop_nulls=false)
+    means = [float(np.mean(_vectors(df, r, "loss"))) for r in range(4)]
+    assert out["reference_run"].unique().to_list() == [int(np.argmin(means))]

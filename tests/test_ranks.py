@@ -3,6 +3,7 @@ statsmodels (Holm) and Demšar's (2006) table of critical values."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -317,3 +318,24 @@ def test_a_method_column_named_like_an_output_is_refused(name):
         be.DuplicateColumnError, match=f"^method column '{name}' has the name of an output column"
     ):
         be.rank_methods(df, method=name, control="m000")
+
+
+@pytest.mark.parametrize("flag", ["higher_is_better", "pairwise", "drop_incomplete"])
+@pytest.mark.parametrize("value", [None, "False", "no", 2, 0.0])
+def test_flags_that_are_not_bools_are_named(flag, value):
+    # "False" (truthy) ranked losses highest first and None lowest first without a word, and
+    # drop_incomplete="no" dropped methods
+    x = frame_of(scores(4, 3, 5))
+    with pytest.raises(
+        InvalidArgumentError, match=rf"^{flag}= takes True or False, got {re.escape(repr(value))}$"
+    ):
+        be.rank_methods(x, **{flag: value})
+
+
+@pytest.mark.parametrize("false", [False, np.False_, 0])
+def test_flags_take_numpy_bools_and_zero(false):
+    x = scores(6, 4, 8)
+    res = be.rank_methods(frame_of(x), higher_is_better=false, pairwise=false)
+    want = stats.rankdata(x, axis=1).mean(axis=0)  # lowest score ranks first
+    np.testing.assert_allclose([by_name(res, "mean_rank")[f"m{j:03d}"] for j in range(4)], want, rtol=1e-12)
+    assert res.pairwise.is_empty()

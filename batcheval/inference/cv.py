@@ -189,6 +189,7 @@ def fold_matrix(
     runs = as_key_list(run, "run")
     if not runs:
         raise InvalidArgumentError("run= must name at least one column")
+    drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     for what, col in (("fold", fold), ("repeat", repeat)):
         if not isinstance(col, str) and (col is not None or what == "fold"):
             raise InvalidArgumentError(f"{what}= takes a column name, got {col!r}")
@@ -550,6 +551,9 @@ def compare(
     if pairs == "all" and reference is not None:
         raise InvalidArgumentError("reference= has no meaning with pairs='all'; leave it None")
     low, high = parse_rope(rope)
+    # "False" (truthy) made the highest mean of a loss the reference, without a word
+    higher_is_better = as_flag(higher_is_better, "higher_is_better=")
+    drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     if test_fraction is not None and test not in ("corrected_t", "bayes"):
         # the plain t and 5x2cv have no correction for it to set: silently applying it made
         # test="t" the corrected test

@@ -57,7 +57,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError, NullValuesError, warn
-from ..io.arguments import as_real
+from ..io.arguments import as_flag, as_real
 from ..io.frames import check_free_names, check_roles, select_columns
 from ..kernels import ranks as _kernels
 from .adjust import adjust
@@ -510,6 +510,10 @@ def rank_methods(
 
     if not 0.0 < as_real(alpha, "alpha=") < 1.0:
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
+    # "False" (truthy) ranked a loss highest first, and None lowest first, without a word
+    higher_is_better = as_flag(higher_is_better, "higher_is_better=")
+    pairwise = as_flag(pairwise, "pairwise=")
+    drop_incomplete = as_flag(drop_incomplete, "drop_incomplete=")
     roles = check_roles([], method, dataset, measure, roles=("method", "dataset", "measure"))
     # the method column is a column of the rank and control frames
     taken = {"mean_rank", "mean_score", "rank_diff", "z", "p_value", "p_holm", "p_nemenyi",
