@@ -425,3 +425,31 @@ def test_lower_is_better_takes_numpy_bools_and_zero(false):
     out = be.compare(df, measure="loss", higher_is_better=false, drop_nulls=false)
     means = [float(np.mean(_vectors(df, r, "loss"))) for r in range(4)]
     assert out["reference_run"].unique().to_list() == [int(np.argmin(means))]
+
+
+def test_bayes_rope_mass_is_never_negative_and_zero_without_a_rope():
+    # p_rope was 1 − p_left − p_right: −5.55e-17 here with rope=0, whose mass is exactly 0
+    df = pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "fold": [0, 1, 2, 3] * 2,
+                       "acc": [0.86, 0.86, 0.88, 0.47, 0.27, 0.01, 0.65, 0.72]})  # fmt: skip
+    row = be.compare(df, measure="acc", reference="a", test="bayes").row(0, named=True)
+    assert row["p_rope"] == 0.0
+    post = stats.t(3, loc=row["mean_diff"], scale=row["se"])
+    assert row["p_left"] == pytest.approx(post.cdf(0.0), rel=1e-12)
+    assert row["p_right"] == pytest.approx(post.sf(0.0), rel=1e-12)
+    out = be.compare(cv_frame(seed=4), repeat="repeat", measure="accuracy", test="bayes")
+    assert (out["p_rope"] == 0.0).all()
+
+
+@pytest.mark.parametrize("rope", [(0.3, 0.5), (-0.5, -0.3), (-0.01, 0.03)])
+def test_bayes_rope_mass_is_the_t_posterior_mass_in_either_tail(rope):
+    # a ROPE far in one tail of the posterior holds a mass of about 1e-12, which 1 − left − right
+    # gave to three or four digits only
+    df = cv_frame(seed=3)
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference=0, test="bayes", rope=rope)
+    for row in out.iter_rows(named=True):
+        post = stats.t(14, loc=row["mean_diff"], scale=row["se"])
+        low, high = rope
+        want = post.sf(low) - post.sf(high) if low > row["mean_diff"] else post.cdf(high) - post.cdf(low)
+        assert want > 0
+        assert row["p_rope"] == pytest.approx(want, rel=1e-9, abs=0)
+        assert row["p_left"] + row["p_rope"] + row["p_right"] == pytest.approx(1.0, abs=1e-14)
