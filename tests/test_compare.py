@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import batcheval as be
-from batcheval.errors import InvalidArgumentError
+from batcheval.errors import InvalidArgumentError, InvalidScoreError
 from tests.reference import cv as ref
 
 baycomp = pytest.importorskip("baycomp")
@@ -453,3 +453,19 @@ def test_bayes_rope_mass_is_the_t_posterior_mass_in_either_tail(rope):
         assert want > 0
         assert row["p_rope"] == pytest.approx(want, rel=1e-9, abs=0)
         assert row["p_left"] + row["p_rope"] + row["p_right"] == pytest.approx(1.0, abs=1e-14)
+
+
+def test_integer_measures_that_float64_cannot_tell_apart_are_refused_as_compare_auc_refuses_them():
+    # run 1 exceeds run 0 by 1 on every fold, a difference float64 lost beyond 2^53
+    big = 2**53
+    gaps = [3, 1, 4, 1]
+    df = pl.DataFrame({"run": np.repeat([0, 1], 4), "fold": np.tile(np.arange(4), 2),
+                       "count": [big] * 4 + [big + 1] * 4})  # fmt: skip
+    with pytest.raises(InvalidScoreError, match=r"^score column 'count' holds integers beyond 2\^53 "):
+        be.compare(df, measure="count", reference=0, test="t")
+    # exact in float64 (even numbers below 2^54): read as before, as scipy's paired t-test reads them
+    exact = df.with_columns((big + 2 * (pl.col("count") - big) * pl.Series(gaps * 2)).alias("count"))
+    out = be.compare(exact, measure="count", reference=0, test="t").row(0, named=True)
+    x = exact["count"].to_numpy().astype(float).reshape(2, 4)
+    assert out["mean_diff"] == float(np.mean(x[1] - x[0]))
+    assert out["t"] == pytest.approx(stats.ttest_rel(x[1], x[0]).statistic, rel=1e-12)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import batcheval as be
-from batcheval.errors import BatchevalWarning, InvalidArgumentError, NullValuesError
+from batcheval.errors import BatchevalWarning, InvalidArgumentError, InvalidScoreError, NullValuesError
 from batcheval.inference.ranks import friedman_tests, studentized_range_sf, wilcoxon_pairs
 
 sp = pytest.importorskip("scikit_posthocs")
@@ -339,3 +339,24 @@ def test_flags_take_numpy_bools_and_zero(false):
     want = stats.rankdata(x, axis=1).mean(axis=0)  # lowest score ranks first
     np.testing.assert_allclose([by_name(res, "mean_rank")[f"m{j:03d}"] for j in range(4)], want, rtol=1e-12)
     assert res.pairwise.is_empty()
+
+
+def test_integer_scores_that_float64_cannot_tell_apart_are_refused_as_compare_auc_refuses_them():
+    # a beat b by 1 on every dataset, but both read as 2^53 in float64: they tied at mean rank 1.5
+    # with Wilcoxon's p = 1, without a word
+    big = 2**53
+    df = pl.DataFrame({"method": ["a", "b"] * 6, "dataset": np.repeat(np.arange(6), 2),
+                       "score": [big + 1, big] * 6})  # fmt: skip
+    message = (
+        r"^score column 'score' holds integers beyond 2\^53 \(from 9007199254740992 to 9007199254740993\) "
+        r"that are equal as float64"
+    )
+    with pytest.raises(InvalidScoreError, match=message):
+        be.rank_methods(df)
+    # integers beyond 2^53 that float64 holds exactly are read as before: scipy's ranks
+    exact = df.with_columns((big + 2 * (pl.col("score") - big) * (pl.col("dataset") + 1)).alias("score"))
+    x = exact["score"].to_numpy().reshape(6, 2).astype(float)
+    res = be.rank_methods(exact)
+    want = stats.rankdata(-x, axis=1).mean(axis=0)
+    np.testing.assert_allclose([by_name(res, "mean_rank")[m] for m in "ab"], want)
+    assert res.pairwise["p_wilcoxon"].item() == pytest.approx(stats.wilcoxon(x[:, 0], x[:, 1]).pvalue)

@@ -64,6 +64,7 @@ from ..errors import InvalidArgumentError
 from ..io.arguments import as_count, as_flag, as_real
 from ..io.frames import as_key_list, check_free_names, check_roles, column_names, select_columns
 from ..kernels import ranks as _rank_kernels
+from ..scores.prepare import check_exact_in_float
 from .adjust import adjust
 
 __all__ = [
@@ -133,8 +134,11 @@ def parse_rope(rope: Any) -> tuple[float, float]:
 
 def numeric_values(frame: pl.DataFrame, column: str) -> pl.Series:
     """The ``column`` of scores or measures as Float64; a column polars cannot read as numbers (text
-    such as "n/a") is an :class:`InvalidArgumentError` naming it, not polars' own error."""
+    such as "n/a") is an :class:`InvalidArgumentError` naming it, not polars' own error; 64-bit
+    integers beyond 2^53 that are equal as float64 (they tied silently) are refused as
+    :func:`batcheval.compare_auc` refuses them (:func:`batcheval.scores.prepare.check_exact_in_float`)."""
     s = frame.get_column(column)
+    check_exact_in_float(s, column)
     try:
         return s.cast(pl.Float64)
     except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError):
