@@ -461,7 +461,7 @@ def test_integer_measures_that_float64_cannot_tell_apart_are_refused_as_compare_
     gaps = [3, 1, 4, 1]
     df = pl.DataFrame({"run": np.repeat([0, 1], 4), "fold": np.tile(np.arange(4), 2),
                        "count": [big] * 4 + [big + 1] * 4})  # fmt: skip
-    with pytest.raises(InvalidScoreError, match=r"^score column 'count' holds integers beyond 2\^53 "):
+    with pytest.raises(InvalidScoreError, match=r"^measure column 'count' holds integers beyond 2\^53 "):
         be.compare(df, measure="count", reference=0, test="t")
     # exact in float64 (even numbers below 2^54): read as before, as scipy's paired t-test reads them
     exact = df.with_columns((big + 2 * (pl.col("count") - big) * pl.Series(gaps * 2)).alias("count"))

@@ -348,7 +348,7 @@ def test_integer_scores_that_float64_cannot_tell_apart_are_refused_as_compare_au
     df = pl.DataFrame({"method": ["a", "b"] * 6, "dataset": np.repeat(np.arange(6), 2),
                        "score": [big + 1, big] * 6})  # fmt: skip
     message = (
-        r"^score column 'score' holds integers beyond 2\^53 \(from 9007199254740992 to 9007199254740993\) "
+        r"^measure column 'score' holds integers beyond 2\^53 \(from 9007199254740992 to 9007199254740993\) "
         r"that are equal as float64"
     )
     with pytest.raises(InvalidScoreError, match=message):

@@ -138,7 +138,7 @@ def numeric_values(frame: pl.DataFrame, column: str) -> pl.Series:
     integers beyond 2^53 that are equal as float64 (they tied silently) are refused as
     :func:`batcheval.compare_auc` refuses them (:func:`batcheval.scores.prepare.check_exact_in_float`)."""
     s = frame.get_column(column)
-    check_exact_in_float(s, column)
+    check_exact_in_float(s, column, role="measure")
     try:
         return s.cast(pl.Float64)
     except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError):
@@ -547,7 +547,6 @@ def compare(
     >>> [round(p, 4) for p in bayes.select("p_left", "p_rope", "p_right").row(0)]
     [0.0281, 0.0552, 0.9167]
     """
-    drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     if test not in COMPARE_TESTS:
         raise InvalidArgumentError(f"unknown test {test!r}; use one of {list(COMPARE_TESTS)}")
     if pairs not in ("reference", "all"):

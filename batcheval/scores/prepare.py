@@ -263,7 +263,7 @@ def check_nonfinite(
         )
 
 
-def check_exact_in_float(s: pl.Series, score: str) -> None:
+def check_exact_in_float(s: pl.Series, score: str, role: str = "score") -> None:
     """Raise if integer scores beyond ±2^53 (Int64, UInt64, Int128, UInt128 or a Decimal), or
     decimals of any size, would merge when read as float64 (as every sweep reads them): two scores
     that round alike would count as one threshold.
@@ -291,9 +291,15 @@ def check_exact_in_float(s: pl.Series, score: str) -> None:
         return
     if s.n_unique() != s.cast(pl.Float64).n_unique():
         what = "integers beyond 2^53" if whole else f"{s.dtype} decimals"
+        # a score's order is all a sweep reads; a measure's differences are what compare reads
+        hint = (
+            "rank them first (e.g. pl.col(score).rank())"
+            if role == "score"
+            else "subtract a common offset first"
+        )
         raise InvalidScoreError(
-            f"score column {score!r} holds {what} (from {lo} to {hi}) that are equal as "
-            "float64, the type scores are compared in; rank them first (e.g. pl.col(score).rank())"
+            f"{role} column {score!r} holds {what} (from {lo} to {hi}) that are equal as "
+            f"float64, the type {role}s are compared in; {hint}"
         )
 
 
