@@ -474,7 +474,12 @@ class _Stream:
                 in_part(name, f"score column {self.score!r} has dtype {dtype}; scores must be numeric")
             )
         labels = frame.schema[self.label]
-        if positive is not None and labels != pl.Null:
+        # a part of no labels says nothing of their kind (a header-only csv reads them as text)
+        if (
+            positive is not None
+            and labels != pl.Null
+            and frame.get_column(self.label).null_count() < frame.height
+        ):
             if (class_kind(labels) == "string") != isinstance(positive, str):
                 raise InvalidLabelError(
                     in_part(name, f"positive={positive!r} is not one of the classes: label column "
