@@ -323,6 +323,36 @@ def test_pr_legend_on_a_threshold_grid_is_no_average_precision():
                 )
 
 
+def test_roc_legend_on_a_threshold_grid_is_no_auc_and_a_one_class_group_has_none():
+    # a grid's trapezoid area was labelled "AUC" (0.750 on thresholds [0.5] for roc_auc_score's 0.8125
+    # in the report), and a group of one class read "AUC nan" where the PR legend says "AP n/a"
+    from sklearn.metrics import roc_auc_score
+
+    label = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    score = np.array([0.1, 0.4, 0.35, 0.8, 0.38, 0.6, 0.9, 0.85])
+    one = pl.DataFrame({"run": ["a"] * 8, "label": label, "score": score})
+    only = pl.DataFrame({"run": ["b"] * 3, "label": [0, 0, 0], "score": [0.2, 0.5, 0.7]})
+    df = pl.concat([one, only])
+    auc = roc_auc_score(label, score)
+    assert auc == 0.8125
+    ax = be.plot(be.curves(df, by="run", kind="roc")).axes[0]
+    assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("run=")] == [
+        f"run=a (AUC {auc:.3f})",
+        "run=b (AUC n/a)",
+    ]
+    for thresholds in ([0.5], [0.25, 0.5, 0.75]):
+        # the grid's ROC by hand: (0, 0), each threshold's (fpr, tpr), (1, 1), summed as trapezoids
+        fpr = [0.0, *(float(np.mean(score[label == 0] >= t)) for t in sorted(thresholds, reverse=True)), 1.0]
+        tpr = [0.0, *(float(np.mean(score[label == 1] >= t)) for t in sorted(thresholds, reverse=True)), 1.0]
+        area = float(np.trapezoid(tpr, fpr))
+        assert f"{area:.3f}" != f"{auc:.3f}"
+        ax = be.plot(be.curves(df, by="run", kind="roc", thresholds=thresholds)).axes[0]
+        assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("run=")] == [
+            f"run=a (grid area {area:.3f})",
+            "run=b (AUC n/a)",
+        ]
+
+
 def test_pr_chance_line_is_the_prevalence_and_a_one_class_group_has_no_ap():
     # the chance line took the precision at the lowest threshold when recall was 1 there: 0.6 on a
     # grid whose lowest threshold leaves rows out, for a prevalence of 0.3; a group of positives

@@ -96,7 +96,13 @@ def _guides(ax, chart: str, prevalence: list[float]) -> None:
 def _area(chart: str, x: np.ndarray, y: np.ndarray, exact: bool, one_class: bool) -> str:
     """The legend's summary of one line: ROC AUC, or the average precision of a PR curve."""
     if chart == "roc":
-        return f" (AUC {float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0)):.3f})"
+        if one_class:  # be.auc's roc_auc is NaN there; the legend read "AUC nan"
+            return " (AUC n/a)"
+        area = float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
+        if not exact:
+            # a grid's chords cut under the curve: its trapezoid area is no AUC (0.781 for sklearn's 0.8125)
+            return f" (grid area {area:.3f})"
+        return f" (AUC {area:.3f})"
     if chart == "pr":  # step interpolation from recall 0, as average_precision_score
         if one_class:  # be.auc's pr_auc is NaN there; the flat line at precision 1 read "AP 1.000"
             return " (AP n/a)"
@@ -237,13 +243,14 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
 
     Notes
     -----
-    The legend gives a ROC line's AUC and a PR line's average precision: the step sum over the
-    frame's thresholds, which is ``average_precision_score`` with the default exact thresholds.
-    On a threshold grid (``thresholds=`` a count or a list) the coarse steps give another sum,
-    labelled "grid area"; "AP n/a" marks a curve that does not reach recall 1 (a grid above
-    the lowest score) and a group of one class, whose average precision is undefined (NaN in
-    :func:`batcheval.auc`). The PR chart's chance line is at each group's prevalence (the
-    frame's ``prevalence`` column; a band when groups differ), leaving out one-class groups.
+    The legend gives a ROC line's AUC (the trapezoid area, ``roc_auc_score``) and a PR line's
+    average precision (the step sum, ``average_precision_score``) with the default exact
+    thresholds. On a threshold grid (``thresholds=`` a count or a list) the coarse steps give
+    another area, labelled "grid area" in both charts; "AP n/a" marks a PR curve that does not
+    reach recall 1 (a grid above the lowest score), and "AUC n/a" and "AP n/a" a group of one
+    class, whose AUC and average precision are undefined (NaN in :func:`batcheval.auc`). The
+    PR chart's chance line is at each group's prevalence (the frame's ``prevalence`` column; a
+    band when groups differ), leaving out one-class groups.
 
     Examples
     --------
