@@ -352,14 +352,47 @@ def test_a_csv_whose_column_changes_type_after_a_hundred_rows_is_read(tmp_path):
         be.evaluate(str(path), by="run")
 
 
-@pytest.mark.parametrize("command", ["sweep", "auc"])
-def test_a_header_only_csv_gives_an_empty_table_as_evaluate_does(tmp_path, command):
-    # docs/cli.md: an empty input prints an empty table; sweep and auc said the score column was text
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("sweep",),
+        ("auc",),
+        ("evaluate",),
+        ("sweep", "--thresholds", "exact"),
+        ("sweep", "--positive", "1"),
+        ("auc", "--positive", "yes", "--classes", "no,yes"),
+        ("evaluate", "--positive", "1"),
+        ("evaluate", "--classes", "a,b", "--per-class"),
+    ],
+)
+def test_a_header_only_csv_gives_an_empty_table_in_every_command(tmp_path, args):
+    # docs/cli.md: an empty input prints an empty table and says 0 rows. A header-only csv reads
+    # every column as text: sweep (default thresholds) refused the default positive ("--positive 1 is
+    # not one of the classes: label column 'label' holds String values", a flag never given), and
+    # evaluate --positive 1 said "--positive '1' is not one of the classes []"
     path = tmp_path / "hdr.csv"
     path.write_text("run,label,prediction,score\n")
-    proc = run_cli(command, str(path), "--by", "run")
+    proc = run_cli(args[0], str(path), "--by", "run", *args[1:])
     assert proc.returncode == 0, proc.stderr
-    assert "0 rows" in proc.stderr
+    assert "0 rows: the input has no rows" in proc.stderr and "positive" not in proc.stderr
+    assert proc.stdout.startswith("shape: (0, ")
+    # as a --filter that keeps nothing of a file with rows does
+    no, yes = ("no", "yes") if "yes" in args else ("a", "b") if "a,b" in args else (0, 1)
+    (tmp_path / "rows.csv").write_text(f"run,label,prediction,score\na,{no},{no},0.2\na,{yes},{yes},0.7\n")
+    proc = run_cli(args[0], str(tmp_path / "rows.csv"), "--by", "run", *args[1:], "--filter", "run = 'z'")
+    assert proc.returncode == 0, proc.stderr
+    assert "0 rows: the input has no rows" in proc.stderr and proc.stdout.startswith("shape: (0, ")
+
+
+def test_a_header_only_csv_has_nothing_to_plot(tmp_path):
+    # it said "score column 'score' has dtype String; scores must be numeric"
+    path = tmp_path / "hdr.csv"
+    path.write_text("run,label,prediction,score\n")
+    for extra in ((), ("--positive", "1"), ("--thresholds", "11")):
+        proc = run_cli("plot", str(path), "--by", "run", "-o", str(tmp_path / "h.png"), *extra)
+        assert proc.returncode == 2
+        assert proc.stderr.strip().splitlines()[-1] == "batcheval: error: nothing to plot: no rows left"
+        assert not (tmp_path / "h.png").exists()
 
 
 def test_no_command_prints_the_commands():

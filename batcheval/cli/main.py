@@ -457,6 +457,29 @@ def _score_columns(text: str) -> str | list[str]:
     return names[0] if len(names) == 1 else names
 
 
+def _no_rows(args: argparse.Namespace, frame: pl.LazyFrame, classes: Sequence[str],
+             scores: Sequence[str] = ()) -> tuple[pl.LazyFrame, bool]:  # fmt: skip
+    """``frame``, and whether it has no rows (a header-only csv, or a --filter that keeps nothing).
+
+    A header-only csv reads every column as text: its text score columns are cast to Float64
+    and its text class columns (label, prediction) to Null, so that the default --positive 1
+    is not refused for a label column of strings ("--positive 1 is not one of the classes:
+    label column 'label' holds String values") and a score column is not refused as text. The
+    rows are looked at only where that matters: a text column among these, or --positive or
+    --classes given (no rows hold no class for them to name: the caller leaves them out).
+    """
+    schema = frame.collect_schema()
+    text = [c for c in (*classes, *scores) if schema.get(c) == pl.String]
+    if not text and args.positive is None and args.classes is None:
+        return frame, False
+    if frame.head(1).collect().height:
+        return frame, False
+    return frame.with_columns(
+        *(pl.col(c).cast(pl.Float64) for c in text if c in scores),
+        *(pl.col(c).cast(pl.Null) for c in text if c not in scores),
+    ), True
+
+
 def _scores(args: argparse.Namespace) -> None:
     from ..scores.auc import auc
     from ..scores.sweep import sweep
@@ -464,12 +487,12 @@ def _scores(args: argparse.Namespace) -> None:
     frame = _read(args)
     score = _score_columns(args.score)
     names = [score] if isinstance(score, str) else score
-    text = [c for c in names if _label_dtype(frame, c) == pl.String]
-    if text and frame.head(1).collect().height == 0:  # a header-only csv reads every column as text
-        frame = frame.with_columns(pl.col(text).cast(pl.Float64))
+    frame, empty = _no_rows(args, frame, [args.label], names)
     dtype = _label_dtype(frame, args.label)
-    common = dict(positive=_positive(args.positive, dtype), drop_nonfinite=args.drop_nonfinite,
-                  drop_nulls=args.drop_nulls, classes=_classes(args.classes, dtype))  # fmt: skip
+    # no rows hold no class for --positive and --classes to name: an empty result, not their refusal
+    common = dict(positive=None if empty else _positive(args.positive, dtype),
+                  classes=None if empty else _classes(args.classes, dtype),
+                  drop_nonfinite=args.drop_nonfinite, drop_nulls=args.drop_nulls)  # fmt: skip
     if args.command == "sweep":
         thresholds = _thresholds(args.thresholds)
         if thresholds == "exact":  # every score of a group at once: read the whole file
@@ -499,12 +522,14 @@ def _plot(args: argparse.Namespace) -> None:
     output = args.output or f"{args.chart}.png"
     _check_png(output)
     frame = _read(args)
+    score = _score_columns(args.score)
+    frame, empty = _no_rows(args, frame, [args.label], [score] if isinstance(score, str) else score)
     dtype = _label_dtype(frame, args.label)
-    cv = curves(frame.collect(), _split(args.by), args.label, _score_columns(args.score), kind=args.chart,
+    cv = curves(frame.collect(), _split(args.by), args.label, score, kind=args.chart,
                 thresholds=_thresholds(args.thresholds), smoothing=args.smoothing,
-                positive=_positive(args.positive, dtype), pool=_split(args.pool),
+                positive=None if empty else _positive(args.positive, dtype), pool=_split(args.pool),
                 drop_nonfinite=args.drop_nonfinite, drop_nulls=args.drop_nulls,
-                classes=_classes(args.classes, dtype))  # fmt: skip
+                classes=None if empty else _classes(args.classes, dtype))  # fmt: skip
     if cv.height == 0:
         raise BatchevalError("nothing to plot: no rows left")
     plot(cv, chart=args.chart, path=output, title=args.title)
@@ -589,7 +614,7 @@ def _format_p_values(frame: pl.DataFrame) -> pl.DataFrame:
 def _evaluate(args: argparse.Namespace) -> None:
     from ..evaluate import evaluate
 
-    frame = _read(args)
+    frame, empty = _no_rows(args, _read(args), [args.label, args.prediction])
     dtype = _label_dtype(frame, args.label)
     result = evaluate(
         frame,
@@ -599,9 +624,9 @@ def _evaluate(args: argparse.Namespace) -> None:
         pool=_split(args.pool),
         measures=_split(args.measures),
         per_class=args.per_class,
-        positive=_positive(args.positive, dtype),
+        positive=None if empty else _positive(args.positive, dtype),
         drop_nulls=args.drop_nulls,
-        classes=_classes(args.classes, dtype),
+        classes=None if empty else _classes(args.classes, dtype),
         beta=args.beta,
         ci=args.ci,
         ci_method=args.ci_method,
