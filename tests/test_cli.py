@@ -235,6 +235,7 @@ def bad_files(tmp_path_factory):
     many.write_parquet(root / "many.parquet")
     (root / "empty_dir").mkdir()
     (root / "dir.csv").mkdir()  # a directory named like an output file
+    (root / "dir.png").mkdir()
     return root
 
 
@@ -264,6 +265,10 @@ def bad_files(tmp_path_factory):
         (["ranks", "{root}/absent.parquet", "--plot", "{root}/no/such/dir/cd.png"], "no directory"),
         (["evaluate", "{preds}", "-o", "{root}/empty_dir"], "unknown file type"),
         (["evaluate", "{preds}", "-o", "{root}/dir.csv"], "'{root}/dir.csv': it is a directory"),
+        # a chart's -o or --plot naming a directory: "[Errno 21] Is a directory" after the work
+        (["plot", "{root}/absent.parquet", "-o", "{root}/dir.png"], "'{root}/dir.png': it is a directory"),
+        (["leaderboard", "{root}/absent.parquet", "--plot", "{root}/dir.png"], "dir.png': it is a directory"),
+        (["ranks", "{root}/absent.parquet", "--plot", "{root}/dir.png"], "dir.png': it is a directory"),
     ],
 )
 def test_bad_input(files, bad_files, args, needle):

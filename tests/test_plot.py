@@ -372,6 +372,35 @@ def test_pr_chance_line_is_the_prevalence_and_a_one_class_group_has_no_ap():
     assert "run=z (AP n/a)" in labels
 
 
+def test_a_path_savefig_cannot_write_is_refused_before_anything_is_drawn(tmp_path):
+    # a missing directory raised a bare FileNotFoundError after the drawing, an unknown extension
+    # matplotlib's ValueError "Format 'xyz' is not supported", and a directory IsADirectoryError
+    import matplotlib.pyplot as plt
+
+    from batcheval.errors import InvalidArgumentError
+
+    (tmp_path / "dir.png").mkdir()
+    df, _ = _constant_run_board()
+    board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")
+    curves = be.curves(_runs(3), by="run", kind="roc")
+    missing, folder = tmp_path / "nodir" / "b.png", str(tmp_path / "dir.png")
+    for path, message in (
+        (missing, f"path={str(missing)!r} cannot be written: no directory {str(tmp_path / 'nodir')!r}"),
+        (folder, f"path={folder!r} cannot be written: it is a directory"),
+        ("b.xyz", "path='b.xyz' cannot be written: matplotlib writes no '.xyz' files; use one of .avif, "),
+        (5, "path= takes a file path (a str or a pathlib.Path), got 5"),
+    ):
+        for frame in (board, curves, _ranks(4)):
+            plt.close("all")
+            with pytest.raises(InvalidArgumentError, match="^" + re.escape(message)):
+                be.plot(frame, path=path)
+            assert plt.get_fignums() == []  # refused before a figure was made
+    for path in (tmp_path / "b.PDF", tmp_path / "noext"):  # an extension in capitals; none: PNG
+        be.plot(board, path=path)
+    assert (tmp_path / "b.PDF").read_bytes()[:4] == b"%PDF"
+    assert (tmp_path / "noext.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_plot_refuses_a_list_of_charts_and_a_by_or_title_of_another_kind():
     # TypeErrors before: unhashable type: 'list', 'int' object is not iterable, int + str
     frame = be.curves(scored_frame(n_runs=2, n_folds=1, rows=40, seed=2), by="run", kind=["roc", "pr"])

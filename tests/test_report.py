@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -54,6 +56,23 @@ def test_report_rejects_many_groups():
     )
     with pytest.raises(be.InvalidArgumentError, match=r"holds 2 groups: pool or filter first"):
         be.report(t)
+
+
+def test_plot_confusion_refuses_a_path_it_cannot_write_before_drawing(tmp_path):
+    # FileNotFoundError and matplotlib's "Format 'xyz' is not supported" after the drawing
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    (tmp_path / "dir.png").mkdir()
+    missing, bad, folder = tmp_path / "nodir" / "c.png", str(tmp_path / "c.xyz"), str(tmp_path / "dir.png")
+    for path, message in (
+        (missing, f"path={str(missing)!r} cannot be written: no directory {str(tmp_path / 'nodir')!r}"),
+        (bad, f"path={bad!r} cannot be written: matplotlib writes no '.xyz' files; use one of "),
+        (folder, f"path={folder!r} cannot be written: it is a directory"),
+    ):
+        with pytest.raises(be.errors.InvalidArgumentError, match="^" + re.escape(message)):
+            be.plot_confusion(y_true=Y, y_pred=P, path=path)
+        assert plt.get_fignums() == []
 
 
 @pytest.mark.parametrize("draw", [be.report, be.plot_confusion])

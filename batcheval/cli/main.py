@@ -513,6 +513,8 @@ def _check_png(output: str) -> None:
     parent = Path(output).parent
     if not parent.is_dir():
         raise BatchevalError(f"cannot write {output!r}: no directory {str(parent)!r}")
+    if Path(output).is_dir():  # found by savefig only after the work, as "[Errno 21] Is a directory"
+        raise BatchevalError(f"cannot write {output!r}: it is a directory")
 
 
 def _plot(args: argparse.Namespace) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
-__all__ = ["fit_legend", "percent", "pyplot"]
+from ..errors import InvalidArgumentError
+
+__all__ = ["check_path", "fit_legend", "percent", "pyplot"]
 
 
 def pyplot():
@@ -17,6 +21,49 @@ def pyplot():
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("plotting needs matplotlib: pip install 'batcheval[plot]'") from exc
     return plt
+
+
+def check_path(path: Any) -> None:
+    """Refuse a ``path=`` that ``Figure.savefig`` cannot write, before anything is drawn.
+
+    A missing directory or a directory itself raised a bare FileNotFoundError or
+    IsADirectoryError after the drawing, and an unknown extension matplotlib's ValueError.
+    ``None`` (no file) and an open file object pass; a path without an extension is written
+    with matplotlib's default format (PNG), its extension appended.
+
+    Examples
+    --------
+    >>> check_path("chart.png")
+    >>> check_path("chart.xyz")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: path='chart.xyz' cannot be written: ...
+    """
+    if path is None or hasattr(path, "write"):
+        return
+    if not isinstance(path, str | os.PathLike):
+        raise InvalidArgumentError(f"path= takes a file path (a str or a pathlib.Path), got {path!r}")
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix:
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        known = FigureCanvasBase.get_supported_filetypes()
+        if suffix[1:] not in known:
+            raise InvalidArgumentError(
+                f"path={str(path)!r} cannot be written: matplotlib writes no {suffix!r} files; use "
+                f"one of {', '.join('.' + k for k in sorted(known))}"
+            )
+    else:  # savefig appends the default format's extension
+        import matplotlib
+
+        target = target.with_name(f"{target.name}.{matplotlib.rcParams['savefig.format']}")
+    if not target.parent.is_dir():
+        raise InvalidArgumentError(
+            f"path={str(path)!r} cannot be written: no directory {str(target.parent)!r}"
+        )
+    if target.is_dir():
+        raise InvalidArgumentError(f"path={str(path)!r} cannot be written: it is a directory")
 
 
 def percent(level: float) -> str:

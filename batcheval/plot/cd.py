@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..inference.ranks import RankResult
-from .backend import pyplot
+from .backend import check_path, pyplot
 
 __all__ = ["cliques", "plot_cd", "rank_ticks"]
 
@@ -95,6 +95,7 @@ def plot_cd(
     >>> sorted(t.get_text() for t in fig.axes[0].texts if t.get_text()[1:2] == " ")
     ['a (1.25)', 'b (2.00)', 'c (2.75)']
     """
+    check_path(path)
     k = result.n_methods
     if top is None:
         if k > _MAX_METHODS:

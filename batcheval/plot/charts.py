@@ -14,7 +14,7 @@ from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import is_rank_result
 from ..scores.curves import CHARTS, POINT_COLUMNS
-from .backend import fit_legend, pyplot
+from .backend import check_path, fit_legend, pyplot
 from .cd import plot_cd
 from .forest import plot_leaderboard
 
@@ -226,7 +226,10 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
         a ``by`` that leaves out a key column taking several values per line is refused (pool those
         when making the frame: ``be.curves(..., pool=...)``).
     path
-        Write a PNG there as well as returning the figure.
+        Write the figure there as well as returning it, in the format of the file's extension
+        (``.png``, ``.pdf``, ``.svg``, ...; PNG without one). A path that cannot be written (no
+        such directory, a directory, an extension matplotlib does not know) is refused before
+        anything is drawn.
     top
         How many runs of a leaderboard, or methods of a rank_methods result, to draw; refused
         for a curve frame.
@@ -273,6 +276,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
         isinstance(by, str) or (isinstance(by, list | tuple) and all(isinstance(b, str) for b in by))
     ):
         raise InvalidArgumentError(f"by= takes a column name or a list of them, got {by!r}")
+    check_path(path)
     if is_rank_result(curves):
         if chart not in (None, "cd") or by is not None:
             bad = f"chart={chart!r}" if chart not in (None, "cd") else f"by={by!r}"

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from .backend import fit_legend, percent, pyplot
+from .backend import check_path, fit_legend, percent, pyplot
 
 __all__ = ["plot_leaderboard"]
 
@@ -45,6 +45,7 @@ def plot_leaderboard(
     >>> fig.axes[0].get_title().splitlines()
     ['informedness: top 10 of 30 runs, 95% intervals', 'unpaired tests against the leader (no example ids)']
     """
+    check_path(path)
     measure = _board_measure(board)
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise InvalidArgumentError(f"top must be a positive integer, got {top!r}")

@@ -12,7 +12,7 @@ from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import intervals
 from ..io.frames import from_mapping
-from .backend import percent, pyplot
+from .backend import check_path, percent, pyplot
 
 __all__ = ["confusion_table", "plot_confusion", "report"]
 
@@ -225,7 +225,8 @@ def plot_confusion(
         examples has an empty row in the shares panel.
     path
         Where to save the figure as well (``Figure.savefig`` at 110 dpi; the file's extension
-        picks the format, e.g. ``.png`` or ``.pdf``). Default: not saved.
+        picks the format, e.g. ``.png`` or ``.pdf``). Default: not saved. A path that cannot be
+        written is refused before anything is drawn.
     title
         The figure's title; default ``"confusion matrix of N examples"``.
 
@@ -242,6 +243,7 @@ def plot_confusion(
     >>> [ax.get_title() for ax in fig.axes[:2]]
     ['counts', 'share of each real class (row-normalised)']
     """
+    check_path(path)
     table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
     counts = np.asarray(table.counts)[0].astype(np.float64)
     rows = counts.sum(axis=1, keepdims=True)
