@@ -401,6 +401,34 @@ def test_a_path_savefig_cannot_write_is_refused_before_anything_is_drawn(tmp_pat
     assert (tmp_path / "noext.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_top_takes_a_numpy_integer_and_ax_must_be_one_axes():
+    # the forest plot refused top=np.int64(3) ("top must be a positive integer, got np.int64(3)")
+    # where the CD diagram took it, and ax="x" or an array of axes raised a bare AttributeError
+    import matplotlib.pyplot as plt
+
+    from batcheval.errors import InvalidArgumentError
+
+    df, _ = _constant_run_board()
+    board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")
+    ranked = board.filter(pl.col("rank").is_not_null()).sort("rank", maintain_order=True)
+    for top in (np.int64(2), np.int32(2), np.uint8(2)):
+        ticks = [t.get_text() for t in be.plot(board, top=top).axes[0].get_yticklabels()]
+        assert [t.removesuffix(" (leader)") for t in ticks] == ranked["run"].head(2).to_list()
+        assert be.plot(_ranks(5), top=top).axes[0].get_title().startswith("5 methods (the best 2 shown)")
+    for top in (True, np.bool_(True), np.int64(0), 2.0):
+        with pytest.raises(
+            InvalidArgumentError, match=re.escape(f"top must be a positive integer, got {top!r}")
+        ):
+            be.plot(board, top=top)
+    _, axes = plt.subplots(1, 2)
+    for frame in (board, be.curves(_runs(2), by="run", kind="roc"), _ranks(4)):
+        for ax, kind in (("x", "str"), (axes, "ndarray"), (plt.gcf(), "Figure")):
+            message = f"ax= takes one matplotlib Axes (as from fig, ax = plt.subplots()), got a {kind}"
+            with pytest.raises(InvalidArgumentError, match="^" + re.escape(message) + "$"):
+                be.plot(frame, ax=ax)
+        assert be.plot(frame, ax=axes[0]).axes[0] is axes[0]
+
+
 def test_plot_refuses_a_list_of_charts_and_a_by_or_title_of_another_kind():
     # TypeErrors before: unhashable type: 'list', 'int' object is not iterable, int + str
     frame = be.curves(scored_frame(n_runs=2, n_folds=1, rows=40, seed=2), by="run", kind=["roc", "pr"])

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["check_path", "fit_legend", "percent", "pyplot"]
+__all__ = ["check_axes", "check_path", "fit_legend", "percent", "pyplot"]
 
 
 def pyplot():
@@ -21,6 +21,22 @@ def pyplot():
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("plotting needs matplotlib: pip install 'batcheval[plot]'") from exc
     return plt
+
+
+def check_axes(ax: Any) -> None:
+    """Refuse an ``ax=`` that is not one matplotlib Axes (``None``: the chart makes its own figure).
+
+    A string or the array of axes ``plt.subplots(1, 2)`` returns raised a bare AttributeError
+    (``'str' object has no attribute 'figure'``) from the drawing.
+    """
+    if ax is None:
+        return
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise InvalidArgumentError(
+            f"ax= takes one matplotlib Axes (as from fig, ax = plt.subplots()), got a {type(ax).__name__}"
+        )
 
 
 def check_path(path: Any) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..inference.ranks import RankResult
-from .backend import check_path, pyplot
+from .backend import check_axes, check_path, pyplot
 
 __all__ = ["cliques", "plot_cd", "rank_ticks"]
 
@@ -96,6 +96,7 @@ def plot_cd(
     ['a (1.25)', 'b (2.00)', 'c (2.75)']
     """
     check_path(path)
+    check_axes(ax)
     k = result.n_methods
     if top is None:
         if k > _MAX_METHODS:

@@ -14,7 +14,7 @@ from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import is_rank_result
 from ..scores.curves import CHARTS, POINT_COLUMNS
-from .backend import check_path, fit_legend, pyplot
+from .backend import check_axes, check_path, fit_legend, pyplot
 from .cd import plot_cd
 from .forest import plot_leaderboard
 
@@ -277,6 +277,7 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     ):
         raise InvalidArgumentError(f"by= takes a column name or a list of them, got {by!r}")
     check_path(path)
+    check_axes(ax)
     if is_rank_result(curves):
         if chart not in (None, "cd") or by is not None:
             bad = f"chart={chart!r}" if chart not in (None, "cd") else f"by={by!r}"

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from .backend import check_path, fit_legend, percent, pyplot
+from .backend import check_axes, check_path, fit_legend, percent, pyplot
 
 __all__ = ["plot_leaderboard"]
 
@@ -46,9 +46,12 @@ def plot_leaderboard(
     ['informedness: top 10 of 30 runs, 95% intervals', 'unpaired tests against the leader (no example ids)']
     """
     check_path(path)
+    check_axes(ax)
     measure = _board_measure(board)
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+    # a numpy integer (a count from numpy) as the CD diagram takes it; a bool is no count
+    if isinstance(top, bool | np.bool_) or not isinstance(top, int | np.integer) or top < 1:
         raise InvalidArgumentError(f"top must be a positive integer, got {top!r}")
+    top = int(top)
     meta = getattr(board, "metadata", None) or {}
     level = meta.get("ci") if level is None else level
     paired = ("n_paired" in board.columns) if paired is None else paired
