@@ -429,6 +429,40 @@ def test_top_takes_a_numpy_integer_and_ax_must_be_one_axes():
         assert be.plot(frame, ax=axes[0]).axes[0] is axes[0]
 
 
+def test_boards_stacked_into_one_frame_are_refused_with_the_column_to_filter():
+    # the demo's leaderboard.parquet (pl.concat of two datasets' boards) drew as one board: two
+    # "(leader)" stars, duplicate labels and a leader line at one of them
+    from batcheval.errors import InvalidArgumentError
+    from batcheval.examples.synthetic import make_sweep
+
+    a, b = (be.leaderboard(make_sweep(n_runs=6, rows_per_fold=60, seed=s), pool="fold") for s in (1, 2))
+    leaders = [float(x.filter(pl.col("rank") == 1)["informedness"][0]) for x in (a, b)]
+    assert leaders[0] != leaders[1]
+    stacked = pl.concat([a.with_columns(dataset=pl.lit("iris")), b.with_columns(dataset=pl.lit("wine"))])
+    assert be.plot(stacked.filter(pl.col("dataset") == "iris")).axes[0].get_xlabel() == "informedness"
+    message = (
+        f"the frame holds several leaderboards: 2 runs of rank 1 with different informedness "
+        f"({leaders[0]:.4g}, {leaders[1]:.4g}); a forest plot draws one board: filter one first, "
+        "e.g. board.filter(pl.col('dataset') == 'iris')"
+    )
+    with pytest.raises(InvalidArgumentError, match="^" + re.escape(message) + "$"):
+        be.plot(stacked)
+    # the dataset as the first key column: told apart by it among the leaders
+    keyed = stacked.select("dataset", pl.exclude("dataset"))
+    with pytest.raises(
+        InvalidArgumentError, match=re.escape("board.filter(pl.col('dataset') == 'iris')") + "$"
+    ):
+        be.plot(keyed)
+    # the same board twice: one leader value, but every run named twice
+    run = a.sort("rank")["run"][0]
+    message = (
+        f"the frame holds several leaderboards: the run run={run!r} appears in 2 rows; a forest plot "
+        "draws one board: filter the rows of one board first"
+    )
+    with pytest.raises(InvalidArgumentError, match="^" + re.escape(message) + "$"):
+        be.plot(pl.concat([a, a]).sort("rank"))
+
+
 def test_plot_refuses_a_list_of_charts_and_a_by_or_title_of_another_kind():
     # TypeErrors before: unhashable type: 'list', 'int' object is not iterable, int + str
     frame = be.curves(scored_frame(n_runs=2, n_folds=1, rows=40, seed=2), by="run", kind=["roc", "pr"])

@@ -553,8 +553,9 @@ def run(
     out_dir
         Where ``predictions.parquet`` (the cache; ``predictions_quick.parquet``
         with ``quick``), ``scores.parquet``,
-        ``sweep.parquet``, ``auc.parquet``, ``leaderboard.parquet`` and the PNG
-        charts go.
+        ``sweep.parquet``, ``auc.parquet``, ``leaderboard.parquet`` (one board per
+        data set, stacked, with a ``dataset`` column: filter one to plot it) and
+        the PNG charts go.
     seeds
         Seeds of the 5-fold splits (and of the trees and forests).
     quick

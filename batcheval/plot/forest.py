@@ -60,6 +60,7 @@ def plot_leaderboard(
     ranked = board.filter(pl.col("rank").is_not_null())
     rows = ranked.sort("rank", maintain_order=True).head(top)
     keys = [c for c in rows.columns[: rows.columns.index("rank")]]
+    _one_board(board, keys, measure)
     labels = [", ".join(str(v) for v in r) for r in rows.select(keys).iter_rows()] if keys else []
     value = rows.get_column(measure).to_numpy()
     low = rows.get_column(f"{measure}_ci_low").to_numpy()
@@ -110,6 +111,43 @@ def plot_leaderboard(
     if path is not None:
         fig.savefig(path, dpi=110, bbox_inches="tight")  # long run names push the title past the axes
     return fig
+
+
+def _one_board(board: pl.DataFrame, keys: list[str], measure: str) -> None:
+    """Refuse boards stacked into one frame (``pl.concat`` of several datasets' boards, as the demo
+    writes leaderboard.parquet): drawn as one, they gave two "(leader)" stars, duplicate labels and
+    a leader line at one of them.
+
+    One board has one value at rank 1 (runs tied with the leader share it) and names each run once.
+    """
+    leaders = board.filter(pl.col("rank") == 1)
+    values = leaders.get_column(measure).unique(maintain_order=True).to_list()
+    if len(values) > 1:
+        shown = ", ".join(f"{v:.4g}" for v in values[:3]) + (", ..." if len(values) > 3 else "")
+        why = f"{leaders.height} runs of rank 1 with different {measure} ({shown})"
+    elif keys and (twice := board.group_by(keys, maintain_order=True).len().filter(pl.col("len") > 1)).height:
+        run = ", ".join(f"{k}={v!r}" for k, v in zip(keys, twice.row(0), strict=False))
+        why = f"the run {run} appears in {twice['len'][0]} rows"
+    else:
+        return
+    # a column that tells the boards apart: a text column after the board's own (the demo's
+    # "dataset"), else a key column that names each leader differently
+    after = board.columns[board.columns.index("rank") + 1 :]
+    text = [
+        c
+        for c in after
+        if board.schema[c] == pl.String or isinstance(board.schema[c], pl.Categorical | pl.Enum)
+    ]
+    split = next((c for c in text if board.get_column(c).n_unique() > 1), None) or next(
+        (c for c in keys if leaders.get_column(c).n_unique() == leaders.height > 1), None
+    )
+    if split is None:
+        how = "filter the rows of one board first"
+    else:
+        how = f"filter one first, e.g. board.filter(pl.col({split!r}) == {board.get_column(split)[0]!r})"
+    raise InvalidArgumentError(
+        f"the frame holds several leaderboards: {why}; a forest plot draws one board: {how}"
+    )
 
 
 def _names(rows: pl.DataFrame, keys: list[str], most: int = 3) -> str:
