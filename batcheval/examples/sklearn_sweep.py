@@ -657,8 +657,9 @@ def _run(
             )
             # ---- charts: ROC and BIRD of each model family's best run by informedness ----
             chosen = ranked.sort("rank_informedness", "run").unique("model", keep="first").get_column("run")
+            # every score a threshold: the legend's area is the exact AUC (a grid gives its own sum)
             cv = curves(part.filter(pl.col("run").is_in(chosen.implode())), by=["setting", "seed", "fold"],
-                        score="score", kind=["roc", "bird"], thresholds=list(_THRESHOLDS),
+                        score="score", kind=["roc", "bird"], thresholds="exact",
                         pool=["seed", "fold"])  # fmt: skip
             for chart in ("roc", "bird"):
                 png = out_dir / f"{dataset}_{chart}.png"
