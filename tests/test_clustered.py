@@ -324,6 +324,32 @@ def test_board_with_repeated_examples_equals_the_board_of_one_seed() -> None:
         np.testing.assert_allclose(tripled[col].to_numpy(), one[col].to_numpy(), rtol=1e-10)
 
 
+def test_board_with_a_pooled_column_in_the_example_gives_evaluate_s_interval() -> None:
+    # fold both pooled and part of the example (ids restart in each fold), seeds repeating the
+    # examples: the board crashed with polars' DuplicateError ("multiple fields with name 'fold'")
+    # where evaluate gives the interval; the board's interval is evaluate's, and the seeds, which
+    # repeat every prediction, count each example once (the board of one seed, clustered by it)
+    rng = np.random.default_rng(0)
+    label = {f: rng.integers(0, 2, 40) for f in range(2)}
+    parts = []
+    for run, skill in enumerate([0.8, 0.65]):
+        for f in range(2):
+            pred = np.where(rng.random(40) < skill, label[f], 1 - label[f])
+            parts += [pl.DataFrame({"run": run, "seed": s, "fold": f, "ex": np.arange(40), "label": label[f],
+                                    "prediction": pred}) for s in range(3)]  # fmt: skip
+    df = pl.concat(parts)
+    board = be.leaderboard(df, run="run", pool=["seed", "fold"], example=["fold", "ex"]).sort("run")
+    want = be.evaluate(df, by="run", pool=["seed", "fold"], measures=["informedness"], ci=0.95,
+                       example=["fold", "ex"]).sort("run")  # fmt: skip
+    one = be.leaderboard(df.filter(pl.col("seed") == 0), run="run", pool="fold", example=["fold", "ex"],
+                         cluster=["fold", "ex"]).sort("run")  # fmt: skip
+    assert board["n"].to_list() == [240, 240]
+    for col in ("informedness", "informedness_ci_low", "informedness_ci_high"):
+        np.testing.assert_allclose(board[col].to_numpy(), want[col].to_numpy(), rtol=1e-12)
+        np.testing.assert_allclose(board[col].to_numpy(), one[col].to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(board["p_vs_leader"].to_numpy(), one["p_vs_leader"].to_numpy(), rtol=1e-10)
+
+
 def test_board_with_singleton_clusters_is_the_paired_delta_test_times_n_over_n_minus_1() -> None:
     df = _board_frame(1)
     # kappa: the paired delta board tests informedness and the rates with an exact sign-flip

@@ -403,7 +403,9 @@ def leaderboard(
     except _cmp.RepeatedExampleError:
         # an example seen again in another pooled group (a seed, a replicate) is one cluster;
         # a repeat within one group means the ids do not identify examples
-        if not pools or df.select(pl.struct(runs + pools + examples).is_duplicated().any()).item():
+        # a column may be both pooled and part of the example (fold in pool= and example=): once
+        keys = list(dict.fromkeys(runs + pools + examples))
+        if not pools or df.select(pl.struct(keys).is_duplicated().any()).item():
             raise
         table, pairing = _cmp.count_board(df, runs, [], label, prediction, classes)
         clusters = examples
