@@ -824,3 +824,37 @@ def test_labels_that_differ_between_folds_say_to_name_the_fold_with_the_example(
     assert "name both: example=['fold', 'ex']" in str(caught.value)
     board = be.leaderboard(df, pool="fold", example=["fold", "ex"])
     assert board["informedness"].to_list() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("positive", [0, 2])
+def test_positive_of_a_multiclass_board_ranks_that_class_against_the_rest(positive: int) -> None:
+    # positive= was ignored with more than two classes (0, 2 and even 99 gave the multiclass
+    # informedness): the board is of class `positive` against the rest, as evaluate's measures are
+    from sklearn import metrics
+
+    df = shared_test_set(n_runs=3, n_examples=120, seed=12, k=3)
+    board = be.leaderboard(df, run="run", positive=positive, example="example_id")
+    leader = board["run"][0]
+    board = board.sort("run")
+    lead_y, lead_p = (a == positive for a in _arrays(df, leader))
+    recall = be.leaderboard(df, run="run", positive=positive, measure="recall").sort("run")
+    ev = be.evaluate(df, by="run", measures=["informedness", "recall"], positive=positive, ci=0.95)
+    for r in range(3):
+        y, p = (a == positive for a in _arrays(df, r))
+        # binary informedness is the adjusted balanced accuracy
+        want = metrics.balanced_accuracy_score(y, p, adjusted=True)
+        assert board["informedness"][r] == pytest.approx(want, rel=1e-12)
+        assert recall["recall"][r] == pytest.approx(metrics.recall_score(y, p), rel=1e-12)
+        if r != leader:  # McNemar's test of correctness at telling the class from the rest
+            b = int(np.sum((lead_p == lead_y) & (p != y)))  # the leader alone right
+            c = int(np.sum((lead_p != lead_y) & (p == y)))
+            want_p = stats.binomtest(c, b + c, 0.5).pvalue
+            assert board["p_mcnemar"][r] == pytest.approx(want_p, rel=1e-9)
+    # the interval is evaluate's (the docs say the two share it)
+    for name, frame in (("informedness", board), ("recall", recall)):
+        for end in ("low", "high"):
+            col = f"{name}_ci_{end}"
+            np.testing.assert_array_equal(frame[col].to_numpy(), ev[col].to_numpy())
+    unknown = re.escape("positive=99 is not one of the classes [0, 1, 2]")
+    with pytest.raises(be.InvalidLabelError, match=unknown):
+        be.leaderboard(df, run="run", positive=99)

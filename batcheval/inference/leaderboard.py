@@ -304,6 +304,13 @@ def leaderboard(
         bytes), which a dense board holds anyway.
     classes, positive
         The class set and the positive class, as in :func:`batcheval.evaluate`.
+        With more than two classes, ``positive`` ranks the runs on that class
+        against the rest: each example's label and prediction are read as
+        whether they are ``positive``, and the measure, its interval, the
+        tests (McNemar's of correctness at telling that class from the rest)
+        and the best set are those of the 2×2 tables, where binary measures
+        such as ``recall`` apply; a ``positive`` that is not a class is an
+        :class:`~batcheval.errors.InvalidLabelError`, as in evaluate.
         Without ``classes=`` the board's classes are every label and every
         prediction of every run: one run that predicts a class no label has
         makes the whole board multiclass, and every run's interval and tests
@@ -432,6 +439,17 @@ def leaderboard(
                 paired=paired, adjacent=adjacent, classes=sorted([seen, absent]),
                 positive=seen if positive is None and isinstance(seen, str) else positive,
             )  # fmt: skip
+    if table.n_classes > 2 and positive is not None:
+        # as evaluate: class `positive` against the rest (its binary measures), every example's
+        # label and prediction read as whether it is that class, so the paired and clustered
+        # comparisons are of the same 2×2 tables; positive= was ignored with more than two classes
+        table.versus_rest(positive)  # an InvalidLabelError, as evaluate's, for a class not on the board
+        return leaderboard(
+            df.with_columns(pl.col(label) == positive, pl.col(prediction) == positive),
+            run, label, prediction, pool=pool, measure=asked, example=example, cluster=cluster,
+            ci=ci, ci_method=ci_method, significance=significance, n_boot=n_boot, seed=seed,
+            paired=paired, adjacent=adjacent, classes=[False, True], positive=True,
+        )  # fmt: skip
     if clusters:
         if ci_method != "wilson_delta":
             raise InvalidArgumentError(
