@@ -138,6 +138,27 @@ def test_single_row_clusters_give_the_unclustered_interval(k: int) -> None:
             np.testing.assert_allclose(clus[col].to_numpy(), plain[col].to_numpy(), rtol=1e-13, atol=1e-15)
 
 
+@pytest.mark.parametrize("measures", [["recall", "informedness"], ["recall"], ["accuracy", "recall"]])
+def test_single_row_clusters_of_one_class_give_the_unclustered_interval(measures: list[str]) -> None:
+    # one class: recall's interval was dropped without a word with example= (recall alone an
+    # UnknownMeasureError); it is the one-vs-rest table's, as without example=, and single-row
+    # clusters give the unclustered interval exactly
+    df = pl.DataFrame({"run": [0] * 6 + [1] * 9, "ex": list(range(15)), "label": [1] * 15,
+                       "prediction": [1] * 15})  # fmt: skip
+    plain = be.evaluate(df, by="run", ci=0.95, measures=measures)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clus = be.evaluate(df, by="run", ci=0.95, measures=measures, example="ex")
+    assert clus.columns == plain.columns
+    assert [c for c in clus.columns if c.endswith("_ci_low")] == [f"{m}_ci_low" for m in measures]
+    for col in clus.columns[1:]:
+        np.testing.assert_allclose(clus[col].to_numpy(), plain[col].to_numpy(), rtol=1e-13, atol=1e-15)
+    # every positive found: Wilson's interval of n successes in n trials
+    for run, n in enumerate([6, 9]):
+        want = proportion_confint(n, n, alpha=0.05, method="wilson")
+        assert (clus["recall_ci_low"][run], clus["recall_ci_high"][run]) == pytest.approx(want, rel=1e-12)
+
+
 def test_all_positives_in_one_cluster_count_as_one_trial() -> None:
     # 6 positives (4 found) in passage 0, negatives spread over 5 passages: no spread between
     # clusters to measure recall's design effect from, so recall has 1 effective trial: Wilson's

@@ -1141,6 +1141,10 @@ def add_clustered_intervals(
         counts, cells, k, pos = one_vs_rest(counts), cells.one_vs_rest(), 2, 1
     else:
         pos = table.positive_index(positive) if k == 2 and table.n_classes == 2 else 1
+    if k == 1 and _intervals.binary_only(measures):
+        # one class: its binary measures (recall, ...) are those of the class against the (empty)
+        # rest, as add_intervals reads them; they were left out (recall alone an error)
+        counts, cells, k, pos = one_vs_rest(counts), cells.one_vs_rest(), 2, 1
     capable = clustered_measures(k)
     wanted = _measures.default_measures(k, beta) if measures is None else list(measures)
     names = [m for m in wanted if m in capable]

@@ -251,6 +251,7 @@ __all__ = [
     "add_intervals",
     "adjusted_delta",
     "adjusted_se",
+    "binary_only",
     "binary_scores",
     "bootstrap_pseudo_count",
     "bootstrap_replicates",
@@ -1293,7 +1294,7 @@ def add_intervals(
         counts, k, pos = one_vs_rest(counts), 2, 1
     else:
         pos = table.positive_index(positive) if k == 2 and table.n_classes == 2 else 1
-    if k == 1 and _binary_only(measures):
+    if k == 1 and binary_only(measures):
         # one class: its binary measures are those of the class against the (empty) rest, as
         # the point values are computed (measures.compute), so their intervals are that table's
         counts, k, pos = one_vs_rest(counts), 2, 1
@@ -1419,9 +1420,10 @@ def interval_columns(
     return columns
 
 
-def _binary_only(measures: Sequence[str] | None) -> bool:
+def binary_only(measures: Sequence[str] | None) -> bool:
     """Whether the measures asked of a one-class table include binary ones (and only measures
-    that have an interval with one or two classes): they are read from its one-vs-rest table."""
+    that have an interval with one or two classes): they are read from its one-vs-rest table
+    (here and in :func:`batcheval.inference.clustered.add_clustered_intervals`)."""
     one, two = set(interval_measures(1, "bootstrap")), set(interval_measures(2, "bootstrap"))
     binary = [m for m in measures or () if m not in one]
     return bool(binary) and all(m in two for m in binary)
