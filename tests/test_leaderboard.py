@@ -858,3 +858,35 @@ def test_positive_of_a_multiclass_board_ranks_that_class_against_the_rest(positi
     unknown = re.escape("positive=99 is not one of the classes [0, 1, 2]")
     with pytest.raises(be.InvalidLabelError, match=unknown):
         be.leaderboard(df, run="run", positive=99)
+
+
+def test_a_constant_run_s_best_set_membership_is_as_documented() -> None:
+    # the Returns section said such a run is in the best set "with p_best 1"; exclude_loose
+    # (paired) and the unpaired floors test it: the docstring now says what the board does
+    rng = np.random.default_rng(4)
+    n = 400
+    label = rng.integers(0, 2, n)
+    preds = [np.where(rng.random(n) < 0.95, label, 1 - label), np.zeros(n, dtype=np.int64),
+             np.where(rng.random(n) < 0.6, label, 1 - label)]  # fmt: skip
+    df = pl.concat([
+        pl.DataFrame({"run": r, "ex": np.arange(n), "label": label, "prediction": p,
+                      "passage": np.zeros(n, dtype=np.int64) if r == 1 else np.arange(n) // 20})
+        for r, p in enumerate(preds)
+    ])  # fmt: skip
+    doc = " ".join(be.leaderboard.__doc__.split())
+    assert "True, with ``p_best`` 1, where the measure is defined but its spread is not" not in doc
+    assert "(R − 1)·p_vs_leader ≤ 1 − ci" in doc
+    for measure in ("markedness", "correlation"):
+        # paired: out where (R − 1)·p_vs_leader ≤ 1 − ci, p_best that product (R = 3)
+        paired = be.leaderboard(df, run="run", measure=measure, example="ex").filter(pl.col("run") == 1)
+        assert paired[measure].item() == 0.0
+        p = paired["p_vs_leader"].item()
+        assert 2 * p <= 0.05
+        assert paired["p_best"].item() == pytest.approx(2 * p, rel=1e-12)
+        assert paired["could_be_best"].item() is False
+        # unpaired: tested through its floor as any other run, not given p_best 1
+        unpaired = be.leaderboard(df, run="run", measure=measure).filter(pl.col("run") == 1)
+        assert unpaired["p_best"].item() < 0.1
+        # clustered, the run in one cluster: no spread to read, it stays with p_best 1
+        one = be.leaderboard(df, run="run", measure=measure, cluster="passage").filter(pl.col("run") == 1)
+        assert (one["could_be_best"].item(), one["p_best"].item()) == (True, 1.0)

@@ -338,15 +338,29 @@ def leaderboard(
         ``p_<significance>``, ``diff_vs_leader``,
         ``p_vs_leader``, ``p_vs_leader_holm``, ``tied_with_leader`` (alias
         of ``could_be_best``), ``could_be_best`` (null where the measure is
-        undefined; True, with ``p_best`` 1, where the measure is defined but
-        its spread is not: the selection cannot exclude it, although
-        ``p_vs_leader`` may), ``p_best``,
+        undefined), ``p_best``,
         ``rank_ci_low`` and ``rank_ci_high`` (null where undefined; such a run
         could rank anywhere, and every other run's interval reaches as many
         places lower), and with ``example=`` also ``n_paired``,
         ``n_leader_only``, ``n_run_only`` and ``p_mcnemar``; with
         ``adjacent=True`` also ``diff_vs_above`` and ``p_vs_above`` (and
         with both, ``p_mcnemar_vs_above``).
+
+        A run whose measure is defined but has no spread of its own (a
+        constant run's markedness or correlation, 0 by convention) cannot be
+        tested by the max statistic. On a paired board it stays in the best
+        set, ``p_best`` 1, unless its own ``p_vs_leader`` rejects at
+        Bonferroni's level over the other ``R − 1`` runs,
+        ``(R − 1)·p_vs_leader ≤ 1 − ci``; its ``p_best`` is then
+        ``min(1, (R − 1)·p_vs_leader)``, never below ``2^-d`` for its ``d``
+        examples predicted differently from the leader
+        (:func:`batcheval.inference.selection.exclude_loose`). On unpaired and
+        clustered boards its variance is at least its floor (the least
+        favourable one within its rates' Wilson intervals, and that of its
+        table plus one in each cell) or the bootstrap's, so it is tested as
+        any other run and leaves the set where that test says so; only a
+        clustered run in fewer than two clusters, whose spread is undefined,
+        stays with ``p_best`` 1.
 
     Examples
     --------
