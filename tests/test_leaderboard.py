@@ -890,3 +890,15 @@ def test_a_constant_run_s_best_set_membership_is_as_documented() -> None:
         # clustered, the run in one cluster: no spread to read, it stays with p_best 1
         one = be.leaderboard(df, run="run", measure=measure, cluster="passage").filter(pl.col("run") == 1)
         assert (one["could_be_best"].item(), one["p_best"].item()) == (True, 1.0)
+
+
+@pytest.mark.parametrize("bad", ["no", None, 2, "False"])
+def test_adjacent_takes_true_or_false(bad: object) -> None:
+    # adjacent="no" was read as True (diff_vs_above and p_vs_above added): refused as drop_nulls= is
+    df = shared_test_set(n_runs=2, n_examples=40)
+    message = re.escape(f"adjacent= takes True or False, got {bad!r}")
+    with pytest.raises(be.InvalidArgumentError, match=message):
+        be.leaderboard(df, run="run", adjacent=bad)
+    columns = be.leaderboard(df, run="run", adjacent=np.False_).columns
+    assert columns == be.leaderboard(df, run="run").columns
+    assert {"diff_vs_above", "p_vs_above"} <= set(be.leaderboard(df, run="run", adjacent=1).columns)

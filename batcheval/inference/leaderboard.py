@@ -382,6 +382,7 @@ def leaderboard(
     [('a', 1, True, 1, 2), ('b', 2, True, 1, 2), ('c', 3, False, 3, 3)]
     """
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
+    adjacent = as_flag(adjacent, "adjacent=")  # any truthy value ("no") added the columns
     _intervals.check_options(ci, ci_method, n_boot, seed)
     if paired not in ("bootstrap", "delta"):
         raise InvalidArgumentError(f"unknown paired method {paired!r}; use 'bootstrap' or 'delta'")
