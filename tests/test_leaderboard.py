@@ -902,3 +902,40 @@ def test_adjacent_takes_true_or_false(bad: object) -> None:
     columns = be.leaderboard(df, run="run", adjacent=np.False_).columns
     assert columns == be.leaderboard(df, run="run").columns
     assert {"diff_vs_above", "p_vs_above"} <= set(be.leaderboard(df, run="run", adjacent=1).columns)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_p_mcnemar_is_nan_for_runs_that_share_no_example(k: int) -> None:
+    # a run that shares no example with the leader (n_paired 0) had p_mcnemar 1.0 where its
+    # p_vs_leader is NaN; both are NaN, and so is p_mcnemar_vs_above against a run above it
+    # that shares none. Runs that share examples keep scipy's exact binomial test.
+    rng = np.random.default_rng(13)
+    label = rng.integers(0, k, 60)
+    keep = {0: np.arange(30), 1: np.arange(60), 2: np.arange(30, 60)}  # runs 0 and 2 share nothing
+    df = pl.concat([
+        pl.DataFrame({"run": r, "ex": keep[r], "label": label[keep[r]],
+                      "prediction": np.where(rng.random(len(keep[r])) < q, label[keep[r]],
+                                             rng.integers(0, k, len(keep[r])))})
+        for r, q in ((0, 0.95), (1, 0.3), (2, 0.8))
+    ])  # fmt: skip
+    board = be.leaderboard(df, run="run", example="ex", adjacent=True)
+    assert board["run"].to_list() == [0, 2, 1]
+    right = {}  # each run's prediction per example id
+    for r in range(3):
+        part = df.filter(pl.col("run") == r)
+        right[r] = dict(zip(part["ex"].to_list(), part["prediction"].to_list(), strict=True))
+
+    def exact(ref: int, run: int) -> float:
+        shared = sorted(set(right[ref]) & set(right[run]))
+        b = sum(right[ref][e] == label[e] and right[run][e] != label[e] for e in shared)
+        c = sum(right[ref][e] != label[e] and right[run][e] == label[e] for e in shared)
+        return stats.binomtest(c, b + c, 0.5).pvalue
+
+    row = {r: board.filter(pl.col("run") == r) for r in range(3)}
+    assert row[2]["n_paired"].item() == 0
+    assert math.isnan(row[2]["p_vs_leader"].item())
+    assert math.isnan(row[2]["p_mcnemar"].item())
+    assert math.isnan(row[2]["p_mcnemar_vs_above"].item())  # run 0 is above it
+    assert row[1]["n_paired"].item() == 30
+    assert row[1]["p_mcnemar"].item() == pytest.approx(exact(0, 1), rel=1e-9)
+    assert row[1]["p_mcnemar_vs_above"].item() == pytest.approx(exact(2, 1), rel=1e-9)

@@ -684,7 +684,8 @@ def paired_columns(
     difference, its standard error and its p-value (:func:`batcheval.inference.paired_se.paired_p`:
     exact sign-flip for linear measures, else normal with the ``method``'s standard error,
     ``"bootstrap"`` or ``"delta"``),
-    the paired and discordant counts, and the exact McNemar p-value.
+    the paired and discordant counts, and the exact McNemar p-value (NaN for a run that shares
+    no example with its reference, 1 where they share some but none is discordant).
 
     ``with_se=False`` leaves ``se_vs_leader`` out where the p-value does not read it (a
     measure with a sign-flip test, :func:`batcheval.inference.paired_se.has_sign_flip`): the
@@ -721,7 +722,8 @@ def paired_columns(
         "n_paired": n_paired,
         "n_leader_only": leader_right,
         "n_run_only": run_right,
-        "p_mcnemar": _mcnemar_exact(leader_right, run_right),
+        # no example in common: nothing to test (as p_vs_leader), not a p-value of 1
+        "p_mcnemar": np.where(n_paired == 0, np.nan, _mcnemar_exact(leader_right, run_right)),
     }
     if se is not None:
         cols["se_vs_leader"] = se

@@ -342,7 +342,8 @@ def leaderboard(
         ``rank_ci_low`` and ``rank_ci_high`` (null where undefined; such a run
         could rank anywhere, and every other run's interval reaches as many
         places lower), and with ``example=`` also ``n_paired``,
-        ``n_leader_only``, ``n_run_only`` and ``p_mcnemar``; with
+        ``n_leader_only``, ``n_run_only`` and ``p_mcnemar`` (NaN, as
+        ``p_vs_leader``, for a run that shares no example with the leader); with
         ``adjacent=True`` also ``diff_vs_above`` and ``p_vs_above`` (and
         with both, ``p_mcnemar_vs_above``).
 
