@@ -238,3 +238,16 @@ def test_dask_skips_only_the_bad_file_when_it_leads_a_merge_group(client, tmp_pa
     n = good.group_by("run").len().sort("run")
     counted = got.filter(pl.col("threshold") == 0.5) if api == "sweep" else got
     assert counted.sort("run").select("run", "n").rows() == n.rows()
+
+
+def test_dask_blames_the_file_the_local_engine_blames_when_it_leads_a_merge_group(client, tmp_path):
+    # 10 files merge 8 at a time; file 8 (String runs) led the second group, whose check then
+    # blamed file 9 ("is Int64, not String"), where one process names file 8
+    paths = _write(_pieces(10, 50, seed=3), tmp_path)
+    pl.read_parquet(paths[8]).with_columns(pl.col("run").cast(pl.String)).write_parquet(paths[8])
+    expected = f"file {paths[8]!r}: key column 'run' is String, not Int64 as in the parts before it"
+    with pytest.raises(SourceError) as local:
+        be.evaluate(paths, by="run")
+    with pytest.raises(SourceError) as got:
+        be.evaluate(paths, by="run", engine="dask", client=client)
+    assert str(got.value) == str(local.value) == expected

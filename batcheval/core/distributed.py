@@ -59,18 +59,20 @@ def tree_reduce(
     split_every: int = _SPLIT_EVERY,
     on_error: Literal["raise", "skip"] = "raise",
 ) -> Partial:
-    """Merge delayed partials ``split_every`` at a time, on the cluster, and fetch the root; with
-    ``on_error="skip"``, the leaves whose key types disagree with the ones before them are left out
-    first, as the local engine skips such files."""
+    """Merge delayed partials ``split_every`` at a time, on the cluster, and fetch the root. The
+    leaves' key types are first checked in part order, as the local engine reads its files: with
+    ``on_error="skip"`` a leaf that disagrees with the ones before it is left out, otherwise the
+    first such leaf's error is raised (a merge group alone would blame a good neighbour of a bad
+    part that leads it)."""
     dask, _ = _dask()
     if split_every < 2:
         raise InvalidArgumentError(f"split_every must be at least 2, got {split_every!r}")
     if not leaves:
         raise ValueError("nothing to reduce: the source has no parts")
-    if on_error == "skip":
+    if len(leaves) > 1:
         # the merges then raise: the leaves left agree in order, as the local engine found, so a
         # merge that still fails is a defect to show, not a part to drop
-        leaves = _skip_disagreeing(client, leaves)
+        leaves = _skip_disagreeing(client, leaves, on_error)
     merge = dask.delayed(_merge_partials, pure=True)
     level = leaves
     while len(level) > 1:
@@ -90,9 +92,12 @@ def _signature(partial: Partial) -> Signature:
     return (check_types("", table, None), str(table.classes.dtype)), report
 
 
-def _skip_disagreeing(client: Any, leaves: list[Any]) -> list[Any]:
+def _skip_disagreeing(
+    client: Any, leaves: list[Any], on_error: Literal["raise", "skip"] = "skip"
+) -> list[Any]:
     """``leaves`` with each one whose key types disagree with what the leaves before it combine
-    to replaced by its report, its parts skipped, as the local engine checks its files in order.
+    to replaced by its report, its parts skipped, as the local engine checks its files in order;
+    with ``on_error="raise"`` the first such leaf's error is raised instead.
 
     A merge group alone cannot decide this: a bad part first in its group would make its good
     neighbours look bad. So the leaves are kept on the cluster and only their types fetched.
@@ -108,6 +113,8 @@ def _skip_disagreeing(client: Any, leaves: list[Any]) -> list[Any]:
             try:
                 types = check_part_types(", ".join(report.parts), mine[0], types, mine[1])
             except SourceError as exc:
+                if on_error == "raise":
+                    raise
                 error = str(exc)
                 skipped = report.skipped + [{"part": p, "error": error} for p in report.parts]
                 out.append(dask.delayed((None, SourceReport(skipped=skipped)), pure=True))
