@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import batcheval as be
 from batcheval.errors import ColumnNotFoundError, SourceError
 from batcheval.io.files import read_frame
+from batcheval.io.sources import open_parts
 
 from .test_sweep import scored_frame
 
@@ -589,3 +590,33 @@ def test_filtered_and_in_memory_pyarrow_datasets_count_as_their_rows(tmp_path):
     assert be.evaluate(ds.dataset(df.to_arrow()), by="run").equals(be.evaluate(df, by="run"))
     with pytest.raises(ColumnNotFoundError, match="filtered dataset: key column 'nope' not found"):
         be.evaluate(filtered, by="nope")
+
+
+@pytest.mark.parametrize("kind", ["fragments", "filtered", "in-memory", "reader"])
+def test_batch_rows_splits_pyarrow_datasets_and_readers(tmp_path, kind):
+    # these read whole record batches and only gathered small ones: 10,000 rows in one row group
+    # (or one record batch) came as one frame with batch_rows=1000
+    n = 10_000
+    df = pl.DataFrame(
+        {"run": np.arange(n) % 7, "label": np.arange(n) % 2, "prediction": np.arange(n) % 3 % 2}
+    )
+    df.write_parquet(tmp_path / "a.parquet", row_group_size=n)
+    table = df.to_arrow()
+    source = {
+        "fragments": lambda: ds.dataset(tmp_path / "a.parquet"),
+        "filtered": lambda: ds.dataset(tmp_path / "a.parquet").filter(ds.field("run") >= 0),
+        "in-memory": lambda: ds.dataset(table),
+        "reader": lambda: pa.RecordBatchReader.from_batches(
+            table.schema, table.combine_chunks().to_batches()
+        ),
+    }[kind]
+    parts = open_parts(source(), ["run", "label", "prediction"], {"run": "key"})
+    sizes = [frame.height for part in parts for frame in part.batches(1000)]
+    assert sizes == [1000] * 10
+    out = be.evaluate(source(), by="run", batch_rows=1000, measures=["accuracy"])
+    assert (out.metadata["rows"], out.metadata["batches"]) == (n, 10)
+    right = (
+        df.group_by("run").agg(n=pl.len(), right=(pl.col("label") == pl.col("prediction")).sum()).sort("run")
+    )
+    assert out.select("run", "n").rows() == right.select("run", "n").rows()
+    assert out["accuracy"].to_list() == (right["right"] / right["n"]).to_list()

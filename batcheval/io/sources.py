@@ -54,6 +54,7 @@ _SCANNERS: dict[str, Callable[..., pl.LazyFrame]] = {
     "csv": functools.partial(pl.scan_csv, infer_schema_length=CSV_INFER_ROWS),
 }
 DEFAULT_BATCH_ROWS = 1 << 24
+_ARROW_BATCH_ROWS = 1 << 17  # pyarrow's own default batch size for a scan
 _LAZY = "lazy frame"
 
 
@@ -295,7 +296,7 @@ def _fragment_part(fragment: Any, columns: list[str], roles: dict[str, str], sch
             # would let pyarrow fill a column this file lacks with nulls
             keys = pads.get_partition_keys(fragment.partition_expression)
             _check_columns([*fragment.physical_schema.names, *keys], columns, roles, where)
-            batches = fragment.to_batches(schema=schema, columns=columns)
+            batches = fragment.to_batches(schema=schema, columns=columns, batch_size=_arrow_batch(batch_rows))
             yield from _rebatched(batches, columns, batch_rows, schema)
 
         return _wrapped(where, inner())
@@ -309,12 +310,18 @@ def _scanned_part(dataset: Any, columns: list[str], roles: dict[str, str], where
     def batches(batch_rows: int) -> Iterator[pl.DataFrame]:
         def inner() -> Iterator[pl.DataFrame]:
             _check_columns(dataset.schema.names, columns, roles, where)
-            scanned = dataset.scanner(columns=columns).to_batches()
+            scanned = dataset.scanner(columns=columns, batch_size=_arrow_batch(batch_rows)).to_batches()
             yield from _rebatched(scanned, columns, batch_rows, dataset.schema)
 
         return _wrapped(where, inner())
 
     return Part(where, batches, functools.partial(_count_rows, dataset))
+
+
+def _arrow_batch(batch_rows: int) -> int:
+    """The record batch size asked of a pyarrow scan: ``batch_rows``, or pyarrow's default
+    (2**17) when that is smaller, so a large ``batch_rows`` is gathered from batches of the usual size."""
+    return min(batch_rows, _ARROW_BATCH_ROWS)
 
 
 def _count_rows(piece: Any) -> int | None:
@@ -329,18 +336,24 @@ def _count_rows(piece: Any) -> int | None:
 def _rebatched(
     record_batches: Iterator[Any], columns: list[str], batch_rows: int, schema: Any
 ) -> Iterator[pl.DataFrame]:
-    """Gather arrow record batches into polars frames of about ``batch_rows`` rows."""
+    """Gather arrow record batches into polars frames of ``batch_rows`` rows (the last one fewer),
+    splitting a record batch larger than that (a reader's, or a dataset's written in one piece)."""
     import pyarrow as pa
 
     pending: list[Any] = []
     size = 0
     empty = True
-    for rb in record_batches:
-        pending.append(rb.select(columns))
-        size += rb.num_rows
-        if size >= batch_rows:
-            yield pl.from_arrow(pa.Table.from_batches(pending))  # type: ignore[misc]
-            pending, size, empty = [], 0, False
+    for whole in record_batches:
+        rb = whole.select(columns)
+        start = 0
+        while start < rb.num_rows:
+            take = min(batch_rows - size, rb.num_rows - start)
+            pending.append(rb.slice(start, take))
+            size += take
+            start += take
+            if size == batch_rows:
+                yield pl.from_arrow(pa.Table.from_batches(pending))  # type: ignore[misc]
+                pending, size, empty = [], 0, False
     if size or empty:
         selected = pa.schema([schema.field(c) for c in columns])
         yield pl.from_arrow(pa.Table.from_batches(pending, schema=selected))  # type: ignore[misc]
