@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import warnings
 
 import numpy as np
@@ -577,6 +578,22 @@ def test_batch_rows_must_be_a_count_of_rows(tmp_path, batch_rows):
         be.sweep(tmp_path / "a.parquet", by="run", batch_rows=batch_rows)
     streamed = be.evaluate(tmp_path / "a.parquet", by="run", batch_rows=np.int64(7))
     assert streamed.equals(be.evaluate(df, by="run"))
+
+
+@pytest.mark.parametrize("batch_rows", [2**64, np.uint64(2**64 - 1), 2**63])
+def test_batch_rows_beyond_int64_is_refused_by_name_not_as_an_unreadable_file(tmp_path, batch_rows):
+    # 2**64 passed the check, and every reader then failed: "SourceError file 'a.parquet':
+    # OverflowError: int too big to convert", or with on_error="skip" every file skipped
+    df = pl.DataFrame({"run": [1, 1, 2], "label": [0, 1, 1], "prediction": [0, 1, 0]})
+    df.write_parquet(tmp_path / "a.parquet")
+    message = rf"^batch_rows= must be an integer of at most {2**63 - 1}, got {re.escape(repr(batch_rows))}$"
+    for on_error in ("raise", "skip"):
+        with pytest.raises(be.InvalidArgumentError, match=message):
+            be.evaluate([tmp_path / "a.parquet"], by="run", batch_rows=batch_rows, on_error=on_error)
+    with pytest.raises(be.InvalidArgumentError, match=message):
+        be.sweep(tmp_path / "a.parquet", by="run", batch_rows=batch_rows)
+    out = be.evaluate(tmp_path / "a.parquet", by="run", batch_rows=2**63 - 1, measures=["accuracy"])
+    assert out.select("run", "n", "accuracy").rows() == [(1, 2, 1.0), (2, 1, 0.0)]
 
 
 def test_filtered_and_in_memory_pyarrow_datasets_count_as_their_rows(tmp_path):

@@ -14,7 +14,10 @@ from .distributed import count_dask
 from .stream import SourceReport, check_on_error, count_source
 from .table import ContingencyTable
 
-__all__ = ["check_engine", "count_any"]
+__all__ = ["MAX_BATCH_ROWS", "check_engine", "count_any"]
+
+#: the largest ``batch_rows=``: a row count in int64, which polars and pyarrow both read
+MAX_BATCH_ROWS = 2**63 - 1
 
 
 def check_engine(engine: Any, on_error: Any, batch_rows: Any = None) -> None:
@@ -32,7 +35,8 @@ def check_engine(engine: Any, on_error: Any, batch_rows: Any = None) -> None:
         raise InvalidArgumentError(f"engine must be 'local' or 'dask', got {engine!r}")
     check_on_error(on_error)
     if batch_rows is not None:  # 0 once read as "the default" (16M rows), 1.5 failed in a reader
-        as_count(batch_rows, "batch_rows=")
+        # and 2**64 in every reader, as an unreadable file: no source holds more than int64 rows
+        as_count(batch_rows, "batch_rows=", most=MAX_BATCH_ROWS)
 
 
 def count_any(

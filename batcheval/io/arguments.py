@@ -47,9 +47,10 @@ def as_real(value: Any, name: str) -> float:
     return float(value)
 
 
-def as_count(value: Any, name: str, least: int = 1) -> int:
-    """``value`` as an int of at least ``least``, or an :class:`InvalidArgumentError` naming ``name``
-    for anything else: a float (``2.0`` or ``1.5``), a bool, or a smaller number.
+def as_count(value: Any, name: str, least: int = 1, most: int | None = None) -> int:
+    """``value`` as an int of at least ``least`` (and at most ``most``, if given), or an
+    :class:`InvalidArgumentError` naming ``name`` for anything else: a float (``2.0`` or ``1.5``), a
+    bool, or a smaller or larger number.
 
     Examples
     --------
@@ -59,9 +60,15 @@ def as_count(value: Any, name: str, least: int = 1) -> int:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: batch_rows= must be an integer of at least 1, got 0
+    >>> as_count(10**6, "batch_rows=", most=10**5)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: batch_rows= must be an integer of at most 100000, got 1000000
     """
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < least:
         raise InvalidArgumentError(f"{name} must be an integer of at least {least}, got {value!r}")
+    if most is not None and value > most:
+        raise InvalidArgumentError(f"{name} must be an integer of at most {most}, got {value!r}")
     return int(value)
 
 
