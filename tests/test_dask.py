@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import threading
 import time
 
@@ -251,3 +252,17 @@ def test_dask_blames_the_file_the_local_engine_blames_when_it_leads_a_merge_grou
     with pytest.raises(SourceError) as got:
         be.evaluate(paths, by="run", engine="dask", client=client)
     assert str(got.value) == str(local.value) == expected
+
+
+def test_dask_skips_a_missing_file_in_a_list_as_one_process_does(client, tmp_path):
+    # the list was resolved before any task ran, raising "no such file or directory" even with skip
+    paths = _write(_pieces(2, 100, seed=4), tmp_path)
+    paths.insert(1, str(tmp_path / "gone.parquet"))
+    error = f"cannot read {paths[1]!r}: no such file or directory"
+    with pytest.raises(SourceError, match=f"^{re.escape(error)}$"):
+        be.evaluate(paths, by="run", engine="dask", client=client)
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 3 parts"):
+        got = be.evaluate(paths, by="run", on_error="skip", engine="dask", client=client)
+    assert got.metadata["skipped"] == [{"part": f"file {paths[1]!r}", "error": error}]
+    expected = be.evaluate(pl.concat([pl.read_parquet(paths[0]), pl.read_parquet(paths[2])]), by="run")
+    assert got.equals(expected)

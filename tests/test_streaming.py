@@ -637,3 +637,30 @@ def test_batch_rows_splits_pyarrow_datasets_and_readers(tmp_path, kind):
     )
     assert out.select("run", "n").rows() == right.select("run", "n").rows()
     assert out["accuracy"].to_list() == (right["right"] / right["n"]).to_list()
+
+
+def test_a_missing_file_in_a_list_is_skipped_with_on_error_skip(tmp_path):
+    # it raised "cannot read ...: no such file or directory" while the parts were opened, before
+    # on_error= was read, where a file that cannot be read is skipped, warned and listed
+    df = _frame(seed=5, n=300).with_columns(
+        pl.col("label").clip(0, 1), pl.col("prediction").clip(0, 1), score=pl.int_range(300) / 300
+    )
+    df.write_parquet(tmp_path / "a.parquet")
+    paths = [str(tmp_path / "a.parquet"), str(tmp_path / "gone.parquet")]
+    error = f"cannot read {paths[1]!r}: no such file or directory"
+    with pytest.raises(SourceError, match=f"^{re.escape(error)}$"):
+        be.evaluate(paths, by="run")
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 2 parts"):
+        out = be.evaluate(paths, by="run", on_error="skip", measures=["accuracy"])
+    assert out.metadata["skipped"] == [{"part": f"file {paths[1]!r}", "error": error}]
+    assert out.metadata["parts"] == [f"file {paths[0]!r}"]
+    right = (
+        df.group_by("run").agg(n=pl.len(), right=(pl.col("label") == pl.col("prediction")).sum()).sort("run")
+    )
+    assert out.select("run", "n").rows() == right.select("run", "n").rows()
+    assert out["accuracy"].to_list() == (right["right"] / right["n"]).to_list()
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 2 parts"):
+        swept = be.sweep(paths, by="run", thresholds=[0.5], on_error="skip")
+    assert swept.equals(be.sweep(df, by="run", thresholds=[0.5]))
+    with pytest.raises(SourceError, match="no files match"):  # an empty glob is still an error
+        be.evaluate([paths[0], str(tmp_path / "none*.parquet")], by="run", on_error="skip")

@@ -160,7 +160,8 @@ def leaves_for(data: Any, leaf: Callable[[Any], Any]) -> list[Any]:
     dask, _ = _dask()
     # pure=False: a key of the path alone would be one the cluster already holds the result of,
     # and a file the user has fixed since would still give its old error
-    return [dask.delayed(leaf, pure=False)(str(p)) for p in resolve_paths(data)]
+    # keep_missing: a named file that is absent fails in its task, where on_error="skip" leaves it out
+    return [dask.delayed(leaf, pure=False)(str(p)) for p in resolve_paths(data, keep_missing=True)]
 
 
 def _on_partition(leaf: Callable[[Any], Any], name: str, frame: Any) -> Any:

@@ -93,8 +93,14 @@ def is_streamed(data: Any) -> bool:
     )
 
 
-def resolve_paths(spec: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:
+def resolve_paths(
+    spec: str | os.PathLike | Sequence[str | os.PathLike], *, keep_missing: bool = False
+) -> list[Path]:
     """Expand a path, glob, directory or list of them into data files, in sorted order.
+
+    With ``keep_missing=True`` a named parquet, ipc or csv file that does not exist is kept, for
+    its part to fail when it is read (where ``on_error="skip"`` leaves it out, as a file that
+    cannot be read); a glob that matches nothing, or an empty directory, is still an error.
 
     Examples
     --------
@@ -122,16 +128,20 @@ def resolve_paths(spec: str | os.PathLike | Sequence[str | os.PathLike]) -> list
             if not found:
                 raise SourceError(f"directory {text!r} holds no parquet, ipc or csv files")
             out += found
-        elif Path(text).is_file():
+        elif Path(text).is_file() or (keep_missing and Path(text).suffix.lower() in FORMATS):
             out.append(Path(text))
         else:
-            raise SourceError(f"cannot read {text!r}: no such file or directory")
+            raise SourceError(_no_such_file(text))
     for path in out:
         if path.suffix.lower() not in FORMATS:
             raise SourceError(
                 f"cannot read {str(path)!r}: unknown file type {path.suffix!r}; use parquet, ipc or csv"
             )
     return out
+
+
+def _no_such_file(text: str) -> str:
+    return f"cannot read {text!r}: no such file or directory"
 
 
 @dataclass
@@ -170,7 +180,7 @@ def open_parts(data: Any, columns: Sequence[str], roles: dict[str, str]) -> list
     if isinstance(data, pl.LazyFrame):
         return [_lazy_part(_LAZY, lambda: data, columns, roles)]
     if isinstance(data, str | os.PathLike) or isinstance(data, list | tuple):
-        return [_file_part(path, columns, roles) for path in resolve_paths(data)]
+        return [_file_part(path, columns, roles) for path in resolve_paths(data, keep_missing=True)]
     name = type(data).__name__
     if name == "RecordBatchReader":
         return [_reader_part(data, columns, roles)]
@@ -249,8 +259,14 @@ def _lazy_part(
 def _file_part(path: Path, columns: list[str], roles: dict[str, str]) -> Part:
     fmt = FORMATS[path.suffix.lower()]
     where = f"file {str(path)!r}"
-    # glob=False: the path is resolved already, and polars would read "fold[1].csv" as a pattern
-    part = _lazy_part(where, lambda: _SCANNERS[fmt](path, glob=False), columns, roles)
+
+    def scan() -> pl.LazyFrame:
+        if not path.is_file():  # named in a list but absent (or removed since): unreadable, skippable
+            raise SourceError(_no_such_file(str(path)))
+        # glob=False: the path is resolved already, and polars would read "fold[1].csv" as a pattern
+        return _SCANNERS[fmt](path, glob=False)
+
+    part = _lazy_part(where, scan, columns, roles)
     if fmt != "csv":  # the row count is in the footer; csv would need a full read
 
         def rows() -> int | None:
