@@ -8,6 +8,8 @@ predictions renamed by the reference mapping.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -323,3 +325,27 @@ def test_missing_prediction_column_is_an_error():
     df = pl.DataFrame({"label": [0, 1]})
     with pytest.raises(be.ColumnNotFoundError, match=r"prediction column 'cluster' not found"):
         be.evaluate(df, prediction="cluster", align="hungarian")
+
+
+@pytest.mark.parametrize("by", ["run", None])
+def test_an_empty_frame_of_string_labels_aligns_to_an_empty_result(by):
+    # polars returned the empty String label column unchanged from replace_strict with nothing to
+    # replace, and numpy then raised "Cannot cast array data from dtype('O') to dtype('int64')"
+    df = pl.DataFrame({"run": [1, 2], "label": ["cat", "dog"], "prediction": [7, 3]})
+    empty = df.filter(pl.col("run") > 5)
+    as_integers = be.evaluate(
+        empty.with_columns(label=pl.lit(0)), by=by, align="hungarian", measures=["accuracy"]
+    )
+    for frame, kwargs in [
+        (empty, {}),
+        (empty.with_columns(pl.col("prediction").cast(pl.String)), {}),
+        (
+            pl.DataFrame({"run": [1, 2], "label": [None, "dog"], "prediction": [7, None]}),
+            {"drop_nulls": True},
+        ),
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", be.BatchevalWarning)  # the rows drop_nulls drops
+            out = be.evaluate(frame, by=by, align="hungarian", measures=["accuracy"], **kwargs)
+        assert out.height == 0 == as_integers.height
+        assert out.columns == as_integers.columns

@@ -234,8 +234,10 @@ def align_frame(
     is_held = pred.is_in(held).to_numpy() if held else np.zeros(len(pred), dtype=bool)
     ids = pred.filter(~pl.Series(is_held)).unique().sort() if held else pred.unique().sort()
     n_cls = len(class_values)
-    real_code = real.replace_strict(class_values, range(n_cls), return_dtype=pl.Int64).to_numpy()
-    global_id = pred.replace_strict(ids, range(len(ids)), default=-1, return_dtype=pl.Int64).to_numpy()
+    # cast: with nothing to replace (an empty frame) polars returns the column as it is, String too
+    real_code = real.replace_strict(class_values, range(n_cls), return_dtype=pl.Int64).cast(pl.Int64)
+    global_id = pred.replace_strict(ids, range(len(ids)), default=-1, return_dtype=pl.Int64).cast(pl.Int64)
+    real_code, global_id = real_code.to_numpy(), global_id.to_numpy()
     if keys:
         gid, group_keys = group_ids(df.select(keys))
     else:  # one group, or none for an empty frame (as ContingencyTable.from_frame)
