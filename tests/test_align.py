@@ -349,3 +349,19 @@ def test_an_empty_frame_of_string_labels_aligns_to_an_empty_result(by):
             out = be.evaluate(frame, by=by, align="hungarian", measures=["accuracy"], **kwargs)
         assert out.height == 0 == as_integers.height
         assert out.columns == as_integers.columns
+
+
+@pytest.mark.parametrize(
+    ("dtype", "abstain"), [(pl.Int64, [-1, 2**64]), (pl.Int64, [-1, -(2**70)]), (pl.UInt8, [255, -1, 300])]
+)
+def test_abstain_values_the_id_column_cannot_hold_mark_nothing(dtype, abstain):
+    # polars refused pred.is_in([-1, 2**64]) as a list of mixed Int64/Int128 with a raw TypeError;
+    # without align= such a value simply never occurs
+    marker = abstain[0]
+    df = pl.DataFrame(
+        {"label": [1, 1, 0, 0], "prediction": [7, 7, 3, marker]}, schema_overrides={"prediction": dtype}
+    )
+    out = be.evaluate(df, align="hungarian", abstain=abstain, measures=["accuracy"])
+    # ids 7 -> 1 and 3 -> 0 match every answered row; the marked row is abstained
+    assert out.select("n", "abstained", "accuracy").rows() == [(3, 1, 1.0)]
+    assert out.equals(be.evaluate(df, align="hungarian", abstain=marker, measures=["accuracy"]))

@@ -39,7 +39,7 @@ from ..core.table import ContingencyTable
 from ..errors import InvalidLabelError
 from ..io.frames import as_key_list, check_free_names, select_predictions, unused_name
 
-__all__ = ["OVERALL_MEASURES", "Retained", "abstain_values", "split_abstentions"]
+__all__ = ["OVERALL_MEASURES", "Retained", "abstain_values", "held_in_column", "split_abstentions"]
 
 #: Measures that also get an ``<name>_overall`` column, discounted by n/N.
 #: Powers 2003 names recall and informedness; their multiclass
@@ -107,6 +107,24 @@ def abstain_values(abstain: Any, prediction: pl.Series) -> list[Any]:
         if v not in out:
             out.append(v)
     return out
+
+
+def held_in_column(values: Sequence[Any], dtype: pl.DataType) -> list[Any]:
+    """The abstain ``values`` a prediction column of ``dtype`` can hold: any other never occurs in
+    it, so it marks nothing (and compared with the column, it would be refused as another type).
+
+    Examples
+    --------
+    >>> held_in_column([-1, 300, 2**64], pl.UInt8), held_in_column([-1, 2**64 - 1], pl.UInt64)
+    ([], [18446744073709551615])
+    """
+    if dtype.is_integer():
+        lo, hi = pl.select(dtype.min()).item(), pl.select(dtype.max()).item()
+    elif dtype.is_float():  # whole floats are read as Int64
+        lo, hi = -(1 << 63), (1 << 63) - 1
+    else:
+        return list(values)
+    return [v for v in values if lo <= v <= hi]
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ from ..core.table import ContingencyTable, drop_null_rows
 from ..errors import CountOverflowError, InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_predictions
 from ..kernels.count import scatter_add
-from .abstain import Retained, abstain_values
+from .abstain import Retained, abstain_values, held_in_column
 
 __all__ = ["ALIGN_METHODS", "align_frame", "assign"]
 
@@ -230,7 +230,8 @@ def align_frame(
                 f"label column {label!r} has values outside classes={list(classes)}: {outside[:5]}"
             )
         class_values = sorted(set(classes))
-    held = abstain_values(abstain, pred) if abstain is not None else []
+    # a value the column cannot hold (2**64 beside Int64 ids) marks nothing, as without align=
+    held = held_in_column(abstain_values(abstain, pred), pred.dtype) if abstain is not None else []
     is_held = pred.is_in(held).to_numpy() if held else np.zeros(len(pred), dtype=bool)
     ids = pred.filter(~pl.Series(is_held)).unique().sort() if held else pred.unique().sort()
     n_cls = len(class_values)
