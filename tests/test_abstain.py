@@ -247,3 +247,28 @@ def test_whole_float_abstain_value_matches_integer_predictions(value):
     df = pl.DataFrame({"label": [0, 1, 1], "prediction": [0, 1, -1]})
     out = be.evaluate(df, abstain=value, measures=["accuracy"])
     assert out.select("n", "abstained").rows() == [(2, 1)]
+
+
+def test_abstain_values_are_not_reported_as_classes():
+    # abstain values were appended to classes= for the count, so its errors blamed classes=:
+    # "classes= holds 18446744073709551616, which does not fit in int64", or values "outside
+    # classes=[0, 1, 1000]" for an Int8 column
+    df = pl.DataFrame({"label": [1, 1, 0, 0], "prediction": [1, -1, 0, -1]})
+    out = be.evaluate(df, abstain=[-1, 2**64], classes=[0, 1], measures=["accuracy"])
+    # 2 rows answered, both right; 2 abstained
+    assert out.select("n", "abstained", "accuracy").rows() == [(2, 2, 1.0)]
+    assert out.equals(be.evaluate(df, abstain=-1, classes=[0, 1], measures=["accuracy"]))
+    narrow = pl.DataFrame(
+        {"label": [1, 1, 0, 0], "prediction": [1, 2, 0, 1]}, schema={"label": pl.Int8, "prediction": pl.Int8}
+    )
+    with pytest.raises(be.InvalidLabelError) as caught:
+        be.evaluate(narrow, abstain=1000, classes=[0, 1])
+    assert str(caught.value) == "prediction column 'prediction' has 1 value(s) outside classes=[0, 1]: [2]"
+    with pytest.raises(be.InvalidLabelError) as caught:
+        be.evaluate(narrow, abstain=[-1, 1000], classes=[0, 1])
+    assert str(caught.value) == (
+        "prediction column 'prediction' has 1 value(s) outside classes=[0, 1] and abstain=[-1]: [2]"
+    )
+    with pytest.raises(be.InvalidLabelError) as caught:
+        be.evaluate(df.with_columns(label=pl.Series([1, 5, 0, 0])), abstain=-1, classes=[0, 1])
+    assert str(caught.value) == "label column 'label' has 1 value(s) outside classes=[0, 1]: [5]"

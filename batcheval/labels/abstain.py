@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -264,7 +265,9 @@ def split_abstentions(
     """
     keys = as_key_list(by)
     df = select_predictions(data, keys, label, prediction)
-    values = abstain_values(abstain, df.get_column(prediction))
+    pred = df.get_column(prediction)
+    values = abstain_values(abstain, pred)
+    given = classes
     if classes is not None:
         clash = [v for v in values if v in set(classes)]
         if clash:
@@ -272,8 +275,19 @@ def split_abstentions(
                 f"abstain value {clash[0]!r} is also one of classes={list(classes)}; "
                 "a value cannot be both a class and an abstention"
             )
+    # counted as extra classes: only those the column can hold (2**64 never occurs in Int64, and as
+    # a class it would be refused as one of classes=)
+    values = held_in_column(values, pred.dtype)
+    if classes is not None:
         classes = [*classes, *values]
-    table = ContingencyTable.from_frame(df, keys, label, prediction, classes=classes, drop_nulls=drop_nulls)
+    try:
+        table = ContingencyTable.from_frame(
+            df, keys, label, prediction, classes=classes, drop_nulls=drop_nulls
+        )
+    except InvalidLabelError as exc:
+        if given is None or not values:
+            raise
+        raise InvalidLabelError(_as_given(str(exc), list(given), values)) from None
     class_list = table.classes.to_list()
     held = [i for i, v in enumerate(class_list) if v in values]
     keep = [i for i in range(len(class_list)) if i not in held]
@@ -289,3 +303,20 @@ def split_abstentions(
     kept = np.ascontiguousarray(counts[:, keep][:, :, keep])
     kept_table = ContingencyTable(table.keys, table.classes.gather(keep), kept, copy=False)
     return kept_table, Retained(table.keys, abstained)
+
+
+def _as_given(message: str, classes: list[Any], values: list[Any]) -> str:
+    """A count's message about values outside the classes it was given (the user's and the abstain
+    values), naming the user's ``classes=`` and, for predictions, ``abstain=`` beside them.
+
+    Examples
+    --------
+    >>> _as_given("prediction column 'p' has 1 value(s) outside classes=[-1, 0, 1]: [2]", [0, 1], [-1])
+    "prediction column 'p' has 1 value(s) outside classes=[0, 1] and abstain=[-1]: [2]"
+    >>> _as_given("label column 'y' has 1 value(s) outside classes=[-1, 0, 1]: [5]", [0, 1], [-1])
+    "label column 'y' has 1 value(s) outside classes=[0, 1]: [5]"
+    """
+    shown = f"classes={classes}"
+    if not message.startswith("label column"):
+        shown += f" and abstain={values}"
+    return re.sub(r"classes=\[.*?\](?=: \[|$)", lambda _: shown, message, count=1)
