@@ -272,3 +272,36 @@ def test_abstain_values_are_not_reported_as_classes():
     with pytest.raises(be.InvalidLabelError) as caught:
         be.evaluate(df.with_columns(label=pl.Series([1, 5, 0, 0])), abstain=-1, classes=[0, 1])
     assert str(caught.value) == "label column 'label' has 1 value(s) outside classes=[0, 1]: [5]"
+
+
+def test_a_uint64_abstain_marker_beyond_int64_is_abstained():
+    # 2**64 - 1 was counted as an extra class and refused: "prediction column 'prediction' (UInt64)
+    # holds 18446744073709551615, which does not fit in int64", where align= accepted it
+    none = 2**64 - 1
+    df = pl.DataFrame(
+        {"run": [1, 1, 1, 2, 2], "label": [1, 1, 0, 0, 1], "prediction": [1, none, 0, none, none]},
+        schema={"run": pl.Int64, "label": pl.UInt64, "prediction": pl.UInt64},
+    )
+    out = be.evaluate(df, by="run", abstain=none, measures=["accuracy", "recall"])
+    # run 1: rows 1 and 3 answered, both right, row 2 abstained; run 2 abstained on both rows
+    assert out.select("run", "n", "abstained").rows() == [(1, 2, 1), (2, 0, 2)]
+    assert out["accuracy"][0] == 1.0 and out["recall_overall"].to_list() == [pytest.approx(2 / 3), 0.0]
+    run1 = df.filter(pl.col("run") == 1)
+    aligned = be.evaluate(run1, align="hungarian", abstain=none, measures=["accuracy"])
+    assert aligned.select("n", "abstained", "accuracy").rows() == [(2, 1, 1.0)]
+    plain = be.evaluate(run1, abstain=[none, -1], classes=[0, 1], measures=["accuracy"])
+    assert plain.select("n", "abstained", "accuracy", "tp", "fn", "fp", "tn").rows() == [
+        (2, 1, 1.0, 1, 0, 0, 1)
+    ]
+    labelled = df.with_columns(label=pl.Series([1, none, 0, 0, 1], dtype=pl.UInt64))
+    with pytest.raises(
+        be.InvalidLabelError,
+        match=rf"^label column 'label' has 1 value equal to the abstain value {none}; an abstain value",
+    ):
+        be.evaluate(labelled, by="run", abstain=none)
+    with pytest.raises(
+        be.InvalidLabelError, match=rf"'prediction' \(UInt64\) holds {none - 1}, which does not fit"
+    ):
+        be.evaluate(
+            df.with_columns(prediction=pl.Series([1, none, none - 1, 0, 0], dtype=pl.UInt64)), abstain=none
+        )

@@ -277,7 +277,11 @@ def split_abstentions(
             )
     # counted as extra classes: only those the column can hold (2**64 never occurs in Int64, and as
     # a class it would be refused as one of classes=)
-    values = held_in_column(values, pred.dtype)
+    shown = values = held_in_column(values, pred.dtype)
+    wide = [v for v in values if isinstance(v, int) and v > _INT64_MAX]
+    if wide:  # a UInt64 column's 2**64 - 1: the count holds int64 classes only, so it stands in
+        df, stand_in = _wide_replaced(df, label, prediction, wide, [*(given or []), *values])
+        values = [v for v in values if v not in wide] + ([] if stand_in is None else [stand_in])
     if classes is not None:
         classes = [*classes, *values]
     try:
@@ -287,7 +291,7 @@ def split_abstentions(
     except InvalidLabelError as exc:
         if given is None or not values:
             raise
-        raise InvalidLabelError(_as_given(str(exc), list(given), values)) from None
+        raise InvalidLabelError(_as_given(str(exc), list(given), shown)) from None
     class_list = table.classes.to_list()
     held = [i for i, v in enumerate(class_list) if v in values]
     keep = [i for i in range(len(class_list)) if i not in held]
@@ -295,10 +299,7 @@ def split_abstentions(
     for i in held:
         wrong = int(counts[:, i, :].sum())
         if wrong:
-            raise InvalidLabelError(
-                f"label column {label!r} has {wrong} value{'s' if wrong > 1 else ''} equal to the abstain "
-                f"value {class_list[i]!r}; an abstain value must never be a real class"
-            )
+            raise _label_is_abstain(label, wrong, class_list[i])
     abstained = counts[:, :, held].sum(axis=(1, 2)).astype(np.int64)
     kept = np.ascontiguousarray(counts[:, keep][:, :, keep])
     kept_table = ContingencyTable(table.keys, table.classes.gather(keep), kept, copy=False)
@@ -320,3 +321,61 @@ def _as_given(message: str, classes: list[Any], values: list[Any]) -> str:
     if not message.startswith("label column"):
         shown += f" and abstain={values}"
     return re.sub(r"classes=\[.*?\](?=: \[|$)", lambda _: shown, message, count=1)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _label_is_abstain(label: str, wrong: int, value: Any) -> InvalidLabelError:
+    return InvalidLabelError(
+        f"label column {label!r} has {wrong} value{'s' if wrong > 1 else ''} equal to the abstain "
+        f"value {value!r}; an abstain value must never be a real class"
+    )
+
+
+def _wide_replaced(
+    df: pl.DataFrame, label: str, prediction: str, wide: list[int], avoid: list[Any]
+) -> tuple[pl.DataFrame, int | None]:
+    """``df`` with the predictions equal to an abstain value beyond int64 (``wide``) replaced by one
+    int64 value that no label, prediction, class or other abstain value takes, and that value
+    (None when no prediction holds one of ``wide``: then they mark nothing).
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"label": [1, 0], "prediction": [1, 2**64 - 1]}, schema={"label": pl.Int64,
+    ...                   "prediction": pl.UInt64})
+    >>> out, stand_in = _wide_replaced(df, "label", "prediction", [2**64 - 1], [])
+    >>> out["prediction"].to_list(), stand_in
+    ([1, -1], -1)
+    """
+    real = df.get_column(label)
+    if real.dtype.is_integer():  # checked here: the count would refuse the label as beyond int64
+        for v in wide:
+            if v <= pl.select(real.dtype.max()).item():
+                wrong = int((real == v).sum())
+                if wrong:
+                    raise _label_is_abstain(label, wrong, v)
+    marked = df.get_column(prediction).is_in(wide).fill_null(False)
+    if not marked.any():
+        return df, None
+    rest = df.get_column(prediction).filter(~marked).max()
+    if rest is not None and rest > _INT64_MAX:  # type: ignore[operator]
+        # a prediction beyond int64 that is no abstention: the count names it
+        return df.filter(~marked), None
+    # predictions here are unsigned: a value below every label, class and abstain value is free
+    lows = [0, *(v for v in avoid if isinstance(v, int | float) and not isinstance(v, bool))]
+    if real.dtype.is_numeric() and real.min() is not None:
+        lows.append(real.min())  # type: ignore[arg-type]
+    stand_in = int(min(lows)) - 1
+    if stand_in < -_INT64_MAX - 1:
+        raise InvalidLabelError(
+            f"abstain value {wide[0]!r} does not fit in int64, and label column {label!r} reaches "
+            "the int64 minimum, leaving no value to count it as; subtract an offset from the labels"
+        )
+    replaced = (
+        pl.when(marked)
+        .then(pl.lit(stand_in, dtype=pl.Int64))
+        .otherwise(pl.col(prediction).cast(pl.Int64, strict=False))
+        .alias(prediction)
+    )
+    return df.with_columns(replaced), stand_in
