@@ -214,3 +214,37 @@ def test_example_or_cluster_naming_a_class_column_is_refused(key: type, argument
         be.evaluate(frame, by="run", ci=0.95, **{argument: column})
     with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
         be.leaderboard(frame, **{argument: column})
+
+
+@pytest.mark.parametrize(
+    ("call", "shown"),
+    [
+        (lambda df: be.evaluate(df, by="run", label=["label"]), "label= takes a column name (a string), "
+         "got a list (['label'])"),
+        (lambda df: be.evaluate(df, by="run", label=None), "label= takes a column name (a string), got None"),
+        (lambda df: be.leaderboard(df, run="run", prediction=["prediction"]), "prediction= takes a column "
+         "name (a string), got a list (['prediction'])"),
+        (lambda df: be.ContingencyTable.from_frame(df, by="run", prediction=np.array(["prediction"])),
+         "prediction= takes a column name (a string), got an ndarray (array(['prediction'], dtype='<U10'))"),
+        (lambda df: be.report(df, label=["label"]), "label= takes a column name (a string), got a list "
+         "(['label'])"),
+    ],
+)  # fmt: skip
+def test_a_label_or_prediction_that_is_no_name_is_named(call, shown):
+    # a list or array as label= or prediction= raised a bare "unhashable type: 'list'" from check_roles
+    with pytest.raises(InvalidArgumentError) as err:
+        call(_frame())
+    assert str(err.value) == shown
+
+
+@pytest.mark.parametrize("call", [be.report, be.plot_confusion])
+@pytest.mark.parametrize("kind", [list, np.array])
+def test_report_given_labels_positionally_points_to_y_true(call, kind):
+    # report(y_true, y_pred), as scikit-learn's classification_report is called: "unhashable type"
+    with pytest.raises(InvalidArgumentError) as err:
+        call(kind([0, 1, 1]), kind([0, 1, 0]))
+    shown = "a list ([0, 1, 0])" if kind is list else "an ndarray (array([0, 1, 0]))"
+    assert str(err.value) == (
+        f"label= takes a column name (a string), got {shown}; labels and predictions as lists or "
+        "arrays are given by keyword: y_true=..., y_pred=..."
+    )

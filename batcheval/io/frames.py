@@ -20,6 +20,7 @@ __all__ = [
     "from_mapping",
     "select_columns",
     "select_predictions",
+    "shown_value",
     "unused_name",
     "widens_to_int128",
 ]
@@ -98,13 +99,42 @@ def check_roles(
     Traceback (most recent call last):
     ...
     batcheval.errors.DuplicateColumnError: column 'run' is named twice: as key and as prediction
+    >>> check_roles([], ["label"], "prediction")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: label= takes a column name (a string), got a list (['label'])
     """
+    for col, role in zip(named, roles, strict=True):
+        if not isinstance(col, str):
+            raise InvalidArgumentError(f"{role}= takes a column name (a string), got {shown_value(col)}")
     out: dict[str, str] = {}
     for col, role in [*((k, "key") for k in by), *zip(named, roles, strict=True)]:
         if col in out:
             raise DuplicateColumnError(f"column {col!r} is named twice: as {out[col]} and as {role}")
         out[col] = role
     return out
+
+
+def shown_value(value: Any, width: int = 60) -> str:
+    """A value as a message shows it: its type, and its repr cut to ``width`` characters.
+
+    Examples
+    --------
+    >>> shown_value(["label"]), shown_value(None)
+    ("a list (['label'])", 'None')
+    >>> shown_value(list(range(100)), 20)
+    'a list of 100 values ([0, 1, 2, 3, 4, ...)'
+    """
+    if value is None:
+        return "None"
+    text = " ".join(repr(value).split())
+    size = ""
+    if len(text) > width:
+        text = text[: width - 5].rstrip(", ") + ", ..."
+        size = f" of {len(value)} values" if hasattr(value, "__len__") else ""
+    kind = type(value).__name__
+    article = "an" if kind[:1].lower() in "aeiou" or kind == "ndarray" else "a"
+    return f"{article} {kind}{size} ({text})"
 
 
 def _schema_names(data: Any) -> list[str]:

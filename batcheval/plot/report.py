@@ -11,7 +11,7 @@ import numpy as np
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import intervals
-from ..io.frames import from_mapping
+from ..io.frames import from_mapping, shown_value
 from .backend import check_path, percent, pyplot
 
 __all__ = ["confusion_table", "plot_confusion", "report"]
@@ -46,6 +46,11 @@ def confusion_table(
                 f"classes {data.classes.to_list()!r}"
             )
         return data
+    if _is_values(data) and not isinstance(label, str):  # report(y_true, y_pred), as scikit-learn's
+        raise InvalidArgumentError(
+            f"label= takes a column name (a string), got {shown_value(label)}; labels and predictions "
+            "as lists or arrays are given by keyword: y_true=..., y_pred=..."
+        )
     roles = None
     if y_true is not None or y_pred is not None:
         if data is not None or y_true is None or y_pred is None:
@@ -67,6 +72,11 @@ def confusion_table(
     if len(table) == 0:  # no rows: no table (be.evaluate of such a frame has no rows either)
         raise InvalidArgumentError(_EMPTY)
     return table
+
+
+def _is_values(data: Any) -> bool:
+    """Whether ``data`` is a sequence of labels (a list, array or Series), not a frame."""
+    return isinstance(data, list | tuple | np.ndarray) or type(data).__name__ == "Series"
 
 
 def report(
