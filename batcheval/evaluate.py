@@ -13,7 +13,7 @@ from .errors import InvalidArgumentError
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
 from .io.arguments import as_flag
-from .io.frames import as_key_list, check_free_names, from_mapping
+from .io.frames import as_key_list, check_free_names, from_mapping, is_label_values, shown_value
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES
 from .measures import names as _names
 
@@ -230,6 +230,16 @@ def evaluate(
         data = from_mapping({label: y_true, prediction: y_pred}, {label: "y_true=", prediction: "y_pred="})
     elif data is None:
         raise InvalidArgumentError("evaluate needs data= (a frame, a path, ...) or y_true= and y_pred=")
+    elif is_label_values(data):  # evaluate(y_true, y_pred), as scikit-learn's functions are called
+        if is_label_values(by) and len(by) == len(data):
+            raise InvalidArgumentError(
+                "evaluate(y_true, y_pred) takes keywords: evaluate(y_true=..., y_pred=...); "
+                f"got data={shown_value(data)} and by={shown_value(by)}"
+            )
+        raise InvalidArgumentError(
+            f"data= takes a frame, a path or a list of paths, got {shown_value(data)}; labels and "
+            "predictions as lists or arrays are given by keyword: evaluate(y_true=..., y_pred=...)"
+        )
     names, rename = _names.resolve(measures)
     check_engine(engine, on_error, batch_rows)
     check_mean_weights(mean_weights, pool)

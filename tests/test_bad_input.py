@@ -248,3 +248,60 @@ def test_report_given_labels_positionally_points_to_y_true(call, kind):
         f"label= takes a column name (a string), got {shown}; labels and predictions as lists or "
         "arrays are given by keyword: y_true=..., y_pred=..."
     )
+
+
+_NOT_A_FRAME = (
+    "data= takes a polars DataFrame or LazyFrame, a pyarrow Table, a pandas DataFrame or a dict of "
+    "equal-length columns, got an ndarray of shape (6, 3); labels and predictions as lists or arrays "
+    "are given by keyword: y_true=..., y_pred=... (evaluate, report, plot_confusion)"
+)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda a: be.leaderboard(a, run="run"),
+        lambda a: be.sweep(a, by="run"),
+        lambda a: be.auc(a, by="run"),
+        lambda a: be.compare(a, measure="accuracy"),
+        lambda a: be.rank_methods(a, method="run", dataset="label", measure="prediction"),
+        be.report,
+        lambda a: be.ContingencyTable.from_frame(a, by="run"),
+    ],
+)
+def test_an_array_as_data_is_an_invalid_argument(call):
+    # a bare TypeError ("data must be a polars DataFrame ..., got ndarray"), no BatchevalError
+    with pytest.raises(InvalidArgumentError) as err:
+        call(_frame().to_numpy())
+    assert str(err.value) == _NOT_A_FRAME
+
+
+@pytest.mark.parametrize(
+    ("data", "by", "message"),
+    [
+        (["cat", "dog", "dog"], ["cat", "dog", "cat"], "evaluate(y_true, y_pred) takes keywords: "
+         "evaluate(y_true=..., y_pred=...); got data=a list (['cat', 'dog', 'dog']) and by=a list "
+         "(['cat', 'dog', 'cat'])"),
+        ([0, 1, 1], [0, 1, 0], "evaluate(y_true, y_pred) takes keywords: evaluate(y_true=..., "
+         "y_pred=...); got data=a list ([0, 1, 1]) and by=a list ([0, 1, 0])"),
+        (["cat", "dog", "dog"], None, "data= takes a frame, a path or a list of paths, got a list (['cat', "
+         "'dog', 'dog']); labels and predictions as lists or arrays are given by keyword: "
+         "evaluate(y_true=..., y_pred=...)"),
+        (pl.Series("label", [0, 1, 1]), None, "data= takes a frame, a path or a list of paths, got a polars "
+         "Series of 3 values; labels and predictions as lists or arrays are given by keyword: "
+         "evaluate(y_true=..., y_pred=...)"),
+    ],
+)  # fmt: skip
+def test_evaluate_called_as_scikit_learn_points_to_y_true(data, by, message):
+    # evaluate(["cat", ...], ["cat", ...]) said "column 'cat' is named twice: as key and as key", and
+    # evaluate(["cat", ...]) read the labels as file paths ("cannot read 'cat': no such file")
+    with pytest.raises(InvalidArgumentError) as err:
+        be.evaluate(data, by)
+    assert str(err.value) == message
+
+
+def test_a_list_of_missing_files_is_still_read_as_paths(tmp_path):
+    # the labels check leaves lists of paths alone: a missing file is still the source's error
+    missing = str(tmp_path / "run1.parquet")
+    with pytest.raises(be.errors.SourceError, match=re.escape(f"cannot read {missing!r}")):
+        be.evaluate([missing, missing], by=["run", "fold"])

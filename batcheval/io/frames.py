@@ -18,6 +18,7 @@ __all__ = [
     "column_names",
     "column_of_values",
     "from_mapping",
+    "is_label_values",
     "select_columns",
     "select_predictions",
     "shown_value",
@@ -122,19 +123,26 @@ def shown_value(value: Any, width: int = 60) -> str:
     --------
     >>> shown_value(["label"]), shown_value(None)
     ("a list (['label'])", 'None')
-    >>> shown_value(list(range(100)), 20)
-    'a list of 100 values ([0, 1, 2, 3, 4, ...)'
+    >>> shown_value(list(range(100)), 20), shown_value(np.zeros((6, 5)))
+    ('a list of 100 values ([0, 1, 2, 3, 4, ...)', 'an ndarray of shape (6, 5)')
     """
     if value is None:
         return "None"
     text = " ".join(repr(value).split())
+    kind = type(value).__name__
+    if kind == "Series" or (hasattr(value, "shape") and len(text) > width):  # an array's or frame's repr
+        kind = f"{type(value).__module__.split('.')[0]} {kind}" if kind == "Series" else kind
+        size = f"of {len(value)} values" if kind.endswith("Series") else f"of shape {tuple(value.shape)}"
+        return f"{_article(kind)} {kind} {size}"
     size = ""
     if len(text) > width:
         text = text[: width - 5].rstrip(", ") + ", ..."
         size = f" of {len(value)} values" if hasattr(value, "__len__") else ""
-    kind = type(value).__name__
-    article = "an" if kind[:1].lower() in "aeiou" or kind == "ndarray" else "a"
-    return f"{article} {kind}{size} ({text})"
+    return f"{_article(kind)} {kind}{size} ({text})"
+
+
+def _article(kind: str) -> str:
+    return "an" if kind[:1].lower() in "aeiou" or kind == "ndarray" else "a"
 
 
 def _schema_names(data: Any) -> list[str]:
@@ -276,9 +284,40 @@ def column_names(data: Any) -> list[str]:
     if module == "pandas" and hasattr(data, "iloc") and hasattr(data, "columns"):
         return [str(c) for c in data.columns]
     check_in_memory(data)
-    raise TypeError(
-        "data must be a polars DataFrame or LazyFrame, a pyarrow Table, a pandas "
-        f"DataFrame or a dict of equal-length columns, got {type(data).__name__}"
+    raise InvalidArgumentError(
+        "data= takes a polars DataFrame or LazyFrame, a pyarrow Table, a pandas DataFrame or a dict "
+        f"of equal-length columns, got {shown_value(data)}; labels and predictions as lists or arrays "
+        "are given by keyword: y_true=..., y_pred=... (evaluate, report, plot_confusion)"
+    )
+
+
+def is_label_values(data: Any) -> bool:
+    """Whether ``data`` is a sequence of labels (a list, tuple, numpy array or Series), not a frame
+    and not a list of paths: a list of strings is one of labels when none of them names a file
+    (exists, or has a path separator, glob character or file extension).
+
+    Examples
+    --------
+    >>> is_label_values(["cat", "dog"]), is_label_values([0, 1]), is_label_values(["runs/a.parquet"])
+    (True, True, False)
+    """
+    if isinstance(data, np.ndarray) or (type(data).__name__ == "Series" and hasattr(data, "dtype")):
+        return True
+    if not isinstance(data, list | tuple) or not data:
+        return False
+    if not all(isinstance(d, str | os.PathLike) for d in data):
+        return True
+    return not any(_names_a_file(d) for d in data)
+
+
+def _names_a_file(item: str | os.PathLike) -> bool:
+    if isinstance(item, os.PathLike):
+        return True
+    return (
+        any(ch in item for ch in "/\\*?[")
+        or os.sep in item
+        or bool(os.path.splitext(item)[1])
+        or os.path.exists(item)
     )
 
 
