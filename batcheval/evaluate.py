@@ -13,7 +13,14 @@ from .errors import InvalidArgumentError
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
 from .io.arguments import as_flag
-from .io.frames import as_key_list, check_free_names, from_mapping, is_label_values, shown_value
+from .io.frames import (
+    as_key_list,
+    check_free_names,
+    from_mapping,
+    is_label_values,
+    named_by_keyword,
+    shown_value,
+)
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES
 from .measures import names as _names
 
@@ -217,6 +224,7 @@ def evaluate(
     """
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     progress = None if progress is None else as_flag(progress, "progress=")
+    keywords = None  # the columns of y_true= and y_pred=, which messages name by keyword
     if y_true is not None or y_pred is not None:
         if data is not None or y_true is None or y_pred is None:
             raise InvalidArgumentError(
@@ -227,7 +235,8 @@ def evaluate(
         for what, values in (("y_true", y_true), ("y_pred", y_pred)):
             if not hasattr(values, "__len__") or isinstance(values, (str, bytes, dict)):
                 raise InvalidArgumentError(f"{what}= takes a list, array or Series of labels, got {values!r}")
-        data = from_mapping({label: y_true, prediction: y_pred}, {label: "y_true=", prediction: "y_pred="})
+        keywords = {label: "y_true=", prediction: "y_pred="}
+        data = from_mapping({label: y_true, prediction: y_pred}, keywords)
     elif data is None:
         raise InvalidArgumentError("evaluate needs data= (a frame, a path, ...) or y_true= and y_pred=")
     elif is_label_values(data):  # evaluate(y_true, y_pred), as scikit-learn's functions are called
@@ -249,7 +258,6 @@ def evaluate(
     by = keys or None
     if ci is not None:  # before counting: a bad option should not cost a pass over the data
         _intervals.check_options(ci, ci_method, n_boot, seed)
-    held = report = None
     units = as_key_list(cluster, "cluster") or as_key_list(example, "example")
     clustered = None
     if units:  # checked before counting, like ci=
@@ -263,29 +271,19 @@ def evaluate(
                 f"example= and cluster= need ci_method='wilson_delta' (cluster-robust standard errors), "
                 f"got ci_method={ci_method!r}"
             )
-        clustered = _clustered.select_clustered(
-            data, as_key_list(by), label, prediction, as_key_list(example, "example"),
-            as_key_list(cluster, "cluster"), drop_nulls=drop_nulls,
-        )  # fmt: skip
+        with named_by_keyword(keywords):
+            clustered = _clustered.select_clustered(
+                data, as_key_list(by), label, prediction, as_key_list(example, "example"),
+                as_key_list(cluster, "cluster"), drop_nulls=drop_nulls,
+            )  # fmt: skip
     if (align is not None or abstain is not None) and (engine != "local" or _is_file_source(data)):
         raise InvalidArgumentError(
             "abstain= and align= work on a frame in memory, not on a streamed source or engine='dask'; "
             "read the data first, e.g. pl.read_parquet(paths)"
         )
-    if align is not None:
-        from .labels.align import align_frame
-
-        table, held = align_frame(data, by, label, prediction, method=align, abstain=abstain,
-                                  classes=classes, drop_nulls=drop_nulls)  # fmt: skip
-    elif abstain is not None:
-        from .labels.abstain import split_abstentions
-
-        table, held = split_abstentions(data, by, label, prediction, abstain, classes=classes,
-                                        drop_nulls=drop_nulls)  # fmt: skip
-    else:
-        table, report = count_any(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls,
-                                  on_error=on_error, progress=progress, batch_rows=batch_rows,
-                                  engine=engine, client=client)  # fmt: skip
+    with named_by_keyword(keywords):
+        table, held, report = _count(data, by, label, prediction, classes, drop_nulls, abstain, align,
+                                     on_error, progress, batch_rows, engine, client)  # fmt: skip
     full, versus = table, None
     if table.n_classes > 2 and positive is not None:
         if per_class:
@@ -337,6 +335,41 @@ def evaluate(
         if meta is not None:
             out.metadata = meta  # type: ignore[attr-defined]
     return out
+
+
+def _count(
+    data: Any,
+    by: Any,
+    label: str,
+    prediction: str,
+    classes: Any,
+    drop_nulls: bool,
+    abstain: Any,
+    align: Any,
+    on_error: Any,
+    progress: Any,
+    batch_rows: Any,
+    engine: Any,
+    client: Any,
+) -> tuple[Any, Any, Any]:
+    """The table of ``data``, with abstentions or alignment applied (``held``) or the streamed
+    source's report."""
+    held = report = None
+    if align is not None:
+        from .labels.align import align_frame
+
+        table, held = align_frame(data, by, label, prediction, method=align, abstain=abstain,
+                                  classes=classes, drop_nulls=drop_nulls)  # fmt: skip
+    elif abstain is not None:
+        from .labels.abstain import split_abstentions
+
+        table, held = split_abstentions(data, by, label, prediction, abstain, classes=classes,
+                                        drop_nulls=drop_nulls)  # fmt: skip
+    else:
+        table, report = count_any(data, by, label, prediction, classes=classes, drop_nulls=drop_nulls,
+                                  on_error=on_error, progress=progress, batch_rows=batch_rows,
+                                  engine=engine, client=client)  # fmt: skip
+    return table, held, report
 
 
 _MEASURE_NAMES = frozenset(BINARY_MEASURES) | frozenset(MULTICLASS_MEASURES)

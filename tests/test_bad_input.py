@@ -110,17 +110,17 @@ def test_labels_polars_cannot_read_strictly_get_batchevals_errors(source):
         return be.evaluate({"label": y_true, "prediction": [0, 1]})
 
     # integers with a float read as floats, as numpy reads them: a non-integer float is no label
+    named = "y_true=" if source == "y_true" else "label column 'label'"
     with pytest.raises(
         be.InvalidLabelError,
-        match=r"label column 'label' is float and holds 1 non-integer value \(first: 1\.5\)",
+        match=re.escape(named) + r" is float and holds 1 non-integer value \(first: 1\.5\)",
     ):
         run([0, 1.5])
     assert run([0, 1.0])["accuracy"].item() == 1.0  # whole floats are the integers they hold
     with pytest.raises(
-        be.InvalidLabelError, match=r"label column 'label' \(Int128\) holds 18446744073709551616, "
+        be.InvalidLabelError, match=re.escape(named) + r" \(Int128\) holds 18446744073709551616, "
     ):
         run([0, 2**64])
-    named = "y_true=" if source == "y_true" else "label column 'label'"
     with pytest.raises(
         InvalidArgumentError, match=re.escape(named) + r" cannot be read.*found value of type String: \"a\""
     ):
@@ -305,3 +305,34 @@ def test_a_list_of_missing_files_is_still_read_as_paths(tmp_path):
     missing = str(tmp_path / "run1.parquet")
     with pytest.raises(be.errors.SourceError, match=re.escape(f"cannot read {missing!r}")):
         be.evaluate([missing, missing], by=["run", "fold"])
+
+
+@pytest.mark.parametrize("call", [be.evaluate, be.report])
+@pytest.mark.parametrize(
+    ("y_true", "y_pred", "error", "message"),
+    [
+        ([0, 1, 1], [0, 1], InvalidArgumentError, "y_true= has 3 values but y_pred= has 2"),
+        ([0, 1, 1], [0.2, 0.8, 0.4], be.InvalidLabelError, "y_pred= is float and holds 3 non-integer "
+         "values (first: 0.2); class labels must be integers, booleans or strings"),
+        ([0.5, 1, 1], [0, 1, 1], be.InvalidLabelError, "y_true= is float and holds 1 non-integer "
+         "value (first: 0.5); class labels must be integers, booleans or strings"),
+    ],
+)  # fmt: skip
+def test_errors_of_the_short_form_name_y_true_and_y_pred(call, y_true, y_pred, error, message):
+    # they named the dict the short form builds: "a dict of columns needs columns of one length, got
+    # {'label': 3, 'prediction': 2}", "prediction column 'prediction' is float and holds ..."
+    with pytest.raises(error) as err:
+        call(y_true=y_true, y_pred=y_pred)
+    assert str(err.value) == message
+
+
+def test_a_null_in_the_short_form_names_y_true():
+    with pytest.raises(be.NullValuesError) as err:
+        be.evaluate(y_true=[0, None, 1], y_pred=[0, 1, 1])
+    assert str(err.value) == "y_true= has 1 null value out of 3; pass drop_nulls=True to skip those rows"
+    with pytest.raises(be.NullValuesError) as err:
+        be.report(y_true=[0, 1, 1], y_pred=[0, 1, None])
+    assert str(err.value) == (
+        "y_pred= has 1 null value out of 3; a report counts every row: drop the rows with a null in "
+        "y_true= or y_pred= first"
+    )

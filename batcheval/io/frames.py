@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Sequence, Set
+import re
+from collections.abc import Collection, Iterable, Iterator, Sequence, Set
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from ..errors import ColumnNotFoundError, DuplicateColumnError, InvalidArgumentError
+from ..errors import BatchevalError, ColumnNotFoundError, DuplicateColumnError, InvalidArgumentError
 
 __all__ = [
     "as_key_list",
@@ -19,6 +21,7 @@ __all__ = [
     "column_of_values",
     "from_mapping",
     "is_label_values",
+    "named_by_keyword",
     "select_columns",
     "select_predictions",
     "shown_value",
@@ -190,15 +193,23 @@ def from_mapping(data: dict, roles: dict[str, str] | None = None) -> pl.DataFram
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: a dict of columns needs columns of one length, got {'label': 2, ...
+    >>> keywords = {"label": "y_true=", "prediction": "y_pred="}
+    >>> from_mapping({"label": [0, 1, 1], "prediction": [1, 1]}, keywords)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: y_true= has 3 values but y_pred= has 2
     >>> from_mapping({"label": [0, "a"], "prediction": [1, 1]}, {"label": "y_true="})
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: y_true= cannot be read as one column: unexpected value while ...
     """
     lengths = {str(k): len(v) for k, v in data.items()}
+    roles = roles or {}
+    if len(set(lengths.values())) > 1 and len(lengths) == 2 and set(lengths) <= set(roles):
+        (first, n), (second, m) = lengths.items()  # the short form: y_true= and y_pred=
+        raise InvalidArgumentError(f"{roles[first]} has {n} values but {roles[second]} has {m}")
     if len(set(lengths.values())) > 1:
         raise InvalidArgumentError(f"a dict of columns needs columns of one length, got {lengths}")
-    roles = roles or {}
     columns = []
     for k, v in data.items():
         what = roles.get(str(k), f"column {str(k)!r}")
@@ -209,6 +220,31 @@ def from_mapping(data: dict, roles: dict[str, str] | None = None) -> pl.DataFram
                 raise
             raise InvalidArgumentError(f"{what} cannot be read as one column: {_first_line(e)}") from e
     return pl.DataFrame(columns)
+
+
+@contextmanager
+def named_by_keyword(roles: dict[str, str] | None) -> Iterator[None]:
+    """Name the columns a short form made (``{"label": "y_true="}``) by their keyword in the
+    messages of batcheval errors raised inside: "label column 'label' has 1 null value" becomes
+    "y_true= has 1 null value", as the caller gave no column.
+
+    Examples
+    --------
+    >>> with named_by_keyword({"prediction": "y_pred="}):
+    ...     raise InvalidArgumentError("prediction column 'prediction' is float")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: y_pred= is float
+    """
+    try:
+        yield
+    except BatchevalError as exc:
+        text = str(exc)
+        for col, what in (roles or {}).items():
+            text = re.sub(rf"\b(?:label|prediction) column {re.escape(repr(col))}", what, text)
+        if text == str(exc):
+            raise
+        raise type(exc)(text) from None
 
 
 def column_of_values(name: str, values: Any, what: str) -> pl.Series:

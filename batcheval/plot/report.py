@@ -11,7 +11,7 @@ import numpy as np
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import intervals
-from ..io.frames import from_mapping, shown_value
+from ..io.frames import from_mapping, named_by_keyword, shown_value
 from .backend import check_path, percent, pyplot
 
 __all__ = ["confusion_table", "plot_confusion", "report"]
@@ -63,11 +63,16 @@ def confusion_table(
         if data.height == 0:  # before its Null dtype is blamed on the label column
             raise InvalidArgumentError(_EMPTY)
     try:
-        table = ContingencyTable.from_frame(data, None, label, prediction, classes=classes)
+        with named_by_keyword(roles):
+            table = ContingencyTable.from_frame(data, None, label, prediction, classes=classes)
     except NullValuesError as exc:  # its hint names drop_nulls=, which a report does not take
         raise NullValuesError(
             f"{str(exc).split('; pass drop_nulls')[0]}; a report counts every row: drop the rows with "
-            f"a null {label!r} or {prediction!r} first"
+            + (
+                f"a null {label!r} or {prediction!r} first"
+                if roles is None
+                else "a null in y_true= or y_pred= first"
+            )
         ) from None
     if len(table) == 0:  # no rows: no table (be.evaluate of such a frame has no rows either)
         raise InvalidArgumentError(_EMPTY)
