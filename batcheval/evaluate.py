@@ -18,6 +18,7 @@ from .io.frames import (
     check_free_names,
     from_mapping,
     is_label_values,
+    named_as_pooled,
     named_by_keyword,
     shown_value,
 )
@@ -253,6 +254,7 @@ def evaluate(
     check_engine(engine, on_error, batch_rows)
     check_mean_weights(mean_weights, pool)
     keys = as_key_list(by)
+    pool_only = [c for c in as_key_list(pool, "pool") if c not in keys]  # a key named in by= is a key
     if pool is not None:  # pooled keys may be given in by or only in pool, as leaderboard takes them
         keys += [c for c in as_key_list(pool, "pool") if c not in keys]
     by = keys or None
@@ -271,7 +273,7 @@ def evaluate(
                 f"example= and cluster= need ci_method='wilson_delta' (cluster-robust standard errors), "
                 f"got ci_method={ci_method!r}"
             )
-        with named_by_keyword(keywords):
+        with named_by_keyword(keywords), named_as_pooled(pool_only):
             clustered = _clustered.select_clustered(
                 data, as_key_list(by), label, prediction, as_key_list(example, "example"),
                 as_key_list(cluster, "cluster"), drop_nulls=drop_nulls,
@@ -281,7 +283,7 @@ def evaluate(
             "abstain= and align= work on a frame in memory, not on a streamed source or engine='dask'; "
             "read the data first, e.g. pl.read_parquet(paths)"
         )
-    with named_by_keyword(keywords):
+    with named_by_keyword(keywords), named_as_pooled(pool_only):
         table, held, report = _count(data, by, label, prediction, classes, drop_nulls, abstain, align,
                                      on_error, progress, batch_rows, engine, client)  # fmt: skip
     full, versus = table, None

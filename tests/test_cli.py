@@ -429,3 +429,53 @@ def test_read_errors_name_the_file_not_a_lazy_frame(tmp_path):
     assert done.returncode == 2
     what = f"cannot read {str(tmp_path / 'f.csv')!r} or apply --filter 'CAST(run AS INT) > 0' to it: "
     assert done.stderr.startswith(f"batcheval: error: {what}")
+
+
+def test_messages_name_flags_of_test_and_pool(tmp_path):
+    # docs/cli.md: "Messages name flags, not Python keywords"; test= was rewritten only at the start
+    # of a message, a list of pooled columns showed as a Python list, and a pooled column that is
+    # not in the file was a "key column"
+    cv = pl.DataFrame(
+        [
+            (r, s, f, 0.5 + 0.01 * ((r * 7 + s * 3 + f) % 5))
+            for r in range(3)
+            for s in range(4)
+            for f in range(2)
+        ],
+        schema=["run", "seed", "fold", "accuracy"],
+        orient="row",
+    )
+    cv.write_csv(tmp_path / "cv.csv")
+    proc = run_cli("compare", str(tmp_path / "cv.csv"), "--run", "run", "--repeat", "seed", "--fold", "fold",
+                   "--measure", "accuracy", "--test", "t", "--test-fraction", "0.2")  # fmt: skip
+    assert proc.returncode != 0
+    assert proc.stderr.strip() == (
+        "batcheval: error: --test-fraction applies to --test corrected_t and --test bayes only, not --test t"
+    )
+    preds = sweep_frame(n_runs=2, n_folds=2, rows_per_group=20).with_columns(seed=pl.col("fold"))
+    preds.write_parquet(tmp_path / "preds.parquet")
+    path = str(tmp_path / "preds.parquet")
+    proc = run_cli("evaluate", path, "--by", "run,seed", "--pool", "seed", "--measures", "informedness",
+                   "--ci", "0.95")  # fmt: skip
+    assert proc.returncode == 0
+    assert "batcheval: warning: --pool seed pools groups that may repeat the same examples" in proc.stderr
+    proc = run_cli("evaluate", path, "--by", "run", "--pool", "folds")
+    assert proc.returncode != 0
+    assert proc.stderr.strip().startswith("batcheval: error: pool column 'folds' not found;")
+
+
+@pytest.mark.parametrize("call", ["evaluate", "sweep", "auc"])
+def test_a_misspelt_pool_column_is_a_pool_column(call):
+    # evaluate, sweep and auc said "key column 'folds' not found" (the leaderboard "pool column")
+    df = pl.DataFrame(
+        {"run": [1, 1, 2, 2], "fold": [0, 1, 0, 1], "label": [0, 1, 0, 1], "prediction": [0, 1, 1, 1],
+         "score": [0.1, 0.9, 0.6, 0.8]}
+    )  # fmt: skip
+    with pytest.raises(be.ColumnNotFoundError) as err:
+        getattr(be, call)(df, by="run", pool="folds")
+    assert str(err.value) == (
+        "pool column 'folds' not found; the frame has columns ['run', 'fold', 'label', 'prediction', 'score']"
+    )
+    with pytest.raises(be.ColumnNotFoundError) as err:
+        getattr(be, call)(df.lazy(), by="run", pool="folds")
+    assert str(err.value).startswith("pool column 'folds' not found")

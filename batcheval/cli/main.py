@@ -904,6 +904,10 @@ def cli_message(text: str) -> str:
     '--positive 7 is not one of the classes [0, 1]'
     >>> cli_message("Pass example= (the column that identifies an example) to count it once")
     'Pass --example (the column that identifies an example) to count it once'
+    >>> cli_message("test_fraction= applies to test='corrected_t' and test='bayes' only, not test='t'")
+    '--test-fraction applies to --test corrected_t and --test bayes only, not --test t'
+    >>> cli_message("pool=['seed', 'fold'] pools groups")
+    '--pool seed,fold pools groups'
     """
     text = re.sub(r"^lazy frame, rows [\d,]+-[\d,]+: ", "", text)
     text = re.sub(rf"\b({'|'.join(_FLAGS)})=True\b", lambda m: "--" + m.group(1).replace("_", "-"), text)
@@ -913,6 +917,14 @@ def cli_message(text: str) -> str:
     # "pass example= (the column ...)", "(give repeat=)": an option named without its value
     text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS + _NAMED)})=(?=[\s),;]|$)", flag, text)
     text = re.sub(rf"^({'|'.join(_NAMED)})=(?=\S)", lambda m: flag(m) + " ", text)
+    # "test='t'" anywhere: a test's name, never a key's value as "fold=0" is
+    text = re.sub(r"(?<![\w-])test='(\w+)'", r"--test \1", text)
+    # "--pool ['seed', 'fold']": a list of names as the flag takes it
+    text = re.sub(
+        r"(--[\w-]+) \[('[^',]*'(?:, '[^',]*')*)\]",
+        lambda m: f"{m.group(1)} {','.join(v.strip()[1:-1] for v in m.group(2).split(','))}",
+        text,
+    )
     # "ci must be ...", "unknown ci_method ...": an option named as a word
     text = re.sub(rf"^({'|'.join(_KEYWORDS)}) (?=must|is )", lambda m: flag(m) + " ", text)
     return re.sub(r"^unknown (ci_method|significance|paired) ", lambda m: f"unknown {flag(m)} ", text)

@@ -561,7 +561,7 @@ def compare(
         # the plain t and 5x2cv have no correction for it to set: silently applying it made
         # test="t" the corrected test
         raise InvalidArgumentError(
-            f"test_fraction= applies to test='corrected_t' and 'bayes' only, not test={test!r}"
+            f"test_fraction= applies to test='corrected_t' and test='bayes' only, not test={test!r}"
         )
     if test_fraction is not None and not 0.0 < as_real(test_fraction, "test_fraction=") < 1.0:
         raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")

@@ -21,6 +21,7 @@ __all__ = [
     "column_of_values",
     "from_mapping",
     "is_label_values",
+    "named_as_pooled",
     "named_by_keyword",
     "select_columns",
     "select_predictions",
@@ -236,12 +237,38 @@ def named_by_keyword(roles: dict[str, str] | None) -> Iterator[None]:
     ...
     batcheval.errors.InvalidArgumentError: y_pred= is float
     """
+    with _reworded(
+        {rf"\b(?:label|prediction) column {re.escape(repr(c))}": w for c, w in (roles or {}).items()}
+    ):
+        yield
+
+
+@contextmanager
+def named_as_pooled(pools: Sequence[str]) -> Iterator[None]:
+    """Name the pooled columns, which are counted as keys, as pool columns in the messages of
+    batcheval errors raised inside ("pool column 'folds' not found", as the leaderboard says).
+
+    Examples
+    --------
+    >>> with named_as_pooled(["folds"]):
+    ...     raise ColumnNotFoundError("key column 'folds' not found; the frame has columns ['fold']")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.ColumnNotFoundError: pool column 'folds' not found; the frame has columns ['fold']
+    """
+    with _reworded({rf"\bkey column {re.escape(repr(c))}": f"pool column {c!r}" for c in pools}):
+        yield
+
+
+@contextmanager
+def _reworded(replacements: dict[str, str]) -> Iterator[None]:
+    """Rewrite the message of a batcheval error raised inside: each pattern by its text."""
     try:
         yield
     except BatchevalError as exc:
         text = str(exc)
-        for col, what in (roles or {}).items():
-            text = re.sub(rf"\b(?:label|prediction) column {re.escape(repr(col))}", what, text)
+        for pattern, new in replacements.items():
+            text = re.sub(pattern, new.replace("\\", "\\\\"), text)
         if text == str(exc):
             raise
         raise type(exc)(text) from None

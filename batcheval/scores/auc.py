@@ -18,7 +18,7 @@ import polars as pl
 from .. import measures as _measures
 from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..io.arguments import as_flag
-from ..io.frames import as_key_list, check_free_names, check_in_memory, unused_name
+from ..io.frames import as_key_list, check_free_names, check_in_memory, named_as_pooled, unused_name
 from ..kernels import delong as _delong
 from ..kernels import exact as _exact
 from ..kernels.jit import n_threads
@@ -179,9 +179,10 @@ def auc(
                 "auc() takes ci= or pool=, not both (DeLong intervals of pooled curves are not "
                 f"built); got ci={ci!r} with pool={pool!r}"
             )
-        return _pooled_auc(data, by, label, score, pool, measure=measure, positive=positive,
-                           classes=classes, per_class=per_class, drop_nonfinite=drop_nonfinite,
-                           drop_nulls=drop_nulls, averages=averages)  # fmt: skip
+        with named_as_pooled([c for c in pooled if c not in as_key_list(by)]):  # a key in by= is a key
+            return _pooled_auc(data, by, label, score, pool, measure=measure, positive=positive,
+                               classes=classes, per_class=per_class, drop_nonfinite=drop_nonfinite,
+                               drop_nulls=drop_nulls, averages=averages)  # fmt: skip
     if multiclass:
         if ci is not None and not per_class:
             raise InvalidArgumentError("ci= with multiclass scores needs per_class=True (one AUC per class)")

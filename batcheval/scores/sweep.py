@@ -33,7 +33,7 @@ from ..errors import (
     SourceError,
 )
 from ..io.arguments import as_flag
-from ..io.frames import as_key_list, check_free_names, check_roles
+from ..io.frames import as_key_list, check_free_names, check_roles, named_as_pooled
 from ..io.sources import DEFAULT_BATCH_ROWS, in_part, is_one_shot, is_streamed, open_parts
 from ..kernels import count as _count
 from ..kernels import sweep as _sweep
@@ -187,6 +187,7 @@ def sweep(
         )
     check_engine(engine, on_error, batch_rows)
     check_mean_weights(mean_weights, pool)
+    pool_only = [c for c in as_key_list(pool, "pool") if c not in as_key_list(by)]  # a key in by= is a key
     if pool is not None:  # pooled keys in by or only in pool, as in evaluate
         keys = as_key_list(by)
         by = keys + [c for c in as_key_list(pool, "pool") if c not in keys]
@@ -194,10 +195,12 @@ def sweep(
     if is_streamed(data) or engine == "dask":
         stream = _Stream(as_key_list(by), label, score, positive, classes, drop_nonfinite, drop_nulls,
                          batch_rows or DEFAULT_BATCH_ROWS)  # fmt: skip
-        table, report = stream.table(data, thresholds, score_range, on_error, progress, engine, client)
+        with named_as_pooled(pool_only):
+            table, report = stream.table(data, thresholds, score_range, on_error, progress, engine, client)
     else:
-        scored = prepare_scores(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls,
-                                exact_scores=isinstance(thresholds, str))  # fmt: skip
+        with named_as_pooled(pool_only):
+            scored = prepare_scores(data, by, label, score, positive, classes, drop_nonfinite, drop_nulls,
+                                    exact_scores=isinstance(thresholds, str))  # fmt: skip
         swept = _swept(scored, thresholds, score_range, measures if pool is None else [])
         if pool is None:  # straight from the cell columns: no [N, 2, 2] tensor
             return _names.rename_columns(swept.frame(measures, beta), rename)
@@ -226,9 +229,11 @@ def _one_vs_rest(data, by, label, score, *, positive, classes, drop_nonfinite, d
             f"(score={score!r}) sweep every class against the rest"
         )
     keys = as_key_list(by)
-    keys += [c for c in as_key_list(pool, "pool") if c not in keys]  # the long frame keeps them
-    ovr = one_vs_rest_frame(data, keys, label, score, classes, drop_nulls, drop_nonfinite,
-                            exact_scores=isinstance(kwargs["thresholds"], str))  # fmt: skip
+    pool_only = [c for c in as_key_list(pool, "pool") if c not in keys]  # a key in by= is a key
+    keys += pool_only  # the long frame keeps them
+    with named_as_pooled(pool_only):
+        ovr = one_vs_rest_frame(data, keys, label, score, classes, drop_nulls, drop_nonfinite,
+                                exact_scores=isinstance(kwargs["thresholds"], str))  # fmt: skip
     return sweep(ovr.frame, ovr.keys, ovr.is_class, ovr.score, positive=True, pool=pool, **kwargs)
 
 
