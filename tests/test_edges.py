@@ -44,6 +44,24 @@ def test_f_beta_rejects_a_beta_that_is_not_a_finite_non_negative_number(beta):
         be.evaluate(_binary_frame(), by="run", measures=["f_beta"], beta=beta)
 
 
+@pytest.mark.parametrize("beta", [1e101, 1e154, 1e200, 1.7e308, 10**400])
+def test_f_beta_refuses_a_beta_whose_square_overflows(beta):
+    """Before: β = 1e154 or 1e200 passed the check and gave NaN (β² = inf, then inf/inf)."""
+    with pytest.raises(
+        be.InvalidArgumentError,
+        match=r"beta must be at most 1e\+100 \(beyond, beta\*\*2 overflows; f_beta is then recall\)",
+    ):
+        be.evaluate(_binary_frame(), by="run", measures=["f_beta"], beta=beta)
+
+
+def test_f_beta_at_the_largest_beta_is_recall():
+    df = _binary_frame()
+    out = be.evaluate(df, by="run", measures=["f_beta"], beta=1e100).sort("run")
+    for run, got in out.select("run", "f_beta").iter_rows():
+        part = df.filter(pl.col("run") == run)
+        assert got == pytest.approx(metrics.recall_score(part["label"], part["prediction"]), rel=1e-15)
+
+
 def test_f_beta_matches_sklearn_at_a_numpy_beta():
     df = _binary_frame(1)
     got = be.evaluate(df, measures=["f_beta"], beta=np.float64(0.5))["f_beta"][0]

@@ -139,8 +139,14 @@ classes; use per_class=True for its one-vs-rest values
             raise UnknownMeasureError("measure 'f_beta' needs a value for beta=")
 
 
+#: Largest β of ``f_beta``: the kernel forms β² and (1 + β²)·tp, which overflow to inf/inf = NaN
+#: from β ≈ 1e144 on (tables of up to 2^63 examples); at 1e100 the value is recall to rounding.
+MAX_BETA = 1e100
+
+
 def check_beta(beta: float | None) -> None:
-    """β of ``f_beta`` must be a finite number ≥ 0; β = 0 is precision, β → ∞ recall.
+    """β of ``f_beta`` must be a finite number from 0 to :data:`MAX_BETA`; β = 0 is precision,
+    β → ∞ recall.
 
     Examples
     --------
@@ -149,8 +155,18 @@ def check_beta(beta: float | None) -> None:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: beta must be a finite number >= 0, got -1.0
+    >>> check_beta(1e154)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: beta must be at most 1e+100 (...), got 1e+154
     """
     if beta is None:
         return
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not math.isfinite(beta) or beta < 0:
+    # no math.isfinite: it cannot take an int beyond the floats (10**400)
+    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0 <= beta < math.inf:
         raise InvalidArgumentError(f"beta must be a finite number >= 0, got {beta!r}")
+    if beta > MAX_BETA:
+        raise InvalidArgumentError(
+            f"beta must be at most {MAX_BETA:g} (beyond, beta**2 overflows; f_beta is then recall), "
+            f"got {beta!r}"
+        )
