@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from . import wide as _wide
-from .binary import EXACT_LIMIT, margin_coef, safe_ratio, unit
+from .binary import EXACT_LIMIT, margin_coef, safe_ratio, series_tail, unit
 from .jit import jit, jit_inline, jit_parallel, prange
 
 
@@ -171,9 +171,10 @@ def multiclass_measures(counts, slots, out):
     """Write the measures selected by ``slots`` into ``out[slot, group]``."""
     n_groups, k, _ = counts.shape
     n_chunks = min(n_groups, 64)
-    # chi2, g2, mutual_information and conditional_entropy take a division per cell and a
-    # logarithm per nonzero cell, most of a table's cost at K = 10: skipped when none is asked
-    # for (every other measure comes out of the same operations either way, so the same bits)
+    # chi2, g2, mutual_information and conditional_entropy take a few divisions per cell and a
+    # logarithm per nonzero cell far from its expected count, most of a table's cost at K = 10:
+    # skipped when none is asked for (every other measure comes out of the same operations either
+    # way, so the same bits)
     cell_sums = slots[_CHI2] >= 0 or slots[_G2] >= 0 or slots[_MI] >= 0 or slots[_H_COND] >= 0
     for chunk in prange(n_chunks):
         # scratch once per chunk: a per-group allocation would dominate the run time
@@ -185,7 +186,10 @@ def multiclass_measures(counts, slots, out):
         real_share = np.empty(k)
         pred_share = np.empty(k)
         chi_term = np.empty(k)
+        dev_term = np.empty(k)
+        diff_k = np.empty(k)
         log_arg = np.empty(k)
+        far = np.empty(k, np.bool_)
         positive = np.empty(k, np.int64)
         lo = chunk * n_groups // n_chunks
         hi = (chunk + 1) * n_groups // n_chunks
@@ -203,7 +207,10 @@ def multiclass_measures(counts, slots, out):
                 real_share,
                 pred_share,
                 chi_term,
+                dev_term,
+                diff_k,
                 log_arg,
+                far,
                 positive,
                 cell_sums,
             )
@@ -223,7 +230,10 @@ def _one_table(
     real_share,
     pred_share,
     chi_term,
+    dev_term,
+    diff_k,
     log_arg,
+    far,
     positive,
     cell_sums,
 ):
@@ -334,29 +344,47 @@ def _one_table(
     chi2 = 0.0
     g2 = 0.0
     h_cond = 0.0
+    inv_n = 1.0 / n
     for i in range(k if cell_sums else 0):
         if real[i] == 0:
             continue  # expected count 0, so the observed count is 0 too
-        # a row's quotients without a branch (a cell of an empty predicted class gets 0/0, never
-        # summed), then the sums cell by cell in the same order as one loop would; the cells with
-        # a count, whose logarithms g2 adds, are listed first without a branch: about half of a
-        # sparse table's cells are 0, and a branch on that mispredicts
+        # a row's terms first, without a branch or a call (a cell of an empty predicted class gets
+        # 0/0, never summed), then the sums cell by cell in the same order as one loop would. G²/2
+        # is the sum of the cells' deviances o ln(o/e) + e − o (binary.deviance), each >= 0 and
+        # accurate, as o − e is formed from the exact n·o − r·p: the plain Σ o ln(o/e) cancels to
+        # its rounding near independence (G² < 0 at n = 3e10). A cell far from e (|v| >= 0.1) with
+        # a count takes a logarithm: those are listed first without a branch and summed after
         r_f = float(real[i])
+        if is_wide:
+            for j in range(k):
+                diff_k[j] = _wide.mul_sub(n_int, c[i, j], real[i], pred[j]) * inv_n
+        else:
+            for j in range(k):
+                diff_k[j] = float(n_int * c[i, j] - real[i] * pred[j]) * inv_n
         for j in range(k):
             e = r_f * float(pred[j]) / n
             o = float(c[i, j])
+            diff = diff_k[j]
             chi_term[j] = (o - e) * (o - e) / e
             log_arg[j] = o / e
-        n_pos = 0
+            v = diff / (o + e)
+            w = v * v
+            near = diff * v + 2.0 * o * v * w * series_tail(w)
+            is_near = abs(v) < 0.1
+            # a cell of 0 is −diff = e; a far cell with a count gets its logarithm below
+            dev_term[j] = near if is_near else (-diff if o == 0.0 else 0.0)
+            far[j] = not is_near and o > 0.0
+        n_far = 0
         for j in range(k):
-            positive[n_pos] = j
-            n_pos += c[i, j] > 0
+            positive[n_far] = j
+            n_far += far[j]
         for j in range(k):
             if pred[j] != 0:
                 chi2 += chi_term[j]
-        for t in range(n_pos):
+                g2 += dev_term[j]
+        for t in range(n_far):
             j = positive[t]
-            g2 += float(c[i, j]) * math.log(log_arg[j])
+            g2 += float(c[i, j]) * math.log(log_arg[j]) - diff_k[j]
     g2 *= 2.0
     # H(real | predicted) = H(real) - MI: K logs instead of one more per cell
     for i in range(k if cell_sums else 0):
