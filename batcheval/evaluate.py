@@ -254,9 +254,10 @@ def evaluate(
     check_engine(engine, on_error, batch_rows)
     check_mean_weights(mean_weights, pool)
     keys = as_key_list(by)
-    pool_only = [c for c in as_key_list(pool, "pool") if c not in keys]  # a key named in by= is a key
-    if pool is not None:  # pooled keys may be given in by or only in pool, as leaderboard takes them
-        keys += [c for c in as_key_list(pool, "pool") if c not in keys]
+    # pooled keys may be given in by or only in pool, as leaderboard takes them; a key named in by=
+    # is a key, in messages too
+    pool_only = [c for c in as_key_list(pool, "pool") if c not in keys]
+    keys += pool_only
     by = keys or None
     if ci is not None:  # before counting: a bad option should not cost a pass over the data
         _intervals.check_options(ci, ci_method, n_boot, seed)

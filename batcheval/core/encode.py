@@ -46,6 +46,7 @@ __all__ = [
     "kernel_input",
     "label_kind",
     "narrow_integers",
+    "not_whole",
     "readonly",
     "sample_range",
     "typed_nulls",
@@ -568,11 +569,16 @@ def check_nulls(s: pl.Series, role: str) -> None:
         )
 
 
+def not_whole(s: pl.Series) -> pl.Series:
+    """The values of a float Series that are no whole number (NaN and infinities included)."""
+    return s.filter(~s.is_finite() | (s != s.floor()))
+
+
 def as_integers(s: pl.Series, role: str) -> pl.Series:
     """Floats holding whole numbers become Int64; anything else is an error."""
     if not s.dtype.is_float():
         return s
-    bad = s.filter(~s.is_finite() | (s != s.floor()))
+    bad = not_whole(s)
     if len(bad):
         raise InvalidLabelError(
             f"{role} column {s.name!r} is float and holds {len(bad)} non-integer "

@@ -37,7 +37,7 @@ from ..io.frames import (
 from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
 from .counting import count_frame, group_ids
-from .encode import WIDE_INTEGERS, as_integers, check_classes, label_kind
+from .encode import WIDE_INTEGERS, as_integers, check_classes, label_kind, not_whole
 
 __all__ = [
     "ContingencyTable",
@@ -924,7 +924,7 @@ def _whole_counts(s: pl.Series, name: str) -> pl.Series:
     if s.dtype.is_integer() and s.dtype not in WIDE_INTEGERS:
         return s
     if s.dtype.is_float():
-        bad = s.filter(~s.is_finite() | (s != s.floor()))
+        bad = not_whole(s)
         if len(bad):
             raise InvalidArgumentError(
                 f"count column {name!r} holds {len(bad)} value{'s' if len(bad) > 1 else ''} that "
