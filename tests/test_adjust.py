@@ -125,3 +125,22 @@ def test_p_fisher_on_large_and_negatively_associated_tables():
     n, rp, pp = tp + fp + fn + tn, tp + fn, tp + fp
     # lgamma of 1.8e10 carries ~1e-5 relative error into the pmf; int64 wrap-around was off by 10^4
     assert p == pytest.approx(stats.hypergeom.sf(tp - 1, n, rp, pp), rel=1e-4)
+
+
+def test_p_fisher_keeps_its_digits_when_nearly_every_example_is_predicted_positive():
+    """The saddle-point pmf's ½ ln(x (n − x)/n) took ln((n − x)/n) as log1p(−x/n): where x is the
+    predicted positives and nearly all of n, the rounding of x/n was all that was left of it
+    (2e-10 of the p-value at n = 1e9). Against mpmath's exact upper tail."""
+    import mpmath as mp
+
+    n, rp, pp = 10**9, 300_000_000, 10**9 - 20  # 20 predicted negatives
+    for tp in [299_999_990, 299_999_995, 300_000_000 - 3]:
+        fp, fn = pp - tp, rp - tp
+        tn = n - tp - fp - fn
+        counts = np.array([[[tn, fp], [fn, tp]]], dtype=np.int64)
+        got = be.measures.compute(counts, ["p_fisher"], positive=1)["p_fisher"][0]
+        with mp.workdps(50):
+            # P(TP >= tp) = P(FN <= fn): FN ~ Hypergeometric(n, rp, n - pp) over 0..20
+            want = sum(mp.binomial(rp, k) * mp.binomial(n - rp, n - pp - k) for k in range(fn + 1))
+            want = float(want / mp.binomial(n, n - pp))
+        assert got == pytest.approx(want, rel=1e-13), tp

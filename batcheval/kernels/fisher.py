@@ -112,7 +112,9 @@ def _log_binom_raw(x, n, np_, nq, se):
     if x == n:
         return -_bd0(n, np_) - nq if nq < 0.1 * n else n * math.log(np_ / n)
     lc = _stirlerr_at(n, se) - _stirlerr_at(x, se) - _stirlerr_at(n - x, se) - _bd0(x, np_) - _bd0(n - x, nq)
-    return lc - 0.5 * (_LN_2PI + math.log(x) + math.log1p(-x / n))
+    # ln((n − x)/n), not log1p(−x/n): near x = n the rounding of x/n is all that is left of (n − x)/n
+    # (2e-10 of the pmf at n = 1e9 for the mirrored tail of a test with few predicted positives)
+    return lc - 0.5 * (_LN_2PI + math.log(x) + math.log((n - x) / n))
 
 
 @jit
