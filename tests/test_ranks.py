@@ -360,3 +360,23 @@ def test_integer_scores_that_float64_cannot_tell_apart_are_refused_as_compare_au
     want = stats.rankdata(-x, axis=1).mean(axis=0)
     np.testing.assert_allclose([by_name(res, "mean_rank")[m] for m in "ab"], want)
     assert res.pairwise["p_wilcoxon"].item() == pytest.approx(stats.wilcoxon(x[:, 0], x[:, 1]).pvalue)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"higher_is_better": "False"}, "higher_is_better= takes True or False, got 'False'"),
+        ({"higher_is_better": None}, "higher_is_better= takes True or False, got None"),
+        ({"permutation_max_df": -1}, "permutation_max_df= must be an integer of at least 0, got -1"),
+        ({"permutation_max_df": "40"}, "permutation_max_df= must be an integer of at least 0, got '40'"),
+    ],
+)
+def test_friedman_tests_reads_its_options_strictly(kwargs, message):
+    """A string "False" is true: friedman_tests ranked the methods as if higher were better, and a
+    df of "40" failed inside numpy's comparison."""
+    x = np.array([[0.9, 0.85, 0.7, 0.92], [0.8, 0.86, 0.65, 0.9], [0.7, 0.6, 0.5, 0.91]])
+    with pytest.raises(be.InvalidArgumentError) as caught:
+        friedman_tests(x, **kwargs)
+    assert str(caught.value) == message
+    low = friedman_tests(x, higher_is_better=False, permutation_max_df=0)[0]
+    assert low.tolist() == (4.0 - friedman_tests(x, permutation_max_df=0)[0]).tolist()  # ranks mirrored

@@ -57,7 +57,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError, NullValuesError, warn
-from ..io.arguments import as_flag, as_real
+from ..io.arguments import as_count, as_flag, as_real
 from ..io.frames import check_free_names, check_roles, select_columns
 from ..kernels import ranks as _kernels
 from .adjust import adjust
@@ -669,6 +669,10 @@ def friedman_with_method(
     """
     from scipy import stats
 
+    # "False" is a true string, and a df of "40" or -1 failed inside numpy (or took every table
+    # to the permutation test)
+    higher_is_better = as_flag(higher_is_better, "higher_is_better=")
+    permutation_max_df = as_count(permutation_max_df, "permutation_max_df=", least=0)
     x = np.asarray(x, dtype=np.float64)
     k, n = x.shape[-2], x.shape[-1]
     ranks = stats.rankdata(-x if higher_is_better else x, axis=-2, method="average")  # per dataset
