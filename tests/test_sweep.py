@@ -15,6 +15,8 @@ from sklearn import metrics
 import batcheval as be
 from tests.reference.naive import binary_reference
 
+CELLS = ("tp", "fp", "fn", "tn")
+
 
 def scored_frame(n_runs=12, n_folds=3, rows=60, seed=0, ties=True) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
@@ -709,8 +711,61 @@ def test_grids_over_subnormal_scores_are_sorted_and_count_every_row(count):
         be.sweep(df, thresholds=count, score_range=(0.0, s.max()), measures=[]),
     ):
         thr = out["threshold"].to_numpy()
-        assert len(thr) == count and (np.diff(thr) >= 0).all() and thr[0] == 0.0 and thr[-1] == s.max()
+        # each threshold once: the span holds ten floats, and linspace repeats some of them
+        assert len(thr) <= min(count, 10) and (np.diff(thr) > 0).all()
+        assert thr[0] == 0.0 and thr[-1] == s.max()
         for t, n, tp, fp, fn, tn in out.rows():
             above = s >= t
             assert (n, tp, fp) == (10, (above & (y == 1)).sum(), (above & (y == 0)).sum())
             assert (fn, tn) == ((~above & (y == 1)).sum(), (~above & (y == 0)).sum())
+
+
+_UP = float(np.nextafter(1.0, 2.0))
+
+
+@pytest.mark.parametrize(
+    ("scores", "kwargs"),
+    [
+        ([0.5, 0.5, 0.5, 0.5], {"thresholds": 3}),  # a constant baseline
+        ([0.2, 0.9, 0.4, 0.6], {"thresholds": 4, "score_range": (0.5, 0.5)}),
+        ([1.0, _UP, 1.0, _UP], {"thresholds": 5}),  # a span of one ulp
+        ([1.0, _UP, 1.0, 3.0], {"thresholds": 6, "score_range": (1.0, _UP)}),
+    ],
+)
+def test_a_count_of_thresholds_over_a_narrow_span_gives_each_threshold_once(tmp_path, scores, kwargs):
+    # np.linspace repeats a threshold where the span holds fewer floats than thresholds= asks
+    # (T = 3 over scores all 0.5 gave 0.5 three times), and every merge keyed on (keys, threshold)
+    # summed the repeats: two files gave n = 12 tp = 6 of 4 rows, pool= n_pooled 6 of 2 folds.
+    # Each distinct threshold of the linspace grid comes once, counted here by numpy.
+    s, y = np.array(scores), np.array([0, 1, 0, 1])
+    df = pl.DataFrame({"fold": [0, 0, 1, 1], "label": y, "score": s})
+    paths = []
+    for i, piece in enumerate((df.head(2), df.tail(2))):
+        paths.append(str(tmp_path / f"part-{i}.parquet"))
+        piece.write_parquet(paths[-1])
+    bad = tmp_path / "bad.parquet"
+    pl.DataFrame({"fold": [0], "label": [1], "score": ["high"]}).write_parquet(bad)
+    lo, hi = kwargs.get("score_range", (s.min(), s.max()))
+    grid = sorted(set(np.linspace(lo, hi, kwargs["thresholds"]).tolist()))
+    expected = [
+        (t, 4, int(((s >= t) & (y == 1)).sum()), int(((s >= t) & (y == 0)).sum()),
+         int(((s < t) & (y == 1)).sum()), int(((s < t) & (y == 0)).sum()))
+        for t in grid
+    ]  # fmt: skip
+    memory = be.sweep(df, measures=[], **kwargs)
+    assert memory.rows() == expected
+    assert be.sweep(paths, measures=[], **kwargs).equals(memory)
+    assert be.sweep(str(tmp_path / "part-*.parquet"), measures=[], batch_rows=1, **kwargs).equals(memory)
+    with pytest.warns(be.BatchevalWarning, match="skipped 1 of 3 parts"):
+        skipped = be.sweep([*paths, str(bad)], measures=[], on_error="skip", batch_rows=1, **kwargs)
+    assert skipped.equals(memory)
+    pooled = be.sweep(df, by="fold", pool="fold", measures=["recall"], **kwargs)
+    assert pooled.select("threshold", "n", *CELLS).rows() == expected
+    assert pooled["n_pooled"].to_list() == [2] * len(grid)
+    recall = [tp / 2 for _, _, tp, *_ in expected]
+    assert pooled["recall"].to_list() == recall
+    assert be.sweep(paths, by="fold", pool="fold", measures=["recall"], batch_rows=1, **kwargs).equals(pooled)
+    if "score_range" not in kwargs:  # curves take no score_range=
+        roc = be.curves(df, by="fold", pool="fold", thresholds=kwargs["thresholds"], kind="roc")
+        points = [(t, fp / 2, tp / 2) for t, _, tp, fp, *_ in expected]
+        assert roc.select("threshold", "x", "y").rows() == points

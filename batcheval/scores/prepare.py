@@ -347,7 +347,19 @@ def check_within_classes(present: Sequence[Any], classes: Any, label: pl.Series)
 def threshold_grid(
     scored: Scored, thresholds: int | Sequence[float], score_range: tuple[float, float] | None
 ) -> tuple[np.ndarray, bool]:
-    """Sorted thresholds, and whether they are evenly spaced (bins by arithmetic)."""
+    """Sorted distinct thresholds, and whether they are evenly spaced (bins by arithmetic).
+
+    A count T gives at most T: a span with fewer than T floats in it (every score equal, or a
+    few ulps) gives each of them once, as a list with repeats does.
+
+    Examples
+    --------
+    >>> scored = Scored([], None, None, 0, None, None, 0.5, 0.5, (0, 1))  # every score 0.5
+    >>> threshold_grid(scored, 3, None)
+    (array([0.5]), False)
+    >>> threshold_grid(scored, 3, (0.0, 1.0))
+    (array([0. , 0.5, 1. ]), True)
+    """
     if isinstance(thresholds, int | np.integer):  # a count of at least 1 (check_thresholds)
         if score_range is not None:
             lo, hi = _score_range(score_range)
@@ -362,7 +374,9 @@ def threshold_grid(
                 # the last to hi (0 .. 4.4e-323 in 7 gave ..., 4.9e-323, 4.4e-323), and bisection
                 # over an unsorted grid counted wrong; the overshoot is clipped to hi
                 grid = np.sort(np.clip(grid, lo, hi))
-            return grid, hi > lo and thresholds > 1
+            distinct = _distinct(grid)
+            # evenly spaced only when no value repeated: the arithmetic step is that of T points
+            return distinct, len(distinct) == len(grid) > 1
         # a range wider than the largest float (scores near ±1.8e308): linspace's step overflows to
         # inf and its grid to NaN; weighing the ends cannot, and the sweep bins by bisection
         frac = np.linspace(0.0, 1.0, int(thresholds))
@@ -370,8 +384,21 @@ def threshold_grid(
         grid[0] = lo  # one threshold: the lowest, as linspace gives
         if len(grid) > 1:
             grid[-1] = hi
-        return grid, False
+        return _distinct(np.sort(grid)), False
     return np.unique(_threshold_list(thresholds)), False
+
+
+def _distinct(grid: np.ndarray) -> np.ndarray:
+    """A sorted grid with each value once, the first of each run kept (``grid[0]`` stays ``lo``).
+
+    linspace repeats a value where the span holds fewer floats than thresholds (T = 3 over
+    scores all 0.5 gave 0.5 three times), and a sweep's rows at a repeated threshold were
+    summed by every merge keyed on (keys, threshold): files, batches and pool= gave n = 12 of
+    4 rows.
+    """
+    if len(grid) < 2:
+        return grid
+    return grid[np.concatenate(([True], grid[1:] != grid[:-1]))]
 
 
 def check_thresholds(thresholds: Any, score_range: Any) -> None:

@@ -102,11 +102,14 @@ def sweep(
         by a ``class`` column (a frame in memory, or a LazyFrame, which is collected).
     thresholds
         An int T for T evenly spaced thresholds over ``score_range`` (default:
-        the finite min and max of all scores, so every group shares the grid);
+        the finite min and max of all scores, so every group shares the grid), each
+        threshold once: a span holding fewer than T floats (every score equal, or a
+        range of a few ulps) gives fewer rows, as a list with repeats does;
         an explicit list; or ``"exact"`` for every distinct score of each group.
     score_range
         ``(low, high)``, finite with ``low <= high``: the span of the ``thresholds=int`` grid,
-        ``numpy.linspace(low, high, T)``, in place of the scores' finite min and max. Scores
+        the distinct values of ``numpy.linspace(low, high, T)`` (one threshold where
+        ``low == high``), in place of the scores' finite min and max. Scores
         outside it are still counted: below ``low`` they are negative at every threshold, above
         ``high`` positive. A streamed sweep given it skips the scan for the range (it still scans
         the labels when it needs the positive class). Only for an int ``thresholds``: with a list
