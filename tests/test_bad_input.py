@@ -194,6 +194,60 @@ def test_drop_nulls_progress_and_nonzero_of_another_kind_are_named(flag):
                 call()
 
 
+@pytest.mark.parametrize("flag", [None, 2, "no", "yes", 0.5])
+def test_drop_nonfinite_and_auc_per_class_of_another_kind_are_named(flag):
+    # read by truth beside a strict drop_nulls=: drop_nonfinite="no" dropped the NaN row (auc of 3
+    # rows, a sweep n = 3 of 4) and per_class="no" gave per-class rows, None the averages
+    df = pl.DataFrame({"run": [1, 1, 1, 1], "label": [0, 1, 0, 1], "score": [0.1, math.nan, 0.3, 0.8]})
+    mc = pl.DataFrame(
+        {"label": [0, 1, 2, 2, 0, 1], "p0": [0.8, 0.1, 0.1, 0.3, 0.3, 0.5],
+         "p1": [0.1, 0.6, 0.2, 0.3, 0.5, 0.2], "p2": [0.1, 0.3, 0.7, 0.4, 0.2, 0.3]}
+    )  # fmt: skip
+    calls = {
+        "drop_nonfinite=": [
+            lambda: be.sweep(df, by="run", thresholds=[0.5], drop_nonfinite=flag),
+            lambda: be.auc(df, by="run", drop_nonfinite=flag),
+            lambda: be.auc(df, by="run", pool="run", drop_nonfinite=flag),
+            lambda: be.curves(df, by="run", drop_nonfinite=flag),
+            lambda: be.sweep(mc, score=["p0", "p1", "p2"], drop_nonfinite=flag),
+        ],
+        "per_class=": [
+            lambda: be.auc(mc, score=["p0", "p1", "p2"], per_class=flag),
+            lambda: be.auc(df, by="run", per_class=flag),
+        ],
+    }
+    for name, funcs in calls.items():
+        for call in funcs:
+            with pytest.raises(InvalidArgumentError) as err:
+                call()
+            assert str(err.value) == f"{name} takes True or False, got {flag!r}"
+
+
+@pytest.mark.parametrize("flag", [np.True_, 1, np.False_, 0])
+def test_drop_nonfinite_and_auc_per_class_take_numpy_bools_and_zero_or_one(flag):
+    # against numpy's counts at score >= 0.5 of the finite rows, and scikit-learn's per-class AUC
+    from sklearn.metrics import roc_auc_score
+
+    df = pl.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, math.nan, 0.3, 0.8]})
+    if flag:
+        with pytest.warns(be.BatchevalWarning, match="dropped 1 row with a NaN or infinite score"):
+            out = be.sweep(df, thresholds=[0.5], drop_nonfinite=flag, measures=[])
+        assert out.select("n", "tp", "fp", "fn", "tn").rows() == [(3, 1, 0, 0, 2)]
+    else:
+        with pytest.raises(be.InvalidScoreError, match="has 1 NaN or infinite value"):
+            be.sweep(df, thresholds=[0.5], drop_nonfinite=flag)
+    y = np.array([0, 1, 2, 2, 0, 1])
+    p = np.array([[0.8, 0.1, 0.1], [0.1, 0.6, 0.3], [0.1, 0.2, 0.7], [0.3, 0.3, 0.4], [0.3, 0.5, 0.2],
+                  [0.5, 0.2, 0.3]])  # fmt: skip
+    mc = pl.DataFrame({"label": y, "p0": p[:, 0], "p1": p[:, 1], "p2": p[:, 2]})
+    out = be.auc(mc, score=["p0", "p1", "p2"], per_class=flag)
+    if flag:
+        expected = [roc_auc_score(y == k, p[:, k]) for k in range(3)]
+        np.testing.assert_allclose(out["roc_auc"].to_numpy(), expected, rtol=1e-12)
+    else:
+        assert out["macro_roc_auc"][0] == pytest.approx(roc_auc_score(y, p, multi_class="ovr"), abs=1e-12)
+
+
 @pytest.mark.parametrize("flag", [np.True_, 1])
 def test_drop_nulls_and_nonzero_take_numpy_bools_and_one(flag):
     df = pl.DataFrame({"run": [1, 1, 1], "label": [0, None, 1], "prediction": [0, 1, 0]})

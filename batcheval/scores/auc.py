@@ -158,6 +158,9 @@ def auc(
     [(6, 0.8333333333333334, 0.8166666666666668)]
     """
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
+    # read strictly as drop_nulls=: drop_nonfinite="no" dropped the NaN rows, per_class="no" gave classes
+    drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
+    per_class = as_flag(per_class, "per_class=")
     check_in_memory(data, "auc")
     if ci is not None:
         _measures.check_level(ci)

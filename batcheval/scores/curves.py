@@ -115,6 +115,7 @@ def curves(
     [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 1.0), (0.1, 1.0, 1.0)]
     """
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
+    drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
     kinds = [kind] if isinstance(kind, str) else list(kind) if isinstance(kind, Iterable) else [kind]
     if not kinds:
         raise InvalidArgumentError(f"kind= names at least one chart of {sorted(CHARTS)}, got {kind!r}")

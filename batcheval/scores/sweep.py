@@ -162,6 +162,8 @@ def sweep(
     if isinstance(thresholds, Iterator):  # a generator: read once, or the check consumed it all
         thresholds = list(thresholds)
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
+    # read strictly as drop_nulls=: drop_nonfinite="no" dropped the NaN rows
+    drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
     progress = None if progress is None else as_flag(progress, "progress=")
     check_thresholds(thresholds, score_range)
     # pooled keys too: they key the unpooled tables, beside their thresholds and counts
