@@ -599,6 +599,10 @@ def test_auc_measure_takes_aliases_and_names_bad_ones():
         # a range with a given grid or exact thresholds was ignored, even one with low > high
         (dict(thresholds=[0.5], score_range=(5, 1)), "with thresholds=[0.5] it has no effect"),
         (dict(thresholds="exact", score_range=(0, 1)), "score_range= sets the span of a count of thresholds"),
+        # integers beyond the largest float raised a raw OverflowError
+        (dict(thresholds=[0.5, 10**400]), f"takes finite numbers, got [0.5, 1{'0' * 17}...{'0' * 19}]"),
+        (dict(thresholds=3, score_range=(0, 10**400)), f"low <= high, got (0, 1{'0' * 17}...{'0' * 19})"),
+        (dict(thresholds=3, score_range=(-(10**400), 0)), f"low <= high, got (-1{'0' * 16}...{'0' * 19}, 0)"),
     ],
 )
 def test_bad_sweep_thresholds_are_named(kwargs, message, tmp_path):
@@ -609,6 +613,9 @@ def test_bad_sweep_thresholds_are_named(kwargs, message, tmp_path):
     for data in (df, str(path)):
         with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
             be.sweep(data, **kwargs)
+    if "score_range" not in kwargs:  # curves read a grid as a sweep does
+        with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+            be.curves(df, **kwargs)
 
 
 @pytest.mark.parametrize("classes", [(100, 101), (62, 64)])

@@ -443,9 +443,22 @@ def check_thresholds(thresholds: Any, score_range: Any) -> None:
 
 
 def _threshold_list(thresholds: Iterable[Any]) -> np.ndarray:
+    """``thresholds=`` as a list, read as float64: finite numbers, one or more.
+
+    Examples
+    --------
+    >>> _threshold_list([0.5, 10**400])
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: thresholds= as a list takes finite numbers, got [0.5, 100000...
+    """
     try:
         values = list(thresholds)
-        grid = np.asarray(values, dtype=np.float64)
+        try:
+            grid = np.asarray(values, dtype=np.float64)
+        except OverflowError:
+            # an integer (or fraction) beyond the largest float, 10**400: infinite as float64
+            grid = np.array([np.inf])
     except (TypeError, ValueError):
         raise InvalidArgumentError(
             f"thresholds= as a list takes numbers, got {reprlib.repr(thresholds)}"
@@ -456,10 +469,24 @@ def _threshold_list(thresholds: Iterable[Any]) -> np.ndarray:
 
 
 def _score_range(score_range: Any) -> tuple[float, float]:
+    """``score_range=`` as finite ``(low, high)`` floats with ``low <= high``.
+
+    Examples
+    --------
+    >>> _score_range((0, 10**400))
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: score_range= must be finite with low <= high, got (0, 100000...
+    """
     try:
         lo, hi = (float(v) for v in score_range)
+    except OverflowError:  # an integer beyond the largest float, 10**400: infinite as float64
+        lo, hi = 0.0, np.inf
     except (TypeError, ValueError):
         raise InvalidArgumentError(f"score_range= takes (low, high), got {score_range!r}") from None
     if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
-        raise InvalidArgumentError(f"score_range= must be finite with low <= high, got {score_range!r}")
+        # reprlib: a 400-digit integer shown in full was a screenful
+        raise InvalidArgumentError(
+            f"score_range= must be finite with low <= high, got {reprlib.repr(score_range)}"
+        )
     return lo, hi
