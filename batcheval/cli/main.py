@@ -178,6 +178,7 @@ def _parser() -> argparse.ArgumentParser:
             sc.add_argument("--beta", type=float, help="β of an added f_beta column")
         elif name == "auc":
             sc.add_argument("--measure", default="informedness", help="measure for the best threshold")
+            sc.add_argument("--beta", type=float, help="β of --measure f_beta")
             sc.add_argument(
                 "--averages", help="multiclass scores: comma-separated averages (default: all six)"
             )
@@ -501,7 +502,7 @@ def _scores(args: argparse.Namespace) -> None:
                        pool=_split(args.pool), measures=_split(args.measures), beta=args.beta,
                        **common)  # fmt: skip
     else:
-        result = auc(frame, _split(args.by), args.label, score, measure=args.measure,
+        result = auc(frame, _split(args.by), args.label, score, measure=args.measure, beta=args.beta,
                      averages=_split(args.averages), **common)  # fmt: skip
     _emit(result, args.output, keys=_split(args.by) or [], chosen=getattr(args, "measures", None) is not None)
 

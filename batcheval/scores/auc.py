@@ -23,6 +23,7 @@ from ..kernels import delong as _delong
 from ..kernels import exact as _exact
 from ..kernels.jit import n_threads
 from ..measures import names as _names
+from ..measures.registry import check_beta
 from .exact import grouped_scores
 from .multiclass import is_multiclass_score, one_vs_rest_frame, predicted_shares
 from .prepare import prepare_scores
@@ -57,6 +58,7 @@ def auc(
     score: str = "score",
     *,
     measure: str = "informedness",
+    beta: float | None = None,
     positive: Any = None,
     classes: Sequence[Any] | None = None,
     per_class: bool = False,
@@ -103,6 +105,9 @@ def auc(
     measure
         The binary measure whose best threshold is reported; an alias such as ``"youden_j"``
         names its column ``best_youden_j``.
+    beta
+        β of ``measure="f_beta"``, as in :func:`batcheval.sweep` (checked, and unused by
+        other measures).
     positive, classes
         The positive class (default: the greater of two) and the class set.
     per_class
@@ -166,7 +171,10 @@ def auc(
         _measures.check_level(ci)
     if not isinstance(measure, str):
         raise InvalidArgumentError(f"measure= takes one measure name such as 'f1', got {measure!r}")
-    _names.canonical(measure)  # an unknown name is refused on every path, averaged multiclass too
+    # an unknown name is refused on every path, averaged multiclass too, as is f_beta without beta=
+    # (which auc did not take: following the advice ended in a TypeError)
+    check_beta(beta)  # as sweep and evaluate check it, whatever the measure
+    _measures.check_names([_names.canonical(measure)], 2, beta)
     wanted = _average_names(averages)
     multiclass = is_multiclass_score(data, score)
     if multiclass and not per_class:
@@ -183,7 +191,7 @@ def auc(
                 f"built); got ci={ci!r} with pool={pool!r}"
             )
         with named_as_pooled([c for c in pooled if c not in as_key_list(by)]):  # a key in by= is a key
-            return _pooled_auc(data, by, label, score, pool, measure=measure, positive=positive,
+            return _pooled_auc(data, by, label, score, pool, measure=measure, beta=beta, positive=positive,
                                classes=classes, per_class=per_class, drop_nonfinite=drop_nonfinite,
                                drop_nulls=drop_nulls, averages=averages)  # fmt: skip
     if multiclass:
@@ -195,7 +203,7 @@ def auc(
                 "one row per class instead"
             )
         return _multiclass_auc(
-            data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci, wanted
+            data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci, wanted, beta
         )
     if averages is not None:
         raise InvalidArgumentError(
@@ -214,7 +222,9 @@ def auc(
     if measure != "informedness":
         pts = seg.points()
         cells = pts.cells()
-        values = _measures.compute_cells(*cells, [measure])[measure] if len(pts.tp) else np.empty(0)
+        values = (
+            _measures.compute_cells(*cells, [measure], beta=beta)[measure] if len(pts.tp) else np.empty(0)
+        )
         best = _exact.segment_argmax(values, pts.starts) if n_groups else np.empty(0, np.int64)
     delong_auc = np.empty(n_groups)
     delong_var = np.empty(n_groups)
@@ -295,12 +305,13 @@ def _average_names(averages: str | Sequence[str] | None) -> dict[str, str]:
 
 
 def _multiclass_auc(
-    data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci=None, wanted=None
-) -> pl.DataFrame:
+    data, by, label, score, classes, measure, per_class, drop_nonfinite, drop_nulls, ci=None, wanted=None,
+    beta=None,
+) -> pl.DataFrame:  # fmt: skip
     ovr = one_vs_rest_frame(data, by, label, score, classes, drop_nulls, drop_nonfinite)
     long, keys, wide = ovr.frame, ovr.keys, ovr.wide
     if per_class:
-        return auc(long, keys, ovr.is_class, ovr.score, measure=measure, positive=True,
+        return auc(long, keys, ovr.is_class, ovr.score, measure=measure, beta=beta, positive=True,
                    classes=[False, True], drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls,
                    ci=ci)  # fmt: skip
     # the per-class areas are only averaged here: a key of their name (not of the averages')
