@@ -33,6 +33,18 @@ def test_evaluate_names_a_bad_ci_and_its_value(ci):
     assert str(err.value) == f"ci must be a confidence level strictly between 0 and 1, got {shown}"
 
 
+@pytest.mark.parametrize("call", ["evaluate", "auc", "leaderboard"])
+def test_a_ci_beyond_the_largest_float_is_named(call):
+    """An integer beyond the largest float is a numbers.Real that float() refuses: a raw
+    OverflowError from check_level before, in every function that takes ci=."""
+    df = _frame().with_columns(score=pl.Series([0.1, 0.9, 0.4, 0.8, 0.7, 0.2]))
+    with pytest.raises(InvalidArgumentError) as err:
+        getattr(be, call)(df, ci=10**400)
+    assert str(err.value) == (
+        "ci must be a confidence level strictly between 0 and 1, got 100000000000000000...0000000000000000000"
+    )
+
+
 def _one_class() -> pl.DataFrame:
     # every example of every group real class 1 and predicted 1: the class set has one class
     return pl.DataFrame(

@@ -142,6 +142,11 @@ def test_a_missing_pool_column_is_named_and_multiclass_curves_pool():
         (dict(smoothing=-1), "smoothing= takes a finite count >= 0, got -1"),
         (dict(smoothing="1"), "smoothing= takes a finite count >= 0, got '1'"),
         (dict(smoothing=float("nan")), "smoothing= takes a finite count >= 0, got nan"),
+        # beyond the largest float: a raw OverflowError from float() before
+        (
+            dict(smoothing=10**400),
+            "smoothing= takes a finite count >= 0, got 100000000000000000...0000000000000000000",
+        ),
         (dict(thresholds="exactly"), "takes a count, a list of numbers or 'exact', got 'exactly'"),
     ],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 import numpy as np
@@ -12,19 +13,23 @@ __all__ = ["as_count", "as_flag", "as_real", "is_real"]
 
 
 def is_real(value: Any) -> bool:
-    """Whether ``value`` is one real number: anything ``float()`` reads but text, a bool, None or an array.
+    """Whether ``value`` is one real number a float can hold: anything ``float()`` reads but text, a
+    bool, None or an array (an integer beyond the largest float, which ``float()`` refuses with an
+    OverflowError, is not one).
 
     Examples
     --------
     >>> from decimal import Decimal
     >>> [is_real(v) for v in (0.5, 2, Decimal("0.1"), np.float32(1), np.array(0.2), True, "0.5", None, [1])]
     [True, True, True, True, True, False, False, False, False]
+    >>> is_real(10**400)
+    False
     """
     if value is None or isinstance(value, bool | np.bool_ | str | bytes) or np.ndim(value) != 0:
         return False
     try:
         float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
     return True
 
@@ -43,7 +48,7 @@ def as_real(value: Any, name: str) -> float:
     batcheval.errors.InvalidArgumentError: test_fraction= must be a number, got 'a'
     """
     if not is_real(value):
-        raise InvalidArgumentError(f"{name} must be a number, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be a number, got {reprlib.repr(value)}")
     return float(value)
 
 

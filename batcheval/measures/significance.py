@@ -7,12 +7,14 @@ import itertools
 import math
 import numbers
 import os
+import reprlib
 import threading
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..io.arguments import is_real
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -31,8 +33,11 @@ def check_level(ci: object) -> None:
     ...
     batcheval.errors.InvalidArgumentError: ci must be a confidence level strictly between 0 and 1, got True
     """
-    if isinstance(ci, bool) or not isinstance(ci, numbers.Real) or not 0.0 < float(ci) < 1.0:
-        raise InvalidArgumentError(f"ci must be a confidence level strictly between 0 and 1, got {ci!r}")
+    # an integer beyond the largest float is a Real that float() refuses (OverflowError)
+    if not isinstance(ci, numbers.Real) or not is_real(ci) or not 0.0 < float(ci) < 1.0:  # is_real: no bool
+        raise InvalidArgumentError(
+            f"ci must be a confidence level strictly between 0 and 1, got {reprlib.repr(ci)}"
+        )
 
 
 def alpha_sbb(p: np.ndarray | float) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -124,7 +125,7 @@ def curves(
             raise InvalidArgumentError(f"unknown chart {k!r}; choose one of {sorted(CHARTS)}")
     # a NaN count made every bprd and bird point NaN
     if not is_real(smoothing) or not (np.isfinite(float(smoothing)) and float(smoothing) >= 0):
-        raise InvalidArgumentError(f"smoothing= takes a finite count >= 0, got {smoothing!r}")
+        raise InvalidArgumentError(f"smoothing= takes a finite count >= 0, got {reprlib.repr(smoothing)}")
     # the sweep's columns too: the curves are read off them, keys being the rest
     read = [*POINT_COLUMNS, "n", "n_pooled", *CELLS]
     pooled = as_key_list(pool, "pool")  # pooled away: only the keys left beside the points matter
