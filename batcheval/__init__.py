@@ -8,6 +8,7 @@ measure for all groups at once, returning polars frames.
 """
 
 from . import measures
+from ._version import __version__
 from .core.table import ContingencyTable
 from .errors import (
     BatchevalError,
@@ -37,8 +38,6 @@ from .plot import plot, plot_confusion, report
 from .scores.auc import AUC_AVERAGE_ALIASES, AUC_AVERAGES, auc
 from .scores.curves import CHARTS, curves
 from .scores.sweep import sweep
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AUC_AVERAGES",

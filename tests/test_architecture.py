@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1] / "batcheval"
 #: subpackage and anything of a strictly lower rank; the table must match docs/architecture.md.
 STAGES: dict[str, int] = {
     "errors": 0,
+    "_version": 0,  # __version__, for the root and the cli alike
     "kernels": 0,
     "measures": 1,
     "io": 1,
@@ -49,26 +50,89 @@ def is_module(name: str) -> bool:
     return is_package(name) or (ROOT.parent / (name.replace(".", "/") + ".py")).exists()
 
 
-def imports_of(path: Path, source: str | None = None) -> set[str]:
-    """The batcheval modules that ``path`` (or ``source`` read as if it were there) imports."""
+def shadowed(package: str) -> set[str]:
+    """Names that ``package``'s ``__init__`` binds to something other than its submodule of that
+    name: ``from .evaluate import evaluate`` makes ``from batcheval import evaluate`` the root's
+    function, not the module ``batcheval.evaluate``."""
+    init = ROOT.parent / package.replace(".", "/") / "__init__.py"
+    if not init.exists():
+        return set()
+    names: set[str] = set()
+    for node in ast.parse(init.read_text()).body:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                # ``from . import x`` binds the submodule x itself
+                if not (node.level == 1 and node.module is None and alias.name == bound):
+                    names.add(bound)
+        elif isinstance(node, ast.Import):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def resolve(name: str, package: str) -> str:
+    """``name`` as ``importlib.import_module(name, package)`` reads it (leading dots: relative)."""
+    level = len(name) - len(name.lstrip("."))
+    if not level:
+        return name
+    base = package.split(".")[: len(package.split(".")) - (level - 1)]
+    return ".".join(base + ([name[level:]] if name[level:] else []))
+
+
+def dynamic_import(node: ast.AST, package: str) -> str | None:
+    """The module that a call ``importlib.import_module("m")``, ``import_module("m", pkg)`` or
+    ``__import__("m")`` imports, when ``m`` (and ``pkg``) are constant strings; else None."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    first = node.args[0]
+    if called not in ("import_module", "__import__") or not isinstance(first, ast.Constant):
+        return None
+    if not isinstance(first.value, str):
+        return None
+    if called == "import_module" and len(node.args) > 1:
+        given = node.args[1]
+        if isinstance(given, ast.Constant) and isinstance(given.value, str):
+            package = given.value
+    return resolve(first.value, package)
+
+
+def imported(path: Path, source: str | None = None) -> list[tuple[str, list[str]]]:
+    """Every import in ``path`` (or ``source``), lazy ones too, as ``(module, names)``:
+    ``import a.b`` and ``importlib.import_module("a.b")`` give ``("a.b", [])``, and
+    ``from a import x, y`` gives ``("a", ["x", "y"])``; relative names resolved."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
+    found: list[tuple[str, list[str]]] = []
     for node in ast.walk(ast.parse(path.read_text() if source is None else source, str(path))):
         if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name.split(".")[0] == "batcheval")
+            found.extend((a.name, []) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            if target.split(".")[0] != "batcheval":
-                continue
-            for alias in node.names:  # ``from pkg import submodule`` imports the submodule
-                sub = f"{target}.{alias.name}"
-                found.add(sub if is_module(sub) else target)
-    found.discard(name)
+            target = resolve("." * node.level + (node.module or ""), package)
+            found.append((target, [a.name for a in node.names]))
+        elif (target := dynamic_import(node, package)) is not None:
+            found.append((target, []))
+    return found
+
+
+def imports_of(path: Path, source: str | None = None) -> set[str]:
+    """The batcheval modules that ``path`` (or ``source`` read as if it were there) imports."""
+    found: set[str] = set()
+    for target, names in imported(path, source):
+        if target.split(".")[0] != "batcheval":
+            continue
+        if not names:
+            found.add(target)
+        for alias in names:  # ``from pkg import submodule`` imports the submodule
+            sub = f"{target}.{alias}"
+            found.add(sub if is_module(sub) and alias not in shadowed(target) else target)
+    found.discard(module_name(path))
     return found
 
 
@@ -91,7 +155,7 @@ def upward_imports(edges: dict[str, set[str]]) -> list[str]:
     for name, targets in edges.items():
         for target in targets:
             mine, theirs = stage(name), stage(target)
-            if theirs in ("", mine):
+            if theirs == mine:  # its own part; for the root (""), the root itself
                 continue
             if STAGES[theirs] >= STAGES[mine]:
                 rank = f"rank {STAGES[theirs]}"
@@ -108,11 +172,49 @@ def test_the_stage_check_finds_planted_upward_and_sibling_imports():
     edges = {
         "batcheval.core.table": {"batcheval.measures", "batcheval.plot.charts"},
         "batcheval.scores.auc": {"batcheval.labels.align", "batcheval.scores.exact"},
+        "batcheval.cli.main": {"batcheval", "batcheval.scores.auc"},  # the root, rank 9
+        "batcheval.table": {"batcheval", "batcheval.core.table"},
+        "batcheval": {"batcheval.cli.main", "batcheval.evaluate"},
     }
-    assert upward_imports(edges) == [
+    assert sorted(upward_imports(edges)) == [
+        "batcheval.cli.main (cli, rank 8) imports batcheval (rank 9)",
         "batcheval.core.table (core, rank 2) imports batcheval.plot.charts (rank 6)",
         "batcheval.scores.auc (scores, rank 3) imports batcheval.labels.align (rank 3)",
+        "batcheval.table (table, rank 9) imports batcheval (rank 9)",
     ]
+
+
+def test_the_stage_check_finds_root_and_dynamic_imports_planted_in_a_module():
+    """A lazy import of the root (by ``from``, ``import`` or importlib), or of a module through
+    importlib or ``__import__``, is an upward import like any other."""
+    path = ROOT / "core" / "table.py"
+    planted = {  # source planted in core/table.py: the modules it imports
+        "def f():\n    from batcheval import leaderboard\n": {"batcheval"},
+        "def f():\n    import batcheval as be\n": {"batcheval"},
+        "def f():\n    from .. import sweep\n": {"batcheval"},
+        # evaluate is a module too, but the root binds the name to its function
+        "def f():\n    from batcheval import evaluate\n": {"batcheval"},
+        "import importlib\nimportlib.import_module('batcheval.plot')\n": {"batcheval.plot"},
+        "from importlib import import_module\nimport_module('..plot', 'batcheval.core')": {"batcheval.plot"},
+        "def f():\n    return __import__('batcheval')\n": {"batcheval"},
+    }
+    for source, expected in planted.items():
+        assert imports_of(path, source) == expected, source
+        (target,) = expected
+        rank = 9 if target == "batcheval" else 6
+        assert upward_imports({"batcheval.core.table": expected}) == [
+            f"batcheval.core.table (core, rank 2) imports {target} (rank {rank})"
+        ]
+    # a lower stage, through the root's name for it, and an import of no constant name pass
+    assert imports_of(path, "from batcheval import measures") == {"batcheval.measures"}
+    assert imports_of(path, "import importlib\nimportlib.import_module(name)\n") == set()
+    assert upward_imports({"batcheval.core.table": {"batcheval.measures", "batcheval.core.memory"}}) == []
+
+
+def numba_imports(path: Path, source: str | None = None) -> list[str]:
+    """The imports of numba (or llvmlite) in ``path``: statements, importlib calls, ``__import__``."""
+    found = [target for target, _ in imported(path, source)]
+    return [t for t in found if t.split(".")[0] in ("numba", "llvmlite")]
 
 
 def test_only_the_kernels_import_numba():
@@ -120,15 +222,25 @@ def test_only_the_kernels_import_numba():
     for path in ROOT.rglob("*.py"):
         if "kernels" in path.relative_to(ROOT).parts:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and not node.level:
-                names = [node.module or ""]
-            if any(n.split(".")[0] == "numba" for n in names):
-                offenders.append(str(path.relative_to(ROOT)))
+        if numba_imports(path):
+            offenders.append(str(path.relative_to(ROOT)))
     assert not offenders, offenders
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import numba",
+        "from numba import njit",
+        "def f():\n    import numba.typed\n",
+        "import importlib\nimportlib.import_module('numba')\n",
+        "from importlib import import_module\nimport_module('numba.core')\n",
+        "numba = __import__('numba')",
+        "import llvmlite.binding",
+    ],
+)
+def test_the_numba_check_finds_planted_imports(source):
+    assert numba_imports(ROOT / "core" / "table.py", source)
 
 
 def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:

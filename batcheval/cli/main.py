@@ -257,7 +257,7 @@ def _interval_options(p: argparse.ArgumentParser) -> None:
 
 
 def _version() -> str:
-    from .. import __version__
+    from .._version import __version__
 
     return __version__
 
@@ -760,7 +760,7 @@ def warmup_tables(n: int, rng: np.random.Generator) -> np.ndarray:
 def _quickstart_call(board: pl.DataFrame) -> pl.DataFrame:
     """The README Quickstart's ``evaluate`` on a paired board, in the column types of the demo's
     predictions (kernels compile once per type), for ``batcheval warmup``."""
-    from .. import evaluate
+    from ..evaluate import evaluate
 
     keyed = board.with_columns(
         model=(pl.col("run") % 3).cast(pl.String),
@@ -807,9 +807,12 @@ def _warmup(args: argparse.Namespace) -> None:
 
     import numpy as np
 
-    from .. import auc, evaluate, leaderboard, sweep
+    from ..evaluate import evaluate
+    from ..inference.leaderboard import leaderboard
     from ..kernels.jit import SERIAL_BELOW, cache_dir
     from ..measures import compute
+    from ..scores.auc import auc
+    from ..scores.sweep import sweep
 
     os.environ.setdefault("BATCHEVAL_QUIET_COMPILE", "1")  # this command's own lines say it
     rng = np.random.default_rng(0)
