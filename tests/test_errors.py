@@ -594,3 +594,61 @@ def test_pool_over_none_is_refused():
         be.InvalidArgumentError, match=r"pool takes the key column\(s\) to sum over, got None"
     ):
         t.pool(None)
+
+
+_C = np.array([[[5, 1], [2, 7]], [[3, 0], [1, 4]]])
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: be.measures.compute(_C, ["recall"], positive=2), be.InvalidArgumentError,
+         "positive must be class index 0 or 1, got 2"),
+        (lambda: be.measures.compute(_C[0], ["recall"]), be.InvalidArgumentError,
+         "counts must have shape (G, K, K), got (2, 2)"),
+        (lambda: be.measures.compute(_C - 4, ["accuracy"]), be.InvalidArgumentError,
+         "counts must be non-negative, got -4 (group 1)"),
+        (lambda: be.measures.compute(_C + np.array([0, 0.5])[:, None, None], ["accuracy"]),
+         be.InvalidArgumentError, "counts must hold whole numbers, got 3.5 (group 1)"),
+        (lambda: be.measures.compute(np.where(_C == 7, np.nan, _C), ["accuracy"]), be.InvalidArgumentError,
+         "counts must hold whole numbers, got nan (group 0)"),
+        (lambda: be.measures.compute(np.array([[["a", "b"], ["c", "d"]]]), ["accuracy"]),
+         be.InvalidArgumentError, "counts must be integers, got dtype <U1"),
+        (lambda: be.measures.compute(_C.astype(np.uint64) << np.uint64(61), ["accuracy"]),
+         be.CountOverflowError, f"counts exceed the int64 range: {7 << 61} (group 0)"),
+        (lambda: be.measures.compute_cells([1, 2], [1], [1], [1]), be.InvalidArgumentError,
+         "cell columns must be 1-D of one length, got shapes [(2,), (1,), (1,), (1,)]"),
+        (lambda: be.measures.compute_cells([1, 2], [1, -1], [1, 1], [1, 1]), be.InvalidArgumentError,
+         "fp must be non-negative, got -1 (group 1)"),
+        (lambda: be.measures.compute_cells([1, 2.25], [1, 1], [1, 1], [1, 1]), be.InvalidArgumentError,
+         "tp must hold whole numbers, got 2.25 (group 1)"),
+        (lambda: be.measures.binary_cells(_C[:, :1]), be.InvalidArgumentError,
+         "binary measures need counts of shape (G, 2, 2), got (2, 1, 2)"),
+        (lambda: be.measures.binary_cells(_C, 2), be.InvalidArgumentError,
+         "positive must be class index 0 or 1, got 2"),
+        (lambda: be.measures.binary_cells(-_C), be.InvalidArgumentError,
+         "counts must be non-negative, got -7 (group 0)"),
+        (lambda: be.intervals.intervals(_C[0], ["accuracy"]), be.InvalidArgumentError,
+         "counts must have shape (G, K, K), got (2, 2)"),
+        (lambda: be.intervals.intervals(_C - 4, ["accuracy"]), be.InvalidArgumentError,
+         "counts must be non-negative, got -4 (group 1)"),
+    ],
+)  # fmt: skip
+def test_measures_and_intervals_of_counts_refuse_bad_counts(call, error, message):
+    # raw ValueErrors before (no BatchevalError), and negative or fractional counts were
+    # computed on: -counts gave accuracy 0.8, counts + 0.5 were cut to whole numbers
+    with pytest.raises(error, match=re.escape(message)):
+        call()
+
+
+def test_measures_of_counts_take_floats_holding_whole_numbers():
+    accuracy = np.trace(_C, axis1=1, axis2=2) / _C.sum(axis=(1, 2))  # plain numpy
+    out = be.measures.compute(_C.astype(float), ["accuracy"])["accuracy"]
+    assert out.tolist() == accuracy.tolist()
+    recall = _C[:, 1, 1] / _C[:, 1].sum(axis=1)
+    assert (
+        be.measures.compute_cells(*(c.astype(float) for c in be.measures.binary_cells(_C)), ["recall"])[
+            "recall"
+        ].tolist()
+        == recall.tolist()
+    )

@@ -234,6 +234,7 @@ from ..errors import InvalidArgumentError, UnknownMeasureError, warn
 from ..kernels import bootstrap as _boot
 from ..kernels import delta as _delta
 from ..kernels import score_diff as _score_diff
+from ..measures.compute import as_counts
 
 __all__ = [
     "ACCURACY_METHODS",
@@ -859,9 +860,10 @@ def intervals(
         )
     if binary not in BINARY_CHANCE_METHODS:
         raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    counts = np.asarray(counts)
     if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
-        raise ValueError(f"counts must have shape (G, K, K), got {counts.shape}")
+        raise InvalidArgumentError(f"counts must have shape (G, K, K), got {counts.shape}")
+    counts = as_counts(counts)
     names = list(names)
     _check_interval_names(names, counts.shape[1], method)
     if method == "bootstrap":

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import CountOverflowError, InvalidArgumentError
 from ..kernels import binary as _binary
 from ..kernels import chance as _chance
 from ..kernels import count as _count
@@ -30,6 +31,48 @@ from .significance import calibrate_sbb, chi2_upper_tail
 __all__ = ["binary_cells", "compute", "compute_cells"]
 
 
+def as_counts(values: np.ndarray, name: str = "counts", group_axis: int = 0) -> np.ndarray:
+    """``values`` as int64 counts, checked: integers (or floats holding whole numbers), none
+    negative, none beyond the int64 range. ``name`` is the argument a message names, and a bad
+    value's index on ``group_axis`` the group it gives.
+
+    Examples
+    --------
+    >>> as_counts(np.array([[[3.0, 1.0], [0.0, 2.0]]])).dtype
+    dtype('int64')
+    >>> as_counts(np.array([[[3, 1], [0, -2]]]))
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: counts must be non-negative, got -2 (group 0)
+    >>> as_counts(np.array([4, 2.5]), "tp")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: tp must hold whole numbers, got 2.5 (group 1)
+    """
+    values = np.asarray(values)
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values) | (values != np.floor(values))
+        if bad.any():
+            at = np.argwhere(bad)[0]
+            raise InvalidArgumentError(
+                f"{name} must hold whole numbers, got {values[tuple(at)].item()!r} (group {at[group_axis]})"
+            )
+    elif values.dtype.kind not in "iub":
+        raise InvalidArgumentError(f"{name} must be integers, got dtype {values.dtype}")
+    if not values.size or values.dtype.kind == "b":
+        return np.ascontiguousarray(values, dtype=np.int64)
+    low, high = values.min(), values.max()
+    if low < 0:
+        at = np.unravel_index(values.argmin(), values.shape)
+        raise InvalidArgumentError(
+            f"{name} must be non-negative, got {low.item()!r} (group {at[group_axis]})"
+        )
+    if high > np.iinfo(np.int64).max:
+        at = np.unravel_index(values.argmax(), values.shape)
+        raise CountOverflowError(f"{name} exceed the int64 range: {high.item()!r} (group {at[group_axis]})")
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
 def binary_cells(counts: np.ndarray, positive: int = 1) -> tuple[np.ndarray, ...]:
     """``(tp, fp, fn, tn)`` of stacked 2×2 tables, with class index ``positive``.
 
@@ -39,11 +82,21 @@ def binary_cells(counts: np.ndarray, positive: int = 1) -> tuple[np.ndarray, ...
     >>> tp, fp, fn, tn = binary_cells(np.array([[[5, 1], [2, 7]]]))
     >>> int(tp[0]), int(fp[0]), int(fn[0]), int(tn[0])
     (7, 1, 2, 5)
+    >>> binary_cells(np.array([[[5, 1], [2, 7]]]), positive=2)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: positive must be class index 0 or 1, got 2
     """
+    counts = np.asarray(counts)
     if counts.ndim != 3 or counts.shape[1:] != (2, 2):
-        raise ValueError(f"binary measures need counts of shape (G, 2, 2), got {counts.shape}")
+        raise InvalidArgumentError(f"binary measures need counts of shape (G, 2, 2), got {counts.shape}")
+    return _cells(as_counts(counts), positive)
+
+
+def _cells(counts: np.ndarray, positive: int) -> tuple[np.ndarray, ...]:
+    """:func:`binary_cells` of counts already checked."""
     if positive not in (0, 1):
-        raise ValueError(f"positive must be class index 0 or 1, got {positive!r}")
+        raise InvalidArgumentError(f"positive must be class index 0 or 1, got {positive!r}")
     # a writable copy of read-only counts (a table from a buffer): numba types read-only arrays
     # apart, and would compile the kernel a second time for them
     return _count.cells_2x2(np.require(counts, np.int64, ["C", "W"]), positive)
@@ -106,11 +159,12 @@ def compute(
     >>> [round(float(r[k][0]), 4) for k in r]
     [0.1985, 0.2168, 0.0336, 0.1903]
     """
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    counts = np.asarray(counts)
     if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
-        raise ValueError(f"counts must have shape (G, K, K), got {counts.shape}")
+        raise InvalidArgumentError(f"counts must have shape (G, K, K), got {counts.shape}")
+    counts = as_counts(counts)
     if counts.shape[1] == 2 and cells is None:
-        cells = binary_cells(counts, positive)
+        cells = _cells(counts, positive)
     return _compute(counts, cells, names, beta)
 
 
@@ -135,9 +189,12 @@ def compute_cells(
     >>> [round(float(r[k][0]), 4) for k in r]
     [0.2, 0.7143]
     """
-    cells = tuple(np.ascontiguousarray(c, dtype=np.int64) for c in (tp, fp, fn, tn))
+    cells = tuple(np.asarray(c) for c in (tp, fp, fn, tn))
     if len({c.shape for c in cells}) != 1 or cells[0].ndim != 1:
-        raise ValueError(f"cell columns must be 1-D of one length, got shapes {[c.shape for c in cells]}")
+        raise InvalidArgumentError(
+            f"cell columns must be 1-D of one length, got shapes {[c.shape for c in cells]}"
+        )
+    cells = tuple(as_counts(c, name) for c, name in zip(cells, ("tp", "fp", "fn", "tn"), strict=True))
     return _compute(None, cells, names, beta)
 
 
