@@ -560,6 +560,13 @@ _TWO = [[[2, 1], [1, 4]]]
         (({"run": [1]}, [0, 1], _TWO), be.InvalidArgumentError, "keys must be a polars DataFrame, got dict"),
         ((_KEY, [0, 1], np.array(_TWO, dtype=float)), be.InvalidArgumentError,
          "counts must be integers, got dtype float64"),
+        # these three did not show the bad value
+        ((pl.DataFrame(), [0, 1], np.ones((3, 2, 2), int)), be.InvalidArgumentError,
+         "a table without keys holds exactly one group, got 3 groups"),
+        ((pl.DataFrame({"run": [1, 2]}), [0, 1], [[[2, 1], [1, 4]], [[0, -5], [1, 4]]]),
+         be.InvalidArgumentError, "counts must be non-negative, got -5 (group 1)"),
+        ((pl.DataFrame({"run": [1, 2]}), [0, 1], np.array([[[1, 0], [0, 0]], [[0, 2**63], [0, 0]]], "u8")),
+         be.CountOverflowError, f"counts exceed the int64 range: {2**63} (group 1)"),
     ],
 )  # fmt: skip
 def test_table_constructor_refuses_invalid_tables(args, error, message):

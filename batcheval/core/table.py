@@ -113,11 +113,15 @@ class ContingencyTable:
                 f"keys have {keys.height} rows but counts have {counts.shape[0]} groups"
             )
         if not keys.width and counts.shape[0] > 1:
-            raise InvalidArgumentError("a table without keys holds exactly one group")
+            raise InvalidArgumentError(
+                f"a table without keys holds exactly one group, got {counts.shape[0]} groups"
+            )
         if counts.size and counts.min() < 0:
-            raise InvalidArgumentError("counts must be non-negative")
+            group = np.unravel_index(counts.argmin(), counts.shape)[0]
+            raise InvalidArgumentError(f"counts must be non-negative, got {counts.min()} (group {group})")
         if counts.dtype == np.uint64 and counts.size and counts.max() > np.iinfo(np.int64).max:
-            raise CountOverflowError("counts exceed the int64 range")
+            group = np.unravel_index(counts.argmax(), counts.shape)[0]
+            raise CountOverflowError(f"counts exceed the int64 range: {counts.max()} (group {group})")
         _check_group_totals(counts, keys)
         if copy:
             # a hash pass over the keys: tables built inside batcheval (copy=False) have distinct
