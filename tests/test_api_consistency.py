@@ -255,8 +255,11 @@ def test_merge_takes_tables_or_an_iterable() -> None:
     whole = skm.confusion_matrix(Y2, P2)
     assert be.ContingencyTable.merge(a, b).counts[0].tolist() == whole.tolist()
     assert be.ContingencyTable.merge([a, b]).counts[0].tolist() == whole.tolist()
-    with pytest.raises(TypeError, match=r"merge takes ContingencyTables, got int"):
+    # a raw TypeError before, which `except be.BatchevalError` did not catch
+    with pytest.raises(be.InvalidArgumentError, match=r"merge takes ContingencyTables, got int"):
         be.ContingencyTable.merge(a, 3)
+    with pytest.raises(be.BatchevalError, match=r"merge takes ContingencyTables, got str"):
+        be.ContingencyTable.merge("x")
     with pytest.raises(be.InvalidArgumentError, match=r"merge needs at least one table, got none"):
         be.ContingencyTable.merge([])
 

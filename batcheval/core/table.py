@@ -423,9 +423,10 @@ class ContingencyTable:
         Takes the tables as arguments, ``merge(a, b, c)``, or as one iterable,
         ``merge([a, b, c])``.
 
-        Raises :class:`ClassMismatchError` when the class sets differ and
-        :class:`MergeError` when the key columns differ; the inputs are never
-        modified.
+        Raises :class:`ClassMismatchError` when the class sets differ,
+        :class:`MergeError` when the key columns differ and
+        :class:`InvalidArgumentError` for something that is not a table; the inputs are
+        never modified.
 
         Parameters
         ----------
@@ -456,7 +457,7 @@ class ContingencyTable:
             tables = tuple(tables[0])  # merge([a, b]): one iterable of tables
         for t in tables:
             if not isinstance(t, ContingencyTable):
-                raise TypeError(f"merge takes ContingencyTables, got {type(t).__name__}")
+                raise InvalidArgumentError(f"merge takes ContingencyTables, got {type(t).__name__}")
         tables = list(tables)
         if not tables:
             raise InvalidArgumentError("merge needs at least one table, got none")
