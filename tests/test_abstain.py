@@ -8,6 +8,7 @@ fractions from plain polars group counts.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import polars as pl
@@ -232,12 +233,21 @@ def test_abstain_value_inside_classes_is_an_error():
         ([0, 1], 0.5, r"abstain value 0.5 \(float\) cannot occur in prediction column 'prediction'"),
         (["a", "b"], -1, r"abstain value -1 \(int\) cannot occur in prediction column 'prediction'"),
         ([0, 1], [None], r"abstain value None cannot mark a prediction in column 'prediction'"),
-        ([0, 1], [], r"abstain= is an empty list"),
     ],
 )
 def test_abstain_values_the_column_cannot_hold(column, abstain, message):
     df = pl.DataFrame({"label": column, "prediction": column})
     with pytest.raises(be.InvalidLabelError, match=message):
+        be.evaluate(df, abstain=abstain)
+
+
+@pytest.mark.parametrize("abstain", [[], ()])
+def test_an_empty_abstain_list_is_a_bad_argument(abstain):
+    # an InvalidLabelError before, though no label value is wrong, and the message hid the value
+    df = pl.DataFrame({"label": [0, 1], "prediction": [0, 1]})
+    with pytest.raises(
+        be.InvalidArgumentError, match=re.escape("abstain= must hold at least one value, got []; give one")
+    ):
         be.evaluate(df, abstain=abstain)
 
 

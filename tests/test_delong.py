@@ -377,3 +377,18 @@ def test_no_run_column_is_refused_as_compare_refuses_it(run, example_dtype):
     df = df.with_columns(pl.col("example").cast(example_dtype))
     with pytest.raises(InvalidArgumentError, match=r"^run= must name at least one column$"):
         be.compare_auc(df, run=run)
+
+
+def test_too_few_of_a_class_is_named_in_lowercase():
+    # the one message of the package that began in uppercase ("DeLong's variance needs ...")
+    df = pl.DataFrame(
+        {
+            "run": [0] * 5 + [1] * 5,
+            "example": list(range(5)) * 2,
+            "label": [1, 0, 0, 0, 0] * 2,
+            "score": [0.9, 0.1, 0.2, 0.3, 0.4, 0.8, 0.5, 0.1, 0.7, 0.2],
+        }
+    )
+    message = "the DeLong variance needs at least 2 examples of each class, got 1 and 4"
+    with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        be.compare_auc(df)

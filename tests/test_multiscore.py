@@ -326,3 +326,11 @@ def test_a_class_named_twice_in_classes_is_one_class_as_in_evaluate():
     four = df.with_columns(pl.col("s").list.concat(pl.lit([0.5])))
     with pytest.raises(be.InvalidLabelError, match=r"holds lists of length \[4\]; expected 3"):
         be.auc(four, score="s", classes=[0, 1, 1, 2])
+
+
+def test_a_key_named_class_is_a_column_clash():
+    # an InvalidLabelError before, though no label is wrong: the one-vs-rest frame adds 'class'
+    df = multiclass_scores(n_runs=2, seed=3).rename({"run": "class"})
+    message = "a key column is named 'class', which the one-vs-rest frame adds; rename it"
+    with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
+        be.auc(df, by="class", score=["s0", "s1", "s2"])

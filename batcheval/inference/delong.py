@@ -224,7 +224,7 @@ def compare_auc(
     m, n = int(is_pos.sum()), int((~is_pos).sum())
     if m < 2 or n < 2:
         raise InvalidArgumentError(
-            f"DeLong's variance needs at least 2 examples of each class, got {m} and {n}"
+            f"the DeLong variance needs at least 2 examples of each class, got {m} and {n}"
         )
     v10 = np.empty((n_runs, m))
     v01 = np.empty((n_runs, n))

@@ -37,7 +37,7 @@ import polars as pl
 
 from ..core.encode import label_kind
 from ..core.table import ContingencyTable
-from ..errors import InvalidLabelError
+from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, check_free_names, select_predictions, unused_name
 
 __all__ = ["OVERALL_MEASURES", "Retained", "abstain_values", "held_in_column", "split_abstentions"]
@@ -68,6 +68,8 @@ def abstain_values(abstain: Any, prediction: pl.Series) -> list[Any]:
 
     Raises
     ------
+    InvalidArgumentError
+        An empty list of values.
     InvalidLabelError
         A value that cannot occur in the column: the wrong type, a
         non-integral float for integer predictions, or None.
@@ -82,7 +84,9 @@ def abstain_values(abstain: Any, prediction: pl.Series) -> list[Any]:
     raw = [abstain] if single else list(abstain)
     name, dtype = prediction.name, prediction.dtype
     if not raw:
-        raise InvalidLabelError("abstain= is an empty list; give at least one value or leave it None")
+        raise InvalidArgumentError(
+            f"abstain= must hold at least one value, got {raw!r}; give one or leave it None"
+        )
     kind = label_kind(prediction, "prediction")
     out: list[Any] = []
     for given in raw:

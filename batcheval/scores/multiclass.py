@@ -14,6 +14,7 @@ import polars as pl
 
 from ..errors import (
     ColumnNotFoundError,
+    DuplicateColumnError,
     InvalidArgumentError,
     InvalidLabelError,
     InvalidScoreError,
@@ -130,7 +131,9 @@ def one_vs_rest_frame(
     """
     keys = as_key_list(by)
     if "class" in keys:
-        raise InvalidLabelError("a key column is named 'class', which the one-vs-rest frame adds; rename it")
+        raise DuplicateColumnError(
+            "a key column is named 'class', which the one-vs-rest frame adds; rename it"
+        )
     score_cols = [score] if isinstance(score, str) else list(score)
     # check_roles keeps both roles of a column named twice: a dict merged from the parts kept the last
     roles = check_roles(keys, label, *score_cols, roles=("label", *["score"] * len(score_cols)))
