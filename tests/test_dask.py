@@ -163,6 +163,14 @@ def test_key_type_change_between_files_is_named_on_the_cluster(client, tmp_path)
         tree_reduce(client, [1, 2], split_every=1)
 
 
+def test_a_reduction_of_no_leaves_is_a_batcheval_error():
+    # a raw ValueError("nothing to reduce: the source has no parts") before
+    with pytest.raises(
+        be.InvalidArgumentError, match=r"^leaves must hold at least one partial to reduce, got none$"
+    ):
+        tree_reduce(None, [])
+
+
 @pytest.mark.parametrize("kind", ["polars", "pandas", "lazy", "arrow", "dict"])
 def test_a_frame_in_memory_on_the_dask_engine_is_refused_by_name(kind):
     # such a frame used to be iterated as a list of paths: "cannot read 'run'" or a TypeError

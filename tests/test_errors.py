@@ -659,3 +659,29 @@ def test_measures_of_counts_take_floats_holding_whole_numbers():
         ].tolist()
         == recall.tolist()
     )
+
+
+def test_internal_tests_of_a_measure_without_one_name_the_measures_that_have_it():
+    # raw ValueErrors before; both functions are in their modules' __all__
+    from batcheval.inference import comparisons, paired_se
+
+    counts = np.array([[[80, 20], [20, 80]], [[70, 30], [30, 70]]])
+    with pytest.raises(
+        be.UnknownMeasureError,
+        match=re.escape(
+            "measure 'recall' has no unpaired score test; it is for ['informedness', 'markedness']"
+        ),
+    ):
+        comparisons.equal_difference_p(counts, "recall", np.array([1, 0]))
+    message = (
+        "measure 'markedness' has no sign-flip test for 2 classes; it is for ['informedness', 'accuracy',"
+    )
+    with pytest.raises(be.UnknownMeasureError, match=re.escape(message)):
+        paired_se.sign_flip_p(np.zeros((1, 2, 2, 2), dtype=np.int64), "markedness")
+    with pytest.raises(
+        be.UnknownMeasureError,
+        match=re.escape(
+            "measure 'recall' has no sign-flip test for 3 classes; it is for ['informedness', 'accuracy']"
+        ),
+    ):
+        paired_se.sign_flip_p(np.zeros((1, 3, 3, 3), dtype=np.int64), "recall")

@@ -4,6 +4,7 @@ against scikit-learn and scipy computed here from the stored predictions."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import polars as pl
@@ -12,6 +13,7 @@ from scipy.stats import rankdata
 from sklearn import metrics
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
+from batcheval.errors import InvalidArgumentError
 from batcheval.examples import sklearn_sweep as demo
 
 SEEDS = [0, 1]
@@ -32,6 +34,16 @@ def test_the_full_grid_is_a_real_sweep():
                for d in ("breast_cancer", "digits") for m in {s.model for s in grid})  # fmt: skip
     assert len(demo.SEEDS) >= 3 and demo.N_FOLDS == 5
     assert len({s.name for s in grid if s.dataset == "digits"}) == sum(s.dataset == "digits" for s in grid)
+
+
+def test_an_unknown_dataset_or_model_family_is_a_batcheval_error():
+    # raw ValueErrors before, which except BatchevalError did not catch
+    message = f"unknown dataset 'wines'; choose one of {demo.DATASETS}"
+    with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        demo.load("wines")
+    message = "unknown model family 'svm'; choose one of ['logreg', 'naive_bayes', 'tree', 'knn', 'forest']"
+    with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        demo.Setting("wine", "svm", ()).estimator(0)
 
 
 def test_datasets_are_sklearns():

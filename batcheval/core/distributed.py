@@ -68,7 +68,7 @@ def tree_reduce(
     if split_every < 2:
         raise InvalidArgumentError(f"split_every must be at least 2, got {split_every!r}")
     if not leaves:
-        raise ValueError("nothing to reduce: the source has no parts")
+        raise InvalidArgumentError("leaves must hold at least one partial to reduce, got none")
     if len(leaves) > 1:
         # the merges then raise: the leaves left agree in order, as the local engine found, so a
         # merge that still fails is a defect to show, not a part to drop

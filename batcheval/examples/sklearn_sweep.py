@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..errors import InvalidArgumentError
 from ..evaluate import evaluate
 from ..inference.leaderboard import leaderboard
 from ..inference.ranks import RankResult, rank_methods
@@ -180,7 +181,7 @@ class Setting:
             return make_pipeline(StandardScaler(), KNeighborsClassifier(**p))
         if self.model == "forest":
             return RandomForestClassifier(n_estimators=30, random_state=seed, n_jobs=1, **p)
-        raise ValueError(f"unknown model family {self.model!r}")
+        raise InvalidArgumentError(f"unknown model family {self.model!r}; choose one of {list(BENCHMARK)}")
 
 
 def _grid(dataset: str) -> dict[str, list[dict[str, Any]]]:
@@ -253,7 +254,7 @@ def load(dataset: str) -> tuple[np.ndarray, np.ndarray]:
     from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 
     if dataset not in DATASETS:
-        raise ValueError(f"unknown dataset {dataset!r}; choose one of {DATASETS}")
+        raise InvalidArgumentError(f"unknown dataset {dataset!r}; choose one of {DATASETS}")
     if dataset.startswith("digits"):
         X, y = load_digits(return_X_y=True)
         if dataset != "digits":

@@ -35,7 +35,7 @@ from ..core.counting import (
 from ..core.encode import KEY_GUESS_ROWS, ClassCoding, guess_key_range, readonly, value_range
 from ..core.memory import zeroed_int8
 from ..core.table import ContingencyTable, sum_axes
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..io.frames import unused_name
 from ..kernels import leaderboard as _lb
 from ..kernels import score_diff as _score_diff
@@ -151,7 +151,9 @@ def equal_difference_p(counts: np.ndarray, measure: str, ref: np.ndarray, pos: i
     [0.0209, 0.0209]
     """
     if measure not in SCORE_MEASURES:
-        raise ValueError(f"measure {measure!r} has no unpaired score test")
+        raise UnknownMeasureError(
+            f"measure {measure!r} has no unpaired score test; it is for {list(SCORE_MEASURES)}"
+        )
     counts = np.asarray(counts)
     neg = 1 - pos
     cells = np.stack(

@@ -93,6 +93,7 @@ import numpy as np
 
 from .. import measures as _measures
 from ..core.table import sum_axes
+from ..errors import UnknownMeasureError
 from ..kernels import binary as _binary
 from ..kernels import bootstrap as _boot
 from ..kernels import leaderboard as _lb
@@ -381,7 +382,10 @@ def sign_flip_p(joint: np.ndarray, measure: str, pos: int = 1, mid_p: bool = Fal
     joint = np.ascontiguousarray(joint, dtype=np.int64)
     k = joint.shape[1]
     if not has_sign_flip(measure, k):
-        raise ValueError(f"measure {measure!r} has no sign-flip test for {k} classes")
+        raise UnknownMeasureError(
+            f"measure {measure!r} has no sign-flip test for {k} classes; it is for "
+            f"{list(SIGN_FLIP_MEASURES[2 if k == 2 else 3])}"
+        )
     if k == 2:
         return _binary_sign_flip(joint, measure, pos, mid_p)
     return _score_sign_flip(joint, measure)
