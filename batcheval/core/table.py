@@ -85,6 +85,17 @@ class ContingencyTable:
     [[1, 0], [1, 1]]
     >>> (a + a).n
     10
+
+    Built from counts (one confusion matrix per group), with the properties that read it back
+    (``keys``, ``by``, ``classes``, ``n_classes``, ``counts``, ``n``):
+
+    >>> import numpy as np
+    >>> t = be.ContingencyTable(pl.DataFrame({"fold": ["a", "b"]}), ["neg", "pos"],
+    ...                         np.array([[[5, 1], [2, 7]], [[4, 0], [3, 6]]]))
+    >>> t.keys["fold"].to_list(), t.by, t.classes.to_list(), t.n_classes
+    (['a', 'b'], ['fold'], ['neg', 'pos'], 2)
+    >>> t.counts[1].tolist(), t.n
+    ([[4, 0], [3, 6]], 28)
     """
 
     __slots__ = ("_classes", "_counts", "_keys", "_totals")
@@ -342,6 +353,7 @@ class ContingencyTable:
 
     @property
     def n_classes(self) -> int:
+        """The number of classes K: the length of :attr:`classes` and of the counts' last two axes."""
         return len(self._classes)
 
     @property

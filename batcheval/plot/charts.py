@@ -12,7 +12,7 @@ import polars as pl
 
 from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
-from ..inference.ranks import is_rank_result
+from ..inference.ranks import RankResult, is_rank_result
 from ..scores.curves import CHARTS, POINT_COLUMNS
 from .backend import check_axes, check_path, fit_legend, pyplot
 from .cd import plot_cd
@@ -204,9 +204,9 @@ def _as_frame(curves: Any) -> pl.DataFrame:
     return curves
 
 
-def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] | None = None,
-         path: str | Path | None = None, title: str | None = None, ax: Any = None,
-         top: int | None = None):  # fmt: skip
+def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | None = None, *,
+         by: str | list[str] | None = None, path: str | Path | None = None, title: str | None = None,
+         ax: Any = None, top: int | None = None) -> Any:  # fmt: skip
     """Draw one chart of a :func:`batcheval.curves` frame, one line per group.
 
     Given a :func:`batcheval.leaderboard` frame instead, draw a forest plot of
@@ -218,7 +218,8 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     Parameters
     ----------
     curves
-        A frame from :func:`batcheval.curves` (a lazy frame is collected, a pandas one converted).
+        A frame from :func:`batcheval.curves` or :func:`batcheval.leaderboard` (a lazy frame is
+        collected, a pandas one converted), or a :func:`batcheval.rank_methods` result.
     chart
         Which chart to draw (one name); default the only one in the frame.
     by
@@ -243,6 +244,8 @@ def plot(curves: pl.DataFrame, chart: str | None = None, *, by: str | list[str] 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn (annotated ``Any``: matplotlib is an optional dependency, loaded on
+        first use).
 
     Notes
     -----
