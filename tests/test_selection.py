@@ -214,7 +214,8 @@ def test_influence_covariance_is_the_delta_method_covariance_of_informedness():
 
     table, cells = comparisons.count_board(df, ["run"], ["example_id"], "label", "prediction", None)
     assert isinstance(cells, comparisons.Cells)
-    u = selection.influence(cells, np.asarray(table.counts), "informedness", 1)
+    parts = selection.influence_cells(cells, np.asarray(table.counts), "informedness", 1)
+    u = np.take_along_axis(parts.values, parts.codes, axis=1)
     runs = table.keys["run"].to_numpy()
     np.testing.assert_allclose(u @ u.T, ref.informedness_cov(y, preds[runs]), rtol=1e-10, atol=1e-15)
 

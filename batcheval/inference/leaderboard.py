@@ -914,7 +914,7 @@ def _paired_selection(
 class _HeldCells(NamedTuple):
     """A two-pass board's class pairs per run and example, laid out as
     :class:`~batcheval.inference.comparisons.Cells` lays them out (what
-    :func:`batcheval.inference.selection.influence` reads)."""
+    :func:`batcheval.inference.selection.influence_cells` reads)."""
 
     cells: np.ndarray
     n_examples: int

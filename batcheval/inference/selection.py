@@ -182,7 +182,6 @@ __all__ = [
     "exclude_loose",
     "expected_value",
     "floor_p_best",
-    "influence",
     "over_influence",
     "paired",
     "resample_paired",
@@ -419,7 +418,7 @@ def paired(
     pairs: PairCells | None = None,
 ) -> Selection:
     """The best set and rank intervals of runs scored on the same examples,
-    from their influence matrix ``u[run, example]`` (:func:`influence`). With
+    from their influence matrix ``u[run, example]`` (:func:`influence_cells`). With
     the runs' ``tables`` (``codes`` included, within :data:`BOOT_BUDGET`) the
     critical values come from the studentized bootstrap, and ``floor`` from
     :func:`smoothed_variance` of the tables.
@@ -465,21 +464,10 @@ def versus_leader(theta: np.ndarray, diff: np.ndarray, se: np.ndarray, level: fl
     return _select(theta, None, None, (np.asarray(diff, float), np.asarray(se, float)), level, None)
 
 
-def influence(cells: Any, counts: np.ndarray, measure: str, pos: int) -> np.ndarray | None:
-    """``U[run, example]``: each run's first-order error term per example,
-    ``(g_r(e) − ḡ_r)/n_r``, from a dense board's cells (the leaderboard's
-    :class:`~batcheval.inference.comparisons.Cells`), or None when the board
-    is too large for it (:data:`INFLUENCE_CELLS`, :data:`INFLUENCE_FLOPS`).
-    A run's ``Σ_e U²`` is its delta-method variance; undefined gradients
-    give NaN rows."""
-    parts = influence_cells(cells, counts, measure, pos)
-    return None if parts is None else np.take_along_axis(parts.values, parts.codes, axis=1)
-
-
 class PairCells(NamedTuple):
     """A paired board's influence by cell: ``values[run, 1 + real·K + predicted]`` is the
     ``U`` of any example in that cell (column 0, and every column of an undefined run's
-    row: 0 or NaN as in :func:`influence`), ``codes[run, example]`` each example's cell (0:
+    row: 0 or NaN as in :func:`cell_values`), ``codes[run, example]`` each example's cell (0:
     not scored), ``k`` the board's classes (codes as :func:`board_codes` gives them).
     ``U = take_along_axis(values, codes)``; a pair's
     :func:`pair_floor` reads the two runs' joint cells from ``codes``."""
@@ -492,7 +480,11 @@ class PairCells(NamedTuple):
 def influence_cells(
     cells: Any, counts: np.ndarray, measure: str, pos: int, scored: np.ndarray | None = None
 ) -> PairCells | None:
-    """:func:`influence` by cell (:class:`PairCells`), or None when the board is too large.
+    """The influence matrix ``U[run, example]`` by cell (:class:`PairCells`), from a dense
+    board's cells (the leaderboard's :class:`~batcheval.inference.comparisons.Cells`), or None
+    when the board is too large (:data:`INFLUENCE_CELLS`, :data:`INFLUENCE_FLOPS`). ``U`` is
+    each run's first-order error term per example, ``(g_r(e) − ḡ_r)/n_r``; a run's ``Σ_e U²``
+    is its delta-method variance, and undefined gradients give NaN rows.
     ``scored``: only these of the cells' examples (:func:`scored_examples`), whose number the
     budget counts."""
     g = len(cells.rows)

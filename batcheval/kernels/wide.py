@@ -21,8 +21,6 @@ from .jit import jit, jit_inline
 
 BITS = 30
 _MASK = (1 << BITS) - 1
-# a·b with both below this fits int64 (floor(sqrt(2^63 - 1)))
-PRODUCT_LIMIT = 3_037_000_499
 # limbs that hold a product of two counts (< 2^126) with room for mul_int
 PAIR_LIMBS = 8
 
