@@ -4,6 +4,8 @@ The default intervals of the chance-corrected measures at small n: tests/test_ca
 
 from __future__ import annotations
 
+import re
+
 import numba
 import numpy as np
 import polars as pl
@@ -494,3 +496,49 @@ def test_undefined_estimate_has_no_interval(kwargs: dict, names: list[str]):
     for name in names:
         assert np.isnan(out[name][0]), name
         assert np.isnan(out[f"{name}_ci_low"][0]) and np.isnan(out[f"{name}_ci_high"][0]), name
+
+
+_T = np.array([[[40, 10], [20, 30]]])
+_X, _M = np.array([7]), np.array([10])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda iv, level: iv.newcombe(_X, _M, np.array([3]), _M, level),
+        lambda iv, level: iv.score_difference(_X, _M, np.array([3]), _M, level),
+        lambda iv, level: iv.wilson(_X, _M, level),
+        lambda iv, level: iv.modified_wilson(_X, _M, level),
+        lambda iv, level: iv.poisson_ends(_X, _M, level),
+        lambda iv, level: iv.two_sided_z(level),
+        lambda iv, level: iv.adjusted_delta(_T, "informedness", level),
+        lambda iv, level: iv.binary_scores(_T, level),
+        lambda iv, level: iv.from_scores(_T, "kappa_cohen", level),
+        lambda iv, level: iv.chance_interval(_T, "informedness", level),
+        lambda iv, level: iv.closed_form_interval(_T, "f1", level),
+        lambda iv, level: iv.f1_interval(_T, level),
+        lambda iv, level: iv.jaccard_interval(_T, level),
+        lambda iv, level: iv.intervals(_T, ["accuracy"], level),
+        lambda iv, level: iv.default_intervals(_T, ["accuracy"], level, "wilson_delta", n_boot=100, seed=0),
+    ],
+)
+@pytest.mark.parametrize("level", [1.5, 1.0, 0.0, -0.05, float("nan"), True, "0.95"])
+def test_every_function_of_be_intervals_that_takes_level_refuses_one_outside_0_1(call, level):
+    # newcombe(level=1.5) returned NaN and wilson(level=1.5) NaN ends; intervals() named it "ci"
+    message = f"level must be a confidence level strictly between 0 and 1, got {level!r}"
+    with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        call(be.intervals, level)
+
+
+def test_newcombe_at_a_valid_level_is_newcombes_hybrid_score_interval():
+    # Newcombe (1998) method 10 from scipy's Wilson ends, for 7/10 against 3/10 at 0.9
+    from scipy.stats import binomtest
+
+    level = 0.9
+    w1 = binomtest(7, 10).proportion_ci(level, method="wilson")
+    w2 = binomtest(3, 10).proportion_ci(level, method="wilson")
+    p1, p2 = 0.7, 0.3
+    low = p1 - p2 - np.sqrt((p1 - w1.low) ** 2 + (w2.high - p2) ** 2)
+    high = p1 - p2 + np.sqrt((w1.high - p1) ** 2 + (p2 - w2.low) ** 2)
+    got = be.intervals.newcombe(_X, _M, np.array([3]), _M, level)
+    np.testing.assert_allclose([got[0][0], got[1][0]], [low, high], rtol=1e-12)

@@ -366,6 +366,7 @@ def two_sided_z(level: float) -> float:
     >>> round(two_sided_z(0.95), 6)
     1.959964
     """
+    _measures.check_level(level, "level")
     from scipy import special
 
     return float(special.ndtri(0.5 + level / 2.0))
@@ -380,6 +381,7 @@ def wilson(successes: np.ndarray, trials: np.ndarray, level: float = 0.95) -> tu
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.3968, nan], [0.8922, nan])
     """
+    _measures.check_level(level, "level")
     x = np.asarray(successes, dtype=np.float64)
     m = np.asarray(trials, dtype=np.float64)
     z = two_sided_z(level)
@@ -457,6 +459,7 @@ def modified_wilson(
     >>> bool(np.allclose(modified_wilson(np.array([2]), np.array([5]))[0], 0.0711, atol=1e-4))
     True
     """
+    _measures.check_level(level, "level")
     x = np.asarray(successes, dtype=np.float64)
     m = np.asarray(trials, dtype=np.float64)
     low, high = wilson(x, m, level)
@@ -486,6 +489,7 @@ def poisson_ends(successes: np.ndarray, trials: np.ndarray, level: float) -> tup
     >>> round(float(low[0]), 6), round(float(high[0]), 6)  # λ_1 = −ln 0.95; 1 − λ_9/10
     (0.005129, 0.530477)
     """
+    _measures.check_level(level, "level")
     from scipy import special
 
     x = np.asarray(successes, dtype=np.float64)
@@ -582,13 +586,29 @@ def cells_last(counts: np.ndarray) -> np.ndarray:
     Elementwise numpy over stacked 2×2 tables runs an inner loop of two
     elements per call; with the groups last it runs one of G, several times
     faster (the gradients of 100k tables: 35 ms with groups first).
+
+    Examples
+    --------
+    >>> c = cells_last(np.array([[[40, 10], [20, 30]], [[5, 0], [0, 5]]]))
+    >>> c.shape, c.dtype, c[:, :, 0].tolist()
+    ((2, 2, 2), dtype('float64'), [[40.0, 10.0], [20.0, 30.0]])
     """
     c = np.asarray(counts, dtype=np.float64)
     return np.ascontiguousarray(np.moveaxis(c, 0, -1))
 
 
 def gradient_cells_last(c: np.ndarray, name: str, *, positive: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`delta_gradient` of tables ``c[K, K, G]`` (:func:`cells_last`), as ``[K, K, G]``."""
+    """:func:`delta_gradient` of tables ``c[K, K, G]`` (:func:`cells_last`), as ``[K, K, G]``.
+
+    Examples
+    --------
+    Recall ``tp/(tp + fn)`` = 30/50 of ``[[40, 10], [20, 30]]``: its gradient in the cells'
+    shares is ``(1 − 0.6)/0.5`` at tp, ``−0.6/0.5`` at fn and 0 elsewhere.
+
+    >>> g, undefined = gradient_cells_last(cells_last(np.array([[[40, 10], [20, 30]]])), "recall")
+    >>> g[:, :, 0].round(4).tolist(), undefined.tolist()
+    ([[0.0, 0.0], [-1.2, 0.8]], [False])
+    """
     if name in DELTA_MEASURES:
         return _chance_gradient(c, name)
     k = c.shape[0]
@@ -851,6 +871,7 @@ def intervals(
     >>> bool(low[0] < 0.4 < high[0]), bool(np.isnan(low[1]))
     (True, True)
     """
+    _measures.check_level(level, "level")
     check_options(level, method, n_boot, seed)
     if accuracy not in ACCURACY_METHODS:
         raise InvalidArgumentError(f"accuracy must be one of {list(ACCURACY_METHODS)}, got {accuracy!r}")
@@ -916,6 +937,7 @@ def newcombe(
     >>> round(float(low[0]), 4), round(float(high[0]), 4)
     (0.0046, 0.3752)
     """
+    _measures.check_level(level, "level")
     l1, u1 = wilson(x1, m1, level)
     l2, u2 = wilson(x2, m2, level)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -933,6 +955,17 @@ def chance_values(c: np.ndarray) -> dict[str, np.ndarray]:
 
     The formulas of docs/measures.md, multiclass measures (the kernels take integer counts only): NaN where
     the measure's denominator vanishes.
+
+    Examples
+    --------
+    ``[[40, 10], [20, 30]]``: informedness 30/50 + 40/50 − 1, markedness 30/40 + 40/60 − 1,
+    kappa (0.7 − 0.5)/(1 − 0.5), correlation the geometric mean of the first two.
+
+    >>> v = chance_values(cells_last(np.array([[[40, 10], [20, 30]], [[3, 0], [0, 0]]])))
+    >>> list(v)
+    ['informedness', 'markedness', 'kappa_cohen', 'correlation']
+    >>> [values.round(4).tolist() for values in v.values()]
+    [[0.4, nan], [0.4167, nan], [0.4, nan], [0.4082, nan]]
     """
     n = c.sum(axis=(0, 1))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -1055,6 +1088,7 @@ def score_difference(
     >>> round(float(low[0]), 4), round(float(high[0]), 4)
     (0.003, 0.382)
     """
+    _measures.check_level(level, "level")
     x1, m1, x2, m2 = (np.ascontiguousarray(np.ravel(v), dtype=np.int64) for v in (x1, m1, x2, m2))
     low = np.empty(x1.shape[0])
     high = np.empty(x1.shape[0])
@@ -1081,6 +1115,7 @@ def adjusted_delta(
     >>> round(float(low[0]), 4), float(high[0])
     (0.6714, 1.0)
     """
+    _measures.check_level(level, "level")
     if counts.shape[1] < 2:
         nan = np.full(len(counts), np.nan)
         return nan, nan.copy()
@@ -1129,6 +1164,7 @@ def binary_scores(
     >>> list(binary_scores(np.array([[[40, 10], [20, 30]]]), names=["markedness"]))
     ['markedness']
     """
+    _measures.check_level(level, "level")
     t = np.ascontiguousarray(counts, dtype=np.int64)
     tn, fp, fn, tp = t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1]
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -1180,6 +1216,7 @@ def from_scores(
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.2101, 0.9253], [0.5591, 1.0])
     """
+    _measures.check_level(level, "level")
     if name not in ("kappa_cohen", "correlation"):
         raise InvalidArgumentError(f"from_scores is for 'kappa_cohen' or 'correlation', got {name!r}")
     t = np.ascontiguousarray(counts, dtype=np.int64)
@@ -1235,6 +1272,7 @@ def chance_interval(
     >>> round(float(low[0]), 4), float(high[0])
     (0.9087, 1.0)
     """
+    _measures.check_level(level, "level")
     if binary not in BINARY_CHANCE_METHODS:
         raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
     counts = np.ascontiguousarray(counts, dtype=np.int64)
@@ -1361,6 +1399,7 @@ def default_intervals(
     >>> sorted(got)
     ['f1', 'recall']
     """
+    _measures.check_level(level, "level")
     k = counts.shape[1]
     capable = interval_measures(k, method)
     names = list(names)
@@ -1414,7 +1453,17 @@ def interval_columns(
     frame: pl.DataFrame, result: dict[str, tuple[np.ndarray, np.ndarray]]
 ) -> list[pl.Series]:
     """The ``<measure>_ci_low`` / ``_ci_high`` columns of ``result``, row by row the intervals of
-    ``frame``'s estimates, each made to hold its estimate (:func:`hold_estimate`)."""
+    ``frame``'s estimates, each made to hold its estimate (:func:`hold_estimate`).
+
+    Examples
+    --------
+    The second row's interval ends below its estimate 1.0, so its upper end becomes 1.0:
+
+    >>> frame = pl.DataFrame({"accuracy": [0.7, 1.0]})
+    >>> result = {"accuracy": (np.array([0.6, 0.7]), np.array([0.8, 0.99]))}
+    >>> [(c.name, c.to_list()) for c in interval_columns(frame, result)]
+    [('accuracy_ci_low', [0.6, 0.7]), ('accuracy_ci_high', [0.8, 1.0])]
+    """
     columns = []
     for name, ends in result.items():
         low, high = hold_estimate(name, frame[name].to_numpy(), *ends) if name in frame.columns else ends
@@ -1425,7 +1474,13 @@ def interval_columns(
 def binary_only(measures: Sequence[str] | None) -> bool:
     """Whether the measures asked of a one-class table include binary ones (and only measures
     that have an interval with one or two classes): they are read from its one-vs-rest table
-    (here and in :func:`batcheval.inference.clustered.add_clustered_intervals`)."""
+    (here and in :func:`batcheval.inference.clustered.add_clustered_intervals`).
+
+    Examples
+    --------
+    >>> binary_only(["recall"]), binary_only(["accuracy", "macro_f1"]), binary_only(None)
+    (True, False, False)
+    """
     one, two = set(interval_measures(1, "bootstrap")), set(interval_measures(2, "bootstrap"))
     binary = [m for m in measures or () if m not in one]
     return bool(binary) and all(m in two for m in binary)
@@ -1446,6 +1501,7 @@ def closed_form_interval(
     >>> bool(np.array_equal(mcc, intervals(counts, ["correlation"])["correlation"]))
     True
     """
+    _measures.check_level(level, "level")
     if name == "mcc":
         return intervals(counts, ["correlation"], level, positive=positive)["correlation"]
     return (f1_interval if name == "f1" else jaccard_interval)(counts, level, positive)
@@ -1471,6 +1527,7 @@ def f1_interval(counts: np.ndarray, level: float = 0.95, positive: int = 1) -> t
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.7225, 0.5479], [1.0, 0.7674])
     """
+    _measures.check_level(level, "level")
     low, high = jaccard_interval(counts, level, positive)
     return 2.0 * low / (1.0 + low), 2.0 * high / (1.0 + high)
 
@@ -1488,6 +1545,7 @@ def jaccard_interval(
     >>> round(float(low[0]), 4), round(float(high[0]), 4)
     (0.5655, 1.0)
     """
+    _measures.check_level(level, "level")
     counts = np.asarray(counts)
     other = 1 - positive
     tp, fp, fn = counts[:, positive, positive], counts[:, other, positive], counts[:, positive, other]

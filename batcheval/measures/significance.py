@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 __all__ = ["alpha_sbb", "calibrate_sbb", "check_level", "chi2_upper_tail"]
 
 
-def check_level(ci: object) -> None:
-    """Raise :class:`~batcheval.errors.InvalidArgumentError` unless ``ci`` is a number in (0, 1).
+def check_level(ci: object, name: str = "ci") -> None:
+    """Raise :class:`~batcheval.errors.InvalidArgumentError` unless ``ci`` is a number in (0, 1);
+    ``name`` is the argument the message names.
 
     Examples
     --------
@@ -32,11 +33,15 @@ def check_level(ci: object) -> None:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: ci must be a confidence level strictly between 0 and 1, got True
+    >>> check_level(1.5, "level")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: level must be a confidence level strictly between 0 and 1, got 1.5
     """
     # an integer beyond the largest float is a Real that float() refuses (OverflowError)
     if not isinstance(ci, numbers.Real) or not is_real(ci) or not 0.0 < float(ci) < 1.0:  # is_real: no bool
         raise InvalidArgumentError(
-            f"ci must be a confidence level strictly between 0 and 1, got {reprlib.repr(ci)}"
+            f"{name} must be a confidence level strictly between 0 and 1, got {reprlib.repr(ci)}"
         )
 
 
