@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from ..io.arguments import is_real
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -38,8 +37,11 @@ def check_level(ci: object, name: str = "ci") -> None:
     ...
     batcheval.errors.InvalidArgumentError: level must be a confidence level strictly between 0 and 1, got 1.5
     """
-    # an integer beyond the largest float is a Real that float() refuses (OverflowError)
-    if not isinstance(ci, numbers.Real) or not is_real(ci) or not 0.0 < float(ci) < 1.0:  # is_real: no bool
+    try:  # an integer beyond the largest float is a numbers.Real that float() refuses
+        level = float(ci) if isinstance(ci, numbers.Real) and not isinstance(ci, bool) else math.nan
+    except OverflowError:
+        level = math.nan
+    if not 0.0 < level < 1.0:
         raise InvalidArgumentError(
             f"{name} must be a confidence level strictly between 0 and 1, got {reprlib.repr(ci)}"
         )
