@@ -480,7 +480,7 @@ def test_paired_p_replaces_a_zero_standard_error():
 def test_bad_level_names_ci_and_the_value(ci):
     with pytest.raises(InvalidArgumentError, match=r"^ci must be .*got " + __import__("re").escape(repr(ci))):
         be.evaluate(pl.DataFrame({"label": [0, 1], "prediction": [0, 1]}), ci=ci)
-    with pytest.raises(InvalidArgumentError, match=r"^ci must be"):
+    with pytest.raises(InvalidArgumentError, match=r"^level must be"):
         intervals(np.array([[[1, 0], [0, 1]]]), ["recall"], ci)
 
 
