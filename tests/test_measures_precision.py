@@ -1,9 +1,10 @@
-"""G², mutual information and conditional entropy keep their precision on large tables.
+"""G², χ², mutual information and conditional entropy keep their precision on large tables.
 
-The references are exact: mpmath at 80 digits over the integer counts. Before, each cell's
-``o ln(o/e)`` was summed, terms of the order of ``o − e`` that cancel to G² only in exact
+The references are exact: mpmath at 80 digits over the integer counts, or fractions. Before, each
+cell's ``o ln(o/e)`` was summed, terms of the order of ``o − e`` that cancel to G² only in exact
 arithmetic: near independence a large table kept only their rounding (G² of 6 where it is
-4.4e-16 at n = 2^53, negative at n = 3e10, and p_g2 = 0.014 for an independent table).
+4.4e-16 at n = 2^53, negative at n = 3e10, and p_g2 = 0.014 for an independent table). The
+multiclass χ² squared the rounded ``o − e`` likewise (27 % high at n = 4.5e15, 1e-6 at 1.9e10).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from scipy import stats
 
 from batcheval.measures import compute
+from tests.reference.exact import chi2_exact
 
 B = 2**53
 # near-independent 2×2 tables of 2^55 and 2.9e10 examples (the report's), and of 6e9 (limbs)
@@ -147,3 +149,59 @@ def test_conditional_entropy_is_exact_near_and_far_from_zero(k):
         want = _h_cond_exact(table)
         assert got[g] >= 0
         assert _close(got[g], want, 1e-12), (g, got[g], want)
+
+
+def _chi2_tables(k: int, cell: int, spread: int, seed: int) -> np.ndarray:
+    """Six K×K tables of cells ``cell`` ± up to ``spread``: near independence when the spread is
+    small against sqrt(cell)."""
+    rng = np.random.default_rng(seed)
+    return cell + rng.integers(-spread, spread + 1, (6, k, k))
+
+
+@pytest.mark.parametrize("k", [3, 5])
+@pytest.mark.parametrize("cell", [2**31, 2**49])
+@pytest.mark.parametrize("spread", [0, 1, 7, 1000])
+def test_multiclass_chi2_of_large_near_independent_tables_is_exact(k, cell, spread):
+    """Before, (o − e)² took the rounded o − e: 9.99e-16 for the report's table where Pearson's χ²
+    is 7.89e-16 (cells 2^49), 1e-6 off at cells of 2^31; now it takes the exact n·o − r·p as g2
+    does."""
+    counts = _chi2_tables(k, cell, spread, seed=100 * k + spread)
+    counts[0] = cell
+    counts[0, 0, 0] += 1  # the report's table: one example more in a cell
+    got = compute(counts, ["chi2", "g2"])
+    for g, table in enumerate(counts.tolist()):
+        want = float(chi2_exact(table))
+        assert got["chi2"][g] == pytest.approx(want, rel=1e-13, abs=0), (g, got["chi2"][g], want)
+        # near independence Pearson's χ² and G² agree to far below their size
+        assert got["chi2"][g] == pytest.approx(got["g2"][g], rel=1e-6), g
+
+
+@pytest.mark.parametrize("k", [3, 5])
+@pytest.mark.parametrize(("cell", "spread"), [(2**31, 2**17), (2**49, 2**26), (2**49, 2**25)])
+def test_multiclass_p_chi2_of_large_tables_is_the_exact_statistics_tail(k, cell, spread):
+    """Tables whose χ² is of the order of its degrees of freedom: before, p_chi2 was up to 1.7e-8
+    (relative) from the tail of the exact statistic."""
+    counts = _chi2_tables(k, cell, spread, seed=7 * k)
+    got = compute(counts, ["chi2", "p_chi2"])
+    dof = (k - 1) ** 2
+    for g, table in enumerate(counts.tolist()):
+        want = float(chi2_exact(table))
+        assert got["chi2"][g] == pytest.approx(want, rel=1e-13), g
+        assert got["p_chi2"][g] == pytest.approx(stats.chi2.sf(want, dof), rel=1e-11), (g, want)
+
+
+@pytest.mark.parametrize("k", [3, 4, 6])
+def test_multiclass_chi2_of_ordinary_tables_is_exact_and_scipys(k):
+    rng = np.random.default_rng(30 + k)
+    counts = rng.integers(0, 40, (60, k, k))
+    counts[::4, 1, :] = 0  # a class without real examples
+    counts[1::4, :, 2] = 0  # one never predicted
+    got = compute(counts, ["chi2", "p_chi2"])
+    dof = (k - 1) ** 2
+    for g, table in enumerate(counts):
+        want = float(chi2_exact(table.tolist()))
+        assert got["chi2"][g] == pytest.approx(want, rel=1e-14), g
+        assert got["p_chi2"][g] == pytest.approx(stats.chi2.sf(want, dof), rel=1e-11), g
+        if g % 4 > 1:  # scipy refuses a table with an empty margin
+            res = stats.chi2_contingency(table, correction=False)
+            assert got["chi2"][g] == pytest.approx(res.statistic, rel=1e-13), g

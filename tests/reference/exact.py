@@ -6,6 +6,7 @@ Written from the spec with Python integers, :class:`fractions.Fraction` and
 * :func:`multiclass_exact`: spec §4's informedness, markedness, correlation,
   mcc and kappa_cohen of one K×K table, as exact fractions (correlation and
   mcc, which need a square root, as floats from exact radicands).
+* :func:`chi2_exact`: Pearson's χ² over all K² cells, Σ (o − e)²/e, as a Fraction.
 * :func:`fisher_tail_exact`: the hypergeometric upper tail as a Fraction,
   summing every term exactly (small tables).
 * :func:`fisher_tail_decimal`: the same to about 40 significant digits in
@@ -75,6 +76,22 @@ def multiclass_exact(table: list[list[int]]) -> dict[str, Fraction | float]:
     e = sum(Fraction(r * p, n * n) for r, p in zip(real, pred, strict=True))
     kappa = Fraction(0) if e == 1 else (acc - e) / (1 - e)
     return {"informedness": inf, "markedness": mark, "correlation": corr, "mcc": mcc, "kappa_cohen": kappa}
+
+
+def chi2_exact(table: list[list[int]]) -> Fraction:
+    """Pearson's Σ (o − e)²/e over the cells with e = real_i·pred_j/n > 0 (a cell of e = 0 has
+    o = 0 and adds nothing)."""
+    k = len(table)
+    n = sum(sum(row) for row in table)
+    real = [sum(table[i]) for i in range(k)]
+    pred = [sum(table[i][j] for i in range(k)) for j in range(k)]
+    total = Fraction(0)
+    for i in range(k):
+        for j in range(k):
+            if real[i] and pred[j]:
+                e = Fraction(real[i] * pred[j], n)
+                total += (table[i][j] - e) ** 2 / e
+    return total
 
 
 def _sqrt_fraction(x: Fraction) -> float:
