@@ -24,7 +24,12 @@ import batcheval as be
 from batcheval.kernels import exact as _exact
 from batcheval.kernels import fisher as _fisher
 from batcheval.kernels import multiclass as _multiclass
-from tests.reference.exact import fisher_tail_decimal, fisher_tail_exact, multiclass_exact
+from tests.reference.exact import (
+    fisher_tail_decimal,
+    fisher_tail_exact,
+    multiclass_exact,
+    multiclass_means_exact,
+)
 
 MULTI = ("informedness", "markedness", "correlation", "mcc", "kappa_cohen")
 
@@ -250,6 +255,99 @@ def test_multiclass_correlation_random_small_tables() -> None:
         except AssertionError:
             bad.append(table)
     assert not bad, (len(bad), bad[:3])
+
+
+# --- the means of the one-vs-rest values: exact zeros and signs ------------------------------
+
+MEANS = (
+    "macro_informedness",
+    "bias_weighted_informedness",
+    "macro_markedness",
+    "prevalence_weighted_markedness",
+)
+
+
+def _cancels(table: list[list[int]]) -> bool:
+    """Whether some one-vs-rest determinant n·tp_k − real_k·pred_k is not 0, so that a mean of 0
+    is a cancellation, not a sum of zeros."""
+    n = sum(map(sum, table))
+    real = [sum(row) for row in table]
+    pred = [sum(col) for col in zip(*table, strict=True)]
+    return any(n * table[i][i] != real[i] * pred[i] for i in range(len(table)))
+
+
+def _check_means(counts: np.ndarray, rel: float = 1e-12) -> int:
+    """Every mean of every table of ``counts`` against fractions: an exact 0 is 0.0, any other
+    value has its sign and is within ``rel`` (or 1e-13, the float sum's rounding near 0).
+    Returns how many exact zeros were cancellations of nonzero one-vs-rest values."""
+    got = _kernel(counts, MEANS)
+    bad, zeros = [], 0
+    for g, table in enumerate(counts.tolist()):
+        if sum(map(sum, table)) == 0:
+            continue
+        for name, want in multiclass_means_exact(table).items():
+            value = got[name][g]
+            if want == 0:
+                zeros += _cancels(table)
+                ok = value == 0.0
+            else:
+                sign = 1 if want > 0 else -1
+                ok = np.sign(value) == sign and abs(value - float(want)) <= rel * abs(float(want)) + 1e-13
+            if not ok:
+                bad.append((table, name, value, float(want)))
+    assert not bad, (len(bad), bad[:3])
+    return zeros
+
+
+def _sparse(rng: np.random.Generator, size: int, k: int) -> np.ndarray:
+    """Tables of about K examples (cells of 1 or 2 at density 1/K), where the K one-vs-rest
+    values often cancel to an exact 0 (the report's table is one)."""
+    return (rng.random((size, k, k)) < 1 / k) * rng.integers(1, 3, (size, k, k))
+
+
+def test_macro_informedness_of_a_chance_level_table_is_zero() -> None:
+    """The report's table: per class 3/5, −2/5, 0 and −1/5, whose mean is 0 (the fifth class has
+    no example); before, −1.4e-17, a chance-level classifier below chance."""
+    table = np.array([[2, 0, 0, 0, 0], [2, 0, 0, 0, 0], [0, 0, 0, 1, 0], [0, 2, 0, 0, 0], [0, 0, 0, 0, 0]])
+    assert multiclass_means_exact(table.tolist())["macro_informedness"] == 0
+    got = be.ContingencyTable(pl.DataFrame({"g": [0]}), list(range(5)), table[None]).measures(
+        ["informedness_macro", "informedness"]
+    )
+    assert got["informedness_macro"].to_list() == [0.0]
+    assert got["informedness"].to_list() == [0.0]
+
+
+@pytest.mark.parametrize("k", [3, 5, 8])
+def test_means_of_one_vs_rest_values_random_small_tables(k: int) -> None:
+    """Random tables with cells 0..1, 0..2 or 0..4, a third with a class absent from the real
+    margin and half of those from the predicted one too, and sparse tables of about K examples:
+    before, 12, 27 and 8 exact zeros of the four means (K = 3, 5, 8) came out ±1e-17."""
+    rng = np.random.default_rng(40 + k)
+    counts = np.concatenate([rng.integers(0, hi, (1000, k, k)) for hi in (2, 3, 5)])
+    for g in range(0, len(counts), 3):
+        absent = rng.integers(0, k)
+        counts[g, absent, :] = 0
+        if g % 2:
+            counts[g, :, absent] = 0
+    counts = np.concatenate([counts, _sparse(rng, 3000, k)])
+    assert _check_means(counts) >= 15
+
+
+@pytest.mark.parametrize("k", [3, 5, 8])
+@pytest.mark.parametrize("scale", [2**20, 2**33, 2**45])
+def test_means_of_one_vs_rest_values_large_tables(k: int, scale: int) -> None:
+    """Small tables whose means cancel to 0, scaled up (the same exact zeros), and the same nudged
+    by one example (tiny values of either sign): exact in int64 fractions while they fit, in limbs
+    beyond (the scaled tables pass 3e9 examples from 2^33 on)."""
+    rng = np.random.default_rng(k * 1000 + scale.bit_length())
+    tables = _sparse(rng, 4000, k).tolist()
+    small = [t for t in tables if 0 in multiclass_means_exact(t).values() and _cancels(t)]
+    counts = np.array(small[:60], np.int64) * (scale // k)
+    nudged = counts.copy()
+    for g in range(len(nudged)):
+        i, j = rng.integers(0, k, 2)
+        nudged[g, i, j] += 1
+    assert _check_means(np.concatenate([counts, nudged]), rel=1e-9) >= 15
 
 
 # --- item 3: Fisher's exact test to ~1e-12 at every n ----------------------------------------

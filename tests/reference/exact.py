@@ -6,6 +6,9 @@ Written from the spec with Python integers, :class:`fractions.Fraction` and
 * :func:`multiclass_exact`: spec §4's informedness, markedness, correlation,
   mcc and kappa_cohen of one K×K table, as exact fractions (correlation and
   mcc, which need a square root, as floats from exact radicands).
+* :func:`multiclass_means_exact`: docs/measures.md's macro_informedness,
+  bias_weighted_informedness, macro_markedness and prevalence_weighted_markedness
+  (the means of the one-vs-rest values) as exact fractions.
 * :func:`chi2_exact`: Pearson's χ² over all K² cells, Σ (o − e)²/e, as a Fraction.
 * :func:`fisher_tail_exact`: the hypergeometric upper tail as a Fraction,
   summing every term exactly (small tables).
@@ -76,6 +79,40 @@ def multiclass_exact(table: list[list[int]]) -> dict[str, Fraction | float]:
     e = sum(Fraction(r * p, n * n) for r, p in zip(real, pred, strict=True))
     kappa = Fraction(0) if e == 1 else (acc - e) / (1 - e)
     return {"informedness": inf, "markedness": mark, "correlation": corr, "mcc": mcc, "kappa_cohen": kappa}
+
+
+def multiclass_means_exact(table: list[list[int]]) -> dict[str, Fraction]:
+    """The means of the one-vs-rest informedness and markedness of one table (docs/measures.md,
+    "Other averages"): informedness_k = tp·tn − fp·fn over real_k·(n − real_k), markedness_k the
+    same over pred_k·(n − pred_k). The macro means average over the classes with real
+    (predicted) examples inside and outside the class, 0 when there is none; the weighted ones
+    weight by bias_k = pred_k/n and prevalence_k = real_k/n, an undefined value counting 0."""
+    k = len(table)
+    n = sum(sum(row) for row in table)
+    real = [sum(table[i]) for i in range(k)]
+    pred = [sum(table[i][j] for i in range(k)) for j in range(k)]
+    inf: list[Fraction | None] = []
+    mark: list[Fraction | None] = []
+    for i in range(k):
+        tp = table[i][i]
+        fn, fp = real[i] - tp, pred[i] - tp
+        tn = n - tp - fn - fp
+        det = tp * tn - fp * fn
+        inf.append(Fraction(det, real[i] * (n - real[i])) if 0 < real[i] < n else None)
+        mark.append(Fraction(det, pred[i] * (n - pred[i])) if 0 < pred[i] < n else None)
+    inf_defined = [v for v in inf if v is not None]
+    mark_defined = [v for v in mark if v is not None]
+    zero = Fraction(0)
+    return {
+        "macro_informedness": sum(inf_defined, zero) / len(inf_defined) if inf_defined else zero,
+        "bias_weighted_informedness": sum(
+            (Fraction(pred[i], n) * v for i, v in enumerate(inf) if v is not None), zero
+        ),
+        "macro_markedness": sum(mark_defined, zero) / len(mark_defined) if mark_defined else zero,
+        "prevalence_weighted_markedness": sum(
+            (Fraction(real[i], n) * v for i, v in enumerate(mark) if v is not None), zero
+        ),
+    }
 
 
 def chi2_exact(table: list[list[int]]) -> Fraction:
