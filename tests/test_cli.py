@@ -459,6 +459,13 @@ def test_messages_name_flags_of_test_and_pool(tmp_path):
                    "--ci", "0.95")  # fmt: skip
     assert proc.returncode == 0
     assert "batcheval: warning: --pool seed pools groups that may repeat the same examples" in proc.stderr
+    # without --ci too: p_informedness counts every row as well (it did not warn)
+    proc = run_cli("evaluate", path, "--by", "run,seed", "--pool", "seed", "--measures",
+                   "informedness,p_informedness")  # fmt: skip
+    assert proc.returncode == 0
+    assert "batcheval: warning: --pool seed pools groups that may repeat the same examples" in proc.stderr
+    proc = run_cli("evaluate", path, "--by", "run,seed", "--pool", "seed", "--measures", "informedness")
+    assert proc.returncode == 0 and "warning" not in proc.stderr
     proc = run_cli("evaluate", path, "--by", "run", "--pool", "folds")
     assert proc.returncode != 0
     assert proc.stderr.strip().startswith("batcheval: error: pool column 'folds' not found;")

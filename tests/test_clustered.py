@@ -263,6 +263,47 @@ def test_pooling_seeds_without_example_warns_once_naming_them() -> None:
     assert len(messages) == 1 and messages[0].startswith("pool=['seed'] pools groups that may repeat")
 
 
+def _independence_warnings(df: pl.DataFrame, **kwargs) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        be.evaluate(df, by=["run", "seed"], pool="seed", **kwargs)
+    return [str(w.message) for w in caught if issubclass(w.category, BatchevalWarning)]
+
+
+WARNED = (
+    "pool=['seed'] pools groups that may repeat the same examples (seeds, replicates); the intervals and "
+    "p-values treat every row as independent. Pass example= (the column that identifies an example) to "
+    "count each example as one cluster"
+)
+
+
+@pytest.mark.parametrize(
+    "measures", [["informedness", "p_informedness"], ["recall", "p_chi2"], ["alpha_sbb"], None]
+)
+def test_pooling_seeds_warns_without_ci_when_the_output_has_a_p_value(measures) -> None:
+    # the warning came only with ci=, though p_informedness (and every p_ column) counts rows all
+    # the same: 3 seeds scoring the same examples made it smaller than the clustered test's
+    df = _sweep(np.random.default_rng(6), 2)
+    assert _independence_warnings(df, measures=measures) == [WARNED]
+    assert _independence_warnings(df, measures=measures, example="example") == []
+    if measures == ["informedness", "p_informedness"]:
+        with pytest.warns(BatchevalWarning, match=r"pools groups that may repeat"):
+            rows = be.evaluate(df, by=["run", "seed"], pool="seed", measures=measures)
+        clus = be.evaluate(df, by=["run", "seed"], pool="seed", measures=measures, example="example")
+        assert (rows["p_informedness"] < clus["p_informedness"]).all()  # what the warning is about
+
+
+def test_pooling_seeds_does_not_warn_without_an_interval_or_a_p_value() -> None:
+    df = _sweep(np.random.default_rng(6), 3)
+    assert _independence_warnings(df, measures=["informedness", "macro_f1", "accuracy"]) == []
+    assert _independence_warnings(df, measures=["informedness"], ci=0.95) == [WARNED]
+    folds = df.rename({"seed": "fold"})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        be.evaluate(folds, by=["run", "fold"], pool="fold", measures=["p_informedness"])
+    assert [w for w in caught if issubclass(w.category, BatchevalWarning)] == []
+
+
 def _clustered_frame(
     rng: np.random.Generator, reps: int, n_clusters: int, size: int, icc: float
 ) -> pl.DataFrame:

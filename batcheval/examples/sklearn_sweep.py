@@ -615,8 +615,9 @@ def _run(
     scores, rankings, sweeps, aucs, boards, plots = [], {}, [], [], [], []
     for (dataset,), part in preds.partition_by("dataset", as_dict=True, maintain_order=True).items():
         binary = N_CLASSES[dataset] == 2
-        # pooled: each run's 3 seeds × 5 folds summed into one table, then measured (micro average)
-        scored = evaluate(part, by=keys, pool=["seed", "fold"],
+        # pooled: each run's 3 seeds × 5 folds summed into one table, then measured (micro average);
+        # the seeds score the same examples, so p_informedness counts each example once (example=)
+        scored = evaluate(part, by=keys, pool=["seed", "fold"], example="example",
                           measures=_BINARY_MEASURES if binary else _MULTICLASS_MEASURES)  # fmt: skip
         scored = scored.with_columns(pl.lit(dataset).alias("dataset"))
         if dataset not in _DETAILED:  # the small data sets only feed the ranks across data sets
