@@ -24,6 +24,7 @@ from .io.frames import (
 )
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES
 from .measures import names as _names
+from .measures import registry as _registry
 
 __all__ = ["evaluate"]
 
@@ -99,7 +100,10 @@ def evaluate(
         the binary measures of ``positive`` against the rest (one-vs-rest, as
         :func:`batcheval.sweep` does); not together with ``per_class``.
     beta
-        β for the ``f_beta`` column (added when given).
+        β for the ``f_beta`` column, added when given: to the default measures, and after the
+        last of a ``measures=`` list that lacks it, as if named there (so ``ci=`` gives it an
+        interval). Binary measures only: a table of more than two classes measured as such
+        has no ``f_beta``.
     drop_nulls
         Skip rows with a null label or prediction instead of raising; a
         :class:`~batcheval.errors.BatchevalWarning` reports how many.
@@ -299,7 +303,8 @@ def evaluate(
         full, versus = table, positive  # the clustered cells are counted over the full class set
         table = table.versus_rest(positive)  # one-vs-rest binary measures of that class
         positive = None
-    measures = names
+    # beta= adds f_beta to a list that lacks it, as to the default set (it was dropped from a list)
+    measures = _registry.with_beta(names, beta, per_class or table.n_classes <= 2)
     if pool is None:
         out = table.measures(measures, per_class=per_class, positive=positive, beta=beta)
     else:

@@ -68,6 +68,77 @@ def test_f_beta_matches_sklearn_at_a_numpy_beta():
     assert got == pytest.approx(metrics.fbeta_score(df["label"], df["prediction"], beta=0.5), rel=1e-14)
 
 
+def _fbeta(part: pl.DataFrame, beta: float, predicted: str = "prediction") -> float:
+    return metrics.fbeta_score(part["label"], part[predicted], beta=beta)
+
+
+def test_beta_adds_f_beta_after_a_measures_list_in_evaluate():
+    """docs: "f_beta (added when given)"; with a measures= list beta was dropped without a word."""
+    df = _binary_frame(2)
+    out = be.evaluate(df, by="run", measures=["f1", "recall"], beta=2.0).sort("run")
+    assert out.columns == ["run", "n", "tp", "fp", "fn", "tn", "f1", "recall", "f_beta"]
+    for run, got in out.select("run", "f_beta").iter_rows():
+        assert got == pytest.approx(_fbeta(df.filter(pl.col("run") == run), 2.0), rel=1e-14)
+    # an alias and f_beta named in the list: its place is kept, no second column
+    out = be.evaluate(df, by="run", measures=["f_beta", "tpr"], beta=0.5)
+    assert out.columns == ["run", "n", "tp", "fp", "fn", "tn", "f_beta", "tpr"]
+    one = be.evaluate(y_true=df["label"], y_pred=df["prediction"], measures="accuracy", beta=0.5)
+    assert one.columns[-2:] == ["accuracy", "f_beta"]
+    assert one["f_beta"][0] == pytest.approx(_fbeta(df, 0.5), rel=1e-14)
+    pooled = be.evaluate(df.with_columns(fold=pl.col("run") % 2), by=["run", "fold"], pool="fold",
+                         measures=["informedness"], beta=2.0).sort("run")  # fmt: skip
+    assert pooled.columns[-4:] == ["informedness_mean", "informedness_std", "f_beta_mean", "f_beta_std"]
+    for run, got in pooled.select("run", "f_beta").iter_rows():
+        assert got == pytest.approx(_fbeta(df.filter(pl.col("run") == run), 2.0), rel=1e-14)
+    # the one-vs-rest rows of three classes are binary too; three classes measured whole have no f_beta,
+    # as the default set has none
+    three = df.with_columns(label=pl.col("label") + (pl.col("run") == 3), prediction=pl.col("prediction") * 2)
+    per = be.evaluate(three, measures=["recall"], per_class=True, beta=2.0).sort("class")
+    want = metrics.fbeta_score(three["label"], three["prediction"], beta=2.0, average=None, labels=[0, 1, 2])
+    assert per.columns[-1] == "f_beta" and per["f_beta"].to_list() == pytest.approx(want, rel=1e-14)
+    assert "f_beta" not in be.evaluate(three, measures=["accuracy"], beta=2.0).columns
+
+
+def test_beta_adds_f_beta_after_a_measures_list_in_sweep_and_table_measures():
+    df = _binary_frame(3)
+    out = be.sweep(df, by="run", score="score", thresholds=[0.3, 0.6], measures=["f1"], beta=2.0)
+    assert out.columns == ["run", "threshold", "n", "tp", "fp", "fn", "tn", "f1", "f_beta"]
+    for run, threshold, got in out.select("run", "threshold", "f_beta").iter_rows():
+        part = df.filter(pl.col("run") == run).with_columns(cut=pl.col("score") >= threshold)
+        assert got == pytest.approx(_fbeta(part, 2.0, "cut"), rel=1e-14)
+    pooled = be.sweep(df.with_columns(fold=pl.col("run") % 2), by="run", score="score", thresholds=[0.5],
+                      pool="fold", measures=[], beta=2.0)  # fmt: skip
+    assert pooled.columns[-3:] == ["f_beta", "f_beta_mean", "f_beta_std"]
+    table = be.ContingencyTable.from_frame(df, by="run")
+    got = table.measures(["precision"], beta=0.5).sort("run")
+    assert got.columns[-2:] == ["precision", "f_beta"]
+    for run, value in got.select("run", "f_beta").iter_rows():
+        assert value == pytest.approx(_fbeta(df.filter(pl.col("run") == run), 0.5), rel=1e-14)
+
+
+def test_cli_beta_adds_f_beta_after_measures(tmp_path):
+    from tests.cli_run import run_cli
+
+    df = _binary_frame(4)
+    path = tmp_path / "p.parquet"
+    df.write_parquet(path)
+    proc = run_cli("evaluate", str(path), "--by", "run", "--measures", "f1", "--beta", "2",
+                   "-o", str(tmp_path / "e.parquet"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = pl.read_parquet(tmp_path / "e.parquet").sort("run")
+    assert out.columns[-2:] == ["f1", "f_beta"]
+    for run, got in out.select("run", "f_beta").iter_rows():
+        assert got == pytest.approx(_fbeta(df.filter(pl.col("run") == run), 2.0), rel=1e-14)
+    proc = run_cli("sweep", str(path), "--by", "run", "--thresholds", "0.5", "--measures", "recall",
+                   "--beta", "0.5", "-o", str(tmp_path / "s.parquet"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = pl.read_parquet(tmp_path / "s.parquet").sort("run")
+    assert out.columns[-2:] == ["recall", "f_beta"]
+    for run, got in out.select("run", "f_beta").iter_rows():
+        part = df.filter(pl.col("run") == run).with_columns(cut=pl.col("score") >= 0.5)
+        assert got == pytest.approx(_fbeta(part, 0.5, "cut"), rel=1e-14)
+
+
 def test_sweep_of_an_empty_frame_has_the_full_schema():
     """Before: a reshape error from numpy for an int number of thresholds."""
     df = _binary_frame().clear()

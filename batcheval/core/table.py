@@ -706,8 +706,8 @@ class ContingencyTable:
             that class against the rest (as :meth:`versus_rest`). Ignored with ``per_class``,
             but it must name a class either way.
         beta
-            β of the ``f_beta`` measure, which needs it; with ``measures=None`` it adds that
-            column to the binary set.
+            β of the ``f_beta`` measure, which needs it; given, it adds that column to the binary
+            measures: to the default set, and after the last of a ``measures`` list that lacks it.
 
         Returns
         -------
@@ -730,6 +730,8 @@ class ContingencyTable:
         └─────┴─────┴─────┴─────┴─────┴─────┴──────────────┴────────────┘
         """
         names, rename = _names.resolve(measures)
+        binary = as_flag(per_class, "per_class=") or self.n_classes <= 2 or positive is not None
+        names = _measures.with_beta(names, beta, binary)  # as the default set has it
         head, arrays = self.measure_arrays(names, per_class=per_class, positive=positive, beta=beta)
         out = head.hstack([pl.Series(name, values, dtype=pl.Float64) for name, values in arrays.items()])
         return _names.rename_columns(out, rename)

@@ -25,6 +25,7 @@ from .registry import (
     MULTICLASS_STATS,
     check_names,
     default_measures,
+    with_beta,
 )
 from .significance import alpha_sbb, check_level, chi2_upper_tail
 
@@ -41,4 +42,5 @@ __all__ = [
     "compute",
     "compute_cells",
     "default_measures",
+    "with_beta",
 ]

@@ -27,6 +27,7 @@ __all__ = [
     "check_beta",
     "check_names",
     "default_measures",
+    "with_beta",
 ]
 
 #: The χ² statistics of a binary table; each has a ``p_`` column.
@@ -103,6 +104,29 @@ def default_measures(n_classes: int, beta: float | None = None) -> list[str]:
     if n_classes == 2:
         return [m for m in BINARY_MEASURES if m != "f_beta" or beta is not None]
     return list(MULTICLASS_MEASURES)
+
+
+def with_beta(names: Sequence[str] | None, beta: float | None, binary: bool) -> list[str] | None:
+    """``names`` with ``f_beta`` appended when ``beta`` is given and the list lacks it, as
+    :func:`default_measures` adds it to the default set: only to binary measures (``binary``:
+    the tables are measured as two classes, one-vs-rest or a positive against the rest).
+    ``None`` (the default set) stays ``None``.
+
+    Examples
+    --------
+    >>> with_beta(["f1", "recall"], 2.0, True)
+    ['f1', 'recall', 'f_beta']
+    >>> with_beta(["f_beta", "f1"], 2.0, True), with_beta(["f1"], None, True), with_beta(None, 2.0, True)
+    (['f_beta', 'f1'], ['f1'], None)
+    >>> with_beta(["accuracy"], 2.0, False)
+    ['accuracy']
+    """
+    if names is None:
+        return None
+    names = list(names)
+    if beta is not None and binary and "f_beta" not in names:
+        names.append("f_beta")
+    return names
 
 
 def check_names(names: Sequence[str], n_classes: int, beta: float | None) -> None:

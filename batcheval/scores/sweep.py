@@ -39,6 +39,7 @@ from ..kernels import count as _count
 from ..kernels import sweep as _sweep
 from ..kernels.jit import n_threads
 from ..measures import names as _names
+from ..measures.registry import with_beta
 from .exact import exact_sweep
 from .multiclass import is_multiclass_score, one_vs_rest_frame
 from .prepare import Scored, check_thresholds, prepare_scores, threshold_grid
@@ -180,6 +181,7 @@ def sweep(
         measures, rename = [*SWEEP_MEASURES, *(["f_beta"] if beta is not None else [])], {}
     else:
         measures, rename = _names.resolve(measures)
+        measures = with_beta(measures, beta, True)  # f_beta after the list, as in the default set
     if pool is not None and isinstance(thresholds, str) and thresholds == "exact":
         # each pooled table's exact thresholds are its own scores, so pooling would add up
         # tables at thresholds where few or none of the others have one (it gave each
