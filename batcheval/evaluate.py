@@ -138,8 +138,15 @@ def evaluate(
         :class:`~batcheval.errors.BatchevalWarning` names them. With the
         default measure set, only the closed-form intervals are added, f1's
         and jaccard's included (the bootstrap of every measure would cost far
-        more than the measures). Every interval holds its estimate and lies in its
-        measure's range, and is NaN where the estimate is.
+        more than the measures). Every interval lies in its measure's range, and holds its
+        estimate wherever both are defined; it is NaN where the estimate is, and under
+        ``"wilson_delta"`` also where the estimate is the convention 0 of an empty
+        denominator (docs/measures.md, rule 2): ``informedness`` of a table with one real
+        class, ``markedness`` with one predicted class, ``correlation`` (binary ``mcc``) with
+        either, ``kappa_cohen`` with every example real and predicted in one class. Such a 0
+        is not measured, and a zero-width interval would claim it is (one example more in
+        the empty margin can move markedness by ±0.5); ``"bootstrap"`` gives it [0, 0], as
+        every resample of such a table has the same empty margin.
         See :mod:`batcheval.inference.intervals` for the formulas and their sources.
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions

@@ -542,3 +542,49 @@ def test_newcombe_at_a_valid_level_is_newcombes_hybrid_score_interval():
     high = p1 - p2 + np.sqrt((w1.high - p1) ** 2 + (p2 - w2.low) ** 2)
     got = be.intervals.newcombe(_X, _M, np.array([3]), _M, level)
     np.testing.assert_allclose([got[0][0], got[1][0]], [low, high], rtol=1e-12)
+
+
+# -- the convention 0 of an empty denominator ------------------------------------
+
+
+def test_a_conventional_zero_has_a_nan_interval_under_wilson_delta():
+    """evaluate's docstring and docs/measures.md (rule 2): informedness, markedness, correlation and
+    kappa_cohen are 0 where their denominator is empty, a convention, and under "wilson_delta" that 0
+    has a NaN interval (it said "every interval holds its estimate"); everywhere else the interval
+    holds the estimate. Every binary table of 1 to 6 examples."""
+    tables = [(tp, fp, fn, n - tp - fp - fn) for n in range(1, 7) for tp in range(n + 1)
+              for fp in range(n + 1 - tp) for fn in range(n + 1 - tp - fp)]  # fmt: skip
+    tp, fp, fn, tn = (np.array(c) for c in zip(*tables, strict=True))
+    cells = np.stack([tp, fp, fn, tn], axis=1).reshape(-1)  # each table's rows: tp, fp, fn, tn examples
+    frame = pl.DataFrame({"g": np.repeat(np.repeat(np.arange(len(tables)), 4), cells),
+                          "label": np.repeat(np.tile([1, 0, 1, 0], len(tables)), cells),
+                          "prediction": np.repeat(np.tile([1, 1, 0, 0], len(tables)), cells)})  # fmt: skip
+    names = ["informedness", "markedness", "correlation", "kappa_cohen"]
+    out = be.evaluate(frame, by="g", measures=names, classes=[0, 1], ci=0.95).sort("g")
+    n = tp + fp + fn + tn
+    rp, rn, pp, pn = tp + fn, fp + tn, tp + fp, fn + tn
+    empty = {  # the spec: the denominator each measure's 0 stands in for
+        "informedness": (rp == 0) | (rn == 0),
+        "markedness": (pp == 0) | (pn == 0),
+        "correlation": (rp == 0) | (rn == 0) | (pp == 0) | (pn == 0),
+        "kappa_cohen": ((rp == n) & (pp == n)) | ((rn == n) & (pn == n)),
+    }
+    assert out["tp"].to_list() == tp.tolist() and out["tn"].to_list() == tn.tolist()
+    for name in names:
+        est, low, high = (out[c].to_numpy() for c in (name, f"{name}_ci_low", f"{name}_ci_high"))
+        conventional = empty[name]
+        assert conventional.any() and (~conventional).any()
+        assert not np.isnan(est).any()
+        assert (est[conventional] == 0.0).all(), name
+        assert np.isnan(low[conventional]).all() and np.isnan(high[conventional]).all(), name
+        held = ~conventional
+        assert not np.isnan(low[held]).any() and not np.isnan(high[held]).any(), name
+        assert (low[held] <= est[held]).all() and (est[held] <= high[held]).all(), name
+    # the constant classifier of the report: markedness 0 with no interval; the bootstrap gives [0, 0]
+    y, p = [0] * 25 + [1] * 25, [1] * 50
+    got = be.evaluate(y_true=y, y_pred=p, measures=names, ci=0.95)
+    assert got["informedness"][0] == 0.0  # its real margins are full: a measured 0, with an interval
+    assert got["informedness_ci_low"][0] < 0.0 < got["informedness_ci_high"][0]
+    assert got["markedness"][0] == 0.0 and np.isnan(got["markedness_ci_low"][0])
+    boot = be.evaluate(y_true=y, y_pred=p, measures=["markedness"], ci=0.95, ci_method="bootstrap", seed=0)
+    assert boot.select("markedness", "markedness_ci_low", "markedness_ci_high").row(0) == (0.0, 0.0, 0.0)
