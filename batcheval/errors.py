@@ -68,11 +68,13 @@ class MergeError(BatchevalError, ValueError):
 
 class ClassMismatchError(MergeError):
     """Two accumulators were built over different class sets (a :class:`MergeError`, so that
-    ``except MergeError`` catches every merge that cannot be done)."""
+    ``except MergeError`` catches every merge refused for its keys or classes; a merge whose
+    counts would pass the int64 range raises :class:`CountOverflowError` instead)."""
 
 
 class CountOverflowError(BatchevalError, OverflowError):
-    """A count would exceed the int64 range."""
+    """A count would exceed the int64 range, in a merge too (an :class:`OverflowError`, not a
+    :class:`MergeError`: ``except MergeError`` does not catch it)."""
 
 
 class UnknownMeasureError(BatchevalError, ValueError):

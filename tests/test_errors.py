@@ -139,6 +139,28 @@ def test_counts_never_overflow_silently():
         be.ContingencyTable.from_long(long)
 
 
+def test_a_merge_past_int64_raises_count_overflow_not_merge_error():
+    # README and ClassMismatchError's docstring said `except MergeError` catches every merge that
+    # cannot be done; one past int64 is a CountOverflowError (an OverflowError), as they now say
+    keys = pl.DataFrame({"run": [1]})
+    a = be.ContingencyTable(keys, [0, 1], np.array([[[2**62, 0], [0, 0]]]))
+    b = be.ContingencyTable(keys, [0, 1], np.array([[[2**62, 0], [0, 1]]]))
+    before = [(t.counts.copy(), t.keys.clone()) for t in (a, b)]
+    for merge in (lambda: a + b, lambda: be.ContingencyTable.merge(b, a), lambda: sum([a, b])):
+        with pytest.raises(be.CountOverflowError) as err:
+            try:
+                merge()
+            except be.MergeError:  # the documented exception to catch: it must not be this
+                pytest.fail("a merge past int64 was caught by `except MergeError`")
+        assert str(err.value) == "merged counts exceed the int64 range"
+        assert isinstance(err.value, OverflowError) and not isinstance(err.value, be.MergeError)
+        for t, (counts, keys) in zip((a, b), before, strict=True):
+            np.testing.assert_array_equal(t.counts, counts)
+            assert t.keys.equals(keys)
+    assert "raises :class:`CountOverflowError` instead" in " ".join(be.ClassMismatchError.__doc__.split())
+    assert "not a :class:`MergeError`" in " ".join(be.CountOverflowError.__doc__.split())
+
+
 def test_a_group_total_beyond_int64_is_refused_not_wrapped():
     # every cell fits int64 but their sum does not: n used to wrap to 0 and accuracy came out 0.5
     quarter = 2**61

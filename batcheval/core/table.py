@@ -436,7 +436,9 @@ class ContingencyTable:
         ``merge([a, b, c])``.
 
         Raises :class:`ClassMismatchError` when the class sets differ,
-        :class:`MergeError` when the key columns differ and
+        :class:`MergeError` when the key columns differ,
+        :class:`CountOverflowError` (not a :class:`MergeError`) when a merged count
+        or a group's total would pass the int64 range, and
         :class:`InvalidArgumentError` for something that is not a table; the inputs are
         never modified.
 
