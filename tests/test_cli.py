@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -14,6 +15,8 @@ import pytest
 import batcheval as be
 from tests.cli_run import run_cli, run_cli_process
 from tests.helpers import sweep_frame
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -398,6 +401,29 @@ def test_a_header_only_csv_has_nothing_to_plot(tmp_path):
         assert proc.returncode == 2
         assert proc.stderr.strip().splitlines()[-1] == "batcheval: error: nothing to plot: no rows left"
         assert not (tmp_path / "h.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "header", "message"),
+    [
+        (("compare", "--run", "run", "--fold", "fold", "--measure", "accuracy"), "run,fold,accuracy",
+         "the frame has no rows to compare"),
+        (("compare", "--run", "run", "--fold", "fold", "--measure", "accuracy"), "run,fold,label,prediction",
+         "the frame has no rows to compare"),
+        (("ranks", "--method", "model", "--dataset", "dataset", "--measure", "informedness"),
+         "model,dataset,informedness", "ranking methods needs at least 2 datasets, got 0"),
+    ],
+)  # fmt: skip
+def test_compare_and_ranks_of_no_rows_exit_2_as_docs_cli_says(tmp_path, args, header, message):
+    # docs/cli.md said a result with no rows prints its empty table; it names these two, as plot, with
+    # the messages they give
+    path = tmp_path / "hdr.csv"
+    path.write_text(header + "\n")
+    proc = run_cli(args[0], str(path), *args[1:])
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines()[-1] == f"batcheval: error: {message}"
+    doc = " ".join((ROOT / "docs" / "cli.md").read_text().split())
+    assert f"`{args[0]}` says `{message}`" in doc
 
 
 def test_no_command_prints_the_commands():
