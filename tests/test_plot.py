@@ -555,3 +555,34 @@ def test_a_callers_own_tight_layout_keeps_the_legend_on_the_figure():
         fig.tight_layout()
         fig.canvas.draw()
         assert _inside(fig, ax.get_legend()) and _inside(fig, ax.title)
+
+
+def test_the_plot_modules_named_in_the_docs_import_as_written():
+    # be.plot's docstring named batcheval.plot.forest.plot_leaderboard and batcheval.plot.cd.plot_cd,
+    # module paths that do not import: the package root binds the function plot over the subpackage
+    # (public API, kept). The docs now write the imports that work
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    texts = {
+        "be.plot": be.plot.__doc__,
+        "docs/architecture.md": (root / "docs" / "architecture.md").read_text(),
+    }
+    named = set()
+    for where, text in texts.items():
+        assert not re.search(r"batcheval\.plot\.(forest|cd)\.plot_", text), where
+        named |= set(re.findall(r"from batcheval\.plot\.\w+ import \w+", text))
+    assert named == {
+        "from batcheval.plot.forest import plot_leaderboard",
+        "from batcheval.plot.cd import plot_cd",
+    }
+    code = "; ".join(sorted(named)) + "; print(plot_leaderboard.__module__, plot_cd.__module__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["batcheval.plot.forest", "batcheval.plot.cd"]
+    # and the form they warn against still fails, as they say
+    old = "import batcheval.plot.forest as forest"
+    done = subprocess.run([sys.executable, "-c", old], capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "ImportError" in done.stderr

@@ -210,10 +210,12 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     """Draw one chart of a :func:`batcheval.curves` frame, one line per group.
 
     Given a :func:`batcheval.leaderboard` frame instead, draw a forest plot of
-    its ``top`` runs (default 20) with their intervals (see
-    :func:`batcheval.plot.forest.plot_leaderboard`). Given a
+    its ``top`` runs (default 20) with their intervals (see ``plot_leaderboard``:
+    ``from batcheval.plot.forest import plot_leaderboard``). Given a
     :func:`batcheval.rank_methods` result (``chart="cd"`` or None), draw its
-    critical-difference diagram (see :func:`batcheval.plot.cd.plot_cd`).
+    critical-difference diagram (see ``plot_cd``: ``from batcheval.plot.cd import plot_cd``).
+    ``batcheval.plot`` is this function, so these modules are imported with ``from``, not
+    as ``import batcheval.plot.forest``.
 
     Parameters
     ----------
