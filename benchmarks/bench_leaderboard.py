@@ -74,7 +74,7 @@ def timed(fn, clock=time.perf_counter) -> tuple[float, object]:
 
 #: (module, attribute, depth) of the stages ``--profile`` times, in the order a paired board calls them
 def _stages() -> list[tuple[object, str, int]]:
-    from batcheval.inference import comparisons, intervals, leaderboard, paired_se
+    from batcheval.inference import comparisons, floors, intervals, leaderboard, paired_se, selection
 
     return [
         (comparisons, "count_board", 0),
@@ -94,8 +94,8 @@ def _stages() -> list[tuple[object, str, int]]:
         (paired_se, "paired_p", 1),
         (comparisons, "_mcnemar_exact", 1),
         (leaderboard, "_paired_selection", 0),
-        (leaderboard._selection, "class_parts", 0),  # the parts of the Welch degrees of freedom
-        (leaderboard._selection, "unpaired", 0),
+        (floors, "class_parts", 0),  # the parts of the Welch degrees of freedom
+        (selection, "unpaired", 0),
         (leaderboard, "adjust", 0),
     ]
 

@@ -168,12 +168,12 @@ def test_the_guess_does_not_move_a_board_off_the_influence_budget(monkeypatch: p
     """A budget between the scanned range's runs² × examples and the guess's (widened at its
     ends): the board counts the examples some run scored, so both take the influence matrix
     (rank intervals, not NaN) and agree."""
-    from batcheval.inference import selection
+    from batcheval.inference import floors
 
     df = _frame()
     guess = comparisons.guess_key_range(df["example_id"].to_numpy())
     assert guess[1] - guess[0] + 1 > EXAMPLES  # widened
-    monkeypatch.setattr(selection, "INFLUENCE_FLOPS", RUNS * RUNS * EXAMPLES + 1)
+    monkeypatch.setattr(floors, "INFLUENCE_FLOPS", RUNS * RUNS * EXAMPLES + 1)
     kwargs = {"example": "example_id", "paired": "delta"}
     board = be.leaderboard(df, **kwargs)
     assert board["rank_ci_low"].is_not_null().all()

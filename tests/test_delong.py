@@ -242,9 +242,9 @@ def test_best_set_of_a_board_too_large_for_the_covariance_is_bonferroni_against_
     # the null-centred spread Σ_pos d10²/m² + Σ_neg d01²/n² of the components' differences,
     # its normal tail 2·Φ(−x) read one-sided as min(1, (e³/9)·2·Φ(−x), exp(−x²/2)), and
     # Bonferroni over the pairs: for two runs that p twice while both stay, else once
-    from batcheval.inference import selection
+    from batcheval.inference import floors
 
-    monkeypatch.setattr(selection, "INFLUENCE_FLOPS", 10)
+    monkeypatch.setattr(floors, "INFLUENCE_FLOPS", 10)
     df, label, _ = _two_runs(seed, gap)
     scores = df.sort("run", "example")["score"].to_numpy().reshape(2, -1)
     a10, a01 = ref.components(scores[0].tolist(), label.tolist())

@@ -20,7 +20,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 import batcheval as be
 from batcheval.errors import BatchevalWarning
-from batcheval.inference import clustered, leaderboard, selection
+from batcheval.inference import clustered, floors, leaderboard, selection
 from batcheval.inference.intervals import interval_measures, standard_errors, two_sided_z
 
 ALPHA = 0.05
@@ -92,7 +92,7 @@ def test_clearly_worse_runs_still_leave_the_set(paired):
 @given(st.lists(st.integers(0, 40), min_size=4, max_size=4), st.sampled_from([0.8, 0.95, 0.99]))
 def test_least_favourable_table_takes_each_rate_to_its_wilson_end_nearest_a_half(cells, level):
     counts = np.array(cells, dtype=np.int64).reshape(1, 2, 2)
-    moved = selection.least_favourable_table(counts, level)[0]
+    moved = floors.least_favourable_table(counts, level)[0]
     for row in range(2):
         n = counts[0, row].sum()
         if n == 0:
@@ -107,7 +107,7 @@ def test_least_favourable_table_takes_each_rate_to_its_wilson_end_nearest_a_half
 @given(st.lists(st.integers(0, 40), min_size=4, max_size=4))
 def test_least_favourable_variance_of_informedness_is_the_binomial_sum_at_those_ends(cells):
     counts = np.array(cells, dtype=np.int64).reshape(1, 2, 2)
-    var = selection.least_favourable_variance(counts, "informedness", 1, 0.95)[0]
+    var = floors.least_favourable_variance(counts, "informedness", 1, 0.95)[0]
     plain = standard_errors(counts, ["informedness"])["informedness"][0]
     if counts[0].sum(axis=1).min() == 0:  # informedness undefined
         assert np.isnan(var) and np.isnan(plain)
@@ -156,7 +156,7 @@ def test_pair_floor_matches_a_per_pair_reference(ragged):
         codes[rng.random((r, e)) < 0.15] = 0
     values = rng.normal(size=(r, 5)) / e
     values[:, 0] = 0.0
-    floor = selection.pair_floor(selection.PairCells(values, codes, 2), 0.95)(np.arange(r))
+    floor = floors.pair_floor(floors.PairCells(values, codes, 2), 0.95)(np.arange(r))
     got = np.vstack([floor(slice(0, 4)), floor(slice(4, r))])
     np.testing.assert_allclose(got, _reference_floor_k(codes, values, 2, 0.95), rtol=1e-9, atol=1e-15)
 
@@ -171,7 +171,7 @@ def test_leader_floor_is_the_pair_floor_of_the_leader_from_tables_alone():
     counts = np.zeros((r, 2, 2), np.int64)
     for run in range(r):
         np.add.at(counts[run], (y, pred[run]), 1)
-    values = selection.cell_values(counts, "informedness", 1)
+    values = floors.cell_values(counts, "informedness", 1)
     # U by cell from each run's own table equals the influence matrix read by cell
     u = np.take_along_axis(values, 1 + 2 * y[None, :] + pred, axis=1)
     np.testing.assert_allclose(
@@ -180,9 +180,9 @@ def test_leader_floor_is_the_pair_floor_of_the_leader_from_tables_alone():
     joint = np.zeros((r, 2, 2, 2), np.int64)
     for run in range(r):
         np.add.at(joint[run], (y, pred[leader], pred[run]), 1)
-    got = selection.leader_floor(joint, values, leader, 0.95)
+    got = floors.leader_floor(joint, values, leader, 0.95)
     codes = 1 + 2 * y[None, :] + pred
-    want = selection.pair_floor(selection.PairCells(values, codes, 2), 0.95)(np.arange(r))(
+    want = floors.pair_floor(floors.PairCells(values, codes, 2), 0.95)(np.arange(r))(
         slice(leader, leader + 1)
     )[0]
     np.testing.assert_allclose(got, want, rtol=1e-12)
@@ -192,9 +192,9 @@ def test_leader_floor_is_the_pair_floor_of_the_leader_from_tables_alone():
 @given(st.lists(st.integers(0, 30), min_size=9, max_size=9))
 def test_least_favourable_variance_of_three_class_accuracy_is_the_binomial_at_the_moved_table(cells):
     counts = np.array(cells, dtype=np.int64).reshape(1, 3, 3)
-    moved = selection.least_favourable_table(counts, 0.95)[0]
+    moved = floors.least_favourable_table(counts, 0.95)[0]
     np.testing.assert_allclose(moved, _moved_rows(counts[0], 0.95), rtol=1e-9, atol=1e-9)
-    var = selection.least_favourable_variance(counts, "accuracy", 1, 0.95)[0]
+    var = floors.least_favourable_variance(counts, "accuracy", 1, 0.95)[0]
     n = counts.sum()
     if n == 0:
         assert np.isnan(var)
@@ -341,7 +341,7 @@ def test_pair_floor_of_three_classes_matches_a_per_pair_reference(ragged):
     codes = _three_class_codes(rng, r, e, ragged)
     values = rng.normal(size=(r, 10)) / e
     values[:, 0] = 0.0
-    floor = selection.pair_floor(selection.PairCells(values, codes, 3), 0.95)(np.arange(r))
+    floor = floors.pair_floor(floors.PairCells(values, codes, 3), 0.95)(np.arange(r))
     got = np.vstack([floor(slice(0, 3)), floor(slice(3, r))])
     np.testing.assert_allclose(got, _reference_floor_k(codes, values, 3, 0.95), rtol=1e-9, atol=1e-15)
 
@@ -352,9 +352,9 @@ def test_pair_floor_sub_blocks_give_the_whole_blocks_values(monkeypatch):
     r, e = 9, 50
     codes = _three_class_codes(rng, r, e, False)
     values = rng.normal(size=(r, 10)) / e
-    whole = selection.pair_floor(selection.PairCells(values, codes, 3), 0.95)(np.arange(r))(slice(0, r))
-    monkeypatch.setattr(selection, "FLOOR_TABLE_CELLS", 2 * r * 4)  # two rows at a time
-    cut = selection.pair_floor(selection.PairCells(values, codes, 3), 0.95)(np.arange(r))(slice(0, r))
+    whole = floors.pair_floor(floors.PairCells(values, codes, 3), 0.95)(np.arange(r))(slice(0, r))
+    monkeypatch.setattr(floors, "FLOOR_TABLE_CELLS", 2 * r * 4)  # two rows at a time
+    cut = floors.pair_floor(floors.PairCells(values, codes, 3), 0.95)(np.arange(r))(slice(0, r))
     np.testing.assert_array_equal(cut, whole)
     np.testing.assert_allclose(whole, _reference_floor_k(codes, values, 3, 0.95), rtol=1e-9, atol=1e-15)
 
@@ -368,14 +368,14 @@ def test_the_k_class_floors_give_the_two_class_pair_floors_bits():
     pred = (rng.random((r, e)) < np.where(y == 1, 0.8, 0.2)).astype(np.int64)
     codes = 1 + 2 * y + pred
     values = rng.normal(size=(r, 5)) / e
-    two = selection.pair_floor(selection.PairCells(values, codes, 2), 0.95)(np.arange(r))(slice(0, r))
-    parts = [selection._class_cells(codes, c, 2) for c in range(2)]
-    tables = selection._FloorBlocks(parts, values, 2, two_sided_z(0.95) ** 2)(slice(0, r))
+    two = floors.pair_floor(floors.PairCells(values, codes, 2), 0.95)(np.arange(r))(slice(0, r))
+    parts = [floors._class_cells(codes, c, 2) for c in range(2)]
+    tables = floors._FloorBlocks(parts, values, 2, two_sided_z(0.95) ** 2)(slice(0, r))
     np.testing.assert_array_equal(tables, two)
     joint = np.zeros((r, 2, 2, 2), np.int64)
     for run in range(r):
         np.add.at(joint[run], (y, pred[leader], pred[run]), 1)
-    np.testing.assert_array_equal(selection.leader_floor(joint, values, leader, 0.95), two[leader])
+    np.testing.assert_array_equal(floors.leader_floor(joint, values, leader, 0.95), two[leader])
 
 
 def test_leader_floor_of_three_classes_is_the_pair_floor_of_the_leader():
@@ -388,8 +388,8 @@ def test_leader_floor_of_three_classes_is_the_pair_floor_of_the_leader():
     for run in range(r):
         np.add.at(counts[run], (y[run], pred[run]), 1)
         np.add.at(joint[run], (y[run], pred[leader], pred[run]), 1)
-    values = selection.cell_values(counts, "informedness", 1)
-    got = selection.leader_floor(joint, values, leader, 0.95)
+    values = floors.cell_values(counts, "informedness", 1)
+    got = floors.leader_floor(joint, values, leader, 0.95)
     want = _reference_floor_k(codes, values, 3, 0.95)[leader]
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-15)
 
@@ -489,7 +489,7 @@ def test_a_run_whose_seeds_agree_has_the_floor_of_its_distinct_examples():
     np.testing.assert_allclose(repeats, 3.0, rtol=1e-12)
     single = be.ContingencyTable.from_frame(one, by=["run"]).counts
     got = leaderboard._unpaired_floor(np.asarray(table.counts), "informedness", 1, 0.95, repeats)
-    reference = selection.least_favourable_variance(np.asarray(single), "informedness", 1, 0.95)
+    reference = floors.least_favourable_variance(np.asarray(single), "informedness", 1, 0.95)
     np.testing.assert_allclose(got, reference, rtol=1e-12)
 
 

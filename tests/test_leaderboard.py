@@ -422,13 +422,13 @@ def test_the_board_does_not_depend_on_how_the_examples_are_numbered(monkeypatch,
     influence matrix's budget (set here between the examples' and the gaps' runs² × examples),
     so the board is the same."""
     if isinstance(n_runs, str):
-        from batcheval.inference import comparisons, selection
+        from batcheval.inference import comparisons, floors
 
         if "two passes" in n_runs:  # the runs × examples class pairs held from the rows
             monkeypatch.setattr(comparisons, "_CELLS_PER_ROW", 0)
         if "budget" in n_runs:  # both limits just over the 400 examples' board
-            monkeypatch.setattr(selection, "INFLUENCE_CELLS", 40 * 400 + 1)
-            monkeypatch.setattr(selection, "INFLUENCE_FLOPS", 40 * 40 * 400 + 1)
+            monkeypatch.setattr(floors, "INFLUENCE_CELLS", 40 * 400 + 1)
+            monkeypatch.setattr(floors, "INFLUENCE_FLOPS", 40 * 40 * 400 + 1)
         classes, n_runs = (3 if "three" in n_runs else 2), 40
     else:
         classes = 2

@@ -15,7 +15,7 @@ from scipy import stats
 
 import batcheval as be
 from batcheval.errors import BatchevalWarning, InvalidArgumentError, InvalidLabelError
-from batcheval.inference import selection
+from batcheval.inference import board_bootstrap, floors, selection
 from tests.reference import best_set as ref
 from tests.reference import boot_select as bref
 
@@ -180,7 +180,7 @@ def test_pairs_t_where_students_tail_rounds_above_z():
 
 def test_class_parts_of_informedness_are_the_binomial_variances():
     counts = np.array([[[30, 10], [5, 15]], [[7, 1], [0, 12]]])  # [run, real, predicted]
-    v, n = selection.class_parts(counts, "informedness", 1)
+    v, n = floors.class_parts(counts, "informedness", 1)
     fpr, tpr = counts[:, 0, 1] / counts[:, 0].sum(1), counts[:, 1, 1] / counts[:, 1].sum(1)
     np.testing.assert_allclose(v[:, 0], fpr * (1 - fpr) / counts[:, 0].sum(1), rtol=1e-12, atol=1e-18)
     np.testing.assert_allclose(v[:, 1], tpr * (1 - tpr) / counts[:, 1].sum(1), rtol=1e-12, atol=1e-18)
@@ -214,7 +214,7 @@ def test_influence_covariance_is_the_delta_method_covariance_of_informedness():
 
     table, cells = comparisons.count_board(df, ["run"], ["example_id"], "label", "prediction", None)
     assert isinstance(cells, comparisons.Cells)
-    parts = selection.influence_cells(cells, np.asarray(table.counts), "informedness", 1)
+    parts = floors.influence_cells(cells, np.asarray(table.counts), "informedness", 1)
     u = np.take_along_axis(parts.values, parts.codes, axis=1)
     runs = table.keys["run"].to_numpy()
     np.testing.assert_allclose(u @ u.T, ref.informedness_cov(y, preds[runs]), rtol=1e-10, atol=1e-15)
@@ -400,15 +400,15 @@ def _binary_tables(r, n, prevalence, b, rng):
 def test_unpaired_resampling_law_is_the_smoothed_table():
     counts = np.array([[[36, 0], [4, 0]], [[20, 16], [1, 3]]])
     m = 20000
-    reps = selection.resample_unpaired(counts, m, np.random.default_rng(1))
+    reps = board_bootstrap.resample_unpaired(counts, m, np.random.default_rng(1))
     assert (reps.sum(axis=3) == counts.sum(axis=2)).all()  # class sizes fixed
     rate, truth = bref.law(counts)
     n = counts.sum(axis=2)
     mean = reps[..., 1].mean(axis=0)  # positive predictions per class
     se = np.sqrt(n * rate * (1 - rate) / m)
     assert np.all(np.abs(mean - n * rate) <= 4 * se)
-    p, nn = selection.bootstrap_law(counts)
-    np.testing.assert_allclose(selection.expected_value(p * nn[:, :, None], "informedness", 1), truth)
+    p, nn = board_bootstrap.bootstrap_law(counts)
+    np.testing.assert_allclose(board_bootstrap.expected_value(p * nn[:, :, None], "informedness", 1), truth)
 
 
 def test_paired_resampling_keeps_examples_joint_and_marginals_smoothed():
@@ -416,7 +416,7 @@ def test_paired_resampling_keeps_examples_joint_and_marginals_smoothed():
     said = np.r_[np.ones(5), np.zeros(3), np.ones(4), np.zeros(8)].astype(int)
     real = np.r_[np.ones(n_pos), np.zeros(n_neg)].astype(int)
     codes = np.stack([1 + 2 * real + said, 1 + 2 * real + (1 - said)]).astype(np.int8)  # never agree
-    reps = selection.resample_paired(codes, 2, m, np.random.default_rng(2))
+    reps = board_bootstrap.resample_paired(codes, 2, m, np.random.default_rng(2))
     assert reps.shape == (m, 2, n_pos + n_neg)
     real_rep = (reps - 1) // 2
     assert (real_rep[:, 0] == real_rep[:, 1]).all() and (real_rep.sum(axis=2) == n_pos).all()
@@ -437,9 +437,9 @@ def test_paired_resampling_keeps_examples_joint_and_marginals_smoothed():
 def test_bootstrap_maxima_match_the_reference():
     rng = np.random.default_rng(3)
     counts = _binary_tables(6, 40, 0.1, 0.5, rng)
-    tables = selection.Tables(counts, "informedness", 1)
-    got_abs, got_vs = selection.bootstrap_stats(tables, np.arange(6), 300, np.random.default_rng(4))
-    reps = selection.resample_unpaired(counts, 300, np.random.default_rng(4))
+    tables = board_bootstrap.Tables(counts, "informedness", 1)
+    got_abs, got_vs = board_bootstrap.bootstrap_stats(tables, np.arange(6), 300, np.random.default_rng(4))
+    reps = board_bootstrap.resample_unpaired(counts, 300, np.random.default_rng(4))
     want_abs, want_vs = bref.unpaired_stats(counts, reps)
     # the errors are differences of values computed two ways: equal to rounding
     np.testing.assert_allclose(got_abs, want_abs, rtol=1e-12, atol=1e-12)
@@ -447,9 +447,9 @@ def test_bootstrap_maxima_match_the_reference():
     y = np.r_[np.ones(6), np.zeros(30)].astype(int)
     said = np.where(rng.random((5, 36)) < 0.6, y, rng.random((5, 36)) < 0.5).astype(int)
     codes = (1 + 2 * y + said).astype(np.int8)
-    tables = selection.Tables(bref.tables(codes).astype(np.int64), "informedness", 1, codes)
-    got_abs, got_vs = selection.bootstrap_stats(tables, np.arange(5), 200, np.random.default_rng(5))
-    reps = selection.resample_paired(codes, 2, 200, np.random.default_rng(5))
+    tables = board_bootstrap.Tables(bref.tables(codes).astype(np.int64), "informedness", 1, codes)
+    got_abs, got_vs = board_bootstrap.bootstrap_stats(tables, np.arange(5), 200, np.random.default_rng(5))
+    reps = board_bootstrap.resample_paired(codes, 2, 200, np.random.default_rng(5))
     want_abs, want_vs = bref.paired_stats(codes, reps)
     np.testing.assert_allclose(got_abs, want_abs, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got_vs, want_vs, rtol=1e-10, atol=1e-12)
@@ -473,18 +473,18 @@ def test_bootstrap_set_and_ranks_match_the_reference(paired):
             seed,
             None,
             None,
-            selection.Tables(counts, "informedness", 1, codes),
+            board_bootstrap.Tables(counts, "informedness", 1, codes),
         )
-        reps = selection.resample_paired(codes, 2, selection.N_BOOT, np.random.default_rng(seed))
+        reps = board_bootstrap.resample_paired(codes, 2, board_bootstrap.N_BOOT, np.random.default_rng(seed))
         stat_abs, stat_vs = bref.paired_stats(codes, reps)
         pair_var = bref.paired_variance(codes)
     else:
         counts = _binary_tables(r, 60, 0.2, b, rng)
         theta = bref.informedness(counts)
         got = selection.unpaired(
-            theta, np.full(r, 0.1), 0.95, seed, tables=selection.Tables(counts, "informedness", 1)
+            theta, np.full(r, 0.1), 0.95, seed, tables=board_bootstrap.Tables(counts, "informedness", 1)
         )
-        reps = selection.resample_unpaired(counts, selection.N_BOOT, np.random.default_rng(seed))
+        reps = board_bootstrap.resample_unpaired(counts, board_bootstrap.N_BOOT, np.random.default_rng(seed))
         stat_abs, stat_vs = bref.unpaired_stats(counts, reps)
         v = bref.variance(counts)
         pair_var = v[:, None] + v[None, :]
@@ -507,7 +507,9 @@ def test_bootstrap_family_wise_error_at_four_positives_per_run():
         counts = _binary_tables(30, 40, 0.1, 0.5, rng)
         theta = be.measures.compute(counts, ["informedness"], positive=1)["informedness"]
         se = np.sqrt(bref.variance(counts))
-        sel = selection.unpaired(theta, se, 1 - alpha, s, tables=selection.Tables(counts, "informedness", 1))
+        sel = selection.unpaired(
+            theta, se, 1 - alpha, s, tables=board_bootstrap.Tables(counts, "informedness", 1)
+        )
         miss_best += not all(sel.could_be_best)
         miss_rank += bool((sel.rank_ci_low > 1).any() or (sel.rank_ci_high < 30).any())
     bound = alpha + 3 * math.sqrt(alpha * (1 - alpha) / boards)
@@ -553,7 +555,7 @@ def test_floor_sd_bound_holds_for_every_pair(seed, k):
         codes[rng.random((r, e)) < 0.1] = 0  # examples a run did not score
     values = np.zeros((r, k * k + 1))
     values[:, 1:] = rng.normal(0.0, 0.02, (r, k * k)) * (rng.random((r, 1)) < 0.9)
-    blocks = selection.pair_floor(selection.PairCells(values, codes, k), 0.95)(np.arange(r))
+    blocks = floors.pair_floor(floors.PairCells(values, codes, k), 0.95)(np.arange(r))
     floor = blocks(slice(0, r))
     bound = np.add.outer(blocks.sd_bound, blocks.sd_bound) ** 2
     assert (floor <= bound * (1 + 1e-9)).all()
@@ -571,15 +573,15 @@ def test_scored_examples_masks_the_examples_no_run_scored_unless_the_largest_run
     counts = np.zeros((3, 2, 2), dtype=np.int64)  # each run's table: one count per example it scored
     counts[:, 0, 0] = (cells[[2, 0, 1]] > 0).sum(axis=1)
     expected = (cells != 0).any(axis=0)
-    assert selection.scored_examples(board, counts).tolist() == expected.tolist()
-    assert not selection.over_influence(3, 4)
+    assert floors.scored_examples(board, counts).tolist() == expected.tolist()
+    assert not floors.over_influence(3, 4)
     # the largest run's 3 examples alone put 3 runs over a budget of 8 cells: no mask is made
-    monkeypatch.setattr(selection, "INFLUENCE_CELLS", 8)
-    assert selection.scored_examples(board, counts) is None
-    assert selection.over_influence(3, 3)
+    monkeypatch.setattr(floors, "INFLUENCE_CELLS", 8)
+    assert floors.scored_examples(board, counts) is None
+    assert floors.over_influence(3, 3)
     full = SimpleNamespace(cells=np.ones(18, np.int8), n_examples=6, rows=np.arange(3))
-    monkeypatch.setattr(selection, "INFLUENCE_CELLS", 100)
-    assert selection.scored_examples(full, counts) is None  # every example scored
+    monkeypatch.setattr(floors, "INFLUENCE_CELLS", 100)
+    assert floors.scored_examples(full, counts) is None  # every example scored
 
 
 def _two_run_board(n: int, skills: tuple[float, ...], seed: int = 0) -> pl.DataFrame:

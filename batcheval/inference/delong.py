@@ -23,8 +23,8 @@ intervals. DeLong's structural components are each run's influence per example: 
 ``(V01[r, j] − mean)/sqrt(n(n − 1))`` over the n negatives, ``U Uᵀ`` is DeLong's covariance matrix
 of all the AUCs, and :func:`batcheval.inference.selection.paired` takes it as the leaderboard's
 paired boards take their delta-method influences (Gaussian max-t with the Student-t correction
-over the two classes). Boards too large for ``U Uᵀ`` (:data:`~batcheval.inference.selection.INFLUENCE_CELLS`,
-:data:`~batcheval.inference.selection.INFLUENCE_FLOPS`, or over
+over the two classes). Boards too large for ``U Uᵀ`` (:data:`~batcheval.inference.floors.INFLUENCE_CELLS`,
+:data:`~batcheval.inference.floors.INFLUENCE_FLOPS`, or over
 :data:`~batcheval.inference.selection.RANK_LIMIT` runs) compare each run with the leader only
 (still valid, as the leader is one of the runs it maximises over) and give null rank intervals:
 the difference over the spread of the two runs' structural components centred at the null (DeLong's
@@ -50,6 +50,7 @@ from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, check_free_names, check_roles, select_columns
 from ..kernels import delong as _kernels
 from ..scores.prepare import check_exact_in_float
+from . import floors as _floors
 from . import selection as _selection
 from .adjust import adjust
 from .cv import is_tiled, key_codes, reference_row, sorted_grid
@@ -286,8 +287,8 @@ def _best_set(
     r, e = len(auc), m + n
     if (
         r <= _selection.RANK_LIMIT
-        and r * e <= _selection.INFLUENCE_CELLS
-        and r * r * e <= _selection.INFLUENCE_FLOPS
+        and r * e <= _floors.INFLUENCE_CELLS
+        and r * r * e <= _floors.INFLUENCE_FLOPS
     ):
         u = np.hstack([c10 / np.sqrt((m - 1.0) * m), c01 / np.sqrt((n - 1.0) * n)])
         classes = np.r_[np.ones(m, dtype=np.int64), np.zeros(n, dtype=np.int64)]

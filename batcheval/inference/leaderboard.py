@@ -174,8 +174,10 @@ from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureErro
 from ..io.arguments import as_flag
 from ..io.frames import as_key_list, check_free_names, check_roles, select_columns, unused_name
 from ..measures import names as _names
+from . import board_bootstrap as _bootstrap
 from . import clustered as _clustered
 from . import comparisons as _cmp
+from . import floors as _floors
 from . import intervals as _intervals
 from . import paired_se as _paired_se
 from . import selection as _selection
@@ -612,9 +614,9 @@ def leaderboard(
         chosen = _selection.unpaired(
             value, se, ci, seed, _unpaired_floor(counts, measure, pos, ci),
             # the Student-t correction: of every pair up to RANK_LIMIT runs, of each run's largest gap above
-            _selection.class_parts(counts, measure, pos),
+            _floors.class_parts(counts, measure, pos),
             # a modest board's critical values: the studentized bootstrap of its tables
-            _selection.Tables(counts, measure, pos) if _selection.bootstrap_fits(len(value)) else None,
+            _bootstrap.Tables(counts, measure, pos) if _bootstrap.bootstrap_fits(len(value)) else None,
         )  # fmt: skip
         if adjacent:
             vs = _cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, above, "above", centre)
@@ -830,8 +832,8 @@ def _unpaired_floor(
     >>> float(_unpaired_floor(t, "recall", 1, 0.95, np.array([[1.0, 3.0]]))[0])
     0.25
     """
-    low = _selection.least_favourable_variance(counts, measure, pos, ci)
-    smooth = _selection.smoothed_variance(counts, measure, pos)
+    low = _floors.least_favourable_variance(counts, measure, pos, ci)
+    smooth = _floors.smoothed_variance(counts, measure, pos)
     if low is None or smooth is None:
         return None
     if repeats is not None:
@@ -841,7 +843,7 @@ def _unpaired_floor(
         else:
             effective = counts / largest[:, None, None]
             smooth = smooth * largest
-        low = np.fmax(low, _selection.least_favourable_variance(effective, measure, pos, ci))
+        low = np.fmax(low, _floors.least_favourable_variance(effective, measure, pos, ci))
     return np.fmax(low, smooth)
 
 
@@ -867,19 +869,19 @@ def _paired_selection(
         cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
         if cells is not None:
             # only the examples some run scored: the set does not depend on how they are numbered
-            scored = _selection.scored_examples(cells, counts)
-            parts = _selection.influence_cells(cells, counts, measure, pos, scored)
+            scored = _floors.scored_examples(cells, counts)
+            parts = _floors.influence_cells(cells, counts, measure, pos, scored)
             if parts is not None:
                 u = np.take_along_axis(parts.values, parts.codes, axis=1)
             pairing = cells
     if u is not None and len(value) <= _selection.RANK_LIMIT:
-        floor = _selection.smoothed_variance(counts, measure, pos)
+        floor = _floors.smoothed_variance(counts, measure, pos)
         tables = None
-        if _selection.bootstrap_fits(len(value), u.shape[1]):  # resample the examples jointly
+        if _bootstrap.bootstrap_fits(len(value), u.shape[1]):  # resample the examples jointly
             # the influence's codes, as board_codes gave them (int8, as the bootstrap's kernels take)
-            tables = _selection.Tables(counts, measure, pos, parts.codes.astype(np.int8))
+            tables = _bootstrap.Tables(counts, measure, pos, parts.codes.astype(np.int8))
         return _selection.paired(
-            value, u, ci, seed, floor, _selection.example_classes(pairing, scored), tables, parts
+            value, u, ci, seed, floor, _floors.example_classes(pairing, scored), tables, parts
         )
     diff = cols["diff_vs_leader"].copy()
     diff[leader] = 0.0
@@ -888,8 +890,8 @@ def _paired_selection(
     # (docs/calibration_leader.md, "two error profiles")
     pair_floor = None  # a function of run indices (all runs without one)
     if measure in _intervals.interval_measures(k, "wilson_delta"):
-        values = _selection.cell_values(counts, measure, pos)
-        pair_floor = functools.partial(_selection.leader_floor, joint, values, leader, ci)
+        values = _floors.cell_values(counts, measure, pos)
+        pair_floor = functools.partial(_floors.leader_floor, joint, values, leader, ci)
     if _paired_se.has_sign_flip(measure, counts.shape[1]):
         # p_vs_leader is the sign-flip test, exact under exchangeable runs (or its self-normalized
         # normal tail, bounded by Pinelis's and Hoeffding's): no standard error to collapse where
@@ -897,7 +899,7 @@ def _paired_selection(
         # covers runs that are not exchangeable
         return _selection.versus_leader_sign_flip(value, diff, cols["p_vs_leader"], ci, pair_floor)
     se = cols["se_vs_leader"].copy()
-    floor = _selection.smoothed_variance(counts, measure, pos)
+    floor = _floors.smoothed_variance(counts, measure, pos)
     if floor is not None:
         # both runs' smoothed variances in full: a difference's delta or bootstrap SE collapses where
         # few examples are discordant, and against the largest of thousands of equal estimates at
@@ -914,7 +916,7 @@ def _paired_selection(
 class _HeldCells(NamedTuple):
     """A two-pass board's class pairs per run and example, laid out as
     :class:`~batcheval.inference.comparisons.Cells` lays them out (what
-    :func:`batcheval.inference.selection.influence_cells` reads)."""
+    :func:`batcheval.inference.floors.influence_cells` reads)."""
 
     cells: np.ndarray
     n_examples: int
@@ -925,21 +927,21 @@ class _HeldCells(NamedTuple):
 
 def _two_pass_cells(pairing: Any, k: int) -> _HeldCells | None:
     """The runs × examples class pairs of a two-pass board, or None when they would
-    pass :data:`~batcheval.inference.selection.INFLUENCE_CELLS` or ``k² + 1`` codes
+    pass :data:`~batcheval.inference.floors.INFLUENCE_CELLS` or ``k² + 1`` codes
     overflow a byte; the selection columns then match a one-pass board's."""
     rows = pairing.rows
     g, e = len(pairing.table), int(rows.n_examples)
     # a run's rows are at most the examples scored (one row an example, checked by count_board)
     most = int(np.asarray(pairing.table.counts).sum(axis=(1, 2)).max(initial=0))
-    if _selection.over_influence(g, most) or k * k + 1 > 127:
+    if _floors.over_influence(g, most) or k * k + 1 > 127:
         return None
     ex = np.asarray(rows.example).astype(np.int64) - rows.ex_lo
-    # only the examples some run scored, in their order, as selection.scored_examples keeps them
+    # only the examples some run scored, in their order, as floors.scored_examples keeps them
     # of a one-pass board's cells: gaps in the ids neither count towards the budget nor draw
     seen = np.zeros(e, dtype=np.bool_)
     seen[ex] = True
     n_seen = int(np.count_nonzero(seen))
-    if _selection.over_influence(g, n_seen):
+    if _floors.over_influence(g, n_seen):
         return None
     if n_seen < e:
         rank = np.cumsum(seen, dtype=np.int32)

@@ -2,6 +2,13 @@
 leaderboard's columns that stay valid although the leader is picked from
 the same data (:func:`batcheval.leaderboard`).
 
+This module holds the selection rules: the max-t best set and rank intervals of unpaired
+and paired runs (:func:`unpaired`, :func:`paired`), the leader-only best sets
+(:func:`versus_leader`, :func:`versus_leader_sign_flip`) and the leaderboard's adjustments
+of a selection (:func:`exclude_loose`, :func:`floor_p_best`). The variances they read are
+in :mod:`batcheval.inference.floors`, the studentized bootstrap's replicate boards in
+:mod:`batcheval.inference.board_bootstrap`.
+
 The best set (``could_be_best``)
     Multiple comparisons with the best (Hsu 1984; Hsu 1996, *Multiple
     Comparisons*, ch. 4), in the form of a confidence set for the best run
@@ -55,7 +62,9 @@ The errors' joint law
     ``U ξ`` with ``ξ ~ N(0, I)`` over examples: a Gaussian multiplier
     bootstrap that resamples the examples jointly across runs. It needs
     every run's class pair per example (a dense board) and ``R · E`` and
-    ``R² · E`` within :data:`INFLUENCE_CELLS` and :data:`INFLUENCE_FLOPS`;
+    ``R² · E`` within :data:`~batcheval.inference.floors.INFLUENCE_CELLS` and
+    :data:`~batcheval.inference.floors.INFLUENCE_FLOPS` (the influence by cell:
+    :func:`~batcheval.inference.floors.influence_cells`);
     otherwise each run is compared with the leader only (valid, as the
     leader is one of the j) in Bonferroni's step-down over ordered pairs,
     and the rank intervals are NaN. Where the board's ``p_vs_leader`` is the
@@ -64,7 +73,7 @@ The errors' joint law
     Rademacher sum, valid for any number of discordant examples;
     :func:`versus_leader_sign_flip`); otherwise the difference's paired
     standard error with both runs' smoothed variances added. Either way the
-    pair's least-favourable variance below bounds it too.
+    pair's least-favourable variance (below) bounds it too.
 
 Few examples behind a variance
     The max over many pairs picks the pairs whose variance happens to be
@@ -75,77 +84,23 @@ Few examples behind a variance
     examples: m − 1), and replaced by the normal deviate with the same tail
     before the max-t machinery above. Paired parts are the class-wise
     blocks of ``U Uᵀ``; unpaired ones each run's within-class spread of the
-    gradient (:func:`class_parts`). With hundreds of examples in every
+    gradient (:func:`~batcheval.inference.floors.class_parts`). With hundreds of examples in every
     class this changes little. Boards over :data:`RANK_LIMIT` (and
     leader-only paired boards) skip it: their classes are large.
 
 The studentized bootstrap of modest boards
-    With a few examples of a class per run neither the Gaussian law of the
-    max-t statistic nor the Student-t correction above holds the level: at
-    4 positives per run (30 unpaired runs, 40 examples) the best set lost a
-    truly best run in 0.152 of 400 simulated null boards, nearly always
-    through a run with no hit among its positives, whose variance is then
-    estimated at about half its value (docs/calibration_leader.md). So while
-    ``N_BOOT · R²`` (unpaired) or ``N_BOOT · R² · E`` (paired, E examples)
-    stays within :data:`BOOT_BUDGET`, and the measure has a delta-method
-    variance, both critical values come from :data:`N_BOOT` replicate boards
-    instead (the bootstrap-t; Hall 1992, *The Bootstrap and Edgeworth
-    Expansion*; Romano & Wolf 2005 for the max over many statistics). Each
-    replicate is drawn from a smoothed fit of the board
-    (:func:`bootstrap_law`: every cell plus the adjusted intervals'
-    pseudo-count, 1 for two classes, so a run with no hit keeps some spread):
-
-    - unpaired, each run's real-class rows as multinomials, class sizes fixed
-      (:func:`resample_unpaired`);
-    - paired, the examples of each real class drawn with replacement jointly
-      for every run (keeping the runs' dependence), each prediction then
-      swapped for a uniform class with the probability that makes every
-      run's rows follow the same smoothed law (:func:`resample_paired`).
-
-    Every replicate's estimates are centred at the smoothed fit's values
-    (:func:`expected_value`) and studentized with the replicate's own
-    variance, computed as the board's is (:func:`unpaired_variance`; paired,
-    the influence covariance with the :func:`smoothed_variance` floor), and
-    the replicates' maxima (:func:`bootstrap_stats`) give the rank intervals'
-    two-sided critical value and the best set's step-down, with the board's
-    standardized differences taken as they are (no Student-t correction: the
-    bootstrap's studentization accounts for the variance's own error). The
-    method columns then read ``"bootstrap"``. Larger boards, and boards of a
-    measure without a delta-method variance, keep the Gaussian max-t; the
-    leaderboard's 100,000-run path never reaches the bootstrap.
+    While ``N_BOOT · R²`` (unpaired) or ``N_BOOT · R² · E`` (paired, E examples) stays
+    within :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET`, and the measure has a
+    delta-method variance, both critical values come from replicate boards drawn from a
+    smoothed fit of the board instead of the Gaussian max-t, with no Student-t correction
+    (the bootstrap-t: :mod:`batcheval.inference.board_bootstrap`); the method columns then
+    read ``"bootstrap"``.
 
 Rates known only to within their intervals
-    The leader of many runs is the run whose rates came out luckiest, and
-    with about ten examples of a class a lucky rate is an extreme one: all
-    ten found, a recall whose plug-in variance is 0. Runs of equal skill
-    whose errors fall on different classes (recall 0.9 with false-positive
-    rate 0.4 against 0.6 with 0.1) are not exchangeable, so neither the
-    floors above nor the sign-flip test help there: the paired best set of
-    100-1,000 such runs lost a truly best run in 0.80-1.00 of simulated
-    boards (docs/calibration_leader.md, "two error profiles"). Two runs can
-    also agree on all ten positives by chance, and their difference's
-    paired variance on that class then reads 0. So the normal-theory paths
-    take each variance at the least favourable point of the ``ci`` Wilson
-    intervals (binomial rates: the end nearest 1/2):
-
-    - unpaired boards (the Gaussian max-t, over 316 runs), each run's
-      variance at its table with every real class's row moved towards even
-      (:func:`least_favourable_variance`);
-    - paired boards (the influence matrix's max-t), each pair's
-      difference's variance at least ``Σ_k m_k·Var(U_j − U_i)`` at the pair's
-      joint table of predictions on class k moved towards ``1/K²`` a cell
-      (:func:`pair_floor`; K classes cost ``(K − 1)²`` matrix products a
-      class and ``K²`` cells a pair);
-    - paired boards compared with the leader only, the same for each run and
-      the leader (:func:`leader_floor`, from the joint tables alone): the
-      sign-flip measures keep a run only if either the sign-flip bound or
-      the normal tail of that variance (through the same bounds) keeps it.
-
-    A move stops where the first cell reaches the end of its interval, so
-    the variance grows less as the classes grow (with 200 examples a class
-    and rates near 0.85, 15-30 % for a run, less for a pair: the price in
-    power is in the docs); the studentized bootstrap of modest boards, which
-    held the level on that design, is unchanged.
+    The normal-theory paths take each variance at the least favourable point of the ``ci``
+    Wilson intervals of the runs' rates: an unpaired run's at its table moved towards even,
+    a paired pair's at its joint table moved so, and on leader-only paired boards each run's
+    against the leader (:mod:`batcheval.inference.floors`).
 
 A pair with no spread at all (``s_ij = 0``, e.g. two perfect classifiers)
 counts as a certain difference when the estimates differ and as none when
@@ -161,39 +116,24 @@ import numpy as np
 
 from ..kernels import selection as _k
 from ..kernels.jit import n_threads as _n_threads
+from . import board_bootstrap as _bootstrap
+from . import floors as _floors
 
 __all__ = [
-    "BOOT_BUDGET",
     "DRAW_BUDGET",
-    "INFLUENCE_CELLS",
-    "INFLUENCE_FLOPS",
-    "N_BOOT",
     "N_DRAWS",
     "PINELIS",
     "RANK_LIMIT",
     "Selection",
-    "Tables",
-    "board_codes",
-    "bootstrap_fits",
-    "bootstrap_law",
-    "bootstrap_stats",
-    "class_parts",
-    "example_classes",
     "exclude_loose",
-    "expected_value",
     "floor_p_best",
-    "over_influence",
     "paired",
-    "resample_paired",
-    "resample_unpaired",
-    "scored_examples",
     "sign_flip_tail",
-    "smoothed_variance",
     "unpaired",
-    "unpaired_variance",
     "versus_leader",
     "versus_leader_sign_flip",
 ]  # fmt: skip
+
 
 #: Gaussian draws of the estimates' errors behind the max-t critical values
 N_DRAWS = 2000
@@ -203,26 +143,6 @@ DRAW_BUDGET = 50_000_000
 RANK_LIMIT = 5000
 #: arrays at least this long go through scipy in one slice per thread (:func:`_spread`)
 _SPREAD_MIN = 16384
-#: the paired influence matrix U (runs × examples float64) up to this many cells
-INFLUENCE_CELLS = 25_000_000
-#: and its covariance U Uᵀ up to this many multiply-adds
-INFLUENCE_FLOPS = 4_000_000_000
-#: bootstrap replicates behind a modest board's critical values (studentized bootstrap)
-N_BOOT = 1000
-#: the studentized bootstrap while ``N_BOOT · R²`` (unpaired) or ``N_BOOT · R² · E`` (paired, E
-#: examples) stays within this; beyond, the Gaussian max-t with the Student-t correction
-BOOT_BUDGET = 100_000_000
-
-
-class Tables(NamedTuple):
-    """What the studentized bootstrap resamples: the runs' tables ``counts[R, K, K]``
-    (real class first), the measure, the positive class index and, for runs scored on
-    the same examples, each run's class pair per example (:func:`board_codes`)."""
-
-    counts: np.ndarray
-    measure: str
-    positive: int
-    codes: np.ndarray | None = None
 
 
 class Selection(NamedTuple):
@@ -274,105 +194,6 @@ def _empty(g: int) -> Selection:
     return Selection(np.full(g, None, dtype=object), nan, nan.copy(), nan.copy(), "none", "none")
 
 
-def smoothed_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray | None:
-    """The delta-method variance of ``measure`` at every table plus one in each
-    cell (Agresti & Caffo 2000 for informedness, a difference of two
-    proportions), or None for a measure without a delta-method gradient.
-
-    Examples
-    --------
-    A perfect classifier's plain delta variance is 0; this one is not:
-
-    >>> smoothed_variance(np.array([[[10, 0], [0, 10]]]), "informedness", 1).round(5).tolist()
-    [0.01273]
-    """
-    from . import intervals as _intervals
-
-    if measure not in _intervals.interval_measures(np.shape(counts)[1], "wilson_delta"):
-        return None
-    se = _intervals.standard_errors(np.asarray(counts) + 1, [measure], positive=pos)[measure]
-    return se * se
-
-
-def least_favourable_table(counts: np.ndarray, level: float) -> np.ndarray:
-    """Every table with each real-class row moved towards even (``1/K`` a cell), as far as
-    every cell's Wilson interval at ``level`` allows; the rows keep their sizes.
-
-    A row's rates are known to within their interval, and a binomial rate's variance
-    ``p(1 − p)`` grows towards 1/2, so this is the table of the largest row-wise variance
-    that the data cannot rule out (for two classes exactly: each rate goes to the end of
-    its interval nearest 1/2, or to 1/2 where the interval holds it).
-
-    Examples
-    --------
-    Ten positives all found: the recall moves to Wilson's lower end, 10/(10 + z²) = 0.7225,
-    and the negatives' false-positive rate of 1/9 up to its upper end, 0.193:
-
-    >>> least_favourable_table(np.array([[[80, 10], [0, 10]]]), 0.95).round(3).tolist()
-    [[[72.668, 17.332], [2.775, 7.225]]]
-    """
-    c = np.asarray(counts, dtype=np.float64)
-    from . import intervals as _intervals
-
-    n = c.sum(axis=2, keepdims=True)
-    low, high = _intervals.wilson(c, np.broadcast_to(n, c.shape), level)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = c / n
-        step = 1.0 / c.shape[2] - p
-        room = np.where(step > 0, (high - p) / step, np.where(step < 0, (p - low) / -step, np.inf))
-    t = np.clip(np.nan_to_num(room.min(axis=2, keepdims=True), nan=0.0), 0.0, 1.0)
-    return np.where(n > 0, n * (p + t * step), 0.0)
-
-
-def least_favourable_variance(counts: np.ndarray, measure: str, pos: int, level: float) -> np.ndarray | None:
-    """The delta-method variance of ``measure`` at :func:`least_favourable_table`, or None
-    for a measure without a delta-method gradient (NaN where the measure is undefined on
-    the table itself).
-
-    The plain variance reads a run's rates as exact. The leader of many runs is the one
-    whose rates came out luckiest, and with a few examples of a class a lucky rate is an
-    extreme one (all ten positives found) whose variance reads near 0: a best set built on
-    it excludes truly best runs that err on another class (docs/calibration_leader.md,
-    "two error profiles"). For rates of the real classes (informedness, recall, fallout)
-    this is the largest variance of any rates within the intervals; measures conditioned on
-    the predicted classes (precision, markedness) are only moved with the rows, so callers
-    keep :func:`smoothed_variance` as a floor too.
-
-    Examples
-    --------
-    Informedness of a run that found all ten positives: the plain delta variance, then this
-    one (the recall's part ``0.7225·0.2775/10`` instead of 0, plus the false-positive
-    rate's ``0.193·0.807/90``):
-
-    >>> t = np.array([[[80, 10], [0, 10]]])
-    >>> from batcheval.inference.intervals import standard_errors
-    >>> round(float(standard_errors(t, ["informedness"])["informedness"][0] ** 2), 5)
-    0.0011
-    >>> round(float(least_favourable_variance(t, "informedness", 1, 0.95)[0]), 5)
-    0.02178
-    """
-    from . import intervals as _intervals
-
-    counts = np.asarray(counts)
-    if measure not in _intervals.interval_measures(counts.shape[1], "wilson_delta"):
-        return None
-    if measure == "informedness" and counts.shape[1] == 2:  # a kernel: 100k tables 70 -> 1 ms
-        var = np.empty(len(counts))
-        # float counts: a clustered board reads its rows over their repeats (Stop 39)
-        table = np.ascontiguousarray(counts, dtype=np.float64)
-        _k.least_favourable_informedness(table, _intervals.two_sided_z(level) ** 2, var)
-        return var
-    # the delta variance from the gradient, not standard_errors: a clustered board's tables
-    # hold rows over their repeats, which are not whole counts (Stop 39)
-    here = _intervals.cells_last(np.asarray(counts, dtype=np.float64))
-    g, undefined = _intervals.gradient_cells_last(here, measure, positive=pos)
-    plain = np.where(undefined, np.nan, _intervals.gradient_variance(here, g))
-    moved = _intervals.cells_last(least_favourable_table(counts, level))
-    g, _ = _intervals.gradient_cells_last(moved, measure, positive=pos)
-    var = _intervals.gradient_variance(moved, g)
-    return np.where(np.isnan(plain), np.nan, np.fmax(var, plain))
-
-
 def unpaired(
     theta: np.ndarray,
     se: np.ndarray,
@@ -380,13 +201,14 @@ def unpaired(
     seed: int | None,
     floor: np.ndarray | None = None,
     parts: tuple[np.ndarray, np.ndarray] | None = None,
-    tables: Tables | None = None,
+    tables: _bootstrap.Tables | None = None,
 ) -> Selection:
     """The best set and rank intervals of runs with independent estimates
     ``theta`` and standard errors ``se`` (see the module docstring). With the
     runs' ``tables`` (and a measure with a delta-method variance, within
-    :data:`BOOT_BUDGET`) the critical values come from the studentized
-    bootstrap and the variances from :func:`unpaired_variance` of the tables.
+    :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET`) the critical values come from
+    the studentized bootstrap and the variances from
+    :func:`~batcheval.inference.board_bootstrap.unpaired_variance` of the tables.
 
     Examples
     --------
@@ -397,9 +219,9 @@ def unpaired(
     ([True, True, False], [1.0, 1.0, 3.0], [2.0, 2.0, 3.0])
     """
     theta = np.asarray(theta, dtype=np.float64)
-    if _bootable(tables, len(theta), 1):
+    if _bootstrap.bootable(tables, len(theta), 1):
         assert tables is not None
-        var = unpaired_variance(tables.counts, tables.measure, tables.positive)
+        var = _bootstrap.unpaired_variance(tables.counts, tables.measure, tables.positive)
         return _select(theta, var, None, None, level, seed, boot=tables)
     var = np.asarray(se, dtype=np.float64) ** 2
     if floor is not None:
@@ -414,14 +236,15 @@ def paired(
     seed: int | None,
     floor: np.ndarray | None = None,
     classes: np.ndarray | None = None,
-    tables: Tables | None = None,
-    pairs: PairCells | None = None,
+    tables: _bootstrap.Tables | None = None,
+    pairs: _floors.PairCells | None = None,
 ) -> Selection:
     """The best set and rank intervals of runs scored on the same examples,
-    from their influence matrix ``u[run, example]`` (:func:`influence_cells`). With
-    the runs' ``tables`` (``codes`` included, within :data:`BOOT_BUDGET`) the
+    from their influence matrix ``u[run, example]``
+    (:func:`~batcheval.inference.floors.influence_cells`). With the runs' ``tables``
+    (``codes`` included, within :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET`) the
     critical values come from the studentized bootstrap, and ``floor`` from
-    :func:`smoothed_variance` of the tables.
+    :func:`~batcheval.inference.floors.smoothed_variance` of the tables.
 
     Examples
     --------
@@ -435,16 +258,16 @@ def paired(
     theta = np.asarray(theta, dtype=np.float64)
     u = np.asarray(u, dtype=np.float64)
     boot = tables if tables is not None and tables.codes is not None else None
-    if _bootable(boot, len(theta), u.shape[1]):
+    if _bootstrap.bootable(boot, len(theta), u.shape[1]):
         assert boot is not None
-        floor = smoothed_variance(boot.counts, boot.measure, boot.positive)
+        floor = _floors.smoothed_variance(boot.counts, boot.measure, boot.positive)
     else:
         boot = None
     extra = None
     if floor is not None:  # each run's shortfall below the floor, as an error of its own
         extra = np.maximum(np.asarray(floor, float) - np.einsum("re,re->r", u, u), 0.0)
     dof = None if classes is None or boot is not None else ("paired", classes)
-    floor_of = None if pairs is None or boot is not None else pair_floor(pairs, level)
+    floor_of = None if pairs is None or boot is not None else _floors.pair_floor(pairs, level)
     return _select(theta, extra, u, None, level, seed, dof, boot=boot, floor_of=floor_of)
 
 
@@ -462,252 +285,6 @@ def versus_leader(theta: np.ndarray, diff: np.ndarray, se: np.ndarray, level: fl
     """
     theta = np.asarray(theta, dtype=np.float64)
     return _select(theta, None, None, (np.asarray(diff, float), np.asarray(se, float)), level, None)
-
-
-class PairCells(NamedTuple):
-    """A paired board's influence by cell: ``values[run, 1 + real·K + predicted]`` is the
-    ``U`` of any example in that cell (column 0, and every column of an undefined run's
-    row: 0 or NaN as in :func:`cell_values`), ``codes[run, example]`` each example's cell (0:
-    not scored), ``k`` the board's classes (codes as :func:`board_codes` gives them).
-    ``U = take_along_axis(values, codes)``; a pair's
-    :func:`pair_floor` reads the two runs' joint cells from ``codes``."""
-
-    values: np.ndarray
-    codes: np.ndarray
-    k: int
-
-
-def influence_cells(
-    cells: Any, counts: np.ndarray, measure: str, pos: int, scored: np.ndarray | None = None
-) -> PairCells | None:
-    """The influence matrix ``U[run, example]`` by cell (:class:`PairCells`), from a dense
-    board's cells (the leaderboard's :class:`~batcheval.inference.comparisons.Cells`), or None
-    when the board is too large (:data:`INFLUENCE_CELLS`, :data:`INFLUENCE_FLOPS`). ``U`` is
-    each run's first-order error term per example, ``(g_r(e) − ḡ_r)/n_r``; a run's ``Σ_e U²``
-    is its delta-method variance, and undefined gradients give NaN rows.
-    ``scored``: only these of the cells' examples (:func:`scored_examples`), whose number the
-    budget counts."""
-    g = len(cells.rows)
-    if over_influence(g, int(cells.n_examples) if scored is None else int(np.count_nonzero(scored))):
-        return None
-    # the board's classes as the tables keep them (labels -1/+1 or 0/3 leave unused codes between)
-    codes = board_codes(cells, scored).astype(np.intp)
-    return PairCells(cell_values(counts, measure, pos), codes, len(cells.class_codes))
-
-
-def over_influence(runs: int, examples: int) -> bool:
-    """Whether a runs × examples influence matrix is over its budget (:data:`INFLUENCE_CELLS`,
-    :data:`INFLUENCE_FLOPS`).
-
-    Examples
-    --------
-    >>> over_influence(100, 250_000), over_influence(100, 250_001)
-    (False, True)
-    """
-    return runs * examples > INFLUENCE_CELLS or runs * runs * examples > INFLUENCE_FLOPS
-
-
-def scored_examples(cells: Any, counts: np.ndarray) -> np.ndarray | None:
-    """The examples some run of a dense board scored, as a mask over its cells' examples (None:
-    every one, or a board whose largest run alone puts it over the influence budget: ``counts``
-    are the runs' tables, one count per example a run scored, so a run's total is at most the
-    scored examples).
-
-    An example no run scored (a gap in the ids; an end of a range guessed from a sample,
-    ``comparisons.count_board``) adds nothing to a run's influence but would take normal draws
-    and count towards the budget: the paired best set leaves those out, so that it does not
-    depend on how the examples are numbered.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> cells = SimpleNamespace(cells=np.array([1, 0, 4, 0, 0, 2, 0, 0], np.int8), n_examples=4,
-    ...                         rows=np.array([0, 1]))
-    >>> scored_examples(cells, np.array([[[1, 0], [0, 1]], [[0, 1], [0, 0]]])).tolist()
-    [True, True, True, False]
-    """
-    most = int(np.asarray(counts).sum(axis=(1, 2)).max(initial=0))
-    if over_influence(len(cells.rows), most):
-        return None
-    codes = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)]
-    some = (codes != 0).any(axis=0)
-    return None if some.all() else some
-
-
-def pair_floor(cells: PairCells, level: float) -> Any:
-    """A function of the runs' indices giving a function of a block of rows: every pair's
-    least-favourable variance of their difference ``θ̂_j − θ̂_i`` (``[len(rows), R]``), or with
-    ``pairs=(i, j)`` only those pairs' (``_FloorBlocks``), for any number of classes.
-
-    The paired variance of a difference, ``Σ_e (U_j(e) − U_i(e))²``, is read from the
-    examples on which the two runs disagree; in a class of ten examples two runs that err
-    differently often happen to agree on all ten, and the difference's variance on that
-    class then reads 0 (docs/calibration_leader.md, "two error profiles"). So, per real
-    class, the pair's K×K joint table of predictions is moved towards even (``1/K²`` a cell)
-    within every cell's Wilson interval at ``level`` (:func:`least_favourable_table`'s move),
-    and the class's variance of ``U_j − U_i`` is taken there: ``Σ_k m_k·Var_π*(d)``. Two
-    classes take one float32 matrix product a class; K classes ``(K − 1)²`` a class, on the
-    class's examples only, and a kernel over ``K²`` cells a pair
-    (docs/calibration_leader.md, "Stop 39").
-
-    Examples
-    --------
-    Two runs that agree on all ten positives and all ninety negatives; the plain paired
-    variance of their difference is 0:
-
-    >>> values = np.array([[0.0, 0.0, -0.001, -0.01, 0.0]] * 2)  # cells 1 + real·2 + predicted
-    >>> codes = np.array([[1] * 90 + [4] * 10] * 2)
-    >>> floor = pair_floor(PairCells(values, codes, 2), 0.95)(np.arange(2))
-    >>> float(floor(slice(0, 1))[0, 1]) > 0
-    True
-
-    Three classes, the same agreement on every example:
-
-    >>> values = np.zeros((2, 10)); values[:, 1:] = [0.01, -0.002, -0.002, -0.004, 0.008, -0.004,
-    ...                                             -0.03, -0.03, 0.01]
-    >>> codes = np.array([[1] * 45 + [5] * 45 + [9] * 10] * 2)
-    >>> floor = pair_floor(PairCells(values, codes, 3), 0.95)(np.arange(2))
-    >>> float(floor(slice(0, 1))[0, 1]) > 0
-    True
-    """
-    from . import intervals as _intervals
-
-    z2 = _intervals.two_sided_z(level) ** 2
-    codes = cells.codes
-    k = cells.k
-
-    def of(idx: np.ndarray) -> Any:
-        sub = codes[idx]
-        vals = cells.values[idx]
-        parts = [part for real in range(k) if (part := _class_cells(sub, real, k)) is not None]
-        return _FloorBlocks(parts, vals, k, z2)
-
-    return of
-
-
-def _class_cells(sub: np.ndarray, real: int, k: int) -> tuple | None:
-    """Real class ``real``'s part of a K-class :func:`pair_floor`: on the examples some run saw
-    in that class, each predicted class's 0/1 matrix (float32) and whether every run scored
-    every one of them; None for a class no run saw."""
-    base = 1 + real * k
-    inside = (sub >= base) & (sub < base + k)
-    cols = np.flatnonzero(inside.any(axis=0))
-    if not len(cols):
-        return None
-    here = sub[:, cols]
-    ones = [(here == base + c).astype(np.float32) for c in range(k)]
-    return real, ones, bool(inside[:, cols].all())
-
-
-#: a K-class pair floor's joint counts (float32, ``(K − 1)²`` or ``K²`` a pair) up to this many at once
-FLOOR_TABLE_CELLS = 8_000_000
-
-
-def cell_values(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:
-    """Each run's ``U`` by cell, ``values[run, 1 + real·K + predicted] = (g − ḡ)/n`` from its
-    table alone (column 0 is 0; NaN rows where the gradient is undefined): the values of
-    :class:`PairCells` for a board without an influence matrix."""
-    from . import intervals as _intervals
-
-    g, k = np.shape(counts)[:2]
-    if measure == "informedness" and k == 2:  # the gradient in closed form: 100k tables 20 -> 1 ms
-        values = np.empty((g, 5))
-        _k.informedness_cell_values(np.ascontiguousarray(counts), values)
-        return values
-    counts = np.asarray(counts, dtype=np.float64)
-    grad, undefined = _intervals.delta_gradient(counts, measure, positive=pos)
-    n = counts.sum(axis=(1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (counts * grad).sum(axis=(1, 2)) / n
-        values = np.zeros((g, k * k + 1))
-        values[:, 1:] = (grad.reshape(g, k * k) - mean[:, None]) / n[:, None]
-    values[undefined | (n == 0)] = np.nan
-    return values
-
-
-def leader_floor(
-    joint: np.ndarray, values: np.ndarray, leader: int, level: float, rows: np.ndarray | None = None
-) -> np.ndarray:
-    """Each run's least-favourable paired variance of its difference with the leader
-    (:func:`pair_floor`'s, for one pair a run), from the joint tables
-    ``joint[g, real, leader's prediction, g's prediction]`` and :func:`cell_values`, for the
-    runs ``rows`` (default: every run), for any number of classes.
-
-    Examples
-    --------
-    A run that agrees with the leader on all ten positives and all ninety negatives:
-
-    >>> joint = np.zeros((2, 2, 2, 2)); joint[:, 0, 0, 0] = 90; joint[:, 1, 1, 1] = 10
-    >>> values = cell_values(np.array([[[90, 0], [0, 10]]] * 2), "informedness", 1)
-    >>> round(float(leader_floor(joint, values, 0, 0.95)[1]), 4)
-    0.0188
-    """
-    from . import intervals as _intervals
-
-    rows = np.arange(len(joint)) if rows is None else np.asarray(rows, dtype=np.int64)
-    out = np.empty(len(rows))
-    z2 = _intervals.two_sided_z(level) ** 2
-    _k.leader_floor(np.ascontiguousarray(joint), np.ascontiguousarray(values, dtype=np.float64), int(leader),
-                    rows, z2, out)  # fmt: skip
-    return out
-
-
-class _FloorBlocks:
-    """:func:`pair_floor`'s function of a block of rows: ``floor(rows)`` is every pair's floor
-    (``[len(rows), R]``), ``floor(rows, (i, j))`` that of the pairs ``(rows.start + i, j)``
-    only. Per real class (:func:`_class_cells`' parts) the pairs' joint counts are float32
-    products (exact sums of 0/1 below 2**24 examples), built in sub-blocks of
-    :data:`FLOOR_TABLE_CELLS` and kept for the next call on the same rows while they fit in
-    four, as :func:`_pairs_t` asks twice."""
-
-    def __init__(self, parts: list, vals: np.ndarray, k: int, z2: float) -> None:
-        self.vals, self.k, self.z2 = vals, k, z2
-        # per class: its runs' U by prediction, and (dense: the table's last row and column) each
-        # run's count of each prediction
-        self.parts = [
-            (real, ones, dense, np.ascontiguousarray(vals[:, 1 + real * k : 1 + (real + 1) * k]),
-             np.array([o.sum(axis=1, dtype=np.float64) for o in ones]))
-            for real, ones, dense in parts
-        ]  # fmt: skip
-        self.rows: tuple[int, int] | None = None
-        self.kept: dict = {}
-        # A class's part is m·Var(d) of d_ab = U_j[b] − U_i[a] over a distribution on the
-        # cells, so at most m·(ρ_i + ρ_j)²/4 with ρ a run's range of U on the class (Popoviciu)
-        # and m at most the class's examples; summed over classes (Minkowski) the floor is at
-        # most (sd_bound[i] + sd_bound[j])². NaN where a run's U is.
-        square = np.zeros(len(vals))
-        for _, ones, _, u, _ in self.parts:
-            square += ones[0].shape[1] * (u.max(axis=1) - u.min(axis=1)) ** 2 / 4.0
-        self.sd_bound = np.sqrt(square)
-
-    def __call__(self, rows: slice, pairs: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-        k, r, nb = self.k, len(self.vals), rows.stop - rows.start
-        i, j = np.divmod(np.arange(nb * r), r) if pairs is None else pairs
-        if self.rows != (rows.start, rows.stop):
-            self.rows, self.kept = (rows.start, rows.stop), {}
-        out = np.zeros(len(i))
-        keep = sum((k - 1 if part[2] else k) ** 2 for part in self.parts) * nb * r
-        for real, ones, dense, u, own in self.parts:
-            last = k - 1 if dense else k
-            step = max(1, FLOOR_TABLE_CELLS // (r * last * last))
-            for lo in range(rows.start, rows.stop, step):
-                hi = min(rows.stop, lo + step)
-                here = (i >= lo - rows.start) & (i < hi - rows.start)
-                if not here.any():
-                    continue
-                prod = self.kept.get((real, lo))
-                if prod is None:
-                    prod = np.empty((last * last, hi - lo, r), dtype=np.float32)
-                    for a in range(last):
-                        for b in range(last):
-                            np.matmul(ones[a][lo:hi], ones[b].T, out=prod[a * last + b])
-                    if keep <= 4 * FLOOR_TABLE_CELLS:
-                        self.kept[(real, lo)] = prod
-                part = np.zeros(int(here.sum()))
-                sel = np.flatnonzero(here)
-                _k.pair_floor_add(prod, own, dense, lo, i[sel] - (lo - rows.start), j[sel], u, self.z2, part)
-                out[sel] += part
-        return out.reshape(nb, r) if pairs is None else out
 
 
 def _loosen(out: Selection, theta: np.ndarray, ok: np.ndarray) -> Selection:
@@ -812,7 +389,7 @@ def _select(
     level: float,
     seed: int | None,
     dof: tuple | None = None,
-    boot: Tables | None = None,
+    boot: _bootstrap.Tables | None = None,
     floor_of: Any = None,
 ) -> Selection:
     if u is not None:
@@ -867,7 +444,7 @@ def _select(
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(se > 0, -diff / se, np.where(diff < 0, np.inf, 0.0))
     elif boot is not None:
-        stat_abs, stat_vs = bootstrap_stats(boot, idx, N_BOOT, rng)
+        stat_abs, stat_vs = _bootstrap.bootstrap_stats(boot, idx, _bootstrap.N_BOOT, rng)
         c, rank_method = _mc_quantile(stat_abs, alpha), "bootstrap"
         above, below = np.empty(r, np.int64), np.empty(r, np.int64)
         t = np.empty(r)
@@ -959,49 +536,6 @@ def _step_down(stat: np.ndarray, cand: np.ndarray, t: np.ndarray, alpha: float) 
         if len(stay) == len(cols) or len(stay) == 0:
             return p
         cols = stay
-
-
-def class_parts(counts: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each run's delta variance split by real class, ``v[r, k] = Σ_p c[r,k,p] (g[r,k,p] −
-    ḡ[r,k])² / n_r²`` (the within-class spread of the gradient), and the class sizes: the
-    parts whose Welch–Satterthwaite degrees of freedom :func:`unpaired` uses. None for a
-    measure without a delta-method gradient.
-
-    Examples
-    --------
-    For informedness the parts are ``tpr(1 − tpr)/P`` and ``fpr(1 − fpr)/N``:
-
-    >>> v, n = class_parts(np.array([[[30, 10], [5, 15]]]), "informedness", 1)
-    >>> v.round(5).tolist(), n.tolist()
-    ([[0.00469, 0.00937]], [[40, 20]])
-    """
-    from . import intervals as _intervals
-
-    if measure not in _intervals.interval_measures(np.shape(counts)[1], "wilson_delta"):
-        return None
-    c = np.asarray(counts, dtype=np.float64)
-    if c.shape[1] == 2:  # a kernel instead of ten [G, 2, 2] temporaries: 30 -> 9 ms for 100k runs
-        grad, _ = _intervals.gradient_cells_last(_intervals.cells_last(c), measure, positive=pos)
-        v, n_k = np.empty((len(c), 2)), np.empty((len(c), 2), dtype=np.int64)
-        _k.binary_class_parts(np.ascontiguousarray(counts), grad, v, n_k)
-        return v, n_k
-    grad, _ = _intervals.delta_gradient(c, measure, positive=pos)
-    n_k = c.sum(axis=2)
-    n = n_k.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (c * grad).sum(axis=2) / n_k
-        v = (c * (grad - mean[:, :, None]) ** 2).sum(axis=2) / (n * n)[:, None]
-    return np.nan_to_num(v), n_k.astype(np.int64)
-
-
-def example_classes(cells: Any, scored: np.ndarray | None = None) -> np.ndarray:
-    """The real class code of every example of a dense board (-1: no run scored it),
-    from :class:`~batcheval.inference.comparisons.Cells`; with ``scored``, of those examples."""
-    codes = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)]
-    if scored is not None:
-        codes = codes[:, scored]
-    real = np.where(codes > 0, (codes.astype(np.int64) - 1) // cells.k, -1)
-    return real.max(axis=0)
 
 
 def _pair_dof(
@@ -1122,7 +656,8 @@ def _pairs_t(th, v, cov, df_of, c, above, below, tmax, floor_of=None, df_low=Non
     of ``benchmarks/bench_selection_cost.py`` (Student's tail of every pair had been 60 % of
     the call). Nor do the counts need a pair that stays beyond ``c`` however far both steps
     go: with ``df_of(i, j) ≥ min(df_low[i], df_low[j])`` and a floor at most ``(floor_sd[i] +
-    floor_sd[j])²`` (:func:`_pair_dof`, :class:`_FloorBlocks`), :func:`_surely_beyond`."""
+    floor_sd[j])²`` (:func:`_pair_dof`, :class:`~batcheval.inference.floors._FloorBlocks`),
+    :func:`_surely_beyond`."""
     r = len(th)
     step = max(1, 1_000_000 // r)
     tau = c * (1.0 + _SURE_SLACK) if df_low is None else _t_beyond(c, df_low)
@@ -1282,236 +817,6 @@ def _frontier_tmax(theta: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.n
     return t, front
 
 
-# -- the studentized bootstrap of modest boards --------------------------------------------------
-
-
-def _bootable(tables: Tables | None, r: int, e: int) -> bool:
-    """Whether :func:`bootstrap_stats` runs: tables given, a measure with a delta-method
-    variance, and ``N_BOOT · R² · E`` within :data:`BOOT_BUDGET` (E = 1 unpaired)."""
-    if tables is None or r < 2:
-        return False
-    from . import intervals as _intervals
-
-    k = np.shape(tables.counts)[1]
-    if tables.measure not in _intervals.interval_measures(k, "wilson_delta"):
-        return False
-    return bootstrap_fits(r, e)
-
-
-def bootstrap_fits(r: int, e: int = 1) -> bool:
-    """Whether a board of ``r`` runs (paired: on ``e`` examples) is within :data:`BOOT_BUDGET`.
-
-    Examples
-    --------
-    >>> bootstrap_fits(30), bootstrap_fits(30, 400), bootstrap_fits(1000)
-    (True, False, False)
-    """
-    return N_BOOT * r * r * max(e, 1) <= BOOT_BUDGET
-
-
-def unpaired_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:
-    """The variance an unpaired board's bootstrap studentizes with, for the board and for
-    each replicate alike: the larger of the adjusted delta variance
-    (:func:`~batcheval.inference.intervals.standard_errors` with ``adjusted=True``) and
-    :func:`smoothed_variance`.
-
-    Examples
-    --------
-    For informedness both are the delta variance of the table plus one per cell:
-
-    >>> unpaired_variance(np.array([[[10, 0], [0, 10]]]), "informedness", 1).round(5).tolist()
-    [0.01273]
-    """
-    from . import intervals as _intervals
-
-    counts = np.asarray(counts)
-    se = _intervals.standard_errors(counts, [measure], positive=pos, adjusted=True)[measure]
-    if measure in _intervals.DELTA_MEASURES and _intervals.pseudo_count(counts.shape[1]) == 1.0:
-        # two classes: the adjusted variance is the smoothed one, where the measure is defined
-        var = se * se
-        bad = ~np.isfinite(var)
-        if bad.any():
-            smooth = smoothed_variance(counts[bad], measure, pos)
-            assert smooth is not None
-            var[bad] = smooth
-        return var
-    smooth = smoothed_variance(counts, measure, pos)
-    return se * se if smooth is None else np.fmax(se * se, smooth)
-
-
-def bootstrap_law(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The law each run's table is resampled from: for real class k of run r,
-    ``n[r, k]`` examples with predicted class b of probability ``p[r, k, b] = (c[r, k, b]
-    + a)/(n[r, k] + K·a)``, ``a`` the adjusted intervals' pseudo-count (1 for two
-    classes, :func:`~batcheval.inference.intervals.pseudo_count`). Smoothing keeps a run
-    with no hit among a few examples of a class from having no spread in its replicates,
-    the case where its variance is estimated lowest.
-
-    Examples
-    --------
-    >>> p, n = bootstrap_law(np.array([[[36, 0], [0, 4]]]))
-    >>> p.round(4).tolist(), n.tolist()
-    ([[[0.9737, 0.0263], [0.1667, 0.8333]]], [[36, 4]])
-    """
-    from . import intervals as _intervals
-
-    c = np.asarray(counts, dtype=np.float64)
-    k = c.shape[1]
-    a = _intervals.pseudo_count(k)
-    n = c.sum(axis=2)
-    return (c + a) / (n + k * a)[:, :, None], n.astype(np.int64)
-
-
-def expected_value(tables: np.ndarray, measure: str, pos: int) -> np.ndarray:
-    """``measure`` of tables of non-negative weights ``[G, K, K]`` (not only counts): the
-    true values of the bootstrap's world, the measure of ``n[r, k] · p[r, k, b]``.
-
-    Examples
-    --------
-    >>> t = np.array([[[27.0, 9.0], [1.5, 2.5]]])
-    >>> expected_value(t, "informedness", 1).round(12).tolist(), expected_value(t, "recall", 1).tolist()
-    ([0.375], [0.625])
-    """
-    from . import intervals as _intervals
-
-    t = np.asarray(tables, dtype=np.float64)
-    if measure in _intervals.DELTA_MEASURES:
-        return _intervals.chance_values(_intervals.cells_last(t))[measure]
-    if t.shape[1] != 2:  # multiclass: accuracy only
-        num, den = np.trace(t, axis1=1, axis2=2), t.sum(axis=(1, 2))
-    else:
-        q = 1 - pos
-        cells = {"tp": t[:, pos, pos], "fn": t[:, pos, q], "fp": t[:, q, pos], "tn": t[:, q, q]}
-        top, bottom = _intervals.BINARY_PROPORTIONS[measure]
-        num, den = sum(cells[x] for x in top), sum(cells[x] for x in bottom)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / den, np.nan)
-
-
-def resample_unpaired(counts: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
-    """``m`` replicate boards ``[m, R, K, K]`` of independent runs: each run's real-class
-    rows drawn from :func:`bootstrap_law` (multinomial, class sizes fixed).
-
-    Examples
-    --------
-    >>> reps = resample_unpaired(np.array([[[36, 0], [1, 3]]]), 2, np.random.default_rng(0))
-    >>> reps.shape, reps.sum(axis=3).tolist()
-    ((2, 1, 2, 2), [[[36, 4]], [[36, 4]]])
-    """
-    p, n = bootstrap_law(counts)
-    if p.shape[1] == 2:  # two classes: the same law, drawn as binomials (several times faster)
-        hits = rng.binomial(np.broadcast_to(n, (m, *n.shape)), np.broadcast_to(p[:, :, 1], (m, *n.shape)))
-        return np.stack([n - hits, hits], axis=-1)
-    return rng.multinomial(np.broadcast_to(n, (m, *n.shape)), np.broadcast_to(p, (m, *p.shape)))
-
-
-def board_codes(cells: Any, scored: np.ndarray | None = None) -> np.ndarray:
-    """Each run's class pair per example ``[R, E]`` of a dense board (the leaderboard's
-    :class:`~batcheval.inference.comparisons.Cells`): 0 where the run did not score
-    the example, else ``1 + real·K + predicted`` over the board's K classes; with
-    ``scored`` (:func:`scored_examples`), of those examples only."""
-    k = int(cells.k)
-    kk = len(cells.class_codes)
-    where = np.full(k, -1, dtype=np.int64)
-    where[np.asarray(cells.class_codes)] = np.arange(kk)
-    raw = np.asarray(cells.cells).reshape(-1, int(cells.n_examples))[np.asarray(cells.rows)]
-    if scored is not None:  # C order, as without: the products of U (BLAS) round by layout
-        raw = np.ascontiguousarray(raw[:, scored])
-    raw = raw.astype(np.int64)
-    real, pred = where[np.maximum(raw - 1, 0) // k], where[np.maximum(raw - 1, 0) % k]
-    return np.where(raw > 0, 1 + real * kk + pred, 0).astype(np.int8)
-
-
-def resample_paired(codes: np.ndarray, k: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """``m`` replicate boards ``[m, R, E']`` of runs scored on the same examples: within
-    each real class the examples are drawn with replacement (jointly for every run,
-    keeping the runs' dependence), then each run's prediction on each drawn example
-    is, with probability ``ε[r, k] = K·a/(n[r, k] + K·a)``, replaced by a uniformly
-    drawn class. Each run's replicate rows then follow :func:`bootstrap_law` on
-    average, as an unpaired run's do. E' counts the examples with a real class.
-
-    Examples
-    --------
-    >>> codes = np.array([[4, 4, 1], [4, 3, 1]], dtype=np.int8)  # 2 classes: 1 + real·2 + pred
-    >>> reps = resample_paired(codes, 2, 3, np.random.default_rng(0))
-    >>> reps.shape, bool(((reps - 1) // 2 == np.array([0, 1, 1])).all())
-    ((3, 2, 3), True)
-    """
-    from . import intervals as _intervals
-
-    codes = np.asarray(codes)
-    a = _intervals.pseudo_count(k)
-    real = np.where(codes > 0, (codes.astype(np.int64) - 1) // k, -1).max(axis=0)
-    r = codes.shape[0]
-    blocks = []
-    for cls in range(k):
-        ex = np.flatnonzero(real == cls)
-        if len(ex) == 0:
-            continue
-        block = np.moveaxis(codes[:, ex[rng.integers(0, len(ex), (m, len(ex)))]], 0, 1)  # [m, R, n_k]
-        n_rk = (codes[:, ex] > 0).sum(axis=1)
-        eps = (k * a / (n_rk + k * a)).astype(np.float32)
-        swap = (rng.random(block.shape, dtype=np.float32) < eps[None, :, None]) & (block > 0)
-        guess = (1 + cls * k + rng.integers(0, k, block.shape)).astype(block.dtype)
-        blocks.append(np.where(swap, guess, block))
-    if not blocks:
-        return np.zeros((m, r, 0), dtype=np.int8)
-    return np.ascontiguousarray(np.concatenate(blocks, axis=2))
-
-
-def _tables_of(codes: np.ndarray, k: int) -> np.ndarray:
-    """``[..., K, K]`` counts of class-pair codes ``[..., E]`` (0: not scored)."""
-    lead = codes.shape[:-1]
-    flat = codes.reshape(-1, codes.shape[-1]).astype(np.int64)
-    rows = np.arange(flat.shape[0])[:, None] * (k * k + 1)
-    counts = np.bincount((rows + flat).ravel(), minlength=flat.shape[0] * (k * k + 1))
-    return counts.reshape(flat.shape[0], k * k + 1)[:, 1:].reshape(*lead, k, k)
-
-
-def bootstrap_stats(
-    tables: Tables, idx: np.ndarray, m: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """The studentized bootstrap's maxima over runs ``idx``: ``m`` replicate boards
-    (:func:`resample_unpaired`, or :func:`resample_paired` with ``tables.codes``), each
-    run's error ``θ* − θ̃`` against the bootstrap world's value θ̃
-    (:func:`expected_value` of the law's mean table), studentized by the replicate's
-    own variance, as the board is; returns the two-sided maximum over pairs ``[m]``
-    and, per run b, the most any run overtakes it ``[m, R]``
-    (:func:`~batcheval.kernels.selection.boot_max_unpaired` /
-    :func:`~batcheval.kernels.selection.boot_max_paired`)."""
-    from .. import measures as _measures
-    from . import intervals as _intervals
-
-    counts = np.asarray(tables.counts)[idx]
-    r, k = counts.shape[0], counts.shape[1]
-    measure, pos = tables.measure, tables.positive
-    p, n = bootstrap_law(counts)
-    truth = expected_value(p * n[:, :, None], measure, pos)
-    # a class no example of a run has: the measure's own convention for the empty class
-    # holds in every replicate as on the board
-    truth = np.where(np.isfinite(truth), truth, _measures.compute(counts, [measure], positive=pos)[measure])
-    if tables.codes is None:
-        reps = resample_unpaired(counts, m, rng).reshape(m * r, k, k)
-    else:
-        codes = resample_paired(np.asarray(tables.codes)[idx], k, m, rng)
-        reps = _tables_of(codes, k).reshape(m * r, k, k)
-    theta = _measures.compute(reps, [measure], positive=pos)[measure].reshape(m, r)
-    err = np.ascontiguousarray(theta - truth[None, :])
-    stat_abs, stat_vs = np.empty(m), np.empty((m, r))
-    if tables.codes is None:
-        var = unpaired_variance(reps, measure, pos).reshape(m, r)
-        _k.boot_max_unpaired(err, np.ascontiguousarray(var), stat_abs, stat_vs)
-        return stat_abs, stat_vs
-    grad, undefined = _intervals.delta_gradient(reps, measure, positive=pos)
-    lut = np.zeros((m * r, k * k + 1))
-    lut[:, 1:] = grad.reshape(m * r, k * k)
-    lut[undefined] = np.nan
-    floor = smoothed_variance(reps, measure, pos)
-    assert floor is not None
-    _k.boot_max_paired(err, codes, lut.reshape(m, r, k * k + 1), floor.reshape(m, r), stat_abs, stat_vs)
-    return stat_abs, stat_vs
-
-
 #: Pinelis's (1994) constant: a Rademacher sum ``S = Σ a_e ε_e`` with ``Σ a_e² = 1`` has
 #: ``P(S ≥ x) ≤ (2e³/9)·Φ(−x)`` at every x
 PINELIS = 2.0 * math.e**3 / 9.0
@@ -1562,8 +867,9 @@ def versus_leader_sign_flip(
     pair's predictions, not equality of their measure: for runs of equal informedness whose
     errors fall differently on the classes the bound is approximate. So ``floor``, a function
     of run indices giving each one's least-favourable paired variance against the leader
-    (:func:`leader_floor`), adds a second test: a run leaves only when the normal tail of its
-    difference over that variance, read through the same bounds, says so too (the larger
+    (:func:`~batcheval.inference.floors.leader_floor`), adds a second test: a run leaves only
+    when the normal tail of its difference over that variance, read through the same bounds,
+    says so too (the larger
     p-value: valid wherever the sign-flip bound is, and where it is not, a normal
     approximation shown by simulation to hold; docs/calibration_leader.md, Stop 38).
 

@@ -185,7 +185,7 @@ _FLOAT_MAX = 1.7976931348623157e308  # np.nan_to_num's value for inf
 
 @jit_parallel
 def binary_class_parts(counts, grad, v, n_k):
-    """:func:`batcheval.inference.selection.class_parts` of binary tables ``counts[G, 2, 2]``
+    """:func:`batcheval.inference.floors.class_parts` of binary tables ``counts[G, 2, 2]``
     given the gradient ``grad[2, 2, G]`` (cells last): ``v[g, k]`` and ``n_k[g, k]``, with the
     operations of the numpy version in its order (a sum over two cells is ``a + b``), so the
     same bits without its ten temporaries of ``[G, 2, 2]``."""
