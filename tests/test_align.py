@@ -365,3 +365,47 @@ def test_abstain_values_the_id_column_cannot_hold_mark_nothing(dtype, abstain):
     # ids 7 -> 1 and 3 -> 0 match every answered row; the marked row is abstained
     assert out.select("n", "abstained", "accuracy").rows() == [(3, 1, 1.0)]
     assert out.equals(be.evaluate(df, align="hungarian", abstain=marker, measures=["accuracy"]))
+
+
+@pytest.mark.parametrize(
+    ("dtype", "classes"),
+    [
+        (pl.Int64, [0, 1, 2.0]),  # a whole float, as check_classes accepts
+        (pl.Int64, [np.int8(0), np.float64(1.0), 2]),
+        (pl.Int8, [0, 1, 300]),  # a class the labels' dtype cannot hold
+        (pl.UInt8, [-1, 0, 1]),
+        (pl.UInt8, [0, 1, 2]),  # fits: the classes keep the labels' dtype
+    ],
+)
+def test_classes_are_taken_as_evaluate_takes_them_without_align(dtype, classes):
+    # align_frame kept 2.0 as a float and built the classes in the labels' own dtype, so
+    # align="hungarian" raised a builtin TypeError (2.0) or a polars InvalidOperationError (300
+    # beside Int8, -1 beside UInt8) where evaluate without align= accepts all of them
+    labels = [0, 0, 0, 1, 1, 1, 1, 0]
+    ids = [7, 7, 3, 3, 3, 3, 7, 9]  # 9 is a catch-all cluster: one abstention
+    df = pl.DataFrame({"run": [1] * 8, "label": labels, "prediction": ids}, schema_overrides={"label": dtype})
+    table, id_list = cross_table(labels, ids, [0, 1])
+    rows, cols = linear_sum_assignment(table, maximize=True)
+    mapping = {id_list[c]: int(r) for r, c in zip(rows, cols, strict=True)}
+    assert mapping == {7: 0, 3: 1}  # the independent matching the aligned table must equal
+    keep = [i in mapping for i in ids]
+    renamed = pl.DataFrame(
+        {
+            "run": [1] * sum(keep),
+            "label": [y for y, k in zip(labels, keep, strict=True) if k],
+            "prediction": [mapping[i] for i in ids if i in mapping],
+        },
+        schema_overrides={"label": dtype, "prediction": dtype},
+    )
+    measures = ["accuracy", "informedness", "macro_f1"]
+    plain = be.evaluate(renamed, by="run", classes=classes, measures=measures, per_class=True)
+    aligned = be.evaluate(df, by="run", align="hungarian", classes=classes, measures=measures, per_class=True)
+    assert aligned.select(plain.columns).equals(plain)
+    assert aligned["abstained"].unique().to_list() == [1]
+    pairs = {(d["predicted"], d["class"]) for d in aligned["mapping"][0]}
+    assert pairs == {(7, 0), (3, 1), (9, None)}
+    # the identity matching (ids already the class values) gives the plain path's result
+    same = be.evaluate(
+        renamed, by="run", align="hungarian", classes=classes, measures=measures, per_class=True
+    )
+    assert same.select(plain.columns).equals(plain)

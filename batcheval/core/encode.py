@@ -785,7 +785,7 @@ def _int_classes(
         for code, v in enumerate(values):
             if vmin <= v <= vmax:
                 lut[v - vmin] = code
-        return ClassCoding(lab, pred, vmin, lut, _typed_classes(values, dtype), False)
+        return ClassCoding(lab, pred, vmin, lut, typed_classes(values, dtype), False)
 
     if span <= _COUNT_RANGE_LIMIT:
         values = list(range(vmin, vmax + 1))
@@ -794,7 +794,7 @@ def _int_classes(
             shifts = np.arange(vmin, vmax + 1, dtype=np.uint64)
             seen = ((np.uint64(bits) >> shifts) & np.uint64(1)).astype(np.bool_)
         lut = np.arange(span, dtype=np.int64)
-        return ClassCoding(lab, pred, vmin, lut, _typed_classes(values, dtype), True, seen)
+        return ClassCoding(lab, pred, vmin, lut, typed_classes(values, dtype), True, seen)
     if span <= _LUT_RANGE_LIMIT:
         from ..kernels.count import mark_present
 
@@ -810,13 +810,13 @@ def _int_classes(
     return _searchsorted_classes(label, prediction, values, dtype)
 
 
-def _typed_classes(values: Sequence[int], dtype: pl.DataType) -> pl.Series:
+def typed_classes(values: Sequence[int], dtype: pl.DataType) -> pl.Series:
     """Integer classes in the labels' dtype, or Int64 when ``classes=`` names a value that dtype
     cannot hold (-1 or 300 beside UInt8 labels), as :meth:`ContingencyTable.from_long` widens them.
 
     Examples
     --------
-    >>> _typed_classes([0, 1], pl.UInt8).dtype, _typed_classes([-1, 0, 300], pl.UInt8).dtype
+    >>> typed_classes([0, 1], pl.UInt8).dtype, typed_classes([-1, 0, 300], pl.UInt8).dtype
     (UInt8, Int64)
     """
     try:
@@ -845,7 +845,7 @@ def _searchsorted_classes(
         codes(prediction),
         0,
         lut,
-        _typed_classes(values, dtype),
+        typed_classes(values, dtype),
         False,
         sources=(label, prediction),
     )

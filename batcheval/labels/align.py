@@ -51,7 +51,7 @@ import numpy as np
 import polars as pl
 
 from ..core.counting import group_ids
-from ..core.encode import as_integers, check_classes, check_nulls, label_kind
+from ..core.encode import as_integers, check_classes, check_nulls, label_kind, typed_classes
 from ..core.memory import check_allocation
 from ..core.table import ContingencyTable, drop_null_rows
 from ..errors import CountOverflowError, InvalidArgumentError, InvalidLabelError
@@ -195,7 +195,9 @@ def align_frame(
         domain here, so a label may equal an abstain value.
     classes
         The real class set (default: the sorted label values); a label
-        outside it is an error.
+        outside it is an error. Taken as without ``align=``: whole floats
+        name integer classes, and a class the labels' integer dtype cannot
+        hold gives Int64 classes.
 
     Returns
     -------
@@ -222,14 +224,21 @@ def align_frame(
     pred = _class_column(df.get_column(prediction), "prediction")
 
     class_values = sorted(real.unique().to_list())
-    classes = check_classes(classes, label_kind(real, "label"), label)
+    kind = label_kind(real, "label")
+    classes = check_classes(classes, kind, label)
+    class_dtype = real.dtype
     if classes is not None:
         outside = sorted(set(class_values) - set(classes))
         if outside:
             raise InvalidLabelError(
                 f"label column {label!r} has values outside classes={list(classes)}: {outside[:5]}"
             )
-        class_values = sorted(set(classes))
+        # as without align=: whole floats (2.0) name the class 2, and a class the labels' dtype
+        # cannot hold (300 beside Int8, -1 beside UInt8) widens the classes to Int64
+        class_values = sorted({int(v) for v in classes} if kind == "int" else set(classes))
+        if kind == "int":
+            class_dtype = typed_classes(class_values, real.dtype).dtype
+            real = real.cast(class_dtype)
     # a value the column cannot hold (2**64 beside Int64 ids) marks nothing, as without align=
     held = held_in_column(abstain_values(abstain, pred), pred.dtype) if abstain is not None else []
     is_held = pred.is_in(held).to_numpy() if held else np.zeros(len(pred), dtype=bool)
@@ -278,7 +287,7 @@ def align_frame(
     matched = np.where(local_match >= 0, np.take_along_axis(order, np.maximum(local_match, 0), axis=1), -1)
     aligned, unmatched = _rename(by_id, matched, n_cls)
     codes = matched[pair_group, local]
-    class_series = pl.Series("class", class_values, dtype=real.dtype)
+    class_series = pl.Series("class", class_values, dtype=class_dtype)
     mapping = pl.DataFrame(
         [
             pl.Series("_g", pair_group, dtype=pl.Int64),
