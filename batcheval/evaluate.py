@@ -16,6 +16,7 @@ from .io.arguments import as_flag
 from .io.frames import (
     as_key_list,
     check_free_names,
+    check_label_keywords,
     from_mapping,
     is_label_values,
     named_as_pooled,
@@ -240,15 +241,7 @@ def evaluate(
     progress = None if progress is None else as_flag(progress, "progress=")
     keywords = None  # the columns of y_true= and y_pred=, which messages name by keyword
     if y_true is not None or y_pred is not None:
-        if data is not None or y_true is None or y_pred is None:
-            raise InvalidArgumentError(
-                "give either data= or both y_true= and y_pred=, got "
-                f"data={'a frame' if data is not None else None}, y_true={_given(y_true)}, "
-                f"y_pred={_given(y_pred)}"
-            )
-        for what, values in (("y_true", y_true), ("y_pred", y_pred)):
-            if not hasattr(values, "__len__") or isinstance(values, (str, bytes, dict)):
-                raise InvalidArgumentError(f"{what}= takes a list, array or Series of labels, got {values!r}")
+        check_label_keywords(data, y_true, y_pred)
         keywords = {label: "y_true=", prediction: "y_pred="}
         data = from_mapping({label: y_true, prediction: y_pred}, keywords)
     elif data is None:
@@ -397,10 +390,6 @@ _MEASURE_NAMES = frozenset(BINARY_MEASURES) | frozenset(MULTICLASS_MEASURES)
 def _has_p_values(out: pl.DataFrame) -> bool:
     """Whether ``out`` holds a p-value column (``p_...``) or ``alpha_sbb``, which count rows."""
     return any(c in _MEASURE_NAMES and (c.startswith("p_") or c == "alpha_sbb") for c in out.columns)
-
-
-def _given(v: Any) -> str:
-    return "None" if v is None else f"{len(v)} values" if hasattr(v, "__len__") else repr(v)
 
 
 def _is_file_source(data: Any) -> bool:

@@ -316,6 +316,42 @@ def test_report_given_labels_positionally_points_to_y_true(call, kind):
     )
 
 
+@pytest.mark.parametrize("call", [be.evaluate, be.report, be.plot_confusion])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"y_true": 1, "y_pred": 0}, "y_true= takes a list, array or Series of labels, got 1"),
+        # a string beside a list was broadcast by polars (a raw ShapeError); two strings were read
+        # silently as one example of class "ab"
+        ({"y_true": ["a", "b"], "y_pred": "ab"}, "y_pred= takes a list, array or Series of labels, got 'ab'"),
+        ({"y_true": "ab", "y_pred": "ab"}, "y_true= takes a list, array or Series of labels, got 'ab'"),
+        ({"y_true": [0, 1], "y_pred": {0: 1}}, "y_pred= takes a list, array or Series of labels, got {0: 1}"),
+        ({"y_true": [0, 1]}, "give either data= or both y_true= and y_pred=, got data=None, y_true=2 values, "
+         "y_pred=None"),
+    ],
+)  # fmt: skip
+def test_report_and_plot_confusion_check_y_true_and_y_pred_as_evaluate_does(call, kwargs, message):
+    # report and plot_confusion skipped evaluate's check: a scalar raised a bare TypeError
+    # ("object of type 'int' has no len()")
+    with pytest.raises(InvalidArgumentError) as err:
+        call(**kwargs)
+    assert str(err.value) == message
+
+
+def test_report_refuses_a_generator_and_labels_beside_a_table():
+    table = be.ContingencyTable.from_frame(pl.DataFrame({"label": [0, 1], "prediction": [0, 1]}))
+    with pytest.raises(
+        InvalidArgumentError, match=r"^y_true= takes a list, array or Series of labels, got <gen"
+    ):
+        be.report(y_true=(v for v in [0, 1]), y_pred=[0, 1])
+    # y_true= beside a table was ignored: the report was the table's
+    with pytest.raises(InvalidArgumentError) as err:
+        be.report(table, y_true=[1, 1], y_pred=[0, 0])
+    assert str(err.value) == (
+        "give either data= or both y_true= and y_pred=, got data=a frame, y_true=2 values, y_pred=2 values"
+    )
+
+
 _NOT_A_FRAME = (
     "data= takes a polars DataFrame or LazyFrame, a pyarrow Table, a pandas DataFrame or a dict of "
     "equal-length columns, got an ndarray of shape (6, 3); labels and predictions as lists or arrays "

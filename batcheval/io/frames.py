@@ -16,6 +16,7 @@ from ..errors import BatchevalError, ColumnNotFoundError, DuplicateColumnError, 
 __all__ = [
     "as_key_list",
     "check_in_memory",
+    "check_label_keywords",
     "check_roles",
     "column_names",
     "column_of_values",
@@ -178,6 +179,39 @@ def select_columns(data: Any, columns: Sequence[str], roles: dict[str, str]) -> 
     if isinstance(selected, pl.LazyFrame):
         selected = selected.collect()
     return selected
+
+
+def check_label_keywords(data: Any, y_true: Any, y_pred: Any) -> None:
+    """Refuse ``y_true=``/``y_pred=`` given beside ``data=``, one without the other, or as
+    something other than a sequence of labels (a scalar, a string, a dict, a generator), as
+    :func:`batcheval.evaluate`, :func:`batcheval.report` and :func:`batcheval.plot_confusion`
+    take them.
+
+    Examples
+    --------
+    >>> check_label_keywords(None, [0, 1], [1, 1])
+    >>> check_label_keywords(None, [0, 1], None)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: give either data= or both y_true= and y_pred=, got data=None, ...
+    >>> check_label_keywords(None, "ab", "ab")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: y_true= takes a list, array or Series of labels, got 'ab'
+    """
+    if data is not None or y_true is None or y_pred is None:
+        raise InvalidArgumentError(
+            "give either data= or both y_true= and y_pred=, got "
+            f"data={'a frame' if data is not None else None}, y_true={_given(y_true)}, "
+            f"y_pred={_given(y_pred)}"
+        )
+    for what, values in (("y_true", y_true), ("y_pred", y_pred)):
+        if not hasattr(values, "__len__") or isinstance(values, (str, bytes, dict)):
+            raise InvalidArgumentError(f"{what}= takes a list, array or Series of labels, got {values!r}")
+
+
+def _given(v: Any) -> str:
+    return "None" if v is None else f"{len(v)} values" if hasattr(v, "__len__") else repr(v)
 
 
 def from_mapping(data: dict, roles: dict[str, str] | None = None) -> pl.DataFrame:

@@ -11,7 +11,7 @@ import numpy as np
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import intervals
-from ..io.frames import from_mapping, named_by_keyword, shown_value
+from ..io.frames import check_label_keywords, from_mapping, named_by_keyword, shown_value
 from .backend import check_path, percent, pyplot
 
 __all__ = ["confusion_table", "plot_confusion", "report"]
@@ -31,6 +31,10 @@ def confusion_table(
 ) -> ContingencyTable:
     """The single table of ``data`` (a frame, a dict of columns, a one-group ContingencyTable) or of
     ``y_true``/``y_pred``."""
+    roles = None
+    if y_true is not None or y_pred is not None:  # before a table: y_true= beside one is refused too
+        check_label_keywords(data, y_true, y_pred)
+        data, roles = {label: y_true, prediction: y_pred}, {label: "y_true=", prediction: "y_pred="}
     if isinstance(data, ContingencyTable):
         if len(data) == 0:
             raise InvalidArgumentError(_EMPTY)
@@ -51,11 +55,6 @@ def confusion_table(
             f"label= takes a column name (a string), got {shown_value(label)}; labels and predictions "
             "as lists or arrays are given by keyword: y_true=..., y_pred=..."
         )
-    roles = None
-    if y_true is not None or y_pred is not None:
-        if data is not None or y_true is None or y_pred is None:
-            raise InvalidArgumentError("give either data= or both y_true= and y_pred=")
-        data, roles = {label: y_true, prediction: y_pred}, {label: "y_true=", prediction: "y_pred="}
     if data is None:
         raise InvalidArgumentError("give data= (a frame or a one-group table) or y_true= and y_pred=")
     if isinstance(data, dict):
@@ -115,7 +114,8 @@ def report(
         ContingencyTable).
     y_true, y_pred
         The real and predicted classes as sequences (lists, arrays, Series), in place of
-        ``data``: give both, and no ``data``.
+        ``data``: give both, and no ``data``. A scalar, string, dict or generator is an
+        :class:`~batcheval.errors.InvalidArgumentError`, as in :func:`batcheval.evaluate`.
     classes
         The class set, one row per class in sorted order; default the sorted union of the labels
         and predictions. A class no example holds gets a row of support 0 (NaN where a measure
