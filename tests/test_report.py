@@ -117,6 +117,25 @@ def test_report_prints_a_level_with_its_digits():
     assert "informedness (99.9% CI)" in header and "markedness (99.9% CI)" in header
 
 
+@pytest.mark.parametrize("ci", [1.0, 0, -0.5, None, True, "0.95", float("nan")])
+def test_report_names_a_bad_level_ci_as_evaluate_does(ci):
+    # report handed ci to intervals(), whose parameter is level: "level must be ...", after counting;
+    # its docstring takes a level strictly between 0 and 1 (None is no level: a report has intervals)
+    message = f"ci must be a confidence level strictly between 0 and 1, got {ci!r}"
+    frame = pl.DataFrame({"run": [1, 1, 1, 1], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]})
+    with pytest.raises(be.errors.InvalidArgumentError) as err:
+        be.report(frame, ci=ci)
+    assert str(err.value) == message
+    if ci is not None:  # evaluate's ci=None means no intervals
+        with pytest.raises(be.errors.InvalidArgumentError) as same:
+            be.evaluate(frame, ci=ci)
+        assert str(same.value) == message
+    # checked before the labels are read: a null label is not what is reported
+    with pytest.raises(be.errors.InvalidArgumentError) as first:
+        be.report(y_true=[0, None], y_pred=[0, 1], ci=ci)
+    assert str(first.value) == message
+
+
 def test_report_digits_are_checked_and_a_value_that_rounds_to_zero_has_no_minus():
     with pytest.raises(
         be.errors.InvalidArgumentError, match=r"digits= must be a non-negative integer, got -1"

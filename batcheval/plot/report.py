@@ -12,6 +12,7 @@ from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import intervals
 from ..io.frames import check_label_keywords, from_mapping, named_by_keyword, shown_value
+from ..measures import check_level
 from .backend import check_path, percent, pyplot
 
 __all__ = ["confusion_table", "plot_confusion", "report"]
@@ -123,7 +124,9 @@ def report(
         naming other classes is refused.
     ci
         The confidence level of the informedness and markedness intervals, strictly between 0
-        and 1; the header names it (``95% CI``).
+        and 1; the header names it (``95% CI``). A report always has its intervals: ``None`` or
+        a level outside (0, 1) is an :class:`~batcheval.errors.InvalidArgumentError` naming
+        ``ci``, as in :func:`batcheval.leaderboard`.
     digits
         Decimal places of every value, a non-negative integer.
 
@@ -153,6 +156,7 @@ def report(
     """
     if isinstance(digits, bool) or not isinstance(digits, int | np.integer) or digits < 0:
         raise InvalidArgumentError(f"digits= must be a non-negative integer, got {digits!r}")
+    check_level(ci, "ci")  # before counting, and named as the user gave it (intervals() says level)
     table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
     counts = np.asarray(table.counts)
     per = table.measures(list(_PER_CLASS), per_class=True)
