@@ -158,3 +158,41 @@ def test_macro_row_leaves_out_a_named_class_without_examples():
     assert [float(v) for v in macro[1:6]] == [1.0] * 5
     informedness = [skm.balanced_accuracy_score(np.equal(y, c), np.equal(y, c), adjusted=True) for c in "abc"]
     assert float(macro[4]) == pytest.approx(np.mean(informedness))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")  # zero_division="warn"
+def test_report_columns_are_sklearns_with_zero_division_nan_but_for_the_documented_weighted_precision():
+    # the docstring said the precision column was scikit-learn's without saying which zero_division,
+    # or that its weighted avg is NaN where no class with real examples is predicted (0.0 in sklearn)
+    doc = " ".join(be.report.__doc__.split())
+    assert "classification_report(..., zero_division=np.nan)" in doc
+    assert "where no class with real examples is ever predicted, the ``weighted avg`` precision is NaN" in doc
+    assert "gives 0.0 (1.0 under ``zero_division=1.0``)" in doc
+    rng = np.random.default_rng(41)
+    departures = 0
+    for _ in range(150):
+        k, n = int(rng.integers(2, 5)), int(rng.integers(1, 6))
+        y_true, y_pred = rng.integers(0, k, n).tolist(), rng.integers(0, k, n).tolist()
+        labels = sorted(set(y_true) | set(y_pred) | ({k} if rng.random() < 0.3 else set()))
+        rows = _rows(be.report(y_true=y_true, y_pred=y_pred, classes=labels, digits=9))
+        ref = skm.classification_report(y_true, y_pred, labels=labels, output_dict=True, zero_division=np.nan)
+        for name, key, first in [*((str(c), str(c), 0) for c in labels), ("macro", "macro avg", 1),
+                                 ("weighted", "weighted avg", 1)]:  # fmt: skip
+            got = [float(v) for v in rows[name][first : first + 3]]
+            want = [ref[key][m] for m in ("precision", "recall", "f1-score")]
+            never_predicted = not set(y_true) & set(y_pred)
+            if key == "weighted avg" and never_predicted:
+                departures += 1
+                assert np.isnan(got[0])
+                for zero_division, value in [(np.nan, 0.0), ("warn", 0.0), (0.0, 0.0), (1.0, 1.0)]:
+                    other = skm.classification_report(
+                        y_true, y_pred, labels=labels, output_dict=True, zero_division=zero_division
+                    )
+                    assert other[key]["precision"] == value
+                got, want = got[1:], want[1:]
+            assert got == pytest.approx(want, abs=5e-10, nan_ok=True)
+        weighted = be.evaluate(y_true=y_true, y_pred=y_pred, classes=labels, measures=["weighted_precision"])[
+            "weighted_precision"
+        ][0]
+        assert float(rows["weighted"][1]) == pytest.approx(weighted, abs=5e-10, nan_ok=True)
+    assert departures > 10

@@ -100,7 +100,13 @@ def report(
     averages, and the table's own (multiclass) informedness and markedness with intervals.
 
     Like scikit-learn's ``classification_report``, whose precision, recall, f1 and support columns it
-    reproduces; the intervals are those of :func:`batcheval.evaluate` (``ci=``).
+    reproduces as ``classification_report(..., zero_division=np.nan)`` gives them (a class never
+    predicted has precision NaN, and one with no real example recall NaN), with one departure: where
+    no class with real examples is ever predicted, the ``weighted avg`` precision is NaN, as
+    :func:`batcheval.evaluate`'s ``weighted_precision`` is (docs/measures.md), because every class
+    left has weight 0; scikit-learn then falls back to the unweighted mean of those classes and
+    gives 0.0 (1.0 under ``zero_division=1.0``). The intervals are those of
+    :func:`batcheval.evaluate` (``ci=``).
 
     Parameters
     ----------
@@ -153,6 +159,11 @@ def report(
     weighted avg      0.750   0.750     0.750  0.500                  0.500                        8
          overall                               0.500 [-0.222, 0.868]  0.500 [-0.222, 0.868]        8
     <BLANKLINE>
+
+    No class with real examples is predicted: the weighted precision is NaN (scikit-learn: 0.0).
+
+    >>> [line for line in be.report(y_true=[1, 1], y_pred=[0, 0]).splitlines() if "weighted" in line]
+    ['weighted avg        nan   0.000     0.000  0.000                  0.000                      2']
     """
     if isinstance(digits, bool) or not isinstance(digits, int | np.integer) or digits < 0:
         raise InvalidArgumentError(f"digits= must be a non-negative integer, got {digits!r}")
