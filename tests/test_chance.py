@@ -330,3 +330,18 @@ def test_binary_p_informedness_keeps_its_digits_at_a_billion_examples():
         n = tn + fp + fn + tp
         want = _mp_midp_2x2(tp, n, tp + fn, tp + fp)
         assert got[g] == pytest.approx(want, rel=1e-13), tables[g]
+
+
+def test_a_multiclass_table_with_one_varying_cell_keeps_its_digits_at_a_billion_examples():
+    """A 3-class table whose third class is empty is the binary test of its one varying cell; the
+    multiclass kernel takes the saddle-point first term alike (its version chosen from K²·the
+    largest cell), within 1e-13 of mpmath at n = 1e7 and 1e9."""
+    tables, want = [], []
+    for n, pp, rp, tp in [(10**7, 12, 3_000_000, 7), (10**9, 30, 400_000_000, 19), (10**9, 5, 10**8, 0)]:
+        fp, fn = pp - tp, rp - tp
+        tables.append([[n - tp - fp - fn, fp, 0], [fn, tp, 0], [0, 0, 0]])
+        want.append(_mp_midp_2x2(tp, n, rp, pp))
+    got = compute(np.array(tables, dtype=np.int64), ["p_informedness", "p_markedness"])
+    for g, w in enumerate(want):
+        assert got["p_informedness"][g] == pytest.approx(w, rel=1e-13), tables[g]
+        assert got["p_markedness"][g] == got["p_informedness"][g]

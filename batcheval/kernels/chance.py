@@ -91,6 +91,20 @@ SADDLE_FROM = 1 << 15
 _NO_STIRLERR = np.zeros(0)
 
 
+def saddle_terms(largest_n: int) -> np.ndarray | None:
+    """The ``se`` argument of :func:`midp_cell` for tables of at most ``largest_n`` examples: None
+    below :data:`SADDLE_FROM`, which compiles the test without the saddle point (numba prunes the
+    branch of an argument that is None: about 0.5 s of a first call on an empty cache), else an
+    (empty) table of Stirling terms.
+
+    Examples
+    --------
+    >>> saddle_terms(1000) is None, saddle_terms(1 << 20).shape
+    (True, (0,))
+    """
+    return None if largest_n < SADDLE_FROM else _NO_STIRLERR
+
+
 @jit_inline
 def null_variance(nf, rf, pf):
     """Variance of a table's cell under the permutation null (hypergeometric: n examples, r
@@ -133,7 +147,7 @@ def _log_pmf(x, n, r, p, log_total, lf):
 
 
 @jit
-def _outer_tail(x, n, r, p, log_total, lf):
+def _outer_tail(x, n, r, p, log_total, lf, se):
     """``(P(X = x), P(X > x))`` for x at or above the mode, where the terms only shrink.
 
     Summed upward with the ratio pmf(k+1)/pmf(k), so one lgamma evaluation a
@@ -143,10 +157,12 @@ def _outer_tail(x, n, r, p, log_total, lf):
     hi = min(r, p)
     if x > hi:
         return 0.0, 0.0
-    if n < SADDLE_FROM:
+    if se is None:  # pruned at compile time (saddle_terms)
+        first = math.exp(_log_pmf(x, n, r, p, log_total, lf))
+    elif n < SADDLE_FROM:
         first = math.exp(_log_pmf(x, n, r, p, log_total, lf))
     else:
-        first = math.exp(saddle_log_pmf(x, n, r, p, _NO_STIRLERR))
+        first = math.exp(saddle_log_pmf(x, n, r, p, se))
     term = first
     rest = 0.0
     k = x
@@ -158,12 +174,14 @@ def _outer_tail(x, n, r, p, log_total, lf):
 
 
 @jit
-def midp_cell(x, n, r, p, lf):
+def midp_cell(x, n, r, p, lf, se):
     """Two-sided mid-p of cell ``x`` of a table with n examples, r real and p predicted of its class.
 
     Distance from the null mean ``r p / n``; exact below :data:`EXACT_VARIANCE`,
     normal above. 1 when a margin is empty or full (nothing to test), NaN for n = 0.
-    ``lf``: ln k! for k below its length (``lf[i] = lgamma(i + 1)``), any length.
+    ``lf``: ln k! for k below its length (``lf[i] = lgamma(i + 1)``), any length. ``se``: None,
+    or Stirling terms (:func:`~batcheval.kernels.fisher.stirlerr_table`, any length) for the
+    saddle-point first term of a tail from :data:`SADDLE_FROM` examples (:func:`saddle_terms`).
     """
     if n == 0:
         return np.nan
@@ -182,7 +200,7 @@ def midp_cell(x, n, r, p, lf):
         rp = r * p
     # now x is at or above the mean; its mirror 2·mean − x is below it
     log_total = _log_choose(nf, pf, lf)
-    same, farther = _outer_tail(float(x), nf, rf, pf, log_total, lf)
+    same, farther = _outer_tail(float(x), nf, rf, pf, log_total, lf, se)
     d = n * x - rp
     # below the mean: the lowest cell as far as x or farther is x_l = ceil((rp − d)/n) − 1 plus the mirror
     twice_mean = 2 * rp
@@ -191,7 +209,7 @@ def midp_cell(x, n, r, p, lf):
     if start >= max(0, p - (n - r)):
         # P(X <= start) = P(r − X >= r − start), r − X ~ Hypergeometric(n, r, n − p)
         # log_total serves: C(n, n − p) = C(n, p)
-        lo_first, lo_rest = _outer_tail(float(r - start), nf, rf, nf - pf, log_total, lf)
+        lo_first, lo_rest = _outer_tail(float(r - start), nf, rf, nf - pf, log_total, lf, se)
         if mirror_exact and start != x:
             same += lo_first
             farther += lo_rest
@@ -204,12 +222,12 @@ def midp_cell(x, n, r, p, lf):
 
 # some 200-300 ns a table: every thread pays from a few thousand tables
 @jit_parallel(serial_below=2048)
-def binary_chance(tp, fp, fn, tn, out):
+def binary_chance(tp, fp, fn, tn, out, se):
     """Two-sided mid-p test of informedness = 0 (= markedness = 0 for K = 2) for G 2×2 tables.
 
     The exact tails take their ln k! from one table (``lf[i] = lgamma(i + 1)``) up to the largest
     n that needs them, within ``TABLE_PER_GROUP`` entries a table: nine lgamma calls a table
-    become lookups of the same values.
+    become lookups of the same values. ``se``: :func:`saddle_terms` of the largest table.
     """
     n_groups = tp.shape[0]
     # the largest n among the tables whose tail midp_cell sums exactly; int64 from the start, since
@@ -221,11 +239,11 @@ def binary_chance(tp, fp, fn, tn, out):
             top = n
     lf = log_factorials(top, n_groups)
     for g in prange(n_groups):
-        out[g] = midp_cell(tp[g], tp[g] + fp[g] + fn[g] + tn[g], tp[g] + fn[g], tp[g] + fp[g], lf)
+        out[g] = midp_cell(tp[g], tp[g] + fp[g] + fn[g] + tn[g], tp[g] + fn[g], tp[g] + fp[g], lf, se)
 
 
 @jit
-def _one_table(c, real, pred, out, g):
+def _one_table(c, real, pred, out, g, se):
     k = c.shape[0]
     # integer sums (any order gives the same integers): a row's in a register, the columns' as a
     # vector add of each row, not a store-to-load chain through real[i] and pred[j] per cell
@@ -266,7 +284,7 @@ def _one_table(c, real, pred, out, g):
     if varying == 1 or (varying == 2 and k_real == 2 and k_pred == 2):
         # B and M are linear in one hypergeometric cell (in a 2×2 table the other diagonal
         # cell is n − r − p + c): the binary test, exact for small tables
-        p = midp_cell(c[first, first], n, real[first], pred[first], _NO_TABLE)
+        p = midp_cell(c[first, first], n, real[first], pred[first], _NO_TABLE, se)
         out[0, g] = p
         out[1, g] = p
         return
@@ -541,8 +559,9 @@ def _shuffled_midp(c, real, pred, n, out, g):
 
 # a small table may cost milliseconds (its permutation test): threads pay from a few dozen tables
 @jit_parallel(serial_below=512)
-def multiclass_chance(counts, out):
-    """``out[0, g]``, ``out[1, g]``: two-sided tests of informedness = 0 and markedness = 0."""
+def multiclass_chance(counts, out, se):
+    """``out[0, g]``, ``out[1, g]``: two-sided tests of informedness = 0 and markedness = 0;
+    ``se``: :func:`saddle_terms` of the largest table."""
     n_groups, k, _ = counts.shape
     n_chunks = min(n_groups, 64)
     for chunk in prange(n_chunks):
@@ -551,4 +570,4 @@ def multiclass_chance(counts, out):
         lo = chunk * n_groups // n_chunks
         hi = (chunk + 1) * n_groups // n_chunks
         for g in range(lo, hi):
-            _one_table(counts[g], real, pred, out, g)
+            _one_table(counts[g], real, pred, out, g, se)

@@ -71,7 +71,7 @@ def distinct_tests(tp, fp, fn, tn, first, what, out):
             if w == FISHER:
                 out[i, d] = np.nan if n == 0 else upper_tail(a, n, a + c, a + b, se)
             else:
-                out[i, d] = midp_cell(a, n, a + c, a + b, lf)
+                out[i, d] = midp_cell(a, n, a + c, a + b, lf, se)
 
 
 # -- scipy's erfc inside a kernel ----------------------------------------------------------------
@@ -174,7 +174,7 @@ def distinct_pass_kernel(
                     for r in fisher_rows:
                         out[r, lo + j] = p
                 if chance_rows.shape[0]:
-                    p = midp_cell(a, n, a + c, a + b, lf)
+                    p = midp_cell(a, n, a + c, a + b, lf, se)
                     for r in chance_rows:
                         out[r, lo + j] = p
         root = np.empty(m)

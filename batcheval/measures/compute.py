@@ -409,10 +409,14 @@ def _chance_tests(
     """``p_informedness`` and ``p_markedness`` of every table (one kernel computes both)."""
     if counts is None or counts.shape[1] == 2:
         assert cells is not None
-        p = _per_table(_chance.binary_chance, cells, n_groups)
+        p = np.empty(n_groups, dtype=np.float64)
+        if n_groups:
+            # n <= 4·(largest cell), in Python's integers: bound enough to choose the kernel's version
+            _chance.binary_chance(*cells, p, _chance.saddle_terms(4 * int(max(np.max(c) for c in cells))))
         # for K = 2 both are tests of the one cell tp given the margins
         return {"p_informedness": p, "p_markedness": p.copy()}
     out = np.empty((2, n_groups), dtype=np.float64)
     if n_groups:
-        _chance.multiclass_chance(counts, out)
+        bound = int(counts.max()) * counts.shape[1] ** 2  # n <= K²·(largest cell)
+        _chance.multiclass_chance(counts, out, _chance.saddle_terms(bound))
     return {"p_informedness": out[0], "p_markedness": out[1]}
