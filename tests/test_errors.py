@@ -683,6 +683,24 @@ def test_measures_of_counts_take_floats_holding_whole_numbers():
     )
 
 
+def test_measures_of_counts_take_whole_numbers_held_as_python_objects():
+    """Counts as Python ints, Fractions or Decimals in an object array gave the right answer before
+    the counts were checked, and were then refused ("must be integers, got dtype object")."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    accuracy = np.trace(_C, axis1=1, axis2=2) / _C.sum(axis=(1, 2))  # plain numpy
+    held = _C.astype(object)
+    held[0, 0, 0] = Fraction(int(_C[0, 0, 0]) * 2, 2)
+    held[0, 1, 1] = Decimal(int(_C[0, 1, 1]))
+    assert be.measures.compute(held, ["accuracy"])["accuracy"].tolist() == accuracy.tolist()
+    for bad, shown in [(Fraction(1, 2), "Fraction(1, 2)"), ("a", "'a'")]:
+        held[0, 0, 1] = bad
+        with pytest.raises(be.InvalidArgumentError) as caught:
+            be.measures.compute(held, ["accuracy"])
+        assert str(caught.value) == f"counts must hold whole numbers, got {shown} (group 0)"
+
+
 def test_internal_tests_of_a_measure_without_one_name_the_measures_that_have_it():
     # raw ValueErrors before; both functions are in their modules' __all__
     from batcheval.inference import comparisons, paired_se

@@ -7,6 +7,7 @@ and all the point measures come from the numba kernels in
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -44,12 +45,28 @@ def as_counts(values: np.ndarray, name: str = "counts", group_axis: int = 0) -> 
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: counts must be non-negative, got -2 (group 0)
+    >>> from fractions import Fraction
+    >>> as_counts(np.array([3, Fraction(4, 2), 2**40], dtype=object)).tolist()
+    [3, 2, 1099511627776]
     >>> as_counts(np.array([4, 2.5]), "tp")
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: tp must hold whole numbers, got 2.5 (group 1)
     """
     values = np.asarray(values)
+    if values.dtype.kind == "O":  # Python ints, Fractions, Decimals: whole numbers of any size
+        whole = np.empty(values.shape, dtype=object)
+        for at, v in np.ndenumerate(values):
+            try:
+                ok = not isinstance(v, str | bytes) and v == int(v)
+            except (TypeError, ValueError, OverflowError):
+                ok = False
+            if not ok:
+                raise InvalidArgumentError(
+                    f"{name} must hold whole numbers, got {reprlib.repr(v)} (group {at[group_axis]})"
+                )
+            whole[at] = int(v)
+        values = whole
     if values.dtype.kind == "f":
         bad = ~np.isfinite(values) | (values != np.floor(values))
         if bad.any():
@@ -57,7 +74,7 @@ def as_counts(values: np.ndarray, name: str = "counts", group_axis: int = 0) -> 
             raise InvalidArgumentError(
                 f"{name} must hold whole numbers, got {values[tuple(at)].item()!r} (group {at[group_axis]})"
             )
-    elif values.dtype.kind not in "iub":
+    elif values.dtype.kind not in "iubO":
         raise InvalidArgumentError(f"{name} must be integers, got dtype {values.dtype}")
     if not values.size or values.dtype.kind == "b":
         return np.ascontiguousarray(values, dtype=np.int64)
@@ -65,11 +82,11 @@ def as_counts(values: np.ndarray, name: str = "counts", group_axis: int = 0) -> 
     if low < 0:
         at = np.unravel_index(values.argmin(), values.shape)
         raise InvalidArgumentError(
-            f"{name} must be non-negative, got {low.item()!r} (group {at[group_axis]})"
+            f"{name} must be non-negative, got {int(low)!r} (group {at[group_axis]})"
         )
     if high > np.iinfo(np.int64).max:
         at = np.unravel_index(values.argmax(), values.shape)
-        raise CountOverflowError(f"{name} exceed the int64 range: {high.item()!r} (group {at[group_axis]})")
+        raise CountOverflowError(f"{name} exceed the int64 range: {int(high)!r} (group {at[group_axis]})")
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
