@@ -378,5 +378,8 @@ def test_friedman_tests_reads_its_options_strictly(kwargs, message):
     with pytest.raises(be.InvalidArgumentError) as caught:
         friedman_tests(x, **kwargs)
     assert str(caught.value) == message
+    # a whole float and +inf were taken before the check, and still are
+    for df in (40.0, np.inf):
+        assert friedman_tests(x, permutation_max_df=df)[2] == friedman_tests(x, permutation_max_df=40)[2]
     low = friedman_tests(x, higher_is_better=False, permutation_max_df=0)[0]
     assert low.tolist() == (4.0 - friedman_tests(x, permutation_max_df=0)[0]).tolist()  # ranks mirrored

@@ -49,6 +49,7 @@ the CD, i.e. that the Nemenyi test cannot tell apart at level α; the CD is draw
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,7 +58,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError, NullValuesError, warn
-from ..io.arguments import as_count, as_flag, as_real
+from ..io.arguments import as_count, as_flag, as_real, is_real
 from ..io.frames import check_free_names, check_roles, select_columns
 from ..kernels import ranks as _kernels
 from .adjust import adjust
@@ -672,7 +673,12 @@ def friedman_with_method(
     # "False" is a true string, and a df of "40" or -1 failed inside numpy (or took every table
     # to the permutation test)
     higher_is_better = as_flag(higher_is_better, "higher_is_better=")
-    permutation_max_df = as_count(permutation_max_df, "permutation_max_df=", least=0)
+    # a whole float (40.0) or +inf (every table to the permutation test) was taken before, as now
+    if not (is_real(permutation_max_df) and float(permutation_max_df) == math.inf):
+        whole = is_real(permutation_max_df) and float(permutation_max_df).is_integer()
+        permutation_max_df = as_count(
+            int(permutation_max_df) if whole else permutation_max_df, "permutation_max_df=", least=0
+        )
     x = np.asarray(x, dtype=np.float64)
     k, n = x.shape[-2], x.shape[-1]
     ranks = stats.rankdata(-x if higher_is_better else x, axis=-2, method="average")  # per dataset
