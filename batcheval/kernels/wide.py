@@ -189,9 +189,9 @@ def ratio_sum_sign(n, c, real, pred, weight):
     ``det_k = n·c[k, k] − real_k·pred_k``, over the classes with ``weight_k < n``
     (the others have ``det_k = 0``: docs/measures.md: a term of a zero margin is 0).
 
-    Every term is brought to the common denominator ``n·Π (n − weight_j)`` in
-    limbs, so the test is exact for any K and any counts. Returns
-    ``(sign, sum)``: -1, 0 or 1, and the sum as a float.
+    It is :func:`quotient_sum` with ``w_k = den_k = weight_k``, divided by n: exact for any K
+    and any counts, in int64 while the numbers fit. Returns ``(sign, sum)``: -1, 0 or 1, and
+    the sum as a float.
 
     Examples
     --------
@@ -200,37 +200,8 @@ def ratio_sum_sign(n, c, real, pred, weight):
     >>> ratio_sum_sign(10, c, c.sum(axis=1), c.sum(axis=0), c.sum(axis=0))
     (0, 0.0)
     """
-    k = c.shape[0]
-    size = 3 * k + 2 * PAIR_LIMBS
-    pos = np.zeros(size, np.int64)  # Σ n·c[k, k]·Π_{j≠k} (n − weight_j), classes so far
-    neg = np.zeros(size, np.int64)  # Σ real_k·pred_k·Π_{j≠k} (n − weight_j)
-    den = np.zeros(size, np.int64)  # Π (n − weight_j), classes so far
-    term = np.zeros(size, np.int64)
-    set_int(den, 1)
-    for i in range(k):
-        b = n - weight[i]
-        if b <= 0:
-            continue
-        mul_int(pos, b)
-        mul_int(neg, b)
-        term[:] = den
-        mul_int(term, n)
-        mul_int(term, c[i, i])
-        add(pos, term)
-        term[:] = den
-        mul_int(term, real[i])
-        mul_int(term, pred[i])
-        add(neg, term)
-        mul_int(den, b)
-    mul_int(den, n)
-    sign = compare(pos, neg)
-    if sign == 0:
-        return 0, 0.0
-    if sign > 0:
-        sub(pos, neg)
-        return 1, ratio(pos, den)
-    sub(neg, pos)
-    return -1, -ratio(neg, den)
+    sign, value = quotient_sum(n, c, real, pred, weight, True, weight)
+    return sign, value / n
 
 
 # a product or sum below this fits int64 exactly, whatever the rounding of its float estimate
@@ -293,7 +264,7 @@ def quotient_sum(n, c, real, pred, weight, use_weight, den):
     the classes with ``0 < den_k < n``: a sum of one-vs-rest informedness (``den = real``) or
     markedness (``den = pred``) values, the others 0 (their det_k is 0 too).
 
-    In int64 over reduced fractions while the numbers fit, else as :func:`ratio_sum_sign`, over
+    In int64 over reduced fractions while the numbers fit, else over
     the common denominator ``Π den_j·(n − den_j)`` in limbs. Returns ``(sign, sum)``: -1, 0 or 1,
     and the sum as a float.
 
