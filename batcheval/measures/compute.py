@@ -81,9 +81,7 @@ def as_counts(values: np.ndarray, name: str = "counts", group_axis: int = 0) -> 
     low, high = values.min(), values.max()
     if low < 0:
         at = np.unravel_index(values.argmin(), values.shape)
-        raise InvalidArgumentError(
-            f"{name} must be non-negative, got {int(low)!r} (group {at[group_axis]})"
-        )
+        raise InvalidArgumentError(f"{name} must be non-negative, got {int(low)!r} (group {at[group_axis]})")
     if high > np.iinfo(np.int64).max:
         at = np.unravel_index(values.argmax(), values.shape)
         raise CountOverflowError(f"{name} exceed the int64 range: {int(high)!r} (group {at[group_axis]})")
