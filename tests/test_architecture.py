@@ -318,3 +318,56 @@ def test_tables_pickled_by_0_1_still_load():
     assert old.equals(be.ContingencyTable.from_frame(df, by=["run", "fold"], classes=[0, 1]))
     assert b"batcheval.table" not in pickle.dumps(old)  # new pickles name the public path
     assert pickle.loads(pickle.dumps(old)).equals(old)
+
+
+def slice_copies(source: str) -> list[str]:
+    """Assignments to a slice whose value is not a number: ``a[:] = b`` and ``a[i:j] += b``.
+
+    In a jitted kernel such a statement compiles numba's broadcast shape-error message (string
+    formatting, about 1.9 s of CPU on a first call with an empty cache, measured with
+    benchmarks/coldstart_profile.py), so kernels copy arrays with a loop. Filling with a number does
+    not compile it.
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AugAssign):
+            targets, value = [node.target], node.value
+        else:
+            continue
+        number = isinstance(value, ast.Constant) or (
+            isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant)
+        )
+        for target in targets:
+            sliced = isinstance(target, ast.Subscript) and any(
+                isinstance(n, ast.Slice) for n in ast.walk(target.slice)
+            )
+            if sliced and (isinstance(node, ast.AugAssign) or not number):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_kernels_copy_arrays_with_loops_not_slices():
+    offenders = {
+        str(path.relative_to(ROOT)): slice_copies(path.read_text())
+        for path in (ROOT / "kernels").glob("*.py")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("a[:] = b", 1),
+        ("a[:] = b[g]", 1),
+        ("a[1:n] = b", 1),
+        ("a[g, :] = b", 1),
+        ("a[:] += 1", 1),
+        ("a[:] = 0", 0),
+        ("a[:] = -1.0", 0),
+        ("a[i] = b[i]", 0),
+    ],
+)
+def test_the_slice_copy_check_finds_planted_copies(source, expected):
+    assert len(slice_copies(source)) == expected

@@ -343,7 +343,8 @@ def _paired_block(joint, base, p, measure, cells, center, n_boot, first, doubt, 
     at = np.empty((2, 8), np.int64)
     _cell_maps(p, at)
     for g in range(lo, hi):
-        mean[:] = joint[g]
+        for i in range(mean.shape[0]):  # a loop, not a slice copy: that compiles numba's shape-error text
+            mean[i] = joint[g, i]
         if cells.shape[0] == 6:
             for y in range(2):
                 mean[y * 4] += mean[y * 4 + 3]

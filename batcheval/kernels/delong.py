@@ -85,8 +85,9 @@ def run_components(scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01:
         examples = np.arange(n_ex)
         ends = np.empty(bucket_count(n_ex) + 1, dtype=np.int64)
         if not sort_segment(scores[r], examples, keys, order, ends, np.empty(n_ex, np.int32)):
-            keys[:] = scores[r]
-            order[:] = examples
+            for i in range(n_ex):  # a loop, not a slice copy: that compiles numba's shape-error text
+                keys[i] = scores[r, i]
+                order[i] = examples[i]
         _components(keys, order, is_pos, slot, v10[r], v01[r])
 
 
