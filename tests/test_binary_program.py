@@ -113,3 +113,36 @@ def test_the_determinant_past_the_int64_limit_is_exact():
                 Fraction(2 * det, rp * pn + pp * rn), corr]  # fmt: skip
         for k, name in enumerate(names):
             assert got[k, g] == pytest.approx(float(want[k]), rel=4e-16, abs=0.0), (name, g)
+
+
+# [tp, fp, fn, tn] whose products tp·tn and fp·fn pass 2^63 (int64 wraps): determinants 1, −1 and
+# a large one; _HUGE's products still fit in int64
+_PAST_INT64 = [
+    [4_000_000_001, 4_000_000_000, 4_000_000_002, 4_000_000_001],
+    [4_000_000_000, 4_000_000_001, 4_000_000_001, 4_000_000_002],
+    [5_000_000_000, 1, 3, 5_000_000_000],
+]
+
+
+@pytest.mark.parametrize("copies", [1, 2000])
+def test_the_determinant_past_int64_products_is_exact(copies):
+    """Both the program (few tables) and the distinct tables' pass (many copies of few tables) take
+    the limbs when tp·tn passes 2^63 (int64 wraps the determinant 1 to a large negative). Both run
+    first in a version compiled without the limbs (``wide=None``), which counts such tables, and
+    then again with them: a test that the second run happens."""
+    from batcheval.measures import compute
+
+    table = np.array(_PAST_INT64 * copies, dtype=np.int64)
+    tp, fp, fn, tn = (table[:, i] for i in range(4))
+    counts = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
+    names = ["informedness", "markedness", "dtp", "p_fisher"]  # p_fisher: the distinct pass
+    got = compute(counts, names)
+    direct = _measure(table[: len(_PAST_INT64)], ["informedness", "markedness", "dtp"], 1.0)
+    for g, (a, b, c, d) in enumerate(_PAST_INT64):
+        det, n = a * d - b * c, a + b + c + d
+        want = [Fraction(det, (a + c) * (b + d)), Fraction(det, (a + b) * (c + d)), Fraction(det, n * n)]
+        for k, name in enumerate(names[:3]):
+            expected = pytest.approx(float(want[k]), rel=4e-16, abs=0.0)
+            assert got[name][g] == expected, (name, g)
+            assert got[name][g + len(_PAST_INT64) * (copies - 1)] == expected, (name, g)
+            assert direct[k, g] == expected, (name, g)

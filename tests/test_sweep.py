@@ -357,7 +357,8 @@ def test_fused_sweep_measures_have_the_bits_of_the_measure_program(scale):
     n, tp, fp, fn, tn = (np.empty(rows, np.int64) for _ in range(5))
     threshold = np.empty(rows)
     out = np.empty((len(names), rows))
-    ks.sweep_columns(hist, groups, thr, slots, tp, fp, fn, tn, n, threshold, out)
+    wide = True if scale > 1 else None  # as scores.sweep passes it: None below EXACT_LIMIT rows
+    ks.sweep_columns(hist, groups, thr, slots, tp, fp, fn, tn, n, threshold, out, wide)
     # a row passes threshold j iff its bin is above j: suffix sums over bins j+1..T
     above = np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:]  # [G, T, 2]
     totals = hist.sum(axis=1)  # [G, 2]

@@ -348,24 +348,34 @@ def _program(rows: tuple[tuple[str, int], ...], b2: float) -> tuple[np.ndarray, 
 
 
 @jit_parallel
-def run_program(tp, fp, fn, tn, ops, consts, n_regs, out):
+def run_program(tp, fp, fn, tn, ops, consts, n_regs, out, wide):
     """Execute a program of :func:`_program` on G tables, a block of tables at a time:
-    ``out[row, g]`` for its stores, NaN for an empty table."""
+    ``out[row, g]`` for its stores, NaN for an empty table. ``wide`` as :func:`run_block`'s;
+    returns the count of tables it left undone (none unless ``wide`` is None)."""
     n_groups = tp.shape[0]
     n_blocks = (n_groups + _BLOCK - 1) // _BLOCK
+    missed = 0
     for i in prange(n_blocks):
         lo = i * _BLOCK
-        run_block(tp, fp, fn, tn, lo, min(n_groups, lo + _BLOCK) - lo, ops, consts, n_regs, out, lo)
+        missed += run_block(
+            tp, fp, fn, tn, lo, min(n_groups, lo + _BLOCK) - lo, ops, consts, n_regs, out, lo, wide
+        )
+    return missed
 
 
 # a plain function, not inlined: run_program and the distinct tables' pass share one compiled copy
 # (with an empty cache, compute() of 100 tables then of 100k: inlined into both, 4.6-4.8 then
 # 8.1-8.3 s of CPU; this way 4.9-5.3 then 7.1-7.7 s; before the block was a function, 4.7 then 6.9-7.1)
 @jit
-def run_block(tp, fp, fn, tn, lo, m, ops, consts, n_regs, out, at):
+def run_block(tp, fp, fn, tn, lo, m, ops, consts, n_regs, out, at, wide):
     """:func:`run_program` on the ``m`` ≤ :data:`BLOCK` tables from ``lo`` of the cell columns,
     writing ``out[row, at + j]`` for table ``lo + j``: one block, for kernels that run the program
-    inside a pass of their own (the distinct tables' tests, :mod:`~batcheval.kernels.pvalues`)."""
+    inside a pass of their own (the distinct tables' tests, :mod:`~batcheval.kernels.pvalues`).
+
+    ``wide=None`` compiles the block without the limbs of :func:`~.wide.mul_sub` (numba prunes the
+    branch of an argument that is None: about 1.5 s of CPU of a first call on an empty cache); a
+    table of :data:`EXACT_LIMIT` examples or more then has a wrong determinant, and the block
+    returns how many it holds, for the caller to run again with ``wide=True``, which returns 0."""
     s = np.empty((n_regs, _BLOCK))
     a, b, c, d, det = s[0], s[1], s[2], s[3], s[4]
     n_empty = n_wide = 0
@@ -376,13 +386,17 @@ def run_block(tp, fp, fn, tn, lo, m, ops, consts, n_regs, out, at):
         det[j] = float(tp[g] * tn[g] - fp[g] * fn[g])
         n_empty += a[j] + b[j] + c[j] + d[j] == 0
         n_wide += tp[g] + fp[g] + fn[g] + tn[g] >= EXACT_LIMIT
+    missed = 0
     if n_wide:
-        # exactly in limbs beyond, rounded once, where a float a·d − b·c lost it (a determinant of
-        # 1 came out 0); in a loop of its own, as a call in the loop above slowed every table
-        for j in range(m):
-            g = lo + j
-            if tp[g] + fp[g] + fn[g] + tn[g] >= EXACT_LIMIT:
-                det[j] = _wide.mul_sub(tp[g], tn[g], fp[g], fn[g])
+        if wide is None:  # numba keeps one branch of the two, by wide's type
+            missed = n_wide
+        else:
+            # exactly in limbs beyond, rounded once, where a float a·d − b·c lost it (a determinant
+            # of 1 came out 0); in a loop of its own, as a call in the loop above slowed every table
+            for j in range(m):
+                g = lo + j
+                if tp[g] + fp[g] + fn[g] + tn[g] >= EXACT_LIMIT:
+                    det[j] = _wide.mul_sub(tp[g], tn[g], fp[g], fn[g])
     for k in range(consts.shape[0]):
         r, v = s[_LOADED + k], consts[k]
         for j in range(m):
@@ -428,6 +442,7 @@ def run_block(tp, fp, fn, tn, lo, m, ops, consts, n_regs, out, at):
         else:  # _IF_POS
             for j in range(m):
                 r[j] = x[j] if y[j] > 0 else 0.0
+    return missed
 
 
 def binary_measures(
@@ -457,7 +472,9 @@ def binary_measures(
     """
     prog = program(slots, beta)
     if prog is not None and tp.shape[0]:
-        run_program(tp, fp, fn, tn, *prog, out)
+        # tables of 3e9 examples are rare: try without the limbs, which most processes never compile
+        if run_program(tp, fp, fn, tn, *prog, out, None):
+            run_program(tp, fp, fn, tn, *prog, out, True)
 
 
 def program(slots: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray, int] | None:

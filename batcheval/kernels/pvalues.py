@@ -137,9 +137,8 @@ _BLOCK = binary.BLOCK
 
 
 @jit_parallel(serial_below=2048)
-def distinct_pass_kernel(
-    tp, fp, fn, tn, first, ops, consts, n_regs, fisher_rows, chance_rows, tail_stats, tail_rows, out, threads
-):
+def distinct_pass_kernel(tp, fp, fn, tn, first, ops, consts, n_regs, fisher_rows, chance_rows, tail_stats,
+                         tail_rows, out, wide, threads):  # fmt: skip
     n_distinct = first.shape[0]
     lf, se = _test_tables(tp, fp, fn, tn, first)
     # blocks of at most _BLOCK tables, as many of them as a multiple of the threads and of equal
@@ -150,6 +149,7 @@ def distinct_pass_kernel(
     # blocks' bounds move with the thread count, so a table's values must not depend on where
     # it falls in its block: run_block's operations stay element by element (a vectorised
     # loop body, e.g. SVML's log, against its scalar remainder could give other bits).
+    missed = 0
     n_blocks = (n_distinct + _BLOCK - 1) // _BLOCK
     n_blocks = (n_blocks + threads - 1) // threads * threads
     size = (n_distinct + n_blocks - 1) // n_blocks
@@ -164,7 +164,7 @@ def distinct_pass_kernel(
             g = first[lo + j]
             ba[j], bb[j], bc[j], bd[j] = tp[g], fp[g], fn[g], tn[g]
         if ops.shape[0]:
-            binary.run_block(ba, bb, bc, bd, 0, m, ops, consts, n_regs, out, lo)
+            missed += binary.run_block(ba, bb, bc, bd, 0, m, ops, consts, n_regs, out, lo, wide)
         if fisher_rows.shape[0] or chance_rows.shape[0]:
             for j in range(m):
                 a, b, c, e = ba[j], bb[j], bc[j], bd[j]
@@ -187,6 +187,7 @@ def distinct_pass_kernel(
                 root[j] = math.sqrt(v / 2.0)
             for j in range(m):
                 o[lo + j] = _erfc(root[j])
+    return missed
 
 
 def distinct_pass(
@@ -235,4 +236,7 @@ def distinct_pass(
     run = kernel.serial if first.shape[0] < kernel.serial_below else kernel.parallel
     if first.shape[0]:
         args = (ops, consts, n_regs, fisher_rows, chance_rows, tail_stats, tail_rows, out)
-        run(tp, fp, fn, tn, first, *args, n_threads() if run is kernel.parallel else 1)
+        threads = n_threads() if run is kernel.parallel else 1
+        # without the determinant's limbs first, as binary.binary_measures
+        if run(tp, fp, fn, tn, first, *args, None, threads):
+            run(tp, fp, fn, tn, first, *args, True, threads)

@@ -289,12 +289,15 @@ _FUSED_BLOCK = 256
 
 
 @jit_parallel
-def sweep_columns(hist, groups, thresholds, slots, tp, fp, fn, tn, n, threshold, out):
+def sweep_columns(hist, groups, thresholds, slots, tp, fp, fn, tn, n, threshold, out, wide):
     """Suffix sums of ``hist[G, T+1, 2]`` (per bin: negatives, positives) for the groups listed in
     ``groups``: the cells at every threshold, written straight into the output columns (row
     ``r*T + j`` is threshold j of ``groups[r]``), with the ``threshold`` column and the measures
     of :data:`FUSED` in the same pass: ``out[slots[k], row]`` is measure ``FUSED[k]`` (skipped
-    where ``slots[k]`` is -1), NaN for an empty table.
+    where ``slots[k]`` is -1), NaN for an empty table. ``wide=None`` (the caller's rows are fewer
+    than :data:`~.binary.EXACT_LIMIT`, so no table reaches it) compiles the pass without the limbs
+    of :func:`~.wide.mul_sub`: numba prunes the branch of an argument that is None, about 1.3 s of
+    CPU of a first sweep on an empty cache.
 
     A default sweep's frame is some 1.2 GB of fresh columns written once; measuring each group's
     tables while its cells are still in L1, rather than in a pass of their own over the cell
@@ -308,11 +311,13 @@ def sweep_columns(hist, groups, thresholds, slots, tp, fp, fn, tn, n, threshold,
     for k in range(1, _N_FUSED):
         measured |= slots[k] >= 0
     for r in prange(groups.shape[0]):
-        _group_tables(flat[groups[r]], r, thresholds, slots, measured, tp, fp, fn, tn, n, threshold, out)
+        _group_tables(
+            flat[groups[r]], r, thresholds, slots, measured, tp, fp, fn, tn, n, threshold, out, wide
+        )
 
 
 @jit_inline
-def _group_tables(h, r, thresholds, slots, measured, tp, fp, fn, tn, n, threshold, out):
+def _group_tables(h, r, thresholds, slots, measured, tp, fp, fn, tn, n, threshold, out, wide):
     """One group's rows of :func:`sweep_columns`: ``h[2*b + is_positive]`` is its histogram over
     bins ``b <= T``, and its tables go to rows ``r*T .. r*T + T - 1``.
 
@@ -351,8 +356,10 @@ def _group_tables(h, r, thresholds, slots, measured, tp, fp, fn, tn, n, threshol
             ti, fi, ni, ui = tp[i], fp[i], fn[i], tn[i]
             a, b, c, d = float(ti), float(fi), float(ni), float(ui)
             # binary.run_program's determinant: exact in int64 while it fits, in limbs beyond
-            exact = float(ti * ui - fi * ni)
-            det = exact if ti + fi + ni + ui < EXACT_LIMIT else _wide.mul_sub(ti, ui, fi, ni)
+            det = float(ti * ui - fi * ni)
+            if wide is not None:  # pruned when None (sweep_columns)
+                if ti + fi + ni + ui >= EXACT_LIMIT:
+                    det = _wide.mul_sub(ti, ui, fi, ni)
             pp = a + b
             total = pp + c + d
             rp = a + c
@@ -427,14 +434,14 @@ def sweep_group_ids(
 
 @jit_parallel
 def sweep_parts(
-    grouped, bounds, n_groups, gbits, wbits, rank, thresholds, slots, tp, fp, fn, tn, n, threshold, out
+    grouped, bounds, n_groups, gbits, wbits, rank, thresholds, slots, tp, fp, fn, tn, n, threshold, out, wide
 ):
     """Radix pass 3 of a fused sweep: partition p owns ``grouped[bounds[p]:bounds[p+1]]``, the cell
     ids of :func:`sweep_group_ids` of groups ``p << gbits`` to ``(p+1 << gbits) - 1``; their
     histogram is counted in a table of the partition's own that stays in cache, and each group's
     tables are written from it at once (:func:`sweep_columns`'s rows and values, group g at rows
     of ``rank[g]``; a group with ``rank[g] < 0`` has no rows). No histogram of every group is
-    ever built, written out, and read back.
+    ever built, written out, and read back. ``wide`` as :func:`sweep_columns`'s.
     """
     # a flag started as `slots[0] >= 0`, not as `False`: numba types `measured = False` then
     # `measured |= ...` as the literal False as well as bool and compiled _group_tables for both
@@ -454,7 +461,7 @@ def sweep_parts(
             r = rank[g]
             if r >= 0:
                 cells = local[g - g0]
-                _group_tables(cells, r, thresholds, slots, measured, tp, fp, fn, tn, n, threshold, out)
+                _group_tables(cells, r, thresholds, slots, measured, tp, fp, fn, tn, n, threshold, out, wide)
 
 
 @jit_parallel

@@ -37,6 +37,7 @@ from ..io.frames import as_key_list, check_free_names, check_roles, named_as_poo
 from ..io.sources import DEFAULT_BATCH_ROWS, in_part, is_one_shot, is_streamed, open_parts
 from ..kernels import count as _count
 from ..kernels import sweep as _sweep
+from ..kernels.binary import EXACT_LIMIT
 from ..kernels.jit import n_threads
 from ..measures import names as _names
 from ..measures.registry import with_beta
@@ -295,7 +296,9 @@ def _binned(
     for row, name in enumerate(names if fused else ()):
         slots[_sweep.FUSED.index(name)] = row
     out = pooled_empty((len(names) if fused else 0, rows), np.float64)
-    columns = (thr, slots, tp, fp, fn, tn, n, threshold, out)
+    # a table holds at most every row: below EXACT_LIMIT rows no determinant needs the limbs
+    wide = True if len(scored.score) >= EXACT_LIMIT else None
+    columns = (thr, slots, tp, fp, fn, tn, n, threshold, out, wide)
     if parts is not None:
         grouped, bounds, _, gbits = parts
         rank = np.full(n_groups, -1, dtype=np.int64)
