@@ -68,7 +68,9 @@ def test_evaluate_takes_byte_counters_past_l2_and_counts_exactly(monkeypatch):
     """K = 10 over 8,000 groups of 30 rows (800k cells): 8-bit tables, numpy's counts."""
     used = []
     kernel = _count.count_private
-    monkeypatch.setattr(_count, "count_private", lambda *a: used.append(a[-2].dtype) or kernel(*a))
+    for version in ("serial", "parallel"):  # by the rows: this frame's 240,000 take the parallel one
+        run = getattr(kernel, version)
+        monkeypatch.setattr(kernel, version, lambda *a, run=run: used.append(a[-2].dtype) or run(*a))
     rng = np.random.default_rng(5)
     n = 240_000
     df = pl.DataFrame({

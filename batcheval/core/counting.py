@@ -182,7 +182,7 @@ def encode_frame_scanning(
 def compact(space: KeySpace, coding: ClassCoding, counts: np.ndarray, keyed: bool) -> Counted:
     """The finalize stage: keep the groups that occur, and with a trimmed class
     coding the classes that occur (``counts[space id, code, code]`` in)."""
-    totals, class_use = _count.group_totals(counts)
+    totals, class_use = _count.group_totals(counts, len(coding.label))
     if not keyed:
         present = np.zeros(1, np.int64)
     elif np.count_nonzero(totals) == space.size:  # every group occurs: no compaction
@@ -425,10 +425,14 @@ def _count_private(
     n_keys = keys[_MAX_KERNEL_KEYS + 2]
     block = PRIVATE_ROWS_PER_THREAD * threads  # no cell's wrap count can wrap within a block
     bad = 0
+    # by the rows, not the tables' size: clustered counts of a few thousand rows fill runs ×
+    # examples cells (the Quickstart's 37,014 rows: 230,840), and the parallel versions would
+    # compile for them (about 3 s of CPU of a first call on an empty cache)
+    count, sum_split = _count.count_private.by_work(n_rows), _count.sum_split_rows.by_work(n_rows)
     for lo in range(0, n_rows, block):
         rows = slice(lo, min(n_rows, lo + block))
         sliced = tuple(a[rows] if i < n_keys else a for i, a in enumerate(keys[:_MAX_KERNEL_KEYS]))
-        _count.count_private(
+        count(
             *sliced,
             *keys[_MAX_KERNEL_KEYS:],
             coding.label[rows],
@@ -442,7 +446,7 @@ def _count_private(
             wraps,
         )
         wrapped = bool(wraps[:, cells + 1].any())
-        _count.sum_split_rows(low, wraps, wrapped, lo > 0, flat)
+        sum_split(low, wraps, wrapped, lo > 0, flat)
         bad += int(low[:, cells].sum()) + (int(wraps[:, cells].sum()) << (8 * low.itemsize))
         if bad:
             break

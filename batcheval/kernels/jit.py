@@ -64,6 +64,22 @@ class ParallelKernel:
                 return self.parallel(*args)
         return self.serial(*args)
 
+    def by_work(self, work: int) -> Callable:
+        """The version for a call whose work is ``work`` elements, whatever its arrays' sizes: for
+        kernels whose scratch tables can be far larger than their input (a per-thread table of
+        every runs × examples cell filled by a few thousand rows), which :meth:`__call__` would
+        send to the parallel version and its compile.
+
+        Examples
+        --------
+        >>> from batcheval.kernels.count import count_private
+        >>> count_private.by_work(10) is count_private.serial
+        True
+        >>> count_private.by_work(SERIAL_BELOW) is count_private.parallel
+        True
+        """
+        return self.serial if work < self.serial_below else self.parallel
+
     @property
     def signatures(self) -> list:
         """Every argument-type signature compiled so far, by either version."""
