@@ -256,7 +256,9 @@ def _one_table(c, real, pred, out, g, se):
             s += v
             pred[j] += v
         real[i] = s
-    n = 0
+    # typed int64 from the start: numba typed n as the literal 0 at the calls below and compiled
+    # each callee twice (for the literal and for int64), some 6 s of a first multiclass call
+    n = np.int64(0)
     for i in range(k):
         n += real[i]
     if n == 0:

@@ -208,7 +208,8 @@ def ratio_sum_sign(n, c, real, pred, weight):
     >>> ratio_sum_sign(10, c, c.sum(axis=1), c.sum(axis=0), c.sum(axis=0))
     (0, 0.0)
     """
-    sign, value = quotient_sum(n, c, real, pred, weight, True, weight)
+    # a bool, not the literal True: one compiled quotient_sum for this and multiclass._exact_mean
+    sign, value = quotient_sum(n, c, real, pred, weight, np.bool_(True), weight)
     return sign, value / n
 
 
