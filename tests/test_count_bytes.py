@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 
 from batcheval.core import counting
-from batcheval.core.encode import readonly
 from batcheval.core.table import ContingencyTable
 from batcheval.kernels import count as _count
+from batcheval.kernels.jit import readonly
 from tests.reference.counting import count_groups
 
 

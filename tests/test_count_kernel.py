@@ -14,10 +14,9 @@ import polars as pl
 import pytest
 
 from batcheval.core import counting
-from batcheval.core.encode import readonly
 from batcheval.core.table import ContingencyTable
 from batcheval.kernels import count as _count
-from batcheval.kernels.jit import SERIAL_BELOW
+from batcheval.kernels.jit import SERIAL_BELOW, readonly
 from tests.reference.counting import count_groups
 
 

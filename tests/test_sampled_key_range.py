@@ -16,9 +16,9 @@ import polars as pl
 import pytest
 
 from batcheval.core import counting, encode
-from batcheval.core.encode import readonly
 from batcheval.core.table import ContingencyTable
 from batcheval.kernels import count as _count
+from batcheval.kernels.jit import readonly
 from tests.reference.counting import count_groups
 from tests.test_count_kernel import force_radix
 

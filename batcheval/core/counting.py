@@ -17,8 +17,8 @@ import polars as pl
 
 from ..errors import InvalidLabelError
 from ..kernels import count as _count
-from ..kernels.jit import n_threads
-from .encode import ClassCoding, KeyColumn, column_ranges, encode_columns, encode_key, readonly
+from ..kernels.jit import n_threads, readonly
+from .encode import ClassCoding, KeyColumn, column_ranges, encode_columns, encode_key
 from .memory import check_allocation
 
 __all__ = [

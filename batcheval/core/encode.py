@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError, InvalidLabelError, NullValuesError
+from ..kernels.jit import readonly
 
 __all__ = [
     "WIDE_INTEGERS",
@@ -47,7 +48,6 @@ __all__ = [
     "label_kind",
     "narrow_integers",
     "not_whole",
-    "readonly",
     "sample_range",
     "typed_nulls",
     "value_range",
@@ -83,21 +83,6 @@ class KeyColumn:
 
     def __post_init__(self) -> None:
         self.values = kernel_input(self.values)
-
-
-def readonly(arr: np.ndarray) -> np.ndarray:
-    """A read-only view of ``arr``, so every kernel sees one flavour of input array.
-
-    numba compiles a kernel once per argument type, and a read-only array (what
-    polars hands out without copying) is a different type from a writable one
-    (what a cast or a lookup makes). Freezing the inputs halves the variants a
-    cold start compiles, a few seconds each.
-    """
-    if not arr.flags.writeable:
-        return arr
-    view = arr.view()
-    view.flags.writeable = False
-    return view
 
 
 def kernel_input(arr: np.ndarray) -> np.ndarray:

@@ -32,14 +32,14 @@ from ..core.counting import (
     raise_outside,
     run_count_kernel,
 )
-from ..core.encode import KEY_GUESS_ROWS, ClassCoding, guess_key_range, readonly, value_range
+from ..core.encode import KEY_GUESS_ROWS, ClassCoding, guess_key_range, value_range
 from ..core.memory import zeroed_int8
 from ..core.table import ContingencyTable, sum_axes
 from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..io.frames import unused_name
 from ..kernels import leaderboard as _lb
 from ..kernels import score_diff as _score_diff
-from ..kernels.jit import n_threads
+from ..kernels.jit import n_threads, readonly
 from . import intervals as _intervals
 from . import paired_se as _paired_se
 

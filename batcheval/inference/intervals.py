@@ -234,6 +234,7 @@ from ..errors import InvalidArgumentError, UnknownMeasureError, warn
 from ..kernels import bootstrap as _boot
 from ..kernels import delta as _delta
 from ..kernels import score_diff as _score_diff
+from ..kernels.jit import readonly
 from ..measures.compute import as_counts
 
 __all__ = [
@@ -526,7 +527,8 @@ def _binary_informedness(counts: np.ndarray, name: str) -> bool:
 def _informedness_variance(counts: np.ndarray, extra: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     var = np.empty(len(counts))
     undefined = np.empty(len(counts), dtype=np.bool_)
-    _delta.informedness_variance(np.ascontiguousarray(counts), float(extra), var, undefined)
+    # read-only as every caller's tables (a writable one compiled the kernel again, 0.4 s)
+    _delta.informedness_variance(readonly(np.ascontiguousarray(counts)), float(extra), var, undefined)
     return var, undefined
 
 

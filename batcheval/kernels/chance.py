@@ -76,8 +76,6 @@ INT_LIMIT = 2_147_483_648
 _SQRT2 = math.sqrt(2.0)
 
 
-# no log-factorial table: every lgamma is evaluated
-_NO_TABLE = np.zeros(0)
 # a table of ln k! is built up to the largest n that takes the exact path, while it has at most
 # this many entries per table tested (each entry costs one lgamma; a table saves nine a table)
 TABLE_PER_GROUP = 4
@@ -243,7 +241,7 @@ def binary_chance(tp, fp, fn, tn, out, se):
 
 
 @jit
-def _one_table(c, real, pred, out, g, se):
+def _one_table(c, real, pred, out, g, se, no_table):
     k = c.shape[0]
     # integer sums (any order gives the same integers): a row's in a register, the columns' as a
     # vector add of each row, not a store-to-load chain through real[i] and pred[j] per cell
@@ -286,7 +284,7 @@ def _one_table(c, real, pred, out, g, se):
     if varying == 1 or (varying == 2 and k_real == 2 and k_pred == 2):
         # B and M are linear in one hypergeometric cell (in a 2×2 table the other diagonal
         # cell is n − r − p + c): the binary test, exact for small tables
-        p = midp_cell(c[first, first], n, real[first], pred[first], _NO_TABLE, se)
+        p = midp_cell(c[first, first], n, real[first], pred[first], no_table, se)
         out[0, g] = p
         out[1, g] = p
         return
@@ -569,7 +567,10 @@ def multiclass_chance(counts, out, se):
     for chunk in prange(n_chunks):
         real = np.empty(k, np.int64)
         pred = np.empty(k, np.int64)
+        # an empty ln k! table (every lgamma evaluated), allocated here: a global array is
+        # read-only to numba, and midp_cell was compiled for it apart from binary_chance's tables
+        no_table = np.zeros(0)
         lo = chunk * n_groups // n_chunks
         hi = (chunk + 1) * n_groups // n_chunks
         for g in range(lo, hi):
-            _one_table(counts[g], real, pred, out, g, se)
+            _one_table(counts[g], real, pred, out, g, se, no_table)

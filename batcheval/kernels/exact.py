@@ -573,11 +573,12 @@ def walk_points_wide(tp_at, row_at, n_points, m, p_tot, n_tot):
     nc = 1
     ptp = 0
     pfp = 0
-    area_hi = 0
-    area_lo = 0
+    # int64, not the literal 0: wide.pair_to_float was compiled for the literal too
+    area_hi = np.int64(0)
+    area_lo = np.int64(0)
     ap = 0.0
     top_hi = np.iinfo(np.int64).min
-    top_lo = 0
+    top_lo = np.int64(0)
     best = 0
     up = 0
     for j in range(n_points):
@@ -621,8 +622,8 @@ def walk_points_wide(tp_at, row_at, n_points, m, p_tot, n_tot):
         hx[h] = x
         hy[h] = y
         h += 1
-    hull_hi = 0
-    hull_lo = 0
+    hull_hi = np.int64(0)
+    hull_lo = np.int64(0)
     for k in range(1, h):
         ph, pl = _wide.mul_pair(hx[k] - hx[k - 1], hy[k] + hy[k - 1])
         hull_hi, hull_lo = _wide.add_pair(hull_hi, hull_lo, ph, pl)

@@ -100,6 +100,28 @@ def jit_parallel(
     return ParallelKernel(func, serial_below)
 
 
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr``, so every kernel sees one flavour of input array.
+
+    numba compiles a kernel once per argument type, and a read-only array (what
+    polars hands out without copying) is a different type from a writable one
+    (what a cast or a lookup makes). Freezing the inputs halves the variants a
+    cold start compiles, a few seconds each. Callers freeze what a kernel only reads at the
+    kernel's boundary: the inputs of one kernel can come from several paths.
+
+    Examples
+    --------
+    >>> a = np.arange(3)
+    >>> readonly(a).flags.writeable, a.flags.writeable
+    (False, True)
+    """
+    if not arr.flags.writeable:
+        return arr
+    view = arr.view()
+    view.flags.writeable = False
+    return view
+
+
 def n_threads() -> int:
     """Threads a parallel kernel will use (honours ``NUMBA_NUM_THREADS``)."""
     return int(numba.get_num_threads())

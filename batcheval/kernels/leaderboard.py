@@ -70,7 +70,8 @@ def fill_cells(
     n = label.shape[0]
     # a lookup without a -1 has no value to reject (classes found in the data, say):
     # a second copy of the loop skips the test, a fifth of the pass
-    every_value_a_class = True
+    # np.bool_, not the literal True: the literal compiled _fill_rows twice (for it and for bool)
+    every_value_a_class = np.bool_(True)
     for c in range(lut.shape[0]):
         every_value_a_class &= lut[c] >= 0
     # each row's (label, prediction) → its cell value in one lookup (0: not a class pair);

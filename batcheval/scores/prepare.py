@@ -26,13 +26,12 @@ from ..core.encode import (
     integer_like,
     label_kind,
     narrow_integers,
-    readonly,
 )
 from ..core.memory import check_allocation
 from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
 from ..io.frames import as_key_list, check_roles, select_columns
 from ..kernels.count import mark_present
-from ..kernels.jit import SERIAL_BELOW, n_threads
+from ..kernels.jit import SERIAL_BELOW, n_threads, readonly
 from ..kernels.ranges import finite_range
 from ..kernels.sweep import RANGE_KEYS, input_ranges
 

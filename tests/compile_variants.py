@@ -1,0 +1,78 @@
+"""Kernels compiled twice for one input type: run by ``test_compile_variants.py`` in a fresh
+interpreter with an empty numba cache, so that every kernel and every helper it calls compiles here.
+
+numba compiles a function once per argument type, and two types that differ only in a literal value
+(``n = 0`` passed before the loop that sums it: ``Literal[int](0)``; a flag passed as ``True``) or in
+an array's writability (a ``ContingencyTable``'s read-only counts beside a writable copy) compile
+the same code twice. A first multiclass ``evaluate`` paid about 14 s of CPU for such twins.
+Prints one line per kernel and twin; nothing when there is none.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import warnings
+
+import numpy as np
+import polars as pl
+from numba.core.registry import CPUDispatcher
+
+
+def plain(signature: object) -> str:
+    """A signature with literals made their types and read-only arrays writable."""
+    names = {"int": "int64", "bool": "bool", "float": "float64"}
+    text = re.sub(r"Literal\[(\w+)\]\([^)]*\)", lambda m: names.get(m[1], m[1]), str(signature))
+    return re.sub(r"(Array\([^,]+, \d+, '[ACF]'), True,", r"\1, False,", text)
+
+
+def twins(dispatchers: list[tuple[str, object]]) -> list[str]:
+    """``name: [signatures]`` for every dispatcher with two signatures of one :func:`plain` form."""
+    found = []
+    for name, dispatcher in dispatchers:
+        forms: dict[str, list[str]] = {}
+        for signature in dispatcher.signatures:
+            forms.setdefault(plain(signature), []).append(str(signature))
+        found += [f"{name}: {same}" for same in forms.values() if len(same) > 1]
+    return found
+
+
+def kernel_dispatchers() -> list[tuple[str, object]]:
+    from batcheval import kernels
+
+    found = []
+    for info in pkgutil.iter_modules(kernels.__path__):
+        module = importlib.import_module(f"batcheval.kernels.{info.name}")
+        for name, obj in vars(module).items():
+            if isinstance(obj, CPUDispatcher):
+                versions = [(name, obj)]
+            elif hasattr(obj, "serial") and hasattr(obj, "parallel"):  # jit.ParallelKernel
+                versions = [(f"{name}.serial", obj.serial), (f"{name}.parallel", obj.parallel)]
+            else:
+                continue
+            for label, dispatcher in versions:
+                if getattr(dispatcher.py_func, "__module__", None) == module.__name__:  # not an import
+                    found.append((f"{info.name}.{label}", dispatcher))
+    return found
+
+
+def main() -> None:
+    import batcheval as be
+
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    for k in (2, 3):
+        y = rng.integers(0, k, 60)
+        df = pl.concat([
+            pl.DataFrame({"run": r, "seed": s, "example": np.arange(60), "label": y,
+                          "prediction": np.where(rng.random(60) < 0.75, y, rng.integers(0, k, 60))})
+            for r in range(3) for s in range(2)
+        ])  # fmt: skip
+        be.evaluate(df, by="run", ci=0.95)
+        be.evaluate(df, by=["run", "seed"], pool="seed", ci=0.95, example="example")
+    print("\n".join(twins(kernel_dispatchers())))
+
+
+if __name__ == "__main__":
+    main()

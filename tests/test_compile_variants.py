@@ -1,0 +1,53 @@
+"""No kernel compiles twice for one input type (tests/compile_variants.py says why it matters)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from .compile_variants import plain, twins
+
+
+def test_evaluate_compiles_no_kernel_twice_for_one_type(tmp_path):
+    """Binary and 3-class ``evaluate`` with intervals, plain and clustered, in a fresh interpreter
+    with an empty cache (about 25 s of CPU). Before: 11 kernels and helpers twice, among them the
+    whole multiclass measure kernel (writable and read-only counts)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "BATCHEVAL_QUIET_COMPILE": "1"}
+    script = Path(__file__).with_name("compile_variants.py")
+    root = str(script.parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    command = [sys.executable, str(script)]
+    done = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == ""
+
+
+def test_the_twin_check_finds_planted_literal_and_read_only_twins():
+    @numba.njit(cache=False)
+    def add(x, flag):
+        return x + 1 if flag else x
+
+    @numba.njit(cache=False)
+    def by_literal(x):
+        return add(x, True) + add(x, np.bool_(True))
+
+    @numba.njit(cache=False)
+    def first(a):
+        return a[0]
+
+    by_literal(1)
+    frozen = np.arange(3)
+    first(frozen)
+    frozen.flags.writeable = False
+    first(frozen)
+    assert len(twins([("add", add), ("first", first)])) == 2
+    first(np.arange(3.0))  # another dtype is no twin
+    assert len(twins([("first", first)])) == 1
+    assert plain("(Literal[int](0), Array(int64, 1, 'C', True, aligned=True))") == (
+        "(int64, Array(int64, 1, 'C', False, aligned=True))"
+    )
