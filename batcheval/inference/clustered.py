@@ -416,9 +416,9 @@ def _row_scores(counts: np.ndarray, name: str, positive: int) -> tuple[np.ndarra
     undefined), ``n`` and where the measure is undefined."""
     c = _intervals.cells_last(counts)
     g, undefined = _intervals.gradient_cells_last(c, name, positive=positive)
-    n = c.sum(axis=(0, 1))
+    n = _intervals.ordered_sum(c, (0, 1))
     with np.errstate(invalid="ignore", divide="ignore"):
-        centre = np.sum(c * g, axis=(0, 1)) / n
+        centre = _intervals.ordered_sum(c * g, (0, 1)) / n
     # an undefined gradient is NaN or inf somewhere; its groups are masked by the caller
     u = np.nan_to_num(np.moveaxis(g - centre, -1, 0), nan=0.0, posinf=0.0, neginf=0.0)
     return np.ascontiguousarray(u), n, undefined | (n == 0)

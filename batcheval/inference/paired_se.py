@@ -132,8 +132,8 @@ def _gradient(joint: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray, np
     """The joint tables cells-last, ``[real, leader, run, G]``, the difference's
     gradient ``∂T/∂π`` over their cells, and where it is undefined."""
     j = _intervals.cells_last(joint)
-    g_run, bad_run = _intervals.gradient_cells_last(j.sum(axis=1), measure, positive=pos)
-    g_lead, bad_lead = _intervals.gradient_cells_last(j.sum(axis=2), measure, positive=pos)
+    g_run, bad_run = _intervals.gradient_cells_last(_intervals.ordered_sum(j, 1), measure, positive=pos)
+    g_lead, bad_lead = _intervals.gradient_cells_last(_intervals.ordered_sum(j, 2), measure, positive=pos)
     return j, g_run[:, None] - g_lead[:, :, None], bad_run | bad_lead
 
 
@@ -413,11 +413,11 @@ def _score_sign_flip(joint: np.ndarray, measure: str) -> np.ndarray:
 
     j = _intervals.cells_last(joint)  # [real, reference, run, G]
     k = j.shape[0]
-    n = j.sum(axis=(0, 1, 2))
+    n = _intervals.ordered_sum(j, (0, 1, 2))
     eye = np.eye(k)[:, :, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         if measure == "informedness":
-            r = j.sum(axis=(1, 2)) / n  # real shares [K, G]
+            r = _intervals.ordered_sum(j, (1, 2)) / n  # real shares [K, G]
             a = (eye - r[None, :]) / (n * (1.0 - r))[None, :]  # a[y, p]: an example's share of B
             undefined = np.any(r >= 1.0, axis=0) | (n == 0)
         else:  # accuracy
@@ -425,8 +425,8 @@ def _score_sign_flip(joint: np.ndarray, measure: str) -> np.ndarray:
             undefined = n == 0
         h = a[:, None, :, :] - a[:, :, None, :]  # [real, reference, run, G]: run − reference
         h = np.where(j > 0, h, 0.0)
-        stat = np.abs(np.sum(j * h, axis=(0, 1, 2)))
-        var = np.sum(j * h * h, axis=(0, 1, 2))
+        stat = np.abs(_intervals.ordered_sum(j * h, (0, 1, 2)))
+        var = _intervals.ordered_sum(j * h * h, (0, 1, 2))
         p = np.where(var > 0, special.erfc(stat / np.sqrt(2.0 * var)), 1.0)
     return np.where(undefined, np.nan, p)
 
