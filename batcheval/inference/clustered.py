@@ -1137,7 +1137,9 @@ def add_clustered_intervals(
     k = counts.shape[1]
     if k == 0:  # no rows: the columns of two classes, as the unclustered intervals give
         counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
-    if per_class:
+    # two classes per class: positive=0's and positive=1's intervals (intervals.by_class)
+    positives = (0, 1) if per_class and k == 2 and table.n_classes == 2 else None
+    if per_class and positives is None:
         counts, cells, k, pos = one_vs_rest(counts), cells.one_vs_rest(), 2, 1
     else:
         pos = table.positive_index(positive) if k == 2 and table.n_classes == 2 else 1
@@ -1158,7 +1160,9 @@ def add_clustered_intervals(
     left = [m for m in wanted if m not in capable and m in boot]
     if left and measures is not None:
         warn(f"no cluster-robust interval for {left}: with example= or cluster= only {capable} have one")
-    result = clustered_intervals(counts, cells, names, ci, positive=pos)
+    result = _intervals.by_class(
+        lambda c: clustered_intervals(counts, cells, names, ci, positive=c), positives or (pos,)
+    )
     return frame.hstack(_intervals.interval_columns(frame, result))
 
 
@@ -1317,8 +1321,13 @@ def add_clustered_chance(
     if not wanted:
         return frame
     counts, cells = prepared or grouped_cells(table, df, units, label, prediction, pool, versus)
-    if per_class:
+    # two classes: both rows are the table's own tests, as positive=0 and positive=1 give them
+    # (the table reoriented for class 0 moved its p-values in the last bits)
+    pair = per_class and counts.shape[1] == 2 and table.n_classes == 2
+    if per_class and not pair:
         counts, cells = one_vs_rest(counts), cells.one_vs_rest()
     p = clustered_chance(counts, cells)
+    if pair:
+        p = {name: np.repeat(values, 2) for name, values in p.items()}
     values = {**p, "alpha_sbb": alpha_sbb(p["p_informedness"])}
     return frame.with_columns(pl.Series(c, values[c], dtype=pl.Float64) for c in wanted)

@@ -223,7 +223,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -258,6 +258,7 @@ __all__ = [
     "binary_scores",
     "bootstrap_pseudo_count",
     "bootstrap_replicates",
+    "by_class",
     "cells_last",
     "chance_interval",
     "chance_values",
@@ -1400,7 +1401,10 @@ def add_intervals(
     k = table.n_classes
     if k == 0:
         counts, k = np.zeros((0, 2, 2), dtype=np.int64), 2
-    if per_class:
+    # two classes per class: each class's rows are positive=c's, of the table as counted (see
+    # by_class), not of the table reoriented for class 0 (its informedness interval moved an ulp)
+    positives = (0, 1) if per_class and table.n_classes == 2 else None
+    if per_class and positives is None:
         counts, k, pos = one_vs_rest(counts), 2, 1
     else:
         pos = table.positive_index(positive) if k == 2 and table.n_classes == 2 else 1
@@ -1412,8 +1416,11 @@ def add_intervals(
     boot = interval_measures(k, "bootstrap")
     # measures with no closed form (mcc of K > 2, macro_f1, ...) fall back to the (smoothed)
     # bootstrap, when named by the caller (for the default set it would cost far more than it)
-    result = default_intervals(counts, wanted, ci, method, n_boot=n_boot, seed=seed, positive=pos,
-                               beta=beta, fallback=measures is not None)  # fmt: skip
+    result = by_class(
+        lambda c: default_intervals(counts, wanted, ci, method, n_boot=n_boot, seed=seed, positive=c,
+                                    beta=beta, fallback=measures is not None),
+        positives or (pos,),
+    )  # fmt: skip
     if not result:
         raise UnknownMeasureError(
             f"none of measures={list(wanted)} has an interval; measures with one: {boot}"
@@ -1427,6 +1434,40 @@ def add_intervals(
         )
         warn(f"no interval for {left}: {why}; the other measures have one")
     return frame.hstack(interval_columns(frame, result))
+
+
+def by_class(
+    intervals_of: Callable[[int], dict[str, tuple[np.ndarray, np.ndarray]]], positives: Sequence[int]
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The intervals ``intervals_of(c)`` of the same tables with each class of ``positives`` the
+    positive one, interleaved as the rows of ``per_class`` (each group's classes in turn); with
+    one class, its intervals as they are.
+
+    A binary table's ``per_class`` rows are those of ``positive=0`` and ``positive=1``. Their
+    intervals come from the table as counted, with index ``c`` positive, not from the table
+    reoriented for class 0 (as more classes are, :func:`~batcheval.core.table.one_vs_rest`):
+    the measures that do not depend on the positive class (informedness, markedness,
+    correlation, kappa_cohen) then come from the one orientation in both rows, as with
+    ``positive=``, and a seeded bootstrap draws what ``positive=c`` draws.
+
+    Examples
+    --------
+    Two groups: the lower ends of recall (40/50, then 30/50 for the first group's classes;
+    5/10, then 10/10 for the second's):
+
+    >>> counts = np.array([[[40, 10], [20, 30]], [[5, 5], [0, 10]]])
+    >>> both = by_class(lambda c: {"recall": wilson(*proportion(counts, "recall", c), 0.95)}, (0, 1))
+    >>> both["recall"][0].round(4).tolist()
+    [0.6696, 0.4618, 0.2366, 0.7225]
+    """
+    parts = [intervals_of(c) for c in positives]
+    if len(parts) == 1:
+        return parts[0]
+    out = {}
+    for name in parts[0]:
+        low, high = (np.stack([part[name][end] for part in parts], axis=1).reshape(-1) for end in (0, 1))
+        out[name] = (low, high)
+    return out
 
 
 def resampled(name: str, n_classes: int, method: str) -> bool:
