@@ -196,3 +196,19 @@ def test_report_columns_are_sklearns_with_zero_division_nan_but_for_the_document
         ][0]
         assert float(rows["weighted"][1]) == pytest.approx(weighted, abs=5e-10, nan_ok=True)
     assert departures > 10
+
+
+def test_binary_report_intervals_are_evaluates_per_class_bit_for_bit():
+    """The docstring's promise, to the last digit: a binary report's class rows take the intervals
+    of evaluate(per_class=True), which come from positive=0 and 1 of the table as counted (the
+    report's class 0 took the table reoriented for it, an ulp off after evaluate changed)."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 300)
+    p = np.where(rng.random(300) < 0.8, y, 1 - y)
+    text = be.report(y_true=y, y_pred=p, digits=20)
+    per = be.evaluate(pl.DataFrame({"label": y, "prediction": p}), ci=0.95, per_class=True)
+    for c in (0, 1):
+        row = next(line for line in text.splitlines() if line.split() and line.split()[0] == str(c))
+        for m in ("informedness", "markedness"):
+            low, high = per[f"{m}_ci_low"][c], per[f"{m}_ci_high"][c]
+            assert f"[{low:.20f}, {high:.20f}]" in row, (c, m)

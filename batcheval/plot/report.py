@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import InvalidArgumentError, NullValuesError
-from ..inference.intervals import intervals
+from ..inference.intervals import by_class, intervals
 from ..io.frames import check_label_keywords, from_mapping, named_by_keyword, shown_value
 from ..measures import check_level
 from .backend import check_path, percent, pyplot
@@ -172,8 +172,11 @@ def report(
     counts = np.asarray(table.counts)
     per = table.measures(list(_PER_CLASS), per_class=True)
     support = (per["tp"] + per["fn"]).to_numpy()
-    vs_rest = one_vs_rest(counts)
-    iv = intervals(vs_rest, ["informedness", "markedness"], ci)
+    names = ["informedness", "markedness"]
+    if counts.shape[1] == 2:  # as evaluate(per_class=True): positive=0 and 1 of the table as counted
+        iv = by_class(lambda c: intervals(counts, names, ci, positive=c), (0, 1))
+    else:
+        iv = intervals(one_vs_rest(counts), names, ci)
     whole = table.measures(["accuracy", "informedness", "markedness"])
     whole_iv = intervals(counts, ["informedness", "markedness"], ci)
     level = percent(ci)
