@@ -725,3 +725,21 @@ def test_internal_tests_of_a_measure_without_one_name_the_measures_that_have_it(
         ),
     ):
         paired_se.sign_flip_p(np.zeros((1, 3, 3, 3), dtype=np.int64), "recall")
+
+
+def test_a_table_whose_total_passes_int64_is_named_not_measured():
+    """Cells within int64 whose total is not: n wrapped negative in the kernels, and informedness
+    of [[2^62, 1], [1, 2^62]] came out -4.7e-38 (truly 1 - 2^-61, about 1.0)."""
+    half = 2**62
+    table = np.array([[[5, 1], [1, 5]], [[half, 1], [1, half]]])
+    message = r"counts of group 1 add up to 9223372036854775810 examples, beyond the int64 range"
+    with pytest.raises(be.CountOverflowError, match=message):
+        be.measures.compute(table, ["informedness"])
+    with pytest.raises(be.CountOverflowError, match=message):
+        be.intervals.intervals(table, ["informedness"])
+    cells = [np.array([5, half]), np.array([1, 1]), np.array([1, 1]), np.array([5, half])]
+    with pytest.raises(be.CountOverflowError, match="tp, fp, fn and tn of group 1"):
+        be.measures.compute_cells(*cells, ["informedness"])
+    # one below the limit is measured, and exactly (the determinant in limbs)
+    near = np.array([[[2**61, 1], [1, 2**61]]])
+    assert be.measures.compute(near, ["informedness"])["informedness"][0] == pytest.approx(1.0, abs=1e-15)

@@ -36,6 +36,7 @@ from ..io.frames import (
 )
 from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
+from ..measures.compute import cell_columns, overflowing_group
 from .counting import count_frame, group_ids
 from .encode import WIDE_INTEGERS, as_integers, check_classes, label_kind, not_whole
 
@@ -1043,16 +1044,11 @@ def _check_group_totals(counts: np.ndarray, keys: pl.DataFrame) -> None:
     """Each group's number of examples must fit int64: a wrapped total would be a negative n."""
     if not counts.size:
         return
-    cells = counts.shape[1] * counts.shape[2]
-    if int(counts.max()) <= np.iinfo(np.int64).max // cells:
-        return
-    flat = counts.reshape(len(counts), cells)
-    # the float sum only preselects; the exact total is summed in Python integers
-    for g in np.flatnonzero(flat.sum(axis=1, dtype=np.float64) >= 2.0**62):
-        total = sum(int(v) for v in flat[g])
-        if total > np.iinfo(np.int64).max:
-            where = f" ({keys.row(int(g), named=True)})" if keys.width else ""
-            raise CountOverflowError(f"group {int(g)}{where} holds {total} examples, beyond the int64 range")
+    found = overflowing_group(cell_columns(counts))
+    if found is not None:
+        g, total = found
+        where = f" ({keys.row(g, named=True)})" if keys.width else ""
+        raise CountOverflowError(f"group {g}{where} holds {total} examples, beyond the int64 range")
 
 
 def _typed_null_keys(keys: list[pl.DataFrame]) -> list[pl.DataFrame]:

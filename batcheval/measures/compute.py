@@ -89,6 +89,49 @@ def as_counts(values: np.ndarray, name: str = "counts", group_axis: int = 0) -> 
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
+def overflowing_group(parts: Sequence[np.ndarray]) -> tuple[int, int] | None:
+    """``(group, total)`` of the first group whose cells (``parts``: arrays of one int64 value per
+    group) add up beyond the int64 range, else None. A sum is formed only where the largest cell
+    times the number of cells could pass 2^63, so a usual table costs the maxima alone; the float
+    sum only preselects, and the exact total is summed in Python integers.
+
+    Examples
+    --------
+    >>> big = np.array([0, 2**62])
+    >>> overflowing_group([big, np.array([1, 1]), np.array([1, 1]), big])
+    (1, 9223372036854775810)
+    """
+    limit = int(np.iinfo(np.int64).max)
+    largest = max((int(p.max()) for p in parts if p.size), default=0)
+    if largest * len(parts) <= limit:
+        return None
+    rough = np.zeros(len(parts[0]))
+    for p in parts:
+        rough += p
+    for g in np.flatnonzero(rough >= 2.0**62):
+        total = sum(int(p[g]) for p in parts)
+        if total > limit:
+            return int(g), total
+    return None
+
+
+def cell_columns(counts: np.ndarray) -> list[np.ndarray]:
+    """The K² cells of stacked tables ``counts[G, K, K]``, each a (strided) view of G values."""
+    return [counts[:, i, j] for i in range(counts.shape[1]) for j in range(counts.shape[2])]
+
+
+def check_totals(parts: Sequence[np.ndarray], name: str = "counts") -> None:
+    """Raise :class:`~batcheval.errors.CountOverflowError` if some group's cells add up beyond the
+    int64 range (:func:`overflowing_group`): its total n would wrap negative in the kernels and
+    give silent nonsense (informedness of ``[[2^62, 1], [1, 2^62]]`` read -4.7e-38)."""
+    found = overflowing_group(parts)
+    if found is not None:
+        group, total = found
+        raise CountOverflowError(
+            f"{name} of group {group} add up to {total} examples, beyond the int64 range"
+        )
+
+
 def binary_cells(counts: np.ndarray, positive: int = 1) -> tuple[np.ndarray, ...]:
     """``(tp, fp, fn, tn)`` of stacked 2×2 tables, with class index ``positive``.
 
@@ -179,6 +222,7 @@ def compute(
     if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
         raise InvalidArgumentError(f"counts must have shape (G, K, K), got {counts.shape}")
     counts = as_counts(counts)
+    check_totals(cell_columns(counts))
     if counts.shape[1] == 2 and cells is None:
         cells = _cells(counts, positive)
     return _compute(counts, cells, names, beta)
@@ -211,6 +255,7 @@ def compute_cells(
             f"cell columns must be 1-D of one length, got shapes {[c.shape for c in cells]}"
         )
     cells = tuple(as_counts(c, name) for c, name in zip(cells, ("tp", "fp", "fn", "tn"), strict=True))
+    check_totals(cells, "tp, fp, fn and tn")
     return _compute(None, cells, names, beta)
 
 
