@@ -86,15 +86,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.rows:,} rows, {space.size:,} groups, {cells:,} cells, {threads} threads")
     print(f"evaluate's choice: {'radix partitions' if radix else 'per-thread 16-bit private tables'}")
 
-    bufs = np.zeros((threads, 2, cells + 1), np.uint16)
+    # count_private's per-thread 16-bit tables and their wrap counts (a column more each for rows
+    # outside the classes, and the wraps' own count)
+    low = np.zeros((threads, cells + 1), np.uint16)
+    wraps = np.zeros((threads, cells + 2), np.uint32)
     direct = counting.identity_lut(coding.lut)
     cards = counting.key_cards(space.columns)
     flat = np.zeros(cells, np.int64)
     views = [bench.column_view(df, c) for c in df.columns]
 
     def private() -> None:
-        bufs[:] = 0
-        kernels.count_private(*kernel_args, direct, cards, bufs)
+        low[:] = 0
+        wraps[:] = 0
+        kernels.count_private(*kernel_args, direct, cards, low, wraps)
 
     def radix_count() -> None:
         out = np.zeros(cells, np.int64)
@@ -114,7 +118,9 @@ def main(argv: list[str] | None = None) -> int:
             space.columns, coding, space.size, k
         ),
         "  count_private, tables pre-zeroed": private,
-        "  sum_split_rows (16-bit tables -> int64)": lambda: kernels.sum_split_rows(bufs, False, flat),
+        "  sum_split_rows (16-bit tables -> int64)": lambda: kernels.sum_split_rows(
+            low, wraps, False, False, flat
+        ),
         "radix partitions (ids, scatter, count)": radix_count,
         "compact (totals, trim, decode keys)": lambda: counting.compact(space, coding, counted, True),
         "  group_totals": lambda: kernels.group_totals(counted),
