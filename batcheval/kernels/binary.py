@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -445,6 +446,16 @@ def run_block(tp, fp, fn, tn, lo, m, ops, consts, n_regs, out, at, wide):
     return missed
 
 
+def limbs_if_needed(kernel: Callable, *args: object) -> None:
+    """``kernel(*args, wide)`` for a kernel whose last argument ``wide`` is None or True and which
+    returns how many tables of :data:`EXACT_LIMIT` examples it left undone (:func:`run_block`):
+    first with None, the version compiled without the limbs of :func:`~.wide.mul_sub` that most
+    processes never need (about 1.5 s of a first binary call, 3.5 s multiclass), and again with
+    True only if it met such a table."""
+    if kernel(*args, None):
+        kernel(*args, True)
+
+
 def binary_measures(
     tp: np.ndarray,
     fp: np.ndarray,
@@ -472,9 +483,7 @@ def binary_measures(
     """
     prog = program(slots, beta)
     if prog is not None and tp.shape[0]:
-        # tables of 3e9 examples are rare: try without the limbs, which most processes never compile
-        if run_program(tp, fp, fn, tn, *prog, out, None):
-            run_program(tp, fp, fn, tn, *prog, out, True)
+        limbs_if_needed(run_program, tp, fp, fn, tn, *prog, out)
 
 
 def program(slots: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray, int] | None:

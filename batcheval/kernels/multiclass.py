@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from . import wide as _wide
-from .binary import EXACT_LIMIT, margin_coef, safe_ratio, series_tail, unit
+from .binary import EXACT_LIMIT, limbs_if_needed, margin_coef, safe_ratio, series_tail, unit
 from .jit import jit, jit_inline, jit_parallel, prange
 
 
@@ -236,7 +236,7 @@ def multiclass_measures(counts: np.ndarray, slots: np.ndarray, out: np.ndarray) 
     skip it) into ``out[slot, group]`` for every table of ``counts[G, K, K]``.
 
     Tables of 3e9 examples are rare, so the kernel runs first in the version compiled without their
-    limbs (about 3.5 s less of a first call on an empty cache), and again only if it met one.
+    limbs, and again only if it met one (:func:`~.binary.limbs_if_needed`).
 
     Examples
     --------
@@ -248,8 +248,7 @@ def multiclass_measures(counts: np.ndarray, slots: np.ndarray, out: np.ndarray) 
     >>> out.tolist()
     [[0.75]]
     """
-    if multiclass_tables(counts, slots, out, None):
-        multiclass_tables(counts, slots, out, True)
+    limbs_if_needed(multiclass_tables, counts, slots, out)
 
 
 @jit

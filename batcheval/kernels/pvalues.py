@@ -138,7 +138,7 @@ _BLOCK = binary.BLOCK
 
 @jit_parallel(serial_below=2048)
 def distinct_pass_kernel(tp, fp, fn, tn, first, ops, consts, n_regs, fisher_rows, chance_rows, tail_stats,
-                         tail_rows, out, wide, threads):  # fmt: skip
+                         tail_rows, out, threads, wide):  # fmt: skip
     n_distinct = first.shape[0]
     lf, se = _test_tables(tp, fp, fn, tn, first)
     # blocks of at most _BLOCK tables, as many of them as a multiple of the threads and of equal
@@ -233,10 +233,8 @@ def distinct_pass(
     ops, consts, n_regs = program if program is not None else (np.empty((0, 5), np.int64), np.empty(0), 5)
     # threads by the count of distinct tables, not of groups (the cell columns)
     kernel = distinct_pass_kernel
-    run = kernel.serial if first.shape[0] < kernel.serial_below else kernel.parallel
+    run = kernel.by_work(first.shape[0])
     if first.shape[0]:
         args = (ops, consts, n_regs, fisher_rows, chance_rows, tail_stats, tail_rows, out)
         threads = n_threads() if run is kernel.parallel else 1
-        # without the determinant's limbs first, as binary.binary_measures
-        if run(tp, fp, fn, tn, first, *args, None, threads):
-            run(tp, fp, fn, tn, first, *args, True, threads)
+        binary.limbs_if_needed(run, tp, fp, fn, tn, first, *args, threads)
