@@ -510,11 +510,6 @@ def leaderboard(
         )
     pos = table.positive_index(positive) if k == 2 else 1
     counts = np.asarray(table.counts)
-    if not counts.flags.writeable:
-        # numba compiles a kernel once per writability of its arrays, and the board's other
-        # tables (distinct ones, plus one in each cell, replicates) are writable: a copy (3 MB
-        # for 100k runs) spares the first board a second compile of the delta variance
-        counts = counts.copy()
     if cells is None:
         # the measure, its chance test and a closed-form interval depend on the table alone, and
         # runs scored on one test set repeat tables (57 % distinct among the benchmark's 100k
