@@ -33,10 +33,14 @@ from .significance import calibrate_sbb, chi2_upper_tail
 __all__ = ["binary_cells", "compute", "compute_cells"]
 
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
 def as_counts(values: np.ndarray, name: str = "counts", group_axis: int = 0) -> np.ndarray:
     """``values`` as int64 counts, checked: integers (or floats holding whole numbers), none
-    negative, none beyond the int64 range. ``name`` is the argument a message names, and a bad
-    value's index on ``group_axis`` the group it gives.
+    negative, none beyond the int64 range, nor (stacked tables ``[G, K, K]``) any table's total.
+    ``name`` is the argument a message names, and a bad value's index on ``group_axis`` the group
+    it gives.
 
     Examples
     --------
@@ -83,10 +87,14 @@ def as_counts(values: np.ndarray, name: str = "counts", group_axis: int = 0) -> 
     if low < 0:
         at = np.unravel_index(values.argmin(), values.shape)
         raise InvalidArgumentError(f"{name} must be non-negative, got {int(low)!r} (group {at[group_axis]})")
-    if high > np.iinfo(np.int64).max:
+    if high > _INT64_MAX:
         at = np.unravel_index(values.argmax(), values.shape)
         raise CountOverflowError(f"{name} exceed the int64 range: {int(high)!r} (group {at[group_axis]})")
-    return np.ascontiguousarray(values, dtype=np.int64)
+    counts = np.ascontiguousarray(values, dtype=np.int64)
+    if counts.ndim == 3 and group_axis == 0 and int(high) * counts.shape[1] * counts.shape[2] > _INT64_MAX:
+        # stacked tables whose totals could pass int64, by the maximum at hand (no pass of its own)
+        check_totals(cell_columns(counts), name)
+    return counts
 
 
 def overflowing_group(parts: Sequence[np.ndarray]) -> tuple[int, int] | None:
@@ -101,16 +109,15 @@ def overflowing_group(parts: Sequence[np.ndarray]) -> tuple[int, int] | None:
     >>> overflowing_group([big, np.array([1, 1]), np.array([1, 1]), big])
     (1, 9223372036854775810)
     """
-    limit = int(np.iinfo(np.int64).max)
     largest = max((int(p.max()) for p in parts if p.size), default=0)
-    if largest * len(parts) <= limit:
+    if largest * len(parts) <= _INT64_MAX:
         return None
     rough = np.zeros(len(parts[0]))
     for p in parts:
         rough += p
     for g in np.flatnonzero(rough >= 2.0**62):
         total = sum(int(p[g]) for p in parts)
-        if total > limit:
+        if total > _INT64_MAX:
             return int(g), total
     return None
 
@@ -222,7 +229,6 @@ def compute(
     if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
         raise InvalidArgumentError(f"counts must have shape (G, K, K), got {counts.shape}")
     counts = as_counts(counts)
-    check_totals(cell_columns(counts))
     if counts.shape[1] == 2 and cells is None:
         cells = _cells(counts, positive)
     return _compute(counts, cells, names, beta)
