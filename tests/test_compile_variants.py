@@ -14,8 +14,8 @@ from .compile_variants import plain, twins
 
 
 def test_evaluate_compiles_no_kernel_twice_for_one_type(tmp_path):
-    """Binary and 3-class ``evaluate`` with intervals, plain and clustered, in a fresh interpreter
-    with an empty cache (about 25 s of CPU). Before: 11 kernels and helpers twice, among them the
+    """Binary and 3-class ``evaluate`` with intervals, plain and clustered, and a binary board, in a
+    fresh interpreter with an empty cache (about 25 s of CPU). Before: 18 twins, among them the
     whole multiclass measure kernel (writable and read-only counts)."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "BATCHEVAL_QUIET_COMPILE": "1"}
     script = Path(__file__).with_name("compile_variants.py")
