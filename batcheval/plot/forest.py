@@ -31,8 +31,9 @@ def plot_leaderboard(
     marks the leader's value. The title names the measure, the interval level
     and how many of the runs are shown; the subtitle says whether the tests
     against the leader were paired. ``level`` and ``paired`` default to what
-    the board records (``board.metadata``, kept by :func:`leaderboard`) and to
-    whether it has an ``n_paired`` column.
+    the board records (``board.metadata``, kept by :func:`leaderboard`; a sorted,
+    filtered, pickled or copied board has none, and the title then names no level
+    unless ``level`` is given) and to whether it has an ``n_paired`` column.
 
     Examples
     --------
