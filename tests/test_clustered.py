@@ -15,7 +15,7 @@ import batcheval as be
 from batcheval.errors import BatchevalWarning, ColumnNotFoundError, InvalidArgumentError
 from batcheval.inference import clustered as cl
 from batcheval.inference import paired_se
-from batcheval.inference.intervals import intervals, standard_errors
+from batcheval.inference.intervals import intervals, proportion, standard_errors, trial_cells
 from tests.reference import clustered as ref
 from tests.reference import clustered_cr2 as cr2
 
@@ -121,6 +121,61 @@ def test_evaluate_intervals_from_reference_design_effect(k: int) -> None:
             assert f1 == pytest.approx((2 * j_low / (1 + j_low), 2 * j_high / (1 + j_high)), rel=1e-12)
             mcc = (out["mcc_ci_low"][run], out["mcc_ci_high"][run])
             assert mcc == (out["correlation_ci_low"][run], out["correlation_ci_high"][run])
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 12])
+def test_trial_cells_are_the_cells_each_one_example_table_counts_as_a_trial(k: int) -> None:
+    # the K² one-example tables (what design_effects built, K²×K² cells: 60 GiB at 300 classes)
+    one_example = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
+    binary = ["recall", "precision", "inverse_recall", "accuracy", "jaccard", "prevalence"]
+    names = binary if k == 2 else ["accuracy"]
+    for name in names:
+        for positive in (0, 1) if k == 2 else (1,):
+            trials = proportion(one_example, name, positive)[1].reshape(k, k) > 0
+            assert np.array_equal(trial_cells(k, name, positive), trials), (name, positive)
+
+
+def test_three_hundred_classes_give_the_cr2_reference_interval_in_little_memory() -> None:
+    # design_effects and reference="normal" built a K²×K² identity to find each measure's trial
+    # cells: MemoryError (60.3 GiB) at 300 classes however few the rows
+    import tracemalloc
+
+    k, n_examples, seeds = 300, 300, 2
+    rng = np.random.default_rng(300)
+    label = rng.permutation(k)  # every class once
+    passage = rng.integers(0, 40, n_examples)
+    rows = seeds * n_examples
+    pred = np.where(rng.random(rows) < 0.7, np.tile(label, seeds), rng.integers(0, k, rows))
+    df = pl.DataFrame({"seed": np.repeat(np.arange(seeds), n_examples),
+                       "example": np.tile(np.arange(n_examples), seeds), "passage": np.tile(passage, seeds),
+                       "label": np.tile(label, seeds), "prediction": pred})  # fmt: skip
+    asked = dict(by="seed", pool="seed", example="example", cluster="passage", ci=0.95)
+    be.evaluate(df.head(6), measures=["accuracy", "informedness"], **asked)  # compiled outside the count
+    tracemalloc.start()
+    try:
+        out = be.evaluate(df, measures=["accuracy", "informedness"], **asked)
+        table = be.ContingencyTable.from_frame(df)
+        cells = cl.cluster_cells(df, [], ["passage"], "label", "prediction", table)
+        normal = cl.clustered_intervals(np.asarray(table.counts), cells, ["accuracy"], reference="normal")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 300 * 2**20, peak  # the 40 passages' tables are 29 MB
+    y, p, c = df["label"].to_numpy(), df["prediction"].to_numpy(), df["passage"].to_list()
+    deff = cr2.design_effect(y, p, c, k, "accuracy")
+    t95 = stats.t.ppf(0.975, cr2.bell_mccaffrey_dof(y, p, c, k, "accuracy"))
+    m_eff = len(y) / deff
+    want = proportion_confint(np.mean(y == p) * m_eff, m_eff, alpha=2 * stats.norm.sf(t95), method="wilson")
+    assert (out["accuracy_ci_low"][0], out["accuracy_ci_high"][0]) == pytest.approx(want, rel=1e-5)
+    assert np.isfinite([out["informedness_ci_low"][0], out["informedness_ci_high"][0]]).all()
+    assert out["informedness_ci_low"][0] < out["informedness"][0] < out["informedness_ci_high"][0]
+    # the first interval: Wilson with min(p(1 − p)/var, m) trials, the CR1 variance of the reference
+    # (accuracy only sees whether a row is right: two classes, each row right as before)
+    acc, y2 = np.mean(y == p), y % 2
+    p2 = np.where(y == p, y2, 1 - y2)
+    m_normal = min(acc * (1 - acc) / ref.cluster_variance(y2.tolist(), p2.tolist(), c, 2, "accuracy"), len(y))
+    want = proportion_confint(acc * m_normal, m_normal, alpha=0.05, method="wilson")
+    assert (normal["accuracy"][0][0], normal["accuracy"][1][0]) == pytest.approx(want, rel=1e-6)
 
 
 @pytest.mark.parametrize("k", [2, 3])

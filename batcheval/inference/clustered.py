@@ -510,13 +510,11 @@ def design_effects(
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     n_groups, k = counts.shape[0], counts.shape[1]
     scores = [_row_scores(counts, name, positive) for name in names]
-    basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
     every = np.ones((k, k), dtype=np.bool_)
     measure_masks = [
-        every if name in _intervals.DELTA_MEASURES
-        else (_intervals.proportion(basis, name, positive)[1] > 0).reshape(k, k)
+        every if name in _intervals.DELTA_MEASURES else _intervals.trial_cells(k, name, positive)
         for name in names
-    ]  # fmt: skip
+    ]
     distinct = list({mask.tobytes(): mask for mask in [every, *measure_masks]}.values())
     masks = np.stack(distinct)
     unit_of = np.array([[m.tobytes() for m in distinct].index(mask.tobytes()) for mask in measure_masks],
@@ -851,14 +849,13 @@ def _normal_intervals(
     z = np.full(len(counts), float(special.ndtri(0.5 + level / 2.0)))
     variances = _cluster_variances(counts, cells, names, positive)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    basis = np.eye(k * k, dtype=np.int64).reshape(k * k, k, k)
     for name in names:
         var = variances[name]
         if name in _intervals.DELTA_MEASURES:
             se = np.sqrt(var)
             out[name] = (np.clip(point[name] - z * se, -1.0, 1.0), np.clip(point[name] + z * se, -1.0, 1.0))
             continue
-        mask = (_intervals.proportion(basis, name, positive)[1] > 0).reshape(1, k, k)
+        mask = _intervals.trial_cells(k, name, positive).reshape(1, k, k)
         pair_counts = np.ascontiguousarray(cells.counts, dtype=np.int64)
         pair_group = np.ascontiguousarray(cells.group, dtype=np.int64)
         holding = pairs_holding(pair_counts, pair_group, mask, len(counts))[0]

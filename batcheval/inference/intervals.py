@@ -284,6 +284,7 @@ __all__ = [
     "resampled",
     "score_difference",
     "standard_errors",
+    "trial_cells",
     "wilson",
 ]
 
@@ -1672,3 +1673,20 @@ def proportion(counts: np.ndarray, name: str, positive: int = 1) -> tuple[np.nda
     (array([30]), array([50]))
     """
     return _proportion(counts, name, positive)
+
+
+def trial_cells(k: int, name: str, positive: int = 1) -> np.ndarray:
+    """``[K, K]`` booleans: the cells whose examples are trials of a proportion measure (those
+    :func:`proportion` sums into its trials): every cell for multiclass accuracy, the
+    denominator's cells of a binary proportion. ``K²`` booleans, where proportion's trials of
+    the ``K²`` one-example tables took a ``K²×K²`` array (60 GiB at 300 classes).
+
+    Examples
+    --------
+    >>> trial_cells(2, "recall").tolist(), trial_cells(3, "accuracy").all()
+    ([[False, False], [True, True]], np.True_)
+    """
+    if k != 2:  # multiclass: only accuracy, whose trials are every example
+        return np.ones((k, k), dtype=np.bool_)
+    one_example = np.eye(4, dtype=np.int64).reshape(4, 2, 2)  # the four one-example tables
+    return (_proportion(one_example, name, positive)[1] > 0).reshape(2, 2)
