@@ -230,6 +230,7 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
+from ..core.memory import check_allocation
 from ..core.table import one_vs_rest
 from ..errors import InvalidArgumentError, UnknownMeasureError, warn
 from ..kernels import bootstrap as _boot
@@ -843,6 +844,13 @@ def bootstrap_replicates(
     g = counts.shape[0]
     flat = counts.reshape(g, -1)
     seeds = seeds_for(seed, first, g)
+    nbytes = g * n_boot * flat.shape[1] * 8
+    if nbytes > _CHUNK_CELLS * 8:  # beyond what the bootstrap holds at once: checked, not just asked for
+        check_allocation(
+            nbytes,
+            f"{n_boot} bootstrap replicates of {g} table(s) of {flat.shape[1]} cells each",
+            "resample fewer tables at once, or draw fewer replicates (n_boot)",
+        )
     out = np.empty((g, n_boot, flat.shape[1]), dtype=np.int64)
     if g:
         _boot.multinomial_resample(flat, float(pseudo), n_boot, seeds, out)
@@ -864,7 +872,16 @@ def _bootstrap(
     high = {m: np.empty(g) for m in names}
     alpha = 1.0 - level
     per_group = n_boot * (k * k + len(names))
-    step = max(1, _CHUNK_CELLS // per_group)
+    if per_group > _CHUNK_CELLS:
+        # one group's replicates fill more than a chunk (n_boot·K² cells: 30 GiB for 1,000 of
+        # 2,000 classes): each group alone, its replicates drawn and measured in parts
+        for i in range(g):
+            values = _replicate_values(counts, i, names, n_boot, seed, positive, beta, pseudo)
+            for m, v in values.items():
+                _boot.percentiles(v.reshape(1, n_boot), alpha / 2.0, 1.0 - alpha / 2.0, low[m][i : i + 1],
+                                  high[m][i : i + 1])  # fmt: skip
+        return {m: (low[m], high[m]) for m in names}
+    step = _CHUNK_CELLS // per_group
     # a Python loop over chunks of groups, each one parallel kernel call: it bounds
     # the memory of the replicate tables, not the work per group
     for start in range(0, g, step):
@@ -877,6 +894,30 @@ def _bootstrap(
                 high[m][start:stop],
             )  # fmt: skip
     return {m: (low[m], high[m]) for m in names}
+
+
+def _replicate_values(
+    counts: np.ndarray, index: int, names: Sequence[str], n_boot: int, seed: int, positive: int,
+    beta: float | None, pseudo: float,
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """Every measure of :func:`bootstrap_replicates`' ``n_boot`` replicates of table ``index``
+    (as ``first=index``), the replicates drawn a chunk at a time from one generator
+    (:func:`batcheval.kernels.bootstrap.resample_more`): the same tables, in the same order,
+    in memory bounded by :data:`_CHUNK_CELLS` (or one table where a table is larger)."""
+    k = counts.shape[1]
+    part = min(n_boot, max(1, _CHUNK_CELLS // (k * k + len(names))))
+    flat = readonly(np.ascontiguousarray(counts[index : index + 1], dtype=np.int64).reshape(1, k * k))
+    state = np.empty(4, dtype=np.uint64)
+    _boot.start_state(seeds_for(seed, index, 1)[0], state)
+    reps = np.empty((part, k * k), dtype=np.int64)
+    values = {m: np.empty(n_boot) for m in names}
+    for start in range(0, n_boot, part):
+        n = min(part, n_boot - start)
+        _boot.resample_more(flat, 0, float(pseudo), n, state, reps[:n])
+        got = _measures.compute(reps[:n].reshape(n, k, k), names, positive=positive, beta=beta)
+        for m, v in got.items():
+            values[m][start : start + n] = v
+    return values
 
 
 def intervals(

@@ -65,6 +65,35 @@ def _resample_group(counts, pseudo, g, n_boot, seed, out):
         state = multinomial(counts, g, pseudo, total, state, out[b])
 
 
+@jit
+def start_state(seed, state):
+    """``state[0:4]``: the generator state that :func:`multinomial_resample` starts a group
+    with seed ``seed`` from, for :func:`resample_more` to draw its replicates in parts."""
+    s0, s1, s2, s3 = seed_state(seed)
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+
+
+@jit
+def resample_more(counts, g, pseudo, n, state, out):
+    """``out[b]`` for ``b < n``: the next ``n`` replicates of table ``g`` of ``counts[G, C]``,
+    drawn from ``state`` (:func:`start_state`), which it leaves at the draw after them. Parts
+    of ``n_1, n_2, ...`` replicates from one :func:`start_state` are, in order, the
+    replicates that :func:`multinomial_resample` draws for the group at once, bit for bit."""
+    total = 0
+    for c in range(counts.shape[1]):
+        total += counts[g, c]
+    s = (state[0], state[1], state[2], state[3])
+    for b in range(n):
+        s = multinomial(counts, g, pseudo, total, s, out[b])
+    state[0] = s[0]
+    state[1] = s[1]
+    state[2] = s[2]
+    state[3] = s[3]
+
+
 @jit_inline
 def _spread_estimate(sums, v_lin, tried):
     """``(variance, relative standard error of the standard error)`` from the
