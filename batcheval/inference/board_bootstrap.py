@@ -9,7 +9,8 @@ truly best run in 0.152 of 400 simulated null boards, nearly always
 through a run with no hit among its positives, whose variance is then
 estimated at about half its value (docs/calibration_leader.md). So while
 ``N_BOOT · R²`` (unpaired) or ``N_BOOT · R² · E`` (paired, E examples)
-stays within :data:`BOOT_BUDGET`, and the measure has a delta-method
+stays within :data:`BOOT_BUDGET`, the replicate tables' ``N_BOOT · R · K²`` cells
+within :data:`BOOT_CELLS`, and the measure has a delta-method
 variance (:func:`bootable`, :func:`bootstrap_fits`), both critical values come from
 :data:`N_BOOT` replicate boards instead (the bootstrap-t; Hall 1992, *The Bootstrap and
 Edgeworth Expansion*; Romano & Wolf 2005 for the max over many statistics). Each
@@ -51,6 +52,7 @@ from .floors import smoothed_variance
 
 __all__ = [
     "BOOT_BUDGET",
+    "BOOT_CELLS",
     "N_BOOT",
     "Tables",
     "bootable",
@@ -69,6 +71,12 @@ N_BOOT = 1000
 #: the studentized bootstrap while ``N_BOOT · R²`` (unpaired) or ``N_BOOT · R² · E`` (paired, E
 #: examples) stays within this; beyond, the Gaussian max-t with the Student-t correction
 BOOT_BUDGET = 100_000_000
+#: and while the replicate boards' ``N_BOOT · R · K²`` cells (K classes) stay within this: each
+#: replicate is R tables of K × K cells, held together with their measure and variance (about 17
+#: bytes a cell at the peak of an unpaired board, so about 290 MB here). Before this cap a board of
+#: 100 classes, 20 runs and 2,000 examples (a 1 MB frame) peaked at 3.4 GB, and 200 classes, 100
+#: runs failed asking 29.8 GiB; such boards take the Gaussian max-t (or Bonferroni) as larger ones do
+BOOT_CELLS = 1 << 24
 
 
 class Tables(NamedTuple):
@@ -84,31 +92,37 @@ class Tables(NamedTuple):
 
 def bootable(tables: Tables | None, r: int, e: int) -> bool:
     """Whether :func:`bootstrap_stats` runs: tables given, a measure with a delta-method
-    variance, and ``N_BOOT · R² · E`` within :data:`BOOT_BUDGET` (E = 1 unpaired).
+    variance, and the board within both budgets (:func:`bootstrap_fits`; E = 1 unpaired).
 
     Examples
     --------
     >>> tables = Tables(np.ones((30, 2, 2), dtype=np.int64), "informedness", 1)
     >>> bootable(tables, 30, 1), bootable(tables, 30, 400), bootable(None, 30, 1)
     (True, False, False)
+    >>> bootable(Tables(np.ones((30, 40, 40), dtype=np.int64), "accuracy", 1), 30, 1)  # 48 million cells
+    False
     """
     if tables is None or r < 2:
         return False
     k = np.shape(tables.counts)[1]
     if tables.measure not in _intervals.interval_measures(k, "wilson_delta"):
         return False
-    return bootstrap_fits(r, e)
+    return bootstrap_fits(r, e, k)
 
 
-def bootstrap_fits(r: int, e: int = 1) -> bool:
-    """Whether a board of ``r`` runs (paired: on ``e`` examples) is within :data:`BOOT_BUDGET`.
+def bootstrap_fits(r: int, e: int, k: int) -> bool:
+    """Whether a board of ``r`` runs (paired: on ``e`` examples; unpaired: ``e`` = 1) of ``k``
+    classes is within :data:`BOOT_BUDGET` (``N_BOOT · r² · e``) and its replicate tables within
+    :data:`BOOT_CELLS` (``N_BOOT · r · k²``).
 
     Examples
     --------
-    >>> bootstrap_fits(30), bootstrap_fits(30, 400), bootstrap_fits(1000)
+    >>> bootstrap_fits(30, 1, 2), bootstrap_fits(30, 400, 2), bootstrap_fits(1000, 1, 2)
     (True, False, False)
+    >>> bootstrap_fits(30, 1, 20), bootstrap_fits(30, 1, 30)  # 12 and 27 million cells
+    (True, False)
     """
-    return N_BOOT * r * r * max(e, 1) <= BOOT_BUDGET
+    return N_BOOT * r * r * max(e, 1) <= BOOT_BUDGET and N_BOOT * r * k * k <= BOOT_CELLS
 
 
 def unpaired_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:

@@ -611,7 +611,7 @@ def leaderboard(
             # the Student-t correction: of every pair up to RANK_LIMIT runs, of each run's largest gap above
             _floors.class_parts(counts, measure, pos),
             # a modest board's critical values: the studentized bootstrap of its tables
-            _bootstrap.Tables(counts, measure, pos) if _bootstrap.bootstrap_fits(len(value)) else None,
+            _bootstrap.Tables(counts, measure, pos) if _bootstrap.bootstrap_fits(len(value), 1, k) else None,
         )  # fmt: skip
         if adjacent:
             vs = _cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, above, "above", centre)
@@ -872,7 +872,7 @@ def _paired_selection(
     if u is not None and len(value) <= _selection.RANK_LIMIT:
         floor = _floors.smoothed_variance(counts, measure, pos)
         tables = None
-        if _bootstrap.bootstrap_fits(len(value), u.shape[1]):  # resample the examples jointly
+        if _bootstrap.bootstrap_fits(len(value), u.shape[1], k):  # resample the examples jointly
             # the influence's codes, as board_codes gave them (int8, as the bootstrap's kernels take)
             tables = _bootstrap.Tables(counts, measure, pos, parts.codes.astype(np.int8))
         return _selection.paired(

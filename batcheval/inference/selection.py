@@ -90,7 +90,9 @@ Few examples behind a variance
 
 The studentized bootstrap of modest boards
     While ``N_BOOT · R²`` (unpaired) or ``N_BOOT · R² · E`` (paired, E examples) stays
-    within :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET`, and the measure has a
+    within :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET`, the replicates'
+    ``N_BOOT · R · K²`` cells within :data:`~batcheval.inference.board_bootstrap.BOOT_CELLS`
+    (K classes), and the measure has a
     delta-method variance, both critical values come from replicate boards drawn from a
     smoothed fit of the board instead of the Gaussian max-t, with no Student-t correction
     (the bootstrap-t: :mod:`batcheval.inference.board_bootstrap`); the method columns then
