@@ -3,7 +3,8 @@
 The studentized bootstrap of modest boards draws ``N_BOOT · R · K²`` replicate cells, so its budget
 counts the classes (a board of 200 classes, 100 runs and 1,000 examples asked 29.8 GiB); boards
 over it take the Gaussian max-t, whose best set is checked here against plain two-proportion
-z-tests."""
+z-tests. A paired board counts a joint table of ``K³`` cells per run: refused with a
+``MemoryBudgetError`` where that would not fit, and checked against numpy's counts where it does."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import polars as pl
 import pytest
 
 import batcheval as be
+from batcheval.errors import MemoryBudgetError
 from batcheval.inference import board_bootstrap
 
 
@@ -97,3 +99,67 @@ def test_a_many_class_unpaired_board_stays_small_and_keeps_the_best_run():
     clearly_worse = np.flatnonzero(z > 6)
     assert len(clearly_worse) >= 10
     assert not any(got[i] for i in clearly_worse)
+
+
+# -- paired boards: the joint tables' G · K³ cells ------------------------------------------------
+
+
+@pytest.mark.parametrize("paired", ["bootstrap", "delta"])
+def test_a_paired_board_of_many_classes_is_refused_before_allocating(paired: str):
+    # 20,000 rows, but 10 joint tables of 1,000³ cells: numpy was asked for 37.3 GiB
+    df, _ = _many_class_board(1000, 10, 2000)
+    with pytest.raises(MemoryBudgetError) as info:
+        be.leaderboard(df, run="run", example="example", measure="accuracy", paired=paired)
+    message = str(info.value)
+    assert "the paired comparisons of 10 runs over 1,000 classes" in message
+    assert "10 × 1,000³ cells" in message
+    assert "drop example= for unpaired comparisons" in message
+
+
+def test_the_joint_tables_check_the_memory_available(monkeypatch: pytest.MonkeyPatch):
+    from batcheval.core import memory
+
+    df, _ = _many_class_board(60, 20, 500)  # 20 × 60³ cells: 4.3 million, 138 MB with the tests' copies
+    monkeypatch.setattr(memory, "available_bytes", lambda: 100 * 2**20)
+    with pytest.raises(MemoryBudgetError, match=r"20 runs over 60 classes .* more than the 100\.0 MiB"):
+        be.leaderboard(df, run="run", example="example", measure="accuracy", paired="delta")
+    monkeypatch.setattr(memory, "available_bytes", lambda: 200 * 2**20)
+    board = be.leaderboard(df, run="run", example="example", measure="accuracy", paired="delta")
+    assert board.height == 20
+
+
+def _numpy_joint(y: np.ndarray, pred: np.ndarray, scored: np.ndarray, ref: np.ndarray, k: int) -> np.ndarray:
+    """``joint[g, real, ref's prediction, g's prediction]`` over the examples both scored."""
+    joint = np.zeros((len(pred), k, k, k), dtype=np.int64)
+    for g, r in enumerate(ref):
+        if r < 0:
+            continue
+        both = scored[g] & scored[r]
+        np.add.at(joint[g], (y[both], pred[r, both], pred[g, both]), 1)
+    return joint
+
+
+@pytest.mark.parametrize("one_table", [False, True])
+@pytest.mark.parametrize("k", [3, 5, 8, 12])
+def test_two_pass_joint_tables_match_numpy(monkeypatch: pytest.MonkeyPatch, k: int, one_table: bool):
+    from batcheval.inference import comparisons
+
+    r, e = 7, 400
+    rng = np.random.default_rng(k)
+    y = rng.integers(0, k, e)
+    y[:k] = np.arange(k)  # every class present
+    pred = np.where(rng.random((r, e)) < 0.6, y, rng.integers(0, k, (r, e)))
+    scored = rng.random((r, e)) < 0.9
+    run, ex = np.nonzero(scored)
+    df = pl.DataFrame({"run": run, "example": ex, "label": y[ex], "prediction": pred[run, ex]})
+    # the two-pass count at every K (a one-pass board holds its cells up to 11 classes)
+    monkeypatch.setattr(comparisons, "count_with_cells", lambda *a, **kw: None)
+    if one_table:  # one table for every thread: the result itself, not per-thread tables summed
+        monkeypatch.setattr(comparisons, "_PRIVATE_CELLS", 0)
+    table, pairing = comparisons.count_board(df, ["run"], ["example"], "label", "prediction", None)
+    assert isinstance(pairing, comparisons.TwoPass)
+    assert table.keys["run"].to_list() == list(range(r)) and table.n_classes == k
+    for ref in (np.full(r, 2), np.array([-1, 0, 1, 2, 3, 4, 5])):
+        got = pairing.joint(ref)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, _numpy_joint(y, pred, scored, ref, k))

@@ -33,7 +33,7 @@ from ..core.counting import (
     run_count_kernel,
 )
 from ..core.encode import KEY_GUESS_ROWS, ClassCoding, guess_key_range, value_range
-from ..core.memory import zeroed_int8
+from ..core.memory import check_allocation, zeroed_int8
 from ..core.table import ContingencyTable, sum_axes
 from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..io.frames import unused_name
@@ -44,8 +44,8 @@ from . import intervals as _intervals
 from . import paired_se as _paired_se
 
 __all__ = [
-    "SCORE_MARGIN", "SCORE_MEASURES", "Cells", "RepeatedExampleError", "TwoPass", "count_board",
-    "count_with_cells", "equal_difference_p", "joint_tables", "normal_p", "paired_columns",
+    "SCORE_MARGIN", "SCORE_MEASURES", "Cells", "RepeatedExampleError", "TwoPass", "check_joint_memory",
+    "count_board", "count_with_cells", "equal_difference_p", "joint_tables", "normal_p", "paired_columns",
     "permutation_floor", "unpaired_centre", "unpaired_se", "unpaired_versus", "versus",
 ]  # fmt: skip
 
@@ -57,6 +57,10 @@ _PRIVATE_CELLS = 1 << 25
 _ADJACENT_CELLS = 1 << 30
 # one-pass paired boards hold every run × example, if that is at most this many cells per row
 _CELLS_PER_ROW = 4
+# bytes a paired board holds per cell of its joint tables [G, K, K, K]: the int64 counts and the
+# float copies the tests make of them (the multiclass sign-flip test's peak: about 33 bytes a cell
+# at 150 classes, 20 runs)
+_JOINT_BYTES = 32
 
 
 class RepeatedExampleError(InvalidArgumentError):
@@ -320,6 +324,7 @@ class Cells:
         if self.planes is not None:
             return self._from_planes(ref, None)[0]
         g, k = len(self.rows), self.k
+        check_joint_memory(g, k)
         joint = np.zeros((g, k, k, k), dtype=np.int64)
         _lb.joint_from_cells(self.cells, self.n_examples, self.rows, ref, k, joint.reshape(g, k**3))
         return self._kept(joint)
@@ -510,6 +515,7 @@ def joint_tables(
             f"{n_examples:,} example ids (the span of the example column) is over {_ADJACENT_CELLS:,} "
             "cells; number the examples densely, or drop example= for unpaired tests"
         )
+    check_joint_memory(g, k)
     preds = np.full(len(held) * n_examples, -1, dtype=np.int8 if k < 128 else np.int16)
     fill = (rows.run, rows.example, rows.pred)
     if len(held) == 1:  # one run's rows: a polars filter finds them faster than a pass over every row
@@ -517,16 +523,41 @@ def joint_tables(
         fill = tuple(readonly(col[own]) for col in fill)
     _lb.fill_predictions(fill[0], rows.run_lo, rows.run_lut, slot, fill[1], rows.ex_lo, n_examples, fill[2],
                          rows.class_lo, rows.class_lut, preds)  # fmt: skip
-    # a private table per thread while they stay small, else one table (the result)
+    # a private table per thread while they stay small, else one table: the result itself, in int64
+    # (a uint32 table summed into int64 held 12 bytes a cell at once)
     threads = n_threads() if g * k**3 * n_threads() <= _PRIVATE_CELLS else 1
-    narrow = -(-df.height // threads) <= PRIVATE_ROWS_PER_THREAD
+    narrow = threads > 1 and -(-df.height // threads) <= PRIVATE_ROWS_PER_THREAD
     bufs = np.zeros((threads, g * k**3), dtype=np.uint32 if narrow else np.int64)
     ref_slot = np.where(ref >= 0, slot[np.maximum(ref, 0)], -1)
     _lb.joint_vs_reference(
         rows.run, rows.run_lo, rows.run_lut, rows.example, rows.ex_lo, rows.label, rows.pred, rows.class_lo,
         rows.class_lut, ref_slot, n_examples, preds, k, bufs,
     )  # fmt: skip
+    if threads == 1:
+        return bufs.reshape(g, k, k, k)
     return bufs.sum(axis=0, dtype=np.int64).reshape(g, k, k, k)
+
+
+def check_joint_memory(g: int, k: int) -> None:
+    """Raise :class:`~batcheval.errors.MemoryBudgetError` when the joint tables of ``g`` paired
+    runs over ``k`` classes, ``g · k³`` cells, and the tests' copies of them
+    (:data:`_JOINT_BYTES` a cell) need more memory than is available.
+
+    Examples
+    --------
+    >>> check_joint_memory(10, 3)
+    >>> check_joint_memory(10, 100_000)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.MemoryBudgetError: the paired comparisons of 10 runs over 100,000 classes ...
+    """
+    cells = g * k**3
+    check_allocation(
+        cells * _JOINT_BYTES,
+        f"the paired comparisons of {g:,} runs over {k:,} classes (a joint table of the real class "
+        f"and both runs' predictions per run, {g:,} × {k:,}³ cells)",
+        f"drop example= for unpaired comparisons ({k:,} × {k:,} cells a run), or merge rare classes",
+    )
 
 
 def _check_one_row_per_example(
