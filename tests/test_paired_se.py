@@ -459,3 +459,79 @@ def test_paired_columns_without_se_skip_only_what_no_p_value_reads(monkeypatch, 
         assert set(full) - set(lean) == ({"se_vs_leader"} if sign_flip else set())
         for name, values in lean.items():
             np.testing.assert_array_equal(values, full[name])
+
+
+def _paired_joints(rng: np.random.Generator, g: int, k: int, n: int) -> np.ndarray:
+    """``joint[G, real, leader, run]`` of two noisy runs per group, its first class empty in group 0."""
+    label = rng.integers(0, k, (g, n))
+    lead = np.where(rng.random((g, n)) < 0.7, label, rng.integers(0, k, (g, n)))
+    run = np.where(rng.random((g, n)) < 0.6, label, rng.integers(0, k, (g, n)))
+    joint = np.zeros((g, k, k, k), dtype=np.int64)
+    for i in range(g):
+        np.add.at(joint[i], (label[i], lead[i], run[i]), 1)
+    joint[0, 0] = 0  # NaN replicates of macro_f1 and kappa, left out of the spread
+    return joint
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 500])
+def test_replicate_spread_past_a_chunk_draws_parts_with_the_unchunked_bits(monkeypatch, chunk: int):
+    """A group's n_boot replicates of its joint table were allocated whole however far past
+    _CHUNK_CELLS (781 MiB for 200 of 80 classes); now a group past a chunk draws them a chunk at
+    a time from its one generator: the statistic never sees more than a chunk of cells (or one
+    table), and the standard errors are the unchunked ones bit for bit, which are the plain numpy
+    spread of the same seeded replicates."""
+    rng = np.random.default_rng(chunk)
+    for k in (2, 3, 5):
+        joint = _paired_joints(rng, 3, k, 40 * k)
+        for measure in ("macro_f1", "kappa_cohen") if k > 2 else ("mcc", "chi2"):
+
+            def difference(reps: np.ndarray, measure: str = measure) -> np.ndarray:
+                return _difference_at(reps, measure, 1)
+
+            for n_boot, seed in ((2, 4), (33, 5), (200, 6)):
+                whole = paired_se.replicate_spread(joint, n_boot, seed, difference)
+                reps = intervals.bootstrap_replicates(joint, n_boot, seed)
+                values = difference(reps.reshape(-1, k, k, k)).reshape(3, n_boot)
+                np.testing.assert_allclose(whole, np.nanstd(values, axis=1, ddof=1), rtol=1e-12)
+                assert np.isfinite(whole[1:]).all()
+
+                seen: list[int] = []
+
+                def spy(reps: np.ndarray, difference=difference, seen=seen) -> np.ndarray:
+                    seen.append(reps.size)
+                    return difference(reps)
+
+                monkeypatch.setattr(paired_se, "_CHUNK_CELLS", chunk)
+                parts = paired_se.replicate_spread(joint, n_boot, seed, spy)
+                via_bootstrap_se = paired_se.bootstrap_se(joint, measure, 1, n_boot, seed, np.zeros(3))
+                monkeypatch.undo()
+                assert max(seen) <= max(chunk, k**3), (k, n_boot, chunk, seen)
+                np.testing.assert_array_equal(parts, whole, err_msg=f"{k} {measure} {n_boot}")
+                np.testing.assert_array_equal(via_bootstrap_se, whole, err_msg=f"{k} {measure} {n_boot}")
+
+
+def test_paired_bootstrap_of_many_classes_holds_a_chunk_of_replicates_not_all_of_them():
+    """200 paired replicates of a 72-class joint table are 570 MiB, which the paired bootstrap
+    allocated at once (a 4-run board of 80 classes and 3,000 examples peaked at 1.9 GB, and
+    raised MemoryBudgetError where less was free); a chunk is 128 MiB."""
+    import tracemalloc
+
+    k, n = 72, 3_000
+    rng = np.random.default_rng(72)
+    label = rng.integers(0, k, n)
+    lead = np.where(rng.random(n) < 0.7, label, rng.integers(0, k, n))
+    run = np.where(rng.random(n) < 0.6, label, rng.integers(0, k, n))
+    joint = np.zeros((1, k, k, k), dtype=np.int64)
+    np.add.at(joint[0], (label, lead, run), 1)
+    paired_se.bootstrap_se(joint[:, :3, :3, :3], "accuracy", 1, 3, 1, np.zeros(1))  # compiled outside
+    tracemalloc.start()
+    try:
+        se = paired_se.bootstrap_se(joint, "accuracy", 1, 200, 1, np.zeros(1))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * 2**20, peak  # all of them: 578 MiB
+    # the multinomial bootstrap of a mean difference of per-example d ∈ {−1, 0, 1} has variance
+    # var(d)/n (ddof 0); 200 replicates estimate its square root within about 5 %
+    d = (run == label).astype(float) - (lead == label)
+    assert se[0] == pytest.approx(np.sqrt(d.var() / n), rel=0.15)

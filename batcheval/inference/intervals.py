@@ -223,7 +223,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -282,6 +282,7 @@ __all__ = [
     "poisson_ends",
     "proportion",
     "pseudo_count",
+    "replicate_parts",
     "resampled",
     "score_difference",
     "standard_errors",
@@ -906,18 +907,42 @@ def _replicate_values(
     in memory bounded by :data:`_CHUNK_CELLS` (or one table where a table is larger)."""
     k = counts.shape[1]
     part = min(n_boot, max(1, _CHUNK_CELLS // (k * k + len(names))))
-    flat = readonly(np.ascontiguousarray(counts[index : index + 1], dtype=np.int64).reshape(1, k * k))
+    values = {m: np.empty(n_boot) for m in names}
+    for start, reps in replicate_parts(counts, index, n_boot, seed, part, pseudo):
+        got = _measures.compute(reps, names, positive=positive, beta=beta)
+        for m, v in got.items():
+            values[m][start : start + len(reps)] = v
+    return values
+
+
+def replicate_parts(
+    counts: np.ndarray, index: int, n_boot: int, seed: int | None, part: int, pseudo: float = 0.0
+) -> Iterator[tuple[int, np.ndarray]]:
+    """:func:`bootstrap_replicates`' ``n_boot`` replicates of table ``index`` of ``counts[G, ...]``
+    (as ``first=index``), ``part`` at a time: ``(start, reps[n, *table shape])`` for replicates
+    ``start`` to ``start + n``, drawn in order from one generator
+    (:func:`batcheval.kernels.bootstrap.resample_more`), the same tables bit for bit in
+    ``part`` replicates' memory. ``reps`` is one buffer, overwritten by the next part.
+
+    Examples
+    --------
+    >>> counts = np.array([[[5, 1], [2, 7]], [[3, 3], [0, 9]]])
+    >>> whole = bootstrap_replicates(counts, 5, seed=2)[1]
+    >>> parts = [reps.copy() for _, reps in replicate_parts(counts, 1, 5, 2, part=2)]
+    >>> [len(p) for p in parts], bool((np.concatenate(parts) == whole).all())
+    ([2, 2, 1], True)
+    """
+    shape = counts.shape[1:]
+    cells = math.prod(shape)
+    part = max(1, min(part, n_boot))
+    flat = readonly(np.ascontiguousarray(counts[index : index + 1], dtype=np.int64).reshape(1, cells))
     state = np.empty(4, dtype=np.uint64)
     _boot.start_state(seeds_for(seed, index, 1)[0], state)
-    reps = np.empty((part, k * k), dtype=np.int64)
-    values = {m: np.empty(n_boot) for m in names}
+    reps = np.empty((part, cells), dtype=np.int64)
     for start in range(0, n_boot, part):
         n = min(part, n_boot - start)
         _boot.resample_more(flat, 0, float(pseudo), n, state, reps[:n])
-        got = _measures.compute(reps[:n].reshape(n, k, k), names, positive=positive, beta=beta)
-        for m, v in got.items():
-            values[m][start : start + n] = v
-    return values
+        yield start, reps[:n].reshape(n, *shape)
 
 
 def intervals(
