@@ -100,6 +100,21 @@ def test_confusion_heatmap_shows_counts_and_row_shares(tmp_path):
     assert (tmp_path / "c.png").stat().st_size > 10_000
 
 
+def test_a_heatmap_of_a_thousand_classes_stays_a_drawable_size(tmp_path):
+    # its panels grew 0.45 inch a class: 905 × 452 inches at 1,000 classes, which matplotlib's
+    # renderer could not allocate (std::bad_alloc)
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 1000, 20_000)
+    p = np.where(rng.random(20_000) < 0.6, y, rng.integers(0, 1000, 20_000))
+    fig = be.plot_confusion(y_true=y, y_pred=p, path=tmp_path / "c.png")
+    assert max(fig.get_size_inches()) <= 2 * 12.0 + 1.2
+    counts_ax = fig.axes[0]
+    np.testing.assert_array_equal(counts_ax.get_images()[0].get_array(), skm.confusion_matrix(y, p))
+    names = [t.get_text() for t in counts_ax.get_xticklabels()]
+    assert names == [str(c) for c in range(0, 1000, 25)]  # every 25th class: 40 names
+    assert (tmp_path / "c.png").stat().st_size > 10_000
+
+
 @pytest.mark.parametrize("draw", [be.report, be.plot_confusion])
 def test_an_empty_frame_is_refused_by_name(draw):
     empty = pl.DataFrame(

@@ -235,6 +235,11 @@ def report(
     return "\n".join(out) + "\n"
 
 
+# the largest panel side (inches), and the most class names an axis shows
+_MAX_SIDE = 12.0
+_MAX_TICKS = 40
+
+
 def plot_confusion(
     data: Any = None,
     label: str = "label",
@@ -267,7 +272,9 @@ def plot_confusion(
     -------
     matplotlib.figure.Figure
         Two heatmaps, real class down and predicted class across: the counts, and each real
-        class's share predicted as each class. Cells show their values up to 20 classes.
+        class's share predicted as each class. Cells show their values up to 20 classes. A panel
+        is at most 12 inches a side, and an axis names at most 40 classes (every second, third,
+        ... class beyond that).
 
     Examples
     --------
@@ -285,8 +292,12 @@ def plot_confusion(
     names = [str(c) for c in table.classes.to_list()]
     k = len(names)
     plt = pyplot()
-    side = 2.2 + 0.45 * k
+    # a panel grows with the classes up to a screen's height: 1,000 classes asked matplotlib for a
+    # 905 × 452 inch canvas, which its renderer could not allocate
+    side = min(2.2 + 0.45 * k, _MAX_SIDE)
     fig, axes = plt.subplots(1, 2, figsize=(2 * side + 1.2, side + 0.6))
+    # at most _MAX_TICKS class names an axis: every step-th class past that, still in order
+    ticks = list(range(0, k, -(-k // _MAX_TICKS)))
     panels = ((axes[0], counts, "counts", "{:.0f}"),
               (axes[1], shares, "share of each real class (row-normalised)", "{:.2f}"))  # fmt: skip
     for ax, values, what, fmt in panels:
@@ -301,8 +312,10 @@ def plot_confusion(
                     text = "" if np.isnan(v) else fmt.format(v)
                     ax.text(j, i, text, ha="center", va="center", fontsize="small",
                             color="white" if v > 0.6 * top else "black")  # fmt: skip
-        ax.set_xticks(range(k), names, rotation=45 if max(map(len, names)) > 3 else 0)
-        ax.set_yticks(range(k), names)
+        shown = [names[i] for i in ticks]
+        size = "medium" if k <= 20 else "small" if k <= _MAX_TICKS else "x-small"
+        ax.set_xticks(ticks, shown, rotation=45 if max(map(len, shown)) > 3 else 0, fontsize=size)
+        ax.set_yticks(ticks, shown, fontsize=size)
         ax.set_xlabel("predicted class")
         ax.set_ylabel("real class")
         ax.set_title(what, fontsize="medium")
