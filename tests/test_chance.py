@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -181,15 +182,124 @@ def test_small_multiclass_tables_too_many_to_enumerate_agree_with_shuffles(shape
             assert got[f"p_{which}"][g] > 0  # the observed table counts as a shuffle
 
 
+def _half_identity_probability(size: int, k: int) -> float:
+    """0.5 · (m!)^K / (mK)!, in exact integers: the permutation mid-p of m·I_K, the only table of its
+    margins with B = 1 (no table reaches B = −1 for K ≥ 3: B ≥ −1/(K − 1))."""
+    return float(Fraction(math.factorial(size) ** k, 2 * math.factorial(size * k)))
+
+
 @pytest.mark.parametrize(("size", "k"), [(6, 4), (4, 5), (10, 6)])
 def test_a_small_multiclass_table_far_from_chance_is_not_floored_by_its_shuffles(size, k):
     """Perfect classifiers of 20-60 examples got p = 0.5 / 10,001 from the shuffles, where the
-    permutation mid-p (only the identity is as extreme) is 0.5 · (m!)^K / (mK)!: 2e-13 to 1e-43."""
+    permutation mid-p (only the identity is as extreme) is 0.5 · (m!)^K / (mK)!: 2e-13 to 1e-43;
+    then the z test's 1e-16 to 4e-66; now the exact mid-p."""
     t = size * np.eye(k, dtype=np.int64)
     got = compute(t[None], ["p_informedness", "p_markedness"])
-    exact = 0.5 * math.factorial(size) ** k / math.factorial(size * k)
+    exact = _half_identity_probability(size, k)
     assert exact < 1e-11
-    assert got["p_informedness"][0] < 1e-9 and got["p_markedness"][0] < 1e-9  # not 5e-5
+    assert got["p_informedness"][0] == pytest.approx(exact, rel=1e-9)
+    assert got["p_markedness"][0] == pytest.approx(exact, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("size", "k"),
+    [(7, 3), (20, 3), (40, 3), (66, 3), (6, 4), (25, 4), (50, 4), (4, 5), (30, 5), (40, 5), (10, 6), (20, 6)],
+)
+def test_a_perfect_multiclass_table_is_never_below_its_permutation_mid_p(size, k):
+    """The z test of a table far from chance fell far below any permutation mid-p (6·I₄: 9.8e-17
+    where the exact mid-p is 2.2e-13; 20·I₆: 2e-131 for 1.6e-89). The p-value is now at least half
+    the probability of the observed diagonal given the margins, which for m·I_K is the exact mid-p;
+    the z test stays where it is above (20·I₃: 1.7e-27 against 8.6e-28)."""
+    t = size * np.eye(k, dtype=np.int64)
+    got = compute(t[None], ["p_informedness", "p_markedness"])
+    exact = _half_identity_probability(size, k)
+    for which in ("informedness", "markedness"):
+        p = got[f"p_{which}"][0]
+        assert p >= exact * (1 - 1e-9), which
+        assert p == pytest.approx(max(exact, ref.z_multiclass(t, which)), rel=1e-9), which
+
+
+def _enumerated(table: np.ndarray) -> tuple[dict[str, float], float]:
+    """The permutation mid-p of B = 0 and M = 0 summed over every table with the margins (plain
+    numpy, the statistics from the spec's definitions), and half the observed table's probability
+    Π r_i! Π p_j! / (n! Π c_ij!) in exact integers."""
+    t = np.asarray(table, dtype=np.int64)
+    real, pred, n = t.sum(1), t.sum(0), int(t.sum())
+    others = ref.tables_with_margins(real, pred)
+    log_fact = np.array([math.lgamma(v + 1) for v in range(n + 1)])
+    log_const = log_fact[real].sum() + log_fact[pred].sum() - log_fact[n]
+    prob = np.exp(log_const - log_fact[others].sum(axis=(1, 2)))
+    assert prob.sum() == pytest.approx(1.0, rel=1e-9)
+    midp = {}
+    for which in ("informedness", "markedness"):
+        observed = abs(ref.bookmaker(t, which))
+        d = np.abs(ref.bookmakers(others, which)) - observed
+        tol = 1e-9 * (observed + 1.0)
+        midp[which] = float(prob[d > tol].sum() + 0.5 * prob[np.abs(d) <= tol].sum())
+    top = math.prod(math.factorial(int(v)) for v in (*real, *pred))
+    bottom = math.factorial(n) * math.prod(math.factorial(int(v)) for v in t.ravel())
+    return midp, float(Fraction(top, 2 * bottom))
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        [[6, 0, 0], [0, 6, 0], [0, 0, 6]],  # 5.5e-9 from the z test, exact 2.9e-8
+        [[9, 0, 0], [0, 8, 0], [0, 0, 7]],
+        [[12, 1, 0], [0, 5, 0], [0, 1, 4]],  # each diagonal cell at min(r_k, p_k): B and M at their maximum
+        [[10, 0, 0], [0, 6, 0], [0, 3, 2]],
+        [[25, 0, 0], [0, 22, 3], [0, 0, 20]],
+        [[5, 0, 2, 0], [0, 5, 0, 2], [0, 0, 5, 0], [0, 0, 0, 5]],  # three tables share the maximum
+        [[5, 0, 1, 1], [0, 5, 1, 1], [0, 0, 5, 0], [0, 0, 0, 5]],
+    ],
+)
+def test_a_small_table_at_its_maximum_is_never_below_the_enumerated_mid_p(table):
+    """Tables far from chance above 12 examples keep the z test (shuffles could only give a floor),
+    which fell below the permutation mid-p by up to 5x here. At the statistic's maximum given the
+    margins, the tables tied with it are those with its diagonal, and their probability is the
+    exact mid-p's floor: the p-value is at least the enumerated mid-p, and equal to it where the
+    z test was below."""
+    t = np.array(table, dtype=np.int64)
+    assert int(t.sum()) > 12
+    midp, half_pmf = _enumerated(t)
+    got = compute(t[None], ["p_informedness", "p_markedness"])
+    for which in ("informedness", "markedness"):
+        p = got[f"p_{which}"][0]
+        assert p >= midp[which] * (1 - 1e-9) and p >= half_pmf * (1 - 1e-9), which
+        z = ref.z_multiclass(t, which)
+        if z < midp[which]:
+            assert p == pytest.approx(midp[which], rel=1e-9), which
+        else:
+            assert p == pytest.approx(z, rel=1e-9), which  # unchanged where it was not below
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        [[9, 1, 0], [0, 8, 1], [1, 0, 7]],
+        [[15, 2, 1], [1, 14, 0], [0, 1, 16]],
+        [[29, 2, 1], [1, 29, 4], [3, 2, 28]],
+        [[31, 0, 2, 0], [2, 27, 2, 2], [1, 1, 21, 1], [2, 2, 2, 23]],
+        [[42, 2, 2, 2, 1], [1, 28, 2, 1, 2], [2, 3, 25, 2, 1], [2, 1, 1, 37, 1], [2, 1, 2, 1, 39]],
+        [
+            [14, 0, 0, 1, 1, 0], [0, 14, 0, 0, 1, 0], [1, 0, 15, 1, 0, 1],
+            [2, 1, 2, 22, 1, 1], [2, 1, 0, 1, 24, 0], [1, 0, 1, 1, 0, 25],
+        ],
+    ],
+)  # fmt: skip
+def test_a_table_far_from_chance_is_never_below_half_its_own_probability(table):
+    """The permutation mid-p counts the observed table half at least: p ≥ ½ · Π r! Π p! / (n! Π c!).
+    The z test gave 7.1e-52 for the 4×4 table (floor 1.1e-46), 2.7e-112 for the 5×5 (4.7e-91)."""
+    t = np.array(table, dtype=np.int64)
+    real, pred, n = t.sum(1), t.sum(0), int(t.sum())
+    top = math.prod(math.factorial(int(v)) for v in (*real, *pred))
+    bottom = math.factorial(n) * math.prod(math.factorial(int(v)) for v in t.ravel())
+    half_pmf = float(Fraction(top, 2 * bottom))
+    got = compute(t[None], ["p_informedness", "p_markedness"])
+    for which in ("informedness", "markedness"):
+        p = got[f"p_{which}"][0]
+        assert p >= half_pmf * (1 - 1e-9), which
+        assert p == pytest.approx(max(half_pmf, ref.z_multiclass(t, which)), rel=1e-9), which
 
 
 def test_a_small_multiclass_table_gets_the_same_p_value_wherever_it_is():
