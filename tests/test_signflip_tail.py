@@ -62,9 +62,11 @@ def test_tails_are_never_negative_over_many_tables():
 
 @pytest.mark.parametrize("pos", [0, 1])
 def test_binary_sign_flip_kernel_gives_the_numpy_bits(pos: int):
-    """The kernel behind sign_flip_p for binary tables repeats the numpy version
-    (tests/reference/sign_flip.py) per table: the same bits for every sign-flip
-    measure, on random tables (exact tails and normal ones) and degenerate ones."""
+    """The kernel behind sign_flip_p for binary tables against the numpy version
+    (tests/reference/sign_flip.py) per table, for every sign-flip measure, on random tables
+    (exact tails and normal ones) and degenerate ones: the weights, statistic, normal tails,
+    1s and NaNs bit for bit, and the exact tails, which the reference takes from scipy's
+    binomial pmfs (no batcheval code), to float rounding."""
     from batcheval.inference import paired_se
     from tests.reference.sign_flip import binary_sign_flip
 
@@ -75,7 +77,35 @@ def test_binary_sign_flip_kernel_gives_the_numpy_bits(pos: int):
     joint = np.concatenate(joints)
     joint[:20, 0] = 0
     joint[20:40, 1] = 0
+    discordant = joint[:, :, 0, 1].sum(axis=1) + joint[:, :, 1, 0].sum(axis=1)
     for measure in paired_se.SIGN_FLIP_MEASURES[2]:
-        expected = binary_sign_flip(joint, measure, pos)
+        expected, exact = binary_sign_flip(joint, measure, pos)
+        got = paired_se.sign_flip_p(joint, measure, pos)
+        assert exact.sum() > 800, measure  # the exact tails are a good share of the tables
+        np.testing.assert_array_equal(got[~exact].view(np.int64), expected[~exact].view(np.int64),
+                                      err_msg=measure)  # fmt: skip
+        # Both sides sum positive Bin(m, 1/2) probabilities of m = m_a + m_b discordant examples
+        # (here at most 230), so float rounding bounds their gap by a small multiple of
+        # (m + 2)·eps, below 1e-13 (seen: 2.25·(m + 2)·eps); 1e-12 is that with room, while any
+        # real error in a tail (a term dropped, halved, or off by one lattice point) is > 1e-3.
+        assert discordant[exact].max() * np.finfo(float).eps < 1e-13
+        np.testing.assert_allclose(got[exact], expected[exact], rtol=1e-12, atol=0.0, err_msg=measure)
+
+
+@pytest.mark.parametrize("pos", [0, 1])
+def test_binary_sign_flip_kernel_repeats_two_binomial_tail_bits(pos: int):
+    """batcheval against batcheval, not an independent check: the kernel's exact tails, read
+    from Bin(m, 1/2) tables shared by every table of one discordant count, are bit for bit
+    those of ``two_binomial_tail``, which builds each table's own (both are checked against
+    independent sources above: enumeration and scipy's pmfs)."""
+    from batcheval.inference import paired_se
+    from tests.reference.sign_flip import binary_sign_flip
+
+    rng = np.random.default_rng(11 + pos)
+    joint = np.concatenate(
+        [rng.multinomial(n, rng.dirichlet(np.full(8, 0.5)), 400).reshape(-1, 2, 2, 2) for n in (8, 40, 300)]
+    )
+    for measure in paired_se.SIGN_FLIP_MEASURES[2]:
+        expected, _ = binary_sign_flip(joint, measure, pos, tails=two_binomial_tail)
         got = paired_se.sign_flip_p(joint, measure, pos)
         np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64), err_msg=measure)

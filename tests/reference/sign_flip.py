@@ -1,13 +1,18 @@
 """The binary paired sign-flip test written with numpy over arrays: what
 ``batcheval.inference.paired_se`` computed before its kernel
-(``kernels/signflip.binary_sign_flip``), kept as the reference it must match bit for bit."""
+(``kernels/signflip.binary_sign_flip``), kept as its reference.
+
+The exact tails come from scipy's Bin(m, 1/2) pmf (:func:`exact_tail`), an outer product
+over every sign pattern summed where ``|D| ≥ t``: nothing of batcheval's tail code (its
+ratio-recurrence tables, cdf/survival sums and lattice bounds) is shared. The weights,
+statistic, tolerance and normal tails are this file's numpy; those entries match the kernel
+bit for bit, the exact tails to float rounding. ``tails=`` takes another tail function of
+the same signature (``two_binomial_tail``'s), for batcheval-against-batcheval checks."""
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
-
-from batcheval.kernels.signflip import two_binomial_tail
+from scipy import special, stats
 
 EXACT_DISCORDANT = 50
 
@@ -29,10 +34,26 @@ def binary_weights(measure: str, n1: np.ndarray, n0: np.ndarray, n: np.ndarray) 
     }[measure]
 
 
-def binary_sign_flip(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
+def exact_tail(
+    ma: np.ndarray, mb: np.ndarray, wa: np.ndarray, wb: np.ndarray, t: np.ndarray, out: np.ndarray
+) -> None:
+    """``out[g] = P(|wa(2X_a − ma) + wb(2X_b − mb)| ≥ t)`` for independent ``X ~ Bin(m, 1/2)``:
+    scipy's pmfs of both counts, their outer product over every ``(x_a, x_b)``, summed where
+    the statistic reaches ``t``."""
+    for g in range(len(out)):
+        a, b = int(ma[g]), int(mb[g])
+        xa, xb = np.arange(a + 1), np.arange(b + 1)
+        joint = np.outer(stats.binom.pmf(xa, a, 0.5), stats.binom.pmf(xb, b, 0.5))
+        d = np.abs(wa[g] * (2.0 * xa - a)[:, None] + wb[g] * (2.0 * xb - b)[None, :])
+        out[g] = joint[d >= t[g]].sum()
+
+
+def binary_sign_flip(
+    joint: np.ndarray, measure: str, pos: int, tails=exact_tail
+) -> tuple[np.ndarray, np.ndarray]:
     """Weights, statistic, exact tail and normal statistic of every table's paired sign-flip
-    test, in numpy. The exact tails come from ``two_binomial_tail``, which
-    ``tests/test_signflip_tail.py`` checks against enumeration of every sign pattern."""
+    test, in numpy; the exact tails from ``tails`` (:func:`exact_tail`, scipy's pmfs, unless
+    given another). Also returns where the tail is exact, as ``(p, exact)``."""
 
     neg = 1 - pos
     n1 = joint[:, pos].sum(axis=(1, 2)).astype(np.float64)
@@ -58,9 +79,9 @@ def binary_sign_flip(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
     exact = (ma <= EXACT_DISCORDANT) & (stat > tol)
     idx = np.flatnonzero(exact)
     if len(idx):
-        tail = np.empty(len(idx))
-        two_binomial_tail(ma[idx], mb[idx], wa[idx], wb[idx], (stat - tol)[idx], tail)
-        p[idx] = tail
+        values = np.empty(len(idx))
+        tails(ma[idx], mb[idx], wa[idx], wb[idx], (stat - tol)[idx], values)
+        p[idx] = values
     approx = (~exact) & (stat > tol)
     var = wa * wa * ma + wb * wb * mb
     # half the smallest step of the statistic's lattice (one example flipped moves it by 2w)
@@ -68,4 +89,4 @@ def binary_sign_flip(joint: np.ndarray, measure: str, pos: int) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.maximum(stat - half_step, 0.0) / np.sqrt(2.0 * var)
         p = np.where(approx, np.minimum(1.0, special.erfc(z)), p)
-    return np.where(undefined, np.nan, p)
+    return np.where(undefined, np.nan, p), exact & ~undefined
