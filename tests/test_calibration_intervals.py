@@ -419,12 +419,27 @@ def test_multiclass_score_test_matches_the_randomization_distribution():
         np.add.at(t, (np.repeat(np.arange(pred.shape[0]), n), np.tile(label, pred.shape[0]), pred.ravel()), 1)
         return np.array([ref.informedness(x) for x in t])
 
-    observed = abs(informedness(run[None])[0] - informedness(lead[None])[0])
+    signed = informedness(run[None])[0] - informedness(lead[None])[0]
+    observed = abs(signed)
     swap = rng.random((4000, n)) < 0.5
-    null = np.abs(informedness(np.where(swap, lead, run)) - informedness(np.where(swap, run, lead)))
-    expect = np.mean(null >= observed - 1e-12)
+    draws = informedness(np.where(swap, lead, run)) - informedness(np.where(swap, run, lead))
     got = sign_flip_p(joint, "informedness")[0]
-    assert got == pytest.approx(expect, abs=4 * np.sqrt(expect * (1 - expect) / 4000) + 0.01)
+    # informedness is linear in the predictions given the labels, so a swap of example i alone
+    # moves the difference by −2·h_i and the randomization distribution is that of Σ ±h_i
+    # (checked on every draw): mean 0 and variance Σ h_i², exactly
+    one = np.eye(n, dtype=bool)
+    h = (signed - (informedness(np.where(one, lead, run)) - informedness(np.where(one, run, lead)))) / 2
+    np.testing.assert_allclose(draws, ((1 - 2 * swap) * h).sum(axis=1), rtol=0, atol=1e-12)
+    # the documented test (paired_se's module docstring: the normal approximation with the null's
+    # variance, a score test) is that distribution's normal tail, to float rounding
+    var = np.sum(h * h)
+    assert got == pytest.approx(2 * stats.norm.sf(observed / np.sqrt(var)), rel=1e-12)
+    # and it agrees with the Monte-Carlo randomization p-value within 4 of its binomial standard
+    # errors plus the normal approximation's error, at most 2·C·Σ|h_i|³/(Σh_i²)^{3/2} on the two
+    # tails by the Berry–Esseen bound for independent summands (C ≤ 0.5600, Shevtsova 2010): 0.10
+    expect = np.mean(np.abs(draws) >= observed - 1e-12)
+    berry_esseen = 2 * 0.56 * np.sum(np.abs(h) ** 3) / var**1.5
+    assert got == pytest.approx(expect, abs=4 * np.sqrt(expect * (1 - expect) / 4000) + berry_esseen)
 
 
 def _four_examples() -> pl.DataFrame:
@@ -499,8 +514,10 @@ def _exact_two_binomial_p(c1: int, m1: int, w1: float, c0: int, m0: int, w0: flo
 
 
 def test_large_discordant_counts_use_a_conservative_normal_tail():
-    """Beyond 50 discordant examples in each class: the continuity-corrected normal tail is
-    not below the exact p-value (from scipy's binomial pmf on the grid of outcomes)."""
+    """Beyond 50 discordant examples in each class: the continuity-corrected normal tail
+    (kernels/signflip.binary_sign_flip: ``|d|`` less half the lattice's smallest step, over the
+    null's standard deviation), from scipy's normal, and not below the exact p-value (from
+    scipy's binomial pmf on the grid of outcomes)."""
     rng = np.random.default_rng(11)
     joint = np.zeros((60, 2, 2, 2), dtype=np.int64)
     joint[:, :, 0, 0] = joint[:, :, 1, 1] = 200
@@ -513,4 +530,9 @@ def test_large_discordant_counts_use_a_conservative_normal_tail():
         n1, n0 = joint[g, 1].sum(), joint[g, 0].sum()
         expect = _exact_two_binomial_p(c[g, 1], m[g, 1], 1 / n1, c[g, 0], m[g, 0], 1 / n0)
         assert p[g] >= 0.999 * expect  # conservative: the test keeps its level
-        assert p[g] <= expect + 0.1  # what it costs (measured up to 0.068 where p < 0.2)
+        # D = w1(2X1 − m1) + w0(2X0 − m0), X ~ Bin(m, 1/2): variance w1²m1 + w0²m0, and one example
+        # flipped moves it by 2w, so half the smallest step is min(w1, w0)
+        w1, w0 = 1 / n1, 1 / n0
+        d = abs(w1 * (2 * c[g, 1] - m[g, 1]) + w0 * (2 * c[g, 0] - m[g, 0]))
+        z = max(d - min(w1, w0), 0.0) / np.sqrt(w1 * w1 * m[g, 1] + w0 * w0 * m[g, 0])
+        assert p[g] == pytest.approx(min(1.0, 2 * stats.norm.sf(z)), rel=1e-12)

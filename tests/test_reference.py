@@ -3,7 +3,12 @@
 The reference is checked against the papers' worked examples, scikit-learn,
 scipy and the identities of the measures specification (batcheval follows it; its
 definitions are docs/measures.md, its sources docs/references.md), §2-§4 below.
-Nothing here imports batcheval.
+Those tests use no batcheval code. Two at the end exercise batcheval itself (``import
+batcheval as be``), against means of one-vs-rest rates and known values:
+``test_macro_informedness_leaves_out_classes_without_examples_on_both_sides``
+(``ContingencyTable.measures``) and
+``test_perfect_classifier_of_a_fold_without_a_class_has_macro_informedness_1``
+(``evaluate``).
 """
 
 from __future__ import annotations
