@@ -2,7 +2,8 @@
 (``paired="delta"``) on simulated null boards (benchmarks/calibration_leader.py's
 design) of a few sizes, best of 3 calls after a warm-up, one numba thread.
 
-Boards within :data:`batcheval.inference.board_bootstrap.BOOT_BUDGET` take the studentized
+Boards within :data:`batcheval.inference.board_bootstrap.BOOT_BUDGET` (and ``BOOT_CELLS``, which
+no two-class board here reaches) take the studentized
 bootstrap's critical values; the larger ones below keep the Gaussian max-t (or
 Bonferroni), so their time shows the old path's cost.
 

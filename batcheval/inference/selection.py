@@ -208,7 +208,8 @@ def unpaired(
     """The best set and rank intervals of runs with independent estimates
     ``theta`` and standard errors ``se`` (see the module docstring). With the
     runs' ``tables`` (and a measure with a delta-method variance, within
-    :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET`) the critical values come from
+    :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET` and, for the replicate cells,
+    :data:`~batcheval.inference.board_bootstrap.BOOT_CELLS`) the critical values come from
     the studentized bootstrap and the variances from
     :func:`~batcheval.inference.board_bootstrap.unpaired_variance` of the tables.
 
@@ -244,7 +245,8 @@ def paired(
     """The best set and rank intervals of runs scored on the same examples,
     from their influence matrix ``u[run, example]``
     (:func:`~batcheval.inference.floors.influence_cells`). With the runs' ``tables``
-    (``codes`` included, within :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET`) the
+    (``codes`` included, within :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET` and
+    :data:`~batcheval.inference.board_bootstrap.BOOT_CELLS`) the
     critical values come from the studentized bootstrap, and ``floor`` from
     :func:`~batcheval.inference.floors.smoothed_variance` of the tables.
 
