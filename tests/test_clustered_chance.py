@@ -200,7 +200,7 @@ def test_t_helpers_against_scipy_and_a_plain_count() -> None:
     cluster = rng.integers(0, 40, 120)
     _, first = np.unique(group * 1000 + cluster, return_index=True)  # one (group, cluster) pair each
     keep = np.isin(np.arange(120), first)
-    cells = cl.ClusterCells(np.zeros((keep.sum(), 2, 2), np.int64), group[keep], cluster[keep], 4)
+    cells = cl.ClusterCells.from_dense(np.zeros((keep.sum(), 2, 2), np.int64), group[keep], cluster[keep], 4)
     ref_run = np.array([1, 0, 3, 2])
     want = [len(set(cluster[group == g]) | set(cluster[group == ref_run[g]])) for g in range(4)]
     assert cl.paired_cluster_count(cells, ref_run).tolist() == want

@@ -19,6 +19,18 @@ from batcheval.kernels.clustered import (
 )
 
 
+def _sparse(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(start, cell, count)``: the cells of ``counts[P, K, K]`` holding a row, as the kernels read them."""
+    flat = counts.reshape(len(counts), -1)
+    pair, cell = np.nonzero(flat)
+    start = np.r_[0, np.cumsum(np.bincount(pair, minlength=len(counts)))]
+    return start, cell, flat[pair, cell]
+
+
+def _flat(u: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(u.reshape(*u.shape[:-2], -1))
+
+
 def _pairs(k: int, seed: int, n_pairs: int = 500, n_groups: int = 7) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     counts = rng.integers(0, 4, (n_pairs, k, k)) * (rng.random((n_pairs, k, k)) < 0.4)
@@ -34,7 +46,7 @@ def test_cluster_score_sums_matches_numpy(k: int) -> None:
     counts, group = _pairs(k, k)
     u = np.random.default_rng(100 + k).standard_normal((7, k, k))
     expected = np.einsum("pij,pij->p", counts.astype(np.float64), u[group])
-    got = cluster_score_sums(counts, group, u)
+    got = cluster_score_sums(*_sparse(counts), group, _flat(u), k)
     if k == 2:  # the same order of additions as einsum's
         np.testing.assert_array_equal(got, expected)
     else:  # row-major order, which einsum's SIMD sums differ from in the last bit
@@ -61,7 +73,7 @@ def test_chance_cross_sums_matches_numpy(k: int) -> None:
             gaa[:, i, j] = np.bincount(group, weights=a[:, i] * a[:, j], minlength=n_groups)
             gbb[:, i, j] = np.bincount(group, weights=b[:, i] * b[:, j], minlength=n_groups)
     m2 = np.bincount(group, weights=m * (m - 1.0), minlength=n_groups)
-    got = chance_cross_sums(counts, group, share_r, share_q, n_groups)
+    got = chance_cross_sums(*_sparse(counts), group, share_r, share_q, n_groups)
     for x, y in zip(got, (gaa, gbb, m2), strict=True):
         np.testing.assert_array_equal(x, y)
 
@@ -74,7 +86,7 @@ def test_cluster_square_sums_matches_numpy(k: int) -> None:
     if k == 2:
         s = np.einsum("pij,pij->p", counts.astype(np.float64), u[group])
     expected = np.bincount(group, weights=s * s, minlength=8)
-    got = cluster_square_sums(counts, group, np.stack([u, -3.0 * u]), 8)
+    got = cluster_square_sums(*_sparse(counts), group, _flat(np.stack([u, -3.0 * u])), k, 8)
     np.testing.assert_array_equal(got[0], expected)
     s3 = np.array([sum(counts[p].ravel() * (-3.0 * u[group[p]]).ravel()) for p in range(len(group))])
     if k == 2:
@@ -88,7 +100,7 @@ def test_pairs_holding_matches_numpy(k: int) -> None:
     masks = np.stack(
         [np.eye(k, dtype=bool), np.ones((k, k), dtype=bool), np.arange(k * k).reshape(k, k) % 3 == 1]
     )
-    got = pairs_holding(counts, group, masks, 9)
+    got = pairs_holding(*_sparse(counts), group, masks.reshape(len(masks), -1), 9)
     for mask, row in zip(masks, got, strict=True):
         trials = (counts * mask).sum(axis=(1, 2))
         np.testing.assert_array_equal(
@@ -181,7 +193,9 @@ def test_leveraged_sums_match_numpy(k: int) -> None:
     unit_of = np.array([0, 1, 0])
     totals = np.einsum("pij,dij->dp", counts.astype(float), masks.astype(float))
     totals = np.stack([np.bincount(group, weights=t, minlength=8) for t in totals])
-    vc, holding, s2, sq, sq2, mixed = leveraged_sums(counts, group, u, unit_of, masks, totals, 8)
+    vc, holding, s2, sq, sq2, mixed = leveraged_sums(
+        *_sparse(counts), group, _flat(u), k, unit_of, masks.reshape(2, -1), totals, 8
+    )
     units = np.einsum("pij,dij->dp", counts.astype(float), masks.astype(float))
     for m in range(3):
         d = unit_of[m]

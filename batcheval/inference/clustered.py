@@ -106,6 +106,7 @@ import polars as pl
 
 from .. import measures as _measures
 from ..core.encode import encode_classes
+from ..core.memory import check_allocation
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import DuplicateColumnError, InvalidArgumentError, UnknownMeasureError, warn
 from ..io.frames import select_columns, unused_name
@@ -120,6 +121,7 @@ from ..kernels.clustered import (
     pair_tally,
     pairs_holding,
 )
+from ..kernels.jit import readonly
 from ..measures.significance import alpha_sbb
 from . import intervals as _intervals
 
@@ -162,14 +164,66 @@ FOLD_LIKE = re.compile(r"fold", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class ClusterCells:
-    """Each (group, cluster) pair's table: ``counts[P, K, K]`` and ``group[P]``, the row of
-    the group's table it belongs to; ``cluster[P]`` numbers the clusters across groups
-    (the same cluster in two groups has the same number)."""
+    """Each (group, cluster) pair's table, kept sparse: pair ``p``'s cells that hold a row are
+    ``cell[start[p]:start[p + 1]]`` (``i·K + j`` for real class ``i``, predicted ``j``, ascending)
+    with ``count[...]`` rows each, so the whole takes at most one entry a row (a dense
+    ``[P, K, K]`` took ``P·K²`` cells: 4 GiB for 6,000 single-row clusters of 300 classes).
+    ``group[P]`` is the row of the group's table a pair belongs to; ``cluster[P]`` numbers the
+    clusters across groups (the same cluster in two groups has the same number).
+    :meth:`from_dense` makes one of ``counts[P, K, K]``.
 
-    counts: np.ndarray
+    Examples
+    --------
+    >>> cells = ClusterCells.from_dense(np.array([[[1, 0], [0, 2]], [[0, 0], [3, 0]]]),
+    ...                                 np.array([0, 1]), np.array([0, 0]), 2)
+    >>> cells.start.tolist(), cells.cell.tolist(), cells.count.tolist(), cells.counts[1].tolist()
+    ([0, 2, 3], [0, 3, 2], [1, 2, 3], [[0, 0], [3, 0]])
+    """
+
+    start: np.ndarray
+    cell: np.ndarray
+    count: np.ndarray
+    k: int
     group: np.ndarray
     cluster: np.ndarray
     n_groups: int
+
+    @classmethod
+    def from_dense(
+        cls, counts: np.ndarray, group: np.ndarray, cluster: np.ndarray, n_groups: int
+    ) -> ClusterCells:
+        """The cells of ``counts[P, K, K]``, pair ``p``'s group ``group[p]`` and cluster ``cluster[p]``."""
+        counts = np.asarray(counts)
+        n_pairs, k = counts.shape[0], counts.shape[1]
+        flat = counts.reshape(n_pairs, k * k)
+        pair, cell = np.nonzero(flat)  # row-major: by pair, then cell
+        start = np.zeros(n_pairs + 1, dtype=np.int64)
+        np.cumsum(np.bincount(pair, minlength=n_pairs), out=start[1:])
+        return cls(
+            *(readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (start, cell, flat[pair, cell])),
+            k,
+            *(readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (group, cluster)),
+            n_groups,
+        )
+
+    @property
+    def n_pairs(self) -> int:
+        """The number of (group, cluster) pairs ``P``."""
+        return len(self.group)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The dense ``counts[P, K, K]`` (int64), checked against the memory available."""
+        check_allocation(self.n_pairs * self.k * self.k * 8, f"the dense tables of {self.n_pairs:,} "
+                         f"(group, cluster) pairs of {self.k} classes")  # fmt: skip
+        out = np.zeros((self.n_pairs, self.k * self.k), dtype=np.int64)
+        out[self.entry_pair, self.cell] = self.count
+        return out.reshape(self.n_pairs, self.k, self.k)
+
+    @functools.cached_property
+    def entry_pair(self) -> np.ndarray:
+        """The pair of each entry (``cell``, ``count``)."""
+        return np.repeat(np.arange(self.n_pairs, dtype=np.int64), np.diff(self.start))
 
     @functools.cached_property
     def clusters_per_group(self) -> np.ndarray:
@@ -182,17 +236,57 @@ class ClusterCells:
             return self.clusters_per_group
         return np.bincount(self.group, minlength=n_groups).astype(np.float64)
 
+    def real_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(pair, real, rows, hits)`` for every (pair, real class) holding a row, in pair order
+        then class order: the pair's rows of the class and those predicted as it (a pair's cells
+        of one real class are consecutive)."""
+        real = self.cell // self.k
+        key = self.entry_pair * self.k + real
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
+        rows = np.add.reduceat(self.count, first) if len(first) else np.zeros(0, np.int64)
+        diag = np.where(self.cell == real * (self.k + 1), self.count, 0)
+        hits = np.add.reduceat(diag, first) if len(first) else np.zeros(0, np.int64)
+        return self.entry_pair[first], real[first], rows, hits
+
+    def _class_margins(self, classes: np.ndarray) -> np.ndarray:
+        """``[P, len(classes), 2, 2]``: each pair's table of each class in ``classes`` against the
+        rest, ``[[tn, fp], [fn, tp]]`` as :func:`batcheval.core.table.one_vs_rest` makes them."""
+        n_pairs, n_cls = self.n_pairs, len(classes)
+        check_allocation(n_pairs * n_cls * 8 * 8, f"the class-vs-rest tables of {n_pairs:,} (group, "
+                         f"cluster) pairs of {self.k} classes")  # fmt: skip
+        where = np.full(self.k, -1, dtype=np.int64)
+        where[classes] = np.arange(n_cls)
+        real, pred = where[self.cell // self.k], where[self.cell % self.k]
+        size = n_pairs * n_cls
+
+        def tally(at: np.ndarray, keep: np.ndarray) -> np.ndarray:
+            flat = np.bincount(
+                self.entry_pair[keep] * n_cls + at[keep], weights=self.count[keep], minlength=size
+            )
+            return flat.astype(np.int64).reshape(n_pairs, n_cls)  # whole numbers below 2**53: exact
+
+        tp = tally(real, (real >= 0) & (real == pred))
+        fn = tally(real, real >= 0) - tp
+        fp = tally(pred, pred >= 0) - tp
+        m = np.bincount(self.entry_pair, weights=self.count, minlength=n_pairs).astype(np.int64)
+        out = np.empty((n_pairs, n_cls, 2, 2), dtype=np.int64)
+        out[:, :, 1, 1], out[:, :, 1, 0], out[:, :, 0, 1] = tp, fn, fp
+        out[:, :, 0, 0] = m[:, None] - tp - fn - fp
+        return out
+
     def one_vs_rest(self) -> ClusterCells:
         """Class-vs-rest tables, group ``g`` class ``k`` becoming group ``g·K + k`` as in
         :func:`batcheval.core.table.one_vs_rest`."""
-        k = self.counts.shape[1]
+        k = self.k
         group = (self.group[:, None] * k + np.arange(k)[None, :]).reshape(-1)
-        return ClusterCells(one_vs_rest(self.counts), group, np.repeat(self.cluster, k), self.n_groups * k)
+        tables = self._class_margins(np.arange(k)).reshape(-1, 2, 2)
+        return ClusterCells.from_dense(tables, group, np.repeat(self.cluster, k), self.n_groups * k)
 
     def versus_rest(self, index: int) -> ClusterCells:
         """The 2×2 tables of class ``index`` against the rest, as
         :meth:`batcheval.core.table.ContingencyTable.versus_rest` makes them."""
-        return ClusterCells(_versus_rest(self.counts, index), self.group, self.cluster, self.n_groups)
+        tables = self._class_margins(np.array([index]))[:, 0]
+        return ClusterCells.from_dense(tables, self.group, self.cluster, self.n_groups)
 
 
 def _versus_rest(c: np.ndarray, index: int) -> np.ndarray:
@@ -292,10 +386,10 @@ def cluster_cells(
     """
     keys = list(keys)
     extra = [c for c in units if c not in keys]
-    fast = _pair_cells(df, keys, extra, label, prediction, target)
-    if fast is not None:
-        return fast
-    return count_cluster_cells(df, keys, units, label, prediction, target)
+    coded = _row_codes(df, keys, extra, label, prediction, target)
+    if coded is None:
+        return count_cluster_cells(df, keys, units, label, prediction, target)
+    return _tally_cells(*coded, len(target.classes), len(target))
 
 
 def count_cluster_cells(
@@ -307,13 +401,23 @@ def count_cluster_cells(
     target: ContingencyTable,
 ) -> ClusterCells:
     """:func:`cluster_cells` through the counting stage (a table per group × cluster) and a join
-    to ``target``'s rows: the general path, for any key and id types."""
+    to ``target``'s rows: the general path, for class columns that the counting stage alone
+    reads. Its dense tables take ``P·K²`` cells for ``P`` (group, cluster) pairs, checked against
+    the memory available first (:class:`~batcheval.errors.MemoryBudgetError`)."""
     keys = list(keys)
     extra = [c for c in units if c not in keys]
     by = keys + extra
+    k = len(target.classes)
+    n_pairs = df.select(by).n_unique() if by else min(df.height, 1)
+    # the table's counts and the scan of them for the cells that hold a row (a byte a cell)
+    check_allocation(
+        n_pairs * k * k * 9,
+        f"the clustered tables of {n_pairs:,} (group, cluster) pairs of {k} classes (labels of type "
+        f"{df.schema[label]})",
+        "pass integer or string labels, or fewer classes or examples",
+    )
     table = ContingencyTable.from_frame(df, by=by, label=label, prediction=prediction,
                                         classes=target.classes.to_list())  # fmt: skip
-    counts = np.asarray(table.counts)
     if extra:
         cluster = _codes(table.keys.select(extra))
     else:  # the unit is a key: each group is one cluster
@@ -327,20 +431,19 @@ def count_cluster_cells(
         group = joined.get_column(row).to_numpy().astype(np.int64)
     else:
         group = np.zeros(len(table), dtype=np.int64)
-    return ClusterCells(counts.astype(np.int64), group, cluster, len(target))
+    # the table's int64 counts are read as they are (an astype copy doubled them)
+    return ClusterCells.from_dense(np.asarray(table.counts), group, cluster, len(target))
 
 
-def _pair_cells(
+def _row_codes(
     df: pl.DataFrame, keys: list[str], extra: list[str], label: str, prediction: str,
     target: ContingencyTable,
-) -> ClusterCells | None:  # fmt: skip
-    """:func:`cluster_cells` in one pass over the rows (:func:`batcheval.kernels.clustered.pair_tally`)
-    where keys and ids are integers and the rows' groups are ``target``'s rows in sorted order; None
-    where that does not hold (the caller counts through the general path, which gives the same)."""
-    cols = keys + extra
-    if not extra or not df.height or any(df.schema[c] not in _INT64_SAFE for c in cols):
-        return None
-    if any(df.get_column(c).null_count() for c in keys):
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
+    """Per row of ``df`` its group (``target``'s row), cluster and real and predicted class codes
+    (``target``'s classes); None where the classes are not read as the counting stage reads them
+    here, or a row's keys are not among ``target``'s (the caller counts through the general path,
+    which gives the same)."""
+    if not df.height or df.height >= 1 << 32:
         return None
     try:
         coding = encode_classes(df.get_column(label), df.get_column(prediction), target.classes.to_list())
@@ -348,27 +451,74 @@ def _pair_cells(
         return None
     if coding.trim or coding.classes.to_list() != target.classes.to_list():
         return None
-    k = len(target.classes)
     codes = [class_codes(np.asarray(arr, dtype=np.int64), coding.vmin, np.asarray(coding.lut, dtype=np.int64))
              for arr in (coding.label, coding.prediction)]  # fmt: skip
     if codes[0].min() < 0 or codes[1].min() < 0:
         return None
-    group = _codes(df.select(keys)) if keys else np.zeros(df.height, dtype=np.int64)
-    n_groups = int(group.max()) + 1
-    if n_groups != len(target):
+    group = _group_codes(df, keys, target)
+    if group is None:
         return None
-    if keys:  # the dense key codes number target's rows only if its keys are in sorted order
-        first = np.full(n_groups, -1, dtype=np.int64)
-        first[group[::-1]] = np.arange(df.height - 1, -1, -1)
-        if not df.select(keys)[first].equals(target.keys.select(keys)):
-            return None
-    cluster = _codes(df.select(extra))
+    cluster = _codes(df.select(extra)) if extra else np.zeros(df.height, dtype=np.int64)
+    return group, cluster, codes[0], codes[1]
+
+
+def _group_codes(df: pl.DataFrame, keys: list[str], target: ContingencyTable) -> np.ndarray | None:
+    """Each row's row of ``target`` (whose keys are ``keys``), or None where a row's keys are not
+    among ``target``'s."""
+    if not keys:
+        return np.zeros(df.height, dtype=np.int64) if len(target) == 1 else None
+    if all(df.schema[c] in _INT64_SAFE for c in keys) and not any(
+        df.get_column(c).null_count() for c in keys
+    ):
+        group = _codes(df.select(keys))
+        n_groups = int(group.max()) + 1
+        if n_groups == len(target):  # the dense key codes number target's rows if its keys are sorted
+            first = np.full(n_groups, -1, dtype=np.int64)
+            first[group[::-1]] = np.arange(df.height - 1, -1, -1)
+            if df.select(keys)[first].equals(target.keys.select(keys)):
+                return group
+    row = unused_name(keys, "__row")
+    rows = target.keys.select(keys).with_row_index(row)
+    try:
+        found = df.select(keys).join(rows, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    except Exception:  # key types the join cannot match: the counting stage's own join does
+        return None
+    at = found.get_column(row)
+    if at.null_count() or len(at) != df.height:
+        return None
+    return at.to_numpy().astype(np.int64)
+
+
+def _tally_cells(
+    group: np.ndarray, cluster: np.ndarray, real: np.ndarray, pred: np.ndarray, k: int, n_groups: int
+) -> ClusterCells:
+    """The cells of every (group, cluster) pair from each row's codes, pairs in (group, cluster)
+    order: in one scattered pass (:func:`batcheval.kernels.clustered.pair_tally`) where a dense
+    table of all pairs is not much larger than the rows, else by sorting the rows' (pair, cell)
+    codes, which takes memory in proportion to the rows whatever the classes."""
+    n_rows = len(group)
     n_clusters = int(cluster.max()) + 1
-    if n_groups * n_clusters * k * k > 8 * df.height + (1 << 22) or df.height >= 1 << 32:
-        return None  # a dense table of all pairs would be much larger than the rows
-    dense = pair_tally(group, cluster, codes[0], codes[1], n_groups, n_clusters, k)
-    counts, pair_group, pair_cluster = compact_pairs(dense, n_clusters)  # (group, cluster) order
-    return ClusterCells(counts.reshape(-1, k, k), pair_group, pair_cluster, len(target))
+    if n_groups * n_clusters * k * k <= 8 * n_rows + (1 << 22):
+        dense = pair_tally(group, cluster, real, pred, n_groups, n_clusters, k)
+        counts, pair_group, pair_cluster = compact_pairs(dense, n_clusters)  # (group, cluster) order
+        return ClusterCells.from_dense(counts.reshape(-1, k, k), pair_group, pair_cluster, n_groups)
+    # the row's pair numbered densely in (group, cluster) order, so pair·K² + cell fits int64
+    pair = _dense(group * n_clusters + cluster) if n_groups * n_clusters < 1 << 62 else _codes(
+        pl.DataFrame({"g": group, "c": cluster}))  # fmt: skip
+    check_allocation(n_rows * 8 * 6, f"the clustered cells of {n_rows:,} rows")
+    key, count = np.unique(pair * (k * k) + real * k + pred, return_counts=True)
+    entry_pair, cell = np.divmod(key, k * k)
+    first = np.flatnonzero(np.r_[True, entry_pair[1:] != entry_pair[:-1]])
+    start = np.r_[first, len(key)]
+    # each pair's group and cluster, from one of its rows
+    at = np.empty(int(pair.max()) + 1, dtype=np.int64)
+    at[pair] = np.arange(n_rows)
+    return ClusterCells(
+        *(readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (start, cell, count)),
+        k,
+        *(readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (group[at], cluster[at])),
+        n_groups,
+    )
 
 
 #: integer dtypes whose values fit int64, so that their codes can be made with numpy
@@ -407,7 +557,8 @@ def cluster_scores(
     ``counts[G, K, K]`` are the groups' tables (the sums of their clusters').
     """
     u, n, undefined = _row_scores(counts, name, positive)
-    s = cluster_score_sums(cells.counts, cells.group, u)
+    k = u.shape[-1]
+    s = cluster_score_sums(cells.start, cells.cell, cells.count, cells.group, u.reshape(len(u), k * k), k)
     return s, n, cells.sizes(len(n)), undefined
 
 
@@ -454,7 +605,9 @@ def _cluster_variances(
     n = scores[0][1]
     n_clusters = cells.sizes(len(n))
     u = np.ascontiguousarray(np.stack([sc[0] for sc in scores]))
-    ss = cluster_square_sums(cells.counts, cells.group, u, len(n))
+    k = u.shape[-1]
+    ss = cluster_square_sums(cells.start, cells.cell, cells.count, cells.group,
+                             u.reshape(len(u), len(n), k * k), k, len(n))  # fmt: skip
     out = {}
     for name, row, (_, _, undefined) in zip(names, ss, scores, strict=True):
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -525,8 +678,8 @@ def design_effects(
     else:
         u = np.zeros((0, n_groups, k, k))
     v_c, holding, s2, sq, sq2, mixed = leveraged_sums(
-        np.ascontiguousarray(cells.counts, dtype=np.int64), np.ascontiguousarray(cells.group, dtype=np.int64),
-        u, unit_of, masks, totals, n_groups,
+        cells.start, cells.cell, cells.count, cells.group, u.reshape(len(u), n_groups, k * k), k, unit_of,
+        masks.reshape(len(masks), k * k), totals, n_groups,
     )  # fmt: skip
     v_r = np.einsum("gij,mgij->mg", counts.astype(np.float64), u * u)
     n_clusters = cells.sizes(n_groups)
@@ -567,17 +720,19 @@ def rows_per_example(cells: ClusterCells, n_groups: int) -> np.ndarray:
     --------
     Three positive examples, two scored three times and one once; two negatives scored twice:
 
-    >>> cells = ClusterCells(np.array([[[0, 0], [1, 2]], [[0, 0], [3, 0]], [[0, 0], [0, 1]],
-    ...                                [[2, 0], [0, 0]], [[1, 1], [0, 0]]]),
-    ...                      np.zeros(5, dtype=np.int64), np.arange(5), 1)
+    >>> cells = ClusterCells.from_dense(np.array([[[0, 0], [1, 2]], [[0, 0], [3, 0]], [[0, 0], [0, 1]],
+    ...                                           [[2, 0], [0, 0]], [[1, 1], [0, 0]]]),
+    ...                                 np.zeros(5, dtype=np.int64), np.arange(5), 1)
     >>> rows_per_example(cells, 1).round(4).tolist()
     [[2.0, 2.7143]]
     """
-    rows = np.asarray(cells.counts).sum(axis=2).astype(np.float64)  # [P, K]: each cluster's rows by class
-    k = rows.shape[1]
-    idx = (np.asarray(cells.group, dtype=np.int64)[:, None] * k + np.arange(k)).ravel()
-    total = np.bincount(idx, weights=rows.ravel(), minlength=n_groups * k)
-    square = np.bincount(idx, weights=(rows * rows).ravel(), minlength=n_groups * k)
+    # each cluster's rows by class, those it holds: the sums of a dense [P, K] less its zeros
+    pair, real, rows, _ = cells.real_rows()
+    k = cells.k
+    idx = cells.group[pair] * k + real
+    rows = rows.astype(np.float64)
+    total = np.bincount(idx, weights=rows, minlength=n_groups * k)
+    square = np.bincount(idx, weights=rows * rows, minlength=n_groups * k)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, square / total, 1.0).reshape(n_groups, k)
 
@@ -653,17 +808,18 @@ def repeated_rows(counts: np.ndarray, cells: ClusterCells) -> np.ndarray:
     held, found = spread.sum(axis=0), repeats.sum(axis=0)
     chance = REPEAT_ALPHA * held + 3.0 * np.sqrt(REPEAT_ALPHA * held) + 1.0
     triggered = np.flatnonzero(found > chance)
-    if len(triggered):
-        cell_rows = np.asarray(cells.counts).sum(axis=2)  # [P, K]
-        cell_hits = np.einsum("pkk->pk", np.asarray(cells.counts))
-        group = np.asarray(cells.group, dtype=np.int64)
+    if len(triggered):  # each cluster's rows of each class it holds, and its hits among them
+        pair, real, cell_rows, cell_hits = cells.real_rows()
+        pair_group = cells.group[pair]
     for k in triggered:
         # the spread of a rate near 0 or 1 is measured by its few clusters holding the rarer
         # outcome, not by every cluster: a lucky repeater with three fresh misses in three
         # examples bounds its repeats with ν = 2, not 9 (ten seeds: ν = 9 read 4.3 where the
         # truth was 8.3, and boards of 1,000 runs lost a best run in 0.20 of them)
-        missing = np.bincount(group, weights=cell_hits[:, k] < cell_rows[:, k], minlength=len(counts))
-        hitting = np.bincount(group, weights=cell_hits[:, k] > 0, minlength=len(counts))
+        of = real == k
+        group = pair_group[of]
+        missing = np.bincount(group, weights=cell_hits[of] < cell_rows[of], minlength=len(counts))
+        hitting = np.bincount(group, weights=cell_hits[of] > 0, minlength=len(counts))
         nu = np.where(
             spread[:, k], np.clip(np.fmin(np.minimum(missing, hitting) - 1.0, dof[:, k]), 1.0, None), 1.0
         )
@@ -708,11 +864,10 @@ def pure_groups(cells: ClusterCells, n_groups: int) -> np.ndarray:
     Examples
     --------
     >>> counts = np.array([[[2, 0], [0, 0]], [[0, 0], [0, 1]], [[1, 1], [0, 0]]])
-    >>> pure_groups(ClusterCells(counts, np.array([0, 0, 1]), np.arange(3), 2), 2).tolist()
+    >>> pure_groups(ClusterCells.from_dense(counts, np.array([0, 0, 1]), np.arange(3), 2), 2).tolist()
     [True, False]
     """
-    flat = np.asarray(cells.counts).reshape(len(cells.group), -1)
-    mixed = flat.max(axis=1) < flat.sum(axis=1)
+    mixed = np.diff(cells.start) > 1  # rows in more than one cell
     return np.bincount(cells.group, weights=mixed.astype(np.float64), minlength=n_groups) == 0
 
 
@@ -855,10 +1010,8 @@ def _normal_intervals(
             se = np.sqrt(var)
             out[name] = (np.clip(point[name] - z * se, -1.0, 1.0), np.clip(point[name] + z * se, -1.0, 1.0))
             continue
-        mask = _intervals.trial_cells(k, name, positive).reshape(1, k, k)
-        pair_counts = np.ascontiguousarray(cells.counts, dtype=np.int64)
-        pair_group = np.ascontiguousarray(cells.group, dtype=np.int64)
-        holding = pairs_holding(pair_counts, pair_group, mask, len(counts))[0]
+        mask = _intervals.trial_cells(k, name, positive).reshape(1, k * k)
+        holding = pairs_holding(cells.start, cells.cell, cells.count, cells.group, mask, len(counts))[0]
         x, m = _intervals.proportion(counts, name, positive)
         with np.errstate(invalid="ignore", divide="ignore"):
             p = x / m
@@ -1047,8 +1200,8 @@ def paired_cluster_count(cells: ClusterCells, ref: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> cells = ClusterCells(np.zeros((5, 2, 2), np.int64), np.array([0, 0, 0, 1, 1]),
-    ...                      np.array([0, 1, 2, 2, 3]), 2)
+    >>> cells = ClusterCells.from_dense(np.zeros((5, 2, 2), np.int64), np.array([0, 0, 0, 1, 1]),
+    ...                                 np.array([0, 1, 2, 2, 3]), 2)
     >>> paired_cluster_count(cells, np.array([1, 0])).tolist()
     [4.0, 4.0]
     """
@@ -1215,9 +1368,8 @@ def chance_design_effects(counts: np.ndarray, cells: ClusterCells) -> tuple[np.n
     sbb = q[:, :, None] * eye - q[:, :, None] * np.nan_to_num(share_q)[:, None, :]
     # one pass over the (group, cluster) pairs: A_ck, B_ck and their cross products per group
     gaa, gbb, m2 = chance_cross_sums(
-        np.ascontiguousarray(cells.counts, dtype=np.int64), np.ascontiguousarray(cells.group, dtype=np.int64),
-        share_r, share_q, n_groups,
-    )  # fmt: skip
+        cells.start, cells.cell, cells.count, cells.group, share_r, share_q, n_groups
+    )
     gaa -= saa
     gbb -= sbb
     out = []

@@ -1,11 +1,13 @@
 """Kernels of the cluster-robust statistics (:mod:`batcheval.inference.clustered`).
 
-Both loop once over the (group, cluster) pairs' tables ``counts[P, K, K]`` (P is about
-the number of rows when clusters are examples) instead of materialising ``[P, K, K]``
-float arrays per measure. Sums over pairs run in the order of the pairs, as the
-``np.bincount`` code they replace did, so the results are the same to the last bit; a pair's
-score sum over its cells adds 2x2 cells in ``np.einsum``'s order (the same bits) and K x K cells
-in row-major order (``np.einsum``'s SIMD order differs from it in the last bit for K > 2).
+They loop once over the (group, cluster) pairs' cells, kept sparse (each pair's cells that hold
+a row, ``cell[start[p]:start[p + 1]]``, with their counts: at most the rows, where a dense
+``counts[P, K, K]`` took ``P·K²`` cells, 4 GiB for 6,000 single-row clusters of 300 classes),
+instead of materialising ``[P, K, K]`` float arrays per measure. Sums over pairs run in the
+order of the pairs, as the ``np.bincount`` code they replace did, so the results are the same to
+the last bit; a pair's score sum over its cells adds 2x2 cells in ``np.einsum``'s order (the
+same bits) and K x K cells in row-major order (``np.einsum``'s SIMD order differs from it in
+the last bit for K > 2), skipping the cells without rows, which add nothing to it.
 """
 
 from __future__ import annotations
@@ -28,77 +30,104 @@ __all__ = [
 
 
 @jit_inline
-def _pair_score(counts: np.ndarray, p: int, ug: np.ndarray, k: int) -> float:
-    """``Σ_ij counts[p, i, j]·ug[i, j]``: one (group, cluster) pair's score sum from its group's
-    per-cell scores ``ug[K, K]``; for K = 2 in np.einsum's order for four terms (two lanes), which
-    the 2x2 results were made with, so every caller's sums agree to the bit."""
+def _pair_score(
+    start: np.ndarray, cell: np.ndarray, count: np.ndarray, p: int, ug: np.ndarray, k: int
+) -> float:
+    """``Σ_ij counts[p, i, j]·ug[i·K + j]``: one (group, cluster) pair's score sum from its cells
+    (``cell``, ``count`` over ``start[p]:start[p + 1]``, cells ascending) and its group's per-cell
+    scores ``ug[K·K]``; for K = 2 in np.einsum's order for four terms (two lanes), which the 2x2
+    results were made with, so every caller's sums agree to the bit. A cell without rows adds
+    ``0·u = ±0`` to the row-major sum of the dense table, which leaves it as it is (``u`` is
+    finite), so skipping it gives the same bits."""
     if k == 2:
-        even = counts[p, 0, 0] * ug[0, 0] + counts[p, 1, 0] * ug[1, 0]
-        odd = counts[p, 0, 1] * ug[0, 1] + counts[p, 1, 1] * ug[1, 1]
+        c00 = 0
+        c01 = 0
+        c10 = 0
+        c11 = 0
+        for e in range(start[p], start[p + 1]):
+            at = cell[e]
+            if at == 0:
+                c00 = count[e]
+            elif at == 1:
+                c01 = count[e]
+            elif at == 2:
+                c10 = count[e]
+            else:
+                c11 = count[e]
+        even = c00 * ug[0] + c10 * ug[2]
+        odd = c01 * ug[1] + c11 * ug[3]
         return even + odd
     acc = 0.0
-    for i in range(k):
-        for j in range(k):
-            acc += counts[p, i, j] * ug[i, j]
+    for e in range(start[p], start[p + 1]):
+        acc += count[e] * ug[cell[e]]
     return acc
 
 
 @jit
-def cluster_score_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """``s[p] = Σ_ij counts[p, i, j]·u[group[p], i, j]``: each (group, cluster) pair's score
-    sum from its cell counts and its group's per-cell scores ``u[G, K, K]``.
+def cluster_score_sums(
+    start: np.ndarray, cell: np.ndarray, count: np.ndarray, group: np.ndarray, u: np.ndarray, k: int
+) -> np.ndarray:
+    """``s[p] = Σ_ij counts[p, i, j]·u[group[p], i·K + j]``: each (group, cluster) pair's score
+    sum from its cells (the sparse rows of :class:`batcheval.inference.clustered.ClusterCells`:
+    pair ``p``'s cells ``cell[start[p]:start[p + 1]]`` (``i·K + j``, ascending) hold
+    ``count[...]`` rows) and its group's per-cell scores ``u[G, K·K]``.
 
     Examples
     --------
-    >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
-    >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
-    >>> cluster_score_sums(counts, np.array([0, 0]), u).tolist()
+    >>> start, cell, count = np.array([0, 3, 4]), np.array([0, 1, 3, 0]), np.array([1, 2, 3, 4])
+    >>> u = np.array([[0.5, -1.0, 2.0, 0.25]])
+    >>> cluster_score_sums(start, cell, count, np.array([0, 0]), u, 2).tolist()
     [-0.75, 2.0]
     """
-    p_count, k = counts.shape[0], counts.shape[1]
+    p_count = group.shape[0]
     s = np.empty(p_count)
     for p in range(p_count):
-        s[p] = _pair_score(counts, p, u[group[p]], k)
+        s[p] = _pair_score(start, cell, count, p, u[group[p]], k)
     return s
 
 
 @jit
 def chance_cross_sums(
-    counts: np.ndarray, group: np.ndarray, share_r: np.ndarray, share_q: np.ndarray, n_groups: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    start: np.ndarray, cell: np.ndarray, count: np.ndarray, group: np.ndarray, share_r: np.ndarray,
+    share_q: np.ndarray, n_groups: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Per group ``G^a_kl = Σ_c A_ck A_cl``, ``G^b_kl = Σ_c B_ck B_cl`` and
     ``M₂ = Σ_c m_c (m_c − 1)`` of :func:`batcheval.inference.clustered.chance_design_effects`,
     where ``A_ck = r_ck − m_c·share_r[g, k]`` (a cluster's real class sizes less their share of its
-    rows) and ``B_ck`` the same of the predicted classes.
+    rows) and ``B_ck`` the same of the predicted classes; the pairs' cells as in
+    :func:`cluster_score_sums`.
 
     Examples
     --------
-    >>> counts = np.array([[[2, 0], [0, 1]], [[0, 1], [1, 0]]])
+    >>> start, cell, count = np.array([0, 2, 4]), np.array([0, 3, 1, 2]), np.array([2, 1, 1, 1])
     >>> share = np.array([[0.5, 0.5]])
-    >>> gaa, gbb, m2 = chance_cross_sums(counts, np.array([0, 0]), share, share, 1)
+    >>> gaa, gbb, m2 = chance_cross_sums(start, cell, count, np.array([0, 0]), share, share, 1)
     >>> gaa[0].tolist(), m2.tolist()
     ([[0.25, -0.25], [-0.25, 0.25]], [8.0])
     """
-    p_count, k = counts.shape[0], counts.shape[1]
+    p_count, k = group.shape[0], share_r.shape[1]
     gaa = np.zeros((n_groups, k, k))
     gbb = np.zeros((n_groups, k, k))
     m2 = np.zeros(n_groups)
+    real = np.zeros(k)
+    pred = np.zeros(k)
     a = np.empty(k)
     b = np.empty(k)
     for p in range(p_count):
         g = group[p]
         m = 0.0
+        # whole numbers below 2**53: their float sums are exact in any order
+        for e in range(start[p], start[p + 1]):
+            c = count[e]
+            m += c
+            real[cell[e] // k] += c
+            pred[cell[e] % k] += c
         for i in range(k):
-            for j in range(k):
-                m += counts[p, i, j]
-        for i in range(k):
-            real = 0.0
-            pred = 0.0
-            for j in range(k):
-                real += counts[p, i, j]
-                pred += counts[p, j, i]
-            a[i] = real - m * share_r[g, i]
-            b[i] = pred - m * share_q[g, i]
+            a[i] = real[i] - m * share_r[g, i]
+            b[i] = pred[i] - m * share_q[g, i]
+        for e in range(start[p], start[p + 1]):
+            real[cell[e] // k] = 0.0
+            pred[cell[e] % k] = 0.0
         for i in range(k):
             for j in range(i, k):
                 gaa[g, i, j] += a[i] * a[j]
@@ -113,37 +142,41 @@ def chance_cross_sums(
 
 
 @jit
-def cluster_square_sums(counts: np.ndarray, group: np.ndarray, u: np.ndarray, n_groups: int) -> np.ndarray:
-    """``Σ_c S_c²`` per measure and group ``[M, G]`` for the per-cell scores ``u[M, G, K, K]`` of
+def cluster_square_sums(
+    start: np.ndarray, cell: np.ndarray, count: np.ndarray, group: np.ndarray, u: np.ndarray, k: int,
+    n_groups: int,
+) -> np.ndarray:  # fmt: skip
+    """``Σ_c S_c²`` per measure and group ``[M, G]`` for the per-cell scores ``u[M, G, K·K]`` of
     ``M`` measures, ``S_c`` the pair's score sum of :func:`cluster_score_sums` (added in the same
     order), in one pass over the pairs and without materialising the ``S_c``.
 
     Examples
     --------
-    >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
-    >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
-    >>> cluster_square_sums(counts, np.array([0, 0]), np.stack([u, 2 * u]), 2).tolist()
+    >>> start, cell, count = np.array([0, 3, 4]), np.array([0, 1, 3, 0]), np.array([1, 2, 3, 4])
+    >>> u = np.array([[0.5, -1.0, 2.0, 0.25]])
+    >>> cluster_square_sums(start, cell, count, np.array([0, 0]), np.stack([u, 2 * u]), 2, 2).tolist()
     [[4.5625, 0.0], [18.25, 0.0]]
     """
-    n_measures, k = u.shape[0], counts.shape[1]
+    n_measures = u.shape[0]
     ss = np.zeros((n_measures, n_groups))
-    for p in range(counts.shape[0]):
+    for p in range(group.shape[0]):
         g = group[p]
         for m in range(n_measures):
-            acc = _pair_score(counts, p, u[m, g], k)
+            acc = _pair_score(start, cell, count, p, u[m, g], k)
             ss[m, g] += acc * acc
     return ss
 
 
 @jit
 def leveraged_sums(
-    counts: np.ndarray, group: np.ndarray, u: np.ndarray, unit_of: np.ndarray, masks: np.ndarray,
-    totals: np.ndarray, n_groups: int,
+    start: np.ndarray, cell: np.ndarray, count: np.ndarray, group: np.ndarray, u: np.ndarray, k: int,
+    unit_of: np.ndarray, masks: np.ndarray, totals: np.ndarray, n_groups: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Everything the CR2 design effects of :func:`batcheval.inference.clustered.design_effects`
-    need from the (group, cluster) pairs, in one pass over them.
+    need from the (group, cluster) pairs (their cells as in :func:`cluster_score_sums`), in one
+    pass over them.
 
-    ``u[M, G, K, K]`` are the per-cell scores of ``M`` measures, ``masks[D, K, K]`` the distinct
+    ``u[M, G, K·K]`` are the per-cell scores of ``M`` measures, ``masks[D, K·K]`` the distinct
     sets of unit cells (every cell, or a proportion's trials), ``unit_of[M]`` the set of each
     measure and ``totals[D, G]`` each group's units. With ``n_c`` a pair's units and
     ``h_c = n_c/N`` (``N = totals[d, g]``):
@@ -158,14 +191,15 @@ def leveraged_sums(
 
     Examples
     --------
-    >>> counts = np.array([[[1, 2], [0, 3]], [[4, 0], [0, 0]]])
-    >>> u = np.array([[[0.5, -1.0], [2.0, 0.25]]])
-    >>> every = np.ones((1, 2, 2), dtype=np.bool_)
-    >>> out = leveraged_sums(counts, np.array([0, 0]), u[None], np.array([0]), every, np.array([[10.0]]), 1)
+    >>> start, cell, count = np.array([0, 3, 4]), np.array([0, 1, 3, 0]), np.array([1, 2, 3, 4])
+    >>> u = np.array([[0.5, -1.0, 2.0, 0.25]])
+    >>> every = np.ones((1, 4), dtype=np.bool_)
+    >>> out = leveraged_sums(start, cell, count, np.array([0, 0]), u[None], 2, np.array([0]), every,
+    ...                      np.array([[10.0]]), 1)
     >>> [a.tolist() for a in out]
     [[[8.072916666666668]], [[2.0]], [[52.0]], [[11.666666666666666]], [[88.11111111111111]], [1.0]]
     """
-    n_measures, k = u.shape[0], counts.shape[1]
+    n_measures = u.shape[0]
     n_sets = masks.shape[0]
     vc = np.zeros((n_measures, n_groups))
     holding = np.zeros((n_sets, n_groups))
@@ -174,23 +208,21 @@ def leveraged_sums(
     sq2 = np.zeros((n_sets, n_groups))
     mixed = np.zeros(n_groups)
     units = np.zeros(n_sets)
-    for p in range(counts.shape[0]):
+    for p in range(group.shape[0]):
         g = group[p]
         top = 0
         total = 0
-        for i in range(k):
-            for j in range(k):
-                c = counts[p, i, j]
-                total += c
-                top = max(top, c)
+        for e in range(start[p], start[p + 1]):
+            c = count[e]
+            total += c
+            top = max(top, c)
         if top < total:
             mixed[g] += 1.0
         for d in range(n_sets):
             n_c = 0
-            for i in range(k):
-                for j in range(k):
-                    if masks[d, i, j]:
-                        n_c += counts[p, i, j]
+            for e in range(start[p], start[p + 1]):
+                if masks[d, cell[e]]:
+                    n_c += count[e]
             units[d] = n_c
             if n_c > 0:
                 holding[d, g] += 1.0
@@ -205,33 +237,34 @@ def leveraged_sums(
             if units[d] >= totals[d, g]:  # all the group's units (or none of a group without any)
                 continue
             rest = 1.0 - units[d] / totals[d, g]
-            acc = _pair_score(counts, p, u[m, g], k)
+            acc = _pair_score(start, cell, count, p, u[m, g], k)
             vc[m, g] += acc * acc / rest
     return vc, holding, s2, sq, sq2, mixed
 
 
 @jit
-def pairs_holding(counts: np.ndarray, group: np.ndarray, masks: np.ndarray, n_groups: int) -> np.ndarray:
-    """Per cell mask ``masks[M, K, K]`` and group ``[M, G]`` the number of (group, cluster) pairs
-    with a row in a cell where the mask is true (the clusters that hold a trial of a
-    proportion), as float64, in one pass over the pairs.
+def pairs_holding(
+    start: np.ndarray, cell: np.ndarray, count: np.ndarray, group: np.ndarray, masks: np.ndarray,
+    n_groups: int,
+) -> np.ndarray:  # fmt: skip
+    """Per cell mask ``masks[M, K·K]`` and group ``[M, G]`` the number of (group, cluster) pairs
+    (their cells as in :func:`cluster_score_sums`) with a row in a cell where the mask is true
+    (the clusters that hold a trial of a proportion), as float64, in one pass over the pairs.
 
     Examples
     --------
-    >>> counts = np.array([[[1, 0], [0, 0]], [[0, 0], [0, 2]], [[0, 3], [0, 0]]])
-    >>> masks = np.array([[[False, False], [True, True]], [[True, True], [True, True]]])
-    >>> pairs_holding(counts, np.array([0, 0, 1]), masks, 2).tolist()
+    >>> start, cell, count = np.array([0, 1, 2, 3]), np.array([0, 3, 1]), np.array([1, 2, 3])
+    >>> masks = np.array([[False, False, True, True], [True, True, True, True]])
+    >>> pairs_holding(start, cell, count, np.array([0, 0, 1]), masks, 2).tolist()
     [[1.0, 0.0], [2.0, 1.0]]
     """
     out = np.zeros((masks.shape[0], n_groups))
-    k = counts.shape[1]
-    for p in range(counts.shape[0]):
+    for p in range(group.shape[0]):
         for m in range(masks.shape[0]):
             trials = 0
-            for i in range(k):
-                for j in range(k):
-                    if masks[m, i, j]:
-                        trials += counts[p, i, j]
+            for e in range(start[p], start[p + 1]):
+                if masks[m, cell[e]]:
+                    trials += count[e]
             if trials > 0:
                 out[m, group[p]] += 1.0
     return out
