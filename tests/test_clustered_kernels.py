@@ -135,9 +135,12 @@ def test_pair_tally_and_compact_pairs_match_numpy(k: int) -> None:
     np.add.at(expected, (group * n_clusters + cluster, label * k + prediction), 1)
     dense = pair_tally(group, cluster, label, prediction, n_groups, n_clusters, k)
     np.testing.assert_array_equal(dense, expected)
-    counts, pair_group, pair_cluster = compact_pairs(dense, n_clusters)
+    start, cell, count, pair_group, pair_cluster = compact_pairs(dense, n_clusters)
     held = np.flatnonzero(expected.sum(axis=1) > 0)
+    counts = np.zeros((len(held), k * k), dtype=np.int64)
+    counts[np.repeat(np.arange(len(held)), np.diff(start)), cell] = count
     np.testing.assert_array_equal(counts, expected[held])
+    assert (count > 0).all() and (np.diff(start) > 0).all()  # only the cells and pairs that hold rows
     np.testing.assert_array_equal(pair_group, held // n_clusters)
     np.testing.assert_array_equal(pair_cluster, held % n_clusters)
 

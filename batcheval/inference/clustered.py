@@ -120,6 +120,7 @@ from ..kernels.clustered import (
     leveraged_sums,
     pair_tally,
     pairs_holding,
+    sparse_cells,
 )
 from ..kernels.jit import readonly
 from ..measures.significance import alpha_sbb
@@ -195,12 +196,10 @@ class ClusterCells:
         """The cells of ``counts[P, K, K]``, pair ``p``'s group ``group[p]`` and cluster ``cluster[p]``."""
         counts = np.asarray(counts)
         n_pairs, k = counts.shape[0], counts.shape[1]
-        flat = counts.reshape(n_pairs, k * k)
-        pair, cell = np.nonzero(flat)  # row-major: by pair, then cell
-        start = np.zeros(n_pairs + 1, dtype=np.int64)
-        np.cumsum(np.bincount(pair, minlength=n_pairs), out=start[1:])
+        flat = readonly(np.ascontiguousarray(counts, dtype=np.int64).reshape(n_pairs, k * k))
+        start, cell, count = sparse_cells(flat)
         return cls(
-            *(readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (start, cell, flat[pair, cell])),
+            *(readonly(x) for x in (start, cell, count)),
             k,
             *(readonly(np.ascontiguousarray(x, dtype=np.int64)) for x in (group, cluster)),
             n_groups,
@@ -500,8 +499,8 @@ def _tally_cells(
     n_clusters = int(cluster.max()) + 1
     if n_groups * n_clusters * k * k <= 8 * n_rows + (1 << 22):
         dense = pair_tally(group, cluster, real, pred, n_groups, n_clusters, k)
-        counts, pair_group, pair_cluster = compact_pairs(dense, n_clusters)  # (group, cluster) order
-        return ClusterCells.from_dense(counts.reshape(-1, k, k), pair_group, pair_cluster, n_groups)
+        cells = compact_pairs(dense, n_clusters)  # (group, cluster) order
+        return ClusterCells(*(readonly(x) for x in cells[:3]), k, *(readonly(x) for x in cells[3:]), n_groups)
     # the row's pair numbered densely in (group, cluster) order, so pair·K² + cell fits int64
     pair = _dense(group * n_clusters + cluster) if n_groups * n_clusters < 1 << 62 else _codes(
         pl.DataFrame({"g": group, "c": cluster}))  # fmt: skip
