@@ -179,3 +179,27 @@ def test_the_guess_does_not_move_a_board_off_the_influence_budget(monkeypatch: p
     assert board["rank_ci_low"].is_not_null().all()
     monkeypatch.setattr(comparisons, "guess_key_range", comparisons.value_range)
     assert board.equals(be.leaderboard(df, **kwargs))
+
+
+@pytest.mark.parametrize("k", [11, 12])
+def test_a_paired_board_of_more_classes_than_its_byte_codes_hold_says_so(k):
+    # twelve classes' pairs overflow the int8 codes of the runs × examples cells: the rank
+    # intervals are null, and the warning blamed the board's size (3 runs of 1,000 examples)
+    rng = np.random.default_rng(k)
+    y = rng.integers(0, k, 1000)
+    df = pl.concat([
+        pl.DataFrame({"run": r, "example": np.arange(1000), "label": y,
+                      "prediction": np.where(rng.random(1000) < 0.5 + 0.2 * r, y, rng.integers(0, k, 1000))})
+        for r in range(3)
+    ])  # fmt: skip
+    if comparisons.paired_cells_fit(k):
+        board = be.leaderboard(df, run="run", measure="accuracy", example="example", seed=0)
+        # runs 50, 70 and 90 % right on 1,000 examples: every rank is certain
+        assert board.select("rank_ci_low", "rank_ci_high").rows() == [(1, 1), (2, 2), (3, 3)]
+        return
+    message = (f"the joint influence matrix codes a real and a predicted class in one byte, which holds up "
+               f"to {comparisons.MAX_CODED_CLASSES} classes, and this board has {k}")  # fmt: skip
+    with pytest.warns(be.errors.BatchevalWarning, match=message):
+        board = be.leaderboard(df, run="run", measure="accuracy", example="example", seed=0)
+    assert board["rank_ci_low"].null_count() == 3
+    assert board["could_be_best"].to_list() == [True, False, False]

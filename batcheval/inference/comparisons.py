@@ -44,9 +44,10 @@ from . import intervals as _intervals
 from . import paired_se as _paired_se
 
 __all__ = [
-    "SCORE_MARGIN", "SCORE_MEASURES", "Cells", "RepeatedExampleError", "TwoPass", "check_joint_memory",
-    "count_board", "count_with_cells", "equal_difference_p", "joint_tables", "normal_p", "paired_columns",
-    "permutation_floor", "unpaired_centre", "unpaired_se", "unpaired_versus", "versus",
+    "MAX_CODED_CLASSES", "SCORE_MARGIN", "SCORE_MEASURES", "Cells", "RepeatedExampleError", "TwoPass",
+    "check_joint_memory", "count_board", "count_with_cells", "equal_difference_p", "joint_tables", "normal_p",
+    "paired_cells_fit", "paired_columns", "permutation_floor", "unpaired_centre", "unpaired_se",
+    "unpaired_versus", "versus",
 ]  # fmt: skip
 
 # an integer example column is looked up through an array when its range is at most this
@@ -61,6 +62,23 @@ _CELLS_PER_ROW = 4
 # float copies the tests make of them (the multiclass sign-flip test's peak: about 33 bytes a cell
 # at 150 classes, 20 runs)
 _JOINT_BYTES = 32
+
+
+#: the most classes whose pairs (a real and a predicted class, and 0 for "not scored") fit the
+#: int8 codes ``1 + real·K + pred`` of a paired board's runs × examples cells; boards of more
+#: classes count their joint tables without those cells, and have no rank intervals
+MAX_CODED_CLASSES = 11
+
+
+def paired_cells_fit(k: int) -> bool:
+    """Whether the class pairs of ``k`` classes fit the int8 cells of a paired board.
+
+    Examples
+    --------
+    >>> paired_cells_fit(MAX_CODED_CLASSES), paired_cells_fit(MAX_CODED_CLASSES + 1)
+    (True, False)
+    """
+    return k * k + 1 <= np.iinfo(np.int8).max
 
 
 class RepeatedExampleError(InvalidArgumentError):
@@ -431,7 +449,7 @@ def _filled(
     k = coding.n_codes
     example_col, ex_lo, n_examples = example
     size = space.size * n_examples
-    if k * k > 127 or size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
+    if not paired_cells_fit(k) or size > min(_ADJACENT_CELLS, _CELLS_PER_ROW * df.height):
         return None
     cells = zeroed_int8(size + (byte_pairs is not None))
     pairs = np.zeros(1, dtype=np.int8) if byte_pairs is None else byte_pairs
@@ -456,7 +474,7 @@ def _byte_pairs(coding: ClassCoding) -> np.ndarray | None:
     ``label byte · 256 + prediction byte``; None for other columns."""
     lab, pred = coding.label, coding.prediction
     k = coding.n_codes
-    if lab.dtype.itemsize != 1 or pred.dtype.itemsize != 1 or k * k + 1 > 127:
+    if lab.dtype.itemsize != 1 or pred.dtype.itemsize != 1 or not paired_cells_fit(k):
         return None
 
     def codes(dtype: np.dtype) -> np.ndarray:

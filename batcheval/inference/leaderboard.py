@@ -640,10 +640,16 @@ def leaderboard(
                 "influence per example to rank every pair; measures with one: "
                 f"{_intervals.interval_measures(k, 'wilson_delta')}"
             )
-        else:
+        elif _cmp.paired_cells_fit(k):
             why = (
                 "its paired runs were compared with the leader only (a board too large or sparse "
                 "for the joint influence matrix)"
+            )
+        else:
+            why = (
+                f"its paired runs were compared with the leader only: the joint influence matrix codes "
+                f"a real and a predicted class in one byte, which holds up to {_cmp.MAX_CODED_CLASSES} "
+                f"classes, and this board has {k}"
             )
         warn(f"rank_ci_low and rank_ci_high are null: {why}")
 
@@ -928,7 +934,7 @@ def _two_pass_cells(pairing: Any, k: int) -> _HeldCells | None:
     g, e = len(pairing.table), int(rows.n_examples)
     # a run's rows are at most the examples scored (one row an example, checked by count_board)
     most = int(np.asarray(pairing.table.counts).sum(axis=(1, 2)).max(initial=0))
-    if _floors.over_influence(g, most) or k * k + 1 > 127:
+    if _floors.over_influence(g, most) or not _cmp.paired_cells_fit(k):
         return None
     ex = np.asarray(rows.example).astype(np.int64) - rows.ex_lo
     # only the examples some run scored, in their order, as floors.scored_examples keeps them
