@@ -73,7 +73,8 @@ def test_bad_input(args: tuple, message: str):
 
 
 def test_every_significance_statistic_has_its_p_value():
-    """Spec §3: each statistic's p_ column is its chi-squared tail with (K-1)² dof."""
+    """Spec §3: each statistic's p_ column is its chi-squared tail with (K-1)² dof (every class
+    present in these tables; (K_real-1)(K_pred-1) otherwise, tests/test_measures_present_dof.py)."""
     for names, k in ((be.BINARY_MEASURES, 2), (be.MULTICLASS_MEASURES, 3)):
         stats_names = [m for m in names if m in ("chi2", "g2") or m.startswith("chi2_")]
         assert stats_names and all(f"p_{m}" in names for m in stats_names)

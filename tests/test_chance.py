@@ -352,10 +352,11 @@ def _spec_evenness(margin: np.ndarray) -> float:
 def test_evenness_and_chi2_kb_count_only_present_classes():
     perfect = np.array([[[50, 0, 0], [0, 50, 0], [0, 0, 0]]])
     got = compute(perfect, ["evenness_real", "chi2_kb", "p_chi2_kb", "chi2_kbm"])
-    # two present classes of share ½: evenness ¼, K_real = 2, chi2_kb = 2·100·1·¼ = 50 on (K − 1)² = 4 dof
+    # two present classes of share ½: evenness ¼, K_real = 2, chi2_kb = 2·100·1·¼ = 50 on
+    # (K_real − 1)(K_pred − 1) = 1 dof (the absent third class adds none)
     assert got["evenness_real"][0] == pytest.approx(0.25)
     assert got["chi2_kb"][0] == pytest.approx(50.0)
-    assert got["p_chi2_kb"][0] == pytest.approx(stats.chi2.sf(50.0, 4))
+    assert got["p_chi2_kb"][0] == pytest.approx(stats.chi2.sf(50.0, 1))
     assert got["p_chi2_kb"][0] < 1e-9  # was 1: one absent class made the evenness 0
     rng = np.random.default_rng(4)
     tables = rng.integers(0, 5, size=(300, 4, 4))

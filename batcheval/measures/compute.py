@@ -333,12 +333,16 @@ def _compute(
     if exact_tests:
         results.update(_chance_tests(counts, cells, n_groups))
 
-    dof = (n_classes - 1) ** 2
-    # every χ² tail in one call, spread over the threads once
+    # every χ² tail in one call (one per distinct number of degrees of freedom), spread over the
+    # threads once
     if tails:
         family_of = {n: "b" if (n_classes == 2 and n in in_binary) else "m" for n in tails}
         stats = np.stack([results[(family_of[n], n[2:])] for n in tails])
-        p = chi2_upper_tail(stats.reshape(-1), dof).reshape(stats.shape)
+        if n_classes == 2:
+            p = chi2_upper_tail(stats.reshape(-1), 1).reshape(stats.shape)
+        else:
+            assert counts is not None
+            p = _tails_by_dof(stats, present_dof(counts))
         results.update(zip(tails, p, strict=True))
     out: dict[str, np.ndarray] = {}
     for name in names:
@@ -353,6 +357,38 @@ def _compute(
             out[name] = results[name]
         else:
             out[name] = results[(family, name)]
+    return out
+
+
+def present_dof(counts: np.ndarray) -> np.ndarray:
+    """Each group's degrees of freedom for a χ² test of independence of its table,
+    (K_real − 1)(K_pred − 1): K_real counts the rows with a real example, K_pred the columns with
+    a prediction, so a class of the call's class set absent from the group's table changes nothing
+    (scipy's ``chi2_contingency`` of the table without its empty rows and columns). 0 when either
+    margin holds fewer than two classes (nothing to test: the p-value is 1) and for an empty group.
+
+    Examples
+    --------
+    >>> present_dof(np.array([[[3, 1, 0], [2, 4, 0], [0, 0, 0]], [[2, 0, 1], [0, 0, 0], [0, 0, 0]]]))
+    array([1, 0])
+    """
+    k_real = np.count_nonzero(counts.any(axis=2), axis=1)
+    k_pred = np.count_nonzero(counts.any(axis=1), axis=1)
+    return np.maximum(k_real - 1, 0) * np.maximum(k_pred - 1, 0)
+
+
+def _tails_by_dof(stats: np.ndarray, dof: np.ndarray) -> np.ndarray:
+    """:func:`chi2_upper_tail` of ``stats[t, g]`` with ``dof[g]`` degrees of freedom: one call for
+    the groups of each distinct value (a single call when all groups share it, as tables using
+    every class do)."""
+    values = np.unique(dof)
+    if len(values) == 1:
+        return chi2_upper_tail(stats.reshape(-1), int(values[0])).reshape(stats.shape)
+    out = np.empty_like(stats, dtype=np.float64)
+    for d in values:
+        cols = np.flatnonzero(dof == d)
+        part = stats[:, cols]
+        out[:, cols] = chi2_upper_tail(part.reshape(-1), int(d)).reshape(part.shape)
     return out
 
 

@@ -27,7 +27,10 @@ Choices where the spec leaves room (kept here so batcheval can be held to them):
 * kappa_fleiss follows its definition; the spec's identity
   dtp/((prev+bias)(2-prev-bias)/4) only holds when prevalence = bias.
 * multiclass chi2/g2 leave out cells whose expected count is 0 (a zero
-  margin) and keep dof = (K-1)²; correlation is 0.0 when informedness·markedness = 0.
+  margin), and every χ² tail takes dof = (K_real-1)(K_pred-1) over the classes present in
+  each margin (scipy's chi2_contingency of the table without its empty rows and columns;
+  0 dof, p = 1, when a margin holds one class); correlation is 0.0 when
+  informedness·markedness = 0.
 * macro_* / weighted_*: see ``multiclass_reference``.
 """
 
@@ -379,9 +382,12 @@ def multiclass_reference(table: np.ndarray, chance: bool = True) -> dict[str, fl
     out["chi2_kb"] = k_real * n * informedness**2 * evenness_real  # 000 §5 (39)
     out["chi2_km"] = k_pred * n * markedness**2 * evenness_predicted  # (40)
     out["chi2_kbm"] = math.copysign(math.sqrt(out["chi2_kb"] * out["chi2_km"]), informedness * markedness)
-    dof = (k_classes - 1) ** 2
+    # a test of independence of the present sub-table: rows with a real example, columns with a
+    # prediction (a class of the class set absent from this table adds no degree of freedom)
+    dof = (k_real - 1) * (k_pred - 1)
     for name in ("chi2", "g2", "chi2_kb", "chi2_km", "chi2_kbm"):
-        out[f"p_{name}"] = chi2_sf(out[name], dof)  # scipy gives 1 for a negative statistic
+        # scipy gives 1 for a negative statistic; with 0 dof nothing is tested: 1
+        out[f"p_{name}"] = chi2_sf(out[name], dof) if dof > 0 else 1.0
     for which in ("informedness", "markedness"):
         out[f"p_{which}"] = chance_multiclass(t, which) if chance else math.nan
 
