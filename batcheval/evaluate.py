@@ -132,9 +132,11 @@ def evaluate(
         tables when pooling, one-vs-rest with ``per_class``). Under
         ``"wilson_delta"``, named measures with no closed form (mcc with more
         than two classes, macro_f1, weighted_f1, kappa_fleiss, ...) get the
-        smoothed percentile bootstrap: ``n_boot`` resamples of the table plus
-        ``1/(K(K − 1))`` in every cell, which keeps its level at small n where the
-        plain one collapsed (``docs/calibration_bootstrap.md``; binary f1,
+        smoothed percentile bootstrap: ``n_boot`` resamples of the table of the classes
+        present in the group (a real example or a prediction), K of them, plus
+        ``1/(K(K − 1))`` in each of its cells (none in a class the group never has, so
+        the interval does not change with other groups or ``classes=``), which keeps its
+        level at small n where the plain one collapsed (``docs/calibration_bootstrap.md``; binary f1,
         jaccard and mcc have closed forms); p-values get none, and a
         :class:`~batcheval.errors.BatchevalWarning` names them. With the
         default measure set, only the closed-form intervals are added, f1's

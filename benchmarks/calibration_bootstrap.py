@@ -100,7 +100,11 @@ NOTES = [
     "- **Adopted: the smoothed bootstrap (*half*) is `evaluate(ci=)`'s default for these measures.** "
     'Under `ci_method="wilson_delta"` a measure with no closed form gets the percentile bootstrap '
     "of resamples of `n` examples from the table plus `1/(K(K − 1))` in every cell (half the closed "
-    'forms\' pseudo-count; `intervals(..., "bootstrap", pseudo=bootstrap_pseudo_count(K))`); '
+    'forms\' pseudo-count; `intervals(..., "bootstrap", pseudo="present")`), K and the cells those of '
+    "the classes present in the group's table (a real example or a prediction): a class of the call the "
+    "group never has gets none, so a group's interval does not change with the other groups or `classes=` "
+    "(where all K classes are present, `pseudo=bootstrap_pseudo_count(K)` bit for bit; a group of one "
+    "class is smoothed as a table of two, its class and one other, as a binary table); "
     '`ci_method="bootstrap"` keeps the plain percentile bootstrap for every measure, and so does '
     "the leaderboard. The *half* column below is the library's default bit for bit on the same seed "
     "(tests/test_calibration_bootstrap.py).",
@@ -212,9 +216,11 @@ def bca(
     return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
 
-def pseudo_of(method: str, k: int) -> float:
-    """The pseudo-count per cell that ``method`` resamples with (0: the plain bootstrap)."""
-    return {"percentile": 0.0, "smoothed": iv.pseudo_count(k), "half": iv.bootstrap_pseudo_count(k)}[method]
+def pseudo_of(method: str, k: int) -> float | str:
+    """The pseudo-count per cell that ``method`` resamples with (0: the plain bootstrap);
+    "half" is the library's ``"present"``: :func:`~batcheval.inference.intervals.bootstrap_pseudo_count`
+    of the classes present in each table, over its cells (K's where all K are present)."""
+    return {"percentile": 0.0, "smoothed": iv.pseudo_count(k), "half": "present"}[method]
 
 
 def ends(

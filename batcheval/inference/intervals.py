@@ -185,7 +185,14 @@ Two methods, both vectorised over every group at once:
     bootstrap, bit for bit). Under ``"wilson_delta"``, :func:`add_intervals`
     (``evaluate(..., ci=...)``) gives it, with ``a = 1/(K(K − 1))``
     (:func:`bootstrap_pseudo_count`: half the closed forms' :func:`pseudo_count`, so
-    one pseudo-example off the diagonal), to the named measures with no closed
+    one pseudo-example off the diagonal) where K counts the classes *present* in the
+    group's table (a real example or a prediction), over the K² cells of those classes
+    only (``pseudo="present"``, :func:`smoothed_bootstrap`): a class of the call that the
+    group never has gets no pseudo-examples, so the interval does not change with the
+    other groups or ``classes=`` (spreading them over the call's classes had put 180 of
+    200 classes' pseudo-examples, f1 0, into a 20-class table: macro_f1 [0.483, 0.670]
+    instead of [0.584, 0.680]; a group of one class is smoothed as one of two, its class
+    and one other, as a binary table), to the named measures with no closed
     form: mcc with more than two classes, macro_f1, macro_recall,
     macro_precision, weighted_f1, f_beta, g_measure, kappa_fleiss,
     macro_informedness, bias_weighted_informedness, mutual_information, ...
@@ -285,6 +292,7 @@ __all__ = [
     "replicate_parts",
     "resampled",
     "score_difference",
+    "smoothed_bootstrap",
     "standard_errors",
     "trial_cells",
     "wilson",
@@ -815,15 +823,37 @@ def seeds_for(seed: int | None, first: int, n: int) -> np.ndarray:
     return seeds
 
 
+def seeds_at(seed: int | None, ids: np.ndarray) -> np.ndarray:
+    """Generator seeds of groups ``ids`` under ``seed``: :func:`seeds_for`'s, group by group.
+
+    Examples
+    --------
+    >>> bool((seeds_at(3, np.array([4, 1])) == seeds_for(3, 0, 5)[[4, 1]]).all())
+    True
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    if not len(ids):
+        return np.empty(0, dtype=np.uint64)
+    return seeds_for(seed, 0, int(ids.max()) + 1)[ids]
+
+
 def bootstrap_replicates(
-    counts: np.ndarray, n_boot: int, seed: int | None = None, *, first: int = 0, pseudo: float = 0.0
+    counts: np.ndarray,
+    n_boot: int,
+    seed: int | None = None,
+    *,
+    first: int = 0,
+    pseudo: float = 0.0,
+    ids: np.ndarray | None = None,
 ) -> np.ndarray:
     """``n_boot`` multinomial resamples of every table: ``[G, n_boot, *table_shape]``.
 
     ``counts`` is ``[G, ...]`` (any table shape: K×K, or K×K×K joint tables).
     Group ``g`` is resampled with a generator seeded from ``seed`` and
     ``first + g``, so a slice of groups gets the same replicates as in the
-    whole. ``pseudo > 0`` draws the ``n`` examples of each resample from the
+    whole (``ids``, when given, are the groups' numbers instead of ``first + g``: a subset
+    of groups, or their tables cut to fewer classes, drawn with their own generators).
+    ``pseudo > 0`` draws the ``n`` examples of each resample from the
     table's shares plus ``pseudo`` in every cell, ``(counts + pseudo)/(n + C·pseudo)``
     over the ``C`` cells (the smoothed bootstrap, :func:`bootstrap_pseudo_count`);
     ``pseudo = 0`` is the plain multinomial bootstrap, the same replicates bit for bit.
@@ -844,7 +874,7 @@ def bootstrap_replicates(
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     g = counts.shape[0]
     flat = counts.reshape(g, -1)
-    seeds = seeds_for(seed, first, g)
+    seeds = seeds_for(seed, first, g) if ids is None else seeds_at(seed, ids)
     nbytes = g * n_boot * flat.shape[1] * 8
     if nbytes > _CHUNK_CELLS * 8:  # beyond what the bootstrap holds at once: checked, not just asked for
         check_allocation(
@@ -867,7 +897,10 @@ def _bootstrap(
     positive: int,
     beta: float | None,
     pseudo: float = 0.0,
+    ids: np.ndarray | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Percentile intervals of ``n_boot`` resamples of each table; ``ids`` are the groups'
+    numbers for their generators (:func:`bootstrap_replicates`), ``0 .. G - 1`` by default."""
     g, k, _ = counts.shape
     low = {m: np.empty(g) for m in names}
     high = {m: np.empty(g) for m in names}
@@ -877,7 +910,8 @@ def _bootstrap(
         # one group's replicates fill more than a chunk (n_boot·K² cells: 30 GiB for 1,000 of
         # 2,000 classes): each group alone, its replicates drawn and measured in parts
         for i in range(g):
-            values = _replicate_values(counts, i, names, n_boot, seed, positive, beta, pseudo)
+            number = i if ids is None else int(ids[i])
+            values = _replicate_values(counts, i, names, n_boot, seed, positive, beta, pseudo, number)
             for m, v in values.items():
                 _boot.percentiles(v.reshape(1, n_boot), alpha / 2.0, 1.0 - alpha / 2.0, low[m][i : i + 1],
                                   high[m][i : i + 1])  # fmt: skip
@@ -887,7 +921,8 @@ def _bootstrap(
     # the memory of the replicate tables, not the work per group
     for start in range(0, g, step):
         stop = min(g, start + step)
-        reps = bootstrap_replicates(counts[start:stop], n_boot, seed, first=start, pseudo=pseudo)
+        part = None if ids is None else ids[start:stop]
+        reps = bootstrap_replicates(counts[start:stop], n_boot, seed, first=start, pseudo=pseudo, ids=part)
         values = _measures.compute(reps.reshape(-1, k, k), names, positive=positive, beta=beta)
         for m, v in values.items():
             _boot.percentiles(
@@ -897,18 +932,93 @@ def _bootstrap(
     return {m: (low[m], high[m]) for m in names}
 
 
+def smoothed_bootstrap(
+    counts: np.ndarray,
+    names: Sequence[str],
+    level: float,
+    n_boot: int,
+    seed: int,
+    positive: int = 1,
+    beta: float | None = None,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The smoothed percentile bootstrap of ``evaluate(ci=)`` (``pseudo="present"``): each
+    group's table of its *present* classes, those with a real example or a prediction in it,
+    resampled from that table plus :func:`bootstrap_pseudo_count` of their number in each of its
+    cells. A class of the call's class set that the group never has (another group's, or one
+    named in ``classes=``) gets no pseudo-count: resamples put no example in it, and a group's
+    interval is the same, bit for bit, whatever the other groups and classes of the call (with
+    the same seed and its position among the groups).
+
+    A group with every class present (and an empty one) is resampled whole, as
+    ``pseudo=bootstrap_pseudo_count(K)`` does (the same replicates); a group with fewer, from
+    its table cut to its present classes in their order, with the generator of its position. A
+    group of one present class is smoothed as a table of two classes (1/2 in each of four cells):
+    its class and one other, the call's other class in a binary table (as before, the same
+    replicates) and otherwise an empty class after it (a one-class call included): its one cell
+    alone would resample only itself, the plain bootstrap's failure that the smoothing is for.
+
+    Examples
+    --------
+    The first table has classes 0 and 1 of three: it is resampled as the 2 × 2 table alone is.
+
+    >>> counts = np.array([[[6, 2, 0], [1, 5, 0], [0, 0, 0]], [[3, 1, 1], [0, 4, 1], [2, 0, 3]]])
+    >>> got = smoothed_bootstrap(counts, ["macro_f1"], 0.95, 200, seed=3)["macro_f1"]
+    >>> alone = _bootstrap(counts[:1, :2, :2], ["macro_f1"], 0.95, 200, 3, 1, None, bootstrap_pseudo_count(2))
+    >>> bool(got[0][0] == alone["macro_f1"][0][0] and got[1][0] == alone["macro_f1"][1][0])
+    True
+    """
+    g, k, _ = counts.shape
+    if k == 1:  # one class in the call: each table as one of two, an empty class after its own
+        counts = np.pad(counts, ((0, 0), (0, 1), (0, 1)))
+        k = 2
+    present = counts.any(axis=2) | counts.any(axis=1)
+    k_present = np.count_nonzero(present, axis=1)
+    # whole: every class present, none (an empty group), or one of a binary table's two
+    whole = (k_present == k) | (k_present == 0) | ((k_present == 1) & (k == 2))
+    if whole.all():
+        return _bootstrap(counts, names, level, n_boot, seed, positive, beta, _smoothing(k))
+    low = {m: np.full(g, np.nan) for m in names}
+    high = {m: np.full(g, np.nan) for m in names}
+    parts = [(np.flatnonzero(whole), k)] + [
+        (np.flatnonzero(k_present == m), int(m)) for m in np.unique(k_present[~whole])
+    ]
+    for ids, m in parts:
+        if not len(ids):
+            continue
+        if m == k:
+            tables = counts[ids]
+        elif m == 1:  # its one class and an empty one after it
+            cls = np.nonzero(present[ids])[1]
+            tables = np.zeros((len(ids), 2, 2), dtype=counts.dtype)
+            tables[:, 0, 0] = counts[ids, cls, cls]
+        else:
+            cls = np.nonzero(present[ids])[1].reshape(len(ids), m)
+            tables = counts[ids[:, None, None], cls[:, :, None], cls[:, None, :]]
+        got = _bootstrap(tables, names, level, n_boot, seed, positive, beta, _smoothing(m), ids=ids)
+        for name, (lo, hi) in got.items():
+            low[name][ids] = lo
+            high[name][ids] = hi
+    return {m: (low[m], high[m]) for m in names}
+
+
+def _smoothing(n_classes: int) -> float:
+    """:func:`bootstrap_pseudo_count` of ``n_classes`` present classes, a table of one class
+    smoothed as one of two (:func:`smoothed_bootstrap`)."""
+    return bootstrap_pseudo_count(max(n_classes, 2))
+
+
 def _replicate_values(
     counts: np.ndarray, index: int, names: Sequence[str], n_boot: int, seed: int, positive: int,
-    beta: float | None, pseudo: float,
+    beta: float | None, pseudo: float, number: int | None = None,
 ) -> dict[str, np.ndarray]:  # fmt: skip
     """Every measure of :func:`bootstrap_replicates`' ``n_boot`` replicates of table ``index``
-    (as ``first=index``), the replicates drawn a chunk at a time from one generator
+    (as ``first=index``, or ``ids=[number]``), the replicates drawn a chunk at a time from one generator
     (:func:`batcheval.kernels.bootstrap.resample_more`): the same tables, in the same order,
     in memory bounded by :data:`_CHUNK_CELLS` (or one table where a table is larger)."""
     k = counts.shape[1]
     part = min(n_boot, max(1, _CHUNK_CELLS // (k * k + len(names))))
     values = {m: np.empty(n_boot) for m in names}
-    for start, reps in replicate_parts(counts, index, n_boot, seed, part, pseudo):
+    for start, reps in replicate_parts(counts, index, n_boot, seed, part, pseudo, number=number):
         got = _measures.compute(reps, names, positive=positive, beta=beta)
         for m, v in got.items():
             values[m][start : start + len(reps)] = v
@@ -916,13 +1026,20 @@ def _replicate_values(
 
 
 def replicate_parts(
-    counts: np.ndarray, index: int, n_boot: int, seed: int | None, part: int, pseudo: float = 0.0
+    counts: np.ndarray,
+    index: int,
+    n_boot: int,
+    seed: int | None,
+    part: int,
+    pseudo: float = 0.0,
+    *,
+    number: int | None = None,
 ) -> Iterator[tuple[int, np.ndarray]]:
     """:func:`bootstrap_replicates`' ``n_boot`` replicates of table ``index`` of ``counts[G, ...]``
-    (as ``first=index``), ``part`` at a time: ``(start, reps[n, *table shape])`` for replicates
-    ``start`` to ``start + n``, drawn in order from one generator
-    (:func:`batcheval.kernels.bootstrap.resample_more`), the same tables bit for bit in
-    ``part`` replicates' memory. ``reps`` is one buffer, overwritten by the next part.
+    (as ``first=index``; with ``number``, as ``ids=[number]``), ``part`` at a time:
+    ``(start, reps[n, *table shape])`` for replicates ``start`` to ``start + n``, drawn in order
+    from one generator (:func:`batcheval.kernels.bootstrap.resample_more`), the same tables bit
+    for bit in ``part`` replicates' memory. ``reps`` is one buffer, overwritten by the next part.
 
     Examples
     --------
@@ -937,7 +1054,7 @@ def replicate_parts(
     part = max(1, min(part, n_boot))
     flat = readonly(np.ascontiguousarray(counts[index : index + 1], dtype=np.int64).reshape(1, cells))
     state = np.empty(4, dtype=np.uint64)
-    _boot.start_state(seeds_for(seed, index, 1)[0], state)
+    _boot.start_state(seeds_for(seed, index if number is None else number, 1)[0], state)
     reps = np.empty((part, cells), dtype=np.int64)
     for start in range(0, n_boot, part):
         n = min(part, n_boot - start)
@@ -958,7 +1075,7 @@ def intervals(
     binary: str = "score",
     accuracy: str = "modified_wilson",
     proportions: str = "modified_wilson",
-    pseudo: float = 0.0,
+    pseudo: float | str = 0.0,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``(low, high)`` arrays of every measure in ``names`` for every table.
 
@@ -995,8 +1112,11 @@ def intervals(
     pseudo
         ``"bootstrap"`` only: resample from the table plus ``pseudo`` in every cell
         (:func:`bootstrap_replicates`). 0 (the default here) is the plain percentile
-        bootstrap; :func:`add_intervals` gives the measures with no closed form
-        :func:`bootstrap_pseudo_count` under ``"wilson_delta"``.
+        bootstrap. ``"present"`` is the smoothed bootstrap that :func:`add_intervals` gives
+        the measures with no closed form under ``"wilson_delta"``: each group's table of the
+        classes present in it (a real example or a prediction) plus
+        :func:`bootstrap_pseudo_count` of their number in each of its cells
+        (:func:`smoothed_bootstrap`).
 
     Examples
     --------
@@ -1027,6 +1147,12 @@ def intervals(
     if method == "bootstrap":
         if "f_beta" in names and beta is None:
             raise UnknownMeasureError("measure 'f_beta' needs a value for beta=")
+        if isinstance(pseudo, str):
+            if pseudo != "present":
+                raise InvalidArgumentError(
+                    f"pseudo must be a finite number of at least 0 or 'present', got {pseudo!r}"
+                )
+            return smoothed_bootstrap(counts, names, level, n_boot, _resolve_seed(seed), positive, beta)
         return _bootstrap(counts, names, level, n_boot, _resolve_seed(seed), positive, beta, pseudo)
     if pseudo != 0:
         raise InvalidArgumentError(f"pseudo= is for method='bootstrap' only, got pseudo={pseudo!r}")
@@ -1143,7 +1269,8 @@ BOOTSTRAP_PSEUDO_SHARE = 0.5
 def bootstrap_pseudo_count(n_classes: int) -> float:
     """The pseudo-count per cell of the smoothed bootstrap that ``evaluate(ci=)`` gives the
     measures with no closed form: ``BOOTSTRAP_PSEUDO_SHARE · pseudo_count(K) = 1/(K(K − 1))``,
-    so ``2K/(K − 1)/2 = K/(K − 1)`` pseudo-examples in all (one off the diagonal).
+    so ``2K/(K − 1)/2 = K/(K − 1)`` pseudo-examples in all (one off the diagonal), K the
+    classes present in the group's table (:func:`smoothed_bootstrap`).
 
     Examples
     --------
@@ -1444,8 +1571,9 @@ def add_intervals(
     ``jaccard`` named in ``measures`` get closed forms (:data:`JACCARD_MEASURES`), binary ``mcc``
     that of ``correlation`` (the same value); the other measures that have
     no closed-form interval under ``"wilson_delta"`` get the *smoothed* percentile
-    bootstrap (``n_boot`` resamples of the table plus :func:`bootstrap_pseudo_count`
-    in every cell; see the module docstring), while ``method="bootstrap"`` gives every
+    bootstrap (``n_boot`` resamples of the table of the group's present classes plus
+    :func:`bootstrap_pseudo_count` of their number in each of its cells; see the module
+    docstring and :func:`smoothed_bootstrap`), while ``method="bootstrap"`` gives every
     measure the plain percentile bootstrap. p-values have none, and naming some of them
     warns with their names (naming only such measures is an error). The leaderboard's
     interval columns are these intervals too.
@@ -1593,8 +1721,8 @@ def default_intervals(
     if smoothed:
         # the smoothed bootstrap: the plain one covered as little as 0.562 at margins >= 10
         # (docs/calibration_bootstrap.md); an explicit ci_method="bootstrap" keeps the plain one
-        pseudo = bootstrap_pseudo_count(k)
-        result.update(intervals(counts, smoothed, level, "bootstrap", pseudo=pseudo, **opts))
+        # each group's own classes smoothed (smoothed_bootstrap), not the call's
+        result.update(intervals(counts, smoothed, level, "bootstrap", pseudo="present", **opts))
     return {m: result[m] for m in names if m in result}
 
 
