@@ -5,6 +5,7 @@ single-row examples of 300 classes, a raw numpy MemoryError under a 4 GiB cap)."
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -112,3 +113,34 @@ def test_the_counting_path_checks_its_dense_tables(monkeypatch):
     want = r"the clustered tables of 2,000 \(group, cluster\) pairs of 100 classes .* needs 171\.7 MiB, more"
     with pytest.raises(MemoryBudgetError, match=want + r" than the 100\.0 MiB available"):
         cl.count_cluster_cells(df, [], ["example"], "label", "prediction", table)
+
+
+def test_ids_spread_over_all_of_int64_are_coded_as_their_ranks():
+    # 64-bit hashed ids wrapped the span hi − lo of dense_codes negative: a ValueError for random
+    # hashes, a segmentation fault for ids at both ends of int64, a silent NaN interval before
+    rng = np.random.default_rng(3)
+    base = pl.DataFrame({"label": rng.integers(0, 2, 100), "prediction": rng.integers(0, 2, 100)})
+    for ids in (rng.integers(-(2**63), 2**63 - 1, 50, dtype=np.int64),
+                np.r_[-(2**63), 2**63 - 1, np.arange(48)].astype(np.int64)):  # fmt: skip
+        got = be.evaluate(
+            base.with_columns(ex=np.repeat(ids, 2)), example="ex", ci=0.95, measures=["accuracy"]
+        )
+        ranks = pl.Series(np.repeat(ids, 2)).rank("dense").cast(pl.Int64)  # the same clusters, small ids
+        want = be.evaluate(base.with_columns(ex=ranks), example="ex", ci=0.95, measures=["accuracy"])
+        assert got.select("accuracy_ci_low", "accuracy_ci_high").row(0) == want.select(
+            "accuracy_ci_low", "accuracy_ci_high"
+        ).row(0)
+        assert np.isfinite(got["accuracy_ci_low"][0])
+
+
+@pytest.mark.parametrize("ids", [[[i % 3, 0] for i in range(6)], [{"a": i % 3} for i in range(6)]])
+def test_nested_example_and_cluster_ids_are_refused_as_keys_are(ids):
+    df = pl.DataFrame(
+        {"run": [0, 0, 0, 1, 1, 1], "label": [0, 1, 1, 0, 1, 0], "prediction": [0, 1, 0, 0, 1, 1]}
+    )
+    df = df.with_columns(pl.Series("ex", ids))
+    message = f"key column 'ex' has dtype {df.schema['ex']}, which cannot be a key"
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.evaluate(df, by="run", example="ex", ci=0.95)
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.leaderboard(df, run="run", cluster="ex")

@@ -36,6 +36,7 @@ __all__ = [
     "KeyColumn",
     "as_integers",
     "check_classes",
+    "check_key_dtype",
     "check_nulls",
     "class_values",
     "column_ranges",
@@ -377,6 +378,34 @@ def _dense_key_limit(n_rows: int) -> int:
     return max(4 * n_rows, 1 << 16)
 
 
+def check_key_dtype(name: str, dtype: pl.DataType) -> None:
+    """Raise :class:`~batcheval.errors.InvalidArgumentError` if a column of ``dtype`` cannot be a
+    key (nested, object or extension columns): for keys, and for ``example=`` and ``cluster=``
+    ids, which are coded as keys are.
+
+    Examples
+    --------
+    >>> check_key_dtype("run", pl.Int64)
+    >>> check_key_dtype("ex", pl.List(pl.Int64))
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: key column 'ex' has dtype List(Int64), which cannot be a key; ...
+    """
+    # polars before 2 has no Extension type (nor can pl.from_pandas make one)
+    if isinstance(dtype, getattr(pl, "Extension", ())):
+        # pl.from_pandas of a Period or Interval column; no kernel and no cast reads these
+        raise InvalidArgumentError(
+            f"key column {name!r} has the extension dtype {dtype}, which cannot be a key; convert "
+            f"it before polars, e.g. df[{name!r}].astype('string') in pandas, or pass the pandas "
+            "frame itself, whose Period and Interval columns batcheval reads as text"
+        )
+    if dtype.is_nested() or dtype == pl.Object:
+        raise InvalidArgumentError(
+            f"key column {name!r} has dtype {dtype}, which cannot be a key; keys must be integer, "
+            "float, decimal, string, categorical, boolean or temporal columns"
+        )
+
+
 def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None) -> KeyColumn:
     """Encode one key column; see the module docstring for the three paths.
 
@@ -384,19 +413,7 @@ def encode_key(s: pl.Series, n_rows: int, bounds: tuple[int, int] | None = None)
     (:func:`encode_columns`), or bounds the values are known to lie within.
     """
     dtype = s.dtype
-    # polars before 2 has no Extension type (nor can pl.from_pandas make one)
-    if isinstance(dtype, getattr(pl, "Extension", ())):
-        # pl.from_pandas of a Period or Interval column; no kernel and no cast reads these
-        raise InvalidArgumentError(
-            f"key column {s.name!r} has the extension dtype {dtype}, which cannot be a key; convert "
-            f"it before polars, e.g. df[{s.name!r}].astype('string') in pandas, or pass the pandas "
-            "frame itself, whose Period and Interval columns batcheval reads as text"
-        )
-    if dtype.is_nested() or dtype == pl.Object:
-        raise InvalidArgumentError(
-            f"key column {s.name!r} has dtype {dtype}, which cannot be a key; keys must be integer, "
-            "float, decimal, string, categorical, boolean or temporal columns"
-        )
+    check_key_dtype(s.name, dtype)
     if dtype in WIDE_INTEGERS:
         return _encode_wide(s, n_rows)
     if dtype == pl.Categorical or isinstance(dtype, pl.Enum):

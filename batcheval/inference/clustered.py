@@ -105,7 +105,7 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
-from ..core.encode import encode_classes
+from ..core.encode import check_key_dtype, encode_classes
 from ..core.memory import check_allocation
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import DuplicateColumnError, InvalidArgumentError, UnknownMeasureError, warn
@@ -457,6 +457,8 @@ def _row_codes(
     group = _group_codes(df, keys, target)
     if group is None:
         return None
+    for name in extra:  # the ids are coded as keys are: the same columns refused, with the same message
+        check_key_dtype(name, df.schema[name])
     cluster = _codes(df.select(extra)) if extra else np.zeros(df.height, dtype=np.int64)
     return group, cluster, codes[0], codes[1]
 

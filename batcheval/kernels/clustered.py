@@ -396,6 +396,8 @@ def dense_codes(values: np.ndarray, max_span: int) -> np.ndarray:
     [2, 0, 2, 1]
     >>> dense_codes(np.array([0, 10**9]), 100).tolist()
     []
+    >>> dense_codes(np.array([-(2**63), 2**63 - 1]), 100).tolist()
+    []
     """
     n = values.shape[0]
     out = np.empty(n, dtype=np.int64)
@@ -406,7 +408,9 @@ def dense_codes(values: np.ndarray, max_span: int) -> np.ndarray:
     for r in range(n):
         lo = min(lo, values[r])
         hi = max(hi, values[r])
-    if hi - lo >= max_span:
+    # the span as unsigned: ids across most of int64 (hashes) wrapped hi − lo negative, passed the
+    # check, and sized the table from it (a ValueError, or a segmentation fault)
+    if np.uint64(hi) - np.uint64(lo) >= np.uint64(max_span):
         return np.empty(0, dtype=np.int64)
     table = np.zeros(hi - lo + 1, dtype=np.int64)
     for r in range(n):
