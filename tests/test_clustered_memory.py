@@ -44,7 +44,6 @@ _SCRIPT = textwrap.dedent(
     board = be.leaderboard(pl.concat(parts), run="run", measure="accuracy", pool="seed", example="example",
                            ci=0.95, seed=0)
     assert board["run"].to_list() == [2, 1, 0], board
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     """
 )
 
@@ -56,8 +55,10 @@ def test_many_classes_single_row_clusters_run_within_a_4_gib_cap():
     done = subprocess.run(
         [sys.executable, "-c", _SCRIPT], check=False, env=env, capture_output=True, text=True, timeout=600
     )
+    # the 4 GiB address-space cap is the check: the old code asked for 4.02 and 3.02 GiB on top of
+    # the interpreter's. (A peak resident set of 1 GiB was not: compiling the kernels into an empty
+    # numba cache, as on a fresh CI machine, took it to 1.5 GB by itself)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert int(done.stdout.split()[-1]) < 1 << 20  # peak resident set below 1 GiB (in KiB)
 
 
 def _frame(k: int, n_ex: int, seed: int, runs: int = 2) -> pl.DataFrame:
