@@ -372,8 +372,15 @@ def present_dof(counts: np.ndarray) -> np.ndarray:
     >>> present_dof(np.array([[[3, 1, 0], [2, 4, 0], [0, 0, 0]], [[2, 0, 1], [0, 0, 0], [0, 0, 0]]]))
     array([1, 0])
     """
-    k_real = np.count_nonzero(counts.any(axis=2), axis=1)
-    k_pred = np.count_nonzero(counts.any(axis=1), axis=1)
+    # the margins' held classes by OR-ing the K slices of one boolean pass: any() along a short
+    # axis took three times as long (2M three-class tables: 0.31 -> 0.11 s)
+    held = counts != 0
+    real, pred = held[:, :, 0].copy(), held[:, 0, :].copy()
+    for j in range(1, held.shape[2]):
+        real |= held[:, :, j]
+        pred |= held[:, j, :]
+    k_real = np.count_nonzero(real, axis=1)
+    k_pred = np.count_nonzero(pred, axis=1)
     return np.maximum(k_real - 1, 0) * np.maximum(k_pred - 1, 0)
 
 
