@@ -56,7 +56,10 @@ Two methods, both vectorised over every group at once:
     ``t̃`` with a pseudo-count ``a = 2/(K(K − 1))`` added to every cell
     (:func:`pseudo_count`) and the table ``t̂`` with ``0.68·a`` in every cell
     for three or more classes, ``a`` for two (:func:`interval_pseudo_counts`),
-    clipped to [−1, 1]. For two classes ``a = 1``, and
+    clipped to [−1, 1]. ``K`` counts the classes of the group's own table (a real example or a
+    prediction, :func:`present_classes`), not those of the call: a group of two of them gets
+    the binary intervals, so a group's interval is the same whatever the other groups and
+    ``classes=`` hold. For two classes ``a = 1``, and
     for binary informedness this is Agresti & Caffo's (2000, Am. Stat. 54:280)
     interval of a difference of proportions, the default before the score
     interval (still there: ``chance_interval(..., binary="agresti_caffo")``).
@@ -287,6 +290,8 @@ __all__ = [
     "newcombe",
     "ordered_sum",
     "poisson_ends",
+    "present_classes",
+    "present_tables",
     "proportion",
     "pseudo_count",
     "replicate_parts",
@@ -940,6 +945,7 @@ def smoothed_bootstrap(
     seed: int,
     positive: int = 1,
     beta: float | None = None,
+    ids: np.ndarray | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The smoothed percentile bootstrap of ``evaluate(ci=)`` (``pseudo="present"``): each
     group's table of its *present* classes, those with a real example or a prediction in it,
@@ -971,34 +977,62 @@ def smoothed_bootstrap(
     if k == 1:  # one class in the call: each table as one of two, an empty class after its own
         counts = np.pad(counts, ((0, 0), (0, 1), (0, 1)))
         k = 2
-    present = counts.any(axis=2) | counts.any(axis=1)
+    present = present_classes(counts)
     k_present = np.count_nonzero(present, axis=1)
     # whole: every class present, none (an empty group), or one of a binary table's two
     whole = (k_present == k) | (k_present == 0) | ((k_present == 1) & (k == 2))
     if whole.all():
-        return _bootstrap(counts, names, level, n_boot, seed, positive, beta, _smoothing(k))
+        return _bootstrap(counts, names, level, n_boot, seed, positive, beta, _smoothing(k), ids=ids)
+    numbers = np.arange(g) if ids is None else np.asarray(ids, dtype=np.int64)
     low = {m: np.full(g, np.nan) for m in names}
     high = {m: np.full(g, np.nan) for m in names}
     parts = [(np.flatnonzero(whole), k)] + [
         (np.flatnonzero(k_present == m), int(m)) for m in np.unique(k_present[~whole])
     ]
-    for ids, m in parts:
-        if not len(ids):
+    for rows, m in parts:
+        if not len(rows):
             continue
         if m == k:
-            tables = counts[ids]
+            tables = counts[rows]
         elif m == 1:  # its one class and an empty one after it
-            cls = np.nonzero(present[ids])[1]
-            tables = np.zeros((len(ids), 2, 2), dtype=counts.dtype)
-            tables[:, 0, 0] = counts[ids, cls, cls]
+            cls = np.nonzero(present[rows])[1]
+            tables = np.zeros((len(rows), 2, 2), dtype=counts.dtype)
+            tables[:, 0, 0] = counts[rows, cls, cls]
         else:
-            cls = np.nonzero(present[ids])[1].reshape(len(ids), m)
-            tables = counts[ids[:, None, None], cls[:, :, None], cls[:, None, :]]
-        got = _bootstrap(tables, names, level, n_boot, seed, positive, beta, _smoothing(m), ids=ids)
+            tables = present_tables(counts, present, rows, m)
+        got = _bootstrap(tables, names, level, n_boot, seed, positive, beta, _smoothing(m), ids=numbers[rows])
         for name, (lo, hi) in got.items():
-            low[name][ids] = lo
-            high[name][ids] = hi
+            low[name][rows] = lo
+            high[name][rows] = hi
     return {m: (low[m], high[m]) for m in names}
+
+
+def present_classes(counts: np.ndarray) -> np.ndarray:
+    """``present[g, k]``: whether class ``k`` has a real example or a prediction in table ``g``
+    of ``counts[G, K, K]``; the classes of the call that a group never has are left out of its
+    smoothed bootstrap (:func:`smoothed_bootstrap`) and of its adjusted delta interval
+    (:func:`chance_interval`), so that neither moves with the other groups of the call.
+
+    Examples
+    --------
+    >>> present_classes(np.array([[[3, 0, 1], [0, 0, 0], [2, 0, 4]]])).tolist()
+    [[True, False, True]]
+    """
+    return counts.any(axis=2) | counts.any(axis=1)
+
+
+def present_tables(counts: np.ndarray, present: np.ndarray, ids: np.ndarray, m: int) -> np.ndarray:
+    """The tables ``counts[ids]`` cut to their ``m`` present classes (``present`` of
+    :func:`present_classes`; every table of ``ids`` has ``m``), in the classes' order.
+
+    Examples
+    --------
+    >>> counts = np.array([[[3, 0, 1], [0, 0, 0], [2, 0, 4]]])
+    >>> present_tables(counts, present_classes(counts), np.array([0]), 2).tolist()
+    [[[3, 1], [2, 4]]]
+    """
+    cls = np.nonzero(present[ids])[1].reshape(len(ids), m)
+    return counts[ids[:, None, None], cls[:, :, None], cls[:, None, :]]
 
 
 def _smoothing(n_classes: int) -> float:
@@ -1076,6 +1110,7 @@ def intervals(
     accuracy: str = "modified_wilson",
     proportions: str = "modified_wilson",
     pseudo: float | str = 0.0,
+    ids: np.ndarray | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``(low, high)`` arrays of every measure in ``names`` for every table.
 
@@ -1152,8 +1187,10 @@ def intervals(
                 raise InvalidArgumentError(
                     f"pseudo must be a finite number of at least 0 or 'present', got {pseudo!r}"
                 )
-            return smoothed_bootstrap(counts, names, level, n_boot, _resolve_seed(seed), positive, beta)
-        return _bootstrap(counts, names, level, n_boot, _resolve_seed(seed), positive, beta, pseudo)
+            return smoothed_bootstrap(
+                counts, names, level, n_boot, _resolve_seed(seed), positive, beta, ids=ids
+            )
+        return _bootstrap(counts, names, level, n_boot, _resolve_seed(seed), positive, beta, pseudo, ids=ids)
     if pseudo != 0:
         raise InvalidArgumentError(f"pseudo= is for method='bootstrap' only, got pseudo={pseudo!r}")
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -1509,6 +1546,11 @@ def from_scores(
         low = v[name] - 0.5 * (sb * (v["informedness"] - lb) + sm * (v["markedness"] - lm)) * k
         high = v[name] + 0.5 * (sb * (ub - v["informedness"]) + sm * (um - v["markedness"])) * k
     low, high = np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
+    # the centre is chance_values' estimate, which may differ from the reported one in the last
+    # bit: an end on the centre (a score end at −1 or 1) then missed the estimate by an ulp
+    raw = _measures.compute(t, [name])[name]
+    held = np.isfinite(raw) & np.isfinite(low) & np.isfinite(high)
+    low, high = np.where(held, np.minimum(low, raw), low), np.where(held, np.maximum(high, raw), high)
     missing = ~(np.isfinite(low) & np.isfinite(high))
     if missing.any():
         old_low, old_high = adjusted_delta(t[missing], name, level)
@@ -1528,6 +1570,11 @@ def chance_interval(
     for them is Agresti & Caffo's interval). Binary kappa and correlation, and
     every measure of more classes, use the adjusted delta method either way.
 
+    A table is taken over its present classes (:func:`present_classes`): a table of
+    three or more classes in which only some have an example or a prediction gets the
+    interval of its table cut to those (the binary one for two), not pseudo-counts in the
+    classes it never has, which moved its interval with the other groups of the call.
+
     Examples
     --------
     >>> low, high = chance_interval(np.array([[[50, 0], [0, 50]]]), "informedness")
@@ -1536,11 +1583,34 @@ def chance_interval(
     >>> low, high = chance_interval(np.array([[[50, 0], [0, 50]]]), "informedness", binary="agresti_caffo")
     >>> round(float(low[0]), 4), float(high[0])
     (0.9087, 1.0)
+
+    The same table with an empty third class gets the same interval:
+
+    >>> low, high = chance_interval(np.array([[[50, 0, 0], [0, 50, 0], [0, 0, 0]]]), "informedness")
+    >>> round(float(low[0]), 4), float(high[0])
+    (0.9253, 1.0)
     """
     _measures.check_level(level, "level")
     if binary not in BINARY_CHANCE_METHODS:
         raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
     counts = np.ascontiguousarray(counts, dtype=np.int64)
+    if counts.shape[1] > 2:
+        present = present_classes(counts)
+        k_present = np.count_nonzero(present, axis=1)
+        cut = (k_present >= 2) & (k_present < counts.shape[1])
+        if cut.any():
+            # a group is the table of its own classes: the pseudo-counts of the classes of the call
+            # that it never has moved its interval with the other groups (and classes=), and a
+            # group of two classes gets the binary interval it gets alone
+            low, high = np.full(len(counts), np.nan), np.full(len(counts), np.nan)
+            whole = np.flatnonzero(~cut)
+            if len(whole):
+                low[whole], high[whole] = adjusted_delta(counts[whole], name, level)
+            for m in np.unique(k_present[cut]):
+                ids = np.flatnonzero(cut & (k_present == m))
+                tables = present_tables(counts, present, ids, int(m))
+                low[ids], high[ids] = chance_interval(tables, name, level, binary=binary)
+            return low, high
     if counts.shape[1] == 2 and binary == "score" and name in ("informedness", "markedness"):
         # tpr − fpr given the real class sizes; ppv − (1 − npv) given the predicted ones
         t = counts if name == "informedness" else np.swapaxes(counts, 1, 2)
@@ -1599,6 +1669,7 @@ def add_intervals(
     # two classes per class: each class's rows are positive=c's, of the table as counted (see
     # by_class), not of the table reoriented for class 0 (its informedness interval moved an ulp)
     positives = (0, 1) if per_class and table.n_classes == 2 else None
+    ids = None
     if per_class and positives is None:
         counts, k, pos = one_vs_rest(counts), 2, 1
     else:
@@ -1613,7 +1684,7 @@ def add_intervals(
     # bootstrap, when named by the caller (for the default set it would cost far more than it)
     result = by_class(
         lambda c: default_intervals(counts, wanted, ci, method, n_boot=n_boot, seed=seed, positive=c,
-                                    beta=beta, fallback=measures is not None),
+                                    beta=beta, fallback=measures is not None, ids=ids),
         positives or (pos,),
     )  # fmt: skip
     if not result:
@@ -1692,11 +1763,13 @@ def default_intervals(
     positive: int = 1,
     beta: float | None = None,
     fallback: bool = True,
+    ids: np.ndarray | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The interval evaluate gives each of ``names`` that has one: the closed forms of
     ``method="wilson_delta"`` (binary f1, jaccard and mcc their own), and for the other
     measures (with ``fallback``) the *smoothed* percentile bootstrap; ``method="bootstrap"``
     gives every measure the plain one. The leaderboard's interval columns are these too.
+    ``ids`` number the tables' bootstrap generators (their positions by default).
 
     Examples
     --------
@@ -1714,7 +1787,7 @@ def default_intervals(
     closed = [m for m in names if m in BINARY_CLOSED_FORMS] if k == 2 and method == "wilson_delta" else []
     boot = interval_measures(k, "bootstrap")
     smoothed = [m for m in names if m not in capable + closed and m in boot] if fallback else []
-    opts = {"n_boot": n_boot, "seed": seed, "positive": positive, "beta": beta}
+    opts = {"n_boot": n_boot, "seed": seed, "positive": positive, "beta": beta, "ids": ids}
     result = intervals(counts, plain, level, method, **opts) if plain else {}
     for name in closed:
         result[name] = closed_form_interval(counts, name, level, positive)
