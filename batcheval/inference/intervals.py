@@ -274,6 +274,7 @@ __all__ = [
     "chance_interval",
     "chance_values",
     "check_options",
+    "class_table_ids",
     "closed_form_interval",
     "default_intervals",
     "delta_gradient",
@@ -836,10 +837,11 @@ def seeds_at(seed: int | None, ids: np.ndarray) -> np.ndarray:
     >>> bool((seeds_at(3, np.array([4, 1])) == seeds_for(3, 0, 5)[[4, 1]]).all())
     True
     """
-    ids = np.asarray(ids, dtype=np.int64)
-    if not len(ids):
-        return np.empty(0, dtype=np.uint64)
-    return seeds_for(seed, 0, int(ids.max()) + 1)[ids]
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    out = np.empty(len(ids), dtype=np.uint64)
+    if len(ids):
+        _boot.id_seeds(np.uint64(_resolve_seed(seed)), ids, out)
+    return out
 
 
 def bootstrap_replicates(
@@ -1671,6 +1673,7 @@ def add_intervals(
     positives = (0, 1) if per_class and table.n_classes == 2 else None
     ids = None
     if per_class and positives is None:
+        ids = class_table_ids(counts)
         counts, k, pos = one_vs_rest(counts), 2, 1
     else:
         pos = table.positive_index(positive) if k == 2 and table.n_classes == 2 else 1
@@ -1700,6 +1703,28 @@ def add_intervals(
         )
         warn(f"no interval for {left}: {why}; the other measures have one")
     return frame.hstack(interval_columns(frame, result))
+
+
+def class_table_ids(counts: np.ndarray) -> np.ndarray:
+    """The bootstrap generators' numbers of the one-vs-rest tables of ``counts[G, K, K]``
+    (:func:`~batcheval.core.table.one_vs_rest`, its row order): class ``c`` of group ``g`` gets
+    ``g·2³² + r``, ``r`` the rank of ``c`` among the group's present classes
+    (:func:`present_classes`; ``K + c`` for a class it never has). Numbered by their rows,
+    ``g·K + c``, a group's per-class intervals moved with the call's class count: another
+    group's class, or ``classes=`` naming one, redrew every group's resamples.
+
+    Examples
+    --------
+    Classes 0 and 2 of three in the first group, all three in the second:
+
+    >>> counts = np.array([[[3, 0, 1], [0, 0, 0], [2, 0, 4]], np.eye(3, dtype=np.int64)])
+    >>> (class_table_ids(counts) - np.repeat([0, 2**32], 3)).tolist()
+    [0, 4, 1, 0, 1, 2]
+    """
+    g, k, _ = counts.shape
+    present = present_classes(counts)
+    rank = np.where(present, np.cumsum(present, axis=1) - 1, k + np.arange(k))
+    return (np.arange(g, dtype=np.int64)[:, None] * 2**32 + rank).reshape(-1)
 
 
 def by_class(

@@ -40,6 +40,15 @@ def group_seeds(seed, first, n, out):
         out[i] = splitmix64(base ^ np.uint64(first + i))
 
 
+@jit
+def id_seeds(seed, ids, out):
+    """``out[i]`` = the seed :func:`group_seeds` gives group ``ids[i]``: any int64 numbers, without
+    a table of every number below the largest (a group's per-class tables are numbered sparsely)."""
+    base = splitmix64(np.uint64(seed))
+    for i in range(ids.shape[0]):
+        out[i] = splitmix64(base ^ np.uint64(ids[i]))
+
+
 @jit_parallel
 def multinomial_resample(counts, pseudo, n_boot, seeds, out):
     """``out[g, b]`` = a Multinomial(n_g, (counts[g] + pseudo) / (n_g + C·pseudo)) draw, for
