@@ -274,3 +274,20 @@ def test_dask_skips_a_missing_file_in_a_list_as_one_process_does(client, tmp_pat
     assert got.metadata["skipped"] == [{"part": f"file {paths[1]!r}", "error": error}]
     expected = be.evaluate(pl.concat([pl.read_parquet(paths[0]), pl.read_parquet(paths[2])]), by="run")
     assert got.equals(expected)
+
+
+@pytest.mark.parametrize("on_error", ["raise", "skip"])
+def test_dask_sweep_of_whole_float_and_boolean_labels_beside_integers_is_the_sweep_in_memory(
+    client, tmp_path, on_error
+):
+    # the scan skipped the float and boolean files, the count counted them (one grid, other counts)
+    pieces = [p.select("run", "label", "score") for p in _pieces(3, 200, seed=4)]
+    pieces = [p.with_columns(pl.col("label").clip(0, 1)) for p in pieces]
+    pieces[1] = pieces[1].with_columns(pl.col("label").cast(pl.Boolean))
+    pieces[2] = pieces[2].with_columns(pl.col("label").cast(pl.Float64), pl.col("score") * 3)
+    paths = _write(pieces, tmp_path)
+    expected = be.sweep(pl.concat(pieces, how="vertical_relaxed"), by="run", thresholds=5)
+    got = be.sweep(paths, by="run", thresholds=5, on_error=on_error, engine="dask", client=client)
+    assert got.metadata["skipped"] == []
+    assert got.drop("threshold").equals(expected.drop("threshold"))
+    np.testing.assert_allclose(got["threshold"].to_numpy(), expected["threshold"].to_numpy(), rtol=1e-15)

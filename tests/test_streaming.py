@@ -526,6 +526,66 @@ def test_a_streamed_sweep_over_files_of_text_and_integer_labels_names_the_file(t
     assert got.drop("threshold").equals(be.sweep(good, by="run", **kwargs).drop("threshold"))
 
 
+def _labels_of_three_kinds(tmp_path) -> tuple[list[str], list[pl.DataFrame]]:
+    """Four files of one run: integer labels, then whole-valued floats (with scores thrice as
+    large, so the grid is theirs), then booleans."""
+    rng = np.random.default_rng(3)
+    frames = []
+    for _ in range(4):
+        lab = rng.integers(0, 2, 40)
+        frames.append(
+            pl.DataFrame({"run": [0] * 40, "label": lab, "score": np.round(lab * 0.3 + rng.random(40), 2)})
+        )
+    frames[2] = frames[2].with_columns(pl.col("label").cast(pl.Boolean))
+    frames[3] = frames[3].with_columns(pl.col("label").cast(pl.Float64), pl.col("score") * 3)
+    paths = [str(tmp_path / f"p{i}.parquet") for i in range(4)]
+    for frame, path in zip(frames, paths, strict=True):
+        frame.write_parquet(path)
+    return paths, frames
+
+
+@pytest.mark.parametrize("on_error", ["raise", "skip"])
+@pytest.mark.parametrize(
+    "kwargs", [{"thresholds": 5}, {"thresholds": [0.5, 1.0]}, {"thresholds": 5, "positive": 1}]
+)
+def test_streamed_sweep_of_whole_float_and_boolean_labels_beside_integers_is_the_sweep_in_memory(
+    tmp_path, on_error, kwargs
+):
+    # README: labels can be int, bool, string or whole-valued float. The scan skipped the float and
+    # boolean files (kinds of their own) and the count counted them: the grid of two files with the
+    # counts of four, skipped == [], no warning; with on_error="raise" they were refused
+    paths, frames = _labels_of_three_kinds(tmp_path)
+    expected = be.sweep(pl.concat(frames, how="vertical_relaxed"), by="run", **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = be.sweep(paths, by="run", on_error=on_error, **kwargs)
+    assert got.metadata["skipped"] == [] and got.metadata["rows"] == 160
+    assert got.drop("threshold").equals(expected.drop("threshold"))
+    np.testing.assert_allclose(got["threshold"].to_numpy(), expected["threshold"].to_numpy(), rtol=1e-15)
+
+
+def test_streamed_evaluate_of_boolean_labels_beside_integers_is_evaluate_in_memory(tmp_path):
+    paths, frames = _labels_of_three_kinds(tmp_path)
+    frames = [f.with_columns(prediction=pl.col("score") > 0.5) for f in frames]
+    for frame, path in zip(frames, paths, strict=True):
+        frame.write_parquet(path)
+    expected = be.evaluate(pl.concat(frames, how="vertical_relaxed"), by="run", measures=["accuracy"])
+    assert be.evaluate(paths, by="run", measures=["accuracy"]).equals(expected)
+
+
+def test_a_file_of_fractional_float_labels_is_refused_by_the_streamed_sweep_whatever_on_error(tmp_path):
+    # the scan and the count refuse it alike: it is no class kind the count can read
+    paths, _ = _labels_of_three_kinds(tmp_path)
+    pl.DataFrame({"run": [0, 0], "label": [0.0, 0.5], "score": [0.1, 0.2]}).write_parquet(paths[3])
+    message = (
+        f"file {paths[3]!r}: label column 'label' is float and holds 1 non-integer value (first: 0.5); "
+        "class labels must be integers, booleans or strings"
+    )
+    for on_error in ("raise", "skip"):
+        with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(message)}$"):
+            be.sweep(paths, by="run", thresholds=5, on_error=on_error)
+
+
 def test_streamed_sweep_of_a_string_score_says_scores_must_be_numeric(tmp_path):
     df = pl.DataFrame({"run": [1, 1], "label": [0, 1], "score": ["0.2", "0.8"]})
     message = "score column 'score' has dtype String; scores must be numeric"

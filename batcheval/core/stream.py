@@ -257,8 +257,10 @@ class PartTypes(NamedTuple):
 
 
 def class_kind(dtype: pl.DataType) -> str:
-    """Class sets of one kind combine (integers of any width, say); of two kinds, never."""
-    if dtype.is_integer():
+    """Class sets of one kind combine; of two kinds, never. Integers of any width, booleans and
+    floats (whole-valued ones, which encoding reads as integers; others it refuses) are one kind, as
+    they are in a frame in memory, where a relaxed concat of them is one numeric column."""
+    if dtype.is_integer() or dtype.is_float() or dtype == pl.Boolean:
         return "integer"
     if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
         return "string"

@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 
 from ..core.counting import PRIVATE_CELLS, PRIVATE_ROWS_PER_THREAD, kernel_keys, radix_count, use_radix
+from ..core.encode import as_integers
 from ..core.engine import check_engine
 from ..core.memory import check_allocation
 from ..core.pooling import check_mean_weights, pooled_measures
@@ -479,10 +480,10 @@ class _Stream:
                             progress=progress, batch_rows=self.batch_rows, warn=warn)  # fmt: skip
 
     def check_part(self, name: str, frame: pl.DataFrame, positive: Any = None) -> None:
-        """Refuse a part whose score column is not numeric, or whose labels are text where the
-        positive class is not (or the other way round): a file's, with ``on_error="skip"``, is
-        skipped as one whose key types disagree, as the scan skips a file whose labels are of
-        another kind than the files before it."""
+        """Refuse a part whose score column is not numeric, or whose labels are of another kind
+        (:func:`~batcheval.core.stream.class_kind`) than the positive class: text where it is not,
+        say: a file's, with ``on_error="skip"``, is skipped as one whose key types disagree, as the
+        scan skips a file whose labels are of another kind than the files before it, by the same rule."""
         dtype = frame.schema[self.score]
         if not (dtype.is_numeric() or dtype == pl.Null):
             raise InvalidScoreError(
@@ -495,7 +496,7 @@ class _Stream:
             and labels != pl.Null
             and frame.get_column(self.label).null_count() < frame.height
         ):
-            if (class_kind(labels) == "string") != isinstance(positive, str):
+            if class_kind(labels) != _value_kind(positive):
                 raise InvalidLabelError(
                     in_part(name, f"positive={positive!r} is not one of the classes: label column "
                             f"{self.label!r} holds {labels} values")
@@ -519,6 +520,12 @@ class _Stream:
                     if len(s):
                         lo, hi = min(lo, s.min()), max(hi, s.max())  # type: ignore[type-var]
                     labels = frame.get_column(self.label).drop_nulls()
+                    if labels.dtype.is_float():
+                        # whole-valued floats are the integers they hold, as the count reads them
+                        try:
+                            labels = as_integers(labels, "label")
+                        except InvalidLabelError as exc:
+                            raise InvalidLabelError(in_part(part.name, str(exc))) from None
                     if len(labels):
                         # one source's labels are of one kind: 1 and "1" sort and match nothing
                         mine = (class_kind(labels.dtype), str(labels.dtype))
@@ -578,6 +585,14 @@ class _PartScan:
     keys: pl.Schema | None
     kind: tuple[str, str] | None  # the labels' kind (as class_kind) and dtype; None without labels
     error: BatchevalError | None
+
+
+def _value_kind(value: Any) -> str:
+    """:func:`~batcheval.core.stream.class_kind` of a column holding ``value``."""
+    try:
+        return class_kind(pl.Series([value]).dtype)
+    except (TypeError, ValueError, pl.exceptions.PolarsError):
+        return type(value).__name__
 
 
 def _check_positive(positive: Any, values: Sequence[Any]) -> None:
