@@ -4,6 +4,7 @@ entry point)."""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -149,6 +150,53 @@ def test_a_glob_concatenates_the_files(files, tmp_path, ext):
     proc = run_cli("evaluate", str(tmp_path / f"part*.{ext}"), "--by", "run,fold", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert pl.read_parquet(out).equals(be.evaluate(df, by=["run", "fold"]))
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # a relaxed concat made both runs one Float64 run 9007199254740992.0 (n = 10, one row)
+        (pl.Series("run", [2**53, 2**53 + 1] * 5), pl.Series("run", [3.0, 3.0])),
+        # and split the run 0.1 into two rows, Float32's 0.1 and Float64's
+        (pl.Series("run", [0.1] * 10, dtype=pl.Float32), pl.Series("run", [0.1, 0.1])),
+    ],
+)
+@pytest.mark.parametrize("command", [("evaluate",), ("sweep", "--thresholds", "0.5")])
+def test_a_glob_whose_files_give_a_key_two_numeric_types_is_refused_as_the_api_refuses_it(
+    tmp_path, first, second, command
+):
+    a = pl.DataFrame({"label": [0, 1] * 5, "prediction": [0, 1, 1, 1, 0] * 2, "score": [0.2, 0.7] * 5})
+    a = a.with_columns(first)
+    b = pl.DataFrame({"label": [1, 0], "prediction": [1, 0], "score": [0.9, 0.1]}).with_columns(second)
+    a.write_parquet(tmp_path / "a.parquet")
+    b.write_parquet(tmp_path / "b.parquet")
+    glob = str(tmp_path / "*.parquet")
+    api = be.evaluate if command[0] == "evaluate" else functools.partial(be.sweep, thresholds=[0.5])
+    with pytest.raises(be.errors.SourceError, match=f"key column 'run' is {second.dtype}, not {first.dtype}"):
+        api(glob, by="run")
+    proc = run_cli(*command[:1], glob, *command[1:], "--by", "run")
+    assert proc.returncode == 2, proc.stdout
+    b_path, a_path = str(tmp_path / "b.parquet"), str(tmp_path / "a.parquet")
+    assert proc.stderr == (
+        f"batcheval: error: cannot read {glob!r}: key column 'run' is {second.dtype} in {b_path!r} but "
+        f"{first.dtype} in {a_path!r}; a key column must have one type in every file (integers of any width "
+        "combine), or its values would merge or split in a cast\n"
+    )
+
+
+def test_a_glob_whose_files_give_a_score_or_label_two_numeric_types_reads_as_one_frame(tmp_path):
+    # only keys are held to one type: scores of Float32 and Float64, labels of Int64 and whole
+    # Float64 read as the API's streamed sources read them
+    a = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 0, 1], "score": [0.25, 0.75, 0.5, 0.5]})
+    b = a.with_columns(pl.col("label").cast(pl.Float64), pl.col("score").cast(pl.Float32), run=pl.lit(2))
+    a.write_parquet(tmp_path / "a.parquet")
+    b.write_parquet(tmp_path / "b.parquet")
+    out = tmp_path / "out.ipc"
+    proc = run_cli("sweep", str(tmp_path / "*.parquet"), "--by", "run", "--thresholds", "0.5", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    expected = be.sweep(pl.concat([a, b], how="vertical_relaxed"), by="run", thresholds=[0.5])
+    assert pl.read_ipc(out).equals(expected)
+    assert expected.equals(be.sweep(str(tmp_path / "*.parquet"), by="run", thresholds=[0.5]))
 
 
 @pytest.mark.parametrize("ext", ["csv", "json", "ipc"])

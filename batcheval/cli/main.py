@@ -443,7 +443,7 @@ def _read(args: argparse.Namespace) -> pl.LazyFrame:
 
     if getattr(args, "output", None) and args.command != "plot":
         check_output(args.output)
-    frame = read_frame(args.file)
+    frame = read_frame(args.file, _key_columns(args))
     if args.filter:
         try:
             frame = frame.filter(pl.sql_expr(args.filter))
@@ -451,6 +451,16 @@ def _read(args: argparse.Namespace) -> pl.LazyFrame:
         except pl.exceptions.PolarsError as exc:
             raise BatchevalError(f"cannot parse --filter {args.filter!r}: {_first_line(exc)}") from exc
     return frame
+
+
+# the options that name key columns (groups, pooled keys, runs, folds, example and cluster ids)
+_KEY_OPTIONS = ("by", "pool", "example", "cluster", "run", "fold", "repeat", "method", "dataset")
+
+
+def _key_columns(args: argparse.Namespace) -> list[str]:
+    """The columns the command reads as keys: a glob's files must agree on their types."""
+    named = (getattr(args, option, None) for option in _KEY_OPTIONS)
+    return [c for text in named if isinstance(text, str) for c in _split(text) or []]
 
 
 def _score_columns(text: str) -> str | list[str]:

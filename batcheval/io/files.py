@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import glob
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from ..errors import BatchevalError
+from ..errors import BatchevalError, SourceError
 from .frames import widens_to_int128
 from .sources import CSV_INFER_ROWS
 
@@ -31,8 +32,13 @@ _SCANS = {
 _READERS = {suffix: _SCANS[kind] for suffix, kind in _KINDS.items()}
 
 
-def read_frame(path: str | Path) -> pl.LazyFrame:
+def read_frame(path: str | Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
     """Lazily scan a parquet, csv or ipc file, a directory or a glob of them (concatenated in sorted order).
+
+    The files' columns may be numeric of different types, except ``keys``: a key column has one
+    type in every file, or integers of widths that combine, as the API's streamed sources check them;
+    a relaxed concat would make runs 2**53 and 2**53 + 1 one Float64 run, and a Float32 0.1 and a
+    Float64 0.1 two.
 
     Errors name the file: a missing file, a glob that matches nothing, an
     unknown extension or an unreadable file raise
@@ -66,7 +72,7 @@ def read_frame(path: str | Path) -> pl.LazyFrame:
                 f"'{text}/*.parquet'"
             )
         reader = _READERS[Path(files[0]).suffix.lower()]
-        return _read_many(reader, files, text)
+        return _read_many(reader, files, text, keys)
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
         raise BatchevalError(
@@ -85,16 +91,16 @@ def read_frame(path: str | Path) -> pl.LazyFrame:
         frame = reader(source, glob=False)  # patterns are expanded above, names with "[" read as they are
         _schema(frame, text)
         return frame
-    return _read_many(reader, source, text)
+    return _read_many(reader, source, text, keys)
 
 
-def _read_many(reader: Any, source: list[str], text: str) -> pl.LazyFrame:
+def _read_many(reader: Any, source: list[str], text: str, keys: Sequence[str] = ()) -> pl.LazyFrame:
     frames = [reader(f, glob=False) for f in source]
     schemas = [_schema(frame, f) for frame, f in zip(frames, source, strict=True)]
     # a file with no rows adds nothing (a header-only csv reads every column as String)
     keep = [i for i, (frame, f) in enumerate(zip(frames, source, strict=True)) if _has_rows(frame, f)] or [0]
     for i in keep[1:]:
-        _check_same_columns(text, source[keep[0]], schemas[keep[0]], source[i], schemas[i])
+        _check_same_columns(text, source[keep[0]], schemas[keep[0]], source[i], schemas[i], keys)
     # the columns may come in another order (as the API's streamed sources take them), and
     # integer widths may differ between files
     order = list(schemas[keep[0]])
@@ -120,20 +126,32 @@ def _cannot_read(name: str, exc: BaseException) -> BatchevalError:
     return BatchevalError(f"cannot read {name!r}: {first}")
 
 
-def _check_same_columns(text: str, first: str, schema: pl.Schema, other: str, theirs: pl.Schema) -> None:
+def _check_same_columns(
+    text: str, first: str, schema: pl.Schema, other: str, theirs: pl.Schema, keys: Sequence[str] = ()
+) -> None:
     """Files of one glob must have the same columns (in any order), each numeric in all of them
-    or in none."""
+    or in none; a key column of one type in all of them (integers of any width that combine)."""
     if set(theirs) != set(schema):
         raise BatchevalError(
             f"cannot read {text!r}: {other!r} has columns {list(theirs)}, but {first!r} has {list(schema)}"
         )
     for col, dtype in theirs.items():
         mine = schema[col]
+        if col in keys and dtype != mine and not _integers_that_combine(dtype, mine):
+            raise SourceError(
+                f"cannot read {text!r}: key column {col!r} is {dtype} in {other!r} but {mine} in "
+                f"{first!r}; a key column must have one type in every file (integers of any width "
+                "combine), or its values would merge or split in a cast"
+            )
         numeric = dtype.is_numeric() and mine.is_numeric()
         if dtype != mine and (not numeric or widens_to_int128(dtype, mine)):
             raise BatchevalError(
                 f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
             )
+
+
+def _integers_that_combine(a: pl.DataType, b: pl.DataType) -> bool:
+    return a.is_integer() and b.is_integer() and not widens_to_int128(a, b)
 
 
 _WRITERS = {".parquet", ".pq", ".csv", ".ipc", ".arrow", ".feather", ".json"}
