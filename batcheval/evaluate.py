@@ -217,7 +217,8 @@ def evaluate(
         Keys, ``n``, ``tp fp fn tn`` (binary), then one float64 column per
         measure (and ``_mean``/``_std`` columns when pooling), with
         ``n_pooled`` = number of groups pooled into each row. A streamed
-        result also carries ``.metadata``: the parts read, rows, batches and
+        result also carries ``.metadata``: the parts read, rows, batches, rows
+        dropped (``drop_nulls=``; a streamed sweep's ``drop_nonfinite=`` too) and
         skipped parts (an attribute of this frame, not kept by further polars
         operations).
 

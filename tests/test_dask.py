@@ -291,3 +291,27 @@ def test_dask_sweep_of_whole_float_and_boolean_labels_beside_integers_is_the_swe
     assert got.metadata["skipped"] == []
     assert got.drop("threshold").equals(expected.drop("threshold"))
     np.testing.assert_allclose(got["threshold"].to_numpy(), expected["threshold"].to_numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("api", ["evaluate", "sweep"])
+def test_dask_warns_once_of_the_rows_dropped_over_all_files_and_records_them(client, tmp_path, api):
+    # a streamed sweep warned per batch on the workers: the client saw no warning, the metadata no count
+    fold0 = pl.col("fold") == 0
+    pieces = [
+        p.with_columns(
+            pl.col("label").clip(0, 1),  # two classes, for the sweep's default positive
+            score=pl.when(fold0).then(None).otherwise("score"),
+            prediction=pl.when(fold0).then(None).otherwise("prediction"),
+        )
+        for p in _pieces(3, 200)
+    ]
+    paths = _write(pieces, tmp_path)
+    nulls = pl.concat(pieces).get_column("score").null_count()
+    run = be.evaluate if api == "evaluate" else functools.partial(be.sweep, thresholds=[0.5])
+    what = "'label' or 'prediction'" if api == "evaluate" else "'score' or 'label'"
+    with pytest.warns(be.BatchevalWarning) as caught:
+        got = run(paths, by="run", drop_nulls=True, engine="dask", client=client)
+    assert [str(w.message) for w in caught] == [f"dropped {nulls} of 600 rows with a null {what}"]
+    assert got.metadata["dropped"] == nulls and got.metadata["rows"] == 600
+    with pytest.warns(be.BatchevalWarning):
+        assert got.equals(run(paths, by="run", drop_nulls=True))

@@ -341,6 +341,59 @@ def test_drop_nulls_warns_once_with_the_total(tmp_path):
         assert out.equals(be.evaluate(pl.concat(pieces), by="run", drop_nulls=True))
 
 
+def _files_with_null_and_nan_scores(tmp_path) -> tuple[list[str], pl.DataFrame]:
+    """Four files of 10 rows: 3 null scores, 1 null label and 2 NaN or infinite scores in each."""
+    frames = []
+    for i in range(4):
+        score = [None, None, None, float("nan"), float("inf"), *(0.1 * j + 0.01 * i for j in range(5))]
+        frames.append(pl.DataFrame({"run": [i % 2] * 10, "label": [0, 1] * 4 + [None, 1], "score": score}))
+    paths = [str(tmp_path / f"p{i}.parquet") for i in range(4)]
+    for frame, path in zip(frames, paths, strict=True):
+        frame.write_parquet(path)
+    return paths, pl.concat(frames)
+
+
+def _batcheval_warnings(run):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = run()
+    return out, [str(w.message) for w in caught if issubclass(w.category, be.BatchevalWarning)]
+
+
+@pytest.mark.parametrize("batch_rows", [None, 4])
+def test_streamed_sweep_warns_once_of_the_rows_it_drops_over_all_parts(tmp_path, batch_rows):
+    # each batch warned of its own rows ("dropped 3 of 10 rows", which python's filter shows once)
+    paths, frame = _files_with_null_and_nan_scores(tmp_path)
+    nulls = frame.filter(pl.col("score").is_null() | pl.col("label").is_null()).height
+    nonfinite = frame.drop_nulls().filter(~pl.col("score").is_finite()).height
+    assert (nulls, nonfinite) == (16, 8)
+    kwargs = dict(by="run", thresholds=[0.0, 0.2], drop_nulls=True, drop_nonfinite=True)
+    got, messages = _batcheval_warnings(lambda: be.sweep(paths, batch_rows=batch_rows, **kwargs))
+    assert messages == [
+        f"dropped {nulls} of 40 rows with a null 'score' or 'label'",
+        f"dropped {nonfinite} of 40 rows with a NaN or infinite score in column 'score'",
+    ]
+    assert got.metadata["rows"] == 40 and got.metadata["dropped"] == nulls + nonfinite
+    expected, _ = _batcheval_warnings(lambda: be.sweep(frame, **kwargs))
+    assert got.equals(expected)
+    # a NaN score is still refused without drop_nonfinite=, a null one without drop_nulls=
+    with pytest.raises(be.errors.InvalidScoreError, match="NaN or infinite"):
+        be.sweep(paths, by="run", thresholds=[0.5], drop_nulls=True)
+    with pytest.raises(be.errors.NullValuesError, match="null value"):
+        be.sweep(paths, by="run", thresholds=[0.5], drop_nonfinite=True)
+
+
+def test_streamed_evaluate_records_the_rows_it_drops(tmp_path):
+    paths, _ = _files_with_null_and_nan_scores(tmp_path)
+    frames = [pl.read_parquet(p).with_columns(prediction=pl.col("score") > 0.2) for p in paths]
+    for f, path in zip(frames, paths, strict=True):
+        f.write_parquet(path)
+    got, messages = _batcheval_warnings(lambda: be.evaluate(paths, by="run", drop_nulls=True))
+    nulls = pl.concat(frames).filter(pl.any_horizontal(pl.col("label", "prediction").is_null())).height
+    assert nulls == 16 and messages == [f"dropped {nulls} of 40 rows with a null 'label' or 'prediction'"]
+    assert got.metadata["dropped"] == nulls and got["n"].sum() == 40 - nulls
+
+
 def test_empty_files_add_nothing(tmp_path):
     full = _frame(3)
     full.write_parquet(tmp_path / "a.parquet")

@@ -46,20 +46,28 @@ class SourceReport:
     rows: int = 0
     batches: int = 0
     skipped: list[dict[str, str]] = field(default_factory=list)
-    dropped: int = 0
-    dropped_what: str = ""
+    # rows left out before counting, by why ("a null 'label' or 'prediction'"), in the parts read
+    dropped: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"parts": self.parts, "rows": self.rows, "batches": self.batches, "skipped": self.skipped}
+        return {
+            "parts": self.parts,
+            "rows": self.rows,
+            "batches": self.batches,
+            "dropped": sum(self.dropped.values()),
+            "skipped": self.skipped,
+        }
 
     def __add__(self, other: SourceReport) -> SourceReport:
+        dropped = dict(self.dropped)
+        for why, n in other.dropped.items():
+            dropped[why] = dropped.get(why, 0) + n
         return SourceReport(
             self.parts + other.parts,
             self.rows + other.rows,
             self.batches + other.batches,
             self.skipped + other.skipped,
-            self.dropped + other.dropped,
-            self.dropped_what or other.dropped_what,
+            dropped,
         )
 
     def warn(self) -> None:
@@ -72,8 +80,9 @@ class SourceReport:
                 f"skipped {n} of {n + len(self.parts)} parts that could not be read: {names}{more}; "
                 "see the result's .metadata['skipped']"
             )
-        if self.dropped:
-            warn(f"dropped {self.dropped} of {self.rows} rows with a null {self.dropped_what}")
+        for why, n in self.dropped.items():
+            if n:
+                warn(f"dropped {n} of {self.rows} rows with {why}")
 
     def check_not_empty(self) -> None:
         if not self.parts:
@@ -165,9 +174,8 @@ def reduce_parts(
     parts: list[Part],
     make_table: Callable[[pl.DataFrame], ContingencyTable],
     *,
-    prefilter: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
+    filters: Sequence[tuple[Callable[[pl.DataFrame], pl.DataFrame], str]] = (),
     check_part: Callable[[str, pl.DataFrame], None] | None = None,
-    dropped_what: str = "",
     on_error: Literal["raise", "skip"] = "raise",
     progress: bool | None = None,
     batch_rows: int = DEFAULT_BATCH_ROWS,
@@ -175,8 +183,10 @@ def reduce_parts(
 ) -> tuple[ContingencyTable | None, SourceReport]:
     """Stream every part through ``make_table`` and combine the partial tables.
 
-    ``prefilter`` drops rows before counting (``drop_nulls=``); the rows it
-    drops are reported in one warning at the end, not one per batch. ``check_part(name, batch)``
+    ``filters`` drop rows before counting, in order, each ``(drop, why)``: ``drop(batch)`` is
+    the rows kept, and the rows it drops are reported in one warning at the end, not one per
+    batch, as rows with ``why`` ("a null 'label' or 'prediction'", for ``drop_nulls=``); they
+    are counted in ``report.dropped``, the result's ``metadata["dropped"]``. ``check_part(name, batch)``
     checks a part's first batch: what it raises skips the part with ``on_error="skip"``, as a part
     that cannot be read is skipped. With
     ``warn=False`` (a Dask worker's share) the report is returned unwarned
@@ -185,14 +195,15 @@ def reduce_parts(
     check_on_error(on_error)
     report = SourceReport()
     total = _Pending()
-    dropped = 0
+    report.dropped = {why: 0 for _, why in filters}
     types: PartTypes | None = None
     empty: ContingencyTable | None = None  # what an all-empty source returns
     bar = _progress_bar(parts, progress)
     try:
         for part in parts:
             mine = _Pending()
-            rows = batches = part_dropped = 0
+            rows = batches = 0
+            part_dropped = dict.fromkeys(report.dropped, 0)
             try:
                 for batch in part.batches(batch_rows):
                     if check_part is not None and not batches:
@@ -201,8 +212,11 @@ def reduce_parts(
                         except BatchevalError as exc:
                             raise _Refused(exc) from exc
                     n = batch.height
-                    frame = batch if prefilter is None else prefilter(batch)
-                    part_dropped += n - frame.height
+                    frame = batch
+                    for drop, why in filters:
+                        kept = drop(frame)
+                        part_dropped[why] += frame.height - kept.height
+                        frame = kept
                     try:
                         mine.add(make_table(frame))
                     except BatchevalError as exc:
@@ -230,10 +244,10 @@ def reduce_parts(
             report.parts.append(part.name)
             report.rows += rows
             report.batches += batches
-            dropped += part_dropped
+            for why, n in part_dropped.items():
+                report.dropped[why] += n
     finally:
         bar.close()
-    report.dropped, report.dropped_what = dropped, dropped_what
     result = total.result()
     if result is None:
         result = empty
@@ -368,8 +382,7 @@ def count_source(
     return reduce_parts(
         parts,
         make_table,
-        prefilter=drop if drop_nulls else None,
-        dropped_what=f"{label!r} or {prediction!r}",
+        filters=[(drop, f"a null {label!r} or {prediction!r}")] if drop_nulls else [],
         on_error=on_error,
         progress=progress,
         batch_rows=batch_rows or DEFAULT_BATCH_ROWS,

@@ -476,8 +476,25 @@ class _Stream:
         roles = self.roles
         parts = open_parts(data, list(roles), roles)
         check_part = functools.partial(self.check_part, positive=positive)
-        return reduce_parts(parts, make_table, check_part=check_part, on_error=on_error,
-                            progress=progress, batch_rows=self.batch_rows, warn=warn)  # fmt: skip
+        return reduce_parts(parts, make_table, filters=self.filters(), check_part=check_part,
+                            on_error=on_error, progress=progress, batch_rows=self.batch_rows,
+                            warn=warn)  # fmt: skip
+
+    def filters(self) -> list[tuple[Any, str]]:
+        """The rows ``drop_nulls=`` and ``drop_nonfinite=`` leave out, in prepare_scores' order, each
+        step with what the one warning over all parts says of its rows (a batch's own warning
+        would count its rows alone, once per batch)."""
+        label, score = self.label, self.score
+        steps = []
+        if self.drop_nulls:
+            steps.append(
+                (functools.partial(_drop_nulls, columns=[score, label]), f"a null {score!r} or {label!r}")
+            )
+        if self.drop_nonfinite:
+            # a null score is kept for prepare_scores to refuse, as in memory, without drop_nulls=
+            why = f"a NaN or infinite score in column {score!r}"
+            steps.append((functools.partial(_drop_nonfinite, score=score), why))
+        return steps
 
     def check_part(self, name: str, frame: pl.DataFrame, positive: Any = None) -> None:
         """Refuse a part whose score column is not numeric, or whose labels are of another kind
@@ -585,6 +602,17 @@ class _PartScan:
     keys: pl.Schema | None
     kind: tuple[str, str] | None  # the labels' kind (as class_kind) and dtype; None without labels
     error: BatchevalError | None
+
+
+def _drop_nulls(frame: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+    return frame.drop_nulls(columns)
+
+
+def _drop_nonfinite(frame: pl.DataFrame, score: str) -> pl.DataFrame:
+    s = pl.col(score)
+    if frame.schema[score] == pl.Null:
+        return frame
+    return frame.filter(s.cast(pl.Float64).is_finite() | s.is_null())
 
 
 def _value_kind(value: Any) -> str:
