@@ -199,6 +199,35 @@ def test_a_glob_whose_files_give_a_score_or_label_two_numeric_types_reads_as_one
     assert expected.equals(be.sweep(str(tmp_path / "*.parquet"), by="run", thresholds=[0.5]))
 
 
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_a_glob_with_a_file_whose_key_is_all_null_reads_its_rows_as_a_group_of_nulls(tmp_path, order):
+    # "column 'fold' is Null in 'p1.parquet' but Int64 in 'p0.parquet'": refused, where the API counts it
+    frames = [
+        pl.DataFrame(
+            {"run": [0, 1, 0, 1], "fold": [0, 0, 1, 1], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]}
+        ),
+        pl.DataFrame({"run": [0, 1], "fold": [None, None], "label": [1, 1], "prediction": [1, 0]}),
+    ]
+    ordered = [frames[i] for i in order]
+    for i, frame in enumerate(ordered):
+        frame.write_parquet(tmp_path / f"p{i}.parquet")
+    out = tmp_path / "out.ipc"
+    proc = run_cli("evaluate", str(tmp_path / "p*.parquet"), "--by", "run,fold", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    expected = be.evaluate(pl.concat(ordered, how="vertical_relaxed"), by=["run", "fold"])
+    assert pl.read_ipc(out).equals(expected)
+    assert expected.filter(pl.col("fold").is_null())["n"].to_list() == [1, 1]
+    # a third file's String fold is checked against the typed file's Int64, not the all-null one's
+    frames[0].with_columns(pl.col("fold").cast(pl.String)).write_parquet(tmp_path / "p2.parquet")
+    typed = tmp_path / f"p{order.index(0)}.parquet"
+    proc = run_cli("evaluate", str(tmp_path / "p*.parquet"), "--by", "run,fold")
+    assert proc.returncode == 2
+    assert (
+        f"key column 'fold' is String in {str(tmp_path / 'p2.parquet')!r} but Int64 in {str(typed)!r}"
+        in proc.stderr
+    )
+
+
 @pytest.mark.parametrize("ext", ["csv", "json", "ipc"])
 def test_every_output_format_round_trips(files, tmp_path, ext):
     root, df = files

@@ -315,3 +315,17 @@ def test_dask_warns_once_of_the_rows_dropped_over_all_files_and_records_them(cli
     assert got.metadata["dropped"] == nulls and got.metadata["rows"] == 600
     with pytest.warns(be.BatchevalWarning):
         assert got.equals(run(paths, by="run", drop_nulls=True))
+
+
+@pytest.mark.parametrize("api", ["evaluate", "sweep"])
+def test_dask_counts_a_file_whose_key_is_all_null_beside_typed_ones(client, tmp_path, api):
+    typed = pl.DataFrame({"run": [0, 1, 0, 1], "fold": [0, 0, 1, 1], "label": [0, 1, 1, 0]})
+    typed = typed.with_columns(prediction=pl.Series([0, 1, 0, 0]), score=pl.Series([0.1, 0.9, 0.4, 0.3]))
+    nulls = pl.DataFrame(
+        {"run": [0, 1], "fold": [None, None], "label": [1, 1], "prediction": [1, 0], "score": [0.6, 0.2]}
+    )
+    pieces = [nulls, typed, nulls]
+    paths = _write(pieces, tmp_path)
+    run = be.evaluate if api == "evaluate" else functools.partial(be.sweep, thresholds=3)
+    expected = run(pl.concat(pieces, how="vertical_relaxed"), by=["run", "fold"])
+    assert run(paths, by=["run", "fold"], engine="dask", client=client).equals(expected)

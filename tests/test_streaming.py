@@ -394,6 +394,48 @@ def test_streamed_evaluate_records_the_rows_it_drops(tmp_path):
     assert got.metadata["dropped"] == nulls and got["n"].sum() == 40 - nulls
 
 
+_ALL_NULL_FOLD = pl.DataFrame({"run": [0, 1], "fold": [None, None], "label": [1, 1], "prediction": [1, 0]})
+
+
+def _folds(dtype: pl.DataType) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"run": [0, 1, 0, 1], "fold": [0, 0, 1, 1], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]}
+    ).with_columns(pl.col("fold").cast(dtype), score=pl.Series([0.1, 0.9, 0.4, 0.3]))
+
+
+@pytest.mark.parametrize("dtype", [pl.Int64, pl.String])
+@pytest.mark.parametrize("order", [(0, 1), (1, 0), (1, 0, 1)])
+def test_a_part_whose_key_is_all_null_counts_beside_parts_where_it_is_typed(tmp_path, dtype, order):
+    # its key column reads as the Null dtype: refused, "key column 'fold' is Null, not Int64" (or,
+    # the Null part first, the typed one was blamed); in memory its rows are a group of null folds
+    frames = [_folds(dtype), _ALL_NULL_FOLD.with_columns(score=pl.Series([0.6, 0.2]))]
+    assert frames[1].schema["fold"] == pl.Null
+    ordered = [frames[i] for i in order]
+    paths = [str(tmp_path / f"p{i}.parquet") for i in range(len(ordered))]
+    for frame, path in zip(ordered, paths, strict=True):
+        frame.write_parquet(path)
+    memory = pl.concat(ordered, how="vertical_relaxed")
+    by = ["run", "fold"]
+    expected = be.evaluate(memory, by=by)
+    assert expected.filter(pl.col("fold").is_null())["n"].to_list() == [order.count(1)] * 2
+    assert be.evaluate(paths, by=by).equals(expected)
+    for thresholds in (3, [0.5]):
+        assert be.sweep(paths, by=by, thresholds=thresholds).equals(
+            be.sweep(memory, by=by, thresholds=thresholds)
+        )
+
+
+def test_a_part_of_another_key_type_after_an_all_null_one_is_named(tmp_path):
+    paths = [str(tmp_path / f"p{i}.parquet") for i in range(3)]
+    for frame, path in zip([_ALL_NULL_FOLD, _folds(pl.String), _folds(pl.Int64)], paths, strict=True):
+        frame.with_columns(score=pl.lit(0.5)).write_parquet(path)
+    message = f"file {paths[2]!r}: key column 'fold' is Int64, not String as in the parts before it"
+    with pytest.raises(SourceError, match=f"^{re.escape(message)}$"):
+        be.evaluate(paths, by=["run", "fold"])
+    with pytest.raises(SourceError, match=f"^{re.escape(message)}$"):
+        be.sweep(paths, by=["run", "fold"], thresholds=3)
+
+
 def test_empty_files_add_nothing(tmp_path):
     full = _frame(3)
     full.write_parquet(tmp_path / "a.parquet")

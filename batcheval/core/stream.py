@@ -108,7 +108,8 @@ def combine(tables: Sequence[ContingencyTable]) -> ContingencyTable:
 
 def _on_common_keys(tables: list[ContingencyTable]) -> list[ContingencyTable]:
     """Tables whose integer key columns differ only in width (a file's Int32 run, another's
-    Int64), with those columns cast to the widest; any other difference is left for the merge
+    Int64), with those columns cast to the widest, and key columns of the Null dtype (a part
+    whose key is all null) cast to the others' type; any other difference is left for the merge
     to name."""
     first = tables[0].keys.schema
     if all(t.keys.schema == first for t in tables[1:]):
@@ -117,7 +118,8 @@ def _on_common_keys(tables: list[ContingencyTable]) -> list[ContingencyTable]:
         common = pl.concat([t.keys.clear() for t in tables], how="vertical_relaxed").schema
     except pl.exceptions.PolarsError:
         return tables
-    differ = [c for c in common if any(t.keys.schema.get(c) != common[c] for t in tables)]
+    typed = [{c: d for c, d in t.keys.schema.items() if d != pl.Null} for t in tables]
+    differ = [c for c in common if any(t.get(c, common[c]) != common[c] for t in typed)]
     if not all(common[c].is_integer() and common[c] != pl.Int128 for c in differ):
         return tables
     return [
@@ -291,16 +293,20 @@ def check_types(name: str, table: ContingencyTable, before: PartTypes | None) ->
 def check_part_types(name: str, mine: PartTypes, before: PartTypes | None, classes_dtype: str) -> PartTypes:
     """:func:`check_types` for a part's key schema and class kind alone (a scan that builds no
     table checks its parts as the count will); the result holds the keys widened to this part's
-    integer widths, so that each later part is checked against what the parts so far combine to."""
+    integer widths, and a key all null so far typed by this part's, so that each later part is
+    checked against what the parts so far combine to."""
     if before is None:
         return mine
     keys = before.keys
     if mine.keys != before.keys:
-        # integers of another width combine (combine casts them to the widest); nothing else does
+        # integers of another width combine (combine casts them to the widest), and a column of
+        # the Null dtype (a part whose key is all null) with any type; nothing else does
         diffs = [
             f"{c!r} is {mine.keys.get(c)}, not {before.keys[c]}"
             for c in before.keys
-            if mine.keys.get(c) != before.keys[c] and not _both_integer(mine.keys.get(c), before.keys[c])
+            if mine.keys.get(c) != before.keys[c]
+            and not _both_integer(mine.keys.get(c), before.keys[c])
+            and pl.Null not in (mine.keys.get(c), before.keys[c])
         ]
         if diffs or set(mine.keys) != set(before.keys):
             what = ", ".join(diffs) or f"names {list(mine.keys)}, not {list(before.keys)}"
@@ -315,7 +321,8 @@ def check_part_types(name: str, mine: PartTypes, before: PartTypes | None, class
 
 
 def _widened(before: pl.Schema, mine: pl.Schema) -> pl.Schema:
-    """``before`` with each integer column as wide as ``mine``'s too, as :func:`combine` casts it."""
+    """``before`` with each integer column as wide as ``mine``'s too, and each of the Null dtype of
+    ``mine``'s type, as :func:`combine` casts them."""
     empty = [pl.DataFrame(schema=before), pl.DataFrame(schema=mine).select(list(before))]
     return pl.concat(empty, how="vertical_relaxed").schema
 

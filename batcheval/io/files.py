@@ -99,12 +99,23 @@ def _read_many(reader: Any, source: list[str], text: str, keys: Sequence[str] = 
     schemas = [_schema(frame, f) for frame, f in zip(frames, source, strict=True)]
     # a file with no rows adds nothing (a header-only csv reads every column as String)
     keep = [i for i, (frame, f) in enumerate(zip(frames, source, strict=True)) if _has_rows(frame, f)] or [0]
+    first = source[keep[0]]
+    # each column's type, and the file it is read from: the first whose column is not all null
+    seen = {c: (dtype, first) for c, dtype in schemas[keep[0]].items()}
     for i in keep[1:]:
-        _check_same_columns(text, source[keep[0]], schemas[keep[0]], source[i], schemas[i], keys)
-    # the columns may come in another order (as the API's streamed sources take them), and
-    # integer widths may differ between files
+        _check_same_columns(text, first, schemas[keep[0]], source[i], schemas[i], seen, keys)
+    # the columns may come in another order (as the API's streamed sources take them), integer
+    # widths may differ between files, and a file's column of the Null dtype takes the others' type
     order = list(schemas[keep[0]])
-    return pl.concat([frames[i].select(order) for i in keep], how="vertical_relaxed")
+    return pl.concat(
+        [
+            frames[i].select(
+                pl.col(c).cast(seen[c][0]) if schemas[i][c] == pl.Null else pl.col(c) for c in order
+            )
+            for i in keep
+        ],
+        how="vertical_relaxed",
+    )
 
 
 def _schema(frame: pl.LazyFrame, name: str) -> pl.Schema:
@@ -127,16 +138,28 @@ def _cannot_read(name: str, exc: BaseException) -> BatchevalError:
 
 
 def _check_same_columns(
-    text: str, first: str, schema: pl.Schema, other: str, theirs: pl.Schema, keys: Sequence[str] = ()
+    text: str,
+    first: str,
+    schema: pl.Schema,
+    other: str,
+    theirs: pl.Schema,
+    seen: dict[str, tuple[pl.DataType, str]],
+    keys: Sequence[str] = (),
 ) -> None:
     """Files of one glob must have the same columns (in any order), each numeric in all of them
-    or in none; a key column of one type in all of them (integers of any width that combine)."""
+    or in none; a key column of one type in all of them (integers of any width that combine).
+    A column of the Null dtype (all null) goes with any type; ``seen`` holds each column's type
+    so far, and the file it was read from, and takes the type of a column that was all null."""
     if set(theirs) != set(schema):
         raise BatchevalError(
             f"cannot read {text!r}: {other!r} has columns {list(theirs)}, but {first!r} has {list(schema)}"
         )
     for col, dtype in theirs.items():
-        mine = schema[col]
+        mine, first = seen[col]
+        if pl.Null in (dtype, mine):
+            if mine == pl.Null:
+                seen[col] = (dtype, other)
+            continue
         if col in keys and dtype != mine and not _integers_that_combine(dtype, mine):
             raise SourceError(
                 f"cannot read {text!r}: key column {col!r} is {dtype} in {other!r} but {mine} in "
