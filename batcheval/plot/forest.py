@@ -28,7 +28,10 @@ def plot_leaderboard(
     One row per run, best at the top: the measure as a point, its interval as
     a bar; the leader is a star, runs that could be best (``could_be_best``,
     else ``tied_with_leader``) are filled, the others hollow, and a dashed line
-    marks the leader's value. The title names the measure, the interval level
+    marks the leader's value. A run whose interval is undefined (an end is NaN:
+    a board of one class, a constant predictor's mcc) gets a dotted line across
+    the axes instead of a bar, and the subtitle names it, as it names runs whose
+    measure is undefined (those are not drawn). The title names the measure, the interval level
     and how many of the runs are shown; the subtitle says whether the tests
     against the leader were paired. ``level`` and ``paired`` default to what
     the board records (``board.metadata``, kept by :func:`leaderboard`; a sorted,
@@ -74,7 +77,14 @@ def plot_leaderboard(
     else:
         fig = ax.figure
     y = np.arange(len(rows))[::-1]
-    ax.hlines(y, low, high, color="0.35", linewidth=1.4)
+    # an interval with an undefined end (a board of one class, a constant predictor's mcc) has no bar:
+    # hlines dropped it silently, so its point read as a certain value. A dotted line across the axes
+    # marks it, and the subtitle names those runs
+    no_interval = np.isnan(low) | np.isnan(high)
+    ax.hlines(y[~no_interval], low[~no_interval], high[~no_interval], color="0.35", linewidth=1.4)
+    for i, row in enumerate(np.flatnonzero(no_interval)):
+        ax.axhline(y[row], color="0.55", linestyle=":", linewidth=1.2, zorder=1,
+                   label="no interval (undefined)" if i == 0 else "_")  # fmt: skip
     is_leader = rows.get_column("rank").to_numpy() == 1  # runs tied with the leader share rank 1
     tied &= ~is_leader
     if is_leader.any():
@@ -91,6 +101,10 @@ def plot_leaderboard(
     level_text = f", {percent(level)} intervals" if level is not None else ""
     how = ("paired tests against the leader (on the same examples)" if paired
            else "unpaired tests against the leader (no example ids)")  # fmt: skip
+    if no_interval.any():
+        names = _names(rows.filter(pl.Series(no_interval)), keys)
+        count = int(no_interval.sum())
+        how += f"\n{count} run{'s' if count > 1 else ''} without an interval (undefined; dotted){names}"
     undefined = board.height - ranked.height
     if undefined:
         names = _names(board.filter(pl.col("rank").is_null()), keys)
