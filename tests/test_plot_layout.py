@@ -3,11 +3,14 @@ one-class groups, and labels that stay on the returned figure (found by looking 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
 
 import batcheval as be
+from batcheval.errors import InvalidArgumentError
 
 
 @pytest.fixture(autouse=True)
@@ -65,3 +68,61 @@ def test_forest_marks_a_missing_interval_and_names_its_runs(measure):
     assert sorted((s[0][0], s[1][0]) for s in drawn) == sorted(
         zip(finite[f"{measure}_ci_low"], finite[f"{measure}_ci_high"], strict=True)
     )
+
+
+def _named_board(names: list[str]) -> pl.DataFrame:
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 120)
+    return be.leaderboard(
+        pl.concat(
+            pl.DataFrame(
+                {"name": n, "label": y, "prediction": np.where(rng.random(120) < 0.6 + 0.04 * i, y, 1 - y)}
+            )
+            for i, n in enumerate(names)
+        ),
+        run="name",
+    )
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_forest_with_long_run_names_keeps_wide_axes_and_every_name_on_the_figure():
+    # 60-character names: tight_layout gave the axes 151 px of an 871 px figure, two x ticks
+    names = [f"gradient_boosting_lr=0.0001_depth={i}_".ljust(60, "z") for i in range(8)]
+    fig = be.plot(_named_board(names))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert ax.get_window_extent().width >= 4.5 * fig.dpi  # inches of axes, whatever the names
+    labels = ax.get_yticklabels()
+    assert {t.get_text().removesuffix(" (leader)") for t in labels} == set(
+        names
+    )  # whole: cut, two look alike
+    for artist in [*labels, ax.title, ax.yaxis.label, ax.get_legend()]:
+        assert _inside(fig, artist), artist
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_forest_cuts_names_over_60_characters_in_the_middle_when_they_stay_distinct():
+    names = [f"{i}_" + "x" * 100 + f"_{i}" for i in range(4)]
+    fig = be.plot(_named_board(names))
+    fig.canvas.draw()
+    ticks = [t.get_text().removesuffix(" (leader)") for t in fig.axes[0].get_yticklabels()]
+    assert sorted(ticks) == sorted(n[:30] + "…" + n[-29:] for n in names)
+    assert fig.axes[0].get_window_extent().width >= 4.5 * fig.dpi
+
+
+def test_forest_of_an_empty_board_is_refused():
+    board = _named_board(["a", "b"])
+    with pytest.raises(
+        InvalidArgumentError, match=re.escape("board= is empty: the leaderboard frame has no runs to draw")
+    ):
+        be.plot(board.head(0))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_forest_of_many_runs_has_no_blank_band_above_the_leader():
+    # the default 5% margins left about 0.05 · (n − 1) empty rows above the leader and below the last run
+    board = _named_board([f"r{i:02d}" for i in range(60)])
+    ax = be.plot(board, top=60).axes[0]
+    rows = sorted(t.get_position()[1] for t in ax.get_yticklabels())
+    low, high = ax.get_ylim()
+    assert high - rows[-1] == pytest.approx(0.6) and rows[0] - low == pytest.approx(0.6)

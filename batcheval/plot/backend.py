@@ -8,7 +8,9 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["check_axes", "check_path", "fit_legend", "percent", "pyplot"]
+__all__ = ["MAX_LABEL", "check_axes", "check_path", "fit_legend", "percent", "pyplot", "shorten"]
+
+MAX_LABEL = 60  # characters of a name in a legend or on an axis; longer names keep their two ends
 
 
 def pyplot():
@@ -91,6 +93,21 @@ def percent(level: float) -> str:
     ['95%', '97.5%', '99.9%', '99.99%']
     """
     return f"{round(100 * level, 8):g}%"
+
+
+def shorten(name: str, most: int = MAX_LABEL) -> str:
+    """``name`` cut in the middle to ``most`` characters: names of a sweep differ at the end
+    (``..._number_07``) as often as at the start.
+
+    Examples
+    --------
+    >>> shorten("run=" + "x" * 70 + "_07", 20)
+    'run=xxxxxx…xxxxxx_07'
+    """
+    if len(name) <= most:
+        return name
+    tail = (most - 1) // 2
+    return name[: most - 1 - tail] + "…" + name[len(name) - tail :]
 
 
 def fit_legend(ax: Any, legend: Any) -> None:

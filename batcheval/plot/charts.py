@@ -14,14 +14,13 @@ from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import RankResult, is_rank_result
 from ..scores.curves import CHARTS, POINT_COLUMNS
-from .backend import check_axes, check_path, fit_legend, pyplot
+from .backend import check_axes, check_path, fit_legend, pyplot, shorten
 from .cd import plot_cd
 from .forest import plot_leaderboard
 
 __all__ = ["plot"]
 
 _MAX_LINES = 40
-_MAX_LABEL = 60  # characters of a line's name in the legend; longer names keep their two ends
 # ten colours, then each again with the next dash pattern: 40 lines, 40 distinct legend entries
 _STYLES = ("-", "--", ":", "-.")
 
@@ -157,21 +156,6 @@ def _clip_bird(ax, lines: list[tuple[str, np.ndarray, np.ndarray]]) -> int:
                 markersize=5, color="0.3", label="beyond the axes (drawn at the edge)", zorder=5,
                 clip_on=False)  # fmt: skip
     return int(out.sum())
-
-
-def _shorten(name: str, most: int = _MAX_LABEL) -> str:
-    """``name`` cut in the middle to ``most`` characters: names of a sweep differ at the end
-    (``..._number_07``) as often as at the start.
-
-    Examples
-    --------
-    >>> _shorten("run=" + "x" * 70 + "_07", 20)
-    'run=xxxxxx…xxxxxx_07'
-    """
-    if len(name) <= most:
-        return name
-    tail = (most - 1) // 2
-    return name[: most - 1 - tail] + "…" + name[len(name) - tail :]
 
 
 def _one_curve_per_group(data: pl.DataFrame, by: list[str], keys: list[str], n_groups: int) -> None:
@@ -361,7 +345,7 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
             x, y = np.concatenate(([0.0], x)), np.concatenate(([y[0]], y))  # recall 0 at the top score
         name = ", ".join(f"{c}={v}" for c, v in zip(by, key, strict=True)) or chart
         exact = bool(part["exact"][0]) if "exact" in part.columns else True
-        lines.append((_shorten(name) + _area(chart, x, y, exact, one_class), x, y))
+        lines.append((shorten(name) + _area(chart, x, y, exact, one_class), x, y))
     _guides(ax, chart, prevalence)
     for i, (name, x, y) in enumerate(lines):
         ax.plot(x, y, marker=".", markersize=3, linewidth=1.2, label=name, color=f"C{i % 10}",

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from .backend import check_axes, check_path, fit_legend, percent, pyplot
+from .backend import check_axes, check_path, fit_legend, percent, pyplot, shorten
 
 __all__ = ["plot_leaderboard"]
 
@@ -31,12 +31,15 @@ def plot_leaderboard(
     marks the leader's value. A run whose interval is undefined (an end is NaN:
     a board of one class, a constant predictor's mcc) gets a dotted line across
     the axes instead of a bar, and the subtitle names it, as it names runs whose
-    measure is undefined (those are not drawn). The title names the measure, the interval level
-    and how many of the runs are shown; the subtitle says whether the tests
-    against the leader were paired. ``level`` and ``paired`` default to what
-    the board records (``board.metadata``, kept by :func:`leaderboard`; a sorted,
-    filtered, pickled or copied board has none, and the title then names no level
-    unless ``level`` is given) and to whether it has an ``n_paired`` column.
+    measure is undefined (those are not drawn). Names longer than 60 characters
+    are cut in the middle (``…``) unless that makes two alike; a figure the plot
+    makes is widened to hold the names beside axes about 5 inches wide. The title
+    names the measure, the interval level and how many of the runs are shown; the
+    subtitle says whether the tests against the leader were paired. An empty board
+    is refused. ``level`` and ``paired`` default to what the board records
+    (``board.metadata``, kept by :func:`leaderboard`; a sorted, filtered, pickled or
+    copied board has none, and the title then names no level unless ``level`` is
+    given) and to whether it has an ``n_paired`` column.
 
     Examples
     --------
@@ -52,6 +55,8 @@ def plot_leaderboard(
     check_path(path)
     check_axes(ax)
     measure = _board_measure(board)
+    if board.height == 0:  # it drew an empty "top 0 of 0 runs" chart
+        raise InvalidArgumentError("board= is empty: the leaderboard frame has no runs to draw")
     # a numpy integer (a count from numpy) as the CD diagram takes it; a bool is no count
     if isinstance(top, bool | np.bool_) or not isinstance(top, int | np.integer) or top < 1:
         raise InvalidArgumentError(f"top must be a positive integer, got {top!r}")
@@ -66,13 +71,19 @@ def plot_leaderboard(
     keys = [c for c in rows.columns[: rows.columns.index("rank")]]
     _one_board(board, keys, measure)
     labels = [", ".join(str(v) for v in r) for r in rows.select(keys).iter_rows()] if keys else []
+    # cut in the middle as the curve charts' legend names are, unless that makes two runs look alike
+    # (names that differ only in the middle): the figure is then widened to hold them whole
+    short = [shorten(t) for t in labels]
+    if len(set(short)) == len(set(labels)):
+        labels = short
     value = rows.get_column(measure).to_numpy()
     low = rows.get_column(f"{measure}_ci_low").to_numpy()
     high = rows.get_column(f"{measure}_ci_high").to_numpy()
     best = "could_be_best" if "could_be_best" in rows.columns else "tied_with_leader"
     tied = rows.get_column(best).fill_null(False).to_numpy().copy()
     plt = pyplot()
-    if ax is None:
+    own = ax is None
+    if own:
         fig, ax = plt.subplots(figsize=(7.2, 1.9 + 0.3 * len(rows)))
     else:
         fig = ax.figure
@@ -97,6 +108,8 @@ def plot_leaderboard(
     ticks = labels or [str(r) for r in rows.get_column("rank").to_list()]
     ticks = [f"{t} (leader)" if lead else t for t, lead in zip(ticks, is_leader, strict=True)]
     ax.set_yticks(y, ticks)
+    if len(rows):  # the default 5% margins left a blank band of 25 rows above and below 500 runs
+        ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_xlabel(measure)
     level_text = f", {percent(level)} intervals" if level is not None else ""
     how = ("paired tests against the leader (on the same examples)" if paired
@@ -115,6 +128,8 @@ def plot_leaderboard(
     ax.grid(True, axis="x", color="0.93")
     if keys:
         ax.set_ylabel(", ".join(keys))
+    if own and len(rows):
+        _fit_labels(fig, ax)
     # beside the axes, the figure widened to hold it: inside it would cover intervals, and below them it
     # sat on the x label of a board of one or two rows
     if ax.get_legend_handles_labels()[0]:
@@ -126,6 +141,26 @@ def plot_leaderboard(
     if path is not None:
         fig.savefig(path, dpi=110, bbox_inches="tight")  # long run names push the title past the axes
     return fig
+
+
+_AXES_WIDTH = 5.0  # inches the intervals keep beside the run names
+
+
+def _fit_labels(fig: Any, ax: Any) -> None:
+    """Widen a figure of ours to hold the run names and title beside axes of ``_AXES_WIDTH`` inches.
+
+    A fixed 7.2-inch figure, laid out tightly, gave 60-character names all but 1.4 inches of it and
+    the intervals a strip with two x ticks.
+    """
+    renderer = fig.canvas.get_renderer()
+    to_inches = fig.dpi_scale_trans.inverted()
+    names = max((t.get_window_extent(renderer).width for t in ax.get_yticklabels()), default=0.0)
+    side = ax.yaxis.label.get_window_extent(renderer).width + 0.35 * fig.dpi  # the axis name and pads
+    title = ax.title.get_window_extent(renderer).width + 0.4 * fig.dpi
+    need = to_inches.transform((max(names + side + _AXES_WIDTH * fig.dpi, title), 0.0))[0]
+    width, height = fig.get_size_inches()
+    if need > width:
+        fig.set_size_inches(need, height)
 
 
 def _one_board(board: pl.DataFrame, keys: list[str], measure: str) -> None:
@@ -169,7 +204,7 @@ def _names(rows: pl.DataFrame, keys: list[str], most: int = 3) -> str:
     """``": a; b; c and 2 more"``: the first ``most`` runs' key values for a subtitle (empty without keys)."""
     if not keys:
         return ""
-    names = [", ".join(str(v) for v in r) for r in rows.select(keys).head(most).iter_rows()]
+    names = [shorten(", ".join(str(v) for v in r), 30) for r in rows.select(keys).head(most).iter_rows()]
     more = f" and {rows.height - most} more" if rows.height > most else ""
     return ": " + "; ".join(names) + more
 
