@@ -126,3 +126,66 @@ def test_forest_of_many_runs_has_no_blank_band_above_the_leader():
     rows = sorted(t.get_position()[1] for t in ax.get_yticklabels())
     low, high = ax.get_ylim()
     assert high - rows[-1] == pytest.approx(0.6) and rows[0] - low == pytest.approx(0.6)
+
+
+# --- the critical-difference diagram ---------------------------------------------------------------
+
+
+def _rank_frame(names: list[str], seed: int = 3) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = [
+        (m, f"d{d}", 0.5 + 0.02 * i + rng.normal(0, 0.05)) for d in range(12) for i, m in enumerate(names)
+    ]
+    return pl.DataFrame(rows, schema=["method", "dataset", "score"], orient="row")
+
+
+def test_cd_diagram_returned_figure_holds_every_method_name():
+    # only path= saved with bbox_inches="tight": the figure returned cut all 7 thirty-character names
+    import matplotlib.pyplot as plt
+
+    names = [f"method_{i}_".ljust(30, "q") for i in range(7)]
+    res = be.rank_methods(_rank_frame(names))
+    fig = be.plot(res, chart="cd")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    expected = {f"{m} ({r:.2f})" for m, r in res.ranks.select(res.method, "mean_rank").iter_rows()}
+    assert expected <= {t.get_text() for t in ax.texts}
+    for artist in [*ax.texts, ax.title]:
+        assert _inside(fig, artist), artist.get_text()
+    # the rank axis 1..7 keeps its length beside the names
+    assert np.diff(ax.transData.transform([(1, 0), (7, 0)])[:, 0])[0] >= 4.0 * fig.dpi
+    # on a caller's smaller axes the names are cut in the middle, still distinct, and stay on the figure
+    fig, ax = plt.subplots(figsize=(6, 4))
+    be.plot(res, ax=ax)
+    fig.canvas.draw()
+    labels = [t for t in ax.texts if t.get_text().startswith("method_")]
+    assert len({t.get_text().split(" (")[0] for t in labels}) == 7 and all(
+        "…" in t.get_text() for t in labels
+    )
+    for artist in [*ax.texts, ax.title]:
+        assert _inside(fig, artist), artist.get_text()
+    axis = np.diff(ax.transData.transform([(1, 0), (7, 0)])[:, 0])[0]
+    assert axis >= 0.25 * ax.get_window_extent().width
+
+
+def test_cd_diagram_of_all_tied_methods_joins_them_with_a_bar_not_a_dot():
+    # every score 0.5: ranks 3.0 and one clique, drawn from 2.988 to 3.012 on a 1..5 axis
+    df = pl.DataFrame(
+        [(f"m{i}", f"d{d}", 0.5) for d in range(8) for i in range(5)],
+        schema=["method", "dataset", "score"],
+        orient="row",
+    )
+    res = be.rank_methods(df)
+    assert res.ranks["mean_rank"].to_list() == [3.0] * 5
+    ax = be.plot(res, chart="cd").axes[0]
+    (bar,) = [ln for ln in ax.get_lines() if ln.get_linewidth() == 4]
+    x0, x1 = sorted(bar.get_xdata())
+    assert x1 - x0 >= 0.08 * 4 - 1e-9 and (x0 + x1) / 2 == pytest.approx(3.0)
+    # an ordinary diagram: each bar still reaches both ends of its group (ranks within CD of each other)
+    res = be.rank_methods(_rank_frame([f"m{i}" for i in range(7)]))
+    ranks = res.ranks["mean_rank"].to_numpy()
+    ax = be.plot(res, chart="cd").axes[0]
+    for bar in (ln for ln in ax.get_lines() if ln.get_linewidth() == 4):
+        x0, x1 = sorted(bar.get_xdata())
+        inside = ranks[(ranks >= x0) & (ranks <= x1)]
+        assert len(inside) >= 2 and inside.max() - inside.min() < res.cd

@@ -15,11 +15,15 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..inference.ranks import RankResult
-from .backend import check_axes, check_path, pyplot
+from .backend import check_axes, check_path, pyplot, shorten
 
 __all__ = ["cliques", "plot_cd", "rank_ticks"]
 
 _MAX_METHODS = 40
+_MIN_BAR = 0.08  # the shortest clique bar, a share of the rank axis
+_AXIS_INCHES = 4.6  # the rank axis of a figure of our own
+_MIN_AXIS = 0.25  # the least share of a caller's axes the rank axis keeps, however long the names
+_MARGIN = 4.0  # pixels between the outermost text and the axes' edge
 
 
 def cliques(ranks: np.ndarray, cd: float) -> list[tuple[int, int]]:
@@ -78,6 +82,13 @@ def plot_cd(
     path, title, ax
         Write a PNG there; a title; an existing matplotlib Axes.
 
+    Every method's name and average rank stay inside the figure returned (not only in the file
+    ``path=`` writes): a figure the diagram makes is widened to hold the names beside a rank axis of
+    about 4.6 inches, and on a caller's ``ax`` the rank axis takes the width the names leave (at least
+    a quarter of it: longer names are cut in the middle, ``…``, while they stay distinct). Names over
+    60 characters are cut so too. A group's bar is at least 8 % of the rank axis long, so methods of
+    one average rank (all tied) are joined by a bar, not a dot.
+
     Returns
     -------
     matplotlib.figure.Figure
@@ -109,6 +120,9 @@ def plot_cd(
     top = int(top)
     shown = result.ranks.head(min(top, _MAX_METHODS))
     names = [str(v) for v in shown.get_column(result.method).to_list()]
+    short = [shorten(n) for n in names]  # cut in the middle as the other charts' names, unless two look alike
+    if len(set(short)) == len(set(names)):
+        names = short
     ranks = shown.get_column("mean_rank").to_numpy()
     m = len(names)
     groups = cliques(ranks, result.cd)
@@ -118,7 +132,8 @@ def plot_cd(
     bar_gap = 0.13
     base = 0.1 + bar_gap * max(len(groups), 1)
     height = base + step * (half + 1)
-    if ax is None:
+    own = ax is None
+    if own:
         fig, ax = plt.subplots(figsize=(8.0, 1.1 + 0.55 * (half + 1) + 0.2 * len(groups)))
     else:
         fig = ax.figure
@@ -141,6 +156,7 @@ def plot_cd(
     for x in (lo, lo + result.cd):
         ax.plot([x, x], [cd_y - 0.05, cd_y + 0.05], color="0.1", linewidth=1.0)
     ax.text(lo + result.cd / 2, cd_y - 0.06, f"CD = {result.cd:.3g}", ha="center", va="bottom", fontsize=9)
+    labels = []
     for i, (name, r) in enumerate(zip(names, ranks, strict=True)):
         if i < half:
             y = base + step * (i + 1)
@@ -150,17 +166,92 @@ def plot_cd(
             x_end, ha = hi + pad, "left"
         ax.plot([r, r, x_end], [0, y, y], color="0.25", linewidth=0.9)
         gap = (-0.08 if ha == "right" else 0.08) * (span / 10 + 0.2)
-        ax.text(x_end + gap, y, f"{name} ({r:.2f})", ha=ha, va="center", fontsize=9)
+        labels.append((ax.text(x_end + gap, y, f"{name} ({r:.2f})", ha=ha, va="center", fontsize=9), name, r))
     for g, (i, j) in enumerate(groups):
         y = 0.12 + bar_gap * g
-        ax.plot([ranks[i] - 0.03 * span / 10, ranks[j] + 0.03 * span / 10], [y, y], color="0.05",
-                linewidth=4, solid_capstyle="round")  # fmt: skip
+        # at least _MIN_BAR of the axis: methods of one average rank (all tied) got a bar from 2.988 to
+        # 3.012 on a 1-5 axis, a dot under their lines
+        middle, half_bar = (
+            (ranks[i] + ranks[j]) / 2,
+            max((ranks[j] - ranks[i]) / 2 + 0.003 * span, _MIN_BAR * span / 2),
+        )
+        ax.plot([middle - half_bar, middle + half_bar], [y, y], color="0.05", linewidth=4,
+                solid_capstyle="round")  # fmt: skip
     shown_text = f" (the best {m} shown)" if m < k else ""
     ax.set_title(
         title or f"{k} methods{shown_text}, {result.n_datasets} datasets; Nemenyi CD at α = {result.alpha:g}",
         fontsize=10,
     )
-    fig.tight_layout()
+    _fit_texts(fig, ax, span, own, labels)
     if path is not None:
-        fig.savefig(path, dpi=120, bbox_inches="tight")  # long method names reach past the figure
+        fig.savefig(path, dpi=120, bbox_inches="tight")
     return fig
+
+
+def _extents(ax: Any, renderer: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every text and line of the diagram as (anchor x in ranks, pixels left of it, pixels right of it)."""
+    anchors, left, right = [], [], []
+    for t in ax.texts:
+        w = t.get_window_extent(renderer).width
+        share = {"right": 1.0, "left": 0.0}.get(t.get_horizontalalignment(), 0.5)
+        anchors.append(t.get_position()[0])
+        left.append(w * share)
+        right.append(w * (1.0 - share))
+    for line in ax.get_lines():
+        x = np.asarray(line.get_xdata(), dtype=float)
+        half = line.get_linewidth() * ax.figure.dpi / 72.0  # a round cap's reach
+        anchors += [x.min(), x.max()]
+        left += [half, half]
+        right += [half, half]
+    return np.array(anchors), np.array(left) + _MARGIN, np.array(right) + _MARGIN
+
+
+def _width_at(scale: float, anchors: np.ndarray, left: np.ndarray, right: np.ndarray) -> float:
+    """Pixels the diagram takes when a rank is ``scale`` pixels wide."""
+    return float(np.max(anchors * scale + right) - np.min(anchors * scale - left))
+
+
+def _fit_texts(fig: Any, ax: Any, span: float, own: bool, labels: list[tuple[Any, str, float]]) -> None:
+    """Hold every method name inside the axes, and the axes inside a figure of our own.
+
+    The x limits were fixed multiples of the rank span, so long names ran past them; only ``path=``
+    saved them whole (``bbox_inches="tight"``), while the figure returned, or drawn on ``ax=``, cut them.
+    A figure of ours is widened to keep the rank axis ``_AXIS_INCHES`` long beside the names; on a
+    caller's axes the rank axis takes what the names leave, and names that leave it less than
+    ``_MIN_AXIS`` of the axes are cut shorter (in the middle, while they stay distinct).
+    """
+    renderer = fig.canvas.get_renderer()
+    if own:
+        anchors, left, right = _extents(ax, renderer)
+        need = _width_at(_AXIS_INCHES * fig.dpi / span, anchors, left, right) / fig.dpi + 0.3
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(max(width, need), height)
+    for layout in (True, False):  # before tight_layout (no text outside the axes), then at its width
+        width = ax.get_window_extent().width
+        for most in (None, 40, 30, 24, 18, 12):
+            if most is not None:
+                cut = [shorten(name, most) for _, name, _ in labels]
+                if len(set(cut)) < len({name for _, name, _ in labels}):
+                    break
+                for (text, _, r), name in zip(labels, cut, strict=True):
+                    text.set_text(f"{name} ({r:.2f})")
+            anchors, left, right = _extents(ax, renderer)
+            if own or _width_at(_MIN_AXIS * width / span, anchors, left, right) <= width:
+                break
+        _set_limits(ax, anchors, left, right, span, width)
+        if layout:
+            fig.tight_layout()
+
+
+def _set_limits(
+    ax: Any, anchors: np.ndarray, left: np.ndarray, right: np.ndarray, span: float, width: float
+) -> None:
+    """x limits at which the diagram's items fill the axes' ``width`` pixels: the pixels per rank found
+    by bisection (the width they take grows with it), at least ``_MIN_AXIS`` of the axes a rank span."""
+    low, high = _MIN_AXIS * width / span, width / span
+    if _width_at(low, anchors, left, right) < width:
+        for _ in range(60):
+            mid = (low + high) / 2
+            low, high = (mid, high) if _width_at(mid, anchors, left, right) <= width else (low, mid)
+    start = float(np.min(anchors - left / low))
+    ax.set_xlim(start, start + width / low)
