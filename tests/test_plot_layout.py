@@ -189,3 +189,73 @@ def test_cd_diagram_of_all_tied_methods_joins_them_with_a_bar_not_a_dot():
         x0, x1 = sorted(bar.get_xdata())
         inside = ranks[(ranks >= x0) & (ranks <= x1)]
         assert len(inside) >= 2 and inside.max() - inside.min() < res.cd
+
+
+# --- the confusion heatmap -------------------------------------------------------------------------
+
+
+def _no_neighbours_overlap(fig, texts_by_cell: dict) -> bool:
+    r = fig.canvas.get_renderer()
+    boxes = {ij: t.get_window_extent(r) for ij, t in texts_by_cell.items() if t.get_text()}
+    return not any(boxes[(i, j)].overlaps(boxes[(i, j + 1)]) for (i, j) in boxes if (i, j + 1) in boxes)
+
+
+def _cells(ax) -> dict:
+    return {(round(t.get_position()[1]), round(t.get_position()[0])): t for t in ax.texts}
+
+
+def test_confusion_heatmap_with_long_class_names_keeps_its_cells_readable_and_its_labels_on_the_figure():
+    # 33-character names: two 126-pixel heatmaps in an 1100-pixel figure, shares run together
+    # ("0.680.020.09"), the second panel's title cut at the right
+    from sklearn.metrics import confusion_matrix
+
+    rng = np.random.default_rng(4)
+    names = np.array([f"class_long_name_{i}_".ljust(33, "w") for i in range(6)])
+    y = rng.integers(0, 6, 300)
+    p = np.where(rng.random(300) < 0.7, y, rng.integers(0, 6, 300))
+    fig = be.plot_confusion(y_true=names[y], y_pred=names[p])
+    fig.canvas.draw()
+    expected = confusion_matrix(names[y], names[p], labels=sorted(names))
+    shares = expected / expected.sum(axis=1, keepdims=True)
+    for ax, values, fmt in ((fig.axes[0], expected, "{:.0f}"), (fig.axes[1], shares, "{:.2f}")):
+        assert ax.get_window_extent().width >= 6 * 0.45 * fig.dpi - 1  # at least 0.45 inch a class
+        cells = _cells(ax)
+        assert {ij: t.get_text() for ij, t in cells.items()} == {
+            (i, j): fmt.format(values[i, j]) for i in range(6) for j in range(6)
+        }
+        assert _no_neighbours_overlap(fig, cells)
+        for artist in [
+            *ax.get_xticklabels(),
+            *ax.get_yticklabels(),
+            ax.title,
+            ax.xaxis.label,
+            ax.yaxis.label,
+        ]:
+            assert _inside(fig, artist), artist
+    assert _inside(fig, fig._suptitle)
+    # the names were unique only in the middle, so they are shown whole
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == sorted(names)
+
+
+def test_confusion_heatmap_of_large_counts_writes_them_compactly_without_overlap():
+    # 20 classes of 7-digit counts: neighbouring numbers ran together ("13224877845218653...")
+    rng = np.random.default_rng(9)
+    k = 20
+    counts = np.where(
+        np.eye(k, dtype=bool), rng.integers(100_000, 3_000_000, (k, k)), rng.integers(10_000, 900_000, (k, k))
+    )
+    rows = [(i, j, int(counts[i, j])) for i in range(k) for j in range(k)]
+    table = be.ContingencyTable.from_long(
+        pl.DataFrame(rows, schema=["real", "predicted", "count"], orient="row")
+    )
+    fig = be.plot_confusion(table)
+    fig.canvas.draw()
+    cells = _cells(fig.axes[0])
+    unit = {"k": 1e3, "M": 1e6, "G": 1e9}
+    for (i, j), t in cells.items():  # three significant digits of the count
+        text = t.get_text()
+        value = float(text[:-1]) * unit[text[-1]] if text[-1] in unit else float(text)
+        assert value == pytest.approx(counts[i, j], rel=5e-3), (i, j, text)
+    assert _no_neighbours_overlap(fig, cells) and _no_neighbours_overlap(fig, _cells(fig.axes[1]))
+    for artist in (*fig.axes[0].get_xticklabels(), fig.axes[1].title):
+        assert _inside(fig, artist)

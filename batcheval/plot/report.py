@@ -13,7 +13,7 @@ from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import by_class, intervals
 from ..io.frames import check_label_keywords, from_mapping, named_by_keyword, shown_value
 from ..measures import check_level
-from .backend import check_path, percent, pyplot
+from .backend import check_path, percent, pyplot, shorten
 
 __all__ = ["confusion_table", "plot_confusion", "report"]
 
@@ -235,9 +235,75 @@ def report(
     return "\n".join(out) + "\n"
 
 
-# the largest panel side (inches), and the most class names an axis shows
+# the largest panel (heatmap, names and colour bar; inches), the most class names an axis shows, and
+# the longest class name shown whole (longer ones are cut in the middle unless two would look alike)
 _MAX_SIDE = 12.0
 _MAX_TICKS = 40
+_MAX_NAME = 24
+_CELL = 0.45  # inches a class takes, at least
+
+
+def _count_text(v: float) -> str:
+    """A count as an integer (the cells' numbers); see ``_compact`` for cells too narrow for it."""
+    return f"{v:.0f}"
+
+
+def _compact(v: float) -> str:
+    """A count in three significant digits with k, M, G: ``2_322_755`` -> ``'2.32M'``.
+
+    Examples
+    --------
+    >>> [_compact(v) for v in (7, 999, 12_345, 2_322_755, 4.5e10)]
+    ['7', '999', '12.3k', '2.32M', '45G']
+    """
+    for step, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= step:
+            return f"{v / step:.3g}{unit}"
+    return f"{v:.0f}"
+
+
+def _fit_confusion(fig: Any, axes: Any, cells: list[tuple[Any, float]], k: int) -> None:
+    """Size the figure from what its panels hold: class names, colour bars, and cells wide enough for
+    their numbers.
+
+    The figure's size came from k alone and tight_layout fit the names by shrinking the heatmaps:
+    33-character names left two 126-pixel heatmaps in a 1100-pixel figure with their shares run
+    together ("0.680.020.09"), and 20 classes of 7-digit counts ran together too.
+    """
+    renderer = fig.canvas.get_renderer()
+    dpi = fig.dpi
+
+    def inches(artists, what="width"):
+        return max((getattr(a.get_window_extent(renderer), what) / dpi for a in artists if a.get_text()),
+                   default=0.0)  # fmt: skip
+
+    ax0 = axes[0]
+    names_w = inches(ax0.get_yticklabels()) + inches([ax0.yaxis.label], "width") + 0.25
+    names_h = inches(ax0.get_xticklabels(), "height") + inches([ax0.xaxis.label], "height") + 0.25
+    titles = max(inches([ax.title]) for ax in axes)
+    bar = 0.9  # the colour bar, its pad and its numbers
+    # the widest panel's heatmap within _MAX_SIDE inches beside its names and colour bar
+    most = max(_MAX_SIDE - names_w - bar, 1.5)
+    side = min(max(_CELL * k, 2.0), most)
+    if cells:
+        cell = side / k
+        counts = [(t, v) for t, v in cells if t.axes is ax0 and t.get_text()]
+        if inches([t for t, _ in counts]) + 0.1 > cell:  # 7-digit counts ran into their neighbours
+            for t, v in counts:
+                t.set_text(_compact(v))
+        wide = inches([t for t, _ in cells]) + 0.1
+        if wide > cell:  # room for the numbers, up to the panel's limit
+            side = min(wide * k, most)
+            cell = side / k
+            wide = inches([t for t, _ in cells]) + 0.1
+            if wide > cell:
+                size = cells[0][0].get_fontsize() * cell / wide
+                for t, _ in cells:
+                    t.set_fontsize(size)
+    width = 2 * max(names_w + side + bar, titles + 0.2) + 0.3
+    height = side + names_h + 1.2  # the figure's title and the panels'
+    fig.set_size_inches(width, height)
+    fig.tight_layout()
 
 
 def plot_confusion(
@@ -272,9 +338,13 @@ def plot_confusion(
     -------
     matplotlib.figure.Figure
         Two heatmaps, real class down and predicted class across: the counts, and each real
-        class's share predicted as each class. Cells show their values up to 20 classes. A panel
-        is at most 12 inches a side, and an axis names at most 40 classes (every second, third,
-        ... class beyond that).
+        class's share predicted as each class. Cells show their values up to 20 classes. The
+        figure is sized from what it holds: cells at least 0.45 inch and wide enough for their
+        numbers (counts too wide for a cell are written in three significant digits with k, M
+        or G: ``2.32M``), and the class names beside them. A panel (heatmap, names and colour
+        bar) is at most 12 inches wide, an axis names at most 40 classes (every second, third,
+        ... class beyond that), and names over 24 characters are cut in the middle (``…``)
+        unless two would look alike.
 
     Examples
     --------
@@ -292,14 +362,16 @@ def plot_confusion(
     names = [str(c) for c in table.classes.to_list()]
     k = len(names)
     plt = pyplot()
-    # a panel grows with the classes up to a screen's height: 1,000 classes asked matplotlib for a
-    # 905 × 452 inch canvas, which its renderer could not allocate
-    side = min(2.2 + 0.45 * k, _MAX_SIDE)
-    fig, axes = plt.subplots(1, 2, figsize=(2 * side + 1.2, side + 0.6))
+    # class names cut in the middle (as the other charts' names), unless that makes two alike
+    short = [shorten(n, _MAX_NAME) for n in names]
+    shown_names = short if len(set(short)) == len(set(names)) else names
+    fig, axes = plt.subplots(1, 2, figsize=(8.0, 4.0))  # sized below from what the panels hold
     # at most _MAX_TICKS class names an axis: every step-th class past that, still in order
     ticks = list(range(0, k, -(-k // _MAX_TICKS)))
-    panels = ((axes[0], counts, "counts", "{:.0f}"),
-              (axes[1], shares, "share of each real class (row-normalised)", "{:.2f}"))  # fmt: skip
+    whole = np.isfinite(counts).all() and np.all(counts == np.round(counts))
+    panels = ((axes[0], counts, "counts", _count_text if whole else "{:.3g}".format),
+              (axes[1], shares, "share of each real class (row-normalised)", "{:.2f}".format))  # fmt: skip
+    cells = []
     for ax, values, what, fmt in panels:
         image = ax.imshow(
             values, cmap="Blues", vmin=0, vmax=np.nanmax(values) if np.isfinite(values).any() else 1
@@ -309,19 +381,21 @@ def plot_confusion(
             for i in range(k):
                 for j in range(k):
                     v = values[i, j]
-                    text = "" if np.isnan(v) else fmt.format(v)
-                    ax.text(j, i, text, ha="center", va="center", fontsize="small",
-                            color="white" if v > 0.6 * top else "black")  # fmt: skip
-        shown = [names[i] for i in ticks]
+                    text = "" if np.isnan(v) else fmt(v)
+                    cells.append((ax.text(j, i, text, ha="center", va="center", fontsize="small",
+                                          color="white" if v > 0.6 * top else "black"), v))  # fmt: skip
+        shown = [shown_names[i] for i in ticks]
         size = "medium" if k <= 20 else "small" if k <= _MAX_TICKS else "x-small"
-        ax.set_xticks(ticks, shown, rotation=45 if max(map(len, shown)) > 3 else 0, fontsize=size)
+        slanted = max(map(len, shown)) > 3  # slanted names end at their column
+        ax.set_xticks(ticks, shown, rotation=45 if slanted else 0, fontsize=size,
+                      ha="right" if slanted else "center", rotation_mode="anchor")  # fmt: skip
         ax.set_yticks(ticks, shown, fontsize=size)
         ax.set_xlabel("predicted class")
         ax.set_ylabel("real class")
         ax.set_title(what, fontsize="medium")
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     fig.suptitle(title or f"confusion matrix of {int(counts.sum())} examples")
-    fig.tight_layout()
+    _fit_confusion(fig, axes, cells, k)
     if path is not None:
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
     return fig
