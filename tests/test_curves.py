@@ -173,3 +173,35 @@ def test_pooling_over_the_label_or_a_score_is_refused_with_exact_thresholds_too(
     for thresholds in ("exact", 3):
         with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
             be.curves(df, thresholds=thresholds, **kwargs)
+
+
+@pytest.mark.parametrize("s", [0.0, 1.0])
+def test_a_one_class_group_has_bookmaker_information_zero_as_its_informedness(s):
+    # positives only: s_fpr = (s + 0)/(s + 0) = 1, so bird's y ran from 1.32 to 0 bits (worse than
+    # chance) where evaluate, boc and bift give informedness 0
+    df = pl.DataFrame(
+        {
+            "run": ["pos"] * 4 + ["neg"] * 4 + ["both"] * 4,
+            "label": [1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0, 1],
+            "score": [0.1, 0.2, 0.3, 0.4, 0.1, 0.5, 0.3, 0.8, 0.1, 0.6, 0.3, 0.8],
+        }
+    )
+    out = be.curves(df, by="run", kind=["bird", "boc"], smoothing=s)
+    for run in ("pos", "neg"):
+        part = out.filter(pl.col("run") == run)
+        bird, boc = part.filter(pl.col("chart") == "bird"), part.filter(pl.col("chart") == "boc")
+        assert bird["y"].to_list() == [0.0] * 4 == boc["y"].to_list()
+        rows = df.filter(pl.col("run") == run)
+        predicted = np.array([(rows["score"] >= t).sum() for t in bird["threshold"]], dtype=float)
+        with np.errstate(divide="ignore"):  # s = 0 and no positives: an infinite drift, as before
+            drift = (s + predicted) / (s + float(rows["label"].sum()))
+            np.testing.assert_allclose(bird["x"], np.log2(drift))  # x unchanged
+        for t in bird["threshold"]:  # evaluate's informedness at each threshold
+            pred = rows.with_columns(prediction=(pl.col("score") >= t).cast(pl.Int64))
+            assert be.evaluate(pred, measures="informedness")["informedness"][0] == 0.0
+    both = out.filter((pl.col("run") == "both") & (pl.col("chart") == "bird")).sort("threshold")
+    cells = _exact_cells(df.filter(pl.col("run") == "both"))
+    tp, fp, fn, tn = (cells[c].to_numpy().astype(float) for c in ("tp", "fp", "fn", "tn"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = -np.log2(((s + tp) / (s + tp + fn)) / ((s + fp) / (s + fp + tn)))
+    np.testing.assert_allclose(both["y"], expected)

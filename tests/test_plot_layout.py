@@ -259,3 +259,25 @@ def test_confusion_heatmap_of_large_counts_writes_them_compactly_without_overlap
     assert _no_neighbours_overlap(fig, cells) and _no_neighbours_overlap(fig, _cells(fig.axes[1]))
     for artist in (*fig.axes[0].get_xticklabels(), fig.axes[1].title):
         assert _inside(fig, artist)
+
+
+# --- BIRD ------------------------------------------------------------------------------------------
+
+
+def test_bird_marks_a_one_class_group_on_the_chance_line_as_roc_marks_it_n_a():
+    df = pl.DataFrame(
+        {
+            "run": ["a"] * 4 + ["b"] * 4,
+            "label": [1, 1, 1, 1, 0, 1, 0, 1],
+            "score": [0.1, 0.2, 0.3, 0.4, 0.1, 0.6, 0.3, 0.8],
+        }
+    )
+    roc = be.plot(be.curves(df, by="run", kind="roc")).axes[0]
+    assert [ln.get_label() for ln in roc.get_lines() if ln.get_label().startswith("run=a")] == [
+        "run=a (AUC n/a)"
+    ]
+    ax = be.plot(be.curves(df, by="run", kind="bird")).axes[0]
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("run=a")]
+    assert line.get_label() == "run=a (one class: no information)"
+    assert list(line.get_ydata()) == [0.0] * 4  # on the chance line, as evaluate's informedness 0
+    assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("run=b")] == ["run=b"]

@@ -113,6 +113,8 @@ def _area(chart: str, x: np.ndarray, y: np.ndarray, exact: bool, one_class: bool
             # a grid's coarse steps give another sum than average precision (0.827 against 0.908)
             return f" (grid area {float(np.sum(np.diff(x) * y[1:])):.3f})"
         return f" (AP {float(np.sum(np.diff(x) * y[1:])):.3f})"
+    if chart == "bird" and one_class:  # drawn at y = 0 (be.curves): no information, as informedness 0
+        return " (one class: no information)"
     return ""
 
 
@@ -240,7 +242,9 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     thresholds. On a threshold grid (``thresholds=`` a count or a list) the coarse steps give
     another area, labelled "grid area" in both charts; "AP n/a" marks a PR curve that does not
     reach recall 1 (a grid above the lowest score), and "AUC n/a" and "AP n/a" a group of one
-    class, whose AUC and average precision are undefined (NaN in :func:`batcheval.auc`). The
+    class, whose AUC and average precision are undefined (NaN in :func:`batcheval.auc`); its
+    BIRD line lies on the chance line (Bookmaker information 0, as its informedness is 0) and
+    reads "one class: no information". The
     PR chart's chance line is at each group's prevalence (the frame's ``prevalence`` column; a
     band when groups differ), leaving out one-class groups.
 

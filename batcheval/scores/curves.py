@@ -53,7 +53,11 @@ def _xy(chart: str, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarr
         if chart == "bird":
             s_tpr = (s + tp) / (s + rp)
             s_fpr = (s + fp) / (s + rn)
-            return np.log2(drift), 0.0 - np.log2(s_tpr / s_fpr)  # 0.0 - : no negative zero
+            # a group of one class carries no information at any threshold: Bookmaker information 0,
+            # as its informedness is 0 (boc, bift, bprd, evaluate). The smoothed ratio read s_fpr =
+            # s/s = 1 there, so positives alone drew a curve of 1.32 to 0 bits, "worse than chance"
+            one_class = (rp == 0) | (rn == 0)
+            return np.log2(drift), np.where(one_class, 0.0, 0.0 - np.log2(s_tpr / s_fpr))  # 0.0 - : no -0
         if chart == "pr":
             return recall, np.where(pp > 0, tp / pp, np.nan)
     raise InvalidArgumentError(f"unknown chart {chart!r}; choose one of {sorted(CHARTS)}")
@@ -82,6 +86,11 @@ def curves(
     Bookmaker information −log2(s_tpr/s_fpr) with s_tpr = (s+tp)/(s+rp) and
     s_fpr = (s+fp)/(s+rn)) and ``pr`` (recall, precision). ``s`` is the
     Laplace smoothing count, reported in column ``s`` (used by bprd and bird).
+    A group of one class (all positives or all negatives) has informedness 0 at
+    every threshold, as :func:`batcheval.evaluate` gives it, and so Bookmaker
+    information 0 (``bird``'s y); its ``roc`` fallout or recall and its ``pr``
+    precision are NaN or meaningless, and :func:`batcheval.plot` marks its ROC and
+    PR lines "n/a" and its BIRD line "one class".
 
     With multiclass scores (a list of score columns in sorted class order, or
     a List column) every class gets its one-vs-rest curves, keyed by ``class``
