@@ -266,6 +266,8 @@ def test_plot_names_the_argument_and_value_it_cannot_use():
 
 
 def test_bird_without_smoothing_draws_and_counts_its_infinite_points_at_the_edge():
+    from matplotlib.lines import Line2D
+
     rng = np.random.default_rng(0)
     df = pl.concat(
         pl.DataFrame({"run": r, "label": (y := rng.integers(0, 2, 60)), "score": y * 0.8 + rng.random(60)})
@@ -279,8 +281,10 @@ def test_bird_without_smoothing_draws_and_counts_its_infinite_points_at_the_edge
     beyond = ~np.isnan(x) & ~np.isnan(y) & ((x < lo_x) | (x > hi_x) | (y < lo_y) | (y > hi_y))
     assert beyond.sum() >= np.isinf(y).sum()
     assert ax.get_title().splitlines()[-1] == f"{beyond.sum()} extreme points drawn at the axes' edge (▲)"
-    (edge,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("beyond the axes")]
-    ex, ey = edge.get_xdata(), edge.get_ydata()
+    # the triangles of each curve, in its colour, and one legend entry for all of them
+    assert len([ln for ln in ax.get_lines() if ln.get_label().startswith("beyond the axes")]) == 1
+    edges = [ln for ln in ax.get_lines() if ln.get_label() == "_beyond the axes"]
+    ex, ey = (np.concatenate([getter(ln) for ln in edges]) for getter in (Line2D.get_xdata, Line2D.get_ydata))
     assert len(ex) == beyond.sum() and np.isfinite(ey).all() and ((ey >= lo_y) & (ey <= hi_y)).all()
 
 

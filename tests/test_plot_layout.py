@@ -281,3 +281,37 @@ def test_bird_marks_a_one_class_group_on_the_chance_line_as_roc_marks_it_n_a():
     assert line.get_label() == "run=a (one class: no information)"
     assert list(line.get_ydata()) == [0.0] * 4  # on the chance line, as evaluate's informedness 0
     assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("run=b")] == ["run=b"]
+
+
+def test_bird_keeps_every_point_of_a_curve_with_few_thresholds_and_colours_clipped_points_by_curve():
+    # pooled 2nd-98th percentiles over five runs of 1,000 scores put two of a 4-leaf tree's four points
+    # (its most informed: y = -8.81, -8.94) beyond the axes, as grey triangles among the others' tails
+    from matplotlib.colors import same_color
+
+    rng = np.random.default_rng(12)
+    n = 1000
+    y = rng.integers(0, 2, n)
+    runs = [
+        pl.DataFrame({"run": f"weak{r}", "label": y, "score": rng.random(n) + 0.15 * y}) for r in range(5)
+    ]
+    leaf = np.where(y == 1, rng.choice([0.9, 0.8], n, p=[0.9, 0.1]), rng.choice([0.1, 0.2], n, p=[0.9, 0.1]))
+    frame = be.curves(
+        pl.concat([*runs, pl.DataFrame({"run": "tree", "label": y, "score": leaf})]), by="run", kind="bird"
+    )
+    ax = be.plot(frame).axes[0]
+    (lo_x, hi_x), (lo_y, hi_y) = ax.get_xlim(), ax.get_ylim()
+    tree = frame.filter(pl.col("run") == "tree")
+    assert tree.height == 4 and tree["y"].min() < -8.9
+    assert ((tree["x"] >= lo_x) & (tree["x"] <= hi_x) & (tree["y"] >= lo_y) & (tree["y"] <= hi_y)).all()
+    curves = {ln.get_label(): ln for ln in ax.get_lines() if ln.get_label().startswith("run=")}
+    edges = [ln for ln in ax.get_lines() if ln.get_label() == "_beyond the axes"]
+    total = 0
+    for (run,), part in frame.partition_by("run", as_dict=True).items():
+        x, yy = part["x"].to_numpy(), part["y"].to_numpy()
+        beyond = int(((x < lo_x) | (x > hi_x) | (yy < lo_y) | (yy > hi_y)).sum())
+        mine = [ln for ln in edges if same_color(ln.get_color(), curves[f"run={run}"].get_color())]
+        assert sum(len(ln.get_xdata()) for ln in mine) == beyond, run
+        total += beyond
+    assert (
+        total > 0 and ax.get_title().splitlines()[-1] == f"{total} extreme points drawn at the axes' edge (▲)"
+    )

@@ -135,29 +135,53 @@ def _sort_key(key: tuple) -> tuple:
     return tuple(out)
 
 
+_FEW_POINTS = 50  # a curve with fewer finite points keeps all of them in view
+
+
+def _bulk(v: np.ndarray) -> tuple[float, float]:
+    """The range of one curve's coordinate that stays in view: all of a short curve, the 2nd-98th
+    percentiles of a long one."""
+    if len(v) < _FEW_POINTS:
+        return float(v.min()), float(v.max())
+    lo, hi = np.percentile(v, [2, 98])
+    return float(lo), float(hi)
+
+
 def _clip_bird(ax, lines: list[tuple[str, np.ndarray, np.ndarray]]) -> int:
-    """Keep the bulk of every BIRD curve in view: limits from the 2nd-98th percentiles; points beyond are
-    drawn at the edge with a triangle. Returns how many points were clipped."""
-    xs = np.concatenate([x for _, x, _ in lines]) if lines else np.empty(0)
-    ys = np.concatenate([y for _, _, y in lines]) if lines else np.empty(0)
-    ok = np.isfinite(xs) & np.isfinite(ys)
-    if not ok.any():
+    """Keep the bulk of every BIRD curve in view: limits from each curve's own 2nd-98th percentiles
+    (all the points of a curve with fewer than ``_FEW_POINTS``); points beyond are drawn at the edge
+    with a triangle of their curve's colour. Returns how many points were clipped.
+
+    Pooled percentiles treated a curve of few thresholds (a 4-leaf tree beside runs of 1,000 scores)
+    as the others' outliers: its two most informed points became grey triangles among their tails.
+    """
+    ranges = []
+    for _, x, y in lines:
+        ok = np.isfinite(x) & np.isfinite(y)  # an infinite point (smoothing=0) sets no limit
+        if ok.any():
+            ranges.append((*_bulk(x[ok]), *_bulk(y[ok])))
+    if not ranges:
         return 0
-    # an infinite point (smoothing=0 and tpr or fpr 0) sets no limit, but is drawn at the edge and counted
-    shown = ~(np.isnan(xs) | np.isnan(ys))
-    lo_x, hi_x = np.percentile(xs[ok], [2, 98])
-    lo_y, hi_y = np.percentile(ys[ok], [2, 98])
+    lo_x, hi_x = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    lo_y, hi_y = min(r[2] for r in ranges), max(r[3] for r in ranges)
     pad_x, pad_y = 0.08 * max(hi_x - lo_x, 1e-9), 0.08 * max(hi_y - lo_y, 1e-9)
     lo_x, hi_x = min(lo_x - pad_x, -0.05), max(hi_x + pad_x, 0.05)
     lo_y, hi_y = min(lo_y - pad_y, -0.05), max(hi_y + pad_y, 0.05)
     ax.set_xlim(lo_x, hi_x)
     ax.set_ylim(lo_y, hi_y)
-    out = ~((xs >= lo_x) & (xs <= hi_x) & (ys >= lo_y) & (ys <= hi_y)) & shown
-    if out.any():
-        ax.plot(np.clip(xs[out], lo_x, hi_x), np.clip(ys[out], lo_y, hi_y), linestyle="none", marker="^",
-                markersize=5, color="0.3", label="beyond the axes (drawn at the edge)", zorder=5,
-                clip_on=False)  # fmt: skip
-    return int(out.sum())
+    clipped = 0
+    for i, (_, x, y) in enumerate(lines):
+        shown = ~(np.isnan(x) | np.isnan(y))
+        out = ~((x >= lo_x) & (x <= hi_x) & (y >= lo_y) & (y <= hi_y)) & shown
+        if out.any():
+            ax.plot(np.clip(x[out], lo_x, hi_x), np.clip(y[out], lo_y, hi_y), linestyle="none", marker="^",
+                    markersize=5, color=f"C{i % 10}", label="_beyond the axes", zorder=5,
+                    clip_on=False)  # fmt: skip
+            clipped += int(out.sum())
+    if clipped:  # one legend entry for the triangles of every curve
+        ax.plot([], [], linestyle="none", marker="^", markersize=5, color="0.3",
+                label="beyond the axes (drawn at the edge, in the curve's colour)")  # fmt: skip
+    return clipped
 
 
 def _one_curve_per_group(data: pl.DataFrame, by: list[str], keys: list[str], n_groups: int) -> None:
