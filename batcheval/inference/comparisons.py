@@ -42,6 +42,7 @@ from ..kernels import score_diff as _score_diff
 from ..kernels.jit import n_threads, readonly
 from . import intervals as _intervals
 from . import paired_se as _paired_se
+from . import ratios as _ratios
 
 __all__ = [
     "MAX_CODED_CLASSES", "SCORE_MARGIN", "SCORE_MEASURES", "Cells", "RepeatedExampleError", "TwoPass",
@@ -107,7 +108,13 @@ def unpaired_se(
     spread with ``ci_method="bootstrap"``. Never 0 for a non-empty table, so no
     p-value comes from a standard error of 0: a bootstrap spread of 0 (a perfect
     or constant run) is replaced by that of the table with one more example in
-    every cell."""
+    every cell. A binary ratio measure (``odds_ratio``, ``lr_plus``, ``lr_minus``) is
+    compared on the log scale whatever ``ci_method`` says: the standard error of its
+    log (:func:`batcheval.inference.ratios.log_variance`, Woolf's for the odds ratio),
+    NaN where the measure is undefined."""
+    if _ratios.is_ratio(measure, np.shape(counts)[1]):
+        value = _measures.compute(counts, [measure], positive=pos)[measure]
+        return np.where(np.isnan(value), np.nan, np.sqrt(_ratios.log_variance(counts, measure, pos)))
     if ci_method == "bootstrap":
         se = _bootstrap_se(counts, measure, n_boot, seed, pos)
         flat = _paired_se.collapsed(se) & (np.asarray(counts).sum(axis=(1, 2)) > 0)
@@ -117,10 +124,16 @@ def unpaired_se(
     return _intervals.standard_errors(counts, [measure], positive=pos, adjusted=True)[measure]
 
 
-def unpaired_centre(counts: np.ndarray, measure: str, ci_method: str, value: np.ndarray) -> np.ndarray:
+def unpaired_centre(
+    counts: np.ndarray, measure: str, ci_method: str, value: np.ndarray, pos: int = 1
+) -> np.ndarray:
     """What an unpaired test compares: the measure of each table with the pseudo-counts
     of its adjusted standard error for the chance-corrected measures (so the test
-    inverts the Agresti–Caffo-type interval of the difference), else ``value``."""
+    inverts the Agresti–Caffo-type interval of the difference), the log of a binary ratio
+    measure's table plus a half in each cell (:func:`batcheval.inference.ratios.log_ratio`,
+    whatever ``ci_method``), else ``value``."""
+    if _ratios.is_ratio(measure, np.shape(counts)[1]):
+        return _ratios.log_ratio(counts, measure, pos, value)
     if ci_method == "bootstrap" or measure not in _intervals.DELTA_MEASURES:
         return value
     c = _intervals.cells_last(counts)
@@ -762,14 +775,18 @@ def paired_columns(
         run_right = np.einsum("gyly->g", joint) - both
         n_paired = sum_axes(joint, (1, 2, 3))
     se = None
-    if with_se or not _paired_se.has_sign_flip(measure, joint.shape[1]):
+    ratio = _ratios.is_ratio(measure, joint.shape[1])
+    if ratio:
+        # on the log scale, whichever method: the raw ratio's spread grows with the ratio
+        p, se = _ratios.paired_p(joint, measure, pos, diff)
+    elif with_se or not _paired_se.has_sign_flip(measure, joint.shape[1]):
         if method == "delta":
             se = _paired_se.delta_se(joint, measure, pos)
         else:
             se = _paired_se.bootstrap_se(joint, measure, pos, n_boot, seed, diff)
     cols = {
         "diff_vs_leader": diff,
-        "p_vs_leader": _paired_se.paired_p(joint, measure, pos, diff, se, method),
+        "p_vs_leader": p if ratio else _paired_se.paired_p(joint, measure, pos, diff, se, method),
         "n_paired": n_paired,
         "n_leader_only": leader_right,
         "n_run_only": run_right,

@@ -180,6 +180,7 @@ from . import comparisons as _cmp
 from . import floors as _floors
 from . import intervals as _intervals
 from . import paired_se as _paired_se
+from . import ratios as _ratios
 from . import selection as _selection
 from .adjust import adjust
 
@@ -234,7 +235,15 @@ def leaderboard(
         ``ci_method="wilson_delta"`` (mcc of three classes, macro_f1, ...) gets
         the bootstrap's standard error, and the interval evaluate gives it:
         binary f1, jaccard and mcc their closed forms, the others the smoothed
-        percentile bootstrap.
+        percentile bootstrap. The unbounded ratios ``odds_ratio``, ``lr_plus``
+        and ``lr_minus`` keep that interval, but their tests, best set and rank
+        intervals read the log of each table plus a half in each cell, with its
+        delta-method standard error (Woolf's for the odds ratio), whatever
+        ``ci_method`` and ``paired`` say (:mod:`batcheval.inference.ratios`):
+        on the raw scale the leader's standard error grows with its ratio, and
+        a run that got every prediction wrong could be the best. A ratio that
+        is undefined (``odds_ratio`` with ``fp·fn = 0``, docs/measures.md) has
+        no rank. ``lr_minus`` is ranked highest first as every measure is.
     example
         Column(s) identifying a test example across runs: comparisons with
         the leader become paired (see the module docstring). If example ids
@@ -559,7 +568,11 @@ def leaderboard(
     above = np.full(len(value), -1, dtype=np.int64)  # the run ranked just above each run
     above[order[1:]] = order[:-1]
     if examples:
-        if paired == "delta" and measure not in _intervals.interval_measures(k, "wilson_delta"):
+        if (
+            paired == "delta"
+            and measure not in _intervals.interval_measures(k, "wilson_delta")
+            and not _ratios.is_ratio(measure, k)
+        ):
             raise UnknownMeasureError(
                 f"paired='delta' needs a measure with a delta-method gradient, not {measure!r}"
             )
@@ -603,11 +616,13 @@ def leaderboard(
         chosen = _selection.unpaired(value, run_se, ci, seed, floor)
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
-        centre = _cmp.unpaired_centre(counts, measure, ci_method, value)
+        centre = _cmp.unpaired_centre(counts, measure, ci_method, value, pos)
         lead = np.full(len(value), leader)
         cols.update(_cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, lead, "leader", centre))
         chosen = _selection.unpaired(
-            value, se, ci, seed, _unpaired_floor(counts, measure, pos, ci),
+            # a ratio measure is selected on the log scale, as it is compared (inference/ratios.py)
+            centre if _ratios.is_ratio(measure, k) else value,
+            se, ci, seed, _unpaired_floor(counts, measure, pos, ci),
             # the Student-t correction: of every pair up to RANK_LIMIT runs, of each run's largest gap above
             _floors.class_parts(counts, measure, pos),
             # a modest board's critical values: the studentized bootstrap of its tables
@@ -865,6 +880,8 @@ def _paired_selection(
     influence per example when the board is small enough (one-pass and
     two-pass boards alike), else from the comparisons with the leader
     (:mod:`batcheval.inference.selection`)."""
+    if _ratios.is_ratio(measure, k):
+        return _ratio_selection(pairing, counts, value, cols, leader, measure, k, pos, ci, seed)
     u = parts = scored = None
     if len(value) <= _selection.RANK_LIMIT and measure in _intervals.interval_measures(k, "wilson_delta"):
         cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
@@ -912,6 +929,40 @@ def _paired_selection(
         se = np.fmax(se, np.sqrt(pair_floor()))
     se[leader] = 0.0
     return _selection.versus_leader(value, diff, se, ci)
+
+
+def _ratio_selection(
+    pairing: Any,
+    counts: np.ndarray,
+    value: np.ndarray,
+    cols: dict[str, Any],
+    leader: int,
+    measure: str,
+    k: int,
+    pos: int,
+    ci: float,
+    seed: int | None,
+) -> _selection.Selection:
+    """The best set and rank intervals of a paired board of a ratio measure, on the log scale
+    (:mod:`batcheval.inference.ratios`): from every run's influence per example (each run's
+    log-ratio gradient by cell, its pseudo-counts' part of the variance an error of its own)
+    when the board is small enough, else from each run's comparison with the leader, whose
+    standard error adds both runs' variances in full as other measures' leader-only boards do."""
+    theta = _ratios.log_ratio(counts, measure, pos, value)
+    values, var = _ratios.cell_values(counts, measure, pos)
+    if len(value) <= _selection.RANK_LIMIT:
+        cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
+        scored = None if cells is None else _floors.scored_examples(cells, counts)
+        if cells is not None and not _floors.over_influence(
+            len(value), int(cells.n_examples) if scored is None else int(np.count_nonzero(scored))
+        ):
+            codes = _floors.board_codes(cells, scored).astype(np.intp)
+            u = np.take_along_axis(values, codes, axis=1)
+            return _selection.paired(theta, u, ci, seed, var, _floors.example_classes(cells, scored))
+    diff = theta - theta[leader]
+    se = np.sqrt(cols["se_vs_leader"] ** 2 + var + var[leader])
+    se[leader] = 0.0
+    return _selection.versus_leader(theta, diff, se, ci)
 
 
 class _HeldCells(NamedTuple):
