@@ -649,7 +649,7 @@ def leaderboard(
     if chosen.rank_method == "none" and chosen.best_method != "none":  # ran, but without ranks
         if len(value) > _selection.RANK_LIMIT:
             why = f"the board has {len(value):,} runs, over the limit of {_selection.RANK_LIMIT:,}"
-        elif measure not in _intervals.interval_measures(k, "wilson_delta"):
+        elif not (_ratios.is_ratio(measure, k) or measure in _intervals.interval_measures(k, "wilson_delta")):
             why = (
                 f"its paired runs were compared with the leader only: {asked!r} has no delta-method "
                 "influence per example to rank every pair; measures with one: "
