@@ -27,6 +27,7 @@ import argparse
 import itertools
 import math
 import os
+import sys
 import time
 import warnings
 
@@ -36,6 +37,9 @@ import numpy as np
 import polars as pl
 
 import batcheval as be
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from calibration_board import frame
 
 #: (recall, fallout) of the two error profiles of each measure, of equal value
 PROFILES = {
@@ -57,12 +61,7 @@ def board(
     rates = np.array([EQUAL if design == "equal" else PROFILES[measure][i % 2] for i in range(r)])
     p_one = np.where(y == 1, rates[:, :1], rates[:, 1:])
     pred = (rng.random(y.shape) < p_one).astype(np.int8)
-    return pl.DataFrame({
-        "run": np.repeat(np.arange(r, dtype=np.int32), n),
-        "example_id": np.tile(np.arange(n, dtype=np.int32), r),
-        "label": y.ravel(),
-        "prediction": pred.ravel(),
-    })  # fmt: skip
+    return frame(y, pred)
 
 
 def point(

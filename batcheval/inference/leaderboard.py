@@ -881,7 +881,25 @@ def _paired_selection(
     two-pass boards alike), else from the comparisons with the leader
     (:mod:`batcheval.inference.selection`)."""
     if _ratios.is_ratio(measure, k):
-        return _ratio_selection(pairing, counts, value, cols, leader, measure, k, pos, ci, seed)
+        # on the log scale (batcheval.inference.ratios): from every run's influence per example (each
+        # run's log-ratio gradient by cell, its pseudo-counts' part of the variance an error of its
+        # own) when the board is small enough, else from each run's comparison with the leader, whose
+        # standard error adds both runs' variances in full as other measures' leader-only boards do
+        theta = _ratios.log_ratio(counts, measure, pos, value)
+        values, var = _ratios.cell_values(counts, measure, pos)
+        if len(value) <= _selection.RANK_LIMIT:
+            cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
+            scored = None if cells is None else _floors.scored_examples(cells, counts)
+            if cells is not None and not _floors.over_influence(
+                len(value), int(cells.n_examples) if scored is None else int(np.count_nonzero(scored))
+            ):
+                codes = _floors.board_codes(cells, scored).astype(np.intp)
+                u = np.take_along_axis(values, codes, axis=1)
+                return _selection.paired(theta, u, ci, seed, var, _floors.example_classes(cells, scored))
+        diff = theta - theta[leader]
+        se = np.sqrt(cols["se_vs_leader"] ** 2 + var + var[leader])
+        se[leader] = 0.0
+        return _selection.versus_leader(theta, diff, se, ci)
     u = parts = scored = None
     if len(value) <= _selection.RANK_LIMIT and measure in _intervals.interval_measures(k, "wilson_delta"):
         cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
@@ -929,40 +947,6 @@ def _paired_selection(
         se = np.fmax(se, np.sqrt(pair_floor()))
     se[leader] = 0.0
     return _selection.versus_leader(value, diff, se, ci)
-
-
-def _ratio_selection(
-    pairing: Any,
-    counts: np.ndarray,
-    value: np.ndarray,
-    cols: dict[str, Any],
-    leader: int,
-    measure: str,
-    k: int,
-    pos: int,
-    ci: float,
-    seed: int | None,
-) -> _selection.Selection:
-    """The best set and rank intervals of a paired board of a ratio measure, on the log scale
-    (:mod:`batcheval.inference.ratios`): from every run's influence per example (each run's
-    log-ratio gradient by cell, its pseudo-counts' part of the variance an error of its own)
-    when the board is small enough, else from each run's comparison with the leader, whose
-    standard error adds both runs' variances in full as other measures' leader-only boards do."""
-    theta = _ratios.log_ratio(counts, measure, pos, value)
-    values, var = _ratios.cell_values(counts, measure, pos)
-    if len(value) <= _selection.RANK_LIMIT:
-        cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
-        scored = None if cells is None else _floors.scored_examples(cells, counts)
-        if cells is not None and not _floors.over_influence(
-            len(value), int(cells.n_examples) if scored is None else int(np.count_nonzero(scored))
-        ):
-            codes = _floors.board_codes(cells, scored).astype(np.intp)
-            u = np.take_along_axis(values, codes, axis=1)
-            return _selection.paired(theta, u, ci, seed, var, _floors.example_classes(cells, scored))
-    diff = theta - theta[leader]
-    se = np.sqrt(cols["se_vs_leader"] ** 2 + var + var[leader])
-    se[leader] = 0.0
-    return _selection.versus_leader(theta, diff, se, ci)
 
 
 class _HeldCells(NamedTuple):
