@@ -135,7 +135,9 @@ def evaluate(
         smoothed percentile bootstrap: ``n_boot`` resamples of the table of the classes
         present in the group (a real example or a prediction), K of them, plus
         ``1/(K(K − 1))`` in each of its cells (none in a class the group never has, so
-        the interval does not change with other groups or ``classes=``), which keeps its
+        the interval does not change with the classes of other groups or ``classes=``; its
+        resamples come from a generator numbered by the group's position among the groups,
+        so a group that sorts before it draws other resamples), which keeps its
         level at small n where the plain one collapsed (``docs/calibration_bootstrap.md``; binary f1,
         jaccard and mcc have closed forms); p-values get none, and a
         :class:`~batcheval.errors.BatchevalWarning` names them. With the

@@ -73,7 +73,6 @@ def test_two_classes_of_three_get_the_miettinen_nurminen_score_interval():
     want = score_interval(tp, tp + fn, fp, fp + tn, float(norm.ppf(0.975)))
     assert low[0] == pytest.approx(want[0], abs=1e-9)
     assert high[0] == pytest.approx(want[1], abs=1e-9)
-    assert (round(low[0], 4), round(high[0], 4)) == (0.4459, 0.8076)
 
 
 def test_evaluate_gives_a_run_its_own_classes_interval_beside_a_run_of_more():

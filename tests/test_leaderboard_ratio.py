@@ -70,13 +70,6 @@ def test_inverse_run_leaves_the_best_set_unpaired(measure):
     assert (rows["inverse"]["rank_ci_low"], rows["good"]["rank_ci_high"]) == (2, 1)
 
 
-def test_hunter_odds_ratio_value():
-    """The figures of the report: Woolf's z of the two log odds ratios (a half in every cell)."""
-    board = be.leaderboard(_hunter(), measure="odds_ratio")
-    inverse = board.row(by_predicate=pl.col("run") == "inverse", named=True)
-    assert inverse["p_vs_leader"] == pytest.approx(1.9066447e-09, rel=1e-6)
-
-
 def _paired_var(joint: np.ndarray, measure: str) -> tuple[float, float]:
     """The paired log difference and its delta variance with the gradient by finite differences:
     ``joint[real, leader's prediction, run's prediction]``, a quarter added to every cell."""

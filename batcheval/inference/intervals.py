@@ -1711,7 +1711,9 @@ def class_table_ids(counts: np.ndarray) -> np.ndarray:
     ``g·2³² + r``, ``r`` the rank of ``c`` among the group's present classes
     (:func:`present_classes`; ``K + c`` for a class it never has). Numbered by their rows,
     ``g·K + c``, a group's per-class intervals moved with the call's class count: another
-    group's class, or ``classes=`` naming one, redrew every group's resamples.
+    group's class, or ``classes=`` naming one, redrew every group's resamples. (So the per-class
+    bootstrap intervals of every group but the first differ, by their Monte-Carlo error, from
+    those of the versions that numbered them so.)
 
     Examples
     --------
