@@ -185,9 +185,20 @@ from . import selection as _selection
 from .adjust import adjust
 
 __all__ = [
+    "MAX_RANKED_CLASSES",
     "is_leaderboard",
     "leaderboard",
 ]
+
+
+#: the most classes of a board whose best set comes from the studentized bootstrap (and, paired,
+#: from every pair's comparison, the runs × examples influence matrix): with equal runs that err on
+#: different classes it lost a truly best run in up to 0.080 of boards with 3-5 classes (as binary
+#: boards' studentized bootstrap, at most 0.080) and in 0.110-0.190 (paired) and 0.140-0.235
+#: (unpaired) with 6-11. Paired boards of more classes compare each run with the leader only
+#: (0.000-0.015 at 6, 8 and 11 classes) and have no rank intervals; unpaired ones take the Gaussian
+#: max-t of their floored variances (0.000-0.045) (docs/calibration_leader.md, Stop 51)
+MAX_RANKED_CLASSES = 5
 
 
 def leaderboard(
@@ -625,8 +636,11 @@ def leaderboard(
             se, ci, seed, _unpaired_floor(counts, measure, pos, ci),
             # the Student-t correction: of every pair up to RANK_LIMIT runs, of each run's largest gap above
             _floors.class_parts(counts, measure, pos),
-            # a modest board's critical values: the studentized bootstrap of its tables
-            _bootstrap.Tables(counts, measure, pos) if _bootstrap.bootstrap_fits(len(value), 1, k) else None,
+            # a modest board's critical values: the studentized bootstrap of its tables, up to
+            # MAX_RANKED_CLASSES classes (with more it lost a truly best run in up to 0.235 of boards)
+            _bootstrap.Tables(counts, measure, pos)
+            if k <= MAX_RANKED_CLASSES and _bootstrap.bootstrap_fits(len(value), 1, k)
+            else None,
         )  # fmt: skip
         if adjacent:
             vs = _cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, above, "above", centre)
@@ -655,16 +669,16 @@ def leaderboard(
                 "influence per example to rank every pair; measures with one: "
                 f"{_intervals.interval_measures(k, 'wilson_delta')}"
             )
-        elif _cmp.paired_cells_fit(k):
+        elif k > MAX_RANKED_CLASSES:
             why = (
-                "its paired runs were compared with the leader only (a board too large or sparse "
-                "for the joint influence matrix)"
+                f"its paired runs were compared with the leader only: every pair's comparison holds its "
+                f"level up to {MAX_RANKED_CLASSES} classes, and this board has {k} "
+                "(docs/calibration_leader.md, Stop 51)"
             )
         else:
             why = (
-                f"its paired runs were compared with the leader only: the joint influence matrix codes "
-                f"a real and a predicted class in one byte, which holds up to {_cmp.MAX_CODED_CLASSES} "
-                f"classes, and this board has {k}"
+                "its paired runs were compared with the leader only (a board too large or sparse "
+                "for the joint influence matrix)"
             )
         warn(f"rank_ci_low and rank_ci_high are null: {why}")
 
@@ -901,7 +915,11 @@ def _paired_selection(
         se[leader] = 0.0
         return _selection.versus_leader(theta, diff, se, ci)
     u = parts = scored = None
-    if len(value) <= _selection.RANK_LIMIT and measure in _intervals.interval_measures(k, "wilson_delta"):
+    if (
+        k <= MAX_RANKED_CLASSES
+        and len(value) <= _selection.RANK_LIMIT
+        and measure in _intervals.interval_measures(k, "wilson_delta")
+    ):
         cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
         if cells is not None:
             # only the examples some run scored: the set does not depend on how they are numbered
