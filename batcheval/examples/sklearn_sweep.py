@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..errors import InvalidArgumentError
+from ..errors import BatchevalWarning, InvalidArgumentError
 from ..evaluate import evaluate
 from ..inference.leaderboard import leaderboard
 from ..inference.ranks import RankResult, rank_methods
@@ -634,7 +635,9 @@ def _run(
         # one seed, so that each example counts once: repeats of the same examples under other
         # seeds are not new evidence, and would narrow the intervals
         one_seed = part.filter(pl.col("seed") == seeds[0])
-        board = leaderboard(one_seed, run="setting", pool="fold", example="example")
+        with warnings.catch_warnings():  # _report_board says why a board has no rank intervals
+            warnings.filterwarnings("ignore", "rank_ci_low and rank_ci_high are null", BatchevalWarning)
+            board = leaderboard(one_seed, run="setting", pool="fold", example="example")
         _report_board(board, top, seeds[0])
         boards.append(board.with_columns(pl.lit(dataset).alias("dataset")))
         if dataset == "breast_cancer_rare":
@@ -786,8 +789,16 @@ def _report_board(board: pl.DataFrame, top: int, seed: int) -> None:
         for p in shown["p_vs_leader"]
     ]
     shown = shown.with_columns(pl.Series("p_vs_leader", p_text, dtype=pl.String))
+    ranked = shown["rank_ci_low"].null_count() < shown.height
+    if not ranked:  # a paired board of more than five classes: compared with the leader only
+        shown = shown.drop("rank_ci_low", "rank_ci_high")
     print(_table(shown.rename({"informedness_ci_low": "ci_low", "informedness_ci_high": "ci_high"})))
     print(f"{tied} of {board.height} runs could be the best (a simultaneous 95% set, valid under selection).")
+    if not ranked:
+        print(
+            "no rank intervals: with more than five classes each run is compared with the leader only "
+            "(docs/calibration_leader.md, Stop 51)"
+        )
 
 
 def _forest(board: pl.DataFrame, path: Path, title: str) -> None:
