@@ -399,15 +399,7 @@ def _three_class_board(runs: int, rng: np.random.Generator) -> pl.DataFrame:
     examples of class 2, 10 each of classes 0 and 1; every run informed with probability 0.5,
     else guessing 0.8 on class 2 (even runs) or on class 0 (odd runs), 0.1 on each other class:
     multiclass informedness 0.5 for both (the expected table ``r_i(B·δ_ij + (1 − B)·g_j)``)."""
-    y = rng.permutation(np.repeat(np.arange(3), [10, 10, 80]))
-    law = np.full((runs, 3), 0.1)
-    law[0::2, 2] = law[1::2, 0] = 0.8
-    guess = (rng.random((runs, 100))[:, :, None] >= np.cumsum(law, axis=1)[:, None, :-1]).sum(axis=2)
-    pred = np.where(rng.random((runs, 100)) < 0.5, y[None, :], guess)
-    return pl.DataFrame({
-        "run": np.repeat(np.arange(runs), 100), "example_id": np.tile(np.arange(100), runs),
-        "label": np.tile(y, runs), "prediction": pred.ravel(),
-    })  # fmt: skip
+    return _many_class_board(3, runs, rng)
 
 
 def test_family_wise_error_of_three_classes_when_equal_runs_err_on_different_classes():
