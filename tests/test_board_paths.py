@@ -201,8 +201,43 @@ def test_a_paired_board_of_more_classes_than_its_pair_comparisons_hold_says_so(k
         assert board.select("rank_ci_low", "rank_ci_high").rows() == [(1, 1), (2, 2), (3, 3)]
         return
     message = (f"every pair's comparison holds its level up to {MAX_RANKED_CLASSES} classes, "
-               f"and this board has {k}")  # fmt: skip
+               f"and this board has {k} classes holding examples")  # fmt: skip
     with pytest.warns(be.errors.BatchevalWarning, match=message):
         board = be.leaderboard(df, run="run", measure="accuracy", example="example", seed=0)
     assert board["rank_ci_low"].null_count() == 3
     assert board["could_be_best"].to_list() == [True, False, False]
+
+
+def test_classes_named_beyond_those_held_do_not_count_towards_the_class_limit():
+    """classes=range(8) on a three-class board: the five named classes hold no example, and the
+    board is ranked as without them (before the fix the gate counted them and the rank intervals
+    were null)."""
+    rng = np.random.default_rng(3)
+    n = 300
+    y = rng.integers(0, 3, n)
+    df = pl.concat([
+        pl.DataFrame({"run": r, "ex": np.arange(n), "label": y,
+                      "prediction": np.where(rng.random(n) < 0.5 + 0.1 * r, y, rng.integers(0, 3, n))})
+        for r in range(3)
+    ])  # fmt: skip
+    for example in ("ex", None):
+        plain = be.leaderboard(df, example=example, seed=0)
+        named = be.leaderboard(df, example=example, seed=0, classes=list(range(8)))
+        columns = ["run", "informedness", "could_be_best", "rank_ci_low", "rank_ci_high"]
+        assert named.select(columns).equals(plain.select(columns))
+        assert plain["rank_ci_low"].null_count() == 0
+
+
+def test_a_many_class_board_of_a_measure_without_influence_names_the_class_limit():
+    """macro_f1 on a seven-class paired board: the warning named the measure's missing influence
+    and listed measures that would still have had no rank intervals."""
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 7, 400)
+    df = pl.concat([
+        pl.DataFrame({"run": r, "ex": np.arange(400), "label": y,
+                      "prediction": np.where(rng.random(400) < 0.6, y, rng.integers(0, 7, 400))})
+        for r in range(3)
+    ])  # fmt: skip
+    with pytest.warns(be.errors.BatchevalWarning, match="this board has 7 classes holding examples"):
+        board = be.leaderboard(df, example="ex", measure="macro_f1", seed=0)
+    assert board["rank_ci_low"].null_count() == 3

@@ -34,9 +34,12 @@ the replicates' maxima (:func:`bootstrap_stats`) give the rank intervals'
 two-sided critical value and the best set's step-down, with the board's
 standardized differences taken as they are (no Student-t correction: the
 bootstrap's studentization accounts for the variance's own error). The
-method columns then read ``"bootstrap"``. Larger boards, and boards of a
-measure without a delta-method variance, keep the Gaussian max-t; the
-leaderboard's 100,000-run path never reaches the bootstrap.
+method columns then read ``"bootstrap"``. Larger boards, boards of a
+measure without a delta-method variance, and boards of more than
+:data:`~batcheval.inference.leaderboard.MAX_RANKED_CLASSES` classes holding examples (the
+leaderboard's rule: with more, many of them small, the bootstrap lost a truly best run in up
+to 0.235 of boards) keep the Gaussian max-t; the leaderboard's 100,000-run path never
+reaches the bootstrap.
 """
 
 from __future__ import annotations

@@ -126,10 +126,13 @@ Which runs could be the best, and where each could rank
     effects and the board's median, at most its rows per example), as seeds
     that repeat a run's errors tell no more than one seed. Modest
     boards (unpaired up to 316 runs; paired while runs² × examples ≤
-    100,000) take both critical values from a studentized bootstrap of the
-    runs' tables instead, as a few examples of a class defeat the normal
-    approximation (see :mod:`batcheval.inference.selection`). The rank
-    intervals are null (with a warning) above 5,000 runs, and for paired
+    100,000) of at most :data:`MAX_RANKED_CLASSES` classes holding examples take
+    both critical values from a studentized bootstrap of the runs' tables
+    instead, as a few examples of a class defeat the normal approximation (see
+    :mod:`batcheval.inference.selection`); with more classes it lost a truly
+    best run in up to 0.235 of boards, and they keep the Gaussian max-t. The
+    rank intervals are null (with a warning) above 5,000 runs, for paired
+    boards of more than :data:`MAX_RANKED_CLASSES` classes, and for paired
     boards too large or sparse for the runs × examples influence matrix,
     whose best set then compares each run with the leader only, in
     Bonferroni's step-down over ordered pairs: paired boards of a measure
@@ -186,6 +189,7 @@ from .adjust import adjust
 
 __all__ = [
     "MAX_RANKED_CLASSES",
+    "held_classes",
     "is_leaderboard",
     "leaderboard",
 ]
@@ -199,6 +203,19 @@ __all__ = [
 #: (0.000-0.015 at 6, 8 and 11 classes) and have no rank intervals; unpaired ones take the Gaussian
 #: max-t of their floored variances (0.000-0.045) (docs/calibration_leader.md, Stop 51)
 MAX_RANKED_CLASSES = 5
+
+
+def held_classes(counts: np.ndarray) -> int:
+    """The classes of a board's tables ``counts[R, K, K]`` that hold a real example or a
+    prediction of some run (classes= may name more): what :data:`MAX_RANKED_CLASSES` counts.
+
+    Examples
+    --------
+    >>> held_classes(np.array([[[3, 1, 0], [0, 2, 0], [0, 0, 0]]]))
+    2
+    """
+    total = np.asarray(counts).sum(axis=0)
+    return int(np.count_nonzero(total.sum(axis=0) + total.sum(axis=1)))
 
 
 def leaderboard(
@@ -363,7 +380,9 @@ def leaderboard(
         undefined), ``p_best``,
         ``rank_ci_low`` and ``rank_ci_high`` (null where undefined; such a run
         could rank anywhere, and every other run's interval reaches as many
-        places lower), and with ``example=`` also ``n_paired``,
+        places lower; all null, with a warning, on boards over 5,000 runs and on
+        paired boards of more than :data:`MAX_RANKED_CLASSES` classes), and with
+        ``example=`` also ``n_paired``,
         ``n_leader_only``, ``n_run_only`` and ``p_mcnemar`` (NaN, as
         ``p_vs_leader``, for a run that shares no example with the leader); with
         ``adjacent=True`` also ``diff_vs_above`` and ``p_vs_above`` (and
@@ -530,6 +549,7 @@ def leaderboard(
         )
     pos = table.positive_index(positive) if k == 2 else 1
     counts = np.asarray(table.counts)
+    held = held_classes(counts)
     if cells is None:
         # the measure, its chance test and a closed-form interval depend on the table alone, and
         # runs scored on one test set repeat tables (57 % distinct among the benchmark's 100k
@@ -639,7 +659,7 @@ def leaderboard(
             # a modest board's critical values: the studentized bootstrap of its tables, up to
             # MAX_RANKED_CLASSES classes (with more it lost a truly best run in up to 0.235 of boards)
             _bootstrap.Tables(counts, measure, pos)
-            if k <= MAX_RANKED_CLASSES and _bootstrap.bootstrap_fits(len(value), 1, k)
+            if held <= MAX_RANKED_CLASSES and _bootstrap.bootstrap_fits(len(value), 1, k)
             else None,
         )  # fmt: skip
         if adjacent:
@@ -663,17 +683,17 @@ def leaderboard(
     if chosen.rank_method == "none" and chosen.best_method != "none":  # ran, but without ranks
         if len(value) > _selection.RANK_LIMIT:
             why = f"the board has {len(value):,} runs, over the limit of {_selection.RANK_LIMIT:,}"
+        elif held > MAX_RANKED_CLASSES:
+            why = (
+                f"its paired runs were compared with the leader only: every pair's comparison holds its "
+                f"level up to {MAX_RANKED_CLASSES} classes, and this board has {held} classes holding "
+                "examples (docs/calibration_leader.md, Stop 51)"
+            )
         elif not (_ratios.is_ratio(measure, k) or measure in _intervals.interval_measures(k, "wilson_delta")):
             why = (
                 f"its paired runs were compared with the leader only: {asked!r} has no delta-method "
                 "influence per example to rank every pair; measures with one: "
                 f"{_intervals.interval_measures(k, 'wilson_delta')}"
-            )
-        elif k > MAX_RANKED_CLASSES:
-            why = (
-                f"its paired runs were compared with the leader only: every pair's comparison holds its "
-                f"level up to {MAX_RANKED_CLASSES} classes, and this board has {k} "
-                "(docs/calibration_leader.md, Stop 51)"
             )
         else:
             why = (
@@ -916,7 +936,7 @@ def _paired_selection(
         return _selection.versus_leader(theta, diff, se, ci)
     u = parts = scored = None
     if (
-        k <= MAX_RANKED_CLASSES
+        held_classes(counts) <= MAX_RANKED_CLASSES
         and len(value) <= _selection.RANK_LIMIT
         and measure in _intervals.interval_measures(k, "wilson_delta")
     ):

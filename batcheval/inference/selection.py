@@ -64,7 +64,9 @@ The errors' joint law
     every run's class pair per example (a dense board) and ``R · E`` and
     ``R² · E`` within :data:`~batcheval.inference.floors.INFLUENCE_CELLS` and
     :data:`~batcheval.inference.floors.INFLUENCE_FLOPS` (the influence by cell:
-    :func:`~batcheval.inference.floors.influence_cells`);
+    :func:`~batcheval.inference.floors.influence_cells`), and at most
+    :data:`~batcheval.inference.leaderboard.MAX_RANKED_CLASSES` classes holding
+    examples (with more the best set lost a truly best run in up to 0.19 of boards);
     otherwise each run is compared with the leader only (valid, as the
     leader is one of the j) in Bonferroni's step-down over ordered pairs,
     and the rank intervals are NaN. Where the board's ``p_vs_leader`` is the
@@ -92,7 +94,9 @@ The studentized bootstrap of modest boards
     While ``N_BOOT · R²`` (unpaired) or ``N_BOOT · R² · E`` (paired, E examples) stays
     within :data:`~batcheval.inference.board_bootstrap.BOOT_BUDGET`, the replicates'
     ``N_BOOT · R · K²`` cells within :data:`~batcheval.inference.board_bootstrap.BOOT_CELLS`
-    (K classes), and the measure has a
+    (K classes), the board's classes holding examples are at most
+    :data:`~batcheval.inference.leaderboard.MAX_RANKED_CLASSES` (more erred in up to 0.235
+    of boards), and the measure has a
     delta-method variance, both critical values come from replicate boards drawn from a
     smoothed fit of the board instead of the Gaussian max-t, with no Student-t correction
     (the bootstrap-t: :mod:`batcheval.inference.board_bootstrap`); the method columns then
