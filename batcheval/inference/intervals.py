@@ -247,7 +247,7 @@ from ..kernels import bootstrap as _boot
 from ..kernels import delta as _delta
 from ..kernels import score_diff as _score_diff
 from ..kernels.jit import readonly
-from ..measures.compute import as_counts
+from ..measures.compute import as_counts, held_margins
 
 __all__ = [
     "ACCURACY_METHODS",
@@ -1020,7 +1020,8 @@ def present_classes(counts: np.ndarray) -> np.ndarray:
     >>> present_classes(np.array([[[3, 0, 1], [0, 0, 0], [2, 0, 4]]])).tolist()
     [[True, False, True]]
     """
-    return counts.any(axis=2) | counts.any(axis=1)
+    real, pred = held_margins(counts)
+    return real | pred
 
 
 def present_tables(counts: np.ndarray, present: np.ndarray, ids: np.ndarray, m: int) -> np.ndarray:
