@@ -64,6 +64,7 @@ import numpy as np
 
 from ..kernels import selection as _k
 from . import intervals as _intervals
+from . import ratios as _ratios
 
 __all__ = [
     "FLOOR_TABLE_CELLS",
@@ -327,6 +328,8 @@ def cell_values(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:
     table alone (column 0 is 0; NaN rows where the gradient is undefined): the values of
     :class:`PairCells` for a board without an influence matrix."""
     g, k = np.shape(counts)[:2]
+    if _ratios.is_ratio(measure, k):  # the gradient of the log ratio (inference/ratios.py)
+        return _ratios.cell_values(counts, measure, pos)
     if measure == "informedness" and k == 2:  # the gradient in closed form: 100k tables 20 -> 1 ms
         values = np.empty((g, 5))
         _k.informedness_cell_values(np.ascontiguousarray(counts), values)

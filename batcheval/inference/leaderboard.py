@@ -616,7 +616,9 @@ def leaderboard(
             joint = pairing.joint(lead)
         # a sign-flip measure's p-values and best set read no standard error
         cols.update(_cmp.paired_columns(joint, measure, pos, n_boot, seed, paired, with_se=False))
-        chosen = _paired_selection(pairing, counts, value, cols, leader, measure, k, pos, ci, seed, joint)
+        chosen = _paired_selection(
+            pairing, counts, value, cols, leader, measure, k, held, pos, ci, seed, joint
+        )
         chosen = _selection.exclude_loose(chosen, value, cols["p_vs_leader"], ci)
         chosen = _selection.floor_p_best(chosen, _paired_se.swap_floor(joint), ci)
         if adjacent:
@@ -905,6 +907,7 @@ def _paired_selection(
     leader: int,
     measure: str,
     k: int,
+    held: int,
     pos: int,
     ci: float,
     seed: int | None,
@@ -920,15 +923,13 @@ def _paired_selection(
         # own) when the board is small enough, else from each run's comparison with the leader, whose
         # standard error adds both runs' variances in full as other measures' leader-only boards do
         theta = _ratios.log_ratio(counts, measure, pos, value)
-        values, var = _ratios.cell_values(counts, measure, pos)
+        var = _ratios.log_variance(counts, measure, pos)
         if len(value) <= _selection.RANK_LIMIT:
             cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
             scored = None if cells is None else _floors.scored_examples(cells, counts)
-            if cells is not None and not _floors.over_influence(
-                len(value), int(cells.n_examples) if scored is None else int(np.count_nonzero(scored))
-            ):
-                codes = _floors.board_codes(cells, scored).astype(np.intp)
-                u = np.take_along_axis(values, codes, axis=1)
+            parts = None if cells is None else _floors.influence_cells(cells, counts, measure, pos, scored)
+            if parts is not None:
+                u = np.take_along_axis(parts.values, parts.codes, axis=1)
                 return _selection.paired(theta, u, ci, seed, var, _floors.example_classes(cells, scored))
         diff = theta - theta[leader]
         se = np.sqrt(cols["se_vs_leader"] ** 2 + var + var[leader])
@@ -936,7 +937,7 @@ def _paired_selection(
         return _selection.versus_leader(theta, diff, se, ci)
     u = parts = scored = None
     if (
-        held_classes(counts) <= MAX_RANKED_CLASSES
+        held <= MAX_RANKED_CLASSES
         and len(value) <= _selection.RANK_LIMIT
         and measure in _intervals.interval_measures(k, "wilson_delta")
     ):

@@ -197,20 +197,20 @@ def paired_p(joint: np.ndarray, measure: str, pos: int, diff: np.ndarray) -> tup
     return np.where(np.isnan(diff), np.nan, p), se
 
 
-def cell_values(counts: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray, np.ndarray]:
+def cell_values(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:
     """Each run's influence by cell for the paired best set, ``values[run, 1 + real·2 +
     predicted] = a − ā`` (``ā`` the mean over the run's examples; column 0, not scored, is 0),
-    and each run's variance :func:`log_variance`, which the influence's ``Σ_e U²`` falls short
-    of by the pseudo-counts' part (the selection adds it as an error of the run's own).
+    as :func:`batcheval.inference.floors.cell_values` gives other measures'. Its ``Σ_e U²``
+    falls short of :func:`log_variance` by the pseudo-counts' part, which the selection adds as
+    an error of the run's own.
 
     Examples
     --------
     A perfect run of ten examples a class: its hits carry no influence (``1/10.5`` is their
     mean), a miss would carry ``−1/0.5 − 1/10.5``.
 
-    >>> values, var = cell_values(np.array([[[10, 0], [0, 10]]]), "odds_ratio", 1)
-    >>> values.round(4).tolist(), round(float(var[0]), 4)
-    ([[0.0, 0.0, -2.0952, -2.0952, 0.0]], 4.1905)
+    >>> cell_values(np.array([[[10, 0], [0, 10]]]), "odds_ratio", 1).round(4).tolist()
+    [[0.0, 0.0, -2.0952, -2.0952, 0.0]]
     """
     c = np.asarray(counts, dtype=np.float64)
     a = count_gradient(c, measure, pos)
@@ -221,4 +221,4 @@ def cell_values(counts: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray,
     values = np.zeros((g, 5))
     values[:, 1:] = a.reshape(g, 4) - mean[:, None]
     values[n == 0] = np.nan
-    return values, log_variance(c, measure, pos)
+    return values
