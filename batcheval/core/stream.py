@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import BatchevalError, ColumnNotFoundError, InvalidArgumentError, MergeError, SourceError, warn
-from ..io.frames import check_roles, widens_to_int128
+from ..io.frames import check_roles, integers_combine
 from ..io.sources import DEFAULT_BATCH_ROWS, Part, open_parts
 from .table import ContingencyTable
 
@@ -305,7 +305,7 @@ def check_part_types(name: str, mine: PartTypes, before: PartTypes | None, class
             f"{c!r} is {mine.keys.get(c)}, not {before.keys[c]}"
             for c in before.keys
             if mine.keys.get(c) != before.keys[c]
-            and not _both_integer(mine.keys.get(c), before.keys[c])
+            and not integers_combine(mine.keys.get(c), before.keys[c])
             and pl.Null not in (mine.keys.get(c), before.keys[c])
         ]
         if diffs or set(mine.keys) != set(before.keys):
@@ -325,11 +325,6 @@ def _widened(before: pl.Schema, mine: pl.Schema) -> pl.Schema:
     ``mine``'s type, as :func:`combine` casts them."""
     empty = [pl.DataFrame(schema=before), pl.DataFrame(schema=mine).select(list(before))]
     return pl.concat(empty, how="vertical_relaxed").schema
-
-
-def _both_integer(a: pl.DataType | None, b: pl.DataType) -> bool:
-    """Integer keys that combine (as a CLI glob's columns do)."""
-    return a is not None and a.is_integer() and b.is_integer() and not widens_to_int128(a, b)
 
 
 def _naming_rows(exc: BatchevalError, part: str, lo: int, hi: int) -> BatchevalError:

@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import BatchevalError, SourceError
-from .frames import widens_to_int128
+from .frames import integers_combine, widens_to_int128
 from .sources import CSV_INFER_ROWS
 
 __all__ = ["check_output", "read_frame", "write_frame"]
@@ -160,7 +160,7 @@ def _check_same_columns(
             if mine == pl.Null:
                 seen[col] = (dtype, other)
             continue
-        if col in keys and dtype != mine and not _integers_that_combine(dtype, mine):
+        if col in keys and dtype != mine and not integers_combine(dtype, mine):
             raise SourceError(
                 f"cannot read {text!r}: key column {col!r} is {dtype} in {other!r} but {mine} in "
                 f"{first!r}; a key column must have one type in every file (integers of any width "
@@ -171,10 +171,6 @@ def _check_same_columns(
             raise BatchevalError(
                 f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
             )
-
-
-def _integers_that_combine(a: pl.DataType, b: pl.DataType) -> bool:
-    return a.is_integer() and b.is_integer() and not widens_to_int128(a, b)
 
 
 _WRITERS = {".parquet", ".pq", ".csv", ".ipc", ".arrow", ".feather", ".json"}

@@ -21,6 +21,7 @@ __all__ = [
     "column_names",
     "column_of_values",
     "from_mapping",
+    "integers_combine",
     "is_label_values",
     "named_as_pooled",
     "named_by_keyword",
@@ -92,6 +93,21 @@ def widens_to_int128(a: pl.DataType, b: pl.DataType) -> bool:
     (True, False)
     """
     return pl.UInt64 in (a, b) and (a.is_signed_integer() or b.is_signed_integer())
+
+
+def integers_combine(a: pl.DataType | None, b: pl.DataType) -> bool:
+    """Whether key columns of ``a`` in one part and ``b`` in another combine as one: integers of
+    any widths but UInt64 with a signed type (:func:`widens_to_int128`); ``a`` None (a column one
+    part lacks) never does.
+
+    Examples
+    --------
+    >>> integers_combine(pl.Int32, pl.Int64), integers_combine(pl.Int64, pl.Float64)
+    (True, False)
+    >>> integers_combine(pl.UInt64, pl.Int8), integers_combine(None, pl.Int8)
+    (False, False)
+    """
+    return a is not None and a.is_integer() and b.is_integer() and not widens_to_int128(a, b)
 
 
 def check_roles(
