@@ -413,6 +413,11 @@ def test_flags_that_are_not_bools_are_named(flag, value, counted):
     })  # fmt: skip
     # per-example predictions are counted per fold first, with drop_nulls
     df = predictions if counted else cv_frame(n_runs=3, n_repeats=1, n_folds=4)
+    if flag == "higher_is_better" and value is None:  # the default: the measure's own direction
+        default = be.compare(df, measure="accuracy")
+        assert be.compare(df, measure="accuracy", higher_is_better=None).equals(default)
+        assert default.equals(be.compare(df, measure="accuracy", higher_is_better=True))
+        return
     with pytest.raises(
         InvalidArgumentError, match=rf"^{flag}= takes True or False, got {re.escape(repr(value))}$"
     ):

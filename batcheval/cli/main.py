@@ -209,6 +209,7 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--prediction", default="prediction", help="the predicted-class column")
     lb.add_argument("--pool", help="comma-separated columns each run is pooled over, e.g. fold")
     lb.add_argument("--measure", default="informedness", help="the ranking measure (default: informedness)")
+    direction(lb, "run")
     lb.add_argument("--example", help="comma-separated example id column(s): paired comparisons")
     lb.add_argument("--cluster", help="comma-separated cluster column(s): examples that come in groups "
                     "count as one (a clustered board)")  # fmt: skip
@@ -299,7 +300,7 @@ def _comparison_commands(command, output) -> None:
         "--rope", default="0", help="ROPE of --test bayes: a half-width w, or low,high (--rope=-0.01,0.02)"
     )
     cp.add_argument("--test-fraction", type=float, help="share of the data in each test fold")
-    cp.add_argument("--lower-is-better", action="store_true", help="the best run has the lowest mean")
+    direction(cp, "run")
     cp.add_argument("--label", default="label", help="label column, when FILE holds predictions")
     cp.add_argument("--prediction", default="prediction", help="prediction column, when FILE holds them")
     cp.add_argument("--drop-nulls", action="store_true", help="skip rows with a null label or prediction")
@@ -311,13 +312,26 @@ def _comparison_commands(command, output) -> None:
     rk.add_argument("--method", default="method", help="the method column (default: method)")
     rk.add_argument("--dataset", default="dataset", help="the dataset column (default: dataset)")
     rk.add_argument("--measure", default="score", help="the score column (default: score)")
-    rk.add_argument("--lower-is-better", action="store_true", help="lower scores rank first")
+    direction(rk, "method")
     rk.add_argument("--control", help="compare every method with this one (Holm)")
     rk.add_argument("--alpha", type=float, default=0.05, help="level of the critical difference")
     rk.add_argument("--drop-incomplete", action="store_true", help="drop methods missing on some datasets")
     rk.add_argument("--pairwise", metavar="FILE", help="also write the pairwise table there")
     rk.add_argument("--plot", metavar="PNG", help="draw the critical-difference diagram there")
     output(rk)
+
+
+def direction(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--lower-is-better`` and ``--higher-is-better``: which way the best comes first. Neither
+    leaves it to the measure (``higher_is_better=None``)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--lower-is-better", dest="higher_is_better", action="store_false", default=None,
+        help=f"the best {what} has the lowest value (default: the measure's own direction; fallout, "
+        "miss_rate, lr_minus and conditional_entropy are lower-is-better, any other name higher)",
+    )  # fmt: skip
+    group.add_argument("--higher-is-better", dest="higher_is_better", action="store_true", default=None,
+                       help=f"the best {what} has the highest value")  # fmt: skip
 
 
 def _rope(text: str):
@@ -338,7 +352,7 @@ def _compare(args: argparse.Namespace) -> None:
         reference=_run_value(args.reference, frame, runs, "--reference"),
         pairs="all" if args.all_pairs else "reference", test=args.test, rope=_rope(args.rope),
         test_fraction=args.test_fraction,
-        higher_is_better=not args.lower_is_better, label=args.label, prediction=args.prediction,
+        higher_is_better=args.higher_is_better, label=args.label, prediction=args.prediction,
         drop_nulls=args.drop_nulls,
     )  # fmt: skip
     _emit(result, args.output, chosen=True)
@@ -354,7 +368,7 @@ def _ranks(args: argparse.Namespace) -> None:
         _check_png(args.plot)
     frame = _read(args)
     res = rank_methods(
-        frame.collect(), args.method, args.dataset, args.measure, higher_is_better=not args.lower_is_better,
+        frame.collect(), args.method, args.dataset, args.measure, higher_is_better=args.higher_is_better,
         control=_run_value(args.control, frame, [args.method], "--control"), alpha=args.alpha,
         drop_incomplete=args.drop_incomplete,
     )  # fmt: skip
@@ -685,6 +699,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
         classes=_classes(args.classes, dtype),
         positive=_positive(args.positive, dtype),
         drop_nulls=args.drop_nulls,
+        higher_is_better=args.higher_is_better,
     )
     if args.plot:
         plot_leaderboard(board, top=args.top or 20, path=args.plot)

@@ -88,12 +88,14 @@ BOOT_CELLS = 1 << 24
 class Tables(NamedTuple):
     """What the studentized bootstrap resamples: the runs' tables ``counts[R, K, K]``
     (real class first), the measure, the positive class index and, for runs scored on
-    the same examples, each run's class pair per example (:func:`~batcheval.inference.floors.board_codes`)."""
+    the same examples, each run's class pair per example (:func:`~batcheval.inference.floors.board_codes`),
+    and ``sign``, −1 for a board ranked lowest first (the replicates are ranked as the board is)."""
 
     counts: np.ndarray
     measure: str
     positive: int
     codes: np.ndarray | None = None
+    sign: float = 1.0
 
 
 def bootable(tables: Tables | None, r: int, e: int) -> bool:
@@ -290,7 +292,7 @@ def bootstrap_stats(
         codes = resample_paired(np.asarray(tables.codes)[idx], k, m, rng)
         reps = _tables_of(codes, k).reshape(m * r, k, k)
     theta = _measures.compute(reps, [measure], positive=pos)[measure].reshape(m, r)
-    err = np.ascontiguousarray(theta - truth[None, :])
+    err = np.ascontiguousarray(tables.sign * (theta - truth[None, :]))
     stat_abs, stat_vs = np.empty(m), np.empty((m, r))
     if tables.codes is None:
         var = unpaired_variance(reps, measure, pos).reshape(m, r)
@@ -298,7 +300,7 @@ def bootstrap_stats(
         return stat_abs, stat_vs
     grad, undefined = _intervals.delta_gradient(reps, measure, positive=pos)
     lut = np.zeros((m * r, k * k + 1))
-    lut[:, 1:] = grad.reshape(m * r, k * k)
+    lut[:, 1:] = tables.sign * grad.reshape(m * r, k * k)
     lut[undefined] = np.nan
     floor = smoothed_variance(reps, measure, pos)
     assert floor is not None

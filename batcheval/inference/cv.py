@@ -64,6 +64,7 @@ from ..errors import InvalidArgumentError
 from ..io.arguments import as_count, as_flag, as_real
 from ..io.frames import as_key_list, check_free_names, check_roles, column_names, select_columns
 from ..kernels import ranks as _rank_kernels
+from ..measures import names as _names
 from ..scores.prepare import check_exact_in_float
 from .adjust import adjust
 
@@ -471,7 +472,7 @@ def compare(
     test: Literal["corrected_t", "bayes", "5x2cv", "t"] = "corrected_t",
     rope: float | tuple[float, float] = 0.0,
     test_fraction: float | None = None,
-    higher_is_better: bool = True,
+    higher_is_better: bool | None = None,
     label: str = "label",
     prediction: str = "prediction",
     chunk_rows: int = 1 << 16,
@@ -512,7 +513,10 @@ def compare(
         repeat). Only for ``test="corrected_t"`` and ``"bayes"``: the other tests have no
         correction, and raise :class:`~batcheval.errors.InvalidArgumentError` when it is given.
     higher_is_better
-        Which way the best run is chosen when ``reference=None``.
+        Which way the best run is chosen when ``reference=None``. By default the measure's own
+        direction: the lowest mean for ``fallout``, ``miss_rate``, ``lr_minus`` and
+        ``conditional_entropy`` (and their aliases), the highest for every other name, a score
+        column of your own included (pass ``False`` for a loss).
     label, prediction
         The class columns, used when ``data`` holds predictions.
     drop_nulls
@@ -555,6 +559,8 @@ def compare(
         raise InvalidArgumentError("reference= has no meaning with pairs='all'; leave it None")
     low, high = parse_rope(rope)
     # "False" (truthy) made the highest mean of a loss the reference, without a word
+    if higher_is_better is None:
+        higher_is_better = _names.higher_is_better(measure) if isinstance(measure, str) else True
     higher_is_better = as_flag(higher_is_better, "higher_is_better=")
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     if test_fraction is not None and test not in ("corrected_t", "bayes"):

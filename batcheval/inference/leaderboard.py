@@ -99,7 +99,8 @@ Unpaired comparisons (no ``example=``)
     the spread and the test is conservative: give ``example=`` when you can.
 
 Which runs could be the best, and where each could rank
-    The leader is the highest estimate, so a run compared with it is
+    The leader is the best estimate (the lowest for ``fallout``, ``miss_rate``,
+    ``lr_minus`` and ``conditional_entropy``, see ``higher_is_better``), so a run compared with it is
     compared with a maximum picked from the same data (the winner's curse):
     Holm's correction of ``p_vs_leader`` does not hold its level then (30
     unpaired runs of equal informedness on 400 examples each: a run was
@@ -238,6 +239,7 @@ def leaderboard(
     classes: Sequence[Any] | None = None,
     positive: Any = None,
     drop_nulls: bool = False,
+    higher_is_better: bool | None = None,
 ) -> pl.DataFrame:
     """Rank runs by a measure, with intervals and tests against the leader.
 
@@ -257,7 +259,7 @@ def leaderboard(
         be named in ``run`` too (as :func:`batcheval.evaluate` takes it in
         ``by``): ``run=["run", "fold"], pool="fold"`` is ``run="run", pool="fold"``.
     measure
-        The ranking measure, highest first: any measure
+        The ranking measure, best first (see ``higher_is_better``): any measure
         :func:`batcheval.evaluate` gives but the p-values (aliases too, which
         name its columns). One with no closed-form interval under
         ``ci_method="wilson_delta"`` (mcc of three classes, macro_f1, ...) gets
@@ -271,7 +273,7 @@ def leaderboard(
         on the raw scale the leader's standard error grows with its ratio, and
         a run that got every prediction wrong could be the best. A ratio that
         is undefined (``odds_ratio`` with ``fp·fn = 0``, docs/measures.md) has
-        no rank. ``lr_minus`` is ranked highest first as every measure is.
+        no rank.
     example
         Column(s) identifying a test example across runs: comparisons with
         the leader become paired (see the module docstring). If example ids
@@ -367,11 +369,21 @@ def leaderboard(
         Skip rows with a null label or prediction instead of raising; a
         :class:`~batcheval.errors.BatchevalWarning` reports how many (as in
         :func:`batcheval.evaluate`).
+    higher_is_better
+        Whether the best run has the highest value of ``measure``. By default
+        the measure's own direction: ``fallout``, ``miss_rate``, ``lr_minus``
+        and ``conditional_entropy`` (and their aliases, ``fpr``, ``fnr``, ...)
+        rank lowest first (:data:`batcheval.measures.LOWER_IS_BETTER`), every
+        other measure highest first. The leader, the best set, ``p_best`` and
+        the rank intervals follow it; ``diff_vs_leader`` stays the run's value
+        minus the leader's, and the two-sided p-values do not depend on it. A
+        board ranked lowest first is the board of the measure's negative
+        (of ``inverse_recall`` for ``fallout``): the same sets and p-values.
 
     Returns
     -------
     polars.DataFrame
-        One row per run, best first: the run keys, ``rank`` (ties share the
+        One row per run, best first (``higher_is_better``): the run keys, ``rank`` (ties share the
         best rank; null where the measure is undefined, those runs last),
         ``n``, the measure with ``<measure>_ci_low`` and ``<measure>_ci_high``,
         ``p_<significance>``, ``diff_vs_leader``,
@@ -431,6 +443,10 @@ def leaderboard(
     if not isinstance(measure, str):
         raise InvalidArgumentError(f"measure= takes one measure name, got {measure!r}")
     asked, measure = measure, _names.canonical(measure)
+    if higher_is_better is None:
+        higher_is_better = _names.higher_is_better(measure)
+    # the board ranks, compares and selects on sign · measure: its best run is the highest there
+    sign = 1.0 if as_flag(higher_is_better, "higher_is_better=") else -1.0
     pools = as_key_list(pool, "pool")
     # pooled keys may be named in run too, as evaluate takes them in by
     runs = [c for c in as_key_list(run, "run") if c not in pools]
@@ -495,6 +511,7 @@ def leaderboard(
                 ci=ci, ci_method=ci_method, significance=significance, n_boot=n_boot, seed=seed,
                 paired=paired, adjacent=adjacent, classes=sorted([seen, absent]),
                 positive=seen if positive is None and isinstance(seen, str) else positive,
+                higher_is_better=sign > 0,
             )  # fmt: skip
     if table.n_classes > 2 and positive is not None:
         # as evaluate: class `positive` against the rest (its binary measures), every example's
@@ -506,6 +523,7 @@ def leaderboard(
             run, label, prediction, pool=pool, measure=asked, example=example, cluster=cluster,
             ci=ci, ci_method=ci_method, significance=significance, n_boot=n_boot, seed=seed,
             paired=paired, adjacent=adjacent, classes=[False, True], positive=True,
+            higher_is_better=sign > 0,
         )  # fmt: skip
     if clusters:
         if ci_method != "wilson_delta":
@@ -581,7 +599,7 @@ def leaderboard(
         low, high = _clustered.clustered_intervals(counts, cells, [measure], ci, positive=pos)[measure]
     low, high = _intervals.hold_estimate(measure, value, low, high)
 
-    order = np.lexsort((np.arange(len(value)), -np.nan_to_num(value, nan=-np.inf)))
+    order = np.lexsort((np.arange(len(value)), -np.nan_to_num(sign * value, nan=-np.inf)))
     leader = int(order[0])
     ranked = value[order]
     # competition ranking: a run tied in value with the one above shares its rank
@@ -617,9 +635,9 @@ def leaderboard(
         # a sign-flip measure's p-values and best set read no standard error
         cols.update(_cmp.paired_columns(joint, measure, pos, n_boot, seed, paired, with_se=False))
         chosen = _paired_selection(
-            pairing, counts, value, cols, leader, measure, k, held, pos, ci, seed, joint
+            pairing, counts, value, cols, leader, measure, k, held, pos, ci, seed, joint, sign
         )
-        chosen = _selection.exclude_loose(chosen, value, cols["p_vs_leader"], ci)
+        chosen = _selection.exclude_loose(chosen, sign * value, cols["p_vs_leader"], ci)
         chosen = _selection.floor_p_best(chosen, _paired_se.swap_floor(joint), ci)
         if adjacent:
             joint = pairing.joint(above) if joint_above is None else joint_above
@@ -646,7 +664,7 @@ def leaderboard(
             # (p_best 0.01) where its p_vs_leader was NaN. It stays in the best set and could rank
             # anywhere, as every run whose spread is undefined (selection._select)
             floor = np.where(cells.sizes(len(value)) < 2, np.nan, floor)
-        chosen = _selection.unpaired(value, run_se, ci, seed, floor)
+        chosen = _selection.unpaired(sign * value, run_se, ci, seed, floor)
     else:
         se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
         centre = _cmp.unpaired_centre(counts, measure, ci_method, value, pos)
@@ -654,13 +672,13 @@ def leaderboard(
         cols.update(_cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, lead, "leader", centre))
         chosen = _selection.unpaired(
             # a ratio measure is selected on the log scale, as it is compared (inference/ratios.py)
-            centre if _ratios.is_ratio(measure, k) else value,
+            sign * (centre if _ratios.is_ratio(measure, k) else value),
             se, ci, seed, _unpaired_floor(counts, measure, pos, ci),
             # the Student-t correction: of every pair up to RANK_LIMIT runs, of each run's largest gap above
             _floors.class_parts(counts, measure, pos),
             # a modest board's critical values: the studentized bootstrap of its tables, up to
             # MAX_RANKED_CLASSES classes (with more it lost a truly best run in up to 0.235 of boards)
-            _bootstrap.Tables(counts, measure, pos)
+            _bootstrap.Tables(counts, measure, pos, sign=sign)
             if held <= MAX_RANKED_CLASSES and _bootstrap.bootstrap_fits(len(value), 1, k)
             else None,
         )  # fmt: skip
@@ -711,7 +729,12 @@ def leaderboard(
     board = table.keys[order].hstack(series)
     board = _names.rename_columns(board, {measure: asked}) if asked != measure else board
     # what the forest plot states (an attribute of this frame, as evaluate's metadata)
-    board.metadata = {"ci": ci, "ci_method": ci_method, "paired": paired if examples else None}  # type: ignore[attr-defined]
+    board.metadata = {  # type: ignore[attr-defined]
+        "ci": ci,
+        "ci_method": ci_method,
+        "paired": paired if examples else None,
+        "higher_is_better": sign > 0,
+    }
     return board
 
 
@@ -912,24 +935,27 @@ def _paired_selection(
     ci: float,
     seed: int | None,
     joint: np.ndarray,
+    sign: float,
 ) -> _selection.Selection:
     """The best set and rank intervals of a paired board: from every run's
     influence per example when the board is small enough (one-pass and
     two-pass boards alike), else from the comparisons with the leader
-    (:mod:`batcheval.inference.selection`)."""
+    (:mod:`batcheval.inference.selection`). Everything is ranked on ``sign`` times the
+    measure (its influence and differences too): a board ranked lowest first is the board
+    of the measure's negative."""
     if _ratios.is_ratio(measure, k):
         # on the log scale (batcheval.inference.ratios): from every run's influence per example (each
         # run's log-ratio gradient by cell, its pseudo-counts' part of the variance an error of its
         # own) when the board is small enough, else from each run's comparison with the leader, whose
         # standard error adds both runs' variances in full as other measures' leader-only boards do
-        theta = _ratios.log_ratio(counts, measure, pos, value)
+        theta = sign * _ratios.log_ratio(counts, measure, pos, value)
         var = _ratios.log_variance(counts, measure, pos)
         if len(value) <= _selection.RANK_LIMIT:
             cells = pairing if isinstance(pairing, _cmp.Cells) else _two_pass_cells(pairing, k)
             scored = None if cells is None else _floors.scored_examples(cells, counts)
             parts = None if cells is None else _floors.influence_cells(cells, counts, measure, pos, scored)
             if parts is not None:
-                u = np.take_along_axis(parts.values, parts.codes, axis=1)
+                u = sign * np.take_along_axis(parts.values, parts.codes, axis=1)
                 return _selection.paired(theta, u, ci, seed, var, _floors.example_classes(cells, scored))
         diff = theta - theta[leader]
         se = np.sqrt(cols["se_vs_leader"] ** 2 + var + var[leader])
@@ -947,6 +973,7 @@ def _paired_selection(
             scored = _floors.scored_examples(cells, counts)
             parts = _floors.influence_cells(cells, counts, measure, pos, scored)
             if parts is not None:
+                parts = parts._replace(values=sign * parts.values)
                 u = np.take_along_axis(parts.values, parts.codes, axis=1)
             pairing = cells
     if u is not None and len(value) <= _selection.RANK_LIMIT:
@@ -954,25 +981,25 @@ def _paired_selection(
         tables = None
         if _bootstrap.bootstrap_fits(len(value), u.shape[1], k):  # resample the examples jointly
             # the influence's codes, as board_codes gave them (int8, as the bootstrap's kernels take)
-            tables = _bootstrap.Tables(counts, measure, pos, parts.codes.astype(np.int8))
+            tables = _bootstrap.Tables(counts, measure, pos, parts.codes.astype(np.int8), sign)
         return _selection.paired(
-            value, u, ci, seed, floor, _floors.example_classes(pairing, scored), tables, parts
+            sign * value, u, ci, seed, floor, _floors.example_classes(pairing, scored), tables, parts
         )
-    diff = cols["diff_vs_leader"].copy()
+    diff = sign * cols["diff_vs_leader"]
     diff[leader] = 0.0
     # each difference's variance where the pair's joint predictions could be, not only where they
     # fell: runs that err on different classes can agree on every one of ten positives by chance
     # (docs/calibration_leader.md, "two error profiles")
     pair_floor = None  # a function of run indices (all runs without one)
     if measure in _intervals.interval_measures(k, "wilson_delta"):
-        values = _floors.cell_values(counts, measure, pos)
+        values = sign * _floors.cell_values(counts, measure, pos)
         pair_floor = functools.partial(_floors.leader_floor, joint, values, leader, ci)
     if _paired_se.has_sign_flip(measure, counts.shape[1]):
         # p_vs_leader is the sign-flip test, exact under exchangeable runs (or its self-normalized
         # normal tail, bounded by Pinelis's and Hoeffding's): no standard error to collapse where
         # few examples are discordant (docs/calibration_leader.md, Stop 37); the pair's floor
         # covers runs that are not exchangeable
-        return _selection.versus_leader_sign_flip(value, diff, cols["p_vs_leader"], ci, pair_floor)
+        return _selection.versus_leader_sign_flip(sign * value, diff, cols["p_vs_leader"], ci, pair_floor)
     se = cols["se_vs_leader"].copy()
     floor = _floors.smoothed_variance(counts, measure, pos)
     if floor is not None:
@@ -985,7 +1012,7 @@ def _paired_selection(
     if pair_floor is not None:
         se = np.fmax(se, np.sqrt(pair_floor()))
     se[leader] = 0.0
-    return _selection.versus_leader(value, diff, se, ci)
+    return _selection.versus_leader(sign * value, diff, se, ci)
 
 
 class _HeldCells(NamedTuple):

@@ -61,6 +61,7 @@ from ..errors import InvalidArgumentError, NullValuesError, warn
 from ..io.arguments import as_count, as_flag, as_real, is_real
 from ..io.frames import check_free_names, check_roles, select_columns
 from ..kernels import ranks as _kernels
+from ..measures import names as _names
 from .adjust import adjust
 from .cv import matches, numeric_values
 
@@ -460,7 +461,7 @@ def rank_methods(
     dataset: str = "dataset",
     measure: str = "score",
     *,
-    higher_is_better: bool = True,
+    higher_is_better: bool | None = None,
     control: Any = None,
     alpha: float = 0.05,
     pairwise: bool = True,
@@ -478,7 +479,10 @@ def rank_methods(
     method, dataset, measure
         The columns naming the method, the dataset, and the score.
     higher_is_better
-        Whether a higher score ranks first (False for losses and errors).
+        Whether a higher score ranks first (False for losses and errors). By default the
+        measure's own direction when ``measure`` names one (``fallout``, ``miss_rate``,
+        ``lr_minus`` and ``conditional_entropy``, and their aliases, rank lowest first), else
+        True.
     control
         A method to compare every other one with (Holm over k − 1 tests).
     alpha
@@ -511,7 +515,9 @@ def rank_methods(
 
     if not 0.0 < as_real(alpha, "alpha=") < 1.0:
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
-    # "False" (truthy) ranked a loss highest first, and None lowest first, without a word
+    if higher_is_better is None:
+        higher_is_better = _names.higher_is_better(measure) if isinstance(measure, str) else True
+    # "False" (truthy) ranked a loss highest first without a word
     higher_is_better = as_flag(higher_is_better, "higher_is_better=")
     pairwise = as_flag(pairwise, "pairwise=")
     drop_incomplete = as_flag(drop_incomplete, "drop_incomplete=")

@@ -18,9 +18,11 @@ Examples
 from __future__ import annotations
 
 from .compute import binary_cells, compute, compute_cells
+from .names import higher_is_better
 from .registry import (
     BINARY_MEASURES,
     BINARY_STATS,
+    LOWER_IS_BETTER,
     MULTICLASS_MEASURES,
     MULTICLASS_STATS,
     check_names,
@@ -32,6 +34,7 @@ from .significance import alpha_sbb, check_level, chi2_upper_tail
 __all__ = [
     "BINARY_MEASURES",
     "BINARY_STATS",
+    "LOWER_IS_BETTER",
     "MULTICLASS_MEASURES",
     "MULTICLASS_STATS",
     "alpha_sbb",
@@ -42,5 +45,6 @@ __all__ = [
     "compute",
     "compute_cells",
     "default_measures",
+    "higher_is_better",
     "with_beta",
 ]

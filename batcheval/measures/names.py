@@ -30,9 +30,9 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from ..errors import DuplicateColumnError, UnknownMeasureError
-from .registry import BINARY_MEASURES, MULTICLASS_MEASURES, MeasureName
+from .registry import BINARY_MEASURES, LOWER_IS_BETTER, MULTICLASS_MEASURES, MeasureName
 
-__all__ = ["ALIASES", "as_measure_list", "canonical", "rename_columns", "resolve"]
+__all__ = ["ALIASES", "as_measure_list", "canonical", "higher_is_better", "rename_columns", "resolve"]
 
 #: Alias → batcheval name. Every alias is accepted wherever a measure is named.
 ALIASES: dict[str, str] = {
@@ -131,6 +131,20 @@ def canonical(name: str) -> str:
     if name in _known():
         return name
     raise UnknownMeasureError(f"unknown measure {name!r}{_hint(name)}; batcheval measures lists every name")
+
+
+def higher_is_better(name: str) -> bool:
+    """Whether a better classifier has more of the measure ``name`` (a batcheval name or an
+    alias): false for :data:`~batcheval.measures.registry.LOWER_IS_BETTER`. Any other name (a
+    score column of the caller's own) ranks highest first, as do the measures that describe the
+    data rather than the classifier (``prevalence``, the evenness) and the χ² statistics.
+
+    Examples
+    --------
+    >>> higher_is_better("informedness"), higher_is_better("fpr"), higher_is_better("my_score")
+    (True, False, True)
+    """
+    return ALIASES.get(name, name) not in LOWER_IS_BETTER
 
 
 def _split_average(name: str) -> tuple[str | None, str]:

@@ -21,6 +21,7 @@ __all__ = [
     "BINARY_MEASURES",
     "BINARY_STATS",
     "CHANCE_TESTS",
+    "LOWER_IS_BETTER",
     "MULTICLASS_MEASURES",
     "MULTICLASS_STATS",
     "MeasureName",
@@ -62,6 +63,10 @@ MULTICLASS_MEASURES: tuple[str, ...] = (
     *CHANCE_TESTS,
     *(f"p_{s}" for s in MULTICLASS_STATS),
 )
+
+#: The measures a better classifier has less of: rates of error, the negative likelihood ratio
+#: and the uncertainty left about the class. A leaderboard ranks them lowest first.
+LOWER_IS_BETTER: frozenset[str] = frozenset({"fallout", "miss_rate", "lr_minus", "conditional_entropy"})
 
 
 class MeasureName(str):

@@ -110,7 +110,10 @@ def plot_leaderboard(
     ax.set_yticks(y, ticks)
     if len(rows):  # the default 5% margins left a blank band of 25 rows above and below 500 runs
         ax.set_ylim(-0.6, len(rows) - 0.4)
-    ax.set_xlabel(measure)
+    # a board ranked lowest first (fallout, miss_rate, ...) reads as an error without a word
+    ranked_values = ranked.sort("rank").get_column(measure).to_numpy()
+    lowest = meta["higher_is_better"] is False if "higher_is_better" in meta else _lowest_first(ranked_values)
+    ax.set_xlabel(f"{measure} (lower is better)" if lowest else measure)
     level_text = f", {percent(level)} intervals" if level is not None else ""
     how = ("paired tests against the leader (on the same examples)" if paired
            else "unpaired tests against the leader (no example ids)")  # fmt: skip
@@ -198,6 +201,13 @@ def _one_board(board: pl.DataFrame, keys: list[str], measure: str) -> None:
     raise InvalidArgumentError(
         f"the frame holds several leaderboards: {why}; a forest plot draws one board: {how}"
     )
+
+
+def _lowest_first(values: np.ndarray) -> bool:
+    """Whether a board without its metadata (sorted, filtered or read from a file) was ranked
+    lowest first: its values, in rank order, rise."""
+    values = values[np.isfinite(values)]
+    return len(values) > 1 and values[-1] > values[0]
 
 
 def _names(rows: pl.DataFrame, keys: list[str], most: int = 3) -> str:

@@ -90,7 +90,9 @@ def auc(
     - ``pr_auc``: average precision (equals ``average_precision_score``);
     - ``best_threshold`` and ``best_<measure>``: the distinct score whose
       threshold maximises ``measure`` (the Youden point for informedness;
-      the highest such threshold on ties).
+      the highest such threshold on ties), or minimises it for ``fallout``,
+      ``miss_rate``, ``lr_minus`` and ``conditional_entropy``
+      (:data:`batcheval.measures.registry.LOWER_IS_BETTER`).
 
     Groups with only one class give NaN, without an error.
 
@@ -225,7 +227,9 @@ def auc(
         values = (
             _measures.compute_cells(*cells, [measure], beta=beta)[measure] if len(pts.tp) else np.empty(0)
         )
-        best = _exact.segment_argmax(values, pts.starts) if n_groups else np.empty(0, np.int64)
+        # a rate of error (fallout, miss_rate, lr_minus) is best at its least, as a leaderboard ranks it
+        sign = 1.0 if _names.higher_is_better(measure) else -1.0
+        best = _exact.segment_argmax(sign * values, pts.starts) if n_groups else np.empty(0, np.int64)
     delong_auc = np.empty(n_groups)
     delong_var = np.empty(n_groups)
     if n_groups and ci is not None:

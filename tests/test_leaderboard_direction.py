@@ -1,0 +1,299 @@
+"""Measures a better classifier has less of (fallout, miss_rate, lr_minus, conditional_entropy) rank
+lowest first on a leaderboard.
+
+The oracle is algebra: ``fallout = 1 − inverse_recall`` and ``miss_rate = 1 − recall`` on every
+table, so a board of fallout ranked lowest first must be the board of inverse_recall ranked highest
+first, run for run: the same order, best set, ``p_best``, rank intervals and two-sided p-values,
+with the values, interval ends and differences reflected. On a paired board every run's real
+classes are the same, so ``conditional_entropy = H(real) − mutual_information`` differs from
+``−mutual_information`` by one constant, in every joint resample too.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+
+import batcheval as be
+from batcheval.inference import board_bootstrap
+from batcheval.measures import LOWER_IS_BETTER, higher_is_better
+
+SAME = ["run", "rank", "could_be_best", "tied_with_leader", "rank_ci_low", "rank_ci_high"]
+#: p_best of the studentized bootstrap counts replicates at or above a run's statistic; a
+#: replicate that ties it in exact arithmetic falls either side of it by rounding (1 − x): one
+#: count of N_BOOT + 1 each way, at most a few
+BOOT_STEP = 4.0 / (board_bootstrap.N_BOOT + 1)
+
+
+SKILLS = (0.9, 0.6, 0.3, 0.85, 0.8, 0.88)
+
+
+def _runs(seed: int, n: int = 80, skills=SKILLS, same_examples=True) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    frames = []
+    for i, s in enumerate(skills):
+        label = y if same_examples else rng.integers(0, 2, n)
+        guess = rng.integers(0, 2, n)
+        frames.append(pl.DataFrame({
+            "run": f"r{i}", "example": np.arange(n), "passage": np.arange(n) // 4, "label": label,
+            "prediction": np.where(rng.random(n) < s, label, guess),
+        }))  # fmt: skip
+    return pl.concat(frames)
+
+
+def _boards(df: pl.DataFrame, low: str, high: str, **kw) -> tuple[pl.DataFrame, pl.DataFrame]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return be.leaderboard(df, measure=low, **kw), be.leaderboard(df, measure=high, **kw)
+
+
+def _close(a: pl.Series, b: pl.Series, atol: float = 1e-12) -> None:
+    np.testing.assert_allclose(a.to_numpy().astype(float), b.to_numpy().astype(float), rtol=1e-9, atol=atol)
+
+
+@pytest.mark.parametrize(
+    "low, high", [("fallout", "inverse_recall"), ("miss_rate", "recall"), ("fpr", "tnr")]
+)
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"adjacent": True},
+        {"ci_method": "bootstrap"},
+        {"example": "example"},
+        {"example": "example", "paired": "delta", "adjacent": True},
+        {"example": "example", "cluster": "passage"},
+        {"cluster": "passage"},
+    ],
+    ids=[
+        "unpaired",
+        "unpaired-adjacent",
+        "unpaired-bootstrap",
+        "paired",
+        "paired-delta",
+        "paired-clustered",
+        "clustered",
+    ],
+)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lowest_first_is_the_complement_ranked_highest_first(low, high, kw, seed):
+    df = _runs(seed, same_examples="example" in kw)
+    a, b = _boards(df, low, high, **kw)
+    for c in SAME:
+        assert a[c].to_list() == b[c].to_list(), c
+    _close(a[low], 1.0 - b[high])
+    _close(a[f"{low}_ci_low"], 1.0 - b[f"{high}_ci_high"])
+    _close(a[f"{low}_ci_high"], 1.0 - b[f"{high}_ci_low"])
+    _close(a["diff_vs_leader"], -b["diff_vs_leader"])
+    for c in ["p_vs_leader", "p_vs_leader_holm", "p_mcnemar", "diff_vs_above", "p_vs_above"]:
+        if c in a.columns:
+            _close(a[c], b[c] if c != "diff_vs_above" else -b[c])
+    _close(a["p_best"], b["p_best"], atol=BOOT_STEP)
+    # the leader has the lowest value, and it is the leader as the board says
+    assert a[low][0] == a[low].min()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_conditional_entropy_is_mutual_information_reversed_on_shared_examples(seed):
+    rng = np.random.default_rng(seed)
+    n = 150
+    y = rng.integers(0, 3, n)
+    df = pl.concat(
+        pl.DataFrame({"run": f"r{i}", "example": np.arange(n), "label": y,
+                      "prediction": np.where(rng.random(n) < s, y, rng.integers(0, 3, n))})
+        for i, s in enumerate([0.9, 0.6, 0.3, 0.85])
+    )  # fmt: skip
+    a, b = _boards(df, "conditional_entropy", "mutual_information", example="example")
+    assert a["run"].to_list() == b["run"].to_list()
+    assert a["could_be_best"].to_list() == b["could_be_best"].to_list()
+    _close(a["p_best"], b["p_best"], atol=1e-9)
+    _close(a["p_vs_leader"], b["p_vs_leader"], atol=1e-9)
+    _close(a["diff_vs_leader"], -b["diff_vs_leader"], atol=1e-12)
+    assert np.all(np.diff(a["conditional_entropy"].to_numpy()) >= 0)
+
+
+def test_lr_minus_ranks_as_lr_plus_of_the_other_class():
+    """``lr_minus`` with class 1 positive is ``1/lr_plus`` with class 0 positive, and the board
+    compares both on the log scale: unpaired boards of tables without an empty cell agree."""
+    df = _runs(4, n=120, same_examples=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = be.leaderboard(df, measure="lr_minus", positive=1)
+        b = be.leaderboard(df, measure="lr_plus", positive=0)
+    for c in SAME:
+        assert a[c].to_list() == b[c].to_list(), c
+    _close(a["lr_minus"], 1.0 / b["lr_plus"])
+    _close(a["p_vs_leader"], b["p_vs_leader"], atol=1e-12)
+    _close(a["p_best"], b["p_best"], atol=BOOT_STEP)
+
+
+def test_direction_defaults_and_override():
+    df = _runs(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        default = be.leaderboard(df, measure="fnr")  # an alias of miss_rate
+        highest = be.leaderboard(df, measure="fnr", higher_is_better=True)
+        informed = be.leaderboard(df, measure="informedness", higher_is_better=False)
+    assert default["fnr"].to_list() == sorted(default["fnr"].to_list())
+    assert highest["fnr"].to_list() == sorted(highest["fnr"].to_list(), reverse=True)
+    assert informed["informedness"].to_list() == sorted(informed["informedness"].to_list())
+    assert default.metadata["higher_is_better"] is False  # type: ignore[attr-defined]
+    assert highest.metadata["higher_is_better"] is True  # type: ignore[attr-defined]
+    assert LOWER_IS_BETTER == {"fallout", "miss_rate", "lr_minus", "conditional_entropy"}
+    assert higher_is_better("kappa_cohen") and not higher_is_better("lr_minus")
+    with pytest.raises(be.InvalidArgumentError, match=r"higher_is_better=.*'no'"):
+        be.leaderboard(df, measure="fallout", higher_is_better="no")
+
+
+def test_one_class_and_versus_rest_boards_keep_the_direction():
+    """The boards leaderboard builds again (one class seen; a positive class of three) rank as asked."""
+    rng = np.random.default_rng(7)
+    n = 90
+    y = rng.integers(0, 3, n)
+    df = pl.concat(
+        pl.DataFrame({"run": f"r{i}", "label": y,
+                      "prediction": np.where(rng.random(n) < s, y, rng.integers(0, 3, n))})
+        for i, s in enumerate([0.9, 0.5, 0.2])
+    )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = be.leaderboard(df, measure="fallout", positive=2)
+        again = be.leaderboard(df, measure="fallout", positive=2, higher_is_better=True)
+    assert board["fallout"].to_list() == sorted(board["fallout"].to_list())
+    assert again["fallout"].to_list() == sorted(again["fallout"].to_list(), reverse=True)
+
+
+def test_forest_plot_says_lower_is_better():
+    df = _runs(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        low = be.leaderboard(df, measure="fallout")
+        high = be.leaderboard(df, measure="inverse_recall")
+    assert be.plot(low).axes[0].get_xlabel() == "fallout (lower is better)"
+    assert be.plot(high).axes[0].get_xlabel() == "inverse_recall"
+    # a board that lost its metadata (sorted, filtered or read back) is read from its order
+    assert be.plot(low.sort("rank")).axes[0].get_xlabel() == "fallout (lower is better)"
+    assert be.plot(high.sort("rank")).axes[0].get_xlabel() == "inverse_recall"
+
+
+def test_cli_direction_flags(tmp_path):
+    path = tmp_path / "runs.parquet"
+    _runs(0).write_parquet(path)
+
+    def order(*flags: str) -> list[str]:
+        out = tmp_path / "board.csv"
+        subprocess.run(
+            [sys.executable, "-m", "batcheval", "leaderboard", str(path), "--measure", "fallout",
+             *flags, "-o", str(out)],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        return pl.read_csv(out)["fallout"].to_list()
+
+    assert order() == sorted(order())
+    assert order("--higher-is-better") == sorted(order(), reverse=True)
+    assert order("--lower-is-better") == order()
+
+
+# --- compare and rank_methods take the measure's direction too ---------------------------------
+
+
+def _scores(seed: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    skill = {"a": 0.8, "b": 0.7, "c": 0.75, "d": 0.6}
+    rows = [
+        {
+            "method": m,
+            "dataset": f"d{d}",
+            "fold": d % 5,
+            "run": m,
+            "recall": float(np.clip(s + rng.normal(0, 0.05), 0, 1)),
+        }
+        for d in range(12)
+        for m, s in skill.items()
+    ]
+    return pl.DataFrame(rows).with_columns(miss_rate=1.0 - pl.col("recall"))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rank_methods_ranks_a_rate_of_error_lowest_first(seed):
+    df = _scores(seed)
+    low = be.rank_methods(df, measure="miss_rate")
+    high = be.rank_methods(df, measure="recall")
+    assert low.ranks["method"].to_list() == high.ranks["method"].to_list()
+    _close(low.ranks["mean_rank"], high.ranks["mean_rank"])
+    assert (low.friedman_chi2, low.friedman_p) == pytest.approx(
+        (high.friedman_chi2, high.friedman_p), rel=1e-12
+    )
+    reversed_ = be.rank_methods(df, measure="miss_rate", higher_is_better=True)
+    assert reversed_.ranks["method"].to_list() == high.ranks["method"].to_list()[::-1]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compare_takes_the_lowest_mean_of_a_rate_of_error_as_reference(seed):
+    df = _scores(seed).filter(pl.col("dataset").is_in([f"d{d}" for d in range(5)]))
+    low = be.compare(df, fold="fold", measure="miss_rate")
+    high = be.compare(df, fold="fold", measure="recall")
+    assert low["reference_run"].to_list() == high["reference_run"].to_list()
+    _close(low["p_value"], high["p_value"])
+    _close(low["mean_diff"], -high["mean_diff"])
+    worst = be.compare(df, fold="fold", measure="miss_rate", higher_is_better=True)
+    assert worst["reference_run"][0] != low["reference_run"][0]
+
+
+def test_cli_ranks_and_compare_take_the_measure_direction(tmp_path):
+    path = tmp_path / "scores.parquet"
+    _scores(0).write_parquet(path)
+
+    def run(*args: str) -> pl.DataFrame:
+        out = tmp_path / "out.csv"
+        subprocess.run([sys.executable, "-m", "batcheval", *args, str(path), "-o", str(out)], check=True,
+                       capture_output=True)  # fmt: skip
+        return pl.read_csv(out)
+
+    api = be.rank_methods(_scores(0), measure="miss_rate").ranks["method"].to_list()
+    assert run("ranks", "--measure", "miss_rate")["method"].to_list() == api
+    assert run("ranks", "--measure", "miss_rate", "--higher-is-better")["method"].to_list() == api[::-1]
+    folds = _scores(0).filter(pl.col("dataset").is_in([f"d{d}" for d in range(5)]))
+    folds.write_parquet(path)
+    best = be.compare(folds, fold="fold", measure="miss_rate")["reference_run"][0]
+    assert run("compare", "--fold", "fold", "--measure", "miss_rate")["reference_run"][0] == best
+    assert (
+        run("compare", "--fold", "fold", "--measure", "miss_rate", "--higher-is-better")["reference_run"][0]
+        == be.compare(folds, fold="fold", measure="recall", higher_is_better=False)["reference_run"][0]
+    )
+
+
+# --- auc's best threshold minimises a rate of error ---------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_auc_best_threshold_minimises_a_rate_of_error(seed):
+    from sklearn.metrics import confusion_matrix
+
+    rng = np.random.default_rng(seed)
+    n = 120
+    y = rng.integers(0, 2, n)
+    s = np.round(0.5 * y + rng.random(n), 2)
+    df = pl.DataFrame({"label": y, "score": s})
+    reference = {
+        "miss_rate": lambda tn, fp, fn, tp: fn / (fn + tp),
+        "lr_minus": lambda tn, fp, fn, tp: (fn / (fn + tp)) / (tn / (tn + fp)) if tn else np.nan,
+        "recall": lambda tn, fp, fn, tp: tp / (tp + fn),
+    }
+    for name, f in reference.items():
+        points = []
+        for t in np.unique(s):  # predicted positive at score >= t, as the sweep's thresholds
+            tn, fp, fn, tp = confusion_matrix(y, (s >= t).astype(int), labels=[0, 1]).ravel()
+            points.append((t, f(tn, fp, fn, tp)))
+        finite = [(t, v) for t, v in points if np.isfinite(v)]
+        best = (min if name != "recall" else max)(v for _, v in finite)
+        threshold = max(t for t, v in finite if abs(v - best) <= 1e-12)  # the highest on ties
+        got = be.auc(df, measure=name).row(0, named=True)
+        assert got[f"best_{name}"] == pytest.approx(best, abs=1e-12)
+        assert got["best_threshold"] == threshold
