@@ -227,3 +227,15 @@ def test_binary_report_intervals_are_evaluates_per_class_bit_for_bit():
         for m in ("informedness", "markedness"):
             low, high = per[f"{m}_ci_low"][c], per[f"{m}_ci_high"][c]
             assert f"[{low:.20f}, {high:.20f}]" in row, (c, m)
+
+
+def test_confusion_title_groups_the_thousands():
+    """The count of a large test set reads at a glance: 12,345, not 12345."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 12_345)
+    fig = be.plot_confusion(y_true=y, y_pred=np.where(rng.random(12_345) < 0.7, y, 0))
+    assert (
+        fig._suptitle.get_text()
+        == f"confusion matrix of {len(y):,} examples"
+        == "confusion matrix of 12,345 examples"
+    )

@@ -394,7 +394,7 @@ def plot_confusion(
         ax.set_ylabel("real class")
         ax.set_title(what, fontsize="medium")
         fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-    fig.suptitle(title or f"confusion matrix of {int(counts.sum())} examples")
+    fig.suptitle(title or f"confusion matrix of {int(counts.sum()):,} examples")
     _fit_confusion(fig, axes, cells, k)
     if path is not None:
         fig.savefig(path, dpi=110, bbox_inches="tight")
