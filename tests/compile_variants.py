@@ -70,6 +70,8 @@ def main() -> None:
             for r in range(3) for s in range(2)
         ])  # fmt: skip
         be.evaluate(df, by="run", ci=0.95)
+        # one table: its cells are contiguous read-only views of the table's counts
+        be.evaluate(df.filter((pl.col("run") == 0) & (pl.col("seed") == 0)), ci=0.95)
         be.evaluate(df, by=["run", "seed"], pool="seed", ci=0.95, example="example")
         if k == 2:  # a board: its tables reach the delta variance from the table and as distinct ones
             be.leaderboard(df.filter(pl.col("seed") == 0))
