@@ -26,8 +26,10 @@ Why the plain paired t-test over folds is wrong
     practical equivalence (ROPE) ``[low, high]`` it reports ``p_left = P(δ < low)``,
     ``p_rope = P(low ≤ δ ≤ high)`` and ``p_right = P(δ > high)``: the posterior probabilities that
     the run is practically worse, equivalent, or better than the reference (for a measure where
-    higher is better). A ROPE is the range of differences too small to matter in practice (e.g.
-    ±0.01 of accuracy); unlike a p-value these probabilities can *support* equivalence.
+    higher is better; where lower is better, δ is still run − reference, so ``p_left`` is the
+    probability that the run is practically better and ``p_right`` worse). A ROPE is the range of
+    differences too small to matter in practice (e.g. ±0.01 of accuracy); unlike a p-value these
+    probabilities can *support* equivalence.
 ``test="5x2cv"``
     Dietterich's (1998, Neural Computation 10:1895) 5×2cv paired t-test for exactly 5 repeats of
     2-fold cross-validation: ``t = d_11 / sqrt(Σ_i s_i² / 5)`` on 5 degrees of freedom, with
@@ -533,7 +535,12 @@ def compare(
         folds), ``mean_run``, ``mean_reference``, ``mean_diff`` (run − reference), ``sd_diff`` (the
         sample standard deviation of the J differences), ``se`` (the standard error the test uses),
         then ``t``, ``df``, ``p_value`` (two-sided) and ``p_holm`` for the t-tests, or ``p_left``,
-        ``p_rope``, ``p_right`` for ``test="bayes"``.
+        ``p_rope``, ``p_right`` for ``test="bayes"``: the posterior probabilities of a difference
+        below, inside and above the ROPE. Every column is of run − reference whatever the
+        measure's direction, so where higher is better ``p_left`` is the probability that the run
+        is practically worse and ``p_right`` that it is practically better; for a measure where
+        lower is better (``fallout``, ``miss_rate``, ``lr_minus``, ``conditional_entropy``, a loss)
+        the two swap: ``p_left`` is the probability that the run is practically better.
 
     Examples
     --------
