@@ -34,6 +34,18 @@ def test_compare_bad_rope_exits_2(tmp_path, capsys):
     assert "--rope low 0.1 is greater than high -0.1" in capsys.readouterr().err
 
 
+def test_compare_default_rope_works_with_every_test(tmp_path):
+    # --rope defaults to "0", which the tests without a ROPE must take as no rope, not refuse
+    df = cv_frame(n_runs=3, n_repeats=5, n_folds=2, seed=3)
+    src, out = tmp_path / "cv.parquet", tmp_path / "out.parquet"
+    df.write_parquet(src)
+    for test in ("corrected_t", "t", "5x2cv"):
+        argv = [str(src), "--repeat", "repeat", "--measure", "accuracy", "--reference", "0", "--test", test]
+        assert main(["compare", *argv, "-o", str(out)]) == 0
+        expected = be.compare(df, repeat="repeat", measure="accuracy", reference=0, test=test)
+        assert pl.read_parquet(out).equals(expected)
+
+
 def test_ranks_writes_ranks_pairs_and_diagram(tmp_path, capsys):
     df = frame_of(scores(12, 5, 9))
     src = tmp_path / "s.csv"
@@ -114,6 +126,11 @@ def test_reference_and_control_are_read_in_their_columns_dtypes(tmp_path, capsys
     [
         (["--test", "bayes", "--rope=-0.01"], "--rope half-width must be finite and >= 0, got -0.01"),
         (["--test-fraction", "2"], "--test-fraction must lie in (0, 1), got 2.0"),
+        (["--rope", "0.01"], "--rope 0.01 applies to --test bayes only, not --test corrected_t"),
+        (
+            ["--test", "t", "--rope=-0.01,0.02"],
+            "--rope (-0.01, 0.02) applies to --test bayes only, not --test t",
+        ),
         (["--all-pairs", "--reference", "0"], "--reference has no meaning with --all-pairs; leave it out"),
         (["--test", "5x2cv"], "(give --repeat)"),
     ],

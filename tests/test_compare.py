@@ -209,7 +209,8 @@ def test_sorted_grid_and_shuffled_rows_give_the_same_result(test):
     # give the same numbers, and both must equal plain numpy on the runs x folds matrix
     df = cv_frame(n_runs=7, n_repeats=3, n_folds=4, seed=5)
     shuffled = df.sample(fraction=1.0, shuffle=True, seed=1)
-    kw = {"repeat": "repeat", "measure": "accuracy", "reference": 2, "test": test, "rope": 0.01}
+    kw = {"repeat": "repeat", "measure": "accuracy", "reference": 2, "test": test}
+    kw |= {"rope": 0.01} if test == "bayes" else {}
     fast, slow = be.compare(df, **kw), be.compare(shuffled, **kw)
     assert fast.equals(slow)
     x = np.vstack([_vectors(df, r) for r in range(7)])
@@ -285,6 +286,26 @@ def test_test_fraction_is_refused_by_the_uncorrected_tests(test):
     expected = stats.ttest_rel(_vectors(df, 1), _vectors(df, 0))
     assert plain["t"][0] == pytest.approx(expected.statistic, rel=1e-12)
     assert plain["p_value"][0] == pytest.approx(expected.pvalue, rel=1e-10)
+
+
+@pytest.mark.parametrize("test", ["t", "corrected_t", "5x2cv"])
+@pytest.mark.parametrize(("rope", "shown"), [(0.5, "0.5"), ((0.3, 0.9), r"\(0\.3, 0\.9\)")])
+def test_rope_is_refused_by_the_tests_without_one(test, rope, shown):
+    # only test="bayes" has a region of practical equivalence; the t-tests returned their own numbers
+    # for any rope=, so a rope under the default corrected_t looked like it had been applied
+    df = cv_frame(n_runs=2, n_repeats=5, n_folds=2, seed=8)
+    kw = {"repeat": "repeat", "measure": "accuracy", "reference": 0, "test": test}
+    with pytest.raises(
+        InvalidArgumentError, match=rf"^rope={shown} applies to test='bayes' only, not test='{test}'$"
+    ):
+        be.compare(df, rope=rope, **kw)
+    # the default rope, however written, is no rope: the test is scipy's or Nadeau and Bengio's as before
+    plain = be.compare(df, **kw)
+    for zero in (0, 0.0, (0, 0), (-0.0, 0.0)):
+        assert be.compare(df, rope=zero, **kw).equals(plain)
+    if test == "t":
+        expected = stats.ttest_rel(_vectors(df, 1), _vectors(df, 0))
+        assert plain["t"][0] == pytest.approx(expected.statistic, rel=1e-12)
 
 
 @pytest.mark.parametrize("chunk_rows", [0, -1, 1.5, True, "2"])

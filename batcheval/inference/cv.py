@@ -509,6 +509,8 @@ def compare(
     rope
         The region of practical equivalence of ``test="bayes"``: a half-width ``w`` for
         ``[−w, w]``, or ``(low, high)``, on the scale of the measure difference run − reference.
+        The other tests have none, and raise :class:`~batcheval.errors.InvalidArgumentError` for
+        any rope but the default 0.
     test_fraction
         The share of the data in each test fold; default ``1/k`` for k folds per repeat, which
         makes ``n_test/n_train = 1/(k − 1)``. Needed for repeated hold-out splits (one "fold" per
@@ -576,6 +578,10 @@ def compare(
         raise InvalidArgumentError(
             f"test_fraction= applies to test='corrected_t' and test='bayes' only, not test={test!r}"
         )
+    if (low, high) != (0.0, 0.0) and test != "bayes":
+        # only the Bayesian test has a region of practical equivalence: the t-tests dropped it
+        # without a word, so --rope 0.01 under the default corrected_t looked like it had been used
+        raise InvalidArgumentError(f"rope={rope!r} applies to test='bayes' only, not test={test!r}")
     if test_fraction is not None and not 0.0 < as_real(test_fraction, "test_fraction=") < 1.0:
         raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")
     as_count(chunk_rows, "chunk_rows=")
