@@ -14,7 +14,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import batcheval as be
-from batcheval.errors import DuplicateColumnError, InvalidArgumentError, InvalidLabelError
+from batcheval.errors import DuplicateColumnError, InvalidArgumentError, InvalidLabelError, InvalidScoreError
 from tests.reference import delong as ref
 
 
@@ -132,6 +132,19 @@ def test_bad_input_is_named():
         be.compare_auc(one_pos)
     with pytest.raises(InvalidArgumentError, match=r"ci must be a confidence level strictly .* got 1\.5"):
         be.auc(df, ci=1.5)
+
+
+@pytest.mark.parametrize("dtype", [pl.String, pl.Boolean])
+def test_a_score_column_that_is_not_numeric_is_a_score_error_as_in_auc(dtype):
+    # compare_auc raised InvalidLabelError for it, so `except InvalidScoreError` caught be.auc's only
+    df = pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "example": [0, 1, 2, 3] * 2, "label": [0, 0, 1, 1] * 2,
+                       "score": [0, 1, 0, 1] * 2}).with_columns(pl.col("score").cast(dtype))  # fmt: skip
+    message = f"^score column 'score' has dtype {dtype}; scores must be numeric$"
+    with pytest.raises(InvalidScoreError, match=message) as from_auc:
+        be.auc(df, by="run")
+    with pytest.raises(InvalidScoreError, match=message) as from_compare:
+        be.compare_auc(df)
+    assert type(from_compare.value) is type(from_auc.value) is InvalidScoreError
 
 
 @pytest.mark.parametrize("bad", [float("nan"), 0.5])

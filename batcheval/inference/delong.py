@@ -46,7 +46,7 @@ import numpy as np
 import polars as pl
 
 from ..core.encode import as_integers
-from ..errors import InvalidArgumentError, InvalidLabelError
+from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError
 from ..io.frames import as_key_list, check_free_names, check_roles, select_columns
 from ..kernels import delong as _kernels
 from ..scores.prepare import check_exact_in_float
@@ -184,7 +184,8 @@ def compare_auc(
     frame = select_columns(data, [*runs, example, score, label], roles)
     s = frame.get_column(score)
     if not s.dtype.is_numeric():
-        raise InvalidLabelError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
+        # be.auc's class for the same column: a handler of InvalidScoreError missed this one
+        raise InvalidScoreError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
     check_exact_in_float(s, score)
     s = s.cast(pl.Float64)
     if s.null_count() or not s.is_finite().all():
