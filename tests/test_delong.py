@@ -359,6 +359,48 @@ def test_reference_difference_has_zero_variance():
         assert (row["diff"], row["se_diff"], row["diff_ci_low"], row["diff_ci_high"]) == (0.0, 0.0, 0.0, 0.0)
 
 
+def _numpy_paired(scores_a, scores_b, labels):
+    """DeLong's variance of a difference as the variance of the components' differences, in numpy."""
+    a10, a01 = ref.components(scores_a, labels)
+    b10, b01 = ref.components(scores_b, labels)
+    d10, d01 = a10 - b10, a01 - b01
+    return a10.mean() - b10.mean(), d10.var(ddof=1) / len(d10) + d01.var(ddof=1) / len(d01)
+
+
+@pytest.mark.parametrize("reference", ["a", "b", None])
+def test_an_exact_copy_of_the_reference_has_zero_variance(reference):
+    # var + var[ref] − 2 cov summed apart gave a copy of the reference se_diff 2.6e-9 and an interval
+    # of ±5e-9 around its zero difference; the copy's components are the reference's, so it is 0
+    label = [0, 0, 0, 1, 1, 1]
+    runs = {"a": [0.1, 0.3, 0.5, 0.4, 0.8, 0.9], "c": [0.2, 0.6, 0.1, 0.3, 0.5, 0.15]}
+    runs["b"] = runs["a"]
+    df = pl.DataFrame({
+        "run": np.repeat(list(runs), 6), "example": list(range(6)) * 3, "label": label * 3,
+        "score": np.concatenate(list(runs.values())),
+    })  # fmt: skip
+    out = be.compare_auc(df, reference=reference)
+    chosen = out.filter("is_reference")["run"][0]
+    assert chosen == (reference or "a")
+    copy = out.filter(pl.col("run") == ("b" if chosen == "a" else "a")).row(0, named=True)
+    assert (copy["diff"], copy["se_diff"], copy["diff_ci_low"], copy["diff_ci_high"]) == (0.0, 0.0, 0.0, 0.0)
+    assert copy["p_value"] == 1.0
+    other = out.filter(pl.col("run") == "c").row(0, named=True)
+    d, v = _numpy_paired(runs["c"], runs[chosen], label)
+    assert other["diff"] == pytest.approx(d, abs=1e-15)
+    assert other["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-13)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_variance_of_a_difference_is_that_of_the_components_differences(ties):
+    # any other run's se_diff is DeLong's as before, to within rounding
+    label, s, df = scored(n_runs=6, n_ex=80, seed=11, ties=ties)
+    out = be.compare_auc(df, reference=2)
+    for row in out.filter(~pl.col("is_reference")).iter_rows(named=True):
+        d, v = _numpy_paired(s[row["run"]].tolist(), s[2].tolist(), label.tolist())
+        assert row["diff"] == pytest.approx(d, abs=1e-15)
+        assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-12)
+
+
 @pytest.mark.parametrize("dtype", [pl.Enum(["1", "0"]), pl.Enum(["0", "1"]), pl.Categorical, pl.String])
 @pytest.mark.parametrize("positive", [None, "0"])
 def test_positive_of_enum_labels_is_the_greater_value_as_in_auc(dtype, positive):
