@@ -51,3 +51,31 @@ def test_the_twin_check_finds_planted_literal_and_read_only_twins():
     assert plain("(Literal[int](0), Array(int64, 1, 'C', True, aligned=True))") == (
         "(int64, Array(int64, 1, 'C', False, aligned=True))"
     )
+
+
+_PERMUTATION_SCRIPT = """
+import warnings, numpy as np, polars as pl, batcheval as be
+from batcheval.kernels import chance
+warnings.simplefilter("ignore")
+rng = np.random.default_rng(0)
+def frame(n):
+    y = rng.integers(0, 3, 4 * n)
+    p = np.where(rng.random(4 * n) < 0.6, y, rng.integers(0, 3, 4 * n))
+    return pl.DataFrame({"run": np.arange(4 * n) // n, "label": y, "prediction": p})
+be.evaluate(frame(200), by="run", ci=0.95)
+print(len(chance._enumerated_midp.signatures), len(chance._shuffled_midp.signatures))
+small = be.evaluate(frame(12), by="run", measures=["p_informedness"])
+print(len(chance._enumerated_midp.signatures) > 0)
+"""
+
+
+def test_large_multiclass_tables_never_compile_the_permutation_tests(tmp_path):
+    """Three-class tables of 200 examples take the z test: the first call compiles neither the
+    enumerated nor the shuffled permutation test (4 to 5 s of CPU); tables of 12 examples do."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "BATCHEVAL_QUIET_COMPILE": "1"}
+    root = str(Path(__file__).parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    done = subprocess.run([sys.executable, "-c", _PERMUTATION_SCRIPT], check=False, env=env,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["0", "0", "True"]

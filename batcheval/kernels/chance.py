@@ -254,8 +254,9 @@ def binary_chance(tp, fp, fn, tn, out, se):
         out[g] = midp_cell(tp[g], tp[g] + fp[g] + fn[g] + tn[g], tp[g] + fn[g], tp[g] + fp[g], lf, se)
 
 
-@jit
-def _one_table(c, real, pred, out, g, se, no_table, lf):
+@jit_inline
+def _margins(c, real, pred):
+    """Fill the margins ``real`` and ``pred`` of table ``c``; returns its n."""
     k = c.shape[0]
     # integer sums (any order gives the same integers): a row's in a register, the columns' as a
     # vector add of each row, not a store-to-load chain through real[i] and pred[j] per cell
@@ -273,10 +274,21 @@ def _one_table(c, real, pred, out, g, se, no_table, lf):
     n = np.int64(0)
     for i in range(k):
         n += real[i]
+    return n
+
+
+@jit
+def _one_table(c, real, pred, out, g, se, no_table, lf):
+    """Both tests of table ``c`` into ``out[:, g]``. Returns 1 for a table of at most
+    :data:`PERMUTATION_MAX_N` examples that the permutation tests refine (:func:`permutation_tests`),
+    left with its z test, else 0: a call on larger tables never compiles them (4 to 5 s of CPU of
+    a first multiclass call)."""
+    k = c.shape[0]
+    n = _margins(c, real, pred)
     if n == 0:
         out[0, g] = np.nan
         out[1, g] = np.nan
-        return
+        return 0
     # classes whose diagonal cell varies under the null, and the classes present in each margin
     varying = 0
     first = -1
@@ -294,26 +306,45 @@ def _one_table(c, real, pred, out, g, se, no_table, lf):
     if varying == 0:
         out[0, g] = 1.0
         out[1, g] = 1.0
-        return
+        return 0
     if varying == 1 or (varying == 2 and k_real == 2 and k_pred == 2):
         # B and M are linear in one hypergeometric cell (in a 2×2 table the other diagonal
         # cell is n − r − p + c): the binary test, exact for small tables
         p = midp_cell(c[first, first], n, real[first], pred[first], no_table, se)
         out[0, g] = p
         out[1, g] = p
-        return
+        return 0
+    _z_test(c, real, pred, n, out, g)
+    if _permuted(n, out, g):
+        return 1
+    # the z test's far tail may fall below what the permutation mid-p can be: at least half the
+    # probability of the tables tied with the observed one
+    _raise_to_floor(c, real, pred, n, out, g, lf)
+    return 0
+
+
+@jit_inline
+def _permuted(n, out, g):
+    """Whether a table of ``n`` examples whose z tests are in ``out[:, g]`` takes the permutation
+    tests: always up to :data:`ALWAYS_EXACT_N` examples, and up to :data:`PERMUTATION_MAX_N` unless
+    far from chance (z test below 1 in 10,000), where shuffles could only say "below 1/10,000", a
+    floor no multiple-testing correction passes, and enumerating its tables would cost a
+    millisecond to refine a p-value no decision turns on."""
+    return n <= ALWAYS_EXACT_N or (n <= PERMUTATION_MAX_N and max(out[0, g], out[1, g]) >= SHUFFLE_ABOVE)
+
+
+@jit
+def _refine(c, real, pred, out, g, lf):
+    """The permutation mid-p of a table :func:`_one_table` left with its z test in ``out[:, g]``:
+    enumerated where its tables are few enough, else (or where enumerating them stops) shuffled
+    unless the z test stands, then raised to the floor of any permutation mid-p."""
+    n = _margins(c, real, pred)
     if n <= ALWAYS_EXACT_N and _enumerated_midp(c, real, pred, n, out, g):
         return
-    _z_test(c, real, pred, n, out, g)
-    # far from chance (z test below 1 in 10,000) a table keeps the z test: shuffles could only say
-    # "below 1/10,000", a floor no multiple-testing correction passes, and enumerating its tables
-    # would cost a millisecond to refine a p-value no decision turns on
     if n <= PERMUTATION_MAX_N and max(out[0, g], out[1, g]) >= SHUFFLE_ABOVE:
         if n > ALWAYS_EXACT_N and _enumerated_midp(c, real, pred, n, out, g):
             return
         _shuffled_midp(c, real, pred, n, out, g)
-    # the z test's far tail and the shuffles' estimate may fall below what the permutation mid-p
-    # can be: at least half the probability of the tables tied with the observed one
     _raise_to_floor(c, real, pred, n, out, g, lf)
 
 
@@ -628,14 +659,16 @@ def _shuffled_midp(c, real, pred, n, out, g):
 
 # a small table may cost milliseconds (its permutation test): threads pay from a few dozen tables
 @jit_parallel(serial_below=512)
-def multiclass_chance(counts, out, se):
+def multiclass_chance(counts, out, se, undone):
     """``out[0, g]``, ``out[1, g]``: two-sided tests of informedness = 0 and markedness = 0;
-    ``se``: :func:`saddle_terms` of the largest table."""
+    ``se``: :func:`saddle_terms` of the largest table. A small table is left with its z test and
+    marked in ``undone[g]`` for :func:`permutation_tests`; returns how many were."""
     n_groups, k, _ = counts.shape
     # ln k! up to the largest n (at most K² times the largest cell) within TABLE_PER_GROUP entries a
     # table: the floor's 2K + 1 + K² log-factorials become lookups
     lf = log_factorials(np.int64(np.max(counts)) * k * k, n_groups)
     n_chunks = min(n_groups, 64)
+    missed = 0
     for chunk in prange(n_chunks):
         real = np.empty(k, np.int64)
         pred = np.empty(k, np.int64)
@@ -645,4 +678,42 @@ def multiclass_chance(counts, out, se):
         lo = chunk * n_groups // n_chunks
         hi = (chunk + 1) * n_groups // n_chunks
         for g in range(lo, hi):
-            _one_table(counts[g], real, pred, out, g, se, no_table, lf)
+            left = _one_table(counts[g], real, pred, out, g, se, no_table, lf)
+            undone[g] = left
+            missed += left
+    return missed
+
+
+# a small table may cost milliseconds (its permutation test): threads pay from a few dozen tables
+@jit_parallel(serial_below=64)
+def permutation_tests(counts, at, out):
+    """:func:`_refine` the tables ``at`` of ``counts``, in place in ``out``."""
+    k = counts.shape[1]
+    lf = log_factorials(np.int64(np.max(counts)) * k * k, at.shape[0])
+    n_chunks = min(at.shape[0], 64)
+    for chunk in prange(n_chunks):
+        real = np.empty(k, np.int64)
+        pred = np.empty(k, np.int64)
+        lo = chunk * at.shape[0] // n_chunks
+        hi = (chunk + 1) * at.shape[0] // n_chunks
+        for t in range(lo, hi):
+            _refine(counts[at[t]], real, pred, out, at[t], lf)
+
+
+def multiclass_chance_tests(counts: np.ndarray, out: np.ndarray, se: np.ndarray | None) -> None:
+    """:func:`multiclass_chance` of every table, then :func:`permutation_tests` of the small tables
+    it left with their z tests: the kernel that tables of more than :data:`PERMUTATION_MAX_N`
+    examples run never compiles the permutation tests.
+
+    Examples
+    --------
+    >>> out = np.empty((2, 1))
+    >>> multiclass_chance_tests(np.array([[[5, 1, 0], [1, 4, 1], [0, 2, 6]]]), out, None)
+    >>> out.round(6).tolist()
+    [[0.000121], [0.00021]]
+    """
+    undone = np.zeros(counts.shape[0], np.uint8)
+    if multiclass_chance(counts, out, se, undone):
+        at = np.flatnonzero(undone)
+        # threads by the tables refined, not by the size of the whole tensor
+        permutation_tests.by_work(len(at))(counts, at, out)

@@ -543,5 +543,5 @@ def _chance_tests(
     out = np.empty((2, n_groups), dtype=np.float64)
     if n_groups:
         bound = int(counts.max()) * counts.shape[1] ** 2  # n <= K²·(largest cell)
-        _chance.multiclass_chance(readonly(counts), out, _chance.saddle_terms(bound))
+        _chance.multiclass_chance_tests(readonly(counts), out, _chance.saddle_terms(bound))
     return {"p_informedness": out[0], "p_markedness": out[1]}
