@@ -19,6 +19,7 @@ from .io.frames import (
     check_label_keywords,
     from_mapping,
     is_label_values,
+    key_argument,
     named_as_pooled,
     named_by_keyword,
     shown_value,
@@ -261,6 +262,10 @@ def evaluate(
             f"data= takes a frame, a path or a list of paths, got {shown_value(data)}; labels and "
             "predictions as lists or arrays are given by keyword: evaluate(y_true=..., y_pred=...)"
         )
+    # read once: each is read again below, and a generator was spent by the first reading (pool= of
+    # one silently pooled nothing, example= of one reached the clustered counts empty)
+    by, pool = key_argument(by), key_argument(pool, "pool")
+    example, cluster = key_argument(example, "example"), key_argument(cluster, "cluster")
     names, rename = _names.resolve(measures)
     check_engine(engine, on_error, batch_rows)
     check_mean_weights(mean_weights, pool)

@@ -597,3 +597,55 @@ def test_key_space_hashed_twice(monkeypatch):
     cols = {f"k{i}": rng.integers(0, 10**12, 100)[rng.integers(0, 100, n)] for i in range(10)}
     df = pl.DataFrame({**cols, "label": rng.integers(0, 2, n), "prediction": rng.integers(0, 2, n)})
     _check(df, list(cols))
+
+
+def test_key_arguments_given_as_generators_read_as_the_list():
+    # pool=, by=, example= and cluster= were read again after their first reading had spent a
+    # generator: evaluate and sweep returned unpooled rows that looked pooled, auc and curves lost
+    # by=, and example= ended in a raw KeyError. Each value here is counted by scikit-learn.
+    rng = np.random.default_rng(3)
+    n = 240
+    df = pl.DataFrame({
+        "run": np.repeat([1, 2], n // 2), "fold": np.tile(np.repeat([0, 1], n // 4), 2),
+        "ex": np.tile(np.arange(n // 2), 2), "label": rng.integers(0, 2, n),
+        "prediction": rng.integers(0, 2, n), "score": rng.random(n),
+    })  # fmt: skip
+
+    def gen(*names):
+        return (c for c in names)
+
+    out = be.evaluate(df, by=["run", "fold"], pool=gen("fold"), measures=["accuracy"])
+    assert out.columns[:2] == ["run", "n"] and out["n_pooled"].to_list() == [2, 2]
+    for run, row in zip((1, 2), out.iter_rows(named=True), strict=True):
+        rows = df.filter(pl.col("run") == run)
+        folds = [rows.filter(pl.col("fold") == f) for f in (0, 1)]
+        assert row["accuracy"] == pytest.approx(accuracy_score(rows["label"], rows["prediction"]))
+        each = [accuracy_score(f["label"], f["prediction"]) for f in folds]
+        assert row["accuracy_mean"] == pytest.approx(np.mean(each))
+        assert row["accuracy_std"] == pytest.approx(np.std(each, ddof=1))
+    for keyword in ("example", "cluster"):
+        listed = be.evaluate(df, by="run", measures=["accuracy"], ci=0.95, **{keyword: ["ex"]})
+        spent = be.evaluate(df, by="run", measures=["accuracy"], ci=0.95, **{keyword: gen("ex")})
+        assert spent.equals(listed)
+    pooled = be.evaluate(df, by=["run", "fold"], pool=iter(["fold"]), example=gen("ex"), ci=0.95)
+    assert pooled.equals(be.evaluate(df, by=["run", "fold"], pool=["fold"], example=["ex"], ci=0.95))
+
+    areas = be.auc(df, by=gen("run"))
+    assert areas["run"].to_list() == [1, 2]
+    for run, area in zip((1, 2), areas["roc_auc"], strict=True):
+        rows = df.filter(pl.col("run") == run)
+        assert area == pytest.approx(roc_auc_score(rows["label"], rows["score"]))
+    assert be.auc(df, by=["run", "fold"], pool=iter(["fold"])).equals(
+        be.auc(df, by=["run", "fold"], pool=["fold"])
+    )
+    assert be.auc(df, by=["run", "fold"], pool=iter(["fold"]))["n_pooled"].to_list() == [2, 2]
+    swept = be.sweep(df, by=["run", "fold"], pool=gen("fold"), thresholds=[0.5], measures=[])
+    for run, (tp, fp, fn, tn) in zip((1, 2), swept.select("tp", "fp", "fn", "tn").rows(), strict=True):
+        rows = df.filter(pl.col("run") == run)
+        assert confusion_matrix(rows["label"], rows["score"] >= 0.5).ravel().tolist() == [tn, fp, fn, tp]
+    assert be.sweep(df, by=gen("run"), thresholds=3).equals(be.sweep(df, by=["run"], thresholds=3))
+    for kw in ({"by": "run"}, {"by": ["run", "fold"], "pool": "fold"}):
+        listed = be.curves(df, **kw)
+        assert "run" in listed.columns and "fold" not in listed.columns
+        spent = {k: iter([v] if isinstance(v, str) else v) for k, v in kw.items()}
+        assert be.curves(df, **spent).equals(listed)

@@ -23,6 +23,7 @@ __all__ = [
     "from_mapping",
     "integers_combine",
     "is_label_values",
+    "key_argument",
     "named_as_pooled",
     "named_by_keyword",
     "select_columns",
@@ -46,6 +47,26 @@ def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
         if not isinstance(k, str):
             raise InvalidArgumentError(f"{what}= takes column names, got {k!r} in {what}={by!r}")
     return keys
+
+
+def key_argument(by: str | Iterable[str] | None, what: str = "by") -> str | list[str] | None:
+    """A key argument read once, for a function that reads it again or passes it on.
+
+    None and one name are kept as given (None may mean something else than no key, as
+    ``pool=None`` does, and a message shows the name as the user wrote it); any other
+    iterable of names becomes the list :func:`as_key_list` reads from it, so a generator or an
+    iterator, spent by its first reading, gives what the list gives.
+
+    Examples
+    --------
+    >>> key_argument(c for c in ["run", "fold"])
+    ['run', 'fold']
+    >>> key_argument("fold", "pool"), key_argument(None, "pool")
+    ('fold', None)
+    """
+    if by is None or isinstance(by, str):
+        return by
+    return as_key_list(by, what)
 
 
 def check_free_names(keys: Sequence[str], outputs: Collection[str], what: str, role: str = "key") -> None:

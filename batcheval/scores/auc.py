@@ -18,7 +18,14 @@ import polars as pl
 from .. import measures as _measures
 from ..errors import InvalidArgumentError, UnknownMeasureError
 from ..io.arguments import as_flag
-from ..io.frames import as_key_list, check_free_names, check_in_memory, named_as_pooled, unused_name
+from ..io.frames import (
+    as_key_list,
+    check_free_names,
+    check_in_memory,
+    key_argument,
+    named_as_pooled,
+    unused_name,
+)
 from ..kernels import delong as _delong
 from ..kernels import exact as _exact
 from ..kernels.jit import n_threads
@@ -165,6 +172,7 @@ def auc(
     [(6, 0.8333333333333334, 0.8166666666666668)]
     """
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
+    by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
     # read strictly as drop_nulls=: drop_nonfinite="no" dropped the NaN rows, per_class="no" gave classes
     drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
     per_class = as_flag(per_class, "per_class=")
