@@ -329,3 +329,19 @@ def test_dask_counts_a_file_whose_key_is_all_null_beside_typed_ones(client, tmp_
     run = be.evaluate if api == "evaluate" else functools.partial(be.sweep, thresholds=3)
     expected = run(pl.concat(pieces, how="vertical_relaxed"), by=["run", "fold"])
     assert run(paths, by=["run", "fold"], engine="dask", client=client).equals(expected)
+
+
+def test_classes_as_an_iterator_or_a_generator_count_every_part_on_the_cluster(client, tmp_path):
+    # the leaves shared one iterator, which the first spent ("outside classes=[]", blaming a good
+    # file), and a generator could not be sent to the workers at all (a raw TypeError)
+    pieces = _pieces(3, 300, seed=2)
+    _write(pieces, tmp_path)
+    whole = pl.concat(pieces)
+    expected = be.evaluate(whole, by="run", classes=[0, 1, 2, 3], measures=["accuracy"])
+    assert expected["n"].sum() == whole.height
+    for spent in (iter([0, 1, 2, 3]), (c for c in [0, 1, 2, 3])):
+        got = be.evaluate(f"{tmp_path}/*.parquet", by="run", classes=spent, measures=["accuracy"],
+                          engine="dask", client=client)  # fmt: skip
+        assert got.equals(expected)
+    table = be.ContingencyTable.from_frame(whole, classes=[0, 1, 2, 3])
+    assert table.classes.to_list() == [0, 1, 2, 3] and table.counts[0, 3].sum() == 0

@@ -819,3 +819,35 @@ def test_a_missing_file_in_a_list_is_skipped_with_on_error_skip(tmp_path):
     assert swept.equals(be.sweep(df, by="run", thresholds=[0.5]))
     with pytest.raises(SourceError, match="no files match"):  # an empty glob is still an error
         be.evaluate([paths[0], str(tmp_path / "none*.parquet")], by="run", on_error="skip")
+
+
+def test_classes_as_an_iterator_count_every_batch_with_them(tmp_path):
+    # the first batch spent an iterator of classes and every later one was counted with
+    # classes=[], a class the user never named: "file 'p1.parquet' ... outside classes=[]".
+    # Each run's table here is scikit-learn's confusion matrix over the classes named.
+    from sklearn.metrics import confusion_matrix
+
+    df = _frame(5, n=400, classes=2, runs=3)
+    for i in range(4):
+        df[i * 100 : (i + 1) * 100].write_parquet(tmp_path / f"p{i}.parquet")
+    table = be.ContingencyTable.from_frame(df, by="run", classes=[0, 1, 2])
+    for run, counts in zip(table.keys["run"], table.counts, strict=True):
+        rows = df.filter(pl.col("run") == run)
+        np.testing.assert_array_equal(
+            counts, confusion_matrix(rows["label"], rows["prediction"], labels=[0, 1, 2])
+        )
+    for source, kw in ((str(tmp_path / "p*.parquet"), {}), (df.lazy(), {"batch_rows": 50})):
+        for spent in (iter([0, 1, 2]), (c for c in [0, 1, 2])):
+            out = be.evaluate(source, by="run", classes=spent, measures=["accuracy"], **kw)
+            assert out.equals(table.measures(["accuracy"]))
+    scored = scored_frame(n_runs=2, seed=4)
+    half = scored.height // 2
+    scored[:half].write_parquet(tmp_path / "s0.parquet")
+    scored[half:].write_parquet(tmp_path / "s1.parquet")
+    for kw in ({}, {"positive": 1}, {"score_range": (0.0, 1.0)}):
+        swept = be.sweep(str(tmp_path / "s*.parquet"), by="run", thresholds=4, classes=iter([0, 1]), **kw)
+        assert swept.equals(be.sweep(scored, by="run", thresholds=4, classes=[0, 1], **kw))
+    # pool= reads the classes twice, for the pooled areas and the per-fold ones
+    assert be.auc(scored, by=["run", "fold"], pool="fold", classes=iter([0, 1])).equals(
+        be.auc(scored, by=["run", "fold"], pool="fold", classes=[0, 1])
+    )

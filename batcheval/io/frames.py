@@ -18,6 +18,7 @@ __all__ = [
     "check_in_memory",
     "check_label_keywords",
     "check_roles",
+    "class_argument",
     "column_names",
     "column_of_values",
     "from_mapping",
@@ -67,6 +68,22 @@ def key_argument(by: str | Iterable[str] | None, what: str = "by") -> str | list
     if by is None or isinstance(by, str):
         return by
     return as_key_list(by, what)
+
+
+def class_argument(classes: Any) -> Any:
+    """``classes=`` read once, for a function that reads it again or hands it to every batch.
+
+    An iterator (a generator, ``iter(...)``) becomes its list: the first batch of a streamed
+    source spent it, and every later batch was counted with ``classes=[]``. Anything else is
+    kept as given, for :func:`batcheval.core.encode.check_classes` to read or refuse (a string,
+    a number).
+
+    Examples
+    --------
+    >>> class_argument(c for c in "ab"), class_argument("ab"), class_argument(None)
+    (['a', 'b'], 'ab', None)
+    """
+    return list(classes) if isinstance(classes, Iterator) else classes
 
 
 def check_free_names(keys: Sequence[str], outputs: Collection[str], what: str, role: str = "key") -> None:

@@ -22,6 +22,7 @@ from ..io.frames import (
     as_key_list,
     check_free_names,
     check_in_memory,
+    class_argument,
     key_argument,
     named_as_pooled,
     unused_name,
@@ -173,6 +174,7 @@ def auc(
     """
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
+    classes = class_argument(classes)  # pool= reads it twice, for the pooled and the per-group areas
     # read strictly as drop_nulls=: drop_nonfinite="no" dropped the NaN rows, per_class="no" gave classes
     drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
     per_class = as_flag(per_class, "per_class=")

@@ -34,7 +34,14 @@ from ..errors import (
     SourceError,
 )
 from ..io.arguments import as_flag
-from ..io.frames import as_key_list, check_free_names, check_roles, key_argument, named_as_pooled
+from ..io.frames import (
+    as_key_list,
+    check_free_names,
+    check_roles,
+    class_argument,
+    key_argument,
+    named_as_pooled,
+)
 from ..io.sources import DEFAULT_BATCH_ROWS, in_part, is_one_shot, is_streamed, open_parts
 from ..kernels import count as _count
 from ..kernels import sweep as _sweep
@@ -165,6 +172,7 @@ def sweep(
     if isinstance(thresholds, Iterator):  # a generator: read once, or the check consumed it all
         thresholds = list(thresholds)
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
+    classes = class_argument(classes)  # read by every batch of a streamed sweep, and by its scans
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     # read strictly as drop_nulls=: drop_nonfinite="no" dropped the NaN rows
     drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
