@@ -71,6 +71,31 @@ def test_constructor_reads_a_generator_of_classes_once():
     assert t.classes.to_list() == ["a", "b"] and t.counts.tolist() == [[[4, 2], [1, 5]]]
 
 
+@pytest.mark.parametrize("dtype", [pl.Enum(["yes", "no"]), pl.Categorical])
+def test_constructor_reads_categorical_classes_as_strings_as_from_frame_does(dtype):
+    # an Enum was kept and sorted in category order (yes, no): the positive class was "no" where
+    # evaluate's is "yes", from_long(to_long()) read back another table, and merging with
+    # from_frame's table of the same rows raised ClassMismatchError. The counts are
+    # scikit-learn's confusion matrix, laid out in the Enum's order.
+    from sklearn.metrics import confusion_matrix, recall_score
+
+    y = ["yes"] * 10 + ["no"] * 10
+    p = ["yes"] * 9 + ["no"] * 9 + ["yes"] * 2
+    df = pl.DataFrame({"label": y, "prediction": p}).with_columns(pl.all().cast(dtype))
+    t = CT(
+        pl.DataFrame(),
+        pl.Series(["yes", "no"], dtype=dtype),
+        confusion_matrix(y, p, labels=["yes", "no"])[None],
+    )
+    assert t.classes.dtype == pl.String and t.classes.to_list() == ["no", "yes"]
+    assert t.counts.tolist() == [confusion_matrix(y, p, labels=["no", "yes"]).tolist()]
+    recall = t.measures(["recall"])["recall"][0]
+    assert recall == be.evaluate(df, measures=["recall"])["recall"][0] == recall_score(y, p, pos_label="yes")
+    assert CT.from_long(t.to_long()).equals(t)
+    merged = CT.from_frame(df) + t
+    assert merged.counts.tolist() == [(2 * confusion_matrix(y, p, labels=["no", "yes"])).tolist()]
+
+
 @pytest.mark.parametrize(
     ("classes", "message"),
     [

@@ -65,6 +65,8 @@ class ContingencyTable:
         The class values, in the order of the counts' axes; distinct, without nulls. Tables
         keep their classes sorted: classes given in another order (a confusion matrix laid out
         positive class first) are sorted, and both axes of ``counts`` permuted with them.
+        Categorical and Enum classes are read as strings and sorted as strings, as
+        :meth:`from_frame` reads such labels (not in an Enum's category order).
     counts
         Non-negative int64 counts of shape ``(len(keys), K, K)``.
     copy
@@ -964,13 +966,16 @@ def _whole_counts(s: pl.Series, name: str) -> pl.Series:
 
 def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
     """``classes`` as the table's Series named ``class``: distinct, no nulls, of one kind that
-    :meth:`ContingencyTable.from_long` reads back (integers, booleans, strings or categoricals;
-    floats holding whole numbers become Int64, as :meth:`ContingencyTable.from_frame` reads them).
+    :meth:`ContingencyTable.from_long` reads back (integers, booleans or strings), read as
+    :meth:`ContingencyTable.from_frame` reads labels: floats holding whole numbers become Int64,
+    categoricals and enums strings.
 
     Examples
     --------
     >>> _class_series([1.0, 0.0]).to_list(), _class_series(c for c in "ba").to_list()
     ([1, 0], ['b', 'a'])
+    >>> _class_series(pl.Series(["yes", "no"], dtype=pl.Enum(["yes", "no"]))).dtype
+    String
     >>> _class_series(2)
     Traceback (most recent call last):
     ...
@@ -996,6 +1001,10 @@ def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
             ) from exc
     if classes.null_count():
         raise InvalidLabelError(f"classes must not hold nulls, got {classes.to_list()}")
+    if classes.dtype == pl.Categorical or isinstance(classes.dtype, pl.Enum):
+        # as from_frame and from_long read such labels: an Enum kept sorted in category order, so
+        # the positive class was not evaluate's, and to_long's frame read back as another table
+        classes = classes.cast(pl.String)
     dtype = classes.dtype
     if dtype.is_float() or dtype in WIDE_INTEGERS:
         # whole floats are the integers they hold, as from_frame reads labels; other floats,
@@ -1013,11 +1022,7 @@ def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
                 f"{classes.head(5).to_list()}: {bad[0]!r} is no integer class"
             )
         classes = classes.cast(pl.Int64)
-    elif not (
-        dtype.is_integer()
-        or dtype in (pl.Boolean, pl.String, pl.Categorical, pl.Null)
-        or isinstance(dtype, pl.Enum)
-    ):
+    elif not (dtype.is_integer() or dtype in (pl.Boolean, pl.String, pl.Null)):
         # a Date, list or binary class was kept, but to_long's frame of it from_long cannot read
         raise InvalidLabelError(
             f"classes must be integers, booleans or strings, got {dtype} values {classes.head(5).to_list()}"
