@@ -179,3 +179,43 @@ def test_a_key_column_of_nulls_only_merges_either_way():
     strings = CT.from_frame(pl.DataFrame({"run": ["x"], "label": [0], "prediction": [1]}), by="run")
     with pytest.raises(be.MergeError, match="key columns have different types"):
         n + a + strings
+
+
+def test_adding_or_merging_what_is_no_table_is_refused_by_its_type_and_changes_nothing():
+    # `a + frame` went to polars' __radd__ ("failed to determine supertype of i64 and object"),
+    # merge(5) and merge(None) raised builtins' "object is not iterable", and merge(frame) was
+    # refused as "got Series", its first column
+    df = pl.DataFrame({"run": [1, 2], "label": [0, 1], "prediction": [0, 0]})
+    a = CT.from_frame(df, by="run")
+    other = CT.from_frame(df.with_columns(pl.col("run").cast(pl.String)), by="run", classes=[0, 1, 2])
+    adds = "+ adds tables (build one from a frame with ContingencyTable.from_frame)"
+    refused = {
+        "cannot add a DataFrame of shape (2, 3) to a ContingencyTable; ": lambda: a + df,
+        "cannot add a polars Series of 2 values to a ContingencyTable; ": lambda: a + df["label"],
+        "cannot add an int (5) to a ContingencyTable; ": lambda: a + 5,
+        "cannot add a ContingencyTable to an int (5); ": lambda: 5 + a,
+        "cannot add None to a ContingencyTable; ": lambda: a + None,
+    }
+    for message, add in refused.items():
+        with pytest.raises(be.InvalidArgumentError, match=re.escape(message + adds)):
+            add()
+    for value, shown in ((5, "an int (5)"), (None, "None"), (df, "a DataFrame of shape (2, 3)")):
+        message = f"merge takes ContingencyTables, or one list of them, got {shown}"
+        with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+            CT.merge(value)
+    with pytest.raises(be.ClassMismatchError):
+        a + other
+    with pytest.raises(be.MergeError, match="key columns have different types"):
+        a + CT.from_frame(df.with_columns(pl.col("run").cast(pl.String)), by="run")
+    # neither side changed, and sum() still starts from 0: the rows counted twice, by sklearn
+    from sklearn.metrics import confusion_matrix
+
+    assert a.equals(CT.from_frame(df, by="run")) and df.equals(pl.DataFrame(df.to_dict()))
+    assert other.counts.sum() == 2 and other.classes.to_list() == [0, 1, 2]
+    twice = sum([a, a])
+    for run, counts in zip(twice.keys["run"], twice.counts, strict=True):
+        rows = df.filter(pl.col("run") == run)
+        assert (
+            counts.tolist()
+            == (2 * confusion_matrix(rows["label"], rows["prediction"], labels=[0, 1])).tolist()
+        )

@@ -8,7 +8,7 @@ Merges never mutate their operands, so a failed merge leaves both untouched.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,7 @@ from ..io.frames import (
     check_roles,
     select_columns,
     select_predictions,
+    shown_value,
 )
 from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
@@ -48,6 +49,9 @@ __all__ = [
 ]
 
 _CELL_NAMES = ("tp", "fp", "fn", "tn")
+
+#: what ``+`` of a table takes, for the message that refuses anything else
+_ADDS = "+ adds tables (build one from a frame with ContingencyTable.from_frame)"
 
 
 class ContingencyTable:
@@ -423,13 +427,16 @@ class ContingencyTable:
 
     def __add__(self, other: ContingencyTable) -> ContingencyTable:
         if not isinstance(other, ContingencyTable):
-            return NotImplemented
+            # refused here, not left to other.__radd__ (NotImplemented): a polars frame or Series
+            # took over and failed with its own error ("failed to determine supertype of i64 and
+            # object"), and a numpy array added the table to each of its elements
+            raise InvalidArgumentError(f"cannot add {shown_value(other)} to a ContingencyTable; {_ADDS}")
         return ContingencyTable.merge([self, other])
 
     def __radd__(self, other: Any) -> ContingencyTable:
         if isinstance(other, int) and other == 0:  # sum() starts from 0
             return self
-        return NotImplemented
+        raise InvalidArgumentError(f"cannot add a ContingencyTable to {shown_value(other)}; {_ADDS}")
 
     @staticmethod
     def merge(*tables: ContingencyTable | Iterable[ContingencyTable]) -> ContingencyTable:
@@ -442,7 +449,8 @@ class ContingencyTable:
         :class:`MergeError` when the key columns differ,
         :class:`CountOverflowError` (not a :class:`MergeError`) when a merged count
         or a group's total would pass the int64 range, and
-        :class:`InvalidArgumentError` for something that is not a table; the inputs are
+        :class:`InvalidArgumentError` for something that is not a table (``a + b`` is
+        ``merge(a, b)``, and refuses a frame or a number the same way); the inputs are
         never modified.
 
         Parameters
@@ -471,10 +479,21 @@ class ContingencyTable:
         [2]
         """
         if len(tables) == 1 and not isinstance(tables[0], ContingencyTable):
-            tables = tuple(tables[0])  # merge([a, b]): one iterable of tables
-        for t in tables:
+            one = tables[0]
+            # a frame, a string or a mapping iterates too, over what are no tables (a DataFrame was
+            # refused as its first column, a Series), and None or a number not at all
+            if (
+                isinstance(one, str | bytes | Mapping)
+                or hasattr(one, "shape")
+                or not isinstance(one, Iterable)
+            ):
+                raise InvalidArgumentError(
+                    f"merge takes ContingencyTables, or one list of them, got {shown_value(one)}"
+                )
+            tables = tuple(one)  # merge([a, b]): one iterable of tables
+        for i, t in enumerate(tables):
             if not isinstance(t, ContingencyTable):
-                raise InvalidArgumentError(f"merge takes ContingencyTables, got {type(t).__name__}")
+                raise InvalidArgumentError(f"merge takes ContingencyTables, got {shown_value(t)} (item {i})")
         tables = list(tables)
         if not tables:
             raise InvalidArgumentError("merge needs at least one table, got none")
