@@ -20,8 +20,8 @@ import polars as pl
 import pytest
 
 import batcheval as be
-from batcheval.inference import board_bootstrap
-from batcheval.measures import LOWER_IS_BETTER, higher_is_better
+from batcheval.inference import board_bootstrap, selection
+from batcheval.measures import BINARY_MEASURES, LOWER_IS_BETTER, higher_is_better
 
 SAME = ["run", "rank", "could_be_best", "tied_with_leader", "rank_ci_low", "rank_ci_high"]
 #: p_best of the studentized bootstrap counts replicates at or above a run's statistic; a
@@ -70,6 +70,8 @@ def _close(a: pl.Series, b: pl.Series, atol: float = 1e-12) -> None:
         {"example": "example", "paired": "delta", "adjacent": True},
         {"example": "example", "cluster": "passage"},
         {"cluster": "passage"},
+        {"example": "example", "leader_only": True},
+        {"leader_only": True},
     ],
     ids=[
         "unpaired",
@@ -79,10 +81,17 @@ def _close(a: pl.Series, b: pl.Series, atol: float = 1e-12) -> None:
         "paired-delta",
         "paired-clustered",
         "clustered",
+        "paired-leader-only",
+        "unpaired-frontier",
     ],
 )
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_lowest_first_is_the_complement_ranked_highest_first(low, high, kw, seed):
+def test_lowest_first_is_the_complement_ranked_highest_first(low, high, kw, seed, monkeypatch):
+    kw = dict(kw)
+    if kw.pop("leader_only", False):
+        # the paths of boards over RANK_LIMIT runs: paired runs compared with the leader only, and
+        # the unpaired frontier of each run's largest gap
+        monkeypatch.setattr(selection, "RANK_LIMIT", 3)
     df = _runs(seed, same_examples="example" in kw)
     a, b = _boards(df, low, high, **kw)
     for c in SAME:
@@ -118,19 +127,29 @@ def test_conditional_entropy_is_mutual_information_reversed_on_shared_examples(s
     assert np.all(np.diff(a["conditional_entropy"].to_numpy()) >= 0)
 
 
-def test_lr_minus_ranks_as_lr_plus_of_the_other_class():
+@pytest.mark.parametrize("kw", [{}, {"example": "example"}, {"example": "example", "leader_only": True}])
+def test_lr_minus_ranks_as_lr_plus_of_the_other_class(kw, monkeypatch):
     """``lr_minus`` with class 1 positive is ``1/lr_plus`` with class 0 positive, and the board
-    compares both on the log scale: unpaired boards of tables without an empty cell agree."""
-    df = _runs(4, n=120, same_examples=False)
+    compares both on the log scale of the table plus a half a cell: boards of tables without an
+    empty cell agree, unpaired and paired (the paired p-values' swap tests reach tables where one
+    ratio is undefined and the other is not, so only the selection is compared there)."""
+    kw = dict(kw)
+    if kw.pop("leader_only", False):
+        monkeypatch.setattr(selection, "RANK_LIMIT", 3)
+    df = _runs(4, n=150, same_examples="example" in kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        a = be.leaderboard(df, measure="lr_minus", positive=1)
-        b = be.leaderboard(df, measure="lr_plus", positive=0)
+        a = be.leaderboard(df, measure="lr_minus", positive=1, **kw)
+        b = be.leaderboard(df, measure="lr_plus", positive=0, **kw)
+    assert a["lr_minus"].is_finite().all() and b["lr_plus"].is_finite().all()  # no empty cell
     for c in SAME:
         assert a[c].to_list() == b[c].to_list(), c
     _close(a["lr_minus"], 1.0 / b["lr_plus"])
-    _close(a["p_vs_leader"], b["p_vs_leader"], atol=1e-12)
     _close(a["p_best"], b["p_best"], atol=BOOT_STEP)
+    if "example" not in kw:
+        _close(a["p_vs_leader"], b["p_vs_leader"], atol=1e-12)
+    # the worst run is out of the best set, where it would be the leader ranked highest first
+    assert a["could_be_best"][-1] is False
 
 
 def test_direction_defaults_and_override():
@@ -145,7 +164,8 @@ def test_direction_defaults_and_override():
     assert informed["informedness"].to_list() == sorted(informed["informedness"].to_list())
     assert default.metadata["higher_is_better"] is False  # type: ignore[attr-defined]
     assert highest.metadata["higher_is_better"] is True  # type: ignore[attr-defined]
-    assert LOWER_IS_BETTER == {"fallout", "miss_rate", "lr_minus", "conditional_entropy"}
+    assert {"fallout", "miss_rate", "lr_minus", "conditional_entropy", "alpha_sbb"} <= LOWER_IS_BETTER
+    assert {n for n in BINARY_MEASURES if n.startswith("p_")} <= LOWER_IS_BETTER
     assert higher_is_better("kappa_cohen") and not higher_is_better("lr_minus")
     with pytest.raises(be.InvalidArgumentError, match=r"higher_is_better=.*'no'"):
         be.leaderboard(df, measure="fallout", higher_is_better="no")
@@ -297,3 +317,36 @@ def test_auc_best_threshold_minimises_a_rate_of_error(seed):
         got = be.auc(df, measure=name).row(0, named=True)
         assert got[f"best_{name}"] == pytest.approx(best, abs=1e-12)
         assert got["best_threshold"] == threshold
+
+
+@pytest.mark.parametrize("name", ["p_informedness", "alpha_sbb"])
+def test_auc_best_threshold_of_a_p_value_is_its_least(name):
+    """A p-value is best at its least: the threshold whose predictions are the most significant,
+    found from evaluate's value at every distinct threshold (not the all-positive end, p = 1)."""
+    rng = np.random.default_rng(3)
+    n = 80
+    y = rng.integers(0, 2, n)
+    s = np.round(0.6 * y + rng.random(n), 2)
+    values = []
+    for t in np.unique(s):  # predicted positive at score >= t, as the sweep's thresholds
+        frame = pl.DataFrame({"label": y, "prediction": (s >= t).astype(np.int64)})
+        values.append((t, be.evaluate(frame, measures=[name], classes=[0, 1])[name][0]))
+    best = min(v for _, v in values)
+    threshold = max(t for t, v in values if v == best)
+    got = be.auc(pl.DataFrame({"label": y, "score": s}), measure=name).row(0, named=True)
+    assert got[f"best_{name}"] == pytest.approx(best, rel=1e-12)
+    assert got["best_threshold"] == threshold
+    assert best < 1e-3  # the most significant threshold, far from the ends
+
+
+def test_compare_takes_the_most_significant_run_as_reference():
+    rng = np.random.default_rng(0)
+    frames = []
+    for run, skill in [("weak", 0.1), ("strong", 0.8), ("middle", 0.4)]:
+        y = rng.integers(0, 2, 500)
+        pred = np.where(rng.random(500) < skill, y, rng.integers(0, 2, 500))
+        frames.append(pl.DataFrame({"run": run, "fold": np.arange(500) % 5, "label": y, "prediction": pred}))
+    df = pl.concat(frames)
+    by_p = be.compare(df, measure="p_informedness")
+    by_informedness = be.compare(df, measure="informedness")
+    assert by_p["reference_run"][0] == by_informedness["reference_run"][0] == "strong"

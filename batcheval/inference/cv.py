@@ -41,8 +41,10 @@ Why the plain paired t-test over folds is wrong
 
 Choosing the reference
     ``reference=value`` compares every other run with that run. ``reference=None`` picks the run
-    with the best mean over all folds (highest, or lowest with ``higher_is_better=False``; the
-    first in sort order on ties). That choice is made on the same folds the tests then use, so
+    with the best mean over all folds (by default the measure's own direction: lowest for
+    ``fallout``, ``miss_rate``, ``lr_minus``, ``conditional_entropy``, the p-values and
+    ``alpha_sbb``, highest for any other name; ``higher_is_better=`` overrides; the first in
+    sort order on ties). That choice is made on the same folds the tests then use, so
     the tests against it are *optimistic* for the reference: a run is less often found better
     than a data-selected leader than it would be against a fixed one, and more often found worse.
     Fix the reference in advance (a baseline), or confirm on fresh data, when it matters.
@@ -518,9 +520,9 @@ def compare(
         correction, and raise :class:`~batcheval.errors.InvalidArgumentError` when it is given.
     higher_is_better
         Which way the best run is chosen when ``reference=None``. By default the measure's own
-        direction: the lowest mean for ``fallout``, ``miss_rate``, ``lr_minus`` and
-        ``conditional_entropy`` (and their aliases), the highest for every other name, a score
-        column of your own included (pass ``False`` for a loss).
+        direction: the lowest mean for ``fallout``, ``miss_rate``, ``lr_minus``,
+        ``conditional_entropy``, the p-values and ``alpha_sbb`` (and their aliases), the highest
+        for every other name, a score column of your own included (pass ``False`` for a loss).
     label, prediction
         The class columns, used when ``data`` holds predictions.
     drop_nulls

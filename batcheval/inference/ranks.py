@@ -481,7 +481,8 @@ def rank_methods(
     higher_is_better
         Whether a higher score ranks first (False for losses and errors). By default the
         measure's own direction when ``measure`` names one (``fallout``, ``miss_rate``,
-        ``lr_minus`` and ``conditional_entropy``, and their aliases, rank lowest first), else
+        ``lr_minus``, ``conditional_entropy``, the p-values and ``alpha_sbb``, and their aliases,
+        rank lowest first), else
         True.
     control
         A method to compare every other one with (Holm over k − 1 tests).

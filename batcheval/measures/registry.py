@@ -64,9 +64,14 @@ MULTICLASS_MEASURES: tuple[str, ...] = (
     *(f"p_{s}" for s in MULTICLASS_STATS),
 )
 
-#: The measures a better classifier has less of: rates of error, the negative likelihood ratio
-#: and the uncertainty left about the class. A leaderboard ranks them lowest first.
-LOWER_IS_BETTER: frozenset[str] = frozenset({"fallout", "miss_rate", "lr_minus", "conditional_entropy"})
+
+#: The measures a better classifier has less of: rates of error, the negative likelihood ratio,
+#: the uncertainty left about the class, and the p-values (with ``alpha_sbb``, the chance that
+#: the table arose by chance). A leaderboard ranks them lowest first, ``auc`` takes their least.
+LOWER_IS_BETTER: frozenset[str] = frozenset(
+    {"fallout", "miss_rate", "lr_minus", "conditional_entropy", "alpha_sbb"}
+    | {name for name in (*BINARY_MEASURES, *MULTICLASS_MEASURES) if name.startswith("p_")}
+)
 
 
 class MeasureName(str):

@@ -99,8 +99,8 @@ def auc(
     - ``best_threshold`` and ``best_<measure>``: the distinct score whose
       threshold maximises ``measure`` (the Youden point for informedness;
       the highest such threshold on ties), or minimises it for ``fallout``,
-      ``miss_rate``, ``lr_minus`` and ``conditional_entropy``
-      (:data:`batcheval.measures.registry.LOWER_IS_BETTER`).
+      ``miss_rate``, ``lr_minus``, ``conditional_entropy``, the p-values and
+      ``alpha_sbb`` (:data:`batcheval.measures.registry.LOWER_IS_BETTER`).
 
     Groups with only one class give NaN, without an error.
 
