@@ -53,29 +53,37 @@ def test_the_twin_check_finds_planted_literal_and_read_only_twins():
     )
 
 
-_PERMUTATION_SCRIPT = """
+_RARE_PATHS_SCRIPT = """
 import warnings, numpy as np, polars as pl, batcheval as be
-from batcheval.kernels import chance
+from batcheval.kernels import chance, multiclass
 warnings.simplefilter("ignore")
 rng = np.random.default_rng(0)
 def frame(n):
     y = rng.integers(0, 3, 4 * n)
     p = np.where(rng.random(4 * n) < 0.6, y, rng.integers(0, 3, 4 * n))
     return pl.DataFrame({"run": np.arange(4 * n) // n, "label": y, "prediction": p})
+def compiled():
+    kernels = (chance._enumerated_midp, chance._shuffled_midp, multiclass._exact_sums)
+    return [len(k.signatures) for k in kernels]
 be.evaluate(frame(200), by="run", ci=0.95)
-print(len(chance._enumerated_midp.signatures), len(chance._shuffled_midp.signatures))
-small = be.evaluate(frame(12), by="run", measures=["p_informedness"])
-print(len(chance._enumerated_midp.signatures) > 0)
+print(*compiled())
+# a table whose one-vs-rest informedness sums cancel to within their rounding of zero
+table = [[0, 2, 4], [0, 2, 0], [1, 1, 0]]
+cells = [(i, j) for i in range(3) for j in range(3) for _ in range(table[i][j])]
+small = pl.DataFrame({"label": [i for i, _ in cells], "prediction": [j for _, j in cells]})
+be.evaluate(small, ci=0.95)
+print(*(n > 0 for n in compiled()))
 """
 
 
-def test_large_multiclass_tables_never_compile_the_permutation_tests(tmp_path):
-    """Three-class tables of 200 examples take the z test: the first call compiles neither the
-    enumerated nor the shuffled permutation test (4 to 5 s of CPU); tables of 12 examples do."""
+def test_large_multiclass_tables_compile_neither_permutation_tests_nor_exact_sums(tmp_path):
+    """Three-class tables of 200 examples take the z test and the float Bookmaker sums: the first
+    call compiles neither the enumerated nor the shuffled permutation test nor the exact sums
+    (9 s of CPU of 21); a table of 10 examples whose sums cancel compiles all three."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "BATCHEVAL_QUIET_COMPILE": "1"}
     root = str(Path(__file__).parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    done = subprocess.run([sys.executable, "-c", _PERMUTATION_SCRIPT], check=False, env=env,
+    done = subprocess.run([sys.executable, "-c", _RARE_PATHS_SCRIPT], check=False, env=env,
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["0", "0", "True"]
+    assert done.stdout.split() == ["0", "0", "0", "True", "True", "True"]

@@ -109,3 +109,39 @@ def test_sparse_multiclass_tables(k):
     rng = np.random.default_rng(k)
     tables = rng.integers(0, 5, (50, k, k)) * (rng.uniform(size=(50, k, k)) < 0.3)
     _check_multiclass(tables.astype(np.int64))
+
+
+def test_bookmaker_sums_near_zero_are_exact():
+    """Tables whose Bookmaker sums cancel to within their rounding of zero are written again from
+    exact sums (kernels.multiclass.exact_bookmaker): each sign, and each exact 0, is the rational
+    sum's, and every value is within a few ulps of it."""
+    from fractions import Fraction
+
+    from batcheval.kernels import multiclass as mk
+
+    rng = np.random.default_rng(0)
+    y, p = rng.integers(0, 3, (4000, 10)), rng.integers(0, 3, (4000, 10))
+    tables = np.zeros((4000, 3, 3), np.int64)
+    np.add.at(tables, (np.repeat(np.arange(4000), 10), y.ravel(), p.ravel()), 1)
+    left = np.zeros(4000, np.uint8)
+    mk.multiclass_tables(tables, np.arange(len(mk.NAMES)), np.empty((len(mk.NAMES), 4000)), left, None)
+    near = tables[left == 2]
+    assert len(near) > 50  # the lean kernel's float sums left these to the exact ones
+    got = compute(near, ["informedness", "markedness", "macro_informedness", "macro_markedness"])
+    for g, t in enumerate(near):
+        n, real, pred = int(t.sum()), t.sum(axis=1), t.sum(axis=0)
+        det = [n * int(t[k, k]) - int(real[k]) * int(pred[k]) for k in range(3)]
+        want = {
+            "informedness": sum(
+                Fraction(d, n * (n - int(r))) for d, r in zip(det, real, strict=True) if r < n
+            ),
+            "markedness": sum(Fraction(d, n * (n - int(q))) for d, q in zip(det, pred, strict=True) if q < n),
+        }
+        per_inf = [Fraction(d, int(r) * (n - int(r))) for d, r in zip(det, real, strict=True) if 0 < r < n]
+        per_mark = [Fraction(d, int(q) * (n - int(q))) for d, q in zip(det, pred, strict=True) if 0 < q < n]
+        want["macro_informedness"] = sum(per_inf) / len(per_inf) if per_inf else Fraction(0)
+        want["macro_markedness"] = sum(per_mark) / len(per_mark) if per_mark else Fraction(0)
+        for name, exact in want.items():
+            value = float(got[name][g])
+            assert np.sign(value) == np.sign(float(exact)), (name, t.tolist(), value, exact)
+            assert value == pytest.approx(float(exact), rel=1e-14, abs=0.0) or (exact == 0 and value == 0.0)

@@ -684,8 +684,8 @@ def multiclass_chance(counts, out, se, undone):
     return missed
 
 
-# a small table may cost milliseconds (its permutation test): threads pay from a few dozen tables
-@jit_parallel(serial_below=64)
+# as multiclass_chance: a call of a few hundred small tables compiles only the serial version
+@jit_parallel(serial_below=512)
 def permutation_tests(counts, at, out):
     """:func:`_refine` the tables ``at`` of ``counts``, in place in ``out``."""
     k = counts.shape[1]
