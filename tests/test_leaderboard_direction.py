@@ -350,3 +350,20 @@ def test_compare_takes_the_most_significant_run_as_reference():
     by_p = be.compare(df, measure="p_informedness")
     by_informedness = be.compare(df, measure="informedness")
     assert by_p["reference_run"][0] == by_informedness["reference_run"][0] == "strong"
+
+
+def test_measures_of_association_pick_either_direction_as_the_chi2_statistics_do():
+    """A two-sided p-value is as small for a table far below chance as for one far above it, as
+    chi2 is as large: auc's best threshold by p_informedness is chi2's (the most association
+    either way, here where the scores rank the classes the wrong way round), and informedness's
+    never falls below chance (here the trivial threshold, informedness 0)."""
+    y = np.array([0] * 30 + [1] * 30 + [0] * 3)
+    s = np.concatenate([np.linspace(0.6, 1.0, 30), np.linspace(0.0, 0.5, 30), [0.1, 0.2, 0.3]])
+    df = pl.DataFrame({"label": y, "score": s})
+    by_p = be.auc(df, measure="p_informedness").row(0, named=True)
+    by_chi2 = be.auc(df, measure="chi2").row(0, named=True)
+    youden = be.auc(df, measure="informedness").row(0, named=True)
+    assert by_p["best_threshold"] == by_chi2["best_threshold"]
+    below = pl.DataFrame({"label": y, "prediction": (s >= by_p["best_threshold"]).astype(np.int64)})
+    assert be.evaluate(below, measures=["informedness"])["informedness"][0] < 0
+    assert youden["best_informedness"] == 0.0

@@ -137,7 +137,10 @@ def higher_is_better(name: str) -> bool:
     """Whether a better classifier has more of the measure ``name`` (a batcheval name or an
     alias): false for :data:`~batcheval.measures.registry.LOWER_IS_BETTER`. Any other name (a
     score column of the caller's own) ranks highest first, as do the measures that describe the
-    data rather than the classifier (``prevalence``, the evenness) and the χ² statistics.
+    data rather than the classifier (``prevalence``, the evenness) and the χ² statistics. The
+    measures of association (the χ² statistics, mutual information, conditional entropy and the
+    two-sided p-values) rank a classifier that is always wrong as high as one that is always
+    right: rank by informedness to tell them apart.
 
     Examples
     --------

@@ -68,6 +68,10 @@ MULTICLASS_MEASURES: tuple[str, ...] = (
 #: The measures a better classifier has less of: rates of error, the negative likelihood ratio,
 #: the uncertainty left about the class, and the p-values (with ``alpha_sbb``, the chance that
 #: the table arose by chance). A leaderboard ranks them lowest first, ``auc`` takes their least.
+#: Like the χ² statistics and mutual_information (highest first), conditional_entropy and the
+#: two-sided p-values measure association either way: a classifier that is always wrong is as
+#: far from chance as one that is always right (only p_fisher is one-sided); informedness and
+#: the other signed measures tell the two apart.
 LOWER_IS_BETTER: frozenset[str] = frozenset(
     {"fallout", "miss_rate", "lr_minus", "conditional_entropy", "alpha_sbb"}
     | {name for name in (*BINARY_MEASURES, *MULTICLASS_MEASURES) if name.startswith("p_")}

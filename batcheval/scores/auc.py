@@ -100,7 +100,10 @@ def auc(
       threshold maximises ``measure`` (the Youden point for informedness;
       the highest such threshold on ties), or minimises it for ``fallout``,
       ``miss_rate``, ``lr_minus``, ``conditional_entropy``, the p-values and
-      ``alpha_sbb`` (:data:`batcheval.measures.registry.LOWER_IS_BETTER`).
+      ``alpha_sbb`` (:data:`batcheval.measures.registry.LOWER_IS_BETTER`). The measures of
+      association either way (the χ² statistics, mutual information, conditional entropy,
+      the two-sided p-values) can pick a threshold below chance, where the scores rank the
+      classes the wrong way round: the Youden point (informedness) cannot.
 
     Groups with only one class give NaN, without an error.
 
