@@ -22,7 +22,7 @@ import numpy as np
 
 from . import wide as _wide
 from .binary import EXACT_LIMIT, margin_coef, safe_ratio, series_tail, unit
-from .jit import jit, jit_inline, jit_parallel, prange, readonly
+from .jit import jit, jit_inline, jit_parallel, prange
 
 
 @jit_inline
@@ -406,9 +406,9 @@ def multiclass_measures(counts: np.ndarray, slots: np.ndarray, out: np.ndarray) 
 
     Tables of 3e9 examples, and Bookmaker sums within their rounding of zero (a few tables in a
     hundred of three classes and 10 examples, none in 200,000 of 100), are rare, so the kernel is
-    the version compiled without the limbs and the exact sums they need: a table of 3e9 is done
-    again in full by the version with them, and the Bookmaker measures of a table whose sums are
-    near zero are written again by :func:`exact_bookmaker`.
+    the version compiled without the limbs and the exact sums they need: a call with a table of
+    3e9 is done again in full by the version with them, and otherwise the Bookmaker measures of a
+    table whose sums are near zero are written again by :func:`exact_bookmaker`.
 
     Examples
     --------
@@ -422,13 +422,11 @@ def multiclass_measures(counts: np.ndarray, slots: np.ndarray, out: np.ndarray) 
     """
     left = np.zeros(counts.shape[0], np.uint8)
     if multiclass_tables(counts, slots, out, left, None):
-        wide = np.flatnonzero(left == 1)
-        if len(wide):  # in full, as only the version with the limbs can
-            part = np.empty((out.shape[0], len(wide)))
-            multiclass_tables(readonly(counts[wide]), slots, part, left[: len(wide)].copy(), True)
-            out[:, wide] = part
-        near = np.flatnonzero(left == 2)
-        if len(near):
+        if (left == 1).any():
+            # a table of 3e9 examples: the version with the limbs (and the exact sums) does them all
+            multiclass_tables(counts, slots, out, left, True)
+        else:
+            near = np.flatnonzero(left == 2)
             # threads by the tables written again, not by the size of the whole tensor
             exact_bookmaker.by_work(len(near))(counts, near, slots, out)
 
