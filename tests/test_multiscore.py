@@ -334,3 +334,50 @@ def test_a_key_named_class_is_a_column_clash():
     message = "a key column is named 'class', which the one-vs-rest frame adds; rename it"
     with pytest.raises(be.DuplicateColumnError, match=re.escape(message)):
         be.auc(df, by="class", score=["s0", "s1", "s2"])
+
+
+@pytest.mark.parametrize("pool", [None, "fold"])
+@pytest.mark.parametrize(
+    ("form", "kwargs", "message"),
+    [
+        ("multi", dict(positive=1), "positive=1 names the positive class of one binary score"),
+        ("multi", dict(positive=99), "positive=99 names the positive class of one binary score"),
+        ("multi", dict(positive="x", per_class=True), "positive='x' names the positive class"),
+        ("multi", dict(measure="f1"), "measure='f1' picks the best threshold of one binary score"),
+        ("binary", dict(per_class=True), "per_class=True returns one row per class of multiclass scores"),
+    ],
+)
+def test_auc_refuses_an_argument_the_form_of_its_scores_ignored(form, kwargs, message, pool):
+    # each was ignored: positive=99 gave the macro averages, measure="f1" no best_f1 column and
+    # per_class=True on a binary score no class rows; sweep and curves refuse positive= likewise
+    df = multiclass_scores(n_runs=2, seed=10).with_columns((pl.col("run") % 2).alias("fold"))
+    score = ["s0", "s1", "s2"] if form == "multi" else "s0"
+    if form == "binary":
+        df = df.with_columns((pl.col("label") == 0).cast(pl.Int8).alias("label"))
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.auc(df, score=score, pool=pool, **kwargs)
+
+
+def test_auc_takes_each_argument_of_its_form_and_the_cli_its_defaults(tmp_path):
+    from tests.cli_run import run_cli
+
+    df = multiclass_scores(n_runs=1, seed=11)
+    y, s = df["label"].to_numpy(), df.select("s0", "s1", "s2").to_numpy()
+    per = be.auc(df, score=["s0", "s1", "s2"], per_class=True, measure="f1").sort("class")
+    for k in range(3):
+        assert per["roc_auc"][k] == pytest.approx(metrics.roc_auc_score(y == k, s[:, k]), abs=1e-12)
+    assert "best_f1" in per.columns
+    binary = df.with_columns((pl.col("label") == 0).cast(pl.Int8).alias("label"))
+    got = be.auc(binary, score="s0", positive=0)["roc_auc"][0]
+    assert got == pytest.approx(metrics.roc_auc_score(y != 0, df["s0"].to_numpy()), abs=1e-12)
+    path = tmp_path / "mc.parquet"
+    df.write_parquet(path)
+    done = run_cli("auc", str(path), "--score", "s0,s1,s2", "-o", str(tmp_path / "a.csv"))
+    assert done.returncode == 0, done.stderr
+    macro = pl.read_csv(tmp_path / "a.csv")["macro_roc_auc"][0]
+    assert macro == pytest.approx(metrics.roc_auc_score(y, s, multi_class="ovr"), abs=1e-12)
+    refused = run_cli("auc", str(path), "--score", "s0,s1,s2", "--positive", "1")
+    message = (
+        "--positive 1 names the positive class of one binary score; multiclass scores (--score s0,s1,s2)"
+    )
+    assert refused.returncode == 2 and message in refused.stderr

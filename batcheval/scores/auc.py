@@ -117,14 +117,17 @@ def auc(
         multiclass scores.
     measure
         The binary measure whose best threshold is reported; an alias such as ``"youden_j"``
-        names its column ``best_youden_j``.
+        names its column ``best_youden_j``. Averaged multiclass scores have no best threshold,
+        and refuse any other measure than the default.
     beta
         β of ``measure="f_beta"``, as in :func:`batcheval.sweep` (checked, and unused by
         other measures).
     positive, classes
-        The positive class (default: the greater of two) and the class set.
+        The positive class (default: the greater of two) and the class set. Multiclass scores
+        score every class against the rest, and refuse ``positive=``.
     per_class
-        Multiclass scores: one row per group × class instead of the averages.
+        Multiclass scores: one row per group × class instead of the averages (refused for a
+        binary score).
     drop_nonfinite, drop_nulls
         Skip rows with a NaN/infinite score, or a null score or label.
     ci
@@ -192,6 +195,7 @@ def auc(
     _measures.check_names([_names.canonical(measure)], 2, beta)
     wanted = _average_names(averages)
     multiclass = is_multiclass_score(data, score)
+    _check_form_arguments(score, multiclass, positive=positive, measure=measure, per_class=per_class)
     if multiclass and not per_class:
         outputs = ["n", *wanted]
     else:
@@ -279,6 +283,30 @@ def auc(
     if ci is not None:
         columns += _delong_columns(delong_auc, delong_var, float(ci))
     return seg.keys.hstack(columns) if seg.keys.width else pl.DataFrame(columns)
+
+
+def _check_form_arguments(
+    score: Any, multiclass: bool, *, positive: Any, measure: str, per_class: bool
+) -> None:
+    """Refuse an argument the form of ``score`` has no use for: each was ignored, and the result
+    looked like an answer to it (the macro averages for ``positive=99``)."""
+    # no hint at per_class=: the CLI's auc, which reaches these, has no --per-class
+    if multiclass and positive is not None:
+        # as sweep and curves refuse it: which class is positive is what one-vs-rest varies
+        raise InvalidArgumentError(
+            f"positive={positive!r} names the positive class of one binary score; multiclass scores "
+            f"(score={score!r}) score every class against the rest"
+        )
+    if multiclass and not per_class and measure != "informedness":
+        raise InvalidArgumentError(
+            f"measure={measure!r} picks the best threshold of one binary score; the averages of "
+            f"multiclass scores (score={score!r}) have no best threshold"
+        )
+    if not multiclass and per_class:
+        raise InvalidArgumentError(
+            f"per_class=True returns one row per class of multiclass scores (a list of score columns); "
+            f"score={score!r} is one binary score"
+        )
 
 
 def _delong_columns(area: np.ndarray, var: np.ndarray, level: float) -> list[pl.Series]:
