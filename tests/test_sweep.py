@@ -824,3 +824,21 @@ def test_a_count_of_thresholds_over_a_narrow_span_gives_each_threshold_once(tmp_
         roc = be.curves(df, by="fold", pool="fold", thresholds=kwargs["thresholds"], kind="roc")
         points = [(t, fp / 2, tp / 2) for t, _, tp, fp, *_ in expected]
         assert roc.select("threshold", "x", "y").rows() == points
+
+
+@pytest.mark.parametrize("thresholds", [11, [0.5], "exact"])
+def test_a_frame_on_the_dask_engine_is_refused_before_a_cluster_starts(monkeypatch, thresholds):
+    # the sweep started a LocalCluster first (3 s), whose spawned processes re-ran the caller's
+    # script, and was refused by the first scan; evaluate refuses such a frame before any cluster
+    from batcheval.core import distributed
+
+    def no_cluster(client, work):
+        raise AssertionError("a cluster was started for a frame in memory")
+
+    monkeypatch.setattr(distributed, "with_client", no_cluster)
+    df = pl.DataFrame({"label": [0, 0, 1, 1], "score": [0.1, 0.4, 0.35, 0.8]})
+    message = "engine='dask' reads paths, a glob or a dask.dataframe.DataFrame, got a polars.DataFrame; "
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.sweep(df, engine="dask", thresholds=thresholds)
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.evaluate(df.with_columns(prediction=pl.col("label")), engine="dask")

@@ -22,7 +22,7 @@ from ..io.sources import NamedFrame, is_path_spec, resolve_paths
 from .stream import PartTypes, SourceReport, check_part_types, check_types, combine, count_source
 from .table import ContingencyTable
 
-__all__ = ["count_dask", "leaves_for", "reduce_on_cluster", "tree_reduce", "with_client"]
+__all__ = ["check_dask_input", "count_dask", "leaves_for", "reduce_on_cluster", "tree_reduce", "with_client"]
 
 Partial = tuple[ContingencyTable | None, SourceReport]
 _SPLIT_EVERY = 8
@@ -139,15 +139,20 @@ def with_client(client: Any, work: Callable[[Any], Any]) -> Any:
     return work(client)
 
 
-def leaves_for(data: Any, leaf: Callable[[Any], Any]) -> list[Any]:
-    """One delayed ``leaf(part)`` per file of a path spec, or per partition of a Dask DataFrame."""
-    if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
-        dask, _ = _dask()
-        # numbered: "partition" alone, in an error or metadata["skipped"], would not say which
-        return [
-            dask.delayed(_on_partition, pure=False)(leaf, f"partition {i}", p)
-            for i, p in enumerate(data.to_delayed())
-        ]
+def check_dask_input(data: Any) -> None:
+    """Refuse a source the Dask engine cannot read: called before a cluster is started for it,
+    whose spawned processes re-run the caller's script.
+
+    Examples
+    --------
+    >>> check_dask_input(["a.parquet"])
+    >>> check_dask_input({"label": [1]})
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: engine='dask' reads paths, a glob or a dask.dataframe.DataFrame...
+    """
+    if _is_dask_frame(data):
+        return
     if isinstance(data, list | tuple) and not data:
         raise InvalidArgumentError("engine='dask' got an empty list of paths: name at least one file or glob")
     if not is_path_spec(data):
@@ -157,11 +162,26 @@ def leaves_for(data: Any, leaf: Callable[[Any], Any]) -> list[Any]:
             f"engine='dask' reads paths, a glob or a dask.dataframe.DataFrame, got a {kind}; "
             "count a frame in memory with engine='local'"
         )
+
+
+def leaves_for(data: Any, leaf: Callable[[Any], Any]) -> list[Any]:
+    """One delayed ``leaf(part)`` per file of a path spec, or per partition of a Dask DataFrame."""
+    check_dask_input(data)
     dask, _ = _dask()
+    if _is_dask_frame(data):
+        # numbered: "partition" alone, in an error or metadata["skipped"], would not say which
+        return [
+            dask.delayed(_on_partition, pure=False)(leaf, f"partition {i}", p)
+            for i, p in enumerate(data.to_delayed())
+        ]
     # pure=False: a key of the path alone would be one the cluster already holds the result of,
     # and a file the user has fixed since would still give its old error
     # keep_missing: a named file that is absent fails in its task, where on_error="skip" leaves it out
     return [dask.delayed(leaf, pure=False)(str(p)) for p in resolve_paths(data, keep_missing=True)]
+
+
+def _is_dask_frame(data: Any) -> bool:
+    return hasattr(data, "to_delayed") and hasattr(data, "npartitions")
 
 
 def _on_partition(leaf: Callable[[Any], Any], name: str, frame: Any) -> Any:

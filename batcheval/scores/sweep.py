@@ -404,6 +404,11 @@ class _Stream:
         return check_roles(self.by, self.label, self.score, roles=("label", "score"))
 
     def table(self, data, thresholds, score_range, on_error, progress, engine, client):
+        if engine == "dask":
+            from ..core.distributed import check_dask_input
+
+            # before a cluster is started: its spawned processes re-run the caller's script
+            check_dask_input(data)
         if isinstance(thresholds, str):
             raise InvalidArgumentError(
                 "thresholds='exact' needs every score of a group at once, which a streamed source "
