@@ -381,3 +381,34 @@ def test_auc_takes_each_argument_of_its_form_and_the_cli_its_defaults(tmp_path):
         "--positive 1 names the positive class of one binary score; multiclass scores (--score s0,s1,s2)"
     )
     assert refused.returncode == 2 and message in refused.stderr
+
+
+_COLS = ["s0", "s1", "s2"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda df, it: be.auc(
+            df, score=_COLS, pool="fold", averages=it(["macro_roc_auc", "bias_weighted_pr_auc"])
+        ),
+        lambda df, it: be.auc(df, by="run", score=it(_COLS)),
+        lambda df, it: be.auc(df, score=it(_COLS), per_class=True, pool="fold"),
+        lambda df, it: be.sweep(df, score=it(_COLS), thresholds=[0.2, 0.4, 0.6], pool="fold"),
+        lambda df, it: be.curves(df, score=it(_COLS), pool="fold"),
+    ],
+    ids=["auc-averages-pool", "auc-score", "auc-per-class-pool", "sweep", "curves"],
+)
+def test_score_and_averages_given_as_iterators_give_what_their_lists_give(call):
+    # each was read twice: the second reading found the iterator spent ("0 score columns for 3
+    # classes", "averages= names at least one average, got an empty list")
+    df = multiclass_scores(n_runs=4, seed=12).with_columns((pl.col("run") % 2).alias("fold"))
+    listed = call(df, list)
+    assert call(df, iter).equals(listed)
+    assert call(df, lambda names: (n for n in names)).equals(listed)
+    if "macro_roc_auc" in listed.columns:  # the lists' result is scikit-learn's
+        part = df.filter(pl.col("run") == listed["run"][0]) if "run" in listed.columns else df
+        y, s = part["label"].to_numpy(), part.select(_COLS).to_numpy()
+        assert listed["macro_roc_auc"][0] == pytest.approx(
+            metrics.roc_auc_score(y, s, multi_class="ovr"), abs=1e-12
+        )

@@ -27,6 +27,7 @@ __all__ = [
     "key_argument",
     "named_as_pooled",
     "named_by_keyword",
+    "read_once",
     "select_columns",
     "select_predictions",
     "shown_value",
@@ -83,7 +84,20 @@ def class_argument(classes: Any) -> Any:
     >>> class_argument(c for c in "ab"), class_argument("ab"), class_argument(None)
     (['a', 'b'], 'ab', None)
     """
-    return list(classes) if isinstance(classes, Iterator) else classes
+    return read_once(classes)
+
+
+def read_once(value: Any) -> Any:
+    """An argument read more than once (``score=``, ``averages=``, ``classes=``): an iterator (a
+    generator, ``iter(...)``) becomes its list, since the first reading spent it and the next
+    saw none; anything else is kept as given, for its own check to read or refuse.
+
+    Examples
+    --------
+    >>> read_once(c for c in ["p0", "p1"]), read_once("score"), read_once(3)
+    (['p0', 'p1'], 'score', 3)
+    """
+    return list(value) if isinstance(value, Iterator) else value
 
 
 def check_free_names(keys: Sequence[str], outputs: Collection[str], what: str, role: str = "key") -> None:

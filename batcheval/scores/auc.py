@@ -25,6 +25,7 @@ from ..io.frames import (
     class_argument,
     key_argument,
     named_as_pooled,
+    read_once,
     unused_name,
 )
 from ..kernels import delong as _delong
@@ -181,6 +182,8 @@ def auc(
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
     classes = class_argument(classes)  # pool= reads it twice, for the pooled and the per-group areas
+    # read to check them, then again by the one-vs-rest frame, and by both auc calls of pool=
+    score, averages = read_once(score), read_once(averages)
     # read strictly as drop_nulls=: drop_nonfinite="no" dropped the NaN rows, per_class="no" gave classes
     drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
     per_class = as_flag(per_class, "per_class=")

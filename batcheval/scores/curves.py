@@ -11,7 +11,7 @@ import polars as pl
 
 from ..errors import InvalidArgumentError
 from ..io.arguments import as_flag, is_real
-from ..io.frames import as_key_list, check_free_names, check_roles, key_argument, select_columns
+from ..io.frames import as_key_list, check_free_names, check_roles, key_argument, read_once, select_columns
 from .sweep import sweep
 from .swept import CELLS
 
@@ -127,6 +127,7 @@ def curves(
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
+    score = read_once(score)  # read for the pooled roles, then by the sweep
     kinds = [kind] if isinstance(kind, str) else list(kind) if isinstance(kind, Iterable) else [kind]
     if not kinds:
         raise InvalidArgumentError(f"kind= names at least one chart of {sorted(CHARTS)}, got {kind!r}")

@@ -155,7 +155,7 @@ def one_vs_rest_frame(
                 f"label column {label!r} has {len(values)} classes {values} but the score lists "
                 f"hold {width}; name the classes with classes="
             )
-    df, names = _score_columns(df, score, len(values))
+    df, names = _score_columns(df, score if isinstance(score, str) else score_cols, len(values))
     for name in names:
         if name not in df.columns:
             raise ColumnNotFoundError(f"score column {name!r} not found")

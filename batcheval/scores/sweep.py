@@ -41,6 +41,7 @@ from ..io.frames import (
     class_argument,
     key_argument,
     named_as_pooled,
+    read_once,
 )
 from ..io.sources import DEFAULT_BATCH_ROWS, in_part, is_one_shot, is_streamed, open_parts
 from ..kernels import count as _count
@@ -173,6 +174,7 @@ def sweep(
         thresholds = list(thresholds)
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
     classes = class_argument(classes)  # read by every batch of a streamed sweep, and by its scans
+    score = read_once(score)  # multiclass: read for the roles, then for the columns
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     # read strictly as drop_nulls=: drop_nonfinite="no" dropped the NaN rows
     drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
