@@ -412,3 +412,26 @@ def test_score_and_averages_given_as_iterators_give_what_their_lists_give(call):
         assert listed["macro_roc_auc"][0] == pytest.approx(
             metrics.roc_auc_score(y, s, multi_class="ovr"), abs=1e-12
         )
+
+
+@pytest.mark.parametrize("dtype", [pl.Float64, pl.Float32])
+def test_whole_valued_float_labels_key_classes_as_evaluate_does(dtype):
+    # the class column was Float64 where evaluate's is Int64, so joining a run's per-class AUCs to
+    # its per-class table raised SchemaError
+    ints = multiclass_scores(n_runs=2, seed=13)
+    df = ints.with_columns(pl.col("label").cast(dtype))
+    top = df.with_columns(prediction=pl.concat_list(_COLS).list.arg_max())
+    ev = be.evaluate(top, by="run", per_class=True, measures=["recall"])
+    per = be.auc(df, by="run", score=_COLS, per_class=True)
+    assert per.schema["class"] == ev.schema["class"] == pl.Int64
+    joined = ev.join(per, on=["run", "class"]).sort("run", "class")
+    assert joined.height == 6
+    for run, k, area in joined.select("run", "class", "roc_auc").rows():
+        part = ints.filter(pl.col("run") == run)
+        expected = metrics.roc_auc_score(part["label"].to_numpy() == k, part[f"s{k}"].to_numpy())
+        assert area == pytest.approx(expected, abs=1e-12)
+    assert per.equals(be.auc(ints, by="run", score=_COLS, per_class=True))
+    grid = [0.3, 0.6]
+    assert be.sweep(df, score=_COLS, thresholds=grid).equals(be.sweep(ints, score=_COLS, thresholds=grid))
+    assert be.curves(df, score=_COLS).equals(be.curves(ints, score=_COLS))
+    assert be.auc(df, score=_COLS, classes=[0.0, 1.0, 2.0]).equals(be.auc(ints, score=_COLS))

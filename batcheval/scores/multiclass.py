@@ -22,7 +22,7 @@ from ..errors import (
     warn,
 )
 from ..io.frames import as_key_list, check_roles, select_columns, unused_name
-from .prepare import check_exact_in_float, check_label_values, check_within_classes
+from .prepare import check_exact_in_float, check_within_classes, checked_labels
 
 __all__ = [
     "IS_CLASS_COLUMN",
@@ -143,7 +143,7 @@ def one_vs_rest_frame(
             df = df.with_columns(pl.col(c).cast(pl.List(df.schema[c].inner)))
     df = _float_scores(df, score_cols, exact_scores)
     df = _clean_rows(df, label, score_cols, drop_nulls, drop_nonfinite)
-    check_label_values(df.get_column(label))
+    df = df.with_columns(checked_labels(df.get_column(label)))
     present = sorted(df.get_column(label).drop_nulls().unique().to_list())
     classes = check_within_classes(present, classes, df.get_column(label))
     # a class named twice is one class, as in evaluate: twice, it took two of the score columns

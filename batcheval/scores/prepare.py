@@ -38,10 +38,10 @@ from ..kernels.sweep import RANGE_KEYS, input_ranges
 __all__ = [
     "Scored",
     "check_exact_in_float",
-    "check_label_values",
     "check_nonfinite",
     "check_thresholds",
     "check_within_classes",
+    "checked_labels",
     "prepare_scores",
     "threshold_grid",
 ]
@@ -302,19 +302,24 @@ def check_exact_in_float(s: pl.Series, score: str, role: str = "score") -> None:
         )
 
 
-def check_label_values(label: pl.Series) -> None:
-    """Refuse a label column the binary sweep refuses: one of no class kind, or floats other than
-    whole numbers (NaN among them), which one-vs-rest scoring made classes of their own.
+def checked_labels(label: pl.Series) -> pl.Series:
+    """``label`` as evaluate keys its classes: whole-valued floats as the Int64 they hold (a Float64
+    ``class`` column did not join evaluate's). Refused as the binary sweep refuses it: a column of
+    no class kind, or floats other than whole numbers (NaN among them), which one-vs-rest scoring
+    made classes of their own.
 
     Examples
     --------
-    >>> check_label_values(pl.Series("label", [0.0, float("nan")]))
+    >>> checked_labels(pl.Series("label", [0.0, 2.0])).to_list()
+    [0, 2]
+    >>> checked_labels(pl.Series("label", [0.0, float("nan")]))
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidLabelError: label column 'label' is float and holds 1 non-integer value ...
     """
     if label_kind(label, "label") == "int":
-        as_integers(label, "label")
+        return as_integers(label, "label")
+    return label
 
 
 def check_within_classes(present: Sequence[Any], classes: Any, label: pl.Series) -> list[Any] | None:
