@@ -435,3 +435,30 @@ def test_whole_valued_float_labels_key_classes_as_evaluate_does(dtype):
     assert be.sweep(df, score=_COLS, thresholds=grid).equals(be.sweep(ints, score=_COLS, thresholds=grid))
     assert be.curves(df, score=_COLS).equals(be.curves(ints, score=_COLS))
     assert be.auc(df, score=_COLS, classes=[0.0, 1.0, 2.0]).equals(be.auc(ints, score=_COLS))
+
+
+@pytest.mark.parametrize("call", [be.auc, be.sweep, be.curves])
+@pytest.mark.parametrize(
+    ("lists", "classes", "message"),
+    [
+        ([[0.1, 0.2, 0.7], [0.3, 0.7], [0.2, 0.2, 0.6]], None, "lengths [2, 3] (1 row of 2, 2 rows of 3)"),
+        (
+            [[0.1, 0.2, 0.7], [0.3, 0.7, 0, 0], [0.2, 0.2, 0.6]],
+            None,
+            "lengths [3, 4] (2 rows of 3, 1 row of 4)",
+        ),
+        (
+            [[0.1, 0.2, 0.7], [0.3, 0.7], None, [0.2, 0.2, 0.6]],
+            [0, 1, 2],
+            "lengths [2, 3] (1 row of 2, 2 rows of 3)",
+        ),
+    ],
+)
+def test_score_lists_of_different_lengths_are_a_score_error(call, lists, classes, message):
+    # an InvalidLabelError ("expected 3, one score per class", or for a longest list of 4 "label column
+    # 'label' has 3 classes"), though the labels are sound: except InvalidScoreError missed it
+    labels = [0, 1, 2, 2][: len(lists)]
+    df = pl.DataFrame({"label": labels, "s": lists}, schema_overrides={"s": pl.List(pl.Float64)})
+    expected = f"score column 's' holds lists of {message}; every row holds one score per class"
+    with pytest.raises(be.InvalidScoreError, match=re.escape(expected)):
+        call(df, score="s", classes=classes, drop_nulls=True)

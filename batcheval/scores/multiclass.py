@@ -143,6 +143,8 @@ def one_vs_rest_frame(
             df = df.with_columns(pl.col(c).cast(pl.List(df.schema[c].inner)))
     df = _float_scores(df, score_cols, exact_scores)
     df = _clean_rows(df, label, score_cols, drop_nulls, drop_nonfinite)
+    if isinstance(score, str):
+        _check_list_lengths(df.get_column(score))
     df = df.with_columns(checked_labels(df.get_column(label)))
     present = sorted(df.get_column(label).drop_nulls().unique().to_list())
     classes = check_within_classes(present, classes, df.get_column(label))
@@ -174,6 +176,19 @@ def one_vs_rest_frame(
         schema = {k: df.schema[k] for k in keys} | {"class": df.schema[label], is_class: pl.Boolean}
         parts = [pl.DataFrame(schema=schema | {scored: pl.Float64})]
     return OneVsRest(pl.concat(parts), [*keys, "class"], values, df, names, is_class, scored)
+
+
+def _check_list_lengths(scores: pl.Series) -> None:
+    """Refuse a list column whose lists differ in length: a fault of the scores whatever the
+    classes are (it was an InvalidLabelError, which ``except InvalidScoreError`` missed)."""
+    lengths = scores.list.len().drop_nulls().value_counts(sort=True)
+    if lengths.height > 1:
+        rows = lengths.sort(lengths.columns[0]).rows()
+        counts = ", ".join(f"{n} row{'s' if n > 1 else ''} of {k}" for k, n in rows)
+        raise InvalidScoreError(
+            f"score column {scores.name!r} holds lists of lengths {[k for k, _ in rows]} ({counts}); "
+            "every row holds one score per class"
+        )
 
 
 def _float_scores(df: pl.DataFrame, score_cols: list[str], exact_scores: bool) -> pl.DataFrame:
