@@ -236,3 +236,49 @@ def test_one_cluster_has_no_chance_test() -> None:
     # cluster size, so the test is defined and no smaller than that of 2 examples
     second = out.row(1, named=True)
     assert 0.0 < second["p_informedness"] <= 1.0 and not np.isnan(second["alpha_sbb"])
+
+
+def test_clustered_chance_is_never_below_the_test_of_the_rows() -> None:
+    # the design effect (1.13) divides [[12, 6], [6, 12]] into [[11, 5], [5, 11]] once rounded: an odds
+    # ratio of 4.84 for 4, whose test (0.044) was more significant than that of the 36 rows (0.056)
+    clusters = [([1, 0, 0], [0, 0, 1]), ([1, 0, 1, 0], [1, 0, 1, 0]), ([0, 1, 0], [0, 1, 1]),
+                ([0, 0, 1, 0], [1, 0, 1, 0]), ([1, 0, 0], [1, 1, 0]), ([1], [1]), ([1], [0]), ([1], [0]),
+                ([0, 0, 1, 1], [0, 0, 1, 0]), ([0, 1, 1, 0], [1, 1, 1, 0]), ([1, 0], [1, 1]),
+                ([1, 0, 1], [0, 0, 1]), ([1, 0, 1], [1, 0, 0])]  # fmt: skip
+    df = pl.DataFrame(
+        [
+            {"passage": c, "label": y, "prediction": p}
+            for c, (ys, ps) in enumerate(clusters)
+            for y, p in zip(ys, ps, strict=True)
+        ]
+    )
+    names = ["p_informedness", "p_markedness", "alpha_sbb"]
+    rows = be.evaluate(df, measures=names).row(0, named=True)
+    clus = be.evaluate(df, measures=names, cluster="passage").row(0, named=True)
+    fp, fn, tp = 6, 6, 12  # the rows' exact two-sided mid-p (a symmetric null), from scipy
+    null = stats.hypergeom(36, tp + fn, tp + fp)
+    want = 2 * null.sf(tp) + null.pmf(tp)
+    assert rows["p_informedness"] == pytest.approx(want, rel=1e-9)
+    assert clus["p_informedness"] >= rows["p_informedness"] > 0.05
+    assert clus["p_markedness"] == clus["p_informedness"]
+    assert clus["alpha_sbb"] >= rows["alpha_sbb"]
+    # random small clustered groups of two and three classes
+    rng = np.random.default_rng(95)
+    for k in (2, 3):
+        parts = []
+        for rep in range(400):
+            sizes = rng.integers(1, 5, rng.integers(3, 15))
+            passage = np.repeat(np.arange(len(sizes)), sizes)
+            label = np.where(rng.random(len(passage)) < 0.7, rng.integers(0, k, len(sizes))[passage],
+                             rng.integers(0, k, len(passage)))  # fmt: skip
+            pred = np.where(rng.random(len(passage)) < rng.random(), label, rng.integers(0, k, len(passage)))
+            parts.append(pl.DataFrame({"rep": rep, "passage": passage, "label": label, "prediction": pred}))
+        data = pl.concat(parts)
+        names = ["p_informedness", "p_markedness"]
+        rows_all = be.evaluate(data, by="rep", measures=names)
+        clus_all = be.evaluate(data, by="rep", measures=names, cluster="passage")
+        for name in names:
+            r, c = rows_all[name].to_numpy(), clus_all[name].to_numpy()
+            ok = np.isfinite(c)
+            assert ok.mean() > 0.9
+            assert (c[ok] >= r[ok]).all(), (k, name, np.flatnonzero(c[ok] < r[ok])[:5])

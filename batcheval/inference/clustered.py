@@ -1407,7 +1407,10 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
     counts :func:`effective_counts`, each cell divided by the statistic's design effect
     (:func:`chance_design_effects`; informedness and markedness have their own for
     K > 2). The design effect is taken as at least 1 (a negative estimate of the
-    within-cluster part is noise; dividing by it would make the test anti-conservative).
+    within-cluster part is noise; dividing by it would make the test anti-conservative), and
+    the p-value as at least the rows' own: fewer independent rows never give more evidence
+    (rounding the effective table cell by cell once did, in 281 of 3,000 small clustered
+    groups).
 
     - single-row clusters (two or more of them): the design effect is 1 and the p-values
       are the unclustered ones exactly;
@@ -1440,11 +1443,19 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     deff_b, deff_m = chance_design_effects(counts, cells)
+    two = counts.shape[1] == 2  # one statistic, one design effect: B and M are both the covariance
+    rows = _measures.compute(counts, ["p_informedness"] + ([] if two else ["p_markedness"]))
     p_b = _measures.compute(effective_counts(counts, deff_b), ["p_informedness"])["p_informedness"]
-    if counts.shape[1] == 2:  # one statistic, one design effect: B and M are both the covariance
+    # a design effect of at least 1 never gives more evidence than the rows: rounding each cell on
+    # its own can strengthen the association ([[12, 6], [6, 12]]/1.13 -> [[11, 5], [5, 11]], odds
+    # ratio 4.84 for 4); rounding towards independence where it did was no cure, as the mid-p of a
+    # small table is not monotone in its z
+    p_b = np.maximum(p_b, rows["p_informedness"])
+    if two:
         p_m = p_b.copy()
     else:
-        p_m = _measures.compute(effective_counts(counts, deff_m), ["p_markedness"])["p_markedness"]
+        eff_m = effective_counts(counts, deff_m)
+        p_m = np.maximum(_measures.compute(eff_m, ["p_markedness"])["p_markedness"], rows["p_markedness"])
     one = cells.sizes(len(counts)) < 2
     return {"p_informedness": np.where(one, np.nan, p_b), "p_markedness": np.where(one, np.nan, p_m)}
 
