@@ -599,3 +599,49 @@ def test_a_clustered_board_names_the_measures_it_cannot_compare(measure: str) ->
     ):
         be.leaderboard(df, pool="seed", measure=measure, example="example")
     be.leaderboard(df.filter(pl.col("seed") == 0), measure=measure, example="example")  # unrepeated: fine
+
+
+def test_no_side_of_a_clustered_interval_is_narrower_than_the_rows_own() -> None:
+    # design effect 2.02: [[20, 1], [1, 15]] rounds to the perfect [[10, 0], [0, 7]], and the interval
+    # ended at the estimate, 0.890, on a table with two errors (the rows' upper end is 0.970)
+    clusters = [([0, 0], [0, 0]), ([0] * 6, [0] * 6), ([0, 0, 1, 1], [0, 1, 0, 1]), ([1] * 6, [1] * 6),
+                ([0] * 6, [0] * 6), ([0, 1], [0, 1]), ([1, 1, 1, 1, 0], [1, 1, 1, 1, 0]),
+                ([0, 1, 0, 0], [0, 1, 0, 0]), ([1, 1], [1, 1])]  # fmt: skip
+    df = pl.DataFrame(
+        [
+            {"passage": c, "label": y, "prediction": p}
+            for c, (ys, ps) in enumerate(clusters)
+            for y, p in zip(ys, ps, strict=True)
+        ]
+    )
+    names = ["informedness", "markedness", "kappa_cohen"]
+    rows = be.evaluate(df, measures=names, ci=0.95).row(0, named=True)
+    clus = be.evaluate(df, measures=names, ci=0.95, cluster="passage").row(0, named=True)
+    assert (rows["fp"], rows["fn"]) == (1, 1)
+    for m in names:
+        assert (
+            clus[m + "_ci_low"] < rows[m + "_ci_low"] < clus[m] < rows[m + "_ci_high"] <= clus[m + "_ci_high"]
+        )
+    assert rows["informedness_ci_high"] == pytest.approx(0.9701, abs=1e-4)
+    # random clustered groups of mostly right predictions, where rounding empties cells most
+    rng = np.random.default_rng(96)
+    parts = []
+    for rep in range(2000):
+        sizes = rng.integers(1, 7, rng.integers(4, 30))
+        passage = np.repeat(np.arange(len(sizes)), sizes)
+        label = np.where(rng.random(len(passage)) < 0.9, rng.integers(0, 2, len(sizes))[passage],
+                         rng.integers(0, 2, len(passage)))  # fmt: skip
+        good = (rng.random(len(sizes)) < 0.9)[passage] | (rng.random(len(passage)) < 0.3)
+        pred = np.where(good ^ (rng.random(len(passage)) < 0.03), label, 1 - label)
+        parts.append(pl.DataFrame({"rep": rep, "passage": passage, "label": label, "prediction": pred}))
+    data = pl.concat(parts)
+    table = be.ContingencyTable.from_frame(data, by="rep")
+    cells = cl.cluster_cells(data, ["rep"], ["passage"], "label", "prediction", table)
+    effects, _ = cl.design_effects(np.asarray(table.counts), cells, names)
+    rows = be.evaluate(data, by="rep", measures=names, ci=0.95)
+    clus = be.evaluate(data, by="rep", measures=names, ci=0.95, cluster="passage")
+    for m in names:
+        at = (effects[m][0] >= 1.0) & np.isfinite(rows[m + "_ci_low"].to_numpy())
+        assert at.sum() > 1500
+        assert (clus[m + "_ci_low"].to_numpy()[at] <= rows[m + "_ci_low"].to_numpy()[at]).all()
+        assert (clus[m + "_ci_high"].to_numpy()[at] >= rows[m + "_ci_high"].to_numpy()[at]).all()

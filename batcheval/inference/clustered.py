@@ -50,7 +50,8 @@ Proportions (recall, precision, accuracy, ...) keep a Wilson interval, with Korn
 from) the effective trials are the clusters holding a trial, as if each cluster were one
 trial. The chance-corrected measures get the unclustered interval (score or adjusted delta)
 of the table of effective counts, every cell divided by ``deff`` and rounded, moved to the
-estimate. Both use the critical value of Student's t (Cameron & Miller 2015, §VI.C) with Bell
+estimate, with neither side narrower than the rows' own where ``deff ≥ 1``. Both use the
+critical value of Student's t (Cameron & Miller 2015, §VI.C) with Bell
 & McCaffrey's degrees of freedom (:func:`bell_mccaffrey_dof`; ``C − 1`` for ``C`` equal
 clusters), for the noise in the estimated design effect, except where every cluster's rows
 lie in one cell (single rows, or copies of one example): there the design effect holds no
@@ -887,7 +888,8 @@ def clustered_intervals(
     trials) divided by the design effect of :func:`design_effects`: a chance-corrected
     measure gets the unclustered interval (the score interval of binary informedness and
     markedness, the adjusted delta method otherwise) of the table of effective counts,
-    ``counts/deff`` rounded, moved to the estimate; a proportion the Wilson interval with
+    ``counts/deff`` rounded, moved to the estimate (no side narrower than the rows' where
+    ``deff ≥ 1``); a proportion the Wilson interval with
     Korn & Graubard's effective trials ``m/deff`` (their ``p(1 − p)/var``) and the one-sided
     Poisson ends of :func:`modified_wilson_z`. The critical value is Student's t quantile
     with Bell & McCaffrey's degrees of freedom (:func:`bell_mccaffrey_dof`: ``C − 1`` for
@@ -1030,7 +1032,8 @@ def _effective_interval(
     table of effective counts ``counts/deff`` (rounded), moved to the estimate and widened from
     the normal quantile ``z`` to ``crit``. Where that table leaves the measure undefined, the
     interval of the rows widened by ``√deff`` instead; where ``deff`` is 1 and ``crit`` is ``z``,
-    the interval of the rows itself. NaN where ``deff`` is."""
+    the interval of the rows itself. Where ``deff ≥ 1`` neither side is narrower than the rows'
+    (before the widening to ``crit``). NaN where ``deff`` is."""
     bad = ~np.isfinite(deff)
     d = np.where(bad, 1.0, deff)
     stretch = crit / z
@@ -1042,6 +1045,12 @@ def _effective_interval(
     root = np.sqrt(d)
     below = np.where(ok, est_e - low_e, (est - low_r) * root)
     above = np.where(ok, high_e - est_e, (high_r - est) * root)
+    # rounding can empty the effective table's error cells ([[20, 1], [1, 15]]/2.02 is [[10, 0], [0, 7]],
+    # a perfect table) and end the interval at the estimate; fewer independent rows than rows never
+    # make a side narrower than the rows' own
+    wider = d >= 1.0
+    below = np.where(wider, np.fmax(below, est - low_r), below)
+    above = np.where(wider, np.fmax(above, high_r - est), above)
     low = np.clip(est - stretch * below, -1.0, 1.0)
     high = np.clip(est + stretch * above, -1.0, 1.0)
     same = (d == 1.0) & (stretch == 1.0)  # the table itself at the normal quantile: its interval
