@@ -384,6 +384,7 @@ def test_an_exact_copy_of_the_reference_has_zero_variance(reference):
     copy = out.filter(pl.col("run") == ("b" if chosen == "a" else "a")).row(0, named=True)
     assert (copy["diff"], copy["se_diff"], copy["diff_ci_low"], copy["diff_ci_high"]) == (0.0, 0.0, 0.0, 0.0)
     assert copy["p_value"] == 1.0
+    assert copy["z"] == 0.0  # a difference of 0 over a variance of 0: not 0/0
     other = out.filter(pl.col("run") == "c").row(0, named=True)
     d, v = _numpy_paired(runs["c"], runs[chosen], label)
     assert other["diff"] == pytest.approx(d, abs=1e-15)

@@ -462,3 +462,13 @@ def test_score_lists_of_different_lengths_are_a_score_error(call, lists, classes
     expected = f"score column 's' holds lists of {message}; every row holds one score per class"
     with pytest.raises(be.InvalidScoreError, match=re.escape(expected)):
         call(df, score="s", classes=classes, drop_nulls=True)
+
+
+def test_auc_of_multiclass_scores_takes_an_alias_of_its_default_measure():
+    """``youden_j`` is informedness: the averages of multiclass scores take it as their default."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 90)
+    scores = rng.random((90, 3)) + np.eye(3)[y]
+    df = pl.DataFrame({"label": y, **{f"p{k}": scores[:, k] for k in range(3)}})
+    cols = ["p0", "p1", "p2"]
+    assert be.auc(df, score=cols, measure="youden_j").equals(be.auc(df, score=cols))

@@ -250,7 +250,9 @@ def compare_auc(
     var_diff = _difference_sums(c10, ref) / ((m - 1) * m) + _difference_sums(c01, ref) / ((n - 1) * n)
     se_diff = np.sqrt(var_diff)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = diff / se_diff
+        # a run that ranks every pair as the reference does (a copy, or any increasing transform of
+        # its scores) has difference 0 with variance 0: z 0, not 0/0
+        z = np.where((diff == 0) & (se_diff == 0), 0.0, diff / se_diff)
     p = 2.0 * special.ndtr(-np.abs(z))
     p = np.where(se_diff == 0, np.where(diff == 0, 1.0, 0.0), p)
     p[ref] = np.nan

@@ -65,6 +65,8 @@ NAMES = (
 _CHI2, _G2 = NAMES.index("chi2"), NAMES.index("g2")
 _MI, _H_COND = NAMES.index("mutual_information"), NAMES.index("conditional_entropy")
 _LN2 = math.log(2.0)
+#: The slots :func:`_put_bookmaker` writes: the measures made of the Bookmaker sums.
+_BOOKMAKER = (1, 2, 3, 12, 13, 14, 23, 24, 25, 26)
 # 2u: twice the unit roundoff, for the rounding bound of a float sum
 _EPS = 2.0**-52
 
@@ -425,7 +427,7 @@ def multiclass_measures(counts: np.ndarray, slots: np.ndarray, out: np.ndarray) 
         if (left == 1).any():
             # a table of 3e9 examples: the version with the limbs (and the exact sums) does them all
             multiclass_tables(counts, slots, out, left, True)
-        else:
+        elif any(slots[m] >= 0 for m in _BOOKMAKER):  # else nothing to write again, or compile
             near = np.flatnonzero(left == 2)
             # threads by the tables written again, not by the size of the whole tensor
             exact_bookmaker.by_work(len(near))(counts, near, slots, out)

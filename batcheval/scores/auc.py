@@ -300,7 +300,7 @@ def _check_form_arguments(
             f"positive={positive!r} names the positive class of one binary score; multiclass scores "
             f"(score={score!r}) score every class against the rest"
         )
-    if multiclass and not per_class and measure != "informedness":
+    if multiclass and not per_class and _names.canonical(measure) != "informedness":
         raise InvalidArgumentError(
             f"measure={measure!r} picks the best threshold of one binary score; the averages of "
             f"multiclass scores (score={score!r}) have no best threshold"
