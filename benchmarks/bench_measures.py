@@ -79,11 +79,11 @@ def parts(counts: np.ndarray, cells: tuple[np.ndarray, ...]) -> dict[str, Callab
             binary.binary_measures(*(c[first] for c in cells), 1.0, slots, once)
         ),
         "  Fisher and the chance test of the distinct tables, one pass": lambda: pvalues.distinct_tests(
-            *cells, first, what, tests
+            *cells, first, what, tests, None
         ),
-        "    of which Fisher alone": lambda: pvalues.distinct_tests(*cells, first, what[:1], tests[:1]),
+        "    of which Fisher alone": lambda: pvalues.distinct_tests(*cells, first, what[:1], tests[:1], None),
         "    of which the chance test alone": lambda: pvalues.distinct_tests(
-            *cells, first, what[1:], tests[:1]
+            *cells, first, what[1:], tests[:1], None
         ),
         "  chi2 tails of the distinct tables (7 rows)": lambda: chi2_upper_tail(stats.reshape(-1), 1),
         f"  gather of the {len(point)} point rows": lambda: compute_module.gather_shared(once, ids),

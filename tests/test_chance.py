@@ -456,3 +456,72 @@ def test_a_multiclass_table_with_one_varying_cell_keeps_its_digits_at_a_billion_
     for g, w in enumerate(want):
         assert got["p_informedness"][g] == pytest.approx(w, rel=1e-13), tables[g]
         assert got["p_markedness"][g] == got["p_informedness"][g]
+
+
+def _scipy_midp_2x2(tp: int, n: int, rp: int, pp: int) -> float:
+    """The two-sided mid-p of scipy.stats.hypergeom (its logpmf: the pmf takes seconds a cell at
+    these sizes), the distances in Python's integers (n·k passes 2^63 here), over the first 500
+    cells of the support: the tables below have a mean within a hundred of its start, and the
+    cells beyond are below 1e-300."""
+    ks = np.arange(max(0, pp - (n - rp)), min(rp, pp) + 1)[:500]
+    pmf = np.exp(stats.hypergeom(n, rp, pp).logpmf(ks))
+    d = abs(n * tp - rp * pp)
+    dk = np.array([abs(n * int(k) - rp * pp) for k in ks], dtype=object)
+    return float(pmf[dk > d].sum() + 0.5 * pmf[dk == d].sum())
+
+
+def test_a_rare_class_of_billions_of_examples_gets_the_exact_mid_p_of_scipy_hypergeom():
+    """A table of 2^31 examples or more took the normal tail even where the cell's variance is at
+    most EXACT_VARIANCE: with one true positive expected and four seen, 0.0113 at 2e9 examples
+    but 0.0027 at 3e9, and a far tail of 2.4e-13 was 0. (scipy's logpmf is within 1e-5 here.)"""
+    cases = [
+        (2_000_000_000, 44_721, 44_721, 4),
+        (3_000_000_000, 54_772, 54_772, 4),
+        (3_000_000_000, 54_772, 54_772, 0),
+        (3_000_000_000, 50, 60, 2),
+        (3_000_000_000, 3_000_000_000 - 50, 60, 58),  # the classes of the real margin swapped
+    ]
+    counts = np.array([[[n - r - p + x, p - x], [r - x, x]] for n, r, p, x in cases], dtype=np.int64)
+    got = compute(counts, ["p_informedness", "alpha_sbb"])
+    want = [_scipy_midp_2x2(x, n, r, p) for n, r, p, x in cases]
+    assert got["p_informedness"] == pytest.approx(want, rel=2e-5)
+    assert want[1] == pytest.approx(0.01132, rel=1e-3) and want[3] == pytest.approx(2.409e-13, rel=1e-3)
+    assert np.all(got["alpha_sbb"] > 0)
+
+
+def _huge_tables() -> tuple[list[tuple[int, int, int, int]], list[float]]:
+    """``(n, r, p, x)`` of n in [2^31, 2^62) with a cell variance at most EXACT_VARIANCE, and their
+    mid-p in mpmath: random ones, and ones whose doubled mean r·p/n is whole (a cell's mirror is a
+    cell: the ties of the mid-p), each also with the classes of either margin or both swapped (the
+    same table with its rows or columns swapped, so the same mid-p)."""
+    rng = np.random.default_rng(31)
+    cases = []
+    while len(cases) < 24:
+        n = int(2 ** rng.uniform(31, 61.99))
+        r = int(rng.integers(1, 300))
+        p = max(1, int(rng.uniform(0.05, 40) * n / r))
+        mean, var = r * p / n, r * (n - r) / n * p * (n - p) / (n * (n - 1.0))
+        if p < n and var <= ref.EXACT_VARIANCE:
+            x = int(np.clip(round(mean + rng.normal() * 3 * math.sqrt(var)), 0, min(r, p)))
+            cases.append((n, r, p, x))
+    for n in (2**31, 3 * 2**40, 3 * 2**60):
+        for r, twice_mean in ((2**8, 12), (2**8, 11), (2**5, 1)):
+            p = twice_mean * n // (2 * r)
+            cases += [(n, r, p, x) for x in (0, twice_mean // 2, (twice_mean + 1) // 2, twice_mean + 3)]
+    turned, want = [], []
+    for n, r, p, x in cases:
+        turned += [(n, r, p, x), (n, n - r, p, p - x), (n, r, n - p, r - x), (n, n - r, n - p, n - r - p + x)]
+        want += [_mp_midp_2x2(x, n, r, p)] * 4
+    return turned, want
+
+
+def test_tables_of_2_31_to_2_62_examples_are_the_exact_mid_p_of_mpmath():
+    """The exact tail at any n below 2^62, in the binary and the multiclass kernels: within 1e-12 of
+    mpmath, ties of the mid-p included, and for a margin near n, whose float (n − 5 is n above 2^53)
+    the tail must not read."""
+    cases, want = _huge_tables()
+    counts = np.array([[[n - r - p + x, p - x], [r - x, x]] for n, r, p, x in cases], dtype=np.int64)
+    three = np.zeros((len(cases), 3, 3), dtype=np.int64)
+    three[:, :2, :2] = counts
+    assert compute(counts, ["p_informedness"])["p_informedness"] == pytest.approx(want, rel=1e-12)
+    assert compute(three, ["p_informedness"])["p_informedness"] == pytest.approx(want, rel=1e-12)

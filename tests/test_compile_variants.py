@@ -63,7 +63,7 @@ def frame(n):
     p = np.where(rng.random(4 * n) < 0.6, y, rng.integers(0, 3, 4 * n))
     return pl.DataFrame({"run": np.arange(4 * n) // n, "label": y, "prediction": p})
 def compiled():
-    kernels = (chance._enumerated_midp, chance._shuffled_midp, multiclass._exact_sums)
+    kernels = (chance._enumerated_midp, chance._shuffled_midp, multiclass._exact_sums, chance._wide_midp)
     return [len(k.signatures) for k in kernels]
 be.evaluate(frame(200), by="run", ci=0.95)
 print(*compiled())
@@ -75,6 +75,11 @@ be.evaluate(small, measures=["accuracy", "mcc"])  # no measure of the Bookmaker 
 print(*compiled())
 be.evaluate(small, ci=0.95)
 print(*(n > 0 for n in compiled()))
+# a rare class of 3e9 examples: the exact tail of 2^31 examples or more
+n = 3_000_000_000
+counts = np.array([[[n - 108, 58], [48, 2]]], dtype=np.int64)
+be.ContingencyTable(pl.DataFrame({"g": [0]}), [0, 1], counts).measures(["p_informedness"])
+print(compiled()[3] > 0)
 """
 
 
@@ -82,11 +87,12 @@ def test_large_multiclass_tables_compile_neither_permutation_tests_nor_exact_sum
     """Three-class tables of 200 examples take the z test and the float Bookmaker sums: the first
     call compiles neither the enumerated nor the shuffled permutation test nor the exact sums
     (9 s of CPU of 21), nor does a table of 10 examples whose sums cancel when no measure of those
-    sums is asked for; with them it compiles all three."""
+    sums is asked for; with them it compiles all three. Nor the chance test's exact tail of 2^31
+    examples or more (about 1 s), which a table of 3e9 compiles."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "BATCHEVAL_QUIET_COMPILE": "1"}
     root = str(Path(__file__).parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     done = subprocess.run([sys.executable, "-c", _RARE_PATHS_SCRIPT], check=False, env=env,
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["0", "0", "0", "0", "0", "0", "True", "True", "True"]
+    assert done.stdout.split() == ["0"] * 8 + ["True", "True", "True", "False", "True"]

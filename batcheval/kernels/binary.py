@@ -451,7 +451,8 @@ def limbs_if_needed(kernel: Callable, *args: object) -> None:
     returns how many tables of :data:`EXACT_LIMIT` examples it left undone (:func:`run_block`):
     first with None, the version compiled without the limbs of :func:`~.wide.mul_sub` that most
     processes never need (about 1.5 s of a first binary call, 3.5 s multiclass), and again with
-    True only if it met such a table."""
+    True only if it met such a table (or, in the distinct tables' pass, a table whose chance test
+    needs :func:`~.chance.midp_cell`'s tail of 2^31 examples or more)."""
     if kernel(*args, None):
         kernel(*args, True)
 

@@ -16,7 +16,8 @@ test), with the observed distance counted half (Lancaster's mid-p):
 - When the statistic depends on one hypergeometric cell (every 2×2 table; a
   K×K table with one class whose diagonal cell can vary, or with only two
   classes present in either margin) and that cell's variance is at most
-  :data:`EXACT_VARIANCE`, the tail is summed exactly.
+  :data:`EXACT_VARIANCE`, the tail is summed exactly, at any n below :data:`PAIR_LIMIT` (a rare
+  class of billions of examples is Poisson-like, where the normal tail was off fourfold).
 - A K×K table with more than one such cell and at most
   :data:`PERMUTATION_MAX_N` examples gets the permutation mid-p itself: exact,
   summed over every table with its margins, while there are at most
@@ -61,6 +62,7 @@ import numpy as np
 
 from .fisher import log_pmf as saddle_log_pmf
 from .jit import jit, jit_inline, jit_parallel, prange
+from .wide import mul_pair, sub_pair
 
 #: Largest variance of the hypergeometric cell for which the tail is summed
 #: exactly (about 10 standard deviations of terms on each side, so at most a
@@ -87,6 +89,12 @@ ALWAYS_EXACT_N = 12
 PERMUTATION_SEED = 20_260_212
 # integer arithmetic of n·x − r·p stays below 2^63 for n below 2^31
 INT_LIMIT = 2_147_483_648
+# above INT_LIMIT the exact tail forms r·p as a pair of int64 (wide.mul_pair), whose factors are below 2^62
+PAIR_LIMIT = 1 << 62
+#: What :func:`midp_cell` compiled without its wide tail gives a table that needs it (no p-value),
+#: and :func:`_one_table`'s mark of such a table.
+WIDE_LEFT = -1.0
+WIDE_UNDONE = 2
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -127,7 +135,7 @@ def null_variance(nf, rf, pf):
 @jit_inline
 def summed_exactly(n, r, p):
     """Whether :func:`midp_cell` sums the tail of this table exactly (so it needs ln k! up to n)."""
-    if not (0 < r < n and 0 < p < n < INT_LIMIT):
+    if not (0 < r < n and 0 < p < n < PAIR_LIMIT):
         return False
     return null_variance(float(n), float(r), float(p)) <= EXACT_VARIANCE
 
@@ -186,14 +194,96 @@ def _outer_tail(x, n, r, p, log_total, lf, se):
 
 
 @jit
-def midp_cell(x, n, r, p, lf, se):
+def _inner_tail(x, n, r, p, log_total, lf, se):
+    """``(P(X = x), P(X < x))`` for x at or below the mode, summed downward as :func:`_outer_tail`
+    sums upward. ``(0, 0)`` below the support."""
+    lo = max(0.0, p - (n - r))
+    if x < lo:
+        return 0.0, 0.0
+    if se is None:  # pruned at compile time (saddle_terms)
+        first = math.exp(_log_pmf(x, n, r, p, log_total, lf))
+    elif n < SADDLE_FROM:
+        first = math.exp(_log_pmf(x, n, r, p, log_total, lf))
+    else:
+        first = math.exp(saddle_log_pmf(x, n, r, p, se))
+    term = first
+    rest = 0.0
+    k = x
+    while k > lo and term > (first + rest) * 1e-17:
+        term *= k * (n - r - p + k) / ((r - k + 1.0) * (p - k + 1.0))
+        rest += term
+        k -= 1.0
+    return first, rest
+
+
+@jit
+def _wide_midp(x, n, r, p, lf, se):
+    """:func:`midp_cell`'s exact tail for n from :data:`INT_LIMIT`, where n·x and r·p pass 2^63.
+
+    The table is first turned so that both margins are at most n/2, by swapping the classes of a
+    margin (``X -> p − X`` with ``r -> n − r``, ``X -> r − X`` with ``p -> n − p``: the same
+    distribution of the distance from the mean). Then the mean is below four times the variance,
+    and every count the tails read as a float is a small one or is far from n: above 2^53 the float
+    of n − 5 is n, so the reflection that midp_cell's smaller tables take for their lower tail (to a
+    margin of n − p) would leave nothing of n − r − p. The lower tail is summed downward instead.
+    """
+    if 2 * r > n:
+        x, r = p - x, n - r
+    if 2 * p > n:
+        x, p = r - x, n - p
+    nf, rf, pf = float(n), float(r), float(p)
+    # the mean as q + m/n with 0 <= m < n: the float quotient is within one of q (the mean is below
+    # 4·EXACT_VARIANCE), so the remainder it leaves is between -n and 2n, exact in pairs
+    q = np.int64(rf * pf / nf)
+    hi, lo = mul_pair(r, p)
+    qh, ql = mul_pair(q, n)
+    hi, lo = sub_pair(hi, lo, qh, ql)
+    m = (hi << 62) + lo
+    while m < 0:
+        q -= 1
+        m += n
+    while m >= n:
+        q += 1
+        m -= n
+    # floor(2·mean), and whether 2·mean is whole: then a cell's mirror is a cell, at its distance
+    twice = 2 * q + (1 if m >= n - m else 0)
+    tied = m == 0 or m == n - m
+    if x < q or (x == q and m > 0):
+        low, low_tied = x, True
+        high, high_tied = (twice - x, True) if tied else (twice - x + 1, False)
+    else:
+        low, low_tied = twice - x, tied
+        high, high_tied = x, True
+    log_total = _log_choose(nf, pf, lf)
+    same = 0.0
+    first, farther = _outer_tail(float(high), nf, rf, pf, log_total, lf, se)
+    if high_tied:
+        same += first
+    else:
+        farther += first
+    first, rest = _inner_tail(float(low), nf, rf, pf, log_total, lf, se)
+    farther += rest
+    if low != high:  # else x is the mean itself, counted once above
+        if low_tied:
+            same += first
+        else:
+            farther += first
+    return min(1.0, farther + 0.5 * same)
+
+
+@jit
+def midp_cell(x, n, r, p, lf, se, wide):
     """Two-sided mid-p of cell ``x`` of a table with n examples, r real and p predicted of its class.
 
-    Distance from the null mean ``r p / n``; exact below :data:`EXACT_VARIANCE`,
-    normal above. 1 when a margin is empty or full (nothing to test), NaN for n = 0.
+    Distance from the null mean ``r p / n``; exact below :data:`EXACT_VARIANCE` (at any n
+    below :data:`PAIR_LIMIT`), normal above. 1 when a margin is empty or full (nothing to test),
+    NaN for n = 0.
     ``lf``: ln k! for k below its length (``lf[i] = lgamma(i + 1)``), any length. ``se``: None,
     or Stirling terms (:func:`~batcheval.kernels.fisher.stirlerr_table`, any length) for the
     saddle-point first term of a tail from :data:`SADDLE_FROM` examples (:func:`saddle_terms`).
+    ``wide``: None or True; with None the exact tail of :data:`INT_LIMIT` examples or more
+    (:func:`_wide_midp`, about 1 s of CPU of a first call) is not compiled, and such a table gets
+    :data:`WIDE_LEFT` for its caller to run again with True.
     """
     if n == 0:
         return np.nan
@@ -201,9 +291,13 @@ def midp_cell(x, n, r, p, lf, se):
         return 1.0
     nf, rf, pf = float(n), float(r), float(p)
     var = null_variance(nf, rf, pf)
-    if var > EXACT_VARIANCE or n >= INT_LIMIT:
+    if var > EXACT_VARIANCE or n >= PAIR_LIMIT:
         dev = float(n * x - r * p) if n < INT_LIMIT else nf * x - rf * pf  # n·(x − mean)
         return math.erfc(abs(dev) / (nf * math.sqrt(var)) / _SQRT2)
+    if n >= INT_LIMIT:
+        if wide is None:  # numba keeps one branch of the two, by wide's type
+            return WIDE_LEFT
+        return _wide_midp(x, n, r, p, lf, se)
     rp = r * p
     if n * x < rp:
         # reflect to the upper side: r − X ~ Hypergeometric(n, r, n − p) has mean r − rp/n
@@ -234,12 +328,13 @@ def midp_cell(x, n, r, p, lf, se):
 
 # some 200-300 ns a table: every thread pays from a few thousand tables
 @jit_parallel(serial_below=2048)
-def binary_chance(tp, fp, fn, tn, out, se):
+def binary_chance(tp, fp, fn, tn, out, se, wide):
     """Two-sided mid-p test of informedness = 0 (= markedness = 0 for K = 2) for G 2×2 tables.
 
     The exact tails take their ln k! from one table (``lf[i] = lgamma(i + 1)``) up to the largest
     n that needs them, within ``TABLE_PER_GROUP`` entries a table: nine lgamma calls a table
     become lookups of the same values. ``se``: :func:`saddle_terms` of the largest table.
+    ``wide``: as :func:`midp_cell`'s; returns how many tables it left at :data:`WIDE_LEFT`.
     """
     n_groups = tp.shape[0]
     # the largest n among the tables whose tail midp_cell sums exactly; int64 from the start, since
@@ -250,8 +345,12 @@ def binary_chance(tp, fp, fn, tn, out, se):
         if n > top and summed_exactly(n, tp[h] + fn[h], tp[h] + fp[h]):
             top = n
     lf = log_factorials(top, n_groups)
+    missed = 0
     for g in prange(n_groups):
-        out[g] = midp_cell(tp[g], tp[g] + fp[g] + fn[g] + tn[g], tp[g] + fn[g], tp[g] + fp[g], lf, se)
+        p = midp_cell(tp[g], tp[g] + fp[g] + fn[g] + tn[g], tp[g] + fn[g], tp[g] + fp[g], lf, se, wide)
+        out[g] = p
+        missed += 1 if p == WIDE_LEFT else 0
+    return missed
 
 
 @jit_inline
@@ -278,11 +377,12 @@ def _margins(c, real, pred):
 
 
 @jit
-def _one_table(c, real, pred, out, g, se, no_table, lf):
+def _one_table(c, real, pred, out, g, se, no_table, lf, wide):
     """Both tests of table ``c`` into ``out[:, g]``. Returns 1 for a table of at most
     :data:`PERMUTATION_MAX_N` examples that the permutation tests refine (:func:`permutation_tests`),
-    left with its z test, else 0: a call on larger tables never compiles them (4 to 5 s of CPU of
-    a first multiclass call)."""
+    left with its z test, :data:`WIDE_UNDONE` for a table that :func:`midp_cell` left to its
+    ``wide`` version, else 0: a call on larger tables never compiles them (4 to 5 s of CPU of a
+    first multiclass call)."""
     k = c.shape[0]
     n = _margins(c, real, pred)
     if n == 0:
@@ -310,10 +410,10 @@ def _one_table(c, real, pred, out, g, se, no_table, lf):
     if varying == 1 or (varying == 2 and k_real == 2 and k_pred == 2):
         # B and M are linear in one hypergeometric cell (in a 2×2 table the other diagonal
         # cell is n − r − p + c): the binary test, exact for small tables
-        p = midp_cell(c[first, first], n, real[first], pred[first], no_table, se)
+        p = midp_cell(c[first, first], n, real[first], pred[first], no_table, se, wide)
         out[0, g] = p
         out[1, g] = p
-        return 0
+        return WIDE_UNDONE if p == WIDE_LEFT else 0
     _z_test(c, real, pred, n, out, g)
     if _permuted(n, out, g):
         return 1
@@ -659,10 +759,11 @@ def _shuffled_midp(c, real, pred, n, out, g):
 
 # a small table may cost milliseconds (its permutation test): threads pay from a few dozen tables
 @jit_parallel(serial_below=512)
-def multiclass_chance(counts, out, se, undone):
+def multiclass_chance(counts, out, se, undone, wide):
     """``out[0, g]``, ``out[1, g]``: two-sided tests of informedness = 0 and markedness = 0;
     ``se``: :func:`saddle_terms` of the largest table. A small table is left with its z test and
-    marked in ``undone[g]`` for :func:`permutation_tests`; returns how many were."""
+    marked in ``undone[g]`` for :func:`permutation_tests`, one left to the ``wide`` version (as
+    :func:`midp_cell`'s) marked :data:`WIDE_UNDONE`; returns whether any was."""
     n_groups, k, _ = counts.shape
     # ln k! up to the largest n (at most K² times the largest cell) within TABLE_PER_GROUP entries a
     # table: the floor's 2K + 1 + K² log-factorials become lookups
@@ -678,7 +779,7 @@ def multiclass_chance(counts, out, se, undone):
         lo = chunk * n_groups // n_chunks
         hi = (chunk + 1) * n_groups // n_chunks
         for g in range(lo, hi):
-            left = _one_table(counts[g], real, pred, out, g, se, no_table, lf)
+            left = _one_table(counts[g], real, pred, out, g, se, no_table, lf, wide)
             undone[g] = left
             missed += left
     return missed
@@ -713,7 +814,12 @@ def multiclass_chance_tests(counts: np.ndarray, out: np.ndarray, se: np.ndarray 
     [[0.000121], [0.00021]]
     """
     undone = np.zeros(counts.shape[0], np.uint8)
-    if multiclass_chance(counts, out, se, undone):
+    if multiclass_chance(counts, out, se, undone, None):
+        if np.any(undone == WIDE_UNDONE):
+            # a table of 2^31 examples or more with one varying cell: all again, by the version that
+            # sums its tail (compiled only for such tables)
+            multiclass_chance(counts, out, se, undone, True)
         at = np.flatnonzero(undone)
-        # threads by the tables refined, not by the size of the whole tensor
-        permutation_tests.by_work(len(at))(counts, at, out)
+        if len(at):
+            # threads by the tables refined, not by the size of the whole tensor
+            permutation_tests.by_work(len(at))(counts, at, out)

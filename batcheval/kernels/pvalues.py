@@ -25,7 +25,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import binary
-from .chance import log_factorials, midp_cell, summed_exactly
+from .chance import WIDE_LEFT, log_factorials, midp_cell, summed_exactly
 from .fisher import stirlerr_table, upper_tail
 from .jit import jit_inline, jit_parallel, n_threads, prange
 
@@ -54,24 +54,32 @@ def _test_tables(tp, fp, fn, tn, first):
 
 # some 300-500 ns a table for both tests: every thread pays from a few thousand distinct tables
 @jit_parallel(serial_below=2048)
-def distinct_tests(tp, fp, fn, tn, first, what, out):
+def distinct_tests(tp, fp, fn, tn, first, what, out, wide):
     """``out[i, d]`` for the table of group ``first[d]``: Fisher's p (``what[i]`` = :data:`FISHER`)
     or the chance test's mid-p (:data:`CHANCE`). NaN p-values for an empty table.
 
-    ``tp fp fn tn`` are the int64 cell columns of every group.
+    ``tp fp fn tn`` are the int64 cell columns of every group. ``wide``: as
+    :func:`~batcheval.kernels.chance.midp_cell`'s; returns how many tables it left at
+    :data:`~batcheval.kernels.chance.WIDE_LEFT`.
     """
     n_distinct = first.shape[0]
     lf, se = _test_tables(tp, fp, fn, tn, first)
+    missed = 0
     for d in prange(n_distinct):
         g = first[d]
         a, b, c, e = tp[g], fp[g], fn[g], tn[g]
         n = a + b + c + e
+        left = 0
         for i in range(what.shape[0]):
             w = what[i]
             if w == FISHER:
                 out[i, d] = np.nan if n == 0 else upper_tail(a, n, a + c, a + b, se)
             else:
-                out[i, d] = midp_cell(a, n, a + c, a + b, lf, se)
+                out[i, d] = midp_cell(a, n, a + c, a + b, lf, se, wide)
+                if out[i, d] == WIDE_LEFT:
+                    left = 1
+        missed += left
+    return missed
 
 
 # -- scipy's erfc inside a kernel ----------------------------------------------------------------
@@ -166,6 +174,7 @@ def distinct_pass_kernel(tp, fp, fn, tn, first, ops, consts, n_regs, fisher_rows
         if ops.shape[0]:
             missed += binary.run_block(ba, bb, bc, bd, 0, m, ops, consts, n_regs, out, lo, wide)
         if fisher_rows.shape[0] or chance_rows.shape[0]:
+            left = 0
             for j in range(m):
                 a, b, c, e = ba[j], bb[j], bc[j], bd[j]
                 n = a + b + c + e
@@ -174,9 +183,12 @@ def distinct_pass_kernel(tp, fp, fn, tn, first, ops, consts, n_regs, fisher_rows
                     for r in fisher_rows:
                         out[r, lo + j] = p
                 if chance_rows.shape[0]:
-                    p = midp_cell(a, n, a + c, a + b, lf, se)
+                    p = midp_cell(a, n, a + c, a + b, lf, se, wide)
+                    left += 1 if p == WIDE_LEFT else 0
                     for r in chance_rows:
                         out[r, lo + j] = p
+            # run_block's count too: limbs_if_needed runs the kernel again with wide=True
+            missed += left
         root = np.empty(m)
         for t in range(tail_stats.shape[0]):
             x, o = out[tail_stats[t]], out[tail_rows[t]]

@@ -537,7 +537,10 @@ def _chance_tests(
         p = np.empty(n_groups, dtype=np.float64)
         if n_groups:
             # n <= 4·(largest cell), in Python's integers: bound enough to choose the kernel's version
-            _chance.binary_chance(*cells, p, _chance.saddle_terms(4 * int(max(np.max(c) for c in cells))))
+            se = _chance.saddle_terms(4 * int(max(np.max(c) for c in cells)))
+            # the version with the exact tail of 2^31 examples or more only if a table needs it
+            if _chance.binary_chance(*cells, p, se, None):
+                _chance.binary_chance(*cells, p, se, True)
         # for K = 2 both are tests of the one cell tp given the margins
         return {"p_informedness": p, "p_markedness": p.copy()}
     out = np.empty((2, n_groups), dtype=np.float64)
