@@ -132,8 +132,8 @@ def evaluate(
         A confidence level such as 0.95: adds ``<measure>_ci_low`` and
         ``<measure>_ci_high`` for every measure asked for (of the pooled
         tables when pooling, one-vs-rest with ``per_class``). Under
-        ``"wilson_delta"``, named measures with no closed form (mcc with more
-        than two classes, macro_f1, weighted_f1, kappa_fleiss, ...) get the
+        ``"wilson_delta"``, named measures with no closed form (mcc of a group with more
+        than two classes present, macro_f1, weighted_f1, kappa_fleiss, ...) get the
         smoothed percentile bootstrap: ``n_boot`` resamples of the table of the classes
         present in the group (a real example or a prediction), K of them, plus
         ``1/(K(K − 1))`` in each of its cells (none in a class the group never has, so
@@ -181,7 +181,8 @@ def evaluate(
         ``alpha_sbb`` become the clustered chance tests (the exact test on the
         table divided by the statistic's design effect; the other ``p_``
         columns still count rows). The measures with a closed-form interval
-        have a cluster-robust one (binary f1, jaccard and mcc too); the others
+        have a cluster-robust one (binary f1, jaccard and mcc too, mcc in any group of at most
+        two classes present); the others
         (macro_f1, weighted_f1, ...) have none, and a warning names those of
         them named in ``measures=``.
         Pass ``example=`` when

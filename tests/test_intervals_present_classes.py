@@ -6,6 +6,8 @@ call."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -199,3 +201,74 @@ def test_per_class_smoothed_interval_is_the_bootstrap_of_the_one_vs_rest_table()
     ).filter((pl.col("run") == 1) & (pl.col("class") == 0))  # fmt: skip
     assert got["g_measure_ci_low"][0] == pytest.approx(want[0], abs=0.01)
     assert got["g_measure_ci_high"][0] == pytest.approx(want[1], abs=0.01)
+
+
+def _binary_run() -> pl.DataFrame:
+    """Run 0: two classes, 40 examples scored by three seeds; run 1: three classes."""
+    rng = np.random.default_rng(0)
+    lab = rng.integers(0, 2, 40)
+    seeds = [
+        pl.DataFrame(
+            {
+                "seed": s,
+                "ex": np.arange(40),
+                "label": lab,
+                "prediction": np.where(rng.random(40) < 0.8, lab, 1 - lab),
+            }
+        )
+        for s in range(3)
+    ]
+    return pl.concat(seeds).with_columns(run=pl.lit(0))
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_mcc_of_a_two_class_group_has_correlations_interval_in_any_call(clustered: bool):
+    """Binary mcc is correlation, and its interval correlation's: a two-class run got it alone, but
+    the smoothed bootstrap with classes=[0, 1, 2] or beside a run of three classes ([0.2456, 0.6104]
+    where correlation's was [0.2424, 0.6255] in the hunt's run), and with example= those two calls
+    raised UnknownMeasureError for measures=['mcc']. The run of three classes keeps the smoothed
+    bootstrap, and has no cluster-robust mcc interval (NaN, with a warning)."""
+    df = _binary_run()
+    other = pl.DataFrame(
+        {"seed": 0, "ex": np.arange(30), "label": [0, 1, 2] * 10, "prediction": [0, 1, 2] * 9 + [1, 2, 0]}
+    ).with_columns(run=pl.lit(1))
+    both = pl.concat([df, other.cast(df.schema)])
+    kw = {"by": "run", "pool": "seed", "ci": 0.95, "seed": 0}
+    if clustered:
+        kw["example"] = "ex"
+    ends = ["mcc_ci_low", "mcc_ci_high"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.BatchevalWarning)  # pooled seeds without example=
+        want = be.evaluate(df, measures=["correlation"], **kw).select(
+            "correlation_ci_low", "correlation_ci_high"
+        )
+        for data, classes in ((df, None), (df, [0, 1, 2]), (both, None)):
+            for measures in (["mcc"], ["mcc", "accuracy"]):
+                got = be.evaluate(data, measures=measures, classes=classes, **kw)
+                assert got.filter(pl.col("run") == 0).select(ends).row(0) == want.row(0), (classes, measures)
+        third = be.evaluate(both, measures=["mcc"], **kw).filter(pl.col("run") == 1).select(ends).row(0)
+    assert 0.0 < want.row(0)[0] < want.row(0)[1] < 1.0
+    if clustered:
+        assert np.isnan(third).all()
+        with pytest.warns(
+            be.BatchevalWarning, match="no cluster-robust interval for mcc of a group of three"
+        ):
+            be.evaluate(both, measures=["mcc"], **kw)
+    else:
+        assert -1.0 < third[0] < third[1] <= 1.0
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_mcc_of_a_one_class_table_has_no_interval_whatever_else_is_named(clustered: bool):
+    """mcc of a table of one class is the conventional 0 of an empty margin, whose interval evaluate
+    documents as NaN (binary mcc is correlation): measures=['mcc'] gave [-0.11, 1.0] (the smoothed
+    bootstrap) and with example= raised UnknownMeasureError, where ['mcc', 'recall'] and
+    classes=[0, 1] gave NaN."""
+    frame = pl.DataFrame({"ex": range(10), "label": [1] * 10, "prediction": [1] * 10})
+    kw = {"example": "ex"} if clustered else {"seed": 0}
+    for classes in (None, [0, 1], [0, 1, 2]):
+        named = (["mcc"], ["mcc", "accuracy"]) + ((["mcc", "recall"],) if classes != [0, 1, 2] else ())
+        for measures in named:
+            out = be.evaluate(frame, measures=measures, ci=0.95, classes=classes, **kw)
+            assert out["mcc"][0] == 0.0
+            assert np.isnan(out["mcc_ci_low"][0]) and np.isnan(out["mcc_ci_high"][0]), (classes, measures)

@@ -1309,7 +1309,15 @@ def add_clustered_intervals(
         counts, cells, k, pos = one_vs_rest(counts), cells.one_vs_rest(), 2, 1
     capable = clustered_measures(k)
     wanted = _measures.default_measures(k, beta) if measures is None else list(measures)
-    names = [m for m in wanted if m in capable]
+    # mcc of a group of at most two present classes is binary mcc, with correlation's interval, as
+    # add_intervals gives it: it had none (an error when named alone) with classes=[0, 1, 2] or
+    # beside a group of three classes, and in a one-class table unless recall was named with it
+    binary_mcc = None
+    if measures is not None and "mcc" in wanted and "mcc" not in capable:
+        binary_mcc = np.count_nonzero(_intervals.present_classes(counts), axis=1) <= 2
+        if not binary_mcc.any():
+            binary_mcc = None
+    names = [m for m in wanted if m in capable or (m == "mcc" and binary_mcc is not None)]
     if not names:
         raise UnknownMeasureError(
             f"none of measures={list(wanted)} has a cluster-robust interval; measures with one: {capable}"
@@ -1317,12 +1325,22 @@ def add_clustered_intervals(
     # a silent gap reads as "no interval needed": name what the bootstrap of the rows would have
     # given without example= (it resamples rows, so it cannot stand in here)
     boot = _intervals.interval_measures(k, "bootstrap")
-    left = [m for m in wanted if m not in capable and m in boot]
+    left = [m for m in wanted if m not in names and m in boot]
     if left and measures is not None:
         warn(f"no cluster-robust interval for {left}: with example= or cluster= only {capable} have one")
+    if binary_mcc is not None and not binary_mcc.all():
+        warn("no cluster-robust interval for mcc of a group of three or more classes (NaN): binary mcc only")
+    asked = [m for m in names if m != "mcc"] if binary_mcc is not None else names
+    if binary_mcc is not None and "correlation" not in asked:
+        asked = [*asked, "correlation"]
     result = _intervals.by_class(
-        lambda c: clustered_intervals(counts, cells, names, ci, positive=c), positives or (pos,)
+        lambda c: clustered_intervals(counts, cells, asked, ci, positive=c), positives or (pos,)
     )
+    if binary_mcc is not None:
+        # correlation's interval, each group cut to its present classes (intervals.chance_interval)
+        low, high = (np.where(binary_mcc, end, np.nan) for end in result["correlation"])
+        result["mcc"] = (low, high)
+        result = {m: result[m] for m in names}
     return frame.hstack(_intervals.interval_columns(frame, result))
 
 

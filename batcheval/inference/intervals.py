@@ -1817,7 +1817,15 @@ def default_intervals(
     # binary f1, jaccard and mcc: closed forms, which cost nothing, so the default set has them too
     closed = [m for m in names if m in BINARY_CLOSED_FORMS] if k == 2 and method == "wilson_delta" else []
     boot = interval_measures(k, "bootstrap")
-    smoothed = [m for m in names if m not in capable + closed and m in boot] if fallback else []
+    # mcc of a group of at most two present classes is binary mcc, whose interval is correlation's
+    # whatever the call's class count: it took the smoothed bootstrap beside a group of three
+    # classes or with classes=[0, 1, 2], and a one-class table (K = 1) a bootstrap interval
+    # around its conventional 0 unless a binary measure was named with it
+    binary_mcc = None
+    if fallback and k != 2 and method == "wilson_delta" and "mcc" in names:
+        binary_mcc = np.count_nonzero(present_classes(counts), axis=1) <= 2
+    skip = capable + closed + (["mcc"] if binary_mcc is not None and binary_mcc.all() else [])
+    smoothed = [m for m in names if m not in skip and m in boot] if fallback else []
     opts = {"n_boot": n_boot, "seed": seed, "positive": positive, "beta": beta, "ids": ids}
     result = intervals(counts, plain, level, method, **opts) if plain else {}
     for name in closed:
@@ -1827,6 +1835,13 @@ def default_intervals(
         # (docs/calibration_bootstrap.md); an explicit ci_method="bootstrap" keeps the plain one
         # each group's own classes smoothed (smoothed_bootstrap), not the call's
         result.update(intervals(counts, smoothed, level, "bootstrap", pseudo="present", **opts))
+    if binary_mcc is not None and binary_mcc.any():
+        # correlation's interval cuts each table to its present classes (chance_interval)
+        at = np.flatnonzero(binary_mcc)
+        low, high = result["mcc"] if "mcc" in result else (np.full(len(counts), np.nan),) * 2
+        low, high = low.copy(), high.copy()
+        low[at], high[at] = intervals(counts[at], ["correlation"], level)["correlation"]
+        result["mcc"] = (low, high)
     return {m: result[m] for m in names if m in result}
 
 
