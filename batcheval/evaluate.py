@@ -279,7 +279,7 @@ def evaluate(
     keys += pool_only
     by = keys or None
     if ci is not None:  # before counting: a bad option should not cost a pass over the data
-        _intervals.check_options(ci, ci_method, n_boot, seed)
+        n_boot = _intervals.check_options(ci, ci_method, n_boot, seed)
     units = as_key_list(cluster, "cluster") or as_key_list(example, "example")
     clustered = None
     if units:  # checked before counting, like ci=

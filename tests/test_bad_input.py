@@ -438,3 +438,39 @@ def test_a_null_in_the_short_form_names_y_true():
         "y_pred= has 1 null value out of 3; a report counts every row: drop the rows with a null in "
         "y_true= or y_pred= first"
     )
+
+
+def _board_frame() -> pl.DataFrame:
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 40)
+    runs = [np.where(rng.random(40) < acc, y, 1 - y) for acc in (0.8, 0.7)]
+    return pl.concat(
+        pl.DataFrame({"run": r, "example": np.arange(40), "label": y, "prediction": p})
+        for r, p in enumerate(runs)
+    )
+
+
+@pytest.mark.parametrize("n_boot", [np.int16(200), np.uint8(200), np.int64(200)])
+def test_n_boot_as_a_numpy_integer_is_that_integer(n_boot):
+    """np.int16(200) passed the check and overflowed in the bootstrap's chunk sizes (OverflowError:
+    16777216 out of bounds for int16), as did np.uint8 with a smoothed macro_f1."""
+    df = _frame()
+    for kw in ({"ci_method": "bootstrap", "measures": ["informedness"]}, {"measures": ["macro_f1"]}):
+        want = be.evaluate(df, ci=0.95, seed=0, n_boot=200, **kw)
+        assert be.evaluate(df, ci=0.95, seed=0, n_boot=n_boot, **kw).equals(want)
+    board = _board_frame()
+    for kw in ({"measure": "macro_f1"}, {"measure": "recall", "example": "example"}):
+        want = be.leaderboard(board, seed=0, n_boot=200, **kw)
+        assert be.leaderboard(board, seed=0, n_boot=n_boot, **kw).equals(want)
+
+
+def test_an_n_boot_beyond_memory_is_named():
+    """n_boot=10**11 passed the check, then numpy raised its own MemoryError (745 GiB for one
+    array); the replicates' values alone are checked against the memory available."""
+    df = _frame()
+    with pytest.raises(be.MemoryBudgetError, match=r"^n_boot=10000000000000 \(a value per replicate\) needs"):
+        be.evaluate(df, measures=["informedness"], ci=0.95, ci_method="bootstrap", n_boot=10**13)
+    with pytest.raises(be.MemoryBudgetError, match=r"^n_boot=10000000000000 "):
+        be.evaluate(df, measures=["macro_f1"], ci=0.95, n_boot=np.int64(10**13))
+    with pytest.raises(be.MemoryBudgetError, match=r"^n_boot=10000000000000 "):
+        be.leaderboard(_board_frame(), measure="recall", example="example", n_boot=10**13)

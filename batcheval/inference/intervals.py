@@ -336,8 +336,10 @@ SIGNED_MEASURES = frozenset({*DELTA_MEASURES, "mcc"})
 _CHUNK_CELLS = 1 << 24
 
 
-def check_options(ci: float, method: str, n_boot: int, seed: int | None) -> None:
-    """Raise :class:`InvalidArgumentError` for unusable interval options.
+def check_options(ci: float, method: str, n_boot: int, seed: int | None) -> int:
+    """Raise :class:`InvalidArgumentError` for unusable interval options, and
+    :class:`~batcheval.errors.MemoryBudgetError` for an ``n_boot`` whose replicates' values alone
+    would not fit; returns ``n_boot`` as a Python int, which callers pass on.
 
     Examples
     --------
@@ -345,16 +347,24 @@ def check_options(ci: float, method: str, n_boot: int, seed: int | None) -> None
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: ci must be a confidence level strictly between 0 and 1, got 1.5
+    >>> type(check_options(0.95, "bootstrap", np.int16(200), None))
+    <class 'int'>
     """
     _measures.check_level(ci)
     if method not in INTERVAL_METHODS:
         raise InvalidArgumentError(f"unknown ci_method {method!r}; use one of {list(INTERVAL_METHODS)}")
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 2:
         raise InvalidArgumentError(f"n_boot must be an integer of at least 2, got {n_boot!r}")
+    # a numpy integer keeps its width in the bootstrap's products (np.int16(200) · 9 cells · 2^13
+    # overflowed int16)
+    n_boot = int(n_boot)
+    if n_boot > _CHUNK_CELLS:  # every bootstrap holds at least a value per replicate
+        check_allocation(8 * n_boot, f"n_boot={n_boot} (a value per replicate)", "draw fewer replicates")
     if seed is not None and (
         isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63
     ):
         raise InvalidArgumentError(f"seed must be None or an integer in [0, 2**63), got {seed!r}")
+    return n_boot
 
 
 def interval_measures(n_classes: int, method: str = "wilson_delta") -> list[str]:
@@ -1054,6 +1064,12 @@ def _replicate_values(
     in memory bounded by :data:`_CHUNK_CELLS` (or one table where a table is larger)."""
     k = counts.shape[1]
     part = min(n_boot, max(1, _CHUNK_CELLS // (k * k + len(names))))
+    if n_boot * len(names) > _CHUNK_CELLS:
+        check_allocation(
+            8 * n_boot * len(names),
+            f"n_boot={n_boot} values of each of {len(names)} measure(s)",
+            "draw fewer replicates, or ask for fewer measures",
+        )
     values = {m: np.empty(n_boot) for m in names}
     for start, reps in replicate_parts(counts, index, n_boot, seed, part, pseudo, number=number):
         got = _measures.compute(reps, names, positive=positive, beta=beta)
@@ -1167,7 +1183,7 @@ def intervals(
     (True, True)
     """
     _measures.check_level(level, "level")
-    check_options(level, method, n_boot, seed)
+    n_boot = check_options(level, method, n_boot, seed)
     if accuracy not in ACCURACY_METHODS:
         raise InvalidArgumentError(f"accuracy must be one of {list(ACCURACY_METHODS)}, got {accuracy!r}")
     if proportions not in PROPORTION_METHODS:

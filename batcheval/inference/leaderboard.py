@@ -437,7 +437,7 @@ def leaderboard(
     """
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     adjacent = as_flag(adjacent, "adjacent=")  # any truthy value ("no") added the columns
-    _intervals.check_options(ci, ci_method, n_boot, seed)
+    n_boot = _intervals.check_options(ci, ci_method, n_boot, seed)
     if paired not in ("bootstrap", "delta"):
         raise InvalidArgumentError(f"unknown paired method {paired!r}; use 'bootstrap' or 'delta'")
     if not isinstance(measure, str):

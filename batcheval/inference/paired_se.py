@@ -92,6 +92,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import measures as _measures
+from ..core.memory import check_allocation
 from ..core.table import sum_axes
 from ..errors import UnknownMeasureError
 from ..kernels import binary as _binary
@@ -282,6 +283,8 @@ def _doubt(n_boot: int) -> np.ndarray:
     """
     from scipy import special
 
+    if n_boot > _CHUNK_CELLS:  # four arrays of n_boot + 1
+        check_allocation(32 * (n_boot + 1), f"n_boot={n_boot} replicates' bounds", "draw fewer replicates")
     dof = np.maximum(np.arange(n_boot + 1) - 1, 1)
     return np.sqrt(dof / special.chdtri(dof, 0.9))
 
