@@ -167,6 +167,17 @@ def _log_pmf(x, n, r, p, log_total, lf):
 
 
 @jit
+def _point_pmf(x, n, r, p, log_total, lf, se):
+    """``P(X = x)``: from ln k! (``lf`` where it reaches), or by the saddle point of a table of
+    at least SADDLE_FROM examples when ``se`` holds its terms (:func:`saddle_terms`)."""
+    if se is None:  # pruned at compile time (saddle_terms)
+        return math.exp(_log_pmf(x, n, r, p, log_total, lf))
+    if n < SADDLE_FROM:
+        return math.exp(_log_pmf(x, n, r, p, log_total, lf))
+    return math.exp(saddle_log_pmf(x, n, r, p, se))
+
+
+@jit
 def _outer_tail(x, n, r, p, log_total, lf, se):
     """``(P(X = x), P(X > x))`` for x at or above the mode, where the terms only shrink.
 
@@ -177,12 +188,7 @@ def _outer_tail(x, n, r, p, log_total, lf, se):
     hi = min(r, p)
     if x > hi:
         return 0.0, 0.0
-    if se is None:  # pruned at compile time (saddle_terms)
-        first = math.exp(_log_pmf(x, n, r, p, log_total, lf))
-    elif n < SADDLE_FROM:
-        first = math.exp(_log_pmf(x, n, r, p, log_total, lf))
-    else:
-        first = math.exp(saddle_log_pmf(x, n, r, p, se))
+    first = _point_pmf(x, n, r, p, log_total, lf, se)
     term = first
     rest = 0.0
     k = x
@@ -200,12 +206,7 @@ def _inner_tail(x, n, r, p, log_total, lf, se):
     lo = max(0.0, p - (n - r))
     if x < lo:
         return 0.0, 0.0
-    if se is None:  # pruned at compile time (saddle_terms)
-        first = math.exp(_log_pmf(x, n, r, p, log_total, lf))
-    elif n < SADDLE_FROM:
-        first = math.exp(_log_pmf(x, n, r, p, log_total, lf))
-    else:
-        first = math.exp(saddle_log_pmf(x, n, r, p, se))
+    first = _point_pmf(x, n, r, p, log_total, lf, se)
     term = first
     rest = 0.0
     k = x
