@@ -62,6 +62,7 @@ import numpy as np
 
 from .fisher import log_pmf as saddle_log_pmf
 from .jit import jit, jit_inline, jit_parallel, prange
+from .multiclass import table_margins
 from .wide import mul_pair, sub_pair
 
 #: Largest variance of the hypergeometric cell for which the tail is summed
@@ -354,29 +355,6 @@ def binary_chance(tp, fp, fn, tn, out, se, wide):
     return missed
 
 
-@jit_inline
-def _margins(c, real, pred):
-    """Fill the margins ``real`` and ``pred`` of table ``c``; returns its n."""
-    k = c.shape[0]
-    # integer sums (any order gives the same integers): a row's in a register, the columns' as a
-    # vector add of each row, not a store-to-load chain through real[i] and pred[j] per cell
-    for j in range(k):
-        pred[j] = 0
-    for i in range(k):
-        s = 0
-        for j in range(k):
-            v = c[i, j]
-            s += v
-            pred[j] += v
-        real[i] = s
-    # typed int64 from the start: numba typed n as the literal 0 at the calls below and compiled
-    # each callee twice (for the literal and for int64), some 6 s of a first multiclass call
-    n = np.int64(0)
-    for i in range(k):
-        n += real[i]
-    return n
-
-
 @jit
 def _one_table(c, real, pred, out, g, se, no_table, lf, wide):
     """Both tests of table ``c`` into ``out[:, g]``. Returns 1 for a table of at most
@@ -385,7 +363,7 @@ def _one_table(c, real, pred, out, g, se, no_table, lf, wide):
     ``wide`` version, else 0: a call on larger tables never compiles them (4 to 5 s of CPU of a
     first multiclass call)."""
     k = c.shape[0]
-    n = _margins(c, real, pred)
+    n = table_margins(c, real, pred)
     if n == 0:
         out[0, g] = np.nan
         out[1, g] = np.nan
@@ -439,7 +417,7 @@ def _refine(c, real, pred, out, g, lf):
     """The permutation mid-p of a table :func:`_one_table` left with its z test in ``out[:, g]``:
     enumerated where its tables are few enough, else (or where enumerating them stops) shuffled
     unless the z test stands, then raised to the floor of any permutation mid-p."""
-    n = _margins(c, real, pred)
+    n = table_margins(c, real, pred)
     if n <= ALWAYS_EXACT_N and _enumerated_midp(c, real, pred, n, out, g):
         return
     if n <= PERMUTATION_MAX_N and max(out[0, g], out[1, g]) >= SHUFFLE_ABOVE:

@@ -72,6 +72,29 @@ _EPS = 2.0**-52
 
 
 @jit_inline
+def table_margins(c, real, pred):
+    """Fill the margins ``real`` and ``pred`` of the K×K table ``c``; returns its n (int64)."""
+    k = c.shape[0]
+    # integer sums (any order gives the same integers): a row's in a register, the columns' as a
+    # vector add of each row, not a store-to-load chain through real[i] and pred[j] per cell
+    for j in range(k):
+        pred[j] = 0
+    for i in range(k):
+        s = 0
+        for j in range(k):
+            v = c[i, j]
+            s += v
+            pred[j] += v
+        real[i] = s
+    # typed int64 from the start: the literal 0 compiled every callee of n twice (for the literal
+    # and for int64), some 6 s of a first multiclass call
+    n = np.int64(0)
+    for i in range(k):
+        n += real[i]
+    return n
+
+
+@jit_inline
 def _near_zero(value, abs_sum, n_terms):
     """Whether a float sum of ``n_terms`` terms of absolute sum ``abs_sum`` is within its rounding
     of zero, where only the exact sum can tell its sign, or its value from 0 (:func:`_sign`)."""
@@ -163,6 +186,15 @@ def _put_bookmaker(out, slots, g, n, sums, real, pred, even_r, even_p):
     _put(out, slots, 26, g, mark_mean)
 
 
+@jit_inline
+def _float_sign(value, abs_sum):
+    """The sign of a Bookmaker sum that is not :func:`_near_zero`, and the sum (0 for a sum of
+    terms all 0)."""
+    if abs_sum == 0.0:
+        return 0, 0.0
+    return (1 if value > 0.0 else -1), value
+
+
 @jit
 def _sign(value, abs_sum, n_terms, n, c, real, pred, weight):
     """Exact sign of a Bookmaker sum ``value`` and the sum itself.
@@ -172,11 +204,9 @@ def _sign(value, abs_sum, n_terms, n, c, real, pred, weight):
     five times, the sum once a term); only within twice that of zero can its
     sign be wrong, and then the sum is computed exactly.
     """
-    if abs_sum == 0.0:
-        return 0, 0.0
-    if abs(value) > (n_terms + 8) * _EPS * abs_sum:
-        return (1 if value > 0.0 else -1), value
-    return _wide.ratio_sum_sign(n, c, real, pred, weight)
+    if _near_zero(value, abs_sum, n_terms):
+        return _wide.ratio_sum_sign(n, c, real, pred, weight)
+    return _float_sign(value, abs_sum)
 
 
 @jit
@@ -371,16 +401,7 @@ def exact_bookmaker(counts, at, slots, out):
         for t in range(lo, hi):
             g = at[t]
             c = counts[g]
-            for j in range(k):
-                pred[j] = 0
-            n_int = np.int64(0)
-            for i in range(k):
-                r = np.int64(0)
-                for j in range(k):
-                    r += c[i, j]
-                    pred[j] += c[i, j]
-                real[i] = r
-                n_int += r
+            n_int = table_margins(c, real, pred)
             n = float(n_int)
             for i in range(k):
                 det_k[i] = float(n_int * c[i, i] - real[i] * pred[i])
@@ -460,23 +481,10 @@ def _one_table(
     examples left undone as ``wide`` is None, else 0."""
     k = c.shape[0]
     n_names = slots.shape[0]
-    # integer sums (any order gives the same integers): a row's in a register, the columns' as
-    # a vector add of each row, not a store-to-load chain through real[i] and pred[j] per cell
+    n_int = table_margins(c, real, pred)
     trace = np.int64(0)  # not the literal 0, which _wide_sums would be compiled for too
-    for j in range(k):
-        pred[j] = 0
     for i in range(k):
         trace += c[i, i]
-        s = 0
-        for j in range(k):
-            v = c[i, j]
-            s += v
-            pred[j] += v
-        real[i] = s
-    # typed int64 from the start, as chance._one_table's n: the literal 0 compiled every callee twice
-    n_int = np.int64(0)
-    for i in range(k):
-        n_int += real[i]
     if n_int == 0:
         for m in range(n_names):
             _put(out, slots, m, g, np.nan)
@@ -528,12 +536,8 @@ def _one_table(
             or _near_zero(mark_sum, mark_sum_abs, k)
         ):
             left = 2
-        sign_i = 0 if inf_abs == 0.0 else (1 if informedness > 0.0 else -1)
-        sign_m = 0 if mark_abs == 0.0 else (1 if markedness > 0.0 else -1)
-        if inf_abs == 0.0:
-            informedness = 0.0
-        if mark_abs == 0.0:
-            markedness = 0.0
+        sign_i, informedness = _float_sign(informedness, inf_abs)
+        sign_m, markedness = _float_sign(markedness, mark_abs)
     else:
         sign_i, informedness, sign_m, markedness, inf_bias_w, mark_prev_w, inf_sum, mark_sum = _exact_sums(
             n, n_int, c, real, pred, informedness, inf_abs, markedness, mark_abs, inf_bias_w, inf_bias_abs,
