@@ -17,12 +17,12 @@ from .io.frames import (
     as_key_list,
     check_free_names,
     check_label_keywords,
-    class_argument,
     from_mapping,
     is_label_values,
     key_argument,
     named_as_pooled,
     named_by_keyword,
+    read_once,
     shown_value,
 )
 from .measures import BINARY_MEASURES, MULTICLASS_MEASURES
@@ -268,7 +268,7 @@ def evaluate(
     # one silently pooled nothing, example= of one reached the clustered counts empty)
     by, pool = key_argument(by), key_argument(pool, "pool")
     example, cluster = key_argument(example, "example"), key_argument(cluster, "cluster")
-    classes = class_argument(classes)  # handed to every batch of a streamed source, and to Dask
+    classes = read_once(classes)  # handed to every batch of a streamed source, and to Dask
     names, rename = _names.resolve(measures)
     check_engine(engine, on_error, batch_rows)
     check_mean_weights(mean_weights, pool)

@@ -18,7 +18,6 @@ __all__ = [
     "check_in_memory",
     "check_label_keywords",
     "check_roles",
-    "class_argument",
     "column_names",
     "column_of_values",
     "from_mapping",
@@ -71,26 +70,11 @@ def key_argument(by: str | Iterable[str] | None, what: str = "by") -> str | list
     return as_key_list(by, what)
 
 
-def class_argument(classes: Any) -> Any:
-    """``classes=`` read once, for a function that reads it again or hands it to every batch.
-
-    An iterator (a generator, ``iter(...)``) becomes its list: the first batch of a streamed
-    source spent it, and every later batch was counted with ``classes=[]``. Anything else is
-    kept as given, for :func:`batcheval.core.encode.check_classes` to read or refuse (a string,
-    a number).
-
-    Examples
-    --------
-    >>> class_argument(c for c in "ab"), class_argument("ab"), class_argument(None)
-    (['a', 'b'], 'ab', None)
-    """
-    return read_once(classes)
-
-
 def read_once(value: Any) -> Any:
-    """An argument read more than once (``score=``, ``averages=``, ``classes=``): an iterator (a
-    generator, ``iter(...)``) becomes its list, since the first reading spent it and the next
-    saw none; anything else is kept as given, for its own check to read or refuse.
+    """An argument read more than once (``score=``, ``averages=``, ``classes=``, which every batch
+    of a streamed source and every Dask part reads): an iterator (a generator, ``iter(...)``)
+    becomes its list, since the first reading spent it and the next saw none; anything else is
+    kept as given, for its own check to read or refuse (``classes="ab"``, a number).
 
     Examples
     --------

@@ -22,7 +22,6 @@ from ..io.frames import (
     as_key_list,
     check_free_names,
     check_in_memory,
-    class_argument,
     key_argument,
     named_as_pooled,
     read_once,
@@ -181,7 +180,7 @@ def auc(
     """
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
-    classes = class_argument(classes)  # pool= reads it twice, for the pooled and the per-group areas
+    classes = read_once(classes)  # pool= reads it twice, for the pooled and the per-group areas
     # read to check them, then again by the one-vs-rest frame, and by both auc calls of pool=
     score, averages = read_once(score), read_once(averages)
     # read strictly as drop_nulls=: drop_nonfinite="no" dropped the NaN rows, per_class="no" gave classes

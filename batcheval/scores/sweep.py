@@ -38,7 +38,6 @@ from ..io.frames import (
     as_key_list,
     check_free_names,
     check_roles,
-    class_argument,
     key_argument,
     named_as_pooled,
     read_once,
@@ -173,7 +172,7 @@ def sweep(
     if isinstance(thresholds, Iterator):  # a generator: read once, or the check consumed it all
         thresholds = list(thresholds)
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
-    classes = class_argument(classes)  # read by every batch of a streamed sweep, and by its scans
+    classes = read_once(classes)  # read by every batch of a streamed sweep, and by its scans
     score = read_once(score)  # multiclass: read for the roles, then for the columns
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     # read strictly as drop_nulls=: drop_nonfinite="no" dropped the NaN rows
