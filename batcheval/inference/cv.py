@@ -570,9 +570,8 @@ def compare(
         raise InvalidArgumentError("reference= has no meaning with pairs='all'; leave it None")
     low, high = parse_rope(rope)
     # "False" (truthy) made the highest mean of a loss the reference, without a word
-    if higher_is_better is None:
-        higher_is_better = _names.higher_is_better(measure) if isinstance(measure, str) else True
-    higher_is_better = as_flag(higher_is_better, "higher_is_better=")
+    # "False" (truthy) ranked a loss highest first without a word
+    higher_is_better = as_flag(_names.higher_is_better(measure, higher_is_better), "higher_is_better=")
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     if test_fraction is not None and test not in ("corrected_t", "bayes"):
         # the plain t and 5x2cv have no correction for it to set: silently applying it made

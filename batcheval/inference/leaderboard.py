@@ -443,10 +443,8 @@ def leaderboard(
     if not isinstance(measure, str):
         raise InvalidArgumentError(f"measure= takes one measure name, got {measure!r}")
     asked, measure = measure, _names.canonical(measure)
-    if higher_is_better is None:
-        higher_is_better = _names.higher_is_better(measure)
     # the board ranks, compares and selects on sign · measure: its best run is the highest there
-    sign = 1.0 if as_flag(higher_is_better, "higher_is_better=") else -1.0
+    sign = 1.0 if as_flag(_names.higher_is_better(measure, higher_is_better), "higher_is_better=") else -1.0
     pools = as_key_list(pool, "pool")
     # pooled keys may be named in run too, as evaluate takes them in by
     runs = [c for c in as_key_list(run, "run") if c not in pools]

@@ -516,10 +516,8 @@ def rank_methods(
 
     if not 0.0 < as_real(alpha, "alpha=") < 1.0:
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
-    if higher_is_better is None:
-        higher_is_better = _names.higher_is_better(measure) if isinstance(measure, str) else True
     # "False" (truthy) ranked a loss highest first without a word
-    higher_is_better = as_flag(higher_is_better, "higher_is_better=")
+    higher_is_better = as_flag(_names.higher_is_better(measure, higher_is_better), "higher_is_better=")
     pairwise = as_flag(pairwise, "pairwise=")
     drop_incomplete = as_flag(drop_incomplete, "drop_incomplete=")
     roles = check_roles([], method, dataset, measure, roles=("method", "dataset", "measure"))

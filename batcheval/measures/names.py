@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -133,21 +134,27 @@ def canonical(name: str) -> str:
     raise UnknownMeasureError(f"unknown measure {name!r}{_hint(name)}; batcheval measures lists every name")
 
 
-def higher_is_better(name: str) -> bool:
+def higher_is_better(name: Any, given: Any = None) -> Any:
     """Whether a better classifier has more of the measure ``name`` (a batcheval name or an
-    alias): false for :data:`~batcheval.measures.registry.LOWER_IS_BETTER`. Any other name (a
-    score column of the caller's own) ranks highest first, as do the measures that describe the
-    data rather than the classifier (``prevalence``, the evenness) and the χ² statistics. The
-    measures of association (the χ² statistics, mutual information, conditional entropy and the
-    two-sided p-values) rank a classifier that is always wrong as high as one that is always
-    right: rank by informedness to tell them apart.
+    alias): ``given``, a caller's ``higher_is_better=``, where it is not None (the caller checks
+    it is a flag), and otherwise false for
+    :data:`~batcheval.measures.registry.LOWER_IS_BETTER`. Any other name (a score column of the
+    caller's own, or a column given otherwise than by name) ranks highest first, as do the
+    measures that describe the data rather than the classifier (``prevalence``, the evenness)
+    and the χ² statistics. The measures of association (the χ² statistics, mutual information,
+    conditional entropy and the two-sided p-values) rank a classifier that is always wrong as
+    high as one that is always right: rank by informedness to tell them apart.
 
     Examples
     --------
     >>> higher_is_better("informedness"), higher_is_better("fpr"), higher_is_better("my_score")
     (True, False, True)
+    >>> higher_is_better("fpr", given=True)
+    True
     """
-    return ALIASES.get(name, name) not in LOWER_IS_BETTER
+    if given is not None:
+        return given
+    return not isinstance(name, str) or ALIASES.get(name, name) not in LOWER_IS_BETTER
 
 
 def _split_average(name: str) -> tuple[str | None, str]:
