@@ -2,6 +2,7 @@
 
     python benchmarks/calibration_cluster.py --part coverage [--quick] [--out FILE]
     python benchmarks/calibration_cluster.py --part size [--quick] [--out FILE]
+    python benchmarks/calibration_cluster.py --part copied [--quick] [--out FILE]
     python benchmarks/calibration_cluster.py --part skewed [--quick] [--out FILE]
     python benchmarks/calibration_cluster.py --part closed [--quick] [--out FILE]
 
@@ -67,6 +68,13 @@ the smallest margin counted in clusters (the number of clusters holding a
 row of the rarest real or predicted class); ``R = clip(6e6 / rows per replicate, 1000, 2000)``.
 Replicates whose table has one
 class in a margin (no test: p = 1) count as not rejected.
+
+``--part copied`` (the chance tests when seeds repeat a cluster's rows): the clustered
+null of ``--part size``, ``C`` clusters of 5 rows, each row scored under ``copies`` seeds
+pooled with ``pool="seed"`` and ``cluster="passage"`` but no ``example=``. A seed keeps the
+row's prediction with probability ``keep`` (1: exact copies), else draws a fresh one from
+the cluster's rate. The columns are those of ``--part size``; ``R`` as there, counting the
+copies.
 """
 
 from __future__ import annotations
@@ -194,6 +202,37 @@ def null_repeated(rng: np.random.Generator, reps: int, n: int, seeds: int, keep:
     return _seeded(rng, label, base, seeds, keep, lambda: rng.random((reps, n)) < bias, "passage")
 
 
+def null_copied(rng: np.random.Generator, reps: int, n_clusters: int, size: int, icc: float, prev: float,
+                bias: float, copies: int, keep: float) -> pl.DataFrame:  # fmt: skip
+    """:func:`null_clustered`'s rows scored under ``copies`` seeds, each keeping a row's
+    prediction with probability ``keep``, else drawing afresh from the row's cluster rate."""
+    shape = (reps, n_clusters)
+    label = (rng.random((reps, n_clusters * size)) < _rates(rng, prev, icc, shape, size)).astype(np.int8)
+    rate = _rates(rng, bias, icc, shape, size)
+    base = rng.random(rate.shape) < rate
+    df = _seeded(rng, label, base, copies, keep, lambda: rng.random(rate.shape) < rate, "row")
+    return df.with_columns(passage=pl.col("row") // size)
+
+
+def run_copied(quick: bool) -> pl.DataFrame:
+    """Size of the clustered chance test with seeds that repeat a cluster's rows, given
+    ``cluster=`` and ``pool=`` but no ``example=``."""
+    rng = np.random.default_rng(2026)
+    rows = []
+    points = [(copies, keep, icc, c, prev, bias)
+              for copies, keep in ((2, 1.0), (5, 1.0), (3, 0.5))
+              for icc in (0.1, 0.5)
+              for c in ((20, 100) if quick else (20, 100, 500))
+              for prev, bias in ((0.5, 0.5), (0.1, 0.1))]  # fmt: skip
+    for copies, keep, icc, c, prev, bias in points:
+        reps = _reps(c * 5 * copies, quick, SIZE_ROWS, 1000)
+        df = null_copied(rng, reps, c, 5, icc, prev, bias, copies, keep)
+        point = {"copies": copies, "keep": keep, "icc": icc, "clusters": c, "prev": prev, "bias": bias}
+        rows.append(_size_row(point, df, reps, cluster="passage"))
+        print(rows[-1], file=sys.stderr)
+    return pl.DataFrame(rows)
+
+
 def run_paired(quick: bool) -> pl.DataFrame:
     """Size of the clustered board's ``p_vs_leader`` for two runs of equal skill on shared
     clusters (a right prediction with the cluster's Beta probability of mean 0.8, shared by
@@ -261,10 +300,24 @@ def _size(out: pl.DataFrame, alpha: float) -> float:
     return float(np.mean(np.nan_to_num(p, nan=1.0) < alpha))
 
 
+def _size_row(point: dict, df: pl.DataFrame, reps: int, **unit: str) -> dict:
+    """A row of the size tables: the point, its margin and replicates, and the rates at which
+    ``p_informedness`` rejects counting rows and with ``unit`` (``cluster=`` or ``example=``),
+    pooled over the seeds where ``df`` has them."""
+    keys = {"by": ["rep", "seed"], "pool": "seed"} if "seed" in df.columns else {"by": "rep"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BatchevalWarning)  # the warning about pooled seeds
+        naive = be.evaluate(df, measures=["p_informedness"], **keys)
+        clus = be.evaluate(df, measures=["p_informedness"], **keys, **unit)
+    return {
+        **point, "margin": _margin(df), "R": reps, "mc_se": round(float(np.sqrt(0.05 * 0.95 / reps)), 4),
+        "naive": _size(naive, 0.05), "clustered": _size(clus, 0.05), "clustered_01": _size(clus, 0.01),
+    }  # fmt: skip
+
+
 def run_size(quick: bool) -> pl.DataFrame:
     rng = np.random.default_rng(2025)
     ns = (20, 100, 500) if quick else (20, 100, 500, 2000)
-    names = ["p_informedness"]
     rows = []
     skews = ((0.5, 0.5), (0.1, 0.1), (0.5, 0.1))
     points = [
@@ -279,21 +332,14 @@ def run_size(quick: bool) -> pl.DataFrame:
                for c in ns for prev, bias in skews]  # fmt: skip
     for layout, size, dep, c, prev, bias in points:
         reps = _reps(c * size, quick, SIZE_ROWS, 1000)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", BatchevalWarning)
-            if layout == "clustered":
-                df = null_clustered(rng, reps, c, size, dep, prev, bias)
-                naive = be.evaluate(df, by="rep", measures=names)
-                clus = be.evaluate(df, by="rep", measures=names, cluster="passage")
-            else:
-                df = null_repeated(rng, reps, c, size, dep, prev, bias)
-                naive = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names)
-                clus = be.evaluate(df, by=["rep", "seed"], pool="seed", measures=names, example="passage")
-        rows.append({
-            "layout": layout, "size": size, "icc_or_keep": dep, "clusters": c, "prev": prev, "bias": bias,
-            "margin": _margin(df), "R": reps, "mc_se": round(float(np.sqrt(0.05 * 0.95 / reps)), 4),
-            "naive": _size(naive, 0.05), "clustered": _size(clus, 0.05), "clustered_01": _size(clus, 0.01),
-        })  # fmt: skip
+        point = {"layout": layout, "size": size, "icc_or_keep": dep, "clusters": c, "prev": prev,
+                 "bias": bias}  # fmt: skip
+        if layout == "clustered":
+            rows.append(_size_row(point, null_clustered(rng, reps, c, size, dep, prev, bias), reps,
+                                  cluster="passage"))  # fmt: skip
+        else:
+            rows.append(_size_row(point, null_repeated(rng, reps, c, size, dep, prev, bias), reps,
+                                  example="passage"))  # fmt: skip
         print(rows[-1], file=sys.stderr)
     return pl.DataFrame(rows)
 
@@ -548,10 +594,11 @@ def _markdown(frame: pl.DataFrame) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("coverage", "size", "paired", "skewed", "closed"),
+    parser.add_argument("--part", choices=("coverage", "size", "copied", "paired", "skewed", "closed"),
                         default="coverage",
-                        help="coverage of the intervals, size of the chance tests, of the clustered "
-                             "board's paired test, at skewed classes, or of f1, jaccard and mcc")  # fmt: skip
+                        help="coverage of the intervals, size of the chance tests (with copied rows), "
+                             "of the clustered board's paired test, at skewed classes, or of f1, "
+                             "jaccard and mcc")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="fewer replicates and no 2,000-cluster points")
     parser.add_argument("--out", default=None, help="write the markdown tables to this file")
     args = parser.parse_args()
@@ -573,6 +620,9 @@ def main() -> None:
     elif args.part == "closed":
         table = _markdown(run_closed(args.quick))
         text = f"### Binary f1, jaccard and mcc, 95 % intervals\n\n{table}\n\n"
+    elif args.part == "copied":
+        table = _markdown(run_copied(args.quick))
+        text = f"### Size of `p_informedness` with copied rows, nominal 0.05\n\n{table}\n\n"
     elif args.part == "paired":
         table = _markdown(run_paired(args.quick))
         text = f"### Size of a clustered board's `p_vs_leader` under the null, nominal 0.05\n\n{table}\n\n"

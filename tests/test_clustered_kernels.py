@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from batcheval.kernels.clustered import (
-    chance_cross_sums,
     class_codes,
     cluster_score_sums,
     cluster_square_sums,
@@ -53,29 +52,6 @@ def test_cluster_score_sums_matches_numpy(k: int) -> None:
         np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
         row_major = [sum(counts[p].ravel() * u[group[p]].ravel()) for p in range(len(group))]
         np.testing.assert_array_equal(got, row_major)
-
-
-@pytest.mark.parametrize("k", [2, 3, 4])
-def test_chance_cross_sums_matches_numpy(k: int) -> None:
-    counts, group = _pairs(k, 20 + k)
-    n_groups = 8  # the last group has no pairs
-    rng = np.random.default_rng(k)
-    share_r = rng.dirichlet(np.ones(k), n_groups)
-    share_q = rng.dirichlet(np.ones(k), n_groups)
-    pair = counts.astype(np.float64)
-    m = pair.sum(axis=(1, 2))
-    a = pair.sum(axis=2) - m[:, None] * share_r[group]
-    b = pair.sum(axis=1) - m[:, None] * share_q[group]
-    gaa = np.zeros((n_groups, k, k))
-    gbb = np.zeros((n_groups, k, k))
-    for i in range(k):
-        for j in range(k):
-            gaa[:, i, j] = np.bincount(group, weights=a[:, i] * a[:, j], minlength=n_groups)
-            gbb[:, i, j] = np.bincount(group, weights=b[:, i] * b[:, j], minlength=n_groups)
-    m2 = np.bincount(group, weights=m * (m - 1.0), minlength=n_groups)
-    got = chance_cross_sums(*_sparse(counts), group, share_r, share_q, n_groups)
-    for x, y in zip(got, (gaa, gbb, m2), strict=True):
-        np.testing.assert_array_equal(x, y)
 
 
 @pytest.mark.parametrize("k", [2, 3])

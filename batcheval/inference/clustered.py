@@ -112,7 +112,6 @@ from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import DuplicateColumnError, InvalidArgumentError, UnknownMeasureError, warn
 from ..io.frames import select_columns, unused_name
 from ..kernels.clustered import (
-    chance_cross_sums,
     class_codes,
     cluster_score_sums,
     cluster_square_sums,
@@ -1353,35 +1352,39 @@ def chance_design_effects(counts: np.ndarray, cells: ClusterCells) -> tuple[np.n
     markedness per group: the variance of the statistic under the null of no association
     with rows dependent within clusters, over its variance with independent rows.
 
-    Given the margins, B and M are linear in the diagonal cells,
-    ``T = Σ_i Σ_k w_k a_ik b_ik`` with ``a_ik = [y_i = k] − r_k/n`` and
+    Given the margins, B and M are linear in the diagonal cells: ``T = Σ_i u_i`` with the
+    row score ``u_i = Σ_k w_k a_ik b_ik``, ``a_ik = [y_i = k] − r_k/n``,
     ``b_ik = [ŷ_i = k] − p_k/n`` (``w_k = 1/(n − r_k)`` for B, ``1/(n − p_k)`` for M). Under
-    the null the labels and predictions are independent, so
-    ``var T = Σ_c Σ_{i,j in c} Σ_kl w_k w_l cov(a_ik, a_jl)·cov(b_ik, b_jl)``. Its
-    within-row part, estimated from the margins, is the exact permutation variance
-    ``V_0 = Σ_kl w_k w_l (Σ_i a_ik a_il)(Σ_i b_ik b_il)/(n − 1)``; its within-cluster part
-    (rows ``i ≠ j`` of one cluster) is estimated with the cross products pooled over the
-    clusters, as if exchangeable within a cluster,
-    ``V_1 = Σ_kl w_k w_l G^a_kl G^b_kl / M₂`` with ``G^a_kl = Σ_c A_ck A_cl − Σ_i a_ik a_il``
-    (``A_ck = Σ_{i in c} a_ik``) and ``M₂ = Σ_c m_c (m_c − 1)`` the ordered pairs of rows
-    within clusters. ``deff = 1 + V_1/V_0``: the classic design effect of a correlation
-    between two clustered variables, ``1 + (m − 1)·ρ_y·ρ_ŷ`` for clusters of ``m`` rows
-    (Clifford, Richardson & Hémon 1989, Biometrics 45:123; Rao & Scott 1984, Ann. Statist.
-    12:46). With every cluster a single row it is exactly 1. NaN where ``V_0 = 0`` (a
-    margin with one class: nothing to test).
+    the null labels and predictions are independent, so ``E[u_i u_j] = Σ_kl w_k w_l
+    E[a_ik a_jl]·E[b_ik b_jl]``: zero between clusters, and within a cluster whatever the
+    rows share, the same example repeated by seeds included. The design effect is the
+    cluster sums' squares over the rows' squares,
+
+        deff = Σ_c T_c² / Σ_i u_i²,   T_c = Σ_{i in c} u_i,
+
+    the ratio of a cluster-robust (sandwich) variance of ``T`` to the same estimate for
+    independent rows (Kish's design effect of a total; Rao & Scott 1984, Ann. Statist.
+    12:46). Both sums are driven by the same rows, so a few clusters of a rare class sway
+    them together: a z test on ``Σ_c T_c²`` alone rejected 0.27-0.30 of true nulls at
+    prevalence 0.1 (docs/calibration_cluster.md). Each cluster's products of distinct rows
+    enter as they are, not pooled over the clusters as if every pair of rows in a cluster
+    were alike: that pooled estimate (stop 52's) missed the copies of one row that seeds
+    make inside a passage, and the test rejected 0.18 of true nulls with 5 copies.
+
+    Single-row clusters give exactly 1; every cluster ``m`` copies of one row, exactly
+    ``m``. NaN where a margin has one class (nothing to test) or no row scores.
 
     Examples
     --------
-    Ten examples each scored three times with the same prediction: the design effect is
-    about 3 (``1 + 2·(30 − 1)/30``).
+    Ten examples each scored three times with the same prediction: the design effect is 3.
 
     >>> import batcheval as be
     >>> one = pl.DataFrame({"ex": range(10), "label": [0, 1] * 5, "prediction": [0, 0, 1, 1, 1] * 2})
     >>> df = pl.concat([one] * 3)
     >>> table = be.ContingencyTable.from_frame(df)
     >>> cells = cluster_cells(df, [], ["ex"], "label", "prediction", table)
-    >>> [round(float(d[0]), 4) for d in chance_design_effects(table.counts, cells)]
-    [2.9333, 2.9333]
+    >>> [round(float(d[0]), 12) for d in chance_design_effects(table.counts, cells)]
+    [3.0, 3.0]
     """
     counts = np.asarray(counts, dtype=np.float64)
     n_groups, k = counts.shape[0], counts.shape[1]
@@ -1389,41 +1392,64 @@ def chance_design_effects(counts: np.ndarray, cells: ClusterCells) -> tuple[np.n
     r = counts.sum(axis=2)  # real class sizes [G, K]
     q = counts.sum(axis=1)  # predicted class sizes [G, K]
     with np.errstate(invalid="ignore", divide="ignore"):
-        share_r, share_q = r / n[:, None], q / n[:, None]
-    eye = np.eye(k)
-    # Σ_i a_ik a_il = r_k δ_kl − r_k r_l / n
-    saa = r[:, :, None] * eye - r[:, :, None] * np.nan_to_num(share_r)[:, None, :]
-    sbb = q[:, :, None] * eye - q[:, :, None] * np.nan_to_num(share_q)[:, None, :]
-    # one pass over the (group, cluster) pairs: A_ck, B_ck and their cross products per group
-    gaa, gbb, m2 = chance_cross_sums(
-        cells.start, cells.cell, cells.count, cells.group, share_r, share_q, n_groups
-    )
-    gaa -= saa
-    gbb -= sbb
+        share_r = np.nan_to_num(r / n[:, None])
+        share_q = np.nan_to_num(q / n[:, None])
+    both = (r.max(axis=1, initial=0) < n) & (q.max(axis=1, initial=0) < n)  # two classes in each margin
+    at = np.repeat(cells.group, np.diff(cells.start)) * (k * k) + cells.cell  # each entry's cell of u
+    count = cells.count.astype(np.float64)
     out = []
-    for margin in (r, q):
+    # two classes: B's and M's row scores differ by a factor per group, which the ratio cancels
+    for margin in (r,) if k == 2 else (r, q):
         with np.errstate(invalid="ignore", divide="ignore"):
             w = np.where(n[:, None] > margin, 1.0 / (n[:, None] - margin), 0.0)
-            ww = w[:, :, None] * w[:, None, :]
-            v0 = np.sum(ww * saa * sbb, axis=(1, 2)) / (n - 1.0)
-            v1 = np.where(m2 > 0, np.sum(ww * gaa * gbb, axis=(1, 2)) / m2, 0.0)
-            deff = 1.0 + v1 / v0
-        out.append(np.where(v0 > 0, deff, np.nan))
-    return out[0], out[1]
+        # u_ij = Σ_k w_k (δ_ik − r_k/n)(δ_jk − p_k/n), expanded
+        u = (
+            w[:, :, None] * np.eye(k)
+            - (w * share_q)[:, :, None]
+            - (w * share_r)[:, None, :]
+            + np.sum(w * share_r * share_q, axis=1)[:, None, None]
+        )
+        score = count * u.reshape(-1)[at]
+        t = np.bincount(cells.entry_pair, weights=score, minlength=cells.n_pairs)
+        s = np.bincount(cells.entry_pair, weights=score * u.reshape(-1)[at], minlength=cells.n_pairs)
+        # pair by pair, so that a single-row cluster adds the same u·u to both sums: exactly 1
+        top = np.bincount(cells.group, weights=t * t, minlength=n_groups)[:n_groups]
+        bottom = np.bincount(cells.group, weights=s, minlength=n_groups)[:n_groups]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.where(both & (bottom > 0), top / bottom, np.nan))
+    return out[0], out[-1].copy() if k == 2 else out[1]
+
+
+#: the smallest design effect the chance tests take: below 1 the clusters balance each other
+#: (rows of a cluster alike in one variable and unlike in the other), but at 10-20 clusters
+#: half the estimates of a true 1 fall below it, and flooring them at 1 made the test
+#: conservative (size 0.02-0.03 for 0.05); below 1/2 is mostly noise (docs/calibration_cluster.md)
+CHANCE_DEFF_FLOOR = 0.5
 
 
 def effective_counts(counts: np.ndarray, deff: np.ndarray) -> np.ndarray:
-    """Each table's cells divided by its design effect (at least 1) and rounded: the table of
-    independent rows that carries the clustered table's information about association
-    (Korn & Graubard 1998's effective sample size, applied to every cell).
+    """Each table's cells divided by its design effect (at least :data:`CHANCE_DEFF_FLOOR`;
+    NaN is 1) and rounded: the table of independent rows that carries the clustered table's
+    information about association (Korn & Graubard 1998's effective sample size, applied to
+    every cell).
 
     Examples
     --------
-    >>> effective_counts(np.array([[[30, 6], [9, 15]]]), np.array([3.0])).tolist()
-    [[[10, 2], [3, 5]]]
+    >>> effective_counts(np.array([[[30, 6], [9, 15]]] * 2), np.array([3.0, 0.8])).tolist()
+    [[[10, 2], [3, 5]], [[38, 8], [11, 19]]]
     """
-    d = np.maximum(np.nan_to_num(np.asarray(deff, dtype=np.float64), nan=1.0), 1.0)
+    d = np.maximum(np.nan_to_num(np.asarray(deff, dtype=np.float64), nan=1.0), CHANCE_DEFF_FLOOR)
     return np.rint(np.asarray(counts) / d[:, None, None]).astype(np.int64)
+
+
+def _towards_rows(p: np.ndarray, rows: np.ndarray, deff: np.ndarray) -> np.ndarray:
+    """The effective table's p-value, kept on the side of the rows' own that its design
+    effect points to: no smaller where ``deff ≥ 1`` (fewer independent rows never give more
+    evidence), no larger where ``deff < 1``. Rounding each cell on its own can move the
+    association against the design effect ([[12, 6], [6, 12]]/1.13 -> [[11, 5], [5, 11]], odds
+    ratio 4.84 for 4); rounding towards independence was no cure, as the mid-p of a small
+    table is not monotone in its z."""
+    return np.where(np.nan_to_num(deff, nan=1.0) >= 1.0, np.maximum(p, rows), np.minimum(p, rows))
 
 
 def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.ndarray]:
@@ -1433,17 +1459,19 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
     or the permutation z test for large tables) applied to the table of effective
     counts :func:`effective_counts`, each cell divided by the statistic's design effect
     (:func:`chance_design_effects`; informedness and markedness have their own for
-    K > 2). The design effect is taken as at least 1 (a negative estimate of the
-    within-cluster part is noise; dividing by it would make the test anti-conservative), and
-    the p-value as at least the rows' own: fewer independent rows never give more evidence
-    (rounding the effective table cell by cell once did, in 281 of 3,000 small clustered
-    groups).
+    K > 2), taken as at least :data:`CHANCE_DEFF_FLOOR`. The p-value stays on the side of
+    the rows' own that the design effect points to (:func:`_towards_rows`): no smaller for
+    a design effect of 1 or more (rounding the effective table cell by cell once gave more
+    evidence than the rows, in 281 of 3,000 small clustered groups), no larger below 1.
 
     - single-row clusters (two or more of them): the design effect is 1 and the p-values
       are the unclustered ones exactly;
     - every example repeated ``m`` times with the same prediction: the design effect is
-      ``m − (m − 1)/n·…`` ≈ ``m``, and the effective table is the table without repeats
-      wherever the rounding recovers it.
+      ``m`` and the effective table is the table without repeats;
+    - every row copied ``m`` times by seeds pooled with ``pool=`` (``cluster=`` given,
+      ``example=`` not): the design effect is ``m`` times that of one copy, so the effective
+      table is the one copy's wherever the rounding recovers it, and so is the p-value
+      unless the rows' own binds (above).
     - one cluster: NaN, as the intervals are: one independent unit tests nothing (its
       design effect has no between-cluster spread to estimate, and floored at 1 it gave
       the rows' p-value, 0.001 for 12 questions about one passage).
@@ -1473,16 +1501,13 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
     two = counts.shape[1] == 2  # one statistic, one design effect: B and M are both the covariance
     rows = _measures.compute(counts, ["p_informedness"] + ([] if two else ["p_markedness"]))
     p_b = _measures.compute(effective_counts(counts, deff_b), ["p_informedness"])["p_informedness"]
-    # a design effect of at least 1 never gives more evidence than the rows: rounding each cell on
-    # its own can strengthen the association ([[12, 6], [6, 12]]/1.13 -> [[11, 5], [5, 11]], odds
-    # ratio 4.84 for 4); rounding towards independence where it did was no cure, as the mid-p of a
-    # small table is not monotone in its z
-    p_b = np.maximum(p_b, rows["p_informedness"])
+    p_b = _towards_rows(p_b, rows["p_informedness"], deff_b)
     if two:
         p_m = p_b.copy()
     else:
         eff_m = effective_counts(counts, deff_m)
-        p_m = np.maximum(_measures.compute(eff_m, ["p_markedness"])["p_markedness"], rows["p_markedness"])
+        p_m = _towards_rows(_measures.compute(eff_m, ["p_markedness"])["p_markedness"], rows["p_markedness"],
+                            deff_m)  # fmt: skip
     one = cells.sizes(len(counts)) < 2
     return {"p_informedness": np.where(one, np.nan, p_b), "p_markedness": np.where(one, np.nan, p_m)}
 

@@ -17,7 +17,6 @@ import numpy as np
 from .jit import jit, jit_inline
 
 __all__ = [
-    "chance_cross_sums",
     "class_codes",
     "cluster_score_sums",
     "cluster_square_sums",
@@ -84,72 +83,6 @@ def cluster_score_sums(
     for p in range(p_count):
         s[p] = _pair_score(start, cell, count, p, u[group[p]], k)
     return s
-
-
-@jit
-def chance_cross_sums(
-    start: np.ndarray, cell: np.ndarray, count: np.ndarray, group: np.ndarray, share_r: np.ndarray,
-    share_q: np.ndarray, n_groups: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """Per group ``G^a_kl = Σ_c A_ck A_cl``, ``G^b_kl = Σ_c B_ck B_cl`` and
-    ``M₂ = Σ_c m_c (m_c − 1)`` of :func:`batcheval.inference.clustered.chance_design_effects`,
-    where ``A_ck = r_ck − m_c·share_r[g, k]`` (a cluster's real class sizes less their share of its
-    rows) and ``B_ck`` the same of the predicted classes; the pairs' cells as in
-    :func:`cluster_score_sums`.
-
-    Examples
-    --------
-    >>> start, cell, count = np.array([0, 2, 4]), np.array([0, 3, 1, 2]), np.array([2, 1, 1, 1])
-    >>> share = np.array([[0.5, 0.5]])
-    >>> gaa, gbb, m2 = chance_cross_sums(start, cell, count, np.array([0, 0]), share, share, 1)
-    >>> gaa[0].tolist(), m2.tolist()
-    ([[0.25, -0.25], [-0.25, 0.25]], [8.0])
-    """
-    p_count, k = group.shape[0], share_r.shape[1]
-    gaa = np.zeros((n_groups, k, k))
-    gbb = np.zeros((n_groups, k, k))
-    m2 = np.zeros(n_groups)
-    real = np.zeros(k)
-    pred = np.zeros(k)
-    a = np.empty(k)
-    b = np.empty(k)
-    # each entry's real and predicted class, found with one unsigned division (a signed // and %
-    # took two, with their sign fix-ups) and kept to clear the sums after the pair
-    rows = np.empty(k * k, np.int64)
-    cols = np.empty(k * k, np.int64)
-    uk = np.uint64(k)
-    for p in range(p_count):
-        g = group[p]
-        m = 0.0
-        held = 0
-        # whole numbers below 2**53: their float sums are exact in any order
-        for e in range(start[p], start[p + 1]):
-            c = count[e]
-            m += c
-            r = np.int64(np.uint64(cell[e]) // uk)
-            q = cell[e] - r * k
-            real[r] += c
-            pred[q] += c
-            rows[held] = r
-            cols[held] = q
-            held += 1
-        for i in range(k):
-            a[i] = real[i] - m * share_r[g, i]
-            b[i] = pred[i] - m * share_q[g, i]
-        for e in range(held):
-            real[rows[e]] = 0.0
-            pred[cols[e]] = 0.0
-        for i in range(k):
-            for j in range(i, k):
-                gaa[g, i, j] += a[i] * a[j]
-                gbb[g, i, j] += b[i] * b[j]
-        m2[g] += m * (m - 1.0)
-    for g in range(n_groups):
-        for i in range(k):
-            for j in range(i + 1, k):
-                gaa[g, j, i] = gaa[g, i, j]
-                gbb[g, j, i] = gbb[g, i, j]
-    return gaa, gbb, m2
 
 
 @jit
