@@ -393,6 +393,57 @@ def test_infinite_or_text_measures_are_named():
         be.compare(text, measure="accuracy")
 
 
+_NOT_NUMBERS = [
+    # Categorical, Enum, List, Array and Binary raised polars' own cast error, a Struct failed at
+    # is_finite, and the temporal dtypes were compared as day or tick counts
+    (pl.Categorical, "Categorical"),
+    (pl.Enum(["0.5", "0.75"]), "Enum(categories=['0.5', '0.75'])"),
+    (pl.List(pl.Float64), "List(Float64)"),
+    (pl.Array(pl.Float64, 1), "Array(Float64, shape=(1,))"),
+    (pl.Binary, "Binary"),
+    (pl.Struct({"x": pl.Float64}), "Struct({'x': Float64})"),
+    (pl.Date, "Date"),
+    (pl.Datetime("ms"), "Datetime(time_unit='ms', time_zone=None)"),
+    (pl.Duration("ms"), "Duration(time_unit='ms')"),
+    (pl.Time, "Time"),
+]
+
+
+def _measure_of_dtype(dtype, values):
+    """``values`` (numbers in [0, 1]) as a column of ``dtype``."""
+    s = pl.Series("accuracy", values)
+    if dtype in (pl.Categorical, pl.Binary) or isinstance(dtype, pl.Enum):
+        s = s.cast(pl.String)
+        return s.cast(pl.Binary) if dtype == pl.Binary else s.cast(dtype)
+    if isinstance(dtype, pl.List | pl.Array):
+        return pl.Series("accuracy", [[v] for v in values], dtype=dtype)
+    if isinstance(dtype, pl.Struct):
+        return pl.Series("accuracy", [{"x": v} for v in values], dtype=dtype)
+    return (s * 1000).cast(pl.Int64).cast(dtype)
+
+
+@pytest.mark.parametrize(("dtype", "shown"), _NOT_NUMBERS)
+def test_a_measure_column_that_is_not_numbers_is_refused_by_dtype(dtype, shown):
+    values = [0.5, 0.75, 0.75, 0.5]
+    df = pl.DataFrame({"run": ["a", "a", "b", "b"], "fold": [0, 1, 0, 1]}).with_columns(
+        _measure_of_dtype(dtype, values)
+    )
+    assert df.schema["accuracy"] == dtype
+    expected = (
+        f"measure column 'accuracy' has dtype {shown}; measures must be numbers "
+        "(a numeric, Boolean or text column)"
+    )
+    with pytest.raises(InvalidArgumentError) as err:
+        be.compare(df, measure="accuracy", reference="a")
+    assert str(err.value) == expected
+    # Boolean and all-null columns are still read: as 0/1, and as nulls the NaN check names
+    flags = df.with_columns(pl.Series("accuracy", [True, False, True, True]))
+    assert be.compare(flags, measure="accuracy", reference="a").get_column("mean_diff").to_list() == [0.5]
+    nulls = df.with_columns(pl.Series("accuracy", [None] * 4, dtype=pl.Null))
+    with pytest.raises(InvalidArgumentError, match=r"^measure column 'accuracy' has 4 NaN, infinite or null"):
+        be.compare(nulls, measure="accuracy", reference="a")
+
+
 @pytest.mark.parametrize("name", ["se", "t", "n_folds", "p_holm", "reference_run"])
 def test_a_run_column_named_like_an_output_is_refused(name):
     # it was polars' raw DuplicateError while the result was put together

@@ -310,6 +310,25 @@ def test_alpha_and_text_scores_that_are_not_numbers_are_named():
         be.rank_methods(text)
 
 
+@pytest.mark.parametrize(
+    ("dtype", "shown"),
+    [(pl.Categorical, "Categorical"), (pl.Date, "Date"), (pl.Duration("us"), "Duration(time_unit='us')")],
+)
+def test_scores_that_are_not_numbers_are_refused_by_dtype(dtype, shown):
+    # a Categorical raised polars' own ComputeError; a Date or Duration was ranked as day or tick counts
+    x = frame_of(scores(4, 3, 5))
+    text = pl.col("score").round(3).cast(pl.String)
+    ticks = (pl.col("score") * 1000).cast(dtype) if dtype != pl.Categorical else None
+    bad = x.with_columns(text.cast(dtype) if ticks is None else ticks)
+    assert bad.schema["score"] == dtype
+    with pytest.raises(InvalidArgumentError) as err:
+        be.rank_methods(bad)
+    assert str(err.value) == (
+        f"measure column 'score' has dtype {shown}; measures must be numbers "
+        "(a numeric, Boolean or text column)"
+    )
+
+
 @pytest.mark.parametrize("name", ["mean_rank", "p_holm", "z"])
 def test_a_method_column_named_like_an_output_is_refused(name):
     # it was polars' raw DuplicateError

@@ -141,8 +141,29 @@ def numeric_values(frame: pl.DataFrame, column: str) -> pl.Series:
     """The ``column`` of scores or measures as Float64; a column polars cannot read as numbers (text
     such as "n/a") is an :class:`InvalidArgumentError` naming it, not polars' own error; 64-bit
     integers beyond 2^53 that are equal as float64 (they tied silently) are refused as
-    :func:`batcheval.compare_auc` refuses them (:func:`batcheval.scores.prepare.check_exact_in_float`)."""
+    :func:`batcheval.compare_auc` refuses them (:func:`batcheval.scores.prepare.check_exact_in_float`).
+
+    Only numeric, Boolean, text and all-null columns are read. Any other dtype is refused by name,
+    as :func:`batcheval.compare_auc` refuses a score column of it: Categorical, Enum, List, Array,
+    Binary and Struct (polars' own cast errors escaped, or a Struct failed later), and the temporal
+    dtypes (Date, Datetime, Duration, Time), which cast to day or tick counts that were compared
+    as if they were the measure.
+
+    Examples
+    --------
+    >>> numeric_values(pl.DataFrame({"acc": ["0.5", "1"]}), "acc").to_list()
+    [0.5, 1.0]
+    >>> numeric_values(pl.DataFrame({"acc": [1, 2]}).cast(pl.Date), "acc")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: measure column 'acc' has dtype Date; measures must be numbers ...
+    """
     s = frame.get_column(column)
+    if not (s.dtype.is_numeric() or s.dtype in (pl.Boolean, pl.String, pl.Null)):
+        raise InvalidArgumentError(
+            f"measure column {column!r} has dtype {s.dtype}; measures must be numbers "
+            "(a numeric, Boolean or text column)"
+        )
     check_exact_in_float(s, column, role="measure")
     try:
         return s.cast(pl.Float64)
