@@ -37,7 +37,9 @@ def adjust(pvalues: Any, method: Literal["holm", "bh"] = "holm") -> Any:
         p-values in [0, 1] (numbers: strings, booleans, nested or 2-D input
         raise :class:`~batcheval.errors.InvalidArgumentError`; adjust each
         family of tests on its own); NaN or null marks a test that was not
-        made, and does not count in m.
+        made, and does not count in m. So does a masked entry of a numpy
+        masked array (numpy's missing value): it is NaN in the result, and
+        the value hidden under the mask is not read.
     method
         ``"holm"`` or ``"bh"``.
 
@@ -53,6 +55,9 @@ def adjust(pvalues: Any, method: Literal["holm", "bh"] = "holm") -> Any:
     [0.03, 0.06, 0.06, nan]
     >>> be.adjust([0.01, 0.04, 0.03, float("nan")], "bh").round(4).tolist()
     [0.03, 0.04, 0.04, nan]
+    >>> import numpy.ma as ma
+    >>> be.adjust(ma.masked_array([0.01, 0.04, 0.03, 0.5], mask=[0, 0, 0, 1]), "holm").round(4).tolist()
+    [0.03, 0.06, 0.06, nan]
     """
     if method not in ADJUST_METHODS:
         raise InvalidArgumentError(f"unknown adjust method {method!r}; use one of {list(ADJUST_METHODS)}")
@@ -93,7 +98,16 @@ def adjust(pvalues: Any, method: Literal["holm", "bh"] = "holm") -> Any:
 def _as_float_vector(pvalues: Any) -> np.ndarray:
     """A sequence of p-values (None for a test not made) as a float64 vector. A table of them is
     refused rather than flattened: every entry would be adjusted as one family, and the result,
-    promised in the input order, would not have the input's shape."""
+    promised in the input order, would not have the input's shape. A masked entry of a numpy masked
+    array is a test not made, as NaN is: ``np.asarray`` drops the mask, and the value hidden under it
+    was adjusted as one more test (m one too large)."""
+    if isinstance(pvalues, np.ma.MaskedArray):
+        # numbers as float64 with NaN under the mask; anything else as objects with None there, so that
+        # the checks below read only the entries given (filled(None) would fill with the fill_value)
+        hidden = np.ma.getmaskarray(pvalues)
+        given = np.array(pvalues.data, dtype=np.float64 if pvalues.dtype.kind in "iuf" else object)
+        given[hidden] = np.nan if given.dtype == np.float64 else None
+        pvalues = given
     try:
         raw = np.asarray(pvalues)
     except ValueError:  # numpy refuses ragged nesting
