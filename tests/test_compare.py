@@ -137,6 +137,33 @@ def test_predictions_are_counted_per_fold_like_evaluate(sweep):
     assert direct.equals(via)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"label": ["lab"]}, "label= takes a column name (a string), got a list (['lab'])"),
+        ({"label": "lab", "prediction": None}, "prediction= takes a column name (a string), got None"),
+        ({"label": "lab", "prediction": ("prediction",)},
+         "prediction= takes a column name (a string), got a tuple (('prediction',))"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("evaluated", [False, True])
+def test_label_and_prediction_that_are_not_column_names_are_named(kwargs, message, evaluated):
+    # a list or None was not among the columns, so the frame was read as evaluated: "measure column
+    # 'informedness' not found", a column the caller never named
+    df = pl.DataFrame({"run": ["a", "a", "b", "b"] * 3, "fold": [0, 1, 0, 1] * 3,
+                       "lab": [0, 1, 1, 0] * 3, "prediction": [0, 1, 0, 0] * 3})  # fmt: skip
+    if evaluated:  # refused there too, though an evaluated frame does not read them
+        df = be.evaluate(df, by=["run", "fold"], label="lab", measures=["informedness"])
+    for data in (df, df.lazy(), df.to_pandas()):
+        with pytest.raises(InvalidArgumentError) as err:
+            be.compare(data, **kwargs)
+        assert str(err.value) == message
+    if not evaluated:  # the message leaderboard gives for the same argument
+        with pytest.raises(InvalidArgumentError) as err:
+            be.leaderboard(df, **kwargs)
+        assert str(err.value) == message
+
+
 @given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=6, max_size=6),
        st.lists(st.floats(-1, 1, allow_nan=False), min_size=6, max_size=6))  # fmt: skip
 def test_swapping_runs_flips_the_sign(a, b):

@@ -204,10 +204,11 @@ def fold_matrix(
     predictions (it has ``label`` and ``prediction``), which are counted per (run, repeat, fold)
     first, as ``evaluate(data, by=[*run, repeat, fold])`` would.
 
-    Raises :class:`~batcheval.errors.InvalidArgumentError` for fewer than 2 folds, a NaN, infinite
-    or null measure (counted, with the runs and folds named), text that is not a number, a run
-    measured twice on one fold, or runs whose folds do not match (naming the runs and the missing
-    folds).
+    Raises :class:`~batcheval.errors.InvalidArgumentError` for a ``label`` or ``prediction`` that is
+    not a column name (a string), even where ``data`` is an evaluated frame, for fewer than 2 folds,
+    a NaN, infinite or null measure (counted, with the runs and folds named), text that is not a
+    number, a run measured twice on one fold, or runs whose folds do not match (naming the runs and
+    the missing folds).
 
     Examples
     --------
@@ -223,6 +224,10 @@ def fold_matrix(
     for what, col in (("fold", fold), ("repeat", repeat)):
         if not isinstance(col, str) and (col is not None or what == "fold"):
             raise InvalidArgumentError(f"{what}= takes a column name, got {col!r}")
+    for col, role in ((label, "label"), (prediction, "prediction")):
+        # each on its own, as leaderboard and evaluate check them: a list or None was simply not among
+        # the frame's columns, which then read as an evaluated frame lacking the measure column
+        check_roles([], col, roles=(role,))
     cell_cols = ([repeat] if repeat is not None else []) + [fold]
     if not isinstance(data, pl.DataFrame | pl.LazyFrame):  # pandas, pyarrow or a dict
         names = column_names(data)
