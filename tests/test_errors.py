@@ -81,6 +81,35 @@ def test_float_labels_with_fractions():
         be.evaluate(nan)
 
 
+def test_whole_float_labels_beyond_int64_are_named_as_classes_beyond_it_are():
+    # a strict cast to Int64 raised polars' own InvalidOperationError, naming no argument
+    tail = "which does not fit in int64; class labels must fit in int64, or be strings"
+    cases = [
+        (
+            lambda: be.ContingencyTable.from_frame(
+                pl.DataFrame({"label": [1e19, 0.0], "prediction": [0.0, 0.0]})
+            ),
+            "label column 'label' (Float64) holds 1e+19",
+        ),
+        (
+            lambda: be.evaluate(y_true=[2.0**63, 0.0], y_pred=[0.0, 0.0], measures=["accuracy"]),
+            "y_true= (Float64) holds 9.223372036854776e+18",
+        ),
+        (
+            lambda: be.ContingencyTable.from_long(
+                pl.DataFrame({"real": [1e30], "predicted": [0.0], "count": [1]})
+            ),
+            "real column 'real' (Float64) holds 1e+30",
+        ),
+    ]
+    for call, named in cases:
+        with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(f'{named}, {tail}')}$"):
+            call()
+    # -2**63 is the lowest int64, and is read as it
+    low = be.evaluate(y_true=[-(2.0**63), 0.0], y_pred=[0.0, 0.0], measures=["accuracy"])
+    assert low["accuracy"].to_list() == [0.5]
+
+
 def test_mixed_label_kinds():
     df = pl.DataFrame({"label": [0, 1], "prediction": ["0", "1"]})
     with pytest.raises(be.InvalidLabelError, match=r"hold different kinds of values"):

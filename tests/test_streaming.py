@@ -681,6 +681,23 @@ def test_a_file_of_fractional_float_labels_is_refused_by_the_streamed_sweep_what
             be.sweep(paths, by="run", thresholds=5, on_error=on_error)
 
 
+def test_a_file_of_whole_float_labels_beyond_int64_is_named_as_one_of_nan_labels_is(tmp_path):
+    # a polars InvalidOperationError from a strict cast passed through without the file's name;
+    # on_error="skip" skips neither (it skips files that cannot be read or lack a column)
+    paths = [str(tmp_path / f"p{i}.parquet") for i in range(3)]
+    nan = "is float and holds 1 non-integer value (first: nan); class labels must be integers, booleans or "
+    nan += "strings"
+    wide = "(Float64) holds 1e+19, which does not fit in int64; class labels must fit in int64, or be strings"
+    for bad, what in ((float("nan"), nan), (1e19, wide)):
+        for i, path in enumerate(paths):
+            label = [0.0, bad if i == 1 else 1.0]
+            pl.DataFrame({"run": [i, i], "label": label, "prediction": [0.0, 1.0]}).write_parquet(path)
+        message = f"file {paths[1]!r}, rows 0-2: label column 'label' {what}"
+        for on_error in ("raise", "skip"):
+            with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(message)}$"):
+                be.evaluate(f"{tmp_path}/*.parquet", by="run", measures=["accuracy"], on_error=on_error)
+
+
 def test_streamed_sweep_of_a_string_score_says_scores_must_be_numeric(tmp_path):
     df = pl.DataFrame({"run": [1, 1], "label": [0, 1], "score": ["0.2", "0.8"]})
     message = "score column 'score' has dtype String; scores must be numeric"

@@ -577,7 +577,17 @@ def not_whole(s: pl.Series) -> pl.Series:
 
 
 def as_integers(s: pl.Series, role: str) -> pl.Series:
-    """Floats holding whole numbers become Int64; anything else is an error."""
+    """Floats holding whole numbers within int64 become Int64; anything else is an error.
+
+    Examples
+    --------
+    >>> as_integers(pl.Series("label", [1.0, -2.0**63]), "label").to_list()
+    [1, -9223372036854775808]
+    >>> as_integers(pl.Series("label", [1.0, 1e30]), "label")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidLabelError: label column 'label' (Float64) holds 1e+30, which does not fit ...
+    """
     if not s.dtype.is_float():
         return s
     bad = not_whole(s)
@@ -586,6 +596,12 @@ def as_integers(s: pl.Series, role: str) -> pl.Series:
             f"{role} column {s.name!r} is float and holds {len(bad)} non-integer "
             f"value{'s' if len(bad) > 1 else ''} (first: {bad[0]!r}); class labels must be "
             "integers, booleans or strings"
+        )
+    wide = s.filter((s >= 2.0**63) | (s < -(2.0**63)))  # whole, but a strict cast would raise
+    if len(wide):
+        raise InvalidLabelError(
+            f"{role} column {s.name!r} ({s.dtype}) holds {wide[0]!r}, which does not fit in int64; "
+            "class labels must fit in int64, or be strings"
         )
     return s.cast(pl.Int64)
 
