@@ -269,6 +269,36 @@ def test_read_frame_checks_every_file_of_a_glob(tmp_path):
     assert read_frame(tmp_path / "c*.csv").collect().equals(a)
 
 
+def test_read_frame_checks_each_file_against_the_widened_type_as_the_api_does(tmp_path):
+    # UInt32, then UInt64, then Int8: the third was checked against the first file's UInt32 and
+    # passed, and the concat made the key Int128, where the API refuses it against UInt64
+    paths = [str(tmp_path / f"{name}.parquet") for name in "abc"]
+    runs = [
+        pl.Series([1], dtype=pl.UInt32),
+        pl.Series([2**63 + 7], dtype=pl.UInt64),
+        pl.Series([-1], dtype=pl.Int8),
+    ]
+    for run, path in zip(runs, paths, strict=True):
+        pl.DataFrame({"run": run, "label": [1], "prediction": [1]}).write_parquet(path)
+    glob = f"{tmp_path}/*.parquet"
+    message = (
+        f"cannot read {glob!r}: key column 'run' is Int8 in {paths[2]!r} but UInt64 in {paths[1]!r}; a key "
+        "column must have one type in every file (integers of any width combine), or its values would "
+        "merge or split in a cast"
+    )
+    with pytest.raises(SourceError, match=f"^{re.escape(message)}$"):
+        read_frame(glob, keys=["run"])
+    api = f"file {paths[2]!r}: key column 'run' is Int8, not UInt64 as in the parts before it"
+    with pytest.raises(SourceError, match=f"^{re.escape(api)}$"):
+        be.evaluate(glob, by="run", measures=["accuracy"])
+    # a label column is checked the same way: UInt64 and Int8 combine only as Int128
+    for run, path in zip(runs, paths, strict=True):
+        pl.DataFrame({"run": [0], "label": run, "prediction": [1]}).write_parquet(path)
+    message = f"cannot read {glob!r}: column 'label' is Int8 in {paths[2]!r} but UInt64 in {paths[1]!r}"
+    with pytest.raises(be.BatchevalError, match=f"^{re.escape(message)}$"):
+        read_frame(glob, keys=["run"])
+
+
 def test_empty_parts_set_no_types(tmp_path):
     """A header-only csv reads every column as String; it adds no rows, so it must
     neither decide the types the other parts are held to nor break the merge."""

@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import BatchevalError, ColumnNotFoundError, InvalidArgumentError, MergeError, SourceError, warn
-from ..io.frames import check_roles, integers_combine
+from ..io.frames import check_roles, integers_combine, widened
 from ..io.sources import DEFAULT_BATCH_ROWS, Part, open_parts
 from .table import ContingencyTable
 
@@ -311,20 +311,13 @@ def check_part_types(name: str, mine: PartTypes, before: PartTypes | None, class
         if diffs or set(mine.keys) != set(before.keys):
             what = ", ".join(diffs) or f"names {list(mine.keys)}, not {list(before.keys)}"
             raise SourceError(f"{name}: key column {what} as in the parts before it")
-        keys = _widened(before.keys, mine.keys)
+        keys = widened(before.keys, mine.keys)
     if mine.classes != before.classes:
         raise SourceError(
             f"{name}: its label and prediction values are {classes_dtype}, "
             f"where the parts before it had {before.classes} values"
         )
     return PartTypes(keys, before.classes)
-
-
-def _widened(before: pl.Schema, mine: pl.Schema) -> pl.Schema:
-    """``before`` with each integer column as wide as ``mine``'s too, and each of the Null dtype of
-    ``mine``'s type, as :func:`combine` casts them."""
-    empty = [pl.DataFrame(schema=before), pl.DataFrame(schema=mine).select(list(before))]
-    return pl.concat(empty, how="vertical_relaxed").schema
 
 
 def _naming_rows(exc: BatchevalError, part: str, lo: int, hi: int) -> BatchevalError:

@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import BatchevalError, SourceError
-from .frames import integers_combine, widens_to_int128
+from .frames import integers_combine, widened, widens_to_int128
 from .sources import CSV_INFER_ROWS
 
 __all__ = ["check_output", "read_frame", "write_frame"]
@@ -149,7 +149,9 @@ def _check_same_columns(
     """Files of one glob must have the same columns (in any order), each numeric in all of them
     or in none; a key column of one type in all of them (integers of any width that combine).
     A column of the Null dtype (all null) goes with any type; ``seen`` holds each column's type
-    so far, and the file it was read from, and takes the type of a column that was all null."""
+    so far, and the file that set it: a column that was all null takes this file's type, and an
+    integer column this file's width where it is wider (:func:`~batcheval.io.frames.widened`, as
+    the API's streamed sources check a part against the parts before it)."""
     if set(theirs) != set(schema):
         raise BatchevalError(
             f"cannot read {text!r}: {other!r} has columns {list(theirs)}, but {first!r} has {list(schema)}"
@@ -171,6 +173,9 @@ def _check_same_columns(
             raise BatchevalError(
                 f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
             )
+        wide = widened(pl.Schema({col: mine}), pl.Schema({col: dtype}))[col]
+        if wide != mine:
+            seen[col] = (wide, other)
 
 
 _WRITERS = {".parquet", ".pq", ".csv", ".ipc", ".arrow", ".feather", ".json"}

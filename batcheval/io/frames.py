@@ -31,6 +31,7 @@ __all__ = [
     "select_predictions",
     "shown_value",
     "unused_name",
+    "widened",
     "widens_to_int128",
 ]
 
@@ -129,6 +130,21 @@ def widens_to_int128(a: pl.DataType, b: pl.DataType) -> bool:
     (True, False)
     """
     return pl.UInt64 in (a, b) and (a.is_signed_integer() or b.is_signed_integer())
+
+
+def widened(before: pl.Schema, mine: pl.Schema) -> pl.Schema:
+    """``before`` with each integer column as wide as ``mine``'s too, and each of the Null dtype of
+    ``mine``'s type, as a relaxed concat (and the streamed engine's ``combine``) casts them: what
+    the parts or files so far combine to, which the next one is checked against.
+
+    Examples
+    --------
+    >>> before = pl.Schema({"run": pl.UInt32, "k": pl.Null})
+    >>> dict(widened(before, pl.Schema({"k": pl.String, "run": pl.UInt64})))
+    {'run': UInt64, 'k': String}
+    """
+    empty = [pl.DataFrame(schema=before), pl.DataFrame(schema=mine).select(list(before))]
+    return pl.concat(empty, how="vertical_relaxed").schema
 
 
 def integers_combine(a: pl.DataType | None, b: pl.DataType) -> bool:
