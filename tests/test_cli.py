@@ -199,6 +199,34 @@ def test_a_glob_whose_files_give_a_score_or_label_two_numeric_types_reads_as_one
     assert expected.equals(be.sweep(str(tmp_path / "*.parquet"), by="run", thresholds=[0.5]))
 
 
+def test_a_glob_of_integer_and_float_labels_keeps_integers_float64_cannot_hold(tmp_path):
+    # the relaxed concat made labels 2**53 and predictions 2**53 + 1 one Float64 class: accuracy 1.0
+    from sklearn.metrics import accuracy_score
+
+    label, prediction = [2**53, 2**53, 1], [2**53 + 1, 2**53 + 1, 1]
+    pl.DataFrame({"run": [1, 1], "label": label[:2], "prediction": prediction[:2]}).write_parquet(
+        tmp_path / "a.parquet"
+    )
+    pl.DataFrame({"run": [1], "label": [1.0], "prediction": [1.0]}).write_parquet(tmp_path / "b.parquet")
+    glob, out = str(tmp_path / "*.parquet"), tmp_path / "out.csv"
+    proc = run_cli("evaluate", glob, "--by", "run", "--measures", "accuracy", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    expected = accuracy_score(label, prediction)
+    assert expected == pytest.approx(1 / 3)
+    assert pl.read_csv(out)["accuracy"].to_list() == [expected]
+    assert be.evaluate(glob, by="run", measures=["accuracy"])["accuracy"].to_list() == [expected]
+    # a float file that is no whole number leaves no type that holds every value: refused, named
+    pl.DataFrame({"run": [1], "label": [1.0], "prediction": [0.5]}).write_parquet(tmp_path / "b.parquet")
+    proc = run_cli("evaluate", glob, "--by", "run", "--measures", "accuracy")
+    assert proc.returncode == 2, proc.stdout
+    a_path, b_path = str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")
+    assert proc.stderr == (
+        f"batcheval: error: cannot read {glob!r}: column 'prediction' is Int64 in {a_path!r} but Float64 in "
+        f"{b_path!r}; Float64 cannot hold 9007199254740993 (in {a_path!r}) exactly, nor Int64 0.5 (in "
+        f"{b_path!r}); cast the column to one type in every file\n"
+    )
+
+
 @pytest.mark.parametrize("order", [(0, 1), (1, 0)])
 def test_a_glob_with_a_file_whose_key_is_all_null_reads_its_rows_as_a_group_of_nulls(tmp_path, order):
     # "column 'fold' is Null in 'p1.parquet' but Int64 in 'p0.parquet'": refused, where the API counts it

@@ -38,7 +38,12 @@ def read_frame(path: str | Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
     The files' columns may be numeric of different types, except ``keys``: a key column has one
     type in every file, or integers of widths that combine, as the API's streamed sources check them;
     a relaxed concat would make runs 2**53 and 2**53 + 1 one Float64 run, and a Float32 0.1 and a
-    Float64 0.1 two.
+    Float64 0.1 two. Another column of integers in some files and floats in others is read as float,
+    unless a file's integer has no exact value of that float type (as 2**53 + 1 in Float64, which
+    would merge classes 2**53 and 2**53 + 1): then the float files are read as Int64, as the API
+    counts whole float labels, if they hold whole numbers within int64 only; if one does not (or an
+    integer file is UInt64, which combines with Int64 only as Int128), the glob is refused, naming
+    the column, the files, their types and the values.
 
     Errors name the file: a missing file, a glob that matches nothing, an
     unknown extension or an unreadable file raise
@@ -104,6 +109,7 @@ def _read_many(reader: Any, source: list[str], text: str, keys: Sequence[str] = 
     seen = {c: (dtype, first) for c, dtype in schemas[keep[0]].items()}
     for i in keep[1:]:
         _check_same_columns(text, first, schemas[keep[0]], source[i], schemas[i], seen, keys)
+    frames = _exact_integers(text, frames, schemas, keep, source, seen)
     # the columns may come in another order (as the API's streamed sources take them), integer
     # widths may differ between files, and a file's column of the Null dtype takes the others' type
     order = list(schemas[keep[0]])
@@ -116,6 +122,75 @@ def _read_many(reader: Any, source: list[str], text: str, keys: Sequence[str] = 
         ],
         how="vertical_relaxed",
     )
+
+
+def _exact_integers(
+    text: str,
+    frames: list[pl.LazyFrame],
+    schemas: list[pl.Schema],
+    keep: list[int],
+    source: list[str],
+    seen: dict[str, tuple[pl.DataType, str]],
+) -> list[pl.LazyFrame]:
+    """``frames`` with each column of integers in some files and floats in others read so that the
+    concat keeps every integer: as float (``seen``'s type) if that type holds each of them exactly,
+    else with the float files read as Int64 (and ``seen`` so typed) if they hold whole numbers within
+    int64 only; else a :class:`~batcheval.errors.BatchevalError` naming the column, the files, their
+    types and the values."""
+    frames = list(frames)
+    for col, (target, _) in seen.items():
+        ints = [i for i in keep if schemas[i][col].is_integer()]
+        floats = [i for i in keep if schemas[i][col].is_float()]
+        if not (ints and floats):
+            continue
+        c = pl.col(col)
+        # an integer that the concat's float type would round to another value
+        rounded = {
+            i: c.filter(c.cast(target).cast(schemas[i][col], strict=False).ne_missing(c)) for i in ints
+        }
+        lossy = _first_in(frames, source, rounded)
+        if lossy is None:
+            continue
+        i, value = lossy
+        no_int64 = c.filter(~c.is_finite() | (c != c.floor()) | (c >= 2.0**63) | (c < -(2.0**63)))
+        fraction = _first_in(frames, source, dict.fromkeys(floats, no_int64))
+        unsigned = [j for j in ints if schemas[j][col] == pl.UInt64]
+        if fraction is not None or unsigned:
+            j = floats[0] if fraction is None else fraction[0]
+            nor = (
+                "and UInt64 and Int64 combine only as Int128"
+                if fraction is None
+                else f"nor Int64 {fraction[1]!r} (in {source[j]!r})"
+            )
+            raise BatchevalError(
+                f"cannot read {text!r}: column {col!r} is {schemas[i][col]} in {source[i]!r} but "
+                f"{schemas[j][col]} in {source[j]!r}; {target} cannot hold {value} (in {source[i]!r}) "
+                f"exactly, {nor}; cast the column to one type in every file"
+            )
+        for j in floats:
+            frames[j] = frames[j].with_columns(c.cast(pl.Int64))
+        seen[col] = (functools.reduce(_wider, (schemas[j][col] for j in ints), pl.Int64), seen[col][1])
+    return frames
+
+
+def _first_in(
+    frames: list[pl.LazyFrame], source: list[str], values: dict[int, pl.Expr]
+) -> tuple[int, Any] | None:
+    """The first file ``i`` of ``values`` (indices of ``frames``, read from ``source``) where
+    ``values[i]`` is not empty, and its first value; None if every one is empty."""
+    for i, expr in values.items():
+        try:
+            value = frames[i].select(expr.first()).collect().item()
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            raise _cannot_read(source[i], exc) from exc
+        if value is not None:
+            return i, value
+    return None
+
+
+def _wider(a: pl.DataType, b: pl.DataType) -> pl.DataType:
+    """The type a column of ``a`` in one file and ``b`` in another combines to."""
+    return widened(pl.Schema({"x": a}), pl.Schema({"x": b}))["x"]
 
 
 def _schema(frame: pl.LazyFrame, name: str) -> pl.Schema:
@@ -173,9 +248,8 @@ def _check_same_columns(
             raise BatchevalError(
                 f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
             )
-        wide = widened(pl.Schema({col: mine}), pl.Schema({col: dtype}))[col]
-        if wide != mine:
-            seen[col] = (wide, other)
+        if _wider(mine, dtype) != mine:
+            seen[col] = (_wider(mine, dtype), other)
 
 
 _WRITERS = {".parquet", ".pq", ".csv", ".ipc", ".arrow", ".feather", ".json"}
