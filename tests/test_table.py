@@ -219,3 +219,29 @@ def test_adding_or_merging_what_is_no_table_is_refused_by_its_type_and_changes_n
             counts.tolist()
             == (2 * confusion_matrix(rows["label"], rows["prediction"], labels=[0, 1])).tolist()
         )
+
+
+def test_from_frame_of_a_lazy_frame_that_cannot_be_read_raises_source_error_as_evaluate_does(tmp_path):
+    # from_frame raised the reader's own FileNotFoundError or polars' ComputeError
+    (tmp_path / "corrupt.parquet").write_bytes(b"not parquet")  # shorter than a header and footer
+    missing = tmp_path / "no_such.parquet"
+    cases = [
+        (
+            pl.scan_parquet(missing),
+            f"lazy frame: FileNotFoundError: No such file or directory (os error 2): {missing}",
+        ),
+        (
+            pl.scan_parquet(tmp_path / "corrupt.parquet"),
+            "lazy frame: ComputeError: parquet: File out of specification: A Parquet file must contain a "
+            "header and footer with at least 12 bytes",
+        ),
+        (  # a plan that fails when it is collected, not when its schema is read
+            pl.LazyFrame({"label": ["a"], "prediction": [1]}).with_columns(pl.col("label").cast(pl.Int64)),
+            "lazy frame: InvalidOperationError: conversion from `str` to `i64` failed in column 'label' for "
+            '1 out of 1 values: ["a"]',
+        ),
+    ]
+    for lazy, message in cases:
+        for call in (be.ContingencyTable.from_frame, be.evaluate):
+            with pytest.raises(be.errors.SourceError, match=f"^{re.escape(message)}$"):
+                call(lazy)

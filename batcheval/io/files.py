@@ -11,8 +11,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import BatchevalError, SourceError
-from .frames import integers_combine, widened, widens_to_int128
-from .sources import CSV_INFER_ROWS
+from .frames import CSV_INFER_ROWS, integers_combine, widened, widens_to_int128
 
 __all__ = ["check_output", "read_frame", "write_frame"]
 

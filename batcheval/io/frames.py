@@ -5,15 +5,23 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence, Set
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from ..errors import BatchevalError, ColumnNotFoundError, DuplicateColumnError, InvalidArgumentError
+from ..errors import (
+    BatchevalError,
+    ColumnNotFoundError,
+    DuplicateColumnError,
+    InvalidArgumentError,
+    SourceError,
+)
 
 __all__ = [
+    "CSV_INFER_ROWS",
+    "LAZY_FRAME",
     "as_key_list",
     "check_in_memory",
     "check_label_keywords",
@@ -27,6 +35,7 @@ __all__ = [
     "named_as_pooled",
     "named_by_keyword",
     "read_once",
+    "reading",
     "select_columns",
     "select_predictions",
     "shown_value",
@@ -34,6 +43,12 @@ __all__ = [
     "widened",
     "widens_to_int128",
 ]
+
+
+#: rows a csv's column types are inferred from (polars reads 100; a full pass costs 8x the read)
+CSV_INFER_ROWS = 10_000
+#: what a lazy frame is called in messages: one frame, as in memory
+LAZY_FRAME = "lazy frame"
 
 
 def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
@@ -228,8 +243,16 @@ def select_columns(data: Any, columns: Sequence[str], roles: dict[str, str]) -> 
     """Return a polars DataFrame with just ``columns`` of ``data``.
 
     ``data`` may be a polars DataFrame or LazyFrame (only the named columns
-    are collected), a pyarrow Table or RecordBatch, or a pandas DataFrame.
+    are collected; a failure to read it is a :class:`~batcheval.errors.SourceError`, as in
+    a streamed evaluation), a pyarrow Table or RecordBatch, or a pandas DataFrame.
     ``roles`` maps each column to the argument that named it, for messages.
+
+    Examples
+    --------
+    >>> select_columns(pl.scan_parquet("no-such.parquet"), ["label"], {"label": "label"})
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.SourceError: lazy frame: FileNotFoundError: No such file or directory ...
     """
     seen: dict[str, str] = {}
     for col in columns:
@@ -239,14 +262,50 @@ def select_columns(data: Any, columns: Sequence[str], roles: dict[str, str]) -> 
 
     if not isinstance(data, pl.DataFrame | pl.LazyFrame):
         return _select_foreign(data, columns, roles)
-    names = _schema_names(data)
-    for col in columns:
-        if col not in names:
-            raise ColumnNotFoundError(f"{roles[col]} column {col!r} not found; the frame has columns {names}")
-    selected = data.select(list(columns))
-    if isinstance(selected, pl.LazyFrame):
-        selected = selected.collect()
+    with reading(LAZY_FRAME) if isinstance(data, pl.LazyFrame) else nullcontext():
+        names = _schema_names(data)
+        for col in columns:
+            if col not in names:
+                raise ColumnNotFoundError(
+                    f"{roles[col]} column {col!r} not found; the frame has columns {names}"
+                )
+        selected = data.select(list(columns))
+        if isinstance(selected, pl.LazyFrame):
+            selected = selected.collect()
     return selected
+
+
+@contextmanager
+def reading(where: str) -> Iterator[None]:
+    """Re-raise a reader's failure inside (OSError, ArrowInvalid, polars' ComputeError, ...) as a
+    :class:`~batcheval.errors.SourceError` that names the part ``where``; batcheval's own errors
+    pass as they are.
+
+    Examples
+    --------
+    >>> with reading("file 'a.parquet'"):
+    ...     raise OSError("corrupt footer")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.SourceError: file 'a.parquet': OSError: corrupt footer
+    """
+    try:
+        yield
+    except BatchevalError:
+        raise
+    except Exception as exc:  # readers raise OSError, ArrowInvalid, ComputeError, ...
+        raise SourceError(f"{where}: {_reason(exc)}") from exc
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    reason = f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+    if isinstance(exc, pl.exceptions.ComputeError) and "could not parse" in reason:
+        reason += (
+            f" (a csv's column types are read from its first {CSV_INFER_ROWS:,} rows: convert it to "
+            "parquet with pl.read_csv(path, infer_schema_length=None).write_parquet(...))"
+        )
+    return reason
 
 
 def check_label_keywords(data: Any, y_true: Any, y_pred: Any) -> None:

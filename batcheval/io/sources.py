@@ -22,11 +22,10 @@ from typing import Any
 
 import polars as pl
 
-from ..errors import BatchevalError, ColumnNotFoundError, SourceError
-from .frames import select_columns
+from ..errors import ColumnNotFoundError, SourceError
+from .frames import CSV_INFER_ROWS, LAZY_FRAME, reading, select_columns
 
 __all__ = [
-    "CSV_INFER_ROWS",
     "DEFAULT_BATCH_ROWS",
     "FORMATS",
     "NamedFrame",
@@ -46,8 +45,6 @@ FORMATS = {
     ".feather": "ipc",
     ".csv": "csv",
 }
-#: rows a csv's column types are inferred from (polars reads 100; a full pass costs 8x the read)
-CSV_INFER_ROWS = 10_000
 _SCANNERS: dict[str, Callable[..., pl.LazyFrame]] = {
     "parquet": pl.scan_parquet,
     "ipc": pl.scan_ipc,
@@ -55,7 +52,6 @@ _SCANNERS: dict[str, Callable[..., pl.LazyFrame]] = {
 }
 DEFAULT_BATCH_ROWS = 1 << 24
 _ARROW_BATCH_ROWS = 1 << 17  # pyarrow's own default batch size for a scan
-_LAZY = "lazy frame"
 
 
 def is_path_spec(data: Any) -> bool:
@@ -178,7 +174,7 @@ def open_parts(data: Any, columns: Sequence[str], roles: dict[str, str]) -> list
 
         return [Part(name, whole, lambda: None)]
     if isinstance(data, pl.LazyFrame):
-        return [_lazy_part(_LAZY, lambda: data, columns, roles)]
+        return [_lazy_part(LAZY_FRAME, lambda: data, columns, roles)]
     if isinstance(data, str | os.PathLike) or isinstance(data, list | tuple):
         return [_file_part(path, columns, roles) for path in resolve_paths(data, keep_missing=True)]
     name = type(data).__name__
@@ -197,7 +193,7 @@ def open_parts(data: Any, columns: Sequence[str], roles: dict[str, str]) -> list
 def _check_columns(names: Sequence[str], columns: Sequence[str], roles: dict[str, str], where: str) -> None:
     for col in columns:
         if col not in names:
-            if where == _LAZY:  # one frame, as in memory: nothing to name
+            if where == LAZY_FRAME:  # one frame, as in memory: nothing to name
                 raise ColumnNotFoundError(
                     f"{roles[col]} column {col!r} not found; the frame has columns {list(names)}"
                 )
@@ -209,28 +205,13 @@ def _check_columns(names: Sequence[str], columns: Sequence[str], roles: dict[str
 def in_part(where: str, message: str) -> str:
     """``message`` about the part ``where``, naming it: a lazy frame is one frame, as in memory,
     so its messages are those of a frame in memory."""
-    return message if where == _LAZY else f"{where}: {message}"
+    return message if where == LAZY_FRAME else f"{where}: {message}"
 
 
 def _wrapped(where: str, batches: Iterator[pl.DataFrame]) -> Iterator[pl.DataFrame]:
     """Re-raise a reader's failure as a SourceError that names the part."""
-    try:
+    with reading(where):
         yield from batches
-    except BatchevalError:
-        raise
-    except Exception as exc:  # readers raise OSError, ArrowInvalid, ComputeError, ...
-        raise SourceError(f"{where}: {_reason(exc)}") from exc
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    reason = f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
-    if isinstance(exc, pl.exceptions.ComputeError) and "could not parse" in reason:
-        reason += (
-            f" (a csv's column types are read from its first {CSV_INFER_ROWS:,} rows: convert it to "
-            "parquet with pl.read_csv(path, infer_schema_length=None).write_parquet(...))"
-        )
-    return reason
 
 
 def _lazy_part(
