@@ -245,3 +245,25 @@ def test_from_frame_of_a_lazy_frame_that_cannot_be_read_raises_source_error_as_e
         for call in (be.ContingencyTable.from_frame, be.evaluate):
             with pytest.raises(be.errors.SourceError, match=f"^{re.escape(message)}$"):
                 call(lazy)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pl.Series("k", [[1], [2]]),
+        pl.Series("k", [[1], [2]], dtype=pl.Array(pl.Int64, 1)),
+        pl.Series("k", [{"a": 1}, {"a": 2}]),
+    ],
+)
+def test_the_constructor_refuses_a_nested_key_column_as_merges_and_from_long_do(column):
+    # the table was built, and only its first merge or from_long refused the key
+    message = (
+        f"key column 'k' has dtype {column.dtype}, which cannot be a key; keys must be integer, float, "
+        "decimal, string, categorical, boolean or temporal columns"
+    )
+    with pytest.raises(be.InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        be.ContingencyTable(pl.DataFrame(column), [0, 1], np.ones((2, 2, 2), dtype=np.int64))
+    with pytest.raises(be.InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        be.ContingencyTable.from_frame(
+            pl.DataFrame({"k": column, "label": [0, 1], "prediction": [0, 1]}), by="k"
+        )

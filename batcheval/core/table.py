@@ -39,7 +39,7 @@ from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
 from ..measures.compute import cell_columns, overflowing_group
 from .counting import count_frame, group_ids
-from .encode import WIDE_INTEGERS, as_integers, check_classes, label_kind, not_whole
+from .encode import WIDE_INTEGERS, as_integers, check_classes, check_key_dtype, label_kind, not_whole
 
 __all__ = [
     "ContingencyTable",
@@ -112,6 +112,8 @@ class ContingencyTable:
     ) -> None:
         if not isinstance(keys, pl.DataFrame):
             raise InvalidArgumentError(f"keys must be a polars DataFrame, got {type(keys).__name__}")
+        for name, dtype in keys.schema.items():  # as every merge and from_long refuse them
+            check_key_dtype(name, dtype)
         classes = _class_series(classes)
         try:
             counts = np.asarray(counts)
