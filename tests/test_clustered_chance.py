@@ -201,6 +201,45 @@ def test_seeds_that_copy_rows_multiply_the_design_effect_by_the_copies() -> None
     assert 0 < np.mean(p1 < 0.05) < 0.5
 
 
+def test_copies_of_balanced_passages_keep_the_p_value_of_one_copy() -> None:
+    # 20 passages of 9 rows, each balanced against the next, so the passages' score sums nearly
+    # cancel: a design effect of 1/9. A fixed floor at 1/2 bound for one copy and not for five,
+    # and the copies' p-value fell from 0.0359 to 7.8e-06, below the 0.00087 of counting every copy
+    lab, pre = [1, 0, 1, 0, 1, 1, 0, 1, 0], [1, 0, 1, 0, 0, 1, 1, 0, 1]
+    rows = [(p, lab_ if p % 2 else 1 - lab_, q if p % 2 else 1 - q) for p in range(20)
+            for lab_, q in zip(lab, pre, strict=True)]  # fmt: skip
+    one = pl.DataFrame(rows, schema=["passage", "label", "prediction"], orient="row")
+    got = []
+    for m in (1, 2, 5):
+        df = pl.concat([one.with_columns(seed=pl.lit(s)) for s in range(m)])
+        table = be.ContingencyTable.from_frame(df)
+        cells = cl.cluster_cells(df, [], ["passage"], "label", "prediction", table)
+        deff = cl.chance_design_effects(np.asarray(table.counts), cells)[0][0]
+        assert deff == pytest.approx(m / 9, rel=1e-12)
+        kw = {"by": "seed", "pool": "seed", "measures": ["p_informedness"]}
+        got.append(be.evaluate(df, **kw, cluster="passage")["p_informedness"][0])
+    want = ref.clustered_p(one["label"].to_list(), one["prediction"].to_list(), one["passage"].to_list(), 2,
+                           "informedness")  # fmt: skip
+    assert got == pytest.approx([want] * 3, rel=1e-12)
+    # balanced passages: more evidence than the rows give
+    assert want < be.evaluate(one, measures=["p_informedness"])["p_informedness"][0]
+
+
+@pytest.mark.parametrize("how", [{"per_class": True}, {"positive": 0}, {"positive": 1}])
+def test_single_row_clusters_give_each_orientation_of_two_classes_exactly(how: dict) -> None:
+    # the class-0 tests of a two-class table are those of the table reoriented for class 0, whose
+    # p-values differ from the table's own in the last bit; the clustered ones took the table's own
+    rng = np.random.default_rng(53)
+    n = 300
+    df = pl.DataFrame({"run": rng.integers(0, 4, n), "row": np.arange(n), "label": rng.integers(0, 2, n),
+                       "prediction": rng.integers(0, 2, n)})  # fmt: skip
+    names = ["p_informedness", "p_markedness", "alpha_sbb"]
+    rows = be.evaluate(df, by="run", measures=names, **how)
+    clus = be.evaluate(df, by="run", measures=names, cluster="row", **how)
+    for name in names:
+        np.testing.assert_array_equal(clus[name].to_numpy(), rows[name].to_numpy())
+
+
 def test_size_with_seeds_that_copy_a_passages_rows() -> None:
     reps = 1500
     df = _copied(np.random.default_rng(97), reps, 100, 5, 5, 0.1, 0.5)

@@ -1369,7 +1369,8 @@ def chance_design_effects(counts: np.ndarray, cells: ClusterCells) -> tuple[np.n
     prevalence 0.1 (docs/calibration_cluster.md). Each cluster's products of distinct rows
     enter as they are, not pooled over the clusters as if every pair of rows in a cluster
     were alike: that pooled estimate (stop 52's) missed the copies of one row that seeds
-    make inside a passage, and the test rejected 0.18 of true nulls with 5 copies.
+    make inside a passage, and the test rejected up to 0.206 of true nulls at 0.05 with 5
+    copies.
 
     Single-row clusters give exactly 1; every cluster ``m`` copies of one row, exactly
     ``m``. NaN where a margin has one class (nothing to test) or no row scores.
@@ -1420,26 +1421,31 @@ def chance_design_effects(counts: np.ndarray, cells: ClusterCells) -> tuple[np.n
     return out[0], out[-1].copy() if k == 2 else out[1]
 
 
-#: the smallest design effect the chance tests take: below 1 the clusters balance each other
-#: (rows of a cluster alike in one variable and unlike in the other), but at 10-20 clusters
-#: half the estimates of a true 1 fall below it, and flooring them at 1 made the test
-#: conservative (size 0.02-0.03 for 0.05); below 1/2 is mostly noise (docs/calibration_cluster.md)
-CHANCE_DEFF_FLOOR = 0.5
-
-
 def effective_counts(counts: np.ndarray, deff: np.ndarray) -> np.ndarray:
-    """Each table's cells divided by its design effect (at least :data:`CHANCE_DEFF_FLOOR`;
-    NaN is 1) and rounded: the table of independent rows that carries the clustered table's
-    information about association (Korn & Graubard 1998's effective sample size, applied to
-    every cell).
+    """Each table's cells divided by its design effect (NaN is 1) and rounded: the table of
+    independent rows that carries the clustered table's information about association
+    (Korn & Graubard 1998's effective sample size, applied to every cell).
+
+    A design effect below 1 (clusters that balance each other: rows of a cluster alike in
+    one variable and unlike in the other) enlarges the table. It has no floor but the one
+    that keeps the cells finite (``1/n``, and ``n/2**62`` for the widest tables): the
+    sandwich ratio limits itself, as ``T² ≤ C·Σ_c T_c²`` keeps the effective table's z² near
+    the number of clusters ``C`` at most. A floor at 1 made the test conservative where
+    there is no clustering (0.02-0.03 for 0.05 at 10-20 clusters, where half the estimates
+    of a true 1 fall below it), and a fixed floor below 1 broke the invariance to copied
+    rows: ``m`` copies multiply the design effect by ``m``, and a floor that binds for one
+    copy and not for ``m`` gave the copies a larger table.
 
     Examples
     --------
     >>> effective_counts(np.array([[[30, 6], [9, 15]]] * 2), np.array([3.0, 0.8])).tolist()
     [[[10, 2], [3, 5]], [[38, 8], [11, 19]]]
     """
-    d = np.maximum(np.nan_to_num(np.asarray(deff, dtype=np.float64), nan=1.0), CHANCE_DEFF_FLOOR)
-    return np.rint(np.asarray(counts) / d[:, None, None]).astype(np.int64)
+    counts = np.asarray(counts)
+    n = counts.sum(axis=(1, 2)).astype(np.float64)
+    d = np.nan_to_num(np.asarray(deff, dtype=np.float64), nan=1.0)
+    d = np.maximum(d, np.maximum(1.0 / np.maximum(n, 1.0), n / 2.0**62))
+    return np.rint(counts / d[:, None, None]).astype(np.int64)
 
 
 def _towards_rows(p: np.ndarray, rows: np.ndarray, deff: np.ndarray) -> np.ndarray:
@@ -1459,10 +1465,10 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
     or the permutation z test for large tables) applied to the table of effective
     counts :func:`effective_counts`, each cell divided by the statistic's design effect
     (:func:`chance_design_effects`; informedness and markedness have their own for
-    K > 2), taken as at least :data:`CHANCE_DEFF_FLOOR`. The p-value stays on the side of
-    the rows' own that the design effect points to (:func:`_towards_rows`): no smaller for
-    a design effect of 1 or more (rounding the effective table cell by cell once gave more
-    evidence than the rows, in 281 of 3,000 small clustered groups), no larger below 1.
+    K > 2). The p-value stays on the side of the rows' own that the design effect points to
+    (:func:`_towards_rows`): no smaller for a design effect of 1 or more (rounding the
+    effective table cell by cell once gave more evidence than the rows, in 281 of 3,000
+    small clustered groups), no larger below 1.
 
     - single-row clusters (two or more of them): the design effect is 1 and the p-values
       are the unclustered ones exactly;
@@ -1523,24 +1529,28 @@ def add_clustered_chance(
     pool: Sequence[str],
     per_class: bool,
     versus: Any = None,
+    positive: Any = None,
     prepared: tuple[np.ndarray, ClusterCells] | None = None,
 ) -> pl.DataFrame:
     """Replace ``p_informedness``, ``p_markedness`` and ``alpha_sbb`` of an
     :func:`~batcheval.evaluate` frame by their clustered counterparts
     (:func:`clustered_chance`); a frame without those columns is returned as it is.
     ``versus``: the class the frame's binary measures take against the rest of ``table``'s;
+    ``positive``: the positive class of a two-class frame, if given;
     ``prepared``: what :func:`grouped_cells` gives for these arguments, if already counted."""
     wanted = [c for c in CLUSTERED_CHANCE if c in frame.columns]
     if not wanted:
         return frame
     counts, cells = prepared or grouped_cells(table, df, units, label, prediction, pool, versus)
-    # two classes: both rows are the table's own tests, as positive=0 and positive=1 give them
-    # (the table reoriented for class 0 moved its p-values in the last bits)
-    pair = per_class and counts.shape[1] == 2 and table.n_classes == 2
-    if per_class and not pair:
+    two = counts.shape[1] == 2 and table.n_classes == 2
+    if per_class and not two:
         counts, cells = one_vs_rest(counts), cells.one_vs_rest()
-    p = clustered_chance(counts, cells)
-    if pair:
-        p = {name: np.repeat(values, 2) for name, values in p.items()}
+    # a two-class table's tests for class 0 are those of the table reoriented for it, as the
+    # unclustered ones are: the same p-value in exact arithmetic, not always in the last bit
+    first = two and (per_class or (positive is not None and positive == table.classes[0]))
+    flipped = clustered_chance(counts[:, ::-1, ::-1], cells.versus_rest(0)) if first else None
+    p = clustered_chance(counts, cells) if not first or per_class else flipped
+    if two and per_class:
+        p = {name: np.column_stack([flipped[name], values]).ravel() for name, values in p.items()}
     values = {**p, "alpha_sbb": alpha_sbb(p["p_informedness"])}
     return frame.with_columns(pl.Series(c, values[c], dtype=pl.Float64) for c in wanted)

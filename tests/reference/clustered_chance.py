@@ -10,7 +10,7 @@ is the sandwich estimate of ``var T`` over the same estimate with every row its 
     deff = Σ_c (Σ_{i in c} u_i)² / Σ_i u_i²,
 
 and the test is the unclustered one (tests/reference/chance.py) on the table with every
-cell divided by ``max(deff, 1/2)`` and rounded to the nearest whole number, moved to the
+cell divided by ``max(deff, 1/n)`` and rounded to the nearest whole number, moved to the
 rows' own p-value where it falls on the wrong side of it (smaller for ``deff ≥ 1``, larger
 below).
 """
@@ -59,7 +59,7 @@ def clustered_p(
     for y, p in zip(labels, predictions, strict=True):
         table[y, p] += 1
     deff = design_effect(labels, predictions, clusters, k, which)
-    divisor = 1.0 if math.isnan(deff) else max(deff, 0.5)
+    divisor = 1.0 if math.isnan(deff) else max(deff, 1.0 / len(labels))
     effective = np.array([[round(table[i, j] / divisor) for j in range(k)] for i in range(k)])
     got, rows = chance_multiclass(effective, which), chance_multiclass(table, which)
     return max(got, rows) if divisor >= 1 else min(got, rows)
