@@ -344,6 +344,7 @@ def test_a_key_named_class_is_a_column_clash():
         ("multi", dict(positive=99), "positive=99 names the positive class of one binary score"),
         ("multi", dict(positive="x", per_class=True), "positive='x' names the positive class"),
         ("multi", dict(measure="f1"), "measure='f1' picks the best threshold of one binary score"),
+        ("multi", dict(beta=2.0), "beta=2.0 is the β of measure='f_beta' at the best threshold of one"),
         ("binary", dict(per_class=True), "per_class=True returns one row per class of multiclass scores"),
     ],
 )
@@ -381,6 +382,36 @@ def test_auc_takes_each_argument_of_its_form_and_the_cli_its_defaults(tmp_path):
         "--positive 1 names the positive class of one binary score; multiclass scores (--score s0,s1,s2)"
     )
     assert refused.returncode == 2 and message in refused.stderr
+
+
+def test_auc_refuses_beta_only_where_the_averages_ignore_it(tmp_path):
+    # beta= went unused by the averages of multiclass scores, as positive= and measure= did; it still
+    # sets f_beta's β at the best threshold of each class (per_class=True) and of a binary score
+    from sklearn.metrics import fbeta_score
+
+    from tests.cli_run import run_cli
+
+    df = multiclass_scores(n_runs=1, seed=13)
+    y, s = df["label"].to_numpy(), df.select("s0", "s1", "s2").to_numpy()
+    message = (
+        "beta=2.0 is the β of measure='f_beta' at the best threshold of one binary score; the averages "
+        "of multiclass scores (score=['s0', 's1', 's2']) have no best threshold"
+    )
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.auc(df, score=["s0", "s1", "s2"], beta=2.0)
+    per = be.auc(df, score=["s0", "s1", "s2"], per_class=True, measure="f_beta", beta=2.0).sort("class")
+    for k in range(3):
+        at = per["best_threshold"][k]
+        expected = fbeta_score(y == k, s[:, k] >= at, beta=2.0)
+        assert per["best_f_beta"][k] == pytest.approx(expected, abs=1e-12)
+    binary = be.auc(df.with_columns((pl.col("label") == 1).alias("label")), score="s1", measure="f_beta",
+                    beta=2.0)  # fmt: skip
+    assert binary["best_f_beta"][0] == pytest.approx(per["best_f_beta"][1], abs=1e-12)
+    path = tmp_path / "mc.parquet"
+    df.write_parquet(path)
+    refused = run_cli("auc", str(path), "--score", "s0,s1,s2", "--beta", "2")
+    assert refused.returncode == 2
+    assert "--beta 2.0 is the β of --measure 'f_beta' at the best threshold of one binary" in refused.stderr
 
 
 _COLS = ["s0", "s1", "s2"]

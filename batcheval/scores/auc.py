@@ -121,7 +121,7 @@ def auc(
         and refuse any other measure than the default.
     beta
         β of ``measure="f_beta"``, as in :func:`batcheval.sweep` (checked, and unused by
-        other measures).
+        other measures). Averaged multiclass scores, which have no best threshold, refuse it.
     positive, classes
         The positive class (default: the greater of two) and the class set. Multiclass scores
         score every class against the rest, and refuse ``positive=``.
@@ -197,7 +197,9 @@ def auc(
     _measures.check_names([_names.canonical(measure)], 2, beta)
     wanted = _average_names(averages)
     multiclass = is_multiclass_score(data, score)
-    _check_form_arguments(score, multiclass, positive=positive, measure=measure, per_class=per_class)
+    _check_form_arguments(
+        score, multiclass, positive=positive, measure=measure, beta=beta, per_class=per_class
+    )
     if multiclass and not per_class:
         outputs = ["n", *wanted]
     else:
@@ -288,7 +290,7 @@ def auc(
 
 
 def _check_form_arguments(
-    score: Any, multiclass: bool, *, positive: Any, measure: str, per_class: bool
+    score: Any, multiclass: bool, *, positive: Any, measure: str, beta: Any, per_class: bool
 ) -> None:
     """Refuse an argument the form of ``score`` has no use for: each was ignored, and the result
     looked like an answer to it (the macro averages for ``positive=99``)."""
@@ -303,6 +305,13 @@ def _check_form_arguments(
         raise InvalidArgumentError(
             f"measure={measure!r} picks the best threshold of one binary score; the averages of "
             f"multiclass scores (score={score!r}) have no best threshold"
+        )
+    if multiclass and not per_class and beta is not None:
+        # the β of f_beta at the best threshold, which the averages do not have: the measure check
+        # above leaves only informedness here, which has no β
+        raise InvalidArgumentError(
+            f"beta={beta!r} is the β of measure='f_beta' at the best threshold of one binary score; "
+            f"the averages of multiclass scores (score={score!r}) have no best threshold"
         )
     if not multiclass and per_class:
         raise InvalidArgumentError(
