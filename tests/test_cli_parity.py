@@ -137,6 +137,39 @@ def test_auc_averages_by_name_and_old_name(tmp_path):
     assert proc.returncode == 2 and "unknown average 'macro_auc' (did you mean" in proc.stderr
 
 
+def test_auc_per_class_writes_what_be_auc_returns(tmp_path):
+    # be.auc(per_class=True) had no flag: the CLI gave only the averages of multiclass scores
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 3, 300)
+    p = rng.dirichlet(np.ones(3), 300) + 0.5 * np.eye(3)[y]
+    df = pl.DataFrame({"run": np.repeat([1, 2], 150), "label": y, **{f"p{k}": p[:, k] for k in range(3)}})
+    df.write_parquet(tmp_path / "mc.parquet")
+    out = tmp_path / "a.parquet"
+    args = ["auc", str(tmp_path / "mc.parquet"), "--by", "run", "--score", "p0,p1,p2", "--per-class"]
+    proc = run_cli(*args, "--measure", "f_beta", "--beta", "2", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    expected = be.auc(df, "run", score=["p0", "p1", "p2"], per_class=True, measure="f_beta", beta=2.0)
+    got = pl.read_parquet(out)
+    assert got.equals(expected)
+    assert got.columns[:2] == ["run", "class"] and got.height == 6
+    for run, k in ((1, 0), (2, 2)):
+        part = df.filter(pl.col("run") == run)
+        row = got.filter(pl.col("run") == run, pl.col("class") == k).row(0, named=True)
+        yy, pk = part["label"].to_numpy() == k, part[f"p{k}"].to_numpy()
+        assert row["roc_auc"] == pytest.approx(skm.roc_auc_score(yy, pk), abs=1e-12)
+        assert row["best_f_beta"] == pytest.approx(
+            skm.fbeta_score(yy, pk >= row["best_threshold"], beta=2), abs=1e-12
+        )
+    assert run_cli(*args, "-o", str(out)).returncode == 0
+    assert pl.read_parquet(out).equals(be.auc(df, "run", score=["p0", "p1", "p2"], per_class=True))
+    refused = run_cli("auc", str(tmp_path / "mc.parquet"), "--score", "p0", "--per-class")
+    message = "--per-class returns one row per class of multiclass scores (a list of score columns); "
+    assert refused.returncode == 2 and message + "--score 'p0' is one binary score" in refused.stderr
+    refused = run_cli("auc", str(tmp_path / "mc.parquet"), "--score", "p0,p1,p2", "--measure", "f1")
+    assert refused.returncode == 2
+    assert "have no best threshold (--per-class gives one for each class)" in refused.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

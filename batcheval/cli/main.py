@@ -56,6 +56,7 @@ _AUC_EXAMPLES = """examples:
   batcheval auc scores.parquet --by run,fold
   batcheval auc scores.parquet --by run --measure f1 -o auc.json
   batcheval auc digits.parquet --by run --score p0,p1,p2,p3,p4,p5,p6,p7,p8,p9   # one column per class
+  batcheval auc digits.parquet --by run --score p0,p1,p2,p3,p4,p5,p6,p7,p8,p9 --per-class --measure f1
 """
 
 _PLOT_EXAMPLES = """examples:
@@ -182,6 +183,11 @@ def _parser() -> argparse.ArgumentParser:
             sc.add_argument(
                 "--averages", help="multiclass scores: comma-separated averages (default: all six)"
             )
+            sc.add_argument(
+                "--per-class", action="store_true",
+                help="multiclass scores: one row per group and class (each against the rest) instead of "
+                "the averages, with its best threshold",
+            )  # fmt: skip
         else:
             sc.add_argument(
                 "--chart", default="roc", choices=sorted(CHARTS), help="which chart (default: roc)"
@@ -528,7 +534,7 @@ def _scores(args: argparse.Namespace) -> None:
                        **common)  # fmt: skip
     else:
         result = auc(frame, _split(args.by), args.label, score, measure=args.measure, beta=args.beta,
-                     averages=_split(args.averages), **common)  # fmt: skip
+                     averages=_split(args.averages), per_class=args.per_class, **common)  # fmt: skip
     _emit(result, args.output, keys=_split(args.by) or [], chosen=getattr(args, "measures", None) is not None)
 
 

@@ -294,7 +294,7 @@ def _check_form_arguments(
 ) -> None:
     """Refuse an argument the form of ``score`` has no use for: each was ignored, and the result
     looked like an answer to it (the macro averages for ``positive=99``)."""
-    # no hint at per_class=: the CLI's auc, which reaches these, has no --per-class
+    # the CLI's auc reaches these too: per_class=True reads there as --per-class
     if multiclass and positive is not None:
         # as sweep and curves refuse it: which class is positive is what one-vs-rest varies
         raise InvalidArgumentError(
@@ -304,14 +304,16 @@ def _check_form_arguments(
     if multiclass and not per_class and _names.canonical(measure) != "informedness":
         raise InvalidArgumentError(
             f"measure={measure!r} picks the best threshold of one binary score; the averages of "
-            f"multiclass scores (score={score!r}) have no best threshold"
+            f"multiclass scores (score={score!r}) have no best threshold (per_class=True gives one "
+            "for each class)"
         )
     if multiclass and not per_class and beta is not None:
         # the β of f_beta at the best threshold, which the averages do not have: the measure check
         # above leaves only informedness here, which has no β
         raise InvalidArgumentError(
             f"beta={beta!r} is the β of measure='f_beta' at the best threshold of one binary score; "
-            f"the averages of multiclass scores (score={score!r}) have no best threshold"
+            f"the averages of multiclass scores (score={score!r}) have no best threshold (per_class=True "
+            "gives one for each class)"
         )
     if not multiclass and per_class:
         raise InvalidArgumentError(
