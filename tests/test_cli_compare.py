@@ -127,9 +127,19 @@ def test_reference_and_control_are_read_in_their_columns_dtypes(tmp_path, capsys
         (["--test", "bayes", "--rope=-0.01"], "--rope half-width must be finite and >= 0, got -0.01"),
         (["--test-fraction", "2"], "--test-fraction must lie in (0, 1), got 2.0"),
         (["--rope", "0.01"], "--rope 0.01 applies to --test bayes only, not --test corrected_t"),
+        # a two-sided --rope as typed, not as the tuple be.compare was given: "--rope (-0.01, 0.02)"
         (
             ["--test", "t", "--rope=-0.01,0.02"],
-            "--rope (-0.01, 0.02) applies to --test bayes only, not --test t",
+            "error: --rope -0.01,0.02 applies to --test bayes only, not --test t",
+        ),
+        (
+            ["--rope=-1e-2,2e-2"],
+            "error: --rope -1e-2,2e-2 applies to --test bayes only, not --test corrected_t",
+        ),
+        (["--test", "bayes", "--rope=nan,0.1"], "error: --rope bounds must be finite, got nan,0.1\n"),
+        (
+            ["--test", "bayes", "--rope=0.1,0.2,0.3"],
+            "error: --rope takes a half-width such as 0.01 or low,high; got '0.1,0.2,0.3'\n",
         ),
         (["--all-pairs", "--reference", "0"], "--reference has no meaning with --all-pairs; leave it out"),
         (["--test", "5x2cv"], "(give --repeat)"),

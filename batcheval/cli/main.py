@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ..errors import BatchevalError
+from ..errors import BatchevalError, InvalidArgumentError
 from ..scores.curves import CHARTS
 
 if TYPE_CHECKING:  # numpy is imported where a command needs it, not when the CLI starts
@@ -342,11 +342,22 @@ def direction(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _rope(text: str):
+    """``rope=`` of ``--rope``: a half-width, or (low, high) of ``low,high`` (three parts are neither)."""
     try:
         parts = [float(t) for t in text.split(",")]
     except ValueError:
-        raise BatchevalError(f"--rope takes a half-width such as 0.01 or low,high; got {text!r}") from None
+        parts = []
+    if len(parts) not in (1, 2):
+        raise BatchevalError(f"--rope takes a half-width such as 0.01 or low,high; got {text!r}")
     return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def _as_typed(exc: BatchevalError, value: object, text: str) -> BatchevalError:
+    """``exc`` showing an option's value as it was typed where the library shows the tuple it was
+    given: ``--rope -0.01,0.02``, not ``--rope (-0.01, 0.02)``."""
+    if isinstance(value, tuple) and repr(value) in str(exc):
+        return type(exc)(str(exc).replace(repr(value), text))
+    return exc
 
 
 def _compare(args: argparse.Namespace) -> None:
@@ -354,14 +365,18 @@ def _compare(args: argparse.Namespace) -> None:
 
     frame = _read(args)
     runs = _split(args.run) or []
-    result = compare(
-        frame.collect(), runs, args.fold, args.repeat, args.measure,
-        reference=_run_value(args.reference, frame, runs, "--reference"),
-        pairs="all" if args.all_pairs else "reference", test=args.test, rope=_rope(args.rope),
-        test_fraction=args.test_fraction,
-        higher_is_better=args.higher_is_better, label=args.label, prediction=args.prediction,
-        drop_nulls=args.drop_nulls,
-    )  # fmt: skip
+    rope = _rope(args.rope)
+    try:
+        result = compare(
+            frame.collect(), runs, args.fold, args.repeat, args.measure,
+            reference=_run_value(args.reference, frame, runs, "--reference"),
+            pairs="all" if args.all_pairs else "reference", test=args.test, rope=rope,
+            test_fraction=args.test_fraction,
+            higher_is_better=args.higher_is_better, label=args.label, prediction=args.prediction,
+            drop_nulls=args.drop_nulls,
+        )  # fmt: skip
+    except InvalidArgumentError as exc:  # "rope=(-0.01, 0.02) applies to test='bayes' only, ..."
+        raise _as_typed(exc, rope, args.rope) from exc
     _emit(result, args.output, chosen=True)
 
 
