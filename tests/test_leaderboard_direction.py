@@ -22,6 +22,7 @@ import pytest
 import batcheval as be
 from batcheval.inference import board_bootstrap, selection
 from batcheval.measures import BINARY_MEASURES, LOWER_IS_BETTER, higher_is_better
+from tests.cli_run import run_cli
 
 SAME = ["run", "rank", "could_be_best", "tied_with_leader", "rank_ci_low", "rank_ci_high"]
 #: p_best of the studentized bootstrap counts replicates at or above a run's statistic; a
@@ -240,18 +241,24 @@ def _scores(seed: int) -> pl.DataFrame:
     return pl.DataFrame(rows).with_columns(miss_rate=1.0 - pl.col("recall"))
 
 
+def _mirror_ranks(df: pl.DataFrame, low: str, high: str):
+    """rank_methods by ``low`` (1 − ``high``, lowest first by its name) is the ranking by ``high``,
+    and the reverse of it when told to rank ``low`` highest first."""
+    lowest = be.rank_methods(df, measure=low)
+    highest = be.rank_methods(df, measure=high)
+    assert lowest.ranks["method"].to_list() == highest.ranks["method"].to_list()
+    _close(lowest.ranks["mean_rank"], highest.ranks["mean_rank"])
+    assert (lowest.friedman_chi2, lowest.friedman_p) == pytest.approx(
+        (highest.friedman_chi2, highest.friedman_p), rel=1e-12
+    )
+    reversed_ = be.rank_methods(df, measure=low, higher_is_better=True)
+    assert reversed_.ranks["method"].to_list() == highest.ranks["method"].to_list()[::-1]
+    return lowest
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_rank_methods_ranks_a_rate_of_error_lowest_first(seed):
-    df = _scores(seed)
-    low = be.rank_methods(df, measure="miss_rate")
-    high = be.rank_methods(df, measure="recall")
-    assert low.ranks["method"].to_list() == high.ranks["method"].to_list()
-    _close(low.ranks["mean_rank"], high.ranks["mean_rank"])
-    assert (low.friedman_chi2, low.friedman_p) == pytest.approx(
-        (high.friedman_chi2, high.friedman_p), rel=1e-12
-    )
-    reversed_ = be.rank_methods(df, measure="miss_rate", higher_is_better=True)
-    assert reversed_.ranks["method"].to_list() == high.ranks["method"].to_list()[::-1]
+    _mirror_ranks(_scores(seed), "miss_rate", "recall")
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -287,6 +294,65 @@ def test_cli_ranks_and_compare_take_the_measure_direction(tmp_path):
         run("compare", "--fold", "fold", "--measure", "miss_rate", "--higher-is-better")["reference_run"][0]
         == be.compare(folds, fold="fold", measure="recall", higher_is_better=False)["reference_run"][0]
     )
+
+
+def _pooled_means(seed: int, keys: list[str], pool: str) -> pl.DataFrame:
+    """evaluate's fallout_mean and inverse_recall_mean per ``keys``, pooled over ``pool``: the
+    columns a pooled evaluate gives, fallout = 1 − inverse_recall on every table."""
+    rng = np.random.default_rng(seed)
+    skill = {"a": 0.85, "b": 0.7, "c": 0.78, "d": 0.6, "e": 0.72}
+    n = 40  # rows of each (method, dataset, part)
+    frames = [
+        pl.DataFrame({"method": m, "dataset": d, "part": p, "label": (y := rng.integers(0, 2, n)),
+                      "prediction": np.where(rng.random(n) < s, y, rng.integers(0, 2, n))})
+        for d in range(8) for p in range(3) for m, s in skill.items()
+    ]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = be.evaluate(pl.concat(frames), [*keys, pool], pool=pool, measures=["fallout", "inverse_recall"])
+    np.testing.assert_allclose(out["fallout_mean"], 1.0 - out["inverse_recall_mean"], rtol=0, atol=1e-12)
+    return out
+
+
+def test_direction_is_read_in_any_case_and_from_a_pooled_mean():
+    # "FPR", "Fallout" and "fallout_mean" (a pooled evaluate's column) ranked highest first
+    for name in ("FPR", "Fallout", "FALLOUT", "fallout_mean", "FPR_Mean", "P_Informedness", "miss_rate_mean"):
+        assert higher_is_better(name) is False, name
+    # a spread, the ends of an interval and names of one's own rank highest first, as before
+    for name in ("fallout_std", "fallout_ci_low", "fallout_ci_high", "inverse_recall_mean", "my_loss_mean"):
+        assert higher_is_better(name) is True, name
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rank_methods_ranks_a_pooled_fallout_mean_as_the_mirror_of_inverse_recall_mean(seed):
+    df = _pooled_means(seed, ["method", "dataset"], "part")
+    low = _mirror_ranks(df, "fallout_mean", "inverse_recall_mean")
+    for name in ("FPR", "Fallout"):
+        renamed = be.rank_methods(df.rename({"fallout_mean": name}), measure=name)
+        assert renamed.ranks.equals(low.ranks)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compare_takes_the_lowest_pooled_fallout_mean_as_reference(seed, tmp_path):
+    df = _pooled_means(seed, ["method", "dataset"], "part").rename({"method": "run", "dataset": "fold"})
+    low = be.compare(df, fold="fold", measure="fallout_mean")
+    high = be.compare(df, fold="fold", measure="inverse_recall_mean")
+    assert low["reference_run"].to_list() == high["reference_run"].to_list()
+    assert low["run"].to_list() == high["run"].to_list()
+    _close(low["p_value"], high["p_value"])
+    _close(low["mean_diff"], -high["mean_diff"])
+    upper = be.compare(df.rename({"fallout_mean": "Fallout_Mean"}), fold="fold", measure="Fallout_Mean")
+    assert upper["reference_run"].to_list() == low["reference_run"].to_list()
+    path = tmp_path / "folds.parquet"
+    df.write_parquet(path)
+    out = tmp_path / "out.csv"
+    assert (
+        run_cli(
+            "compare", str(path), "--fold", "fold", "--measure", "fallout_mean", "-o", str(out)
+        ).returncode
+        == 0
+    )
+    assert pl.read_csv(out)["reference_run"].to_list() == low["reference_run"].to_list()
 
 
 # --- auc's best threshold minimises a rate of error ---------------------------------------------

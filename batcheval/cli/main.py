@@ -334,8 +334,8 @@ def direction(parser: argparse.ArgumentParser, what: str) -> None:
     group.add_argument(
         "--lower-is-better", dest="higher_is_better", action="store_false", default=None,
         help=f"the best {what} has the lowest value (default: the measure's own direction; fallout, "
-        "miss_rate, lr_minus, conditional_entropy, the p-values and alpha_sbb are lower-is-better, any "
-        "other name higher)",
+        "miss_rate, lr_minus, conditional_entropy, the p-values and alpha_sbb are lower-is-better, in "
+        "any case and as <measure>_mean, any other name higher)",
     )  # fmt: skip
     group.add_argument("--higher-is-better", dest="higher_is_better", action="store_true", default=None,
                        help=f"the best {what} has the highest value")  # fmt: skip

@@ -43,7 +43,8 @@ Choosing the reference
     ``reference=value`` compares every other run with that run. ``reference=None`` picks the run
     with the best mean over all folds (by default the measure's own direction: lowest for
     ``fallout``, ``miss_rate``, ``lr_minus``, ``conditional_entropy``, the p-values and
-    ``alpha_sbb``, highest for any other name; ``higher_is_better=`` overrides; the first in
+    ``alpha_sbb``, in any case and as the ``<measure>_mean`` column of a pooled evaluate,
+    highest for any other name; ``higher_is_better=`` overrides; the first in
     sort order on ties). That choice is made on the same folds the tests then use, so
     the tests against it are *optimistic* for the reference: a run is less often found better
     than a data-selected leader than it would be against a fixed one, and more often found worse.
@@ -547,8 +548,10 @@ def compare(
     higher_is_better
         Which way the best run is chosen when ``reference=None``. By default the measure's own
         direction: the lowest mean for ``fallout``, ``miss_rate``, ``lr_minus``,
-        ``conditional_entropy``, the p-values and ``alpha_sbb`` (and their aliases), the highest
-        for every other name, a score column of your own included (pass ``False`` for a loss).
+        ``conditional_entropy``, the p-values and ``alpha_sbb`` (and their aliases, in any case:
+        ``"FPR"``; and their means over pooled groups, ``fallout_mean``, as a pooled
+        :func:`batcheval.evaluate` names them), the highest for every other name, a score column
+        of your own included (pass ``False`` for a loss).
     label, prediction
         The class columns, used when ``data`` holds predictions.
     drop_nulls

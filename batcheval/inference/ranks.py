@@ -482,8 +482,8 @@ def rank_methods(
         Whether a higher score ranks first (False for losses and errors). By default the
         measure's own direction when ``measure`` names one (``fallout``, ``miss_rate``,
         ``lr_minus``, ``conditional_entropy``, the p-values and ``alpha_sbb``, and their aliases,
-        rank lowest first), else
-        True.
+        in any case, and their means over pooled groups as a pooled :func:`batcheval.evaluate`
+        names them, ``fallout_mean``, rank lowest first), else True.
     control
         A method to compare every other one with (Holm over k − 1 tests).
     alpha

@@ -134,27 +134,44 @@ def canonical(name: str) -> str:
     raise UnknownMeasureError(f"unknown measure {name!r}{_hint(name)}; batcheval measures lists every name")
 
 
+# suffixes of evaluate's columns that hold the measure itself, and so rank in its direction: _mean,
+# its mean over the pooled groups; not _ci_low/_ci_high (the ends of an interval, not a value to
+# rank runs by) nor _std (a spread, better neither way)
+_SAME_DIRECTION_SUFFIXES: tuple[str, ...] = ("_mean",)
+
+
 def higher_is_better(name: Any, given: Any = None) -> Any:
     """Whether a better classifier has more of the measure ``name`` (a batcheval name or an
-    alias): ``given``, a caller's ``higher_is_better=``, where it is not None (the caller checks
-    it is a flag), and otherwise false for
-    :data:`~batcheval.measures.registry.LOWER_IS_BETTER`. Any other name (a score column of the
-    caller's own, or a column given otherwise than by name) ranks highest first, as do the
-    measures that describe the data rather than the classifier (``prevalence``, the evenness)
-    and the χ² statistics. The measures of association (the χ² statistics, mutual information,
-    conditional entropy and the two-sided p-values) rank a classifier that is always wrong as
-    high as one that is always right: rank by informedness to tell them apart.
+    alias, in any case: ``"FPR"``, ``"Fallout"``; or a column that holds it, ``<measure>_mean``
+    of a pooled :func:`batcheval.evaluate`, its mean over the pooled groups): ``given``, a caller's
+    ``higher_is_better=``, where it is not None (the caller checks it is a flag), and otherwise
+    false for :data:`~batcheval.measures.registry.LOWER_IS_BETTER`. Any other name (a score column
+    of the caller's own, ``<measure>_std``, or a column given otherwise than by name) ranks highest
+    first, as do the measures that describe the data rather than the classifier (``prevalence``,
+    the evenness) and the χ² statistics. The measures of association (the χ² statistics, mutual
+    information, conditional entropy and the two-sided p-values) rank a classifier that is always
+    wrong as high as one that is always right: rank by informedness to tell them apart.
 
     Examples
     --------
     >>> higher_is_better("informedness"), higher_is_better("fpr"), higher_is_better("my_score")
     (True, False, True)
+    >>> higher_is_better("Fallout"), higher_is_better("fallout_mean"), higher_is_better("fallout_std")
+    (False, False, True)
     >>> higher_is_better("fpr", given=True)
     True
     """
     if given is not None:
         return given
-    return not isinstance(name, str) or ALIASES.get(name, name) not in LOWER_IS_BETTER
+    if not isinstance(name, str):
+        return True
+    lowered = name.lower()
+    if lowered not in ALIASES and lowered not in _known():  # a measure's column: its measure's way
+        for suffix in _SAME_DIRECTION_SUFFIXES:
+            if lowered.endswith(suffix):
+                lowered = lowered.removesuffix(suffix)
+                break
+    return ALIASES.get(lowered, lowered) not in LOWER_IS_BETTER
 
 
 def _split_average(name: str) -> tuple[str | None, str]:
