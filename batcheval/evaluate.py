@@ -338,8 +338,7 @@ def evaluate(
                                             as_key_list(pool, "pool"), versus)  # fmt: skip
         out = _clustered.add_clustered_chance(
             out, full, clustered, units=units, label=label, prediction=prediction,
-            pool=as_key_list(pool, "pool"), per_class=per_class, versus=versus, positive=positive,
-            prepared=prepared,
+            pool=as_key_list(pool, "pool"), per_class=per_class, versus=versus, prepared=prepared,
         )  # fmt: skip
     if ci is not None and clustered is not None:
         out = _clustered.add_clustered_intervals(

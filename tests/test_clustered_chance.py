@@ -226,18 +226,25 @@ def test_copies_of_balanced_passages_keep_the_p_value_of_one_copy() -> None:
 
 
 @pytest.mark.parametrize("how", [{"per_class": True}, {"positive": 0}, {"positive": 1}])
-def test_single_row_clusters_give_each_orientation_of_two_classes_exactly(how: dict) -> None:
-    # the class-0 tests of a two-class table are those of the table reoriented for class 0, whose
-    # p-values differ from the table's own in the last bit; the clustered ones took the table's own
+def test_single_row_clusters_give_the_tests_of_the_table_as_counted(how: dict) -> None:
+    # a two-class table's tests come from the table as counted for both classes, so that the class
+    # rows agree (tests/test_per_class_binary.py): exactly the unclustered ones of positive=1, and
+    # within the last bits of positive=0's, which reorient the table for class 0
     rng = np.random.default_rng(53)
     n = 300
     df = pl.DataFrame({"run": rng.integers(0, 4, n), "row": np.arange(n), "label": rng.integers(0, 2, n),
                        "prediction": rng.integers(0, 2, n)})  # fmt: skip
     names = ["p_informedness", "p_markedness", "alpha_sbb"]
-    rows = be.evaluate(df, by="run", measures=names, **how)
     clus = be.evaluate(df, by="run", measures=names, cluster="row", **how)
-    for name in names:
-        np.testing.assert_array_equal(clus[name].to_numpy(), rows[name].to_numpy())
+    per = 2 if "per_class" in how else 1
+    for positive in (1, 0):
+        rows = be.evaluate(df, by="run", measures=names, positive=positive)
+        for name in names:
+            want = np.repeat(rows[name].to_numpy(), per)
+            if positive == 1:
+                np.testing.assert_array_equal(clus[name].to_numpy(), want)
+            else:
+                np.testing.assert_allclose(clus[name].to_numpy(), want, rtol=1e-13)
 
 
 def test_size_with_seeds_that_copy_a_passages_rows() -> None:

@@ -1529,28 +1529,25 @@ def add_clustered_chance(
     pool: Sequence[str],
     per_class: bool,
     versus: Any = None,
-    positive: Any = None,
     prepared: tuple[np.ndarray, ClusterCells] | None = None,
 ) -> pl.DataFrame:
     """Replace ``p_informedness``, ``p_markedness`` and ``alpha_sbb`` of an
     :func:`~batcheval.evaluate` frame by their clustered counterparts
     (:func:`clustered_chance`); a frame without those columns is returned as it is.
     ``versus``: the class the frame's binary measures take against the rest of ``table``'s;
-    ``positive``: the positive class of a two-class frame, if given;
     ``prepared``: what :func:`grouped_cells` gives for these arguments, if already counted."""
     wanted = [c for c in CLUSTERED_CHANCE if c in frame.columns]
     if not wanted:
         return frame
     counts, cells = prepared or grouped_cells(table, df, units, label, prediction, pool, versus)
-    two = counts.shape[1] == 2 and table.n_classes == 2
-    if per_class and not two:
+    # two classes: both rows are the table's own tests, as positive=0 and positive=1 give them, so
+    # that the class rows agree (tests/test_per_class_binary.py); the unclustered class-0 p-values,
+    # of the table reoriented for class 0, can differ from them in the last bit
+    pair = per_class and counts.shape[1] == 2 and table.n_classes == 2
+    if per_class and not pair:
         counts, cells = one_vs_rest(counts), cells.one_vs_rest()
-    # a two-class table's tests for class 0 are those of the table reoriented for it, as the
-    # unclustered ones are: the same p-value in exact arithmetic, not always in the last bit
-    first = two and (per_class or (positive is not None and positive == table.classes[0]))
-    flipped = clustered_chance(counts[:, ::-1, ::-1], cells.versus_rest(0)) if first else None
-    p = clustered_chance(counts, cells) if not first or per_class else flipped
-    if two and per_class:
-        p = {name: np.column_stack([flipped[name], values]).ravel() for name, values in p.items()}
+    p = clustered_chance(counts, cells)
+    if pair:
+        p = {name: np.repeat(values, 2) for name, values in p.items()}
     values = {**p, "alpha_sbb": alpha_sbb(p["p_informedness"])}
     return frame.with_columns(pl.Series(c, values[c], dtype=pl.Float64) for c in wanted)
