@@ -637,6 +637,78 @@ def test_binary_equivalents_take_the_same_paired_test(measure: str, same: str) -
         assert got >= 2.0 ** -int((run != label).sum()) - 1e-15
 
 
+def _skill_board(n_runs: int = 6, n: int = 300, seed: int = 1) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, n)
+    return pl.concat([
+        pl.DataFrame({
+            "run": r, "ex": np.arange(n), "label": label,
+            "prediction": np.where(rng.random(n) < 0.3 + 0.08 * r, label, rng.integers(0, 2, n)),
+        })
+        for r in range(n_runs)
+    ])  # fmt: skip
+
+
+def _same_board(got: pl.DataFrame, want: pl.DataFrame, measure: str, same: str, skip: set[str]) -> None:
+    """``got`` (ranked by ``measure``) is ``want`` (by ``same``) with the measure's columns renamed,
+    floats to their last bits (mcc and correlation are two formulas), and the same metadata."""
+    assert got.metadata == want.metadata  # type: ignore[attr-defined]
+    named = {c: measure + c.removeprefix(same) if c.startswith(same) else c for c in want.columns}
+    assert got.columns == list(named.values())
+    for name in want.columns:
+        if name in skip:
+            continue
+        a, b = got[named[name]], want[name]
+        if b.dtype == pl.Float64:
+            np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=1e-12, atol=1e-15, err_msg=name)
+        else:
+            assert a.to_list() == b.to_list(), name
+
+
+#: paired (bootstrap; delta with adjacent), unpaired, unpaired with bootstrap standard errors
+_BOARD_KINDS = [
+    {"example": "ex"}, {"example": "ex", "paired": "delta", "adjacent": True}, {}, {"ci_method": "bootstrap"},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kwargs", _BOARD_KINDS)
+def test_binary_mcc_board_is_the_correlation_board(kwargs: dict) -> None:
+    # mcc equals correlation on every binary table (scikit-learn's matthews_corrcoef), so its board
+    # is correlation's: mcc's paired p-values read the multinomial bootstrap (p_best 0.39 against
+    # 0.20), it had no rank intervals, and paired="delta" refused it
+    from sklearn.metrics import matthews_corrcoef
+
+    df = _skill_board()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = be.leaderboard(df, measure="mcc", **kwargs)
+        want = be.leaderboard(df, measure="correlation", **kwargs)
+    _same_board(got, want, "mcc", "correlation", set())
+    by_run = {r: df.filter(pl.col("run") == r) for r in range(6)}
+    sk = [matthews_corrcoef(by_run[r]["label"], by_run[r]["prediction"]) for r in got["run"]]
+    np.testing.assert_allclose(got["mcc"].to_numpy(), sk, rtol=1e-12)
+    if "example" in kwargs:
+        assert got["rank_ci_high"].null_count() == 0
+
+
+@pytest.mark.parametrize(
+    ("measure", "same"),
+    [("macro_markedness", "markedness"), ("macro_informedness", "informedness"),
+     ("weighted_recall", "accuracy")],
+)  # fmt: skip
+@pytest.mark.parametrize("kwargs", _BOARD_KINDS[:3])
+def test_binary_equivalents_take_every_test_of_their_measure(measure: str, same: str, kwargs: dict) -> None:
+    # p_vs_leader, p_best and the rank intervals of the equivalent: macro_markedness's paired
+    # p-values were its own multinomial bootstrap's, and its rank intervals null; the interval
+    # columns stay the measure's own (the bootstrap for these, a closed form for their equivalents)
+    df = _skill_board()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = be.leaderboard(df, measure=measure, **kwargs)
+        want = be.leaderboard(df, measure=same, **kwargs)
+    _same_board(got, want, measure, same, {f"{same}_ci_low", f"{same}_ci_high"})
+
+
 @pytest.mark.parametrize("measure", ["balanced_accuracy", "macro_recall", "macro_precision"])
 def test_macro_recall_and_precision_are_not_taken_for_informedness_or_markedness(measure: str) -> None:
     # (1 + markedness)/2 is macro_precision only where both classes are predicted: a majority

@@ -57,7 +57,9 @@ Paired comparisons (``example=`` given)
       binary boards ``macro_informedness``, ``macro_markedness``, ``mcc`` and
       ``weighted_recall`` take the tests of informedness, markedness,
       correlation and accuracy, which they equal on every table
-      (``paired_se.BINARY_EQUIVALENT``); ``macro_recall`` and
+      (``paired_se.BINARY_EQUIVALENT``): every p-value, the best set and the
+      rank intervals, paired or not (their value and interval columns stay
+      their own); ``macro_recall`` and
       ``macro_precision`` are ``(1 + informedness)/2`` and
       ``(1 + markedness)/2`` only where both classes occur, and keep the
       floored normal p-value. Each bootstrap
@@ -543,6 +545,11 @@ def leaderboard(
         )
     if p_name not in (_measures.BINARY_MEASURES if k == 2 else _measures.MULTICLASS_MEASURES):
         raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
+    # what every test, the best set and the rank intervals read: on binary boards mcc is compared as
+    # correlation, which it equals on every table (paired_se.BINARY_EQUIVALENT), and the measure's
+    # own value and interval fill its columns. mcc went to the leader-only best set, its paired
+    # standard error to the multinomial bootstrap, and paired="delta" refused it
+    tested = _paired_se.equivalent(measure, k)
     capable = _intervals.interval_measures(k, ci_method)
     # the interval column is evaluate's (default_intervals): the plain bootstrap, which the
     # comparisons below take where there is no closed form, gave a perfect run's f1 [1, 1]
@@ -554,6 +561,7 @@ def leaderboard(
                 f"measure {measure!r} cannot rank runs: it has no interval for {k} classes; "
                 f"measures with one: {bootstrap_capable}"
             )
+    if tested not in capable:
         ci_method = "bootstrap"  # no closed form (f1, mcc, macro_f1, ...): the bootstrap's interval
     if cells is not None and measure not in _intervals.interval_measures(k, "wilson_delta"):
         # the clustered board's tests read the measure's delta-method gradient, and their level
@@ -617,8 +625,8 @@ def leaderboard(
     if examples:
         if (
             paired == "delta"
-            and measure not in _intervals.interval_measures(k, "wilson_delta")
-            and not _ratios.is_ratio(measure, k)
+            and tested not in _intervals.interval_measures(k, "wilson_delta")
+            and not _ratios.is_ratio(tested, k)
         ):
             raise UnknownMeasureError(
                 f"paired='delta' needs a measure with a delta-method gradient, not {measure!r}"
@@ -631,31 +639,31 @@ def leaderboard(
         else:
             joint = pairing.joint(lead)
         # a sign-flip measure's p-values and best set read no standard error
-        cols.update(_cmp.paired_columns(joint, measure, pos, n_boot, seed, paired, with_se=False))
+        cols.update(_cmp.paired_columns(joint, tested, pos, n_boot, seed, paired, with_se=False))
         chosen = _paired_selection(
-            pairing, counts, value, cols, leader, measure, k, held, pos, ci, seed, joint, sign
+            pairing, counts, value, cols, leader, tested, k, held, pos, ci, seed, joint, sign
         )
         chosen = _selection.exclude_loose(chosen, sign * value, cols["p_vs_leader"], ci)
         chosen = _selection.floor_p_best(chosen, _paired_se.swap_floor(joint), ci)
         if adjacent:
             joint = pairing.joint(above) if joint_above is None else joint_above
-            vs = _cmp.paired_columns(joint, measure, pos, n_boot, seed, paired, with_se=False)
+            vs = _cmp.paired_columns(joint, tested, pos, n_boot, seed, paired, with_se=False)
             cols["diff_vs_above"], cols["p_vs_above"] = vs["diff_vs_leader"], vs["p_vs_leader"]
             cols["p_mcnemar_vs_above"] = vs["p_mcnemar"]
     elif cells is not None:
         for name, ref in (("leader", np.full(len(value), leader)), ("above", above))[: 1 + adjacent]:
-            se = _clustered.paired_cluster_se(counts, cells, measure, ref, positive=pos)
+            se = _clustered.paired_cluster_se(counts, cells, tested, ref, positive=pos)
             diff = value - value[np.maximum(ref, 0)]
             # few clusters: Student's t with C − 1 degrees of freedom (Cameron & Miller 2015, §VI)
             p_t = _clustered.cluster_t_p(diff, se, _clustered.paired_cluster_count(cells, ref))
             cols[f"diff_vs_{name}"], cols[f"p_vs_{name}"] = diff, p_t
         # each run's cluster-robust spread, read as if the runs were independent: runs scored on
         # the same examples are positively correlated, so the set errs on the large side
-        run_se = np.sqrt(_clustered.cluster_variance(counts, cells, measure, positive=pos))
+        run_se = np.sqrt(_clustered.cluster_variance(counts, cells, tested, positive=pos))
         # the floor counts examples, not rows: a run's seeds may repeat its errors, and then a
         # floor read at the pooled rows lost a truly best run in up to 0.90 of boards (Stop 39)
         repeats = _clustered.repeated_rows(counts, cells)
-        floor = _unpaired_floor(counts, measure, pos, ci, repeats)
+        floor = _unpaired_floor(counts, tested, pos, ci, repeats)
         if floor is not None:
             # a run in fewer than 2 clusters is one independent unit, whose spread (NaN, as its
             # interval) no floor can stand for: the floor alone excluded a run of one cluster
@@ -664,24 +672,24 @@ def leaderboard(
             floor = np.where(cells.sizes(len(value)) < 2, np.nan, floor)
         chosen = _selection.unpaired(sign * value, run_se, ci, seed, floor)
     else:
-        se = _cmp.unpaired_se(counts, measure, ci_method, n_boot, seed, pos)
-        centre = _cmp.unpaired_centre(counts, measure, ci_method, value, pos)
+        se = _cmp.unpaired_se(counts, tested, ci_method, n_boot, seed, pos)
+        centre = _cmp.unpaired_centre(counts, tested, ci_method, value, pos)
         lead = np.full(len(value), leader)
-        cols.update(_cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, lead, "leader", centre))
+        cols.update(_cmp.unpaired_versus(counts, tested, ci_method, pos, value, se, lead, "leader", centre))
         chosen = _selection.unpaired(
             # a ratio measure is selected on the log scale, as it is compared (inference/ratios.py)
-            sign * (centre if _ratios.is_ratio(measure, k) else value),
-            se, ci, seed, _unpaired_floor(counts, measure, pos, ci),
+            sign * (centre if _ratios.is_ratio(tested, k) else value),
+            se, ci, seed, _unpaired_floor(counts, tested, pos, ci),
             # the Student-t correction: of every pair up to RANK_LIMIT runs, of each run's largest gap above
-            _floors.class_parts(counts, measure, pos),
+            _floors.class_parts(counts, tested, pos),
             # a modest board's critical values: the studentized bootstrap of its tables, up to
             # MAX_RANKED_CLASSES classes (with more it lost a truly best run in up to 0.235 of boards)
-            _bootstrap.Tables(counts, measure, pos, sign=sign)
+            _bootstrap.Tables(counts, tested, pos, sign=sign)
             if held <= MAX_RANKED_CLASSES and _bootstrap.bootstrap_fits(len(value), 1, k)
             else None,
         )  # fmt: skip
         if adjacent:
-            vs = _cmp.unpaired_versus(counts, measure, ci_method, pos, value, se, above, "above", centre)
+            vs = _cmp.unpaired_versus(counts, tested, ci_method, pos, value, se, above, "above", centre)
             cols.update(vs)
     if adjacent:
         cols["diff_vs_above"][leader] = np.nan
@@ -707,7 +715,7 @@ def leaderboard(
                 f"level up to {MAX_RANKED_CLASSES} classes, and this board has {held} classes holding "
                 "examples (docs/calibration_leader.md, Stop 51)"
             )
-        elif not (_ratios.is_ratio(measure, k) or measure in _intervals.interval_measures(k, "wilson_delta")):
+        elif not (_ratios.is_ratio(tested, k) or tested in _intervals.interval_measures(k, "wilson_delta")):
             why = (
                 f"its paired runs were compared with the leader only: {asked!r} has no delta-method "
                 "influence per example to rank every pair; measures with one: "

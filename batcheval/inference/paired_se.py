@@ -104,8 +104,8 @@ from . import intervals as _intervals
 
 __all__ = [
     "BINARY_EQUIVALENT", "MIN_REPLICATES", "MONOTONE_SWAP", "SE_NOISE", "SIGN_FLIP_MEASURES", "SWAP_POINTS",
-    "bootstrap_se", "collapsed", "delta_se", "has_sign_flip", "normal_paired_p", "paired_p", "poisson_se",
-    "poisson_tables", "replicate_spread", "sign_flip_p", "swap_floor", "swap_p", "tolerance",
+    "bootstrap_se", "collapsed", "delta_se", "equivalent", "has_sign_flip", "normal_paired_p", "paired_p",
+    "poisson_se", "poisson_tables", "replicate_spread", "sign_flip_p", "swap_floor", "swap_p", "tolerance",
 ]  # fmt: skip
 
 # the first round's replicates: enough for the control variate to estimate its own precision
@@ -540,16 +540,16 @@ def paired_p(
     """
     k = joint.shape[1]
     # an increasing affine function of a binary measure has its tests: balanced_accuracy went to
-    # the normal p-value alone (0.0003 where informedness's exact test gives 0.031)
-    same = BINARY_EQUIVALENT.get(measure, measure) if k == 2 else measure
-    if has_sign_flip(same, k):
+    # the normal p-value alone (0.0003 where informedness's exact test gives 0.031). Both halves
+    # of the normal and swap pair read the equivalent: mcc's normal p-value was mcc's own
+    measure = equivalent(measure, k)
+    if has_sign_flip(measure, k):
         # the mid-p value: the exact test is conservative wherever few examples are discordant
         # (size 0.000-0.049 at 0.05), the mid-p one within [0.04, 0.06] at 13 of the 18 grid
         # points whose margins hold 10 and at most 0.054 anywhere (docs/calibration_leader.md)
-        return sign_flip_p(joint, same, pos, mid_p=True)
+        return sign_flip_p(joint, measure, pos, mid_p=True)
     assert se is not None
     normal = normal_paired_p(joint, measure, pos, diff, se, method)
-    measure = same
     # no swap of d discordant examples' predictions reaches a mid-p value below 2^-d (only the
     # observed assignment and its mirror are as extreme): where no swap test is enumerated the
     # normal p-value is floored there, as it went to 0 (z ≈ 48) on 12 examples of 3 classes
@@ -581,6 +581,22 @@ BINARY_EQUIVALENT: dict[str, str] = {
     "macro_markedness": "markedness",
     "weighted_recall": "accuracy",
 }
+
+
+def equivalent(measure: str, k: int) -> str:
+    """The measure whose tests ``measure`` takes on tables of ``k`` classes: its
+    :data:`BINARY_EQUIVALENT` on binary tables, else itself. Every test of a board (its
+    comparisons, best set and rank intervals) reads this name, resolved once
+    (:func:`batcheval.inference.leaderboard.leaderboard`); the measure's value and interval
+    columns stay its own.
+
+    Examples
+    --------
+    >>> equivalent("mcc", 2), equivalent("mcc", 3), equivalent("markedness", 2)
+    ('correlation', 'mcc', 'markedness')
+    """
+    return BINARY_EQUIVALENT.get(measure, measure) if k == 2 else measure
+
 
 #: A standard error at or below this fraction of its estimate's scale (at least 1) is float
 #: noise of a spread that is truly 0: a bootstrap of a perfect run gave 3.4e-16, which read as
