@@ -66,6 +66,20 @@ def test_leaderboard_prints_the_ranking_columns_and_writes_them_all(files):
     assert pl.read_parquet(out).equals(expected)
 
 
+def test_an_empty_leaderboard_shows_and_writes_the_columns_of_the_measure_as_asked(files):
+    # a --filter that keeps nothing gave fallout* columns for --measure fpr: the terminal table left
+    # out every measure column, and the written file had another schema than a run with rows
+    root, _ = files
+    args = ("leaderboard", str(root / "preds.parquet"), "--run", "run", "--pool", "fold", "--measure", "fpr")
+    proc = run_cli(*args, "--filter", "run > 99")
+    assert proc.returncode == 0, proc.stderr
+    header = [c.strip() for c in proc.stdout.splitlines()[2].strip("│ ").split("┆")]
+    assert header[2:5] == ["fpr", "fpr_ci_low", "fpr_ci_high"]
+    for name, extra in (("empty.csv", ("--filter", "run > 99")), ("full.csv", ())):
+        assert run_cli(*args, *extra, "-o", str(root / name)).returncode == 0
+    assert pl.read_csv(root / "empty.csv").columns == pl.read_csv(root / "full.csv").columns
+
+
 def test_bad_input_exits_nonzero_with_one_line(files):
     root, _ = files
     proc = run_cli_process("evaluate", str(root / "preds.parquet"), "--by", "run,seed")

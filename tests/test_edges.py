@@ -236,6 +236,28 @@ def test_leaderboard_of_an_empty_frame_has_the_full_schema(kwargs):
     assert empty.schema == full.schema
 
 
+@pytest.mark.parametrize("measure", ["fpr", "matthews", "f1", "fnr"])
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"example": "example", "adjacent": True}, {"ci": 0.9, "drop_nulls": True}]
+)
+def test_an_empty_leaderboard_names_its_columns_as_asked_and_has_the_metadata(measure, kwargs):
+    """The measure's columns as asked (docs: "aliases too, which name its columns"), as evaluate
+    names them and a board with rows does, and the same metadata. Before: fallout*, and no
+    metadata, as the empty board returned before the alias's renaming."""
+    df = _binary_frame().with_columns(example=pl.int_range(pl.len()) % 75)
+    df = df.with_columns(pl.col("label").first().over("example"))
+    two = df.filter(pl.col("run") < 2).unique(["run", "example"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # paired f1 has no rank intervals
+        full = be.leaderboard(two, measure=measure, **kwargs)
+    empty = be.leaderboard(df.filter(pl.col("run") > 5), measure=measure, **kwargs)
+    assert empty.height == 0
+    assert empty.schema == full.schema
+    assert [f"{measure}", f"{measure}_ci_low", f"{measure}_ci_high"] == empty.columns[3:6]
+    assert measure in be.evaluate(df.clear(), by="run", measures=[measure]).columns
+    assert empty.metadata == full.metadata  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [{}, {"ci": 0.95}, {"ci": 0.95, "example": "example"}, {"per_class": True}, {"measures": ["accuracy"]}],

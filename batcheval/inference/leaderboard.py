@@ -472,8 +472,16 @@ def leaderboard(
     df = select_columns(data, list(dict.fromkeys(columns)), roles)
     if drop_nulls:
         df = drop_null_rows(df, label, prediction)
-    if df.height == 0:  # nothing to rank: the columns of a board, no rows
-        return _empty_board(df.select(runs), measure, p_name, bool(examples) and not clusters, adjacent)
+    if df.height == 0:
+        # nothing to rank: the columns and metadata a board of these arguments has, no rows. The
+        # classes are those named (two without classes=), which decide the tests' ci_method. The
+        # empty board named its columns fallout* where fpr= was asked, and had no metadata
+        paired_rows = bool(examples) and not clusters
+        k = 2 if classes is None or positive is not None else max(len(classes), 2)
+        tested = _paired_se.equivalent(measure, k)
+        method = ci_method if tested in _intervals.interval_measures(k, ci_method) else "bootstrap"
+        board = _empty_board(df.select(runs), measure, p_name, paired_rows, adjacent)
+        return _as_asked(board, measure, asked, ci, method, paired if paired_rows else None, sign)
     cells = None
     if examples:
         # a null id paired every null row as one example, as evaluate(example=) refuses to
@@ -733,12 +741,20 @@ def leaderboard(
     names = _board_columns(measure, p_name, examples, adjacent)
     series += [_board_series(name, np.take(cols[name], order)) for name in names]  # take: 2-6x faster
     board = table.keys[order].hstack(series)
+    return _as_asked(board, measure, asked, ci, ci_method, paired if examples else None, sign)
+
+
+def _as_asked(
+    board: pl.DataFrame, measure: str, asked: str, ci: float, ci_method: str, paired: str | None, sign: float
+) -> pl.DataFrame:
+    """The board with the measure's columns named as ``asked`` (an alias names them) and the
+    metadata the forest plot states (an attribute of the frame, as evaluate's metadata): with
+    rows or without."""
     board = _names.rename_columns(board, {measure: asked}) if asked != measure else board
-    # what the forest plot states (an attribute of this frame, as evaluate's metadata)
     board.metadata = {  # type: ignore[attr-defined]
         "ci": ci,
         "ci_method": ci_method,
-        "paired": paired if examples else None,
+        "paired": paired,
         "higher_is_better": sign > 0,
     }
     return board
