@@ -80,6 +80,22 @@ def test_an_empty_leaderboard_shows_and_writes_the_columns_of_the_measure_as_ask
     assert pl.read_csv(root / "empty.csv").columns == pl.read_csv(root / "full.csv").columns
 
 
+def test_leaderboard_plot_of_no_rows_names_the_option(files, tmp_path):
+    # docs/cli.md: messages name flags, not Python keywords; it said "board= is empty: the
+    # leaderboard frame has no runs to draw", a keyword the user never gave
+    root, _ = files
+    png = tmp_path / "e.png"
+    args = ("leaderboard", str(root / "preds.parquet"), "--pool", "fold", "--plot", str(png))
+    for extra in (("--filter", "run > 99"), ("--filter", "run > 99", "-o", str(tmp_path / "e.csv"))):
+        proc = run_cli_process(*args, *extra)
+        assert proc.returncode == 2 and proc.stdout == ""
+        (line,) = proc.stderr.strip().splitlines()
+        assert line == f"batcheval: error: --plot {str(png)!r}: nothing to plot: no rows left"
+        assert not png.exists() and not (tmp_path / "e.csv").exists()
+    doc = " ".join((ROOT / "docs" / "cli.md").read_text().split())
+    assert "`leaderboard --plot FILE`, with `--plot 'FILE': nothing to plot: no rows left`" in doc
+
+
 def test_bad_input_exits_nonzero_with_one_line(files):
     root, _ = files
     proc = run_cli_process("evaluate", str(root / "preds.parquet"), "--by", "run,seed")

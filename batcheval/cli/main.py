@@ -724,6 +724,8 @@ def _leaderboard(args: argparse.Namespace) -> None:
         higher_is_better=args.higher_is_better,
     )
     if args.plot:
+        if board.height == 0:  # plot_leaderboard named its Python keyword: "board= is empty"
+            raise BatchevalError(f"--plot {args.plot!r}: nothing to plot: no rows left")
         plot_leaderboard(board, top=args.top or 20, path=args.plot)
         print(f"wrote a forest plot to {args.plot}", file=sys.stderr)
     if args.top:
