@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -102,6 +103,39 @@ def test_sweep_beta_and_auc_drop_nulls(data, tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert lines[0] == "batcheval: warning: dropped 4 of 600 rows with a null 'score' or 'label'"
     assert not any(".py" in line for line in lines)  # no library source line
+
+
+def test_sweep_measures_all_and_the_default_its_help_names(data, tmp_path):
+    # the help said "default: all binary" while the command gave SWEEP_MEASURES' eight, and
+    # --measures all was refused ("unknown measure 'all'"): be.sweep(measures="all") had no flag
+    from batcheval.scores.sweep import SWEEP_MEASURES
+
+    root, df, _ = data
+    shown = " ".join(run_cli("sweep", "--help", columns=80).stdout.split())
+    assert f"(default: {', '.join(SWEEP_MEASURES)})" in shown
+    assert "all binary" not in shown
+    docs = " ".join((Path(__file__).parents[1] / "docs" / "cli.md").read_text().split())
+    assert f"({', '.join(SWEEP_MEASURES)})" in docs and "`--measures all`" in docs
+    out = tmp_path / "default.parquet"
+    proc = run_cli("sweep", str(root / "all.parquet"), "--by", "run", "--thresholds", "0.5", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_parquet(out).columns == ["run", "threshold", "n", "tp", "fp", "fn", "tn", *SWEEP_MEASURES]
+    out = tmp_path / "all.parquet"
+    proc = run_cli("sweep", str(root / "all.parquet"), "--by", "run", "--thresholds", "0.5",
+                   "--measures", "all", "-o", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    got = pl.read_parquet(out)
+    assert got.equals(be.sweep(df, by="run", thresholds=[0.5], measures="all"))
+    assert set(be.BINARY_MEASURES) - set(got.columns) == {"f_beta"}  # f_beta only with --beta
+    sub = df.filter(pl.col("run") == 1)
+    row = got.filter(pl.col("run") == 1)
+    predicted = sub["score"] >= 0.5
+    assert row["correlation"][0] == pytest.approx(skm.matthews_corrcoef(sub["label"], predicted), abs=1e-12)
+    assert row["kappa_cohen"][0] == pytest.approx(skm.cohen_kappa_score(sub["label"], predicted), abs=1e-12)
+    assert row["jaccard"][0] == pytest.approx(skm.jaccard_score(sub["label"], predicted), abs=1e-12)
+    # "all" is a name of its own: beside other names it is still an unknown measure
+    bad = run_cli("sweep", str(root / "all.parquet"), "--thresholds", "0.5", "--measures", "all,f1")
+    assert bad.returncode == 2 and "unknown measure 'all'" in bad.stderr
 
 
 def test_drop_nonfinite_reports_its_rows(tmp_path):

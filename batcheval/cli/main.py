@@ -30,6 +30,7 @@ import polars as pl
 
 from ..errors import BatchevalError, InvalidArgumentError
 from ..scores.curves import CHARTS
+from ..scores.sweep import SWEEP_MEASURES
 
 if TYPE_CHECKING:  # numpy is imported where a command needs it, not when the CLI starts
     import numpy as np
@@ -153,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     output(ev)
 
     for name, help_text, examples in (
-        ("sweep", "every binary measure at every threshold of a score", _SWEEP_EXAMPLES),
+        ("sweep", "binary measures at every threshold of a score", _SWEEP_EXAMPLES),
         ("auc", "exact ROC/PR areas and the best threshold of every group", _AUC_EXAMPLES),
         ("plot", "draw a ROC, BIRD or other chart of a score file to a PNG", _PLOT_EXAMPLES),
     ):
@@ -175,7 +176,8 @@ def _parser() -> argparse.ArgumentParser:
                 help="a count T of even steps, a list a,b,c or one value (0.5), or 'exact'",
             )
             sc.add_argument("--pool", help="comma-separated keys to pool over")
-            sc.add_argument("--measures", help="comma-separated measures (default: all binary)")
+            sc.add_argument("--measures", help="comma-separated measures, or 'all': every binary measure "
+                            f"(default: {', '.join(SWEEP_MEASURES)})")  # fmt: skip
             sc.add_argument("--beta", type=float, help="β of an added f_beta column")
         elif name == "auc":
             sc.add_argument("--measure", default="informedness", help="measure for the best threshold")
@@ -545,12 +547,18 @@ def _scores(args: argparse.Namespace) -> None:
         if thresholds == "exact":  # every score of a group at once: read the whole file
             frame = frame.collect()
         result = sweep(frame, _split(args.by), args.label, score, thresholds=thresholds,
-                       pool=_split(args.pool), measures=_split(args.measures), beta=args.beta,
+                       pool=_split(args.pool), measures=_sweep_measures(args.measures), beta=args.beta,
                        **common)  # fmt: skip
     else:
         result = auc(frame, _split(args.by), args.label, score, measure=args.measure, beta=args.beta,
                      averages=_split(args.averages), per_class=args.per_class, **common)  # fmt: skip
     _emit(result, args.output, keys=_split(args.by) or [], chosen=getattr(args, "measures", None) is not None)
+
+
+def _sweep_measures(text: str | None) -> list[str] | str | None:
+    """``sweep --measures``: ``all`` alone is the library's ``measures="all"``, every binary measure."""
+    names = _split(text)
+    return "all" if names == ["all"] else names
 
 
 def _check_png(output: str) -> None:
