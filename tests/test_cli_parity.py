@@ -138,6 +138,40 @@ def test_sweep_measures_all_and_the_default_its_help_names(data, tmp_path):
     assert bad.returncode == 2 and "unknown measure 'all'" in bad.stderr
 
 
+def test_thresholds_of_a_signed_integer_is_one_threshold(tmp_path):
+    # "-1" was read as a count ("--thresholds as a count must be at least 1, got -1") and "+3" as
+    # three thresholds, although a count is unsigned and margins often have negative thresholds
+    rng = np.random.default_rng(11)
+    label = rng.integers(0, 2, 200)
+    df = pl.DataFrame({"run": np.repeat([1, 2], 100), "label": label, "score": rng.normal(size=200) + label})
+    df.write_parquet(tmp_path / "margins.parquet")
+    for text, threshold in (("-1", -1.0), ("+3", 3.0), ("-2", -2.0), ("-0", 0.0)):
+        out = tmp_path / "one.parquet"
+        proc = run_cli("sweep", str(tmp_path / "margins.parquet"), "--by", "run", "--thresholds", text,
+                       "--measures", "recall", "-o", str(out))  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        got = pl.read_parquet(out)
+        assert got["threshold"].to_list() == [threshold, threshold]
+        for run, row in zip((1, 2), got.iter_rows(named=True), strict=True):
+            sub = df.filter(pl.col("run") == run)
+            y, predicted = sub["label"].to_numpy() == 1, sub["score"].to_numpy() >= threshold
+            assert (row["tp"], row["fp"], row["fn"]) == (
+                np.sum(y & predicted),
+                np.sum(~y & predicted),
+                np.sum(y & ~predicted),
+            )
+    # an unsigned integer is still a count: linspace(min, max, T) over the scores, in every group
+    out = tmp_path / "count.parquet"
+    proc = run_cli("sweep", str(tmp_path / "margins.parquet"), "--by", "run", "--thresholds", "3",
+                   "--measures", "recall", "-o", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    grid = np.linspace(df["score"].min(), df["score"].max(), 3).tolist()
+    assert pl.read_parquet(out)["threshold"].to_list() == grid + grid
+    proc = run_cli("sweep", str(tmp_path / "margins.parquet"), "--thresholds", "0")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "batcheval: error: --thresholds as a count must be at least 1, got 0"
+
+
 def test_drop_nonfinite_reports_its_rows(tmp_path):
     path = tmp_path / "n.csv"
     path.write_text("label,score\n0,0.1\n1,NaN\n1,0.8\n0,0.3\n1,inf\n")

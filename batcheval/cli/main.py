@@ -173,7 +173,8 @@ def _parser() -> argparse.ArgumentParser:
             sc.add_argument(
                 "--thresholds",
                 default="101",
-                help="a count T of even steps, a list a,b,c or one value (0.5), or 'exact'",
+                help="a count T of even steps (101), a list a,b,c, one value (0.5, or a signed integer "
+                "such as -1), or 'exact'",
             )
             sc.add_argument("--pool", help="comma-separated keys to pool over")
             sc.add_argument("--measures", help="comma-separated measures, or 'all': every binary measure "
@@ -197,7 +198,7 @@ def _parser() -> argparse.ArgumentParser:
             sc.add_argument(
                 "--thresholds",
                 default="exact",
-                help="'exact' (default), a count T, or a,b,c (or one: 0.5)",
+                help="'exact' (default), a count T (101), a list a,b,c, or one value (0.5, -1)",
             )
             sc.add_argument("--pool", help="comma-separated keys whose rows are swept together, as one curve")
             sc.add_argument("--smoothing", type=float, default=1.0, help="Laplace count s of bprd and bird")
@@ -466,7 +467,7 @@ def _thresholds(text: str):
             return text
         if "," in text:
             return [float(t) for t in text.split(",") if t.strip()]
-        if text.strip().lstrip("+-").isdigit():
+        if text.strip().isdigit():  # a count is unsigned: -1 and +3 are one threshold each
             return int(text)
         return [float(text)]  # one threshold, such as 0.5
     except ValueError:
