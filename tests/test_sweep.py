@@ -642,6 +642,12 @@ def test_auc_measure_f_beta_takes_beta_as_sweep_does(tmp_path):
         (dict(thresholds=[]), "thresholds= as a list takes finite numbers, got []"),
         (dict(thresholds=[0.5, math.nan]), "thresholds= as a list takes finite numbers, got [0.5, nan]"),
         (dict(thresholds=["a"]), "thresholds= as a list takes numbers, got ['a']"),
+        # numbers in text and bools were read as numbers: "0.35" as 0.35, True as 1.0
+        (dict(thresholds=["0.35"]), "thresholds= as a list takes numbers, got ['0.35']"),
+        (dict(thresholds=[True]), "thresholds= as a list takes numbers, got [True]"),
+        (dict(thresholds=[0.2, b"0.5"]), "thresholds= as a list takes numbers, got [0.2, b'0.5']"),
+        (dict(thresholds=np.array([True, False])), "takes numbers, got array([ True, False])"),
+        (dict(thresholds=np.array(["0.5"])), "takes numbers, got array(['0.5'], dtype='<U3')"),
         (dict(thresholds=3, score_range=(1, 0)), "score_range= must be finite with low <= high, got (1, 0)"),
         (dict(thresholds=3, score_range=5), "score_range= takes (low, high), got 5"),
         # a range with a given grid or exact thresholds was ignored, even one with low > high
@@ -664,6 +670,27 @@ def test_bad_sweep_thresholds_are_named(kwargs, message, tmp_path):
     if "score_range" not in kwargs:  # curves read a grid as a sweep does
         with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
             be.curves(df, **kwargs)
+
+
+def test_numpy_numbers_in_a_threshold_list_are_taken_and_text_refused_for_every_class():
+    # the refusal of text and bools leaves numpy's numbers alone: cells as numpy counts them
+    df = scored_frame(n_runs=1, seed=3)
+    given = [np.float32(0.5), np.int64(0), np.float64(-0.25), np.array(1.5)]
+    out = be.sweep(df, thresholds=given, measures=[])
+    y, s = df["label"].to_numpy() == 1, df["score"].to_numpy()
+    assert out["threshold"].to_list() == [-0.25, 0.0, 0.5, 1.5]
+    for t, tp, fp in zip(out["threshold"], out["tp"], out["fp"], strict=True):
+        assert (tp, fp) == (np.sum(y & (s >= t)), np.sum(~y & (s >= t)))
+    swept = be.sweep(df, thresholds=np.array([0.5, 0.0]), measures=[])
+    assert swept.equals(be.sweep(df, thresholds=[0.0, 0.5], measures=[]))
+    # multiclass scores (one column per class) refuse them alike
+    rng = np.random.default_rng(4)
+    three = pl.DataFrame({"label": rng.integers(0, 3, 30), **{f"p{k}": rng.random(30) for k in range(3)}})
+    message = "thresholds= as a list takes numbers, got [0.5, True]"
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.sweep(three, score=["p0", "p1", "p2"], thresholds=[0.5, True])
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.curves(three, score=["p0", "p1", "p2"], thresholds=[0.5, True])
 
 
 @pytest.mark.parametrize("classes", [(100, 101), (62, 64)])

@@ -9,7 +9,23 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["as_count", "as_flag", "as_real", "is_real"]
+__all__ = ["as_count", "as_flag", "as_real", "is_real", "is_text_or_truth"]
+
+
+def is_text_or_truth(value: Any) -> bool:
+    """Whether ``value`` is text or a truth value (a bool, a numpy bool, or a 0-d array of either):
+    what ``float()`` and numpy read as a number ("0.5" as 0.5, True as 1.0) but is not one.
+
+    Examples
+    --------
+    >>> [is_text_or_truth(v) for v in ("0.5", b"1", True, np.bool_(False), np.array("2"), np.array(True))]
+    [True, True, True, True, True, True]
+    >>> [is_text_or_truth(v) for v in (0.5, 2, np.float32(1), np.int64(3), np.array(0.2), None)]
+    [False, False, False, False, False, False]
+    """
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "bSU"
+    return isinstance(value, bool | np.bool_ | str | bytes)
 
 
 def is_real(value: Any) -> bool:
@@ -25,7 +41,7 @@ def is_real(value: Any) -> bool:
     >>> is_real(10**400)
     False
     """
-    if value is None or isinstance(value, bool | np.bool_ | str | bytes) or np.ndim(value) != 0:
+    if value is None or is_text_or_truth(value) or np.ndim(value) != 0:
         return False
     try:
         float(value)

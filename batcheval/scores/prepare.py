@@ -29,6 +29,7 @@ from ..core.encode import (
 )
 from ..core.memory import check_allocation
 from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
+from ..io.arguments import is_text_or_truth
 from ..io.frames import as_key_list, check_roles, select_columns
 from ..kernels.count import mark_present
 from ..kernels.jit import SERIAL_BELOW, n_threads, readonly
@@ -447,7 +448,8 @@ def check_thresholds(thresholds: Any, score_range: Any) -> None:
 
 
 def _threshold_list(thresholds: Iterable[Any]) -> np.ndarray:
-    """``thresholds=`` as a list, read as float64: finite numbers, one or more.
+    """``thresholds=`` as a list, read as float64: finite numbers, one or more (numpy's too; not text
+    or bools, which numpy reads as 0.35 and 1.0).
 
     Examples
     --------
@@ -455,9 +457,15 @@ def _threshold_list(thresholds: Iterable[Any]) -> np.ndarray:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: thresholds= as a list takes finite numbers, got [0.5, 100000...
+    >>> _threshold_list([0.2, True])
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: thresholds= as a list takes numbers, got [0.2, True]
     """
     try:
         values = list(thresholds)
+        if any(is_text_or_truth(v) for v in values):
+            raise TypeError  # "0.35" and True: read by float64 as numbers, given as none
         try:
             grid = np.asarray(values, dtype=np.float64)
         except OverflowError:
