@@ -153,7 +153,10 @@ def evaluate(
         either, ``kappa_cohen`` with every example real and predicted in one class. Such a 0
         is not measured, and a zero-width interval would claim it is (one example more in
         the empty margin can move markedness by ±0.5); ``"bootstrap"`` gives it [0, 0], as
-        every resample of such a table has the same empty margin.
+        every resample of such a table has the same empty margin. The bootstrap intervals of
+        the unbounded ratios ``odds_ratio``, ``lr_plus`` and ``lr_minus`` count a resample whose
+        denominator is 0 (``fp·fn = 0``, fallout 0, inverse recall 0) as +inf, not as undefined,
+        so their upper end is +inf where more than ``(1 − ci)/2`` of the resamples are.
         See :mod:`batcheval.inference.intervals` for the formulas and their sources.
     ci_method
         ``"wilson_delta"``: Wilson score intervals for the proportions

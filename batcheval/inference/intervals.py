@@ -165,7 +165,16 @@ Two methods, both vectorised over every group at once:
     resampling runs in numba over all groups in parallel; a group's
     replicates depend only on ``seed`` and its row, not on the thread count.
     Replicates where the measure is undefined (NaN, e.g. precision of a
-    resample with no predicted positive) are left out of the percentiles.
+    resample with no predicted positive) are left out of the percentiles. A
+    binary ratio whose denominator is 0 where its numerator is not
+    (``odds_ratio`` with ``fp·fn = 0`` and ``tp·tn > 0``, ``lr_plus`` with
+    fallout 0 and recall above 0, ``lr_minus`` with inverse recall 0 and miss
+    rate above 0) is NaN as a point estimate (docs/measures.md) but +inf, its
+    limit, in a resample: it ranks above every finite one, so where more than
+    ``(1 − level)/2`` of the resamples are +inf the interval's upper end is +inf.
+    Left out, they had cut the interval off at the estimate (odds ratio 400 of
+    ``tp, fn, fp, tn = 20, 1, 1, 20``: [30.5, 400], where 40 % of the resamples
+    have ``fp·fn = 0``; Fisher's exact conditional interval is [18.7, 17299]).
 
     This plain percentile bootstrap is what ``evaluate(..., ci=...,
     ci_method="bootstrap")`` gives every measure, and what the leaderboard's
@@ -247,7 +256,7 @@ from ..kernels import bootstrap as _boot
 from ..kernels import delta as _delta
 from ..kernels import score_diff as _score_diff
 from ..kernels.jit import readonly
-from ..measures.compute import as_counts, held_margins
+from ..measures.compute import as_counts, binary_cells, held_margins
 
 __all__ = [
     "ACCURACY_METHODS",
@@ -255,6 +264,7 @@ __all__ = [
     "BINARY_CLOSED_FORMS",
     "BOOTSTRAP_PSEUDO_SHARE",
     "DELTA_MEASURES",
+    "INFINITE_RATIOS",
     "INTERVAL_METHODS",
     "JACCARD_MEASURES",
     "PROPORTION_METHODS",
@@ -282,6 +292,7 @@ __all__ = [
     "from_scores",
     "gradient_cells_last",
     "hold_estimate",
+    "infinite_ratios",
     "interval_columns",
     "interval_measures",
     "interval_pseudo_counts",
@@ -941,6 +952,7 @@ def _bootstrap(
         part = None if ids is None else ids[start:stop]
         reps = bootstrap_replicates(counts[start:stop], n_boot, seed, first=start, pseudo=pseudo, ids=part)
         values = _measures.compute(reps.reshape(-1, k, k), names, positive=positive, beta=beta)
+        infinite_ratios(reps.reshape(-1, k, k), values, positive)
         for m, v in values.items():
             _boot.percentiles(
                 v.reshape(stop - start, n_boot), alpha / 2.0, 1.0 - alpha / 2.0, low[m][start:stop],
@@ -1073,9 +1085,46 @@ def _replicate_values(
     values = {m: np.empty(n_boot) for m in names}
     for start, reps in replicate_parts(counts, index, n_boot, seed, part, pseudo, number=number):
         got = _measures.compute(reps, names, positive=positive, beta=beta)
+        infinite_ratios(reps, got, positive)
         for m, v in got.items():
             values[m][start : start + len(reps)] = v
     return values
+
+
+#: The binary ratios that are +inf in a bootstrap resample where their denominator is 0 and their
+#: numerator is not (:func:`infinite_ratios`).
+INFINITE_RATIOS = ("odds_ratio", "lr_plus", "lr_minus")
+
+
+def infinite_ratios(reps: np.ndarray, values: dict[str, np.ndarray], positive: int) -> None:
+    """Set to +inf, in place, the values of :data:`INFINITE_RATIOS` among ``values`` (the
+    measures of the binary tables ``reps[R, 2, 2]``, class ``positive`` positive) whose denominator
+    is 0 while their numerator is not: ``odds_ratio`` where ``fp·fn = 0 < tp·tn``, ``lr_plus`` where
+    fallout is 0 and recall and inverse recall are not (``fp = 0 < tp, tn``), ``lr_minus`` where
+    inverse recall is 0 and miss rate and fallout are not (``tn = 0 < fn, fp``). Their point
+    estimate there is NaN (docs/measures.md), but a resample's ratio is that limit, above every
+    finite resample: dropped as undefined, they cut the percentile interval off at its estimate.
+    ``0/0`` stays NaN; other measures, and tables of other sizes, are left as they are.
+
+    Examples
+    --------
+    >>> reps = np.array([[[20, 0], [1, 21]], [[20, 1], [1, 20]], [[0, 0], [1, 41]]])
+    >>> values = _measures.compute(reps, ["odds_ratio", "lr_plus"])
+    >>> infinite_ratios(reps, values, 1)
+    >>> values["odds_ratio"].tolist(), values["lr_plus"].tolist()
+    ([inf, 400.0, nan], [inf, 20.0, nan])
+    """
+    wanted = [m for m in INFINITE_RATIOS if m in values]
+    if not wanted or reps.shape[1:] != (2, 2):
+        return
+    tp, fp, fn, tn = binary_cells(reps, positive)
+    limits = {
+        "odds_ratio": ((fp == 0) | (fn == 0)) & (tp > 0) & (tn > 0),
+        "lr_plus": (fp == 0) & (tp > 0) & (tn > 0),
+        "lr_minus": (tn == 0) & (fn > 0) & (fp > 0),
+    }
+    for m in wanted:
+        values[m][limits[m]] = np.inf
 
 
 def replicate_parts(
@@ -1873,6 +1922,10 @@ def hold_estimate(
     log2 3 = 1.585 above its whole interval [1.016, 1.580]), and both bootstraps resample
     tables whose measure is defined where the table's is not (auc_single of a table with no
     positives); widening to the estimate is the least that makes these intervals hold it.
+    It is not what keeps a ratio's bootstrap interval above its estimate: a resample whose
+    ``odds_ratio``, ``lr_plus`` or ``lr_minus`` has a denominator of 0 counts as +inf in the
+    percentiles (:func:`infinite_ratios`), where dropped as undefined it had cut the upper end
+    off at the estimate, and this widening hid that.
 
     Examples
     --------

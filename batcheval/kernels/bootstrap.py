@@ -496,16 +496,21 @@ def poisson_setups(out, first=0):
 
 @jit_inline
 def _interpolate(row, m, q):
-    """numpy's default ("linear") quantile of the first ``m`` sorted values."""
+    """numpy's default ("linear") quantile of the first ``m`` sorted values, and its limit where
+    they end in +inf: the lower value where it falls on one (or on two equal ones, +inf and +inf,
+    whose difference is NaN), +inf where it falls between a finite value and +inf."""
     h = (m - 1) * q
     lo = math.floor(h)
     hi = min(lo + 1, m - 1)
+    if h == lo or row[hi] == row[lo]:
+        return row[lo]
     return row[lo] + (h - lo) * (row[hi] - row[lo])
 
 
 @jit_parallel
 def percentiles(values, q_low, q_high, low, high):
-    """Per row of ``values[G, B]``: the two quantiles of its non-NaN entries.
+    """Per row of ``values[G, B]``: the two quantiles of its non-NaN entries, +inf among them
+    (a ratio whose denominator a resample made 0) ranked above every finite one.
 
     NaN when a row has no defined value. The rows are sorted in place.
     """

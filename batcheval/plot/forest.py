@@ -92,7 +92,12 @@ def plot_leaderboard(
     # hlines dropped it silently, so its point read as a certain value. A dotted line across the axes
     # marks it, and the subtitle names those runs
     no_interval = np.isnan(low) | np.isnan(high)
-    ax.hlines(y[~no_interval], low[~no_interval], high[~no_interval], color="0.35", linewidth=1.4)
+    # an infinite end (a ratio's bootstrap interval where enough resamples have a denominator of 0,
+    # intervals.infinite_ratios) has no place on the axis: hlines dropped the bar, the leader's
+    # included. It runs to the edge of the axes, once their limits are set, with an arrow there
+    unbounded = ~no_interval & ~(np.isfinite(low) & np.isfinite(high))
+    bounded = ~no_interval & ~unbounded
+    ax.hlines(y[bounded], low[bounded], high[bounded], color="0.35", linewidth=1.4)
     for i, row in enumerate(np.flatnonzero(no_interval)):
         ax.axhline(y[row], color="0.55", linestyle=":", linewidth=1.2, zorder=1,
                    label="no interval (undefined)" if i == 0 else "_")  # fmt: skip
@@ -105,6 +110,8 @@ def plot_leaderboard(
         ax.plot(value[tied], y[tied], "o", color="C0", label="could be the best")
     if (rest := ~tied & ~is_leader).any():
         ax.plot(value[rest], y[rest], "o", mfc="white", color="C3", label="not the best")
+    if unbounded.any():
+        _unbounded_bars(ax, y[unbounded], low[unbounded], high[unbounded])
     ticks = labels or [str(r) for r in rows.get_column("rank").to_list()]
     ticks = [f"{t} (leader)" if lead else t for t, lead in zip(ticks, is_leader, strict=True)]
     ax.set_yticks(y, ticks)
@@ -201,6 +208,20 @@ def _one_board(board: pl.DataFrame, keys: list[str], measure: str) -> None:
     raise InvalidArgumentError(
         f"the frame holds several leaderboards: {why}; a forest plot draws one board: {how}"
     )
+
+
+def _unbounded_bars(ax: Any, y: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
+    """Bars of intervals with an infinite end, drawn to the edge of ``ax`` (its limits as the finite
+    values set them, its finite ends included), with an arrow at that edge."""
+    ax.plot(np.where(np.isfinite(low), low, high), y, linestyle="none")  # the finite ends in the limits
+    left, right = ax.get_xlim()
+    ax.hlines(y, np.maximum(low, left), np.minimum(high, right), color="0.35", linewidth=1.4, zorder=1.5)
+    for edge, side, marker in ((right, high, ">"), (left, low, "<")):
+        at = np.isinf(side)
+        if at.any():
+            ax.plot(np.full(int(at.sum()), edge), y[at], marker, color="0.35", markersize=6, clip_on=False,
+                    label=f"interval to {'+' if marker == '>' else '-'}inf")  # fmt: skip
+    ax.set_xlim(left, right)
 
 
 def _lowest_first(values: np.ndarray) -> bool:
