@@ -168,6 +168,36 @@ def test_cd_diagram_returned_figure_holds_every_method_name():
     assert axis >= 0.25 * ax.get_window_extent().width
 
 
+def test_cd_diagram_on_a_callers_axes_keeps_the_rank_axis_with_names_that_differ_in_the_middle():
+    # a sweep's names differ only in the middle: the middle cut made them alike, so they were kept
+    # whole, the x limits followed them to (-38.5, -26.5), the rank axis, bars and lines were clipped
+    # away, and two names and the title ran past the figure (in a grid the axes shrank to a third)
+    import matplotlib.pyplot as plt
+
+    names = [f"logistic_regression_C={c}_penalty=l2_solver=lbfgs" for c in (0.01, 0.1, 1, 10)]
+    x = np.random.default_rng(0).normal(size=(4, 6))
+    res = be.rank_methods(
+        pl.DataFrame({"method": np.repeat(names, 6), "dataset": list(range(6)) * 4, "score": x.ravel()})
+    )
+    one = plt.subplots(figsize=(6, 3))
+    grid = plt.subplots(2, 1, figsize=(6, 6))
+    grid[1][1].plot([1, 2])
+    for fig, ax in (one, (grid[0], grid[1][0])):
+        be.plot(res, chart="cd", ax=ax)
+        fig.canvas.draw()
+        lo, hi = ax.get_xlim()
+        assert lo < 1 and hi > 4, (lo, hi)
+        for artist in [*ax.texts, ax.title]:
+            assert _inside(fig, artist), artist.get_text()
+        shown = [t.get_text()[:-7] for t in ax.texts if re.search(r" \(\d\.\d\d\)$", t.get_text())]
+        assert len(set(shown)) == 4
+        for c in ("0.01", "0.1", "1", "10"):  # each shows the part in which they differ
+            assert sum(f"C={c}_" in s for s in shown) == 1, (c, shown)
+        axis = np.diff(ax.transData.transform([(1, 0), (4, 0)])[:, 0])[0]
+        assert axis >= 0.25 * ax.get_window_extent().width
+        assert ax.get_window_extent().width >= 0.75 * fig.bbox.width  # not squeezed by tight_layout
+
+
 def test_cd_diagram_of_all_tied_methods_joins_them_with_a_bar_not_a_dot():
     # every score 0.5: ranks 3.0 and one clique, drawn from 2.988 to 3.012 on a 1..5 axis
     df = pl.DataFrame(

@@ -8,7 +8,16 @@ from typing import Any
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["MAX_LABEL", "check_axes", "check_path", "fit_legend", "percent", "pyplot", "shorten"]
+__all__ = [
+    "MAX_LABEL",
+    "check_axes",
+    "check_path",
+    "fit_legend",
+    "percent",
+    "pyplot",
+    "shorten",
+    "shorten_apart",
+]
 
 MAX_LABEL = 60  # characters of a name in a legend or on an axis; longer names keep their two ends
 
@@ -110,6 +119,59 @@ def shorten(name: str, most: int = MAX_LABEL) -> str:
     return name[: most - 1 - tail] + "…" + name[len(name) - tail :]
 
 
+def shorten_apart(names: list[str], most: int) -> list[str] | None:
+    """``names`` cut to at most ``most`` characters and still told apart, or None when no cut does.
+
+    Cut in the middle (:func:`shorten`) when that keeps them distinct; else around the part in which
+    they differ (a sweep's ``model_C=0.01_penalty=l2`` and ``model_C=10_penalty=l2`` differ only in the
+    middle, which the middle cut dropped), with as much of its context as fits; else keeping their
+    starts, else their ends.
+
+    Examples
+    --------
+    >>> shorten_apart(["model_C=0.01_penalty=l2_solver=lbfgs", "model_C=10_penalty=l2_solver=lbfgs"], 16)
+    ['…el_C=0.01_pena…', '…del_C=10_penal…']
+    >>> shorten_apart(["ab", "ac"], 1) is None
+    True
+    """
+    if most < 1:
+        return None
+    apart = len(set(names))
+    for cut in (_cut_middle, _cut_around_difference, _cut_end, _cut_start):
+        short = [name if len(name) <= most else cut(name, most, names) for name in names]
+        if len(set(short)) == apart and all(len(s) <= most for s in short):
+            return short
+    return None
+
+
+def _cut_middle(name: str, most: int, names: list[str]) -> str:
+    return shorten(name, most)
+
+
+def _cut_end(name: str, most: int, names: list[str]) -> str:
+    return name[: most - 1] + "…"
+
+
+def _cut_start(name: str, most: int, names: list[str]) -> str:
+    return "…" + name[len(name) - most + 1 :]
+
+
+def _cut_around_difference(name: str, most: int, names: list[str]) -> str:
+    """``name`` cut to the part in which ``names`` differ (after their common start and before their
+    common end), widened evenly by its neighbours to ``most`` characters, ``…`` where it was cut."""
+    shortest = min(len(n) for n in names)
+    start = _common_start(names)
+    end = len(name) - min(_common_start([n[::-1] for n in names]), shortest - start)
+    if end - start > most - 2:  # the differing part itself is too long: cut in its middle
+        core = shorten(name[start:end], max(most - 2, 1))
+        return ("…" if start > 0 else "") + core + ("…" if end < len(name) else "")
+    room = most - (end - start) - 2  # beside two ellipses
+    left = min(start, room // 2 + max(0, room - room // 2 - (len(name) - end)))
+    right = min(len(name) - end, room - left)
+    lo, hi = start - left, end + right
+    return ("…" if lo > 0 else "") + name[lo:hi] + ("…" if hi < len(name) else "")
+
+
 def fit_legend(ax: Any, legend: Any) -> None:
     """Grow the figure to hold the legend beside the axes, the axes keeping their size in inches.
 
@@ -139,3 +201,9 @@ def fit_legend(ax: Any, legend: Any) -> None:
     else:
         ax.set_position([left, bottom, right - left, top - bottom])
     legend.set_in_layout(True)
+
+
+def _common_start(names: list[str]) -> int:
+    """How many first characters every one of ``names`` shares."""
+    first, last = min(names), max(names)  # the most different pair in sort order bounds all of them
+    return next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), len(first))

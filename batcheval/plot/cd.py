@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..inference.ranks import RankResult
-from .backend import check_axes, check_path, pyplot, shorten
+from .backend import MAX_LABEL, check_axes, check_path, pyplot, shorten_apart
 
 __all__ = ["cliques", "plot_cd", "rank_ticks"]
 
@@ -85,9 +85,11 @@ def plot_cd(
     Every method's name and average rank stay inside the figure returned (not only in the file
     ``path=`` writes): a figure the diagram makes is widened to hold the names beside a rank axis of
     about 4.6 inches, and on a caller's ``ax`` the rank axis takes the width the names leave (at least
-    a quarter of it: longer names are cut in the middle, ``…``, while they stay distinct). Names over
-    60 characters are cut so too. A group's bar is at least 8 % of the rank axis long, so methods of
-    one average rank (all tied) are joined by a bar, not a dot.
+    a quarter of it: longer names are cut, ``…``, in the middle, or around the part in which they
+    differ when the middle cut makes two alike, so they stay distinct; names too long for the axes even
+    then stick out of it on both sides, the rank axis kept in view). Names over 60 characters are cut
+    so too. A group's bar is at least 8 % of the rank axis long, so methods of one average rank (all
+    tied) are joined by a bar, not a dot.
 
     Returns
     -------
@@ -120,9 +122,8 @@ def plot_cd(
     top = int(top)
     shown = result.ranks.head(min(top, _MAX_METHODS))
     names = [str(v) for v in shown.get_column(result.method).to_list()]
-    short = [shorten(n) for n in names]  # cut in the middle as the other charts' names, unless two look alike
-    if len(set(short)) == len(set(names)):
-        names = short
+    # cut as the other charts' names, in the middle, or around where they differ if that makes two alike
+    names = shorten_apart(names, MAX_LABEL) or names
     ranks = shown.get_column("mean_rank").to_numpy()
     m = len(names)
     groups = cliques(ranks, result.cd)
@@ -182,7 +183,7 @@ def plot_cd(
         title or f"{k} methods{shown_text}, {result.n_datasets} datasets; Nemenyi CD at α = {result.alpha:g}",
         fontsize=10,
     )
-    _fit_texts(fig, ax, span, own, labels)
+    _fit_texts(fig, ax, (lo, hi), own, labels)
     if path is not None:
         fig.savefig(path, dpi=120, bbox_inches="tight")
     return fig
@@ -211,47 +212,64 @@ def _width_at(scale: float, anchors: np.ndarray, left: np.ndarray, right: np.nda
     return float(np.max(anchors * scale + right) - np.min(anchors * scale - left))
 
 
-def _fit_texts(fig: Any, ax: Any, span: float, own: bool, labels: list[tuple[Any, str, float]]) -> None:
+def _fit_texts(
+    fig: Any, ax: Any, axis: tuple[float, float], own: bool, labels: list[tuple[Any, str, float]]
+) -> None:
     """Hold every method name inside the axes, and the axes inside a figure of our own.
 
     The x limits were fixed multiples of the rank span, so long names ran past them; only ``path=``
     saved them whole (``bbox_inches="tight"``), while the figure returned, or drawn on ``ax=``, cut them.
     A figure of ours is widened to keep the rank axis ``_AXIS_INCHES`` long beside the names; on a
     caller's axes the rank axis takes what the names leave, and names that leave it less than
-    ``_MIN_AXIS`` of the axes are cut shorter (in the middle, while they stay distinct).
+    ``_MIN_AXIS`` of the axes are cut shorter while they stay distinct (:func:`shorten_apart`: names
+    of a sweep that differ only in the middle lost that part to the middle cut, so they were kept
+    whole, ran past the figure and took the rank axis with them).
     """
+    span = axis[1] - axis[0]
     renderer = fig.canvas.get_renderer()
     if own:
         anchors, left, right = _extents(ax, renderer)
         need = _width_at(_AXIS_INCHES * fig.dpi / span, anchors, left, right) / fig.dpi + 0.3
         width, height = fig.get_size_inches()
         fig.set_size_inches(max(width, need), height)
+    names = [name for _, name, _ in labels]
     for layout in (True, False):  # before tight_layout (no text outside the axes), then at its width
         width = ax.get_window_extent().width
-        for most in (None, 40, 30, 24, 18, 12):
-            if most is not None:
-                cut = [shorten(name, most) for _, name, _ in labels]
-                if len(set(cut)) < len({name for _, name, _ in labels}):
-                    break
-                for (text, _, r), name in zip(labels, cut, strict=True):
-                    text.set_text(f"{name} ({r:.2f})")
+        for most in (None, 40, 30, 24, 18, 12, 8):
+            cut = names if most is None else shorten_apart(names, most)
+            if cut is None:  # no shorter cut tells them apart: keep the last one
+                break
+            for (text, _, r), name in zip(labels, cut, strict=True):
+                text.set_text(f"{name} ({r:.2f})")
             anchors, left, right = _extents(ax, renderer)
             if own or _width_at(_MIN_AXIS * width / span, anchors, left, right) <= width:
                 break
-        _set_limits(ax, anchors, left, right, span, width)
-        if layout:
+        _set_limits(ax, anchors, left, right, axis, width)
+        if layout and fig.get_layout_engine() is None:
             fig.tight_layout()
+        elif layout:  # the caller's engine (constrained layout) places the axes: tight_layout replaced it
+            fig.draw_without_rendering()
 
 
 def _set_limits(
-    ax: Any, anchors: np.ndarray, left: np.ndarray, right: np.ndarray, span: float, width: float
+    ax: Any, anchors: np.ndarray, left: np.ndarray, right: np.ndarray, axis: tuple[float, float], width: float
 ) -> None:
     """x limits at which the diagram's items fill the axes' ``width`` pixels: the pixels per rank found
-    by bisection (the width they take grows with it), at least ``_MIN_AXIS`` of the axes a rank span."""
-    low, high = _MIN_AXIS * width / span, width / span
+    by bisection (the width they take grows with it), at least ``_MIN_AXIS`` of the axes a rank span.
+
+    Items wider than the axes even then stick out evenly on both sides, and the window keeps the rank
+    axis ``axis``: it began at the leftmost name, so a long one left the axis, the bars and the lines
+    outside the limits, clipped away.
+    """
+    lo, hi = axis
+    low, high = _MIN_AXIS * width / (hi - lo), width / (hi - lo)
     if _width_at(low, anchors, left, right) < width:
         for _ in range(60):
             mid = (low + high) / 2
             low, high = (mid, high) if _width_at(mid, anchors, left, right) <= width else (low, mid)
-    start = float(np.min(anchors - left / low))
-    ax.set_xlim(start, start + width / low)
+    first, last = float(np.min(anchors - left / low)), float(np.max(anchors + right / low))
+    view = width / low
+    start = first if last - first <= view else (first + last - view) / 2
+    edge = _MARGIN / low
+    start = min(max(start, hi + edge - view), lo - edge)
+    ax.set_xlim(start, start + view)
