@@ -198,6 +198,45 @@ def test_cd_diagram_on_a_callers_axes_keeps_the_rank_axis_with_names_that_differ
         assert ax.get_window_extent().width >= 0.75 * fig.bbox.width  # not squeezed by tight_layout
 
 
+def test_names_with_dollar_signs_are_drawn_letter_for_letter_in_every_chart():
+    # two '$' made matplotlib parse the text between them as mathtext: ValueError '5_to_' from the CD
+    # diagram, the forest plot, the curve legend and the confusion heatmap (the CLI printed only that)
+    from matplotlib import cbook
+
+    dollar, other = "budget_$5_to_$10", "budget_$10_to_$20"
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 100)
+    runs = pl.concat(
+        pl.DataFrame({"$run$": name, "example": np.arange(100), "label": y,
+                      "prediction": np.where(rng.random(100) < 0.7 + 0.05 * i, y, 1 - y)})
+        for i, name in enumerate([dollar, other, "base"])
+    )  # fmt: skip
+    scores = pl.concat(
+        pl.DataFrame({"run": name, "label": (t := rng.integers(0, 2, 40)), "score": t + rng.random(40)})
+        for name in (dollar, other)
+    )
+    ranks = pl.DataFrame({
+        "method": [dollar, other, "baseline"] * 4, "dataset": np.repeat(np.arange(4), 3),
+        "score": [0.9, 0.8, 0.7, 0.85, 0.86, 0.6, 0.7, 0.65, 0.5, 0.92, 0.9, 0.91],
+    })  # fmt: skip
+    figures = {
+        "cd": be.plot(be.rank_methods(ranks), chart="cd"),
+        "forest": be.plot(be.leaderboard(runs, run="$run$")),
+        "roc": be.plot(be.curves(scores, by="run", kind="roc")),
+        "confusion": be.plot_confusion(
+            pl.DataFrame({"label": [dollar, other] * 5, "prediction": [dollar, dollar] * 5}),
+            "label",
+            "prediction",
+        ),
+    }
+    for chart, fig in figures.items():
+        fig.canvas.draw()
+        texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text")) if "$" in t.get_text()]
+        assert any(r"budget_\$5_to_\$10" in t for t in texts), (chart, texts)
+        assert not any(cbook.is_math_text(t) for t in texts), (chart, texts)
+    assert r"\$run\$" in figures["forest"].axes[0].get_ylabel()
+
+
 def test_cd_diagram_of_all_tied_methods_joins_them_with_a_bar_not_a_dot():
     # every score 0.5: ranks 3.0 and one clique, drawn from 2.988 to 3.012 on a 1..5 axis
     df = pl.DataFrame(

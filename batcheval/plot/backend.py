@@ -13,6 +13,7 @@ __all__ = [
     "check_axes",
     "check_path",
     "fit_legend",
+    "literal",
     "percent",
     "pyplot",
     "shorten",
@@ -117,6 +118,19 @@ def shorten(name: str, most: int = MAX_LABEL) -> str:
         return name
     tail = (most - 1) // 2
     return name[: most - 1 - tail] + "…" + name[len(name) - tail :]
+
+
+def literal(text: str) -> str:
+    """``text`` as matplotlib draws it letter for letter: every ``$`` escaped, since a name with two
+    (``budget_$5_to_$10``) was parsed as mathtext, raising a ValueError (``5_to_``) or drawing
+    ``run_$x$`` as math.
+
+    Examples
+    --------
+    >>> literal("budget_$5_to_$10")
+    'budget_\\\\$5_to_\\\\$10'
+    """
+    return text.replace("$", r"\$")
 
 
 def shorten_apart(names: list[str], most: int) -> list[str] | None:

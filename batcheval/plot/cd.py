@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..inference.ranks import RankResult
-from .backend import MAX_LABEL, check_axes, check_path, pyplot, shorten_apart
+from .backend import MAX_LABEL, check_axes, check_path, literal, pyplot, shorten_apart
 
 __all__ = ["cliques", "plot_cd", "rank_ticks"]
 
@@ -88,8 +88,9 @@ def plot_cd(
     a quarter of it: longer names are cut, ``…``, in the middle, or around the part in which they
     differ when the middle cut makes two alike, so they stay distinct; names too long for the axes even
     then stick out of it on both sides, the rank axis kept in view). Names over 60 characters are cut
-    so too. A group's bar is at least 8 % of the rank axis long, so methods of one average rank (all
-    tied) are joined by a bar, not a dot.
+    so too, and every name is drawn letter for letter (a ``$`` starts no mathtext). A group's bar is
+    at least 8 % of the rank axis long, so methods of one average rank (all tied) are joined by a bar,
+    not a dot.
 
     Returns
     -------
@@ -167,7 +168,8 @@ def plot_cd(
             x_end, ha = hi + pad, "left"
         ax.plot([r, r, x_end], [0, y, y], color="0.25", linewidth=0.9)
         gap = (-0.08 if ha == "right" else 0.08) * (span / 10 + 0.2)
-        labels.append((ax.text(x_end + gap, y, f"{name} ({r:.2f})", ha=ha, va="center", fontsize=9), name, r))
+        text = ax.text(x_end + gap, y, f"{literal(name)} ({r:.2f})", ha=ha, va="center", fontsize=9)
+        labels.append((text, name, r))
     for g, (i, j) in enumerate(groups):
         y = 0.12 + bar_gap * g
         # at least _MIN_BAR of the axis: methods of one average rank (all tied) got a bar from 2.988 to
@@ -240,7 +242,7 @@ def _fit_texts(
             if cut is None:  # no shorter cut tells them apart: keep the last one
                 break
             for (text, _, r), name in zip(labels, cut, strict=True):
-                text.set_text(f"{name} ({r:.2f})")
+                text.set_text(f"{literal(name)} ({r:.2f})")
             anchors, left, right = _extents(ax, renderer)
             if own or _width_at(_MIN_AXIS * width / span, anchors, left, right) <= width:
                 break

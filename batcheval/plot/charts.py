@@ -14,7 +14,7 @@ from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import RankResult, is_rank_result
 from ..scores.curves import CHARTS, POINT_COLUMNS
-from .backend import check_axes, check_path, fit_legend, pyplot, shorten
+from .backend import check_axes, check_path, fit_legend, literal, pyplot, shorten
 from .cd import plot_cd
 from .forest import plot_leaderboard
 
@@ -373,7 +373,7 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
             x, y = np.concatenate(([0.0], x)), np.concatenate(([y[0]], y))  # recall 0 at the top score
         name = ", ".join(f"{c}={v}" for c, v in zip(by, key, strict=True)) or chart
         exact = bool(part["exact"][0]) if "exact" in part.columns else True
-        lines.append((shorten(name) + _area(chart, x, y, exact, one_class), x, y))
+        lines.append((literal(shorten(name)) + _area(chart, x, y, exact, one_class), x, y))
     _guides(ax, chart, prevalence)
     for i, (name, x, y) in enumerate(lines):
         ax.plot(x, y, marker=".", markersize=3, linewidth=1.2, label=name, color=f"C{i % 10}",

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from .backend import check_axes, check_path, fit_legend, percent, pyplot, shorten
+from .backend import check_axes, check_path, fit_legend, literal, percent, pyplot, shorten
 
 __all__ = ["plot_leaderboard"]
 
@@ -113,7 +113,7 @@ def plot_leaderboard(
     if unbounded.any():
         _unbounded_bars(ax, y[unbounded], low[unbounded], high[unbounded])
     ticks = labels or [str(r) for r in rows.get_column("rank").to_list()]
-    ticks = [f"{t} (leader)" if lead else t for t, lead in zip(ticks, is_leader, strict=True)]
+    ticks = [literal(f"{t} (leader)" if lead else t) for t, lead in zip(ticks, is_leader, strict=True)]
     ax.set_yticks(y, ticks)
     if len(rows):  # the default 5% margins left a blank band of 25 rows above and below 500 runs
         ax.set_ylim(-0.6, len(rows) - 0.4)
@@ -137,7 +137,7 @@ def plot_leaderboard(
     )
     ax.grid(True, axis="x", color="0.93")
     if keys:
-        ax.set_ylabel(", ".join(keys))
+        ax.set_ylabel(literal(", ".join(keys)))
     if own and len(rows):
         _fit_labels(fig, ax)
     # beside the axes, the figure widened to hold it: inside it would cover intervals, and below them it
@@ -237,7 +237,7 @@ def _names(rows: pl.DataFrame, keys: list[str], most: int = 3) -> str:
         return ""
     names = [shorten(", ".join(str(v) for v in r), 30) for r in rows.select(keys).head(most).iter_rows()]
     more = f" and {rows.height - most} more" if rows.height > most else ""
-    return ": " + "; ".join(names) + more
+    return literal(": " + "; ".join(names) + more)
 
 
 def _board_measure(board: pl.DataFrame) -> str:

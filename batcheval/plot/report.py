@@ -13,7 +13,7 @@ from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import by_class, intervals
 from ..io.frames import check_label_keywords, from_mapping, named_by_keyword, shown_value
 from ..measures import check_level
-from .backend import check_path, percent, pyplot, shorten
+from .backend import check_path, literal, percent, pyplot, shorten
 
 __all__ = ["confusion_table", "plot_confusion", "report"]
 
@@ -384,7 +384,7 @@ def plot_confusion(
                     text = "" if np.isnan(v) else fmt(v)
                     cells.append((ax.text(j, i, text, ha="center", va="center", fontsize="small",
                                           color="white" if v > 0.6 * top else "black"), v))  # fmt: skip
-        shown = [shown_names[i] for i in ticks]
+        shown = [literal(shown_names[i]) for i in ticks]
         size = "medium" if k <= 20 else "small" if k <= _MAX_TICKS else "x-small"
         slanted = max(map(len, shown)) > 3  # slanted names end at their column
         ax.set_xticks(ticks, shown, rotation=45 if slanted else 0, fontsize=size,
