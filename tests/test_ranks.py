@@ -125,6 +125,23 @@ def test_wilcoxon_equals_scipy(n, ties):
     np.testing.assert_allclose(res.pairwise["p_wilcoxon_holm"], holm)
 
 
+@pytest.mark.parametrize("n", [13, 14, 40])
+def test_identical_methods_count_in_wilcoxons_holm_family_as_p_one(n):
+    # a copy of another method has no non-zero difference: scipy's p-value is NaN above N = 13, and
+    # adjust left that pair out of Holm's family, so the others got 2p instead of 3p at N = 14
+    a, b = np.arange(n) + 0.5, np.arange(n) * 1.0
+    x = np.column_stack([a, b, b])  # m002 is m001's exact copy; m000 beats both on every dataset
+    res = be.rank_methods(frame_of(x))
+    pw = res.pairwise.sort("method_a", "method_b")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns that every difference of the copy is zero
+        ref = [stats.wilcoxon(x[:, i], x[:, j]).pvalue for i, j in ((0, 1), (0, 2), (1, 2))]
+    np.testing.assert_allclose(pw["p_wilcoxon"].to_numpy(), ref, rtol=1e-12)  # NaN where scipy's is
+    holm = multipletests(np.nan_to_num(ref, nan=1.0), method="holm")[1]
+    np.testing.assert_allclose(pw["p_wilcoxon_holm"].to_numpy(), holm, rtol=1e-12)
+    assert pw["p_wilcoxon_holm"].to_list()[2] == 1.0
+
+
 def test_lower_is_better_reverses_the_ranks():
     x = scores(9, 4, 4)
     up = be.rank_methods(frame_of(x))

@@ -33,7 +33,9 @@ methods (1 = best; tied scores share the mean of their ranks), and each method's
 - **Holm**: ``z = (R_i − R_j) / sqrt(k(k+1)/(6N))`` with a two-sided normal p-value, Holm-adjusted
   over the comparisons made (against ``control`` when given, else all pairs). More powerful than
   Nemenyi against a control.
-- **Wilcoxon signed-rank** for each pair over the N datasets, Holm-adjusted over all pairs. Zeros
+- **Wilcoxon signed-rank** for each pair over the N datasets, Holm-adjusted over all pairs (a pair
+  of identical methods, whose ``p_wilcoxon`` is NaN above N = 13 as in scipy, counts in Holm's
+  family as p = 1, as it is at N ≤ 13). Zeros
   are dropped (Wilcoxon's convention; equal scores are a zero difference, infinite ones too), ties
   get mid-ranks. The p-value is exact (the null
   distribution of the rank sum, by enumeration) for N ≤ 50 without zeros or ties; for N ≤ 13
@@ -117,7 +119,8 @@ class RankResult:
         after ``method``, e.g. ``model_a`` and ``model_b``): ``rank_diff``
         (R_b − R_a), ``z``, ``p_nemenyi``, ``p_holm``, ``nemenyi_different`` (rank difference at
         least the CD), Wilcoxon's ``w`` (the smaller rank sum), ``p_wilcoxon`` and
-        ``p_wilcoxon_holm``. Empty with ``pairwise=False``.
+        ``p_wilcoxon_holm`` (Holm over all k(k − 1)/2 pairs: a pair whose differences are all zero,
+        ``p_wilcoxon`` NaN above N = 13, counts as p = 1). Empty with ``pairwise=False``.
     control
         With ``control=``: one row per other method, best first, ``rank_diff`` (R_method −
         R_control), ``z``, ``p_value`` (two-sided normal), ``p_holm`` (Holm over these k − 1
@@ -611,12 +614,15 @@ def rank_methods(
         p_z = 2.0 * special.ndtr(-np.abs(z))
         p_nem = studentized_range_sf(np.abs(diff) / se * np.sqrt(2), k)
         w, p_w = wilcoxon_pairs(x, a, b)
+        # NaN only where every difference is zero (two identical methods, N > 13): a test of the family
+        # with p = 1 (as at N ≤ 13), which adjust would leave out, shrinking Holm's m for every other pair
+        p_w_family = np.where(np.isnan(p_w), 1.0, p_w)
         pair_frame = pl.DataFrame(
             [methods.gather(a).alias(f"{method}_a"), methods.gather(b).alias(f"{method}_b"),
              pl.Series("rank_diff", diff), pl.Series("z", z), pl.Series("p_nemenyi", p_nem),
              pl.Series("p_holm", adjust(p_z, "holm")), pl.Series("nemenyi_different", np.abs(diff) >= cd),
              pl.Series("w", w), pl.Series("p_wilcoxon", p_w),
-             pl.Series("p_wilcoxon_holm", adjust(p_w, "holm"))]
+             pl.Series("p_wilcoxon_holm", adjust(p_w_family, "holm"))]
         )  # fmt: skip
     else:
         pair_frame = pl.DataFrame()
