@@ -535,6 +535,27 @@ def test_cd_diagram_ticks_and_title_with_top():
     assert be.plot(_ranks(6)).axes[0].get_title().startswith("6 methods, 12 datasets")
 
 
+def test_cd_diagram_draws_as_many_methods_as_top_asks_beyond_the_default_40():
+    # top=45 drew 40 (min(top, 40)) under a title of "the best 40 shown"
+    res = _ranks(50)
+
+    def drawn(fig):
+        return [t.get_text() for t in fig.axes[0].texts if re.fullmatch(r"m\d+ \(\d+\.\d\d\)", t.get_text())]
+
+    fig = be.plot(res, top=45)
+    assert drawn(fig) == [
+        f"{m} ({r:.2f})" for m, r in res.ranks.head(45).select("method", "mean_rank").rows()
+    ]
+    assert fig.axes[0].get_title().startswith("50 methods (the best 45 shown), 12 datasets")
+    fig = be.plot(res, top=60)  # more than there are: all of them
+    assert len(drawn(fig)) == 50 and fig.axes[0].get_title().startswith("50 methods, 12 datasets")
+    with pytest.raises(
+        be.errors.InvalidArgumentError,
+        match=re.escape("50 methods are too many for one diagram by default (at most 40); give top= (top=50"),
+    ):
+        be.plot(res)
+
+
 def test_cd_diagram_saves_long_method_names_whole(tmp_path):
     from matplotlib import image
 

@@ -19,7 +19,7 @@ from .backend import MAX_LABEL, check_axes, check_path, literal, pyplot, shorten
 
 __all__ = ["cliques", "plot_cd", "rank_ticks"]
 
-_MAX_METHODS = 40
+_MAX_METHODS = 40  # drawn without top= (a diagram of 40 is some 13 inches tall); top= may ask for more
 _MIN_BAR = 0.08  # the shortest clique bar, a share of the rank axis
 _AXIS_INCHES = 4.6  # the rank axis of a figure of our own
 _MIN_AXIS = 0.25  # the least share of a caller's axes the rank axis keeps, however long the names
@@ -77,8 +77,8 @@ def plot_cd(
     result
         What :func:`batcheval.rank_methods` returned.
     top
-        Draw only the best ``top`` methods (the rank axis and the CD stay those of all k);
-        default all, which must be at most 40.
+        Draw only the best ``top`` methods (the rank axis and the CD stay those of all k), as many
+        as asked (all k at most); default all, which must then be at most 40.
     path, title, ax
         Write a PNG there; a title; an existing matplotlib Axes.
 
@@ -115,13 +115,14 @@ def plot_cd(
     if top is None:
         if k > _MAX_METHODS:
             raise InvalidArgumentError(
-                f"{k} methods are too many for one diagram (at most {_MAX_METHODS}); give top="
+                f"{k} methods are too many for one diagram by default (at most {_MAX_METHODS}); give top= "
+                f"(top={k} draws them all)"
             )
         top = k
     if isinstance(top, bool | np.bool_) or not isinstance(top, int | np.integer) or top < 2:
         raise InvalidArgumentError(f"top= must be an integer of at least 2, got {top!r}")
     top = int(top)
-    shown = result.ranks.head(min(top, _MAX_METHODS))
+    shown = result.ranks.head(top)  # min(top, 40): top=45 drew 40
     names = [str(v) for v in shown.get_column(result.method).to_list()]
     # cut as the other charts' names, in the middle, or around where they differ if that makes two alike
     names = shorten_apart(names, MAX_LABEL) or names
