@@ -556,6 +556,18 @@ def test_cd_diagram_draws_as_many_methods_as_top_asks_beyond_the_default_40():
         be.plot(res)
 
 
+def test_cd_diagram_refuses_anything_but_a_rank_methods_result():
+    # plot_cd, the documented entry point, raised a bare AttributeError ('DataFrame' ... 'n_methods')
+    from batcheval.plot.cd import plot_cd
+
+    for bad, kind in ((pl.DataFrame({"method": ["a"], "mean_rank": [1.0]}), "DataFrame"), (None, "NoneType")):
+        with pytest.raises(
+            be.errors.InvalidArgumentError,
+            match=re.escape(f"result= takes what be.rank_methods returns (a RankResult), got {kind}"),
+        ):
+            plot_cd(bad)
+
+
 def test_cd_diagram_saves_long_method_names_whole(tmp_path):
     from matplotlib import image
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from ..inference.ranks import RankResult
+from ..inference.ranks import RankResult, is_rank_result
 from .backend import MAX_LABEL, check_axes, check_path, literal, pyplot, shorten_apart
 
 __all__ = ["cliques", "plot_cd", "rank_ticks"]
@@ -109,6 +109,10 @@ def plot_cd(
     >>> sorted(t.get_text() for t in fig.axes[0].texts if t.get_text()[1:2] == " ")
     ['a (1.25)', 'b (2.00)', 'c (2.75)']
     """
+    if not is_rank_result(result):  # a frame raised a bare AttributeError ('n_methods')
+        raise InvalidArgumentError(
+            f"result= takes what be.rank_methods returns (a RankResult), got {type(result).__name__}"
+        )
     check_path(path)
     check_axes(ax)
     k = result.n_methods
