@@ -15,7 +15,7 @@ from scipy import stats
 
 import batcheval as be
 from batcheval.errors import BatchevalWarning, InvalidArgumentError, InvalidScoreError, NullValuesError
-from batcheval.inference.ranks import friedman_tests, studentized_range_sf, wilcoxon_pairs
+from batcheval.inference.ranks import friedman_tests, nemenyi_cd, studentized_range_sf, wilcoxon_pairs
 
 sp = pytest.importorskip("scikit_posthocs")
 multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
@@ -423,3 +423,40 @@ def test_friedman_tests_reads_its_options_strictly(kwargs, message):
         assert friedman_tests(x, permutation_max_df=df)[2] == friedman_tests(x, permutation_max_df=40)[2]
     low = friedman_tests(x, higher_is_better=False, permutation_max_df=0)[0]
     assert low.tolist() == (4.0 - friedman_tests(x, permutation_max_df=0)[0]).tolist()  # ranks mirrored
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((5, 8, 2.0), "alpha= must lie in (0, 1), got 2.0"),  # NaN
+        ((5, 8, 0.0), "alpha= must lie in (0, 1), got 0.0"),
+        ((5, 8, "0.05"), "alpha= must be a number, got '0.05'"),
+        ((1, 8), "k= must be an integer of at least 2, got 1"),  # NaN
+        ((5, 0), "n= must be an integer of at least 1, got 0"),  # ZeroDivisionError
+        ((5.0, 8), "k= must be an integer of at least 2, got 5.0"),
+    ],
+)
+def test_nemenyi_cd_refuses_what_has_no_critical_difference(args, message):
+    with pytest.raises(InvalidArgumentError) as caught:
+        nemenyi_cd(*args)
+    assert str(caught.value) == message
+    # Demšar's Table 5 (q_0.05 = 2.728 for 5 methods) at N = 8, as before
+    assert nemenyi_cd(5, 8) == pytest.approx(2.728 * np.sqrt(5 * 6 / 48), abs=2e-4)
+
+
+@pytest.mark.parametrize(
+    ("x", "message"),
+    [
+        (np.array([0.9, 0.8, 0.7]),  # IndexError: tuple index out of range
+         "x must be methods × datasets (x[..., method, dataset], at least 2-D), got shape (3,)"),
+        (np.array(0.5), "x must be methods × datasets (x[..., method, dataset], at least 2-D), got shape ()"),
+        (np.ones((1, 6)),
+         "x (x[..., method, dataset]) must hold at least 2 methods and 1 dataset, got 1 and 6"),
+        (np.ones((4, 3, 0)),
+         "x (x[..., method, dataset]) must hold at least 2 methods and 1 dataset, got 3 and 0"),
+    ],
+)  # fmt: skip
+def test_friedman_tests_refuses_what_is_no_table_of_methods_by_datasets(x, message):
+    with pytest.raises(InvalidArgumentError) as caught:
+        friedman_tests(x)
+    assert str(caught.value) == message

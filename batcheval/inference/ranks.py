@@ -651,6 +651,7 @@ def friedman_tests(
     ``permutation_max_df=0`` gives the approximations everywhere.
 
     Returns ``mean_rank[..., k]``, ``chi2``, ``p_chi2``, ``f``, ``p_f`` (each of the leading shape).
+    ``x`` must be at least 2-D, with at least 2 methods and 1 dataset.
 
     Examples
     --------
@@ -691,7 +692,15 @@ def friedman_with_method(
             int(permutation_max_df) if whole else permutation_max_df, "permutation_max_df=", least=0
         )
     x = np.asarray(x, dtype=np.float64)
+    if x.ndim < 2:  # a 1-D array raised IndexError: tuple index out of range
+        raise InvalidArgumentError(
+            f"x must be methods × datasets (x[..., method, dataset], at least 2-D), got shape {x.shape}"
+        )
     k, n = x.shape[-2], x.shape[-1]
+    if k < 2 or n < 1:
+        raise InvalidArgumentError(
+            f"x (x[..., method, dataset]) must hold at least 2 methods and 1 dataset, got {k} and {n}"
+        )
     ranks = stats.rankdata(-x if higher_is_better else x, axis=-2, method="average")  # per dataset
     mean_rank = ranks.mean(axis=-1)
     # Σ(t³ − t) over groups of tied scores from the mid-ranks: a group of t ties at ranks a+1..a+t
@@ -726,13 +735,24 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
     """Nemenyi's critical difference ``q_α sqrt(k(k+1)/(6N))`` of average ranks, ``q_α`` the
     studentized range quantile (∞ df) over √2.
 
+    ``k`` (methods) must be at least 2, ``n`` (datasets) at least 1 and ``alpha`` in (0, 1): α = 2
+    and k = 1 gave NaN, n = 0 a ZeroDivisionError.
+
     Examples
     --------
     >>> round(nemenyi_cd(5, 8), 4)
     2.1565
+    >>> nemenyi_cd(5, 8, 2.0)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: alpha= must lie in (0, 1), got 2.0
     """
     from scipy import stats
 
+    k = as_count(k, "k=", least=2)
+    n = as_count(n, "n=", least=1)
+    if not 0.0 < as_real(alpha, "alpha=") < 1.0:
+        raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
     q_alpha = float(stats.studentized_range.ppf(1 - alpha, k, np.inf)) / np.sqrt(2)
     return float(q_alpha * np.sqrt(k * (k + 1) / (6.0 * n)))
 
