@@ -15,7 +15,13 @@ from scipy import stats
 
 import batcheval as be
 from batcheval.errors import BatchevalWarning, InvalidArgumentError, InvalidScoreError, NullValuesError
-from batcheval.inference.ranks import friedman_tests, nemenyi_cd, studentized_range_sf, wilcoxon_pairs
+from batcheval.inference.ranks import (
+    friedman_tests,
+    friedman_with_method,
+    nemenyi_cd,
+    studentized_range_sf,
+    wilcoxon_pairs,
+)
 
 sp = pytest.importorskip("scikit_posthocs")
 multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
@@ -460,3 +466,22 @@ def test_friedman_tests_refuses_what_is_no_table_of_methods_by_datasets(x, messa
     with pytest.raises(InvalidArgumentError) as caught:
         friedman_tests(x)
     assert str(caught.value) == message
+
+
+def test_all_tied_methods_claim_no_permutation_p_values():
+    # every score 0.5: χ² and both p-values NaN (scipy's χ² too), while p_method said "exact" and
+    # summary() "exact permutation p-values" beside p = nan
+    x = np.full((4, 3), 0.5)
+    res = be.rank_methods(frame_of(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy: every dataset ties
+        assert np.isnan(stats.friedmanchisquare(*x.T).statistic)
+    assert np.isnan(res.friedman_chi2) and np.isnan(res.friedman_p) and np.isnan(res.iman_davenport_p)
+    assert res.p_method == "undefined"
+    assert res.summary() == (
+        "3 methods on 4 datasets: Friedman chi2 = nan (p = nan), Iman-Davenport F = nan (p = nan); "
+        "no test: every method ties on every dataset; Nemenyi CD at alpha = 0.05: 1.657"
+    )
+    # stacked with a table that has a test, each keeps its own method
+    hows = friedman_with_method(np.stack([x.T, np.arange(12.0).reshape(3, 4)]))[-1]
+    assert hows.tolist() == ["undefined", "exact"]

@@ -24,7 +24,8 @@ methods (1 = best; tied scores share the mean of their ranks), and each method's
   (:data:`PERMUTATION_DRAWS`) from a stream seeded with 2006 (:data:`PERMUTATION_SEED`) hashed
   with the tie pattern (:func:`pattern_seed`), p = (1 + #{T* ≥ T}) / (1 + 20,000), which is
   valid at any number of draws. ``RankResult.p_method`` says which: ``"exact"``, ``"monte_carlo"`` or
-  ``"asymptotic"`` (χ² and F tails, above the bound). docs/comparing.md, "Calibration of the
+  ``"asymptotic"`` (χ² and F tails, above the bound), or ``"undefined"`` when every method ties on
+  every dataset (χ², F and both p-values NaN). docs/comparing.md, "Calibration of the
   5×2cv and rank tests", has the size of both and of every other test here.
 - **Nemenyi**: two methods differ when their average ranks differ by at least the critical
   difference ``CD = q_α sqrt(k(k+1)/(6N))``, ``q_α`` the studentized range quantile (∞ df) over
@@ -143,7 +144,8 @@ class RankResult:
     p_method
         How ``friedman_p`` and ``iman_davenport_p`` were found: ``"exact"`` (every ordering of the
         ranks within datasets), ``"monte_carlo"`` (20,000 seeded orderings) or ``"asymptotic"``
-        (the χ² and F tails, when ``(k − 1)(N − 1) > 40``).
+        (the χ² and F tails, when ``(k − 1)(N − 1) > 40``); ``"undefined"`` when there are none
+        (every method ties on every dataset: χ², F and both p-values are NaN).
 
     Examples
     --------
@@ -195,7 +197,8 @@ class RankResult:
         3 methods on 3 datasets: Friedman chi2 = 2.667 (p = 0.361), Iman-Davenport F = 1.6
         (p = 0.361); exact permutation p-values; Nemenyi CD at alpha = 0.05: 1.914
         """
-        how = {"exact": "; exact permutation p-values", "monte_carlo": "; Monte Carlo permutation p-values"}
+        how = {"exact": "; exact permutation p-values", "monte_carlo": "; Monte Carlo permutation p-values",
+               "undefined": "; no test: every method ties on every dataset"}  # fmt: skip
         return (
             f"{self.n_methods} methods on {self.n_datasets} datasets: Friedman chi2 = "
             f"{self.friedman_chi2:.4g} (p = {self.friedman_p:.3g}), Iman-Davenport F = "
@@ -672,7 +675,8 @@ def friedman_with_method(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`friedman_tests` and, last, how each table's p-values were found: ``"exact"``,
     ``"monte_carlo"`` (the permutation distribution) or ``"asymptotic"`` (χ² and F), an array of
-    the leading shape.
+    the leading shape; ``"undefined"`` where χ² is NaN (every method ties on every dataset), which
+    had been called ``"exact"`` beside p-values of NaN.
 
     Examples
     --------
@@ -728,6 +732,7 @@ def friedman_with_method(
             p_f = np.where(finite, stats.f.sf(np.where(finite, f, 0.0), k - 1, (k - 1) * (n - 1)), 0.0)
     p_chi2 = np.where(np.isnan(chi2), np.nan, p_chi2)
     p_f = np.where(np.isnan(chi2), np.nan, p_f)
+    how = np.where(np.isnan(chi2), "undefined", how).astype(object)
     return mean_rank, chi2, p_chi2, f, p_f, how
 
 
