@@ -235,13 +235,13 @@ def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
     fallout, miss_rate = _ratio(b, rn), _ratio(c, rp)
     bm, mk = _coef(det, rp * rn), _coef(det, pp * pn)
     prevalence, bias = rp / n, pp / n
-    even_r, even_p = prevalence * (1.0 - prevalence), bias * (1.0 - bias)
+    # prevalence·(1 − prevalence) as rp·rn/n², from the margins: 1 − rp/n cancels when one class
+    # holds nearly all of n (6e-17 came out 0 at n = 1e17), and either class positive gives these bits
+    nn = n * n
+    even_r, even_p = rp * rn / nn, pp * pn / nn
     even_g = _sqrt(even_r * even_p)
     r = _coef(det, _sqrt(rp * rn) * _sqrt(pp * pn))
-    dtp = det / (n * n)
-    # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
-    # margin term as the identity in docs/measures.md says: that holds only when prevalence = bias.
-    s_pos, s_neg, n4 = rp + pp, rn + pn, 4.0 * n
+    dtp = det / nn
     # observed less expected: det/n in cells a and d, −det/n in b and c (n·a − rp·pp = det)
     dn = det / n
     nd = 0.0 - dn
@@ -275,9 +275,10 @@ def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
         "evenness_predicted": even_p,
         "evenness_global": even_g,
         "kappa_cohen": _coef(2.0 * det, rp * pn + pp * rn),
-        "kappa_fleiss": _coef(
-            n4 * (a + d) - s_pos * s_pos - s_neg * s_neg, n4 * n - s_pos * s_pos - s_neg * s_neg
-        ),
+        # Scott/Fleiss (accuracy − e)/(1 − e), both scaled by 2n²: (4·det − (fn − fp)²)/((rp + pp)(rn + pn)),
+        # the identity of docs/measures.md, not 4n(tp + tn) − (rp + pp)² − (rn + pn)² over 4n² − …,
+        # whose terms of 4n² cancel with one class nearly all of n (0.5 came out 1.0 at n = 1e17)
+        "kappa_fleiss": _coef(4.0 * det - (c - b) * (c - b), (rp + pp) * (rn + pn)),
         "wracc": 4.0 * dtp,
         # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
         "auc_single": 0.5 * (recall + inverse_recall),
@@ -565,22 +566,18 @@ def measure_value(m, tp, fp, fn, tn, b2):
     elif m == 17:
         return det / (n * n)
     elif m == 18:
-        return rp / n * (1.0 - rp / n)
+        return rp * rn / (n * n)
     elif m == 19:
-        return pp / n * (1.0 - pp / n)
+        return pp * pn / (n * n)
     elif m == 20:
-        return math.sqrt(rp / n * (1.0 - rp / n) * (pp / n * (1.0 - pp / n)))
+        return math.sqrt(rp * rn / (n * n) * (pp * pn / (n * n)))
     elif m == 21:
         den = rp * pn + pp * rn
         return 2.0 * det / den if den != 0 else 0.0
     elif m == 22:
-        # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 4n². Not dtp over a
-        # margin term as the identity in docs/measures.md says: that holds only when prevalence = bias.
-        s_pos = rp + pp
-        s_neg = rn + pn
-        n4 = 4.0 * n
-        den = n4 * n - s_pos * s_pos - s_neg * s_neg
-        return (n4 * (a + d) - s_pos * s_pos - s_neg * s_neg) / den if den != 0 else 0.0
+        # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 2n², as _formulas forms it
+        den = (rp + pp) * (rn + pn)
+        return (4.0 * det - (c - b) * (c - b)) / den if den != 0 else 0.0
     elif m == 23:
         return 4.0 * (det / (n * n))
     elif m == 24:
@@ -616,9 +613,9 @@ def measure_value(m, tp, fp, fn, tn, b2):
     elif m == 32:
         return mk * mk * pp * pn / rp if rp != 0 else 0.0
     elif m == 33:
-        return 2.0 * n * bm * bm * (rp / n * (1.0 - rp / n))
+        return 2.0 * n * bm * bm * (rp * rn / (n * n))
     elif m == 34:
-        return 2.0 * n * mk * mk * (pp / n * (1.0 - pp / n))
+        return 2.0 * n * mk * mk * (pp * pn / (n * n))
     elif m == 35:
-        return 2.0 * n * bm * mk * math.sqrt(rp / n * (1.0 - rp / n) * (pp / n * (1.0 - pp / n)))
+        return 2.0 * n * bm * mk * math.sqrt(rp * rn / (n * n) * (pp * pn / (n * n)))
     return nan
