@@ -127,10 +127,13 @@ def saddle_terms(largest_n: int) -> np.ndarray | None:
 
 
 @jit_inline
-def null_variance(nf, rf, pf):
+def null_variance(n, r, p):
     """Variance of a table's cell under the permutation null (hypergeometric: n examples, r
-    real and p predicted of its class), as floats; :data:`EXACT_VARIANCE` compares with it."""
-    return rf * (nf - rf) / nf * (pf * (nf - pf) / (nf * (nf - 1.0)))
+    real and p predicted of its class, counts), as a float; :data:`EXACT_VARIANCE` compares with
+    it. ``n − r`` and ``n − p`` are formed before they are turned into floats: from 2^53 examples
+    the difference of the floats loses them (0 for a class of all but 2 of 2^62, and a p-value NaN)."""
+    nf = float(n)
+    return float(r) * float(n - r) / nf * (float(p) * float(n - p) / (nf * (nf - 1.0)))
 
 
 @jit_inline
@@ -138,7 +141,7 @@ def summed_exactly(n, r, p):
     """Whether :func:`midp_cell` sums the tail of this table exactly (so it needs ln k! up to n)."""
     if not (0 < r < n and 0 < p < n < PAIR_LIMIT):
         return False
-    return null_variance(float(n), float(r), float(p)) <= EXACT_VARIANCE
+    return null_variance(n, r, p) <= EXACT_VARIANCE
 
 
 @jit
@@ -278,8 +281,12 @@ def midp_cell(x, n, r, p, lf, se, wide):
     """Two-sided mid-p of cell ``x`` of a table with n examples, r real and p predicted of its class.
 
     Distance from the null mean ``r p / n``; exact below :data:`EXACT_VARIANCE` (at any n
-    below :data:`PAIR_LIMIT`), normal above. 1 when a margin is empty or full (nothing to test),
-    NaN for n = 0.
+    below :data:`PAIR_LIMIT`), normal above, and normal from :data:`PAIR_LIMIT` (2^62) examples
+    at any variance: the z score of the exact permutation variance, whose deviation
+    ``n·x − r·p = x·(n − r − p + x) − (r − x)(p − x)`` is formed from the cells from
+    :data:`INT_LIMIT` examples (within a rounding of each product, where ``n·x`` and ``r·p`` as
+    floats cancelled: NaN for an independent table of 2^62). 1 when a margin is empty or full
+    (nothing to test), NaN for n = 0.
     ``lf``: ln k! for k below its length (``lf[i] = lgamma(i + 1)``), any length. ``se``: None,
     or Stirling terms (:func:`~batcheval.kernels.fisher.stirlerr_table`, any length) for the
     saddle-point first term of a tail from :data:`SADDLE_FROM` examples (:func:`saddle_terms`).
@@ -292,9 +299,14 @@ def midp_cell(x, n, r, p, lf, se, wide):
     if not (0 < r < n and 0 < p < n):
         return 1.0
     nf, rf, pf = float(n), float(r), float(p)
-    var = null_variance(nf, rf, pf)
+    var = null_variance(n, r, p)
     if var > EXACT_VARIANCE or n >= PAIR_LIMIT:
-        dev = float(n * x - r * p) if n < INT_LIMIT else nf * x - rf * pf  # n·(x − mean)
+        # n·(x − mean): exactly while it fits, else the determinant of the cells, x·(n − r − p + x)
+        # − (r − x)(p − x), within a rounding of each product (below one in 2^21 of a z score)
+        if n < INT_LIMIT:
+            dev = float(n * x - r * p)
+        else:
+            dev = float(x) * float(n - r - p + x) - float(r - x) * float(p - x)
         return math.erfc(abs(dev) / (nf * math.sqrt(var)) / _SQRT2)
     if n >= INT_LIMIT:
         if wide is None:  # numba keeps one branch of the two, by wide's type

@@ -102,37 +102,42 @@ def _bd0(x, m):
 
 
 @jit
-def _log_binom_raw(x, n, np_, nq, se):
-    """ln of the binomial pmf ``C(n, x) p^x q^(n−x)`` with ``np_ = n·p`` and
-    ``nq = n·q`` (Loader's ``dbinom_raw``, in logs so that no factor underflows)."""
+def _log_binom_raw(x, n, n_x, np_, nq, se):
+    """ln of the binomial pmf ``C(n, x) p^x q^(n−x)`` with ``n_x = n − x`` (formed by the caller
+    from the counts: above 2^53 the float of n − x is not the difference of the floats),
+    ``np_ = n·p`` and ``nq = n·q`` (Loader's ``dbinom_raw``, in logs so that no factor underflows)."""
     if x == 0.0:
         if n == 0.0:
             return 0.0
         return -_bd0(n, nq) - np_ if np_ < 0.1 * n else n * math.log(nq / n)
-    if x == n:
+    if n_x == 0.0:
         return -_bd0(n, np_) - nq if nq < 0.1 * n else n * math.log(np_ / n)
-    lc = _stirlerr_at(n, se) - _stirlerr_at(x, se) - _stirlerr_at(n - x, se) - _bd0(x, np_) - _bd0(n - x, nq)
+    lc = _stirlerr_at(n, se) - _stirlerr_at(x, se) - _stirlerr_at(n_x, se) - _bd0(x, np_) - _bd0(n_x, nq)
     # ln((n − x)/n), not log1p(−x/n): near x = n the rounding of x/n is all that is left of (n − x)/n
     # (2e-10 of the pmf at n = 1e9 for the mirrored tail of a test with few predicted positives)
-    return lc - 0.5 * (_LN_2PI + math.log(x) + math.log((n - x) / n))
+    return lc - 0.5 * (_LN_2PI + math.log(x) + math.log(n_x / n))
 
 
 @jit
 def log_pmf(k, n, rp, pp, se):
     """ln P(X = k) for X ~ Hypergeometric(population n, successes rp, draws pp),
     for ``max(0, pp − (n − rp)) <= k <= min(rp, pp)`` and ``0 < pp < n``; ``se`` from
-    :func:`stirlerr_table` (any length)."""
-    kf = float(k)
+    :func:`stirlerr_table` (any length).
+
+    Every difference of counts is formed before it is turned into a float: from 2^53 examples the
+    floats of n and pp are no longer whole, and an independent table of 2^54 (pmf 1/4 at k − 1)
+    came out with a pmf of 1 there."""
     nf = float(n)
     rpf = float(rp)
     rnf = float(n - rp)
     ppf = float(pp)
+    pnf = float(n - pp)
     p = ppf / nf
-    q = float(n - pp) / nf
+    q = pnf / nf
     return (
-        _log_binom_raw(kf, rpf, rpf * p, rpf * q, se)
-        + _log_binom_raw(ppf - kf, rnf, rnf * p, rnf * q, se)
-        - _log_binom_raw(ppf, nf, ppf, float(n - pp), se)
+        _log_binom_raw(float(k), rpf, float(rp - k), rpf * p, rpf * q, se)
+        + _log_binom_raw(float(pp - k), rnf, float(n - rp - pp + k), rnf * p, rnf * q, se)
+        - _log_binom_raw(ppf, nf, pnf, ppf, pnf, se)
     )
 
 
@@ -156,8 +161,8 @@ def upper_tail(x, n, rp, pp, se):
     Sums away from the mode, where the terms only shrink: upward from ``x``
     above the mode, else the lower tail downward from ``x - 1`` and one minus
     that (then the answer is at least about 1/3, so the complement costs no
-    relative precision). Counts are turned into floats before any product:
-    for tables of billions they pass int64.
+    relative precision). Counts are turned into floats before any product
+    (for tables of billions they pass int64), but after any difference.
 
     Examples
     --------
@@ -170,9 +175,13 @@ def upper_tail(x, n, rp, pp, se):
         return 1.0
     if x > hi:
         return 0.0
-    mode = math.floor((rp + 1.0) * (pp + 1.0) / (n + 2.0))
-    # one variable for both directions: one loop below, not one for each literal step
-    step = 1 if x > mode else -1
+    # x is above the mode floor((rp + 1)(pp + 1)/(n + 2)) when x(n + 2) > (rp + 1)(pp + 1), that is
+    # when the table's determinant tp·tn − fp·fn passes fp + fn + 1: formed from the cells, whose
+    # floats multiply within a rounding (the margins' floats lost the cells of 1 from 2^53 examples,
+    # and a tail of 1e-16 came out 1 as the complement of the other). One variable for both
+    # directions: one loop below, not one for each literal step
+    det = float(x) * float(n - rp - pp + x) - float(rp - x) * float(pp - x)
+    step = 1 if det > float(rp + pp - 2 * x + 1) else -1
     start = x if step > 0 else x - 1
     stop = hi if step > 0 else lo
     # pmf(start) + pmf(start + step) + … toward stop (inclusive) while the terms still count, as
