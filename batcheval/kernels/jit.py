@@ -2,11 +2,24 @@
 
 Kernels import :data:`jit` and :data:`jit_parallel` from here so that caching,
 fastmath and the error model are decided once for the whole library.
+
+Every kernel is cached on disk (numba's ``cache=True``), with one change: numba checks a cached
+kernel against its own source file only, so a kernel that calls or inlines a jitted function of
+another module (``pvalues`` calls ``chance.midp_cell``, ``leaderboard`` calls
+``delta.informedness_gradient``, ``ranks`` inlines ``sampling.uniform``) kept running the old
+callee's code, silently, after only the callee's file changed (an editable install, a git pull or
+checkout). Here each kernel's cache entry is stamped with its file's stamp and
+:data:`KERNELS_FINGERPRINT`, a hash of every ``batcheval/kernels/*.py`` read once at import
+(under a millisecond), so a change to any kernel source recompiles every batcheval kernel on
+its next call, and an unchanged source loads the cached code as before. numba's own locators still
+choose the directory (``NUMBA_CACHE_DIR``, ``__pycache__`` beside the kernels, the user-wide cache):
+nothing is deleted, a stale entry is overwritten when its kernel compiles again.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import sys
 import types
@@ -14,18 +27,81 @@ from collections.abc import Callable
 
 import numba
 import numpy as np
-from numba.core import event
+from numba.core import caching, event
+from numba.core.dispatcher import Dispatcher
 
 # fastmath stays off: batcheval promises results equal to the reference to
-# the last digit, and reassociation would change sums of floats.
-_FLAGS = {"cache": True, "nogil": True, "error_model": "numpy"}
+# the last digit, and reassociation would change sums of floats. Caching is on for every kernel,
+# through _njit (see the module's notes).
+_FLAGS = {"nogil": True, "error_model": "numpy"}
 
-jit = numba.njit(**_FLAGS)
+
+def _kernels_fingerprint() -> str:
+    """sha256 of the names and bytes of every ``*.py`` of this directory, in name order ("" where the
+    sources cannot be read, as in a zip: numba's own per-file stamp is then the only check)."""
+    digest = hashlib.sha256()
+    try:
+        here = os.path.dirname(os.path.abspath(__file__))
+        for name in sorted(n for n in os.listdir(here) if n.endswith(".py")):
+            with open(os.path.join(here, name), "rb") as f:
+                data = f.read()
+            digest.update(b"%d:%s:%d:" % (len(name), name.encode(), len(data)))
+            digest.update(data)
+    except OSError:
+        return ""
+    return digest.hexdigest()
+
+
+#: The source of every kernel module at import: part of each kernel's on-disk cache stamp.
+KERNELS_FINGERPRINT = _kernels_fingerprint()
+
+
+class _FingerprintedLocator:
+    """numba's cache locator of a kernel (whichever numba chose), its source stamp extended with
+    :data:`KERNELS_FINGERPRINT`: an index written under other kernel sources reads as stale."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+    def get_source_stamp(self) -> object:
+        return (self._inner.get_source_stamp(), KERNELS_FINGERPRINT)
+
+
+class _KernelCacheImpl(caching.CompileResultCacheImpl):
+    def __init__(self, py_func: types.FunctionType) -> None:
+        super().__init__(py_func)
+        self._locator = _FingerprintedLocator(self._locator)
+
+
+class _KernelCache(caching.FunctionCache):
+    """numba's on-disk cache of one function (``cache=True``), stamped with every kernel's source."""
+
+    _impl_class = _KernelCacheImpl
+
+
+def _njit(**options: object) -> Callable[[types.FunctionType], Dispatcher]:
+    """``numba.njit(**_FLAGS, **options)`` with :class:`_KernelCache` as its disk cache (what
+    ``cache=True`` does, with numba's cache class)."""
+    compile_ = numba.njit(**_FLAGS, **options)
+
+    def decorate(func: types.FunctionType) -> Dispatcher:
+        dispatcher = compile_(func)
+        if isinstance(dispatcher, Dispatcher):  # not under NUMBA_DISABLE_JIT
+            dispatcher._cache = _KernelCache(dispatcher.py_func)
+        return dispatcher
+
+    return decorate
+
+
+jit = _njit()
 # For helpers of per-row hot loops (counting, sampling): numba's IR-level inlining. Without it the
 # counting loop calls row_group and _cell per row and runs 3x slower. Its price is compile time (every
 # body re-typed at every call site), so helpers called once per table, not per row, use plain `jit`
 # (the 36 binary measure formulas, when they were helpers: first evaluate 40 -> 31 s of CPU).
-jit_inline = numba.njit(inline="always", **_FLAGS)
+jit_inline = _njit(inline="always")
 prange = numba.prange
 
 #: Inputs below this many elements (every array argument) run a parallel kernel's serial twin.
@@ -48,14 +124,14 @@ class ParallelKernel:
 
     def __init__(self, func: types.FunctionType, serial_below: int = SERIAL_BELOW) -> None:
         self.serial_below = serial_below
-        self.parallel = numba.njit(parallel=True, **_FLAGS)(func)
+        self.parallel = _njit(parallel=True)(func)
         twin = types.FunctionType(
             func.__code__, func.__globals__, func.__name__ + "_serial", func.__defaults__, func.__closure__
         )
         twin.__qualname__ = func.__qualname__ + "_serial"
         twin.__module__ = func.__module__
         twin.__doc__ = func.__doc__
-        self.serial = numba.njit(**_FLAGS)(twin)
+        self.serial = jit(twin)
         functools.update_wrapper(self, func)
 
     def __call__(self, *args):

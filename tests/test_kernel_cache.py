@@ -1,0 +1,112 @@
+"""numba's disk cache follows every kernel source, not only the kernel's own file.
+
+numba stamps a cached kernel with its own source file, so a kernel that calls or inlines a jitted
+function of another module kept the old callee's machine code after only the callee's file changed
+(an editable install, a git pull): a silent wrong answer until the cache was cleared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from batcheval.kernels import jit as _jit
+
+# leaderboard._paired_informedness_se calls delta.informedness_gradient (a call of another module's
+# kernel); ranks._drawn_rank_sums inlines sampling.uniform, whose _TO_UNIT numba freezes into the code.
+_SCRIPT = """
+import json, sys
+import numpy as np
+import batcheval
+from batcheval.kernels import leaderboard, ranks
+assert batcheval.__file__.startswith(sys.argv[1]), batcheval.__file__
+joint = np.array([[30, 5, 4, 6, 7, 3, 5, 40]], dtype=np.int64)
+se = leaderboard._paired_informedness_se(joint, 0, np.empty(8), np.empty((2, 2)), np.empty((2, 2)))
+null = np.empty(3, dtype=np.int64)
+ranks._drawn_rank_sums(np.array([[0, 1, 2, 3]] * 3, dtype=np.int64), 7, null)
+kernels = (leaderboard._paired_informedness_se, ranks._drawn_rank_sums)
+print(json.dumps({
+    "se": se,
+    "null": null.tolist(),
+    "hits": sum(sum(k.stats.cache_hits.values()) for k in kernels),
+    "misses": sum(sum(k.stats.cache_misses.values()) for k in kernels),
+}))
+"""
+
+
+def _run(root: Path, cache: Path) -> dict:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "BATCHEVAL_QUIET_COMPILE": "1"}
+    env["PYTHONPATH"] = str(root)
+    command = [sys.executable, "-c", _SCRIPT, str(root)]
+    done = subprocess.run(
+        command, check=False, env=env, cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new))
+
+
+def _rank_sums_without_shuffle(n_rows: int, k: int, draws: int) -> list[int]:
+    """``Σ_j R_j²`` of each draw when every uniform is 0: Fisher–Yates then swaps column j with 0."""
+    work = np.tile(np.arange(k), (n_rows, 1))
+    out = []
+    for _ in range(draws):
+        r = work[0].copy()
+        for i in range(1, n_rows):
+            for j in range(k - 1, 0, -1):
+                work[i, j], work[i, 0] = work[i, 0], work[i, j]
+            r += work[i]
+        out.append(int((r * r).sum()))
+    return out
+
+
+def test_a_change_to_a_called_kernel_module_recompiles_its_callers(tmp_path):
+    """A copy of the package with an empty cache, run three times in fresh interpreters: as is,
+    after editing delta.py and sampling.py (the callees' modules only), and unchanged again.
+    Before: the second run loaded the callers' cached code and gave the first run's values (a
+    finite standard error for a table the edit makes undefined, the old shuffles)."""
+    root = tmp_path / "pkg"
+    package = Path(_jit.__file__).parents[1]
+    shutil.copytree(package, root / "batcheval", ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    kernels = root / "batcheval" / "kernels"
+    without_shuffle = _rank_sums_without_shuffle(3, 4, 3)
+
+    first = _run(root, cache)
+    assert np.isfinite(first["se"]) and first["se"] > 0
+    assert first["null"] != without_shuffle
+    assert first["misses"] == 2 and first["hits"] == 0
+
+    # the gradient says "undefined" for every table, so the standard error is NaN; every uniform is 0
+    _edit(kernels / "delta.py", "    return r0 >= 1.0 or r1 >= 1.0\n", "    return True\n")
+    _edit(kernels / "sampling.py", "_TO_UNIT = 1.0 / 9007199254740992.0", "_TO_UNIT = 0.0")
+    second = _run(root, cache)
+    assert np.isnan(second["se"])
+    assert second["null"] == without_shuffle
+    assert second["misses"] == 2 and second["hits"] == 0
+
+    third = _run(root, cache)  # nothing changed: both kernels load from the cache, none compiles
+    assert third["misses"] == 0 and third["hits"] == 2
+    assert np.isnan(third["se"]) and third["null"] == without_shuffle
+
+
+def test_kernels_are_cached_under_the_fingerprint_of_every_kernel_source():
+    from batcheval.kernels import chance, count, leaderboard
+
+    kernels = (leaderboard._paired_informedness_se, chance.midp_cell, count.count_private.parallel)
+    for kernel in (*kernels, count.count_private.serial):
+        stamp = kernel._cache._cache_file._source_stamp
+        assert isinstance(stamp, tuple) and stamp[1] == _jit.KERNELS_FINGERPRINT
+    assert len(_jit.KERNELS_FINGERPRINT) == 64
+    assert _jit._kernels_fingerprint() == _jit.KERNELS_FINGERPRINT
