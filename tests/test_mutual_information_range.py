@@ -61,3 +61,23 @@ def test_other_tables_are_unchanged():
         counts = np.zeros((k, k), dtype=np.int64)
         np.add.at(counts, (y, p), 1)
         assert _mi(counts) == pytest.approx(mutual_info_score(y, p) / math.log(2), rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        [[5, 0, 0], [0, 5, 0], [0, 0, 0]],
+        [[5, 0, 0, 0], [0, 3, 0, 0], [0, 0, 0, 0], [0, 0, 0, 9]],
+        [[6, 0], [0, 3]],
+    ],
+)
+def test_a_perfect_table_stays_below_the_entropy_of_its_real_classes(table):
+    # MI <= H(real), which is below log2 K where a class is absent or the classes are unequal: the
+    # clip at log2 K left [[5, 0, 0], [0, 5, 0], [0, 0, 0]] at 1.0000000000000002 for an H(real) of 1
+    counts = np.array(table, dtype=np.int64)
+    shares = counts.sum(axis=1)[counts.sum(axis=1) > 0] / counts.sum()
+    h_real = float(-np.sum(shares * np.log2(shares)))
+    labels = np.repeat(np.arange(len(table)), counts.sum(axis=1))
+    got = _mi(counts)
+    assert got <= h_real
+    assert got == pytest.approx(mutual_info_score(labels, labels) / math.log(2), rel=1e-14)

@@ -648,10 +648,11 @@ def _one_table(
     _put(out, slots, 9, g, even_g)
     _put(out, slots, 10, g, chi2)
     _put(out, slots, 11, g, g2)
-    # MI <= min(H(real), H(pred)) <= log2 K, which g2/(2n ln 2) of a perfect balanced table passed by
-    # a unit in the last place (1.0000000000000002 for K = 2), as correlation passes ±1 (unit)
+    # MI <= H(real) <= log2 K, which g2/(2n ln 2) of a perfect table passed by a unit in the last
+    # place (1.0000000000000002 for K = 2, and for [[5, 0, 0], [0, 5, 0], [0, 0, 0]], whose H(real)
+    # is 1), as correlation passes ±1. H(real) is h_real where the cell sums were taken, which MI's are
     mi = g2 / (2.0 * n * _LN2)
-    top = math.log2(k)
+    top = min(math.log2(k), h_real / (n * _LN2)) if cell_sums else math.log2(k)
     _put(out, slots, 15, g, top if mi > top else mi)
     _put(out, slots, 16, g, h_cond / (n * _LN2))
     _put(out, slots, 17, g, _mean_defined(recall_k, real_share, False))
