@@ -36,7 +36,7 @@ from numba.core.dispatcher import Dispatcher
 _FLAGS = {"nogil": True, "error_model": "numpy"}
 
 
-def _kernels_fingerprint() -> str:
+def kernels_fingerprint() -> str:
     """sha256 of the names and bytes of every ``*.py`` of this directory, in name order ("" where the
     sources cannot be read, as in a zip: numba's own per-file stamp is then the only check)."""
     digest = hashlib.sha256()
@@ -53,7 +53,7 @@ def _kernels_fingerprint() -> str:
 
 
 #: The source of every kernel module at import: part of each kernel's on-disk cache stamp.
-KERNELS_FINGERPRINT = _kernels_fingerprint()
+KERNELS_FINGERPRINT = kernels_fingerprint()
 
 
 class _FingerprintedLocator:
