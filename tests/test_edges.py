@@ -359,3 +359,17 @@ def test_null_dtype_label_prediction_and_score_columns_hold_no_values():
     empty = be.evaluate(y_true=[], y_pred=[], measures="accuracy")
     assert empty.height == 0
     assert empty.columns == ["n", "tp", "fp", "fn", "tn", "accuracy"]
+
+
+@pytest.mark.parametrize("kw", [{"measure": "p_chi2"}, {"measure": "f1", "cluster": "ex"}])
+def test_an_empty_leaderboard_refuses_what_a_board_with_rows_refuses(kw: dict) -> None:
+    # a --filter that kept nothing turned a measure the board cannot rank by into an empty board
+    df = pl.DataFrame({"run": ["a", "a", "b", "b"], "label": [0, 1, 0, 1], "prediction": [0, 1, 1, 1],
+                       "ex": [0, 1, 0, 1]})  # fmt: skip
+    messages = []
+    for frame in (df, df.filter(pl.col("run") == "z")):
+        with pytest.raises(be.errors.UnknownMeasureError) as caught:
+            be.leaderboard(frame, run="run", **kw)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    assert "cannot rank runs" in messages[0]

@@ -476,10 +476,10 @@ def leaderboard(
         # nothing to rank: the columns and metadata a board of these arguments has, no rows. The
         # classes are those named (two without classes=), which decide the tests' ci_method. The
         # empty board named its columns fallout* where fpr= was asked, and had no metadata
+        # refuses what a board with rows of these classes refuses
         paired_rows = bool(examples) and not clusters
         k = 2 if classes is None or positive is not None else max(len(classes), 2)
-        tested = _paired_se.equivalent(measure, k)
-        method = ci_method if tested in _intervals.interval_measures(k, ci_method) else "bootstrap"
+        _, method = _tests_of(measure, asked, significance, p_name, k, ci_method, bool(clusters))
         board = _empty_board(df.select(runs), measure, p_name, paired_rows, adjacent)
         return _as_asked(board, measure, asked, ci, method, paired if paired_rows else None, sign)
     cells = None
@@ -551,34 +551,10 @@ def leaderboard(
             "prediction holds that one; pass classes= with the full class set (e.g. classes=[0, 1]) "
             "to rank runs on a test set of one class"
         )
-    if p_name not in (_measures.BINARY_MEASURES if k == 2 else _measures.MULTICLASS_MEASURES):
-        raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
-    # what every test, the best set and the rank intervals read: on binary boards mcc is compared as
-    # correlation, which it equals on every table (paired_se.BINARY_EQUIVALENT), and the measure's
-    # own value and interval fill its columns. mcc went to the leader-only best set, its paired
-    # standard error to the multinomial bootstrap, and paired="delta" refused it
-    tested = _paired_se.equivalent(measure, k)
-    capable = _intervals.interval_measures(k, ci_method)
     # the interval column is evaluate's (default_intervals): the plain bootstrap, which the
     # comparisons below take where there is no closed form, gave a perfect run's f1 [1, 1]
     interval_method = ci_method
-    if measure not in capable:
-        bootstrap_capable = _intervals.interval_measures(k, "bootstrap")
-        if measure not in bootstrap_capable:
-            raise UnknownMeasureError(
-                f"measure {measure!r} cannot rank runs: it has no interval for {k} classes; "
-                f"measures with one: {bootstrap_capable}"
-            )
-    if tested not in capable:
-        ci_method = "bootstrap"  # no closed form (f1, mcc, macro_f1, ...): the bootstrap's interval
-    if cells is not None and measure not in _intervals.interval_measures(k, "wilson_delta"):
-        # the clustered board's tests read the measure's delta-method gradient, and their level
-        # is shown for these measures only (docs/calibration_cluster.md)
-        raise UnknownMeasureError(
-            f"measure {asked!r} cannot rank runs whose examples repeat or come in clusters: it has no "
-            f"cluster-robust comparison for {k} classes; measures with one: "
-            f"{_intervals.interval_measures(k, 'wilson_delta')}"
-        )
+    tested, ci_method = _tests_of(measure, asked, significance, p_name, k, ci_method, cells is not None)
     pos = table.positive_index(positive) if k == 2 else 1
     counts = np.asarray(table.counts)
     held = held_classes(counts)
@@ -742,6 +718,48 @@ def leaderboard(
     series += [_board_series(name, np.take(cols[name], order)) for name in names]  # take: 2-6x faster
     board = table.keys[order].hstack(series)
     return _as_asked(board, measure, asked, ci, ci_method, paired if examples else None, sign)
+
+
+def _tests_of(
+    measure: str, asked: str, significance: str, p_name: str, k: int, ci_method: str, clustered: bool
+) -> tuple[str, str]:
+    """The name a board of ``k`` classes tests ``measure`` by, and the ``ci_method`` of its tests,
+    refusing a ``significance`` without a p-value for ``k`` classes and a measure the board cannot
+    rank runs by: one with no interval, or (``clustered``) no cluster-robust comparison.
+
+    On binary boards ``mcc`` is compared as correlation, which it equals on every table
+    (``paired_se.BINARY_EQUIVALENT``), and the measure's own value and interval fill its columns:
+    mcc went to the leader-only best set, its paired standard error to the multinomial bootstrap,
+    and ``paired="delta"`` refused it. A measure with no closed form (f1, mcc of K > 2, macro_f1,
+    ...) is tested through the bootstrap's interval.
+
+    Examples
+    --------
+    >>> _tests_of("mcc", "mcc", "informedness", "p_informedness", 2, "wilson_delta", False)
+    ('correlation', 'wilson_delta')
+    >>> _tests_of("f1", "f1", "informedness", "p_informedness", 2, "wilson_delta", False)
+    ('f1', 'bootstrap')
+    """
+    if p_name not in (_measures.BINARY_MEASURES if k == 2 else _measures.MULTICLASS_MEASURES):
+        raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
+    tested = _paired_se.equivalent(measure, k)
+    capable = _intervals.interval_measures(k, ci_method)
+    if measure not in capable:
+        bootstrap_capable = _intervals.interval_measures(k, "bootstrap")
+        if measure not in bootstrap_capable:
+            raise UnknownMeasureError(
+                f"measure {measure!r} cannot rank runs: it has no interval for {k} classes; "
+                f"measures with one: {bootstrap_capable}"
+            )
+    if clustered and measure not in _intervals.interval_measures(k, "wilson_delta"):
+        # the clustered board's tests read the measure's delta-method gradient, and their level
+        # is shown for these measures only (docs/calibration_cluster.md)
+        raise UnknownMeasureError(
+            f"measure {asked!r} cannot rank runs whose examples repeat or come in clusters: it has no "
+            f"cluster-robust comparison for {k} classes; measures with one: "
+            f"{_intervals.interval_measures(k, 'wilson_delta')}"
+        )
+    return tested, ci_method if tested in capable else "bootstrap"
 
 
 def _as_asked(
