@@ -1410,9 +1410,10 @@ def chance_design_effects(counts: np.ndarray, cells: ClusterCells) -> tuple[np.n
             - (w * share_r)[:, None, :]
             + np.sum(w * share_r * share_q, axis=1)[:, None, None]
         )
-        score = count * u.reshape(-1)[at]
+        u_at = u.reshape(-1)[at]
+        score = count * u_at
         t = np.bincount(cells.entry_pair, weights=score, minlength=cells.n_pairs)
-        s = np.bincount(cells.entry_pair, weights=score * u.reshape(-1)[at], minlength=cells.n_pairs)
+        s = np.bincount(cells.entry_pair, weights=score * u_at, minlength=cells.n_pairs)
         # pair by pair, so that a single-row cluster adds the same u·u to both sums: exactly 1
         top = np.bincount(cells.group, weights=t * t, minlength=n_groups)[:n_groups]
         bottom = np.bincount(cells.group, weights=s, minlength=n_groups)[:n_groups]
