@@ -247,8 +247,8 @@ def _check_same_columns(
             raise BatchevalError(
                 f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
             )
-        if _wider(mine, dtype) != mine:
-            seen[col] = (_wider(mine, dtype), other)
+        if dtype != mine and (wider := _wider(mine, dtype)) != mine:
+            seen[col] = (wider, other)
 
 
 _WRITERS = {".parquet", ".pq", ".csv", ".ipc", ".arrow", ".feather", ".json"}
