@@ -541,6 +541,37 @@ def test_gapped_integer_classes_are_trimmed():
     assert t.counts[0].tolist() == [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
 
 
+@pytest.mark.parametrize(
+    ("label_dtype", "prediction_dtype"),
+    [
+        (pl.Int32, pl.Int64),
+        (pl.Float64, pl.Int32),
+        (pl.Int32, pl.Float64),
+        (pl.Int32, pl.UInt32),
+        (pl.Int32, pl.UInt64),
+        (pl.UInt64, pl.Int32),
+    ],
+)
+def test_wide_integer_classes_in_label_and_prediction_columns_of_different_widths(
+    label_dtype, prediction_dtype
+):
+    # classes spanning more than 2**24 values are found by a concat of both columns' values,
+    # which raised polars' SchemaError when the two columns had different dtypes
+    label, prediction = [0, 20_000_000, 0, 7], [0, 20_000_000, 1, 7]
+    df = pl.DataFrame(
+        {
+            "label": pl.Series(label).cast(label_dtype),
+            "prediction": pl.Series(prediction).cast(prediction_dtype),
+        }
+    )
+    values = sorted(set(label) | set(prediction))
+    table = be.ContingencyTable.from_frame(df)
+    assert table.classes.dtype == pl.Int64 and table.classes.to_list() == values
+    np.testing.assert_array_equal(table.counts[0], confusion_matrix(label, prediction, labels=values))
+    got = be.evaluate(df, measures=["accuracy"])["accuracy"].item()
+    assert got == accuracy_score(label, prediction)
+
+
 def test_positive_class():
     df = pl.DataFrame({"label": ["spam", "ham", "spam"], "prediction": ["spam", "spam", "ham"]})
     default = be.evaluate(df, measures=["recall"]).row(0, named=True)

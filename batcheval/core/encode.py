@@ -824,7 +824,8 @@ def _int_classes(
         lut = np.full(span, -1, dtype=np.int64)
         lut[found] = np.arange(len(found))
         return ClassCoding(lab, pred, vmin, lut, pl.Series("class", found + vmin).cast(dtype), False)
-    values = pl.concat([label.unique(), prediction.unique()]).unique().sort().to_list()
+    both = [s.unique().cast(dtype) for s in (label, prediction)]  # concat refuses columns of two dtypes
+    values = pl.concat(both).unique().sort().to_list()
     return _searchsorted_classes(label, prediction, values, dtype)
 
 
