@@ -227,6 +227,28 @@ def test_abstain_value_inside_classes_is_an_error():
 
 
 @pytest.mark.parametrize(
+    ("classes", "error", "message"),
+    [
+        (3, be.InvalidArgumentError, "classes= takes a list of class values, got 3"),
+        ("ab", be.InvalidArgumentError, "classes= takes a list of class values, got the string 'ab'"),
+        (
+            [[0], [1]],
+            be.InvalidLabelError,
+            "classes= holds [0] (list), but label column 'label' holds integer values",
+        ),
+    ],
+)
+def test_malformed_classes_beside_abstain_are_refused_as_without_it(classes, error, message):
+    # the abstain clash test made a set of classes= before it was checked: a raw TypeError
+    # ("'int' object is not iterable", "unhashable type: 'list'"), and a string split into characters
+    df = pl.DataFrame({"label": [0, 1, 1], "prediction": [0, 1, -1]})
+    for abstain in (None, -1):
+        with pytest.raises(error) as caught:
+            be.evaluate(df, measures=["accuracy"], classes=classes, abstain=abstain)
+        assert type(caught.value) is error and str(caught.value) == message
+
+
+@pytest.mark.parametrize(
     ("column", "abstain", "message"),
     [
         ([0, 1], "none", r"abstain value 'none' \(str\) cannot occur in prediction column 'prediction'"),

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..core.encode import label_kind
+from ..core.encode import check_classes, label_kind
 from ..core.table import ContingencyTable
 from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, check_free_names, select_predictions, unused_name
@@ -269,8 +269,14 @@ def split_abstentions(
     """
     keys = as_key_list(by)
     df = select_predictions(data, keys, label, prediction)
-    pred = df.get_column(prediction)
+    real, pred = df.get_column(label), df.get_column(prediction)
     values = abstain_values(abstain, pred)
+    if classes is not None:  # checked as the count checks them, before they are hashed below
+        kinds = {label_kind(real, "label"), label_kind(pred, "prediction")}
+        if len(kinds) == 1 or kinds == {"int", "bool"}:
+            classes = check_classes(classes, "int" if "int" in kinds else min(kinds), label)
+        else:  # the count refuses any other pair of kinds, whatever classes= holds
+            classes = None
     given = classes
     if classes is not None:
         clash = [v for v in values if v in set(classes)]
