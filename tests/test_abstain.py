@@ -168,6 +168,27 @@ def test_drop_nulls_and_abstain_together():
     assert out.select("n", "abstained").rows() == [(2, 1)]
 
 
+@pytest.mark.parametrize("label", [[0, 1], [None, None]])
+def test_an_all_null_prediction_column_beside_abstain_is_refused_or_dropped_as_without_it(label):
+    # a column of nulls only has dtype Null, which abstain= refused as a dtype ("has dtype Null;
+    # labels and predictions must be integer, ...") before the count could refuse or drop its nulls
+    df = pl.DataFrame({"label": label, "prediction": [None, None]})
+    assert df.schema["prediction"] == pl.Null
+    with pytest.raises(be.NullValuesError) as caught:
+        be.evaluate(df, abstain=-1, measures=["accuracy"])
+    # the count checks the labels first, as without abstain=
+    column = "label column 'label'" if label[0] is None else "prediction column 'prediction'"
+    message = f"{column} has 2 null values out of 2; pass drop_nulls=True to skip those rows"
+    assert str(caught.value) == message
+    typed = df.with_columns(pl.col(pl.Null).cast(pl.Int64))  # the same nulls in an integer column
+    with pytest.warns(be.BatchevalWarning, match="dropped 2 of 2 rows"):
+        out = be.evaluate(df, abstain=-1, drop_nulls=True, measures=["accuracy"])
+    with pytest.warns(be.BatchevalWarning, match="dropped 2 of 2 rows"):
+        expected = be.evaluate(typed, abstain=-1, drop_nulls=True, measures=["accuracy"])
+    assert out.height == 0 and out.columns == expected.columns
+    assert {"abstained", "retained", "accuracy"} <= set(out.columns)
+
+
 small_frames = st.integers(2, 4).flatmap(
     lambda k: st.lists(
         st.tuples(st.integers(0, 3), st.integers(0, k - 1), st.integers(0, k - 1)), min_size=1, max_size=60

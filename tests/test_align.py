@@ -321,6 +321,27 @@ def test_null_cluster_ids_are_an_error_unless_dropped():
     assert out["n"].to_list() == [2]
 
 
+@pytest.mark.parametrize("label", [[0, 1], ["cat", "dog"], [None, None]])
+def test_an_all_null_prediction_column_aligns_as_without_align(label):
+    # a column of nulls only has dtype Null, still Null once drop_nulls emptied it, and refused
+    # as a dtype ("has dtype Null; labels and predictions must be integer, ...")
+    df = pl.DataFrame({"label": label, "prediction": [None, None]})
+    assert df.schema["prediction"] == pl.Null
+    with pytest.raises(be.NullValuesError) as caught:
+        be.evaluate(df, align="hungarian", measures=["accuracy"])
+    # the count checks the labels first, as without align=
+    column = "label column 'label'" if label[0] is None else "prediction column 'prediction'"
+    message = f"{column} has 2 null values out of 2; pass drop_nulls=True to skip those rows"
+    assert str(caught.value) == message
+    typed = df.with_columns(pl.col(pl.Null).cast(pl.Int64))  # the same nulls in an integer column
+    with pytest.warns(be.BatchevalWarning, match="dropped 2 of 2 rows"):
+        out = be.evaluate(df, align="hungarian", drop_nulls=True, measures=["accuracy"])
+    with pytest.warns(be.BatchevalWarning, match="dropped 2 of 2 rows"):
+        expected = be.evaluate(typed, align="hungarian", drop_nulls=True, measures=["accuracy"])
+    assert out.height == 0 and out.columns == expected.columns
+    assert {"abstained", "mapping", "accuracy"} <= set(out.columns)
+
+
 def test_missing_prediction_column_is_an_error():
     df = pl.DataFrame({"label": [0, 1]})
     with pytest.raises(be.ColumnNotFoundError, match=r"prediction column 'cluster' not found"):

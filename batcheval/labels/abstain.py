@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..core.encode import check_classes, label_kind
+from ..core.encode import check_classes, label_kind, typed_nulls
 from ..core.table import ContingencyTable
 from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, check_free_names, select_predictions, unused_name
@@ -269,7 +269,8 @@ def split_abstentions(
     """
     keys = as_key_list(by)
     df = select_predictions(data, keys, label, prediction)
-    real, pred = df.get_column(label), df.get_column(prediction)
+    # an all-null column (dtype Null) in the other's dtype: the count refuses its nulls, or drops them
+    real, pred = typed_nulls(df.get_column(label), df.get_column(prediction))
     values = abstain_values(abstain, pred)
     if classes is not None:  # checked as the count checks them, before they are hashed below
         kinds = {label_kind(real, "label"), label_kind(pred, "prediction")}

@@ -51,7 +51,7 @@ import numpy as np
 import polars as pl
 
 from ..core.counting import group_ids
-from ..core.encode import as_integers, check_classes, check_nulls, label_kind, typed_classes
+from ..core.encode import as_integers, check_classes, check_nulls, label_kind, typed_classes, typed_nulls
 from ..core.memory import check_allocation
 from ..core.table import ContingencyTable, drop_null_rows
 from ..errors import CountOverflowError, InvalidArgumentError, InvalidLabelError
@@ -220,8 +220,9 @@ def align_frame(
     df = select_predictions(data, keys, label, prediction)
     if drop_nulls:
         df = drop_null_rows(df, label, prediction)
-    real = _class_column(df.get_column(label), "label")
-    pred = _class_column(df.get_column(prediction), "prediction")
+    # an all-null column (dtype Null) in the other's dtype, as without align=: empty once its nulls drop
+    real, pred = typed_nulls(df.get_column(label), df.get_column(prediction))
+    real, pred = _class_column(real, "label"), _class_column(pred, "prediction")
 
     class_values = sorted(real.unique().to_list())
     kind = label_kind(real, "label")
