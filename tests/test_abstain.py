@@ -302,6 +302,25 @@ def test_whole_float_abstain_value_matches_integer_predictions(value):
     assert out.select("n", "abstained").rows() == [(2, 1)]
 
 
+@pytest.mark.parametrize(
+    ("label", "prediction", "value"),
+    [
+        ([0, 1, 1, 0], [0, 1, -1, 1], np.array(-1)),
+        ([0, 1, 1, 0], [0, 1, -1, 1], np.array(-1.0)),
+        (["a", "b", "b", "a"], ["a", "b", "none", "b"], np.array("none")),
+    ],
+)
+def test_a_zero_dimensional_array_is_one_abstain_value(label, prediction, value):
+    # np.array(-1) is an Iterable that cannot be iterated: a raw TypeError ("iteration over a
+    # 0-d array"), where np.int64(-1) was taken as one value
+    df = pl.DataFrame({"label": label, "prediction": prediction})
+    out = be.evaluate(df, abstain=value, measures=["accuracy"])
+    kept = [i for i, p in enumerate(prediction) if p != value.item()]
+    expected = metrics.accuracy_score([label[i] for i in kept], [prediction[i] for i in kept])
+    assert out.select("n", "abstained").rows() == [(len(kept), len(label) - len(kept))]
+    assert out["accuracy"].item() == expected
+
+
 def test_abstain_values_are_not_reported_as_classes():
     # abstain values were appended to classes= for the count, so its errors blamed classes=:
     # "classes= holds 18446744073709551616, which does not fit in int64", or values "outside

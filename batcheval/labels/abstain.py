@@ -62,7 +62,7 @@ def abstain_values(abstain: Any, prediction: pl.Series) -> list[Any]:
     Parameters
     ----------
     abstain
-        One value or a sequence of values (a string is one value).
+        One value or a sequence of values (a string or a 0-d array is one value).
     prediction
         The prediction column, for its dtype and name.
 
@@ -80,6 +80,8 @@ def abstain_values(abstain: Any, prediction: pl.Series) -> list[Any]:
     >>> abstain_values([-1, -1.0, 99], pl.Series("prediction", [0, 1, -1]))
     [-1, 99]
     """
+    if isinstance(abstain, np.ndarray) and abstain.ndim == 0:  # np.array(-1): one value, not iterable
+        abstain = abstain[()]
     single = isinstance(abstain, str | bytes) or not isinstance(abstain, Iterable)
     raw = [abstain] if single else list(abstain)
     name, dtype = prediction.name, prediction.dtype
