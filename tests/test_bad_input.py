@@ -283,6 +283,26 @@ def test_example_or_cluster_naming_a_class_column_is_refused(key: type, argument
 
 
 @pytest.mark.parametrize(
+    "kwargs",
+    [{"example": ["ex", "ex"]}, {"example": "ex", "cluster": ["cl", "cl"]}, {"cluster": ["cl", "cl"]}],
+)
+def test_example_or_cluster_naming_a_column_twice_is_refused(kwargs: dict):
+    # evaluate and leaderboard raised polars' DuplicateError ("projections contained duplicate output
+    # name 'ex'", "multiple fields with name 'cl' found") for a column repeated in example= or cluster=
+    frame = pl.DataFrame({"run": [0, 0, 1, 1] * 5, "ex": list(range(20)), "cl": [i // 2 for i in range(20)],
+                          "label": [0, 1] * 10, "prediction": [0, 1, 1, 1] * 5})  # fmt: skip
+    argument = "cluster" if "cluster" in kwargs else "example"
+    column = kwargs[argument][0]
+    message = f"column '{column}' is named twice in {argument}=['{column}', '{column}']"
+    with pytest.raises(be.DuplicateColumnError, match=f"^{re.escape(message)}$"):
+        be.evaluate(frame, by="run", ci=0.95, **kwargs)
+    with pytest.raises(be.DuplicateColumnError, match=f"^{re.escape(message)}$"):
+        be.leaderboard(frame, run="run", **kwargs)
+    # one column in both example= and cluster= stays allowed
+    assert be.leaderboard(frame, run="run", example="ex", cluster="ex").height == 2
+
+
+@pytest.mark.parametrize(
     ("call", "shown"),
     [
         (lambda df: be.evaluate(df, by="run", label=["label"]), "label= takes a column name (a string), "

@@ -459,6 +459,7 @@ def leaderboard(
     check_roles([*runs, *pools], label, prediction)
     for c, role in [*((c, "example") for c in examples), *((c, "cluster") for c in clusters)]:
         check_roles([], c, label, prediction, roles=(role, "label", "prediction"))
+    _clustered.check_named_once(examples, clusters)
     p_name = _significance_name(significance)
     outputs = ["rank", *_board_columns(measure, p_name, examples, adjacent)]
     check_free_names(runs, [*outputs, *_board_columns(asked, p_name, examples, adjacent)], "the board")
