@@ -709,6 +709,82 @@ def test_binary_equivalents_take_every_test_of_their_measure(measure: str, same:
     _same_board(got, want, measure, same, {f"{same}_ci_low", f"{same}_ci_high"})
 
 
+def _seeded_board(n_classes: int = 2, n_runs: int = 4, n: int = 60, seed: int = 29) -> pl.DataFrame:
+    """Runs scoring the same ``n`` examples (in clusters of 3, ``cl``) under two seeds."""
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, n_classes, n)
+    return pl.concat([
+        pl.DataFrame({
+            "run": r, "seed": s, "ex": np.arange(n), "cl": np.arange(n) // 3, "label": label,
+            "prediction": np.where(rng.random(n) < 0.5 + 0.1 * r, label, rng.integers(0, n_classes, n)),
+        })
+        for r in range(n_runs)
+        for s in range(2)
+    ])  # fmt: skip
+
+
+#: clustered boards: examples repeated over seeds, and examples in clusters
+_CLUSTERED_KINDS = [{"pool": "seed", "example": "ex"}, {"example": "ex", "cluster": "cl", "adjacent": True}]
+
+
+@pytest.mark.parametrize(
+    ("measure", "same"),
+    [("mcc", "correlation"), ("macro_informedness", "informedness"), ("macro_markedness", "markedness"),
+     ("weighted_recall", "accuracy")],
+)  # fmt: skip
+@pytest.mark.parametrize("kwargs", _CLUSTERED_KINDS)
+def test_binary_equivalents_rank_a_clustered_board_as_their_measure(
+    measure: str, same: str, kwargs: dict
+) -> None:
+    # the clustered board refused them ("measure 'mcc' cannot rank runs whose examples repeat or come
+    # in clusters"), checking the measure asked for rather than the one tested, while the paired and
+    # unpaired boards take the equivalent's tests; its interval is the equivalent's cluster-robust
+    # one, which evaluate gives binary mcc (binary mcc is correlation: scikit-learn's matthews_corrcoef)
+    from sklearn import metrics
+
+    df = _seeded_board()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = be.leaderboard(df, run="run", measure=measure, **kwargs)
+        want = be.leaderboard(df, run="run", measure=same, **kwargs)
+        units = {k: v for k, v in kwargs.items() if k != "adjacent"}
+        shown = be.evaluate(df, by="run", ci=0.95, measures=["mcc"], **units).sort("run")
+    _same_board(got, want, measure, same, set())
+    assert got["p_vs_leader"].drop_nans().len() == 3 and got["rank_ci_high"].null_count() == 0
+    score = {
+        "mcc": metrics.matthews_corrcoef,
+        "macro_informedness": lambda y, p: 2 * metrics.balanced_accuracy_score(y, p) - 1,
+        "macro_markedness": lambda y, p: metrics.precision_score(y, p, average="macro") * 2 - 1,
+        "weighted_recall": lambda y, p: metrics.recall_score(y, p, average="weighted"),
+    }[measure]
+    rows = {r: df.filter(pl.col("run") == r) for r in range(4)}
+    np.testing.assert_allclose(
+        got[measure].to_numpy(),
+        [score(rows[r]["label"], rows[r]["prediction"]) for r in got["run"]],
+        rtol=1e-12,
+    )
+    if measure == "mcc":  # the board's interval is evaluate's
+        board = got.sort("run")
+        for end in ("ci_low", "ci_high"):
+            np.testing.assert_allclose(
+                board[f"mcc_{end}"].to_numpy(), shown[f"mcc_{end}"].to_numpy(), rtol=1e-12
+            )
+
+
+@pytest.mark.parametrize("measure", ["mcc", "macro_informedness"])
+@pytest.mark.parametrize("kwargs", _CLUSTERED_KINDS)
+def test_a_clustered_board_of_three_classes_still_refuses_mcc(measure: str, kwargs: dict) -> None:
+    # with three classes they are their own measures, with no cluster-robust comparison
+    df = _seeded_board(n_classes=3)
+    message = (
+        f"measure '{measure}' cannot rank runs whose examples repeat or come in clusters: it has no "
+        "cluster-robust comparison for 3 classes; measures with one: "
+        "['accuracy', 'informedness', 'markedness', 'correlation', 'kappa_cohen']"
+    )
+    with pytest.raises(be.UnknownMeasureError, match=f"^{re.escape(message)}$"):
+        be.leaderboard(df, run="run", measure=measure, **kwargs)
+
+
 @pytest.mark.parametrize("measure", ["balanced_accuracy", "macro_recall", "macro_precision"])
 def test_macro_recall_and_precision_are_not_taken_for_informedness_or_markedness(measure: str) -> None:
     # (1 + markedness)/2 is macro_precision only where both classes are predicted: a majority

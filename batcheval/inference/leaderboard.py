@@ -58,11 +58,12 @@ Paired comparisons (``example=`` given)
       ``weighted_recall`` take the tests of informedness, markedness,
       correlation and accuracy, which they equal on every table
       (``paired_se.BINARY_EQUIVALENT``): every p-value, the best set and the
-      rank intervals, paired or not (their value and interval columns stay
-      their own); ``macro_recall`` and
-      ``macro_precision`` are ``(1 + informedness)/2`` and
-      ``(1 + markedness)/2`` only where both classes occur, and keep the
-      floored normal p-value. Each bootstrap
+      rank intervals, paired, unpaired or clustered (their value and interval
+      columns stay their own, but a clustered board's interval is the
+      equivalent's cluster-robust one: binary mcc's own, the only one of the
+      others); ``macro_recall`` and ``macro_precision`` are
+      ``(1 + informedness)/2`` and ``(1 + markedness)/2`` only where both
+      classes occur, and keep the floored normal p-value. Each bootstrap
       replicate resamples the examples, and measures the run and the leader
       on the same resample; for binary boards it is a Poisson bootstrap with
       the difference's linear part as a control variate, which needs about 8
@@ -587,7 +588,9 @@ def leaderboard(
         if shared:
             low, high = low[inverse], high[inverse]
     else:
-        low, high = _clustered.clustered_intervals(counts, cells, [measure], ci, positive=pos)[measure]
+        # a binary macro_informedness, weighted_recall, ... is its equivalent on every table: so is
+        # its interval, which clustered_intervals gives under the equivalent's name only
+        low, high = _clustered.clustered_intervals(counts, cells, [tested], ci, positive=pos)[tested]
     low, high = _intervals.hold_estimate(measure, value, low, high)
 
     order = np.lexsort((np.arange(len(value)), -np.nan_to_num(sign * value, nan=-np.inf)))
@@ -726,7 +729,8 @@ def _tests_of(
 ) -> tuple[str, str]:
     """The name a board of ``k`` classes tests ``measure`` by, and the ``ci_method`` of its tests,
     refusing a ``significance`` without a p-value for ``k`` classes and a measure the board cannot
-    rank runs by: one with no interval, or (``clustered``) no cluster-robust comparison.
+    rank runs by: one with no interval, or (``clustered``) whose tested equivalent has no
+    cluster-robust comparison.
 
     On binary boards ``mcc`` is compared as correlation, which it equals on every table
     (``paired_se.BINARY_EQUIVALENT``), and the measure's own value and interval fill its columns:
@@ -740,6 +744,9 @@ def _tests_of(
     ('correlation', 'wilson_delta')
     >>> _tests_of("f1", "f1", "informedness", "p_informedness", 2, "wilson_delta", False)
     ('f1', 'bootstrap')
+    >>> _tests_of("weighted_recall", "weighted_recall", "informedness", "p_informedness", 2, "wilson_delta",
+    ...           True)
+    ('accuracy', 'wilson_delta')
     """
     if p_name not in (_measures.BINARY_MEASURES if k == 2 else _measures.MULTICLASS_MEASURES):
         raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
@@ -752,7 +759,7 @@ def _tests_of(
                 f"measure {measure!r} cannot rank runs: it has no interval for {k} classes; "
                 f"measures with one: {bootstrap_capable}"
             )
-    if clustered and measure not in _intervals.interval_measures(k, "wilson_delta"):
+    if clustered and tested not in _intervals.interval_measures(k, "wilson_delta"):
         # the clustered board's tests read the measure's delta-method gradient, and their level
         # is shown for these measures only (docs/calibration_cluster.md)
         raise UnknownMeasureError(
