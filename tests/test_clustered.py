@@ -3,6 +3,7 @@ identities, bad input, and a seeded coverage simulation."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -303,6 +304,37 @@ def test_bad_input_names_argument_and_value() -> None:
         be.evaluate(varying, by="run", ci=0.95, cluster="nope")
     with pytest.raises(InvalidArgumentError, match="ci_method='bootstrap'"):
         be.evaluate(varying, by="run", ci=0.95, ci_method="bootstrap", example="q")
+
+
+@pytest.mark.parametrize("dtype", [pl.Float64, pl.Float32])
+def test_nan_example_or_cluster_ids_are_refused_as_nulls_are(dtype: type) -> None:
+    # a polars float id column's NaNs were one example (one cluster) and got an interval, where the
+    # same ids from pandas (NaN read as null) were refused
+    rng = np.random.default_rng(30)
+    n = 40
+    y = rng.integers(0, 2, n)
+    ids = np.arange(n, dtype=float)
+    ids[[3, 7, 8]] = np.nan
+    df = pl.DataFrame({"run": 0, "ex": np.arange(n), "id": pl.Series(ids, dtype=dtype), "label": y,
+                       "prediction": np.where(rng.random(n) < 0.7, y, 1 - y)})  # fmt: skip
+    tail = "(first at row 3); every row needs {} id, or drop those rows first"
+    example = "example column 'id' holds 3 NaN(s) " + tail.format("an example")
+    cluster = "cluster column 'id' holds 3 NaN(s) " + tail.format("a cluster")
+    for message, kwargs in ((example, {"example": "id"}), (cluster, {"example": "ex", "cluster": "id"})):
+        with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}$"):
+            be.evaluate(df, by="run", ci=0.95, **kwargs)
+    with pytest.raises(InvalidArgumentError, match=f"^{re.escape(example)}$"):
+        be.leaderboard(df.with_columns(run=pl.col("id").is_nan()), run="run", example="id")
+    # a null is named before a NaN; a float id column without NaN is taken
+    mixed = df.with_columns(pl.when(pl.col("ex").is_in([3, 7])).then(None).otherwise("id").alias("id"))
+    with pytest.raises(
+        InvalidArgumentError, match=r"example column 'id' holds 2 null\(s\) \(first at row 3\)"
+    ):
+        be.evaluate(mixed, by="run", ci=0.95, example="id")
+    kept = df.filter(pl.col("id").is_not_nan())
+    got = be.evaluate(kept, by="run", ci=0.95, example="id", measures=["informedness"])
+    want = be.evaluate(kept, by="run", ci=0.95, example="ex", measures=["informedness"])
+    assert got.equals(want)
 
 
 def test_pooling_seeds_without_example_warns_once_naming_them() -> None:

@@ -344,8 +344,8 @@ def check_named_once(examples: Sequence[str], clusters: Sequence[str]) -> None:
 
 
 def check_cluster_columns(df: pl.DataFrame, examples: Sequence[str], clusters: Sequence[str]) -> None:
-    """Raise :class:`InvalidArgumentError` for a null in an ``example=`` or ``cluster=``
-    column, or a ``cluster=`` value that varies within one example.
+    """Raise :class:`InvalidArgumentError` for a null (or a float NaN) in an ``example=`` or
+    ``cluster=`` column, or a ``cluster=`` value that varies within one example.
 
     Examples
     --------
@@ -357,13 +357,18 @@ def check_cluster_columns(df: pl.DataFrame, examples: Sequence[str], clusters: S
     """
     for what, cols in (("example", examples), ("cluster", clusters)):
         for col in cols:
-            nulls = df.get_column(col).null_count()
-            if nulls:
-                first = int(df.get_column(col).is_null().arg_true()[0])
-                raise InvalidArgumentError(
-                    f"{what} column {col!r} holds {nulls} null(s) (first at row {first}); every row "
-                    f"needs an {what} id, or drop those rows first"
-                )
+            series = df.get_column(col)
+            missing = {"null": series.is_null()}
+            if series.dtype.is_float():  # NaN ids are no ids either: they were one cluster
+                missing["NaN"] = series.is_nan().fill_null(False)
+            for kind, rows in missing.items():
+                count = int(rows.sum())
+                if count:
+                    first = int(rows.arg_true()[0])
+                    raise InvalidArgumentError(
+                        f"{what} column {col!r} holds {count} {kind}(s) (first at row {first}); every "
+                        f"row needs {'an' if what == 'example' else 'a'} {what} id, or drop those rows first"
+                    )
     if examples and clusters:
         held = unused_name([*examples, *clusters], "__values")
         per = df.group_by(list(examples)).agg(pl.struct(list(clusters)).unique().alias(held))
