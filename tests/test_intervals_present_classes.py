@@ -11,9 +11,11 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
+import sklearn.metrics as skm
 
 import batcheval as be
 from batcheval.inference import intervals as iv
+from batcheval.measures import BINARY_EQUIVALENT
 
 MEASURES = ["macro_f1", "macro_recall", "mcc"]
 ENDS = [f"{m}_ci_{end}" for m in MEASURES for end in ("low", "high")]
@@ -272,3 +274,37 @@ def test_mcc_of_a_one_class_table_has_no_interval_whatever_else_is_named(cluster
             out = be.evaluate(frame, measures=measures, ci=0.95, classes=classes, **kw)
             assert out["mcc"][0] == 0.0
             assert np.isnan(out["mcc_ci_low"][0]) and np.isnan(out["mcc_ci_high"][0]), (classes, measures)
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_binary_equivalents_take_their_equivalents_interval(clustered: bool):
+    """Binary macro_informedness, macro_markedness and weighted_recall equal informedness,
+    markedness and accuracy on every table (measures.BINARY_EQUIVALENT), so their intervals are the
+    same: the smoothed bootstrap gave macro_informedness [0.320, 0.632] beside informedness's
+    [0.315, 0.627] on one table, and with example= they had no interval at all (NaN and a
+    warning). Three classes keep the smoothed bootstrap for macro_informedness."""
+    df = _binary_run()
+    kw = {"by": "run", "pool": "seed", "ci": 0.95, "seed": 0}
+    if clustered:
+        kw["example"] = "ex"
+    pairs = BINARY_EQUIVALENT
+    names = [m for pair in pairs.items() for m in pair]
+    with warnings.catch_warnings():
+        # with example= nothing warns now (it warned of no cluster-robust interval)
+        warnings.simplefilter("error" if clustered else "ignore", be.BatchevalWarning)
+        got = be.evaluate(df, measures=names, **kw)
+    for measure, base in pairs.items():
+        assert got[measure].to_list() == pytest.approx(got[base].to_list(), abs=1e-15)
+        ends = [got[f"{m}_ci_{end}"].to_list() for m in (measure, base) for end in ("low", "high")]
+        assert ends[:2] == ends[2:], measure
+        assert ends[0][0] < got[measure][0] < ends[1][0]
+    # accuracy's interval is the independent anchor: sklearn's value inside it
+    y = df["label"].to_numpy()
+    acc = skm.accuracy_score(y, df["prediction"].to_numpy())
+    assert got["weighted_recall"][0] == pytest.approx(acc, abs=1e-15)
+    three = pl.DataFrame({"run": 0, "seed": 0, "ex": np.arange(30), "label": [0, 1, 2] * 10,
+                          "prediction": [0, 1, 2] * 9 + [1, 2, 0]})  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.BatchevalWarning)
+        wide = be.evaluate(three, by="run", measures=["macro_informedness", "informedness"], ci=0.95, seed=0)
+    assert wide["macro_informedness_ci_low"][0] != wide["informedness_ci_low"][0]

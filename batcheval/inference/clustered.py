@@ -966,13 +966,16 @@ def clustered_intervals(
     if reference not in ("t", "normal"):
         raise InvalidArgumentError(f"reference must be 't' or 'normal', got {reference!r}")
     if reference == "normal":
-        if closed := [m for m in names if m in _intervals.BINARY_CLOSED_FORMS]:
+        if closed := [
+            m for m in names if m in _intervals.BINARY_CLOSED_FORMS or m in _measures.BINARY_EQUIVALENT
+        ]:
             raise UnknownMeasureError(f"reference='normal' has no interval for {closed}")
         point = _measures.compute(counts, list(names), positive=positive)
         return _normal_intervals(counts, cells, names, level, positive, point)
-    # binary f1 and jaccard take the interval of tp in tp + fp + fn, mcc correlation's
-    # (intervals.closed_form_interval), each with the design effect of what it is built on
-    base = {"f1": "jaccard", "mcc": "correlation"}
+    # binary f1 and jaccard take the interval of tp in tp + fp + fn (intervals.closed_form_interval),
+    # mcc, macro_informedness, ... their equivalent's (measures.BINARY_EQUIVALENT), each with the
+    # design effect of what it is built on
+    base = {"f1": "jaccard", **(_measures.BINARY_EQUIVALENT if k == 2 else {})}
     names_of = list(dict.fromkeys(base.get(m, m) for m in names))
     point = _measures.compute(counts, names_of, positive=positive)
     z = float(special.ndtri(0.5 + level / 2.0))
@@ -994,15 +997,15 @@ def clustered_intervals(
     if "f1" in names:
         low, high = out["jaccard"]
         out["f1"] = (2 * low / (1 + low), 2 * high / (1 + high))
-    if "mcc" in names:
-        out["mcc"] = out["correlation"]
+    out.update({m: out[base[m]] for m in names if m in base and m != "f1"})
     return {m: out[m] for m in names}
 
 
 def clustered_measures(n_classes: int) -> list[str]:
     """Measures with a cluster-robust interval (:func:`clustered_intervals`) for
     ``n_classes`` classes: those with a Wilson or delta-method interval, and for two
-    classes the closed forms of f1, jaccard and mcc.
+    classes the closed forms of f1, jaccard and mcc and the measures equal to one of them
+    (``measures.BINARY_EQUIVALENT``: macro_informedness is informedness, ...).
 
     Examples
     --------
@@ -1012,7 +1015,10 @@ def clustered_measures(n_classes: int) -> list[str]:
     ['f1', 'jaccard', 'mcc']
     """
     capable = _intervals.interval_measures(n_classes, "wilson_delta")
-    return capable + list(_intervals.BINARY_CLOSED_FORMS) if n_classes == 2 else capable
+    if n_classes != 2:
+        return capable
+    equal = [m for m in _measures.BINARY_EQUIVALENT if m not in _intervals.BINARY_CLOSED_FORMS]
+    return [*capable, *_intervals.BINARY_CLOSED_FORMS, *equal]
 
 
 def _normal_intervals(

@@ -756,10 +756,10 @@ def paired_columns(
     paired bootstrap's standard errors were most of the paired board's own cost, and a board
     above the rank limit selects by the sign-flip p-values.
 
-    A measure of :data:`~batcheval.inference.paired_se.BINARY_EQUIVALENT` is compared as its
-    equivalent (:func:`batcheval.inference.paired_se.equivalent`), its standard error too: mcc's
+    A measure of :data:`~batcheval.measures.registry.BINARY_EQUIVALENT` is compared as its
+    equivalent (:func:`batcheval.measures.registry.equivalent`), its standard error too: mcc's
     bootstrap was the multinomial one, correlation's the Poisson bootstrap with a control variate."""
-    measure = _paired_se.equivalent(measure, joint.shape[1])
+    measure = _measures.equivalent(measure, joint.shape[1])
     if joint.shape[1] == 2:
         g = joint.shape[0]
         run_cells, lead_cells, agree = (np.empty((n, g), dtype=np.int64) for n in (4, 4, 3))

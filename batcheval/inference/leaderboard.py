@@ -57,7 +57,7 @@ Paired comparisons (``example=`` given)
       binary boards ``macro_informedness``, ``macro_markedness``, ``mcc`` and
       ``weighted_recall`` take the tests of informedness, markedness,
       correlation and accuracy, which they equal on every table
-      (``paired_se.BINARY_EQUIVALENT``): every p-value, the best set and the
+      (``measures.BINARY_EQUIVALENT``): every p-value, the best set and the
       rank intervals, paired, unpaired or clustered (their value and interval
       columns stay their own, but a clustered board's interval is the
       equivalent's cluster-robust one: binary mcc's own, the only one of the
@@ -733,7 +733,7 @@ def _tests_of(
     cluster-robust comparison.
 
     On binary boards ``mcc`` is compared as correlation, which it equals on every table
-    (``paired_se.BINARY_EQUIVALENT``), and the measure's own value and interval fill its columns:
+    (``measures.BINARY_EQUIVALENT``), and the measure's own value and interval fill its columns:
     mcc went to the leader-only best set, its paired standard error to the multinomial bootstrap,
     and ``paired="delta"`` refused it. A measure with no closed form (f1, mcc of K > 2, macro_f1,
     ...) is tested through the bootstrap's interval.
@@ -750,7 +750,7 @@ def _tests_of(
     """
     if p_name not in (_measures.BINARY_MEASURES if k == 2 else _measures.MULTICLASS_MEASURES):
         raise UnknownMeasureError(f"significance={significance!r} has no p-value for {k} classes")
-    tested = _paired_se.equivalent(measure, k)
+    tested = _measures.equivalent(measure, k)
     capable = _intervals.interval_measures(k, ci_method)
     if measure not in capable:
         bootstrap_capable = _intervals.interval_measures(k, "bootstrap")

@@ -103,8 +103,8 @@ from ..kernels import signflip as _signflip
 from . import intervals as _intervals
 
 __all__ = [
-    "BINARY_EQUIVALENT", "MIN_REPLICATES", "MONOTONE_SWAP", "SE_NOISE", "SIGN_FLIP_MEASURES", "SWAP_POINTS",
-    "bootstrap_se", "collapsed", "delta_se", "equivalent", "has_sign_flip", "normal_paired_p", "paired_p",
+    "MIN_REPLICATES", "MONOTONE_SWAP", "SE_NOISE", "SIGN_FLIP_MEASURES", "SWAP_POINTS",
+    "bootstrap_se", "collapsed", "delta_se", "has_sign_flip", "normal_paired_p", "paired_p",
     "poisson_se", "poisson_tables", "replicate_spread", "sign_flip_p", "swap_floor", "swap_p", "tolerance",
 ]  # fmt: skip
 
@@ -516,7 +516,8 @@ def paired_p(
     """p-value of each paired difference ``diff`` (run − reference) with standard
     error ``se`` (from ``method``, ``"delta"`` or ``"bootstrap"``), valid at small n.
     ``se`` may be None for a measure of :func:`has_sign_flip`, whose test does not read it.
-    On binary tables a measure of :data:`BINARY_EQUIVALENT` takes the tests of its equivalent.
+    On binary tables a measure of :data:`batcheval.measures.registry.BINARY_EQUIVALENT` takes
+    the tests of its equivalent.
     Where no swap test is enumerated, the p-value is never below :func:`swap_floor`, the least
     any swap test of the pair's discordant examples can give.
 
@@ -542,7 +543,7 @@ def paired_p(
     # an increasing affine function of a binary measure has its tests: balanced_accuracy went to
     # the normal p-value alone (0.0003 where informedness's exact test gives 0.031). Both halves
     # of the normal and swap pair read the equivalent: mcc's normal p-value was mcc's own
-    measure = equivalent(measure, k)
+    measure = _measures.equivalent(measure, k)
     if has_sign_flip(measure, k):
         # the mid-p value: the exact test is conservative wherever few examples are discordant
         # (size 0.000-0.049 at 0.05), the mid-p one within [0.04, 0.06] at 13 of the 18 grid
@@ -564,38 +565,6 @@ def paired_p(
         swap, enumerated = swap_p(joint, measure, pos, mid_p=True)
         return np.where(enumerated, np.maximum(swap, normal), normal)
     return normal
-
-
-#: Binary measures equal to one of ``_binary.NAMES`` on every table (so every paired test of
-#: the one is a test of the other): ``mcc`` is ``correlation``, ``weighted_recall`` is
-#: ``accuracy``, and the per-class means of informedness and markedness are those measures
-#: (a class's value is the same for both classes, and 0 with its margin empty, as theirs).
-#: ``macro_recall = (1 + informedness)/2`` and ``macro_precision = (1 + markedness)/2`` only
-#: where both classes are present: a constant run's macro_precision is the precision of its one
-#: class, and taking markedness's test gave a majority baseline against a coin p = 0.53 for
-#: 0.48 against 0.87 on 300 examples. They keep the normal p-value, floored at the swap test's
-#: least value.
-BINARY_EQUIVALENT: dict[str, str] = {
-    "mcc": "correlation",
-    "macro_informedness": "informedness",
-    "macro_markedness": "markedness",
-    "weighted_recall": "accuracy",
-}
-
-
-def equivalent(measure: str, k: int) -> str:
-    """The measure whose tests ``measure`` takes on tables of ``k`` classes: its
-    :data:`BINARY_EQUIVALENT` on binary tables, else itself. Every test of a board (its
-    comparisons, best set and rank intervals) reads this name, resolved once
-    (:func:`batcheval.inference.leaderboard.leaderboard`); the measure's value and interval
-    columns stay its own.
-
-    Examples
-    --------
-    >>> equivalent("mcc", 2), equivalent("mcc", 3), equivalent("markedness", 2)
-    ('correlation', 'mcc', 'markedness')
-    """
-    return BINARY_EQUIVALENT.get(measure, measure) if k == 2 else measure
 
 
 #: A standard error at or below this fraction of its estimate's scale (at least 1) is float

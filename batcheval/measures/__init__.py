@@ -20,6 +20,7 @@ from __future__ import annotations
 from .compute import binary_cells, compute, compute_cells
 from .names import higher_is_better
 from .registry import (
+    BINARY_EQUIVALENT,
     BINARY_MEASURES,
     BINARY_STATS,
     LOWER_IS_BETTER,
@@ -27,11 +28,13 @@ from .registry import (
     MULTICLASS_STATS,
     check_names,
     default_measures,
+    equivalent,
     with_beta,
 )
 from .significance import alpha_sbb, check_level, chi2_upper_tail
 
 __all__ = [
+    "BINARY_EQUIVALENT",
     "BINARY_MEASURES",
     "BINARY_STATS",
     "LOWER_IS_BETTER",
@@ -45,6 +48,7 @@ __all__ = [
     "compute",
     "compute_cells",
     "default_measures",
+    "equivalent",
     "higher_is_better",
     "with_beta",
 ]
