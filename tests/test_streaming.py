@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import batcheval as be
 from batcheval.errors import ColumnNotFoundError, SourceError
 from batcheval.io.files import read_frame
+from batcheval.io.frames import CSV_INFER_ROWS
 from batcheval.io.sources import open_parts
 
 from .test_sweep import scored_frame
@@ -583,6 +584,26 @@ def test_a_streamed_sweep_checks_a_named_positive_as_a_frame_in_memory_does(tmp_
             be.sweep(source, by="run", positive=positive, thresholds=[0.5], batch_rows=64)
     expected = be.sweep(df, by="run", positive=1, thresholds=[0.5])
     assert be.sweep(str(path), by="run", positive=1, thresholds=[0.5], batch_rows=64).equals(expected)
+
+
+def test_a_streamed_sweep_checks_positive_against_the_labels_of_the_parts_it_keeps_alone(tmp_path):
+    # the labels of a file skipped half-way (its 2s in the batches before its unreadable score)
+    # once let positive=2 through: the sweep of the other file alone counted no positive, recall NaN
+    good = pl.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.9, 0.2, 0.8]})
+    good.write_csv(tmp_path / "a.csv")
+    # the score column is read as numbers from the rows polars infers its type from; the text beyond
+    n = CSV_INFER_ROWS + 50
+    scores = [str(x) for x in np.linspace(0, 1, n)]
+    scores[n - 30] = "oops"
+    pl.DataFrame({"label": [2] * 5 + [0] * (n - 5), "score": scores}).write_csv(tmp_path / "b.csv")
+    kwargs = {"label": "label", "score": "score", "thresholds": [0.25, 0.5, 0.75], "positive": 2}
+    message = r"^positive=2 is not one of the classes \[0, 1\]$"
+    with pytest.raises(be.InvalidLabelError, match=message):
+        be.sweep(good, **kwargs)
+    paths = [str(tmp_path / "a.csv"), str(tmp_path / "b.csv")]
+    with pytest.warns(be.BatchevalWarning, match=r"skipped 1 of 2 parts .*b\.csv'"):
+        with pytest.raises(be.InvalidLabelError, match=message):
+            be.sweep(paths, on_error="skip", batch_rows=1000, **kwargs)
 
 
 def test_streamed_sweep_grid_leaves_out_the_rows_drop_nulls_drops(tmp_path):

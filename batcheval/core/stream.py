@@ -182,6 +182,7 @@ def reduce_parts(
     progress: bool | None = None,
     batch_rows: int = DEFAULT_BATCH_ROWS,
     warn: bool = True,
+    part_done: Callable[[bool], None] | None = None,
 ) -> tuple[ContingencyTable | None, SourceReport]:
     """Stream every part through ``make_table`` and combine the partial tables.
 
@@ -190,8 +191,10 @@ def reduce_parts(
     batch, as rows with ``why`` ("a null 'label' or 'prediction'", for ``drop_nulls=``); they
     are counted in ``report.dropped``, the result's ``metadata["dropped"]``. ``check_part(name, batch)``
     checks a part's first batch: what it raises skips the part with ``on_error="skip"``, as a part
-    that cannot be read is skipped. With
-    ``warn=False`` (a Dask worker's share) the report is returned unwarned
+    that cannot be read is skipped. ``part_done(True)`` is called once a part's partials join the
+    total, ``part_done(False)`` once it is skipped, so that what ``make_table`` gathers of a part
+    beside its table (the labels a sweep checks ``positive=`` against) is kept only for the parts
+    kept. With ``warn=False`` (a Dask worker's share) the report is returned unwarned
     and the table is None when every part was skipped.
     """
     check_on_error(on_error)
@@ -238,6 +241,8 @@ def reduce_parts(
                         raise
                     raise error from None  # the check's own error, not its carrier
                 report.skipped.append({"part": part.name, "error": str(error)})
+                if part_done is not None:
+                    part_done(False)
                 continue
             if len(table):
                 total.add(table)
@@ -248,6 +253,8 @@ def reduce_parts(
             report.batches += batches
             for why, n in part_dropped.items():
                 report.dropped[why] += n
+            if part_done is not None:
+                part_done(True)
     finally:
         bar.close()
     result = total.result()

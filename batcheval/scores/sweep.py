@@ -476,7 +476,9 @@ class _Stream:
         self, data, *, thresholds, score_range, positive, classes, on_error, progress=False, warn=False,
         seen: set[Any] | None = None,
     ):  # fmt: skip
-        """Count every batch; ``seen`` (when given) collects the label values the batches hold."""
+        """Count every batch; ``seen`` (when given) collects the label values of the parts kept (a
+        part skipped half-way adds none of its labels, as it adds none of its counts)."""
+        part_seen: set[Any] = set()
 
         def make_table(frame: pl.DataFrame) -> ContingencyTable:
             # the positive class is one of the source's: a batch of negatives only (a file of
@@ -484,16 +486,20 @@ class _Stream:
             scored = prepare_scores(frame, self.by, self.label, self.score, positive, classes,
                                     self.drop_nonfinite, self.drop_nulls, known=(positive,),
                                     exact_scores=False)  # fmt: skip
-            if seen is not None:
-                seen.update(scored.present)
+            part_seen.update(scored.present)
             return _swept(scored, thresholds, score_range).table()
+
+        def part_done(kept: bool) -> None:
+            if kept and seen is not None:
+                seen.update(part_seen)
+            part_seen.clear()
 
         roles = self.roles
         parts = open_parts(data, list(roles), roles)
         check_part = functools.partial(self.check_part, positive=positive)
         return reduce_parts(parts, make_table, filters=self.filters(), check_part=check_part,
                             on_error=on_error, progress=progress, batch_rows=self.batch_rows,
-                            warn=warn)  # fmt: skip
+                            warn=warn, part_done=part_done)  # fmt: skip
 
     def filters(self) -> list[tuple[Any, str]]:
         """The rows ``drop_nulls=`` and ``drop_nonfinite=`` leave out, in prepare_scores' order, each
