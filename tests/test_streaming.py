@@ -345,6 +345,32 @@ def test_errors_inside_a_streamed_batch_name_the_part_and_its_rows(tmp_path):
         be.evaluate(paths, by="run", batch_rows=100, classes=[0, 1])
 
 
+@pytest.mark.parametrize("batch_rows", [None, 4, 3])
+@pytest.mark.parametrize("drop_nulls", [True, False])
+def test_a_streamed_sweep_names_a_nonfinite_score_by_its_row_in_the_file(tmp_path, batch_rows, drop_nulls):
+    # the row was counted in its batch after the nulls dropped: "rows 4-8: ... (row 1: inf)" for row 5
+    labels = [None, None, 0, 1, 0, 1, 0, 1] if drop_nulls else [1, 0, 0, 1, 0, 1, 0, 1]
+    scores = [0.1, 0.2, 0.3, 0.4, 0.5, float("inf"), 0.7, 0.8]
+    df = pl.DataFrame({"label": labels, "score": scores})
+    df.write_parquet(tmp_path / "inf.parquet")
+    (row,) = np.flatnonzero(~np.isfinite(np.array(scores)))
+    kwargs = dict(label="label", score="score", thresholds=3, score_range=(0, 1), drop_nulls=drop_nulls)
+    if batch_rows is not None:
+        kwargs["batch_rows"] = batch_rows
+    lo = 0 if batch_rows is None else row // batch_rows * batch_rows
+    hi = len(df) if batch_rows is None else min(lo + batch_rows, len(df))
+    for source, name in (
+        (tmp_path / "inf.parquet", f"file {str(tmp_path / 'inf.parquet')!r}"),
+        (df.lazy(), "lazy frame"),
+    ):
+        message = (
+            f"{name}, rows {lo}-{hi}: score column 'score' has 1 NaN or infinite value (row {row}: inf); "
+            "pass drop_nonfinite=True to skip those rows"
+        )
+        with pytest.raises(be.InvalidScoreError, match=f"^{re.escape(message)}$"):
+            be.sweep(source, **kwargs)
+
+
 def test_missing_paths_are_named(tmp_path):
     with pytest.raises(SourceError, match="no files match"):
         be.evaluate(f"{tmp_path}/*.parquet", by="run")

@@ -277,6 +277,28 @@ def test_nonfinite_score_error_names_the_rows(call):
         call(one)
 
 
+def test_nonfinite_score_error_names_the_rows_by_the_positions_given_the_nulls_dropped_counted():
+    # a streamed batch's rows are named by their positions in the file, which prepare_scores is
+    # given; the nulls it drops itself must not shift them
+    from batcheval.scores.prepare import prepare_scores
+
+    scores = [0.1, None, 0.3, np.inf, 0.5, 0.6]
+    labels = [0, 1, None, 1, 0, 1]
+    df = pl.DataFrame({"label": labels, "score": scores})
+    (row,) = np.flatnonzero(np.isinf(np.array(scores, dtype=float)))
+    message = (
+        f"score column 'score' has 1 NaN or infinite value (row {100 + row}: inf); pass drop_nonfinite=True"
+    )
+    with pytest.warns(be.BatchevalWarning, match="dropped 2 of 6 rows"):
+        with pytest.raises(be.InvalidScoreError, match=f"^{re.escape(message)}"):
+            prepare_scores(df, None, "label", "score", 1, None, False, True, positions=lambda at: at + 100)
+    # without positions, the rows are counted after the nulls dropped, as before
+    message = f"(row {row - 2}: inf, counted after dropping 2 null rows)"
+    with pytest.warns(be.BatchevalWarning, match="dropped 2 of 6 rows"):
+        with pytest.raises(be.InvalidScoreError, match=re.escape(message)):
+            prepare_scores(df, None, "label", "score", 1, None, False, True)
+
+
 def test_auc_counts_nonfinite_scores_while_grouping():
     df = scored_frame(n_runs=6, seed=9).with_row_index("i")
     bad = df.with_columns(

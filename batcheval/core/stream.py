@@ -24,6 +24,7 @@ from ..io.sources import DEFAULT_BATCH_ROWS, Part, open_parts
 from .table import ContingencyTable
 
 __all__ = [
+    "Positions",
     "SourceReport",
     "check_on_error",
     "check_part_types",
@@ -174,7 +175,7 @@ def check_on_error(on_error: Any) -> None:
 
 def reduce_parts(
     parts: list[Part],
-    make_table: Callable[[pl.DataFrame], ContingencyTable],
+    make_table: Callable[[pl.DataFrame, Positions], ContingencyTable],
     *,
     filters: Sequence[tuple[Callable[[pl.DataFrame], pl.DataFrame], str]] = (),
     check_part: Callable[[str, pl.DataFrame], None] | None = None,
@@ -185,6 +186,10 @@ def reduce_parts(
     part_done: Callable[[bool], None] | None = None,
 ) -> tuple[ContingencyTable | None, SourceReport]:
     """Stream every part through ``make_table`` and combine the partial tables.
+
+    ``make_table(frame, positions)`` counts the rows of a batch the filters keep; ``positions(at)``
+    gives the positions in the part (0-based, dropped rows counted) of the frame's rows ``at``, for
+    an error that names rows.
 
     ``filters`` drop rows before counting, in order, each ``(drop, why)``: ``drop(batch)`` is
     the rows kept, and the rows it drops are reported in one warning at the end, not one per
@@ -223,7 +228,7 @@ def reduce_parts(
                         part_dropped[why] += frame.height - kept.height
                         frame = kept
                     try:
-                        mine.add(make_table(frame))
+                        mine.add(make_table(frame, _positions(batch, filters, rows)))
                     except BatchevalError as exc:
                         raise _naming_rows(exc, part.name, rows, rows + n) from exc
                     rows += n
@@ -264,6 +269,25 @@ def reduce_parts(
         report.check_not_empty()
         report.warn()
     return result, report
+
+
+Positions = Callable[[np.ndarray], np.ndarray]
+_POSITION = "__batcheval_position__"
+
+
+def _positions(
+    batch: pl.DataFrame, filters: Sequence[tuple[Callable[[pl.DataFrame], pl.DataFrame], str]], first: int
+) -> Positions:
+    """Where the rows the filters keep of ``batch`` (the part's rows from ``first`` on) are in
+    the part: worked out only when an error asks, by filtering the rows' positions as the rows."""
+
+    def positions(at: np.ndarray) -> np.ndarray:
+        frame = batch.with_columns(pl.int_range(first, first + batch.height, dtype=pl.Int64).alias(_POSITION))
+        for drop, _ in filters:
+            frame = drop(frame)
+        return frame.get_column(_POSITION).to_numpy()[at]
+
+    return positions
 
 
 class _Refused(Exception):
@@ -375,7 +399,7 @@ def count_source(
     roles = check_roles(by, label, prediction)
     parts = open_parts(data, list(roles), roles)
 
-    def make_table(frame: pl.DataFrame) -> ContingencyTable:
+    def make_table(frame: pl.DataFrame, positions: Positions) -> ContingencyTable:
         return ContingencyTable.from_frame(frame, by, label, prediction, classes=classes)
 
     def drop(frame: pl.DataFrame) -> pl.DataFrame:

@@ -8,8 +8,9 @@ a copied frame.
 
 from __future__ import annotations
 
+import functools
 import reprlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,12 +103,15 @@ def prepare_scores(
     *,
     known: Sequence[Any] = (),
     exact_scores: bool = True,
+    positions: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Scored:
     """Check and encode the key, label and score columns of a sweep or AUC.
 
     ``known``: classes of the whole source that these rows (a streamed batch) may lack, such as
     the positive one. ``exact_scores``: the scores are thresholds themselves (an AUC, an exact
     sweep), so integers or decimals that merge as float64 are an error (:func:`check_exact_in_float`).
+    ``positions(at)``: where the rows ``at`` of ``data`` are in their source (a streamed batch's in
+    its file, dropped rows counted), for errors that name rows; without it they are ``data``'s own.
 
     ``score_range=False`` skips the pass that finds the finite scores' range
     and counts the others; the caller's kernels must then count them (see
@@ -133,7 +137,11 @@ def prepare_scores(
                 f"score column {score!r} or label column {label!r} has {nulls} null value(s); "
                 "pass drop_nulls=True to skip those rows"
             )
-        kept = df.filter(pl.col(score).is_not_null() & pl.col(label).is_not_null())
+        keep = pl.col(score).is_not_null() & pl.col(label).is_not_null()
+        if positions is not None:  # the rows kept are where they were before dropping
+            kept_rows = df.select(keep).to_series().arg_true().to_numpy()
+            positions = functools.partial(_positions_of_kept, positions, kept_rows)
+        kept = df.filter(keep)
         warn(f"dropped {df.height - kept.height} of {df.height} rows with a null {score!r} or {label!r}")
         nulls_dropped = df.height - kept.height
         df = kept
@@ -148,10 +156,10 @@ def prepare_scores(
         # one pass for the score range and the label's and integer keys' ranges, which encoding
         # would otherwise scan for one column at a time (a pass over the rows each)
         lo, hi, bad, class_bounds, mask, key_bounds = _input_ranges(scores, lab, key_series)
-        check_nonfinite(score, int(bad), drop_nonfinite, scores, nulls_dropped)
+        check_nonfinite(score, int(bad), drop_nonfinite, scores, nulls_dropped, positions)
     elif score_range and n:
         lo, hi, bad = finite_range(scores, n_threads())
-        check_nonfinite(score, int(bad), drop_nonfinite, scores, nulls_dropped)
+        check_nonfinite(score, int(bad), drop_nonfinite, scores, nulls_dropped, positions)
     coding = encode_classes(lab, lab, None, bounds=class_bounds)
     present = coding.classes.to_list()
     if coding.trim and len(lab):  # a narrow integer range: which of its values occur
@@ -191,6 +199,12 @@ def prepare_scores(
         keys, space, coding.label, coding.vmin, lut, scores, float(lo), float(hi), tuple(values),
         score, drop_nonfinite, None if bad is None else int(bad), nulls_dropped, tuple(present),
     )  # fmt: skip
+
+
+def _positions_of_kept(
+    positions: Callable[[np.ndarray], np.ndarray], kept: np.ndarray, at: np.ndarray
+) -> np.ndarray:
+    return positions(kept[at])
 
 
 def _input_ranges(scores: np.ndarray, label: pl.Series, keys: list[pl.Series]) -> tuple:
@@ -235,11 +249,18 @@ def _input_ranges(scores: np.ndarray, label: pl.Series, keys: list[pl.Series]) -
 
 
 def check_nonfinite(
-    score: str, bad: int, drop_nonfinite: bool, values: np.ndarray | None = None, nulls_dropped: int = 0
+    score: str,
+    bad: int,
+    drop_nonfinite: bool,
+    values: np.ndarray | None = None,
+    nulls_dropped: int = 0,
+    positions: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> None:
     """Raise for ``bad`` NaN or infinite scores, unless they are to be dropped.
 
-    ``values`` (the scores) lets the error name the first offending rows.
+    ``values`` (the scores) lets the error name the first offending rows: by their positions in
+    ``values``, counted after dropping ``nulls_dropped`` null rows, or by ``positions`` of them
+    (a streamed batch's rows in their file, the rows dropped counted).
 
     Examples
     --------
@@ -254,9 +275,11 @@ def check_nonfinite(
         where = ""
         if values is not None:
             rows = np.flatnonzero(~np.isfinite(values))[:3]
-            shown = ", ".join(f"{r}: {values[r]}" for r in rows)
+            at = rows if positions is None else positions(rows)
+            shown = ", ".join(f"{a}: {values[r]}" for r, a in zip(rows, at, strict=True))
             where = f" ({'row' if bad == 1 else 'rows' if bad <= 3 else 'first rows'} {shown}"
-            where += f", counted after dropping {nulls_dropped} null rows)" if nulls_dropped else ")"
+            dropped = nulls_dropped and positions is None
+            where += f", counted after dropping {nulls_dropped} null rows)" if dropped else ")"
         raise InvalidScoreError(
             f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}{where}; "
             "pass drop_nonfinite=True to skip those rows"

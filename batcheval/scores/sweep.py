@@ -23,7 +23,7 @@ from ..core.encode import as_integers
 from ..core.engine import check_engine
 from ..core.memory import check_allocation
 from ..core.pooling import check_mean_weights, pooled_measures
-from ..core.stream import PartTypes, check_part_types, class_kind, reduce_parts
+from ..core.stream import PartTypes, Positions, check_part_types, class_kind, reduce_parts
 from ..core.table import ContingencyTable
 from ..errors import (
     BatchevalError,
@@ -480,12 +480,12 @@ class _Stream:
         part skipped half-way adds none of its labels, as it adds none of its counts)."""
         part_seen: set[Any] = set()
 
-        def make_table(frame: pl.DataFrame) -> ContingencyTable:
+        def make_table(frame: pl.DataFrame, positions: Positions) -> ContingencyTable:
             # the positive class is one of the source's: a batch of negatives only (a file of
             # one run, the first rows of a sorted frame) must not fail for want of it
             scored = prepare_scores(frame, self.by, self.label, self.score, positive, classes,
                                     self.drop_nonfinite, self.drop_nulls, known=(positive,),
-                                    exact_scores=False)  # fmt: skip
+                                    exact_scores=False, positions=positions)  # fmt: skip
             part_seen.update(scored.present)
             return _swept(scored, thresholds, score_range).table()
 
