@@ -440,6 +440,29 @@ def test_streamed_sweep_warns_once_of_the_rows_it_drops_over_all_parts(tmp_path,
         be.sweep(paths, by="run", thresholds=[0.5], drop_nonfinite=True)
 
 
+def test_a_streamed_sweep_refuses_a_null_label_beside_a_nan_score_as_in_memory(tmp_path):
+    # drop_nonfinite= dropped the row of a NaN score and a null label before the count could see
+    # its label, so the file and the lazy frame swept 4 rows where the frame in memory refused the null
+    df = pl.DataFrame({"label": [None, 1, 0, 1, 0], "score": [float("nan"), 0.9, 0.1, 0.8, 0.3]})
+    df.write_parquet(tmp_path / "nan.parquet")
+    kwargs = dict(label="label", score="score", thresholds=3, drop_nonfinite=True)
+    message = "score column 'score' or label column 'label' has 1 null value(s); "
+    message += "pass drop_nulls=True to skip those rows"
+    with pytest.raises(be.NullValuesError, match=f"^{re.escape(message)}$"):
+        be.sweep(df, **kwargs)
+    path = tmp_path / "nan.parquet"
+    for source, name in ((path, f"file {str(path)!r}"), (df.lazy(), "lazy frame")):
+        with pytest.raises(be.NullValuesError, match=f"^{re.escape(f'{name}, rows 0-5: {message}')}$"):
+            be.sweep(source, **kwargs)
+    # with drop_nulls= too, the row goes as a null one, on every path
+    kept = df.drop_nulls()
+    expected = [int(((kept["score"] >= t) & (kept["label"] == 1)).sum()) for t in np.linspace(0.1, 0.9, 3)]
+    for source in (df, path, df.lazy()):
+        got, messages = _batcheval_warnings(lambda s=source: be.sweep(s, drop_nulls=True, **kwargs))
+        assert got["tp"].to_list() == expected and got["n"].to_list() == [4] * 3
+        assert messages == ["dropped 1 of 5 rows with a null 'score' or 'label'"]
+
+
 def test_streamed_evaluate_records_the_rows_it_drops(tmp_path):
     paths, _ = _files_with_null_and_nan_scores(tmp_path)
     frames = [pl.read_parquet(p).with_columns(prediction=pl.col("score") > 0.2) for p in paths]

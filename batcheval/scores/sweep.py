@@ -512,9 +512,10 @@ class _Stream:
                 (functools.partial(_drop_nulls, columns=[score, label]), f"a null {score!r} or {label!r}")
             )
         if self.drop_nonfinite:
-            # a null score is kept for prepare_scores to refuse, as in memory, without drop_nulls=
+            # a null score or label is kept for prepare_scores to refuse, as in memory, without
+            # drop_nulls= (which drops those rows first)
             why = f"a NaN or infinite score in column {score!r}"
-            steps.append((functools.partial(_drop_nonfinite, score=score), why))
+            steps.append((functools.partial(_drop_nonfinite, score=score, label=label), why))
         return steps
 
     def check_part(self, name: str, frame: pl.DataFrame, positive: Any = None) -> None:
@@ -629,11 +630,11 @@ def _drop_nulls(frame: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
     return frame.drop_nulls(columns)
 
 
-def _drop_nonfinite(frame: pl.DataFrame, score: str) -> pl.DataFrame:
+def _drop_nonfinite(frame: pl.DataFrame, score: str, label: str) -> pl.DataFrame:
     s = pl.col(score)
     if frame.schema[score] == pl.Null:
         return frame
-    return frame.filter(s.cast(pl.Float64).is_finite() | s.is_null())
+    return frame.filter(s.cast(pl.Float64).is_finite() | s.is_null() | pl.col(label).is_null())
 
 
 def _value_kind(value: Any) -> str:
