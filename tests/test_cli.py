@@ -257,6 +257,44 @@ def test_a_glob_of_integer_and_float_labels_keeps_integers_float64_cannot_hold(t
     )
 
 
+def test_a_glob_of_uint64_and_signed_labels_reads_as_int64_as_the_api_counts_them(tmp_path):
+    # "column 'label' is Int8 in 'p1.parquet' but UInt64 in 'p0.parquet'", exit 2, where the API counts
+    # the glob: UInt64 and Int8 combine only as Int128, but the API counts labels within int64
+    from sklearn.metrics import accuracy_score
+
+    label, prediction = [0, 1, 1, 0, 1, 1], [0, 1, 0, 0, 1, 1]
+    for i, dtype in enumerate([pl.UInt64, pl.Int8]):
+        part = {
+            "run": [1, 2, 2],
+            "label": label[3 * i : 3 * i + 3],
+            "prediction": prediction[3 * i : 3 * i + 3],
+        }
+        pl.DataFrame(part).with_columns(pl.col("label", "prediction").cast(dtype)).write_parquet(
+            tmp_path / f"p{i}.parquet"
+        )
+    glob, out = str(tmp_path / "p*.parquet"), tmp_path / "out.csv"
+    proc = run_cli("evaluate", glob, "--by", "run", "--measures", "accuracy", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    runs = np.array([1, 2, 2, 1, 2, 2])
+    expected = [accuracy_score(np.array(label)[runs == r], np.array(prediction)[runs == r]) for r in (1, 2)]
+    assert pl.read_csv(out)["accuracy"].to_list() == expected
+    assert be.evaluate(glob, by="run", measures=["accuracy"])["accuracy"].to_list() == expected
+    # a UInt64 label beyond int64 fits no type of both files: refused, named (the API refuses it too)
+    pl.DataFrame({"run": [1], "label": [2**63], "prediction": [1]}).with_columns(
+        pl.col("label", "prediction").cast(pl.UInt64)
+    ).write_parquet(tmp_path / "p0.parquet")
+    proc = run_cli("evaluate", glob, "--by", "run", "--measures", "accuracy")
+    assert proc.returncode == 2, proc.stdout
+    p0, p1 = str(tmp_path / "p0.parquet"), str(tmp_path / "p1.parquet")
+    assert proc.stderr == (
+        f"batcheval: error: cannot read {glob!r}: column 'label' is Int8 in {p1!r} but UInt64 in {p0!r}, "
+        f"which combine as Int64 only where every UInt64 value fits in it, and {2**63} (in {p0!r}) does "
+        "not; cast the column to one type in every file\n"
+    )
+    with pytest.raises(be.InvalidLabelError, match=f"holds {2**63}, which does not fit in int64"):
+        be.evaluate(glob, by="run", measures=["accuracy"])
+
+
 @pytest.mark.parametrize("order", [(0, 1), (1, 0)])
 def test_a_glob_with_a_file_whose_key_is_all_null_reads_its_rows_as_a_group_of_nulls(tmp_path, order):
     # "column 'fold' is Null in 'p1.parquet' but Int64 in 'p0.parquet'": refused, where the API counts it

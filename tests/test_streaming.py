@@ -256,8 +256,8 @@ def test_read_frame_checks_every_file_of_a_glob(tmp_path):
     with pytest.raises(be.BatchevalError, match=message):
         read_frame(tmp_path / "p*.parquet")
     b.with_columns(pl.col("run").cast(pl.UInt64)).write_parquet(tmp_path / "p3.parquet")
-    with pytest.raises(be.BatchevalError, match=r"column 'run' is UInt64 in"):  # + Int64 would be Int128
-        read_frame(tmp_path / "p*.parquet")
+    with pytest.raises(be.BatchevalError, match=r"key column 'run' is UInt64 in"):  # + Int64: Int128
+        read_frame(tmp_path / "p*.parquet", keys=["run"])
     b.drop("fold").write_parquet(tmp_path / "p3.parquet")
     with pytest.raises(be.BatchevalError, match=r"p3\.parquet' has columns \['run', 'label', 'prediction'\]"):
         read_frame(tmp_path / "p*.parquet")
@@ -292,10 +292,14 @@ def test_read_frame_checks_each_file_against_the_widened_type_as_the_api_does(tm
     api = f"file {paths[2]!r}: key column 'run' is Int8, not UInt64 as in the parts before it"
     with pytest.raises(SourceError, match=f"^{re.escape(api)}$"):
         be.evaluate(glob, by="run", measures=["accuracy"])
-    # a label column is checked the same way: UInt64 and Int8 combine only as Int128
+    # a label column is read as Int64 where its UInt64 values fit, as the API counts labels: not these
     for run, path in zip(runs, paths, strict=True):
         pl.DataFrame({"run": [0], "label": run, "prediction": [1]}).write_parquet(path)
-    message = f"cannot read {glob!r}: column 'label' is Int8 in {paths[2]!r} but UInt64 in {paths[1]!r}"
+    message = (
+        f"cannot read {glob!r}: column 'label' is Int8 in {paths[2]!r} but UInt64 in {paths[1]!r}, which "
+        f"combine as Int64 only where every UInt64 value fits in it, and {2**63 + 7} (in {paths[1]!r}) does "
+        "not; cast the column to one type in every file"
+    )
     with pytest.raises(be.BatchevalError, match=f"^{re.escape(message)}$"):
         read_frame(glob, keys=["run"])
 

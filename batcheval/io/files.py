@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import BatchevalError, SourceError
-from .frames import CSV_INFER_ROWS, integers_combine, widened, widens_to_int128
+from .frames import CSV_INFER_ROWS, integers_combine, widened
 
 __all__ = ["check_output", "read_frame", "write_frame"]
 
@@ -37,7 +37,10 @@ def read_frame(path: str | Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
     The files' columns may be numeric of different types, except ``keys``: a key column has one
     type in every file, or integers of widths that combine, as the API's streamed sources check them;
     a relaxed concat would make runs 2**53 and 2**53 + 1 one Float64 run, and a Float32 0.1 and a
-    Float64 0.1 two. Another column of integers in some files and floats in others is read as float,
+    Float64 0.1 two. Another column that is UInt64 in some files and a signed integer in others
+    (which combine only as Int128) is read as Int64 if every UInt64 value fits in it, as the API
+    counts labels within int64, and refused otherwise, naming the value. Another column of integers
+    in some files and floats in others is read as float,
     unless a file's integer has no exact value of that float type (as 2**53 + 1 in Float64, which
     would merge classes 2**53 and 2**53 + 1): then the float files are read as Int64, as the API
     counts whole float labels, if they hold whole numbers within int64 only; if one does not (or an
@@ -108,6 +111,7 @@ def _read_many(reader: Any, source: list[str], text: str, keys: Sequence[str] = 
     seen = {c: (dtype, first) for c, dtype in schemas[keep[0]].items()}
     for i in keep[1:]:
         _check_same_columns(text, first, schemas[keep[0]], source[i], schemas[i], seen, keys)
+    frames, schemas = _unsigned_as_int64(text, frames, schemas, keep, source, seen)
     frames = _exact_integers(text, frames, schemas, keep, source, seen)
     # the columns may come in another order (as the API's streamed sources take them), integer
     # widths may differ between files, and a file's column of the Null dtype takes the others' type
@@ -121,6 +125,42 @@ def _read_many(reader: Any, source: list[str], text: str, keys: Sequence[str] = 
         ],
         how="vertical_relaxed",
     )
+
+
+def _unsigned_as_int64(
+    text: str,
+    frames: list[pl.LazyFrame],
+    schemas: list[pl.Schema],
+    keep: list[int],
+    source: list[str],
+    seen: dict[str, tuple[pl.DataType, str]],
+) -> tuple[list[pl.LazyFrame], list[pl.Schema]]:
+    """``frames`` (and ``schemas``) with each column that is UInt64 in some files and a signed
+    integer in others, which combine only as Int128 (a key column is refused before), read as Int64
+    in the UInt64 files, as the API counts labels within int64; a UInt64 value beyond int64 is
+    a :class:`~batcheval.errors.BatchevalError` naming the column, the files, their types and the value."""
+    frames, schemas = list(frames), list(schemas)
+    for col in seen:
+        unsigned = [i for i in keep if schemas[i][col] == pl.UInt64]
+        signed = [j for j in keep if schemas[j][col].is_signed_integer()]
+        if not (unsigned and signed):
+            continue
+        c = pl.col(col)
+        beyond = _first_in(frames, source, dict.fromkeys(unsigned, c.filter(c >= 2**63)))
+        if beyond is not None:
+            i, value = beyond
+            j = signed[0]
+            raise BatchevalError(
+                f"cannot read {text!r}: column {col!r} is {schemas[j][col]} in {source[j]!r} but UInt64 "
+                f"in {source[i]!r}, which combine as Int64 only where every UInt64 value fits in it, "
+                f"and {value} (in {source[i]!r}) does not; cast the column to one type in every file"
+            )
+        for i in unsigned:
+            frames[i] = frames[i].with_columns(c.cast(pl.Int64))
+            schemas[i] = pl.Schema({**schemas[i], col: pl.Int64})
+        typed = [schemas[i][col] for i in keep if schemas[i][col] != pl.Null]
+        seen[col] = (functools.reduce(_wider, typed), seen[col][1])
+    return frames, schemas
 
 
 def _exact_integers(
@@ -242,8 +282,9 @@ def _check_same_columns(
                 f"{first!r}; a key column must have one type in every file (integers of any width "
                 "combine), or its values would merge or split in a cast"
             )
+        # UInt64 beside a signed integer: Int64 if its values fit (_unsigned_as_int64), not Int128
         numeric = dtype.is_numeric() and mine.is_numeric()
-        if dtype != mine and (not numeric or widens_to_int128(dtype, mine)):
+        if dtype != mine and not numeric:
             raise BatchevalError(
                 f"cannot read {text!r}: column {col!r} is {dtype} in {other!r} but {mine} in {first!r}"
             )
