@@ -181,6 +181,39 @@ def test_a_key_column_of_nulls_only_merges_either_way():
         n + a + strings
 
 
+def test_integer_keys_of_different_widths_merge_as_the_widest_and_other_types_are_named_in_one_line():
+    # Int32 + Int64 keys raised polars' own MergeError text ("type Int32 is incompatible with expected
+    # type Int64" and a context stack over lines), where the streamed engine widens them
+    d1 = pl.DataFrame({"run": pl.Series([1, 2], dtype=pl.Int32), "label": [0, 1], "prediction": [0, 1]})
+    d2 = pl.DataFrame({"run": [2, 3], "label": [1, 1], "prediction": [0, 1]})
+    a, b = CT.from_frame(d1, by="run"), CT.from_frame(d2, by="run")
+    expected = CT.from_frame(pl.concat([d1.with_columns(pl.col("run").cast(pl.Int64)), d2]), by="run")
+    for merged in (a + b, b + a, CT.merge(a, b, a)):
+        assert merged.keys.schema["run"] == pl.Int64
+    assert (a + b).equals(expected) and (b + a).equals(expected)
+    from sklearn.metrics import confusion_matrix
+
+    both = pl.concat([d1.with_columns(pl.col("run").cast(pl.Int64)), d2])
+    for run, counts in zip((a + b).keys["run"], (a + b).counts, strict=True):
+        rows = both.filter(pl.col("run") == run)
+        assert counts.tolist() == confusion_matrix(rows["label"], rows["prediction"], labels=[0, 1]).tolist()
+    wide = d1.with_columns(pl.col("run").cast(pl.Int64))
+    assert CT.merge(a, b, a).equals(CT.from_frame(pl.concat([wide, d2, wide]), by="run"))
+    a_keys, a_counts = a.keys.clone(), a.counts.copy()
+    for other, dtype in ((pl.String, "String"), (pl.UInt64, "UInt64")):
+        c = CT.from_frame(d2.with_columns(pl.col("run").cast(other)), by="run")
+        c_keys, c_counts = c.keys.clone(), c.counts.copy()
+        message = (
+            f"cannot merge tables whose key columns have different types: 'run' is Int32 in one table and "
+            f"{dtype} in another; cast it to one type in every table"
+        )
+        with pytest.raises(be.MergeError, match=f"^{re.escape(message)}$"):
+            a + c
+        # a failed merge leaves both sides as they were
+        assert a.keys.equals(a_keys) and a.keys.schema == a_keys.schema and np.array_equal(a.counts, a_counts)
+        assert c.keys.equals(c_keys) and c.keys.schema == c_keys.schema and np.array_equal(c.counts, c_counts)
+
+
 def test_adding_or_merging_what_is_no_table_is_refused_by_its_type_and_changes_nothing():
     # `a + frame` went to polars' __radd__ ("failed to determine supertype of i64 and object"),
     # merge(5) and merge(None) raised builtins' "object is not iterable", and merge(frame) was

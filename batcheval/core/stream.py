@@ -95,40 +95,16 @@ def combine(tables: Sequence[ContingencyTable]) -> ContingencyTable:
     """Merge partial tables whose class sets may differ (each batch sees its own classes).
 
     The class set of the result is the sorted union, exactly what one pass
-    over the concatenated input would have found.
+    over the concatenated input would have found; integer keys of different widths
+    (a file's Int32 run, another's Int64) are the widest, as :meth:`ContingencyTable.merge` casts them.
     """
     tables = list(tables)
     if len(tables) == 1:
         return tables[0]
-    tables = _on_common_keys(tables)
     first = tables[0].classes
     if any(not t.classes.equals(first, check_dtypes=True) for t in tables[1:]):
         tables = _on_union_classes(tables)
     return ContingencyTable.merge(tables)
-
-
-def _on_common_keys(tables: list[ContingencyTable]) -> list[ContingencyTable]:
-    """Tables whose integer key columns differ only in width (a file's Int32 run, another's
-    Int64), with those columns cast to the widest, and key columns of the Null dtype (a part
-    whose key is all null) cast to the others' type; any other difference is left for the merge
-    to name."""
-    first = tables[0].keys.schema
-    if all(t.keys.schema == first for t in tables[1:]):
-        return tables
-    try:
-        common = pl.concat([t.keys.clear() for t in tables], how="vertical_relaxed").schema
-    except pl.exceptions.PolarsError:
-        return tables
-    typed = [{c: d for c, d in t.keys.schema.items() if d != pl.Null} for t in tables]
-    differ = [c for c in common if any(t.get(c, common[c]) != common[c] for t in typed)]
-    if not all(common[c].is_integer() and common[c] != pl.Int128 for c in differ):
-        return tables
-    return [
-        t
-        if t.keys.schema == common
-        else ContingencyTable(t.keys.cast(dict(common)), t.classes, t.counts, copy=False)
-        for t in tables
-    ]
 
 
 def _on_union_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:

@@ -8,6 +8,7 @@ Merges never mutate their operands, so a failed merge leaves both untouched.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ from ..io.frames import (
     check_free_names,
     check_in_memory,
     check_roles,
+    integers_combine,
     select_columns,
     select_predictions,
     shown_value,
@@ -459,8 +461,10 @@ class ContingencyTable:
         ----------
         *tables
             At least one ContingencyTable, as separate arguments or as one iterable. All must
-            have the same key column names (of types that concatenate) and equal classes of
-            one dtype; a table of no groups adds nothing, whatever its classes.
+            have the same key column names, each of one type (integers of different widths
+            are cast to the widest, but UInt64 combines with no signed type; a column all null
+            takes the others' type) and equal classes of one dtype; a table of no groups adds
+            nothing, whatever its classes.
 
         Returns
         -------
@@ -530,10 +534,7 @@ class ContingencyTable:
                 _checked_add(t._counts.reshape(len(t), k * k), np.zeros(len(t), np.int64), total)
             # len(total), not -1: numpy cannot infer an axis of a table of no classes (k = 0)
             return ContingencyTable(first._keys, first._classes, total.reshape(len(total), k, k), copy=False)
-        try:
-            stacked = pl.concat(_typed_null_keys([t._keys for t in tables]), how="vertical")
-        except pl.exceptions.PolarsError as exc:
-            raise MergeError(f"cannot merge tables whose key columns have different types: {exc}") from exc
+        stacked = pl.concat(_common_keys(_typed_null_keys([t._keys for t in tables])), how="vertical")
         ids, union = group_ids(stacked)
         total = np.zeros((union.height, k * k), dtype=np.int64)
         _checked_add(np.concatenate([t._counts.reshape(len(t), k * k) for t in tables]), ids, total)
@@ -1094,6 +1095,26 @@ def _typed_null_keys(keys: list[pl.DataFrame]) -> list[pl.DataFrame]:
         )
         for frame in keys
     ]
+
+
+def _common_keys(keys: list[pl.DataFrame]) -> list[pl.DataFrame]:
+    """Key frames with a column of integers of different widths cast to the widest (a file's Int32
+    run, another's Int64, as a streamed source combines them); a column of types that differ
+    otherwise (String and Int64, or UInt64 and a signed type, which only Int128 holds) is a
+    :class:`MergeError` naming it and two of its types."""
+    casts = {}
+    for name in keys[0].columns:
+        dtypes = list(dict.fromkeys(k.schema[name] for k in keys if k.schema[name] != pl.Null))
+        for a, b in itertools.combinations(dtypes, 2):
+            if not integers_combine(a, b):
+                raise MergeError(
+                    f"cannot merge tables whose key columns have different types: {name!r} is {a} in "
+                    f"one table and {b} in another; cast it to one type in every table"
+                )
+        if len(dtypes) > 1:
+            empty = [pl.DataFrame(schema={name: d}) for d in dtypes]
+            casts[name] = pl.concat(empty, how="vertical_relaxed").schema[name]
+    return [k.with_columns(pl.col(n).cast(d) for n, d in casts.items() if k.schema[n] != d) for k in keys]
 
 
 def _checked_add(src: np.ndarray, index: np.ndarray, total: np.ndarray) -> None:
