@@ -25,6 +25,20 @@ def test_compare_writes_what_be_compare_returns(tmp_path):
     assert pl.read_parquet(out).equals(expected)
 
 
+def test_a_two_sided_rope_needs_no_equals_sign(tmp_path):
+    # "--rope -0.01,0.02" was refused by argparse ("argument --rope: expected one argument"): only
+    # "--rope=-0.01,0.02" worked, as the help said
+    df = cv_frame(seed=8)
+    src, out = tmp_path / "cv.parquet", tmp_path / "out.parquet"
+    df.write_parquet(src)
+    argv = [str(src), "--repeat", "repeat", "--measure", "accuracy", "--reference", "0", "--test", "bayes"]
+    assert main(["compare", *argv, "--rope", "-0.01,0.02", "-o", str(out)]) == 0
+    expected = be.compare(
+        df, repeat="repeat", measure="accuracy", reference=0, test="bayes", rope=(-0.01, 0.02)
+    )
+    assert pl.read_parquet(out).equals(expected)
+
+
 def test_compare_bad_rope_exits_2(tmp_path, capsys):
     src = tmp_path / "cv.parquet"
     cv_frame().write_parquet(src)

@@ -172,6 +172,47 @@ def test_thresholds_of_a_signed_integer_is_one_threshold(tmp_path):
     assert proc.stderr.strip() == "batcheval: error: --thresholds as a count must be at least 1, got 0"
 
 
+def test_a_list_that_starts_with_a_negative_number_is_a_value(tmp_path):
+    # "--thresholds -1,0,1" and "--classes -1,1" were refused by argparse ("argument --thresholds:
+    # expected one argument"): it reads only -1 and -0.5 as values, and -1,0,1 as an unknown option
+    rng = np.random.default_rng(12)
+    label = np.where(rng.integers(0, 2, 200) == 1, 1, -1)
+    df = pl.DataFrame({
+        "run": np.repeat([1, 2], 100), "label": label,
+        "prediction": np.where(rng.random(200) < 0.8, label, -label), "score": rng.normal(size=200) + label,
+    })  # fmt: skip
+    path, out = tmp_path / "margins.parquet", tmp_path / "o.parquet"
+    df.write_parquet(path)
+    proc = run_cli("sweep", str(path), "--by", "run", "--thresholds", "-1,0,1", "--measures", "recall",
+                   "-o", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    got = pl.read_parquet(out)
+    assert got["threshold"].to_list() == [-1.0, 0.0, 1.0] * 2
+    for row in got.iter_rows(named=True):
+        sub = df.filter(pl.col("run") == row["run"])
+        y, predicted = sub["label"].to_numpy() == 1, sub["score"].to_numpy() >= row["threshold"]
+        assert (row["tp"], row["fp"], row["fn"]) == (
+            np.sum(y & predicted), np.sum(~y & predicted), np.sum(y & ~predicted)
+        )  # fmt: skip
+    proc = run_cli("evaluate", str(path), "--by", "run", "--classes", "-1,0,1", "--measures", "accuracy",
+                   "-o", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    got = pl.read_parquet(out)
+    assert got.equals(be.evaluate(df, by="run", classes=[-1, 0, 1], measures=["accuracy"]))
+    for run, accuracy in got.select("run", "accuracy").iter_rows():
+        sub = df.filter(pl.col("run") == run)
+        assert accuracy == np.mean(sub["label"].to_numpy() == sub["prediction"].to_numpy())
+    proc = run_cli("leaderboard", str(path), "--classes", "-1,1", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_parquet(out).equals(be.leaderboard(df, classes=[-1, 1], seed=0))
+    png = tmp_path / "roc.png"
+    proc = run_cli("plot", str(path), "--by", "run", "--thresholds", "-1,0,1", "-o", str(png))
+    assert proc.returncode == 0, proc.stderr
+    assert png.stat().st_size > 0 and f"wrote {png} (roc, 2 lines)" in proc.stderr
+    # an option is still an option: a misspelt one is refused as before
+    assert run_cli("sweep", str(path), "--thresholds", "-x").returncode == 2
+
+
 def test_drop_nonfinite_reports_its_rows(tmp_path):
     path = tmp_path / "n.csv"
     path.write_text("label,score\n0,0.1\n1,NaN\n1,0.8\n0,0.3\n1,inf\n")

@@ -102,8 +102,24 @@ def _split(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
 
+# a negative number, or a comma-separated list that starts with one ("-1,0,1", "-0.01,0.02", "-1e-3"):
+# argparse reads only "-1" and "-0.5" as values and anything else after a dash as an option
+_NEGATIVE_VALUE = re.compile(r"-\.?\d")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, reading every argument that starts with a negative number as a value (no option of
+    batcheval starts with a dash and a digit), so that ``--thresholds -1,0,1``, ``--classes -1,1``
+    and ``--rope -0.01,0.02`` need no ``=``."""
+
+    def _parse_optional(self, arg_string):
+        if _NEGATIVE_VALUE.match(arg_string):
+            return None
+        return super()._parse_optional(arg_string)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="batcheval",
         description="Evaluate classifiers across whole sweeps. Run 'batcheval COMMAND --help' for examples.",
     )
@@ -306,7 +322,7 @@ def _comparison_commands(command, output) -> None:
     cp.add_argument("--reference", help="the run compared against (default: the best mean)")
     cp.add_argument("--all-pairs", action="store_true", help="compare every pair of runs")
     cp.add_argument(
-        "--rope", default="0", help="ROPE of --test bayes: a half-width w, or low,high (--rope=-0.01,0.02)"
+        "--rope", default="0", help="ROPE of --test bayes: a half-width w, or low,high (-0.01,0.02)"
     )
     cp.add_argument("--test-fraction", type=float, help="share of the data in each test fold")
     direction(cp, "run")
