@@ -182,6 +182,24 @@ def test_a_glob_concatenates_the_files(files, tmp_path, ext):
     assert pl.read_parquet(out).equals(be.evaluate(df, by=["run", "fold"]))
 
 
+@pytest.mark.parametrize("other", ["csv", "arrow"])
+def test_a_directory_of_files_of_several_types_reads_as_be_evaluate_reads_it(tmp_path, other):
+    # docs/cli.md: a directory is "every parquet, ipc or csv file under it, as be.evaluate reads one";
+    # a parquet file beside a csv or .arrow one was refused ("it holds files of several types")
+    first = pl.DataFrame({"run": [1, 1, 1], "label": [0, 1, 1], "prediction": [0, 1, 0]})
+    second = pl.DataFrame({"run": [2, 2], "label": [0, 1], "prediction": [1, 1]})
+    folder = tmp_path / "d"
+    folder.mkdir()
+    first.write_parquet(folder / "part-0.parquet")
+    (second.write_csv if other == "csv" else second.write_ipc)(folder / f"part-1.{other}")
+    out = tmp_path / "out.parquet"
+    proc = run_cli("evaluate", str(folder), "--by", "run", "--measures", "accuracy", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    got = pl.read_parquet(out)
+    assert got.equals(be.evaluate(str(folder), by="run", measures=["accuracy"]))
+    assert got.select("run", "accuracy").rows() == [(1, 2 / 3), (2, 0.5)]
+
+
 @pytest.mark.parametrize(
     ("first", "second"),
     [

@@ -68,18 +68,10 @@ def read_frame(path: str | Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
     if not text.strip():  # Path("") is the working directory
         raise BatchevalError(f"cannot read {text!r}: empty path; name a file, a directory or a glob")
     path = Path(path)
-    if path.is_dir():  # every data file under it, as be.evaluate reads a directory
+    if path.is_dir():  # every data file under it, each by its extension, as be.evaluate reads a directory
         from .sources import resolve_paths
 
-        files = [str(f) for f in resolve_paths(path)]
-        kinds = sorted({_KINDS[Path(f).suffix.lower()] for f in files if Path(f).suffix.lower() in _KINDS})
-        if len(kinds) != 1:
-            raise BatchevalError(
-                f"cannot read directory {text!r}: it holds files of several types; pass a glob such as "
-                f"'{text}/*.parquet'"
-            )
-        reader = _READERS[Path(files[0]).suffix.lower()]
-        return _read_many(reader, files, text, keys)
+        return _read_many(_read_by_suffix, [str(f) for f in resolve_paths(path)], text, keys)
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
         raise BatchevalError(
@@ -99,6 +91,11 @@ def read_frame(path: str | Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
         _schema(frame, text)
         return frame
     return _read_many(reader, source, text, keys)
+
+
+def _read_by_suffix(file: str, glob: bool) -> pl.LazyFrame:
+    """The scan of ``file`` by its extension: a directory may hold parquet, ipc and csv files."""
+    return _READERS[Path(file).suffix.lower()](file, glob=glob)
 
 
 def _read_many(reader: Any, source: list[str], text: str, keys: Sequence[str] = ()) -> pl.LazyFrame:
