@@ -494,9 +494,15 @@ def test_usage_errors_exit_2(files):
 
 
 def test_demo_runs_the_sklearn_sweep(tmp_path):
-    # the full sweep's cache (minutes of fitting) outlives a smoke test in the same folder
+    # the full sweep's cache (minutes of fitting) and its results outlive a smoke test in the same
+    # folder: --quick wrote its scores, sweep, auc, leaderboard and charts over the full demo's, so
+    # that docs/comparing.md's ranks found no data set and `batcheval ranks` printed other ranks
     full = pl.DataFrame({"dataset": ["stand-in"], "run": [0]})
     full.write_parquet(tmp_path / "predictions.parquet")
+    kept = ("scores.parquet", "sweep.parquet", "auc.parquet", "leaderboard.parquet", "cd.png",
+            "f1_vs_informedness.png", "breast_cancer_rare_roc.png")  # fmt: skip
+    for i, name in enumerate(kept):
+        (tmp_path / name).write_bytes(b"full demo %d" % i)
     proc = run_cli("demo", "--quick", "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert "top 5 by informedness" in proc.stdout and "Spearman" in proc.stdout
@@ -506,10 +512,16 @@ def test_demo_runs_the_sklearn_sweep(tmp_path):
         "could_be_best | rank_ci_low | rank_ci_high" in proc.stdout and "tied_with_leader" not in proc.stdout
     )
     assert "| 0.000 " not in proc.stdout.split("leaderboard by informedness")[1].split("could be the best")[0]
-    for name in ("predictions_quick.parquet", "scores.parquet", "sweep.parquet", "auc.parquet",
-                 "f1_vs_informedness.png", "breast_cancer_rare_roc.png"):  # fmt: skip
-        assert (tmp_path / name).exists(), name
+    quick = tmp_path / "quick"
+    assert f"to {quick}/" in proc.stdout  # it says where its files went
+    for name in ("predictions_quick.parquet", *kept):
+        assert (quick / name).exists(), name
+    runs = pl.read_parquet(quick / "predictions_quick.parquet").select("dataset", "run").n_unique()
+    assert pl.read_parquet(quick / "scores.parquet").height == runs == 40
     assert pl.read_parquet(tmp_path / "predictions.parquet").equals(full)
+    for i, name in enumerate(kept):
+        assert (tmp_path / name).read_bytes() == b"full demo %d" % i, name
+    assert not (tmp_path / "predictions_quick.parquet").exists()
 
 
 def test_the_package_and_the_cli_work_without_sklearn(files, tmp_path):

@@ -256,6 +256,7 @@ def test_the_leaderboard_uses_one_seed_and_ranks_by_informedness(result):
 
 def test_files_and_charts_are_written(result):
     out_dir, out = result
+    out_dir = out_dir / "quick"  # a quick run's files: never over the full sweep's
     for name in ("predictions_quick", "scores", "sweep", "auc", "leaderboard"):
         assert pl.read_parquet(out_dir / f"{name}.parquet").height > 0
     assert out["plots"]
@@ -273,10 +274,11 @@ def test_a_rerun_reads_the_cache_and_a_new_grid_refits(result, monkeypatch):
     import sklearn.model_selection
 
     monkeypatch.setattr(sklearn.model_selection, "cross_val_predict", refuse)
-    again = demo.predictions(out_dir / demo.cache_name(quick=True), seeds=SEEDS, quick=True, progress=False)
-    assert again.equals(pl.read_parquet(out_dir / demo.cache_name(quick=True)))
+    cache = out_dir / "quick" / demo.cache_name(quick=True)
+    again = demo.predictions(cache, seeds=SEEDS, quick=True, progress=False)
+    assert again.equals(pl.read_parquet(cache))
     with pytest.raises(AssertionError, match="fitted again"):  # other seeds: not the cached sweep
-        demo.predictions(out_dir / demo.cache_name(quick=True), seeds=[5], quick=True, progress=False)
+        demo.predictions(cache, seeds=[5], quick=True, progress=False)
 
 
 def test_the_report_prints_both_top_lists(result, capsys):

@@ -256,7 +256,9 @@ def _parser() -> argparse.ArgumentParser:
     demo = command("demo", "fit a real sweep on scikit-learn's bundled data and rank it", _DEMO_EXAMPLES)
     demo.add_argument("--out", default="batcheval_demo", help="directory for the cached predictions, "
                       "the scores and the charts (default: ./batcheval_demo)")  # fmt: skip
-    demo.add_argument("--quick", action="store_true", help="40 runs and one seed: a smoke test")
+    demo.add_argument(
+        "--quick", action="store_true", help="40 runs and one seed: a smoke test, written to OUT/quick/"
+    )
     demo.add_argument(
         "--n-jobs", type=int, default=-1,
         help="processes for cross_val_predict (default -1: every core; 1 fits in this process)",

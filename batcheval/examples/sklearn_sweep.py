@@ -19,9 +19,10 @@ tree, k-nearest neighbours and a small random forest), with several settings
 each on the first three data sets and one fixed setting each (:data:`BENCHMARK`)
 on every data set, make 102 runs. ``cross_val_predict`` cross-validates every
 run over 5 stratified folds for each of 3 seeds: 1,530 fits in all. The per-example
-predictions go to ``predictions.parquet`` in the output directory (the quick
-grid's to ``predictions_quick.parquet``, so a smoke test keeps the full sweep's
-cache). If that file already holds the same grid, the fitting is skipped.
+predictions go to ``predictions.parquet`` in the output directory (the quick grid's
+to ``quick/predictions_quick.parquet``, beside every other file of the quick run, so
+a smoke test keeps the full sweep's cache and results). If that file already holds
+the same grid, the fitting is skipped.
 
 batcheval then pools each run over its seeds and folds, ranks the runs by F1
 (macro F1 for digits), by accuracy and by informedness, and prints where the
@@ -533,8 +534,9 @@ def _summary_figure(dataset: str, comparison: dict[str, Any], sw: pl.DataFrame, 
 def cache_name(quick: bool = False) -> str:
     """The file in the output directory that caches the predictions of the full or the quick grid.
 
-    The quick grid has its own file: a smoke test in the default directory would otherwise
-    replace the full sweep's predictions, and the next full demo would fit all 1,530 models again.
+    The quick grid has its own file, in its own folder (``quick/``, as :func:`run` writes it): a
+    smoke test in the default directory would otherwise replace the full sweep's predictions, and
+    the next full demo would fit all 1,530 models again.
 
     Examples
     --------
@@ -553,11 +555,12 @@ def run(
     Parameters
     ----------
     out_dir
-        Where ``predictions.parquet`` (the cache; ``predictions_quick.parquet``
-        with ``quick``), ``scores.parquet``,
+        Where ``predictions.parquet`` (the cache), ``scores.parquet``,
         ``sweep.parquet``, ``auc.parquet``, ``leaderboard.parquet`` (one board per
         data set, stacked, with a ``dataset`` column: filter one to plot it) and
-        the PNG charts go.
+        the PNG charts go. With ``quick``, every file goes to ``out_dir/quick/``
+        (the cache as ``predictions_quick.parquet``), so that a smoke test never
+        replaces the full sweep's files.
     seeds
         Seeds of the 5-fold splits (and of the trees and forests).
     quick
@@ -586,11 +589,13 @@ def run(
     >>> out = run(tempfile.mkdtemp(), seeds=[0], quick=True, verbose=False)
     >>> sorted(out["rankings"]), out["scores"].height, out["ranks"].n_datasets
     (['breast_cancer_rare', 'digits'], 40, 5)
+    >>> out["plots"][0].parent.name
+    'quick'
     """
     import contextlib
     import io
 
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir) / "quick" if quick else Path(out_dir)  # beside the full sweep's files
     out_dir.mkdir(parents=True, exist_ok=True)
     sink = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
     with sink:
