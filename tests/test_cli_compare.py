@@ -135,6 +135,49 @@ def test_reference_and_control_are_read_in_their_columns_dtypes(tmp_path, capsys
     assert pl.read_parquet(out).filter(pl.col("p_holm").is_not_null()).select(control.columns).equals(control)
 
 
+def test_reference_names_a_run_whose_value_holds_commas(tmp_path, capsys):
+    # the demo's params hold commas: --reference "logreg,C=1, class_weight=None" of --run model,params
+    # was refused as "names 3 values for the 2 columns ['model', 'params']"
+    params = ["C=1, class_weight=None", "C=1, class_weight=balanced", "max_depth=1"]
+    df = cv_frame(n_runs=3, seed=8).with_columns(
+        model=pl.col("run").replace_strict({0: "logreg", 1: "logreg", 2: "tree"}),
+        params=pl.col("run").replace_strict(dict(enumerate(params))),
+    )  # fmt: skip
+    src, out = tmp_path / "cv.parquet", tmp_path / "out.parquet"
+    df.write_parquet(src)
+    argv = ["compare", str(src), "--run", "model,params", "--repeat", "repeat", "--measure", "accuracy"]
+    assert main([*argv, "--reference", "logreg,C=1, class_weight=None", "-o", str(out)]) == 0
+    expected = be.compare(df, ["model", "params"], repeat="repeat", measure="accuracy",
+                          reference=("logreg", "C=1, class_weight=None"))  # fmt: skip
+    got = pl.read_parquet(out)
+    assert got.equals(expected)
+    assert set(got.select("reference_model", "reference_params").rows()) == {("logreg", params[0])}
+    mean = df.filter(pl.col("run") == 0)["accuracy"].mean()
+    assert got["mean_reference"].to_list() == pytest.approx([mean, mean], rel=1e-12)
+    # a run without commas in its values is named as before
+    assert main([*argv, "--reference", "tree,max_depth=1", "-o", str(out)]) == 0
+    assert set(pl.read_parquet(out).select("reference_model", "reference_params").rows()) == {
+        ("tree", "max_depth=1")
+    }
+    capsys.readouterr()
+    assert main([*argv, "--reference", "logreg,C=2, class_weight=None"]) == 2
+    assert capsys.readouterr().err == (
+        "batcheval: error: --reference 'logreg,C=2, class_weight=None' names 3 values for the 2 columns "
+        "['model', 'params'], and matches no run's values joined by commas; give one per column, "
+        "comma-separated\n"
+    )
+    # two runs whose values join to the same text: refused, not one of them picked
+    tied = cv_frame(n_runs=2, seed=8).with_columns(
+        a=pl.col("run").replace_strict({0: "x,y", 1: "x"}), b=pl.col("run").replace_strict({0: "z", 1: "y,z"})
+    )  # fmt: skip
+    tied.write_parquet(src)
+    assert main([*argv[:2], "--run", "a,b", *argv[4:], "--reference", "x,y,z"]) == 2
+    assert capsys.readouterr().err == (
+        "batcheval: error: --reference 'x,y,z' names 2 runs of the columns ['a', 'b']: ('x,y', 'z'), "
+        "('x', 'y,z'); pick one with --filter\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [

@@ -321,7 +321,8 @@ def _comparison_commands(command, output) -> None:
     cp.add_argument("--measure", default="informedness", help="the measure column (default: informedness)")
     cp.add_argument("--test", default="corrected_t", choices=["corrected_t", "bayes", "5x2cv", "t"],
                     help="the test (default: corrected_t)")  # fmt: skip
-    cp.add_argument("--reference", help="the run compared against (default: the best mean)")
+    cp.add_argument("--reference", help="the run compared against (default: the best mean); of several "
+                    "--run columns, their values comma-separated")  # fmt: skip
     cp.add_argument("--all-pairs", action="store_true", help="compare every pair of runs")
     cp.add_argument(
         "--rope", default="0", help="ROPE of --test bayes: a half-width w, or low,high (-0.01,0.02)"
@@ -453,17 +454,36 @@ def _positive(value: str | None, dtype: pl.DataType | None = None):
 
 def _run_value(text: str | None, frame: pl.LazyFrame, columns: list[str], flag: str):
     """A run (or method) named on the command line: one value per column, comma-separated, each
-    read in its column's dtype (so a string run "01" stays "01")."""
+    read in its column's dtype (so a string run "01" stays "01"). Where the commas give another
+    count than the columns, a value holds commas ("logreg,C=1, class_weight=None" of model and
+    params): the run whose values, joined by commas, read so."""
     if text is None:
         return None
     values = text.split(",") if len(columns) > 1 else [text]
     if len(values) != len(columns):
-        raise BatchevalError(
-            f"{flag} {text!r} names {len(values)} value{'s' if len(values) != 1 else ''} for the "
-            f"{len(columns)} columns {columns}; give one per column, comma-separated"
-        )
+        return _joined_run(text, frame, columns, flag, len(values))
     parsed = [_positive(v, _label_dtype(frame, c)) for v, c in zip(values, columns, strict=True)]
     return parsed[0] if len(parsed) == 1 else tuple(parsed)
+
+
+def _joined_run(text: str, frame: pl.LazyFrame, columns: list[str], flag: str, count: int) -> tuple:
+    """The one run of ``columns`` whose values, as text joined by commas, are ``text``."""
+    runs = []
+    if set(columns) <= set(frame.collect_schema()):  # else the count is what is wrong with it
+        joined = pl.concat_str([pl.col(c).cast(pl.String) for c in columns], separator=",")
+        runs = frame.select(columns).unique(maintain_order=True).filter(joined == text).collect().rows()
+    if len(runs) > 1:
+        raise BatchevalError(
+            f"{flag} {text!r} names {len(runs)} runs of the columns {columns}: "
+            f"{', '.join(map(repr, runs))}; pick one with --filter"
+        )
+    if not runs:
+        raise BatchevalError(
+            f"{flag} {text!r} names {count} value{'s' if count != 1 else ''} for the {len(columns)} "
+            f"columns {columns}, and matches no run's values joined by commas; give one per column, "
+            "comma-separated"
+        )
+    return runs[0]
 
 
 def _label_dtype(frame: pl.LazyFrame | pl.DataFrame, column: str) -> pl.DataType | None:
