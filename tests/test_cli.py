@@ -120,6 +120,39 @@ def test_synthetic_demo_runs():
     assert "ranked" in proc.stdout and "informedness" in proc.stdout
 
 
+def test_demo_refuses_the_options_the_chosen_demo_would_ignore(tmp_path, monkeypatch):
+    # --synthetic ran its sweep and exited 0 without a word on --out, --quick and --n-jobs, and the
+    # scikit-learn demo ignored --runs; neither demo may start here
+    import batcheval.examples.sklearn_sweep
+    import batcheval.examples.synthetic
+
+    def ran(*args, **kwargs):
+        raise AssertionError("the demo ran")
+
+    monkeypatch.setattr(batcheval.examples.sklearn_sweep, "run", ran)
+    monkeypatch.setattr(batcheval.examples.synthetic, "main", ran)
+    out = tmp_path / "syn_out"
+    proc = run_cli("demo", "--synthetic", "--runs", "20", "--out", str(out), "--quick", "--n-jobs", "1")
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"batcheval: error: --out {str(out)!r}, --quick, --n-jobs 1 apply to the scikit-learn demo, not to "
+        "--synthetic, which fits no model and writes no file; leave them out\n"
+    )
+    proc = run_cli("demo", "--synthetic", "--quick")
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "batcheval: error: --quick applies to the scikit-learn demo, not to --synthetic, which fits no "
+        "model and writes no file; leave it out\n"
+    )
+    proc = run_cli("demo", "--runs", "20", "--out", str(out))
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "batcheval: error: --runs 20 applies to --synthetic only: the scikit-learn demo fits its own grid "
+        "of runs; leave it out or add --synthetic\n"
+    )
+    assert not out.exists()
+
+
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory):
     from tests.test_sweep import scored_frame

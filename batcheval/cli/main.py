@@ -254,18 +254,19 @@ def _parser() -> argparse.ArgumentParser:
     output(lb)
 
     demo = command("demo", "fit a real sweep on scikit-learn's bundled data and rank it", _DEMO_EXAMPLES)
-    demo.add_argument("--out", default="batcheval_demo", help="directory for the cached predictions, "
+    # no defaults here: _demo refuses the options the other demo would ignore, so it tells them given
+    demo.add_argument("--out", help="directory for the cached predictions, "
                       "the scores and the charts (default: ./batcheval_demo)")  # fmt: skip
     demo.add_argument(
         "--quick", action="store_true", help="40 runs and one seed: a smoke test, written to OUT/quick/"
     )
     demo.add_argument(
-        "--n-jobs", type=int, default=-1,
+        "--n-jobs", type=int,
         help="processes for cross_val_predict (default -1: every core; 1 fits in this process)",
     )  # fmt: skip
     demo.add_argument("--synthetic", action="store_true",
                       help="the simulated sweep instead (no scikit-learn needed)")  # fmt: skip
-    demo.add_argument("--runs", type=_positive_int, default=200,
+    demo.add_argument("--runs", type=_positive_int,
                       help="runs in the synthetic sweep (default 200)")  # fmt: skip
     _comparison_commands(command, output)
     command("measures", "list every measure: its meaning and whether it has an interval", _MEASURES_EXAMPLES)
@@ -790,14 +791,31 @@ def _leaderboard(args: argparse.Namespace) -> None:
 
 
 def _demo(args: argparse.Namespace) -> None:
+    """The scikit-learn demo, or with ``--synthetic`` the simulated one; an option that the chosen
+    demo would ignore is refused."""
     if args.synthetic:
+        named = [f"--out {args.out!r}"] * (args.out is not None) + ["--quick"] * args.quick
+        named += [f"--n-jobs {args.n_jobs}"] * (args.n_jobs is not None)
+        if named:
+            one = len(named) == 1
+            raise InvalidArgumentError(
+                f"{', '.join(named)} {'applies' if one else 'apply'} to the scikit-learn demo, not to "
+                f"--synthetic, which fits no model and writes no file; leave {'it' if one else 'them'} out"
+            )
         from ..examples.synthetic import main as synthetic_demo
 
-        synthetic_demo(n_runs=args.runs)
+        synthetic_demo(n_runs=200 if args.runs is None else args.runs)
         return
+    if args.runs is not None:
+        raise InvalidArgumentError(
+            f"--runs {args.runs} applies to --synthetic only: the scikit-learn demo fits its own grid of "
+            "runs; leave it out or add --synthetic"
+        )
     from ..examples.sklearn_sweep import SEEDS, run
 
-    run(args.out, seeds=[0] if args.quick else SEEDS, quick=args.quick, n_jobs=args.n_jobs)
+    out = "batcheval_demo" if args.out is None else args.out
+    n_jobs = -1 if args.n_jobs is None else args.n_jobs
+    run(out, seeds=[0] if args.quick else SEEDS, quick=args.quick, n_jobs=n_jobs)
 
 
 def _measures_list(args: argparse.Namespace) -> None:
