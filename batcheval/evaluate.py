@@ -141,7 +141,10 @@ def evaluate(
         resamples come from a generator numbered by the group's position among the groups,
         so a group that sorts before it draws other resamples), which keeps its
         level at small n where the plain one collapsed (``docs/calibration_bootstrap.md``; binary f1,
-        jaccard and mcc have closed forms); p-values get none, and a
+        jaccard and mcc have closed forms, and a measure equal to one with an interval of its own
+        takes that interval: binary macro_informedness and macro_markedness informedness's and
+        markedness's, weighted_recall accuracy's at any K, ``measures.BINARY_EQUIVALENT``);
+        p-values get none, and a
         :class:`~batcheval.errors.BatchevalWarning` names them. With the
         default measure set, only the closed-form intervals are added, f1's
         and jaccard's included (the bootstrap of every measure would cost far
@@ -184,8 +187,9 @@ def evaluate(
         ``alpha_sbb`` become the clustered chance tests (the exact test on the
         table divided by the statistic's design effect; the other ``p_``
         columns still count rows). The measures with a closed-form interval
-        have a cluster-robust one (binary f1, jaccard and mcc too, mcc in any group of at most
-        two classes present); the others
+        have a cluster-robust one (binary f1, jaccard and mcc too, and the measures equal to
+        one of them: mcc, macro_informedness and macro_markedness in any group of at most two
+        classes present, weighted_recall in any group); the others
         (macro_f1, weighted_f1, ...) have none, and a warning names those of
         them named in ``measures=``.
         Pass ``example=`` when

@@ -51,12 +51,16 @@ def test_measures_lists_every_measure_with_its_interval():
         k = 3 if name in be.MULTICLASS_MEASURES else 2
         expected = (
             "closed form" if name in interval_measures(k) or (k == 2 and name in JACCARD_MEASURES)
+            or name == "weighted_recall"  # accuracy, at any K
             else "bootstrap" if name in interval_measures(k, "bootstrap") else "none"
         )  # fmt: skip
         assert expected in line, line
     assert "specificity" in rows["inverse_recall"]
     # binary mcc is correlation and takes its closed form (it was listed as "bootstrap" only)
     assert "closed form (2), bootstrap (K)" in rows["mcc"]
+    # so are binary macro_informedness and macro_markedness informedness and markedness
+    assert "closed form (2), bootstrap (K)" in rows["macro_informedness"]
+    assert "closed form (2), bootstrap (K)" in rows["macro_markedness"]
     # a "2" must not read as "unavailable with K classes": the help says how to get it
     assert "evaluate --per-class gives it" in run_cli("measures", "--help").stdout
     rng = np.random.default_rng(1)

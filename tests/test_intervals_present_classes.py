@@ -278,33 +278,48 @@ def test_mcc_of_a_one_class_table_has_no_interval_whatever_else_is_named(cluster
 
 @pytest.mark.parametrize("clustered", [False, True])
 def test_binary_equivalents_take_their_equivalents_interval(clustered: bool):
-    """Binary macro_informedness, macro_markedness and weighted_recall equal informedness,
-    markedness and accuracy on every table (measures.BINARY_EQUIVALENT), so their intervals are the
-    same: the smoothed bootstrap gave macro_informedness [0.320, 0.632] beside informedness's
-    [0.315, 0.627] on one table, and with example= they had no interval at all (NaN and a
-    warning). Three classes keep the smoothed bootstrap for macro_informedness."""
+    """Binary macro_informedness, macro_markedness and mcc equal informedness, markedness and
+    correlation on every table of at most two present classes, and weighted_recall equals accuracy
+    on every table (measures.BINARY_EQUIVALENT), so their intervals are the same, whatever the
+    call's class count: the smoothed bootstrap gave macro_informedness [0.320, 0.632] beside
+    informedness's [0.315, 0.627] on one table, and with example= they had no interval at all (NaN
+    and a warning). A group of three classes keeps the smoothed bootstrap for macro_informedness
+    (NaN with example=), and weighted_recall accuracy's interval there too."""
     df = _binary_run()
+    three = pl.DataFrame({"seed": 0, "ex": np.arange(30), "label": [0, 1, 2] * 10,
+                          "prediction": [0, 1, 2] * 9 + [1, 2, 0]}).with_columns(run=pl.lit(1))  # fmt: skip
+    three = three.cast(df.schema)
     kw = {"by": "run", "pool": "seed", "ci": 0.95, "seed": 0}
     if clustered:
         kw["example"] = "ex"
     pairs = BINARY_EQUIVALENT
     names = [m for pair in pairs.items() for m in pair]
-    with warnings.catch_warnings():
-        # with example= nothing warns now (it warned of no cluster-robust interval)
-        warnings.simplefilter("error" if clustered else "ignore", be.BatchevalWarning)
-        got = be.evaluate(df, measures=names, **kw)
-    for measure, base in pairs.items():
-        assert got[measure].to_list() == pytest.approx(got[base].to_list(), abs=1e-15)
-        ends = [got[f"{m}_ci_{end}"].to_list() for m in (measure, base) for end in ("low", "high")]
-        assert ends[:2] == ends[2:], measure
-        assert ends[0][0] < got[measure][0] < ends[1][0]
-    # accuracy's interval is the independent anchor: sklearn's value inside it
-    y = df["label"].to_numpy()
-    acc = skm.accuracy_score(y, df["prediction"].to_numpy())
-    assert got["weighted_recall"][0] == pytest.approx(acc, abs=1e-15)
-    three = pl.DataFrame({"run": 0, "seed": 0, "ex": np.arange(30), "label": [0, 1, 2] * 10,
-                          "prediction": [0, 1, 2] * 9 + [1, 2, 0]})  # fmt: skip
+    calls = ((df, None), (df, [0, 1, 2]), (pl.concat([df, three]), None))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", be.BatchevalWarning)
-        wide = be.evaluate(three, by="run", measures=["macro_informedness", "informedness"], ci=0.95, seed=0)
-    assert wide["macro_informedness_ci_low"][0] != wide["informedness_ci_low"][0]
+        got = [be.evaluate(data, measures=names, classes=classes, **kw) for data, classes in calls]
+    for result in got:
+        run = result.filter(pl.col("run") == 0)
+        for measure, base in pairs.items():
+            assert run[measure][0] == pytest.approx(run[base][0], abs=1e-15)
+            ends = [run[f"{m}_ci_{end}"][0] for m in (measure, base) for end in ("low", "high")]
+            assert ends[:2] == ends[2:], measure
+            assert ends[0] < run[measure][0] < ends[1]
+            # the binary call's interval, whatever the call's classes (to rounding: the clustered
+            # design effects of a three-class call's table sum over its empty class too)
+            binary = [got[0][f"{base}_ci_{end}"][0] for end in ("low", "high")]
+            assert ends[:2] == pytest.approx(binary, rel=1e-12, abs=1e-15)
+    # sklearn's accuracy is the independent anchor for weighted_recall
+    assert got[0]["weighted_recall"][0] == pytest.approx(
+        skm.accuracy_score(df["label"].to_numpy(), df["prediction"].to_numpy()), abs=1e-15
+    )
+    wide = got[2].filter(pl.col("run") == 1)
+    assert wide["weighted_recall_ci_low"][0] == wide["accuracy_ci_low"][0]
+    if clustered:
+        assert np.isnan(wide["macro_informedness_ci_low"][0])
+    else:
+        assert wide["macro_informedness_ci_low"][0] != wide["informedness_ci_low"][0]
+    if clustered:  # nothing warns for a call of two classes (it warned of no cluster-robust interval)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", be.BatchevalWarning)
+            be.evaluate(df, measures=names, **kw)

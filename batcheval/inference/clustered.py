@@ -973,9 +973,9 @@ def clustered_intervals(
         point = _measures.compute(counts, list(names), positive=positive)
         return _normal_intervals(counts, cells, names, level, positive, point)
     # binary f1 and jaccard take the interval of tp in tp + fp + fn (intervals.closed_form_interval),
-    # mcc, macro_informedness, ... their equivalent's (measures.BINARY_EQUIVALENT), each with the
-    # design effect of what it is built on
-    base = {"f1": "jaccard", **(_measures.BINARY_EQUIVALENT if k == 2 else {})}
+    # mcc, macro_informedness, ... their equivalent's (measures.BINARY_EQUIVALENT; weighted_recall
+    # accuracy's at any K), each with the design effect of what it is built on
+    base = {"f1": "jaccard", **(_measures.BINARY_EQUIVALENT if k == 2 else {"weighted_recall": "accuracy"})}
     names_of = list(dict.fromkeys(base.get(m, m) for m in names))
     point = _measures.compute(counts, names_of, positive=positive)
     z = float(special.ndtri(0.5 + level / 2.0))
@@ -1005,18 +1005,19 @@ def clustered_measures(n_classes: int) -> list[str]:
     """Measures with a cluster-robust interval (:func:`clustered_intervals`) for
     ``n_classes`` classes: those with a Wilson or delta-method interval, and for two
     classes the closed forms of f1, jaccard and mcc and the measures equal to one of them
-    (``measures.BINARY_EQUIVALENT``: macro_informedness is informedness, ...).
+    (``measures.BINARY_EQUIVALENT``: macro_informedness is informedness, ...; weighted_recall
+    is accuracy at any ``n_classes``).
 
     Examples
     --------
     >>> clustered_measures(3)
-    ['accuracy', 'informedness', 'markedness', 'correlation', 'kappa_cohen']
+    ['accuracy', 'informedness', 'markedness', 'correlation', 'kappa_cohen', 'weighted_recall']
     >>> [m for m in clustered_measures(2) if m in ("f1", "jaccard", "mcc", "macro_f1")]
     ['f1', 'jaccard', 'mcc']
     """
     capable = _intervals.interval_measures(n_classes, "wilson_delta")
     if n_classes != 2:
-        return capable
+        return [*capable, "weighted_recall"]
     equal = [m for m in _measures.BINARY_EQUIVALENT if m not in _intervals.BINARY_CLOSED_FORMS]
     return [*capable, *_intervals.BINARY_CLOSED_FORMS, *equal]
 
@@ -1338,15 +1339,15 @@ def add_clustered_intervals(
         counts, cells, k, pos = one_vs_rest(counts), cells.one_vs_rest(), 2, 1
     capable = clustered_measures(k)
     wanted = _measures.default_measures(k, beta) if measures is None else list(measures)
-    # mcc of a group of at most two present classes is binary mcc, with correlation's interval, as
-    # add_intervals gives it: it had none (an error when named alone) with classes=[0, 1, 2] or
+    # mcc, macro_informedness and macro_markedness of a group of at most two present classes are
+    # correlation, informedness and markedness (measures.BINARY_EQUIVALENT), with their intervals, as
+    # add_intervals gives them: they had none (an error when named alone) with classes=[0, 1, 2] or
     # beside a group of three classes, and in a one-class table unless recall was named with it
-    binary_mcc = None
-    if measures is not None and "mcc" in wanted and "mcc" not in capable:
-        binary_mcc = np.count_nonzero(_intervals.present_classes(counts), axis=1) <= 2
-        if not binary_mcc.any():
-            binary_mcc = None
-    names = [m for m in wanted if m in capable or (m == "mcc" and binary_mcc is not None)]
+    part = {m: b for m, b in _measures.BINARY_EQUIVALENT.items() if m in wanted and m not in capable}
+    few = np.count_nonzero(_intervals.present_classes(counts), axis=1) <= 2
+    if measures is None or not few.any():
+        part = {}
+    names = [m for m in wanted if m in capable or m in part]
     if not names:
         raise UnknownMeasureError(
             f"none of measures={list(wanted)} has a cluster-robust interval; measures with one: {capable}"
@@ -1357,18 +1358,19 @@ def add_clustered_intervals(
     left = [m for m in wanted if m not in names and m in boot]
     if left and measures is not None:
         warn(f"no cluster-robust interval for {left}: with example= or cluster= only {capable} have one")
-    if binary_mcc is not None and not binary_mcc.all():
-        warn("no cluster-robust interval for mcc of a group of three or more classes (NaN): binary mcc only")
-    asked = [m for m in names if m != "mcc"] if binary_mcc is not None else names
-    if binary_mcc is not None and "correlation" not in asked:
-        asked = [*asked, "correlation"]
+    if part and not few.all():
+        warn(
+            f"no cluster-robust interval for {', '.join(part)} of a group of three or more classes (NaN): "
+            "of a group of at most two classes only"
+        )
+    asked = list(dict.fromkeys([*(m for m in names if m not in part), *part.values()]))
     result = _intervals.by_class(
         lambda c: clustered_intervals(counts, cells, asked, ci, positive=c), positives or (pos,)
     )
-    if binary_mcc is not None:
-        # correlation's interval, each group cut to its present classes (intervals.chance_interval)
-        low, high = (np.where(binary_mcc, end, np.nan) for end in result["correlation"])
-        result["mcc"] = (low, high)
+    if part:
+        # the equivalents' intervals, each group cut to its present classes (intervals.chance_interval)
+        for name, b in part.items():
+            result[name] = tuple(np.where(few, end, np.nan) for end in result[b])
         result = {m: result[m] for m in names}
     return frame.hstack(_intervals.interval_columns(frame, result))
 

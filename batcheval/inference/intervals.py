@@ -1713,7 +1713,9 @@ def add_intervals(
     The intervals are those of the tables behind the frame's rows: pooled
     when ``pool`` is given, one-vs-rest when ``per_class``. Binary ``f1`` and
     ``jaccard`` named in ``measures`` get closed forms (:data:`JACCARD_MEASURES`), binary ``mcc``
-    that of ``correlation`` (the same value); the other measures that have
+    that of ``correlation`` (the same value), and so the other measures equal to one with an
+    interval of its own (``measures.BINARY_EQUIVALENT``; ``weighted_recall`` at any K, the others
+    in a group of at most two present classes, as mcc); the other measures that have
     no closed-form interval under ``"wilson_delta"`` get the *smoothed* percentile
     bootstrap (``n_boot`` resamples of the table of the group's present classes plus
     :func:`bootstrap_pseudo_count` of their number in each of its cells; see the module
@@ -1885,29 +1887,24 @@ def default_intervals(
     # binary f1, jaccard and mcc: closed forms, which cost nothing, so the default set has them too
     closed = [m for m in names if m in BINARY_CLOSED_FORMS] if k == 2 and method == "wilson_delta" else []
     boot = interval_measures(k, "bootstrap")
-    # mcc of a group of at most two present classes is binary mcc, whose interval is correlation's
-    # whatever the call's class count: it took the smoothed bootstrap beside a group of three
-    # classes or with classes=[0, 1, 2], and a one-class table (K = 1) a bootstrap interval
-    # around its conventional 0 unless a binary measure was named with it
-    binary_mcc = None
-    if fallback and k != 2 and method == "wilson_delta" and "mcc" in names:
-        binary_mcc = np.count_nonzero(present_classes(counts), axis=1) <= 2
-    # binary macro_informedness, macro_markedness and weighted_recall equal informedness, markedness
-    # and accuracy on every table (measures.BINARY_EQUIVALENT), so their intervals are the same: the
-    # smoothed bootstrap gave one number two intervals (0.320-0.632 against 0.315-0.627)
-    same = {}
-    if k == 2 and method == "wilson_delta":
-        same = {
-            m: _measures.equivalent(m, k)
-            for m in names
-            if m in _measures.BINARY_EQUIVALENT and m not in closed
-        }
-    skip = capable + closed + list(same) + (["mcc"] if binary_mcc is not None and binary_mcc.all() else [])
+    # measures equal to one with an interval of its own (measures.BINARY_EQUIVALENT) take its interval:
+    # weighted_recall is accuracy on every table, mcc, macro_informedness and macro_markedness are
+    # correlation, informedness and markedness on a table of at most two present classes, whatever the
+    # call's class count. They took the smoothed bootstrap, one number two intervals (0.320-0.632
+    # against 0.315-0.627), binary mcc too beside a group of three classes or with classes=[0, 1, 2],
+    # and a one-class table a bootstrap interval around its conventional 0
+    equal = {}
+    if method == "wilson_delta":
+        equal = {m: b for m, b in _measures.BINARY_EQUIVALENT.items() if m in names and m not in closed}
+    whole = {m: b for m, b in equal.items() if k == 2 or m == "weighted_recall"}
+    part = {m: b for m, b in equal.items() if m not in whole} if fallback else {}
+    few = np.count_nonzero(present_classes(counts), axis=1) <= 2 if part else np.zeros(0, dtype=bool)
+    skip = [*capable, *closed, *whole, *(part if few.all() else ())]
     smoothed = [m for m in names if m not in skip and m in boot] if fallback else []
     opts = {"n_boot": n_boot, "seed": seed, "positive": positive, "beta": beta, "ids": ids}
-    plain = list(dict.fromkeys([*plain, *same.values()]))
+    plain = list(dict.fromkeys([*plain, *whole.values()]))
     result = intervals(counts, plain, level, method, **opts) if plain else {}
-    result.update({m: result[base] for m, base in same.items()})
+    result.update({m: result[b] for m, b in whole.items()})
     for name in closed:
         result[name] = closed_form_interval(counts, name, level, positive)
     if smoothed:
@@ -1915,13 +1912,15 @@ def default_intervals(
         # (docs/calibration_bootstrap.md); an explicit ci_method="bootstrap" keeps the plain one
         # each group's own classes smoothed (smoothed_bootstrap), not the call's
         result.update(intervals(counts, smoothed, level, "bootstrap", pseudo="present", **opts))
-    if binary_mcc is not None and binary_mcc.any():
-        # correlation's interval cuts each table to its present classes (chance_interval)
-        at = np.flatnonzero(binary_mcc)
-        low, high = result["mcc"] if "mcc" in result else (np.full(len(counts), np.nan),) * 2
-        low, high = low.copy(), high.copy()
-        low[at], high[at] = intervals(counts[at], ["correlation"], level)["correlation"]
-        result["mcc"] = (low, high)
+    if few.any():
+        # the equivalents' intervals cut each table to its present classes (chance_interval)
+        at = np.flatnonzero(few)
+        base = intervals(counts[at], list(dict.fromkeys(part.values())), level)
+        for name, b in part.items():
+            low, high = result[name] if name in result else (np.full(len(counts), np.nan),) * 2
+            low, high = low.copy(), high.copy()
+            low[at], high[at] = base[b]
+            result[name] = (low, high)
     return {m: result[m] for m in names if m in result}
 
 

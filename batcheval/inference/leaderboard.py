@@ -58,10 +58,8 @@ Paired comparisons (``example=`` given)
       ``weighted_recall`` take the tests of informedness, markedness,
       correlation and accuracy, which they equal on every table
       (``measures.BINARY_EQUIVALENT``): every p-value, the best set and the
-      rank intervals, paired, unpaired or clustered (their value and interval
-      columns stay their own, but a clustered board's interval is the
-      equivalent's cluster-robust one: binary mcc's own, the only one of the
-      others); ``macro_recall`` and ``macro_precision`` are
+      rank intervals, paired, unpaired or clustered, and their intervals
+      (their values stay their own); ``macro_recall`` and ``macro_precision`` are
       ``(1 + informedness)/2`` and ``(1 + markedness)/2`` only where both
       classes occur, and keep the floored normal p-value. Each bootstrap
       replicate resamples the examples, and measures the run and the leader
