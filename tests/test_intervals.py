@@ -703,3 +703,68 @@ def test_a_conventional_zero_has_a_nan_interval_under_wilson_delta():
     assert got["markedness"][0] == 0.0 and np.isnan(got["markedness_ci_low"][0])
     boot = be.evaluate(y_true=y, y_pred=p, measures=["markedness"], ci=0.95, ci_method="bootstrap", seed=0)
     assert boot.select("markedness", "markedness_ci_low", "markedness_ci_high").row(0) == (0.0, 0.0, 0.0)
+
+
+def _evaluate_tables(counts: np.ndarray, names: list[str]) -> pl.DataFrame:
+    """evaluate(ci=0.95) of tables ``counts[G, K, K]`` as one frame of examples grouped by "g"."""
+    g, real, pred = np.nonzero(counts)
+    reps = counts[g, real, pred]
+    frame = pl.DataFrame({"g": np.repeat(g, reps), "label": np.repeat(real, reps),
+                          "prediction": np.repeat(pred, reps)})  # fmt: skip
+    out = be.evaluate(frame, by="g", measures=names, classes=list(range(counts.shape[1])), ci=0.95)
+    out = out.sort("g")
+    assert out["g"].to_list() == list(range(len(counts)))
+    return out
+
+
+def test_one_real_or_predicted_class_of_many_has_a_nan_interval_whatever_the_rounding():
+    """evaluate's ci= docstring: under "wilson_delta" the interval is NaN where the estimate is the
+    convention 0 of an empty denominator, informedness with one real class, markedness with one
+    predicted class, correlation with either. Tables of three or more classes decided that from the
+    shares of a margin reaching 1, and 2/6 + 3/6 + 1/6 = 0.9999999999999999: the six examples of one
+    real class predicted 1, 1, 0, 1, 2, 0 got informedness [-0.800, 0.800], predicted 0, 1, 2, 0, 1,
+    2 NaN (hunt session 54: 5 informedness, 6 markedness, 11 correlation cases of 300 three-class
+    tables). The margins are counted here in plain numpy."""
+    names = ["informedness", "markedness", "correlation"]
+    for pred in ([1, 1, 0, 1, 2, 0], [0, 1, 2, 0, 1, 2]):
+        for y_true, y_pred, undefined in ((
+            [0] * 6, pred, ("informedness", "correlation")), (pred, [0] * 6, ("markedness", "correlation")
+        )):  # fmt: skip
+            out = be.evaluate(y_true=y_true, y_pred=y_pred, measures=names, ci=0.95)
+            for name in names:
+                low, high = out[f"{name}_ci_low"][0], out[f"{name}_ci_high"][0]
+                assert out[name][0] == 0.0, (pred, name)
+                if name in undefined:
+                    assert np.isnan(low) and np.isnan(high), (y_true, y_pred, name, low, high)
+                else:  # the other margin holds three classes: a measured 0
+                    assert low < 0.0 < high, (y_true, y_pred, name, low, high)
+
+    rng = np.random.default_rng(54)
+    for k in (3, 4):
+        g = 400
+        n = rng.integers(2, 40, g)
+        shares = rng.dirichlet(np.full(k, 0.7), g)
+        one = np.zeros((g, k, k), dtype=np.int64)
+        rows = np.stack([rng.multinomial(m, p) for m, p in zip(n, shares, strict=True)])
+        one[np.arange(g), rng.integers(0, k, g)] = rows
+        cells = rng.dirichlet(np.ones(k * k), g)
+        mixed = np.stack([rng.multinomial(m, p) for m, p in zip(n, cells, strict=True)])
+        # one real class, one predicted class (the transposes), and tables of any margins
+        counts = np.concatenate([one, one.transpose(0, 2, 1), mixed.reshape(g, k, k)])
+        real = np.count_nonzero(counts.sum(axis=2), axis=1)
+        predicted = np.count_nonzero(counts.sum(axis=1), axis=1)
+        spec = {"informedness": real < 2, "markedness": predicted < 2}
+        spec["correlation"] = spec["informedness"] | spec["markedness"]
+        out = _evaluate_tables(counts, names)
+        for name in names:
+            est, low, high = (out[c].to_numpy() for c in (name, f"{name}_ci_low", f"{name}_ci_high"))
+            conventional = spec[name]
+            assert conventional.sum() >= g and (~conventional).sum() >= g // 2, (k, name)
+            assert (est[conventional] == 0.0).all(), (k, name)
+            wrong = np.flatnonzero(conventional & ~(np.isnan(low) & np.isnan(high)))
+            assert not len(wrong), (k, name, counts[wrong[:3]].tolist(), low[wrong[:3]])
+            # two or more classes in the margins the measure divides by: an interval that holds the
+            # estimate (correlation's estimate is NaN where informedness and markedness differ in sign)
+            held = ~conventional & np.isfinite(est)
+            assert np.isfinite(low[held]).all() and np.isfinite(high[held]).all(), (k, name)
+            assert (low[held] <= est[held]).all() and (est[held] <= high[held]).all(), (k, name)

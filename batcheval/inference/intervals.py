@@ -738,6 +738,21 @@ def gradient_cells_last(c: np.ndarray, name: str, *, positive: int = 1) -> tuple
     return g, ~(t > 0)
 
 
+def _one_class(shares: np.ndarray) -> np.ndarray:
+    """Where the shares ``[K, G]`` of one margin of cells-last tables hold fewer than two
+    classes (one class, or an empty table): told by the classes held, as
+    :func:`~batcheval.measures.compute.held_margins` does, not by a share reaching 1, which the
+    shares of a class's cells summed can miss (2/6 + 3/6 + 1/6 = 0.9999999999999999).
+
+    Examples
+    --------
+    >>> c = cells_last(np.array([[[2, 3, 1], [0, 0, 0], [0, 0, 0]], [[2, 3, 1], [1, 0, 0], [0, 0, 0]]]))
+    >>> _one_class(ordered_sum(c / ordered_sum(c, (0, 1)), 1)).tolist()
+    [True, False]
+    """
+    return np.count_nonzero(shares > 0, axis=0) < 2
+
+
 def _chance_gradient(c: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     # tables are [K (real), K (predicted), G]: a class's share is [K, G], and
     # [:, None] / [None, :] broadcast it along the predicted / real axis
@@ -750,8 +765,7 @@ def _chance_gradient(c: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
         col = ordered_sum(pi, 0)
         diagonal = np.einsum("iig->ig", pi)
         dtp = diagonal - r * col
-        one_class_real = np.any(r >= 1.0, axis=0)
-        one_class_pred = np.any(col >= 1.0, axis=0)
+        one_class_real, one_class_pred = _one_class(r), _one_class(col)
 
         def grad_informedness() -> np.ndarray:
             inv = np.where(r < 1.0, 1.0 / (1.0 - r), 0.0)
@@ -1347,8 +1361,8 @@ def chance_values(c: np.ndarray) -> dict[str, np.ndarray]:
         dtp = diagonal - r * col
         b = ordered_sum(np.where(r < 1.0, dtp / (1.0 - r), 0.0), 0)
         m = ordered_sum(np.where(col < 1.0, dtp / (1.0 - col), 0.0), 0)
-        b = np.where(np.any(r >= 1.0, axis=0) | (n == 0), np.nan, b)
-        m = np.where(np.any(col >= 1.0, axis=0) | (n == 0), np.nan, m)
+        b = np.where(_one_class(r), np.nan, b)
+        m = np.where(_one_class(col), np.nan, m)
         pe = ordered_sum(r * col, 0)
         kappa = (ordered_sum(diagonal, 0) - pe) / (1.0 - pe)
         corr = np.where(b * m >= 0.0, np.sign(b + m) * np.sqrt(np.abs(b * m)), np.nan)
