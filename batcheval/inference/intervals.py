@@ -2015,6 +2015,7 @@ def closed_form_interval(
     ``counts[G, 2, 2]``: :func:`f1_interval`, :func:`jaccard_interval`, or for mcc (binary MCC
     is Powers' correlation, sign·sqrt(informedness·markedness)) correlation's interval (the
     bootstrap's covered 0.398 at n = 20, informedness 0.95; docs/calibration_f1.md).
+    :class:`~batcheval.errors.UnknownMeasureError` for any other measure.
 
     Examples
     --------
@@ -2024,6 +2025,11 @@ def closed_form_interval(
     True
     """
     _measures.check_level(level, "level")
+    if name not in BINARY_CLOSED_FORMS:
+        raise UnknownMeasureError(
+            f"measure {name!r} has no closed-form interval; closed_form_interval is for "
+            f"{list(BINARY_CLOSED_FORMS)}"
+        )
     if name == "mcc":
         return intervals(counts, ["correlation"], level, positive=positive)["correlation"]
     return (f1_interval if name == "f1" else jaccard_interval)(counts, level, positive)
