@@ -25,6 +25,7 @@ from batcheval.inference.intervals import (
 from batcheval.kernels.bootstrap import percentiles
 from tests.helpers import sweep_frame
 from tests.reference import intervals as ref
+from tests.reference.score_diff import score_interval
 
 Z95 = stats.norm.ppf(0.975)
 
@@ -781,3 +782,33 @@ def test_closed_form_interval_refuses_a_measure_it_has_no_closed_form_for(name: 
     )
     with pytest.raises(be.UnknownMeasureError, match=f"^{re.escape(message)}$"):
         be.intervals.closed_form_interval(_T, name)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # truncated to 2 before: the interval of 2 of 10
+        (([2.5], [10], [3], [10]), "x1 must hold whole numbers, got 2.5 (group 0)"),
+        (([2], [10], [3], [10.5]), "m2 must hold whole numbers, got 10.5 (group 0)"),
+        (([1, 2], [10, 10], [3, -1], [10, 10]), "x2 must be non-negative, got -1 (group 1)"),
+        # 12 successes of 10 trials gave (0.583, 0.992)
+        (([12], [10], [3], [10]), "x1 must not exceed m1, got x1=12 and m1=10 (group 0)"),
+        (([1, 2], [10, 10], [3, 11], [10, 10]), "x2 must not exceed m2, got x2=11 and m2=10 (group 1)"),
+        # the kernel read past the shorter array
+        (
+            ([3, 4], [10], [3], [10]),
+            "x1, m1, x2 and m2 must have the same number of elements, got [2, 1, 1, 1]",
+        ),
+    ],
+)
+def test_score_difference_refuses_counts_that_are_not_binomial_counts(args: tuple, message: str):
+    with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        be.intervals.score_difference(*(np.array(v) for v in args))
+
+
+def test_score_difference_takes_whole_counts_given_as_floats_and_python_ints():
+    # tests/reference/score_diff.py: the Miettinen-Nurminen interval by numpy.roots and brentq
+    want = score_interval(7, 10, 3, 10, float(Z95))
+    for args in ((np.array([7.0]), np.array([10.0]), np.array([3.0]), np.array([10.0])), (7, 10, 3, 10)):
+        low, high = be.intervals.score_difference(*args)
+        np.testing.assert_allclose([low[0], high[0]], want, atol=1e-9)

@@ -1467,7 +1467,9 @@ def score_difference(
     The set of differences ``δ`` that the score test (variance at the maximum-likelihood
     proportions under ``δ``, times ``N/(N − 1)``, ``N = m1 + m2``) does not reject at
     ``1 − level``; see :mod:`batcheval.kernels.score_diff`. It lies in [−1, 1] and has
-    positive width for every pair of non-empty samples; NaN where ``m1`` or ``m2`` is 0.
+    positive width for every pair of non-empty samples; NaN where ``m1`` or ``m2`` is 0. The
+    counts must be whole numbers, non-negative, as many of each, with ``x1 ≤ m1`` and ``x2 ≤ m2``
+    (else :class:`~batcheval.errors.InvalidArgumentError`).
 
     Examples
     --------
@@ -1476,10 +1478,24 @@ def score_difference(
     (0.003, 0.382)
     """
     _measures.check_level(level, "level")
+    # whole non-negative counts, as intervals() takes (the cast truncated 2.5 to 2), the same
+    # number of each (the kernel read past a shorter one), and no more successes than trials
+    args = {"x1": x1, "m1": m1, "x2": x2, "m2": m2}
+    got = {arg: as_counts(np.ravel(v), arg) for arg, v in args.items()}
+    sizes = [len(v) for v in got.values()]
+    if len(set(sizes)) > 1:
+        raise InvalidArgumentError(f"x1, m1, x2 and m2 must have the same number of elements, got {sizes}")
+    for x, m in (("x1", "m1"), ("x2", "m2")):
+        over = np.flatnonzero(got[x] > got[m])
+        if len(over):
+            at = int(over[0])
+            raise InvalidArgumentError(
+                f"{x} must not exceed {m}, got {x}={int(got[x][at])} and {m}={int(got[m][at])} (group {at})"
+            )
     # writable too: one table's cell of a read-only tensor (ContingencyTable.counts) is a contiguous
     # read-only view, which numba compiled the kernel for a second time (0.9 s of CPU on a fresh
     # machine for evaluate(ci=) of one table after one of several)
-    x1, m1, x2, m2 = (np.require(np.ravel(v), np.int64, ["C", "W"]) for v in (x1, m1, x2, m2))
+    x1, m1, x2, m2 = (np.require(v, np.int64, ["C", "W"]) for v in got.values())
     low = np.empty(x1.shape[0])
     high = np.empty(x1.shape[0])
     if x1.shape[0]:
