@@ -812,3 +812,20 @@ def test_score_difference_takes_whole_counts_given_as_floats_and_python_ints():
     for args in ((np.array([7.0]), np.array([10.0]), np.array([3.0]), np.array([10.0])), (7, 10, 3, 10)):
         low, high = be.intervals.score_difference(*args)
         np.testing.assert_allclose([low[0], high[0]], want, atol=1e-9)
+
+
+@pytest.mark.parametrize("function", ["adjusted_delta", "chance_interval"])
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("name", ["recall", "accuracy", "mcc", "Informedness"])
+def test_chance_corrected_intervals_refuse_another_measure_naming_the_function_called(
+    function: str, k: int, name: str
+):
+    # adjusted_delta raised a bare KeyError 'recall' (or UnknownMeasureError for a binary measure of
+    # three classes); chance_interval of a 2×2 table named from_scores, which it had called
+    counts = np.array([np.eye(k, dtype=np.int64) * 5 + 1])
+    message = (
+        f"measure {name!r} has no chance-corrected interval; {function} is for "
+        "['informedness', 'markedness', 'correlation', 'kappa_cohen']"
+    )
+    with pytest.raises(be.UnknownMeasureError, match=f"^{re.escape(message)}$"):
+        getattr(be.intervals, function)(counts, name)

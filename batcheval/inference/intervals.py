@@ -1503,6 +1503,14 @@ def score_difference(
     return low, high
 
 
+def _check_chance_measure(name: str, function: str) -> None:
+    """Refuse a measure that ``function`` has no interval of (the chance-corrected ones only)."""
+    if name not in DELTA_MEASURES:
+        raise UnknownMeasureError(
+            f"measure {name!r} has no chance-corrected interval; {function} is for {list(DELTA_MEASURES)}"
+        )
+
+
 def adjusted_delta(
     counts: np.ndarray, name: str, level: float = 0.95, se_count: float | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -1511,7 +1519,9 @@ def adjusted_delta(
     to hold the estimate and clipped. NaN for tables of one class (every example of one group
     set in one class, predicted and real): the chance-corrected measures compare classes, and
     there is none to compare. Where the smoothed table's informedness and markedness disagree
-    in sign, correlation's interval spans theirs.
+    in sign, correlation's interval spans theirs. Another measure than those of
+    :data:`DELTA_MEASURES` is refused (:class:`~batcheval.errors.UnknownMeasureError`), as by
+    :func:`chance_interval`.
 
     Examples
     --------
@@ -1522,6 +1532,7 @@ def adjusted_delta(
     (0.6714, 1.0)
     """
     _measures.check_level(level, "level")
+    _check_chance_measure(name, "adjusted_delta")
     if counts.shape[1] < 2:
         nan = np.full(len(counts), np.nan)
         return nan, nan.copy()
@@ -1695,6 +1706,7 @@ def chance_interval(
     (0.9253, 1.0)
     """
     _measures.check_level(level, "level")
+    _check_chance_measure(name, "chance_interval")
     if binary not in BINARY_CHANCE_METHODS:
         raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
     counts = np.ascontiguousarray(counts, dtype=np.int64)
