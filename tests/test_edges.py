@@ -285,6 +285,80 @@ def test_pooling_no_rows_over_every_key_has_no_group():
     assert be.evaluate(one, by="run", pool="run", classes=[0, 1]).select("n", "n_pooled").rows() == [(2, 2)]
 
 
+def _typed_runs(label: pl.DataType, prediction: pl.DataType) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"run": [1, 1, 2, 2], "label": [0, 1, 2, 1], "prediction": [0, 1, 1, 2]},
+        schema_overrides={"label": label, "prediction": prediction},
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "prediction", "class_dtype"),
+    [(pl.Int32, pl.Int32, pl.Int32), (pl.UInt8, pl.UInt8, pl.UInt8), (pl.Int32, pl.Int16, pl.Int64)],
+)
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"classes": [0, 1, 2]}, {"abstain": 9}, {"drop_nulls": True}, {"classes": [-1, 0, 1, 2]}]
+)
+def test_no_rows_keep_the_class_dtype_of_the_labels(tmp_path, label, prediction, class_dtype, kwargs):
+    """encode.typed_classes: "Integer classes in the labels' dtype" (Int64 when they differ). With no
+    rows (filtered to nothing, every row dropped as null, an empty file) the classes were Int64 where
+    the same call with rows gives the labels' dtype, so pl.concat of the two failed."""
+    if -1 in kwargs.get("classes", []) and label == pl.UInt8:
+        class_dtype = pl.Int64  # a class UInt8 cannot hold
+    df = _typed_runs(label, prediction)
+    nulls = df.with_columns(pl.lit(None, dtype=label).alias("label"))
+    measures = {"per_class": True, "measures": ["recall"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.BatchevalWarning)  # the nulls dropped
+        full = be.evaluate(df, by="run", **measures, **kwargs)
+        empties = [
+            be.evaluate(df.filter(pl.col("run") > 9), by="run", **measures, **kwargs),
+            be.evaluate(nulls, by="run", **measures, **kwargs | {"drop_nulls": True}),
+        ]
+        if "abstain" not in kwargs:  # evaluate's abstain= reads no streamed source
+            df.clear().write_parquet(tmp_path / "empty.parquet")
+            empties.append(be.evaluate(tmp_path / "empty.parquet", by="run", **measures, **kwargs))
+    assert full.schema["class"] == class_dtype and full.height == 2 * len(kwargs.get("classes", "012"))
+    for empty in empties:
+        assert empty.height == 0
+        assert empty.schema == full.schema
+        assert pl.concat([full, empty]).height == full.height
+    if "abstain" in kwargs or "drop_nulls" in kwargs:
+        return
+    table = be.ContingencyTable.from_frame(df, by="run", **kwargs)
+    none = be.ContingencyTable.from_frame(df.head(0), by="run", **kwargs)
+    assert none.classes.dtype == table.classes.dtype == class_dtype
+    long, no_long = table.to_long(), none.to_long()
+    assert no_long.height == 0 and no_long.schema == long.schema
+    assert long.schema["real"] == long.schema["predicted"] == class_dtype
+    assert pl.concat([long, no_long]).height == long.height
+
+
+@pytest.mark.parametrize(
+    ("label", "prediction"),
+    [
+        (pl.String, pl.String),
+        (pl.Categorical, pl.Categorical),
+        (pl.Boolean, pl.Boolean),
+        (pl.Float64, pl.Float64),
+    ],
+)
+def test_no_rows_keep_the_class_kind_of_other_labels(label, prediction):
+    """Strings, categoricals (as strings), booleans and integral floats (as Int64): the same classes'
+    dtype with rows and without."""
+    df = _typed_runs(pl.Int64, pl.Int64)
+    if label == pl.Boolean:
+        df = df.with_columns(pl.col("label") > 0, pl.col("prediction") > 0)
+    else:
+        df = df.with_columns(pl.col("label", "prediction").cast(pl.String).cast(label))
+    full = be.evaluate(df, by="run", per_class=True, measures=["recall"])
+    empty = be.evaluate(df.clear(), by="run", per_class=True, measures=["recall"])
+    assert empty.height == 0 and empty.schema == full.schema
+    assert pl.concat([full, empty]).height == full.height
+    long = be.ContingencyTable.from_frame(df, by="run").to_long()
+    assert be.ContingencyTable.from_frame(df.clear(), by="run").to_long().schema == long.schema
+
+
 def test_counting_refuses_tables_larger_than_memory_before_allocating(monkeypatch):
     # 200,000 groups × 3,000 classes asked numpy for 13.1 TiB (a MemoryError from numpy)
     monkeypatch.setattr(memory, "available_bytes", lambda: 100)

@@ -773,11 +773,10 @@ def _int_classes(
                 f"{role} column {s.name!r} (UInt64) holds {top}, which does not fit in int64; "
                 "class labels must fit in int64, or be strings"
             )
-    if len(label) == 0:
-        values = sorted(set(classes or []))
-        return ClassCoding(
-            lab, pred, 0, np.zeros(1, np.int64), pl.Series("class", values, dtype=pl.Int64), False
-        )
+    dtype = label.dtype if label.dtype == prediction.dtype else pl.Int64
+    if len(label) == 0:  # the classes keep the labels' dtype, as they do with rows
+        values = sorted({int(c) for c in classes or []})
+        return ClassCoding(lab, pred, 0, np.zeros(1, np.int64), typed_classes(values, dtype), False)
     from ..kernels.jit import n_threads
     from ..kernels.ranges import minmax
 
@@ -793,7 +792,6 @@ def _int_classes(
             pmin, pmax = lmin, lmax
         vmin, vmax = int(min(lmin, pmin)), int(max(lmax, pmax))
     span = vmax - vmin + 1
-    dtype = label.dtype if label.dtype == prediction.dtype else pl.Int64
 
     if classes is not None:
         values = sorted({int(c) for c in classes})
