@@ -628,6 +628,42 @@ def test_a_header_only_csv_gives_an_empty_table_in_every_command(tmp_path, args)
     assert "0 rows: the input has no rows" in proc.stderr and proc.stdout.startswith("shape: (0, ")
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("sweep", "--thresholds", "3"),
+        ("sweep", "--thresholds", "0.2,0.5"),
+        ("sweep", "--thresholds", "exact"),
+        ("sweep", "--thresholds", "3", "--pool", "fold"),
+        ("auc",),
+    ],
+)
+def test_no_rows_without_keys_print_an_empty_table_in_sweep_and_auc(tmp_path, args):
+    # docs/cli.md: a result with no rows prints its empty table and says 0 rows (evaluate, sweep, auc).
+    # Without --by, sweep printed a row of n = 0 at each of 3 made-up thresholds (0, 0.5, 1) and auc
+    # one row of n = 0; the empty result has the columns and dtypes of one with rows
+    rows = tmp_path / "rows.csv"
+    rows.write_text("fold,label,score\n0,0,0.1\n0,1,0.9\n1,0,0.2\n1,1,0.8\n")
+    header = tmp_path / "hdr.csv"
+    header.write_text("fold,label,score\n")
+    proc = run_cli(args[0], str(rows), *args[1:], "-o", str(tmp_path / "full.parquet"))
+    assert proc.returncode == 0, proc.stderr
+    full = pl.read_parquet(tmp_path / "full.parquet")
+    assert full.height >= 1
+    for source, extra in ((rows, ("--filter", "fold = 9")), (header, ())):
+        proc = run_cli(args[0], str(source), *args[1:], *extra)
+        assert proc.returncode == 0, proc.stderr
+        assert "0 rows: the input has no rows" in proc.stderr
+        assert proc.stdout.startswith("shape: (0, ")
+    proc = run_cli(
+        args[0], str(rows), *args[1:], "--filter", "fold = 9", "-o", str(tmp_path / "none.parquet")
+    )
+    assert proc.returncode == 0, proc.stderr
+    empty = pl.read_parquet(tmp_path / "none.parquet")
+    assert empty.height == 0 and empty.schema == full.schema
+    assert pl.concat([full, empty]).height == full.height
+
+
 def test_a_header_only_csv_has_nothing_to_plot(tmp_path):
     # it said "score column 'score' has dtype String; scores must be numeric"
     path = tmp_path / "hdr.csv"

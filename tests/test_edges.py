@@ -149,6 +149,79 @@ def test_sweep_of_an_empty_frame_has_the_full_schema():
         assert out.schema == full.schema
 
 
+def _folds() -> pl.DataFrame:
+    return pl.DataFrame({"fold": [0, 0, 1, 1], "label": [0, 1, 0, 1], "score": [0.1, 0.9, 0.2, 0.8]})
+
+
+_UNKEYED_CALLS = {
+    "sweep 3": lambda d, **kw: be.sweep(d, thresholds=3, **kw),
+    "sweep list": lambda d, **kw: be.sweep(d, thresholds=[0.2, 0.5], **kw),
+    "sweep exact": lambda d, **kw: be.sweep(d, thresholds="exact", **kw),
+    "sweep pool": lambda d, **kw: be.sweep(d, thresholds=3, pool="fold", **kw),
+    "sweep list pool": lambda d, **kw: be.sweep(d, thresholds=[0.2, 0.5], pool="fold", **kw),
+    "auc": be.auc,
+    "auc pool": lambda d, **kw: be.auc(d, pool="fold", **kw),
+    "auc by pool": lambda d, **kw: be.auc(d, by="fold", pool="fold", **kw),
+    "auc ci": lambda d, **kw: be.auc(d, ci=0.95, **kw),
+}
+
+
+@pytest.mark.parametrize("call", _UNKEYED_CALLS.values(), ids=list(_UNKEYED_CALLS))
+def test_no_rows_without_keys_give_no_row_in_sweep_and_auc(call):
+    """Without by, one group, or none when no rows are left (ContingencyTable.from_frame, .pool; docs/
+    cli.md: a result with no rows is an empty table in evaluate, sweep, auc). Before: an empty input
+    gave sweep a row of n = 0 at each made-up threshold 0, 0.5, 1 (or at each one asked) and auc one
+    row of n = 0, with pool= too; evaluate gives none."""
+    df = _folds()
+    full = call(df)
+    nan = df.with_columns(score=pl.lit(float("nan")))
+    nulls = df.with_columns(label=pl.lit(None, dtype=pl.Int64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.BatchevalWarning)  # the rows dropped
+        empties = {
+            "filtered": call(df.filter(pl.col("fold") > 5)),
+            "cleared": call(df.clear()),
+            "nulls dropped": call(nulls, drop_nulls=True),
+            "non-finite dropped": call(nan, drop_nonfinite=True),
+        }
+    assert full.height >= 1
+    assert be.evaluate(df.clear().with_columns(prediction=pl.col("label"))).height == 0
+    for how, empty in empties.items():
+        assert empty.height == 0, how
+        assert empty.schema == full.schema, how
+        assert pl.concat([full, empty]).height == full.height, how
+
+
+@pytest.mark.parametrize("pool", [None, "fold"])
+def test_no_rows_without_keys_give_no_row_in_a_streamed_sweep(pool):
+    df = _folds()
+    full = be.sweep(df.lazy(), thresholds=[0.2, 0.5], pool=pool)
+    empty = be.sweep(df.lazy().filter(pl.col("fold") > 5), thresholds=[0.2, 0.5], pool=pool)
+    assert full.height == 2 and empty.height == 0
+    assert empty.schema == full.schema
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"pool": "fold"}, {"per_class": True}, {"per_class": True, "ci": 0.95}]
+)
+def test_no_rows_without_keys_give_no_row_in_a_multiclass_auc(kwargs):
+    """The averages over classes of no rows: no row either (before: one of n = 0)."""
+    df = pl.DataFrame(
+        {
+            "fold": [0, 0, 0, 1, 1, 1],
+            "label": [0, 1, 2, 0, 1, 2],
+            "s0": [0.5, 0.2, 0.3, 0.6, 0.1, 0.3],
+            "s1": [0.2, 0.5, 0.3, 0.2, 0.6, 0.2],
+            "s2": [0.3, 0.3, 0.4, 0.2, 0.3, 0.5],
+        }
+    )
+    full = be.auc(df, score=["s0", "s1", "s2"], classes=[0, 1, 2], **kwargs)
+    empty = be.auc(df.clear(), score=["s0", "s1", "s2"], classes=[0, 1, 2], **kwargs)
+    assert full.height == (3 if "per_class" in kwargs else 1) and empty.height == 0
+    assert empty.schema == full.schema
+    assert pl.concat([full, empty]).height == full.height
+
+
 def test_auc_of_a_one_class_group_has_no_best_threshold():
     """Before: best_threshold = the top score and best_informedness = 0 where the docstring
     promises NaN."""

@@ -402,12 +402,12 @@ def _multiclass_auc(
         ).sum()
         averaged[f"bias_weighted_{m}"] = (v * pl.col(bias)).sum() / pl.col(bias).filter(defined).sum()
     wanted = wanted or {name: name for name in AUC_AVERAGES}
-    # n: of the group's rows (every class has them all); 0 for a frame with none
-    aggs = [pl.col("n").first().fill_null(0)]
+    # n: of the group's rows (every class has them all)
+    aggs = [pl.col("n").first()]
     aggs += [averaged[canonical].alias(name) for name, canonical in wanted.items()]
     restore = {v: k for k, v in hidden.items()}
-    if not group_keys:
-        return per.select(aggs)
+    if not group_keys:  # one row, or none when no rows are left (as the binary areas)
+        return per.select(aggs).head(min(1, per.height))
     out = per.group_by(group_keys, maintain_order=True).agg(aggs).sort(group_keys, nulls_last=True)
     return out.rename(restore)
 
@@ -432,4 +432,5 @@ def _pooled_auc(data, by, label, score, pool, **kwargs) -> pl.DataFrame:
     if group:
         spread = per.group_by(group, maintain_order=True).agg(aggs)
         return pooled.join(spread, on=group, how="left", nulls_equal=True)
-    return pl.concat([pooled, per.select(aggs)], how="horizontal")
+    # pooled over every key: one row, or none when no rows are left (as the pooled areas)
+    return pl.concat([pooled, per.select(aggs).head(pooled.height)], how="horizontal")

@@ -137,7 +137,7 @@ def grouped_scores(scored: Scored) -> Segments:
         )
         check = True
     per_group = per_cell[0::2] + per_cell[1::2]
-    present = np.flatnonzero(per_group) if scored.by else np.zeros(1, np.int64)
+    present = np.flatnonzero(per_group)  # without keys the one group, or none when no rows are left
     starts = np.append(first[2 * present], first[-1])
     return Segments(scored.space.decode(present), starts, grouped, per_cell[1::2][present])
 

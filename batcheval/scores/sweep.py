@@ -290,14 +290,13 @@ def _binned(
         if use_radix(kernel_keys(scored.space.columns), len(scored.score), cells, rows_per_cell=0):
             parts = _partitioned(scored, grid, n_groups, wbits)
     hist = None
+    # the groups some row counts in, as evaluate keeps them: without keys the one group, or none
+    # when no rows are left (no thresholds made up for an empty input)
     if parts is not None:
-        present = np.flatnonzero(parts[2]) if scored.by else np.zeros(1, np.int64)
+        present = np.flatnonzero(parts[2])
     else:
         hist = _histogram(scored, grid, cells).reshape(n_groups, t + 1, 2)
-        if not scored.by:
-            present = np.zeros(1, np.int64)
-        else:
-            present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, (t + 1) * 2)))
+        present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, (t + 1) * 2)))
     rows = len(present) * t
     n, tp, fp, fn, tn = pooled_empty((5, rows), np.int64)
     threshold = pooled_empty(rows, np.float64)
