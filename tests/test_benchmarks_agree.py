@@ -120,3 +120,21 @@ def test_hard_predictions(case):
     some = grid[:: max(1, t // 7)]  # a threshold group_by at a time: a few of them
     got = bench.hard_predictions(df, some)
     assert_frame_equal(_counts(got), want.filter(pl.col("threshold").is_in(some.tolist())))
+
+
+def test_sklearn_sample_takes_whole_groups():
+    """Case B extrapolates the scikit-learn loop from 200 groups to all of them, so each must be a
+    whole group (the first 800k rows of the shuffled frame gave every group some 81 rows of 2,000)."""
+    groups, per = 1_000, 40
+    df = bench.make_scores(groups * per, groups, seed=12).with_columns(
+        (pl.col("run") * bench.FOLDS + pl.col("fold")).alias("group")
+    )
+    assert df.group_by("group").len()["len"].unique().to_list() == [per]
+    sample = bench.sklearn_sample(df, 200)
+    assert [(len(label), len(score)) for label, score in sample] == [(per, per)] * 200
+    # each the rows of one group, 200 groups in all
+    rows_of = {g: sorted(zip(p["score"], p["label"], strict=True)) for (g,), p in df.group_by("group")}
+    group_of = {tuple(rows): g for g, rows in rows_of.items()}
+    taken = [group_of.get(tuple(sorted(zip(score, label, strict=True)))) for label, score in sample]
+    assert None not in taken
+    assert len(set(taken)) == 200
