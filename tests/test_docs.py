@@ -51,3 +51,28 @@ def test_the_readme_quickstart_is_short_and_shows_its_output():
 def test_the_readme_checker():
     failures, tried = doctest.testmod(_checker())
     assert tried > 0 and failures == 0
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_calibration_intervals_is_documented_with_the_arguments_that_made_its_page():
+    """benchmarks/README.md's command, the script's usage line and defaults and calibration.py's full
+    run give the --boot-tables of docs/calibration_intervals.md's "Made by" line: the README's command
+    with 40 would have written the page again with width ratios from 40 tables, not its 200."""
+    page = (ROOT / "docs" / "calibration_intervals.md").read_text()
+    made_by = re.search(r"Made by `(python benchmarks/calibration_intervals\.py [^`]*)`", page).group(1)
+    boot_tables = int(re.search(r"--boot-tables (\d+)", made_by).group(1))
+    assert boot_tables == 200
+    readme = (ROOT / "benchmarks" / "README.md").read_text()
+    assert re.findall(r"^python benchmarks/calibration_intervals\.py .*$", readme, re.M) == [made_by]
+    script = _script("calibration_intervals")
+    assert f"[--boot-tables {boot_tables}]" in script.__doc__
+    defaults = script.parser().parse_args([])
+    assert (defaults.reps, defaults.boot_tables) == (2000, boot_tables)
+    full = _script("calibration").STUDIES["intervals"][0]
+    assert full[full.index("--boot-tables") + 1] == str(boot_tables)
