@@ -200,6 +200,51 @@ def _one_curve_per_group(data: pl.DataFrame, by: list[str], keys: list[str], n_g
     )
 
 
+def _one_curve_each(groups: dict, by: list[str], chart: str) -> None:
+    """Refuse a line whose rows are several curves although the key columns name one: frames stacked
+    with ``pl.concat`` (the same runs' curves on two datasets, two key-less frames, BIRD curves of two
+    smoothings). Their points, joined in threshold order, made one zigzag line, and the legend's area
+    was of that zigzag, not of any curve (as :func:`_one_curve_per_group` refuses for a ``by`` that
+    leaves out a key).
+
+    One curve has one ``s``, ``prevalence`` and ``exact``, each threshold once, and an x that never
+    falls as the threshold falls: every chart's x grows with the rows predicted positive (fallout,
+    recall, bias, drift).
+    """
+    for key, group in groups.items():
+        line = ", ".join(f"{c}={v!r}" for c, v in zip(by, key, strict=True))
+        where = f"the line {line}" if line else "the one line of a frame without key columns"
+        why = None
+        for column in ("s", "prevalence", "exact"):
+            values = group.get_column(column).unique(maintain_order=True) if column in group.columns else []
+            if len(values) > 1:
+                shown = ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in values.head(3))
+                why = f"its {column} takes {len(values)} values ({shown}{', ...' if len(values) > 3 else ''})"
+                break
+        threshold = group.get_column("threshold")
+        if why is None and threshold.is_duplicated().any():
+            again = threshold.filter(threshold.is_duplicated())[0]
+            why = f"its threshold {again:.6g} appears in {int((threshold == again).sum())} rows"
+        if why is None:
+            part = group.sort("threshold", descending=True)
+            x, t = part.get_column("x").to_numpy(), part.get_column("threshold").to_numpy()
+            shown = ~np.isnan(x)
+            x, t = x[shown], t[shown]
+            falls = np.flatnonzero(x[1:] < x[:-1])
+            if len(falls):
+                i = int(falls[0])
+                why = (
+                    f"its x ({CHARTS[chart][0]}) falls from {x[i]:.4g} to {x[i + 1]:.4g} as the threshold "
+                    f"falls from {t[i]:.4g} to {t[i + 1]:.4g}, which one curve's never does"
+                )
+        if why is not None:
+            raise InvalidArgumentError(
+                f"curves= holds several curves in {where}: {why}; frames stacked with pl.concat need a "
+                "column that tells them apart, added before stacking (frame.with_columns(dataset="
+                "pl.lit('iris'))): a key column, it names each curve's line; or filter one first"
+            )
+
+
 def _as_frame(curves: Any) -> pl.DataFrame:
     """A polars DataFrame of ``curves=``: a lazy frame collected, a pandas one converted."""
     if isinstance(curves, pl.LazyFrame):
@@ -237,7 +282,9 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     by
         Columns that name a line; default every key column of the frame. Each line must be one curve:
         a ``by`` that leaves out a key column taking several values per line is refused (pool those
-        when making the frame: ``be.curves(..., pool=...)``).
+        when making the frame: ``be.curves(..., pool=...)``), and so is a line whose rows are several
+        curves: frames stacked with ``pl.concat`` (the same runs on two datasets, key-less frames,
+        two smoothings) need a column that tells them apart, added before stacking.
     path
         Write the figure there as well as returning it, in the format of the file's extension
         (``.png``, ``.pdf``, ``.svg``, ...; PNG without one). A path that cannot be written (no
@@ -343,6 +390,7 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
             raise ColumnNotFoundError(f"by= column {name!r} not found; the frame's key columns are {keys}")
     groups = data.partition_by(by, as_dict=True, maintain_order=True) if by else {(): data}
     _one_curve_per_group(data, by, keys, len(groups))
+    _one_curve_each(groups, by, chart)
     if len(groups) > _MAX_LINES:
         raise InvalidArgumentError(
             f"{len(groups)} lines are too many for one chart (at most {_MAX_LINES}); filter first"

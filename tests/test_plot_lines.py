@@ -1,0 +1,92 @@
+"""What a curve chart's lines are: one curve each, drawn as its legend's area counts it, told apart by
+name, named by key columns."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+
+import batcheval as be
+from batcheval.errors import InvalidArgumentError
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def _runs(ax, prefix: str = "run=") -> list:
+    return [ln for ln in ax.get_lines() if ln.get_label().startswith(prefix)]
+
+
+def test_curve_frames_stacked_with_concat_are_refused_not_drawn_as_one_zigzag_line():
+    # the same two runs on two datasets, stacked: one zigzag line per run, its legend 'run=a (AUC 0.812)'
+    # where the two curves' AUCs are 0.62 and 0.991
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    data, frames = [], []
+    for ds in range(2):
+        y = rng.integers(0, 2, 60)
+        s = y * (0.3 + 0.4 * ds) + rng.random(60)
+        df = pl.DataFrame({"run": np.repeat(["a", "b"], 30), "label": y, "score": s})
+        data.append(df)
+        frames.append(be.curves(df, by="run", kind="roc"))
+    prevalence = [float(np.mean(df.filter(pl.col("run") == "a")["label"].to_numpy())) for df in data]
+    assert prevalence[0] != prevalence[1]
+    message = (
+        f"curves= holds several curves in the line run='a': its prevalence takes 2 values "
+        f"({prevalence[0]:.4g}, {prevalence[1]:.4g}); frames stacked with pl.concat need a column that "
+        "tells them apart, added before stacking (frame.with_columns(dataset=pl.lit('iris'))): a key "
+        "column, it names each curve's line; or filter one first"
+    )
+    with pytest.raises(InvalidArgumentError, match="^" + re.escape(message) + "$"):
+        be.plot(pl.concat(frames))
+    # told apart as the message says: a line per run and dataset, each with scikit-learn's AUC
+    named = pl.concat(f.with_columns(dataset=pl.lit(f"d{i}")) for i, f in enumerate(frames))
+    labels = [ln.get_label() for ln in _runs(be.plot(named).axes[0])]
+    expected = []
+    for run in "ab":
+        for i, df in enumerate(data):
+            part = df.filter(pl.col("run") == run)
+            auc = roc_auc_score(part["label"], part["score"])
+            expected.append(f"run={run}, dataset=d{i} (AUC {auc:.3f})")
+    assert labels == expected
+
+
+def test_key_less_frames_and_smoothings_and_grids_stacked_are_refused_with_what_gives_them_away():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 50)
+    # two models on the same examples: one prevalence, one s, thresholds apart; the fallout falls back
+    first, second = (pl.DataFrame({"label": y, "score": y * k + rng.random(50)}) for k in (0.2, 0.6))
+    stacked = pl.concat([be.curves(first, kind="roc"), be.curves(second, kind="roc")])
+    x = stacked["x"].to_numpy()[np.argsort(-stacked["threshold"].to_numpy(), kind="stable")]
+    i = int(np.flatnonzero(np.diff(x) < 0)[0])
+    t = np.sort(stacked["threshold"].to_numpy())[::-1]
+    why = (
+        f"its x (fallout) falls from {x[i]:.4g} to {x[i + 1]:.4g} as the threshold falls from "
+        f"{t[i]:.4g} to {t[i + 1]:.4g}, which one curve's never does"
+    )
+    cases = [
+        (stacked, why),
+        (
+            pl.concat([be.curves(first, kind="bird", smoothing=s) for s in (0, 1)]),
+            "its s takes 2 values (0, 1)",
+        ),
+        (
+            pl.concat([be.curves(first, kind="pr", thresholds=[0.25, 0.5, 0.75])] * 2),
+            "its threshold 0.25 appears in 2 rows",
+        ),
+    ]
+    for frame, why in cases:
+        message = f"curves= holds several curves in the one line of a frame without key columns: {why}; "
+        with pytest.raises(InvalidArgumentError, match="^" + re.escape(message)):
+            be.plot(frame)
+    for frame in (be.curves(first, kind="roc"), be.curves(second, kind="pr", thresholds=5)):
+        assert len(_runs(be.plot(frame).axes[0], frame["chart"][0])) == 1  # one curve is drawn
