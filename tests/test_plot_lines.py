@@ -90,3 +90,45 @@ def test_key_less_frames_and_smoothings_and_grids_stacked_are_refused_with_what_
             be.plot(frame)
     for frame in (be.curves(first, kind="roc"), be.curves(second, kind="pr", thresholds=5)):
         assert len(_runs(be.plot(frame).axes[0], frame["chart"][0])) == 1  # one curve is drawn
+
+
+def _drawn(line) -> tuple[np.ndarray, np.ndarray]:
+    """The vertices matplotlib draws for ``line``: its points joined in its drawstyle."""
+    from matplotlib.cbook import STEP_LOOKUP_MAP
+
+    x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+    return STEP_LOOKUP_MAP[line.get_drawstyle()](x, y)
+
+
+def test_pr_lines_are_steps_whose_area_is_scikit_learns_average_precision():
+    # straight lines between the points: an area of 0.365 under a legend of AP 0.489, and precisions
+    # between two points (0.25 at recall 0.8) that no threshold gives
+    from sklearn.metrics import average_precision_score, precision_recall_curve
+
+    y = np.array([0, 1, 1, 0, 0, 0, 0, 0, 0, 1])
+    rng = np.random.default_rng(3)
+    df = pl.concat(
+        [
+            pl.DataFrame({"run": "a", "label": y, "score": np.linspace(1, 0.1, 10)}),
+            pl.DataFrame(
+                {"run": "b", "label": (z := rng.integers(0, 2, 80)), "score": z * 0.4 + rng.random(80)}
+            ),
+        ]
+    )
+    for thresholds in ("exact", 7):
+        ax = be.plot(be.curves(df, by="run", kind="pr", thresholds=thresholds)).axes[0]
+        for run, line in zip("ab", _runs(ax), strict=True):
+            part = df.filter(pl.col("run") == run)
+            label, score = part["label"].to_numpy(), part["score"].to_numpy()
+            dx, dy = _drawn(line)
+            area = float(np.trapezoid(dy, dx))
+            if thresholds == "exact":
+                ap = average_precision_score(label, score)
+                assert line.get_label() == f"run={run} (AP {ap:.3f})"
+                assert area == pytest.approx(ap, abs=1e-12)
+                # every step's height is a precision some threshold gives
+                precision, _, _ = precision_recall_curve(label, score)
+                flat = dy[1:][np.diff(dx) > 0]
+                assert np.isin(np.round(flat, 12), np.round(precision, 12)).all()
+            else:  # the grid's steps: the area is the legend's grid area
+                assert line.get_label() == f"run={run} (grid area {area:.3f})"

@@ -316,6 +316,8 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     class, whose AUC and average precision are undefined (NaN in :func:`batcheval.auc`); its
     BIRD line lies on the chance line (Bookmaker information 0, as its informedness is 0) and
     reads "one class: no information". The
+    PR line is drawn as steps (each recall's step at the precision the step sum counts, as scikit-learn's
+    ``PrecisionRecallDisplay``), so the area under it is the legend's. The
     PR chart's chance line is at each group's prevalence (the frame's ``prevalence`` column; a
     band when groups differ), leaving out one-class groups.
 
@@ -423,9 +425,14 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
         exact = bool(part["exact"][0]) if "exact" in part.columns else True
         lines.append((literal(shorten(name)) + _area(chart, x, y, exact, one_class), x, y))
     _guides(ax, chart, prevalence)
+    # a PR curve is a step function, as its legend's step sum counts it: from one point to the next (recall
+    # rising) at the next point's precision, "steps-pre" in this order (scikit-learn's display, whose
+    # recall falls, draws "steps-post"). Straight lines between the points drew precisions no threshold
+    # gives, under an area (0.365) other than the legend's AP (0.489)
+    drawstyle = "steps-pre" if chart == "pr" else "default"
     for i, (name, x, y) in enumerate(lines):
         ax.plot(x, y, marker=".", markersize=3, linewidth=1.2, label=name, color=f"C{i % 10}",
-                linestyle=_STYLES[i // 10 % len(_STYLES)])  # fmt: skip
+                linestyle=_STYLES[i // 10 % len(_STYLES)], drawstyle=drawstyle)  # fmt: skip
     subtitle = ""
     if chart in ("boc", "bift") and lines:  # informedness rarely goes below 0: no empty lower half
         low = min(float(np.nanmin(y)) for _, _, y in lines)
