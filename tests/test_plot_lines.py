@@ -132,3 +132,21 @@ def test_pr_lines_are_steps_whose_area_is_scikit_learns_average_precision():
                 assert np.isin(np.round(flat, 12), np.round(precision, 12)).all()
             else:  # the grid's steps: the area is the legend's grid area
                 assert line.get_label() == f"run={run} (grid area {area:.3f})"
+
+
+def test_legend_names_that_differ_only_in_the_middle_stay_apart_and_each_names_its_own_curve():
+    # cut in the middle, all three read 'run=experiment=baseline_transf…enalty=l2_solver=lbfgs_seed=0'
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    settings = ("0.01", "1", "100")
+    names = [f"experiment=baseline_transformer_large_C={c}_penalty=l2_solver=lbfgs_seed=0" for c in settings]
+    df = pl.DataFrame({"run": np.repeat(names, 30), "label": rng.integers(0, 2, 90), "score": rng.random(90)})
+    ax = be.plot(be.curves(df, by="run", kind="roc")).axes[0]
+    labels = [ln.get_label() for ln in ax.get_lines() if "(AUC " in ln.get_label()]
+    shown = [label.split(" (AUC ")[0] for label in labels]
+    assert len(set(shown)) == 3 and all(len(name) <= 60 for name in shown)
+    for c, name in zip(settings, names, strict=True):
+        part = df.filter(pl.col("run") == name)
+        (label,) = [t for t in labels if f"_C={c}_" in t]
+        assert label.endswith(f" (AUC {roc_auc_score(part['label'], part['score']):.3f})")

@@ -14,7 +14,7 @@ from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import RankResult, is_rank_result
 from ..scores.curves import CHARTS, POINT_COLUMNS
-from .backend import check_axes, check_path, fit_legend, literal, pyplot, shorten
+from .backend import MAX_LABEL, check_axes, check_path, fit_legend, literal, pyplot, shorten_apart
 from .cd import plot_cd
 from .forest import plot_leaderboard
 
@@ -297,8 +297,8 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
         A title, and an existing matplotlib Axes to draw on. The legend sits beside the axes, and
         the figure is widened to hold it, the axes keeping their size (unless the figure holds
         other axes or has a layout engine: then it gets ``tight_layout``). Names longer than 60
-        characters are cut in the middle (``…``); above 10 lines the colours repeat with another
-        dash pattern.
+        characters are cut in the middle (``…``), or around the part in which they differ when the
+        middle cut makes two alike; above 10 lines the colours repeat with another dash pattern.
 
     Returns
     -------
@@ -423,7 +423,13 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
             x, y = np.concatenate(([0.0], x)), np.concatenate(([y[0]], y))  # recall 0 at the top score
         name = ", ".join(f"{c}={v}" for c, v in zip(by, key, strict=True)) or chart
         exact = bool(part["exact"][0]) if "exact" in part.columns else True
-        lines.append((literal(shorten(name)) + _area(chart, x, y, exact, one_class), x, y))
+        lines.append((name, _area(chart, x, y, exact, one_class), x, y))
+    # cut in the middle, else around the part in which they differ: a sweep's names that differ only in
+    # the middle (..._C=0.01_penalty=l2_..., ..._C=100_penalty=l2_...) were cut to one legend entry;
+    # kept whole when no cut tells them apart
+    names = [name for name, _, _, _ in lines]
+    names = shorten_apart(names, MAX_LABEL) or names
+    lines = [(literal(name) + area, x, y) for name, (_, area, x, y) in zip(names, lines, strict=True)]
     _guides(ax, chart, prevalence)
     # a PR curve is a step function, as its legend's step sum counts it: from one point to the next (recall
     # rising) at the next point's precision, "steps-pre" in this order (scikit-learn's display, whose
