@@ -150,3 +150,24 @@ def test_legend_names_that_differ_only_in_the_middle_stay_apart_and_each_names_i
         part = df.filter(pl.col("run") == name)
         (label,) = [t for t in labels if f"_C={c}_" in t]
         assert label.endswith(f" (AUC {roc_auc_score(part['label'], part['score']):.3f})")
+
+
+def test_by_a_point_column_is_refused_naming_the_key_columns():
+    # by="threshold" drew a one-point 'curve' per threshold, each with an AUC of its own
+    rng = np.random.default_rng(1)
+    df = pl.DataFrame({"run": np.repeat(["a", "b"], 30), "label": rng.integers(0, 2, 60)}).with_columns(
+        score=pl.Series(np.round(rng.random(60), 1))
+    )
+    for by, keys in ((None, []), ("run", ["run"])):
+        frame = be.curves(df, by=by, kind="roc")
+        for column in ("threshold", "x", "y", "s", "prevalence", "exact"):
+            message = (
+                f"by= column {column!r} is a point column of the curves, not a key column: a line is named "
+                f"by key columns; the frame's key columns are {keys}"
+            )
+            with pytest.raises(InvalidArgumentError, match="^" + re.escape(message) + "$"):
+                be.plot(frame, by=column if by is None else [by, column])
+    with pytest.raises(
+        be.ColumnNotFoundError, match=re.escape("by= column 'fold' not found; the frame's key")
+    ):
+        be.plot(be.curves(df, by="run", kind="roc"), by="fold")

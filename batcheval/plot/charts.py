@@ -280,7 +280,8 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     chart
         Which chart to draw (one name); default the only one in the frame.
     by
-        Columns that name a line; default every key column of the frame. Each line must be one curve:
+        Key columns that name a line (not the point columns ``chart``, ``threshold``, ``x``, ``y``, ``s``,
+        ``prevalence``, ``exact``); default every key column of the frame. Each line must be one curve:
         a ``by`` that leaves out a key column taking several values per line is refused (pool those
         when making the frame: ``be.curves(..., pool=...)``), and so is a line whose rows are several
         curves: frames stacked with ``pl.concat`` (the same runs on two datasets, key-less frames,
@@ -388,7 +389,13 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     keys = [c for c in data.columns if c not in POINT_COLUMNS]
     by = keys if by is None else ([by] if isinstance(by, str) else list(by))
     for name in by:
-        if name not in data.columns:
+        if name in POINT_COLUMNS and name in data.columns:
+            # by="threshold" drew a one-point "curve" per threshold, each with a made-up AUC
+            raise InvalidArgumentError(
+                f"by= column {name!r} is a point column of the curves, not a key column: a line is named by "
+                f"key columns; the frame's key columns are {keys}"
+            )
+        if name not in keys:
             raise ColumnNotFoundError(f"by= column {name!r} not found; the frame's key columns are {keys}")
     groups = data.partition_by(by, as_dict=True, maintain_order=True) if by else {(): data}
     _one_curve_per_group(data, by, keys, len(groups))
