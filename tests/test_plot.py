@@ -494,6 +494,27 @@ def test_forest_title_prints_a_level_with_its_digits():
     assert be.plot(board).axes[0].get_title().startswith("informedness: top 3 of 3 runs, 97.5% intervals")
 
 
+def test_forest_level_not_strictly_between_0_and_1_is_refused_naming_level_before_drawing():
+    # level=95 was titled "9500% intervals", nan "nan% intervals", and "0.9" raised a bare TypeError
+    import matplotlib.pyplot as plt
+
+    from batcheval.errors import InvalidArgumentError
+    from batcheval.plot.forest import plot_leaderboard
+
+    df, _ = _constant_run_board()
+    board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")
+    for level, shown in ((95, "95"), (float("nan"), "nan"), ("0.9", "'0.9'"), (0, "0"), (1.0, "1.0"),
+                         (True, "True"), (-0.5, "-0.5")):  # fmt: skip
+        plt.close("all")
+        message = f"level must be a confidence level strictly between 0 and 1, got {shown}"
+        with pytest.raises(InvalidArgumentError, match="^" + re.escape(message) + "$"):
+            plot_leaderboard(board, level=level)
+        assert plt.get_fignums() == []
+    for level, text in ((0.8, "80%"), (np.float32(0.5), "50%")):
+        title = plot_leaderboard(board, level=level).axes[0].get_title()
+        assert title.startswith(f"informedness: top 3 of 3 runs, {text} intervals")
+
+
 def test_forest_legend_of_a_short_board_clears_the_x_label_and_lists_only_what_is_drawn():
     df, _ = _constant_run_board()
     board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")

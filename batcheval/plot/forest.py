@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
+from ..measures import check_level
 from .backend import check_axes, check_path, fit_legend, literal, percent, pyplot, shorten
 
 __all__ = ["plot_leaderboard"]
@@ -39,7 +40,8 @@ def plot_leaderboard(
     is refused. ``level`` and ``paired`` default to what the board records
     (``board.metadata``, kept by :func:`leaderboard`; a sorted, filtered, pickled or
     copied board has none, and the title then names no level unless ``level`` is
-    given) and to whether it has an ``n_paired`` column.
+    given) and to whether it has an ``n_paired`` column. A ``level`` given is a number
+    strictly between 0 and 1 (0.95, not 95), as ``leaderboard(ci=)`` takes it.
 
     Examples
     --------
@@ -54,6 +56,8 @@ def plot_leaderboard(
     """
     check_path(path)
     check_axes(ax)
+    if level is not None:  # 95 was titled "9500% intervals", NaN "nan% intervals", "0.9" a bare TypeError
+        check_level(level, "level")
     measure = _board_measure(board)
     if board.height == 0:  # it drew an empty "top 0 of 0 runs" chart
         raise InvalidArgumentError("board= is empty: the leaderboard frame has no runs to draw")
