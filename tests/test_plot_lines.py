@@ -171,3 +171,24 @@ def test_by_a_point_column_is_refused_naming_the_key_columns():
         be.ColumnNotFoundError, match=re.escape("by= column 'fold' not found; the frame's key")
     ):
         be.plot(be.curves(df, by="run", kind="roc"), by="fold")
+
+
+def test_by_naming_a_column_twice_is_refused_as_evaluate_refuses_it():
+    # polars' DuplicateError ('projections contained duplicate output name') came out of partition_by
+    from batcheval.errors import DuplicateColumnError
+
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame(
+        {"run": np.repeat(["a", "b"], 20), "fold": np.tile([0, 1], 20), "label": rng.integers(0, 2, 40)}
+    ).with_columns(score=pl.Series(rng.random(40)))
+    frame = be.curves(df, by=["run", "fold"], kind="roc")
+    for by, name in (
+        (["run", "run"], "run"),
+        (("run", "fold", "run"), "run"),
+        (["fold", "run", "fold"], "fold"),
+    ):
+        message = f"column {name!r} is named twice in by={list(by)!r}"
+        with pytest.raises(DuplicateColumnError, match="^" + re.escape(message) + "$"):
+            be.plot(frame, by=by)
+    with pytest.raises(DuplicateColumnError, match=r"^column 'run' is named twice"):
+        be.evaluate(df.with_columns(prediction=pl.col("score") > 0.5), by=["run", "run"])

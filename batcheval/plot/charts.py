@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..errors import ColumnNotFoundError, InvalidArgumentError
+from ..errors import ColumnNotFoundError, DuplicateColumnError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import RankResult, is_rank_result
 from ..scores.curves import CHARTS, POINT_COLUMNS
@@ -280,12 +280,13 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     chart
         Which chart to draw (one name); default the only one in the frame.
     by
-        Key columns that name a line (not the point columns ``chart``, ``threshold``, ``x``, ``y``, ``s``,
-        ``prevalence``, ``exact``); default every key column of the frame. Each line must be one curve:
-        a ``by`` that leaves out a key column taking several values per line is refused (pool those
-        when making the frame: ``be.curves(..., pool=...)``), and so is a line whose rows are several
-        curves: frames stacked with ``pl.concat`` (the same runs on two datasets, key-less frames,
-        two smoothings) need a column that tells them apart, added before stacking.
+        Key columns that name a line, each once (not the point columns ``chart``, ``threshold``,
+        ``x``, ``y``, ``s``, ``prevalence``, ``exact``); default every key column of the frame. Each
+        line must be one curve: a ``by`` that leaves out a key column taking several values per line
+        is refused (pool those when making the frame: ``be.curves(..., pool=...)``), and so is a line
+        whose rows are several curves: frames stacked with ``pl.concat`` (the same runs on two
+        datasets, key-less frames, two smoothings) need a column that tells them apart, added before
+        stacking.
     path
         Write the figure there as well as returning it, in the format of the file's extension
         (``.png``, ``.pdf``, ``.svg``, ...; PNG without one). A path that cannot be written (no
@@ -388,6 +389,9 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     data = curves.filter(pl.col("chart") == chart)
     keys = [c for c in data.columns if c not in POINT_COLUMNS]
     by = keys if by is None else ([by] if isinstance(by, str) else list(by))
+    for i, name in enumerate(by):  # partition_by raised polars' DuplicateError
+        if name in by[:i]:
+            raise DuplicateColumnError(f"column {name!r} is named twice in by={by!r}")
     for name in by:
         if name in POINT_COLUMNS and name in data.columns:
             # by="threshold" drew a one-point "curve" per threshold, each with a made-up AUC
