@@ -384,3 +384,41 @@ def test_bird_keeps_every_point_of_a_curve_with_few_thresholds_and_colours_clipp
     assert (
         total > 0 and ax.get_title().splitlines()[-1] == f"{total} extreme points drawn at the axes' edge (▲)"
     )
+
+
+def test_a_callers_layout_engine_is_kept_and_lays_out_the_legend():
+    # tight_layout replaced a caller's constrained layout ("The figure layout has changed to tight",
+    # the engine left a placeholder), for curve charts and forest plots alike
+    import warnings
+
+    import matplotlib.pyplot as plt
+    from matplotlib.layout_engine import ConstrainedLayoutEngine, TightLayoutEngine
+
+    board = be.leaderboard(
+        pl.DataFrame({"run": np.repeat([0, 1, 2], 8), "label": [0, 1] * 12,
+                      "prediction": [0, 1, 1, 1, 0, 0, 1, 1] * 3}),
+        run="run",
+    )  # fmt: skip
+    rng = np.random.default_rng(2)
+    df = pl.DataFrame({"run": np.repeat(["a", "b", "c"], 40), "label": rng.integers(0, 2, 120)})
+    curves = be.curves(df.with_columns(score=pl.Series(rng.random(120))), by="run", kind="roc")
+    for layout, engine in (("constrained", ConstrainedLayoutEngine), ("tight", TightLayoutEngine)):
+        fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), layout=layout)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            be.plot(curves, ax=axes[0])
+            be.plot(board, ax=axes[1])
+            fig.canvas.draw()
+        assert type(fig.get_layout_engine()) is engine
+        renderer = fig.canvas.get_renderer()
+        for ax, other in ((axes[0], axes[1]), (axes[1], axes[0])):
+            legend = ax.get_legend()
+            assert _inside(fig, legend) and _inside(fig, ax.title)
+            assert not legend.get_window_extent(renderer).overlaps(other.get_window_extent(renderer))
+        plt.close(fig)
+    # a figure without an engine is still laid out tightly, without a word
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        be.plot(curves, ax=axes[0])
+    assert type(fig.get_layout_engine()).__name__ in ("NoneType", "PlaceHolderLayoutEngine")

@@ -13,6 +13,7 @@ __all__ = [
     "check_axes",
     "check_path",
     "fit_legend",
+    "lay_out",
     "literal",
     "percent",
     "pyplot",
@@ -191,11 +192,11 @@ def fit_legend(ax: Any, legend: Any) -> None:
 
     A legend outside the axes of a fixed figure ran off it (40 curves), or tight_layout squeezed the
     axes into a strip to make room (long names). Only a figure of this one axes and no layout engine
-    is resized; any other is laid out as before.
+    is resized; any other is laid out as before (:func:`lay_out`).
     """
     fig = ax.figure
     if len(fig.axes) != 1 or fig.get_layout_engine() is not None:
-        fig.tight_layout()
+        lay_out(fig)
         return
     legend.set_in_layout(False)
     fig.tight_layout()
@@ -215,6 +216,22 @@ def fit_legend(ax: Any, legend: Any) -> None:
     else:
         ax.set_position([left, bottom, right - left, top - bottom])
     legend.set_in_layout(True)
+
+
+def lay_out(fig: Any) -> None:
+    """``tight_layout`` for a figure without a layout engine; a figure with one (the caller's
+    ``layout="constrained"`` or ``"tight"``) is left to it, which places the axes and their legends
+    when the figure is drawn.
+
+    tight_layout replaced a caller's constrained layout ("The figure layout has changed to tight"), as
+    the CD diagram had learnt not to. What a ``tight_layout()`` call leaves behind (matplotlib's
+    placeholder engine) is no engine of the caller's: such a figure is laid out tightly again.
+    """
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    engine = fig.get_layout_engine()
+    if engine is None or isinstance(engine, PlaceHolderLayoutEngine):
+        fig.tight_layout()
 
 
 def _common_start(names: list[str]) -> int:

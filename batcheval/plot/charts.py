@@ -297,10 +297,12 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
         for a curve frame.
     title, ax
         A title, and an existing matplotlib Axes to draw on. The legend sits beside the axes, and
-        the figure is widened to hold it, the axes keeping their size (unless the figure holds
-        other axes or has a layout engine: then it gets ``tight_layout``). Names longer than 60
-        characters are cut in the middle (``…``), or around the part in which they differ when the
-        middle cut makes two alike; above 10 lines the colours repeat with another dash pattern.
+        the figure is widened to hold it, the axes keeping their size, unless the figure holds
+        other axes (then it gets ``tight_layout``) or has a layout engine (``layout="constrained"``
+        or ``"tight"``), which is kept: it places the axes and the legend when the figure is drawn
+        (so do the forest plot and the CD diagram). Names longer than 60 characters are cut in the
+        middle (``…``), or around the part in which they differ when the middle cut makes two
+        alike; above 10 lines the colours repeat with another dash pattern.
 
     Returns
     -------

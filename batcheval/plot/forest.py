@@ -9,7 +9,7 @@ import polars as pl
 
 from ..errors import InvalidArgumentError
 from ..measures import check_level
-from .backend import check_axes, check_path, fit_legend, literal, percent, pyplot, shorten
+from .backend import check_axes, check_path, fit_legend, lay_out, literal, percent, pyplot, shorten
 
 __all__ = ["plot_leaderboard"]
 
@@ -151,7 +151,7 @@ def plot_leaderboard(
                            frameon=False)  # fmt: skip
         fit_legend(ax, legend)
     else:
-        fig.tight_layout()
+        lay_out(fig)
     if path is not None:
         fig.savefig(path, dpi=110, bbox_inches="tight")  # long run names push the title past the axes
     return fig
