@@ -5,6 +5,7 @@ mapped through F1 = 2J/(1 + J). Before, a named f1 got the percentile bootstrap,
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import polars as pl
@@ -95,3 +96,45 @@ def test_the_default_measure_set_has_the_closed_forms_of_f1_and_jaccard():
         f1 = (2 * jl / (1 + jl), 2 * jh / (1 + jh))
         assert (row["f1_ci_low"], row["f1_ci_high"]) == pytest.approx(f1, abs=1e-12)
     assert "macro_f1_ci_low" not in out.columns and "g_measure_ci_low" not in out.columns
+
+
+@pytest.mark.parametrize("cluster", [None, "ex", "pair"])
+def test_f_beta_with_beta_one_takes_f1s_interval(cluster: str | None):
+    """Binary f_beta with beta=1 is f1 on every table, so it takes f1's interval, plain and
+    cluster-robust: it took the smoothed bootstrap ([0.421, 0.870] against f1's [0.463, 0.858] on
+    the hunt's seed 9), and with example=/cluster= it had none (a warning; an error named alone)."""
+    from sklearn.metrics import fbeta_score
+
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 40)
+    p = np.where(rng.random(40) < 0.7, y, 1 - y)
+    df = pl.DataFrame({"ex": np.arange(40), "pair": np.arange(40) // 2, "label": y, "prediction": p})
+    kw = {"ci": 0.95, "seed": 9} | ({} if cluster is None else {"cluster": cluster})
+    for beta in (1.0, 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", be.BatchevalWarning)  # no "no cluster-robust interval"
+            both = be.evaluate(df, beta=beta, measures=["f1", "f_beta"], **kw)
+            alone = be.evaluate(df, beta=beta, measures=["f_beta"], **kw)
+        assert both["f_beta"][0] == pytest.approx(fbeta_score(y, p, beta=1.0), abs=1e-12)
+        ends = [f"f_beta_ci_{end}" for end in ("low", "high")]
+        assert [both[c][0] for c in ends] == [both["f1_ci_low"][0], both["f1_ci_high"][0]]
+        assert [alone[c][0] for c in ends] == [both[c][0] for c in ends]
+    if cluster != "pair":
+        # single-row clusters give the unclustered interval: the mapped Wilson interval of Jaccard's
+        # tp in tp + fp + fn (statsmodels' Wilson, scipy's Poisson ends)
+        tp, fp, fn = (
+            int(((y == 1) & (p == 1)).sum()),
+            int(((y == 0) & (p == 1)).sum()),
+            int(((y == 1) & (p == 0)).sum()),
+        )
+        jl, jh = wilson_poisson_one(tp, tp + fp + fn, 0.95)
+        got = (both["f_beta_ci_low"][0], both["f_beta_ci_high"][0])
+        assert got == pytest.approx((2 * jl / (1 + jl), 2 * jh / (1 + jh)), abs=1e-12)
+    # another beta is not f1: the smoothed bootstrap (plain), none with cluster=
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", be.BatchevalWarning)
+        two = be.evaluate(df, beta=2.0, measures=["f1", "f_beta"], **kw)
+    if cluster is None:
+        assert two["f_beta_ci_low"][0] != two["f1_ci_low"][0]
+    else:
+        assert "f_beta_ci_low" not in two.columns

@@ -1347,7 +1347,10 @@ def add_clustered_intervals(
     few = np.count_nonzero(_intervals.present_classes(counts), axis=1) <= 2
     if measures is None or not few.any():
         part = {}
-    names = [m for m in wanted if m in capable or m in part]
+    # binary f_beta with beta = 1 is f1 on every table, so it takes f1's cluster-robust interval (it had
+    # none, an error when named alone), as add_intervals gives it f1's closed form
+    as_f1 = k == 2 and "f_beta" in wanted and _intervals.beta_is_f1(beta)
+    names = [m for m in wanted if m in capable or m in part or (m == "f_beta" and as_f1)]
     if not names:
         raise UnknownMeasureError(
             f"none of measures={list(wanted)} has a cluster-robust interval; measures with one: {capable}"
@@ -1363,7 +1366,8 @@ def add_clustered_intervals(
             f"no cluster-robust interval for {', '.join(part)} of a group of three or more classes (NaN): "
             "of a group of at most two classes only"
         )
-    asked = list(dict.fromkeys([*(m for m in names if m not in part), *part.values()]))
+    own = ("f1" if m == "f_beta" else m for m in names if m not in part)
+    asked = list(dict.fromkeys([*own, *part.values()]))
     result = _intervals.by_class(
         lambda c: clustered_intervals(counts, cells, asked, ci, positive=c), positives or (pos,)
     )
@@ -1371,7 +1375,9 @@ def add_clustered_intervals(
         # the equivalents' intervals, each group cut to its present classes (intervals.chance_interval)
         for name, b in part.items():
             result[name] = tuple(np.where(few, end, np.nan) for end in result[b])
-        result = {m: result[m] for m in names}
+    if as_f1:
+        result["f_beta"] = result["f1"]
+    result = {m: result[m] for m in names}
     return frame.hstack(_intervals.interval_columns(frame, result))
 
 

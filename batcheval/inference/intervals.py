@@ -278,6 +278,7 @@ __all__ = [
     "add_intervals",
     "adjusted_delta",
     "adjusted_se",
+    "beta_is_f1",
     "binary_only",
     "binary_scores",
     "bootstrap_pseudo_count",
@@ -1757,7 +1758,8 @@ def add_intervals(
     ``jaccard`` named in ``measures`` get closed forms (:data:`JACCARD_MEASURES`), binary ``mcc``
     that of ``correlation`` (the same value), and so the other measures equal to one with an
     interval of its own (``measures.BINARY_EQUIVALENT``; ``weighted_recall`` at any K, the others
-    in a group of at most two present classes, as mcc); the other measures that have
+    in a group of at most two present classes, as mcc; binary ``f_beta`` with ``beta=1`` is ``f1``,
+    :func:`beta_is_f1`); the other measures that have
     no closed-form interval under ``"wilson_delta"`` get the *smoothed* percentile
     bootstrap (``n_boot`` resamples of the table of the group's present classes plus
     :func:`bootstrap_pseudo_count` of their number in each of its cells; see the module
@@ -1879,6 +1881,19 @@ def by_class(
     return out
 
 
+def beta_is_f1(beta: float | None) -> bool:
+    """Whether ``f_beta`` at this ``beta`` is binary ``f1`` on every table (β = 1), so that it takes
+    f1's interval, plain (:func:`default_intervals`) and cluster-robust
+    (:func:`batcheval.inference.clustered.add_clustered_intervals`).
+
+    Examples
+    --------
+    >>> beta_is_f1(1.0), beta_is_f1(1), beta_is_f1(2.0), beta_is_f1(None)
+    (True, True, False, False)
+    """
+    return beta is not None and beta == 1
+
+
 def resampled(name: str, n_classes: int, method: str) -> bool:
     """Whether :func:`default_intervals` gives ``name`` a bootstrap's interval, which depends on
     the table's position (its seed), not on the table alone.
@@ -1909,10 +1924,10 @@ def default_intervals(
     ids: np.ndarray | None = None,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The interval evaluate gives each of ``names`` that has one: the closed forms of
-    ``method="wilson_delta"`` (binary f1, jaccard and mcc their own), and for the other
-    measures (with ``fallback``) the *smoothed* percentile bootstrap; ``method="bootstrap"``
-    gives every measure the plain one. The leaderboard's interval columns are these too.
-    ``ids`` number the tables' bootstrap generators (their positions by default).
+    ``method="wilson_delta"`` (binary f1, jaccard and mcc their own, f_beta f1's where ``beta``
+    is 1), and for the other measures (with ``fallback``) the *smoothed* percentile bootstrap;
+    ``method="bootstrap"`` gives every measure the plain one. The leaderboard's interval columns
+    are these too. ``ids`` number the tables' bootstrap generators (their positions by default).
 
     Examples
     --------
@@ -1928,6 +1943,10 @@ def default_intervals(
     plain = [m for m in names if m in capable]
     # binary f1, jaccard and mcc: closed forms, which cost nothing, so the default set has them too
     closed = [m for m in names if m in BINARY_CLOSED_FORMS] if k == 2 and method == "wilson_delta" else []
+    # binary f_beta with beta = 1 is f1 on every table, so it takes f1's closed form: the smoothed
+    # bootstrap gave one number two intervals ([0.421, 0.870] against f1's [0.463, 0.858])
+    if k == 2 and method == "wilson_delta" and "f_beta" in names and beta_is_f1(beta):
+        closed.append("f_beta")
     boot = interval_measures(k, "bootstrap")
     # measures equal to one with an interval of its own (measures.BINARY_EQUIVALENT) take its interval:
     # weighted_recall is accuracy on every table, mcc, macro_informedness and macro_markedness are
@@ -1948,7 +1967,7 @@ def default_intervals(
     result = intervals(counts, plain, level, method, **opts) if plain else {}
     result.update({m: result[b] for m, b in whole.items()})
     for name in closed:
-        result[name] = closed_form_interval(counts, name, level, positive)
+        result[name] = closed_form_interval(counts, "f1" if name == "f_beta" else name, level, positive)
     if smoothed:
         # the smoothed bootstrap: the plain one covered as little as 0.562 at margins >= 10
         # (docs/calibration_bootstrap.md); an explicit ci_method="bootstrap" keeps the plain one
