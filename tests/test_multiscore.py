@@ -206,7 +206,20 @@ def _sklearn_averages(y: np.ndarray, s: np.ndarray) -> dict[str, float]:
 
 
 @pytest.mark.parametrize(
-    "key", ["prevalence", "bias", "_top", "_k", "_score", "_is_class", "_score0", "gini", "best_informedness"]
+    "key",
+    [
+        "prevalence",
+        "bias",
+        "_top",
+        "_k",
+        "_w",
+        "_n",
+        "_score",
+        "_is_class",
+        "_score0",
+        "gini",
+        "best_informedness",
+    ],
 )
 def test_averages_by_a_key_named_as_an_intermediate_column(key):
     # A key named as a column the averages are built from was overwritten by it: by="prevalence"
@@ -224,6 +237,66 @@ def test_averages_by_a_key_named_as_an_intermediate_column(key):
             expected = _sklearn_averages(part["label"].to_numpy(), part.select(cols).to_numpy())
             for name, value in expected.items():
                 assert row[name] == pytest.approx(value, abs=1e-12), (name, key)
+
+
+def _split_bias(s: np.ndarray) -> np.ndarray:
+    """Each class's share of the rows whose top score it has, a row tied among t classes counting
+    1/t to each (numpy)."""
+    top = s == s.max(axis=1, keepdims=True)
+    return (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+
+
+def test_a_row_whose_top_score_ties_is_split_among_the_tied_classes():
+    # Before: the tied row went to the first score column, so swapping the names x and y (their
+    # labels and score columns) moved bias_weighted_roc_auc from 0.5 to 0.1667. Its row 0 ties x
+    # and y at 0.9, row 1's top is z, row 2's y: the shares are x 1/6, y 1/2, z 1/3.
+    cols = ["s_x", "s_y", "s_z"]
+    df = pl.DataFrame({"label": ["x", "y", "z"], "s_x": [0.9, 0.0, 0.8], "s_y": [0.9, 0.5, 0.9],
+                       "s_z": [0.1, 0.9, 0.8]})  # fmt: skip
+    ren = pl.DataFrame({"label": ["y", "x", "z"], "s_x": [0.9, 0.5, 0.9], "s_y": [0.9, 0.0, 0.8],
+                        "s_z": [0.1, 0.9, 0.8]})  # fmt: skip
+    y = df["label"].to_numpy()
+    s = df.select(cols).to_numpy()
+    areas = (("roc_auc", metrics.roc_auc_score), ("pr_auc", metrics.average_precision_score))
+    per = {area: [fn(y == c, s[:, j]) for j, c in enumerate("xyz")] for area, fn in areas}
+    assert per["roc_auc"] == [1.0, 0.0, 0.5]
+    shares = np.array([1 / 6, 1 / 2, 1 / 3])
+    assert _split_bias(s) == pytest.approx(shares, abs=1e-15)
+    got = [be.auc(d, score=cols).row(0, named=True) for d in (df, ren)]
+    for row in got:
+        assert row["bias_weighted_roc_auc"] == pytest.approx(1 / 3, abs=1e-15)  # 1/6·1 + 1/2·0 + 1/3·0.5
+        for area in ("roc_auc", "pr_auc"):
+            assert row[f"bias_weighted_{area}"] == pytest.approx(float(shares @ per[area]), abs=1e-15)
+    assert got[0] == got[1]
+
+
+def test_tied_top_scores_split_on_many_groups_and_no_relabelling_moves_them():
+    # scores of a few levels tie often; each group against scikit-learn's areas and numpy's
+    # split shares, and the same with the classes' names permuted
+    rng = np.random.default_rng(21)
+    n, k = 600, 4
+    y = rng.integers(0, k, n)
+    s = rng.integers(0, 4, (n, k)).astype(float)
+    s[np.arange(n), y] += rng.integers(0, 2, n)
+    cols = [f"s{j}" for j in range(k)]
+    df = pl.DataFrame({"run": np.arange(n) % 5, "label": y, **{c: s[:, j] for j, c in enumerate(cols)}})
+    got = be.auc(df, by="run", score=cols).sort("run")
+    perm = np.array([2, 0, 3, 1])  # class j is named perm[j]; its scores move to column perm[j]
+    moved = pl.DataFrame(
+        {"run": np.arange(n) % 5, "label": perm[y], **{cols[perm[j]]: s[:, j] for j in range(k)}}
+    )
+    moved = moved.select("run", "label", *cols)
+    renamed = be.auc(moved, by="run", score=cols).sort("run")
+    for run in range(5):
+        at = np.arange(n) % 5 == run
+        row = got.row(run, named=True)
+        bias = _split_bias(s[at])
+        for area, fn in (("roc_auc", metrics.roc_auc_score), ("pr_auc", metrics.average_precision_score)):
+            per = np.array([fn(y[at] == j, s[at, j]) for j in range(k)])
+            assert row[f"bias_weighted_{area}"] == pytest.approx(float(bias @ per), abs=1e-12)
+            assert renamed.row(run, named=True)[f"bias_weighted_{area}"] == pytest.approx(
+                row[f"bias_weighted_{area}"], abs=1e-12
+            )
 
 
 @pytest.mark.parametrize("key", ["n", "macro_roc_auc"])

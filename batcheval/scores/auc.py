@@ -85,7 +85,8 @@ def auc(
     ``evaluate``'s averages are: ``macro_roc_auc`` (unweighted, scikit-learn's
     ``average="macro"``), ``prevalence_weighted_roc_auc`` (its
     ``average="weighted"``) and ``bias_weighted_roc_auc`` (weights: the share
-    of rows whose top score is the class, the weighting Powers 2015 asks for),
+    of rows whose top score is the class, the weighting Powers 2015 asks for; a
+    row whose top score ``t`` classes share counts ``1/t`` to each of them),
     and the same three of ``pr_auc``. Classes whose AUC is undefined in a
     group are left out of its averages.
 

@@ -261,16 +261,45 @@ def predicted_shares(
     df: pl.DataFrame, keys: list[str], names: list[str], values: list[Any], dtype: pl.DataType, share: str
 ) -> pl.DataFrame:
     """Per group and class, the share of rows whose top score is that class (the bias), in
-    column ``share``."""
+    column ``share``. A row whose top score several classes share counts ``1/t`` to each of its
+    ``t`` tied classes, so the shares do not depend on the classes' names or order (the row went to
+    the first of them, and ``bias_weighted_roc_auc`` changed with a relabelling: 0.5 against 0.167).
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"s_a": [0.9, 0.2, 0.5], "s_b": [0.1, 0.7, 0.5]})
+    >>> predicted_shares(df, [], ["s_a", "s_b"], ["a", "b"], pl.String, "bias").sort("class").rows()
+    [('a', 0.5), ('b', 0.5)]
+    """
     if not names:  # no rows and no classes=: no class to have a share
         return pl.DataFrame(schema={k: df.schema[k] for k in keys} | {"class": dtype, share: pl.Float64})
-    top_col = unused_name([*df.columns, share], "_top")
-    count = unused_name([*df.columns, share, top_col], "_k")
-    top = pl.concat_list([pl.col(n).cast(pl.Float64) for n in names]).list.arg_max()
-    lookup = pl.DataFrame(
-        {top_col: list(range(len(values))), "class": values}, schema_overrides={top_col: pl.UInt32}
+    taken = [*df.columns, share]
+    for stem in ("_top", "_tied", "_n", "_class", "_w"):
+        taken.append(unused_name(taken, stem))
+    top, tied, total, at, weight = taken[-5:]
+    parts = []
+    for j in range(len(names)):
+        parts.append(unused_name([*taken, *parts], f"_w{j}"))
+    scores = [pl.col(n).cast(pl.Float64) for n in names]
+    # each row counts 1/t to each of the t classes of its top score (one but where scores tie)
+    rows = df.lazy().select(*keys, *names).with_columns(pl.max_horizontal(scores).alias(top))
+    rows = rows.with_columns(pl.sum_horizontal([c == pl.col(top) for c in scores]).alias(tied))
+    hit = [(c == pl.col(top)).cast(pl.Float64) / pl.col(tied) for c in scores]
+    hits = [h.sum().alias(p) for h, p in zip(hit, parts, strict=True)]
+    summed = (
+        rows.group_by(keys).agg(pl.len().alias(total), *hits)
+        if keys
+        else rows.select(pl.len().alias(total), *hits)
     )
-    counted = df.with_columns(top.alias(top_col)).group_by(*keys, top_col).agg(pl.len().alias(count))
-    counted = counted.join(lookup.with_columns(pl.col("class").cast(dtype)), on=top_col).drop(top_col)
-    total = pl.col(count).sum().over(keys) if keys else pl.col(count).sum()
-    return counted.with_columns((pl.col(count) / total).alias(share)).drop(count)
+    # (with no rows the names of a list column's scores may outnumber the classes: nothing to look up)
+    lookup = pl.LazyFrame(
+        {at: parts[: len(values)], "class": values[: len(parts)]}, schema_overrides={at: pl.String}
+    ).with_columns(pl.col("class").cast(dtype))
+    counted = (
+        summed.filter(pl.col(total) > 0)  # no rows: no share, as no row has a top score
+        .unpivot(parts, index=[*keys, total], variable_name=at, value_name=weight)
+        .join(lookup, on=at)
+        # without ties each weight is 1.0 and their sum the count, exactly
+        .select(*keys, "class", (pl.col(weight) / pl.col(total)).alias(share))
+    )
+    return counted.collect()
