@@ -20,15 +20,12 @@ import polars as pl
 import pytest
 
 import batcheval as be
-from batcheval.inference import board_bootstrap, selection
+from batcheval.inference import selection
+from batcheval.kernels import selection as kernels
 from batcheval.measures import BINARY_MEASURES, LOWER_IS_BETTER, higher_is_better
 from tests.cli_run import run_cli
 
 SAME = ["run", "rank", "could_be_best", "tied_with_leader", "rank_ci_low", "rank_ci_high"]
-#: p_best of the studentized bootstrap counts replicates at or above a run's statistic; a
-#: replicate that ties it in exact arithmetic falls either side of it by rounding (1 − x): one
-#: count of N_BOOT + 1 each way, at most a few
-BOOT_STEP = 4.0 / (board_bootstrap.N_BOOT + 1)
 
 
 SKILLS = (0.9, 0.6, 0.3, 0.85, 0.8, 0.88)
@@ -56,6 +53,13 @@ def _boards(df: pl.DataFrame, low: str, high: str, **kw) -> tuple[pl.DataFrame, 
 
 def _close(a: pl.Series, b: pl.Series, atol: float = 1e-12) -> None:
     np.testing.assert_allclose(a.to_numpy().astype(float), b.to_numpy().astype(float), rtol=1e-9, atol=atol)
+
+
+def _same_p(a: pl.Series, b: pl.Series) -> None:
+    """p_best to 1e-12: the studentized bootstrap's replicates that tie a run's statistic in exact
+    arithmetic count as at or above it whatever their last bits (selection._step_down); they
+    fell either side of it by rounding (1 − x), up to 175 counts of N_BOOT + 1 apart."""
+    np.testing.assert_allclose(a.to_numpy().astype(float), b.to_numpy().astype(float), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -104,9 +108,92 @@ def test_lowest_first_is_the_complement_ranked_highest_first(low, high, kw, seed
     for c in ["p_vs_leader", "p_vs_leader_holm", "p_mcnemar", "diff_vs_above", "p_vs_above"]:
         if c in a.columns:
             _close(a[c], b[c] if c != "diff_vs_above" else -b[c])
-    _close(a["p_best"], b["p_best"], atol=BOOT_STEP)
+    _same_p(a["p_best"], b["p_best"])
     # the leader has the lowest value, and it is the leader as the board says
     assert a[low][0] == a[low].min()
+
+
+def _tables_board(tables: list[tuple[int, int, int, int]]) -> pl.DataFrame:
+    """A board of runs on test sets of their own, each given as (tp, fp, fn, tn)."""
+    rows = []
+    for run, (tp, fp, fn, tn) in enumerate(tables):
+        rows += [(run, 1, 1)] * tp + [(run, 0, 1)] * fp + [(run, 1, 0)] * fn + [(run, 0, 0)] * tn
+    return pl.DataFrame(rows, schema=["run", "label", "prediction"], orient="row")
+
+
+def _assert_mirror(a: pl.DataFrame, b: pl.DataFrame, tag: object) -> None:
+    a, b = a.sort("run"), b.sort("run")
+    for c in ("could_be_best", "rank_ci_low", "rank_ci_high"):
+        assert a[c].to_list() == b[c].to_list(), (tag, c)
+    _same_p(a["p_best"], b["p_best"])
+
+
+@pytest.mark.parametrize(
+    "tables",
+    [
+        [(0, 0, 5, 49), (2, 9, 3, 40), (3, 12, 2, 37), (4, 3, 1, 46), (4, 1, 1, 48)],
+        [(3, 1, 1, 1), (4, 1, 0, 1), (1, 2, 3, 0)],
+    ],
+)
+def test_a_bootstrap_replicate_that_ties_a_statistic_does_not_depend_on_its_last_bit(tables):
+    """The studentized bootstrap of small tables reproduces an observed statistic exactly, and the
+    last bit of ``−miss_rate`` against ``recall − 1`` decided the comparisons. The first board: run
+    0's largest gap 3.70405184 equals the rank intervals' critical value, one ulp above it on the
+    recall board, so there run 0 left the best set (p_best 0.0410 against 0.0529) and ranked
+    [3, 5] against [1, 5]. The second: 175 replicates equal run 0's statistic, counted on the
+    miss_rate board and not on the recall board (p_best 0.735 against 0.642). A tie counts as at
+    least as extreme (the side that keeps the level), so both boards give the miss_rate board's."""
+    df = _tables_board(tables)
+    a, b = _boards(df, "miss_rate", "recall")
+    _assert_mirror(a, b, "miss_rate")
+    run0 = b.filter(pl.col("run") == 0).row(0, named=True)
+    assert run0["could_be_best"] is True and (run0["rank_ci_low"], run0["rank_ci_high"]) == (1, len(tables))
+    if len(tables) == 5:  # the tie at the critical value: not beyond it, on either board
+        assert b["rank_ci_high"].to_list() == [len(tables)] * len(tables)
+    # the same tables as false positives among the negatives: fallout against inverse_recall
+    swapped = df.with_columns(label=1 - pl.col("label"), prediction=1 - pl.col("prediction"))
+    _assert_mirror(*_boards(swapped, "fallout", "inverse_recall"), "fallout")
+
+
+def _small_board(seed: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    r, n = int(rng.integers(2, 7)), int(rng.integers(5, 60))
+    label = (rng.random(n) < rng.uniform(0.05, 0.5)).astype(np.int64)
+    frames = []
+    for run in range(r):
+        guess = np.where(rng.random(n) < rng.uniform(0.3, 0.95), label, rng.integers(0, 2, n))
+        frames.append(
+            pl.DataFrame({"run": run, "example": np.arange(n), "label": label, "prediction": guess})
+        )
+    return pl.concat(frames)
+
+
+@pytest.mark.parametrize("kw", [{}, {"example": "example"}], ids=["unpaired", "paired"])
+def test_small_random_boards_ranked_lowest_first_are_their_mirrors(kw):
+    """Fifty small boards (2-6 runs, 5-59 examples, 5-50 % positives): on every one, fallout's and
+    miss_rate's boards have inverse_recall's and recall's best set, p_best and rank intervals.
+    Before, 2 unpaired and 25 paired of these 100 pairs of boards differed."""
+    for seed in range(50):
+        df = _small_board(seed)
+        for low, high in (("miss_rate", "recall"), ("fallout", "inverse_recall")):
+            _assert_mirror(*_boards(df, low, high, **kw), (seed, low))
+
+
+def test_a_statistic_within_a_few_ulps_of_the_critical_value_is_a_tie():
+    """The kernel's counts (rank intervals) and the step-down's p-values (best set) read a value
+    within TIE_RTOL of the other as equal to it: not beyond a critical value, and a replicate at
+    or above a statistic."""
+    theta, var = np.array([0.0, 1.0]), np.array([0.5, 0.5])  # z of the pair: exactly 1
+    for c in (np.nextafter(1.0, 0.0), 1.0, np.nextafter(1.0, 2.0), 1.0 - 1e-13):
+        above, below, tmax = np.empty(2, np.int64), np.empty(2, np.int64), np.empty(2)
+        kernels.pair_counts(theta, var, np.zeros((1, 1)), False, c, above, below, tmax)
+        assert above.tolist() == [0, 0] and below.tolist() == [0, 0], c
+    kernels.pair_counts(theta, var, np.zeros((1, 1)), False, 1.0 - 1e-9, above, below, tmax)
+    assert above.tolist() == [1, 0] and below.tolist() == [0, 1]
+    # a replicate one ulp below t counts as reaching it: p = (1 + 2)/(1 + 3), as for one equal to t
+    stat = np.array([[np.nextafter(2.0, 0.0)], [3.0], [1.0]])
+    t = np.array([2.0, np.nextafter(2.0, 3.0), 2.0 * (1 + 1e-9)])
+    assert selection._step_down(stat, np.array([0]), t, 0.05).tolist() == [0.75, 0.75, 0.5]
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -146,7 +233,7 @@ def test_lr_minus_ranks_as_lr_plus_of_the_other_class(kw, monkeypatch):
     for c in SAME:
         assert a[c].to_list() == b[c].to_list(), c
     _close(a["lr_minus"], 1.0 / b["lr_plus"])
-    _close(a["p_best"], b["p_best"], atol=BOOT_STEP)
+    _same_p(a["p_best"], b["p_best"])
     if "example" not in kw:
         _close(a["p_vs_leader"], b["p_vs_leader"], atol=1e-12)
     # the worst run is out of the best set, where it would be the leader ranked highest first

@@ -5,6 +5,10 @@ runs, counted, maximised over runs, and maximised over simulated draws.
 A pair whose difference has no spread (``s = 0``) counts as a certain
 difference when the estimates differ and as none when they are equal, as
 :func:`batcheval.inference.comparisons.normal_p` reads it.
+
+A standardized difference within :data:`TIE_RTOL` of the critical value is a tie, and does
+not exceed it (:func:`beyond`): the studentized bootstrap of small discrete tables reproduces
+an observed statistic exactly, and the last bit of either side then decided the comparison.
 """
 
 from __future__ import annotations
@@ -14,6 +18,24 @@ import math
 import numpy as np
 
 from .jit import jit_inline, jit_parallel, prange
+
+#: Relative tolerance of a comparison of an observed statistic with a critical value or a bootstrap
+#: replicate's statistic: a value within ``TIE_RTOL`` of it (relative) is equal to it. The studentized
+#: bootstrap of small discrete tables reproduces the observed statistic exactly, and float rounding
+#: then decided the comparison by an ulp or two: a board ranked lowest first (miss_rate, on
+#: ``−miss_rate``) and the board of the measure's negative (recall, on ``recall − 1`` to the last
+#: bit) had different best sets, ``p_best`` and rank intervals. Far above the rounding of a few
+#: operations (1e-16), far below any real gap between two statistics of count tables.
+TIE_RTOL = 1e-12
+
+
+@jit_inline
+def beyond(z, c):
+    """Whether ``z`` exceeds the critical value ``c`` by more than :data:`TIE_RTOL` of it: a
+    ``z`` equal to ``c`` within the tolerance does not exceed it (the side that keeps the level:
+    such a pair counts as no evidence). :func:`batcheval.inference.selection` compares its
+    numpy arrays with the same bound."""
+    return z > c + TIE_RTOL * abs(c)
 
 
 @jit_inline
@@ -30,7 +52,8 @@ def _z(diff, var):
 @jit_parallel
 def pair_counts(theta, var, cov, paired, c, above, below, tmax):
     """For every run i: ``above[i]``, the runs j with ``(θj − θi)/s_ij > c``;
-    ``below[i]``, those with ``(θi − θj)/s_ij > c``; and ``tmax[i] = max_j
+    ``below[i]``, those with ``(θi − θj)/s_ij > c``, each beyond ``c`` by more than
+    :data:`TIE_RTOL` of it (:func:`beyond`); and ``tmax[i] = max_j
     (θj − θi)/s_ij`` (-inf for a single run). ``s_ij² = var_i + var_j − 2·cov_ij``
     (``cov`` is read only when ``paired``). Runs with a NaN estimate or
     variance must be dropped by the caller."""
@@ -46,9 +69,9 @@ def pair_counts(theta, var, cov, paired, c, above, below, tmax):
             if paired:
                 v -= 2.0 * cov[i, j]
             z = _z(theta[j] - theta[i], max(v, 0.0))
-            if z > c:
+            if beyond(z, c):
                 a += 1
-            if -z > c:
+            if beyond(-z, c):
                 b += 1
             t = max(t, z)
         above[i] = a
