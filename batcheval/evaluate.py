@@ -343,8 +343,10 @@ def evaluate(
         # narrows both (p_informedness was 0.19 against 0.63 with example=), with ci= or without
         _clustered.warn_independent_rows(as_key_list(pool, "pool"))
     if clustered is not None and (ci is not None or wants_tests):  # tests and intervals count clusters
+        # the example ids inside clusters count the repeats of an example's rows (seeds that copy them)
         prepared = _clustered.grouped_cells(full, clustered, units, label, prediction,
-                                            as_key_list(pool, "pool"), versus)  # fmt: skip
+                                            as_key_list(pool, "pool"), versus,
+                                            as_key_list(example, "example"))  # fmt: skip
         out = _clustered.add_clustered_chance(
             out, full, clustered, units=units, label=label, prediction=prediction,
             pool=as_key_list(pool, "pool"), per_class=per_class, versus=versus, prepared=prepared,

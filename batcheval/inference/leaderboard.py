@@ -540,7 +540,8 @@ def leaderboard(
                 f"ci_method='wilson_delta', got {ci_method!r}"
             )
         _clustered.check_cluster_columns(df, examples, clusters)
-        cells = _clustered.cluster_cells(df, runs, clusters, label, prediction, table)
+        # the example ids inside clusters count the repeats of an example's rows (seeds that copy them)
+        cells = _clustered.cluster_cells(df, runs, clusters, label, prediction, table, examples)
         examples = []  # a clustered board is compared through its clusters, not row pairs
     elif pools and not examples:
         _clustered.warn_independent_rows(pools)

@@ -18,6 +18,11 @@ rows' ``V_r = Σ_i e_i²``, the design effect is ``V_c / (V_r + V_c/N)``. Bell &
 degrees of freedom under working independence are ``tr(B)²/tr(B²)`` for the matrix of the
 quadratic form ``V_c = y'By``, ``B = (I − H) W (I − H)``, ``W`` block-diagonal with blocks
 ``A_c X_c X_c' A_c``.
+
+:func:`floored_design_effect` adds the documented edge rules (docs/calibration_cluster.md,
+``design_effects``), counted from the rows: with ``H`` the clusters holding a unit, exactly 1
+where every such cluster holds one unit, ``N/H`` where the residuals are all 0 or one cluster
+holds every unit, and at least ``H/N``.
 """
 
 from __future__ import annotations
@@ -106,3 +111,21 @@ def bell_mccaffrey_dof(
         w[np.ix_(rows, rows)] = a @ np.outer(xc, xc) @ a
     b = (np.eye(n) - hat) @ w @ (np.eye(n) - hat)
     return float(np.trace(b) ** 2 / np.trace(b @ b))
+
+
+def floored_design_effect(
+    labels: Sequence[int], predictions: Sequence[int], clusters: Sequence[Hashable], k: int, name: str
+) -> float:
+    """:func:`design_effect` with its edge rules: 1 where each cluster holding a unit holds one,
+    ``N/H`` without residual spread or with one cluster holding every unit, at least ``H/N``."""
+    x, e, ids = _blocks(labels, predictions, clusters, k, name)
+    n_units = float(x @ x)
+    holding = sum(1 for c in np.unique(ids) if x[ids == c].any())
+    if holding == n_units:
+        return 1.0
+    # a proportion's residuals are exact; finite-difference gradients leave a constant score a
+    # residual of ~1e-10, not 0
+    flat = not e.any() if name in PROPORTIONS else float(np.abs(e).max()) <= 1e-7
+    if flat or holding == 1:
+        return max(n_units / holding, holding / n_units)
+    return max(design_effect(labels, predictions, clusters, k, name), holding / n_units)
