@@ -522,7 +522,7 @@ def row_copies(
         try:
             per = per.join(target.keys.select(keys).with_row_index(row), on=keys, how="inner",
                            nulls_equal=True)  # fmt: skip
-        except Exception:  # key types the join cannot match: no repeats read, the rows as they are
+        except pl.exceptions.PolarsError:  # key types the join cannot match: the rows as they are
             return np.ones(len(target))
         group = per.get_column(row).to_numpy().astype(np.int64)
     else:
