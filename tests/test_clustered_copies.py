@@ -33,7 +33,7 @@ def _ends(frame: pl.DataFrame) -> dict[str, np.ndarray]:
     return {c: frame[c].to_numpy().astype(float) for c in frame.columns if "_ci_" in c}
 
 
-@pytest.mark.parametrize("ids", [{"example": "ex", "cluster": "passage"}, {"cluster": "passage"}])
+@pytest.mark.parametrize("ids", [{"example": "ex", "cluster": "passage"}, {"example": "ex"}])
 def test_copies_of_the_eight_rows_give_the_intervals_of_one_copy(ids: dict) -> None:
     # m = 1: markedness [-0.310, 1], accuracy [0.304, 0.954]; two or three copies gave [0.276, 0.888]
     # and [0.320, 0.950]: the floor H/N of the design effect halved with two copies (3/16) and the
@@ -90,7 +90,7 @@ def _names(k: int) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("ids", [{"example": "ex", "cluster": "passage"}, {"cluster": "passage"}])
+@pytest.mark.parametrize("ids", [{"example": "ex", "cluster": "passage"}, {"example": "ex"}])
 @pytest.mark.parametrize("k", [2, 3])
 def test_copies_leave_every_small_clustered_table_s_intervals_as_they_are(k: int, ids: dict) -> None:
     # before: 47 of ~150 such tables moved an end with one more copy (a three-class
@@ -132,16 +132,12 @@ def _one_copies(k: int) -> tuple[list[pl.DataFrame], list[str], dict, int]:
     return tables, names, want, floored
 
 
-@pytest.mark.parametrize("examples", [["ex"], []])
 @pytest.mark.parametrize("k", [2, 3])
-def test_the_design_effect_of_copies_is_the_copies_times_the_reference_of_one_copy(
-    k: int, examples: list[str]
-) -> None:
-    # with the example ids (cluster= and example=) the copies are read per example; without them
-    # (cluster= alone) per passage and cell: none of these one-copy tables looks like copies itself
+def test_the_design_effect_of_copies_is_the_copies_times_the_reference_of_one_copy(k: int) -> None:
+    # with the example ids (cluster= and example=) the copies are read per example
     tables, names, want, floored = _one_copies(k)
     assert floored > 0  # the floor H/N of one copy binds somewhere: the case that was wrong
-    by_example = {"examples": examples} if examples else {}
+    by_example = {"examples": ["ex"]}
     read = []
     for m in (2, 3):
         for t, one in enumerate(tables):
@@ -170,3 +166,30 @@ def test_the_eight_rows_copied_give_the_reference_interval_of_one_copy() -> None
         out = be.evaluate(_copies(EIGHT, m), pool="seed", measures=["accuracy"], ci=0.95, example="ex",
                           cluster="passage")  # fmt: skip
         assert (out["accuracy_ci_low"][0], out["accuracy_ci_high"][0]) == pytest.approx(want, rel=1e-9), m
+
+
+def test_cluster_alone_reads_no_copies_in_passages_of_even_counts() -> None:
+    """Without example ids a passage's rows alike in a cell may be different examples: 16
+    examples in 4 passages whose every (passage, cell) count is 0 or 2 were read as two copies
+    of 8 rows, and got half a table's interval (recall [0.100, 0.953] against [0.179, 0.912]).
+    cluster= alone reads no copies, so its interval is the one with the example ids, and that
+    of the plain-numpy CR2 reference (accuracy: Wilson with 16/deff trials at Student's t)."""
+    rows, ex = [], 0
+    for passage, cells in enumerate([(2, 0, 0, 2), (0, 2, 2, 2), (2, 2, 0, 0), (2, 0, 2, 2)]):
+        for (label, pred), c in zip([(0, 0), (0, 1), (1, 0), (1, 1)], cells, strict=True):
+            rows += [(ex + i, passage, label, pred) for i in range(c)]
+            ex += c
+    df = pl.DataFrame(rows, schema=["ex", "passage", "label", "prediction"], orient="row")
+    names = ["recall", "accuracy", "informedness"]
+    alone = be.evaluate(df, measures=names, ci=0.95, cluster="passage")
+    with_ids = be.evaluate(df, measures=names, ci=0.95, cluster="passage", example="ex")
+    for col, ends in _ends(with_ids).items():
+        np.testing.assert_allclose(_ends(alone)[col], ends, rtol=0, atol=1e-15, err_msg=col)
+    table = be.ContingencyTable.from_frame(df)
+    assert cl.cluster_cells(df, [], ["passage"], "label", "prediction", table).multiplicity.tolist() == [1.0]
+    deff, dof = _reference(df, 2, "accuracy")
+    t95 = stats.t.ppf(0.975, dof)
+    right = float(np.mean(df["label"].to_numpy() == df["prediction"].to_numpy()))
+    m_eff = len(df) / deff
+    want = proportion_confint(right * m_eff, m_eff, alpha=2 * stats.norm.sf(t95), method="wilson")
+    assert (alone["accuracy_ci_low"][0], alone["accuracy_ci_high"][0]) == pytest.approx(want, rel=1e-9)

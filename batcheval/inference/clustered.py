@@ -36,9 +36,10 @@ Two identities pin the estimator down (both are tested):
   ``m``.
 
 Copies of every row (identical seeds pooled, examples in clusters) multiply the design
-effect by ``m`` too; the intervals read a group whose rows are all repeated ``r`` times as
-one copy (:func:`one_copy`: the design effect's floor and "the rows' own" interval count one
-copy's rows), so they are one copy's.
+effect by ``m`` too; with ``example=`` the intervals read a group whose rows are all repeated
+``r`` times as one copy (:func:`one_copy`: the design effect's floor and "the rows' own"
+interval count one copy's rows), so they are one copy's. ``cluster=`` alone reads no copies:
+a passage's rows alike in a cell may be different examples.
 
 The intervals are the unclustered ones of the *effective* data: the table (or a
 proportion's trials) divided by the design effect ``deff`` of :func:`design_effects`, the
@@ -464,9 +465,11 @@ def cluster_cells(
     ``target`` is the table the intervals are for (its keys are ``keys``, in
     its row order, and its class set is used), so that ``group`` indexes its
     rows. ``df`` holds no nulls in ``units`` (:func:`check_cluster_columns`).
-    ``examples``: the example ids where the clusters hold several examples (``cluster=`` with
-    ``example=``), by which the cells' :attr:`ClusterCells.multiplicity` counts the repeats of
-    each example's rows (:func:`row_copies`); without them it counts those of a cluster's rows.
+    ``examples``: the example ids (``example=``), by which the cells'
+    :attr:`ClusterCells.multiplicity` counts the repeats of each example's rows (:func:`row_copies`
+    where the clusters hold several examples, else the cells' own); without them (``cluster=``
+    alone) no row is read as a repeat, since rows of a passage alike in a cell may be different
+    examples.
 
     Examples
     --------
@@ -485,6 +488,11 @@ def cluster_cells(
         cells = count_cluster_cells(df, keys, units, label, prediction, target)
     else:
         cells = _tally_cells(*coded, len(target.classes), len(target))
+    if not examples:
+        # cluster= alone: a passage's rows alike in a cell may be different examples, not copies;
+        # read as copies, 16 examples whose every (passage, cell) count was even got half a
+        # table's interval (recall [0.100, 0.953] for [0.179, 0.912]), so nothing is repeated
+        return dataclasses.replace(cells, copies=readonly(np.ones(cells.n_groups)))
     finer = [c for c in examples if c not in keys and c not in extra]
     # the clusters are the examples (or hold them whole): the cells' own repeats; an example's
     # repeats divide its cluster's, so a group without the latter (the rule) has none either
