@@ -819,19 +819,18 @@ def _demo(args: argparse.Namespace) -> None:
 
 
 def _measures_list(args: argparse.Namespace) -> None:
-    from ..inference.intervals import BINARY_CLOSED_FORMS, interval_measures
-    from ..measures import BINARY_EQUIVALENT, BINARY_MEASURES, MULTICLASS_MEASURES
+    from ..inference.intervals import BINARY_CLOSED_FORMS, interval_measures, interval_twin
+    from ..measures import BINARY_MEASURES, MULTICLASS_MEASURES
     from ..measures.catalog import meaning
     from ..measures.names import ALIASES
 
     aliases: dict[str, list[str]] = {}
     for alias, name in ALIASES.items():
         aliases.setdefault(name, []).append(alias)
-    # a measure equal to one with a closed form takes its interval: weighted_recall accuracy's at any K
-    closed = {
-        2: set(interval_measures(2)) | set(BINARY_CLOSED_FORMS) | set(BINARY_EQUIVALENT),
-        3: {*interval_measures(3), "weighted_recall"},
-    }
+    # a measure equal to one with a closed form takes its interval (interval_twin)
+    own = {2: {*interval_measures(2), *BINARY_CLOSED_FORMS}, 3: set(interval_measures(3))}
+    every = [*BINARY_MEASURES, *MULTICLASS_MEASURES]
+    closed = {k: own[k] | {m for m in every if interval_twin(m, k) in own[k]} for k in own}
     boot = {2: set(interval_measures(2, "bootstrap")), 3: set(interval_measures(3, "bootstrap"))}
 
     def kind(name: str, k: int) -> str:

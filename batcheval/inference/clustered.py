@@ -1112,15 +1112,16 @@ def clustered_intervals(
     counts, cells = one_copy(counts, cells)
     if reference == "normal":
         if closed := [
-            m for m in names if m in _intervals.BINARY_CLOSED_FORMS or m in _measures.BINARY_EQUIVALENT
+            m for m in names if m in _intervals.BINARY_CLOSED_FORMS or _intervals.interval_twin(m, k) != m
         ]:
             raise UnknownMeasureError(f"reference='normal' has no interval for {closed}")
         point = _measures.compute(full, list(names), positive=positive)
         return _normal_intervals(counts, cells, names, level, positive, point)
     # binary f1 and jaccard take the interval of tp in tp + fp + fn (intervals.closed_form_interval),
-    # mcc, macro_informedness, ... their equivalent's (measures.BINARY_EQUIVALENT; weighted_recall
-    # accuracy's at any K), each with the design effect of what it is built on
-    base = {"f1": "jaccard", **(_measures.BINARY_EQUIVALENT if k == 2 else {"weighted_recall": "accuracy"})}
+    # mcc, macro_informedness, weighted_recall, ... the one they equal's (intervals.interval_twin),
+    # each with the design effect of what it is built on
+    twins = {m: t for m in names if (t := _intervals.interval_twin(m, k)) != m}
+    base = {"f1": "jaccard", **twins}
     names_of = list(dict.fromkeys(base.get(m, m) for m in names))
     point = _measures.compute(full, names_of, positive=positive)
     z = float(special.ndtri(0.5 + level / 2.0))
@@ -1160,11 +1161,10 @@ def clustered_measures(n_classes: int) -> list[str]:
     >>> [m for m in clustered_measures(2) if m in ("f1", "jaccard", "mcc", "macro_f1")]
     ['f1', 'jaccard', 'mcc']
     """
-    capable = _intervals.interval_measures(n_classes, "wilson_delta")
-    if n_classes != 2:
-        return [*capable, "weighted_recall"]
-    equal = [m for m in _measures.BINARY_EQUIVALENT if m not in _intervals.BINARY_CLOSED_FORMS]
-    return [*capable, *_intervals.BINARY_CLOSED_FORMS, *equal]
+    closed = list(_intervals.BINARY_CLOSED_FORMS) if n_classes == 2 else []
+    own = [*_intervals.interval_measures(n_classes, "wilson_delta"), *closed]
+    candidates = dict.fromkeys([*_measures.BINARY_EQUIVALENT, "weighted_recall"])
+    return [*own, *(m for m in candidates if m not in own and _intervals.interval_twin(m, n_classes) != m)]
 
 
 def _normal_intervals(
@@ -1492,12 +1492,12 @@ def add_clustered_intervals(
     # add_intervals gives them: they had none (an error when named alone) with classes=[0, 1, 2] or
     # beside a group of three classes, and in a one-class table unless recall was named with it
     part = {m: b for m, b in _measures.BINARY_EQUIVALENT.items() if m in wanted and m not in capable}
-    few = np.count_nonzero(_intervals.present_classes(counts), axis=1) <= 2
+    few = np.count_nonzero(_intervals.present_classes(counts), axis=1) <= 2 if part else np.zeros(0, bool)
     if measures is None or not few.any():
         part = {}
     # binary f_beta with beta = 1 is f1 on every table, so it takes f1's cluster-robust interval (it had
     # none, an error when named alone), as add_intervals gives it f1's closed form
-    as_f1 = k == 2 and "f_beta" in wanted and _intervals.beta_is_f1(beta)
+    as_f1 = "f_beta" in wanted and _intervals.interval_twin("f_beta", k, beta) == "f1"
     names = [m for m in wanted if m in capable or m in part or (m == "f_beta" and as_f1)]
     if not names:
         raise UnknownMeasureError(

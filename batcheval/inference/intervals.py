@@ -300,6 +300,7 @@ __all__ = [
     "interval_columns",
     "interval_measures",
     "interval_pseudo_counts",
+    "interval_twin",
     "intervals",
     "jaccard_interval",
     "modified_wilson",
@@ -1881,6 +1882,28 @@ def by_class(
     return out
 
 
+def interval_twin(name: str, n_classes: int, beta: float | None = None) -> str:
+    """The measure whose interval ``name`` takes on every table of ``n_classes`` classes, being
+    equal to it there: accuracy for weighted_recall, the measure of
+    :data:`batcheval.measures.registry.BINARY_EQUIVALENT` on binary tables, f1 for binary
+    ``f_beta`` where ``beta`` is 1 (:func:`beta_is_f1`); else ``name`` itself. Plain
+    (:func:`default_intervals`) and cluster-robust
+    (:func:`batcheval.inference.clustered.clustered_intervals`) intervals both read it.
+
+    Examples
+    --------
+    >>> interval_twin("weighted_recall", 3), interval_twin("mcc", 2), interval_twin("mcc", 3)
+    ('accuracy', 'correlation', 'mcc')
+    >>> interval_twin("f_beta", 2, beta=1.0), interval_twin("f_beta", 2, beta=2.0)
+    ('f1', 'f_beta')
+    """
+    if name == "weighted_recall":
+        return "accuracy"
+    if n_classes == 2 and name == "f_beta" and beta_is_f1(beta):
+        return "f1"
+    return _measures.equivalent(name, n_classes)
+
+
 def beta_is_f1(beta: float | None) -> bool:
     """Whether ``f_beta`` at this ``beta`` is binary ``f1`` on every table (β = 1), so that it takes
     f1's interval, plain (:func:`default_intervals`) and cluster-robust
@@ -1940,34 +1963,30 @@ def default_intervals(
     k = counts.shape[1]
     capable = interval_measures(k, method)
     names = list(names)
-    plain = [m for m in names if m in capable]
+    # a measure equal on every table to one with an interval of its own takes that interval
+    # (interval_twin): the smoothed bootstrap gave one number two intervals (binary
+    # macro_informedness 0.320-0.632 against informedness's 0.315-0.627, f_beta at beta = 1
+    # [0.421, 0.870] against f1's [0.463, 0.858])
+    twin = {m: t for m in names if (t := interval_twin(m, k, beta)) != m} if method == "wilson_delta" else {}
+    own = list(dict.fromkeys(twin.get(m, m) for m in names))
+    plain = [m for m in own if m in capable]
     # binary f1, jaccard and mcc: closed forms, which cost nothing, so the default set has them too
-    closed = [m for m in names if m in BINARY_CLOSED_FORMS] if k == 2 and method == "wilson_delta" else []
-    # binary f_beta with beta = 1 is f1 on every table, so it takes f1's closed form: the smoothed
-    # bootstrap gave one number two intervals ([0.421, 0.870] against f1's [0.463, 0.858])
-    if k == 2 and method == "wilson_delta" and "f_beta" in names and beta_is_f1(beta):
-        closed.append("f_beta")
+    closed = [m for m in own if m in BINARY_CLOSED_FORMS] if k == 2 and method == "wilson_delta" else []
     boot = interval_measures(k, "bootstrap")
-    # measures equal to one with an interval of its own (measures.BINARY_EQUIVALENT) take its interval:
-    # weighted_recall is accuracy on every table, mcc, macro_informedness and macro_markedness are
-    # correlation, informedness and markedness on a table of at most two present classes, whatever the
-    # call's class count. They took the smoothed bootstrap, one number two intervals (0.320-0.632
-    # against 0.315-0.627), binary mcc too beside a group of three classes or with classes=[0, 1, 2],
-    # and a one-class table a bootstrap interval around its conventional 0
-    equal = {}
-    if method == "wilson_delta":
-        equal = {m: b for m, b in _measures.BINARY_EQUIVALENT.items() if m in names and m not in closed}
-    whole = {m: b for m, b in equal.items() if k == 2 or m == "weighted_recall"}
-    part = {m: b for m, b in equal.items() if m not in whole} if fallback else {}
+    # mcc, macro_informedness and macro_markedness are correlation, informedness and markedness on a
+    # table of at most two present classes whatever the call's class count, and take their intervals
+    # there: they took the smoothed bootstrap beside a group of three classes or with
+    # classes=[0, 1, 2], and a one-class table a bootstrap interval around its conventional 0
+    part = {}
+    if fallback and method == "wilson_delta":
+        part = {m: b for m, b in _measures.BINARY_EQUIVALENT.items() if m in own}
     few = np.count_nonzero(present_classes(counts), axis=1) <= 2 if part else np.zeros(0, dtype=bool)
-    skip = [*capable, *closed, *whole, *(part if few.all() else ())]
-    smoothed = [m for m in names if m not in skip and m in boot] if fallback else []
+    skip = [*capable, *closed, *(part if few.all() else ())]
+    smoothed = [m for m in own if m not in skip and m in boot] if fallback else []
     opts = {"n_boot": n_boot, "seed": seed, "positive": positive, "beta": beta, "ids": ids}
-    plain = list(dict.fromkeys([*plain, *whole.values()]))
     result = intervals(counts, plain, level, method, **opts) if plain else {}
-    result.update({m: result[b] for m, b in whole.items()})
     for name in closed:
-        result[name] = closed_form_interval(counts, "f1" if name == "f_beta" else name, level, positive)
+        result[name] = closed_form_interval(counts, name, level, positive)
     if smoothed:
         # the smoothed bootstrap: the plain one covered as little as 0.562 at margins >= 10
         # (docs/calibration_bootstrap.md); an explicit ci_method="bootstrap" keeps the plain one
@@ -1982,6 +2001,7 @@ def default_intervals(
             low, high = low.copy(), high.copy()
             low[at], high[at] = base[b]
             result[name] = (low, high)
+    result.update({m: result[t] for m, t in twin.items() if t in result})
     return {m: result[m] for m in names if m in result}
 
 
