@@ -8,6 +8,7 @@ Merges never mutate their operands, so a failed merge leaves both untouched.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -36,6 +37,7 @@ from ..io.frames import (
     select_columns,
     select_predictions,
     shown_value,
+    widened,
 )
 from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
@@ -1102,7 +1104,6 @@ def _common_keys(keys: list[pl.DataFrame]) -> list[pl.DataFrame]:
     run, another's Int64, as a streamed source combines them); a column of types that differ
     otherwise (String and Int64, or UInt64 and a signed type, which only Int128 holds) is a
     :class:`MergeError` naming it and two of its types."""
-    casts = {}
     for name in keys[0].columns:
         dtypes = list(dict.fromkeys(k.schema[name] for k in keys if k.schema[name] != pl.Null))
         for a, b in itertools.combinations(dtypes, 2):
@@ -1111,10 +1112,8 @@ def _common_keys(keys: list[pl.DataFrame]) -> list[pl.DataFrame]:
                     f"cannot merge tables whose key columns have different types: {name!r} is {a} in "
                     f"one table and {b} in another; cast it to one type in every table"
                 )
-        if len(dtypes) > 1:
-            empty = [pl.DataFrame(schema={name: d}) for d in dtypes]
-            casts[name] = pl.concat(empty, how="vertical_relaxed").schema[name]
-    return [k.with_columns(pl.col(n).cast(d) for n, d in casts.items() if k.schema[n] != d) for k in keys]
+    common = functools.reduce(widened, (k.schema for k in keys))
+    return [k if k.schema == common else k.cast(dict(common)) for k in keys]
 
 
 def _checked_add(src: np.ndarray, index: np.ndarray, total: np.ndarray) -> None:
