@@ -117,7 +117,7 @@ from ..core.encode import check_key_dtype, encode_classes
 from ..core.memory import check_allocation
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import DuplicateColumnError, InvalidArgumentError, UnknownMeasureError, warn
-from ..io.frames import select_columns, unused_name
+from ..io.frames import check_named_once, select_columns, unused_name
 from ..kernels.clustered import (
     class_codes,
     cluster_score_sums,
@@ -142,7 +142,6 @@ __all__ = [
     "bell_mccaffrey_dof",
     "chance_design_effects",
     "check_cluster_columns",
-    "check_named_once",
     "cluster_cells",
     "cluster_quantile",
     "cluster_scores",
@@ -393,23 +392,6 @@ def warn_independent_rows(pool: Sequence[str]) -> None:
             "the intervals and p-values treat every row as independent. Pass example= (the column "
             "that identifies an example) to count each example as one cluster"
         )
-
-
-def check_named_once(examples: Sequence[str], clusters: Sequence[str]) -> None:
-    """Raise :class:`~batcheval.errors.DuplicateColumnError` for a column named twice in
-    ``example=`` or in ``cluster=`` (a column may be in both, as a key may be).
-
-    Examples
-    --------
-    >>> check_named_once(["q", "q"], [])
-    Traceback (most recent call last):
-    ...
-    batcheval.errors.DuplicateColumnError: column 'q' is named twice in example=['q', 'q']
-    """
-    for what, cols in (("example", examples), ("cluster", clusters)):
-        for i, col in enumerate(cols):
-            if col in cols[:i]:
-                raise DuplicateColumnError(f"column {col!r} is named twice in {what}={list(cols)}")
 
 
 def check_cluster_columns(df: pl.DataFrame, examples: Sequence[str], clusters: Sequence[str]) -> None:
@@ -1413,7 +1395,9 @@ def select_clustered(
     (:class:`~batcheval.errors.ColumnNotFoundError` for a missing column, then
     :func:`check_cluster_columns`); rows with a null label or prediction are left out
     with ``drop_nulls`` (the counting pass has warned about them)."""
-    check_named_once(examples, clusters)  # merged into one role below, it reached polars twice
+    # merged into one role below, a column named twice reached polars twice
+    check_named_once("example", examples)
+    check_named_once("cluster", clusters)
     roles: dict[str, str] = {}
     for role, cols in (("key", by), ("label", [label]), ("prediction", [prediction]),
                        ("example", examples), ("cluster", clusters)):  # fmt: skip

@@ -25,6 +25,7 @@ __all__ = [
     "as_key_list",
     "check_in_memory",
     "check_label_keywords",
+    "check_named_once",
     "check_roles",
     "column_names",
     "column_of_values",
@@ -133,6 +134,23 @@ def unused_name(columns: Sequence[str], stem: str) -> str:
     while name in taken:
         name = "_" + name
     return name
+
+
+def check_named_once(argument: str, columns: Sequence[str]) -> None:
+    """Raise :class:`~batcheval.errors.DuplicateColumnError` for a column named twice in one
+    argument's list (``by=['run', 'run']``, ``example=['q', 'q']``), which polars refuses with
+    its own DuplicateError further on.
+
+    Examples
+    --------
+    >>> check_named_once("example", ["q", "q"])
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.DuplicateColumnError: column 'q' is named twice in example=['q', 'q']
+    """
+    for i, col in enumerate(columns):
+        if col in columns[:i]:
+            raise DuplicateColumnError(f"column {col!r} is named twice in {argument}={list(columns)}")
 
 
 def widens_to_int128(a: pl.DataType, b: pl.DataType) -> bool:

@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..errors import ColumnNotFoundError, DuplicateColumnError, InvalidArgumentError
+from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import RankResult, is_rank_result
+from ..io.frames import check_named_once
 from ..scores.curves import CHARTS, POINT_COLUMNS
 from .backend import MAX_LABEL, check_axes, check_path, fit_legend, literal, pyplot, shorten_apart
 from .cd import plot_cd
@@ -391,9 +392,7 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     data = curves.filter(pl.col("chart") == chart)
     keys = [c for c in data.columns if c not in POINT_COLUMNS]
     by = keys if by is None else ([by] if isinstance(by, str) else list(by))
-    for i, name in enumerate(by):  # partition_by raised polars' DuplicateError
-        if name in by[:i]:
-            raise DuplicateColumnError(f"column {name!r} is named twice in by={by!r}")
+    check_named_once("by", by)  # partition_by raised polars' DuplicateError
     for name in by:
         if name in POINT_COLUMNS and name in data.columns:
             # by="threshold" drew a one-point "curve" per threshold, each with a made-up AUC
