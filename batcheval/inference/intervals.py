@@ -245,6 +245,7 @@ Examples
 from __future__ import annotations
 
 import math
+import reprlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -419,6 +420,50 @@ def two_sided_z(level: float) -> float:
     return float(special.ndtri(0.5 + level / 2.0))
 
 
+def binomial_counts(
+    successes: Any, trials: Any, function: str, names: tuple[str, str] = ("successes", "trials")
+) -> tuple[np.ndarray, np.ndarray]:
+    """``successes`` and ``trials`` as float arrays of one shape, checked for ``function``:
+    real, finite, non-negative, and no more successes than trials. Effective counts (a design
+    effect's, a least-favourable table's) need not be whole.
+
+    Examples
+    --------
+    >>> binomial_counts([3, 0], [10, 0], "wilson")
+    (array([3., 0.]), array([10.,  0.]))
+    >>> binomial_counts([3, 12], [10, 10], "wilson")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: wilson: successes must not exceed trials, got ... (element 1)
+    """
+    got = []
+    for name, values in zip(names, (successes, trials), strict=True):
+        v = np.asarray(values)
+        if v.dtype.kind not in "biuf":
+            raise InvalidArgumentError(f"{function}: {name} must be numbers, got {reprlib.repr(values)}")
+        v = v.astype(np.float64)
+        bad = np.flatnonzero(~np.isfinite(v) | (v < 0))
+        if len(bad):
+            at = int(bad[0])
+            raise InvalidArgumentError(
+                f"{function}: {name} must be finite and non-negative, got {float(v.flat[at])} (element {at})"
+            )
+        got.append(v)
+    x, m = got
+    if x.shape != m.shape:
+        raise InvalidArgumentError(
+            f"{function}: {names[0]} and {names[1]} must have the same shape, got {x.shape} and {m.shape}"
+        )
+    over = np.flatnonzero(x > m)
+    if len(over):
+        at = int(over[0])
+        raise InvalidArgumentError(
+            f"{function}: {names[0]} must not exceed {names[1]}, got {names[0]}={float(x.flat[at])} "
+            f"and {names[1]}={float(m.flat[at])} (element {at})"
+        )
+    return x, m
+
+
 def wilson(successes: np.ndarray, trials: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of ``successes / trials`` (NaN where ``trials = 0``).
 
@@ -429,8 +474,7 @@ def wilson(successes: np.ndarray, trials: np.ndarray, level: float = 0.95) -> tu
     ([0.3968, nan], [0.8922, nan])
     """
     _measures.check_level(level, "level")
-    x = np.asarray(successes, dtype=np.float64)
-    m = np.asarray(trials, dtype=np.float64)
+    x, m = binomial_counts(successes, trials, "wilson")
     z = two_sided_z(level)
     z2 = z * z
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -507,8 +551,7 @@ def modified_wilson(
     True
     """
     _measures.check_level(level, "level")
-    x = np.asarray(successes, dtype=np.float64)
-    m = np.asarray(trials, dtype=np.float64)
+    x, m = binomial_counts(successes, trials, "modified_wilson")
     low, high = wilson(x, m, level)
     if x_star is None:
         cut = np.where(m <= 50, 2.0, 3.0)
@@ -1325,11 +1368,17 @@ def newcombe(
     (0.0046, 0.3752)
     """
     _measures.check_level(level, "level")
+    x1, m1 = binomial_counts(x1, m1, "newcombe", ("x1", "m1"))
+    x2, m2 = binomial_counts(x2, m2, "newcombe", ("x2", "m2"))
+    if x1.shape != x2.shape:
+        raise InvalidArgumentError(
+            f"newcombe: x1 and x2 must have the same shape, got {x1.shape} and {x2.shape}"
+        )
     l1, u1 = wilson(x1, m1, level)
     l2, u2 = wilson(x2, m2, level)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p1 = np.asarray(x1, dtype=np.float64) / m1
-        p2 = np.asarray(x2, dtype=np.float64) / m2
+        p1 = x1 / m1
+        p2 = x2 / m2
     d = p1 - p2
     low = d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
     high = d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
