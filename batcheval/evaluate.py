@@ -144,7 +144,7 @@ def evaluate(
         jaccard and mcc have closed forms, and a measure equal to one with an interval of its own
         takes that interval: binary macro_informedness and macro_markedness informedness's and
         markedness's, weighted_recall accuracy's at any K, ``measures.BINARY_EQUIVALENT``, and
-        binary f_beta with ``beta=1`` f1's);
+        binary f_beta with ``beta=1`` f1's and with ``beta=0`` precision's);
         p-values get none, and a
         :class:`~batcheval.errors.BatchevalWarning` names them. With the
         default measure set, only the closed-form intervals are added, f1's
@@ -191,7 +191,7 @@ def evaluate(
         have a cluster-robust one (binary f1, jaccard and mcc too, and the measures equal to
         one of them: mcc, macro_informedness and macro_markedness in any group of at most two
         classes present, weighted_recall in any group, binary f_beta with ``beta=1``, which is
-        f1); the others
+        f1, and with ``beta=0``, which is precision); the others
         (macro_f1, weighted_f1, ...) have none, and a warning names those of
         them named in ``measures=``.
         Pass ``example=`` when

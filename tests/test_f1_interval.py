@@ -138,3 +138,33 @@ def test_f_beta_with_beta_one_takes_f1s_interval(cluster: str | None):
         assert two["f_beta_ci_low"][0] != two["f1_ci_low"][0]
     else:
         assert "f_beta_ci_low" not in two.columns
+
+
+@pytest.mark.parametrize("cluster", [None, "ex", "pair"])
+def test_f_beta_with_beta_zero_takes_precisions_interval(cluster: str | None):
+    """Binary f_beta with beta=0 is tp/(tp + fp), precision, on every table, so it takes precision's
+    interval, plain and cluster-robust: it took the smoothed bootstrap (precision 4/6 got
+    [0.20, 1.0] or [0.25, 1.0] from call to call against [0.300, 0.903]), and with
+    example=/cluster= it had none (a warning; an error named alone)."""
+    from sklearn.metrics import precision_score
+
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 2, 40)
+    p = np.where(rng.random(40) < 0.7, y, 1 - y)
+    df = pl.DataFrame({"ex": np.arange(40), "pair": np.arange(40) // 2, "label": y, "prediction": p})
+    kw = {"ci": 0.95} | ({} if cluster is None else {"cluster": cluster})
+    for beta in (0.0, 0):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", be.BatchevalWarning)  # no "no cluster-robust interval"
+            both = be.evaluate(df, beta=beta, measures=["precision", "f_beta"], **kw)
+            alone = be.evaluate(df, beta=beta, measures=["f_beta"], **kw)
+        assert both["f_beta"][0] == pytest.approx(precision_score(y, p), abs=1e-12)
+        ends = [f"f_beta_ci_{end}" for end in ("low", "high")]
+        assert [both[c][0] for c in ends] == [both["precision_ci_low"][0], both["precision_ci_high"][0]]
+        assert [alone[c][0] for c in ends] == [both[c][0] for c in ends]
+    if cluster != "pair":
+        # single-row clusters give the unclustered interval: Wilson's of tp in tp + fp with a Poisson
+        # end for one success or failure (statsmodels' Wilson, scipy's Poisson ends)
+        tp, fp = int(((y == 1) & (p == 1)).sum()), int(((y == 0) & (p == 1)).sum())
+        got = (both["f_beta_ci_low"][0], both["f_beta_ci_high"][0])
+        assert got == pytest.approx(wilson_poisson_one(tp, tp + fp, 0.95), abs=1e-12)

@@ -1479,10 +1479,10 @@ def add_clustered_intervals(
     few = np.count_nonzero(_intervals.present_classes(counts), axis=1) <= 2 if part else np.zeros(0, bool)
     if measures is None or not few.any():
         part = {}
-    # binary f_beta with beta = 1 is f1 on every table, so it takes f1's cluster-robust interval (it had
-    # none, an error when named alone), as add_intervals gives it f1's closed form
-    as_f1 = "f_beta" in wanted and _intervals.interval_twin("f_beta", k, beta) == "f1"
-    names = [m for m in wanted if m in capable or m in part or (m == "f_beta" and as_f1)]
+    # binary f_beta with beta = 1 is f1 on every table and with beta = 0 precision, so it takes their
+    # cluster-robust interval (it had none, an error when named alone), as add_intervals gives it theirs
+    f_twin = _intervals.interval_twin("f_beta", k, beta) if "f_beta" in wanted else "f_beta"
+    names = [m for m in wanted if m in capable or m in part or (m == "f_beta" and f_twin != m)]
     if not names:
         raise UnknownMeasureError(
             f"none of measures={list(wanted)} has a cluster-robust interval; measures with one: {capable}"
@@ -1498,7 +1498,7 @@ def add_clustered_intervals(
             f"no cluster-robust interval for {', '.join(part)} of a group of three or more classes (NaN): "
             "of a group of at most two classes only"
         )
-    own = ("f1" if m == "f_beta" else m for m in names if m not in part)
+    own = (f_twin if m == "f_beta" else m for m in names if m not in part)
     asked = list(dict.fromkeys([*own, *part.values()]))
     result = _intervals.by_class(
         lambda c: clustered_intervals(counts, cells, asked, ci, positive=c), positives or (pos,)
@@ -1507,8 +1507,8 @@ def add_clustered_intervals(
         # the equivalents' intervals, each group cut to its present classes (intervals.chance_interval)
         for name, b in part.items():
             result[name] = tuple(np.where(few, end, np.nan) for end in result[b])
-    if as_f1:
-        result["f_beta"] = result["f1"]
+    if f_twin != "f_beta":
+        result["f_beta"] = result[f_twin]
     result = {m: result[m] for m in names}
     return frame.hstack(_intervals.interval_columns(frame, result))
 

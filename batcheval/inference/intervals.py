@@ -1809,7 +1809,7 @@ def add_intervals(
     that of ``correlation`` (the same value), and so the other measures equal to one with an
     interval of its own (``measures.BINARY_EQUIVALENT``; ``weighted_recall`` at any K, the others
     in a group of at most two present classes, as mcc; binary ``f_beta`` with ``beta=1`` is ``f1``,
-    :func:`beta_is_f1`); the other measures that have
+    :func:`beta_is_f1`, and with ``beta=0`` ``precision``); the other measures that have
     no closed-form interval under ``"wilson_delta"`` get the *smoothed* percentile
     bootstrap (``n_boot`` resamples of the table of the group's present classes plus
     :func:`bootstrap_pseudo_count` of their number in each of its cells; see the module
@@ -1935,7 +1935,8 @@ def interval_twin(name: str, n_classes: int, beta: float | None = None) -> str:
     """The measure whose interval ``name`` takes on every table of ``n_classes`` classes, being
     equal to it there: accuracy for weighted_recall, the measure of
     :data:`batcheval.measures.registry.BINARY_EQUIVALENT` on binary tables, f1 for binary
-    ``f_beta`` where ``beta`` is 1 (:func:`beta_is_f1`); else ``name`` itself. Plain
+    ``f_beta`` where ``beta`` is 1 (:func:`beta_is_f1`) and precision where it is 0
+    (``tp/(tp + fp)``); else ``name`` itself. Plain
     (:func:`default_intervals`) and cluster-robust
     (:func:`batcheval.inference.clustered.clustered_intervals`) intervals both read it.
 
@@ -1943,13 +1944,17 @@ def interval_twin(name: str, n_classes: int, beta: float | None = None) -> str:
     --------
     >>> interval_twin("weighted_recall", 3), interval_twin("mcc", 2), interval_twin("mcc", 3)
     ('accuracy', 'correlation', 'mcc')
-    >>> interval_twin("f_beta", 2, beta=1.0), interval_twin("f_beta", 2, beta=2.0)
-    ('f1', 'f_beta')
+    >>> interval_twin("f_beta", 2, beta=1.0), interval_twin("f_beta", 2, beta=0.0)
+    ('f1', 'precision')
+    >>> interval_twin("f_beta", 2, beta=2.0)
+    'f_beta'
     """
     if name == "weighted_recall":
         return "accuracy"
     if n_classes == 2 and name == "f_beta" and beta_is_f1(beta):
         return "f1"
+    if n_classes == 2 and name == "f_beta" and beta is not None and beta == 0:
+        return "precision"
     return _measures.equivalent(name, n_classes)
 
 
@@ -1997,9 +2002,10 @@ def default_intervals(
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The interval evaluate gives each of ``names`` that has one: the closed forms of
     ``method="wilson_delta"`` (binary f1, jaccard and mcc their own, f_beta f1's where ``beta``
-    is 1), and for the other measures (with ``fallback``) the *smoothed* percentile bootstrap;
-    ``method="bootstrap"`` gives every measure the plain one. The leaderboard's interval columns
-    are these too. ``ids`` number the tables' bootstrap generators (their positions by default).
+    is 1, precision's where it is 0), and for the other measures (with ``fallback``) the
+    *smoothed* percentile bootstrap; ``method="bootstrap"`` gives every measure the plain one. The
+    leaderboard's interval columns are these too. ``ids`` number the tables' bootstrap generators
+    (their positions by default).
 
     Examples
     --------
