@@ -515,6 +515,25 @@ def test_forest_level_not_strictly_between_0_and_1_is_refused_naming_level_befor
         assert title.startswith(f"informedness: top 3 of 3 runs, {text} intervals")
 
 
+def test_forest_paired_takes_true_or_false_only():
+    # paired="no" was read as paired (any truthy value was): the subtitle said "paired tests"
+    import matplotlib.pyplot as plt
+
+    from batcheval.errors import InvalidArgumentError
+    from batcheval.plot.forest import plot_leaderboard
+
+    df, _ = _constant_run_board()
+    board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")
+    for paired, shown in (("no", "'no'"), (2, "2"), (np.nan, "nan")):
+        plt.close("all")
+        message = f"paired takes True or False, got {shown}"
+        with pytest.raises(InvalidArgumentError, match="^" + re.escape(message)):
+            plot_leaderboard(board, paired=paired)
+        assert plt.get_fignums() == []
+    subtitle = {p: plot_leaderboard(board, paired=p).axes[0].get_title().splitlines()[1] for p in (0, 1)}
+    assert subtitle[0].startswith("unpaired") and subtitle[1].startswith("paired")
+
+
 def test_forest_legend_of_a_short_board_clears_the_x_label_and_lists_only_what_is_drawn():
     df, _ = _constant_run_board()
     board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")

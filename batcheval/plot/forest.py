@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
+from ..io.arguments import as_flag
 from ..measures import check_level
 from .backend import check_axes, check_path, fit_legend, lay_out, literal, percent, pyplot, shorten
 
@@ -41,7 +42,8 @@ def plot_leaderboard(
     (``board.metadata``, kept by :func:`leaderboard`; a sorted, filtered, pickled or
     copied board has none, and the title then names no level unless ``level`` is
     given) and to whether it has an ``n_paired`` column. A ``level`` given is a number
-    strictly between 0 and 1 (0.95, not 95), as ``leaderboard(ci=)`` takes it.
+    strictly between 0 and 1 (0.95, not 95), as ``leaderboard(ci=)`` takes it; a ``paired``
+    given is True or False.
 
     Examples
     --------
@@ -67,7 +69,8 @@ def plot_leaderboard(
     top = int(top)
     meta = getattr(board, "metadata", None) or {}
     level = meta.get("ci") if level is None else level
-    paired = ("n_paired" in board.columns) if paired is None else paired
+    # "no" was read as paired: any truthy value was
+    paired = ("n_paired" in board.columns) if paired is None else as_flag(paired, "paired")
     # a run whose measure is undefined has a null rank: nothing to draw, and sorted first it was taken
     # for the leader
     ranked = board.filter(pl.col("rank").is_not_null())
