@@ -1645,10 +1645,9 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
       are the unclustered ones exactly;
     - every example repeated ``m`` times with the same prediction: the design effect is
       ``m`` and the effective table is the table without repeats;
-    - every row copied ``m`` times by seeds pooled with ``pool=`` (``cluster=`` given,
-      ``example=`` not): the design effect is ``m`` times that of one copy, so the effective
-      table is the one copy's wherever the rounding recovers it, and so is the p-value
-      unless the rows' own binds (above).
+    - every row copied ``m`` times by seeds pooled with ``pool=`` (read from ``example=``,
+      :attr:`ClusterCells.multiplicity`): the p-values are those of one copy
+      (:func:`one_copy`), as the intervals are.
     - one cluster: NaN, as the intervals are: one independent unit tests nothing (its
       design effect has no between-cluster spread to estimate, and floored at 1 it gave
       the rows' p-value, 0.001 for 12 questions about one passage).
@@ -1673,7 +1672,10 @@ def clustered_chance(counts: np.ndarray, cells: ClusterCells) -> dict[str, np.nd
     >>> round(rows, 4), round(float(clus[0]), 4), round(alone, 4)
     (0.0307, 0.228, 0.228)
     """
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    # a group whose rows are all repeated r times (seeds pooled that score alike) is one copy's data:
+    # read as r copies, rounding the cells divided by r·deff and the rows' own p-value of r times
+    # the rows moved 49 of 1,600 small tables' p-values (a markedness 0.132 -> 0.036 with 2 copies)
+    counts, cells = one_copy(np.ascontiguousarray(counts, dtype=np.int64), cells)
     deff_b, deff_m = chance_design_effects(counts, cells)
     two = counts.shape[1] == 2  # one statistic, one design effect: B and M are both the covariance
     rows = _measures.compute(counts, ["p_informedness"] + ([] if two else ["p_markedness"]))
