@@ -217,3 +217,37 @@ def test_copies_leave_every_small_clustered_table_s_chance_tests_as_they_are(k: 
         for name in names:
             np.testing.assert_allclose(got[name].to_numpy(), want[name].to_numpy(), rtol=0, atol=1e-12,
                                        err_msg=f"{m} copies, {name}")  # fmt: skip
+
+
+def _boards(seed: int, count: int) -> list[pl.DataFrame]:
+    """``count`` small binary boards of 2-5 runs on 12-39 shared examples in passages of 1-3."""
+    rng = np.random.default_rng(seed)
+    boards = []
+    for _ in range(count):
+        n, runs, size = int(rng.integers(12, 40)), int(rng.integers(2, 6)), int(rng.integers(1, 4))
+        y = rng.integers(0, 2, n)
+        parts = [pl.DataFrame({"run": r, "ex": np.arange(n), "passage": np.arange(n) // size, "label": y,
+                               "prediction": np.where(rng.random(n) < rng.uniform(0.55, 0.9), y, 1 - y)})
+                 for r in range(runs)]  # fmt: skip
+        boards.append(pl.concat(parts))
+    return boards
+
+
+@pytest.mark.parametrize("measure", ["informedness", "accuracy"])
+def test_copies_leave_every_small_clustered_board_as_it_is(measure: str) -> None:
+    # before: p_best moved on 11 of 80 such boards with two copies, and could_be_best on 2: the
+    # board's repeaters (repeated_rows) read each run's design effect at the copies, r times one
+    # copy's with the same degrees of freedom, so more runs counted as repeaters
+    for b, one in enumerate(_boards(5, 20)):
+        kw = {"run": "run", "pool": "seed", "measure": measure, "example": "ex", "cluster": "passage"}
+        want = be.leaderboard(_copies(one, 1), **kw).sort("run")
+        for m in (2, 3):
+            got = be.leaderboard(_copies(one, m), **kw).sort("run")
+            assert got.columns == want.columns
+            for col in want.columns:
+                if want[col].dtype.is_float():
+                    np.testing.assert_allclose(got[col].to_numpy(), want[col].to_numpy(), rtol=0, atol=1e-12,
+                                               err_msg=f"board {b}, {m} copies, {col}")  # fmt: skip
+                elif col != "n":
+                    assert got[col].to_list() == want[col].to_list(), f"board {b}, {m} copies, {col}"
+            assert (got["n"] == m * want["n"]).all()
