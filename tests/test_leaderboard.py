@@ -1087,3 +1087,46 @@ def test_p_mcnemar_is_nan_for_runs_that_share_no_example(k: int) -> None:
     assert row[1]["n_paired"].item() == 30
     assert row[1]["p_mcnemar"].item() == pytest.approx(exact(0, 1), rel=1e-9)
     assert row[1]["p_mcnemar_vs_above"].item() == pytest.approx(exact(2, 1), rel=1e-9)
+
+
+def test_of_runs_tied_for_the_top_the_first_by_key_is_the_leader_the_others_compare_with():
+    # documented since a hunt found that swapping two tied leaders' names changed a third run's
+    # p_vs_leader (0.5 against 0.81): the leader is the first of them in key order, and the exact
+    # McNemar p-value is that of the third run against it (scipy's binomial test)
+    y = np.array([1] * 20 + [0] * 20)
+    a = y.copy()
+    a[:4], a[20:24] = 0, 1  # informedness 0.6
+    b = y.copy()
+    b[4:8], b[24:28] = 0, 1  # informedness 0.6, erring on other examples
+    c = a.copy()
+    c[8] = 0  # a with one more error: 0.55
+    for names in (["A", "B", "C"], ["B", "A", "C"]):
+        df = pl.concat([pl.DataFrame({"run": n, "example": np.arange(40), "label": y, "prediction": p})
+                        for n, p in zip(names, (a, b, c), strict=True)])  # fmt: skip
+        board = be.leaderboard(df, example="example", adjacent=True)
+        assert board["run"].to_list() == ["A", "B", "C"]
+        leader = a if names[0] == "A" else b
+        third = board.row(2, named=True)
+        only_leader = int(((leader == y) & (c != y)).sum())
+        only_third = int(((leader != y) & (c == y)).sum())
+        assert (third["n_leader_only"], third["n_run_only"]) == (only_leader, only_third)
+        want = stats.binomtest(only_third, only_leader + only_third).pvalue
+        assert third["p_mcnemar"] == pytest.approx(want, abs=1e-12)
+
+
+def test_a_run_whose_measure_is_undefined_is_left_out_of_the_others_rank_intervals():
+    # the docstring said every other run's interval reached one place lower for it; it is not
+    # ranked, and the other runs' columns are those of the board without it
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 40)
+    preds = {0: np.where(rng.random(40) < 0.95, y, 1 - y), 1: np.where(rng.random(40) < 0.5, y, 1 - y),
+             2: np.where(rng.random(40) < 0.1, y, 1 - y), 3: np.zeros(40, int)}  # fmt: skip
+    df = pl.concat([pl.DataFrame({"run": r, "example": np.arange(40), "label": y, "prediction": p})
+                    for r, p in preds.items()])  # fmt: skip
+    cols = ["run", "rank", "precision", "could_be_best", "rank_ci_low", "rank_ci_high"]
+    board = be.leaderboard(df, measure="precision", seed=0).select(cols)
+    without = be.leaderboard(df.filter(pl.col("run") != 3), measure="precision", seed=0).select(cols)
+    last = board.row(3, named=True)
+    assert last["run"] == 3 and math.isnan(last["precision"])
+    assert [last[c] for c in ("rank", "could_be_best", "rank_ci_low", "rank_ci_high")] == [None] * 4
+    assert board.head(3).equals(without)

@@ -392,15 +392,20 @@ def leaderboard(
     -------
     polars.DataFrame
         One row per run, best first (``higher_is_better``): the run keys, ``rank`` (ties share the
-        best rank; null where the measure is undefined, those runs last),
+        best rank; null where the measure is undefined, those runs last; of runs tied for the top,
+        the first in the order of their keys is the leader that ``diff_vs_leader`` and
+        ``p_vs_leader`` compare with, and runs tied in value are listed, and ``adjacent=True``
+        compares them, in the order of their keys),
         ``n``, the measure with ``<measure>_ci_low`` and ``<measure>_ci_high``,
         ``p_<significance>``, ``diff_vs_leader``,
         ``p_vs_leader``, ``p_vs_leader_holm``, ``tied_with_leader`` (alias
         of ``could_be_best``), ``could_be_best`` (null where the measure is
         undefined), ``p_best``,
-        ``rank_ci_low`` and ``rank_ci_high`` (null where undefined; such a run
-        could rank anywhere, and every other run's interval reaches as many
-        places lower; all null, with a warning, on boards over 5,000 runs and on
+        ``rank_ci_low`` and ``rank_ci_high`` (null where the measure is undefined:
+        such a run is not ranked, and the other runs' intervals count the ranked
+        runs only; a run whose measure is defined but has no spread of its own
+        could rank anywhere, and every other run's interval reaches one place
+        lower for each such run; all null, with a warning, on boards over 5,000 runs and on
         paired boards of more than :data:`MAX_RANKED_CLASSES` classes), and with
         ``example=`` also ``n_paired``,
         ``n_leader_only``, ``n_run_only`` and ``p_mcnemar`` (NaN, as
