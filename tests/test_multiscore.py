@@ -577,3 +577,24 @@ def test_auc_of_multiclass_scores_takes_an_alias_of_its_default_measure():
     df = pl.DataFrame({"label": y, **{f"p{k}": scores[:, k] for k in range(3)}})
     cols = ["p0", "p1", "p2"]
     assert be.auc(df, score=cols, measure="youden_j").equals(be.auc(df, score=cols))
+
+
+@pytest.mark.parametrize("key", ["roc_auc_macro", "macro_pr_auc", "pr_auc_model"])
+def test_pooled_averages_keep_a_key_named_like_an_average(key):
+    # a key named as an average not asked for (or beginning with roc_auc/pr_auc) was averaged as an
+    # area: a string key raised polars' InvalidOperationError ("mean" of str)
+    df = multiclass_scores(n_runs=4, seed=14).with_columns(
+        (pl.col("run") % 2).alias("fold"),
+        pl.when(pl.col("run") < 2).then(pl.lit("a")).otherwise(pl.lit("b")).alias(key),
+    )
+    out = be.auc(df, by=[key, "fold"], score=_COLS, pool="fold", averages="macro_roc_auc").sort(key)
+    assert out.columns == [key, "n", "macro_roc_auc", "n_pooled", "macro_roc_auc_mean", "macro_roc_auc_std"]
+    for model, row in zip("ab", out.iter_rows(named=True), strict=True):
+        part = df.filter(pl.col(key) == model)
+        per = [
+            metrics.roc_auc_score(p["label"].to_numpy(), p.select(_COLS).to_numpy(), multi_class="ovr")
+            for p in (part.filter(pl.col("fold") == f) for f in (0, 1))
+        ]
+        assert row[key] == model and row["n_pooled"] == 2
+        assert row["macro_roc_auc_mean"] == pytest.approx(np.mean(per), abs=1e-12)
+        assert row["macro_roc_auc_std"] == pytest.approx(np.std(per, ddof=1), abs=1e-12)

@@ -537,6 +537,27 @@ def test_pooled_auc_of_one_group_has_nan_spreads():
     assert np.isnan(be.sweep(df, pool="fold", thresholds=[0.5], measures=["recall"])["recall_std"][0])
 
 
+@pytest.mark.parametrize("key", ["pr_auc_model", "roc_auc_run", "roc_auch_x"])
+def test_pooled_auc_keeps_a_key_named_like_an_area(key):
+    # a key whose name began with roc_auc, roc_auch or pr_auc was averaged as an area: a string key
+    # raised polars' InvalidOperationError ("mean" of str), a numeric one gained <key>_mean, <key>_std
+    df = pl.DataFrame({key: ["a"] * 6 + ["b"] * 6, "fold": [0, 0, 0, 1, 1, 1] * 2,
+                       "label": [0, 1, 1, 0, 0, 1] * 2,
+                       "score": [0.1, 0.4, 0.3, 0.5, 0.8, 0.9, 0.3, 0.2, 0.7, 0.6, 0.1, 0.4]})  # fmt: skip
+    for data in (df, df.with_columns(pl.col(key).replace_strict({"a": 1, "b": 2}))):
+        out = be.auc(data, by=[key, "fold"], pool="fold").sort(key)
+        assert f"{key}_mean" not in out.columns and out["n_pooled"].to_list() == [2, 2]
+        for model, row in zip(data[key].unique(maintain_order=True), out.iter_rows(named=True), strict=True):
+            part = data.filter(pl.col(key) == model)
+            y, s = part["label"].to_numpy(), part["score"].to_numpy()
+            folds = part["fold"].to_numpy()
+            assert row["roc_auc"] == pytest.approx(metrics.roc_auc_score(y, s), abs=1e-12)
+            for area, fn in (("roc_auc", metrics.roc_auc_score), ("pr_auc", metrics.average_precision_score)):
+                per = [fn(y[folds == f], s[folds == f]) for f in (0, 1)]
+                assert row[f"{area}_mean"] == pytest.approx(np.mean(per), abs=1e-12), area
+                assert row[f"{area}_std"] == pytest.approx(np.std(per, ddof=1), abs=1e-12), area
+
+
 def test_multiclass_scores_sweep_each_class_against_the_rest(tmp_path):
     # score=[...] raised a raw TypeError (unhashable list), and `batcheval sweep --score a,b,c`,
     # which the help offers, an internal error. Each class's counts are numpy's, on its column.

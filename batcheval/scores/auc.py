@@ -419,8 +419,10 @@ def _pooled_auc(data, by, label, score, pool, **kwargs) -> pl.DataFrame:
     rest = [k for k in keys if k not in over]
     pooled = auc(data, rest or None, label, score, **kwargs)
     per = auc(data, rest + over, label, score, **kwargs)
-    averages = set(AUC_AVERAGES) | set(AUC_AVERAGE_ALIASES)
-    areas = [c for c in per.columns if c.startswith(("roc_auc", "roc_auch", "pr_auc")) or c in averages]
+    # the area columns by name, never a key: a key named pr_auc_model (or macro_pr_auc beside a
+    # binary score) was averaged as an area, a raw polars error for a string key
+    known = {"roc_auc", "roc_auch", "pr_auc", *AUC_AVERAGES, *AUC_AVERAGE_ALIASES}
+    areas = [c for c in per.columns if c in known and c not in rest + over]
     aggs = [pl.len().cast(pl.Int64).alias("n_pooled")]
     for c in areas:
         # NaN, not null, for one pooled group (std) or none, as evaluate's pooled spreads are
