@@ -598,3 +598,35 @@ def test_pooled_averages_keep_a_key_named_like_an_average(key):
         assert row[key] == model and row["n_pooled"] == 2
         assert row["macro_roc_auc_mean"] == pytest.approx(np.mean(per), abs=1e-12)
         assert row["macro_roc_auc_std"] == pytest.approx(np.std(per, ddof=1), abs=1e-12)
+
+
+@pytest.mark.parametrize(("dtype", "extra"), [(pl.Int8, 200), (pl.Enum(["0", "1", "2"]), "3")])
+def test_a_class_the_label_dtype_cannot_hold_is_keyed_as_evaluate_keys_it(dtype, extra):
+    # classes= naming a class the labels' dtype cannot hold (200 beside Int8 labels, "3" beside an Enum
+    # of "0"-"2") raised polars' InvalidOperationError in auc and sweep, where evaluate takes it
+    # (a class column of Int64, or String): the extra class is NaN and left out of the averages
+    ints = multiclass_scores(n_runs=1, seed=15).with_columns(s3=pl.lit(0.0))
+    df = ints.with_columns(pl.col("label").cast(pl.String).cast(dtype))
+    classes = [*df["label"].unique().sort().to_list(), extra]
+    cols = [*_COLS, "s3"]
+    y, s = ints["label"].to_numpy(), ints.select(cols).to_numpy()
+    top = df.with_columns(prediction=pl.concat_list(_COLS).list.arg_max().cast(pl.String).cast(dtype))
+    ev = be.evaluate(top, classes=classes, per_class=True, measures=["recall"])
+    per = be.auc(df, score=cols, classes=classes, per_class=True).sort("class")
+    assert per.schema["class"] == ev.schema["class"] == (pl.Int64 if dtype == pl.Int8 else pl.String)
+    assert per["class"].to_list() == ev["class"].to_list() == classes
+    for j in range(3):
+        assert per["roc_auc"][j] == pytest.approx(metrics.roc_auc_score(y == j, s[:, j]), abs=1e-12)
+        assert per["pr_auc"][j] == pytest.approx(metrics.average_precision_score(y == j, s[:, j]), abs=1e-12)
+    assert np.isnan(per["roc_auc"][3]) and np.isnan(per["pr_auc"][3])
+    got = be.auc(df, score=cols, classes=classes).row(0, named=True)
+    for name, value in _sklearn_averages(y, s[:, :3]).items():
+        assert got[name] == pytest.approx(value, abs=1e-12), name
+    swept = be.sweep(df, score=cols, classes=classes, thresholds=[0.3, 0.6], measures=[])
+    assert swept.schema["class"] == per.schema["class"] and swept.height == 8
+    for row in swept.iter_rows(named=True):
+        j = classes.index(row["class"])
+        pos, pred = y == j, s[:, j] >= row["threshold"]
+        assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (
+            (pos & pred).sum(), (~pos & pred).sum(), (pos & ~pred).sum(), (~pos & ~pred).sum()
+        )  # fmt: skip

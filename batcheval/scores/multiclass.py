@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
+from ..core.encode import typed_classes
 from ..errors import (
     ColumnNotFoundError,
     DuplicateColumnError,
@@ -163,19 +164,41 @@ def one_vs_rest_frame(
             raise ColumnNotFoundError(f"score column {name!r} not found")
     is_class = unused_name(keys, IS_CLASS_COLUMN)
     scored = unused_name([*keys, is_class], SCORE_COLUMN)
+    class_type = _class_dtype(values, df.schema[label])
     parts = [
         df.select(
             *keys,
-            pl.lit(v, dtype=df.schema[label]).alias("class"),
+            pl.lit(v, dtype=class_type).alias("class"),
             (pl.col(label) == v).alias(is_class),
             pl.col(name).alias(scored),
         )
         for v, name in zip(values, names if values else [], strict=True)
     ]
     if not parts:  # no rows and no classes=: no class to stack
-        schema = {k: df.schema[k] for k in keys} | {"class": df.schema[label], is_class: pl.Boolean}
+        schema = {k: df.schema[k] for k in keys} | {"class": class_type, is_class: pl.Boolean}
         parts = [pl.DataFrame(schema=schema | {scored: pl.Float64})]
     return OneVsRest(pl.concat(parts), [*keys, "class"], values, df, names, is_class, scored)
+
+
+def _class_dtype(values: list[Any], dtype: pl.DataType) -> pl.DataType:
+    """The ``class`` column's dtype: the labels', or where ``classes=`` names a class it cannot hold
+    one that holds them all, as evaluate's classes are (Int64 for 200 beside Int8 labels, String for
+    a class outside an Enum's categories): the labels' raised polars' InvalidOperationError.
+
+    Examples
+    --------
+    >>> _class_dtype([0, 1, 200], pl.Int8), _class_dtype(["0", "3"], pl.Enum(["0", "1"]))
+    (Int64, String)
+    >>> _class_dtype([0, 1], pl.Int8)
+    Int8
+    """
+    if dtype.is_integer():
+        return typed_classes(values, dtype).dtype
+    try:
+        pl.Series("class", values).cast(dtype, strict=True)
+    except pl.exceptions.InvalidOperationError:
+        return pl.String
+    return dtype
 
 
 def _check_list_lengths(scores: pl.Series) -> None:
