@@ -630,3 +630,26 @@ def test_a_class_the_label_dtype_cannot_hold_is_keyed_as_evaluate_keys_it(dtype,
         assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (
             (pos & pred).sum(), (~pos & pred).sum(), (pos & ~pred).sum(), (~pos & ~pred).sum()
         )  # fmt: skip
+
+
+def test_a_dict_whose_2d_array_is_the_score_column_scores_each_class():
+    # a 2-D float numpy array read as one number a row: be.auc and be.sweep refused it with
+    # "score column 's' has dtype Array(Float64, shape=(3,)); scores must be numeric", though a
+    # polars frame of the same dict is scored one class per entry of each row
+    df = multiclass_scores(n_runs=1, seed=16)
+    y, s = df["label"].to_numpy(), df.select(_COLS).to_numpy()
+    data = {"label": y, "s": s}
+    got = be.auc(data, score="s")
+    for name, value in _sklearn_averages(y, s).items():
+        assert got[name][0] == pytest.approx(value, abs=1e-12), name
+    assert got.equals(be.auc(pl.DataFrame(data), score="s"))
+    per = be.auc(data, score="s", per_class=True).sort("class")
+    for k in range(3):
+        assert per["roc_auc"][k] == pytest.approx(metrics.roc_auc_score(y == k, s[:, k]), abs=1e-12)
+    swept = be.sweep(data, score="s", thresholds=[0.3, 0.6], measures=[])
+    assert swept.height == 6
+    for row in swept.iter_rows(named=True):
+        pos, pred = y == row["class"], s[:, row["class"]] >= row["threshold"]
+        assert (row["tp"], row["fp"], row["fn"], row["tn"]) == (
+            (pos & pred).sum(), (~pos & pred).sum(), (pos & ~pred).sum(), (~pos & ~pred).sum()
+        )  # fmt: skip

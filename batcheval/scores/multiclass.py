@@ -79,7 +79,8 @@ def is_multiclass_score(data: Any, score: str | Sequence[str]) -> bool:
         column = data[score]
     except (KeyError, TypeError, IndexError):
         return False
-    if getattr(getattr(column, "dtype", None), "kind", "O") in "biuf":  # a numpy column: a number each
+    numeric = getattr(getattr(column, "dtype", None), "kind", "O") in "biuf"
+    if numeric and getattr(column, "ndim", 1) == 1:  # a numpy column: a number each (2-D: a row each)
         return False
     try:
         return isinstance(pl.Series(column).dtype, pl.List | pl.Array)
