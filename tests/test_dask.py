@@ -345,3 +345,14 @@ def test_classes_as_an_iterator_or_a_generator_count_every_part_on_the_cluster(c
         assert got.equals(expected)
     table = be.ContingencyTable.from_frame(whole, classes=[0, 1, 2, 3])
     assert table.classes.to_list() == [0, 1, 2, 3] and table.counts[0, 3].sum() == 0
+
+
+@pytest.mark.parametrize("on_error", ["raise", "skip"])
+def test_dask_sweep_of_a_header_only_csv_adds_nothing(client, tmp_path, on_error):
+    # its score column reads as String: the scan refused it ("scores must be numeric"), or skipped it
+    piece = _pieces(1, 300, seed=5)[0].with_columns(pl.col("label").clip(0, 1))
+    piece.write_parquet(tmp_path / "a.parquet")
+    piece.head(0).write_csv(tmp_path / "b.csv")
+    expected = be.sweep(piece, by="run", thresholds=5)
+    got = be.sweep(str(tmp_path), by="run", thresholds=5, on_error=on_error, engine="dask", client=client)
+    assert got.equals(expected) and got.metadata["skipped"] == []

@@ -817,6 +817,27 @@ def test_streamed_sweep_of_a_string_score_says_scores_must_be_numeric(tmp_path):
             be.sweep(tmp_path / "a.parquet", by="run", **kwargs)
 
 
+@pytest.mark.parametrize("kwargs", [{"thresholds": 3}, {"thresholds": [0.5], "positive": 1}])
+def test_streamed_sweep_of_a_header_only_csv_adds_nothing(tmp_path, kwargs):
+    # a header-only csv reads its score column as String: its first (empty) batch was refused as
+    # "scores must be numeric", and skipped with on_error="skip", where evaluate reads it as no rows
+    whole = scored_frame(seed=0)
+    whole.write_parquet(tmp_path / "a.parquet")
+    whole.head(0).write_csv(tmp_path / "b.csv")
+    expected = be.sweep(whole, by="run", **kwargs)
+    for on_error in ("raise", "skip"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = be.sweep(tmp_path, by="run", on_error=on_error, **kwargs)
+        assert got.equals(expected)
+        assert len(got.metadata["parts"]) == 2 and got.metadata["skipped"] == []
+    # a source of header-only csvs alone gives the sweep's 0-row result, as evaluate gives its own
+    (tmp_path / "a.parquet").unlink()
+    whole.head(0).write_csv(tmp_path / "c.csv")
+    got = be.sweep(tmp_path, by="run", **kwargs)
+    assert got.height == 0 and got.columns == be.sweep(whole.head(0), by="run", thresholds=3).columns
+
+
 @pytest.mark.parametrize("labels", [[0, 0], [1, 1], [False, False]])
 def test_streamed_sweep_of_one_class_scores_as_in_memory(labels):
     df = pl.DataFrame({"run": [1, 1], "label": labels, "score": [0.1, 0.2]})

@@ -480,6 +480,8 @@ class _Stream:
         part_seen: set[Any] = set()
 
         def make_table(frame: pl.DataFrame, positions: Positions) -> ContingencyTable:
+            if not frame.height:  # no scores, whatever their type says (a header-only csv's: String)
+                frame = frame.with_columns(pl.col(self.score).cast(pl.Float64))
             # the positive class is one of the source's: a batch of negatives only (a file of
             # one run, the first rows of a sorted frame) must not fail for want of it
             scored = prepare_scores(frame, self.by, self.label, self.score, positive, classes,
@@ -523,7 +525,8 @@ class _Stream:
         say: a file's, with ``on_error="skip"``, is skipped as one whose key types disagree, as the
         scan skips a file whose labels are of another kind than the files before it, by the same rule."""
         dtype = frame.schema[self.score]
-        if not (dtype.is_numeric() or dtype == pl.Null):
+        # a part of no rows says nothing of its scores' type (a header-only csv reads them as text)
+        if frame.height and not (dtype.is_numeric() or dtype == pl.Null):
             raise InvalidScoreError(
                 in_part(name, f"score column {self.score!r} has dtype {dtype}; scores must be numeric")
             )
