@@ -127,7 +127,8 @@ def evaluate(
         ``"dask"`` counts each file (or partition) as a task on a Dask
         cluster (``client``, else the default client, else a new
         LocalCluster) and merges the partial tables in a tree; needs the
-        ``batcheval[dask]`` extra.
+        ``batcheval[dask]`` extra. ``client`` is a ``distributed.Client``,
+        and only for ``engine="dask"``.
     ci
         A confidence level such as 0.95: adds ``<measure>_ci_low`` and
         ``<measure>_ci_high`` for every measure asked for (of the pooled
@@ -279,7 +280,7 @@ def evaluate(
     example, cluster = key_argument(example, "example"), key_argument(cluster, "cluster")
     classes = read_once(classes)  # handed to every batch of a streamed source, and to Dask
     names, rename = _names.resolve(measures)
-    check_engine(engine, on_error, batch_rows)
+    check_engine(engine, on_error, batch_rows, client)
     check_mean_weights(mean_weights, pool)
     keys = as_key_list(by)
     # pooled keys may be given in by or only in pool, as leaderboard takes them; a key named in by=

@@ -356,3 +356,29 @@ def test_dask_sweep_of_a_header_only_csv_adds_nothing(client, tmp_path, on_error
     expected = be.sweep(piece, by="run", thresholds=5)
     got = be.sweep(str(tmp_path), by="run", thresholds=5, on_error=on_error, engine="dask", client=client)
     assert got.equals(expected) and got.metadata["skipped"] == []
+
+
+_ADDRESS = "; connect to a scheduler's address with distributed.Client(address)"
+
+
+@pytest.mark.parametrize("api", ["evaluate", "sweep"])
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [("tcp://127.0.0.1:8786", "a str ('tcp://127.0.0.1:8786')" + _ADDRESS), (42, "an int (42)")],
+    ids=["address", "number"],
+)
+def test_a_client_that_is_not_a_dask_client_is_refused_by_name(client, tmp_path, api, given, shown):
+    # a scheduler's address or a number raised "'str' object has no attribute 'compute'" (or
+    # 'gather', in the sweep's scan), and engine="local" ignored any client silently
+    paths = _write(_pieces(2, 50), tmp_path)
+    run = be.evaluate if api == "evaluate" else functools.partial(be.sweep, thresholds=3, positive=1)
+    message = f"client= must be a distributed.Client or None, got {shown}"
+    with pytest.raises(be.InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        run(paths, by="run", engine="dask", client=given)
+    local = "with engine='local'; pass engine='dask' to count on its cluster, or leave out client="
+    message = f"client= is for engine='dask', got {shown.removesuffix(_ADDRESS)} {local}"
+    with pytest.raises(be.InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        run(paths, by="run", client=given)
+    pattern = rf"^client= is for engine='dask', got a Client \(<Client: .*\) {re.escape(local)}$"
+    with pytest.raises(be.InvalidArgumentError, match=pattern):  # a client, but not for this engine
+        run(paths, by="run", client=client)

@@ -18,11 +18,20 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from ..errors import InvalidArgumentError, SourceError
+from ..io.frames import shown_value
 from ..io.sources import NamedFrame, is_path_spec, resolve_paths
 from .stream import PartTypes, SourceReport, check_part_types, check_types, combine, count_source
 from .table import ContingencyTable
 
-__all__ = ["check_dask_input", "count_dask", "leaves_for", "reduce_on_cluster", "tree_reduce", "with_client"]
+__all__ = [
+    "check_client",
+    "check_dask_input",
+    "count_dask",
+    "leaves_for",
+    "reduce_on_cluster",
+    "tree_reduce",
+    "with_client",
+]
 
 Partial = tuple[ContingencyTable | None, SourceReport]
 _SPLIT_EVERY = 8
@@ -137,6 +146,37 @@ def with_client(client: Any, work: Callable[[Any], Any]) -> Any:
             with distributed.LocalCluster(processes=True) as cluster, distributed.Client(cluster) as own:
                 return work(own)
     return work(client)
+
+
+def check_client(client: Any, engine: str) -> None:
+    """Refuse a ``client=`` that is not a ``distributed.Client``, or one given to ``engine="local"``,
+    which does not use it; ``distributed`` is imported only when a client is given.
+
+    Examples
+    --------
+    >>> check_client(None, "dask")
+    >>> check_client(42, "local")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: client= is for engine='dask', got an int (42) with engine=...
+    """
+    if client is None:
+        return
+    if engine != "dask":
+        raise InvalidArgumentError(
+            f"client= is for engine='dask', got {shown_value(client)} with engine={engine!r}; pass "
+            "engine='dask' to count on its cluster, or leave out client="
+        )
+    try:
+        import distributed
+    except ImportError:  # no Client exists without it: whatever was given is not one
+        distributed = None
+    if distributed is None or not isinstance(client, distributed.Client):
+        address = isinstance(client, str)
+        hint = "; connect to a scheduler's address with distributed.Client(address)" if address else ""
+        raise InvalidArgumentError(
+            f"client= must be a distributed.Client or None, got {shown_value(client)}{hint}"
+        )
 
 
 def check_dask_input(data: Any) -> None:

@@ -10,7 +10,7 @@ from ..errors import InvalidArgumentError
 from ..io.arguments import as_count
 from ..io.frames import as_key_list
 from ..io.sources import is_streamed
-from .distributed import count_dask
+from .distributed import check_client, count_dask
 from .stream import SourceReport, check_on_error, count_source
 from .table import ContingencyTable
 
@@ -20,9 +20,9 @@ __all__ = ["MAX_BATCH_ROWS", "check_engine", "count_any"]
 MAX_BATCH_ROWS = 2**63 - 1
 
 
-def check_engine(engine: Any, on_error: Any, batch_rows: Any = None) -> None:
-    """Refuse an unknown ``engine=`` or ``on_error=``, or a ``batch_rows=`` that is not a count of
-    rows, before any data is read.
+def check_engine(engine: Any, on_error: Any, batch_rows: Any = None, client: Any = None) -> None:
+    """Refuse an unknown ``engine=`` or ``on_error=``, a ``batch_rows=`` that is not a count of
+    rows, or a ``client=`` that is not a Dask client of ``engine="dask"``, before any data is read.
 
     Examples
     --------
@@ -37,6 +37,7 @@ def check_engine(engine: Any, on_error: Any, batch_rows: Any = None) -> None:
     if batch_rows is not None:  # 0 once read as "the default" (16M rows), 1.5 failed in a reader
         # and 2**64 in every reader, as an unreadable file: no source holds more than int64 rows
         as_count(batch_rows, "batch_rows=", most=MAX_BATCH_ROWS)
+    check_client(client, engine)
 
 
 def count_any(
@@ -54,7 +55,7 @@ def count_any(
     client: Any = None,
 ) -> tuple[ContingencyTable, SourceReport | None]:
     """Count any input: a frame in memory, a streamed source, or a source on a Dask cluster."""
-    check_engine(engine, on_error, batch_rows)
+    check_engine(engine, on_error, batch_rows, client)
     keys = as_key_list(by)
     if engine == "dask":
         return count_dask(data, keys, label, prediction, classes=classes, drop_nulls=drop_nulls,

@@ -204,7 +204,7 @@ def sweep(
             "(thresholds=int or a list), or leave out pool= and the pooled keys to sweep the "
             "rows of every pooled table together"
         )
-    check_engine(engine, on_error, batch_rows)
+    check_engine(engine, on_error, batch_rows, client)
     check_mean_weights(mean_weights, pool)
     pool_only = [c for c in as_key_list(pool, "pool") if c not in as_key_list(by)]  # a key in by= is a key
     if pool is not None:  # pooled keys in by or only in pool, as in evaluate
