@@ -35,7 +35,9 @@ def make_sweep(n_runs: int = 200, n_folds: int = 5, rows_per_fold: int = 400, se
     rng = np.random.default_rng(seed)
     n = n_runs * n_folds * rows_per_fold
     run = np.repeat(np.arange(n_runs, dtype=np.int32), n_folds * rows_per_fold)
-    fold = np.tile(np.repeat(np.arange(n_folds, dtype=np.int8), rows_per_fold), n_runs)
+    # int8 as before where it holds every fold number (0 to n_folds - 1), wider where it does not
+    fold_dtype = next(t for t in (np.int8, np.int16, np.int32, np.int64) if n_folds - 1 <= np.iinfo(t).max)
+    fold = np.tile(np.repeat(np.arange(n_folds, dtype=fold_dtype), rows_per_fold), n_runs)
     skill = rng.uniform(0.0, 0.6, n_runs)
     bias = rng.uniform(0.05, 0.95, n_runs)
     label = rng.uniform(size=n) < 0.3
