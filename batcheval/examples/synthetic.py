@@ -4,9 +4,11 @@
 :mod:`batcheval.examples.sklearn_sweep`; this one needs nothing but batcheval.
 
 Each run is a simulated classifier with its own skill (the probability of an
-informed decision) and its own guessing bias. Runs with a strong bias toward
-the majority class score well on accuracy and F1 without knowing more, which
-is exactly what informedness corrects for.
+informed decision) and its own guessing bias. At equal skill, runs that guess
+the majority (negative) class more often score higher on accuracy, and runs
+that guess the minority (positive) class more often score higher on F1: both
+reward a bias without knowing more, which is exactly what informedness
+corrects for.
 """
 
 from __future__ import annotations
