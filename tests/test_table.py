@@ -300,3 +300,24 @@ def test_the_constructor_refuses_a_nested_key_column_as_merges_and_from_long_do(
         be.ContingencyTable.from_frame(
             pl.DataFrame({"k": column, "label": [0, 1], "prediction": [0, 1]}), by="k"
         )
+
+
+def test_a_table_pickled_with_unsorted_classes_loads_sorted():
+    # 0.1's constructor kept classes as given, and __setstate__ took its state as it stood: such a
+    # table loaded with classes [1, 0], recall 0.6 (sklearn 0.8), and refused to merge with its twin
+    import pickle
+
+    from sklearn.metrics import confusion_matrix, recall_score
+
+    y = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
+    p = [1, 1, 1, 1, 0, 1, 1, 0, 0, 0]
+    old = CT.__new__(CT)  # the state such a table pickles, set as 0.1's constructor left it
+    old._keys, old._classes, old._totals = pl.DataFrame(), pl.Series("class", [1, 0]), None
+    old._counts = np.array([[[4, 1], [2, 3]]])
+    loaded = pickle.loads(pickle.dumps(old))
+    assert loaded.classes.to_list() == [0, 1]
+    assert loaded.counts.tolist() == [confusion_matrix(y, p, labels=[0, 1]).tolist()]
+    assert loaded.measures(["recall"])["recall"][0] == pytest.approx(recall_score(y, p))
+    assert (loaded + CT(pl.DataFrame(), [1, 0], [[[4, 1], [2, 3]]])).counts.tolist() == [
+        (2 * confusion_matrix(y, p, labels=[0, 1])).tolist()
+    ]

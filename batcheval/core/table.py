@@ -394,8 +394,9 @@ class ContingencyTable:
         return {"keys": self._keys, "classes": self._classes, "counts": self._counts}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._keys, self._classes, self._counts = state["keys"], state["classes"], state["counts"]
-        self._totals = None
+        # through the constructor's checks: a table pickled by 0.1 (or before classes were sorted)
+        # kept its classes as given, and loaded so it gave wrong measures and refused merges
+        self.__init__(state["keys"], state["classes"], state["counts"], copy=False)  # type: ignore[misc]
 
     def equals(self, other: ContingencyTable) -> bool:
         """True when keys, classes and counts are all identical, dtypes included (as ``+`` needs).
