@@ -321,3 +321,24 @@ def test_a_table_pickled_with_unsorted_classes_loads_sorted():
     assert (loaded + CT(pl.DataFrame(), [1, 0], [[[4, 1], [2, 3]]])).counts.tolist() == [
         (2 * confusion_matrix(y, p, labels=[0, 1])).tolist()
     ]
+
+
+def test_the_read_only_counts_cannot_be_made_writable():
+    # the view's flag could be set back, and writing to it changed the table (1 + 2 + 3 + 4 became
+    # 108 examples): the counts were writable beneath it, or a view of a writable array (a count, a merge)
+    import pickle
+
+    given = np.array([[[1, 2], [3, 4]]])
+    df = pl.DataFrame({"run": [1, 1, 2], "label": [1, 0, 1], "prediction": [1, 1, 0]})
+    counted = CT.from_frame(df, by="run")
+    tables = [CT(pl.DataFrame(), [0, 1], given), CT(pl.DataFrame(), [1, 0], given), counted]
+    tables += [counted + counted, counted.pool("run"), pickle.loads(pickle.dumps(counted, protocol=5))]
+    for t in tables:
+        before = t.counts.tolist()
+        view = t.counts
+        with pytest.raises(ValueError, match="cannot set WRITEABLE flag to True of this array"):
+            view.flags.writeable = True
+        with pytest.raises(ValueError, match="assignment destination is read-only"):
+            view[0, 0, 0] = 99
+        assert t.counts.tolist() == before
+    assert given.flags.writeable  # copy=True freezes its own copy, not the caller's array

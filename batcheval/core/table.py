@@ -81,7 +81,8 @@ class ContingencyTable:
         Keep a copy of ``counts`` and of ``keys`` and ``classes`` (the default), so that later
         writes to the caller's objects cannot change the table; ``False`` adopts them as they
         are, for a caller that built them and will not write to them again (its keys are
-        taken as distinct, unchecked).
+        taken as distinct, unchecked). A table's counts are read-only: ``False`` makes the
+        adopted array read-only, and the array it is a view of, if any.
 
     Examples
     --------
@@ -161,7 +162,7 @@ class ContingencyTable:
             copy = False  # the gather made a fresh array
         self._keys = keys
         self._classes = classes
-        self._counts = np.array(counts, dtype=np.int64, order="C", copy=True if copy else None)
+        self._counts = _frozen(np.array(counts, dtype=np.int64, order="C", copy=True if copy else None))
         # rows per group when counting gave them (a pass over K = 10's 100k tables, ~15 ms saved)
         self._totals: np.ndarray | None = None
 
@@ -360,9 +361,7 @@ class ContingencyTable:
     @property
     def counts(self) -> np.ndarray:
         """``counts[g, real, predicted]`` as int64 (a read-only view)."""
-        view = self._counts.view()
-        view.flags.writeable = False
-        return view
+        return self._counts.view()
 
     @property
     def n_classes(self) -> int:
@@ -1056,6 +1055,30 @@ def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
         repeated = classes.filter(classes.is_duplicated()).unique(maintain_order=True).to_list()
         raise InvalidLabelError(f"classes must be distinct, got {classes.to_list()} (repeated: {repeated})")
     return classes.alias("class")
+
+
+def _frozen(counts: np.ndarray) -> np.ndarray:
+    """``counts`` read-only for good: numpy lets a view be made writable again while the array it
+    views is, so that array is frozen too (an adopted view: its caller gave the memory up), and
+    memory no array owns (a buffer) is copied first.
+
+    Examples
+    --------
+    >>> base = np.zeros(4, dtype=np.int64)
+    >>> view = _frozen(base.reshape(1, 2, 2)).view()
+    >>> view.flags.writeable = True
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot set WRITEABLE flag to True of this array
+    """
+    owner = counts
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner.base is not None:
+        counts = owner = counts.copy()
+    owner.flags.writeable = False
+    counts.flags.writeable = False
+    return counts
 
 
 def _shown(value: Any, limit: int = 200) -> str:
