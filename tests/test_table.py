@@ -342,3 +342,35 @@ def test_the_read_only_counts_cannot_be_made_writable():
             view[0, 0, 0] = 99
         assert t.counts.tolist() == before
     assert given.flags.writeable  # copy=True freezes its own copy, not the caller's array
+
+
+def test_tables_keyed_by_the_same_columns_in_another_order_merge():
+    # a + b refused: "cannot merge tables keyed by ['run', 'fold'] and ['fold', 'run']"
+    from sklearn.metrics import confusion_matrix
+
+    df = pl.DataFrame(
+        {"run": [1, 1, 1, 2], "fold": [0, 1, 1, 0], "label": [1, 0, 1, 1], "prediction": [1, 1, 1, 0]}
+    )
+    a = CT.from_frame(df, by=["run", "fold"])
+    b = CT.from_frame(df, by=["fold", "run"])
+    empty = CT.from_frame(df.clear(), by=["run", "fold"], classes=[0, 1])
+    for merged in (a + b, CT.merge(empty, b, a), sum([a, b])):
+        assert merged.by == ["run", "fold"]  # the first table's order
+        assert merged.keys.rows() == [(1, 0), (1, 1), (2, 0)]
+        for (run, fold), counts in zip(merged.keys.rows(), merged.counts, strict=True):
+            part = df.filter((pl.col("run") == run) & (pl.col("fold") == fold))
+            cm = confusion_matrix(part["label"].to_list(), part["prediction"].to_list(), labels=[0, 1])
+            assert counts.tolist() == (2 * cm).tolist()
+    assert (b + a).by == ["fold", "run"]
+    other = CT.from_frame(df.rename({"fold": "seed"}), by=["seed", "run"])
+    with pytest.raises(
+        be.MergeError, match=re.escape("cannot merge tables keyed by ['run', 'fold'] and ['seed', 'run']")
+    ):
+        a + other
+    three = CT.from_frame(df.with_columns(pl.col("label") + 1), by=["fold", "run"])
+    with pytest.raises(
+        be.ClassMismatchError, match=re.escape("cannot merge tables with different classes: [0, 1]")
+    ):
+        a + three
+    assert (a.by, b.by, three.by) == (["run", "fold"], ["fold", "run"], ["fold", "run"])  # left as they were
+    assert a.equals(CT.from_frame(df, by=["run", "fold"])) and b.equals(CT.from_frame(df, by=["fold", "run"]))

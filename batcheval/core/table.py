@@ -463,7 +463,7 @@ class ContingencyTable:
         ----------
         *tables
             At least one ContingencyTable, as separate arguments or as one iterable. All must
-            have the same key column names, each of one type (integers of different widths
+            have the same key column names, in any order, each of one type (integers of different widths
             are cast to the widest, but UInt64 combines with no signed type; a column all null
             takes the others' type) and equal classes of one dtype; a table of no groups adds
             nothing, whatever its classes.
@@ -471,8 +471,9 @@ class ContingencyTable:
         Returns
         -------
         ContingencyTable
-            One group per distinct key row over all the tables, keys sorted (nulls last), its
-            counts the sum of that key's counts in every table; the classes of the inputs.
+            One group per distinct key row over all the tables, keys sorted (nulls last), key
+            columns in the first table's order, its counts the sum of that key's counts in every
+            table; the classes of the inputs.
 
         Examples
         --------
@@ -506,9 +507,10 @@ class ContingencyTable:
         if not tables:
             raise InvalidArgumentError("merge needs at least one table, got none")
         first = tables[0]
+        by = first.by  # the result's key order, whatever the order of the others' key columns
         for t in tables[1:]:
-            if t.by != first.by:
-                raise MergeError(f"cannot merge tables keyed by {first.by} and {t.by}")
+            if sorted(t.by) != sorted(by):
+                raise MergeError(f"cannot merge tables keyed by {by} and {t.by}")
         # a table of no groups adds nothing, whatever its classes (a shard of no rows read back by
         # from_long has none) or key types (a csv's header alone reads as String)
         tables = [t for t in tables if len(t)] or tables[:1]
@@ -536,7 +538,8 @@ class ContingencyTable:
                 _checked_add(t._counts.reshape(len(t), k * k), np.zeros(len(t), np.int64), total)
             # len(total), not -1: numpy cannot infer an axis of a table of no classes (k = 0)
             return ContingencyTable(first._keys, first._classes, total.reshape(len(total), k, k), copy=False)
-        stacked = pl.concat(_common_keys(_typed_null_keys([t._keys for t in tables])), how="vertical")
+        keys = [t._keys.select(by) for t in tables]  # each in the first table's column order
+        stacked = pl.concat(_common_keys(_typed_null_keys(keys)), how="vertical")
         ids, union = group_ids(stacked)
         total = np.zeros((union.height, k * k), dtype=np.int64)
         _checked_add(np.concatenate([t._counts.reshape(len(t), k * k) for t in tables]), ids, total)
