@@ -88,6 +88,25 @@ def test_a_null_label_and_classes_of_a_table_are_named_for_what_a_report_takes(d
         draw(table, classes=[0, 1, 2])
 
 
+@pytest.mark.parametrize("draw", [be.report, be.plot_confusion])
+@pytest.mark.parametrize(
+    ("classes", "error", "message"),
+    [
+        (5, be.InvalidArgumentError, "classes= takes a list of class values, got 5"),
+        ("01", be.InvalidArgumentError, "classes= takes a list of class values, got the string '01'"),
+        ([[0], [1]], be.InvalidLabelError, "classes= holds [0] (list), but {} holds integer values"),
+    ],
+)
+def test_classes_of_a_table_are_checked_as_a_frames_are(draw, classes, error, message):
+    # with a table, set(classes) raised TypeError ('int' object is not iterable, unhashable type:
+    # 'list'), and "01" was read as the classes '0' and '1'
+    table = be.ContingencyTable(pl.DataFrame(), [0, 1], [[[3, 1], [2, 4]]])
+    with pytest.raises(error, match="^" + re.escape(message.format("this ContingencyTable")) + "$"):
+        draw(table, classes=classes)
+    with pytest.raises(error, match="^" + re.escape(message.format("y_true=")) + "$"):  # the frame path
+        draw(y_true=[0, 1], y_pred=[0, 1], classes=classes)
+
+
 def test_confusion_heatmap_shows_counts_and_row_shares(tmp_path):
     fig = be.plot_confusion(y_true=Y, y_pred=P, path=tmp_path / "c.png")
     counts_ax, shares_ax = fig.axes[:2]

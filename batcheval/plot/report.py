@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.encode import check_classes, label_kind
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import by_class, intervals
@@ -44,12 +45,16 @@ def confusion_table(
                 f"a report is of one table; this ContingencyTable holds {len(data)} groups: "
                 "pool or filter first"
             )
-        # a table's classes are fixed when it is counted: classes= cannot change them
-        if classes is not None and set(classes) != set(data.classes.to_list()):
-            raise InvalidArgumentError(
-                f"classes={list(classes)!r} applies to a frame; this ContingencyTable was counted over "
-                f"classes {data.classes.to_list()!r}"
-            )
+        # a table's classes are fixed when it is counted: classes= cannot change them; checked as
+        # a frame's classes= is (a number or a string is no list of classes)
+        if classes is not None:
+            with named_by_keyword({data.classes.name: "this ContingencyTable"}):
+                given = check_classes(classes, label_kind(data.classes, "class"), data.classes.name) or []
+            if set(given) != set(data.classes.to_list()):
+                raise InvalidArgumentError(
+                    f"classes={given!r} applies to a frame; this ContingencyTable was counted over "
+                    f"classes {data.classes.to_list()!r}"
+                )
         return data
     if _is_values(data) and not isinstance(label, str):  # report(y_true, y_pred), as scikit-learn's
         raise InvalidArgumentError(
