@@ -146,6 +146,22 @@ def test_an_empty_frame_is_refused_by_name(draw):
             call()
 
 
+@pytest.mark.parametrize("draw", [be.report, be.plot_confusion])
+def test_a_table_of_no_examples_is_refused_as_an_empty_frame_is(draw):
+    # one group of no classes: plot_confusion raised "range() arg 3 must not be zero" and the report
+    # was empty; one group of zero counts: an all-NaN report, "confusion matrix of 0 examples"
+    no_classes = be.ContingencyTable(pl.DataFrame({"r": [1, 2]}), [], np.zeros((2, 0, 0), int)).pool("r")
+    no_examples = be.ContingencyTable(pl.DataFrame(), [0, 1], [[[0, 0], [0, 0]]])
+    no_groups = be.ContingencyTable.from_frame(pl.DataFrame({"label": [0], "prediction": [0]}).clear())
+    message = (
+        "this ContingencyTable holds no examples: a report or confusion matrix needs at least one example"
+    )
+    for table in (no_classes, no_examples, no_groups):
+        assert table.n == int(np.sum(table.counts)) == 0 and len(table) <= 1
+        with pytest.raises(be.errors.InvalidArgumentError, match="^" + re.escape(message) + "$"):
+            draw(table)
+
+
 def test_report_prints_a_level_with_its_digits():
     header = be.report(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], ci=0.999).splitlines()[0]
     assert "informedness (99.9% CI)" in header and "markedness (99.9% CI)" in header

@@ -38,8 +38,11 @@ def confusion_table(
         check_label_keywords(data, y_true, y_pred)
         data, roles = {label: y_true, prediction: y_pred}, {label: "y_true=", prediction: "y_pred="}
     if isinstance(data, ContingencyTable):
-        if len(data) == 0:
-            raise InvalidArgumentError(_EMPTY)
+        if data.n == 0:  # no group, or one of no examples or no classes: no rows, as a frame's
+            raise InvalidArgumentError(
+                "this ContingencyTable holds no examples: a report or confusion matrix needs at least "
+                "one example"
+            )
         if len(data) != 1:
             raise InvalidArgumentError(
                 f"a report is of one table; this ContingencyTable holds {len(data)} groups: "
@@ -118,9 +121,10 @@ def report(
     data
         The examples: a polars DataFrame or LazyFrame, pyarrow Table, pandas DataFrame or dict of
         columns (counted as one table, with no keys), or a :class:`~batcheval.ContingencyTable` of
-        exactly one group. Leave it None to give ``y_true`` and ``y_pred`` instead. No rows, or a
-        table of several groups, is an :class:`~batcheval.errors.InvalidArgumentError`; a null
-        label or prediction a :class:`~batcheval.errors.NullValuesError`.
+        exactly one group. Leave it None to give ``y_true`` and ``y_pred`` instead. No rows (a
+        table of no examples, or of no classes, too), or a table of several groups, is an
+        :class:`~batcheval.errors.InvalidArgumentError`; a null label or prediction a
+        :class:`~batcheval.errors.NullValuesError`.
     label, prediction
         The columns of ``data`` holding the real and the predicted class (unused for a
         ContingencyTable).
