@@ -81,18 +81,25 @@ def test_twin_has_its_own_cache_entry():
 
 def test_warmup_command_compiles_the_small_kernels(capsys, monkeypatch):
     from batcheval.cli import main
-    from batcheval.kernels import binary, count
+    from batcheval.kernels import binary, chance, count, sweep
 
     monkeypatch.setenv("BATCHEVAL_QUIET_COMPILE", "1")
     assert main(["warmup", "--small-only"]) == 0
     out = capsys.readouterr().out
     steps = ("evaluate", "evaluate, 3 classes", "evaluate, intervals", "evaluate, 3 classes, intervals",
-             "evaluate, clustered intervals", "sweep", "auc", "leaderboard",
-             "leaderboard, paired")  # fmt: skip
+             "evaluate, clustered intervals", "evaluate, 2 groups", "evaluate, 3 classes, 2 groups",
+             "evaluate, 3 classes, groups of 10", "sweep", "sweep, 2 groups", "sweep, 400 groups", "auc",
+             "auc, 2 groups", "leaderboard", "leaderboard, paired", "leaderboard, 200 runs",
+             "leaderboard, 400 runs")  # fmt: skip
     for step in (*steps, "leaderboard, paired delta, adjacent"):
         assert f"warmup: {step} (400 rows):" in out
     assert "compiled kernels are cached in" in out
     assert binary.run_program.serial.signatures and count.count_private.serial.signatures
+    # the twins that groups of few rows or few groups take, each reached on purpose
+    for kernel in (sweep.score_histogram, sweep.row_any, chance.multiclass_chance):
+        assert kernel.serial.signatures and kernel.parallel.signatures, kernel.__name__
+    assert sweep.sweep_columns.serial.signatures and count.sum_rows.serial.signatures
+    assert chance.permutation_tests.serial.signatures
 
 
 def test_warmup_tables_take_the_per_group_kernels():
@@ -108,3 +115,63 @@ def test_warmup_tables_take_the_per_group_kernels():
     cells = binary_cells(warmup_tables(n, np.random.default_rng(0)))
     assert distinct_groups(cells, n) is None
     assert len(np.unique(np.stack(cells), axis=1)[0]) > 0.9 * n  # hardly any table repeats
+
+
+_AFTER_WARMUP = """
+import numpy as np, polars as pl, batcheval as be
+from numba.core import event
+
+compiled = []
+
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        func = ev.data["dispatcher"].py_func
+        if func.__module__.startswith("batcheval."):
+            compiled.append(func.__qualname__)
+
+    def on_end(self, ev):
+        pass
+
+
+rng = np.random.default_rng(1)
+df = pl.DataFrame({"run": rng.integers(0, 5, 300), "label": rng.integers(0, 3, 300),
+                   "prediction": rng.integers(0, 3, 300), "score": rng.random(300)})
+event.register("numba:compile", Listener())
+be.sweep(df.with_columns(pl.col("label") % 2), by="run")
+be.evaluate(df, by="run")
+print(sorted(set(compiled)))
+"""
+
+
+def test_warmup_small_only_leaves_a_small_sweep_and_3_class_evaluate_nothing_to_compile(tmp_path):
+    """After `batcheval warmup --small-only` on an empty cache, another process's sweep of 5 runs
+    (the serial sweep kernels) and 3-class evaluate of 60 examples a run (the serial chance tests
+    and permutation tests) load every kernel from the cache: the help text's promise, "the serial
+    kernels that inputs under 65,536 rows or groups use". Before, they compiled 5 and 13 s."""
+    import os
+    import subprocess
+    import sys
+
+    import batcheval
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(batcheval.__file__)))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "BATCHEVAL_QUIET_COMPILE": "1"}
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
+
+    def run(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, *argv],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+
+    warm = run("-m", "batcheval", "warmup", "--small-only")
+    assert warm.returncode == 0, warm.stderr
+    after = run("-c", _AFTER_WARMUP)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout.strip() == "[]"

@@ -273,7 +273,8 @@ def _parser() -> argparse.ArgumentParser:
     warm = command("warmup", "compile the numba kernels now, once per machine (for CI and Docker builds)",
                    _WARMUP_EXAMPLES)  # fmt: skip
     warm.add_argument("--small-only", action="store_true",
-                      help="only the serial kernels that inputs under 65,536 rows or groups use")  # fmt: skip
+                      help="only the kernels that inputs under 65,536 rows or groups use (mostly the serial "
+                           "versions; many small groups also take some parallel ones)")  # fmt: skip
     return parser
 
 
@@ -918,7 +919,9 @@ def paired_board(n: int, runs: int, rng: np.random.Generator) -> pl.DataFrame:
 
 def _warmup(args: argparse.Namespace) -> None:
     """Call evaluate, sweep, auc and leaderboard on made-up frames: small ones compile the serial
-    kernels, and frames with more than :data:`SERIAL_BELOW` rows and groups the parallel ones."""
+    kernels (and the parallel ones that many small groups take), and frames with more than
+    :data:`SERIAL_BELOW` rows and groups the parallel ones. Each twin is reached on purpose, by the
+    groups' number and size (see ``jit_parallel``), not by what a machine's thread count makes."""
     import os
     import time
 
@@ -943,6 +946,15 @@ def _warmup(args: argparse.Namespace) -> None:
             "class3": rng.integers(0, 3, n), "pred3": rng.integers(0, 3, n),
         })  # fmt: skip
         boards = frame.with_columns(pl.col("run") % 50)
+        # the same rows in two groups: a sweep's per-thread tables of few groups stay under
+        # SERIAL_BELOW cells (two hundred groups' do not), so its serial kernels compile at 400 rows
+        few = frame.with_columns(run=np.arange(n) * 2 // n)
+        # groups of 10 examples: their 3-class tables take the permutation tests (and a few the
+        # exact Bookmaker sums), which tables of 2 rows never do: serially for 40 groups, in
+        # parallel for 13,108
+        tens = frame.with_columns(run=np.arange(n) // 10)
+        # rows of one group scattered over the frame: the radix-partitioned sweep of large inputs
+        scattered = frame.with_columns(run=rng.integers(0, n // 8, n))
         paired = paired_board(n, 50 if n == 400 else 8192, rng)
         steps = (
             ("evaluate", lambda f=frame: evaluate(f, by="run")),
@@ -956,8 +968,20 @@ def _warmup(args: argparse.Namespace) -> None:
             ),
             # keyed as the Quickstart keys its runs: two text columns, and a seed pooled with the fold
             ("evaluate, clustered intervals", lambda f=paired: _quickstart_call(f)),
+            # tables of more than 32,768 examples at the large size: the chance tests' saddle terms
+            ("evaluate, 2 groups", lambda f=few: evaluate(f, by="run")),
+            (
+                "evaluate, 3 classes, 2 groups",
+                lambda f=few: evaluate(f, "run", label="class3", prediction="pred3"),
+            ),
+            (
+                "evaluate, 3 classes, groups of 10",
+                lambda f=tens: evaluate(f, "run", label="class3", prediction="pred3"),
+            ),
             ("sweep", lambda f=frame: sweep(f, by="run")),
+            ("sweep, 2 groups", lambda f=few: sweep(f, by="run")),
             ("auc", lambda f=frame: auc(f, by="run")),
+            ("auc, 2 groups", lambda f=few: auc(f, by="run")),
             # one group the radix sort declines (its scores crowd one step): the bucket sort and
             # the 128-bit walk, which auc compiles only for such groups
             (
@@ -975,10 +999,23 @@ def _warmup(args: argparse.Namespace) -> None:
                 ),
             ),
         )
-        if n > 400:
-            # boards of FEW_TABLES runs or more take the score interval's parallel kernel
-            wide = frame.with_columns(pl.col("run") % 5000)
-            steps += (("leaderboard, 5,000 runs", lambda f=wide: leaderboard(f, pool="fold")),)
+        if n == 400:
+            # 400 groups: a sweep's histogram of more than SERIAL_BELOW cells on any number of
+            # threads; a board of 200 runs, whose studentized bootstrap takes parallel kernels, and
+            # one of 400, past the bootstrap's budget (the Gaussian max-t and its Welch weights)
+            one = frame.with_columns(run=np.arange(n))
+            steps += (
+                ("sweep, 400 groups", lambda f=one: sweep(f, by="run")),
+                ("leaderboard, 200 runs", lambda f=frame: leaderboard(f, pool="fold")),
+                ("leaderboard, 400 runs", lambda f=one: leaderboard(f, pool="fold")),
+            )
+        else:
+            steps += (("sweep, scattered groups", lambda f=scattered: sweep(f, by="run")),)
+            # boards of FEW_TABLES runs or more take the score interval's parallel kernel, and of
+            # 16,384 or more (65,536 cells) the selection's parallel kernels
+            for runs in (5000, 20000):
+                wide = frame.with_columns(pl.col("run") % runs)
+                steps += ((f"leaderboard, {runs:,} runs", lambda f=wide: leaderboard(f, pool="fold")),)
             # groups of many rows, whose tables seldom repeat, take the per-group measure and
             # test kernels rather than the distinct tables' pass (about 10 s of compiles)
             tables = warmup_tables(n, rng)
