@@ -520,10 +520,12 @@ def _one_table(
         pred_share[i] = p / n
         d = float(r - p)
         fleiss_d2 += d * d
-        fleiss_den += float(r + p) * float((n_int - r) + (n_int - p))
+        # r + p and (n − r) + (n − p) summed as floats: a table may hold up to 2^63 − 1 examples, so
+        # the int64 sums of two counts wrap (kappa_fleiss −1 and weighted_f1 −1 for a perfect table)
+        fleiss_den += (float(r) + float(p)) * (float(n_int - r) + float(n_int - p))
         recall_k[i] = safe_ratio(float(c[i, i]), float(r))
         precision_k[i] = safe_ratio(float(c[i, i]), float(p))
-        f1_k[i] = safe_ratio(2.0 * c[i, i], float(r + p))
+        f1_k[i] = safe_ratio(2.0 * c[i, i], float(r) + float(p))
     (informedness, inf_abs, markedness, mark_abs, inf_bias_w, inf_bias_abs, mark_prev_w, mark_prev_abs,
      inf_sum, inf_sum_abs, mark_sum, mark_sum_abs, inf_classes, mark_classes) = _bookmaker_sums(
         diff_k, real, pred, n_int, n, real_share, pred_share
@@ -631,7 +633,7 @@ def _one_table(
                     # ln(c/p), as log1p((c − p)/p) from c ≥ p/2: ln of a c/p rounded near 1 loses
                     # its digits (and log1p of a quotient near −1 would)
                     cf = float(c[i, j])
-                    if 2 * c[i, j] < pred[j]:
+                    if c[i, j] < pred[j] - c[i, j]:  # 2·c would wrap for a count over 2^62
                         h_cond -= cf * math.log(cf / pred[j])
                     else:
                         h_cond -= cf * math.log1p(float(c[i, j] - pred[j]) / pred[j])

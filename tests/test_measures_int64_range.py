@@ -1,0 +1,86 @@
+"""Measures of tables whose counts reach the top of the int64 range (n up to 2^63 − 1, which the
+constructor and ``compute`` accept) are those of the exact formulas over the integer counts.
+
+The references are Python integers and fractions. Before, the multiclass kernel summed two counts in
+int64 (``r + p`` and ``(n − r) + (n − p)``), which wrap past 2^63: a perfect three-class table of
+3·2^61 examples had kappa_fleiss −1, one class of 2^62 + 10 examples weighted_f1 −1 and macro_f1 1/3,
+and fifty classes of 2^57 each kappa_fleiss −3.27. ``2·c`` of a cell over 2^62 wrapped too, which sent
+the conditional entropy's ``ln(c/p)`` of a cell near its column's total the imprecise way.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import polars as pl
+import pytest
+
+from batcheval.core.table import ContingencyTable
+from batcheval.measures import compute
+
+
+def _multiclass_exact(table) -> dict[str, Fraction]:
+    """kappa_fleiss, macro_f1 and weighted_f1 (docs/measures.md, multiclass measures) in fractions."""
+    c = [[int(v) for v in row] for row in table]
+    k = len(c)
+    n = sum(map(sum, c))
+    real = [sum(row) for row in c]
+    pred = [sum(c[i][j] for i in range(k)) for j in range(k)]
+    agree = Fraction(sum(c[i][i] for i in range(k)), n)
+    chance = sum((Fraction(real[i] + pred[i], 2 * n) ** 2 for i in range(k)), Fraction(0))
+    # a class's f1 is defined where it is real or predicted (scikit-learn's zero_division=nan)
+    f1 = {i: Fraction(2 * c[i][i], real[i] + pred[i]) for i in range(k) if real[i] + pred[i]}
+    return {
+        "kappa_fleiss": (agree - chance) / (1 - chance),
+        "macro_f1": sum(f1.values(), Fraction(0)) / len(f1),
+        "weighted_f1": sum((f1[i] * real[i] for i in f1), Fraction(0)) / sum(real[i] for i in f1),
+    }
+
+
+def _fifty_classes() -> np.ndarray:
+    c = np.zeros((50, 50), dtype=np.int64)
+    np.fill_diagonal(c, 2**63 // 64)
+    c[0, 1] = 3
+    return c
+
+
+HUGE_MULTICLASS = [
+    [[2**61, 1, 0], [0, 2**61, 1], [1, 0, 2**61]],
+    [[2**62 + 10, 0, 0], [0, 1, 0], [0, 0, 1]],
+    [[2**62, 2**60, 0], [2**59, 2**60, 0], [0, 7, 2**58]],
+    _fifty_classes().tolist(),
+]
+
+
+@pytest.mark.parametrize("table", HUGE_MULTICLASS, ids=["3x2^61", "2^62+10", "mixed", "K50"])
+def test_multiclass_sums_of_two_counts_past_int64_are_exact(table):
+    counts = np.array([table], dtype=np.int64)
+    assert int(counts.sum(dtype=object)) < 2**63  # a valid table
+    want = _multiclass_exact(table)
+    got = compute(counts, list(want))
+    for name, value in want.items():
+        assert math.isclose(got[name][0], float(value), rel_tol=1e-14), (name, got[name][0], float(value))
+    frame = ContingencyTable(pl.DataFrame({"g": [0]}), list(range(len(table))), counts).measures(list(want))
+    for name, value in want.items():
+        assert math.isclose(frame[name][0], float(value), rel_tol=1e-14), name
+
+
+def test_conditional_entropy_of_a_column_of_more_than_2_to_62_keeps_its_digits():
+    # ln(c/p) of a cell with c >= p/2 is log1p((c − p)/p); 2·c wrapped for c > 2^62 and took ln(c/p),
+    # with c/p rounded near 1 (a relative error of 6.5e-4)
+    table = [[2**62 + 2**50, 0], [1000, 2**61]]
+    n = sum(map(sum, table))
+    pred = [table[0][0] + table[1][0], table[1][1]]
+    with mpmath.workdps(50):
+        want = -sum(
+            mpmath.mpf(table[i][j]) / n * mpmath.log(mpmath.mpf(table[i][j]) / pred[j], 2)
+            for i in range(2)
+            for j in range(2)
+            if table[i][j]
+        )
+        want = float(want)
+    got = compute(np.array([table]), ["conditional_entropy"])["conditional_entropy"][0]
+    assert math.isclose(got, want, rel_tol=1e-13)
