@@ -11,6 +11,7 @@ the conditional entropy's ``ln(c/p)`` of a cell near its column's total the impr
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import mpmath
@@ -19,7 +20,9 @@ import polars as pl
 import pytest
 
 from batcheval.core.table import ContingencyTable
-from batcheval.measures import compute
+from batcheval.errors import CountOverflowError
+from batcheval.inference.intervals import intervals
+from batcheval.measures import compute, compute_cells
 
 
 def _multiclass_exact(table) -> dict[str, Fraction]:
@@ -84,3 +87,20 @@ def test_conditional_entropy_of_a_column_of_more_than_2_to_62_keeps_its_digits()
         want = float(want)
     got = compute(np.array([table]), ["conditional_entropy"])["conditional_entropy"][0]
     assert math.isclose(got, want, rel_tol=1e-13)
+
+
+def test_a_float_count_of_2_to_63_is_past_the_int64_range():
+    # numpy compared the float maximum with int64's maximum rounded up to 2^63, so 2.0**63 passed
+    # and was cast to -2^63: a negative prevalence, p_fisher 0, and intervals() blamed a negative count
+    message = re.escape(f"counts exceed the int64 range: {2**63} (group 0)")
+    counts = np.array([[[2.0**63, 0.0], [0.0, 3.0]]])
+    with pytest.raises(CountOverflowError, match=message):
+        compute(counts, ["accuracy", "prevalence"])
+    with pytest.raises(CountOverflowError, match=message):
+        intervals(counts, ["accuracy"])
+    with pytest.raises(CountOverflowError, match=re.escape(f"tn exceed the int64 range: {2**63} (group 0)")):
+        compute_cells([3.0], [0.0], [0.0], [2.0**63], ["accuracy"])
+    # the float just below 2^63 is a count, exactly
+    below = float(2**63 - 1024)
+    got = compute(np.array([[[below, 0.0], [0.0, 3.0]]]), ["prevalence"])["prevalence"][0]
+    assert got == float(Fraction(3, 2**63 - 1024 + 3))
