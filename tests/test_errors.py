@@ -619,6 +619,16 @@ _TWO = [[[2, 1], [1, 4]]]
          be.InvalidArgumentError, "counts must be non-negative, got -5 (group 1)"),
         ((pl.DataFrame({"run": [1, 2]}), [0, 1], np.array([[[1, 0], [0, 0]], [[0, 2**63], [0, 0]]], "u8")),
          be.CountOverflowError, f"counts exceed the int64 range: {2**63} (group 1)"),
+        # nested lists whose Python ints pass int64 became float64 (2**63) or object (2**64) arrays,
+        # refused as "counts must be integers" as though the count were not whole
+        ((_KEY, [0, 1], [[[2**63, 0], [0, 0]]]), be.CountOverflowError,
+         f"counts exceed the int64 range: {2**63} (group 0)"),
+        ((_KEY, [0, 1], [[[2**64, 0], [0, 0]]]), be.CountOverflowError,
+         f"counts exceed the int64 range: {2**64} (group 0)"),
+        ((pl.DataFrame({"run": [1, 2]}), [0, 1], [[[1, 0], [0, 0]], [[2**63, -1], [0, 0]]]),
+         be.InvalidArgumentError, "counts must be non-negative, got -1 (group 1)"),
+        ((_KEY, [0, 1], [[[2**63, 0.5], [0, 0]]]), be.InvalidArgumentError,
+         "counts must be integers, got dtype float64"),
     ],
 )  # fmt: skip
 def test_table_constructor_refuses_invalid_tables(args, error, message):

@@ -104,3 +104,16 @@ def test_a_float_count_of_2_to_63_is_past_the_int64_range():
     below = float(2**63 - 1024)
     got = compute(np.array([[[below, 0.0], [0.0, 3.0]]]), ["prevalence"])["prevalence"][0]
     assert got == float(Fraction(3, 2**63 - 1024 + 3))
+
+
+def test_a_table_of_python_integers_in_an_object_array_is_its_exact_counts():
+    # as measures.compute takes them; the group whose total passes int64 is named by its keys
+    keys = pl.DataFrame({"run": [1, 2]})
+    big = 2**63 - 2
+    table = ContingencyTable(keys, [0, 1], np.array([[[big, 0], [0, 1]], [[3, 1], [2, 4]]], dtype=object))
+    assert table.counts.dtype == np.int64 and table.counts.tolist() == [[[big, 0], [0, 1]], [[3, 1], [2, 4]]]
+    assert table.n == big + 11
+    over = np.array([[[0, 0], [0, 0]], [[big, 1], [1, 1]]], dtype=object)
+    message = f"group 1 ({{'run': 2}}) holds {big + 3} examples, beyond the int64 range"
+    with pytest.raises(CountOverflowError, match=re.escape(message)):
+        ContingencyTable(keys, [0, 1], over)

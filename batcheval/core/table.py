@@ -41,7 +41,7 @@ from ..io.frames import (
 )
 from ..kernels.count import group_totals, scatter_add
 from ..measures import names as _names
-from ..measures.compute import cell_columns, overflowing_group
+from ..measures.compute import as_counts, cell_columns, overflowing_group
 from .counting import count_frame, group_ids
 from .encode import WIDE_INTEGERS, as_integers, check_classes, check_key_dtype, label_kind, not_whole
 
@@ -120,6 +120,7 @@ class ContingencyTable:
         for name, dtype in keys.schema.items():  # as every merge and from_long refuse them
             check_key_dtype(name, dtype)
         classes = _class_series(classes)
+        given = counts
         try:
             counts = np.asarray(counts)
         except (ValueError, TypeError) as exc:  # nested lists of unequal lengths
@@ -128,7 +129,7 @@ class ContingencyTable:
             ) from exc
         k = len(classes)
         if counts.dtype.kind not in "iu":
-            raise InvalidArgumentError(f"counts must be integers, got dtype {counts.dtype}")
+            counts = _python_integers(given, counts)
         if counts.ndim != 3 or counts.shape[1:] != (k, k):
             raise InvalidArgumentError(
                 f"counts must have shape (G, {k}, {k}) for {k} classes, got {counts.shape}"
@@ -1094,6 +1095,29 @@ def _check_distinct_keys(keys: pl.DataFrame) -> None:
     if keys.width and keys.height > 1 and keys.is_duplicated().any():
         first = keys.filter(keys.is_duplicated()).row(0, named=True)
         raise InvalidArgumentError(f"keys must be distinct rows, one per group; {first} is repeated")
+
+
+def _python_integers(given: Any, counts: np.ndarray) -> np.ndarray:
+    """``counts``, which numpy made neither int nor uint, as int64 if it holds integers alone: nested
+    lists whose Python ints pass the int64 range come out as float64 (2**63) or object (2**64), and
+    such a count is a :class:`~batcheval.errors.CountOverflowError` naming it (:func:`.as_counts`), as
+    in a uint64 array; any other dtype (floats, even whole) is refused.
+
+    Examples
+    --------
+    >>> _python_integers([[[2**64, 0], [0, 1]]], np.asarray([[[2**64, 0], [0, 1]]]))
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.CountOverflowError: counts exceed the int64 range: 18446744073709551616 (group 0)
+    """
+    if counts.dtype.kind == "O" or (counts.dtype.kind == "f" and not isinstance(given, np.ndarray)):
+        exact = np.asarray(given, dtype=object)
+        if exact.ndim and all(isinstance(v, int | np.integer) for v in exact.flat):
+            # one row per group, so that a bad value names its group while the totals are left to
+            # _check_group_totals, whose message names the group's keys
+            rows = exact.reshape(exact.shape[0], int(np.prod(exact.shape[1:])))
+            return as_counts(rows).reshape(exact.shape)
+    raise InvalidArgumentError(f"counts must be integers, got dtype {counts.dtype}")
 
 
 def _check_group_totals(counts: np.ndarray, keys: pl.DataFrame) -> None:
