@@ -117,3 +117,71 @@ def test_a_table_of_python_integers_in_an_object_array_is_its_exact_counts():
     message = f"group 1 ({{'run': 2}}) holds {big + 3} examples, beyond the int64 range"
     with pytest.raises(CountOverflowError, match=re.escape(message)):
         ContingencyTable(keys, [0, 1], over)
+
+
+def _binary_coefficients(table) -> dict[str, Fraction]:
+    """docs/measures.md's chance-corrected binary measures of ``[[tn, fp], [fn, tp]]`` in fractions."""
+    (tn, fp), (fn, tp) = ((int(v) for v in row) for row in table)
+    rp, rn, pp, pn = tp + fn, fp + tn, tp + fp, fn + tn
+    det = tp * tn - fp * fn
+    informedness, markedness = Fraction(det, rp * rn), Fraction(det, pp * pn)
+    return {
+        "informedness": informedness,
+        "markedness": markedness,
+        "bookmark": informedness * markedness,
+        "kappa_cohen": Fraction(2 * det, rp * pn + pp * rn),
+        "kappa_fleiss": Fraction(4 * det - (fn - fp) ** 2, (rp + pp) * (rn + pn)),
+    }
+
+
+def _multiclass_coefficients(table) -> dict[str, Fraction]:
+    """The multiclass Bookmaker measures and kappas (docs/measures.md) in fractions, from
+    det_k = n·c_kk − r_k·p_k."""
+    c = [[int(v) for v in row] for row in table]
+    k = len(c)
+    n = sum(map(sum, c))
+    real = [sum(row) for row in c]
+    pred = [sum(c[i][j] for i in range(k)) for j in range(k)]
+    det = [n * c[i][i] - real[i] * pred[i] for i in range(k)]
+    inf_k = [Fraction(det[i], real[i] * (n - real[i])) for i in range(k)]
+    mark_k = [Fraction(det[i], pred[i] * (n - pred[i])) for i in range(k)]
+
+    def weighted(weights: list[int], values: list[Fraction]) -> Fraction:
+        return sum((Fraction(w, n) * v for w, v in zip(weights, values, strict=True)), Fraction(0))
+
+    agree = n * sum(c[i][i] for i in range(k)) - sum(r * p for r, p in zip(real, pred, strict=True))
+    return {
+        "informedness": weighted(real, inf_k),
+        "markedness": weighted(pred, mark_k),
+        "bias_weighted_informedness": weighted(pred, inf_k),
+        "prevalence_weighted_markedness": weighted(real, mark_k),
+        "macro_informedness": sum(inf_k, Fraction(0)) / k,
+        "macro_markedness": sum(mark_k, Fraction(0)) / k,
+        "kappa_cohen": Fraction(agree, n * n - sum(r * p for r, p in zip(real, pred, strict=True))),
+        "kappa_fleiss": _multiclass_exact(table)["kappa_fleiss"],
+    }
+
+
+# perfect (and for two classes, all wrong) tables of more than 2^53 examples, whose margin
+# products round below the determinant: 1.0000000000000002 before, bookmark 1.0000000000000004
+PAST_2_TO_53 = [
+    [[128572661996663381, 0], [0, 65258794626017422]],
+    [[1684905957546623092, 0], [0, 412459318875262415]],
+    [[0, 1257624546841154663], [2156715027115601189, 0]],
+    [[948431962538981262, 0, 0], [0, 682675355756111847, 0], [0, 0, 726705538444077267]],
+    [[520129740656419199, 0, 0], [0, 1746487947384867451, 0], [0, 0, 277981390843305135]],
+    [[1102066292785638311, 0, 0], [0, 351718405909980243, 0], [0, 0, 209854276465189291]],
+    [[1355559833219325296, 0, 0], [0, 273784026820051004, 0], [0, 0, 1546058272975072584]],
+]
+
+
+@pytest.mark.parametrize("table", PAST_2_TO_53)
+def test_coefficients_of_tables_past_2_to_53_stay_within_their_range(table):
+    want = _binary_coefficients(table) if len(table) == 2 else _multiclass_coefficients(table)
+    # correlation is ±√(informedness · markedness), ±1 here, as both are
+    sign = 1 if want["informedness"] > 0 else -1
+    want["correlation"] = Fraction(sign)
+    got = compute(np.array([table]), list(want))
+    for name, value in want.items():
+        assert -1 <= got[name][0] <= 1, (name, got[name][0])
+        assert math.isclose(got[name][0], float(value), rel_tol=1e-15), (name, got[name][0], float(value))

@@ -233,7 +233,9 @@ def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
     rp, rn, pp, pn = a + c, b + d, a + b, c + d
     recall, precision, inverse_recall = _ratio(a, rp), _ratio(a, pp), _ratio(d, rn)
     fallout, miss_rate = _ratio(b, rn), _ratio(c, rp)
-    bm, mk = _coef(det, rp * rn), _coef(det, pp * pn)
+    # clipped to [−1, 1] as correlation is: above 2^53 examples rp·rn rounds below det (a perfect
+    # table's informedness 1.0000000000000002, bookmark 1.0000000000000004)
+    bm, mk = _unit(_coef(det, rp * rn)), _unit(_coef(det, pp * pn))
     prevalence, bias = rp / n, pp / n
     # prevalence·(1 − prevalence) as rp·rn/n², from the margins: 1 − rp/n cancels when one class
     # holds nearly all of n (6e-17 came out 0 at n = 1e17), and either class positive gives these bits
@@ -274,11 +276,11 @@ def _formulas(t: _Trace, b2: float) -> dict[str, _Col]:
         "evenness_real": even_r,
         "evenness_predicted": even_p,
         "evenness_global": even_g,
-        "kappa_cohen": _coef(2.0 * det, rp * pn + pp * rn),
+        "kappa_cohen": _unit(_coef(2.0 * det, rp * pn + pp * rn)),
         # Scott/Fleiss (accuracy − e)/(1 − e), both scaled by 2n²: (4·det − (fn − fp)²)/((rp + pp)(rn + pn)),
         # the identity of docs/measures.md, not 4n(tp + tn) − (rp + pp)² − (rn + pn)² over 4n² − …,
         # whose terms of 4n² cancel with one class nearly all of n (0.5 came out 1.0 at n = 1e17)
-        "kappa_fleiss": _coef(4.0 * det - (c - b) * (c - b), (rp + pp) * (rn + pn)),
+        "kappa_fleiss": _unit(_coef(4.0 * det - (c - b) * (c - b), (rp + pp) * (rn + pn))),
         "wracc": 4.0 * dtp,
         # (recall + inverse_recall)/2: NaN with one class absent, like any ROC AUC
         "auc_single": 0.5 * (recall + inverse_recall),
@@ -519,11 +521,12 @@ def measure_value(m, tp, fp, fn, tn, b2):
     rp, rn, pp, pn = a + c, b + d, a + b, c + d
     exact = float(tp * tn - fp * fn)
     det = exact if tp + fp + fn + tn < EXACT_LIMIT else _wide.mul_sub(tp, tn, fp, fn)
-    # the margin coefficients informedness and markedness, which many measures share
+    # the margin coefficients informedness and markedness, which many measures share, clipped to
+    # [−1, 1] as _formulas clips them
     bm_den = rp * rn
-    bm = det / bm_den if bm_den != 0 else 0.0
+    bm = unit(det / bm_den if bm_den != 0 else 0.0)
     mk_den = pp * pn
-    mk = det / mk_den if mk_den != 0 else 0.0
+    mk = unit(det / mk_den if mk_den != 0 else 0.0)
     if m == 0:
         return rp / n
     elif m == 1:
@@ -573,11 +576,11 @@ def measure_value(m, tp, fp, fn, tn, b2):
         return math.sqrt(rp * rn / (n * n) * (pp * pn / (n * n)))
     elif m == 21:
         den = rp * pn + pp * rn
-        return 2.0 * det / den if den != 0 else 0.0
+        return unit(2.0 * det / den if den != 0 else 0.0)
     elif m == 22:
         # Scott/Fleiss: (accuracy - e)/(1 - e), both scaled by 2n², as _formulas forms it
         den = (rp + pp) * (rn + pn)
-        return (4.0 * det - (c - b) * (c - b)) / den if den != 0 else 0.0
+        return unit((4.0 * det - (c - b) * (c - b)) / den if den != 0 else 0.0)
     elif m == 23:
         return 4.0 * (det / (n * n))
     elif m == 24:

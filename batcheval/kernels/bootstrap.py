@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from . import wide as _wide
-from .binary import EXACT_LIMIT, NAMES, measure_value
+from .binary import EXACT_LIMIT, NAMES, measure_value, unit
 from .jit import jit, jit_inline, jit_parallel, prange
 from .sampling import (
     POISSON_PARAMS,
@@ -195,7 +195,7 @@ def informedness_value(tp, fp, fn, tn):
         return np.nan
     det = float(tp * tn - fp * fn) if tp + fp + fn + tn < EXACT_LIMIT else _wide.mul_sub(tp, tn, fp, fn)
     den = (a + c) * (b + d)
-    return det / den if den != 0 else 0.0
+    return unit(det / den if den != 0 else 0.0)
 
 
 @jit_inline

@@ -163,6 +163,11 @@ def _put_bookmaker(out, slots, g, n, sums, real, pred, even_r, even_p):
     the bias-weighted informedness, the prevalence-weighted markedness, the two unweighted means)
     into column ``g``: those :func:`exact_bookmaker` writes again from exact sums."""
     informedness, markedness, sign_i, sign_m, inf_bias_w, mark_prev_w, inf_mean, mark_mean = sums
+    # each a mean of one-vs-rest values in [−1, 1], clipped there: above 2^53 examples a perfect
+    # table's r·(n − r) rounds below its det (informedness 1.0000000000000002), and the clipped
+    # informedness and markedness keep correlation's √ within [−1, 1] too
+    informedness = unit(informedness)
+    markedness = unit(markedness)
     if sign_i == 0 or sign_m == 0:
         correlation = 0.0
     elif sign_i == sign_m:
@@ -180,10 +185,10 @@ def _put_bookmaker(out, slots, g, n, sums, real, pred, even_r, even_p):
     _put(out, slots, 12, g, chi2_kb)
     _put(out, slots, 13, g, chi2_km)
     _put(out, slots, 14, g, chi2_kbm)
-    _put(out, slots, 23, g, inf_bias_w)
-    _put(out, slots, 24, g, inf_mean)
-    _put(out, slots, 25, g, mark_prev_w)
-    _put(out, slots, 26, g, mark_mean)
+    _put(out, slots, 23, g, unit(inf_bias_w))
+    _put(out, slots, 24, g, unit(inf_mean))
+    _put(out, slots, 25, g, unit(mark_prev_w))
+    _put(out, slots, 26, g, unit(mark_mean))
 
 
 @jit_inline
@@ -561,9 +566,10 @@ def _one_table(
         mcc_den_r = float(n_int * n_int - sum_r2)
     # a perfect table's product of roots can round below its numerator (mcc 1.0000000000000002)
     mcc = unit(margin_coef(agree, math.sqrt(mcc_den_p) * math.sqrt(mcc_den_r)))
-    kappa = margin_coef(agree, kappa_den)
+    # the kappas in [−1, 1] likewise (a perfect table of 3e18 had kappa_fleiss 1.0000000000000002)
+    kappa = unit(margin_coef(agree, kappa_den))
     accuracy = trace / n
-    fleiss = margin_coef(4.0 * agree - fleiss_d2, fleiss_den)
+    fleiss = unit(margin_coef(4.0 * agree - fleiss_d2, fleiss_den))
     even_r = _evenness(real, n_int, n)
     even_p = _evenness(pred, n_int, n)
     even_g = math.sqrt(even_r * even_p)
