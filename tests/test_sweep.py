@@ -715,6 +715,48 @@ def test_bad_sweep_thresholds_are_named(kwargs, message, tmp_path):
             be.curves(df, **kwargs)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        # bytes iterated as their byte values (b"x" swept at 120.0, a memoryview at 1.0), a dict as its
+        # keys, and a datetime was read as its days since 1970
+        (dict(thresholds=b"x"), "thresholds= takes a count, a list of numbers or 'exact', got b'x'"),
+        (dict(thresholds=bytearray(b"2")), "or 'exact', got bytearray(b'2')"),
+        (dict(thresholds={0.3: "a", 0.7: "b"}), "or 'exact', got {0.3: 'a', 0.7: 'b'}"),
+        (
+            dict(thresholds=[np.datetime64("2020-01-01")]),
+            "thresholds= as a list takes numbers, got [np.datetime64('2020-01-01')]",
+        ),
+        (dict(thresholds=3, score_range=b"\x00\x01"), "score_range= takes (low, high), got b'\\x00\\x01'"),
+        (dict(thresholds=3, score_range={0: 1, 1: 2}), "score_range= takes (low, high), got {0: 1, 1: 2}"),
+        (dict(thresholds=3, score_range={0, 1}), "score_range= takes (low, high), got {0, 1}"),
+        (dict(thresholds=3, score_range="01"), "score_range= takes (low, high), got '01'"),
+        (dict(thresholds=3, score_range=(False, True)), "score_range= takes (low, high), got (False, True)"),
+    ],
+)
+def test_bytes_mappings_and_datetimes_are_no_thresholds_or_score_range(kwargs, message):
+    df = scored_frame(n_runs=1)
+    with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+        be.sweep(df, **kwargs)
+    if "score_range" not in kwargs:
+        with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+            be.curves(df, **kwargs)
+    with pytest.raises(be.InvalidArgumentError, match=re.escape("got <memory at")):
+        be.sweep(df, thresholds=memoryview(b"\x01"))
+
+
+def test_bytes_are_no_measure_names_or_chart_kinds():
+    # measures=b"x" was refused as the name 120, kind=b"x" as the chart 120
+    df = scored_frame(n_runs=1)
+    message = "measures= takes a measure name or a list of names, got b'x'"
+    with pytest.raises(be.UnknownMeasureError, match=re.escape(message)):
+        be.sweep(df, measures=b"x")
+    with pytest.raises(be.UnknownMeasureError, match=re.escape(message)):
+        be.evaluate(y_true=[0, 1], y_pred=[0, 1], measures=b"x")
+    with pytest.raises(be.InvalidArgumentError, match=re.escape("unknown chart b'x'; choose one of")):
+        be.curves(df, kind=b"x")
+
+
 def test_numpy_numbers_in_a_threshold_list_are_taken_and_text_refused_for_every_class():
     # the refusal of text and bools leaves numpy's numbers alone: cells as numpy counts them
     df = scored_frame(n_runs=1, seed=3)

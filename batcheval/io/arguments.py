@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import reprlib
+from collections.abc import Iterable, Mapping, Set
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["as_count", "as_flag", "as_real", "is_real", "is_text_or_truth"]
+__all__ = ["as_count", "as_flag", "as_real", "is_real", "is_text_or_truth", "is_value_list"]
 
 
 def is_text_or_truth(value: Any) -> bool:
@@ -48,6 +49,29 @@ def is_real(value: Any) -> bool:
     except (TypeError, ValueError, OverflowError):
         return False
     return True
+
+
+def is_value_list(value: Any, ordered: bool = False) -> bool:
+    """Whether ``value`` is a list of values as an argument takes one: an iterable (a list, a tuple,
+    a 1-d array, a generator), but not text or bytes-like (bytes, a bytearray, a memoryview, which
+    iterate as characters or byte values: ``b"x"`` as 120), a mapping (which iterates as its keys
+    alone), a 0-d array (which does not iterate), nor, where the order of the values counts
+    (``ordered=True``), a set.
+
+    Examples
+    --------
+    >>> [is_value_list(v) for v in ([0.5], (1, 2), np.array([0.5]), {0.5}, range(3))]
+    [True, True, True, True, True]
+    >>> [is_value_list(v) for v in ("ab", b"x", bytearray(b"x"), memoryview(b"x"), {0.5: 1}, np.array(1), 3)]
+    [False, False, False, False, False, False, False]
+    >>> is_value_list({0.5, 1.0}, ordered=True)
+    False
+    """
+    if isinstance(value, str | bytes | bytearray | memoryview | Mapping):
+        return False
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return False
+    return isinstance(value, Iterable) and not (ordered and isinstance(value, Set))
 
 
 def as_real(value: Any, name: str) -> float:

@@ -107,6 +107,9 @@ def as_measure_list(measures: str | Sequence[str] | None) -> list[str] | None:
         return None
     if isinstance(measures, str):
         return [measures]
+    if isinstance(measures, bytes | bytearray | memoryview | Mapping):
+        # byte values (b"x" was read as 120, shown as the name refused) or a dict's keys alone
+        raise UnknownMeasureError(f"measures= takes a measure name or a list of names, got {measures!r}")
     try:
         out = list(measures)
     except TypeError:

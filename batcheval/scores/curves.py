@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from ..io.arguments import as_flag, is_real
+from ..io.arguments import as_flag, is_real, is_value_list
 from ..io.frames import as_key_list, check_free_names, check_roles, key_argument, read_once, select_columns
 from .sweep import sweep
 from .swept import CELLS
@@ -128,7 +128,8 @@ def curves(
     drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
     score = read_once(score)  # read for the pooled roles, then by the sweep
-    kinds = [kind] if isinstance(kind, str) else list(kind) if isinstance(kind, Iterable) else [kind]
+    # bytes iterate as byte values (kind=b"x" was refused as the chart 120), a dict as its keys
+    kinds = list(kind) if is_value_list(kind) else [kind]
     if not kinds:
         raise InvalidArgumentError(f"kind= names at least one chart of {sorted(CHARTS)}, got {kind!r}")
     for k in kinds:

@@ -9,6 +9,7 @@ a copied frame.
 from __future__ import annotations
 
 import functools
+import numbers
 import reprlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from ..core.encode import (
 )
 from ..core.memory import check_allocation
 from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError, NullValuesError, warn
-from ..io.arguments import is_text_or_truth
+from ..io.arguments import is_real, is_text_or_truth, is_value_list
 from ..io.frames import as_key_list, check_roles, select_columns
 from ..kernels.count import mark_present
 from ..kernels.jit import SERIAL_BELOW, n_threads, readonly
@@ -453,7 +454,10 @@ def check_thresholds(thresholds: Any, score_range: Any) -> None:
                 f"thresholds= takes a count, a list of numbers or 'exact', got {thresholds!r}"
             )
         return
-    if isinstance(thresholds, bool) or not isinstance(thresholds, int | np.integer | Iterable):
+    # bytes iterate as their byte values (b"x" gave the threshold 120.0), a dict as its keys
+    if isinstance(thresholds, bool) or not (
+        isinstance(thresholds, int | np.integer) or is_value_list(thresholds)
+    ):
         raise InvalidArgumentError(
             f"thresholds= takes a count, a list of numbers or 'exact', got {thresholds!r}"
         )
@@ -472,7 +476,7 @@ def check_thresholds(thresholds: Any, score_range: Any) -> None:
 
 def _threshold_list(thresholds: Iterable[Any]) -> np.ndarray:
     """``thresholds=`` as a list, read as float64: finite numbers, one or more (numpy's too; not text
-    or bools, which numpy reads as 0.35 and 1.0).
+    or bools, which numpy reads as 0.35 and 1.0, nor datetimes, which it reads as days or seconds).
 
     Examples
     --------
@@ -487,8 +491,8 @@ def _threshold_list(thresholds: Iterable[Any]) -> np.ndarray:
     """
     try:
         values = list(thresholds)
-        if any(is_text_or_truth(v) for v in values):
-            raise TypeError  # "0.35" and True: read by float64 as numbers, given as none
+        if not all(_is_number(v) for v in values):
+            raise TypeError  # "0.35", True, a datetime: read by float64 as numbers, given as none
         try:
             grid = np.asarray(values, dtype=np.float64)
         except OverflowError:
@@ -503,6 +507,18 @@ def _threshold_list(thresholds: Iterable[Any]) -> np.ndarray:
     return grid
 
 
+def _is_number(value: Any) -> bool:
+    """Whether ``value`` is one real number, of any size (an integer beyond the largest float is one,
+    infinite as float64): not text or a bool, which float64 reads as numbers, nor a datetime.
+
+    Examples
+    --------
+    >>> [_is_number(v) for v in (0.5, 10**400, np.int8(3), "0.5", True, np.datetime64("2020-01-01"))]
+    [True, True, True, False, False, False]
+    """
+    return is_real(value) or (isinstance(value, numbers.Real) and not is_text_or_truth(value))
+
+
 def _score_range(score_range: Any) -> tuple[float, float]:
     """``score_range=`` as finite ``(low, high)`` floats with ``low <= high``.
 
@@ -512,9 +528,19 @@ def _score_range(score_range: Any) -> tuple[float, float]:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: score_range= must be finite with low <= high, got (0, 100000...
+    >>> _score_range({0: "low", 1: "high"})
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: score_range= takes (low, high), got {0: 'low', 1: 'high'}
     """
     try:
-        lo, hi = (float(v) for v in score_range)
+        # not bytes (byte values), a dict (its keys), a set (no order), "01", True or a datetime
+        if not is_value_list(score_range, ordered=True):
+            raise TypeError
+        values = list(score_range)
+        if not all(_is_number(v) for v in values):
+            raise TypeError
+        lo, hi = (float(v) for v in values)
     except OverflowError:  # an integer beyond the largest float, 10**400: infinite as float64
         lo, hi = 0.0, np.inf
     except (TypeError, ValueError):
