@@ -290,6 +290,7 @@ def evaluate(
     by = keys or None
     if ci is not None:  # before counting: a bad option should not cost a pass over the data
         n_boot = _intervals.check_options(ci, ci_method, n_boot, seed)
+        ci = float(ci)  # checked: a float16 or a Fraction, kept, reached the intervals as given
     units = as_key_list(cluster, "cluster") or as_key_list(example, "example")
     clustered = None
     if units:  # checked before counting, like ci=

@@ -318,6 +318,22 @@ def test_control_of_another_type_is_not_among_the_methods(control):
         be.rank_methods(frame_of(scores(4, 3, 5)), control=control)
 
 
+def test_a_decimal_or_fraction_alpha_is_read_as_its_float():
+    # alpha=Decimal("0.1") passed the check and raised TypeError (float - Decimal) in 1 - alpha
+    from decimal import Decimal
+    from fractions import Fraction
+
+    x = np.array([[0.1, 0.2, 0.3], [0.3, 0.5, 0.1], [0.4, 0.6, 0.7], [0.2, 0.9, 0.8]])
+    k, n = 3, 4
+    # Demšar (2006): CD = q_alpha sqrt(k (k + 1) / (6 N)), q_alpha the studentized range's / sqrt(2)
+    cd = stats.studentized_range.ppf(0.9, k, np.inf) / np.sqrt(2) * np.sqrt(k * (k + 1) / (6 * n))
+    for alpha in (Decimal("0.1"), Fraction(1, 10)):
+        res = be.rank_methods(frame_of(x), alpha=alpha)
+        assert res.alpha == 0.1 and type(res.alpha) is float
+        assert res.cd == pytest.approx(cd, rel=1e-9)
+        assert nemenyi_cd(k, n, alpha) == pytest.approx(cd, rel=1e-9)
+
+
 def test_alpha_and_text_scores_that_are_not_numbers_are_named():
     x = frame_of(scores(4, 3, 5))
     with pytest.raises(InvalidArgumentError, match=r"^alpha= must be a number, got 'x'$"):

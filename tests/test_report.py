@@ -167,6 +167,30 @@ def test_report_prints_a_level_with_its_digits():
     assert "informedness (99.9% CI)" in header and "markedness (99.9% CI)" in header
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # float16's 100 * level overflowed to inf
+def test_report_and_the_forest_plot_read_a_float16_or_fraction_level_as_its_float():
+    # a float16 level printed "nan% CI" and a Fraction raised TypeError (unsupported format string)
+    from fractions import Fraction
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from batcheval.plot.forest import plot_leaderboard
+
+    y_true, y_pred = [0, 1, 1, 0, 1, 0, 1, 1], [0, 1, 0, 0, 1, 1, 1, 1]
+    for given, same in ((np.float16(0.75), 0.75), (Fraction(9, 10), 0.9)):
+        text = be.report(y_true=y_true, y_pred=y_pred, ci=given)
+        shown = f"{round(100 * same)}% CI"  # 0.75 and 0.9 exactly: float16 holds 0.75
+        assert f"informedness ({shown})" in text.splitlines()[0], text
+        assert text == be.report(y_true=y_true, y_pred=y_pred, ci=same)
+        frame = pl.DataFrame({"run": ["a"] * 8 + ["b"] * 8, "label": y_true * 2, "prediction": y_pred * 2})
+        board = be.leaderboard(frame, ci=given, n_boot=20, seed=1)
+        assert board.metadata["ci"] == same and type(board.metadata["ci"]) is float
+        assert f"{round(100 * same)}% intervals" in plot_leaderboard(board).axes[0].get_title()
+        titled = plot_leaderboard(be.leaderboard(frame, n_boot=20, seed=1), level=given)
+        assert f"{round(100 * same)}% intervals" in titled.axes[0].get_title()
+
+
 @pytest.mark.parametrize("ci", [1.0, 0, -0.5, None, True, "0.95", float("nan")])
 def test_report_names_a_bad_level_ci_as_evaluate_does(ci):
     # report handed ci to intervals(), whose parameter is level: "level must be ...", after counting;

@@ -1076,6 +1076,7 @@ def clustered_intervals(
     from scipy import special
 
     _intervals.check_options(level, "wilson_delta", 2, None)
+    level = float(level)  # checked: a float16 level took 0.5 + level / 2 in float16
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     k = counts.shape[1]
     capable = clustered_measures(k)

@@ -612,8 +612,11 @@ def compare(
         # only the Bayesian test has a region of practical equivalence: the t-tests dropped it
         # without a word, so --rope 0.01 under the default corrected_t looked like it had been used
         raise InvalidArgumentError(f"rope={rope!r} applies to test='bayes' only, not test={test!r}")
-    if test_fraction is not None and not 0.0 < as_real(test_fraction, "test_fraction=") < 1.0:
-        raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")
+    if test_fraction is not None:
+        checked = as_real(test_fraction, "test_fraction=")
+        if not 0.0 < checked < 1.0:
+            raise InvalidArgumentError(f"test_fraction= must lie in (0, 1), got {test_fraction!r}")
+        test_fraction = checked
     as_count(chunk_rows, "chunk_rows=")
     fm = fold_matrix(
         data, run, fold, repeat, measure, label=label, prediction=prediction, drop_nulls=drop_nulls

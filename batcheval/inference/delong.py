@@ -176,6 +176,7 @@ def compare_auc(
 
     # ci and seed checked as the leaderboard's are (the interval method and n_boot do not apply here)
     check_options(ci, "wilson_delta", 2, seed)
+    ci = float(ci)  # checked
     runs = as_key_list(run, "run")
     if not runs:
         raise InvalidArgumentError("run= must name at least one column")

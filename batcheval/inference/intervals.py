@@ -367,7 +367,7 @@ def check_options(ci: float, method: str, n_boot: int, seed: int | None) -> int:
     >>> type(check_options(0.95, "bootstrap", np.int16(200), None))
     <class 'int'>
     """
-    _measures.check_level(ci)
+    ci = _measures.check_level(ci)
     if method not in INTERVAL_METHODS:
         raise InvalidArgumentError(f"unknown ci_method {method!r}; use one of {list(INTERVAL_METHODS)}")
     if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 2:
@@ -414,7 +414,7 @@ def two_sided_z(level: float) -> float:
     >>> round(two_sided_z(0.95), 6)
     1.959964
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     from scipy import special
 
     return float(special.ndtri(0.5 + level / 2.0))
@@ -473,7 +473,7 @@ def wilson(successes: np.ndarray, trials: np.ndarray, level: float = 0.95) -> tu
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.3968, nan], [0.8922, nan])
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     x, m = binomial_counts(successes, trials, "wilson")
     z = two_sided_z(level)
     z2 = z * z
@@ -550,7 +550,7 @@ def modified_wilson(
     >>> bool(np.allclose(modified_wilson(np.array([2]), np.array([5]))[0], 0.0711, atol=1e-4))
     True
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     x, m = binomial_counts(successes, trials, "modified_wilson")
     low, high = wilson(x, m, level)
     if x_star is None:
@@ -579,7 +579,7 @@ def poisson_ends(successes: np.ndarray, trials: np.ndarray, level: float) -> tup
     >>> round(float(low[0]), 6), round(float(high[0]), 6)  # λ_1 = −ln 0.95; 1 − λ_9/10
     (0.005129, 0.530477)
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     from scipy import special
 
     x = np.asarray(successes, dtype=np.float64)
@@ -1293,7 +1293,7 @@ def intervals(
     >>> bool(low[0] < 0.4 < high[0]), bool(np.isnan(low[1]))
     (True, True)
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     n_boot = check_options(level, method, n_boot, seed)
     if accuracy not in ACCURACY_METHODS:
         raise InvalidArgumentError(f"accuracy must be one of {list(ACCURACY_METHODS)}, got {accuracy!r}")
@@ -1367,7 +1367,7 @@ def newcombe(
     >>> round(float(low[0]), 4), round(float(high[0]), 4)
     (0.0046, 0.3752)
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     x1, m1 = binomial_counts(x1, m1, "newcombe", ("x1", "m1"))
     x2, m2 = binomial_counts(x2, m2, "newcombe", ("x2", "m2"))
     if x1.shape != x2.shape:
@@ -1528,7 +1528,7 @@ def score_difference(
     >>> round(float(low[0]), 4), round(float(high[0]), 4)
     (0.003, 0.382)
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     # whole non-negative counts, as intervals() takes (the cast truncated 2.5 to 2), the same
     # number of each (the kernel read past a shorter one), and no more successes than trials
     args = {"x1": x1, "m1": m1, "x2": x2, "m2": m2}
@@ -1582,7 +1582,7 @@ def adjusted_delta(
     >>> round(float(low[0]), 4), float(high[0])
     (0.6714, 1.0)
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     _check_chance_measure(name, "adjusted_delta")
     if counts.shape[1] < 2:
         nan = np.full(len(counts), np.nan)
@@ -1632,7 +1632,7 @@ def binary_scores(
     >>> list(binary_scores(np.array([[[40, 10], [20, 30]]]), names=["markedness"]))
     ['markedness']
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     t = np.ascontiguousarray(counts, dtype=np.int64)
     tn, fp, fn, tp = t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1]
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -1684,7 +1684,7 @@ def from_scores(
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.2101, 0.9253], [0.5591, 1.0])
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     if name not in ("kappa_cohen", "correlation"):
         raise InvalidArgumentError(f"from_scores is for 'kappa_cohen' or 'correlation', got {name!r}")
     t = np.ascontiguousarray(counts, dtype=np.int64)
@@ -1756,7 +1756,7 @@ def chance_interval(
     >>> round(float(low[0]), 4), float(high[0])
     (0.9253, 1.0)
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     _check_chance_measure(name, "chance_interval")
     if binary not in BINARY_CHANCE_METHODS:
         raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
@@ -2014,7 +2014,7 @@ def default_intervals(
     >>> sorted(got)
     ['f1', 'recall']
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     k = counts.shape[1]
     capable = interval_measures(k, method)
     names = list(names)
@@ -2146,7 +2146,7 @@ def closed_form_interval(
     >>> bool(np.array_equal(mcc, intervals(counts, ["correlation"])["correlation"]))
     True
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     if name not in BINARY_CLOSED_FORMS:
         raise UnknownMeasureError(
             f"measure {name!r} has no closed-form interval; closed_form_interval is for "
@@ -2177,7 +2177,7 @@ def f1_interval(counts: np.ndarray, level: float = 0.95, positive: int = 1) -> t
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.7225, 0.5479], [1.0, 0.7674])
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     low, high = jaccard_interval(counts, level, positive)
     return 2.0 * low / (1.0 + low), 2.0 * high / (1.0 + high)
 
@@ -2195,7 +2195,7 @@ def jaccard_interval(
     >>> round(float(low[0]), 4), round(float(high[0]), 4)
     (0.5655, 1.0)
     """
-    _measures.check_level(level, "level")
+    level = _measures.check_level(level, "level")
     counts = np.asarray(counts)
     other = 1 - positive
     tp, fp, fn = counts[:, positive, positive], counts[:, other, positive], counts[:, positive, other]

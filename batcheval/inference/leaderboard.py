@@ -451,6 +451,7 @@ def leaderboard(
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     adjacent = as_flag(adjacent, "adjacent=")  # any truthy value ("no") added the columns
     n_boot = _intervals.check_options(ci, ci_method, n_boot, seed)
+    ci = float(ci)  # checked: a Fraction, kept, reached the metadata, whose forest plot raised TypeError
     if paired not in ("bootstrap", "delta"):
         raise InvalidArgumentError(f"unknown paired method {paired!r}; use 'bootstrap' or 'delta'")
     if not isinstance(measure, str):

@@ -520,8 +520,10 @@ def rank_methods(
     """
     from scipy import special
 
-    if not 0.0 < as_real(alpha, "alpha=") < 1.0:
+    checked = as_real(alpha, "alpha=")  # a Decimal, kept, raised TypeError in 1 - alpha
+    if not 0.0 < checked < 1.0:
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
+    alpha = checked
     # "False" (truthy) ranked a loss highest first without a word
     higher_is_better = as_flag(_names.higher_is_better(measure, higher_is_better), "higher_is_better=")
     pairwise = as_flag(pairwise, "pairwise=")
@@ -756,8 +758,10 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
 
     k = as_count(k, "k=", least=2)
     n = as_count(n, "n=", least=1)
-    if not 0.0 < as_real(alpha, "alpha=") < 1.0:
+    checked = as_real(alpha, "alpha=")  # a Decimal, kept, raised TypeError in 1 - alpha
+    if not 0.0 < checked < 1.0:
         raise InvalidArgumentError(f"alpha= must lie in (0, 1), got {alpha!r}")
+    alpha = checked
     q_alpha = float(stats.studentized_range.ppf(1 - alpha, k, np.inf)) / np.sqrt(2)
     return float(q_alpha * np.sqrt(k * (k + 1) / (6.0 * n)))
 

@@ -21,13 +21,19 @@ if TYPE_CHECKING:
 __all__ = ["alpha_sbb", "calibrate_sbb", "check_level", "chi2_upper_tail"]
 
 
-def check_level(ci: object, name: str = "ci") -> None:
-    """Raise :class:`~batcheval.errors.InvalidArgumentError` unless ``ci`` is a number in (0, 1);
-    ``name`` is the argument the message names.
+def check_level(ci: object, name: str = "ci") -> float:
+    """``ci`` as a float, or an :class:`~batcheval.errors.InvalidArgumentError` unless it is a number in
+    (0, 1); ``name`` is the argument the message names. Callers use the float, not ``ci``: a
+    float16 level took 100 * level in float16 (overflowing to "nan%"), and a Fraction formatted as
+    ``:g`` raised TypeError.
 
     Examples
     --------
     >>> check_level(0.95)
+    0.95
+    >>> from fractions import Fraction
+    >>> check_level(Fraction(9, 10)), check_level(np.float16(0.5))
+    (0.9, 0.5)
     >>> check_level(True)
     Traceback (most recent call last):
     ...
@@ -45,6 +51,7 @@ def check_level(ci: object, name: str = "ci") -> None:
         raise InvalidArgumentError(
             f"{name} must be a confidence level strictly between 0 and 1, got {reprlib.repr(ci)}"
         )
+    return level
 
 
 def alpha_sbb(p: np.ndarray | float) -> np.ndarray:

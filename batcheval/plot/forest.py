@@ -59,7 +59,7 @@ def plot_leaderboard(
     check_path(path)
     check_axes(ax)
     if level is not None:  # 95 was titled "9500% intervals", NaN "nan% intervals", "0.9" a bare TypeError
-        check_level(level, "level")
+        level = check_level(level, "level")
     measure = _board_measure(board)
     if board.height == 0:  # it drew an empty "top 0 of 0 runs" chart
         raise InvalidArgumentError("board= is empty: the leaderboard frame has no runs to draw")

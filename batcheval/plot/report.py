@@ -176,7 +176,7 @@ def report(
     """
     if isinstance(digits, bool) or not isinstance(digits, int | np.integer) or digits < 0:
         raise InvalidArgumentError(f"digits= must be a non-negative integer, got {digits!r}")
-    check_level(ci, "ci")  # before counting, and named as the user gave it (intervals() says level)
+    ci = check_level(ci, "ci")  # before counting, and named as the user gave it (intervals() says level)
     table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
     counts = np.asarray(table.counts)
     per = table.measures(list(_PER_CLASS), per_class=True)

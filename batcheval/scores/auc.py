@@ -189,7 +189,7 @@ def auc(
     per_class = as_flag(per_class, "per_class=")
     check_in_memory(data, "auc")
     if ci is not None:
-        _measures.check_level(ci)
+        ci = _measures.check_level(ci)
     if not isinstance(measure, str):
         raise InvalidArgumentError(f"measure= takes one measure name such as 'f1', got {measure!r}")
     # an unknown name is refused on every path, averaged multiclass too, as is f_beta without beta=
