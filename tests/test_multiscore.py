@@ -119,6 +119,18 @@ def test_a_score_that_is_no_column_name_is_named(call, bad):
         call(df, score=bad)
 
 
+@pytest.mark.parametrize("empty", [[], ()])
+@pytest.mark.parametrize("call", [be.sweep, be.auc, be.curves])
+def test_a_score_list_of_no_column_is_named(call, empty):
+    # score=[] went on as multiclass scores of no column: polars panicked on a frame of two chunks
+    # (a PanicException, a BaseException that except Exception misses)
+    part = pl.DataFrame({"label": [0, 1, 1], "score": [0.1, 0.9, 0.4]})
+    message = f"score= names no column, got {empty!r}"
+    for df in (part, pl.concat([part, part], rechunk=False)):
+        with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
+            call(df, score=empty)
+
+
 @pytest.mark.parametrize("bad", [5, 0.5])
 def test_averages_that_is_no_name_is_named(bad):
     # averages=5 raised a raw TypeError from list(averages)

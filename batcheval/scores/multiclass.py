@@ -7,7 +7,7 @@ binary sweep, AUC and curve code serves every class unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from typing import Any, NamedTuple
 
 import polars as pl
@@ -62,6 +62,10 @@ def is_multiclass_score(data: Any, score: str | Sequence[str]) -> bool:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: score= takes a score column's name or a list of them ...
+    >>> is_multiclass_score(pl.DataFrame({"score": [0.2]}), [])
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: score= names no column, got []
     """
     if not isinstance(score, str):
         # None or a number went on as a list of columns, to a raw TypeError in list(score)
@@ -70,6 +74,10 @@ def is_multiclass_score(data: Any, score: str | Sequence[str]) -> bool:
                 "score= takes a score column's name or a list of them (one per class, in class "
                 f"order), got {score!r}"
             )
+        if isinstance(score, Sized) and not len(score):
+            # no score column: the rows' checks built no mask of them, and polars panicked (a
+            # PanicException, which except Exception misses) on a frame of two chunks
+            raise InvalidArgumentError(f"score= names no column, got {score!r}")
         return True
     if isinstance(data, pl.LazyFrame | pl.DataFrame):
         schema = data.collect_schema()
