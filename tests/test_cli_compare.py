@@ -48,6 +48,16 @@ def test_compare_bad_rope_exits_2(tmp_path, capsys):
     assert "--rope low 0.1 is greater than high -0.1" in capsys.readouterr().err
 
 
+def test_compare_names_a_mistyped_label_column(tmp_path, capsys):
+    # "--label lbl" was answered "measure column 'informedness' not found", a column never named
+    src = tmp_path / "p.csv"
+    pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "repeat": [0] * 8, "fold": [0, 0, 1, 1] * 2,
+                  "y": [0, 1, 0, 1] * 2, "prediction": [0, 1, 1, 1, 0, 0, 0, 1]}).write_csv(src)  # fmt: skip
+    assert main(["compare", str(src), "--repeat", "repeat", "--label", "lbl"]) == 2
+    err = capsys.readouterr().err
+    assert "label column 'lbl' not found" in err and "informedness" not in err
+
+
 def test_compare_default_rope_works_with_every_test(tmp_path):
     # --rope defaults to "0", which the tests without a ROPE must take as no rope, not refuse
     df = cv_frame(n_runs=3, n_repeats=5, n_folds=2, seed=3)

@@ -164,6 +164,30 @@ def test_label_and_prediction_that_are_not_column_names_are_named(kwargs, messag
         assert str(err.value) == message
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"label": "lbl"}, "label column 'lbl' not found"),
+        ({"label": "y", "prediction": "pred"}, "prediction column 'pred' not found"),
+        ({"label": "lbl", "prediction": "pred"}, "label column 'lbl' not found"),
+        ({}, "label column 'label' not found"),  # a prediction column, and no label column
+    ],
+)
+def test_a_missing_label_or_prediction_column_is_named_not_the_measure(kwargs, message):
+    # a frame lacking label or prediction was read as an evaluated one: "measure column
+    # 'informedness' not found", a column the caller never named, where evaluate names the label
+    df = pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "fold": [0, 0, 1, 1] * 2,
+                       "y": [0, 1, 0, 1] * 2, "prediction": [0, 1, 1, 1, 0, 0, 0, 1]})  # fmt: skip
+    expected = f"{message}; the frame has columns ['run', 'fold', 'y', 'prediction']"
+    for data in (df, df.lazy(), df.to_pandas(), df.to_dict(as_series=False)):
+        with pytest.raises(be.errors.ColumnNotFoundError) as err:
+            be.compare(data, **kwargs)
+        assert str(err.value) == expected
+    with pytest.raises(be.errors.ColumnNotFoundError) as same:  # the message evaluate gives
+        be.evaluate(df, by=["run", "fold"], **kwargs)
+    assert str(same.value) == expected
+
+
 @given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=6, max_size=6),
        st.lists(st.floats(-1, 1, allow_nan=False), min_size=6, max_size=6))  # fmt: skip
 def test_swapping_runs_flips_the_sign(a, b):

@@ -188,6 +188,24 @@ def _key_text(frame: pl.DataFrame, rows: np.ndarray) -> list[str]:
     return [str(dict(zip(sub.columns, r, strict=True))) for r in sub.rows()]
 
 
+def _holds_predictions(names: Sequence[str], measure: str, label: str, prediction: str) -> bool:
+    """Whether a frame of columns ``names`` holds predictions to count rather than measures: it has
+    no ``measure`` column, and has a class column or was given one by a name other than the
+    default. A typo in ``label=`` was read as an evaluated frame lacking the measure column, whose
+    message named the measure (``measure column 'informedness' not found``).
+
+    Examples
+    --------
+    >>> _holds_predictions(["run", "fold", "y", "prediction"], "informedness", "lbl", "prediction")
+    True
+    >>> _holds_predictions(["run", "fold", "accuracy"], "informedness", "label", "prediction")
+    False
+    """
+    if measure in names:
+        return False
+    return label in names or prediction in names or (label, prediction) != ("label", "prediction")
+
+
 def fold_matrix(
     data: Any,
     run: str | Sequence[str] = "run",
@@ -203,7 +221,9 @@ def fold_matrix(
 
     ``data`` is either an evaluated frame (it has the ``measure`` column) or per-example
     predictions (it has ``label`` and ``prediction``), which are counted per (run, repeat, fold)
-    first, as ``evaluate(data, by=[*run, repeat, fold])`` would.
+    first, as ``evaluate(data, by=[*run, repeat, fold])`` would. A frame without the ``measure``
+    column that has one of the two class columns, or given a ``label`` or ``prediction`` other
+    than the default name, is read as predictions, and a class column it lacks is named.
 
     Raises :class:`~batcheval.errors.InvalidArgumentError` for a ``label`` or ``prediction`` that is
     not a column name (a string), even where ``data`` is an evaluated frame, for fewer than 2 folds,
@@ -232,13 +252,16 @@ def fold_matrix(
     cell_cols = ([repeat] if repeat is not None else []) + [fold]
     if not isinstance(data, pl.DataFrame | pl.LazyFrame):  # pandas, pyarrow or a dict
         names = column_names(data)
-        counted = measure not in names and label in names and prediction in names
+        counted = _holds_predictions(names, measure, label, prediction)
         wanted = [*runs, *cell_cols, *((label, prediction) if counted else (measure,))]
         # the columns present, each once: the checks below name what is missing or repeated
         present = [c for c in dict.fromkeys(wanted) if c in names]
-        data = select_columns(data, present, dict.fromkeys(present, "named"))
+        if counted:  # a class column it lacks, named beside every column of the frame
+            present += [c for c in dict.fromkeys((label, prediction)) if c not in names]
+        roles = {**dict.fromkeys(present, "named"), label: "label", prediction: "prediction"}
+        data = select_columns(data, present, roles)
     names = data.collect_schema().names() if isinstance(data, pl.LazyFrame) else data.columns
-    if measure not in names and label in names and prediction in names:
+    if _holds_predictions(names, measure, label, prediction):
         from ..core.engine import count_any
 
         table, _ = count_any(
@@ -519,6 +542,9 @@ def compare(
         Either a frame with one ``measure`` value per (run, repeat, fold) — e.g. the output of
         ``be.evaluate(predictions, by=["run", "repeat", "fold"])`` — or the per-example predictions
         themselves (with ``label`` and ``prediction`` columns), which are counted per fold first.
+        A frame without the ``measure`` column is read as predictions when it has either class
+        column or ``label=`` or ``prediction=`` names another column than the default, and a
+        class column it lacks is named (:class:`~batcheval.errors.ColumnNotFoundError`).
     run
         The column(s) naming a run (a model or configuration).
     fold, repeat
