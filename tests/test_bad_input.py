@@ -323,6 +323,42 @@ def test_a_label_or_prediction_that_is_no_name_is_named(call, shown):
     assert str(err.value) == shown
 
 
+_ZERO_D = "takes a column name or a list of names, got array("
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda df: be.evaluate(df, by=np.array("run")), f"by= {_ZERO_D}'run', dtype='<U3')"),
+        (lambda df: be.evaluate(df, by="run", pool=np.array("fold")), f"pool= {_ZERO_D}'fold', dtype='<U4')"),
+        (lambda df: be.evaluate(df, by="run", example=np.array("ex")),
+         f"example= {_ZERO_D}'ex', dtype='<U2')"),
+        (lambda df: be.leaderboard(df, run=np.array("run")), f"run= {_ZERO_D}'run', dtype='<U3')"),
+        (lambda df: be.leaderboard(df, cluster=np.array("ex")), f"cluster= {_ZERO_D}'ex', dtype='<U2')"),
+        (lambda df: be.ContingencyTable.from_frame(df, by="run").pool(np.array("run")),
+         f"pool= {_ZERO_D}'run', dtype='<U3')"),
+        (lambda df: be.auc(df, score=np.array("score")), "score= takes a score column's name or a list of "
+         "them (one per class, in class order), got array('score', dtype='<U5')"),
+        (lambda df: be.evaluate(y_true=np.array(1), y_pred=np.array(1)),
+         "y_true= takes a list, array or Series of labels, got array(1)"),
+        (lambda df: be.report(y_true=[1], y_pred=np.array(1)),
+         "y_pred= takes a list, array or Series of labels, got array(1)"),
+        (lambda df: be.plot_confusion(y_true=np.array(1), y_pred=[1]),
+         "y_true= takes a list, array or Series of labels, got array(1)"),
+        (lambda df: be.evaluate(df, y_true=np.array(1), y_pred=np.array(1)),
+         "give either data= or both y_true= and y_pred=, got data=a frame, y_true=array(1), y_pred=array(1)"),
+    ],
+)  # fmt: skip
+def test_a_zero_dimensional_array_as_a_column_or_labels_is_named(call, message):
+    # a 0-d array is iterable and has __len__ to isinstance and hasattr, but list() and len() raised
+    # a raw TypeError (iteration over a 0-d array, len() of unsized object)
+    df = _frame().with_columns(fold=pl.Series([0, 1, 0, 0, 1, 0]), ex=pl.Series([0, 1, 2, 0, 1, 2]),
+                               score=pl.Series([0.1, 0.9, 0.4, 0.8, 0.7, 0.2]))  # fmt: skip
+    with pytest.raises(InvalidArgumentError) as err:
+        call(df)
+    assert str(err.value) == message
+
+
 @pytest.mark.parametrize("call", [be.report, be.plot_confusion])
 @pytest.mark.parametrize("kind", [list, np.array])
 def test_report_given_labels_positionally_points_to_y_true(call, kind):

@@ -18,6 +18,7 @@ from ..errors import (
     InvalidArgumentError,
     SourceError,
 )
+from .arguments import is_value_list
 
 __all__ = [
     "CSV_INFER_ROWS",
@@ -53,12 +54,22 @@ LAZY_FRAME = "lazy frame"
 
 
 def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
-    """Normalise a key argument (None, one name, or a sequence of names)."""
+    """Normalise a key argument (None, one name, or a sequence of names).
+
+    Examples
+    --------
+    >>> as_key_list(("run", "fold"))
+    ['run', 'fold']
+    >>> as_key_list(np.array("run"))
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: by= takes a column name or a list of names, got array('run', ...)
+    """
     if by is None:
         return []
     if isinstance(by, str):
         return [by]
-    if not isinstance(by, Iterable):
+    if not is_value_list(by):  # a 0-d array (np.array("run")) raised TypeError in list(by)
         raise InvalidArgumentError(f"{what}= takes a column name or a list of names, got {by!r}")
     keys = list(by)
     for k in keys:
@@ -351,12 +362,17 @@ def check_label_keywords(data: Any, y_true: Any, y_pred: Any) -> None:
             f"y_pred={_given(y_pred)}"
         )
     for what, values in (("y_true", y_true), ("y_pred", y_pred)):
-        if not hasattr(values, "__len__") or isinstance(values, (str, bytes, dict)):
+        # a 0-d array has __len__ but no length: len() raised TypeError
+        if not _sized(values) or isinstance(values, (str, bytes, dict)):
             raise InvalidArgumentError(f"{what}= takes a list, array or Series of labels, got {values!r}")
 
 
+def _sized(v: Any) -> bool:
+    return hasattr(v, "__len__") and not (isinstance(v, np.ndarray) and v.ndim == 0)
+
+
 def _given(v: Any) -> str:
-    return "None" if v is None else f"{len(v)} values" if hasattr(v, "__len__") else repr(v)
+    return "None" if v is None else f"{len(v)} values" if _sized(v) else repr(v)
 
 
 def from_mapping(data: dict, roles: dict[str, str] | None = None) -> pl.DataFrame:

@@ -7,7 +7,7 @@ binary sweep, AUC and curve code serves every class unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence, Sized
+from collections.abc import Sequence, Sized
 from typing import Any, NamedTuple
 
 import polars as pl
@@ -22,6 +22,7 @@ from ..errors import (
     NullValuesError,
     warn,
 )
+from ..io.arguments import is_value_list
 from ..io.frames import as_key_list, check_roles, select_columns, unused_name
 from .prepare import check_exact_in_float, check_within_classes, checked_labels
 
@@ -68,8 +69,8 @@ def is_multiclass_score(data: Any, score: str | Sequence[str]) -> bool:
     batcheval.errors.InvalidArgumentError: score= names no column, got []
     """
     if not isinstance(score, str):
-        # None or a number went on as a list of columns, to a raw TypeError in list(score)
-        if isinstance(score, bytes) or not isinstance(score, Iterable):
+        # None, a number or a 0-d array went on as a list of columns, to a raw TypeError in list(score)
+        if not is_value_list(score):
             raise InvalidArgumentError(
                 "score= takes a score column's name or a list of them (one per class, in class "
                 f"order), got {score!r}"
