@@ -66,6 +66,17 @@ def test_leaderboard_prints_the_ranking_columns_and_writes_them_all(files):
     assert pl.read_parquet(out).equals(expected)
 
 
+def test_leaderboard_top_beyond_the_largest_int64_keeps_every_row(files, tmp_path):
+    # --top 99999999999999999999999 was "internal error: OverflowError" from polars' head
+    root, df = files
+    out, png = tmp_path / "board.parquet", tmp_path / "board.png"
+    args = ("leaderboard", str(root / "preds.parquet"), "--run", "run", "--pool", "fold")
+    proc = run_cli(*args, "--top", "99999999999999999999999", "-o", str(out), "--plot", str(png))
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_parquet(out).equals(be.leaderboard(df, run="run", pool="fold", seed=0))
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
 def test_an_empty_leaderboard_shows_and_writes_the_columns_of_the_measure_as_asked(files):
     # a --filter that keeps nothing gave fallout* columns for --measure fpr: the terminal table left
     # out every measure column, and the written file had another schema than a run with rows

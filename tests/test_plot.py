@@ -596,6 +596,22 @@ def test_cd_diagram_draws_as_many_methods_as_top_asks_beyond_the_default_40():
         be.plot(res)
 
 
+def test_a_top_beyond_the_largest_int64_draws_every_run_or_method():
+    # top=2**70 raised OverflowError (int too big to convert) in polars' head, where top=60 of 50
+    # methods draws them all
+    df, _ = _constant_run_board()
+    board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")
+    ranked = board.filter(pl.col("rank").is_not_null()).sort("rank", maintain_order=True)
+    ax = be.plot(board, top=2**70).axes[0]
+    assert [t.get_text().removesuffix(" (leader)") for t in ax.get_yticklabels()] == ranked["run"].to_list()
+    assert f": top 3 of {board.height} runs" in ax.get_title() and board.height == 3
+    res = _ranks(5)
+    texts = [t.get_text() for t in be.plot(res, top=2**70).axes[0].texts]
+    assert [t for t in texts if re.fullmatch(r"m\d \(\d\.\d\d\)", t)] == [
+        f"{m} ({r:.2f})" for m, r in res.ranks.select("method", "mean_rank").rows()
+    ]
+
+
 def test_cd_diagram_refuses_anything_but_a_rank_methods_result():
     # plot_cd, the documented entry point, raised a bare AttributeError ('DataFrame' ... 'n_methods')
     from batcheval.plot.cd import plot_cd

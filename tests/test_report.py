@@ -223,6 +223,18 @@ def test_report_digits_are_checked_and_a_value_that_rounds_to_zero_has_no_minus(
     assert "-0" not in text and "0 [" in text
 
 
+def test_report_digits_beyond_a_float64s_are_named():
+    # digits=2**70 raised the format's ValueError "Too many decimal digits in format string"
+    for digits in (1075, 2**70):
+        with pytest.raises(be.errors.InvalidArgumentError) as err:
+            be.report(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], digits=digits)
+        assert str(err.value) == f"digits= must be at most 1074, got {digits}"
+    # the most: the exact decimal expansion of the smallest float64, 2**-1074, has 1074 places
+    assert len(f"{np.nextafter(0.0, 1.0):.1100f}".split(".")[1].rstrip("0")) == 1074
+    text = be.report(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], digits=1074)
+    assert f"{0.75:.1074f}" in text  # accuracy 3/4 as Python formats it
+
+
 def test_macro_row_leaves_out_a_named_class_without_examples():
     # classes=[..., 3] with no example of 3: its informedness and markedness read 0 by convention,
     # and the macro row counted them (0.750 for a perfect classifier)

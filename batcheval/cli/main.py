@@ -778,7 +778,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
         plot_leaderboard(board, top=args.top or 20, path=args.plot)
         print(f"wrote a forest plot to {args.plot}", file=sys.stderr)
     if args.top:
-        board = board.head(args.top)
+        board = board.head(min(args.top, board.height))  # --top 10**23 overflowed head
     if not args.output:  # a terminal table: the ranking columns; -o writes every column
         m = args.measure
         # the set that could hold the best run and the rank intervals, valid under the leader's

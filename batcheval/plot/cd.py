@@ -125,7 +125,7 @@ def plot_cd(
         top = k
     if isinstance(top, bool | np.bool_) or not isinstance(top, int | np.integer) or top < 2:
         raise InvalidArgumentError(f"top= must be an integer of at least 2, got {top!r}")
-    top = int(top)
+    top = min(int(top), k)  # more than the methods draws them all (2**70 overflowed head)
     shown = result.ranks.head(top)  # min(top, 40): top=45 drew 40
     names = [str(v) for v in shown.get_column(result.method).to_list()]
     # cut as the other charts' names, in the middle, or around where they differ if that makes two alike

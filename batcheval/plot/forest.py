@@ -66,7 +66,7 @@ def plot_leaderboard(
     # a numpy integer (a count from numpy) as the CD diagram takes it; a bool is no count
     if isinstance(top, bool | np.bool_) or not isinstance(top, int | np.integer) or top < 1:
         raise InvalidArgumentError(f"top must be a positive integer, got {top!r}")
-    top = int(top)
+    top = min(int(top), board.height)  # more than the board's runs draws them all (2**70 overflowed head)
     meta = getattr(board, "metadata", None) or {}
     level = meta.get("ci") if level is None else level
     # "no" was read as paired: any truthy value was

@@ -19,6 +19,9 @@ from .backend import check_path, literal, percent, pyplot, shorten
 __all__ = ["confusion_table", "plot_confusion", "report"]
 
 _PER_CLASS = ("precision", "recall", "f1", "informedness", "markedness")
+#: decimal places a report shows at most: every float64 is written exactly in at most 1074 (the
+#: smallest subnormal is 2**-1074), so more would only add zeros
+_MAX_DIGITS = 1074
 _EMPTY = "the frame is empty: a report or confusion matrix needs at least one example"
 
 
@@ -143,7 +146,8 @@ def report(
         a level outside (0, 1) is an :class:`~batcheval.errors.InvalidArgumentError` naming
         ``ci``, as in :func:`batcheval.leaderboard`.
     digits
-        Decimal places of every value, a non-negative integer.
+        Decimal places of every value, an integer from 0 to 1074 (every float64 is written
+        exactly in at most 1074 decimal places; more would only add zeros).
 
     Returns
     -------
@@ -176,6 +180,8 @@ def report(
     """
     if isinstance(digits, bool) or not isinstance(digits, int | np.integer) or digits < 0:
         raise InvalidArgumentError(f"digits= must be a non-negative integer, got {digits!r}")
+    if digits > _MAX_DIGITS:  # 2**70 raised the format's ValueError 'Too many decimal digits'
+        raise InvalidArgumentError(f"digits= must be at most {_MAX_DIGITS}, got {digits!r}")
     ci = check_level(ci, "ci")  # before counting, and named as the user gave it (intervals() says level)
     table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
     counts = np.asarray(table.counts)
