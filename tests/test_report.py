@@ -107,6 +107,27 @@ def test_classes_of_a_table_are_checked_as_a_frames_are(draw, classes, error, me
         draw(y_true=[0, 1], y_pred=[0, 1], classes=classes)
 
 
+@pytest.mark.parametrize("title", [1, ["a"], b"x"])
+def test_a_confusion_title_that_is_no_string_is_named_as_plot_names_it(title):
+    # plot_confusion drew 1, ['a'] or an object's repr as the title, where be.plot refuses them
+    from batcheval.plot.cd import plot_cd
+    from batcheval.plot.forest import plot_leaderboard
+
+    message = f"title= takes a string, got {title!r}"
+    frame = pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "label": [0, 1] * 4, "prediction": [0, 1, 1, 1] * 2})
+    ranks = be.rank_methods(pl.DataFrame({"method": ["a", "b"] * 3, "dataset": [1, 1, 2, 2, 3, 3],
+                                          "score": [0.1, 0.2, 0.3, 0.5, 0.4, 0.6]}))  # fmt: skip
+    curves = be.curves({"label": [0, 1, 1], "score": [0.2, 0.8, 0.6]})
+    for draw in (lambda: be.plot_confusion(y_true=[0, 1, 1], y_pred=[0, 1, 0], title=title),
+                 lambda: plot_leaderboard(be.leaderboard(frame, n_boot=20, seed=1), title=title),
+                 lambda: plot_cd(ranks, title=title), lambda: be.plot(curves, title=title)):  # fmt: skip
+        with pytest.raises(be.errors.InvalidArgumentError) as err:
+            draw()
+        assert str(err.value) == message
+    fig = be.plot_confusion(y_true=[0, 1, 1], y_pred=[0, 1, 0], title="mine")
+    assert fig._suptitle.get_text() == "mine"
+
+
 def test_confusion_heatmap_shows_counts_and_row_shares(tmp_path):
     fig = be.plot_confusion(y_true=Y, y_pred=P, path=tmp_path / "c.png")
     counts_ax, shares_ax = fig.axes[:2]

@@ -12,6 +12,7 @@ __all__ = [
     "MAX_LABEL",
     "check_axes",
     "check_path",
+    "check_title",
     "fit_legend",
     "lay_out",
     "literal",
@@ -50,6 +51,23 @@ def check_axes(ax: Any) -> None:
         raise InvalidArgumentError(
             f"ax= takes one matplotlib Axes (as from fig, ax = plt.subplots()), got a {type(ax).__name__}"
         )
+
+
+def check_title(title: Any) -> None:
+    """Refuse a ``title=`` that is not a string (``None``: the chart's own title), which matplotlib
+    would draw as its ``str()``: ``1``, ``['a']`` or an object's repr.
+
+    Examples
+    --------
+    >>> check_title("runs"), check_title(None)
+    (None, None)
+    >>> check_title(1)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: title= takes a string, got 1
+    """
+    if title is not None and not isinstance(title, str):
+        raise InvalidArgumentError(f"title= takes a string, got {title!r}")
 
 
 def check_path(path: Any) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..inference.ranks import RankResult, is_rank_result
-from .backend import MAX_LABEL, check_axes, check_path, literal, pyplot, shorten_apart
+from .backend import MAX_LABEL, check_axes, check_path, check_title, literal, pyplot, shorten_apart
 
 __all__ = ["cliques", "plot_cd", "rank_ticks"]
 
@@ -115,6 +115,7 @@ def plot_cd(
         )
     check_path(path)
     check_axes(ax)
+    check_title(title)
     k = result.n_methods
     if top is None:
         if k > _MAX_METHODS:

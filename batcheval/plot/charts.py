@@ -15,7 +15,16 @@ from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import RankResult, is_rank_result
 from ..io.frames import check_named_once
 from ..scores.curves import CHARTS, POINT_COLUMNS
-from .backend import MAX_LABEL, check_axes, check_path, fit_legend, literal, pyplot, shorten_apart
+from .backend import (
+    MAX_LABEL,
+    check_axes,
+    check_path,
+    check_title,
+    fit_legend,
+    literal,
+    pyplot,
+    shorten_apart,
+)
 from .cd import plot_cd
 from .forest import plot_leaderboard
 
@@ -341,8 +350,7 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
         raise InvalidArgumentError(
             f"chart= takes one chart name (be.plot draws one chart: call it once per chart), got {chart!r}"
         )
-    if title is not None and not isinstance(title, str):
-        raise InvalidArgumentError(f"title= takes a string, got {title!r}")
+    check_title(title)
     if by is not None and not (
         isinstance(by, str) or (isinstance(by, list | tuple) and all(isinstance(b, str) for b in by))
     ):

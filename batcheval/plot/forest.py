@@ -10,7 +10,17 @@ import polars as pl
 from ..errors import InvalidArgumentError
 from ..io.arguments import as_flag
 from ..measures import check_level
-from .backend import check_axes, check_path, fit_legend, lay_out, literal, percent, pyplot, shorten
+from .backend import (
+    check_axes,
+    check_path,
+    check_title,
+    fit_legend,
+    lay_out,
+    literal,
+    percent,
+    pyplot,
+    shorten,
+)
 
 __all__ = ["plot_leaderboard"]
 
@@ -58,6 +68,7 @@ def plot_leaderboard(
     """
     check_path(path)
     check_axes(ax)
+    check_title(title)
     if level is not None:  # 95 was titled "9500% intervals", NaN "nan% intervals", "0.9" a bare TypeError
         level = check_level(level, "level")
     measure = _board_measure(board)

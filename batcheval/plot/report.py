@@ -14,7 +14,7 @@ from ..errors import InvalidArgumentError, NullValuesError
 from ..inference.intervals import by_class, intervals
 from ..io.frames import check_label_keywords, from_mapping, named_by_keyword, shown_value
 from ..measures import check_level
-from .backend import check_path, literal, percent, pyplot, shorten
+from .backend import check_path, check_title, literal, percent, pyplot, shorten
 
 __all__ = ["confusion_table", "plot_confusion", "report"]
 
@@ -369,6 +369,7 @@ def plot_confusion(
     ['counts', 'share of each real class (row-normalised)']
     """
     check_path(path)
+    check_title(title)  # 1, ['a'] or an object was drawn as its str(), where be.plot refuses it
     table = confusion_table(data, label, prediction, y_true=y_true, y_pred=y_pred, classes=classes)
     counts = np.asarray(table.counts)[0].astype(np.float64)
     rows = counts.sum(axis=1, keepdims=True)
