@@ -28,7 +28,12 @@ from batcheval.inference.intervals import modified_wilson, newcombe, wilson
         ([np.nan], [10], "wilson: successes must be finite and non-negative, got nan (element 0)"),
         ([3], [np.inf], "wilson: trials must be finite and non-negative, got inf (element 0)"),
         (["a"], [3], "wilson: successes must be numbers, got array(['a'], dtype='<U1')"),
-        ([1, 2], [3, 4, 5], "wilson: successes and trials must have the same shape, got (2,) and (3,)"),
+        (
+            [1, 2],
+            [3, 4, 5],
+            "wilson: successes and trials must have the same shape or broadcast to one, got (2,) and (3,)",
+        ),
+        ([True], [3], "wilson: successes must be numbers, got array([ True])"),
     ],
 )
 def test_wilson_refuses_counts_no_binomial_has(x, m, message):
@@ -47,8 +52,11 @@ def test_newcombe_names_the_argument():
         newcombe(np.array([1]), np.array([10]), np.array([1]), np.array([-10]))
     assert str(info.value) == "newcombe: m2 must be finite and non-negative, got -10.0 (element 0)"
     with pytest.raises(InvalidArgumentError) as info:
-        newcombe(np.array([1]), np.array([10]), np.array([1, 2]), np.array([10, 10]))
-    assert str(info.value) == "newcombe: x1 and x2 must have the same shape, got (1,) and (2,)"
+        newcombe(np.array([1, 2]), np.array([10, 10]), np.array([1, 2, 3]), np.array([10, 10, 10]))
+    assert (
+        str(info.value)
+        == "newcombe: x1 and x2 must have the same shape or broadcast to one, got (2,) and (3,)"
+    )
 
 
 def test_valid_counts_keep_statsmodels_wilson():
@@ -64,3 +72,23 @@ def test_valid_counts_keep_statsmodels_wilson():
     ref = proportion_confint(2.5, 7.25, alpha=0.05, method="wilson")
     np.testing.assert_allclose([low[0], high[0]], ref, rtol=0, atol=1e-12)
     assert np.isnan(low[1]) and np.isnan(high[1])
+
+
+def test_broadcasting_and_python_integers_stay_as_numpy_takes_them():
+    # the first version of the checks demanded one shape, refusing 10 trials for every count and
+    # a 2-d array beside a row of trials, and refused an object array of Python integers
+    low, high = wilson(np.array([3, 4]), 10)
+    ref = proportion_confint(np.array([3, 4]), 10, alpha=0.05, method="wilson")
+    np.testing.assert_allclose([low, high], ref, rtol=0, atol=1e-12)
+    x, m = np.array([[3, 4], [5, 6]]), np.array([10, 12])
+    low, high = modified_wilson(x, m)
+    assert low.shape == (2, 2)
+    np.testing.assert_array_equal(low, modified_wilson(x, np.broadcast_to(m, x.shape))[0])
+    low, high = newcombe(np.array([3, 4]), np.array([10, 10]), 5, 10)
+    assert [(low[i], high[i]) for i in range(2)] == [
+        tuple(float(e[0]) for e in newcombe(np.array([x1]), np.array([10]), np.array([5]), np.array([10])))
+        for x1 in (3, 4)
+    ]
+    low, high = wilson(np.array([3, 2**70], dtype=object), np.array([10, 2**71], dtype=object))
+    ref = proportion_confint(np.array([3.0, 2.0**70]), np.array([10.0, 2.0**71]), method="wilson")
+    np.testing.assert_allclose([low, high], ref, rtol=1e-12, atol=0)

@@ -423,14 +423,17 @@ def two_sided_z(level: float) -> float:
 def binomial_counts(
     successes: Any, trials: Any, function: str, names: tuple[str, str] = ("successes", "trials")
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``successes`` and ``trials`` as float arrays of one shape, checked for ``function``:
-    real, finite, non-negative, and no more successes than trials. Effective counts (a design
-    effect's, a least-favourable table's) need not be whole.
+    """``successes`` and ``trials`` as float arrays broadcast to one shape, checked for
+    ``function``: real, finite, non-negative, and no more successes than trials. Effective counts
+    (a design effect's, a least-favourable table's) need not be whole, and Python integers of any
+    size are taken as floats.
 
     Examples
     --------
     >>> binomial_counts([3, 0], [10, 0], "wilson")
     (array([3., 0.]), array([10.,  0.]))
+    >>> binomial_counts([3, 4], 10, "wilson")
+    (array([3., 4.]), array([10., 10.]))
     >>> binomial_counts([3, 12], [10, 10], "wilson")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -439,9 +442,14 @@ def binomial_counts(
     got = []
     for name, values in zip(names, (successes, trials), strict=True):
         v = np.asarray(values)
-        if v.dtype.kind not in "biuf":
-            raise InvalidArgumentError(f"{function}: {name} must be numbers, got {reprlib.repr(values)}")
-        v = v.astype(np.float64)
+        try:  # an object array of Python integers (2**70) is numbers too, as float64 takes it
+            if v.dtype.kind not in "iufO":  # a bool is no count
+                raise TypeError
+            v = v.astype(np.float64)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(
+                f"{function}: {name} must be numbers, got {reprlib.repr(values)}"
+            ) from None
         bad = np.flatnonzero(~np.isfinite(v) | (v < 0))
         if len(bad):
             at = int(bad[0])
@@ -449,11 +457,13 @@ def binomial_counts(
                 f"{function}: {name} must be finite and non-negative, got {float(v.flat[at])} (element {at})"
             )
         got.append(v)
-    x, m = got
-    if x.shape != m.shape:
+    try:  # numpy's broadcasting, as the formulas take it: 10 trials for every count of an array
+        x, m = np.broadcast_arrays(*got)
+    except ValueError:
         raise InvalidArgumentError(
-            f"{function}: {names[0]} and {names[1]} must have the same shape, got {x.shape} and {m.shape}"
-        )
+            f"{function}: {names[0]} and {names[1]} must have the same shape or broadcast to one, "
+            f"got {got[0].shape} and {got[1].shape}"
+        ) from None
     over = np.flatnonzero(x > m)
     if len(over):
         at = int(over[0])
@@ -1370,10 +1380,12 @@ def newcombe(
     level = _measures.check_level(level, "level")
     x1, m1 = binomial_counts(x1, m1, "newcombe", ("x1", "m1"))
     x2, m2 = binomial_counts(x2, m2, "newcombe", ("x2", "m2"))
-    if x1.shape != x2.shape:
+    try:
+        np.broadcast_shapes(x1.shape, x2.shape)
+    except ValueError:
         raise InvalidArgumentError(
-            f"newcombe: x1 and x2 must have the same shape, got {x1.shape} and {x2.shape}"
-        )
+            f"newcombe: x1 and x2 must have the same shape or broadcast to one, got {x1.shape} and {x2.shape}"
+        ) from None
     l1, u1 = wilson(x1, m1, level)
     l2, u2 = wilson(x2, m2, level)
     with np.errstate(invalid="ignore", divide="ignore"):
