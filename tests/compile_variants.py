@@ -75,6 +75,12 @@ def main() -> None:
         be.evaluate(df, by=["run", "seed"], pool="seed", ci=0.95, example="example")
         if k == 2:  # a board: its tables reach the delta variance from the table and as distinct ones
             be.leaderboard(df.filter(pl.col("seed") == 0))
+            # a pool and an unkeyed merge add a table's frozen counts, a keyed merge a fresh
+            # concatenation: scatter_add compiled once for each
+            table = be.ContingencyTable.from_frame(df, by=["run", "seed"])
+            table.pool("seed")
+            table + table
+            be.ContingencyTable.from_frame(df) + be.ContingencyTable.from_frame(df)
     print("\n".join(twins(kernel_dispatchers())))
 
 

@@ -40,6 +40,7 @@ from ..io.frames import (
     widened,
 )
 from ..kernels.count import group_totals, scatter_add
+from ..kernels.jit import readonly
 from ..measures import names as _names
 from ..measures.compute import as_counts, cell_columns, overflowing_group
 from .counting import count_frame, group_ids
@@ -1168,7 +1169,9 @@ def _common_keys(keys: list[pl.DataFrame]) -> list[pl.DataFrame]:
 
 
 def _checked_add(src: np.ndarray, index: np.ndarray, total: np.ndarray) -> None:
-    if len(src) and not scatter_add(np.ascontiguousarray(src), index, total):
+    # read-only whatever the path: a pool or an unkeyed merge passes a table's frozen counts, a keyed
+    # merge a fresh concatenation, and numba compiled scatter_add once for each
+    if len(src) and not scatter_add(readonly(np.ascontiguousarray(src)), index, total):
         raise CountOverflowError("merged counts exceed the int64 range")
 
 
