@@ -1265,15 +1265,7 @@ def wilson_z(successes: np.ndarray, trials: np.ndarray, z: np.ndarray) -> tuple[
     """
     x = np.asarray(successes, dtype=np.float64)
     m = np.asarray(trials, dtype=np.float64)
-    z = np.asarray(z, dtype=np.float64)
-    z2 = z * z
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = x / m
-        centre = (p + z2 / (2.0 * m)) / (1.0 + z2 / m)
-        half = z / (1.0 + z2 / m) * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m))
-    ok = (m > 0) & np.isfinite(z)
-    low = np.where(ok, np.maximum(centre - half, 0.0), np.nan)
-    return low, np.where(ok, np.minimum(centre + half, 1.0), np.nan)
+    return _intervals.wilson_ends(x, m, z)
 
 
 def modified_wilson_z(

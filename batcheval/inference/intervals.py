@@ -319,6 +319,7 @@ __all__ = [
     "standard_errors",
     "trial_cells",
     "wilson",
+    "wilson_ends",
 ]
 
 INTERVAL_METHODS = ("wilson_delta", "bootstrap")
@@ -484,16 +485,29 @@ def wilson(successes: np.ndarray, trials: np.ndarray, level: float = 0.95) -> tu
     ([0.3968, nan], [0.8922, nan])
     """
     level = _measures.check_level(level, "level")
-    x, m = binomial_counts(successes, trials, "wilson")
-    z = two_sided_z(level)
+    return wilson_ends(*binomial_counts(successes, trials, "wilson"), two_sided_z(level))
+
+
+def wilson_ends(x: np.ndarray, m: np.ndarray, z: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`wilson`'s ends of counts the caller has checked (:func:`binomial_counts`, or effective
+    counts), at the critical value ``z``, one for all or one per interval (a t quantile per group:
+    :func:`batcheval.inference.clustered.wilson_z`); NaN where ``m = 0`` or ``z`` is NaN.
+
+    Examples
+    --------
+    >>> low, high = wilson_ends(np.array([7.0, 7.0]), np.array([10.0, 0.0]), 1.959963984540054)
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([0.3968, nan], [0.8922, nan])
+    """
+    z = np.asarray(z, dtype=np.float64)
     z2 = z * z
     with np.errstate(invalid="ignore", divide="ignore"):
         p = x / m
         centre = (p + z2 / (2.0 * m)) / (1.0 + z2 / m)
         half = z / (1.0 + z2 / m) * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m))
-    low = np.where(m > 0, np.maximum(centre - half, 0.0), np.nan)
-    high = np.where(m > 0, np.minimum(centre + half, 1.0), np.nan)
-    return low, high
+    ok = (m > 0) & np.isfinite(z)
+    low = np.where(ok, np.maximum(centre - half, 0.0), np.nan)
+    return low, np.where(ok, np.minimum(centre + half, 1.0), np.nan)
 
 
 #: Binary measures that :func:`add_intervals` (``evaluate(..., ci=)``) gives a closed-form
@@ -562,7 +576,7 @@ def modified_wilson(
     """
     level = _measures.check_level(level, "level")
     x, m = binomial_counts(successes, trials, "modified_wilson")
-    low, high = wilson(x, m, level)
+    low, high = wilson_ends(x, m, two_sided_z(level))
     if x_star is None:
         cut = np.where(m <= 50, 2.0, 3.0)
     elif isinstance(x_star, bool) or not isinstance(x_star, int | np.integer) or x_star < 0:
@@ -1386,8 +1400,9 @@ def newcombe(
         raise InvalidArgumentError(
             f"newcombe: x1 and x2 must have the same shape or broadcast to one, got {x1.shape} and {x2.shape}"
         ) from None
-    l1, u1 = wilson(x1, m1, level)
-    l2, u2 = wilson(x2, m2, level)
+    z = two_sided_z(level)
+    l1, u1 = wilson_ends(x1, m1, z)
+    l2, u2 = wilson_ends(x2, m2, z)
     with np.errstate(invalid="ignore", divide="ignore"):
         p1 = x1 / m1
         p2 = x2 / m2
