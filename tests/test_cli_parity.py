@@ -225,13 +225,19 @@ def test_drop_nonfinite_reports_its_rows(tmp_path):
     assert "batcheval: warning: dropped 2 rows with a NaN or infinite score in column 'score'" in proc.stderr
 
 
-def test_auc_averages_by_name_and_old_name(tmp_path):
-    rng = np.random.default_rng(8)
+def _three_class_scores(path: Path, seed: int) -> pl.DataFrame:
+    """Two runs of 150 rows: a label of 3 classes and their probabilities p0, p1, p2, written to ``path``."""
+    rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, 300)
     p = rng.dirichlet(np.ones(3), 300) + 0.5 * np.eye(3)[y]
     p = p / p.sum(axis=1, keepdims=True)  # probabilities, as scikit-learn's multiclass AUC wants
     df = pl.DataFrame({"run": np.repeat([1, 2], 150), "label": y, **{f"p{k}": p[:, k] for k in range(3)}})
-    df.write_parquet(tmp_path / "mc.parquet")
+    df.write_parquet(path)
+    return df
+
+
+def test_auc_averages_by_name_and_old_name(tmp_path):
+    df = _three_class_scores(tmp_path / "mc.parquet", seed=8)
     out = tmp_path / "a.parquet"
     proc = run_cli("auc", str(tmp_path / "mc.parquet"), "--by", "run", "--score", "p0,p1,p2",
                 "--averages", "macro_roc_auc,pr_auc_prevalence_weighted", "-o", str(out))  # fmt: skip
@@ -248,6 +254,59 @@ def test_auc_averages_by_name_and_old_name(tmp_path):
         )
     proc = run_cli("auc", str(tmp_path / "mc.parquet"), "--score", "p0,p1,p2", "--averages", "macro_auc")
     assert proc.returncode == 2 and "unknown average 'macro_auc' (did you mean" in proc.stderr
+
+
+def _printed_table(text: str) -> dict[str, list[str]]:
+    """The columns of a table as the CLI prints it (polars' box drawing), by header."""
+    rows = [[cell.strip() for cell in line.strip("│").split("┆")] for line in text.splitlines()
+            if line.startswith("│")]  # fmt: skip
+    return {name: [row[i] for row in rows[1:]] for i, name in enumerate(rows[0])}
+
+
+def test_auc_of_multiclass_scores_prints_its_areas_in_a_narrow_terminal(tmp_path, monkeypatch, capsys):
+    # at 80 (or 150) columns the six averages were trimmed away: the table held run and n, and the note
+    # said to pick columns with --measures, which auc does not have
+    from batcheval.cli.main import main
+
+    df = _three_class_scores(tmp_path / "mc.parquet", seed=11)
+    monkeypatch.setenv("COLUMNS", "80")
+    args = ["auc", str(tmp_path / "mc.parquet"), "--by", "run", "--score", "p0,p1,p2"]
+
+    def sklearn_auc(run: int, **kwargs) -> str:
+        part = df.filter(pl.col("run") == run)
+        yy, pp = part["label"].to_numpy(), part.select("p0", "p1", "p2").to_numpy()
+        return f"{skm.roc_auc_score(yy, pp, **kwargs):.4f}"
+
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    table = _printed_table(out)
+    assert table["run"] == ["1", "2"]
+    assert table["macro_roc_auc"] == [sklearn_auc(r, multi_class="ovr", average="macro") for r in (1, 2)]
+    assert "macro_pr_auc" in table and max(len(line) for line in out.splitlines()) <= 80
+    assert "pick them with --averages, or write them all with -o FILE" in err and "--measures" not in err
+
+    # --averages picks the columns, as --measures does elsewhere: they print whole, however wide
+    chosen = "macro_roc_auc,prevalence_weighted_roc_auc,bias_weighted_roc_auc,macro_pr_auc"
+    assert main([*args, "--averages", chosen]) == 0
+    out, err = capsys.readouterr()
+    table = _printed_table(out)
+    assert list(table) == ["run", "n", *chosen.split(",")] and "showing" not in err
+    assert table["prevalence_weighted_roc_auc"] == [
+        sklearn_auc(r, multi_class="ovr", average="weighted") for r in (1, 2)
+    ]
+
+    # binary and per-class areas have no flag that picks columns: the note offers -o alone
+    monkeypatch.setenv("COLUMNS", "60")
+    assert main([*args, "--per-class"]) == 0
+    out, err = capsys.readouterr()
+    assert "showing" in err and "pick them" not in err and "write them all with -o FILE" in err
+    binary = df.with_columns(label=(pl.col("label") == 2).cast(pl.Int8), score=pl.col("p2"))
+    binary.write_parquet(tmp_path / "binary.parquet")
+    assert main(["auc", str(tmp_path / "binary.parquet"), "--by", "run"]) == 0
+    out, err = capsys.readouterr()
+    assert "showing" in err and "pick them" not in err
+    part = binary.filter(pl.col("run") == 1)
+    assert _printed_table(out)["roc_auc"][0] == f"{skm.roc_auc_score(part['label'], part['score']):.4f}"
 
 
 def test_auc_per_class_writes_what_be_auc_returns(tmp_path):

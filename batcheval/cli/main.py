@@ -590,10 +590,15 @@ def _scores(args: argparse.Namespace) -> None:
         result = sweep(frame, _split(args.by), args.label, score, thresholds=thresholds,
                        pool=_split(args.pool), measures=_sweep_measures(args.measures), beta=args.beta,
                        **common)  # fmt: skip
-    else:
-        result = auc(frame, _split(args.by), args.label, score, measure=args.measure, beta=args.beta,
-                     averages=_split(args.averages), per_class=args.per_class, **common)  # fmt: skip
-    _emit(result, args.output, keys=_split(args.by) or [], chosen=getattr(args, "measures", None) is not None)
+        _emit(result, args.output, keys=_split(args.by) or [], chosen=args.measures is not None)
+        return
+    result = auc(frame, _split(args.by), args.label, score, measure=args.measure, beta=args.beta,
+                 averages=_split(args.averages), per_class=args.per_class, **common)  # fmt: skip
+    # auc has no --measures: --averages picks the columns of averaged multiclass areas, and nothing
+    # picks those of binary or --per-class areas
+    averaged = not isinstance(score, str) and not args.per_class
+    _emit(result, args.output, keys=_split(args.by) or [], chosen=args.averages is not None,
+          choose="--averages" if averaged else None)  # fmt: skip
 
 
 def _sweep_measures(text: str | None) -> list[str] | str | None:
@@ -636,11 +641,14 @@ def _plot(args: argparse.Namespace) -> None:
     print(f"wrote {output} ({args.chart}, {lines} line{'s' if lines != 1 else ''})", file=sys.stderr)
 
 
-# columns a printed table shows first when the result is too wide to show whole
+# columns a printed table shows first when the result is too wide to show whole; the averaged areas of
+# multiclass scores are all that `auc` gives besides n, so they are headline columns too (macro first,
+# so that a narrow terminal shows both areas)
 _HEADLINE = tuple(
     """class threshold n n_pooled abstained positives negatives informedness informedness_std markedness
     correlation mcc kappa_cohen f1 macro_f1 accuracy p_informedness roc_auc roc_auch pr_auc best_threshold
-    tp fp fn tn""".split()
+    macro_roc_auc macro_pr_auc prevalence_weighted_roc_auc prevalence_weighted_pr_auc bias_weighted_roc_auc
+    bias_weighted_pr_auc tp fp fn tn""".split()
 )
 _MAX_COLUMNS = 14
 
@@ -650,8 +658,13 @@ def _table_width(columns: Sequence[str]) -> int:
     return 1 + sum(max(len(c), 8) + 3 for c in columns)
 
 
-def _emit(result: pl.DataFrame, output: str | None, keys: Sequence[str] = (), chosen: bool = False) -> None:
-    """Write ``result`` to ``output``, or print it as a table (the headline columns if it is wide)."""
+def _emit(result: pl.DataFrame, output: str | None, keys: Sequence[str] = (), chosen: bool = False,
+          choose: str | None = "--measures") -> None:  # fmt: skip
+    """Write ``result`` to ``output``, or print it as a table (the headline columns if it is wide).
+
+    ``chosen`` says the user picked the columns (they print whole); ``choose`` is the flag that picks
+    them, named in the note on a trimmed table (None: the command has none, only ``-o``).
+    """
     from ..io.files import write_frame
 
     if output:
@@ -674,8 +687,9 @@ def _emit(result: pl.DataFrame, output: str | None, keys: Sequence[str] = (), ch
             columns.pop()
         shown = result.select(columns)
         if shown.width < result.width:
-            print(f"showing {shown.width} of {result.width} columns: pick them with --measures, "
-                  "or write them all with -o FILE", file=sys.stderr)  # fmt: skip
+            pick = f"pick them with {choose}, or " if choose else ""
+            print(f"showing {shown.width} of {result.width} columns: {pick}write them all with -o FILE",
+                  file=sys.stderr)  # fmt: skip
     shown = _format_p_values(shown)
     with pl.Config(tbl_rows=40, tbl_cols=-1, float_precision=4, tbl_width_chars=squeeze,
                    tbl_hide_column_data_types=True, fmt_str_lengths=40):  # fmt: skip
