@@ -7,6 +7,7 @@ functions (a lazy import is still a dependency), and resolved to the module it n
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,57 @@ def graph() -> dict[str, set[str]]:
 def test_every_top_level_part_has_a_stage():
     parts = {stage(m) for m in graph()}
     assert parts <= set(STAGES), f"no stage for {sorted(parts - set(STAGES))}: add it here and to docs"
+
+
+def documented_modules(text: str) -> dict[str, set[str]]:
+    """The module files that docs/architecture.md gives each part, by the part's name (``kernels``;
+    ``""`` for the package's top level): the ``x.py`` of a part's row of the stages table (or the
+    files of its part column, at the top level), and those of a section whose heading names the part
+    (``## The kernels (`kernels/`)``)."""
+    named: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        cells = line.strip().strip("|").split("|")
+        if not line.startswith("|") or len(cells) < 4:
+            continue
+        for part in re.findall(r"`(\w+)/`", cells[1]):
+            named.setdefault(part, set()).update(re.findall(r"`(\w+\.py)`", cells[2]))
+        named.setdefault("", set()).update(re.findall(r"`(\w+\.py)`", cells[1]))
+    pieces = re.split(r"^(#+ .*)$", text, flags=re.MULTILINE)
+    for heading, body in zip(pieces[1::2], pieces[2::2], strict=True):
+        for part in re.findall(r"`(\w+)/`", heading):
+            named.setdefault(part, set()).update(re.findall(r"`(\w+\.py)`", body))
+    return named
+
+
+def test_docs_name_every_module_of_the_package():
+    # the kernels row named most modules only by their topic ("exact AUC", "sweeps"), gave DeLong's
+    # components to ranks.py, and left out assign, delong, leaderboard, ranges, score_diff and selection
+    named = documented_modules((ROOT.parent / "docs" / "architecture.md").read_text())
+    missing = []
+    for path in sorted(ROOT.rglob("*.py")):
+        inner = path.relative_to(ROOT).parts
+        part = inner[0] if len(inner) > 1 else ""
+        if path.name != "__init__.py" or not part:
+            if path.name not in named.get(part, set()):
+                missing.append(str(path.relative_to(ROOT.parent)))
+    assert not missing, f"docs/architecture.md does not name {missing} in its part's row or section"
+
+
+def test_the_docs_check_reads_rows_and_sections():
+    text = """| 0 | `errors.py` | the errors | nothing |
+| 0 | `kernels/` | counting (`count.py`) | numba |
+| 3 | `scores/` | areas (`auc.py`) | ranks 0-2 |
+
+## The kernels (`kernels/`)
+
+- `delong.py`: DeLong's components
+
+## Where new work goes
+
+- `sweep.py`
+"""
+    named = documented_modules(text)
+    assert named == {"": {"errors.py"}, "kernels": {"count.py", "delong.py"}, "scores": {"auc.py"}}
 
 
 def upward_imports(edges: dict[str, set[str]]) -> list[str]:
