@@ -310,3 +310,15 @@ def test_binary_leaderboard_and_ci_by_mcc():
 
 def test_the_public_namespace_holds_no_future_import() -> None:
     assert "annotations" not in dir(be)
+
+
+@pytest.mark.parametrize("module", [be.intervals, be.measures], ids=["intervals", "measures"])
+def test_the_exported_modules_list_their_api_only(module) -> None:
+    # dir(be.intervals) listed np, pl, math, reprlib, warn and the helpers it imports beside its API
+    listed = dir(module)
+    assert listed == sorted(module.__all__)
+    assert not {"np", "pl", "math", "annotations", "warn", "registry"} & set(listed)
+    assert all(hasattr(module, name) for name in listed)
+    # every function the module defines is in it, so what other modules import from it shows too
+    own = {n for n, v in vars(module).items() if getattr(v, "__module__", "") == module.__name__}
+    assert {n for n in own if not n.startswith("_")} <= set(listed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import doctest
 import importlib.util
 import re
@@ -30,14 +31,45 @@ def test_every_measure_is_documented_under_its_name():
     assert missing == []
 
 
-@pytest.mark.parametrize("page", ["README.md", "docs/measures.md", "docs/averaging.md", "docs/cli.md",
-                                  "docs/performance.md", "docs/comparing.md",
+@pytest.mark.parametrize("page", ["README.md", "docs/api.md", "docs/measures.md", "docs/averaging.md",
+                                  "docs/cli.md", "docs/performance.md", "docs/comparing.md",
                                   "docs/references.md"])  # fmt: skip
 def test_relative_links_and_images_resolve(page):
     path = ROOT / page
     for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text()):
         if not target.startswith(("http://", "https://")):
             assert (path.parent / target).exists(), f"{page} links to a missing {target}"
+
+
+def test_every_public_name_is_documented():
+    # be.CHARTS, be.RankResult, five of the errors (DuplicateColumnError, InvalidArgumentError,
+    # InvalidScoreError, NullValuesError, UnknownMeasureError) and the modules be.intervals and
+    # be.measures were exported but named as `be.<name>` on no page
+    text = "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
+    named = set(re.findall(r"`be\.(\w+)", text))
+    assert sorted(set(be.__all__) - named) == []
+
+
+def test_the_documented_error_hierarchy_is_the_package_s():
+    """docs/api.md's tree: each class under its first base, with the built-in class it also is."""
+    page = (ROOT / "docs" / "api.md").read_text()
+    tree = re.search(r"```text\n(Exception\n.*?)```", page, re.S).group(1)
+    above: list[tuple[int, type]] = []  # the classes of the lines above, by indentation
+    shown = set()
+    for line in tree.splitlines():
+        found = re.search(r"(be\.)?(\w+)(?:\s+\(also (\w+)\))?\s*$", line)
+        depth = found.start()
+        cls = getattr(be if found.group(1) else builtins, found.group(2))
+        while above and above[-1][0] >= depth:
+            above.pop()
+        if above:
+            assert cls.__bases__[0] is above[-1][1], line
+            shown.add(cls.__name__)
+        if found.group(3):
+            assert found.group(3) in [base.__name__ for base in cls.__bases__], line
+        above.append((depth, cls))
+    classes = {n for n in be.__all__ if isinstance(getattr(be, n), type)}
+    assert shown == {n for n in classes if issubclass(getattr(be, n), Exception)}  # warnings too
 
 
 def test_the_readme_quickstart_is_short_and_shows_its_output():

@@ -266,6 +266,7 @@ __all__ = [
     "ACCURACY_METHODS",
     "BINARY_CHANCE_METHODS",
     "BINARY_CLOSED_FORMS",
+    "BINARY_PROPORTIONS",
     "BOOTSTRAP_PSEUDO_SHARE",
     "DELTA_MEASURES",
     "INFINITE_RATIOS",
@@ -282,6 +283,7 @@ __all__ = [
     "beta_is_f1",
     "binary_only",
     "binary_scores",
+    "binomial_counts",
     "bootstrap_pseudo_count",
     "bootstrap_replicates",
     "by_class",
@@ -296,6 +298,7 @@ __all__ = [
     "f1_interval",
     "from_scores",
     "gradient_cells_last",
+    "gradient_variance",
     "hold_estimate",
     "infinite_ratios",
     "interval_columns",
@@ -315,12 +318,23 @@ __all__ = [
     "replicate_parts",
     "resampled",
     "score_difference",
+    "seeds_at",
+    "seeds_for",
     "smoothed_bootstrap",
+    "smoothed_se",
     "standard_errors",
     "trial_cells",
+    "two_sided_z",
     "wilson",
     "wilson_ends",
 ]
+
+
+def __dir__() -> list[str]:
+    """What ``dir()`` (and so tab completion) lists of ``be.intervals``: its API, ``__all__``, not
+    the numpy, polars, math and helpers it imports (PEP 562)."""
+    return sorted(__all__)
+
 
 INTERVAL_METHODS = ("wilson_delta", "bootstrap")
 #: Intervals of binary informedness and markedness (and through them binary kappa and

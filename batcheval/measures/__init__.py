@@ -52,3 +52,9 @@ __all__ = [
     "higher_is_better",
     "with_beta",
 ]
+
+
+def __dir__() -> list[str]:
+    """What ``dir()`` (and so tab completion) lists of ``be.measures``: its API, ``__all__``, not
+    its submodules and ``annotations`` (PEP 562)."""
+    return sorted(__all__)
