@@ -493,3 +493,54 @@ def test_measures_says_which_p_value_alpha_sbb_calibrates():
     rows = {line.split()[0]: line for line in run_cli("measures").stdout.splitlines()[1:]}
     assert "P(null | p_informedness)" in rows["alpha_sbb"]
     assert "not a calibrated test" in rows["p_chi2_kb"]
+
+
+def test_help_names_the_inputs_and_directions_each_command_takes(tmp_path):
+    # leaderboard, compare and ranks --help left out the directory each reads, and leaderboard's
+    # --lower-is-better named the p-values and alpha_sbb, by which it cannot rank
+    def help_text(command: str) -> str:
+        proc = run_cli(command, "--help")
+        assert proc.returncode == 0, proc.stderr
+        return " ".join(proc.stdout.split())
+
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 2, 400)
+    preds = pl.DataFrame({"run": np.repeat([1, 2], 200), "fold": np.tile(np.repeat([0, 1, 2, 3], 50), 2),
+                          "label": y, "prediction": np.where(rng.random(400) < 0.8, y, 1 - y)})  # fmt: skip
+    correct = (pl.col("label") == pl.col("prediction")).mean()
+    folds = preds.group_by("run", "fold").agg(accuracy=correct).sort("run", "fold")
+    p_values = np.tile([0.1, 0.4, 0.7], 4) + rng.random(12) * 0.2  # method a lowest on every dataset
+    scores = pl.DataFrame({"method": ["a", "b", "c"] * 4, "dataset": np.repeat([1, 2, 3, 4], 3),
+                           "p_informedness": p_values})  # fmt: skip
+    for name, frame in (("preds", preds), ("folds", folds), ("scores", scores)):
+        (tmp_path / name).mkdir()
+        frame.head(frame.height // 2).write_parquet(tmp_path / name / "a.parquet")
+        frame.tail(frame.height - frame.height // 2).write_parquet(tmp_path / name / "b.parquet")
+    runs = [
+        ("leaderboard", "preds", ["--run", "run"], be.leaderboard(preds, run="run", seed=0)),
+        ("compare", "folds", ["--measure", "accuracy"], be.compare(folds, measure="accuracy")),
+        ("ranks", "scores", ["--measure", "p_informedness"],
+         be.rank_methods(scores, measure="p_informedness").ranks),
+    ]  # fmt: skip
+    for command, name, args, expected in runs:
+        assert "a parquet, csv or ipc file, a directory of them, or a quoted glob" in help_text(command)
+        out = tmp_path / f"{command}.parquet"
+        proc = run_cli(command, str(tmp_path / name), *args, "-o", str(out))
+        assert proc.returncode == 0, proc.stderr
+        assert pl.read_parquet(out).equals(expected), command  # the directory is read as the frame
+    # ranks reads a p-value column lowest first, as its help says
+    assert pl.read_parquet(tmp_path / "ranks.parquet")["method"].to_list() == ["a", "b", "c"]
+    for command in ("compare", "ranks"):
+        assert "the p-values and alpha_sbb are lower-is-better" in help_text(command)
+    board_help = help_text("leaderboard")
+    assert "p-values" not in board_help and "alpha_sbb" not in board_help
+    assert "fallout, miss_rate, lr_minus and conditional_entropy (or an alias of one)" in board_help
+    for measure in ("p_informedness", "alpha_sbb"):
+        with pytest.raises(be.UnknownMeasureError, match="cannot rank runs"):
+            be.leaderboard(preds, run="run", measure=measure)
+    args = ("--run", "run", "--measure", "fpr", "-o", str(out))
+    board = run_cli("leaderboard", str(tmp_path / "preds"), *args)
+    assert board.returncode == 0, board.stderr  # an alias of fallout ranks lowest first
+    fallout = preds.group_by("run").agg(fpr=((pl.col("prediction") == 1) & (pl.col("label") == 0)).sum()
+                                        / (pl.col("label") == 0).sum()).sort("fpr")  # fmt: skip
+    assert pl.read_parquet(out)["run"].to_list() == fallout["run"].to_list()

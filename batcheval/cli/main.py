@@ -98,6 +98,10 @@ variants on first use.
 """
 
 
+#: The FILE argument of every command that reads one (``_read`` takes each of these forms).
+_FILE_HELP = "a parquet, csv or ipc file, a directory of them, or a quoted glob such as 'runs/*.parquet'"
+
+
 def _split(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
@@ -137,8 +141,7 @@ def _parser() -> argparse.ArgumentParser:
                               formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
 
     def source(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", help="a parquet, csv or ipc file, a directory of them, "
-                       "or a quoted glob such as 'runs/*.parquet'")  # fmt: skip
+        p.add_argument("file", help=_FILE_HELP)
         p.add_argument("--classes", help="comma-separated class set (default: the classes found)")
         p.add_argument("--by", default="", help="comma-separated key columns, e.g. run,fold")
         p.add_argument(
@@ -225,7 +228,7 @@ def _parser() -> argparse.ArgumentParser:
 
     lb = command("leaderboard", "rank runs with intervals, and test each against the leader",
                  _LEADERBOARD_EXAMPLES)  # fmt: skip
-    lb.add_argument("file", help="a parquet, csv or ipc file, or a quoted glob such as 'runs/*.parquet'")
+    lb.add_argument("file", help=_FILE_HELP)
     lb.add_argument(
         "--filter", metavar="SQL", help='keep only rows matching a SQL expression, e.g. "fold < 3"'
     )
@@ -234,7 +237,7 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--prediction", default="prediction", help="the predicted-class column")
     lb.add_argument("--pool", help="comma-separated columns each run is pooled over, e.g. fold")
     lb.add_argument("--measure", default="informedness", help="the ranking measure (default: informedness)")
-    direction(lb, "run")
+    direction(lb, "run", columns=False)
     lb.add_argument("--example", help="comma-separated example id column(s): paired comparisons")
     lb.add_argument("--cluster", help="comma-separated cluster column(s): examples that come in groups "
                     "count as one (a clustered board)")  # fmt: skip
@@ -315,7 +318,7 @@ def _comparison_commands(command, output) -> None:
     """The ``compare`` and ``ranks`` subcommands (be.compare and be.rank_methods)."""
     cp = command("compare", "compare runs over cross-validation folds (corrected t, Bayesian, 5x2cv)",
                  _COMPARE_EXAMPLES)  # fmt: skip
-    cp.add_argument("file", help="a parquet, csv or ipc file, or a quoted glob")
+    cp.add_argument("file", help=_FILE_HELP)
     cp.add_argument("--filter", metavar="SQL", help="keep only rows matching a SQL expression")
     cp.add_argument("--run", default="run", help="comma-separated run column(s) (default: run)")
     cp.add_argument("--fold", default="fold", help="the fold column (default: fold)")
@@ -337,7 +340,7 @@ def _comparison_commands(command, output) -> None:
     output(cp)
 
     rk = command("ranks", "rank methods over datasets: Friedman, Nemenyi CD, Holm, Wilcoxon", _RANKS_EXAMPLES)
-    rk.add_argument("file", help="a parquet, csv or ipc file, or a quoted glob")
+    rk.add_argument("file", help=_FILE_HELP)
     rk.add_argument("--filter", metavar="SQL", help="keep only rows matching a SQL expression")
     rk.add_argument("--method", default="method", help="the method column (default: method)")
     rk.add_argument("--dataset", default="dataset", help="the dataset column (default: dataset)")
@@ -351,15 +354,19 @@ def _comparison_commands(command, output) -> None:
     output(rk)
 
 
-def direction(parser: argparse.ArgumentParser, what: str) -> None:
+def direction(parser: argparse.ArgumentParser, what: str, columns: bool = True) -> None:
     """``--lower-is-better`` and ``--higher-is-better``: which way the best comes first. Neither
-    leaves it to the measure (``higher_is_better=None``)."""
+    leaves it to the measure (``higher_is_better=None``). ``columns``: ``--measure`` names a column
+    of the file (compare, ranks), which may hold p-values; else a measure that the command counts
+    (leaderboard), which ranks by no p-value and reads no ``_mean`` column."""
+    lower = ("fallout, miss_rate, lr_minus, conditional_entropy, the p-values and alpha_sbb are "
+             "lower-is-better, in any case and as <measure>_mean, any other name higher" if columns
+             else "fallout, miss_rate, lr_minus and conditional_entropy (or an alias of one) are "
+             "lower-is-better, any other measure higher")  # fmt: skip
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--lower-is-better", dest="higher_is_better", action="store_false", default=None,
-        help=f"the best {what} has the lowest value (default: the measure's own direction; fallout, "
-        "miss_rate, lr_minus, conditional_entropy, the p-values and alpha_sbb are lower-is-better, in "
-        "any case and as <measure>_mean, any other name higher)",
+        help=f"the best {what} has the lowest value (default: the measure's own direction; {lower})",
     )  # fmt: skip
     group.add_argument("--higher-is-better", dest="higher_is_better", action="store_true", default=None,
                        help=f"the best {what} has the highest value")  # fmt: skip
