@@ -1,5 +1,6 @@
-"""Kernels compiled twice for one input type: run by ``test_compile_variants.py`` in a fresh
-interpreter with an empty numba cache, so that every kernel and every helper it calls compiles here.
+"""Kernels compiled twice for one input type: ``test_compile_variants.py`` runs these checks in fresh
+interpreters, where every kernel and every helper a call compiles is seen (run alone with an empty
+``NUMBA_CACHE_DIR``, ``python -m tests.compile_variants`` checks every one).
 
 numba compiles a function once per argument type, and two types that differ only in a literal value
 (``n = 0`` passed before the loop that sums it: ``Literal[int](0)``; a flag passed as ``True``) or in
@@ -57,7 +58,8 @@ def kernel_dispatchers() -> list[tuple[str, object]]:
     return found
 
 
-def main() -> None:
+def flows() -> None:
+    """Binary and 3-class ``evaluate`` with intervals, plain and clustered, and a binary board."""
     import batcheval as be
 
     warnings.simplefilter("ignore")
@@ -81,6 +83,10 @@ def main() -> None:
             table.pool("seed")
             table + table
             be.ContingencyTable.from_frame(df) + be.ContingencyTable.from_frame(df)
+
+
+def main() -> None:
+    flows()
     print("\n".join(twins(kernel_dispatchers())))
 
 

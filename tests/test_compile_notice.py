@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import numba
 import pytest
 
@@ -95,9 +100,10 @@ def test_warmup_tables_take_the_per_group_kernels():
 
 
 _WARMUP = """
-import contextlib, io
+import contextlib, io, json
 from batcheval.cli import main
 from batcheval.kernels import binary, chance, count, sweep
+from tests.compile_variants import kernel_dispatchers, twins
 
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
@@ -117,7 +123,7 @@ for kernel in (sweep.score_histogram, sweep.row_any, chance.multiclass_chance):
     assert kernel.serial.signatures and kernel.parallel.signatures, kernel.__name__
 assert sweep.sweep_columns.serial.signatures and count.sum_rows.serial.signatures
 assert chance.permutation_tests.serial.signatures
-print("warm")
+print(json.dumps(twins(kernel_dispatchers())))
 """
 
 _AFTER_WARMUP = """
@@ -149,35 +155,21 @@ print(sorted(set(compiled)))
 
 def test_warmup_small_only_leaves_a_small_sweep_and_3_class_evaluate_nothing_to_compile(tmp_path):
     """`batcheval warmup --small-only` on an empty cache reports each of its steps and compiles the
-    serial twins of the kernels it names; after it, another process's sweep of 5 runs
-    (the serial sweep kernels) and 3-class evaluate of 60 examples a run (the serial chance tests
-    and permutation tests) load every kernel from the cache: the help text's promise, "the serial
-    kernels that inputs under 65,536 rows or groups use". Before, they compiled 5 and 13 s."""
-    import os
-    import subprocess
-    import sys
-
-    import batcheval
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(batcheval.__file__)))
+    serial twins of the kernels it names, none of them twice for one type (tests/compile_variants.py
+    says why: before, ``exact.run_scratch`` compiled again for a literal 0); after it, another
+    process's sweep of 5 runs (the serial sweep kernels) and 3-class evaluate of 60 examples a run
+    (the serial chance tests and permutation tests) load every kernel from the cache: the help
+    text's promise, "the serial kernels that inputs under 65,536 rows or groups use". Before,
+    they compiled 5 and 13 s."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "BATCHEVAL_QUIET_COMPILE": "1"}
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
 
-    def run(*argv: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, *argv],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
-        )
+    def run(script: str) -> str:
+        done = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=900, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout.strip().splitlines()[-1]
 
-    # one warmup serves both checks, since each compiles the small kernels (about 40 s of CI)
-    warm = run("-c", _WARMUP)
-    assert warm.returncode == 0, warm.stderr
-    assert warm.stdout.strip() == "warm"
-    after = run("-c", _AFTER_WARMUP)
-    assert after.returncode == 0, after.stderr
-    assert after.stdout.strip() == "[]"
+    assert json.loads(run(_WARMUP)) == [], "a kernel the warmup compiled twice for one type"
+    assert run(_AFTER_WARMUP) == "[]", "compiled after the warmup"

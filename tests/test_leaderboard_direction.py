@@ -11,8 +11,6 @@ classes are the same, so ``conditional_entropy = H(real) − mutual_information`
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -296,11 +294,8 @@ def test_cli_direction_flags(tmp_path):
 
     def order(*flags: str) -> list[str]:
         out = tmp_path / "board.csv"
-        subprocess.run(
-            [sys.executable, "-m", "batcheval", "leaderboard", str(path), "--measure", "fallout",
-             *flags, "-o", str(out)],
-            check=True, capture_output=True,
-        )  # fmt: skip
+        done = run_cli("leaderboard", str(path), "--measure", "fallout", *flags, "-o", str(out))
+        assert done.returncode == 0, done.stderr
         return pl.read_csv(out)["fallout"].to_list()
 
     assert order() == sorted(order())
@@ -366,8 +361,8 @@ def test_cli_ranks_and_compare_take_the_measure_direction(tmp_path):
 
     def run(*args: str) -> pl.DataFrame:
         out = tmp_path / "out.csv"
-        subprocess.run([sys.executable, "-m", "batcheval", *args, str(path), "-o", str(out)], check=True,
-                       capture_output=True)  # fmt: skip
+        done = run_cli(*args, str(path), "-o", str(out))
+        assert done.returncode == 0, done.stderr
         return pl.read_csv(out)
 
     api = be.rank_methods(_scores(0), measure="miss_rate").ranks["method"].to_list()

@@ -747,7 +747,7 @@ def summarise_declined(groups, n_chunks, starts, scores, positives, out, best_th
     for c in prange(n_chunks):
         lo = c * n // n_chunks
         hi = (c + 1) * n // n_chunks
-        widest = 0
+        widest = np.int64(0)  # a literal 0 made run_scratch compile a second, Literal[int](0), copy
         for i in range(lo, hi):
             widest = max(widest, starts[groups[i] + 1] - starts[groups[i]])
         scratch = run_scratch(widest)
