@@ -597,3 +597,65 @@ def test_integer_measures_that_float64_cannot_tell_apart_are_refused_as_compare_
     x = exact["count"].to_numpy().astype(float).reshape(2, 4)
     assert out["mean_diff"] == float(np.mean(x[1] - x[0]))
     assert out["t"] == pytest.approx(stats.ttest_rel(x[1], x[0]).statistic, rel=1e-12)
+
+
+@pytest.mark.parametrize("test", ["corrected_t", "t", "5x2cv"])
+def test_differences_without_spread_get_the_sign_test_not_a_t_of_rounding(test):
+    """Identical runs had t = 0/0 = NaN and p NaN; a run 0.1 below the reference on every fold had
+    the rounding of the subtractions (sd 1.5e-17) for its sd, t = −1.1e16 and p = 1e-79. With no
+    spread there is no t-test: identical runs get p 1, a constant shift the exact sign test's p of
+    J folds all alike (scipy's binomtest), and the other runs keep scipy's paired t-test."""
+    repeats = 5 if test == "5x2cv" else 1
+    folds = 2 if test == "5x2cv" else 6
+    j = repeats * folds
+    base = np.random.default_rng(3).random(j)
+    other = base + np.random.default_rng(4).normal(0, 0.05, j)
+    df = pl.DataFrame(
+        {
+            "run": np.repeat(["a", "b", "c", "d"], j),
+            "repeat": np.tile(np.repeat(np.arange(repeats), folds), 4),
+            "fold": np.tile(np.arange(folds), 4 * repeats),
+            "accuracy": np.concatenate([base, base, base - 0.1, other]),
+        }
+    )
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference="a", test=test).sort("run")
+    same, shifted, spread = out.iter_rows(named=True)
+    assert (same["t"], same["p_value"], same["se"]) == (0.0, 1.0, 0.0)
+    assert shifted["se"] == 0.0 and shifted["t"] == -np.inf
+    assert shifted["p_value"] == pytest.approx(stats.binomtest(0, j).pvalue, rel=1e-12)
+    assert 0 < spread["se"] and np.isfinite(spread["t"])
+    if test == "t":
+        expected = stats.ttest_rel(other, base)
+        assert spread["t"] == pytest.approx(expected.statistic, rel=1e-12)
+        assert spread["p_value"] == pytest.approx(expected.pvalue, rel=1e-10)
+    ps = [same["p_value"], shifted["p_value"], spread["p_value"]]
+    assert out["p_holm"].to_list() == pytest.approx(_holm(ps), rel=1e-12)
+
+
+def _holm(p):
+    """Holm's step-down adjustment, plainly."""
+    order = np.argsort(p)
+    adjusted = np.maximum.accumulate(np.minimum(1.0, (len(p) - np.arange(len(p))) * np.asarray(p)[order]))
+    out = np.empty(len(p))
+    out[order] = adjusted
+    return out
+
+
+def test_all_pairs_that_would_not_fit_are_refused_before_any_is_made(monkeypatch):
+    """pairs='all' of R runs is R(R − 1)/2 rows: 100,000 runs (5e9 comparisons) filled memory
+    before the first. Refused with the size and the way out when they would not fit."""
+    from batcheval.core import memory
+
+    rng = np.random.default_rng(5)
+    df = pl.DataFrame({"run": np.repeat(np.arange(1000), 3), "fold": np.tile(np.arange(3), 1000),
+                       "accuracy": rng.random(3000)})  # fmt: skip
+    monkeypatch.setattr(memory, "available_bytes", lambda: 50 * 2**20)
+    refused = (r"^pairs='all' of 1,000 runs \(499,500 comparisons\) needs \d+\.\d MiB, more than the "
+               r"50\.0 MiB available; compare with one reference")  # fmt: skip
+    with pytest.raises(be.MemoryBudgetError, match=refused):
+        be.compare(df, measure="accuracy", pairs="all")
+    assert (
+        be.compare(df.filter(pl.col("run") < 300), measure="accuracy", pairs="all").height == 300 * 299 // 2
+    )
+    monkeypatch.undo()
+    assert be.compare(df, measure="accuracy", pairs="all").height == 499_500

@@ -51,6 +51,11 @@ Choosing the reference
     Fix the reference in advance (a baseline), or confirm on fresh data, when it matters.
     ``pairs="all"`` compares every pair of runs (R(R − 1)/2 rows).
 
+Differences with no spread (``sd_diff`` within one ``eps·max|value|``: rounding) have no variance
+for a t-test to divide by: identical runs get ``t = 0`` and ``p_value = 1``, and a constant nonzero
+difference ``se = 0``, ``t = ±inf`` and the exact sign test's ``p_value = 2^(1 − J)`` (every fold
+agrees; with J = 5 that is 0.0625, not 0); under ``test="bayes"`` the posterior sits on the mean.
+
 Two-sided p-values of the t-tests get a Holm-adjusted column (``p_holm``, over the rows of the
 result); the Bayesian test reports posterior probabilities, which need no multiplicity correction.
 """
@@ -65,6 +70,7 @@ import numpy as np
 import polars as pl
 
 from ..core.encode import WIDE_INTEGERS
+from ..core.memory import check_allocation
 from ..errors import InvalidArgumentError
 from ..io.arguments import as_count, as_flag, as_real
 from ..io.frames import as_key_list, check_free_names, check_roles, column_names, select_columns
@@ -676,6 +682,14 @@ def compare(
         a = np.delete(np.arange(n_runs), ref)
         b = np.full(len(a), ref)
     else:
+        # R(R − 1)/2 rows: 100,000 runs are 5e9 comparisons, which filled memory before any was made
+        n_pairs = n_runs * (n_runs - 1) // 2
+        key_bytes = 2 * fm.runs.estimated_size() / n_runs
+        check_allocation(
+            int(n_pairs * (PAIR_ROW_BYTES + key_bytes)),
+            f"pairs='all' of {n_runs:,} runs ({n_pairs:,} comparisons)",
+            "compare with one reference (pairs='reference') or fewer runs",
+        )
         a, b = np.triu_indices(n_runs, 1)
     stat = _statistics(fm, means, a, b, test, ratio, low, high, chunk_rows)
     ref_keys = fm.runs[b]
@@ -690,6 +704,14 @@ def compare(
         out = out.with_columns(adjust(out.get_column("p_value"), "holm").alias("p_holm"))
     return out
 
+
+#: Bytes a comparison of ``pairs="all"`` holds beside its run keys: its two row indices and the
+#: result's 10 float and 1 integer columns (with a copy each as the result is assembled).
+PAIR_ROW_BYTES = 16 + 2 * 8 * 11
+
+#: Differences whose sample sd is within this many units of ``eps·max|value|`` of the two runs
+#: are equal: their spread is the values' rounding (a constant shift computed in floats), not evidence.
+ROUNDING_ULPS = 1
 
 #: The columns :func:`compare` adds beside the run keys and ``reference_<key>`` (any test's).
 RESULT_COLUMNS = ("n_folds", "mean_run", "mean_reference", "mean_diff", "sd_diff", "se", "t", "df", "p_value",
@@ -731,7 +753,17 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
             with np.errstate(divide="ignore", invalid="ignore"):
                 t = mean / se
             df = j - 1.0
+        # J equal differences have no spread to test: their sd is the rounding of the subtractions
+        # (identical runs gave t = 0/0 = NaN, a constant shift t = 1e16 and p = 1e-79)
+        pair_values = np.concatenate([values[a[lo:hi]], values[b[lo:hi]]], axis=1)
+        rounding = ROUNDING_ULPS * np.finfo(float).eps * np.abs(pair_values).max(axis=1)
+        flat = np.sqrt(var) <= rounding
+        same = flat & (np.abs(mean) <= rounding)
+        se = np.where(flat, 0.0, se)
         out["se"][lo:hi] = se
+        if test != "bayes":
+            t = np.where(flat, np.copysign(np.inf, mean), t)
+            t = np.where(same, 0.0, t)
         if test == "bayes":
             # scipy.stats.t's cdf and sf are stdtr(df, ±x) behind argument checks (an eighth more
             # time over 100,000 runs); the values are the same
@@ -756,5 +788,9 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
         else:
             out["t"][lo:hi] = t
             out["df"][lo:hi] = df
-            out["p_value"][lo:hi] = 2.0 * special.stdtr(df, -np.abs(t))
+            p = 2.0 * special.stdtr(df, -np.abs(t))
+            # a constant difference: the exact sign test's p, all J signs alike (the smallest p of
+            # any test of J folds' signs or ranks), not a t-test's 0; identical runs: 1
+            p = np.where(flat, min(1.0, 2.0 * 0.5**j), p)
+            out["p_value"][lo:hi] = np.where(same, 1.0, p)
     return out
