@@ -139,6 +139,8 @@ def test_a_missing_pool_column_is_named_and_multiclass_curves_pool():
         (dict(kind="roc2"), "unknown chart 'roc2'"),
         (dict(kind=[]), "kind= names at least one chart"),
         (dict(kind=["roc", ["pr"]]), "unknown chart ['pr']"),
+        # came back twice: every point of it a duplicate row
+        (dict(kind=["roc", "pr", "roc"]), "kind= names 'roc' more than once: ['roc', 'pr', 'roc']"),
         (dict(smoothing=-1), "smoothing= takes a finite count >= 0, got -1"),
         (dict(smoothing="1"), "smoothing= takes a finite count >= 0, got '1'"),
         (dict(smoothing=float("nan")), "smoothing= takes a finite count >= 0, got nan"),

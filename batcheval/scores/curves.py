@@ -101,7 +101,7 @@ def curves(
     data, by, label, score, positive, pool, drop_nonfinite, drop_nulls, classes
         As in :func:`batcheval.sweep`.
     kind
-        One chart name of :data:`batcheval.CHARTS`, or a list of them.
+        One chart name of :data:`batcheval.CHARTS`, or a list of them, each named once.
     thresholds
         ``"exact"`` (every distinct score, the default), an int or a list. With
         ``pool=`` and ``"exact"``, the pooled tables' rows are swept together:
@@ -135,6 +135,10 @@ def curves(
     for k in kinds:
         if not isinstance(k, str) or k not in CHARTS:
             raise InvalidArgumentError(f"unknown chart {k!r}; choose one of {sorted(CHARTS)}")
+    # a chart named twice came back twice, every point a duplicate row of the frame
+    repeated = sorted({k for k in kinds if kinds.count(k) > 1})
+    if repeated:
+        raise InvalidArgumentError(f"kind= names {repeated[0]!r} more than once: {kind!r}")
     # a NaN count made every bprd and bird point NaN
     if not is_real(smoothing) or not (np.isfinite(float(smoothing)) and float(smoothing) >= 0):
         raise InvalidArgumentError(f"smoothing= takes a finite count >= 0, got {reprlib.repr(smoothing)}")
