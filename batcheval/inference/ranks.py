@@ -565,11 +565,13 @@ def rank_methods(
             f"{m!r} lacks {_show(sorted(all_sets - set(have), key=str))}"
             for m, have in incomplete.head(_SHOW).rows()
         ]
-        text = f"{incomplete.height} methods are missing on some datasets: {'; '.join(lines)}"
+        some = f"{incomplete.height} method{'s' if incomplete.height != 1 else ''}"
+        text = f"missing on some datasets: {'; '.join(lines)}"
         if not drop_incomplete:
-            raise InvalidArgumentError(text + "; pass drop_incomplete=True to drop them")
+            verb = "are" if incomplete.height != 1 else "is"
+            raise InvalidArgumentError(f"{some} {verb} {text}; pass drop_incomplete=True to drop them")
         dropped = incomplete.get_column(method).to_list()
-        warn(f"dropped {text}")
+        warn(f"dropped {some} {text}")
         frame = frame.filter(~pl.col(method).is_in(incomplete.get_column(method).implode()))
         methods = frame.get_column(method).unique().sort()
         datasets = frame.get_column(dataset).unique().sort()
@@ -577,7 +579,11 @@ def rank_methods(
     if n < 2:
         raise InvalidArgumentError(f"ranking methods needs at least 2 datasets, got {n}")
     if k < 2:
-        raise InvalidArgumentError(f"ranking methods needs at least 2 methods, got {k}")
+        # "got 1" alone did not say that drop_incomplete=True had left the others out
+        after = (
+            f", after drop_incomplete=True dropped {len(dropped)} of {k + len(dropped)}" if dropped else ""
+        )
+        raise InvalidArgumentError(f"ranking methods needs at least 2 methods, got {k}{after}")
     mi = frame.select(pl.col(method).rank("dense") - 1).to_series().to_numpy().astype(np.int64)
     di = frame.select(pl.col(dataset).rank("dense") - 1).to_series().to_numpy().astype(np.int64)
     x = np.empty((k, n))  # methods × datasets
