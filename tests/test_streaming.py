@@ -108,12 +108,13 @@ def test_hive_partition_columns_are_read(tmp_path):
 @settings(max_examples=25, deadline=None)
 @given(
     seed=st.integers(0, 10_000),
-    cuts=st.lists(st.integers(1, 499), max_size=6, unique=True),
-    batch_rows=st.integers(1, 300),
+    cuts=st.lists(st.integers(1, 199), max_size=6, unique=True),
+    batch_rows=st.integers(1, 120),
 )
 def test_any_batching_equals_one_pass(seed, cuts, batch_rows):
+    # 200 rows, not 500: a batch of one row is as many passes as rows (18 s of CPU at 500)
     rng = np.random.default_rng(seed)
-    n = 500
+    n = 200
     whole = pl.DataFrame(
         {
             "run": rng.integers(0, 30, n),
