@@ -16,10 +16,30 @@ POPULATE_BYTES = 1 << 26
 _MADV_POPULATE_WRITE = 23
 
 
-def available_bytes() -> int:
-    """Memory the system can give without swapping (``MemAvailable``), or the physical size."""
+#: Where the limits of :func:`available_bytes` are read (module names, so that tests can point
+#: them at files of their own): the system's free memory, and this process's cgroup v2 and v1 limit
+#: and usage.
+MEMINFO = "/proc/meminfo"
+CGROUP_LIMITS = (
+    ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+    ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+)
+#: The address space this process already maps, for ``RLIMIT_AS`` (``/proc/self/statm``'s first
+#: field, in pages).
+STATM = "/proc/self/statm"
+
+
+def _read_int(path: str) -> int | None:
     try:
-        with open("/proc/meminfo") as fh:
+        with open(path) as fh:
+            return int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):  # absent, or "max": no limit
+        return None
+
+
+def _system_bytes() -> int:
+    try:
+        with open(MEMINFO) as fh:
             for line in fh:
                 if line.startswith("MemAvailable:"):
                     return int(line.split()[1]) * 1024
@@ -29,6 +49,39 @@ def available_bytes() -> int:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):  # no sysconf (Windows): do not guess
         return 1 << 62
+
+
+def _address_space_bytes() -> int | None:
+    """What ``RLIMIT_AS`` (``ulimit -v``) leaves this process, or None without such a limit."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return None
+    pages = _read_int(STATM)
+    return soft - (pages or 0) * os.sysconf("SC_PAGE_SIZE")
+
+
+def available_bytes() -> int:
+    """Memory this process can take without swapping or being killed: the least of the system's
+    ``MemAvailable`` (or its physical size), what its cgroup's limit leaves (a container's
+    ``--memory``) and what ``RLIMIT_AS`` leaves.
+
+    In a container ``MemAvailable`` is the host's: an allocation the guards let through there
+    was killed by the cgroup's limit instead of refused with its size.
+    """
+    free = _system_bytes()
+    for limit_path, usage_path in CGROUP_LIMITS:
+        limit = _read_int(limit_path)
+        if limit is not None and limit < 1 << 62:  # cgroup v1 writes "no limit" as about 2^63
+            free = min(free, limit - (_read_int(usage_path) or 0))
+            break
+    left = _address_space_bytes()
+    if left is not None:
+        free = min(free, left)
+    return max(free, 0)
 
 
 def format_bytes(n: float) -> str:
