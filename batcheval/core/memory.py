@@ -58,7 +58,7 @@ def _address_space_bytes() -> int | None:
     except ImportError:  # Windows
         return None
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == resource.RLIM_INFINITY or soft < 0:
+    if soft == resource.RLIM_INFINITY:
         return None
     pages = _read_int(STATM)
     return soft - (pages or 0) * os.sysconf("SC_PAGE_SIZE")

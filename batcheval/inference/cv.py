@@ -709,10 +709,6 @@ def compare(
 #: result's 10 float and 1 integer columns (with a copy each as the result is assembled).
 PAIR_ROW_BYTES = 16 + 2 * 8 * 11
 
-#: Differences whose sample sd is within this many units of ``eps·max|value|`` of the two runs
-#: are equal: their spread is the values' rounding (a constant shift computed in floats), not evidence.
-ROUNDING_ULPS = 1
-
 #: The columns :func:`compare` adds beside the run keys and ``reference_<key>`` (any test's).
 RESULT_COLUMNS = ("n_folds", "mean_run", "mean_reference", "mean_diff", "sd_diff", "se", "t", "df", "p_value",
                   "p_holm", "p_left", "p_rope", "p_right")  # fmt: skip
@@ -730,6 +726,9 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
     out["mean_run"] = means[a]
     out["mean_reference"] = means[b]
     values = np.ascontiguousarray(fm.values)
+    # one unit of rounding of each run's values (eps·max|value|): a spread of differences within
+    # the larger of the two runs' is no spread
+    scale = np.finfo(float).eps * np.abs(values).max(axis=1)
     step = int(chunk_rows)
     for lo in range(0, n, step):
         hi = min(lo + step, n)
@@ -753,17 +752,13 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
             with np.errstate(divide="ignore", invalid="ignore"):
                 t = mean / se
             df = j - 1.0
-        # J equal differences have no spread to test: their sd is the rounding of the subtractions
+        # J equal differences have no spread to test: their sd is the rounding of the values
         # (identical runs gave t = 0/0 = NaN, a constant shift t = 1e16 and p = 1e-79)
-        pair_values = np.concatenate([values[a[lo:hi]], values[b[lo:hi]]], axis=1)
-        rounding = ROUNDING_ULPS * np.finfo(float).eps * np.abs(pair_values).max(axis=1)
+        rounding = np.maximum(scale[a[lo:hi]], scale[b[lo:hi]])
         flat = np.sqrt(var) <= rounding
         same = flat & (np.abs(mean) <= rounding)
         se = np.where(flat, 0.0, se)
         out["se"][lo:hi] = se
-        if test != "bayes":
-            t = np.where(flat, np.copysign(np.inf, mean), t)
-            t = np.where(same, 0.0, t)
         if test == "bayes":
             # scipy.stats.t's cdf and sf are stdtr(df, ±x) behind argument checks (an eighth more
             # time over 100,000 runs); the values are the same
@@ -786,6 +781,7 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
             out["p_right"][lo:hi] = right
             out["p_rope"][lo:hi] = np.clip(rope_mass, 0.0, 1.0)
         else:
+            t = np.where(same, 0.0, np.where(flat, np.copysign(np.inf, mean), t))
             out["t"][lo:hi] = t
             out["df"][lo:hi] = df
             p = 2.0 * special.stdtr(df, -np.abs(t))
