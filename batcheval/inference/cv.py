@@ -726,9 +726,6 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
     out["mean_run"] = means[a]
     out["mean_reference"] = means[b]
     values = np.ascontiguousarray(fm.values)
-    # one unit of rounding of each run's values (eps·max|value|): a spread of differences within
-    # the larger of the two runs' is no spread
-    scale = np.finfo(float).eps * np.abs(values).max(axis=1)
     step = int(chunk_rows)
     for lo in range(0, n, step):
         hi = min(lo + step, n)
@@ -736,7 +733,8 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
         # d.mean(axis=1) and d.var(axis=1, ddof=1) of d = values[a] − values[b]
         mean = np.empty(hi - lo)
         var = np.empty(hi - lo)
-        _rank_kernels.diff_moments(values, a[lo:hi], b[lo:hi], mean, var)
+        scale = np.empty(hi - lo)
+        _rank_kernels.diff_moments(values, a[lo:hi], b[lo:hi], mean, var, scale)
         out["mean_diff"][lo:hi] = mean
         out["sd_diff"][lo:hi] = np.sqrt(var)
         if test == "5x2cv":
@@ -752,9 +750,10 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
             with np.errstate(divide="ignore", invalid="ignore"):
                 t = mean / se
             df = j - 1.0
-        # J equal differences have no spread to test: their sd is the rounding of the values
-        # (identical runs gave t = 0/0 = NaN, a constant shift t = 1e16 and p = 1e-79)
-        rounding = np.maximum(scale[a[lo:hi]], scale[b[lo:hi]])
+        # J equal differences have no spread to test: an sd within one unit of the values' rounding
+        # (eps·max|value|) is that rounding (identical runs gave t = 0/0 = NaN, a constant shift
+        # t = 1e16 and p = 1e-79)
+        rounding = np.finfo(float).eps * scale
         flat = np.sqrt(var) <= rounding
         same = flat & (np.abs(mean) <= rounding)
         se = np.where(flat, 0.0, se)
