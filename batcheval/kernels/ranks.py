@@ -185,23 +185,15 @@ def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
 
 
 @jit_parallel
-def diff_moments(
-    values: np.ndarray, a: np.ndarray, b: np.ndarray, mean: np.ndarray, var: np.ndarray, scale: np.ndarray
-) -> None:
+def diff_moments(values: np.ndarray, a: np.ndarray, b: np.ndarray, mean: np.ndarray, var: np.ndarray) -> None:
     """For pair p the J differences ``values[a[p]] − values[b[p]]``: their mean and sample variance
     (ddof 1), computed as numpy's ``d.mean(axis=1)`` and ``d.var(axis=1, ddof=1)`` would (same
-    summation order, same results) but without the pairs × J matrix of differences; and
-    ``scale[p]``, the largest ``|value|`` of the two runs (the size of the values' rounding), read
-    in the same pass."""
+    summation order, same results) but without the pairs × J matrix of differences."""
     j = values.shape[1]
     for p in prange(len(a)):
         d = np.empty(j)
-        top = 0.0
         for k in range(j):
-            x, y = values[a[p], k], values[b[p], k]
-            d[k] = x - y
-            top = max(top, abs(x), abs(y))
-        scale[p] = top
+            d[k] = values[a[p], k] - values[b[p], k]
         m = (0.0 + pairwise_sum(d, 0, j)) / j
         for k in range(j):
             e = d[k] - m
