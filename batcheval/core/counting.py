@@ -333,7 +333,12 @@ def _hashed_space(cols: list[KeyColumn]) -> KeySpace:
         sorted_ids = distinct[order]
         inner = _decode_packed(group)
         merged.append(KeyColumn("", codes, 0, len(order), _GroupDecoder(inner, sorted_ids)))
-    if len(merged) > _MAX_KERNEL_KEYS or _product(merged) >= _PACK_LIMIT:
+    # the product of the re-encoded columns' cardinalities can be the square of the rows (five
+    # keys of 100 values each over 2M rows: four packed into 2M codes beside 100, a 2e8-group
+    # table of 6.4 GB), so columns are packed again until the space is as dense as key_space's
+    n_rows = len(merged[0].values)
+    sparse = len(merged) > 1 and _product(merged) > max(_DENSE_FACTOR * n_rows, _DENSE_MIN)
+    if len(merged) > _MAX_KERNEL_KEYS or _product(merged) >= _PACK_LIMIT or sparse:
         return _hashed_space(merged)
     return KeySpace(merged, _product(merged), _decode_packed(merged))
 
