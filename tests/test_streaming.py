@@ -832,9 +832,19 @@ def test_streamed_sweep_of_a_header_only_csv_adds_nothing(tmp_path, kwargs):
             got = be.sweep(tmp_path, by="run", on_error=on_error, **kwargs)
         assert got.equals(expected)
         assert len(got.metadata["parts"]) == 2 and got.metadata["skipped"] == []
-    # a source of header-only csvs alone gives the sweep's 0-row result, as evaluate gives its own
+    # a source of header-only csvs alone gives the sweep's 0-row result, as evaluate gives its own;
+    # a named positive is not one of its (no) labels: refused as for an empty frame in memory and a
+    # streamed evaluate, where it gave 0 rows
     (tmp_path / "a.parquet").unlink()
     whole.head(0).write_csv(tmp_path / "c.csv")
+    if "positive" in kwargs:
+        message = re.escape("positive=1 is not one of the classes []")
+        for source in (tmp_path, whole.head(0)):
+            with pytest.raises(be.errors.InvalidLabelError, match=message):
+                be.sweep(source, by="run", **kwargs)
+        with pytest.raises(be.errors.InvalidLabelError, match=message):
+            be.evaluate(tmp_path, by="run", prediction="score", positive=1)
+        return
     got = be.sweep(tmp_path, by="run", **kwargs)
     assert got.height == 0 and got.columns == be.sweep(whole.head(0), by="run", thresholds=3).columns
 

@@ -648,8 +648,9 @@ def _value_kind(value: Any) -> str:
 
 
 def _check_positive(positive: Any, values: Sequence[Any]) -> None:
-    """A named positive must be one of the source's labels, as for a frame in memory."""
-    if values and positive not in values:
+    """A named positive must be one of the source's labels, as for a frame in memory (a source of no
+    rows holds none: refused, as an empty frame is)."""
+    if positive not in values:
         raise InvalidLabelError(f"positive={positive!r} is not one of the classes {list(values)}")
 
 
