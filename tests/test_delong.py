@@ -448,3 +448,38 @@ def test_too_few_of_a_class_is_named_in_lowercase():
     message = "the DeLong variance needs at least 2 examples of each class, got 1 and 4"
     with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}$"):
         be.compare_auc(df)
+
+
+def test_runs_of_equal_auc_get_one_value_and_tie_in_key_order():
+    # the mean of the components rounded by run: two runs of AUC 41/70 read 0.5857142857142857 and
+    # 0.5857142857142856, so a tie at the top chose its leader, and tied runs their order, by
+    # rounding; each AUC is now the exact fraction 2U / 2mn (Fraction counts below), as be.auc's
+    from fractions import Fraction
+
+    rng = np.random.default_rng(0)
+    m, n, runs = 7, 10, 4
+    lab = np.r_[np.ones(m, int), np.zeros(n, int)]
+    tied = 0
+    for _ in range(120):
+        s = rng.integers(0, 4, (runs, m + n)).astype(float)
+        df = pl.DataFrame(
+            {
+                "run": np.repeat(np.arange(runs), m + n),
+                "example": np.tile(np.arange(m + n), runs),
+                "label": np.tile(lab, runs),
+                "score": s.ravel(),
+            }
+        )
+        twice_u = [sum(2 * (a > b) + (a == b) for a in s[r, :m] for b in s[r, m:]) for r in range(runs)]
+        exact = np.array([float(Fraction(int(u), 2 * m * n)) for u in twice_u])
+        out = be.compare_auc(df)
+        assert np.array_equal(out.sort("run")["roc_auc"].to_numpy(), exact)
+        assert np.array_equal(be.auc(df, by="run").sort("run")["roc_auc"].to_numpy(), exact)
+        # best first, tied runs in key order; the reference is the first of the top
+        assert out["run"].to_list() == sorted(range(runs), key=lambda r: (-twice_u[r], r))
+        assert out["is_reference"].arg_max() == 0
+        tied += len(set(twice_u)) < runs
+        # a run tied with the reference differs by 0 exactly: z 0 where its se is 0, else 0 too
+        same = out.filter(pl.col("roc_auc") == out["roc_auc"][0])
+        assert (same["diff"] == 0).all()
+    assert tied >= 5  # the check saw ties (8 of the 120 boards)
