@@ -530,3 +530,50 @@ def test_an_n_boot_beyond_memory_is_named():
         be.evaluate(df, measures=["macro_f1"], ci=0.95, n_boot=np.int64(10**13))
     with pytest.raises(be.MemoryBudgetError, match=r"^n_boot=10000000000000 "):
         be.leaderboard(_board_frame(), measure="recall", example="example", n_boot=10**13)
+
+
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        pytest.param(
+            lambda f: be.evaluate(f, by=["run", "fold"], pool=["fold", "fold"]),
+            "pool=['fold', 'fold']",
+            id="evaluate-pool",
+        ),
+        pytest.param(lambda f: be.evaluate(f, by=["run", "run"]), "by=['run', 'run']", id="evaluate-by"),
+        pytest.param(
+            lambda f: be.leaderboard(f, run="run", pool=["fold", "fold"]),
+            "pool=['fold', 'fold']",
+            id="leaderboard-pool",
+        ),
+        pytest.param(
+            lambda f: be.leaderboard(f, run=["run", "run"], pool="fold"),
+            "run=['run', 'run']",
+            id="leaderboard-run",
+        ),
+        pytest.param(
+            lambda f: be.sweep(f.drop("prediction"), by="run", pool=["fold", "fold"]),
+            "pool=['fold', 'fold']",
+            id="sweep-pool",
+        ),
+        pytest.param(
+            lambda f: be.auc(f.drop("prediction"), by=["run", "run"]), "by=['run', 'run']", id="auc-by"
+        ),
+        pytest.param(
+            lambda f: be.ContingencyTable.from_frame(f, by=["fold", "fold"]),
+            "by=['fold', 'fold']",
+            id="table-by",
+        ),
+    ],
+)
+def test_a_key_argument_naming_a_column_twice_is_refused(call, named: str):
+    # pool=['fold', 'fold'] pooled as pool='fold' does without a word, and by=['run', 'run'] said
+    # "column 'run' is named twice: as key and as key", naming no argument
+    rng = np.random.default_rng(1)
+    frame = pl.DataFrame({"run": np.repeat([0, 1], 40), "fold": np.tile(np.repeat([0, 1], 20), 2),
+                          "label": rng.integers(0, 2, 80), "prediction": rng.integers(0, 2, 80),
+                          "score": rng.random(80)})  # fmt: skip
+    column = named.split("'")[1]
+    message = f"column '{column}' is named twice in {named}"
+    with pytest.raises(be.DuplicateColumnError, match=f"^{re.escape(message)}$"):
+        call(frame)

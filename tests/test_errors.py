@@ -589,7 +589,7 @@ def test_from_long_checks_classes_as_from_frame_does():
         ({"by": "real"}, "column 'real' is named twice: as key and as real"),
         ({"by": "run", "predicted": "real"}, "column 'real' is named twice: as real and as predicted"),
         ({"by": "run", "count": "real"}, "column 'real' is named twice: as real and as count"),
-        ({"by": ["run", "run"]}, "column 'run' is named twice: as key and as key"),
+        ({"by": ["run", "run"]}, "column 'run' is named twice in by=['run', 'run']"),
     ],
 )
 def test_from_long_refuses_one_column_in_two_roles(kwargs, message):

@@ -60,6 +60,10 @@ def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
     --------
     >>> as_key_list(("run", "fold"))
     ['run', 'fold']
+    >>> as_key_list(["fold", "fold"], "pool")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.DuplicateColumnError: column 'fold' is named twice in pool=['fold', 'fold']
     >>> as_key_list(np.array("run"))
     Traceback (most recent call last):
     ...
@@ -75,6 +79,8 @@ def as_key_list(by: str | Sequence[str] | None, what: str = "by") -> list[str]:
     for k in keys:
         if not isinstance(k, str):
             raise InvalidArgumentError(f"{what}= takes column names, got {k!r} in {what}={by!r}")
+    # pool=['fold', 'fold'] pooled as pool='fold' does, and by=['run', 'run'] said "as key and as key"
+    check_named_once(what, keys)
     return keys
 
 
