@@ -534,6 +534,35 @@ def test_usage_errors_exit_2(files):
         assert proc.returncode == 2 and "--runs: must be a whole number of at least 1" in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("command", "args", "option", "values"),
+    [
+        ("evaluate", ["--by", "run", "--by", "fold"], "--by", "('run', then 'fold')"),
+        ("evaluate", ["--by", "run", "--pool", "fold", "--pool", "seed"], "--pool", "('fold', then 'seed')"),
+        ("leaderboard", ["--measure", "informedness", "--measure", "kappa"], "--measure",
+         "('informedness', then 'kappa')"),
+        ("evaluate", ["-o", "a.csv", "--output", "b.csv"], "-o/--output", "('a.csv', then 'b.csv')"),
+    ],
+)  # fmt: skip
+def test_a_one_value_option_given_twice_is_refused(files, command, args, option, values):
+    # argparse kept the last: --by run --by fold grouped by fold alone and printed a table of it
+    root, _ = files
+    proc = run_cli(command, str(root / "preds.parquet"), *args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == (f"batcheval {command}: error: argument {option}: given twice {values}; give it once, "
+                    "as one comma-separated list where it takes several")  # fmt: skip
+
+
+def test_an_option_repeated_with_its_own_value_is_taken_once(files):
+    root, _ = files
+    once = run_cli("evaluate", str(root / "preds.parquet"), "--by", "run", "--measures", "informedness")
+    twice = run_cli("evaluate", str(root / "preds.parquet"), "--by", "run", "--by", "run", "--measures",
+                    "informedness")  # fmt: skip
+    assert once.returncode == twice.returncode == 0, twice.stderr
+    assert twice.stdout == once.stdout and "informedness" in once.stdout
+
+
 # ---- demo ------------------------------------------------------------------------------------
 
 

@@ -24,7 +24,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -111,10 +111,34 @@ def _split(text: str | None) -> list[str] | None:
 _NEGATIVE_VALUE = re.compile(r"-\.?\d")
 
 
+#: Where :class:`_StoreOnce` notes the options given so far; :func:`main` removes it from the result.
+_GIVEN = "_batcheval_given"
+
+
+class _StoreOnce(argparse._StoreAction):
+    """An option of one value that refuses a second: argparse kept the last, so ``--by run --by fold``
+    grouped by fold alone, without a word."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if self.dest in given and given[self.dest] != values:
+            parser.error(
+                f"argument {'/'.join(self.option_strings)}: given twice ({given[self.dest]!r}, then "
+                f"{values!r}); give it once, as one comma-separated list where it takes several"
+            )
+        given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, reading every argument that starts with a negative number as a value (no option of
     batcheval starts with a dash and a digit), so that ``--thresholds -1,0,1``, ``--classes -1,1``
-    and ``--rope -0.01,0.02`` need no ``=``."""
+    and ``--rope -0.01,0.02`` need no ``=``, and refusing a one-value option given twice."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
     def _parse_optional(self, arg_string):
         if _NEGATIVE_VALUE.match(arg_string):
@@ -1125,6 +1149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     args = parser.parse_args(argv)
+    vars(args).pop(_GIVEN, None)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         return _run(args)
