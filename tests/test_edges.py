@@ -3,6 +3,7 @@ one-class AUC groups, and the memory guards of sweeps and cluster alignment."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -274,6 +275,22 @@ def test_sweep_refuses_a_histogram_larger_than_memory_before_allocating(monkeypa
     monkeypatch.setattr(memory, "available_bytes", lambda: 1000)
     with pytest.raises(be.MemoryBudgetError, match=r"a sweep of 4 groups × 101 thresholds needs 9\.6 KiB"):
         be.sweep(_binary_frame(), by="run", score="score", thresholds=101)
+
+
+@pytest.mark.parametrize("measures", [None, ["informedness", "kappa", "f1", "mcc", "recall"], "all"])
+def test_sweep_refuses_an_output_larger_than_memory_before_allocating(monkeypatch, measures):
+    # the histogram's guard passed grids whose output is five times its size: 1,000 groups × 40,000
+    # thresholds under ulimit -v 4 GB ended in pyarrow's "malloc of size 1600000000 failed"
+    frame = _binary_frame()
+    out = be.sweep(frame, by="run", score="score", thresholds=101, measures=measures)
+    size = out.estimated_size()  # what polars says the output holds: the guard's own count
+    assert out.height == 4 * 101
+    monkeypatch.setattr(memory, "available_bytes", lambda: size - 1)
+    message = rf"^the sweep of 4 groups × 101 thresholds needs {re.escape(memory.format_bytes(size))}, "
+    with pytest.raises(be.MemoryBudgetError, match=message):
+        be.sweep(frame, by="run", score="score", thresholds=101, measures=measures)
+    monkeypatch.setattr(memory, "available_bytes", lambda: size)
+    assert be.sweep(frame, by="run", score="score", thresholds=101, measures=measures).equals(out)
 
 
 def test_alignment_table_is_as_wide_as_a_group_not_as_the_whole_frame():

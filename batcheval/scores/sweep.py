@@ -48,6 +48,7 @@ from ..kernels import sweep as _sweep
 from ..kernels.binary import EXACT_LIMIT
 from ..kernels.jit import n_threads
 from ..measures import names as _names
+from ..measures.compute import default_measures
 from ..measures.registry import with_beta
 from .exact import exact_sweep
 from .multiclass import is_multiclass_score, one_vs_rest_frame
@@ -298,9 +299,10 @@ def _binned(
         hist = _histogram(scored, grid, cells).reshape(n_groups, t + 1, 2)
         present = np.flatnonzero(_sweep.row_any(hist.reshape(n_groups, (t + 1) * 2)))
     rows = len(present) * t
+    names = list(dict.fromkeys(measures)) if measures is not None else None
+    _check_output(rows, len(scored.by), names, f"the sweep of {len(present):,} groups × {t:,} thresholds")
     n, tp, fp, fn, tn = pooled_empty((5, rows), np.int64)
     threshold = pooled_empty(rows, np.float64)
-    names = list(dict.fromkeys(measures)) if measures is not None else None
     fused = names is not None and all(m in _sweep.FUSED for m in names)
     slots = np.full(len(_sweep.FUSED), -1, dtype=np.int64)
     for row, name in enumerate(names if fused else ()):
@@ -345,6 +347,30 @@ def _partitioned(scored: Scored, grid: tuple, n_groups: int, wbits: int) -> tupl
     _count.scatter_by_part(ids, shift, starts, grouped)
     bounds = np.concatenate(([0], np.cumsum(part_rows.sum(axis=0))))
     return grouped, bounds, seen.any(axis=0), gbits
+
+
+def _check_output(rows: int, n_keys: int, names: list[str] | None, what: str) -> None:
+    """Refuse a sweep whose output would not fit, before its columns are allocated.
+
+    The histogram's guard let through grids whose output is five times its size (1,000 groups ×
+    40,000 thresholds under a 4 GB limit: pyarrow's own "malloc of size 1600000000 failed"
+    after the count). Each row holds ``n``, the threshold, four cells, its keys and every
+    measure (``None``: all of them), or, with none fused, the ``[rows, 2, 2]`` table a pooled
+    or streamed sweep measures.
+
+    Examples
+    --------
+    >>> _check_output(10**9, 1, ["informedness"], "the sweep of 1 group × 1,000,000,000 thresholds")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.MemoryBudgetError: the sweep of 1 group × 1,000,000,000 thresholds needs 82.0 GiB, ...
+    """
+    n_measures = len(default_measures(2, None)) if names is None else max(len(names), 4)
+    check_allocation(
+        rows * 8 * (6 + n_keys + n_measures),
+        what,
+        "use fewer thresholds or measures, or sweep fewer groups at a time",
+    )
 
 
 def _histogram(scored: Scored, grid: tuple, cells: int) -> np.ndarray:
