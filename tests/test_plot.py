@@ -342,7 +342,7 @@ def test_roc_legend_on_a_threshold_grid_is_no_auc_and_a_one_class_group_has_none
     ax = be.plot(be.curves(df, by="run", kind="roc")).axes[0]
     assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("run=")] == [
         f"run=a (AUC {auc:.3f})",
-        "run=b (AUC n/a)",
+        "run=b (one class: no curve, AUC n/a)",
     ]
     for thresholds in ([0.5], [0.25, 0.5, 0.75]):
         # the grid's ROC by hand: (0, 0), each threshold's (fpr, tpr), (1, 1), summed as trapezoids
@@ -353,7 +353,7 @@ def test_roc_legend_on_a_threshold_grid_is_no_auc_and_a_one_class_group_has_none
         ax = be.plot(be.curves(df, by="run", kind="roc", thresholds=thresholds)).axes[0]
         assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("run=")] == [
             f"run=a (grid area {area:.3f})",
-            "run=b (AUC n/a)",
+            "run=b (one class: no curve, AUC n/a)",
         ]
 
 

@@ -343,13 +343,49 @@ def test_bird_marks_a_one_class_group_on_the_chance_line_as_roc_marks_it_n_a():
     )
     roc = be.plot(be.curves(df, by="run", kind="roc")).axes[0]
     assert [ln.get_label() for ln in roc.get_lines() if ln.get_label().startswith("run=a")] == [
-        "run=a (AUC n/a)"
+        "run=a (one class: no curve, AUC n/a)"
     ]
     ax = be.plot(be.curves(df, by="run", kind="bird")).axes[0]
     (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("run=a")]
     assert line.get_label() == "run=a (one class: no information)"
     assert list(line.get_ydata()) == [0.0] * 4  # on the chance line, as evaluate's informedness 0
     assert [ln.get_label() for ln in ax.get_lines() if ln.get_label().startswith("run=b")] == ["run=b"]
+
+
+@pytest.mark.parametrize("chart", sorted(be.CHARTS))
+def test_a_one_class_line_says_what_is_drawn_of_it(chart):
+    # a group of one class whose chart has no defined point (a ROC's fallout of positives alone, a
+    # BOC's too) kept a legend entry with a line of its colour and nothing in the axes to match it
+    rng = np.random.default_rng(3)
+    mixed = pl.DataFrame({"run": ["mixed"] * 30, "label": rng.integers(0, 2, 30), "score": rng.random(30)})
+    only = {
+        c: pl.DataFrame({"run": [f"only{c}"] * 5, "label": [c] * 5, "score": rng.random(5)}) for c in (0, 1)
+    }
+    frame = be.curves(pl.concat([mixed, *only.values()]), by="run", kind=chart)
+    ax = be.plot(frame).axes[0]
+    lines = {ln.get_label().split(" ")[0]: ln for ln in ax.get_lines() if ln.get_label().startswith("run=")}
+    assert lines["run=mixed"].get_label().startswith("run=mixed")
+    assert "one class" not in lines["run=mixed"].get_label()
+    for c in (0, 1):
+        line = lines[f"run=only{c}"]
+        x, y = (np.asarray(v, dtype=float) for v in (line.get_xdata(), line.get_ydata()))
+        points = frame.filter(pl.col("run") == f"only{c}")
+        defined = bool((points["x"].is_finite() & points["y"].is_finite()).any())
+        # the label follows what the frame defines, and the axes hold exactly that
+        assert bool((np.isfinite(x) & np.isfinite(y)).any()) == defined
+        label = line.get_label().removeprefix(f"run=only{c}")
+        if not defined:
+            assert label == {
+                "roc": " (one class: no curve, AUC n/a)",
+                "pr": " (one class: no curve, AP n/a)",
+            }.get(chart, " (one class: no curve)")
+        elif chart in ("boc", "bift", "bprd"):
+            assert label == " (one class: informedness 0)"
+            assert np.all(y[np.isfinite(y)] == 0.0)
+        elif chart == "bird":
+            assert label == " (one class: no information)"
+        else:
+            assert label in ("", " (AP n/a)")  # lift of positives alone; pr of positives alone
 
 
 def test_bird_keeps_every_point_of_a_curve_with_few_thresholds_and_colours_clipped_points_by_curve():

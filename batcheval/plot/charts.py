@@ -102,8 +102,15 @@ def _guides(ax, chart: str, prevalence: list[float]) -> None:
         ax.set_ylim(0, 1.02)
 
 
-def _area(chart: str, x: np.ndarray, y: np.ndarray, exact: bool, one_class: bool) -> str:
-    """The legend's summary of one line: ROC AUC, or the average precision of a PR curve."""
+def _area(chart: str, x: np.ndarray, y: np.ndarray, exact: bool, one_class: bool, drawn: bool) -> str:
+    """The legend's summary of one line: ROC AUC, or the average precision of a PR curve; for a
+    group of one class, what its line is, or that it has none (``drawn`` False: no point where both
+    of the chart's rates are defined, as a ROC's fallout of positives alone)."""
+    if one_class and not drawn:
+        # the legend listed the group with a line and a marker of its colour that nothing in the
+        # axes matched (ROC, BOC; LIFT and PR of negatives alone)
+        undefined = {"roc": ", AUC n/a", "pr": ", AP n/a"}.get(chart, "")
+        return f" (one class: no curve{undefined})"
     if chart == "roc":
         if one_class:  # be.auc's roc_auc is NaN there; the legend read "AUC nan"
             return " (AUC n/a)"
@@ -125,6 +132,8 @@ def _area(chart: str, x: np.ndarray, y: np.ndarray, exact: bool, one_class: bool
         return f" (AP {float(np.sum(np.diff(x) * y[1:])):.3f})"
     if chart == "bird" and one_class:  # drawn at y = 0 (be.curves): no information, as informedness 0
         return " (one class: no information)"
+    if chart in ("boc", "bift", "bprd") and one_class:  # drawn on the chance line, hard to tell from it
+        return " (one class: informedness 0)"
     return ""
 
 
@@ -327,9 +336,10 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     thresholds. On a threshold grid (``thresholds=`` a count or a list) the coarse steps give
     another area, labelled "grid area" in both charts; "AP n/a" marks a PR curve that does not
     reach recall 1 (a grid above the lowest score), and "AUC n/a" and "AP n/a" a group of one
-    class, whose AUC and average precision are undefined (NaN in :func:`batcheval.auc`); its
-    BIRD line lies on the chance line (Bookmaker information 0, as its informedness is 0) and
-    reads "one class: no information". The
+    class, whose AUC and average precision are undefined (NaN in :func:`batcheval.auc`). Such a
+    group's line reads "one class: no curve" where its chart defines no point (a ROC's fallout or
+    recall is 0/0), "one class: informedness 0" on the chance line of BOC, BIFT and BPRD, and
+    "one class: no information" on BIRD's (Bookmaker information 0, as its informedness is 0). The
     PR line is drawn as steps (each recall's step at the precision the step sum counts, as scikit-learn's
     ``PrecisionRecallDisplay``), so the area under it is the legend's. The
     PR chart's chance line is at each group's prevalence (the frame's ``prevalence`` column; a
@@ -426,7 +436,8 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     for key, group in sorted(groups.items(), key=lambda kv: _sort_key(kv[0])):
         part = group.sort("threshold", descending=True)
         x, y = part["x"].to_numpy(), part["y"].to_numpy()
-        if chart in _ENDS and len(x):  # every threshold above / below all scores: the curve's two ends
+        drawn = bool((np.isfinite(x) & np.isfinite(y)).any())  # a point of its own, not only the ends
+        if chart in _ENDS and drawn:  # every threshold above / below all scores: the curve's two ends
             (x0, y0), (x1, y1) = _ENDS[chart]
             x, y = np.concatenate(([x0], x, [x1])), np.concatenate(([y0], y, [y1]))
         elif chart == "pr" and len(x):
@@ -440,10 +451,11 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
             # from the counts: precision at the lowest threshold is the prevalence only when that
             # threshold predicts every row positive, which a grid's need not (0.6 for a true 0.3)
             prevalence.append(float("nan") if one_class else share)
-            x, y = np.concatenate(([0.0], x)), np.concatenate(([y[0]], y))  # recall 0 at the top score
+            if drawn:  # not for negatives alone, whose recall is undefined: no point at (0, 0) either
+                x, y = np.concatenate(([0.0], x)), np.concatenate(([y[0]], y))  # recall 0 at the top score
         name = ", ".join(f"{c}={v}" for c, v in zip(by, key, strict=True)) or chart
         exact = bool(part["exact"][0]) if "exact" in part.columns else True
-        lines.append((name, _area(chart, x, y, exact, one_class), x, y))
+        lines.append((name, _area(chart, x, y, exact, one_class, drawn), x, y))
     # cut in the middle, else around the part in which they differ: a sweep's names that differ only in
     # the middle (..._C=0.01_penalty=l2_..., ..._C=100_penalty=l2_...) were cut to one legend entry;
     # kept whole when no cut tells them apart
