@@ -24,15 +24,19 @@ def _components(
     slot: np.ndarray,
     v10: np.ndarray,
     v01: np.ndarray,
-) -> None:
-    """Components of one run from its sorted scores ``keys`` (``order``: their examples).
+) -> int:
+    """Components of one run from its sorted scores ``keys`` (``order``: their examples), and
+    twice its Mann–Whitney U.
 
     One walk over blocks of tied scores: within a block holding ``p`` positives and ``q``
     negatives, above ``P`` positives and ``Q`` negatives already walked, the midrank differences
     of Sun & Xu reduce to ``V10 = (Q + q/2)/n0`` for each of its positives and
     ``V01 = 1 − (P + p/2)/n1`` for each of its negatives (written at the example's ``slot``, its
-    place among the examples of its class).
+    place among the examples of its class). ``2U = Σ p·(2Q + q)`` is exact in integers, so the
+    AUC ``2U / 2·n0·n1`` is one correctly rounded float, as :func:`batcheval.auc` gives it: the
+    mean of the components rounds by run, and runs of one AUC read as two.
     """
+    twice_u = 0
     n = len(keys)
     n1 = len(v10)
     n0 = len(v01)
@@ -50,6 +54,7 @@ def _components(
             else:
                 break
         q = j - i + 1 - p
+        twice_u += p * (2 * below_neg + q)
         share_neg = (below_neg + 0.5 * q) / n0
         share_pos = 1.0 - (below_pos + 0.5 * p) / n1
         for t in range(i, j + 1):
@@ -61,12 +66,16 @@ def _components(
         below_pos += p
         below_neg += q
         i = j + 1
+    return twice_u
 
 
 @jit_parallel
-def run_components(scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01: np.ndarray) -> None:
+def run_components(
+    scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01: np.ndarray, twice_u: np.ndarray
+) -> None:
     """Structural components of every run (row of ``scores[R, E]``) on the shared examples:
-    ``v10[r]`` over the positives and ``v01[r]`` over the negatives, in example order."""
+    ``v10[r]`` over the positives and ``v01[r]`` over the negatives, in example order, and
+    ``twice_u[r]``, twice the run's Mann–Whitney U (its AUC times ``2·n0·n1``)."""
     n_runs, n_ex = scores.shape
     slot = np.empty(n_ex, dtype=np.int64)
     a = 0
@@ -88,7 +97,7 @@ def run_components(scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01:
             for i in range(n_ex):  # a loop, not a slice copy: that compiles numba's shape-error text
                 keys[i] = scores[r, i]
                 order[i] = examples[i]
-        _components(keys, order, is_pos, slot, v10[r], v01[r])
+        twice_u[r] = _components(keys, order, is_pos, slot, v10[r], v01[r])
 
 
 @jit
