@@ -577,3 +577,21 @@ def test_a_key_argument_naming_a_column_twice_is_refused(call, named: str):
     message = f"column '{column}' is named twice in {named}"
     with pytest.raises(be.DuplicateColumnError, match=f"^{re.escape(message)}$"):
         call(frame)
+
+
+@pytest.mark.parametrize("role", ["label", "prediction"])
+def test_a_decimal_class_column_is_refused_with_the_cast_that_reads_it(role: str):
+    # a SQL DECIMAL column of class codes (duckdb, Spark's parquet) was refused without a way on
+    from decimal import Decimal
+
+    codes = pl.DataFrame({"run": [1] * 4, "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]})
+    frame = codes.with_columns(pl.Series(role, [Decimal(v) for v in codes[role]]))
+    message = (f"{role} column '{role}' has dtype {frame.schema[role]}; labels and predictions must be "
+               "integer, boolean, string or categorical; cast it to read its values as integers: "
+               f"pl.col('{role}').cast(pl.Int64)")  # fmt: skip
+    with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(message)}$"):
+        be.evaluate(frame, by="run")
+    # the cast it names gives what the integer codes give
+    cast = be.evaluate(frame.with_columns(pl.col(role).cast(pl.Int64)), by="run")
+    assert cast.equals(be.evaluate(codes, by="run"))
+    assert cast["tp"].to_list() == [1] and cast["fn"].to_list() == [1]

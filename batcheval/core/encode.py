@@ -614,9 +614,15 @@ def label_kind(s: pl.Series, role: str) -> str:
         return "int"
     if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
         return "str"
+    # a SQL NUMERIC/DECIMAL column (duckdb, Spark's parquet) of class codes: say how to read it
+    hint = (
+        f"; cast it to read its values as integers: pl.col({s.name!r}).cast(pl.Int64)"
+        if dtype == pl.Decimal
+        else ""
+    )
     raise InvalidLabelError(
         f"{role} column {s.name!r} has dtype {dtype}; labels and predictions must be "
-        "integer, boolean, string or categorical"
+        f"integer, boolean, string or categorical{hint}"
     )
 
 
