@@ -563,6 +563,21 @@ def test_an_option_repeated_with_its_own_value_is_taken_once(files):
     assert twice.stdout == once.stdout and "informedness" in once.stdout
 
 
+def test_a_decimal_class_column_names_a_step_the_command_line_can_take(tmp_path):
+    # the library's hint is a polars cast, which no option of the command line makes
+    from decimal import Decimal
+
+    path = tmp_path / "decimal.parquet"
+    pl.DataFrame({"run": [1, 1], "label": [Decimal(0), Decimal(1)], "prediction": [0, 1]}).write_parquet(path)
+    proc = run_cli("evaluate", str(path), "--by", "run")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == (
+        "batcheval: error: label column 'label' has dtype Decimal(precision=38, scale=0); labels and "
+        "predictions must be integer, boolean, string or categorical; write it as integers "
+        "(SQL: CAST(label AS BIGINT))"
+    )
+
+
 # ---- demo ------------------------------------------------------------------------------------
 
 

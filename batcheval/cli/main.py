@@ -1111,8 +1111,13 @@ def cli_message(text: str) -> str:
     '--test-fraction applies to --test corrected_t and --test bayes only, not --test t'
     >>> cli_message("pool=['seed', 'fold'] pools groups")
     '--pool seed,fold pools groups'
+    >>> cli_message("...; cast it to read its values as integers: pl.col('y').cast(pl.Int64)")
+    '...; write it as integers (SQL: CAST(y AS BIGINT))'
     """
     text = re.sub(r"^lazy frame, rows [\d,]+-[\d,]+: ", "", text)
+    # a polars cast is no step on the command line: the file's column must hold integers
+    text = re.sub(r"cast it to read its values as integers: pl\.col\('([^']*)'\)\.cast\(pl\.Int64\)",
+                  r"write it as integers (SQL: CAST(\1 AS BIGINT))", text)  # fmt: skip
     text = re.sub(rf"\b({'|'.join(_FLAGS)})=True\b", lambda m: "--" + m.group(1).replace("_", "-"), text)
     text = text.replace("pairs='all'", "--all-pairs").replace("leave it None", "leave it out")
     flag = lambda m: f"--{m.group(1).replace('_', '-')}"  # noqa: E731
