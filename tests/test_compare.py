@@ -659,3 +659,17 @@ def test_all_pairs_that_would_not_fit_are_refused_before_any_is_made(monkeypatch
     )
     monkeypatch.undo()
     assert be.compare(df, measure="accuracy", pairs="all").height == 499_500
+
+
+@pytest.mark.parametrize("holds", ["predictions", "measures"])
+def test_a_run_column_that_is_also_the_fold_is_named_in_both_roles(holds: str):
+    # a frame of predictions was counted first, by runs and folds, and refused there as "column 'fold'
+    # is named twice in by=['run', 'fold', 'fold']", an argument compare does not take
+    rng = np.random.default_rng(4)
+    frame = pl.DataFrame({"run": np.repeat([0, 1], 40), "fold": np.tile(np.repeat([0, 1, 2, 3], 10), 2),
+                          "label": rng.integers(0, 2, 80), "prediction": rng.integers(0, 2, 80)})  # fmt: skip
+    if holds == "measures":
+        frame = be.evaluate(frame, by=["run", "fold"], measures=["informedness"])
+    message = "column 'fold' is named twice: as run and as fold"
+    with pytest.raises(be.DuplicateColumnError, match=f"^{re.escape(message)}$"):
+        be.compare(frame, run=["run", "fold"], fold="fold")

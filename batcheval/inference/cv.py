@@ -266,6 +266,11 @@ def fold_matrix(
             present += [c for c in dict.fromkeys((label, prediction)) if c not in names]
         roles = {**dict.fromkeys(present, "named"), label: "label", prediction: "prediction"}
         data = select_columns(data, present, roles)
+    named = [*runs, fold, *([repeat] if repeat is not None else []), measure]
+    kinds = [*("run" for _ in runs), "fold", *(["repeat"] if repeat is not None else []), "measure"]
+    # before the count of predictions, whose by= is runs and folds: a run column that is also the
+    # fold was refused there as "named twice in by=['run', 'fold', 'fold']", an argument compare lacks
+    roles = check_roles([], *named, roles=kinds)  # a column in two roles is named in both
     names = data.collect_schema().names() if isinstance(data, pl.LazyFrame) else data.columns
     if _holds_predictions(names, measure, label, prediction):
         from ..core.engine import count_any
@@ -274,9 +279,6 @@ def fold_matrix(
             data, [*runs, *cell_cols], label, prediction, classes=None, drop_nulls=drop_nulls
         )
         data = table.measures([measure])
-    named = [*runs, fold, *([repeat] if repeat is not None else []), measure]
-    kinds = [*("run" for _ in runs), "fold", *(["repeat"] if repeat is not None else []), "measure"]
-    roles = check_roles([], *named, roles=kinds)  # a column in two roles is named in both
     check_free_names(runs, [*RESULT_COLUMNS, *(f"reference_{c}" for c in runs)], "compare's result", "run")
     frame = select_columns(data, [*runs, *cell_cols, measure], roles)
     if frame.height == 0:
