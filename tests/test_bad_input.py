@@ -595,3 +595,14 @@ def test_a_decimal_class_column_is_refused_with_the_cast_that_reads_it(role: str
     cast = be.evaluate(frame.with_columns(pl.col(role).cast(pl.Int64)), by="run")
     assert cast.equals(be.evaluate(codes, by="run"))
     assert cast["tp"].to_list() == [1] and cast["fn"].to_list() == [1]
+    # with a scale the hint is a float cast, whose whole values are classes and others refused: a cast
+    # to Int64 would read 1.50 as class 1 without a word
+    cents = pl.Series(role, [Decimal(v) + Decimal("0.00") for v in codes[role]], dtype=pl.Decimal(10, 2))
+    hint = f"cast it to read its values as integers: pl.col('{role}').cast(pl.Float64)"
+    with pytest.raises(be.InvalidLabelError, match=f"; {re.escape(hint)}$"):
+        be.evaluate(codes.with_columns(cents), by="run")
+    as_floats = codes.with_columns(cents.cast(pl.Float64))
+    assert be.evaluate(as_floats, by="run").equals(be.evaluate(codes, by="run"))
+    halves = codes.with_columns(pl.Series(role, [0.0, 1.5, 1.0, 0.0]))
+    with pytest.raises(be.InvalidLabelError, match="non-integer value"):
+        be.evaluate(halves, by="run")

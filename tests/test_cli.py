@@ -574,8 +574,22 @@ def test_a_decimal_class_column_names_a_step_the_command_line_can_take(tmp_path)
     assert proc.stderr.strip() == (
         "batcheval: error: label column 'label' has dtype Decimal(precision=38, scale=0); labels and "
         "predictions must be integer, boolean, string or categorical; write it as integers "
-        "(SQL: CAST(label AS BIGINT))"
+        '(SQL: CAST("label" AS BIGINT))'
     )
+    # with a scale, as floats: BIGINT would round 1.50 to class 2
+    cents = pl.Series("my label", [Decimal("0.00"), Decimal("1.00")], dtype=pl.Decimal(10, 2))
+    pl.DataFrame({"run": [1, 1], "my label": cents, "prediction": [0, 1]}).write_parquet(path)
+    proc = run_cli("evaluate", str(path), "--by", "run", "--label", "my label")
+    assert proc.returncode == 2 and proc.stderr.strip().endswith(
+        'write it as floats, whose whole values read as integers (SQL: CAST("my label" AS DOUBLE))'
+    )
+
+
+def test_a_run_list_naming_a_column_twice_is_named_as_the_flag(files):
+    root, _ = files
+    proc = run_cli("leaderboard", str(root / "preds.parquet"), "--run", "run,run")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "batcheval: error: column 'run' is named twice in --run run,run"
 
 
 # ---- demo ------------------------------------------------------------------------------------

@@ -121,7 +121,8 @@ class _StoreOnce(argparse._StoreAction):
 
     def __call__(self, parser, namespace, values, option_string=None):
         given = namespace.__dict__.setdefault(_GIVEN, {})
-        if self.dest in given and given[self.dest] != values:
+        # by repr, after type conversion: --ci 0.95 --ci .95 is one value, and so is nan twice
+        if self.dest in given and repr(given[self.dest]) != repr(values):
             parser.error(
                 f"argument {'/'.join(self.option_strings)}: given twice ({given[self.dest]!r}, then "
                 f"{values!r}); give it once, as one comma-separated list where it takes several"
@@ -1112,12 +1113,27 @@ def cli_message(text: str) -> str:
     >>> cli_message("pool=['seed', 'fold'] pools groups")
     '--pool seed,fold pools groups'
     >>> cli_message("...; cast it to read its values as integers: pl.col('y').cast(pl.Int64)")
-    '...; write it as integers (SQL: CAST(y AS BIGINT))'
+    '...; write it as integers (SQL: CAST("y" AS BIGINT))'
+    >>> cli_message("column 'run' is named twice in run=['run', 'run']")
+    "column 'run' is named twice in --run run,run"
     """
     text = re.sub(r"^lazy frame, rows [\d,]+-[\d,]+: ", "", text)
-    # a polars cast is no step on the command line: the file's column must hold integers
-    text = re.sub(r"cast it to read its values as integers: pl\.col\('([^']*)'\)\.cast\(pl\.Int64\)",
-                  r"write it as integers (SQL: CAST(\1 AS BIGINT))", text)  # fmt: skip
+    # a polars cast is no step on the command line: the file's column must hold integers (a decimal
+    # with a scale as floats, whose whole values read as integers: BIGINT would round 1.50 to 2)
+    text = re.sub(
+        r"cast it to read its values as integers: pl\.col\((['\"])(.*)\1\)\.cast\(pl\.(Int64|Float64)\)",
+        lambda m: (
+            f'write it as integers (SQL: CAST("{m.group(2)}" AS BIGINT))'
+            if m.group(3) == "Int64"
+            else "write it as floats, whose whole values read as integers "
+            f'(SQL: CAST("{m.group(2)}" AS DOUBLE))'
+        ),
+        text,
+    )
+    # "named twice in run=['run', 'run']": a run, example or cluster list, which the flag takes too
+    text = re.sub(
+        r"named twice in (run|example|cluster)=\[", lambda m: f"named twice in --{m.group(1)} [", text
+    )
     text = re.sub(rf"\b({'|'.join(_FLAGS)})=True\b", lambda m: "--" + m.group(1).replace("_", "-"), text)
     text = text.replace("pairs='all'", "--all-pairs").replace("leave it None", "leave it out")
     flag = lambda m: f"--{m.group(1).replace('_', '-')}"  # noqa: E731

@@ -614,12 +614,13 @@ def label_kind(s: pl.Series, role: str) -> str:
         return "int"
     if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
         return "str"
-    # a SQL NUMERIC/DECIMAL column (duckdb, Spark's parquet) of class codes: say how to read it
-    hint = (
-        f"; cast it to read its values as integers: pl.col({s.name!r}).cast(pl.Int64)"
-        if dtype == pl.Decimal
-        else ""
-    )
+    # a SQL NUMERIC/DECIMAL column (duckdb, Spark's parquet) of class codes: say how to read it.
+    # With a scale, as floats, whose whole values are read as integers and others refused: a cast
+    # to Int64 would truncate 1.50 to class 1 without a word
+    hint = ""
+    if isinstance(dtype, pl.Decimal):
+        target = "Int64" if not dtype.scale else "Float64"
+        hint = f"; cast it to read its values as integers: pl.col({s.name!r}).cast(pl.{target})"
     raise InvalidLabelError(
         f"{role} column {s.name!r} has dtype {dtype}; labels and predictions must be "
         f"integer, boolean, string or categorical{hint}"
