@@ -293,6 +293,21 @@ def test_sweep_refuses_an_output_larger_than_memory_before_allocating(monkeypatc
     assert be.sweep(frame, by="run", score="score", thresholds=101, measures=measures).equals(out)
 
 
+def test_a_streamed_sweep_refuses_its_whole_output_before_measuring_it(monkeypatch):
+    # each part's counts were guarded, the measures of the merged parts not: they are 15 columns a row
+    # where a part's counts are 11
+    frame = _binary_frame()
+    out = be.sweep(frame.lazy(), by="run", score="score", thresholds=101)
+    assert out.equals(be.sweep(frame, by="run", score="score", thresholds=101))
+    size = out.estimated_size()
+    monkeypatch.setattr(memory, "available_bytes", lambda: size - 1)
+    message = rf"^the sweep's 404 rows \(groups × thresholds\) needs {re.escape(memory.format_bytes(size))}, "
+    with pytest.raises(be.MemoryBudgetError, match=message):
+        be.sweep(frame.lazy(), by="run", score="score", thresholds=101)
+    monkeypatch.setattr(memory, "available_bytes", lambda: size)
+    assert be.sweep(frame.lazy(), by="run", score="score", thresholds=101).equals(out)
+
+
 def test_alignment_table_is_as_wide_as_a_group_not_as_the_whole_frame():
     """Globally unique cluster ids: 3,000 groups with 3 ids each. Sized by the frame's 9,000 ids,
     the table was 3,000 × 9,001² int64 (1.9 TB); sized per group it is 3,000 × 2 × 4."""

@@ -226,6 +226,11 @@ def sweep(
             return _names.rename_columns(swept.frame(measures, beta), rename)
         table = swept.table()
     if pool is None:
+        # each part's counts were guarded as they were made, the whole source's measures not yet
+        names = list(dict.fromkeys(measures)) if measures is not None else None
+        _check_output(
+            len(table), len(table.by) - 1, names, f"the sweep's {len(table):,} rows (groups × thresholds)"
+        )
         out = table.measures(measures, beta=beta)
     else:
         out = pooled_measures(table, as_key_list(pool, "pool"), measures, False, None, beta, mean_weights)
