@@ -28,9 +28,11 @@ def _frame() -> pl.DataFrame:
 @pytest.mark.parametrize("ci", [0, 1, 1.5, -0.1, 95, float("nan"), True, "0.95", "abc"])
 def test_evaluate_names_a_bad_ci_and_its_value(ci):
     shown = "nan" if isinstance(ci, float) and math.isnan(ci) else repr(ci)
+    # a percentage gets the level it meant
+    meant = "; for 95 % give ci=0.95" if ci == 95 else ""
     with pytest.raises(InvalidArgumentError) as err:
         be.evaluate(_frame(), by="run", ci=ci)
-    assert str(err.value) == f"ci must be a confidence level strictly between 0 and 1, got {shown}"
+    assert str(err.value) == f"ci must be a confidence level strictly between 0 and 1, got {shown}{meant}"
 
 
 @pytest.mark.parametrize("call", ["evaluate", "auc", "leaderboard"])
@@ -606,3 +608,30 @@ def test_a_decimal_class_column_is_refused_with_the_cast_that_reads_it(role: str
     halves = codes.with_columns(pl.Series(role, [0.0, 1.5, 1.0, 0.0]))
     with pytest.raises(be.InvalidLabelError, match="non-integer value"):
         be.evaluate(halves, by="run")
+
+
+@pytest.mark.parametrize(
+    ("ci", "meant"), [(90, "0.9"), (95, "0.95"), (99, "0.99"), (99.9, "0.999"), (50, "0.5")]
+)
+def test_a_ci_given_as_a_percentage_names_the_level_it_meant(ci, meant):
+    # ci=95 said only "strictly between 0 and 1, got 95"; 1.5 or 100 are no percentage of a level
+    message = (
+        f"ci must be a confidence level strictly between 0 and 1, got {ci!r}; for {ci:g} % give ci={meant}"
+    )
+    with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        be.evaluate(_frame(), by="run", ci=ci)
+    assert be.evaluate(_frame(), by="run", ci=float(meant)).height == 2  # the level it names is taken
+
+
+def test_the_cli_names_the_level_a_percentage_meant(tmp_path):
+    path = tmp_path / "p.csv"
+    _frame().write_csv(path)
+    proc = run_cli("evaluate", str(path), "--by", "run", "--ci", "95")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "batcheval: error: --ci must be a confidence level strictly between 0 and 1, got 95.0; "
+        "for 95 % give --ci 0.95"
+    )
+    for no_percentage in ("1.5", "100"):
+        proc = run_cli("evaluate", str(path), "--by", "run", "--ci", no_percentage)
+        assert proc.returncode == 2 and "give" not in proc.stderr

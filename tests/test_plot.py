@@ -507,6 +507,7 @@ def test_forest_level_not_strictly_between_0_and_1_is_refused_naming_level_befor
                          (True, "True"), (-0.5, "-0.5")):  # fmt: skip
         plt.close("all")
         message = f"level must be a confidence level strictly between 0 and 1, got {shown}"
+        message += "; for 95 % give level=0.95" if level == 95 else ""
         with pytest.raises(InvalidArgumentError, match="^" + re.escape(message) + "$"):
             plot_leaderboard(board, level=level)
         assert plt.get_fignums() == []

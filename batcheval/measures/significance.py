@@ -42,14 +42,20 @@ def check_level(ci: object, name: str = "ci") -> float:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: level must be a confidence level strictly between 0 and 1, got 1.5
+    >>> check_level(95)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: ci must be ... between 0 and 1, got 95; for 95 % give ci=0.95
     """
     try:  # an integer beyond the largest float is a numbers.Real that float() refuses
         level = float(ci) if isinstance(ci, numbers.Real) and not isinstance(ci, bool) else math.nan
     except OverflowError:
         level = math.nan
     if not 0.0 < level < 1.0:
+        # ci=95 is the commonest slip (a percentage, as R's conf.level is not): say the level meant
+        meant = f"; for {level:g} % give {name}={level / 100:g}" if 50.0 <= level < 100.0 else ""
         raise InvalidArgumentError(
-            f"{name} must be a confidence level strictly between 0 and 1, got {reprlib.repr(ci)}"
+            f"{name} must be a confidence level strictly between 0 and 1, got {reprlib.repr(ci)}{meant}"
         )
     return level
 
