@@ -9,6 +9,7 @@ import polars as pl
 
 from .core.engine import check_engine, count_any
 from .core.pooling import check_mean_weights, pooled_measures
+from .core.table import ContingencyTable
 from .errors import InvalidArgumentError
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
@@ -264,6 +265,12 @@ def evaluate(
         data = from_mapping({label: y_true, prediction: y_pred}, keywords)
     elif data is None:
         raise InvalidArgumentError("evaluate needs data= (a frame, a path, ...) or y_true= and y_pred=")
+    elif isinstance(data, ContingencyTable):
+        # counted already; the message for other objects spoke of lists of labels and predictions
+        raise InvalidArgumentError(
+            f"evaluate counts the rows of a frame, got {data!r}; a table is measured by "
+            "table.measures([...]), and one group's report is be.report(table)"
+        )
     elif is_label_values(data):  # evaluate(y_true, y_pred), as scikit-learn's functions are called
         if is_label_values(by) and len(by) == len(data):
             raise InvalidArgumentError(

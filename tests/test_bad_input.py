@@ -635,3 +635,18 @@ def test_the_cli_names_the_level_a_percentage_meant(tmp_path):
     for no_percentage in ("1.5", "100"):
         proc = run_cli("evaluate", str(path), "--by", "run", "--ci", no_percentage)
         assert proc.returncode == 2 and "give" not in proc.stderr
+
+
+@pytest.mark.parametrize("call", ["evaluate", "leaderboard"])
+def test_a_contingency_table_given_as_data_points_to_its_own_measures(call):
+    # "data= takes a polars DataFrame ..., got a ContingencyTable of 2 values (...); labels and
+    # predictions as lists or arrays are given by keyword: y_true=..., y_pred=..."
+    table = be.ContingencyTable.from_frame(_frame(), by="run")
+    with pytest.raises(InvalidArgumentError) as err:
+        getattr(be, call)(table)
+    verb = "counts the rows of a frame" if call == "evaluate" else "ranks runs from their rows"
+    assert str(err.value).startswith(
+        f"{call} {verb}, got {table!r}; a table is measured by table.measures([...])"
+    )
+    # what the message names gives evaluate's measures of the same rows
+    assert table.measures(["informedness"]).equals(be.evaluate(_frame(), by="run", measures=["informedness"]))

@@ -174,7 +174,7 @@ import polars as pl
 
 from .. import measures as _measures
 from ..core.encode import label_kind
-from ..core.table import drop_null_rows
+from ..core.table import ContingencyTable, drop_null_rows
 from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureError, warn
 from ..io.arguments import as_flag
 from ..io.frames import (
@@ -448,6 +448,13 @@ def leaderboard(
     >>> board.select("run", "rank", "could_be_best", "rank_ci_low", "rank_ci_high").rows()
     [('a', 1, True, 1, 2), ('b', 2, True, 1, 2), ('c', 3, False, 3, 3)]
     """
+    if isinstance(data, ContingencyTable):
+        # a board reads each example's outcome (paired tests, the best set's bootstrap), which the
+        # counts have summed away; the message for other objects spoke of lists of labels
+        raise InvalidArgumentError(
+            f"leaderboard ranks runs from their rows, got {data!r}; a table is measured by "
+            "table.measures([...])"
+        )
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     adjacent = as_flag(adjacent, "adjacent=")  # any truthy value ("no") added the columns
     n_boot = _intervals.check_options(ci, ci_method, n_boot, seed)
