@@ -592,6 +592,27 @@ def test_a_run_list_naming_a_column_twice_is_named_as_the_flag(files):
     assert proc.stderr.strip() == "batcheval: error: column 'run' is named twice in --run run,run"
 
 
+@pytest.mark.parametrize(
+    ("command", "args", "tail"),
+    [
+        ("leaderboard", ["--measures", "kappa"], "--measures kappa; did you mean --measure?"),
+        ("evaluate", ["--by", "run", "--mesures", "kappa"], "--mesures kappa; did you mean --measures?"),
+        ("evaluate", ["--by", "run", "--mesures=kappa"], "--mesures=kappa; did you mean --measures?"),
+        ("evaluate", ["--by", "run", "--zzz", "3"], "--zzz 3; see batcheval evaluate --help"),
+    ],
+)
+def test_an_unknown_option_is_named_by_its_command_with_the_one_meant(files, command, args, tail):
+    # argparse printed the top-level usage and "batcheval: error: unrecognized arguments: --measures
+    # kappa", which says neither which command refused it nor that leaderboard takes one --measure
+    root, _ = files
+    proc = run_cli(command, str(root / "preds.parquet"), *args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"usage: batcheval {command} ")
+    assert (
+        proc.stderr.strip().splitlines()[-1] == f"batcheval {command}: error: unrecognized arguments: {tail}"
+    )
+
+
 # ---- demo ------------------------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ prints as a table. Bad input exits with code 2 and a one-line message;
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import re
 import shutil
@@ -303,6 +304,7 @@ def _parser() -> argparse.ArgumentParser:
     warm.add_argument("--small-only", action="store_true",
                       help="only the kernels that inputs under 65,536 rows or groups use (mostly the serial "
                            "versions; many small groups also take some parallel ones)")  # fmt: skip
+    parser.commands = sub.choices  # type: ignore[attr-defined]  # each command's parser, for its errors
     return parser
 
 
@@ -1163,13 +1165,27 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _INPUT_ERRORS = (BatchevalError, pl.exceptions.PolarsError, OSError, ValueError, KeyError, ImportError)
 
 
+def _refuse_unknown(command: argparse.ArgumentParser, unknown: list[str]) -> None:
+    """Exit 2 naming the arguments ``command`` does not take and, for the first option among them,
+    the nearest option it does take."""
+    options = [o for action in command._actions for o in action.option_strings if o.startswith("--")]
+    asked = next((u.split("=", 1)[0] for u in unknown if u.startswith("--")), None)
+    near = difflib.get_close_matches(asked, options, n=1, cutoff=0.6) if asked else []
+    hint = f"; did you mean {near[0]}?" if near else f"; see batcheval {command.prog.split()[-1]} --help"
+    command.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 2 bad input, 1 internal error)."""
     parser = _parser()
     if not list(sys.argv[1:] if argv is None else argv):  # a first try with no command: what there is
         parser.print_help(sys.stderr)
         return 2
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # argparse named these under the top-level usage; the command's own, with the option meant
+        # (leaderboard --measures kappa: leaderboard takes one --measure)
+        _refuse_unknown(parser.commands[args.command], unknown)  # type: ignore[attr-defined]
     vars(args).pop(_GIVEN, None)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
