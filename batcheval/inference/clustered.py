@@ -117,7 +117,7 @@ from ..core.encode import check_key_dtype, encode_classes
 from ..core.memory import check_allocation
 from ..core.table import ContingencyTable, one_vs_rest
 from ..errors import DuplicateColumnError, InvalidArgumentError, UnknownMeasureError, warn
-from ..io.frames import check_named_once, select_columns, unused_name
+from ..io.frames import select_columns, unused_name
 from ..kernels.clustered import (
     class_codes,
     cluster_score_sums,
@@ -1388,9 +1388,6 @@ def select_clustered(
     (:class:`~batcheval.errors.ColumnNotFoundError` for a missing column, then
     :func:`check_cluster_columns`); rows with a null label or prediction are left out
     with ``drop_nulls`` (the counting pass has warned about them)."""
-    # merged into one role below, a column named twice reached polars twice
-    check_named_once("example", examples)
-    check_named_once("cluster", clusters)
     roles: dict[str, str] = {}
     for role, cols in (("key", by), ("label", [label]), ("prediction", [prediction]),
                        ("example", examples), ("cluster", clusters)):  # fmt: skip

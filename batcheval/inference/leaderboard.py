@@ -180,7 +180,6 @@ from ..io.arguments import as_flag
 from ..io.frames import (
     as_key_list,
     check_free_names,
-    check_named_once,
     check_roles,
     select_columns,
     unused_name,
@@ -478,8 +477,6 @@ def leaderboard(
     check_roles([*runs, *pools], label, prediction)
     for c, role in [*((c, "example") for c in examples), *((c, "cluster") for c in clusters)]:
         check_roles([], c, label, prediction, roles=(role, "label", "prediction"))
-    check_named_once("example", examples)
-    check_named_once("cluster", clusters)
     p_name = _significance_name(significance)
     outputs = ["rank", *_board_columns(measure, p_name, examples, adjacent)]
     check_free_names(runs, [*outputs, *_board_columns(asked, p_name, examples, adjacent)], "the board")

@@ -13,7 +13,7 @@ import polars as pl
 from ..errors import ColumnNotFoundError, InvalidArgumentError
 from ..inference.leaderboard import is_leaderboard
 from ..inference.ranks import RankResult, is_rank_result
-from ..io.frames import check_named_once
+from ..io.frames import as_key_list
 from ..scores.curves import CHARTS, POINT_COLUMNS
 from .backend import (
     MAX_LABEL,
@@ -409,8 +409,7 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
         raise InvalidArgumentError(f"chart {chart!r} is not in the frame; it holds {sorted(charts)}")
     data = curves.filter(pl.col("chart") == chart)
     keys = [c for c in data.columns if c not in POINT_COLUMNS]
-    by = keys if by is None else ([by] if isinstance(by, str) else list(by))
-    check_named_once("by", by)  # partition_by raised polars' DuplicateError
+    by = keys if by is None else as_key_list(by)  # a name twice: partition_by raised polars' DuplicateError
     for name in by:
         if name in POINT_COLUMNS and name in data.columns:
             # by="threshold" drew a one-point "curve" per threshold, each with a made-up AUC
