@@ -227,9 +227,8 @@ def sweep(
         table = swept.table()
     if pool is None:
         # each part's counts were guarded as they were made, the whole source's measures not yet
-        names = list(dict.fromkeys(measures)) if measures is not None else None
         _check_output(
-            len(table), len(table.by) - 1, names, f"the sweep's {len(table):,} rows (groups × thresholds)"
+            len(table), len(table.by) - 1, measures, f"the sweep's {len(table):,} rows (groups × thresholds)"
         )
         out = table.measures(measures, beta=beta)
     else:
@@ -354,7 +353,7 @@ def _partitioned(scored: Scored, grid: tuple, n_groups: int, wbits: int) -> tupl
     return grouped, bounds, seen.any(axis=0), gbits
 
 
-def _check_output(rows: int, n_keys: int, names: list[str] | None, what: str) -> None:
+def _check_output(rows: int, n_keys: int, names: Sequence[str] | None, what: str) -> None:
     """Refuse a sweep whose output would not fit, before its columns are allocated.
 
     The histogram's guard let through grids whose output is five times its size (1,000 groups ×
@@ -370,7 +369,7 @@ def _check_output(rows: int, n_keys: int, names: list[str] | None, what: str) ->
     ...
     batcheval.errors.MemoryBudgetError: the sweep of 1 group × 1,000,000,000 thresholds needs 82.0 GiB, ...
     """
-    n_measures = len(default_measures(2, None)) if names is None else max(len(names), 4)
+    n_measures = len(default_measures(2, None)) if names is None else max(len(set(names)), 4)
     check_allocation(
         rows * 8 * (6 + n_keys + n_measures),
         what,
