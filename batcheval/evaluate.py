@@ -78,7 +78,9 @@ def evaluate(
         combination. Integer, string, categorical, boolean, temporal and
         float keys all work; nulls form their own group.
     label, prediction
-        The real class and the predicted class (int, bool or string).
+        The real class and the predicted class: integers, booleans, strings or categoricals.
+        Floats and Decimals (SQL NUMERIC) holding whole numbers are read as the integers they
+        hold; a value with a fraction is refused, not truncated.
     pool
         Key column(s) to pool over: their count tables are summed before
         measuring (the micro average, see docs/averaging.md), and each measure also gets

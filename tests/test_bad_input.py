@@ -582,32 +582,25 @@ def test_a_key_argument_naming_a_column_twice_is_refused(call, named: str):
 
 
 @pytest.mark.parametrize("role", ["label", "prediction"])
-def test_a_decimal_class_column_is_refused_with_the_cast_that_reads_it(role: str):
-    # a SQL DECIMAL column of class codes (duckdb, Spark's parquet) was refused without a way on
+def test_a_decimal_class_column_with_a_fraction_or_beyond_int64_is_refused_naming_the_value(role: str):
+    # a SQL DECIMAL column of class codes (duckdb, Spark's parquet) is read as the integers it holds
+    # (tests/test_decimal_labels.py); a cast to Int64 would have read 1.50 as class 1 without a word
     from decimal import Decimal
 
     codes = pl.DataFrame({"run": [1] * 4, "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]})
-    frame = codes.with_columns(pl.Series(role, [Decimal(v) for v in codes[role]]))
-    message = (f"{role} column '{role}' has dtype {frame.schema[role]}; labels and predictions must be "
-               "integer, boolean, string or categorical; cast it to read its values as integers: "
-               f"pl.col('{role}').cast(pl.Int64)")  # fmt: skip
+    halves = pl.Series(role, [Decimal(v) for v in ("0.00", "1.50", "1.00", "0.25")], dtype=pl.Decimal(10, 2))
+    message = (f"{role} column '{role}' (Decimal(precision=10, scale=2)) holds 2 values with a fraction "
+               "(first: 1.50); class labels must be whole numbers, booleans or strings")  # fmt: skip
     with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(message)}$"):
-        be.evaluate(frame, by="run")
-    # the cast it names gives what the integer codes give
-    cast = be.evaluate(frame.with_columns(pl.col(role).cast(pl.Int64)), by="run")
-    assert cast.equals(be.evaluate(codes, by="run"))
-    assert cast["tp"].to_list() == [1] and cast["fn"].to_list() == [1]
-    # with a scale the hint is a float cast, whose whole values are classes and others refused: a cast
-    # to Int64 would read 1.50 as class 1 without a word
-    cents = pl.Series(role, [Decimal(v) + Decimal("0.00") for v in codes[role]], dtype=pl.Decimal(10, 2))
-    hint = f"cast it to read its values as integers: pl.col('{role}').cast(pl.Float64)"
-    with pytest.raises(be.InvalidLabelError, match=f"; {re.escape(hint)}$"):
-        be.evaluate(codes.with_columns(cents), by="run")
-    as_floats = codes.with_columns(cents.cast(pl.Float64))
-    assert be.evaluate(as_floats, by="run").equals(be.evaluate(codes, by="run"))
-    halves = codes.with_columns(pl.Series(role, [0.0, 1.5, 1.0, 0.0]))
+        be.evaluate(codes.with_columns(halves), by="run")
+    huge = pl.Series(role, [Decimal(10**20), Decimal(1), Decimal(1), Decimal(0)], dtype=pl.Decimal(38, 0))
+    message = (f"{role} column '{role}' (Decimal(precision=38, scale=0)) holds 100000000000000000000, which "
+               "does not fit in int64; class labels must fit in int64, or be strings")  # fmt: skip
+    with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(message)}$"):
+        be.evaluate(codes.with_columns(huge), by="run")
+    # the float column of the same values is refused as before
     with pytest.raises(be.InvalidLabelError, match="non-integer value"):
-        be.evaluate(halves, by="run")
+        be.evaluate(codes.with_columns(halves.cast(pl.Float64)), by="run")
 
 
 @pytest.mark.parametrize(

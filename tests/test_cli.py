@@ -563,25 +563,30 @@ def test_an_option_repeated_with_its_own_value_is_taken_once(files):
     assert twice.stdout == once.stdout and "informedness" in once.stdout
 
 
-def test_a_decimal_class_column_names_a_step_the_command_line_can_take(tmp_path):
-    # the library's hint is a polars cast, which no option of the command line makes
+def test_a_decimal_class_column_is_read_as_the_integers_it_holds(tmp_path):
+    # a parquet file written by duckdb or Spark with DECIMAL class codes was refused with a polars
+    # cast, which no option of the command line makes
     from decimal import Decimal
 
+    ints = tmp_path / "ints.parquet"
     path = tmp_path / "decimal.parquet"
-    pl.DataFrame({"run": [1, 1], "label": [Decimal(0), Decimal(1)], "prediction": [0, 1]}).write_parquet(path)
-    proc = run_cli("evaluate", str(path), "--by", "run")
+    codes = pl.DataFrame({"run": [1, 1, 1, 2], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 1]})
+    codes.write_parquet(ints)
+    cents = pl.Series("label", [Decimal(v) for v in ("0.00", "1.00", "1.00", "0.00")], pl.Decimal(10, 2))
+    codes.with_columns(cents).write_parquet(path)
+    want = run_cli("evaluate", str(ints), "--by", "run", "--measures", "informedness,recall")
+    got = run_cli("evaluate", str(path), "--by", "run", "--measures", "informedness,recall")
+    assert want.returncode == got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout and "informedness" in got.stdout
+    # a fraction is refused naming the value, not truncated to a class
+    halves = [Decimal(v) for v in ("0.00", "1.50", "1.00", "0.00")]
+    halves = pl.Series("my label", halves, dtype=pl.Decimal(10, 2))
+    codes.with_columns(halves).write_parquet(path)
+    proc = run_cli("evaluate", str(path), "--by", "run", "--label", "my label")
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip() == (
-        "batcheval: error: label column 'label' has dtype Decimal(precision=38, scale=0); labels and "
-        "predictions must be integer, boolean, string or categorical; write it as integers "
-        '(SQL: CAST("label" AS BIGINT))'
-    )
-    # with a scale, as floats: BIGINT would round 1.50 to class 2
-    cents = pl.Series("my label", [Decimal("0.00"), Decimal("1.00")], dtype=pl.Decimal(10, 2))
-    pl.DataFrame({"run": [1, 1], "my label": cents, "prediction": [0, 1]}).write_parquet(path)
-    proc = run_cli("evaluate", str(path), "--by", "run", "--label", "my label")
-    assert proc.returncode == 2 and proc.stderr.strip().endswith(
-        'write it as floats, whose whole values read as integers (SQL: CAST("my label" AS DOUBLE))'
+        "batcheval: error: label column 'my label' (Decimal(precision=10, scale=2)) holds 1 value with a "
+        "fraction (first: 1.50); class labels must be whole numbers, booleans or strings"
     )
 
 

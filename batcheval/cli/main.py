@@ -1114,24 +1114,10 @@ def cli_message(text: str) -> str:
     '--test-fraction applies to --test corrected_t and --test bayes only, not --test t'
     >>> cli_message("pool=['seed', 'fold'] pools groups")
     '--pool seed,fold pools groups'
-    >>> cli_message("...; cast it to read its values as integers: pl.col('y').cast(pl.Int64)")
-    '...; write it as integers (SQL: CAST("y" AS BIGINT))'
     >>> cli_message("column 'run' is named twice in run=['run', 'run']")
     "column 'run' is named twice in --run run,run"
     """
     text = re.sub(r"^lazy frame, rows [\d,]+-[\d,]+: ", "", text)
-    # a polars cast is no step on the command line: the file's column must hold integers (a decimal
-    # with a scale as floats, whose whole values read as integers: BIGINT would round 1.50 to 2)
-    text = re.sub(
-        r"cast it to read its values as integers: pl\.col\((['\"])(.*)\1\)\.cast\(pl\.(Int64|Float64)\)",
-        lambda m: (
-            f'write it as integers (SQL: CAST("{m.group(2)}" AS BIGINT))'
-            if m.group(3) == "Int64"
-            else "write it as floats, whose whole values read as integers "
-            f'(SQL: CAST("{m.group(2)}" AS DOUBLE))'
-        ),
-        text,
-    )
     # "named twice in run=['run', 'run']": a run, example or cluster list, which the flag takes too
     text = re.sub(
         r"named twice in (run|example|cluster)=\[", lambda m: f"named twice in --{m.group(1)} [", text

@@ -40,6 +40,7 @@ __all__ = [
     "check_nulls",
     "class_values",
     "column_ranges",
+    "decimal_integers",
     "encode_classes",
     "encode_columns",
     "encode_key",
@@ -181,7 +182,8 @@ def _fits_int64(s: pl.Series) -> bool:
 
 
 def narrow_integers(s: pl.Series, role: str) -> pl.Series:
-    """A 128-bit integer label or prediction column as Int64; an error if its values do not fit.
+    """A 128-bit integer or a Decimal label or prediction column as Int64; an error if its values
+    do not fit (or, for a Decimal, are no whole numbers: :func:`decimal_integers`).
 
     Examples
     --------
@@ -192,6 +194,8 @@ def narrow_integers(s: pl.Series, role: str) -> pl.Series:
     ...
     batcheval.errors.InvalidLabelError: label column 'label' (Int128) holds 1180591620717411303424, ...
     """
+    if isinstance(s.dtype, pl.Decimal):
+        return decimal_integers(s, role)
     if s.dtype not in WIDE_INTEGERS:
         return s
     if not _fits_int64(s):
@@ -201,6 +205,39 @@ def narrow_integers(s: pl.Series, role: str) -> pl.Series:
             "class labels must fit in int64, or be strings"
         )
     return s.cast(pl.Int64)
+
+
+def decimal_integers(s: pl.Series, role: str) -> pl.Series:
+    """A Decimal label or prediction column (SQL NUMERIC, read from duckdb or a warehouse's
+    parquet) as the Int64 class codes it holds: the scores' Decimals are numbers too, and a
+    class column of ``DECIMAL(1, 0)`` is as common as one of integers. A value with a fraction
+    is refused, not truncated (a cast would read 1.50 as class 1 without a word), and so is one
+    beyond int64.
+
+    Examples
+    --------
+    >>> from decimal import Decimal as D
+    >>> decimal_integers(pl.Series("label", [D("1.00"), D("-2")], dtype=pl.Decimal(5, 2)), "label").to_list()
+    [1, -2]
+    >>> decimal_integers(pl.Series("label", [D("1.00"), D("2.50")], dtype=pl.Decimal(5, 2)), "label")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidLabelError: label column 'label' (Decimal(precision=5, scale=2)) holds 1 ...
+    """
+    whole = s.cast(pl.Int64, strict=False)  # truncates the fraction; null beyond int64
+    wide = s.filter(whole.is_null() & s.is_not_null())
+    if len(wide):
+        raise InvalidLabelError(
+            f"{role} column {s.name!r} ({s.dtype}) holds {wide[0]}, which does not fit in int64; "
+            "class labels must fit in int64, or be strings"
+        )
+    bad = s.filter(whole.cast(s.dtype) != s)
+    if len(bad):
+        raise InvalidLabelError(
+            f"{role} column {s.name!r} ({s.dtype}) holds {len(bad)} value{'s' if len(bad) > 1 else ''} "
+            f"with a fraction (first: {bad[0]}); class labels must be whole numbers, booleans or strings"
+        )
+    return whole
 
 
 def _key_array(s: pl.Series) -> np.ndarray | None:
@@ -577,7 +614,7 @@ def not_whole(s: pl.Series) -> pl.Series:
 
 
 def as_integers(s: pl.Series, role: str) -> pl.Series:
-    """Floats holding whole numbers within int64 become Int64; anything else is an error.
+    """Floats and Decimals holding whole numbers within int64 become Int64; anything else is an error.
 
     Examples
     --------
@@ -588,6 +625,8 @@ def as_integers(s: pl.Series, role: str) -> pl.Series:
     ...
     batcheval.errors.InvalidLabelError: label column 'label' (Float64) holds 1e+30, which does not fit ...
     """
+    if isinstance(s.dtype, pl.Decimal):
+        return decimal_integers(s, role)
     if not s.dtype.is_float():
         return s
     bad = not_whole(s)
@@ -610,20 +649,15 @@ def label_kind(s: pl.Series, role: str) -> str:
     dtype = s.dtype
     if dtype == pl.Boolean:
         return "bool"
-    if dtype.is_integer() or dtype.is_float():
+    # a Decimal (SQL NUMERIC) column holds class codes as an integer column does: as_integers
+    # reads its whole values and refuses the others
+    if dtype.is_integer() or dtype.is_float() or isinstance(dtype, pl.Decimal):
         return "int"
     if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
         return "str"
-    # a SQL NUMERIC/DECIMAL column (duckdb, Spark's parquet) of class codes: say how to read it.
-    # With a scale, as floats, whose whole values are read as integers and others refused: a cast
-    # to Int64 would truncate 1.50 to class 1 without a word
-    hint = ""
-    if isinstance(dtype, pl.Decimal):
-        target = "Int64" if not dtype.scale else "Float64"
-        hint = f"; cast it to read its values as integers: pl.col({s.name!r}).cast(pl.{target})"
     raise InvalidLabelError(
         f"{role} column {s.name!r} has dtype {dtype}; labels and predictions must be "
-        f"integer, boolean, string or categorical{hint}"
+        "integer, boolean, string or categorical"
     )
 
 

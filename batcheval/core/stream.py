@@ -280,10 +280,10 @@ class PartTypes(NamedTuple):
 
 
 def class_kind(dtype: pl.DataType) -> str:
-    """Class sets of one kind combine; of two kinds, never. Integers of any width, booleans and
-    floats (whole-valued ones, which encoding reads as integers; others it refuses) are one kind, as
+    """Class sets of one kind combine; of two kinds, never. Integers of any width, booleans, floats
+    and Decimals (whole-valued ones, which encoding reads as integers; others it refuses) are one kind, as
     they are in a frame in memory, where a relaxed concat of them is one numeric column."""
-    if dtype.is_integer() or dtype.is_float() or dtype == pl.Boolean:
+    if dtype.is_integer() or dtype.is_float() or dtype == pl.Boolean or isinstance(dtype, pl.Decimal):
         return "integer"
     if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
         return "string"

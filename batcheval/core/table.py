@@ -190,7 +190,8 @@ class ContingencyTable:
         by
             Key columns; one table per distinct combination.
         label, prediction
-            Columns holding the real class and the predicted class.
+            Columns holding the real class and the predicted class: integers, booleans, strings
+            or categoricals; floats and Decimals holding whole numbers are read as integers.
         classes
             The class set; by default the sorted union of both columns.
         drop_nulls
@@ -952,8 +953,9 @@ def _long_classes(s: pl.Series, role: str) -> pl.Series:
 
 
 def _whole_counts(s: pl.Series, name: str) -> pl.Series:
-    """A long frame's count column as integers: floats holding whole numbers within int64 as
-    Int64 (a count column read through pandas or a csv with gaps is float), anything else
+    """A long frame's count column as integers: floats and Decimals holding whole numbers within
+    int64 as Int64 (a count column read through pandas or a csv with gaps is float, and one
+    summed by duckdb a Decimal), anything else
     but integers an :class:`InvalidArgumentError` naming the column and showing the value.
 
     Examples
@@ -965,6 +967,18 @@ def _whole_counts(s: pl.Series, name: str) -> pl.Series:
     ...
     batcheval.errors.InvalidArgumentError: count column 'count' holds 1 value that is no whole number ...
     """
+    if isinstance(s.dtype, pl.Decimal):  # SQL's SUM of an integer column is a DECIMAL in duckdb
+        whole = s.cast(pl.Int64, strict=False)
+        if (wide := s.filter(whole.is_null())).len():
+            raise CountOverflowError(
+                f"count column {name!r} ({s.dtype}) has values beyond the int64 range (first: {wide[0]})"
+            )
+        if (bad := s.filter(whole.cast(s.dtype) != s)).len():
+            raise InvalidArgumentError(
+                f"count column {name!r} ({s.dtype}) holds {len(bad)} value{'s' if len(bad) > 1 else ''} "
+                f"with a fraction (first: {bad[0]}); counts are numbers of examples"
+            )
+        s = whole
     if not (s.dtype.is_integer() or s.dtype.is_float()):
         raise InvalidArgumentError(
             f"count column {name!r} must hold integers (numbers of examples), got {s.dtype} values "

@@ -591,8 +591,8 @@ class _Stream:
                     if len(s):
                         lo, hi = min(lo, s.min()), max(hi, s.max())  # type: ignore[type-var]
                     labels = frame.get_column(self.label).drop_nulls()
-                    if labels.dtype.is_float():
-                        # whole-valued floats are the integers they hold, as the count reads them
+                    if labels.dtype.is_float() or isinstance(labels.dtype, pl.Decimal):
+                        # whole-valued floats and Decimals are the integers they hold, as the count reads them
                         try:
                             labels = as_integers(labels, "label")
                         except InvalidLabelError as exc:
