@@ -207,8 +207,9 @@ class ContingencyTable:
         Examples
         --------
         >>> import polars as pl
+        >>> import batcheval as be
         >>> df = pl.DataFrame({"label": ["cat", "dog", "dog"], "prediction": ["cat", "cat", "dog"]})
-        >>> ContingencyTable.from_frame(df).counts.tolist()
+        >>> be.ContingencyTable.from_frame(df).counts.tolist()
         [[[1, 0], [1, 1]]]
         """
         drop_nulls = as_flag(drop_nulls, "drop_nulls=")
@@ -264,8 +265,9 @@ class ContingencyTable:
         Examples
         --------
         >>> import polars as pl
+        >>> import batcheval as be
         >>> long = pl.DataFrame({"run": [7, 7], "real": [0, 1], "predicted": [0, 1], "count": [3, 4]})
-        >>> ContingencyTable.from_long(long, by="run").counts.tolist()
+        >>> be.ContingencyTable.from_long(long, by="run").counts.tolist()
         [[[3, 0], [0, 4]]]
         """
         keys = as_key_list(by)
@@ -417,11 +419,12 @@ class ContingencyTable:
         Examples
         --------
         >>> import polars as pl
-        >>> t = ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[2, 0], [1, 3]]])
-        >>> t.equals(ContingencyTable.from_long(t.to_long(), by="run"))
+        >>> import batcheval as be
+        >>> t = be.ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[2, 0], [1, 3]]])
+        >>> t.equals(be.ContingencyTable.from_long(t.to_long(), by="run"))
         True
-        >>> t.equals(ContingencyTable(pl.DataFrame({"run": [1]}), pl.Series([0, 1], dtype=pl.Int32),
-        ...                           [[[2, 0], [1, 3]]]))
+        >>> t.equals(be.ContingencyTable(pl.DataFrame({"run": [1]}), pl.Series([0, 1], dtype=pl.Int32),
+        ...                              [[[2, 0], [1, 3]]]))
         False
         """
         return (
@@ -597,9 +600,10 @@ class ContingencyTable:
         Examples
         --------
         >>> import polars as pl
+        >>> import batcheval as be
         >>> df = pl.DataFrame({"run": [1, 1, 2], "fold": [0, 1, 0],
         ...                    "label": [1, 0, 1], "prediction": [1, 1, 0]})
-        >>> pooled, index = ContingencyTable.from_frame(df, by=["run", "fold"]).pool_with_index("fold")
+        >>> pooled, index = be.ContingencyTable.from_frame(df, by=["run", "fold"]).pool_with_index("fold")
         >>> pooled.keys.rows(), index.tolist()
         ([(1,), (2,)], [0, 0, 1])
         """
@@ -644,7 +648,8 @@ class ContingencyTable:
         Examples
         --------
         >>> import polars as pl
-        >>> t = ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[2, 0], [1, 3]]])
+        >>> import batcheval as be
+        >>> t = be.ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[2, 0], [1, 3]]])
         >>> t.to_long(nonzero=True).rows()
         [(1, 0, 0, 2), (1, 1, 0, 1), (1, 1, 1, 3)]
         """
@@ -694,7 +699,8 @@ class ContingencyTable:
         Examples
         --------
         >>> import polars as pl
-        >>> t = ContingencyTable(pl.DataFrame(), ["no", "yes"], [[[5, 1], [2, 4]]])
+        >>> import batcheval as be
+        >>> t = be.ContingencyTable(pl.DataFrame(), ["no", "yes"], [[[5, 1], [2, 4]]])
         >>> t.positive_index(), t.positive_index("no")
         (1, 0)
         """
@@ -753,7 +759,8 @@ class ContingencyTable:
         Examples
         --------
         >>> import polars as pl
-        >>> t = ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[28, 12], [30, 30]]])
+        >>> import batcheval as be
+        >>> t = be.ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[28, 12], [30, 30]]])
         >>> t.measures(["informedness", "markedness"])
         shape: (1, 8)
         ┌─────┬─────┬─────┬─────┬─────┬─────┬──────────────┬────────────┐
@@ -791,10 +798,11 @@ class ContingencyTable:
         Examples
         --------
         >>> import polars as pl
-        >>> t = ContingencyTable(pl.DataFrame({"run": [1]}), ["a", "b", "c"],
+        >>> import batcheval as be
+        >>> t = be.ContingencyTable(pl.DataFrame({"run": [1]}), ["a", "b", "c"],
         ...                      [[[5, 1, 0], [2, 7, 1], [0, 3, 4]]])
-        >>> t.versus_rest("b").counts.tolist()
-        [[[10, 4], [3, 7]]]
+        >>> t.versus_rest("b").counts.tolist()  # 23 examples: tp 7, fn 2 + 1, fp 1 + 3, tn the other 9
+        [[[9, 4], [3, 7]]]
         """
         p = self._class_index(positive)
         c = self._counts
@@ -807,11 +815,11 @@ class ContingencyTable:
 
     def measure_arrays(
         self,
-        measures: Sequence[str] | None,
+        measures: Sequence[str] | None = None,
         *,
-        per_class: bool,
-        positive: Any,
-        beta: float | None,
+        per_class: bool = False,
+        positive: Any = None,
+        beta: float | None = None,
         check_names: bool = True,
     ) -> tuple[pl.DataFrame, dict[str, np.ndarray]]:
         """The identifying columns (keys, n, cells) and the measure arrays (batcheval names).
@@ -823,7 +831,8 @@ class ContingencyTable:
         Parameters
         ----------
         measures, per_class, positive, beta
-            As in :meth:`measures` (aliases are read, but the arrays keep batcheval's names).
+            As in :meth:`measures`, with its defaults (aliases are read, but the arrays keep
+            batcheval's names).
         check_names
             Refuse a key column named like a measure (:class:`~batcheval.errors.DuplicateColumnError`).
 
@@ -838,7 +847,8 @@ class ContingencyTable:
         Examples
         --------
         >>> import polars as pl
-        >>> t = ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[2, 0], [1, 3]]])
+        >>> import batcheval as be
+        >>> t = be.ContingencyTable(pl.DataFrame({"run": [1]}), [0, 1], [[[2, 0], [1, 3]]])
         >>> head, arrays = t.measure_arrays(["tpr"], per_class=False, positive=None, beta=None)
         >>> head.rows(), {name: values.tolist() for name, values in arrays.items()}
         ([(1, 6, 3, 0, 1, 2)], {'recall': [0.75]})

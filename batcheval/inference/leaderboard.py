@@ -434,6 +434,7 @@ def leaderboard(
     than "a", run "c" much worse:
 
     >>> import numpy as np
+    >>> import polars as pl
     >>> import batcheval as be
     >>> rng = np.random.default_rng(0)
     >>> label = rng.integers(0, 2, 400)

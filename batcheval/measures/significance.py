@@ -85,9 +85,10 @@ def alpha_sbb(p: np.ndarray | float) -> np.ndarray:
 
     Examples
     --------
-    >>> alpha_sbb([0.05, 0.01, 0.5]).round(4).tolist()
+    >>> import batcheval as be
+    >>> be.alpha_sbb([0.05, 0.01, 0.5]).round(4).tolist()
     [0.2893, 0.1113, 0.5]
-    >>> alpha_sbb(1.5)
+    >>> be.alpha_sbb(1.5)
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: p must be p-values in [0, 1], got 1.5

@@ -99,7 +99,9 @@ def sweep(
     engine: Literal["local", "dask"] = "local",
     client: Any = None,
 ) -> pl.DataFrame:
-    """Every binary measure at every threshold of a score, for every group.
+    """Binary measures at every threshold of a score, for every group: by default the eight that
+    the charts and best thresholds read (:data:`SWEEP_MEASURES`), any others with ``measures=``, and
+    every one with ``measures="all"``.
 
     A row is predicted positive iff ``score >= threshold``.
 
