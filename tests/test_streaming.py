@@ -1006,3 +1006,30 @@ def test_classes_as_an_iterator_count_every_batch_with_them(tmp_path):
     assert be.auc(scored, by=["run", "fold"], pool="fold", classes=iter([0, 1])).equals(
         be.auc(scored, by=["run", "fold"], pool="fold", classes=[0, 1])
     )
+
+
+def test_a_file_named_twice_is_refused_naming_both_entries(tmp_path):
+    # a glob and a file it matches, a directory and a file in it, ./a and a, a link and its target:
+    # each counted the file's rows twice (run 0 got n = 2 × its rows), the metadata listing it twice
+    pieces = _late_keys_and_classes()
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    paths = _write(pieces, folder, "parquet")
+    first = paths[0]
+    glob = f"{folder}/*.parquet"
+    link = tmp_path / "link.parquet"
+    link.symlink_to(first)
+    cases = [
+        ([glob, first], f"{first!r} is named twice (by {glob!r} and by {first!r})"),
+        ([str(folder), first], f"{first!r} is named twice (by {str(folder)!r} and by {first!r})"),
+        ([first, first], f"{first!r} is named twice"),
+        ([first, str(link)], f"{first!r} and {str(link)!r} are one file"),
+    ]
+    for source, what in cases:
+        for call in (be.evaluate, lambda s, **kw: be.sweep(s, score="prediction", thresholds=3, **kw)):
+            with pytest.raises(SourceError, match=f"^{re.escape(what)}; name each file once"):
+                call(source, by="run")
+    # each file once, in any spelling, is counted once: the frame's counts
+    got = be.evaluate([f"{folder}/./part-0.parquet", *paths[1:]], by="run", measures=["accuracy"])
+    assert got["n"].sum() == sum(p.height for p in pieces)
+    assert got.equals(be.evaluate(pl.concat(pieces), by="run", measures=["accuracy"]))

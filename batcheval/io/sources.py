@@ -107,7 +107,9 @@ def resolve_paths(
     """
     specs = [spec] if isinstance(spec, str | os.PathLike) else list(spec)
     out: list[Path] = []
+    origins: list[str] = []  # the entry that named each path, for the check that each is named once
     for item in specs:
+        start = len(out)
         text = os.fspath(item)
         if not text.strip():
             # Path("") is the working directory: an empty argument would read every file under it
@@ -128,12 +130,48 @@ def resolve_paths(
             out.append(Path(text))
         else:
             raise SourceError(_no_such_file(text))
+        origins += [text] * (len(out) - start)
     for path in out:
         if path.suffix.lower() not in FORMATS:
             raise SourceError(
                 f"cannot read {str(path)!r}: unknown file type {path.suffix!r}; use parquet, ipc or csv"
             )
+    _check_each_file_once(out, origins)
     return out
+
+
+def _check_each_file_once(paths: list[Path], origins: list[str]) -> None:
+    """Refuse a file that two entries name (a glob and a file it matches, a directory and a file in
+    it, ``./a.parquet`` and ``a.parquet``, a link and its target): its rows were counted twice
+    without a word.
+
+    Examples
+    --------
+    >>> _check_each_file_once([Path("a.parquet"), Path("b/../a.parquet")], ["*.parquet", "b/../a.parquet"])
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.SourceError: 'a.parquet' (from '*.parquet') and 'b/../a.parquet' are one file; ...
+    """
+    seen: dict[str, int] = {}
+    for i, path in enumerate(paths):
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen[real] = i
+            continue
+        j = seen[real]
+
+        def named(k: int) -> str:
+            return repr(str(paths[k])) + ("" if origins[k] == str(paths[k]) else f" (from {origins[k]!r})")
+
+        if str(paths[j]) != str(path):  # a link and its target, or "b/../a.parquet"
+            what = f"{named(j)} and {named(i)} are one file"
+        elif origins[i] == origins[j]:
+            what = f"{str(path)!r} is named twice"
+        else:
+            what = f"{str(path)!r} is named twice (by {origins[j]!r} and by {origins[i]!r})"
+        raise SourceError(
+            f"{what}; name each file once, or its rows are counted once for each time it is named"
+        )
 
 
 def _no_such_file(text: str) -> str:
