@@ -8,6 +8,8 @@ import re
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import batcheval as be
 from tests.helpers import sweep_frame
@@ -765,6 +767,32 @@ def test_internal_tests_of_a_measure_without_one_name_the_measures_that_have_it(
         ),
     ):
         paired_se.sign_flip_p(np.zeros((1, 3, 3, 3), dtype=np.int64), "recall")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 4), st.integers(1, 4)),
+    scale=st.sampled_from([1, 2**40, 2**58, 2**61, 2**62]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_whole_array_overflow_check_finds_the_first_group_python_sums_find(shape, scale, seed):
+    # the constructor's check went cell column by cell column (a Python call per cell: minutes at
+    # K = 3,000); the whole-array one must name the same first group, with the same exact total
+    from batcheval.measures.compute import overflowing_table
+
+    g, k = shape
+    rng = np.random.default_rng(seed)
+    counts = (rng.random((g, k, k)) * scale).astype(np.int64)
+    totals = [sum(int(v) for v in table.ravel()) for table in counts]
+    over = [i for i, t in enumerate(totals) if t > 2**63 - 1]
+    assert overflowing_table(counts) == ((over[0], totals[over[0]]) if over else None)
+    keys = pl.DataFrame({"run": range(g)})
+    if over:
+        message = rf"^group {over[0]} \({{'run': {over[0]}}}\) holds {totals[over[0]]} examples, beyond"
+        with pytest.raises(be.CountOverflowError, match=message):
+            be.ContingencyTable(keys, list(range(k)), counts)
+    else:
+        assert be.ContingencyTable(keys, list(range(k)), counts).counts.sum(axis=(1, 2)).tolist() == totals
 
 
 def test_a_table_whose_total_passes_int64_is_named_not_measured():

@@ -42,7 +42,7 @@ from ..io.frames import (
 from ..kernels.count import group_totals, scatter_add
 from ..kernels.jit import readonly
 from ..measures import names as _names
-from ..measures.compute import as_counts, cell_columns, overflowing_group
+from ..measures.compute import as_counts, overflowing_table
 from .counting import count_frame, group_ids
 from .encode import WIDE_INTEGERS, as_integers, check_classes, check_key_dtype, label_kind, not_whole
 
@@ -1149,7 +1149,7 @@ def _check_group_totals(counts: np.ndarray, keys: pl.DataFrame) -> None:
     """Each group's number of examples must fit int64: a wrapped total would be a negative n."""
     if not counts.size:
         return
-    found = overflowing_group(cell_columns(counts))
+    found = overflowing_table(counts)
     if found is not None:
         g, total = found
         where = f" ({keys.row(g, named=True)})" if keys.width else ""
