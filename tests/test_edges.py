@@ -277,6 +277,22 @@ def test_sweep_refuses_a_histogram_larger_than_memory_before_allocating(monkeypa
         be.sweep(_binary_frame(), by="run", score="score", thresholds=101)
 
 
+def test_sweep_refuses_a_histogram_larger_than_memory_before_making_its_grid(monkeypatch):
+    # thresholds=10**9 over 3 groups built 16 GB of linspace grid before the histogram's check refused
+    size = 4 * (101 + 1) * 2 * 12  # 4 groups, two cells a bin, 12 B a cell: the histogram's check
+    monkeypatch.setattr(memory, "available_bytes", lambda: size - 1)
+
+    def no_grid(*args, **kwargs):
+        raise AssertionError("the grid was made before the histogram was checked")
+
+    monkeypatch.setattr(np, "linspace", no_grid)
+    with pytest.raises(be.MemoryBudgetError, match=r"^a sweep of 4 groups × 101 thresholds needs 9\.6 KiB"):
+        be.sweep(_binary_frame(), by="run", score="score", thresholds=101)
+    monkeypatch.undo()
+    monkeypatch.setattr(memory, "available_bytes", lambda: 10**9)
+    assert be.sweep(_binary_frame(), by="run", score="score", thresholds=101, measures=[]).height == 4 * 101
+
+
 @pytest.mark.parametrize("measures", [None, ["informedness", "kappa", "f1", "mcc", "recall"], "all"])
 def test_sweep_refuses_an_output_larger_than_memory_before_allocating(monkeypatch, measures):
     # the histogram's guard passed grids whose output is five times its size: 1,000 groups × 40,000

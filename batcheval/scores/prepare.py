@@ -41,6 +41,7 @@ from ..kernels.sweep import RANGE_KEYS, input_ranges
 __all__ = [
     "Scored",
     "check_exact_in_float",
+    "check_histogram",
     "check_nonfinite",
     "check_thresholds",
     "check_within_classes",
@@ -390,6 +391,9 @@ def threshold_grid(
     (array([0. , 0.5, 1. ]), True)
     """
     if isinstance(thresholds, int | np.integer):  # a count of at least 1 (check_thresholds)
+        # the histogram's own check, before linspace: thresholds=10**9 built 16 GB of grid first
+        if scored.space is not None:
+            check_histogram(scored.space.size, int(thresholds))
         if score_range is not None:
             lo, hi = _score_range(score_range)
         elif scored.score_min <= scored.score_max:
@@ -415,6 +419,24 @@ def threshold_grid(
             grid[-1] = hi
         return _distinct(np.sort(grid)), False
     return np.unique(_threshold_list(thresholds)), False
+
+
+def check_histogram(groups: int, thresholds: int) -> None:
+    """Refuse a sweep's histogram of ``groups`` × ``thresholds`` that does not fit: two cells a bin,
+    12 B each (the int64 histogram and at least one uint32 table).
+
+    Examples
+    --------
+    >>> check_histogram(3, 10**12)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.MemoryBudgetError: a sweep of 3 groups × 1000000000000 thresholds needs 65.5 TiB, ...
+    """
+    check_allocation(
+        groups * (thresholds + 1) * 2 * 12,
+        f"a sweep of {groups} groups × {thresholds} thresholds",
+        "use fewer thresholds, or stream the groups in parts",
+    )
 
 
 def _distinct(grid: np.ndarray) -> np.ndarray:
@@ -464,7 +486,8 @@ def check_thresholds(thresholds: Any, score_range: Any) -> None:
     if isinstance(thresholds, int | np.integer):
         if thresholds < 1:
             raise InvalidArgumentError(f"thresholds= as a count must be at least 1, got {thresholds}")
-        # the grid itself, before any row is read (the histogram is checked with the groups)
+        # the grid itself, before any row is read (threshold_grid checks the histogram of every
+        # group before it makes the grid)
         check_allocation(
             8 * int(thresholds), f"a grid of {int(thresholds):,} thresholds", "use fewer thresholds"
         )

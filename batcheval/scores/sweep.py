@@ -52,7 +52,7 @@ from ..measures.compute import default_measures
 from ..measures.registry import with_beta
 from .exact import exact_sweep
 from .multiclass import is_multiclass_score, one_vs_rest_frame
-from .prepare import Scored, check_thresholds, prepare_scores, threshold_grid
+from .prepare import Scored, check_histogram, check_thresholds, prepare_scores, threshold_grid
 from .swept import CELLS, Swept, pooled_empty
 
 __all__ = ["SWEEP_MEASURES", "sweep"]
@@ -383,11 +383,7 @@ def _histogram(scored: Scored, grid: tuple, cells: int) -> np.ndarray:
     """``hist[(g*(T+1) + bin)*2 + is_positive]``: radix-partitioned for large
     tables of shuffled rows, else per-thread private tables."""
     n_rows = len(scored.score)
-    check_allocation(
-        cells * 12,  # the int64 histogram and at least one uint32 table
-        f"a sweep of {scored.space.size} groups × {grid[0].shape[0]} thresholds",
-        "use fewer thresholds, or stream the groups in parts",
-    )
+    check_histogram(scored.space.size, grid[0].shape[0])
     threads = n_threads()
     hist = np.zeros(cells, dtype=np.int64)
     sliced = scored.rows_between
