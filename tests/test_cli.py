@@ -879,3 +879,37 @@ def test_a_misspelt_pool_column_is_a_pool_column(call):
     with pytest.raises(be.ColumnNotFoundError) as err:
         getattr(be, call)(df.lazy(), by="run", pool="folds")
     assert str(err.value).startswith("pool column 'folds' not found")
+
+
+def test_an_output_that_is_an_input_is_refused_before_any_work(tmp_path):
+    # -o naming the predictions replaced them with the results ("wrote 3 rows"), and the next run
+    # failed with "label column 'label' not found"; one inside the input directory or glob was read
+    # as predictions by the next run
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    frame = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]})
+    preds = folder / "preds.parquet"
+    frame.write_parquet(preds)
+    before = preds.read_bytes()
+    glob = f"{folder}/*.parquet"
+    cases = [
+        (str(preds), str(preds), "it is the input file"),
+        (str(preds), f"{folder}/../runs/preds.parquet", "it is the input file"),
+        (str(folder), str(folder / "scores.csv"), f"the input {str(folder)!r} would read it as predictions"),
+        (glob, str(folder / "scores.parquet"), f"the input {glob!r} would read it as predictions"),
+    ]
+    for source, output, why in cases:
+        for command in (["evaluate", source, "--by", "run"], ["leaderboard", source]):
+            proc = run_cli(*command, "-o", output)
+            assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+            assert proc.stderr.strip() == (
+                f"batcheval: error: cannot write {output!r}: {why}; write the result to another file"
+            )
+    assert preds.read_bytes() == before and sorted(p.name for p in folder.iterdir()) == ["preds.parquet"]
+    # beside the input, outside the glob, is fine, and holds evaluate's result
+    out = folder / "scores.csv"
+    proc = run_cli("evaluate", glob, "--by", "run", "--measures", "informedness", "-o", str(out))
+    assert proc.returncode == 0 and proc.stderr.strip() == f"wrote 2 rows × 7 columns to {out}"
+    assert (
+        pl.read_csv(out)["informedness"].to_list() == be.evaluate(frame, by="run")["informedness"].to_list()
+    )

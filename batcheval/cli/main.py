@@ -443,7 +443,7 @@ def _ranks(args: argparse.Namespace) -> None:
     from ..io.files import check_output, write_frame
 
     if args.pairwise:
-        check_output(args.pairwise)
+        check_output(args.pairwise, reads=args.file)
     if args.plot:
         _check_png(args.plot)
     frame = _read(args)
@@ -455,7 +455,8 @@ def _ranks(args: argparse.Namespace) -> None:
     print(res.summary(), file=sys.stderr)
     if args.pairwise:
         write_frame(res.pairwise, args.pairwise)
-        print(f"wrote {res.pairwise.height} pairs to {args.pairwise}", file=sys.stderr)
+        pairs = f"{res.pairwise.height} pair{'s' if res.pairwise.height != 1 else ''}"
+        print(f"wrote {pairs} to {args.pairwise}", file=sys.stderr)
     if args.plot:
         from ..plot.cd import plot_cd
 
@@ -555,7 +556,7 @@ def _read(args: argparse.Namespace) -> pl.LazyFrame:
     from ..io.files import check_output, read_frame
 
     if getattr(args, "output", None) and args.command != "plot":
-        check_output(args.output)
+        check_output(args.output, reads=args.file)
     frame = read_frame(args.file, _key_columns(args))
     if args.filter:
         try:
@@ -703,7 +704,8 @@ def _emit(result: pl.DataFrame, output: str | None, keys: Sequence[str] = (), ch
 
     if output:
         write_frame(result, output)
-        print(f"wrote {result.height} rows × {result.width} columns to {output}", file=sys.stderr)
+        rows = f"{result.height} row{'s' if result.height != 1 else ''}"
+        print(f"wrote {rows} × {result.width} columns to {output}", file=sys.stderr)
         return
     if result.height == 0:
         print("0 rows: the input has no rows (or none left after --filter)", file=sys.stderr)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import glob
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -292,8 +294,11 @@ def _check_same_columns(
 _WRITERS = {".parquet", ".pq", ".csv", ".ipc", ".arrow", ".feather", ".json"}
 
 
-def check_output(path: str | Path) -> None:
-    """Raise :class:`~batcheval.errors.BatchevalError` unless :func:`write_frame` can write ``path``.
+def check_output(path: str | Path, reads: str | None = None) -> None:
+    """Raise :class:`~batcheval.errors.BatchevalError` unless :func:`write_frame` can write ``path``,
+    and (``reads``: the input's file, directory or glob) unless it is an input: ``-o`` naming the
+    predictions replaced them with the results without a word, and one inside an input directory
+    or glob was read as predictions by the next run.
 
     Examples
     --------
@@ -302,6 +307,10 @@ def check_output(path: str | Path) -> None:
     Traceback (most recent call last):
     ...
     batcheval.errors.BatchevalError: cannot write 'scores.xlsx': unknown file type '.xlsx'; ...
+    >>> check_output("scores.csv", reads="*.csv")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.BatchevalError: cannot write 'scores.csv': the input '*.csv' would read it as ...
     """
     suffix = Path(path).suffix.lower()
     if suffix not in _WRITERS:
@@ -313,6 +322,28 @@ def check_output(path: str | Path) -> None:
         raise BatchevalError(f"cannot write {str(path)!r}: no directory {str(parent)!r}")
     if Path(path).is_dir():
         raise BatchevalError(f"cannot write {str(path)!r}: it is a directory")
+    if reads is not None and _reads_output(Path(path), reads):
+        same = Path(path).exists() and Path(reads).exists() and Path(path).samefile(reads)
+        why = "it is the input file" if same else f"the input {reads!r} would read it as predictions"
+        raise BatchevalError(f"cannot write {str(path)!r}: {why}; write the result to another file")
+
+
+def _reads_output(path: Path, reads: str) -> bool:
+    """Whether the input ``reads`` (a file, a directory read recursively, or a glob) names ``path``."""
+    from .sources import FORMATS
+
+    out = Path(os.path.realpath(path))
+    source = Path(reads)
+    if source.is_dir():
+        return out.suffix.lower() in FORMATS and Path(os.path.realpath(source)) in out.parents
+    if source.exists():
+        return out == Path(os.path.realpath(source))
+    if any(ch in reads for ch in "*?["):  # a glob, which the output may be about to join
+        pattern = os.path.join(os.path.realpath(os.path.dirname(reads) or "."), os.path.basename(reads))
+        return fnmatch.fnmatch(str(out), pattern) or any(
+            Path(os.path.realpath(m)) == out for m in glob.glob(reads, recursive=True)
+        )
+    return False
 
 
 def write_frame(frame: pl.DataFrame, path: str | Path) -> None:
