@@ -123,6 +123,10 @@ def test_debug_shows_the_traceback(files):
     root, _ = files
     proc = run_cli_process("--debug", "evaluate", str(root / "preds.parquet"), "--by", "seed")
     assert proc.returncode != 0 and "Traceback" in proc.stderr
+    # bad input stays exit 2 (1 is a bug, docs/cli.md), as without --debug
+    plain = run_cli_process("evaluate", str(root / "preds.parquet"), "--by", "seed")
+    assert proc.returncode == plain.returncode == 2
+    assert "ColumnNotFoundError: key column 'seed' not found" in proc.stderr.splitlines()[-1]
 
 
 def test_synthetic_demo_runs():
@@ -913,3 +917,23 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(tmp_path):
     assert (
         pl.read_csv(out)["informedness"].to_list() == be.evaluate(frame, by="run")["informedness"].to_list()
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "value"),
+    [("evaluate", "--by", ""), ("evaluate", "--by", ","), ("evaluate", "--by", "run,"),
+     ("evaluate", "--measures", ""), ("evaluate", "--measures", "informedness,,f1"),
+     ("evaluate", "--pool", ""), ("leaderboard", "--run", ""), ("leaderboard", "--example", ",")],
+)  # fmt: skip
+def test_an_empty_name_in_a_list_option_is_refused(files, command, option, value):
+    # dropped: --by "" pooled every row into one group and --measures "" gave every measure, where
+    # --measures "," gave none and by="" in Python is a missing column
+    root, _ = files
+    proc = run_cli(command, str(root / "preds.parquet"), f"{option}={value}")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().endswith(
+        f"error: argument {option}: {value!r} holds an empty name; give names separated by commas, "
+        f"such as {option} a,b, or leave {option} out"
+    )
+    # without the option: the default, as before
+    assert run_cli(command, str(root / "preds.parquet")).returncode == 0

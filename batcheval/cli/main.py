@@ -169,7 +169,7 @@ def _parser() -> argparse.ArgumentParser:
     def source(p: argparse.ArgumentParser) -> None:
         p.add_argument("file", help=_FILE_HELP)
         p.add_argument("--classes", help="comma-separated class set (default: the classes found)")
-        p.add_argument("--by", default="", help="comma-separated key columns, e.g. run,fold")
+        p.add_argument("--by", help="comma-separated key columns, e.g. run,fold")
         p.add_argument(
             "--filter", metavar="SQL", help='keep only rows matching a SQL expression, e.g. "fold < 3"'
         )
@@ -1163,6 +1163,28 @@ def _refuse_unknown(command: argparse.ArgumentParser, unknown: list[str]) -> Non
     command.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
 
 
+#: Options that take a comma-separated list of column or measure names.
+_NAME_LISTS = ("by", "pool", "measures", "example", "cluster", "run", "averages")
+
+
+def _refuse_empty_names(command: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit 2 for a list option with an empty name (``--by ""``, ``--by run,``, ``--measures ,``):
+    dropped, ``--by ""`` pooled every row into one group and ``--measures ""`` gave every measure,
+    where ``by=""`` is a missing column."""
+    for action in command._actions:
+        value = getattr(args, action.dest, None)
+        if (
+            action.dest in _NAME_LISTS
+            and isinstance(value, str)
+            and not all(t.strip() for t in value.split(","))
+        ):
+            option = max(action.option_strings, key=len)
+            command.error(
+                f"argument {option}: {value!r} holds an empty name; give names separated by commas, "
+                f"such as {option} a,b, or leave {option} out"
+            )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 2 bad input, 1 internal error)."""
     parser = _parser()
@@ -1174,6 +1196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # argparse named these under the top-level usage; the command's own, with the option meant
         # (leaderboard --measures kappa: leaderboard takes one --measure)
         _refuse_unknown(parser.commands[args.command], unknown)  # type: ignore[attr-defined]
+    _refuse_empty_names(parser.commands[args.command], args)  # type: ignore[attr-defined]
     vars(args).pop(_GIVEN, None)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
@@ -1209,8 +1232,11 @@ def _run(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as exc:
-        if args.debug:
-            raise
+        if args.debug:  # the traceback, with the exit code it would have had: 2 is bad input, not a bug
+            import traceback
+
+            traceback.print_exc()
+            return 2 if isinstance(exc, _INPUT_ERRORS) else 1
         if isinstance(exc, _INPUT_ERRORS):
             line = _first_line(exc, getattr(args, "file", None), getattr(args, "filter", None))
             print(f"batcheval: error: {line}", file=sys.stderr)
