@@ -10,7 +10,7 @@ import polars as pl
 from .core.engine import check_engine, count_any
 from .core.pooling import check_mean_weights, pooled_measures
 from .core.table import ContingencyTable
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, warn
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
 from .io.arguments import as_flag
@@ -300,7 +300,26 @@ def evaluate(
     if ci is not None:  # before counting: a bad option should not cost a pass over the data
         n_boot = _intervals.check_options(ci, ci_method, n_boot, seed)
         ci = float(ci)  # checked: a float16 or a Fraction, kept, reached the intervals as given
+    else:
+        # ci_method="boot" was accepted without a word, and ci_method="bootstrap" with n_boot= and
+        # seed= gave no interval: ci= is what asks for them
+        _intervals.check_options(0.95, ci_method, n_boot, seed)
+        shaping = [f"{name}={value!r}" for name, value, default in
+                   (("ci_method", ci_method, "wilson_delta"), ("n_boot", n_boot, 1000), ("seed", seed, None))
+                   if value is not default and value != default]  # fmt: skip
+        if shaping:
+            warn(f"{', '.join(shaping)} set{'s' if len(shaping) == 1 else ''} how intervals are made, and "
+                 "without ci= none is; pass ci=0.95 for 95 % intervals")  # fmt: skip
     units = as_key_list(cluster, "cluster") or as_key_list(example, "example")
+    kept = [k for k in keys if k not in as_key_list(pool, "pool")]  # the result's groups
+    if units and set(units) <= set(kept):
+        # each group then holds one example id: one cluster, and every interval NaN without a word
+        what = "cluster" if cluster is not None else "example"
+        given = units[0] if len(units) == 1 else units
+        raise InvalidArgumentError(
+            f"{what}={given!r} names only keys of by={kept[0] if len(kept) == 1 else kept!r}, so each "
+            f"group holds one {what}; name the column that identifies the {what}s within a group"
+        )
     clustered = None
     if units:  # checked before counting, like ci=
         if align is not None or abstain is not None or engine != "local" or _is_file_source(data):

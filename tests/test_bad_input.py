@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 import polars as pl
@@ -643,3 +644,41 @@ def test_a_contingency_table_given_as_data_points_to_its_own_measures(call):
     )
     # what the message names gives evaluate's measures of the same rows
     assert table.measures(["informedness"]).equals(be.evaluate(_frame(), by="run", measures=["informedness"]))
+
+
+def test_interval_options_without_ci_are_checked_and_named():
+    # ci_method="boot" was accepted without a word, and ci_method="bootstrap" with n_boot= gave no
+    # interval and no warning: ci= is what asks for intervals
+    frame = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]})
+    with pytest.raises(be.InvalidArgumentError, match=r"^unknown ci_method 'boot'; use one of "):
+        be.evaluate(frame, by="run", ci_method="boot")
+    with pytest.raises(be.InvalidArgumentError, match=r"^n_boot must be an integer of at least 2, got 1$"):
+        be.evaluate(frame, by="run", n_boot=1)
+    message = ("ci_method='bootstrap', n_boot=50 set how intervals are made, and without ci= none is; "
+               "pass ci=0.95 for 95 % intervals")  # fmt: skip
+    with pytest.warns(be.BatchevalWarning, match=f"^{re.escape(message)}$"):
+        out = be.evaluate(frame, by="run", ci_method="bootstrap", n_boot=50, measures=["recall"])
+    assert out.columns == be.evaluate(frame, by="run", measures=["recall"]).columns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the defaults, named, say nothing
+        be.evaluate(frame, by="run", ci_method="wilson_delta", n_boot=1000, seed=None)
+
+
+def test_an_example_or_cluster_column_that_is_a_group_key_is_refused():
+    # each group held one example id: one cluster, and every interval NaN without a word
+    frame = pl.DataFrame({"run": [1, 1, 2, 2] * 2, "fold": [0] * 4 + [1] * 4, "ex": [0, 1, 0, 1] * 2,
+                          "label": [0, 1, 1, 0] * 2, "prediction": [0, 1, 0, 0] * 2})  # fmt: skip
+    for kwargs, what in (({"example": "run"}, "example='run'"), ({"example": ["run"]}, "example='run'"),
+                         ({"example": "ex", "cluster": "run"}, "cluster='run'")):  # fmt: skip
+        with pytest.raises(be.InvalidArgumentError, match=(
+            rf"^{re.escape(what)} names only keys of by='run', so each group holds one "
+            rf"(example|cluster); name the column that identifies the \1s within a group$"
+        )):  # fmt: skip
+            be.evaluate(frame, by="run", ci=0.95, **kwargs)
+    # a pooled key is no group key: each run's two folds are two clusters
+    pooled = be.evaluate(frame, by=["run", "fold"], pool="fold", ci=0.95, example="fold", measures=["f1"])
+    assert pooled["n"].to_list() == [4, 4] and pooled["f1_ci_low"].is_nan().sum() == 0
+    # with an id within the run, the run is part of the example's name
+    named = be.evaluate(frame, by="run", ci=0.95, example=["run", "ex"], measures=["recall"])
+    alone = be.evaluate(frame, by="run", ci=0.95, example="ex", measures=["recall"])
+    assert named["recall_ci_low"].to_list() == alone["recall_ci_low"].to_list()
