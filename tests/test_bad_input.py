@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -682,3 +684,40 @@ def test_an_example_or_cluster_column_that_is_a_group_key_is_refused():
     named = be.evaluate(frame, by="run", ci=0.95, example=["run", "ex"], measures=["recall"])
     alone = be.evaluate(frame, by="run", ci=0.95, example="ex", measures=["recall"])
     assert named["recall_ci_low"].to_list() == alone["recall_ci_low"].to_list()
+
+
+def test_one_measure_name_is_one_measure_in_the_array_functions():
+    # be.measures.compute(counts, "informedness") iterated the string: "unknown measure 'i'"
+    counts = np.array([[[40, 10], [20, 30]], [[5, 5], [1, 9]]])
+    assert be.measures.compute(counts, "informedness").keys() == {"informedness"}
+    # (tp·tn − fp·fn)/(P·N): 30·40 − 10·20 over 50·50, and 9·5 − 5·1 over 10·10
+    informedness = be.measures.compute(counts, "informedness")["informedness"]
+    assert informedness.tolist() == [1000 / 2500, 40 / 100]
+    cells = [counts[:, 1, 1], counts[:, 0, 1], counts[:, 1, 0], counts[:, 0, 0]]
+    assert be.measures.compute_cells(*cells, "f1")["f1"].tolist() == [60 / 90, 18 / 24]
+    low, high = be.intervals.intervals(counts, "kappa_cohen")["kappa_cohen"]
+    want = be.intervals.intervals(counts, ["kappa_cohen"])["kappa_cohen"]
+    assert low.tolist() == want[0].tolist() and high.tolist() == want[1].tolist()
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "ipc", "ipc_stream"])
+def test_a_binary_file_named_csv_is_named_not_read_as_text(tmp_path, fmt):
+    # its bytes became the column names: "key column 'run' not found; the frame has columns ['PAR1\x15..."
+    path = tmp_path / "scores.csv"
+    frame = pl.DataFrame({"run": [1, 1], "label": [0, 1], "prediction": [0, 1]})
+    getattr(frame, f"write_{fmt}")(path)
+    what = {"parquet": "a parquet file", "ipc": "an Arrow IPC file", "ipc_stream": "an Arrow IPC stream"}[fmt]
+    suffix = {"parquet": ".parquet", "ipc": ".arrow", "ipc_stream": None}[fmt]
+    fix = f"name it with {suffix}" if suffix else "write it as parquet or as an Arrow IPC file"
+    message = f"cannot read {str(path)!r} as csv: it is {what}; {fix}"
+    for source in (path, [path], str(tmp_path)):
+        with pytest.raises(
+            be.SourceError, match=f"^(file {re.escape(repr(str(path)))}: )?{re.escape(message)}$"
+        ):
+            be.evaluate(source, by="run")
+    proc = subprocess.run([sys.executable, "-m", "batcheval", "evaluate", str(path), "--by", "run"],
+                          check=False, capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 2 and proc.stderr.strip() == f"batcheval: error: {message}"
+    if suffix:
+        renamed = path.rename(tmp_path / f"scores{suffix}")
+        assert be.evaluate(renamed, by="run")["n"].to_list() == [2]

@@ -1287,7 +1287,7 @@ def intervals(
     counts
         ``counts[G, K, K]`` (real × predicted).
     names
-        Measures; each must have an interval under ``method``
+        Measures (one name, or a list); each must have an interval under ``method``
         (:func:`interval_measures`), else :class:`UnknownMeasureError`.
     level
         Confidence level in (0, 1).
@@ -1333,6 +1333,8 @@ def intervals(
     """
     level = _measures.check_level(level, "level")
     n_boot = check_options(level, method, n_boot, seed)
+    if isinstance(names, str):  # one measure, as compute() and evaluate() read it, not its letters
+        names = [names]
     if accuracy not in ACCURACY_METHODS:
         raise InvalidArgumentError(f"accuracy must be one of {list(ACCURACY_METHODS)}, got {accuracy!r}")
     if proportions not in PROPORTION_METHODS:

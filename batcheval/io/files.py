@@ -13,7 +13,8 @@ from typing import Any
 import polars as pl
 
 from ..errors import BatchevalError, SourceError
-from .frames import CSV_INFER_ROWS, integers_combine, widened
+from .frames import integers_combine, widened
+from .sources import scan_csv
 
 __all__ = ["check_output", "read_frame", "write_frame"]
 
@@ -27,7 +28,7 @@ _KINDS = {
 }
 _SCANS = {
     "parquet": pl.scan_parquet,
-    "csv": functools.partial(pl.scan_csv, infer_schema_length=CSV_INFER_ROWS),
+    "csv": scan_csv,
     "ipc": pl.scan_ipc,
 }
 _READERS = {suffix: _SCANS[kind] for suffix, kind in _KINDS.items()}

@@ -35,6 +35,7 @@ __all__ = [
     "is_streamed",
     "open_parts",
     "resolve_paths",
+    "scan_csv",
 ]
 
 FORMATS = {
@@ -45,10 +46,45 @@ FORMATS = {
     ".feather": "ipc",
     ".csv": "csv",
 }
+# what a binary file begins with, when it is named .csv: read as text, its bytes became the
+# column names, and the message showed them ("key column 'run' not found; ... ['PAR1\x15\x04...")
+_BINARY_MAGIC = (
+    (b"PAR1", "a parquet file", ".parquet"),
+    (b"ARROW1", "an Arrow IPC file", ".arrow"),
+    (b"\xff\xff\xff\xff", "an Arrow IPC stream", None),
+)
+
+
+def scan_csv(path: str | os.PathLike, glob: bool = False) -> pl.LazyFrame:
+    """``pl.scan_csv`` of a csv file, refusing one that is a parquet or Arrow file by its first bytes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "scores.csv")
+    >>> pl.DataFrame({"run": [1]}).write_parquet(path)
+    >>> scan_csv(path)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.SourceError: cannot read '...scores.csv' as csv: it is a parquet file; ...
+    """
+    if os.path.isfile(path):  # not a glob's pattern
+        try:
+            with open(path, "rb") as f:
+                head = f.read(8)
+        except OSError:  # the scan says why
+            head = b""
+        for magic, what, suffix in _BINARY_MAGIC:
+            if head.startswith(magic):
+                fix = f"name it with {suffix}" if suffix else "write it as parquet or as an Arrow IPC file"
+                raise SourceError(f"cannot read {os.fspath(path)!r} as csv: it is {what}; {fix}")
+    return pl.scan_csv(path, glob=glob, infer_schema_length=CSV_INFER_ROWS)
+
+
 _SCANNERS: dict[str, Callable[..., pl.LazyFrame]] = {
     "parquet": pl.scan_parquet,
     "ipc": pl.scan_ipc,
-    "csv": functools.partial(pl.scan_csv, infer_schema_length=CSV_INFER_ROWS),
+    "csv": scan_csv,
 }
 DEFAULT_BATCH_ROWS = 1 << 24
 _ARROW_BATCH_ROWS = 1 << 17  # pyarrow's own default batch size for a scan

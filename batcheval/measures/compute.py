@@ -228,7 +228,7 @@ def compute(
         int64 counts, ``counts[g, i, j]`` = examples of real class i predicted
         as j in group g.
     names
-        Measures to compute; :func:`default_measures` when None.
+        Measures to compute (one name, or a list); :func:`default_measures` when None.
     positive
         Index of the positive class for binary measures (K = 2 only).
     beta
@@ -302,7 +302,15 @@ def _compute(
     else:
         n_groups, n_classes = counts.shape[0], counts.shape[1]
     check_beta(beta)
-    names = default_measures(n_classes, beta) if names is None else list(names)
+    # one name is one measure, as evaluate(measures="f1") reads it (a string iterated as its letters:
+    # "unknown measure 'i'" for compute(counts, "informedness"))
+    names = (
+        default_measures(n_classes, beta)
+        if names is None
+        else [names]
+        if isinstance(names, str)
+        else list(names)
+    )
     check_names(names, n_classes, beta)
     if n_classes == 1 and counts is not None and not set(names) <= set(MULTICLASS_MEASURES):
         return _one_class(counts, names, beta)
