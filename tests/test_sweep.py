@@ -521,9 +521,10 @@ def test_review_edges_of_the_score_fixes():
         {"label": [0, 1] * 500, "score": pl.Series(2**60 + np.arange(1000) * 100, dtype=pl.Int64)}
     )
     out = be.sweep(big, thresholds=5, measures=[])
-    s, y = big["score"].cast(pl.Float64).to_numpy(), big["label"].to_numpy()
+    # compared as the integers compare (the float64 cast of the scores, nearest, counted a score
+    # rounded up onto a threshold as at or above it: fp 375 for 374)
     for t, _, tp, fp, _, _ in out.rows():
-        assert (tp, fp) == (((s >= t) & (y == 1)).sum(), ((s >= t) & (y == 0)).sum())
+        assert (tp, fp) == _cells_at(big["score"].to_list(), big["label"].to_list(), t)
 
 
 def test_pooled_auc_of_one_group_has_nan_spreads():
@@ -954,3 +955,36 @@ def test_a_frame_on_the_dask_engine_is_refused_before_a_cluster_starts(monkeypat
         be.sweep(df, engine="dask", thresholds=thresholds)
     with pytest.raises(be.InvalidArgumentError, match=re.escape(message)):
         be.evaluate(df.with_columns(prediction=pl.col("label")), engine="dask")
+
+
+def _cells_at(values: list[int], labels: list[int], t: float) -> tuple[int, int]:
+    """(tp, fp) at the float threshold ``t``, compared as Python integers: exactly."""
+    at = [v >= int(t) for v in values]
+    return (
+        sum(a for a, y in zip(at, labels, strict=True) if y),
+        sum(a for a, y in zip(at, labels, strict=True) if not y),
+    )
+
+
+@pytest.mark.parametrize("dtype", [pl.Int64, pl.UInt64, pl.Int128, pl.Decimal(38, 0)])
+def test_integer_scores_beyond_2_53_are_swept_as_the_integers_compare(dtype, tmp_path):
+    # read as the nearest float, 2**62 + 600 became 2**62 + 1024 and counted at or above that
+    # threshold; rounded down, score >= t holds for the float as for the integer at every float t
+    base = 2**62
+    values = [base + o for o in (0, 300, 600, 1024, 1500, 2048, 2600, 3072, 5000, 9000)]
+    labels = [0, 1] * 5
+    frame = pl.DataFrame({"run": [0] * 10, "label": labels, "score": pl.Series(values, dtype=dtype)})
+    grid = sorted({float(v) for v in values})  # the floats nearest the scores: several above theirs
+    for thresholds in (grid, 7):
+        out = be.sweep(frame, by="run", thresholds=thresholds, measures=["informedness"])
+        for t, tp, fp in out.select("threshold", "tp", "fp").rows():
+            assert (tp, fp) == _cells_at(values, labels, t), t
+        path = tmp_path / f"scores{thresholds if isinstance(thresholds, int) else ''}.parquet"
+        frame.write_parquet(path)
+        assert be.sweep([path], by="run", thresholds=thresholds, measures=["informedness"]).equals(out)
+    # the nearest float of 2**62 + 600 is a threshold, and that score lies below it
+    t = float(base + 600)
+    assert int(t) > base + 600
+    row = be.sweep(frame, thresholds=[t], measures=[]).row(0, named=True)
+    # at or above 2**62 + 1024: positives at 1024, 2048, 3072, 9000; negatives at 1500, 2600, 5000
+    assert (row["tp"], row["fp"]) == _cells_at(values, labels, t) == (4, 3)

@@ -46,6 +46,7 @@ __all__ = [
     "check_thresholds",
     "check_within_classes",
     "checked_labels",
+    "floats_below",
     "prepare_scores",
     "threshold_grid",
 ]
@@ -147,7 +148,9 @@ def prepare_scores(
         warn(f"dropped {df.height - kept.height} of {df.height} rows with a null {score!r} or {label!r}")
         nulls_dropped = df.height - kept.height
         df = kept
-    scores = readonly(np.ascontiguousarray(df.get_column(score).cast(pl.Float64).to_numpy()))
+    column = df.get_column(score)
+    scores = column.cast(pl.Float64).to_numpy() if exact_scores else floats_below(column)
+    scores = readonly(np.ascontiguousarray(scores))
     lab = narrow_integers(df.get_column(label), "label")
     n = df.height
     key_series = [df.get_column(k) for k in keys]
@@ -286,6 +289,29 @@ def check_nonfinite(
             f"score column {score!r} has {bad} NaN or infinite value{'s' if bad > 1 else ''}{where}; "
             "pass drop_nonfinite=True to skip those rows"
         )
+
+
+def floats_below(s: pl.Series) -> np.ndarray:
+    """Scores as float64 for a grid of float64 thresholds: integers beyond ±2^53 (and whole
+    Decimals) rounded down, not to the nearest float, so that ``score >= t`` reads as the
+    integers do at every float ``t``. Rounded to nearest, 2**62 + 600 became 2**62 + 1024 and
+    counted as at or above the threshold 2**62 + 1024, which it is not.
+
+    Examples
+    --------
+    >>> floats_below(pl.Series([2**62 + 600, 2**62 + 1024, 3])).tolist() == [2.0**62, 2.0**62 + 1024, 3.0]
+    True
+    """
+    floats = s.cast(pl.Float64)
+    whole = s.dtype in (pl.Int64, pl.UInt64, *WIDE_INTEGERS) or (
+        isinstance(s.dtype, pl.Decimal) and not s.dtype.scale  # type: ignore[attr-defined]
+    )
+    if not whole or not len(s) or floats.abs().max() < 2.0**53:  # type: ignore[operator]
+        return floats.to_numpy()
+    up = (floats.cast(pl.Int128, strict=False) > s.cast(pl.Int128, strict=False)).fill_null(False).to_numpy()
+    out = floats.to_numpy().copy()
+    out[up] = np.nextafter(out[up], -np.inf)
+    return out
 
 
 def check_exact_in_float(s: pl.Series, score: str, role: str = "score") -> None:

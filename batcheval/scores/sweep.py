@@ -52,7 +52,7 @@ from ..measures.compute import default_measures
 from ..measures.registry import with_beta
 from .exact import exact_sweep
 from .multiclass import is_multiclass_score, one_vs_rest_frame
-from .prepare import Scored, check_histogram, check_thresholds, prepare_scores, threshold_grid
+from .prepare import Scored, check_histogram, check_thresholds, floats_below, prepare_scores, threshold_grid
 from .swept import CELLS, Swept, pooled_empty
 
 __all__ = ["SWEEP_MEASURES", "sweep"]
@@ -584,7 +584,8 @@ class _Stream:
                         self.check_part(part.name, batch)
                     # the rows the count drops must not stretch the grid
                     frame = batch.drop_nulls([self.label, self.score]) if self.drop_nulls else batch
-                    s = frame.get_column(self.score).cast(pl.Float64)
+                    # as the count reads them: integers beyond 2^53 rounded down (floats_below)
+                    s = pl.Series(floats_below(frame.get_column(self.score)))
                     s = s.filter(s.is_finite())
                     if len(s):
                         lo, hi = min(lo, s.min()), max(hi, s.max())  # type: ignore[type-var]
