@@ -118,11 +118,15 @@ def test_bad_input_is_named():
     nan = df.with_columns(
         pl.when(pl.col("example") == 0).then(float("nan")).otherwise("score").alias("score")
     )
+    # be.auc's class for NaN scores (InvalidArgumentError before), and NullValuesError for nulls
+    rows = r"at \(run, example\) = \(0, 0\), \(1, 0\), \(2, 0\)$"
     with pytest.raises(
-        InvalidArgumentError,
-        match=r"3 null or non-finite values, at \(run, example\) = \(0, 0\), \(1, 0\), \(2, 0\)",
+        be.InvalidScoreError, match=r"^score column 'score' has 3 NaN or infinite values, " + rows
     ):
         be.compare_auc(nan)
+    null = df.with_columns(pl.when(pl.col("example") == 0).then(None).otherwise("score").alias("score"))
+    with pytest.raises(be.NullValuesError, match=r"^score column 'score' has 3 null values, " + rows):
+        be.compare_auc(null)
     with pytest.raises(InvalidArgumentError, match="a comparison needs at least 2 runs, got 1"):
         be.compare_auc(df.filter(pl.col("run") == 0))
     first_pos = df.filter(pl.col("label") == 1)["example"][0]

@@ -46,7 +46,7 @@ import numpy as np
 import polars as pl
 
 from ..core.encode import as_integers
-from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError
+from ..errors import InvalidArgumentError, InvalidLabelError, InvalidScoreError, NullValuesError
 from ..io.frames import as_key_list, check_free_names, check_roles, select_columns
 from ..kernels import delong as _kernels
 from ..scores.prepare import check_exact_in_float
@@ -190,16 +190,23 @@ def compare_auc(
         raise InvalidScoreError(f"score column {score!r} has dtype {s.dtype}; scores must be numeric")
     check_exact_in_float(s, score)
     s = s.cast(pl.Float64)
-    if s.null_count() or not s.is_finite().all():
-        bad = (s.is_null() | ~s.is_finite()).fill_null(True)
+    # the classes be.auc raises for the same columns; no drop_nulls= here: a row dropped from one
+    # run would unpair its example in every other
+    at = f"({', '.join([*runs, example])})"
+    if s.null_count():
+        where = frame.filter(s.is_null()).select(*runs, example).rows()
+        raise NullValuesError(
+            f"score column {score!r} has {s.null_count()} null values, at {at} = {_show(where)}"
+        )
+    if not s.is_finite().all():
+        bad = ~s.is_finite()
         where = frame.filter(bad).select(*runs, example).rows()
-        raise InvalidArgumentError(
-            f"score column {score!r} has {int(bad.sum())} null or non-finite values, at "
-            f"({', '.join([*runs, example])}) = {_show(where)}"
+        raise InvalidScoreError(
+            f"score column {score!r} has {int(bad.sum())} NaN or infinite values, at {at} = {_show(where)}"
         )
     lab = frame.get_column(label)
     if lab.null_count():
-        raise InvalidLabelError(f"label column {label!r} has {lab.null_count()} nulls")
+        raise NullValuesError(f"label column {label!r} has {lab.null_count()} null values")
     # NaN or 0.5 is no class (NaN sorted last and became the positive class); whole floats are
     lab = as_integers(lab, "label")
     # sorted by value, as be.auc sorts them: an Enum's own sort follows its category order, which
