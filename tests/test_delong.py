@@ -487,3 +487,13 @@ def test_runs_of_equal_auc_get_one_value_and_tie_in_key_order():
         same = out.filter(pl.col("roc_auc") == out["roc_auc"][0])
         assert (same["diff"] == 0).all()
     assert tied >= 5  # the check saw ties (8 of the 120 boards)
+
+
+def test_null_run_or_example_ids_are_named_by_their_role():
+    # "key column 'example' has 2 null values", an InvalidArgumentError, for compare_auc's example=
+    df = pl.DataFrame({"run": [0, 0, 1, 1], "example": [0, None, 0, None], "score": [0.1, 0.9, 0.2, 0.8],
+                       "label": [0, 1, 0, 1]})  # fmt: skip
+    with pytest.raises(be.NullValuesError, match=r"^example column 'example' has 2 null values$"):
+        be.compare_auc(df)
+    with pytest.raises(be.NullValuesError, match=r"^run column 'run' has 1 null value$"):
+        be.compare_auc(df.with_columns(example=pl.Series([0, 1, 0, 1]), run=pl.Series([0, None, 1, 1])))

@@ -71,7 +71,7 @@ import polars as pl
 
 from ..core.encode import WIDE_INTEGERS
 from ..core.memory import check_allocation
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, NullValuesError
 from ..io.arguments import as_count, as_flag, as_real
 from ..io.frames import as_key_list, check_free_names, check_roles, column_names, select_columns
 from ..kernels import ranks as _rank_kernels
@@ -296,7 +296,7 @@ def fold_matrix(
     if grid is not None:
         run_keys, cell_keys = grid
     else:
-        r, run_keys = key_codes(frame, runs)
+        r, run_keys = key_codes(frame, runs, "run")
         c, cell_keys = key_codes(frame, cell_cols)
     n_runs, n_cells = run_keys.height, cell_keys.height
     n_repeats = cell_keys.get_column(repeat).n_unique() if repeat is not None else 1
@@ -398,19 +398,23 @@ def sorted_grid(
     return run_keys, cell_keys
 
 
-def key_codes(frame: pl.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, pl.DataFrame]:
+def key_codes(
+    frame: pl.DataFrame, columns: Sequence[str], role: str = "key"
+) -> tuple[np.ndarray, pl.DataFrame]:
     """Dense codes 0..u−1 of the key ``columns`` in sorted key order, and the u distinct keys.
 
     Integer columns of a compact range are coded through a lookup table in one numba pass (no
     sort, no int64 copy): a struct rank costs seconds over ten million rows. Several columns
-    combine their codes in mixed radix. Keys may not be null.
+    combine their codes in mixed radix. Keys may not be null; a message names a column by
+    ``role`` ("run", "example").
     """
     codes = np.zeros(frame.height, dtype=np.int64)
     uniques: list[pl.Series] = []
     for col in columns:
         s = frame.get_column(col)
         if s.null_count():
-            raise InvalidArgumentError(f"key column {col!r} has {s.null_count()} null values")
+            nulls = s.null_count()
+            raise NullValuesError(f"{role} column {col!r} has {nulls} null value{'s' if nulls != 1 else ''}")
         u = _fold_codes(s, codes)
         uniques.append(u)
     if len(columns) == 1:

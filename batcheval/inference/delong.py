@@ -77,8 +77,8 @@ def _scatter(
     """Run keys, example count, each example's class and the runs × examples score matrix of a frame
     in any row order, with errors naming duplicated or missing (run, example) pairs and examples
     whose label differs between runs."""
-    r, run_keys = key_codes(frame, runs)
-    e, ex_frame = key_codes(frame, [example])
+    r, run_keys = key_codes(frame, runs, "run")
+    e, ex_frame = key_codes(frame, [example], "example")
     ex_keys = ex_frame.to_series()
     n_runs, n_ex = run_keys.height, len(ex_keys)
     if n_runs < 2:
