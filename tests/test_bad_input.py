@@ -721,3 +721,13 @@ def test_a_binary_file_named_csv_is_named_not_read_as_text(tmp_path, fmt):
     if suffix:
         renamed = path.rename(tmp_path / f"scores{suffix}")
         assert be.evaluate(renamed, by="run")["n"].to_list() == [2]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_float_counts_of_any_width_raise_no_numpy_warning(dtype):
+    # float16 counts leaked numpy's "overflow encountered in cast" (2**63 compared as float16)
+    counts = np.array([[[3, 1], [0, 2]]], dtype=dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = be.measures.compute(counts, ["informedness"])["informedness"]
+    assert got.tolist() == [2 / 2 - 1 / 4]  # tpr 2/2, fpr 1/4

@@ -89,7 +89,7 @@ def as_counts(values: np.ndarray, name: str = "counts", group_axis: int = 0) -> 
         raise InvalidArgumentError(f"{name} must be non-negative, got {int(low)!r} (group {at[group_axis]})")
     # a float of 2^63 is past the int64 range, yet not > _INT64_MAX, which numpy rounds up to 2^63
     # for the comparison (and the cast wrapped it to -2^63)
-    if (high >= 2.0**63) if values.dtype.kind == "f" else (high > _INT64_MAX):
+    if (float(high) >= 2.0**63) if values.dtype.kind == "f" else (high > _INT64_MAX):
         at = np.unravel_index(values.argmax(), values.shape)
         raise CountOverflowError(f"{name} exceed the int64 range: {int(high)!r} (group {at[group_axis]})")
     counts = np.ascontiguousarray(values, dtype=np.int64)
