@@ -183,13 +183,20 @@ def _check_each_file_once(paths: list[Path], origins: list[str]) -> None:
 
     Examples
     --------
-    >>> _check_each_file_once([Path("a.parquet"), Path("b/../a.parquet")], ["*.parquet", "b/../a.parquet"])
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> (d / "a.parquet").touch(), (d / "b").mkdir()
+    (None, None)
+    >>> other = d / "b/../a.parquet"
+    >>> _check_each_file_once([d / "a.parquet", other], ["*.parquet", str(other)])
     Traceback (most recent call last):
     ...
-    batcheval.errors.SourceError: 'a.parquet' (from '*.parquet') and 'b/../a.parquet' are one file; ...
+    batcheval.errors.SourceError: '...a.parquet' (from '*.parquet') and '...b/../a.parquet' are one file; ...
     """
     seen: dict[str, int] = {}
     for i, path in enumerate(paths):
+        if not path.exists():  # counts no rows: reading it says it is missing
+            continue
         real = os.path.realpath(path)
         if real not in seen:
             seen[real] = i
