@@ -114,3 +114,23 @@ def test_streamed_parts_with_decimal_labels_equal_the_frame_in_memory(codes, tmp
     # a part of Decimals beside a part of integers is one kind of class, as in memory
     binary.filter(pl.col("run") == 0).write_parquet(paths[0])
     assert_frame_equal(be.evaluate(paths, by="run"), be.evaluate(binary, by="run"))
+
+
+def test_classes_and_positive_given_as_decimals_name_the_integer_classes(codes):
+    # classes=[Decimal(0), ...] were refused as no integers, beside a Decimal label column itself
+    dec = _as_decimal(codes, ["label", "prediction"], 0)
+    named = [Decimal(v) for v in (0, 1, 2, 3)]
+    for frame in (codes, dec):
+        got = be.evaluate(frame, by="run", classes=named, measures=["accuracy", "macro_recall"])
+        assert_frame_equal(
+            got, be.evaluate(codes, by="run", classes=[0, 1, 2, 3], measures=["accuracy", "macro_recall"])
+        )
+    binary = codes.filter(pl.col("label") < 2, pl.col("prediction") < 2)
+    got = be.evaluate(
+        _as_decimal(binary, ["label"], 2), by="run", positive=Decimal("1.00"), measures=["recall"]
+    )
+    assert_frame_equal(got, be.evaluate(binary, by="run", positive=1, measures=["recall"]))
+    with pytest.raises(
+        be.InvalidLabelError, match=r"^classes= holds Decimal\('0\.5'\) \(Decimal\), but label column"
+    ):
+        be.evaluate(dec, by="run", classes=[Decimal("0.5"), Decimal(1)])

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -694,7 +695,10 @@ def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
         raise InvalidArgumentError(f"classes= takes a list of class values, got {classes!r}") from None
     for v in values:
         if kind == "int":
-            integral = isinstance(v, float | np.floating) and float(v).is_integer()
+            # a Decimal names an integer class as a whole float does: a Decimal label column's own values
+            integral = (isinstance(v, float | np.floating) and float(v).is_integer()) or (
+                isinstance(v, Decimal) and v.is_finite() and v == v.to_integral_value()
+            )
             fits = isinstance(v, int | np.integer) or integral
             if fits and not -(1 << 63) <= int(v) < 1 << 63:
                 raise InvalidLabelError(
