@@ -988,3 +988,38 @@ def test_integer_scores_beyond_2_53_are_swept_as_the_integers_compare(dtype, tmp
     row = be.sweep(frame, thresholds=[t], measures=[]).row(0, named=True)
     # at or above 2**62 + 1024: positives at 1024, 2048, 3072, 9000; negatives at 1500, 2600, 5000
     assert (row["tp"], row["fp"]) == _cells_at(values, labels, t) == (4, 3)
+
+
+def test_scores_rounded_down_at_the_edges_of_their_types_and_per_class(tmp_path):
+    # review of the rounding: multiclass scores went through their own float cast, Int128/UInt128
+    # scores whose float is beyond the type were not corrected, and an all-null streamed part raised
+    # a TypeError (None < 2**53) where the frame in memory gives NullValuesError
+    t = float(2**62 + 1024)
+    df = pl.DataFrame({"label": [0, 1, 2, 1], "s0": [2**62 + 600, 0, 0, 0],
+                       "s1": [0, 2**62 + 1024, 0, 2**62 + 600], "s2": [0, 0, 2**62 + 2048, 0]})  # fmt: skip
+    out = be.sweep(df, score=["s0", "s1", "s2"], thresholds=[t], measures=[]).sort("class")
+    for k, (tp, fn) in enumerate(out.select("tp", "fn").rows()):
+        scores, labels = df[f"s{k}"].to_list(), [int(y == k) for y in df["label"]]
+        assert (tp, fn) == (_cells_at(scores, labels, t)[0], sum(labels) - _cells_at(scores, labels, t)[0])
+    assert out["tp"].to_list() == [0, 1, 1]
+    edges = [(pl.Int128, 2**127 - 1, 2.0**127), (pl.UInt128, 2**128 - 1, 2.0**128),
+             (pl.UInt64, 2**64 - 1, 2.0**64), (pl.Int64, -(2**62) - 600, -(2.0**62))]  # fmt: skip
+    for dtype, top, at in edges:
+        frame = pl.DataFrame({"label": [1, 0], "score": pl.Series([top, 0], dtype=dtype)})
+        assert be.sweep(frame, thresholds=[at], measures=[]).select("tp", "fn").row(0) == (0, 1), dtype
+    path = tmp_path / "nulls.parquet"
+    pl.DataFrame(
+        {"run": [0, 0], "label": [1, 0], "score": pl.Series([None, None], dtype=pl.Int64)}
+    ).write_parquet(path)
+    with pytest.raises(be.NullValuesError, match="pass drop_nulls=True"):
+        be.sweep([path], by="run", thresholds=3)
+    # a Decimal probability keeps the nearest float: 0.1 is at or above the threshold 0.1, as a float's
+    from decimal import Decimal
+
+    decimals = pl.Series([Decimal("0.1"), Decimal("0.3"), Decimal("1")], dtype=pl.Decimal(10, 1))
+    probs = pl.DataFrame({"label": [1, 0, 1], "score": decimals})
+    cells = ("threshold", "tp", "fp")
+    got = be.sweep(probs, thresholds=[0.1, 0.3], measures=[]).select(cells).rows()
+    floats = probs.with_columns(pl.col("score").cast(pl.Float64))
+    assert got == be.sweep(floats, thresholds=[0.1, 0.3], measures=[]).select(cells).rows()
+    assert got == [(0.1, 2, 1), (0.3, 1, 1)]

@@ -293,9 +293,9 @@ def check_nonfinite(
 
 def floats_below(s: pl.Series) -> np.ndarray:
     """Scores as float64 for a grid of float64 thresholds: integers beyond ±2^53 (and whole
-    Decimals) rounded down, not to the nearest float, so that ``score >= t`` reads as the
-    integers do at every float ``t``. Rounded to nearest, 2**62 + 600 became 2**62 + 1024 and
-    counted as at or above the threshold 2**62 + 1024, which it is not.
+    Decimals) rounded down, not to the nearest float, so that ``score >= t`` reads as the integers
+    do at every float ``t``. Rounded to nearest, 2**62 + 600 became 2**62 + 1024 and counted as at
+    or above the threshold 2**62 + 1024, which it is not. Nulls stay null (NaN is never made).
 
     Examples
     --------
@@ -303,14 +303,20 @@ def floats_below(s: pl.Series) -> np.ndarray:
     True
     """
     floats = s.cast(pl.Float64)
+    # a Decimal with a fraction keeps the nearest float: 0.1 of a DECIMAL(5, 4) probability is at or
+    # above the threshold 0.1 that a user writes, as a float 0.1 is, though it lies below that float
     whole = s.dtype in (pl.Int64, pl.UInt64, *WIDE_INTEGERS) or (
         isinstance(s.dtype, pl.Decimal) and not s.dtype.scale  # type: ignore[attr-defined]
     )
-    if not whole or not len(s) or floats.abs().max() < 2.0**53:  # type: ignore[operator]
-        return floats.to_numpy()
-    up = (floats.cast(pl.Int128, strict=False) > s.cast(pl.Int128, strict=False)).fill_null(False).to_numpy()
+    if not whole or s.null_count() == len(s) or floats.abs().max() < 2.0**53:  # type: ignore[operator]
+        return floats.to_numpy()  # every such integer is a float exactly
+    # compared in the scores' own type; a float beyond that type's range (2.0**127 of an Int128
+    # 2**127 - 1) does not cast back, and lies above every value of it
+    back = floats.cast(s.dtype, strict=False)
+    up = ((back > s) | back.is_null()) & s.is_not_null()
     out = floats.to_numpy().copy()
-    out[up] = np.nextafter(out[up], -np.inf)
+    mask = up.to_numpy()
+    out[mask] = np.nextafter(out[mask], -np.inf)
     return out
 
 
