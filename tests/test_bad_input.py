@@ -721,6 +721,10 @@ def test_a_binary_file_named_csv_is_named_not_read_as_text(tmp_path, fmt):
     if suffix:
         renamed = path.rename(tmp_path / f"scores{suffix}")
         assert be.evaluate(renamed, by="run")["n"].to_list() == [2]
+    # a csv whose first column is named like the magic is a csv: a binary file ends as it begins
+    text = tmp_path / "flags.csv"
+    text.write_text("PAR1_flag,ARROW1,run,label,prediction\n1,2,1,0,0\n1,2,1,1,1\n")
+    assert be.evaluate(text, by="run", measures=["accuracy"])["accuracy"].to_list() == [1.0]
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])

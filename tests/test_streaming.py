@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import warnings
 
@@ -19,6 +20,7 @@ from batcheval.errors import ColumnNotFoundError, SourceError
 from batcheval.io.files import read_frame
 from batcheval.io.frames import CSV_INFER_ROWS
 from batcheval.io.sources import open_parts
+from tests.cli_run import run_cli
 
 from .test_sweep import scored_frame
 
@@ -1029,6 +1031,21 @@ def test_a_file_named_twice_is_refused_naming_both_entries(tmp_path):
         for call in (be.evaluate, lambda s, **kw: be.sweep(s, score="prediction", thresholds=3, **kw)):
             with pytest.raises(SourceError, match=f"^{re.escape(what)}; name each file once"):
                 call(source, by="run")
+    # a hard link is the same file too, and the command line's glob reads through the same check
+    hard = tmp_path / "hard.parquet"
+    os.link(first, hard)
+    with pytest.raises(
+        SourceError, match=f"^{re.escape(repr(first))} and {re.escape(repr(str(hard)))} are one file"
+    ):
+        be.evaluate([first, str(hard)], by="run")
+    alias = folder / "zz_alias.parquet"
+    os.symlink(first, alias)
+    proc = run_cli("evaluate", glob, "--by", "run")
+    assert proc.returncode == 2 and proc.stderr.strip() == (
+        f"batcheval: error: {first!r} (from {glob!r}) and {str(alias)!r} (from {glob!r}) are one file; "
+        "name each file once, or its rows are counted once for each time it is named"
+    )
+    alias.unlink()
     # each file once, in any spelling, is counted once: the frame's counts
     got = be.evaluate([f"{folder}/./part-0.parquet", *paths[1:]], by="run", measures=["accuracy"])
     assert got["n"].sum() == sum(p.height for p in pieces)

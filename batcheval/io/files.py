@@ -14,7 +14,7 @@ import polars as pl
 
 from ..errors import BatchevalError, SourceError
 from .frames import integers_combine, widened
-from .sources import scan_csv
+from .sources import check_each_file_once, scan_csv
 
 __all__ = ["check_output", "read_frame", "write_frame"]
 
@@ -84,6 +84,7 @@ def read_frame(path: str | Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
         files = sorted(glob.glob(text, recursive=True))
         if not files:
             raise BatchevalError(f"cannot read {text!r}: no file matches it")
+        check_each_file_once([Path(f) for f in files], [text] * len(files))  # a link beside its target
         source: Any = files
     elif not path.exists():
         raise BatchevalError(f"cannot read {text!r}: no such file")

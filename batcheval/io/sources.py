@@ -30,6 +30,7 @@ __all__ = [
     "FORMATS",
     "NamedFrame",
     "Part",
+    "check_each_file_once",
     "in_part",
     "is_path_spec",
     "is_streamed",
@@ -48,10 +49,12 @@ FORMATS = {
 }
 # what a binary file begins with, when it is named .csv: read as text, its bytes became the
 # column names, and the message showed them ("key column 'run' not found; ... ['PAR1\x15\x04...")
+# (first bytes, last bytes): a parquet or IPC file ends as it begins, so that a csv whose first
+# column happens to be named "PAR1..." is read as the csv it is
 _BINARY_MAGIC = (
-    (b"PAR1", "a parquet file", ".parquet"),
-    (b"ARROW1", "an Arrow IPC file", ".arrow"),
-    (b"\xff\xff\xff\xff", "an Arrow IPC stream", None),
+    (b"PAR1", b"PAR1", "a parquet file", ".parquet"),
+    (b"ARROW1", b"ARROW1", "an Arrow IPC file", ".arrow"),
+    (b"\xff\xff\xff\xff", b"", "an Arrow IPC stream", None),
 )
 
 
@@ -72,10 +75,12 @@ def scan_csv(path: str | os.PathLike, glob: bool = False) -> pl.LazyFrame:
         try:
             with open(path, "rb") as f:
                 head = f.read(8)
+                f.seek(max(os.fstat(f.fileno()).st_size - 8, 0))
+                tail = f.read(8)
         except OSError:  # the scan says why
-            head = b""
-        for magic, what, suffix in _BINARY_MAGIC:
-            if head.startswith(magic):
+            head = tail = b""
+        for magic, end, what, suffix in _BINARY_MAGIC:
+            if head.startswith(magic) and tail.endswith(end):
                 fix = f"name it with {suffix}" if suffix else "write it as parquet or as an Arrow IPC file"
                 raise SourceError(f"cannot read {os.fspath(path)!r} as csv: it is {what}; {fix}")
     return pl.scan_csv(path, glob=glob, infer_schema_length=CSV_INFER_ROWS)
@@ -172,14 +177,14 @@ def resolve_paths(
             raise SourceError(
                 f"cannot read {str(path)!r}: unknown file type {path.suffix!r}; use parquet, ipc or csv"
             )
-    _check_each_file_once(out, origins)
+    check_each_file_once(out, origins)
     return out
 
 
-def _check_each_file_once(paths: list[Path], origins: list[str]) -> None:
+def check_each_file_once(paths: list[Path], origins: list[str]) -> None:
     """Refuse a file that two entries name (a glob and a file it matches, a directory and a file in
-    it, ``./a.parquet`` and ``a.parquet``, a link and its target): its rows were counted twice
-    without a word.
+    it, ``./a.parquet`` and ``a.parquet``, a symbolic or hard link and its target): its rows were
+    counted twice without a word. ``origins``: the entry that named each path.
 
     Examples
     --------
@@ -188,16 +193,18 @@ def _check_each_file_once(paths: list[Path], origins: list[str]) -> None:
     >>> (d / "a.parquet").touch(), (d / "b").mkdir()
     (None, None)
     >>> other = d / "b/../a.parquet"
-    >>> _check_each_file_once([d / "a.parquet", other], ["*.parquet", str(other)])
+    >>> check_each_file_once([d / "a.parquet", other], ["*.parquet", str(other)])
     Traceback (most recent call last):
     ...
     batcheval.errors.SourceError: '...a.parquet' (from '*.parquet') and '...b/../a.parquet' are one file; ...
     """
-    seen: dict[str, int] = {}
+    seen: dict[tuple[int, int], int] = {}
     for i, path in enumerate(paths):
-        if not path.exists():  # counts no rows: reading it says it is missing
+        try:
+            stat = os.stat(path)  # through links; a hard link is the same inode too
+        except OSError:  # counts no rows: reading it says it is missing
             continue
-        real = os.path.realpath(path)
+        real = (stat.st_dev, stat.st_ino)
         if real not in seen:
             seen[real] = i
             continue
