@@ -909,7 +909,21 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(tmp_path):
             assert proc.stderr.strip() == (
                 f"batcheval: error: cannot write {output!r}: {why}; write the result to another file"
             )
+    # review: "**" also matches no directory (d/**/*.parquet reads d/out.parquet), and "*" never
+    # crosses a "/" (d/*.parquet does not read d/sub/out.parquet, which was refused)
+    deep = f"{folder}/**/*.parquet"
+    proc = run_cli("evaluate", deep, "--by", "run", "-o", str(folder / "out.parquet"))
+    assert proc.returncode == 2 and proc.stderr.strip() == (
+        f"batcheval: error: cannot write {str(folder / 'out.parquet')!r}: the input {deep!r} would read it "
+        "as predictions; write the result to another file"
+    )
     assert preds.read_bytes() == before and sorted(p.name for p in folder.iterdir()) == ["preds.parquet"]
+    (folder / "sub").mkdir()
+    beside = folder / "sub" / "out.parquet"
+    proc = run_cli("evaluate", glob, "--by", "run", "-o", str(beside))
+    assert proc.returncode == 0 and pl.read_parquet(beside)["n"].to_list() == [2, 2]
+    beside.unlink()
+    (folder / "sub").rmdir()
     # beside the input, outside the glob, is fine, and holds evaluate's result
     out = folder / "scores.csv"
     proc = run_cli("evaluate", glob, "--by", "run", "--measures", "informedness", "-o", str(out))

@@ -341,11 +341,41 @@ def _reads_output(path: Path, reads: str) -> bool:
     if source.exists():
         return out == Path(os.path.realpath(source))
     if any(ch in reads for ch in "*?["):  # a glob, which the output may be about to join
-        pattern = os.path.join(os.path.realpath(os.path.dirname(reads) or "."), os.path.basename(reads))
-        return fnmatch.fnmatch(str(out), pattern) or any(
+        return glob_would_match(reads, path) or any(
             Path(os.path.realpath(m)) == out for m in glob.glob(reads, recursive=True)
         )
     return False
+
+
+def glob_would_match(pattern: str, path: str | Path) -> bool:
+    """Whether ``glob.glob(pattern, recursive=True)`` would list ``path`` once it exists: component
+    by component, ``**`` for zero or more directories, and no wildcard matching a leading dot (as
+    glob skips hidden names); ``*`` never crosses a ``/``, which ``fnmatch`` of the whole path did.
+
+    Examples
+    --------
+    >>> [glob_would_match("runs/*.parquet", p) for p in ("runs/out.parquet", "runs/sub/out.parquet")]
+    [True, False]
+    >>> [glob_would_match("runs/**/*.parquet", p) for p in ("runs/out.parquet", "runs/a/b.parquet")]
+    [True, True]
+    """
+    pat = os.path.abspath(pattern).split(os.sep)
+    parts = os.path.abspath(path).split(os.sep)
+
+    def hidden(name: str, piece: str) -> bool:
+        return name.startswith(".") and not piece.startswith(".")
+
+    def match(i: int, j: int) -> bool:
+        if i == len(pat):
+            return j == len(parts)
+        if pat[i] == "**":  # zero or more directories, none hidden
+            return any(match(i + 1, k) for k in range(j, len(parts) + 1)
+                       if not any(hidden(name, "") for name in parts[j:k]))  # fmt: skip
+        if j == len(parts) or hidden(parts[j], pat[i]) or not fnmatch.fnmatchcase(parts[j], pat[i]):
+            return False
+        return match(i + 1, j + 1)
+
+    return match(0, 0)
 
 
 def write_frame(frame: pl.DataFrame, path: str | Path) -> None:
