@@ -134,3 +134,32 @@ def test_classes_and_positive_given_as_decimals_name_the_integer_classes(codes):
         be.InvalidLabelError, match=r"^classes= holds Decimal\('0\.5'\) \(Decimal\), but label column"
     ):
         be.evaluate(dec, by="run", classes=[Decimal("0.5"), Decimal(1)])
+
+
+def test_decimal_abstain_values_table_classes_and_cli_class_names(codes, tmp_path):
+    # review: abstain=Decimal(-1), ContingencyTable(keys, [Decimal(0), ...]) and, on a file of
+    # DECIMAL(5, 2) labels (printed 1.00), --positive 1.00 and --classes 0.0,1.0 were refused
+    from tests.cli_run import run_cli
+
+    abstaining = codes.with_columns(
+        pl.when(pl.col("example") % 7 == 0).then(-1).otherwise(pl.col("prediction")).alias("prediction")
+    )
+    want = be.evaluate(abstaining, by="run", abstain=-1)
+    for frame in (abstaining, _as_decimal(abstaining, ["label", "prediction"], 0)):
+        assert_frame_equal(be.evaluate(frame, by="run", abstain=Decimal(-1)), want)
+    keys = pl.DataFrame({"run": [1]})
+    table = be.ContingencyTable(keys, [Decimal(0), Decimal("1.0")], [[[2, 0], [1, 3]]])
+    assert table.equals(be.ContingencyTable(keys, [0, 1], [[[2, 0], [1, 3]]]))
+    binary = codes.filter(pl.col("label") < 2, pl.col("prediction") < 2)
+    path = tmp_path / "cents.parquet"
+    _as_decimal(binary, ["label", "prediction"], 2).write_parquet(path)
+    ints = tmp_path / "ints.parquet"
+    binary.write_parquet(ints)
+    # the values as the Decimal file prints them, and as the integer file's
+    pairs = [(["--positive", "1.00"], ["--positive", "1"]), (["--positive", "0"], ["--positive", "0"]),
+             (["--classes", "0.0,1.0"], ["--classes", "0,1"])]  # fmt: skip
+    for flags, same in pairs:
+        got = run_cli("evaluate", str(path), "--by", "run", "--measures", "recall,accuracy", *flags)
+        want = run_cli("evaluate", str(ints), "--by", "run", "--measures", "recall,accuracy", *same)
+        assert got.returncode == want.returncode == 0, got.stderr
+        assert got.stdout == want.stdout

@@ -480,7 +480,8 @@ def _positive(value: str | None, dtype: pl.DataType | None = None):
         return int(value)
     except ValueError:
         pass
-    if dtype is not None and dtype.is_float():  # 1.0 names class 1: integral float labels count as integers
+    # 1.0 names class 1: integral float and Decimal labels (1.00) count as integers
+    if dtype is not None and (dtype.is_float() or isinstance(dtype, pl.Decimal)):
         try:
             number = float(value)
         except ValueError:

@@ -44,7 +44,15 @@ from ..kernels.jit import readonly
 from ..measures import names as _names
 from ..measures.compute import as_counts, overflowing_table
 from .counting import count_frame, group_ids
-from .encode import WIDE_INTEGERS, as_integers, check_classes, check_key_dtype, label_kind, not_whole
+from .encode import (
+    WIDE_INTEGERS,
+    as_integers,
+    check_classes,
+    check_key_dtype,
+    decimal_integers,
+    label_kind,
+    not_whole,
+)
 
 __all__ = [
     "ContingencyTable",
@@ -1058,6 +1066,8 @@ def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
         # as from_frame and from_long read such labels: an Enum kept sorted in category order, so
         # the positive class was not evaluate's, and to_long's frame read back as another table
         classes = classes.cast(pl.String)
+    if isinstance(classes.dtype, pl.Decimal):  # as from_frame reads a Decimal label column
+        classes = decimal_integers(classes, "classes")
     dtype = classes.dtype
     if dtype.is_float() or dtype in WIDE_INTEGERS:
         # whole floats are the integers they hold, as from_frame reads labels; other floats,

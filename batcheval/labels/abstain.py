@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -98,7 +99,10 @@ def abstain_values(abstain: Any, prediction: pl.Series) -> list[Any]:
                 "are rejected or dropped (drop_nulls=True); fill them with an abstain value first"
             )
         # any float type (np.float32 is no Python float) holding a whole number names an integer
-        whole = isinstance(given, float | np.floating) and float(given).is_integer()
+        # a whole float or Decimal names the integer it holds, as the labels' own values do
+        whole = (isinstance(given, float | np.floating) and float(given).is_integer()) or (
+            isinstance(given, Decimal) and given.is_finite() and given == given.to_integral_value()
+        )
         v = int(given) if kind == "int" and whole else given
         ok = {
             "int": isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_),
