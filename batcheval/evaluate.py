@@ -292,6 +292,7 @@ def evaluate(
     check_engine(engine, on_error, batch_rows, client)
     check_mean_weights(mean_weights, pool)
     keys = as_key_list(by)
+    given_by = by  # as the user wrote it, for messages
     # pooled keys may be given in by or only in pool, as leaderboard takes them; a key named in by=
     # is a key, in messages too
     pool_only = [c for c in as_key_list(pool, "pool") if c not in keys]
@@ -315,9 +316,10 @@ def evaluate(
     if units and set(units) <= set(kept):
         # each group then holds one example id: one cluster, and every interval NaN without a word
         what = "cluster" if cluster is not None else "example"
-        given = units[0] if len(units) == 1 else units
+        given = cluster if cluster is not None else example
+        pooled = f" pooled over pool={pool!r}" if pool is not None else ""
         raise InvalidArgumentError(
-            f"{what}={given!r} names only keys of by={kept[0] if len(kept) == 1 else kept!r}, so each "
+            f"{what}={given!r} names only keys of by={given_by!r}{pooled}, so each "
             f"group holds one {what}; name the column that identifies the {what}s within a group"
         )
     clustered = None

@@ -670,13 +670,18 @@ def test_an_example_or_cluster_column_that_is_a_group_key_is_refused():
     # each group held one example id: one cluster, and every interval NaN without a word
     frame = pl.DataFrame({"run": [1, 1, 2, 2] * 2, "fold": [0] * 4 + [1] * 4, "ex": [0, 1, 0, 1] * 2,
                           "label": [0, 1, 1, 0] * 2, "prediction": [0, 1, 0, 0] * 2})  # fmt: skip
-    for kwargs, what in (({"example": "run"}, "example='run'"), ({"example": ["run"]}, "example='run'"),
+    for kwargs, what in (({"example": "run"}, "example='run'"), ({"example": ["run"]}, "example=['run']"),
                          ({"example": "ex", "cluster": "run"}, "cluster='run'")):  # fmt: skip
         with pytest.raises(be.InvalidArgumentError, match=(
             rf"^{re.escape(what)} names only keys of by='run', so each group holds one "
             rf"(example|cluster); name the column that identifies the \1s within a group$"
         )):  # fmt: skip
             be.evaluate(frame, by="run", ci=0.95, **kwargs)
+    # the message shows by= as given, and the pool (review: it showed the result's keys alone)
+    message = ("example='run' names only keys of by=['run', 'fold'] pooled over pool='fold', so each group "
+               "holds one example; name the column that identifies the examples within a group")  # fmt: skip
+    with pytest.raises(be.InvalidArgumentError, match=f"^{re.escape(message)}$"):
+        be.evaluate(frame, by=["run", "fold"], pool="fold", ci=0.95, example="run")
     # a pooled key is no group key: each run's two folds are two clusters
     pooled = be.evaluate(frame, by=["run", "fold"], pool="fold", ci=0.95, example="fold", measures=["f1"])
     assert pooled["n"].to_list() == [4, 4] and pooled["f1_ci_low"].is_nan().sum() == 0

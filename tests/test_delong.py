@@ -497,3 +497,17 @@ def test_null_run_or_example_ids_are_named_by_their_role():
         be.compare_auc(df)
     with pytest.raises(be.NullValuesError, match=r"^run column 'run' has 1 null value$"):
         be.compare_auc(df.with_columns(example=pl.Series([0, 1, 0, 1]), run=pl.Series([0, None, 1, 1])))
+
+
+def test_one_bad_score_or_fold_id_is_named_in_the_singular_and_by_role():
+    # review: "1 null values", "1 NaN or infinite values", and compare's null fold "key column 'fold'"
+    df = pl.DataFrame({"run": [0, 0, 1, 1], "example": [0, 1, 0, 1], "score": [0.1, float("nan"), 0.2, 0.8],
+                       "label": [0, 1, 0, 1]})  # fmt: skip
+    with pytest.raises(be.InvalidScoreError, match=r"^score column 'score' has 1 NaN or infinite value, at "):
+        be.compare_auc(df)
+    with pytest.raises(be.NullValuesError, match=r"^score column 'score' has 1 null value, at "):
+        be.compare_auc(df.with_columns(score=pl.Series([0.1, None, 0.2, 0.8])))
+    folds = pl.DataFrame({"run": [0, 0, 1, 1], "fold": [0, None, 0, 1], "label": [0, 1, 0, 1],
+                          "prediction": [0, 1, 1, 1]})  # fmt: skip
+    with pytest.raises(be.NullValuesError, match=r"^fold column 'fold' has 1 null value$"):
+        be.compare(folds)

@@ -297,7 +297,7 @@ def fold_matrix(
         run_keys, cell_keys = grid
     else:
         r, run_keys = key_codes(frame, runs, "run")
-        c, cell_keys = key_codes(frame, cell_cols)
+        c, cell_keys = key_codes(frame, cell_cols, {fold: "fold", **({repeat: "repeat"} if repeat else {})})
     n_runs, n_cells = run_keys.height, cell_keys.height
     n_repeats = cell_keys.get_column(repeat).n_unique() if repeat is not None else 1
     n_folds = cell_keys.get_column(fold).n_unique()
@@ -399,14 +399,14 @@ def sorted_grid(
 
 
 def key_codes(
-    frame: pl.DataFrame, columns: Sequence[str], role: str = "key"
+    frame: pl.DataFrame, columns: Sequence[str], role: str | dict[str, str] = "key"
 ) -> tuple[np.ndarray, pl.DataFrame]:
     """Dense codes 0..u−1 of the key ``columns`` in sorted key order, and the u distinct keys.
 
     Integer columns of a compact range are coded through a lookup table in one numba pass (no
     sort, no int64 copy): a struct rank costs seconds over ten million rows. Several columns
     combine their codes in mixed radix. Keys may not be null; a message names a column by
-    ``role`` ("run", "example").
+    ``role`` ("run", "example"; or a role for each column).
     """
     codes = np.zeros(frame.height, dtype=np.int64)
     uniques: list[pl.Series] = []
@@ -414,7 +414,8 @@ def key_codes(
         s = frame.get_column(col)
         if s.null_count():
             nulls = s.null_count()
-            raise NullValuesError(f"{role} column {col!r} has {nulls} null value{'s' if nulls != 1 else ''}")
+            what = role.get(col, "key") if isinstance(role, dict) else role
+            raise NullValuesError(f"{what} column {col!r} has {nulls} null value{'s' if nulls != 1 else ''}")
         u = _fold_codes(s, codes)
         uniques.append(u)
     if len(columns) == 1:

@@ -196,17 +196,21 @@ def compare_auc(
     if s.null_count():
         where = frame.filter(s.is_null()).select(*runs, example).rows()
         raise NullValuesError(
-            f"score column {score!r} has {s.null_count()} null values, at {at} = {_show(where)}"
+            f"score column {score!r} has {s.null_count()} null value{'s' if s.null_count() != 1 else ''}, "
+            f"at {at} = {_show(where)}"
         )
     if not s.is_finite().all():
         bad = ~s.is_finite()
         where = frame.filter(bad).select(*runs, example).rows()
+        n_bad = int(bad.sum())
         raise InvalidScoreError(
-            f"score column {score!r} has {int(bad.sum())} NaN or infinite values, at {at} = {_show(where)}"
+            f"score column {score!r} has {n_bad} NaN or infinite value{'s' if n_bad != 1 else ''}, "
+            f"at {at} = {_show(where)}"
         )
     lab = frame.get_column(label)
     if lab.null_count():
-        raise NullValuesError(f"label column {label!r} has {lab.null_count()} null values")
+        nulls = lab.null_count()
+        raise NullValuesError(f"label column {label!r} has {nulls} null value{'s' if nulls != 1 else ''}")
     # NaN or 0.5 is no class (NaN sorted last and became the positive class); whole floats are
     lab = as_integers(lab, "label")
     # sorted by value, as be.auc sorts them: an Enum's own sort follows its category order, which
