@@ -479,8 +479,9 @@ class ContingencyTable:
             At least one ContingencyTable, as separate arguments or as one iterable. All must
             have the same key column names, in any order, each of one type (integers of different widths
             are cast to the widest, but UInt64 combines with no signed type; a column all null
-            takes the others' type) and equal classes of one dtype; a table of no groups adds
-            nothing, whatever its classes.
+            takes the others' type) and equal classes of one kind (integer classes of different
+            widths are cast to the widest, as keys are); a table of no groups adds nothing,
+            whatever its classes.
 
         Returns
         -------
@@ -528,6 +529,7 @@ class ContingencyTable:
         # a table of no groups adds nothing, whatever its classes (a shard of no rows read back by
         # from_long has none) or key types (a csv's header alone reads as String)
         tables = [t for t in tables if len(t)] or tables[:1]
+        tables = _widened_classes(tables)
         first = tables[0]
         for t in tables[1:]:
             if _equal_values(t._classes, first._classes) and t._classes.dtype != first._classes.dtype:
@@ -1023,6 +1025,25 @@ def _whole_counts(s: pl.Series, name: str) -> pl.Series:
             f"count column {name!r} ({s.dtype}) has values beyond the int64 range (up to {s.max()!r})"
         )
     return s.cast(pl.Int64)
+
+
+def _widened_classes(tables: list[ContingencyTable]) -> list[ContingencyTable]:
+    """``tables`` with integer classes of equal values in the widest of their types, as merge widens
+    integer keys (and the streamed engine class sets): one table a file, an Int32 file beside an
+    Int64 one, with the same ``classes=``, was refused. UInt64 with a signed type does not combine,
+    and other kinds are left for merge's own checks."""
+    first = tables[0]._classes
+    if all(t._classes.dtype == first.dtype for t in tables) or not all(
+        integers_combine(first.dtype, t._classes.dtype) and _equal_values(t._classes, first) for t in tables
+    ):
+        return tables
+    dtype = pl.concat([t._classes.to_frame() for t in tables], how="vertical_relaxed").to_series().dtype
+    return [
+        t
+        if t._classes.dtype == dtype
+        else ContingencyTable(t._keys, t._classes.cast(dtype), t._counts, copy=False)
+        for t in tables
+    ]
 
 
 def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
