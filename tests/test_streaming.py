@@ -1050,3 +1050,20 @@ def test_a_file_named_twice_is_refused_naming_both_entries(tmp_path):
     got = be.evaluate([f"{folder}/./part-0.parquet", *paths[1:]], by="run", measures=["accuracy"])
     assert got["n"].sum() == sum(p.height for p in pieces)
     assert got.equals(be.evaluate(pl.concat(pieces), by="run", measures=["accuracy"]))
+
+
+def test_a_streamed_sweep_names_the_file_that_brings_a_third_class(tmp_path):
+    # review: "label column 'label' has classes [0, 1, 2]; a score sweep needs two classes", naming no
+    # file, where evaluate and sweep(classes=[0, 1]) name it
+    first, second = tmp_path / "a0.parquet", tmp_path / "b1.parquet"
+    pl.DataFrame({"run": [0] * 4, "label": [0, 1, 0, 1], "score": [0.1, 0.9, 0.2, 0.8]}).write_parquet(first)
+    pl.DataFrame({"run": [1] * 4, "label": [0, 1, 2, 1], "score": [0.1, 0.9, 0.2, 0.8]}).write_parquet(second)
+    message = (f"file {str(second)!r}: label column 'label' has classes [0, 1, 2]; a score sweep needs two "
+               "classes, or name the class to score with positive=")  # fmt: skip
+    for batch_rows in (3, 1000):
+        with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(message)}$"):
+            be.sweep([first, second], by="run", thresholds=3, batch_rows=batch_rows)
+    # with the class to score named, the same files sweep as the frame does
+    got = be.sweep([first, second], by="run", thresholds=3, positive=1)
+    frame = pl.concat([pl.read_parquet(first), pl.read_parquet(second)])
+    assert got.equals(be.sweep(frame, by="run", thresholds=3, positive=1))

@@ -478,12 +478,15 @@ class _Stream:
                 ]
             else:
                 scans = self.scan(data)
-            lo, hi, values = self.gathered(scans, on_error)
+            lo, hi, values, third = self.gathered(scans, on_error)
             if lo > hi:
                 lo, hi = 0.0, 1.0
             score_range = (float(lo), float(hi)) if need_range else score_range
             if positive is None:
-                positive = _default_positive(values, self.label)
+                try:
+                    positive = _default_positive(values, self.label)
+                except InvalidLabelError as exc:  # name the part whose labels made the third class
+                    raise InvalidLabelError(in_part(third, str(exc)) if third else str(exc)) from None
             elif classes is None:
                 _check_positive(positive, values)
         count = functools.partial(self.count, thresholds=thresholds, score_range=score_range,
@@ -612,11 +615,13 @@ class _Stream:
             out.append(_PartScan(part.name, lo, hi, values, keys if counted else None, kind, None))
         return out
 
-    def gathered(self, scans: list[_PartScan], on_error: str) -> tuple[float, float, list[Any]]:
+    def gathered(self, scans: list[_PartScan], on_error: str) -> tuple[float, float, list[Any], str | None]:
         """The score range and label values of the parts the count will keep: a part it will skip
-        (``on_error="skip"``) shapes neither the grid nor the default positive class."""
+        (``on_error="skip"``) shapes neither the grid nor the default positive class; and the part
+        whose labels made a third class, for the message that no default positive class is defined."""
         lo, hi = np.inf, -np.inf
         values: set[Any] = set(self.classes or [])
+        third: str | None = None
         types = None
         kind = (class_kind(pl.Series(list(values)).dtype), "the classes named") if values else None
         for scan in scans:
@@ -633,8 +638,10 @@ class _Stream:
                 continue
             kind = scan.kind or kind
             lo, hi = min(lo, scan.lo), max(hi, scan.hi)
+            if len(values) <= 2 < len(values | scan.values):
+                third = scan.name  # where a default positive class stops being defined
             values |= scan.values
-        return lo, hi, sorted(values)
+        return lo, hi, sorted(values), third
 
     def _kinds_differ(self, mine: str, before: str) -> str:
         where = before if before == "the classes named" else f"the parts before it hold {before} values"
