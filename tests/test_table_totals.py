@@ -124,3 +124,16 @@ def test_a_table_of_no_groups_merges_as_nothing():
     for merged in (ContingencyTable.merge(full, empty), ContingencyTable.merge(empty, full)):
         np.testing.assert_array_equal(merged.counts, [[[0, 1], [0, 0]], [[0, 0], [0, 1]]])
         assert merged.classes.to_list() == [0, 1]
+
+
+def test_the_long_frame_of_a_table_of_no_classes_reads_back():
+    # to_long of a table built with classes=[] wrote Null-dtype class columns, which from_long refused
+    # ("real column 'real' has dtype Null")
+    empty = ContingencyTable(pl.DataFrame({"r": [1]}), [], np.zeros((1, 0, 0), np.int64))
+    long = empty.to_long()
+    assert long.height == 0 and long.schema["real"] == pl.Null
+    back = ContingencyTable.from_long(long, by="r")
+    assert len(back) == 0 and back.classes.to_list() == [] and back.counts.shape == (0, 0, 0)
+    # a table that had rows adds to it as to a table of no rows (a table of no groups adds nothing)
+    counted = ContingencyTable.from_frame(pl.DataFrame({"r": [1], "label": [0], "prediction": [0]}), by="r")
+    assert (back + counted).equals(counted)

@@ -288,6 +288,11 @@ class ContingencyTable:
                 raise NullValuesError(
                     f"{role} column {col!r} has {nulls} null values; every cell names a class"
                 )
+        # a frame of no rows written by to_long of a table of no classes: its class columns are of
+        # the Null dtype, which holds no value of a wrong kind
+        frame = frame.with_columns(
+            pl.col(c).cast(pl.Int64) for c in (real, predicted) if frame.schema[c] == pl.Null
+        )
         counts_col = frame.get_column(count)
         if counts_col.null_count():
             raise NullValuesError(f"count column {count!r} has {counts_col.null_count()} nulls")
