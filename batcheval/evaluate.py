@@ -307,7 +307,7 @@ def evaluate(
         _intervals.check_options(0.95, ci_method, n_boot, seed)
         shaping = [f"{name}={value!r}" for name, value, default in
                    (("ci_method", ci_method, "wilson_delta"), ("n_boot", n_boot, 1000), ("seed", seed, None))
-                   if value is not default and value != default]  # fmt: skip
+                   if value != default]  # fmt: skip
         if shaping:
             warn(f"{', '.join(shaping)} set{'s' if len(shaping) == 1 else ''} how intervals are made, and "
                  "without ci= none is; pass ci=0.95 for 95 % intervals")  # fmt: skip

@@ -47,11 +47,13 @@ __all__ = [
     "encode_key",
     "guess_key_range",
     "integer_like",
+    "is_whole_number",
     "kernel_input",
     "label_kind",
     "narrow_integers",
     "not_whole",
     "sample_range",
+    "split_decimals",
     "typed_nulls",
     "value_range",
 ]
@@ -208,6 +210,28 @@ def narrow_integers(s: pl.Series, role: str) -> pl.Series:
     return s.cast(pl.Int64)
 
 
+def split_decimals(s: pl.Series) -> tuple[pl.Series, pl.Series, pl.Series]:
+    """A Decimal Series as Int64 (null where null), with its values beyond int64 and its values
+    with a fraction, for the callers' own refusals (class labels, counts).
+
+    Examples
+    --------
+    >>> from decimal import Decimal as D
+    >>> [p.to_list() for p in split_decimals(pl.Series([D("2.00"), D("2.50")], dtype=pl.Decimal(5, 2)))]
+    [[2, 2], [], [Decimal('2.50')]]
+    """
+    whole = s.cast(pl.Int64, strict=False)  # truncates the fraction; null beyond int64
+    return whole, s.filter(whole.is_null() & s.is_not_null()), s.filter(whole.cast(s.dtype) != s)
+
+
+def is_whole_number(v: Any) -> bool:
+    """A float or Decimal scalar that names an integer class (``1.0``, ``Decimal("1.00")``), as
+    the whole values of a float or Decimal label column do."""
+    if isinstance(v, float | np.floating):
+        return float(v).is_integer()
+    return isinstance(v, Decimal) and v.is_finite() and v == v.to_integral_value()
+
+
 def decimal_integers(s: pl.Series, role: str) -> pl.Series:
     """A Decimal label or prediction column (SQL NUMERIC, read from duckdb or a warehouse's
     parquet) as the Int64 class codes it holds: the scores' Decimals are numbers too, and a
@@ -225,14 +249,12 @@ def decimal_integers(s: pl.Series, role: str) -> pl.Series:
     ...
     batcheval.errors.InvalidLabelError: label column 'label' (Decimal(precision=5, scale=2)) holds 1 ...
     """
-    whole = s.cast(pl.Int64, strict=False)  # truncates the fraction; null beyond int64
-    wide = s.filter(whole.is_null() & s.is_not_null())
+    whole, wide, bad = split_decimals(s)
     if len(wide):
         raise InvalidLabelError(
             f"{role} column {s.name!r} ({s.dtype}) holds {wide[0]}, which does not fit in int64; "
             "class labels must fit in int64, or be strings"
         )
-    bad = s.filter(whole.cast(s.dtype) != s)
     if len(bad):
         raise InvalidLabelError(
             f"{role} column {s.name!r} ({s.dtype}) holds {len(bad)} value{'s' if len(bad) > 1 else ''} "
@@ -695,11 +717,7 @@ def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
         raise InvalidArgumentError(f"classes= takes a list of class values, got {classes!r}") from None
     for v in values:
         if kind == "int":
-            # a Decimal names an integer class as a whole float does: a Decimal label column's own values
-            integral = (isinstance(v, float | np.floating) and float(v).is_integer()) or (
-                isinstance(v, Decimal) and v.is_finite() and v == v.to_integral_value()
-            )
-            fits = isinstance(v, int | np.integer) or integral
+            fits = isinstance(v, int | np.integer) or is_whole_number(v)
             if fits and not -(1 << 63) <= int(v) < 1 << 63:
                 raise InvalidLabelError(
                     f"classes= holds {v!r}, which does not fit in int64; class labels must fit in "

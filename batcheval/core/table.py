@@ -52,6 +52,7 @@ from .encode import (
     decimal_integers,
     label_kind,
     not_whole,
+    split_decimals,
 )
 
 __all__ = [
@@ -993,12 +994,12 @@ def _whole_counts(s: pl.Series, name: str) -> pl.Series:
     batcheval.errors.InvalidArgumentError: count column 'count' holds 1 value that is no whole number ...
     """
     if isinstance(s.dtype, pl.Decimal):  # SQL's SUM of an integer column is a DECIMAL in duckdb
-        whole = s.cast(pl.Int64, strict=False)
-        if (wide := s.filter(whole.is_null())).len():
+        whole, wide, bad = split_decimals(s)
+        if len(wide):
             raise CountOverflowError(
                 f"count column {name!r} ({s.dtype}) has values beyond the int64 range (first: {wide[0]})"
             )
-        if (bad := s.filter(whole.cast(s.dtype) != s)).len():
+        if len(bad):
             raise InvalidArgumentError(
                 f"count column {name!r} ({s.dtype}) holds {len(bad)} value{'s' if len(bad) > 1 else ''} "
                 f"with a fraction (first: {bad[0]}); counts are numbers of examples"

@@ -873,9 +873,8 @@ def _distinct_tables(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if bits > 62:
         return counts, np.arange(g)
     key = np.zeros(g, dtype=np.int64)
-    for j, w in zip(
-        cells, span, strict=True
-    ):  # mixed radix: cell j's offset times the product of the ones after
+    # mixed radix: cell j's offset times the product of the ones after
+    for j, w in zip(cells, span, strict=True):
         key = key * np.int64(w) + (flat[:, j] - lo[j])
     # np.unique's return_index sorts stably (12 ms for 100k keys); any table of a key will
     # do, so an unstable sort finds the same distinct tables in the same order (3 ms)

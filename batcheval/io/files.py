@@ -14,7 +14,7 @@ import polars as pl
 
 from ..errors import BatchevalError, SourceError
 from .frames import integers_combine, widened
-from .sources import check_each_file_once, scan_csv
+from .sources import FORMATS, check_each_file_once, resolve_paths, scan_csv
 
 __all__ = ["check_output", "read_frame", "write_frame"]
 
@@ -72,8 +72,6 @@ def read_frame(path: str | Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
         raise BatchevalError(f"cannot read {text!r}: empty path; name a file, a directory or a glob")
     path = Path(path)
     if path.is_dir():  # every data file under it, each by its extension, as be.evaluate reads a directory
-        from .sources import resolve_paths
-
         return _read_many(_read_by_suffix, [str(f) for f in resolve_paths(path)], text, keys)
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
@@ -332,8 +330,6 @@ def check_output(path: str | Path, reads: str | None = None) -> None:
 
 def _reads_output(path: Path, reads: str) -> bool:
     """Whether the input ``reads`` (a file, a directory read recursively, or a glob) names ``path``."""
-    from .sources import FORMATS
-
     out = Path(os.path.realpath(path))
     source = Path(reads)
     if source.is_dir():

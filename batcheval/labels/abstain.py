@@ -30,13 +30,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from ..core.encode import check_classes, label_kind, typed_nulls
+from ..core.encode import check_classes, is_whole_number, label_kind, typed_nulls
 from ..core.table import ContingencyTable
 from ..errors import InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, check_free_names, select_predictions, unused_name
@@ -99,11 +98,7 @@ def abstain_values(abstain: Any, prediction: pl.Series) -> list[Any]:
                 "are rejected or dropped (drop_nulls=True); fill them with an abstain value first"
             )
         # any float type (np.float32 is no Python float) holding a whole number names an integer
-        # a whole float or Decimal names the integer it holds, as the labels' own values do
-        whole = (isinstance(given, float | np.floating) and float(given).is_integer()) or (
-            isinstance(given, Decimal) and given.is_finite() and given == given.to_integral_value()
-        )
-        v = int(given) if kind == "int" and whole else given
+        v = int(given) if kind == "int" and is_whole_number(given) else given
         ok = {
             "int": isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_),
             "bool": isinstance(v, bool | np.bool_),

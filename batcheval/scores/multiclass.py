@@ -24,7 +24,7 @@ from ..errors import (
 )
 from ..io.arguments import is_value_list
 from ..io.frames import as_key_list, check_roles, select_columns, unused_name
-from .prepare import check_exact_in_float, check_within_classes, checked_labels, floats_below
+from .prepare import check_exact_in_float, check_within_classes, checked_labels, floats_below, rounds_down
 
 __all__ = [
     "IS_CLASS_COLUMN",
@@ -237,7 +237,7 @@ def _float_scores(df: pl.DataFrame, score_cols: list[str], exact_scores: bool) -
             column = df.get_column(c)
             check_exact_in_float(column.explode() if isinstance(dtype, pl.List) else column, c)
         target = pl.List(pl.Float64) if isinstance(dtype, pl.List) else pl.Float64
-        if not exact_scores and not isinstance(dtype, pl.List) and dtype != pl.Float64:
+        if not exact_scores and rounds_down(dtype):
             # a grid's thresholds: integers beyond 2^53 and whole Decimals rounded down, as the binary
             # sweep reads them (lists of scores keep the nearest float)
             below = pl.Series(c, floats_below(df.get_column(c)), dtype=pl.Float64)

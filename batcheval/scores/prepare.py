@@ -48,6 +48,7 @@ __all__ = [
     "checked_labels",
     "floats_below",
     "prepare_scores",
+    "rounds_down",
     "threshold_grid",
 ]
 
@@ -291,6 +292,16 @@ def check_nonfinite(
         )
 
 
+def rounds_down(dtype: pl.DataType) -> bool:
+    """Whether :func:`floats_below` may round scores of ``dtype`` down: integers that can pass 2^53
+    and whole Decimals. A Decimal with a fraction keeps the nearest float: 0.1 of a DECIMAL(5, 4)
+    probability is at or above the threshold 0.1 that a user writes, as a float 0.1 is, though it
+    lies below that float."""
+    return dtype in (pl.Int64, pl.UInt64, *WIDE_INTEGERS) or (
+        isinstance(dtype, pl.Decimal) and not dtype.scale  # type: ignore[attr-defined]
+    )
+
+
 def floats_below(s: pl.Series) -> np.ndarray:
     """Scores as float64 for a grid of float64 thresholds: integers beyond ±2^53 (and whole
     Decimals) rounded down, not to the nearest float, so that ``score >= t`` reads as the integers
@@ -303,12 +314,7 @@ def floats_below(s: pl.Series) -> np.ndarray:
     True
     """
     floats = s.cast(pl.Float64)
-    # a Decimal with a fraction keeps the nearest float: 0.1 of a DECIMAL(5, 4) probability is at or
-    # above the threshold 0.1 that a user writes, as a float 0.1 is, though it lies below that float
-    whole = s.dtype in (pl.Int64, pl.UInt64, *WIDE_INTEGERS) or (
-        isinstance(s.dtype, pl.Decimal) and not s.dtype.scale  # type: ignore[attr-defined]
-    )
-    if not whole or s.null_count() == len(s) or floats.abs().max() < 2.0**53:  # type: ignore[operator]
+    if not rounds_down(s.dtype) or s.null_count() == len(s) or floats.abs().max() < 2.0**53:  # type: ignore[operator]
         return floats.to_numpy()  # every such integer is a float exactly
     # compared in the scores' own type; a float beyond that type's range (2.0**127 of an Int128
     # 2**127 - 1) does not cast back, and lies above every value of it

@@ -52,7 +52,15 @@ from ..measures.compute import default_measures
 from ..measures.registry import with_beta
 from .exact import exact_sweep
 from .multiclass import is_multiclass_score, one_vs_rest_frame
-from .prepare import Scored, check_histogram, check_thresholds, floats_below, prepare_scores, threshold_grid
+from .prepare import (
+    Scored,
+    check_histogram,
+    check_thresholds,
+    floats_below,
+    prepare_scores,
+    rounds_down,
+    threshold_grid,
+)
 from .swept import CELLS, Swept, pooled_empty
 
 __all__ = ["SWEEP_MEASURES", "sweep"]
@@ -587,18 +595,18 @@ class _Stream:
                         self.check_part(part.name, batch)
                     # the rows the count drops must not stretch the grid
                     frame = batch.drop_nulls([self.label, self.score]) if self.drop_nulls else batch
-                    # as the count reads them: integers beyond 2^53 rounded down (floats_below)
-                    s = pl.Series(floats_below(frame.get_column(self.score)))
+                    # as the count reads them: integers beyond 2^53 rounded down (floats_below); a
+                    # float column cast, not copied through numpy
+                    s = frame.get_column(self.score)
+                    s = pl.Series(floats_below(s)) if rounds_down(s.dtype) else s.cast(pl.Float64)
                     s = s.filter(s.is_finite())
                     if len(s):
                         lo, hi = min(lo, s.min()), max(hi, s.max())  # type: ignore[type-var]
                     labels = frame.get_column(self.label).drop_nulls()
-                    if labels.dtype.is_float() or isinstance(labels.dtype, pl.Decimal):
-                        # whole-valued floats and Decimals are the integers they hold, as the count reads them
-                        try:
-                            labels = as_integers(labels, "label")
-                        except InvalidLabelError as exc:
-                            raise InvalidLabelError(in_part(part.name, str(exc))) from None
+                    try:  # whole floats and Decimals are the integers they hold, as the count reads them
+                        labels = as_integers(labels, "label")
+                    except InvalidLabelError as exc:
+                        raise InvalidLabelError(in_part(part.name, str(exc))) from None
                     if len(labels):
                         # one source's labels are of one kind: 1 and "1" sort and match nothing
                         mine = (class_kind(labels.dtype), str(labels.dtype))
