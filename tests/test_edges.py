@@ -309,6 +309,35 @@ def test_sweep_refuses_an_output_larger_than_memory_before_allocating(monkeypatc
     assert be.sweep(frame, by="run", score="score", thresholds=101, measures=measures).equals(out)
 
 
+def test_sweep_refuses_a_count_and_one_groups_output_before_making_its_grid(monkeypatch):
+    # 3 groups × 2e8 thresholds passed the histogram's check, built a 1.6 GB grid and filled a 14 GB
+    # histogram for 20-30 s before the output's check refused: both are alive at once, and every
+    # group with a finite score writes at least its own rows
+    frame = _binary_frame()
+    one_group = 101 * 8 * (6 + 1 + 8)  # n, threshold, four cells, the key and the eight default measures
+    needed = 4 * (101 + 1) * 2 * 12 + one_group
+    monkeypatch.setattr(memory, "available_bytes", lambda: needed - 1)
+
+    def no_grid(*args, **kwargs):
+        raise AssertionError("the grid was made before the output's floor was checked")
+
+    monkeypatch.setattr(np, "linspace", no_grid)
+    message = (
+        r"^the sweep of 4 groups × 101 thresholds \(its count and one group's rows\) needs "
+        + re.escape(memory.format_bytes(needed))
+    )
+    with pytest.raises(be.MemoryBudgetError, match=message):
+        be.sweep(frame, by="run", score="score", thresholds=101)
+    monkeypatch.undo()
+    monkeypatch.setattr(memory, "available_bytes", lambda: needed)
+    with pytest.raises(be.MemoryBudgetError, match=r"^the sweep of 4 groups × 101 thresholds needs"):
+        be.sweep(frame, by="run", score="score", thresholds=101)  # four groups' rows do not fit
+    # scores all equal give one threshold whatever the count: no floor of 101 rows
+    monkeypatch.setattr(memory, "available_bytes", lambda: 10**9)
+    flat = frame.with_columns(score=pl.lit(0.5))
+    assert be.sweep(flat, by="run", score="score", thresholds=10**6, measures=[]).height == 4
+
+
 def test_a_streamed_sweep_refuses_its_whole_output_before_measuring_it(monkeypatch):
     # each part's counts were guarded, the measures of the merged parts not: they are 15 columns a row
     # where a part's counts are 11

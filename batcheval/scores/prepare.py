@@ -47,6 +47,7 @@ __all__ = [
     "check_within_classes",
     "checked_labels",
     "floats_below",
+    "grid_floor",
     "prepare_scores",
     "rounds_down",
     "threshold_grid",
@@ -432,12 +433,7 @@ def threshold_grid(
         # the histogram's own check, before linspace: thresholds=10**9 built 16 GB of grid first
         if scored.space is not None:
             check_histogram(scored.space.size, int(thresholds))
-        if score_range is not None:
-            lo, hi = _score_range(score_range)
-        elif scored.score_min <= scored.score_max:
-            lo, hi = scored.score_min, scored.score_max
-        else:
-            lo, hi = 0.0, 1.0
+        lo, hi = _grid_span(scored, score_range)
         if np.isfinite(hi - lo):
             grid = np.linspace(lo, hi, int(thresholds))
             if np.any(grid[1:] < grid[:-1]):
@@ -457,6 +453,37 @@ def threshold_grid(
             grid[-1] = hi
         return _distinct(np.sort(grid)), False
     return np.unique(_threshold_list(thresholds)), False
+
+
+def _grid_span(scored: Scored, score_range: tuple[float, float] | None) -> tuple[float, float]:
+    """The lowest and highest threshold of a count's grid: ``score_range=``, else the finite scores'."""
+    if score_range is not None:
+        return _score_range(score_range)
+    if scored.score_min <= scored.score_max:
+        return scored.score_min, scored.score_max
+    return 0.0, 1.0
+
+
+def grid_floor(
+    scored: Scored, thresholds: int | Sequence[float], score_range: tuple[float, float] | None
+) -> int:
+    """How many thresholds :func:`threshold_grid` surely gives, known before it builds them.
+
+    A count T gives T distinct values where its step is wider than the rounding of linspace (a
+    few ulps of the span's largest magnitude), else at least one; a list is built already.
+
+    Examples
+    --------
+    >>> scored = Scored([], None, None, 0, None, None, 0.5, 0.5, (0, 1))  # every score 0.5
+    >>> grid_floor(scored, 3, None), grid_floor(scored, 3, (0.0, 1.0)), grid_floor(scored, [0.2, 0.4], None)
+    (1, 3, 2)
+    """
+    if not isinstance(thresholds, int | np.integer):
+        return len(thresholds)
+    t = int(thresholds)
+    lo, hi = _grid_span(scored, score_range)
+    step = (hi - lo) / max(t - 1, 1)
+    return t if t == 1 or step > 4 * np.spacing(max(abs(lo), abs(hi))) else 1
 
 
 def check_histogram(groups: int, thresholds: int) -> None:
