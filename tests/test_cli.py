@@ -390,6 +390,31 @@ def test_a_glob_with_a_file_whose_key_is_all_null_reads_its_rows_as_a_group_of_n
     )
 
 
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_a_glob_with_a_csv_whose_key_has_no_value_reads_its_rows_as_a_group_of_nulls(tmp_path, order):
+    # polars reads such a column as String: "key column 'fold' is String in 'p1.csv' but Int64 in 'p0.csv'"
+    frames = [
+        pl.DataFrame(
+            {"run": [0, 1, 0, 1], "fold": [0, 0, 1, 1], "label": [0, 1, 1, 0], "prediction": [0, 1, 0, 0]}
+        ),
+        pl.DataFrame({"run": [0, 1], "fold": [None, None], "label": [1, 1], "prediction": [1, 0]}),
+    ]
+    ordered = [frames[i] for i in order]
+    for i, frame in enumerate(ordered):
+        frame.write_csv(tmp_path / f"p{i}.csv")
+    out = tmp_path / "out.ipc"
+    proc = run_cli("evaluate", str(tmp_path / "p*.csv"), "--by", "run,fold", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    expected = be.evaluate(pl.concat(ordered, how="vertical_relaxed"), by=["run", "fold"])
+    assert pl.read_ipc(out).equals(expected)
+    assert expected.filter(pl.col("fold").is_null())["n"].to_list() == [1, 1]
+    # a file whose fold holds a string is still refused beside the Int64 one
+    frames[0].with_columns(fold=pl.lit("x")).write_csv(tmp_path / "p2.csv")
+    proc = run_cli("evaluate", str(tmp_path / "p*.csv"), "--by", "run,fold")
+    assert proc.returncode == 2
+    assert f"key column 'fold' is String in {str(tmp_path / 'p2.csv')!r} but Int64 in" in proc.stderr
+
+
 @pytest.mark.parametrize("ext", ["csv", "json", "ipc"])
 def test_every_output_format_round_trips(files, tmp_path, ext):
     root, df = files

@@ -514,6 +514,33 @@ def test_a_part_whose_key_is_all_null_counts_beside_parts_where_it_is_typed(tmp_
         )
 
 
+@pytest.mark.parametrize("order", [(0, 1), (1, 0), (1, 0, 1)])
+def test_a_csv_whose_key_has_no_value_counts_beside_files_where_it_is_typed(tmp_path, order):
+    # polars reads a csv column with no value as String, not Null: "key column 'fold' is String, not
+    # Int64 as in the parts before it", where one frame makes its rows a group of null folds
+    frames = [_folds(pl.Int64), _ALL_NULL_FOLD.with_columns(score=pl.Series([0.6, 0.2]))]
+    ordered = [frames[i] for i in order]
+    paths = [str(tmp_path / f"p{i}.csv") for i in range(len(ordered))]
+    for frame, path in zip(ordered, paths, strict=True):
+        frame.write_csv(path)
+    assert pl.read_csv(paths[order.index(1)]).schema["fold"] == pl.String
+    memory = pl.concat(ordered, how="vertical_relaxed")
+    by = ["run", "fold"]
+    expected = be.evaluate(memory, by=by)
+    assert expected.schema["fold"] == pl.Int64
+    assert expected.filter(pl.col("fold").is_null())["n"].to_list() == [order.count(1)] * 2
+    assert be.evaluate(paths, by=by).equals(expected)
+    assert be.evaluate(paths, by=by, batch_rows=1).equals(expected)
+    for thresholds in (3, [0.5]):
+        assert be.sweep(paths, by=by, thresholds=thresholds).equals(
+            be.sweep(memory, by=by, thresholds=thresholds)
+        )
+    # a csv whose key holds a string beside them is still refused
+    frames[0].with_columns(pl.col("fold").cast(pl.String) + "x").write_csv(tmp_path / "z.csv")
+    with pytest.raises(SourceError, match="key column 'fold' is String, not Int64"):
+        be.evaluate([*paths, str(tmp_path / "z.csv")], by=by)
+
+
 def test_a_part_of_another_key_type_after_an_all_null_one_is_named(tmp_path):
     paths = [str(tmp_path / f"p{i}.parquet") for i in range(3)]
     for frame, path in zip([_ALL_NULL_FOLD, _folds(pl.String), _folds(pl.Int64)], paths, strict=True):

@@ -181,6 +181,27 @@ def test_a_key_column_of_nulls_only_merges_either_way():
         n + a + strings
 
 
+def test_a_key_column_all_null_of_another_dtype_merges_as_one_of_the_null_dtype():
+    # a String column of nulls only (a csv's empty column) was refused: "'run' is Int64 in one table
+    # and String in another"; its rows hold no value a cast could merge or split
+    a = CT.from_frame(pl.DataFrame({"run": [1, 2], "label": [0, 1], "prediction": [0, 1]}), by="run")
+    n = CT.from_frame(pl.DataFrame({"run": [None, None], "label": [0, 1], "prediction": [0, 1]}), by="run")
+    empty = pl.Series([None, None], dtype=pl.String)
+    s = CT.from_frame(pl.DataFrame({"run": empty, "label": [0, 1], "prediction": [0, 1]}), by="run")
+    assert s.keys.schema["run"] == pl.String
+    expected = a + n
+    for merged in (a + s, s + a, CT.merge(s, n, a), sum([s, a, n])):
+        assert merged.keys.schema["run"] == pl.Int64
+        assert merged.keys["run"].to_list() == [1, 2, None]
+    assert (s + a).counts[2].tolist() == expected.counts[2].tolist() == [[1, 0], [0, 1]]
+    assert CT.merge(s, n, a).counts[2].tolist() == [[2, 0], [0, 2]]
+    assert (s + n).keys.schema["run"] == pl.String  # no value anywhere: the type it was given
+    strings = CT.from_frame(pl.DataFrame({"run": ["x"], "label": [0], "prediction": [1]}), by="run")
+    assert (s + strings).keys["run"].to_list() == ["x", None]
+    with pytest.raises(be.MergeError, match="key columns have different types"):
+        s + a + strings
+
+
 def test_integer_keys_of_different_widths_merge_as_the_widest_and_other_types_are_named_in_one_line():
     # Int32 + Int64 keys raised polars' own MergeError text ("type Int32 is incompatible with expected
     # type Int64" and a context stack over lines), where the streamed engine widens them

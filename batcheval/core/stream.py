@@ -21,7 +21,7 @@ import polars as pl
 from ..errors import BatchevalError, ColumnNotFoundError, InvalidArgumentError, MergeError, SourceError, warn
 from ..io.frames import check_roles, integers_combine, widened
 from ..io.sources import DEFAULT_BATCH_ROWS, Part, open_parts
-from .table import ContingencyTable
+from .table import ContingencyTable, key_types
 
 __all__ = [
     "Positions",
@@ -293,7 +293,7 @@ def class_kind(dtype: pl.DataType) -> str:
 def check_types(name: str, table: ContingencyTable, before: PartTypes | None) -> PartTypes:
     """Key types and the kind of class values must agree across parts; a part that
     disagrees is named ``name`` (and with ``on_error="skip"``, skipped)."""
-    mine = PartTypes(table.keys.schema, class_kind(table.classes.dtype))
+    mine = PartTypes(key_types(table.keys), class_kind(table.classes.dtype))
     return check_part_types(name, mine, before, str(table.classes.dtype))
 
 

@@ -58,6 +58,7 @@ from .encode import (
 __all__ = [
     "ContingencyTable",
     "drop_null_rows",
+    "key_types",
     "one_vs_rest",
     "sum_axes",
 ]
@@ -1193,22 +1194,45 @@ def _check_group_totals(counts: np.ndarray, keys: pl.DataFrame) -> None:
         raise CountOverflowError(f"group {g}{where} holds {total} examples, beyond the int64 range")
 
 
+def key_types(keys: pl.DataFrame) -> pl.Schema:
+    """The types the key columns of ``keys`` show: a column whose rows are all null shows none
+    (``pl.Null``) whatever its dtype, and so merges with a column of any type. A csv's all-empty
+    column reads as String, and beside a file of Int64 runs it was refused as a String key.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> key_types(pl.DataFrame({"run": pl.Series([None, None], dtype=pl.String), "fold": [0, 1]}))
+    Schema([('run', Null), ('fold', Int64)])
+    """
+    height = keys.height
+    return pl.Schema({
+        name: pl.Null if height and column.null_count() == height else column.dtype
+        for name, column in zip(keys.columns, keys.get_columns(), strict=True)
+    })  # fmt: skip
+
+
 def _typed_null_keys(keys: list[pl.DataFrame]) -> list[pl.DataFrame]:
-    """Key frames with a key column of the Null dtype (its rows all null) cast to that column's
-    type in the other frames: polars stacks such a column after a typed one, not before it, so
-    ``a + n`` merged and ``n + a`` did not."""
-    typed = {}
-    for frame in keys:
-        for name, dtype in frame.schema.items():
+    """Key frames with a key column all null (:func:`key_types`) cast to that column's type in the
+    frames where it holds a value, else to its first declared type: polars stacks a Null column
+    after a typed one, not before it, so ``a + n`` merged and ``n + a`` did not."""
+    shown = [key_types(frame) for frame in keys]
+    typed: dict[str, pl.DataType] = {}
+    for schema in shown:
+        for name, dtype in schema.items():
+            if dtype != pl.Null:
+                typed.setdefault(name, dtype)
+    for frame in keys:  # a column all null everywhere keeps the type it was given (String and
+        for name, dtype in frame.schema.items():  # Int64 both all null: the first)
             if dtype != pl.Null:
                 typed.setdefault(name, dtype)
     return [
         frame.with_columns(
             pl.col(name).cast(typed[name])
-            for name, dtype in frame.schema.items()
-            if dtype == pl.Null and name in typed
+            for name, dtype in schema.items()
+            if dtype == pl.Null and name in typed and frame.schema[name] != typed[name]
         )
-        for frame in keys
+        for frame, schema in zip(keys, shown, strict=True)
     ]
 
 

@@ -105,6 +105,7 @@ def _read_many(reader: Any, source: list[str], text: str, keys: Sequence[str] = 
     schemas = [_schema(frame, f) for frame, f in zip(frames, source, strict=True)]
     # a file with no rows adds nothing (a header-only csv reads every column as String)
     keep = [i for i, (frame, f) in enumerate(zip(frames, source, strict=True)) if _has_rows(frame, f)] or [0]
+    schemas = _valueless_strings_as_null(frames, schemas, keep, source)
     first = source[keep[0]]
     # each column's type, and the file it is read from: the first whose column is not all null
     seen = {c: (dtype, first) for c, dtype in schemas[keep[0]].items()}
@@ -124,6 +125,30 @@ def _read_many(reader: Any, source: list[str], text: str, keys: Sequence[str] = 
         ],
         how="vertical_relaxed",
     )
+
+
+def _valueless_strings_as_null(
+    frames: list[pl.LazyFrame], schemas: list[pl.Schema], keep: list[int], source: list[str]
+) -> list[pl.Schema]:
+    """``schemas`` with a String column that holds no value in its file typed Null, where the column
+    has another type in some other file: polars reads a csv column with no value at all as String,
+    and it was refused beside integer keys, where one frame (or the API's streamed files) makes
+    its rows a group of their own. Only such columns are read, once per file."""
+    schemas = list(schemas)
+    for col in schemas[keep[0]]:
+        types = {schemas[i].get(col) for i in keep}
+        if pl.String not in types or len(types - {pl.Null}) < 2:
+            continue
+        for i in keep:
+            if schemas[i].get(col) != pl.String:
+                continue
+            try:
+                empty = frames[i].select(pl.col(col).is_null().all()).collect().item()
+            except (pl.exceptions.PolarsError, OSError) as exc:
+                raise _cannot_read(source[i], exc) from exc
+            if empty:
+                schemas[i] = pl.Schema({**schemas[i], col: pl.Null})
+    return schemas
 
 
 def _unsigned_as_int64(

@@ -24,7 +24,7 @@ from ..core.engine import check_engine
 from ..core.memory import check_allocation
 from ..core.pooling import check_mean_weights, pooled_measures
 from ..core.stream import PartTypes, Positions, check_part_types, class_kind, reduce_parts
-from ..core.table import ContingencyTable
+from ..core.table import ContingencyTable, key_types
 from ..errors import (
     BatchevalError,
     ColumnNotFoundError,
@@ -631,7 +631,13 @@ class _Stream:
                             raise SourceError(in_part(part.name, self._kinds_differ(mine[1], kind[1])))
                         kind = mine
                         values |= set(labels.unique().to_list())
-                    keys = frame.select(self.by).schema
+                    # a key all null in every batch so far shows no type (csv reads it as String)
+                    shown = key_types(frame.select(self.by))
+                    keys = (
+                        shown
+                        if keys is None
+                        else pl.Schema({n: shown[n] if t == pl.Null else t for n, t in keys.items()})
+                    )
             except (SourceError, ColumnNotFoundError, InvalidScoreError) as exc:
                 out.append(_PartScan(part.name, lo, hi, values, None, None, exc))
                 continue
