@@ -680,3 +680,39 @@ def test_the_plot_modules_named_in_the_docs_import_as_written():
     old = "import batcheval.plot.forest as forest"
     done = subprocess.run([sys.executable, "-c", old], capture_output=True, text=True, check=False)
     assert done.returncode != 0 and "ImportError" in done.stderr
+
+
+_LONG_TITLE = (
+    "ROC of the gradient-boosted classifier sweep on the held-out validation split of the 2026 benchmark "
+    "with class weighting enabled and the learning rate decayed over 400 rounds of boosting, seeds 0-9"
+)
+
+
+def test_a_long_title_is_wrapped_within_the_axes_with_every_word_kept(tmp_path):
+    # it ran off both sides: fig.savefig cut it, path= saved a figure twice as wide around it
+    board = be.leaderboard(_runs(3).with_columns(prediction=(pl.col("score") > 1).cast(pl.Int64)), run="run")
+    drawings = {
+        "roc": lambda title: be.plot(be.curves(_runs(3), by="run", kind="roc"), title=title),
+        "bird": lambda title: be.plot(be.curves(_runs(3), by="run", kind="bird"), title=title),
+        "forest": lambda title: be.plot(board, title=title),
+        "cd": lambda title: be.plot(_ranks(5), title=title),
+    }
+    for chart, draw in drawings.items():
+        fig = draw(_LONG_TITLE)
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        title = ax.get_title()
+        assert title.count("\n") >= 1, chart
+        # the user's words, in order, on lines no wider than the axes (a chart's own subtitle follows)
+        assert " ".join(title.split("\n")).startswith(_LONG_TITLE), chart
+        assert ax.title.get_window_extent(renderer).width <= ax.get_window_extent(renderer).width + 1, chart
+        assert _inside(fig, ax.title), chart
+        assert draw("a short title").axes[0].get_title().split("\n")[0] == "a short title", chart
+    # saved with path=: no wider than the same chart with a short title
+    wide, short = tmp_path / "wide.png", tmp_path / "short.png"
+    be.plot(be.curves(_runs(3), by="run", kind="roc"), title=_LONG_TITLE, path=wide)
+    be.plot(be.curves(_runs(3), by="run", kind="roc"), title="a short title", path=short)
+    import matplotlib.image as mpimg
+
+    assert mpimg.imread(wide).shape[1] <= mpimg.imread(short).shape[1] + 2

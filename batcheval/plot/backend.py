@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ __all__ = [
     "pyplot",
     "shorten",
     "shorten_apart",
+    "wrap_title",
 ]
 
 MAX_LABEL = 60  # characters of a name in a legend or on an axis; longer names keep their two ends
@@ -203,6 +205,31 @@ def _cut_around_difference(name: str, most: int, names: list[str]) -> str:
     right = min(len(name) - end, room - left)
     lo, hi = start - left, end + right
     return ("…" if lo > 0 else "") + name[lo:hi] + ("…" if hi < len(name) else "")
+
+
+def wrap_title(ax: Any) -> None:
+    """Break each line of the axes' title that is wider than the axes into lines that are not.
+
+    A long ``title=`` ran off both sides of the figure (``fig.savefig`` cut it; ``path=``, which
+    saves the tight box, drew a figure twice as wide around it). Lines are broken at spaces, a word
+    wider than the axes within itself; the chart's own subtitles are lines of their own.
+    """
+    title = ax.title
+    text = title.get_text()
+    if not text:
+        return
+    renderer = ax.figure.canvas.get_renderer()
+    room = ax.get_window_extent(renderer).width
+    lines = []
+    for line in text.split("\n"):
+        title.set_text(line)
+        width = title.get_window_extent(renderer).width
+        if width <= room or len(line) < 2:
+            lines.append(line)
+            continue
+        chars = max(8, int(len(line) * room / width))  # the line's own mean character width
+        lines.extend(textwrap.wrap(line, chars, break_on_hyphens=False))
+    title.set_text("\n".join(lines))
 
 
 def fit_legend(ax: Any, legend: Any) -> None:

@@ -15,7 +15,16 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..inference.ranks import RankResult, is_rank_result
-from .backend import MAX_LABEL, check_axes, check_path, check_title, literal, pyplot, shorten_apart
+from .backend import (
+    MAX_LABEL,
+    check_axes,
+    check_path,
+    check_title,
+    literal,
+    pyplot,
+    shorten_apart,
+    wrap_title,
+)
 
 __all__ = ["cliques", "plot_cd", "rank_ticks"]
 
@@ -191,6 +200,7 @@ def plot_cd(
         title or f"{k} methods{shown_text}, {result.n_datasets} datasets; Nemenyi CD at α = {result.alpha:g}",
         fontsize=10,
     )
+    wrap_title(ax)
     _fit_texts(fig, ax, (lo, hi), own, labels)
     if path is not None:
         fig.savefig(path, dpi=120, bbox_inches="tight")

@@ -24,6 +24,7 @@ from .backend import (
     literal,
     pyplot,
     shorten_apart,
+    wrap_title,
 )
 from .cd import plot_cd
 from .forest import plot_leaderboard
@@ -492,6 +493,7 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     ax.set_xlabel(axis_name(x_label))
     ax.set_ylabel(axis_name(y_label))
     ax.set_title((title or _TITLES[chart]) + subtitle, fontsize="medium")
+    wrap_title(ax)
     ax.grid(True, color="0.93")
     # outside the axes, so that no curve is hidden under it; two columns keep 40 lines within its height
     entries = len(ax.get_legend_handles_labels()[0])

@@ -20,6 +20,7 @@ from .backend import (
     percent,
     pyplot,
     shorten,
+    wrap_title,
 )
 
 __all__ = ["plot_leaderboard"]
@@ -153,6 +154,7 @@ def plot_leaderboard(
     ax.set_title(
         title or f"{measure}: top {len(rows)} of {board.height} runs{level_text}\n{how}", fontsize="medium"
     )
+    wrap_title(ax)
     ax.grid(True, axis="x", color="0.93")
     if keys:
         ax.set_ylabel(literal(", ".join(keys)))
