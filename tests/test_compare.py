@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -107,6 +108,25 @@ def test_five_by_two_matches_dietterich_reference():
         assert row["t"] == pytest.approx(t, rel=1e-12)
         assert row["p_value"] == pytest.approx(p, rel=1e-10)
         assert row["df"] == 5
+
+
+@pytest.mark.parametrize(
+    "shifts", [[0.1, -0.2, 0.05, -0.1, 0.3], [0.1, 0.1, 0.1, 0.1, 0.2], [0.0, 0.1, -0.1, 0.2, 0.05]]
+)
+def test_five_by_two_with_no_spread_within_repeats_takes_the_exact_sign_flip_test(shifts):
+    # each repeat's two differences equal: s² = 0 in every repeat, t = ±inf (or 0/0) and p = 0,
+    # where the corrected t gives 0.88; now the exact sign-flip test of the ten differences
+    rows = [("a", i, j, 0.7 + 0.01 * j + 0.02 * i) for i in range(5) for j in range(2)]
+    rows += [("b", i, j, 0.7 + 0.01 * j + 0.02 * i + shifts[i]) for i in range(5) for j in range(2)]
+    df = pl.DataFrame(rows, schema=["run", "repeat", "fold", "accuracy"], orient="row")
+    out = be.compare(df, repeat="repeat", measure="accuracy", reference="a", test="5x2cv").row(0, named=True)
+    d = np.repeat(shifts, 2)
+    reaching = sum(
+        abs(np.dot(signs, d)) >= abs(d.sum()) - 1e-12 for signs in itertools.product([1, -1], repeat=10)
+    )
+    assert out["se"] == 0 and np.isnan(out["t"])
+    assert out["p_value"] == pytest.approx(reaching / 2**10, abs=1e-15)
+    assert out["p_value"] >= 2 / 2**10
 
 
 def test_five_by_two_rejects_other_layouts():

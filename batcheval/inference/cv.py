@@ -55,6 +55,9 @@ Differences with no spread (``sd_diff`` within one ``eps·max|value|``: rounding
 for a t-test to divide by: identical runs get ``t = 0`` and ``p_value = 1``, and a constant nonzero
 difference ``se = 0``, ``t = ±inf`` and the exact sign test's ``p_value = 2^(1 − J)`` (every fold
 agrees; with J = 5 that is 0.0625, not 0); under ``test="bayes"`` the posterior sits on the mean.
+Under ``test="5x2cv"``, differences that vary while each repeat's two are equal leave Dietterich's
+t nothing to divide by (it pools the spread within repeats): ``se = 0``, ``t`` NaN, and the exact
+sign-flip test of the J differences' mean gives ``p_value`` (it was 0).
 
 Two-sided p-values of the t-tests get a Holm-adjusted column (``p_holm``, over the rows of the
 result); the Bayesian test reports posterior probabilities, which need no multiplicity correction.
@@ -804,5 +807,43 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
             # a constant difference: the exact sign test's p, all J signs alike (the smallest p of
             # any test of J folds' signs or ranks), not a t-test's 0; identical runs: 1
             p = np.where(flat, min(1.0, 2.0 * 0.5**j), p)
+            if test == "5x2cv":
+                # each repeat's two differences equal (s² = 0) while the J differences are not:
+                # Dietterich's t divides by 0 (t = ±inf and p = 0 for repeats shifted by 0.1,
+                # −0.2, 0.05, −0.1 and 0.3, where the corrected t gives 0.88); the exact
+                # sign-flip test of the J differences' mean instead, as a constant one takes its
+                # own. A rounding-level s² is that rounding, as for the flat rows.
+                unspread = ~flat & (se <= np.finfo(float).eps * np.maximum(bound, np.abs(d).max(axis=1)))
+                if unspread.any():
+                    p = np.where(unspread, 1.0, p)
+                    p[unspread] = sign_flip_mean_p(d[unspread])
+                    t = np.where(unspread, np.nan, t)
+                    out["t"][lo:hi] = t
             out["p_value"][lo:hi] = np.where(same, 1.0, p)
     return out
+
+
+def sign_flip_mean_p(d: np.ndarray) -> np.ndarray:
+    """Two-sided p-value of the exact sign-flip (paired randomisation) test of each row's mean
+    difference: the share of the ``2^J`` sign patterns whose ``|Σ ± d|`` reaches the observed
+    ``|Σ d|`` (within rounding). J of at most 20 (the 5x2cv's 10).
+
+    Examples
+    --------
+    Ten differences of one sign: only the observed and the fully flipped pattern reach it.
+
+    >>> sign_flip_mean_p(np.full((1, 10), 0.1)).tolist() == [2 / 2**10]
+    True
+    >>> d = np.repeat([0.1, -0.2, 0.05, -0.1, 0.3], 2)[None, :]  # each repeat's two differences equal
+    >>> sign_flip_mean_p(d).round(4).tolist()
+    [0.666]
+    """
+    d = np.asarray(d, dtype=np.float64)
+    j = d.shape[1]
+    if j > 20:  # pragma: no cover - the callers' J is 10
+        raise InvalidArgumentError(f"the exact sign-flip test enumerates 2^J patterns; J = {j} is over 20")
+    signs = 1.0 - 2.0 * ((np.arange(2**j)[:, None] >> np.arange(j)[None, :]) & 1)
+    sums = np.abs(d @ signs.T)  # [rows, 2^J]
+    observed = np.abs(d.sum(axis=1))
+    tolerance = 1e-9 * np.abs(d).sum(axis=1)
+    return (sums >= (observed - tolerance)[:, None]).mean(axis=1)
