@@ -740,3 +740,98 @@ def test_float_counts_of_any_width_raise_no_numpy_warning(dtype):
         warnings.simplefilter("error")
         got = be.measures.compute(counts, ["informedness"])["informedness"]
     assert got.tolist() == [2 / 2 - 1 / 4]  # tpr 2/2, fpr 1/4
+
+
+_TABLES = np.array([[[5, 1], [2, 7]], [[3, 3], [3, 3]]])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda positive: be.measures.compute(_TABLES, ["recall"], positive=positive),
+        lambda positive: be.intervals.intervals(_TABLES, ["recall"], positive=positive),
+        lambda positive: be.intervals.standard_errors(_TABLES, ["recall"], positive=positive),
+    ],
+)
+@pytest.mark.parametrize("positive", [True, False, 1.0, np.True_, "1", 2])
+def test_count_functions_refuse_a_positive_that_is_no_class_index(call, positive):
+    # True and 1.0 passed `positive in (0, 1)`; numpy read True as a mask: intervals and standard
+    # errors of shape (2, 2, 2, 2) and no meaning, compute a numba TypingError or an IndexError
+    with pytest.raises(be.InvalidArgumentError, match=r"^positive must be class index 0 or 1, got "):
+        call(positive)
+
+
+def test_count_functions_take_numpy_integer_indices_and_one_measure_name():
+    tp, fn = _TABLES[:, 0, 0], _TABLES[:, 0, 1]  # class 0 as the positive one
+    recall = tp / (tp + fn)
+    assert be.measures.compute(_TABLES, ["recall"], positive=np.int64(0))["recall"] == pytest.approx(recall)
+    se = be.intervals.standard_errors(_TABLES, "recall", positive=np.int32(0))["recall"]
+    assert se == pytest.approx(np.sqrt(recall * (1 - recall) / (tp + fn)))
+
+
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        (_TABLES + 0.9, "counts must hold whole numbers, got 5.9 (group 0)"),
+        (-_TABLES, "counts must be non-negative, got "),
+        (_TABLES[0], "counts must have shape (G, K, K), got (2, 2)"),
+    ],
+)
+def test_chance_interval_and_standard_errors_check_their_counts_as_intervals_does(counts, message):
+    # fractions were truncated without a word, negative counts gave NaN with numpy's warning, and
+    # one table an IndexError or an einsum ValueError
+    for call in (
+        lambda: be.intervals.chance_interval(counts, "informedness"),
+        lambda: be.intervals.standard_errors(counts, ["informedness"]),
+        lambda: be.intervals.intervals(counts, ["informedness"]),
+    ):
+        with pytest.raises(be.InvalidArgumentError, match=f"^{re.escape(message)}"):
+            call()
+
+
+def _three_runs() -> pl.DataFrame:
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 40)
+    return pl.concat(
+        pl.DataFrame(
+            {
+                "run": [r] * 40,
+                "example": np.arange(40),
+                "dataset": ["d"] * 40,
+                "passage": np.arange(40) // 4,
+                "label": y,
+                "prediction": np.where(rng.random(40) < 0.8, y, 1 - y),
+            }
+        )
+        for r in range(3)
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"cluster": "run"}, "cluster='run' names only keys of run='run', so each run holds one cluster"),
+        ({"example": "run"}, "example='run' names only keys of run='run', so each run holds one example"),
+        ({"example": ["run", "example"]}, "example=['run', 'example'] includes the run key ['run'], so no"),
+    ],
+)
+def test_leaderboard_refuses_examples_or_clusters_named_by_the_run_keys(kwargs, message):
+    # every interval, p-value and test was NaN and every run in the best set, without a word
+    with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}"):
+        be.leaderboard(_three_runs(), run="run", **kwargs)
+
+
+def test_a_cluster_column_constant_within_groups_is_named_in_a_warning():
+    df = _three_runs()
+    message = "cluster='dataset' puts each group's rows in one cluster"
+    with pytest.warns(be.BatchevalWarning, match=re.escape(message)):
+        board = be.leaderboard(df, run="run", example="example", cluster="dataset")
+    assert board["p_vs_leader"].drop_nulls().is_nan().all()
+    with pytest.warns(be.BatchevalWarning, match=re.escape(message)):
+        out = be.evaluate(df, by="run", cluster="dataset", ci=0.95)
+    assert out["informedness_ci_low"].is_nan().all()
+    with warnings.catch_warnings():  # ten passages a run: no warning, defined intervals
+        warnings.simplefilter("error")
+        out = be.evaluate(df, by="run", cluster="passage", ci=0.95)
+        be.leaderboard(df, run="run", example="example", cluster="passage")
+    assert not out["informedness_ci_low"].is_nan().any()

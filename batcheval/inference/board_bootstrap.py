@@ -147,7 +147,7 @@ def unpaired_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray:
     [0.01273]
     """
     counts = np.asarray(counts)
-    se = _intervals.standard_errors(counts, [measure], positive=pos, adjusted=True)[measure]
+    se = _intervals.table_standard_errors(counts, [measure], pos, adjusted=True)[measure]
     if measure in _intervals.DELTA_MEASURES and _intervals.pseudo_count(counts.shape[1]) == 1.0:
         # two classes: the adjusted variance is the smoothed one, where the measure is defined
         var = se * se

@@ -164,6 +164,7 @@ __all__ = [
     "rows_per_example",
     "select_clustered",
     "warn_independent_rows",
+    "warn_one_cluster",
     "wilson_z",
 ]
 
@@ -391,6 +392,32 @@ def warn_independent_rows(pool: Sequence[str]) -> None:
             f"pool={repeating} pools groups that may repeat the same examples (seeds, replicates); "
             "the intervals and p-values treat every row as independent. Pass example= (the column "
             "that identifies an example) to count each example as one cluster"
+        )
+
+
+def warn_one_cluster(cells: ClusterCells, what: str, given: Any) -> None:
+    """Warn when every group that holds rows holds them in one cluster (``cluster=`` a column
+    constant within groups): one independent unit tests nothing, so every interval and p-value
+    is NaN, which came without a word. ``what=given`` is the argument, as the message names it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> groups, clusters = np.array([0, 1]), np.array([0, 0])  # two groups, one cluster each
+    >>> one = ClusterCells.from_dense(np.ones((2, 2, 2), dtype=np.int64), groups, clusters, 2)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_one_cluster(one, "cluster", "dataset")
+    >>> str(caught[0].message)[:60]
+    "cluster='dataset' puts each group's rows in one cluster: one"
+    """
+    sizes = cells.clusters_per_group
+    held = sizes[sizes > 0]
+    if len(held) and (held < 2).all():
+        warn(
+            f"{what}={given!r} puts each group's rows in one cluster: one independent unit tests "
+            "nothing, so every interval and clustered p-value is NaN; name the column that identifies "
+            f"the {what}s within a group"
         )
 
 

@@ -121,7 +121,7 @@ def unpaired_se(
         if flat.any():
             se[flat] = _bootstrap_se(np.asarray(counts)[flat] + 1, measure, n_boot, seed, pos)
         return se
-    return _intervals.standard_errors(counts, [measure], positive=pos, adjusted=True)[measure]
+    return _intervals.table_standard_errors(counts, [measure], pos, adjusted=True)[measure]
 
 
 def unpaired_centre(

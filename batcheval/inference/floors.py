@@ -106,7 +106,7 @@ def smoothed_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray 
     """
     if measure not in _intervals.interval_measures(np.shape(counts)[1], "wilson_delta"):
         return None
-    se = _intervals.standard_errors(np.asarray(counts) + 1, [measure], positive=pos)[measure]
+    se = _intervals.table_standard_errors(np.asarray(counts) + 1, [measure], pos)[measure]
     return se * se
 
 

@@ -260,7 +260,7 @@ from ..kernels import bootstrap as _boot
 from ..kernels import delta as _delta
 from ..kernels import score_diff as _score_diff
 from ..kernels.jit import readonly
-from ..measures.compute import as_counts, binary_cells, held_margins
+from ..measures.compute import as_counts, as_tables, binary_cells, held_margins, positive_index
 
 __all__ = [
     "ACCURACY_METHODS",
@@ -323,6 +323,7 @@ __all__ = [
     "smoothed_bootstrap",
     "smoothed_se",
     "standard_errors",
+    "table_standard_errors",
     "trial_cells",
     "two_sided_z",
     "wilson",
@@ -907,6 +908,22 @@ def standard_errors(
     >>> round(float(standard_errors(perfect, ["recall"], adjusted=True)["recall"][0]), 4)
     0.1323
     """
+    if isinstance(names, str):  # one measure, as intervals() reads it, not its letters
+        names = [names]
+    # checked as intervals() checks them: 5.9 read as 5, and -5 gave NaN with numpy's own warning
+    return table_standard_errors(as_tables(counts), names, positive_index(positive), adjusted)
+
+
+def table_standard_errors(
+    counts: np.ndarray, names: Sequence[str], positive: int = 1, adjusted: bool = False
+) -> dict[str, np.ndarray]:
+    """:func:`standard_errors` of tables the caller has checked (int64 counts, read as such).
+
+    Examples
+    --------
+    >>> round(float(table_standard_errors(np.array([[[40, 10], [20, 30]]]), ["recall"])["recall"][0]), 4)
+    0.0693
+    """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     _check_interval_names(names, counts.shape[1], "wilson_delta")
     out: dict[str, np.ndarray] = {}
@@ -1343,10 +1360,8 @@ def intervals(
         )
     if binary not in BINARY_CHANCE_METHODS:
         raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
-    counts = np.asarray(counts)
-    if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
-        raise InvalidArgumentError(f"counts must have shape (G, K, K), got {counts.shape}")
-    counts = as_counts(counts)
+    counts = as_tables(counts)
+    positive = positive_index(positive)
     names = list(names)
     _check_interval_names(names, counts.shape[1], method)
     if method == "bootstrap":
@@ -1747,7 +1762,7 @@ def from_scores(
             sb = np.sqrt(r0 * r1 / (c0 * c1))
             sm = 1.0 / sb
         adj = {m: adjusted_se(t, m) for m in ("informedness", "markedness", name)}
-        plain = standard_errors(t, ["informedness", "markedness", name])
+        plain = table_standard_errors(t, ["informedness", "markedness", name])
         ratios = [se[name] / (0.5 * (sb * se["informedness"] + sm * se["markedness"])) for se in (adj, plain)]
         # a perfect (or inverted) table has plain standard errors of 0, up to rounding: no ratio
         ratios[1] = np.where((fp + fn > 0) & (tp + tn > 0), ratios[1], np.nan)
@@ -1803,7 +1818,8 @@ def chance_interval(
     _check_chance_measure(name, "chance_interval")
     if binary not in BINARY_CHANCE_METHODS:
         raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    # checked as intervals() checks them: 5.9 read as 5 and -5 gave NaN with numpy's own warning
+    counts = as_tables(counts)
     if counts.shape[1] > 2:
         present = present_classes(counts)
         k_present = np.count_nonzero(present, axis=1)

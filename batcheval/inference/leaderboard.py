@@ -478,6 +478,23 @@ def leaderboard(
     check_roles([*runs, *pools], label, prediction)
     for c, role in [*((c, "example") for c in examples), *((c, "cluster") for c in clusters)]:
         check_roles([], c, label, prediction, roles=(role, "label", "prediction"))
+    units, what = (clusters, "cluster") if clusters else (examples, "example")
+    if units and set(units) <= set(runs):
+        # each run then holds one cluster: every interval, p-value and test NaN, every run in the
+        # best set, without a word (evaluate refuses the same)
+        given = cluster if clusters else example
+        raise InvalidArgumentError(
+            f"{what}={given!r} names only keys of run={run!r}, so each run holds one {what}; name the "
+            f"column that identifies the {what}s within a run"
+        )
+    if examples and set(examples) & set(runs):
+        # an example of one run is then no example of another: no pair to compare
+        shared = [c for c in examples if c in runs]
+        raise InvalidArgumentError(
+            f"example={example!r} includes the run key{'s' if len(shared) > 1 else ''} {shared}, so no "
+            "example is shared by two runs and none can be paired; name the columns that identify an "
+            "example across runs"
+        )
     p_name = _significance_name(significance)
     outputs = ["rank", *_board_columns(measure, p_name, examples, adjacent)]
     check_free_names(runs, [*outputs, *_board_columns(asked, p_name, examples, adjacent)], "the board")
@@ -561,6 +578,10 @@ def leaderboard(
         _clustered.check_cluster_columns(df, examples, clusters)
         # the example ids inside clusters count the repeats of an example's rows (seeds that copy them)
         cells = _clustered.cluster_cells(df, runs, clusters, label, prediction, table, examples)
+        if cluster is not None:
+            _clustered.warn_one_cluster(cells, "cluster", cluster)
+        else:
+            _clustered.warn_one_cluster(cells, "example", example)
         examples = []  # a clustered board is compared through its clusters, not row pairs
     elif pools and not examples:
         _clustered.warn_independent_rows(pools)

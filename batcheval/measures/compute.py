@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -163,6 +164,49 @@ def check_totals(parts: Sequence[np.ndarray], name: str = "counts") -> None:
         )
 
 
+def as_tables(counts: Any) -> np.ndarray:
+    """``counts`` as checked int64 tables ``[G, K, K]`` (:func:`as_counts`), or an
+    :class:`~batcheval.errors.InvalidArgumentError` naming the shape.
+
+    Examples
+    --------
+    >>> as_tables([[[5, 1], [2, 7]]]).shape
+    (1, 2, 2)
+    >>> as_tables([[5, 1], [2, 7]])
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: counts must have shape (G, K, K), got (2, 2)
+    """
+    counts = np.asarray(counts)
+    if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
+        raise InvalidArgumentError(f"counts must have shape (G, K, K), got {counts.shape}")
+    return as_counts(counts)
+
+
+def positive_index(positive: Any) -> int:
+    """``positive=`` of the count functions: the index 0 or 1 of the positive class on the
+    counts' axes. True and 1.0 passed ``positive in (0, 1)``, and numpy read True as a mask:
+    ``intervals(counts, ["recall"], positive=True)`` gave (2, 2, 2, 2) arrays of no meaning.
+
+    Examples
+    --------
+    >>> positive_index(np.int64(0))
+    0
+    >>> positive_index(True)
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: positive must be class index 0 or 1, got True (here it is ...
+    """
+    if isinstance(positive, bool | np.bool_):
+        raise InvalidArgumentError(
+            f"positive must be class index 0 or 1, got {positive!r} (here it is the index of the class "
+            "on the counts' axes, not a class value; a table's measures() take a class value)"
+        )
+    if not isinstance(positive, int | np.integer) or positive not in (0, 1):
+        raise InvalidArgumentError(f"positive must be class index 0 or 1, got {positive!r}")
+    return int(positive)
+
+
 def binary_cells(counts: np.ndarray, positive: int = 1) -> tuple[np.ndarray, ...]:
     """``(tp, fp, fn, tn)`` of stacked 2×2 tables, with class index ``positive``.
 
@@ -185,8 +229,7 @@ def binary_cells(counts: np.ndarray, positive: int = 1) -> tuple[np.ndarray, ...
 
 def _cells(counts: np.ndarray, positive: int) -> tuple[np.ndarray, ...]:
     """:func:`binary_cells` of counts already checked."""
-    if positive not in (0, 1):
-        raise InvalidArgumentError(f"positive must be class index 0 or 1, got {positive!r}")
+    positive = positive_index(positive)
     # a writable copy of read-only counts (a table from a buffer): numba types read-only arrays
     # apart, and would compile the kernel a second time for them
     return _count.cells_2x2(np.require(counts, np.int64, ["C", "W"]), positive)
@@ -249,10 +292,8 @@ def compute(
     >>> [round(float(r[k][0]), 4) for k in r]
     [0.1985, 0.2168, 0.0336, 0.1903]
     """
-    counts = np.asarray(counts)
-    if counts.ndim != 3 or counts.shape[1] != counts.shape[2]:
-        raise InvalidArgumentError(f"counts must have shape (G, K, K), got {counts.shape}")
-    counts = as_counts(counts)
+    counts = as_tables(counts)
+    positive = positive_index(positive)
     if counts.shape[1] == 2 and cells is None:
         cells = _cells(counts, positive)
     return _compute(counts, cells, names, beta)
