@@ -835,3 +835,17 @@ def test_a_cluster_column_constant_within_groups_is_named_in_a_warning():
         out = be.evaluate(df, by="run", cluster="passage", ci=0.95)
         be.leaderboard(df, run="run", example="example", cluster="passage")
     assert not out["informedness_ci_low"].is_nan().any()
+
+
+def test_a_multiclass_auc_names_the_class_its_dropped_rows_held():
+    # "label column 'label' has 2 classes [1, 2] but the score lists hold 3" of a column of three
+    # classes: the only row of class 0 was dropped for its NaN score
+    df = pl.DataFrame({"label": [0, 1, 2, 1], "p": [[0.1, np.nan, 0.7], [0.5, 0.4, 0.1], [0.2, 0.3, 0.5],
+                                                    [0.1, 0.8, 0.1]]})  # fmt: skip
+    message = (
+        "label column 'label' has 2 classes [1, 2] (the 1 row dropped by drop_nonfinite=True held every "
+        "example of class [0]) but the score lists hold 3; name the classes with classes="
+    )
+    with pytest.warns(be.BatchevalWarning, match="dropped 1 of 4 rows"):
+        with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(message)}$"):
+            be.auc(df, score="p", drop_nonfinite=True)

@@ -976,3 +976,19 @@ def test_an_empty_name_in_a_list_option_is_refused(files, command, option, value
     )
     # without the option: the default, as before
     assert run_cli(command, str(root / "preds.parquet")).returncode == 0
+
+
+def test_a_key_column_named_as_an_option_keeps_its_value_in_messages(tmp_path):
+    # "run=1 lacks seed=3" (a fold column named seed) read "run=1 lacks --seed 3", an option compare
+    # does not have: only the option names of a message are rewritten, not a key column's values
+    rows = [(run, seed, 0.7 + 0.01 * seed) for run in (0, 1) for seed in range(4) if (run, seed) != (1, 3)]
+    path = tmp_path / "p.parquet"
+    pl.DataFrame(rows, schema=["run", "seed", "accuracy"], orient="row").write_parquet(path)
+    try:
+        be.compare(pl.read_parquet(path), run="run", fold="seed", measure="accuracy")
+    except be.BatchevalError as exc:
+        expected = str(exc)
+    assert "lacks seed=3" in expected
+    proc = run_cli("compare", str(path), "--run", "run", "--fold", "seed", "--measure", "accuracy")
+    assert proc.returncode == 2
+    assert proc.stderr == f"batcheval: error: {expected}\n"

@@ -384,6 +384,7 @@ def test_a_path_savefig_cannot_write_is_refused_before_anything_is_drawn(tmp_pat
     from batcheval.errors import InvalidArgumentError
 
     (tmp_path / "dir.png").mkdir()
+    (tmp_path / "charts").mkdir()  # no extension: it was written as charts.png beside the directory
     df, _ = _constant_run_board()
     board = be.leaderboard(df.filter(pl.col("run") != "const"), run="run")
     curves = be.curves(_runs(3), by="run", kind="roc")
@@ -391,6 +392,7 @@ def test_a_path_savefig_cannot_write_is_refused_before_anything_is_drawn(tmp_pat
     for path, message in (
         (missing, f"path={str(missing)!r} cannot be written: no directory {str(tmp_path / 'nodir')!r}"),
         (folder, f"path={folder!r} cannot be written: it is a directory"),
+        (tmp_path / "charts", f"path={str(tmp_path / 'charts')!r} cannot be written: it is a directory"),
         ("b.xyz", "path='b.xyz' cannot be written: matplotlib writes no '.xyz' files; use one of .avif, "),
         (5, "path= takes a file path (a str or a pathlib.Path), got 5"),
     ):
@@ -399,6 +401,7 @@ def test_a_path_savefig_cannot_write_is_refused_before_anything_is_drawn(tmp_pat
             with pytest.raises(InvalidArgumentError, match="^" + re.escape(message)):
                 be.plot(frame, path=path)
             assert plt.get_fignums() == []  # refused before a figure was made
+    assert not (tmp_path / "charts.png").exists()
     for path in (tmp_path / "b.PDF", tmp_path / "noext"):  # an extension in capitals; none: PNG
         be.plot(board, path=path)
     assert (tmp_path / "b.PDF").read_bytes()[:4] == b"%PDF"

@@ -395,3 +395,28 @@ def test_tables_keyed_by_the_same_columns_in_another_order_merge():
         a + three
     assert (a.by, b.by, three.by) == (["run", "fold"], ["fold", "run"], ["fold", "run"])  # left as they were
     assert a.equals(CT.from_frame(df, by=["run", "fold"])) and b.equals(CT.from_frame(df, by=["fold", "run"]))
+
+
+@pytest.mark.parametrize("classes", [{"neg", "pos"}, frozenset({0, 1})])
+def test_the_constructor_refuses_classes_in_a_set_which_has_no_order(classes):
+    # the counts' axes follow the classes' order, and a set of strings iterates in an order that
+    # changes with the hash seed: recall 0.833 in one process and 0.875 in another
+    with pytest.raises(be.InvalidArgumentError, match=r"^classes takes the class values in the order of"):
+        CT(pl.DataFrame(), classes, [[[50, 10], [5, 35]]])
+    # from_frame sorts the classes it counts, so a set there names the same table as a list
+    df = pl.DataFrame({"label": [0, 1, 1], "prediction": [1, 1, 0]})
+    assert CT.from_frame(df, classes={0, 1}).equals(CT.from_frame(df, classes=[0, 1]))
+
+
+def test_uint64_classes_beyond_int64_are_refused_by_every_constructor():
+    # from_frame refused them; a UInt64 Series of classes and from_long's UInt64 columns took them
+    big = pl.Series([0, 2**63 + 1], dtype=pl.UInt64)
+    message = f"classes must be integers within int64, booleans or strings, got [0, {2**63 + 1}]: "
+    with pytest.raises(be.InvalidLabelError, match=re.escape(message)):
+        CT(pl.DataFrame(), big, [[[1, 0], [1, 0]]])
+    with pytest.raises(be.InvalidLabelError, match=re.escape(message)):
+        CT.from_long(pl.DataFrame({"real": big, "predicted": big, "count": [1, 1]}))
+    with pytest.raises(be.InvalidLabelError, match="does not fit in int64"):
+        CT.from_frame(pl.DataFrame({"label": big, "prediction": big}))
+    small = pl.Series([0, 2**63 - 1], dtype=pl.UInt64)  # the largest that fits: kept as UInt64
+    assert CT(pl.DataFrame(), small, [[[1, 0], [1, 0]]]).classes.to_list() == [0, 2**63 - 1]

@@ -17,6 +17,7 @@ prints as a table. Bad input exits with code 2 and a one-line message;
 from __future__ import annotations
 
 import argparse
+import contextvars
 import difflib
 import math
 import re
@@ -1102,8 +1103,18 @@ _NAMED = ("run", "repeat", "fold", "method", "dataset", "test")
 _FLAGS = ("drop_nulls", "drop_nonfinite", "per_class", "adjacent", "drop_incomplete")
 
 
-def cli_message(text: str) -> str:
+#: the key columns of the running command (:func:`_key_columns`): a message's ``seed=3`` shows a
+#: key's value there (``--fold seed``), not the option ``--seed``, which "run=1 lacks --seed 3" made of it
+_message_keys: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "message_keys", default=frozenset()
+)
+
+
+def cli_message(text: str, keys: frozenset[str] | None = None) -> str:
     """A library message in the command line's words: flags for keywords, no stream jargon.
+
+    ``keys``: the key columns the command names (by default, those of the running command), whose
+    ``name=value`` shows a group and stays as it is.
 
     Examples
     --------
@@ -1119,7 +1130,12 @@ def cli_message(text: str) -> str:
     '--pool seed,fold pools groups'
     >>> cli_message("column 'run' is named twice in run=['run', 'run']")
     "column 'run' is named twice in --run run,run"
+    >>> cli_message("run=1 lacks seed=3", keys=frozenset({"run", "seed"}))
+    'run=1 lacks seed=3'
     """
+    keys = _message_keys.get() if keys is None else keys
+    keywords = [k for k in _KEYWORDS if k not in keys]
+    named = [k for k in _NAMED if k not in keys]
     text = re.sub(r"^lazy frame, rows [\d,]+-[\d,]+: ", "", text)
     # "named twice in run=['run', 'run']": a run, example or cluster list, which the flag takes too
     text = re.sub(
@@ -1128,10 +1144,11 @@ def cli_message(text: str) -> str:
     text = re.sub(rf"\b({'|'.join(_FLAGS)})=True\b", lambda m: "--" + m.group(1).replace("_", "-"), text)
     text = text.replace("pairs='all'", "--all-pairs").replace("leave it None", "leave it out")
     flag = lambda m: f"--{m.group(1).replace('_', '-')}"  # noqa: E731
-    text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS)})=(?=[^\s),;])", lambda m: flag(m) + " ", text)
+    text = re.sub(rf"(?<![\w-])({'|'.join(keywords)})=(?=[^\s),;])", lambda m: flag(m) + " ", text)
     # "pass example= (the column ...)", "(give repeat=)": an option named without its value
-    text = re.sub(rf"(?<![\w-])({'|'.join(_KEYWORDS + _NAMED)})=(?=[\s),;]|$)", flag, text)
-    text = re.sub(rf"^({'|'.join(_NAMED)})=(?=\S)", lambda m: flag(m) + " ", text)
+    text = re.sub(rf"(?<![\w-])({'|'.join([*keywords, *named])})=(?=[\s),;]|$)", flag, text)
+    if named:
+        text = re.sub(rf"^({'|'.join(named)})=(?=\S)", lambda m: flag(m) + " ", text)
     # "test='t'" anywhere: a test's name, never a key's value as "fold=0" is
     text = re.sub(r"(?<![\w-])test='(\w+)'", r"--test \1", text)
     # "--pool ['seed', 'fold']": a list of names as the flag takes it
@@ -1199,6 +1216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _refuse_unknown(parser.commands[args.command], unknown)  # type: ignore[attr-defined]
     _refuse_empty_names(parser.commands[args.command], args)  # type: ignore[attr-defined]
     vars(args).pop(_GIVEN, None)
+    _message_keys.set(frozenset(_key_columns(args)))
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         return _run(args)

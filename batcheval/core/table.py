@@ -1075,6 +1075,14 @@ def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
     if not isinstance(classes, pl.Series):
         if not isinstance(classes, Iterable):
             raise InvalidArgumentError(f"classes takes a list of class values, got {classes!r}")
+        if isinstance(classes, set | frozenset):
+            # the classes name the counts' axes in order, and a set of strings iterates in an order
+            # that changes with the hash seed: {"neg", "pos"} gave recall 0.833 in one process and
+            # 0.875 in another
+            raise InvalidArgumentError(
+                f"classes takes the class values in the order of the counts' axes, got "
+                f"{shown_value(classes)}, which has no order; pass a list"
+            )
         values = list(classes)  # once: a generator is spent by the first reading
         for v in values:
             if isinstance(v, int | np.integer) and not -(2**63) <= int(v) < 2**63:
@@ -1097,6 +1105,14 @@ def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
     if isinstance(classes.dtype, pl.Decimal):  # as from_frame reads a Decimal label column
         classes = decimal_integers(classes, "classes")
     dtype = classes.dtype
+    if dtype == pl.UInt64 and len(classes) and classes.max() >= 2**63:  # type: ignore[operator]
+        # a UInt64 Series (and from_long's UInt64 class columns) passed, where from_frame refuses
+        # the same labels: the kernels count classes as int64
+        beyond = classes.filter(classes >= 2**63)[0]
+        raise InvalidLabelError(
+            f"classes must be integers within int64, booleans or strings, got {classes.head(5).to_list()}: "
+            f"{beyond!r} does not fit in int64"
+        )
     if dtype.is_float() or dtype in WIDE_INTEGERS:
         # whole floats are the integers they hold, as from_frame reads labels; other floats,
         # and integers beyond int64, are no class from_long could read back

@@ -93,6 +93,10 @@ def check_path(path: Any) -> None:
     if not isinstance(path, str | os.PathLike):
         raise InvalidArgumentError(f"path= takes a file path (a str or a pathlib.Path), got {path!r}")
     target = Path(path)
+    if target.is_dir():
+        # before the extension savefig would append: a directory "charts" was written as charts.png
+        # beside it, where a directory is refused
+        raise InvalidArgumentError(f"path={str(path)!r} cannot be written: it is a directory")
     suffix = target.suffix.lower()
     if suffix:
         from matplotlib.backend_bases import FigureCanvasBase

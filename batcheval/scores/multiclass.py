@@ -153,6 +153,7 @@ def one_vs_rest_frame(
         if isinstance(df.schema[c], pl.Array):  # a fixed-width list: the same entries as a List
             df = df.with_columns(pl.col(c).cast(pl.List(df.schema[c].inner)))
     df = _float_scores(df, score_cols, exact_scores)
+    rows_before = df.get_column(label)
     df = _clean_rows(df, label, score_cols, drop_nulls, drop_nonfinite)
     if isinstance(score, str):
         _check_list_lengths(df.get_column(score))
@@ -164,8 +165,21 @@ def one_vs_rest_frame(
     if classes is None and isinstance(score, str):
         width = df.get_column(score).list.len().max() if len(df) else None
         if width is not None and width != len(values):
+            # the rows dropped may have held the only examples of a class: "has 2 classes [1, 2]"
+            # of a column of 3 read as a mistake in the data, not the drop
+            dropped = ""
+            if len(rows_before) > len(df):
+                lost = sorted(set(checked_labels(rows_before.drop_nulls()).unique().to_list()) - set(values))
+                if lost:
+                    flags = {"drop_nulls": drop_nulls, "drop_nonfinite": drop_nonfinite}
+                    how = " and ".join(f"{name}=True" for name, on in flags.items() if on)
+                    n_dropped = len(rows_before) - len(df)
+                    dropped = (
+                        f" (the {n_dropped} row{'s' if n_dropped > 1 else ''} dropped by {how} held every "
+                        f"example of class{'es' if len(lost) > 1 else ''} {lost})"
+                    )
             raise InvalidLabelError(
-                f"label column {label!r} has {len(values)} classes {values} but the score lists "
+                f"label column {label!r} has {len(values)} classes {values}{dropped} but the score lists "
                 f"hold {width}; name the classes with classes="
             )
     df, names = _score_columns(df, score if isinstance(score, str) else score_cols, len(values))
