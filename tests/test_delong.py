@@ -3,7 +3,9 @@ definition in tests/reference/delong.py, scikit-learn's AUC, and a seeded covera
 
 from __future__ import annotations
 
+import itertools
 import re
+import warnings
 
 import numpy as np
 import polars as pl
@@ -511,3 +513,59 @@ def test_one_bad_score_or_fold_id_is_named_in_the_singular_and_by_role():
                           "prediction": [0, 1, 1, 1]})  # fmt: skip
     with pytest.raises(be.NullValuesError, match=r"^fold column 'fold' has 1 null value$"):
         be.compare(folds)
+
+
+def _swap_reference(y, run, reference) -> float:
+    """The paired swap test by enumeration, with scikit-learn's AUC of within-run ranks."""
+    a, b = stats.rankdata(run), stats.rankdata(reference)
+    observed = abs(roc_auc_score(y, a) - roc_auc_score(y, b))
+    reaching = 0
+    for signs in itertools.product([False, True], repeat=len(y)):
+        s = np.array(signs)
+        x, z = np.where(s, b, a), np.where(s, a, b)
+        reaching += abs(roc_auc_score(y, x) - roc_auc_score(y, z)) >= observed - 1e-12
+    return reaching / 2 ** len(y)
+
+
+@pytest.mark.parametrize(
+    ("y", "runs"),
+    [
+        ([0, 0, 0, 1, 1, 1], {"a": [0.1, 0.2, 0.3, 0.7, 0.8, 0.9], "c": [0.5] * 6}),
+        (
+            [0, 1, 0, 1, 0, 1, 1, 0],
+            {"a": [0, 1, 0, 1, 0, 1, 1, 0], "c": [0.5] * 8, "inv": [1, 0, 1, 0, 1, 0, 0, 1]},
+        ),
+    ],
+)
+def test_a_difference_with_no_delong_spread_takes_the_exact_swap_test(y, runs):
+    # a perfect run beside a constant one: se_diff 0, z -inf and p 0 on 3 + 3 examples, with
+    # numpy's "invalid value encountered in subtract"; the exact swap test of their ranks now
+    df = pl.DataFrame(
+        [(r, i, y[i], float(s[i])) for r, s in runs.items() for i in range(len(y))],
+        schema=["run", "example", "label", "score"],
+        orient="row",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = be.compare_auc(df)
+    leader = out.filter(pl.col("is_reference"))["run"].item()
+    for row in out.filter(~pl.col("is_reference")).iter_rows(named=True):
+        if row["se_diff"] == 0 and row["diff"] != 0:
+            assert row["p_value"] == pytest.approx(
+                _swap_reference(y, runs[row["run"]], runs[leader]), abs=1e-15
+            )
+            assert np.isnan(row["z"]) and np.isnan(row["diff_ci_low"]) and np.isnan(row["diff_ci_high"])
+        assert row["p_value"] > 0
+
+
+def test_the_swap_test_beyond_sixteen_examples_is_a_seeded_monte_carlo():
+    y = [0, 1] * 20
+    df = pl.DataFrame({
+        "run": ["a"] * 40 + ["c"] * 40, "example": list(range(40)) * 2, "label": y * 2,
+        "score": [float(v) for v in y] + [0.5] * 40,
+    })  # fmt: skip
+    out = be.compare_auc(df, seed=3).filter(pl.col("run") == "c")
+    # under random swaps a difference of 0.5 needs all 40 examples on one side: 2 of 2^40 patterns,
+    # so no draw of 9,999 reaches it and the p-value is the Monte-Carlo floor
+    assert out["p_value"].item() == 1 / (10_000)
+    assert be.compare_auc(df, seed=3).equals(be.compare_auc(df, seed=3))

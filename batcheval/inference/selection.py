@@ -558,7 +558,10 @@ def _step_down(stat: np.ndarray, cand: np.ndarray, t: np.ndarray, alpha: float) 
     m = stat.shape[0]
     cols = np.arange(len(cand))
     # the least t_i a replicate may fall short of and still count as reaching it
-    reach = t - _k.TIE_RTOL * np.abs(t)
+    # an infinite t (a difference with no spread: compare_auc's se 0) is its own least (inf − inf
+    # was NaN, with numpy's RuntimeWarning)
+    with np.errstate(invalid="ignore"):
+        reach = np.where(np.isinf(t), t, t - _k.TIE_RTOL * np.abs(t))
     while True:
         top = np.sort(stat[:, cols].max(axis=1))
         p = np.minimum((1.0 + m - np.searchsorted(top, reach, "left")) / (1.0 + m), 1.0)
