@@ -30,7 +30,9 @@ Paired comparisons (``example=`` given)
       paired sign-flip test of the difference, whichever ``paired=`` says —
       each discordant example is the run's win or the leader's with
       probability 1/2 under the null. Binary: its mid-p value ``P(|D| > |d|)
-      + ½·P(|D| = |d|)`` (for accuracy the mid-p McNemar test that Fagerland,
+      + ½·P(|D| = |d|)``, and 1 at ``d = 0`` (a run that ties the leader is no
+      evidence against it; the formula would give less, 0.8125 for four
+      discordant examples split two and two) (for accuracy the mid-p McNemar test that Fagerland,
       Lydersen & Laake recommend), enumerated while the class with fewer
       discordant examples has at most 50 of them (the normal tail beyond).
       The exact test was conservative where few examples are discordant
