@@ -62,6 +62,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..kernels import delta as _delta_k
 from ..kernels import selection as _k
 from . import intervals as _intervals
 from . import ratios as _ratios
@@ -106,7 +107,14 @@ def smoothed_variance(counts: np.ndarray, measure: str, pos: int) -> np.ndarray 
     """
     if measure not in _intervals.interval_measures(np.shape(counts)[1], "wilson_delta"):
         return None
-    se = _intervals.table_standard_errors(np.asarray(counts) + 1, [measure], pos)[measure]
+    counts = np.asarray(counts)
+    if measure in _intervals.DELTA_MEASURES and counts.dtype.kind in "iu":
+        # one in each cell added as the kernel reads it (float(c) + 1.0 is float(c + 1) below
+        # 2**53), not by a copy of the tables; the root and its square as standard_errors gives them
+        var = _intervals.delta_variance(counts, measure, extra=1.0)
+        se = np.sqrt(var)
+        return se * se
+    se = _intervals.table_standard_errors(counts + 1, [measure], pos)[measure]
     return se * se
 
 
@@ -127,16 +135,11 @@ def least_favourable_table(counts: np.ndarray, level: float) -> np.ndarray:
     >>> least_favourable_table(np.array([[[80, 10], [0, 10]]]), 0.95).round(3).tolist()
     [[[72.668, 17.332], [2.775, 7.225]]]
     """
-    c = np.asarray(counts, dtype=np.float64)
-
-    n = c.sum(axis=2, keepdims=True)
-    low, high = _intervals.wilson(c, np.broadcast_to(n, c.shape), level)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = c / n
-        step = 1.0 / c.shape[2] - p
-        room = np.where(step > 0, (high - p) / step, np.where(step < 0, (p - low) / -step, np.inf))
-    t = np.clip(np.nan_to_num(room.min(axis=2, keepdims=True), nan=0.0), 0.0, 1.0)
-    return np.where(n > 0, n * (p + t * step), 0.0)
+    c = _intervals.kernel_counts(counts)
+    out = np.empty(c.shape)
+    # a kernel, row by row: numpy's Wilson ends of every cell held seven [G, K, K] temporaries
+    _delta_k.least_favourable_tables(c, _intervals.two_sided_z(level), out)
+    return out
 
 
 def least_favourable_variance(counts: np.ndarray, measure: str, pos: int, level: float) -> np.ndarray | None:
@@ -174,6 +177,12 @@ def least_favourable_variance(counts: np.ndarray, measure: str, pos: int, level:
         # float counts: a clustered board reads its rows over their repeats (Stop 39)
         table = np.ascontiguousarray(counts, dtype=np.float64)
         _k.least_favourable_informedness(table, _intervals.two_sided_z(level) ** 2, var)
+        return var
+    if measure in _intervals.DELTA_MEASURES:  # a kernel, table by table, without the gradient's arrays
+        var = np.empty(len(counts))
+        if len(counts):
+            code, z = _intervals.CHANCE_CODES[measure], _intervals.two_sided_z(level)
+            _delta_k.least_favourable_chance(_intervals.kernel_counts(counts), code, z, var)
         return var
     # the delta variance from the gradient, not standard_errors: a clustered board's tables
     # hold rows over their repeats, which are not whole counts (Stop 39)
@@ -468,6 +477,11 @@ def class_parts(counts: np.ndarray, measure: str, pos: int) -> tuple[np.ndarray,
         v, n_k = np.empty((len(c), 2)), np.empty((len(c), 2), dtype=np.int64)
         _k.binary_class_parts(np.ascontiguousarray(counts), grad, v, n_k)
         return v, n_k
+    if measure in _intervals.DELTA_MEASURES:  # a kernel, table by table, without the gradient's arrays
+        v = np.empty(c.shape[:2])
+        if len(c):
+            _delta_k.chance_class_parts(_intervals.kernel_counts(counts), _intervals.CHANCE_CODES[measure], v)
+        return np.nan_to_num(v), c.sum(axis=2).astype(np.int64)
     grad, _ = _intervals.delta_gradient(c, measure, positive=pos)
     n_k = c.sum(axis=2)
     n = n_k.sum(axis=1)

@@ -268,6 +268,7 @@ __all__ = [
     "BINARY_CLOSED_FORMS",
     "BINARY_PROPORTIONS",
     "BOOTSTRAP_PSEUDO_SHARE",
+    "CHANCE_CODES",
     "DELTA_MEASURES",
     "INFINITE_RATIOS",
     "INTERVAL_METHODS",
@@ -290,11 +291,13 @@ __all__ = [
     "cells_last",
     "chance_interval",
     "chance_values",
+    "chance_variance",
     "check_options",
     "class_table_ids",
     "closed_form_interval",
     "default_intervals",
     "delta_gradient",
+    "delta_variance",
     "f1_interval",
     "from_scores",
     "gradient_cells_last",
@@ -307,6 +310,8 @@ __all__ = [
     "interval_twin",
     "intervals",
     "jaccard_interval",
+    "kernel_chance_values",
+    "kernel_counts",
     "modified_wilson",
     "newcombe",
     "ordered_sum",
@@ -660,14 +665,64 @@ def _informedness_variance(counts: np.ndarray, extra: float = 0.0) -> tuple[np.n
     return var, undefined
 
 
-def _delta_variance(counts: np.ndarray, name: str) -> np.ndarray:
-    """First-order variance of a chance-corrected measure (see the module docstring)."""
+#: the measure codes of :func:`batcheval.kernels.delta.chance_variance`
+CHANCE_CODES = {
+    "informedness": _delta.INFORMEDNESS,
+    "markedness": _delta.MARKEDNESS,
+    "kappa_cohen": _delta.KAPPA,
+    "correlation": _delta.CORRELATION,
+}
+
+
+def kernel_counts(counts: np.ndarray) -> np.ndarray:
+    """Tables ``[G, K, K]`` as one of the two flavours the variance kernels compile for: read-only
+    C-ordered int64 (whole counts, not copied when they are already) or float64 (a clustered
+    board's rows over their repeats, a pseudo-count added).
+
+    Examples
+    --------
+    >>> kernel_counts(np.ones((1, 2, 2), dtype=np.int32)).dtype, kernel_counts(np.ones((1, 2, 2)) / 2).dtype
+    (dtype('int64'), dtype('float64'))
+    """
+    c = np.asarray(counts)
+    return readonly(np.ascontiguousarray(c, dtype=np.int64 if c.dtype.kind in "iub" else np.float64))
+
+
+def chance_variance(counts: np.ndarray, name: str, extra: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The delta-method variance of the chance-corrected measure ``name`` at every table
+    ``counts[G, K, K] + extra`` (every cell plus ``extra``), and where its gradient is undefined:
+    :func:`gradient_variance` of :func:`gradient_cells_last`, computed table by table without the
+    ``[K, K, G]`` arrays of the gradient (:func:`batcheval.kernels.delta.chance_variance`; the
+    same to a few ulps).
+
+    Examples
+    --------
+    >>> var, undefined = chance_variance(np.array([[[40, 10], [20, 30]], [[5, 5], [0, 0]]]), "informedness")
+    >>> round(float(var[0]), 6), undefined.tolist()
+    (0.008, [False, True])
+    """
+    c = kernel_counts(counts)
+    var = np.empty(len(c))
+    undefined = np.empty(len(c), dtype=np.bool_)
+    if len(c):
+        _delta.chance_variance(c, float(extra), CHANCE_CODES[name], var, undefined)
+    return var, undefined
+
+
+def delta_variance(counts: np.ndarray, name: str, extra: float = 0.0) -> np.ndarray:
+    """First-order variance of a chance-corrected measure (see the module docstring) at every
+    table plus ``extra`` a cell, NaN where its gradient is undefined.
+
+    Examples
+    --------
+    >>> delta_variance(np.array([[[40, 10], [20, 30]], [[5, 5], [0, 0]]]), "informedness").round(6).tolist()
+    [0.008, nan]
+    """
     if _binary_informedness(counts, name):
-        var, undefined = _informedness_variance(counts)
-        return np.where(undefined, np.nan, var)
-    c = cells_last(counts)
-    g, undefined = gradient_cells_last(c, name)
-    return np.where(undefined, np.nan, gradient_variance(c, g))
+        var, undefined = _informedness_variance(counts, extra)
+    else:
+        var, undefined = chance_variance(counts, name, extra)
+    return np.where(undefined, np.nan, var)
 
 
 def gradient_variance(c: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -929,7 +984,7 @@ def table_standard_errors(
     out: dict[str, np.ndarray] = {}
     for name in names:
         if name in DELTA_MEASURES:
-            out[name] = adjusted_se(counts, name) if adjusted else np.sqrt(_delta_variance(counts, name))
+            out[name] = adjusted_se(counts, name) if adjusted else np.sqrt(delta_variance(counts, name))
         else:
             x, m = _proportion(counts, name, positive)
             extra = 1.0 if adjusted else 0.0
@@ -1478,6 +1533,23 @@ def chance_values(c: np.ndarray) -> dict[str, np.ndarray]:
     return {"informedness": b, "markedness": m, "kappa_cohen": kappa, "correlation": corr}
 
 
+def kernel_chance_values(counts: np.ndarray, extra: float = 0.0) -> np.ndarray:
+    """:func:`chance_values` of the tables ``counts[G, K, K] + extra`` (every cell plus ``extra``)
+    as rows in the order of :data:`DELTA_MEASURES`, table by table
+    (:func:`batcheval.kernels.delta.chance_values`: no ``[K, K, G]`` copies; the same bits).
+
+    Examples
+    --------
+    >>> kernel_chance_values(np.array([[[40, 10], [20, 30]]])).round(4).tolist()
+    [[0.4], [0.4167], [0.4082], [0.4]]
+    """
+    c = kernel_counts(counts)
+    values = np.empty((4, len(c)))
+    if len(c):
+        _delta.chance_values(c, float(extra), values)
+    return values[[0, 1, 3, 2]]  # the kernel's rows: informedness, markedness, kappa, correlation
+
+
 def pseudo_count(n_classes: int) -> float:
     """Pseudo-count added to every cell by the adjusted intervals, ``2/(K(K − 1))``:
     1 for two classes (Agresti & Caffo 2000), 1/3 for three, 1/10 for five (chosen
@@ -1540,14 +1612,10 @@ def interval_pseudo_counts(n_classes: int) -> tuple[float, float]:
 def smoothed_se(counts: np.ndarray, name: str, extra_count: float) -> np.ndarray:
     """Delta-method standard error of the table plus ``extra_count`` in every cell; NaN where
     the measure is undefined on the table itself."""
-    plain = np.sqrt(_delta_variance(counts, name))
+    plain = np.sqrt(delta_variance(counts, name))
     if _binary_informedness(counts, name):
         return np.where(np.isnan(plain), np.nan, np.sqrt(_informedness_variance(counts, extra_count)[0]))
-    c = cells_last(counts)
-    extra = c + extra_count
-    g, _ = gradient_cells_last(extra, name)
-    adj = np.sqrt(gradient_variance(extra, g))
-    return np.where(np.isnan(plain), np.nan, adj)
+    return np.where(np.isnan(plain), np.nan, np.sqrt(chance_variance(counts, name, extra_count)[0]))
 
 
 def adjusted_se(counts: np.ndarray, name: str) -> np.ndarray:
@@ -1649,12 +1717,11 @@ def adjusted_delta(
     if se_count is not None:
         a_se = se_count
     z = two_sided_z(level)
-    c = cells_last(counts)
     # the estimate as the measures report it (chance_values' own may differ in the last bit, and
     # is NaN for a correlation of 0 where informedness or markedness is 0)
     raw = _measures.compute(counts, [name])[name]
     se = smoothed_se(counts, name, a_se)
-    centre = chance_values(c + a_centre)[name]
+    centre = kernel_chance_values(counts, a_centre)[DELTA_MEASURES.index(name)]
     ok = np.isfinite(raw) & np.isfinite(se) & np.isfinite(centre)
     with np.errstate(invalid="ignore"):
         # an interval holds its own estimate: with a handful of examples (two classes of three
