@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy import stats
 
-#: below this variance of the hypergeometric cell batcheval sums the tail exactly (the documented rule)
+#: from 2^53 examples, above this variance of the cell batcheval takes the z test (the documented rule)
 EXACT_VARIANCE = 100.0
 
 
@@ -67,14 +67,17 @@ def pearson_n1_2x2(tp: int, fp: int, fn: int, tn: int) -> float:
 
 
 def chance_2x2(tp: int, fp: int, fn: int, tn: int) -> float:
-    """The documented rule: exact mid-p while Var(tp) ≤ EXACT_VARIANCE, else the N − 1 χ² test."""
+    """The documented rule: the exact mid-p at any variance below 2^53 examples (the N − 1 χ² test
+    only from there, above EXACT_VARIANCE)."""
     n, rp, pp = tp + fp + fn + tn, tp + fn, tp + fp
     if n == 0:
         return math.nan
     if rp in (0, n) or pp in (0, n):
         return 1.0
     var = rp * (n - rp) * pp * (n - pp) / (n * n * (n - 1))
-    return midp_2x2(tp, n, rp, pp) if var <= EXACT_VARIANCE else pearson_n1_2x2(tp, fp, fn, tn)
+    if n >= 1 << 53 and var > EXACT_VARIANCE:
+        return pearson_n1_2x2(tp, fp, fn, tn)
+    return midp_2x2(tp, n, rp, pp)
 
 
 def cell_covariance(real: np.ndarray, pred: np.ndarray) -> np.ndarray:
