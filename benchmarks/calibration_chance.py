@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> str:
         "Three two-sided tests of the one cell tp given the margins, on fresh tables of each grid",
         "point: the plain exact conditional test (tables at least as far from the null mean, from",
         "`scipy.stats.hypergeom`), its mid-p (the observed distance counted half: `p_informedness`,",
-        "which switches to the z test once Var(tp) > 100, where the two agree), and the z test with",
+        "exact at any variance since stop 63; it took the z test once Var(tp) > 100), and the z test with",
         "the exact permutation variance (Pearson's χ² times (N − 1)/N). The plain exact test is",
         "conservative wherever the table is small; the z test overshoots 0.06 where an expected",
         "cell is below about 1; the mid-p meets the target at every grid point.",

@@ -812,13 +812,38 @@ def _three_runs() -> pl.DataFrame:
     [
         ({"cluster": "run"}, "cluster='run' names only keys of run='run', so each run holds one cluster"),
         ({"example": "run"}, "example='run' names only keys of run='run', so each run holds one example"),
-        ({"example": ["run", "example"]}, "example=['run', 'example'] includes the run key ['run'], so no"),
+        ({"example": ["run", "example"]}, "example=['run', 'example'] includes every run key ['run'], so no"),
     ],
 )
 def test_leaderboard_refuses_examples_or_clusters_named_by_the_run_keys(kwargs, message):
     # every interval, p-value and test was NaN and every run in the best set, without a word
     with pytest.raises(InvalidArgumentError, match=f"^{re.escape(message)}"):
         be.leaderboard(_three_runs(), run="run", **kwargs)
+
+
+def test_an_example_id_holding_part_of_the_run_keys_pairs_the_runs_that_share_it():
+    # run=["model", "seed"], example=["seed", "id"]: the models of one seed share their examples
+    # (refused for a while as "includes the run key ['seed']")
+    rng = np.random.default_rng(0)
+    rows = []
+    for seed in (1, 2):
+        for i in range(60):
+            y = int(rng.integers(0, 2))
+            for model, acc in (("A", 0.9), ("B", 0.7)):
+                rows.append({"model": model, "seed": seed, "id": i, "label": y,
+                             "prediction": y if rng.random() < acc else 1 - y})  # fmt: skip
+    df = pl.DataFrame(rows)
+    board = be.leaderboard(df, run=["model", "seed"], example=["seed", "id"], measure="accuracy")
+    leader = board.row(0, named=True)
+    same_seed = board.filter((pl.col("seed") == leader["seed"]) & (pl.col("model") != leader["model"]))
+    # the exact McNemar test of the two models' correctness on that seed's 60 examples
+    a = df.filter((pl.col("model") == leader["model"]) & (pl.col("seed") == leader["seed"])).sort("id")
+    b = df.filter((pl.col("model") != leader["model"]) & (pl.col("seed") == leader["seed"])).sort("id")
+    right_a = (a["label"] == a["prediction"]).to_numpy()
+    right_b = (b["label"] == b["prediction"]).to_numpy()
+    wins, losses = int((right_a & ~right_b).sum()), int((~right_a & right_b).sum())
+    exact = stats.binomtest(wins, wins + losses).pvalue
+    assert same_seed["p_mcnemar"].item() == pytest.approx(exact, rel=1e-12)
 
 
 def test_a_cluster_column_constant_within_groups_is_named_in_a_warning():
@@ -849,3 +874,12 @@ def test_a_multiclass_auc_names_the_class_its_dropped_rows_held():
     with pytest.warns(be.BatchevalWarning, match="dropped 1 of 4 rows"):
         with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(message)}$"):
             be.auc(df, score="p", drop_nonfinite=True)
+    # a dropped row whose label is no class (NaN) names nothing, and is not checked as a label
+    scores = [[0.1, 0.2, 0.7], [0.5, 0.4, 0.1], [0.1, 0.8, 0.1], [0.1, np.nan, 0.2]]
+    nan_label = pl.DataFrame({"label": [0.0, 1.0, 1.0, np.nan], "p": scores})
+    plain = (
+        "label column 'label' has 2 classes [0, 1] but the score lists hold 3; name the classes with classes="
+    )
+    with pytest.warns(be.BatchevalWarning, match="dropped 1 of 4 rows"):
+        with pytest.raises(be.InvalidLabelError, match=f"^{re.escape(plain)}$"):
+            be.auc(nan_label, score="p", drop_nonfinite=True)

@@ -992,3 +992,20 @@ def test_a_key_column_named_as_an_option_keeps_its_value_in_messages(tmp_path):
     proc = run_cli("compare", str(path), "--run", "run", "--fold", "seed", "--measure", "accuracy")
     assert proc.returncode == 2
     assert proc.stderr == f"batcheval: error: {expected}\n"
+
+
+def test_an_option_named_like_a_key_column_is_still_named_as_the_option(tmp_path):
+    # --by seed beside --seed 3: the warning is about the option, "--seed 3 sets how intervals are
+    # made", not "seed=3"; and the key columns of one main() call do not stay for the next
+    from batcheval.cli.main import cli_message, main
+
+    path = tmp_path / "s.csv"
+    pl.DataFrame({"seed": [1, 2], "label": [0, 1], "prediction": [1, 1]}).write_csv(path)
+    proc = run_cli("evaluate", str(path), "--by", "seed", "--seed", "3", "--measures", "accuracy")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("batcheval: warning: --seed 3 sets how intervals are made")
+    text = "ci_method='bootstrap', seed=3 set how intervals are made"
+    before = cli_message(text)
+    assert before == "--ci-method 'bootstrap', --seed 3 set how intervals are made"
+    assert main(["compare", str(path), "--run", "seed", "--fold", "label", "--measure", "accuracy"]) == 2
+    assert cli_message(text) == before

@@ -676,5 +676,7 @@ def test_no_side_of_a_clustered_interval_is_narrower_than_the_rows_own() -> None
     for m in names:
         at = (effects[m][0] >= 1.0) & np.isfinite(rows[m + "_ci_low"].to_numpy())
         assert at.sum() > 1500
-        assert (clus[m + "_ci_low"].to_numpy()[at] <= rows[m + "_ci_low"].to_numpy()[at]).all()
-        assert (clus[m + "_ci_high"].to_numpy()[at] >= rows[m + "_ci_high"].to_numpy()[at]).all()
+        # within rounding: where both ends are the same bound (kappa's -0.374 of one group) the two
+        # paths' last bits may fall either way
+        assert (clus[m + "_ci_low"].to_numpy()[at] <= rows[m + "_ci_low"].to_numpy()[at] + 1e-12).all()
+        assert (clus[m + "_ci_high"].to_numpy()[at] >= rows[m + "_ci_high"].to_numpy()[at] - 1e-12).all()

@@ -17,6 +17,7 @@ from sklearn.metrics import roc_auc_score
 
 import batcheval as be
 from batcheval.errors import DuplicateColumnError, InvalidArgumentError, InvalidLabelError, InvalidScoreError
+from batcheval.inference.delong import SWAP_DRAWS
 from tests.reference import delong as ref
 
 
@@ -565,7 +566,14 @@ def test_the_swap_test_beyond_sixteen_examples_is_a_seeded_monte_carlo():
         "score": [float(v) for v in y] + [0.5] * 40,
     })  # fmt: skip
     out = be.compare_auc(df, seed=3).filter(pl.col("run") == "c")
+    big = 4000  # more examples: the same floor, not a coarser one (p rose with n for a while)
+    lab = [0, 1] * (big // 2)
+    many = pl.DataFrame({
+        "run": ["a"] * big + ["c"] * big, "example": list(range(big)) * 2, "label": lab * 2,
+        "score": [float(v) for v in lab] + [0.5] * big,
+    })  # fmt: skip
+    assert be.compare_auc(many, seed=3).filter(pl.col("run") == "c")["p_value"].item() == 1 / (1 + SWAP_DRAWS)
     # under random swaps a difference of 0.5 needs all 40 examples on one side: 2 of 2^40 patterns,
-    # so no draw of 9,999 reaches it and the p-value is the Monte-Carlo floor
-    assert out["p_value"].item() == 1 / (10_000)
+    # so no draw reaches it and the p-value is the Monte-Carlo floor, whatever the number of examples
+    assert out["p_value"].item() == 1 / (1 + SWAP_DRAWS)
     assert be.compare_auc(df, seed=3).equals(be.compare_auc(df, seed=3))

@@ -99,7 +99,7 @@ def test_random_multiclass_tables(tables):
 def test_large_counts_keep_precision():
     tables = np.array([[[2_000_000_007, 1_999_999_993], [1_000_000_001, 3_000_000_011]]], dtype=np.int64)
     got = compute(tables, ["informedness", "dtp", "correlation"])
-    ref = binary_reference(tables[0])
+    ref = binary_reference(tables[0], exact_tests=False)  # no exact tails of 8e9 examples to sum
     for name in got:
         assert got[name][0] == pytest.approx(ref[name], rel=1e-12)
 

@@ -1216,10 +1216,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         _refuse_unknown(parser.commands[args.command], unknown)  # type: ignore[attr-defined]
     _refuse_empty_names(parser.commands[args.command], args)  # type: ignore[attr-defined]
     vars(args).pop(_GIVEN, None)
-    _message_keys.set(frozenset(_key_columns(args)))
-    with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
-        return _run(args)
+    # a key column named like an option the command lacks ("--fold seed" of compare) shows a key's
+    # value in "seed=3"; one named like an option it has ("--by seed" beside "--seed 3") the option
+    options = {a.dest for a in parser.commands[args.command]._actions}  # type: ignore[attr-defined]
+    token = _message_keys.set(frozenset(c for c in _key_columns(args) if c not in options))
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return _run(args)
+    finally:  # main() called in one process again (tests) starts from no keys
+        _message_keys.reset(token)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -489,13 +489,12 @@ def leaderboard(
             f"{what}={given!r} names only keys of run={run!r}, so each run holds one {what}; name the "
             f"column that identifies the {what}s within a run"
         )
-    if examples and set(examples) & set(runs):
-        # an example of one run is then no example of another: no pair to compare
-        shared = [c for c in examples if c in runs]
+    if examples and set(runs) <= set(examples):
+        # an example of one run is then no example of another: no pair to compare (a part of the
+        # run keys is fine: run=["model", "seed"], example=["seed", "id"] pairs the models of a seed)
         raise InvalidArgumentError(
-            f"example={example!r} includes the run key{'s' if len(shared) > 1 else ''} {shared}, so no "
-            "example is shared by two runs and none can be paired; name the columns that identify an "
-            "example across runs"
+            f"example={example!r} includes every run key {runs}, so no example is shared by two runs "
+            "and none can be paired; name the columns that identify an example across runs"
         )
     p_name = _significance_name(significance)
     outputs = ["rank", *_board_columns(measure, p_name, examples, adjacent)]

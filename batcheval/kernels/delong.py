@@ -176,26 +176,22 @@ def summarise_variance(
 
 
 @jit
-def _twice_u(values: np.ndarray, is_pos: np.ndarray) -> int:
-    """Twice the Mann–Whitney U of ``values`` (positives above negatives, ties a half each)."""
-    order = np.argsort(values, kind="mergesort")
-    n = len(values)
+def _twice_u(values: np.ndarray, is_pos: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> int:
+    """Twice the Mann–Whitney U of ``values`` (positives above negatives, ties a half each):
+    small non-negative integers (doubled midranks), counted by value into ``pos`` and ``neg``
+    (zeroed here, at least as long as the largest value + 1), so a swap pattern costs O(n), no sort."""
+    pos[:] = 0
+    neg[:] = 0
+    for i in range(len(values)):
+        if is_pos[i]:
+            pos[values[i]] += 1
+        else:
+            neg[values[i]] += 1
     twice_u = 0
-    below = 0  # negatives in the blocks walked
-    i = 0
-    while i < n:
-        j = i
-        p = 0
-        q = 0
-        while j < n and values[order[j]] == values[order[i]]:
-            if is_pos[order[j]]:
-                p += 1
-            else:
-                q += 1
-            j += 1
-        twice_u += p * (2 * below + q)
-        below += q
-        i = j
+    below = 0  # negatives of the lower values
+    for v in range(len(pos)):
+        twice_u += pos[v] * (2 * below + neg[v])
+        below += neg[v]
     return twice_u
 
 
@@ -204,16 +200,19 @@ def swap_test(
     run: np.ndarray, reference: np.ndarray, is_pos: np.ndarray, draws: int, seed: int
 ) -> tuple[int, int]:
     """``(reaching, patterns)`` of the paired swap test of two runs' AUCs (Bandos, Rockette & Gur
-    2005): each example's two scores (``run`` and ``reference``: within-run ranks, so that the
-    two runs' scales match) swapped or not, and the patterns whose ``|2U_run − 2U_ref|`` reaches
-    the observed one counted. Every one of the ``2^n`` patterns for ``n ≤ 16`` examples, else
-    ``draws`` random ones from a generator seeded with ``seed`` (the caller adds the observed
+    2005): each example's two scores (``run`` and ``reference``: within-run doubled midranks, so
+    that the two runs' scales match) swapped or not, and the patterns whose ``|2U_run − 2U_ref|``
+    reaches the observed one counted. Every one of the ``2^n`` patterns for ``n ≤ 16`` examples,
+    else ``draws`` random ones from a generator seeded with ``seed`` (the caller adds the observed
     pattern itself: ``(1 + reaching) / (1 + draws)``).
 
     U is counted in integers, so "reaches" is exact, with no rounding to allow for.
     """
     n = len(run)
-    observed = abs(_twice_u(run, is_pos) - _twice_u(reference, is_pos))
+    top = max(run.max(), reference.max()) + 1 if n else 1
+    pos = np.zeros(top, dtype=np.int64)
+    neg = np.zeros(top, dtype=np.int64)
+    observed = abs(_twice_u(run, is_pos, pos, neg) - _twice_u(reference, is_pos, pos, neg))
     a = np.empty(n, dtype=run.dtype)
     b = np.empty(n, dtype=run.dtype)
     exact = n <= 16
@@ -233,6 +232,6 @@ def swap_test(
             else:
                 a[i] = run[i]
                 b[i] = reference[i]
-        if abs(_twice_u(a, is_pos) - _twice_u(b, is_pos)) >= observed:
+        if abs(_twice_u(a, is_pos, pos, neg) - _twice_u(b, is_pos, pos, neg)) >= observed:
             reaching += 1
     return reaching, patterns

@@ -403,7 +403,10 @@ def chance_values(counts, extra, values):
     k = counts.shape[1]
     for t in prange(counts.shape[0]):
         s = np.empty((SCRATCH_ROWS, k))
-        _, _, kappa, _, b, m, held_rows, held_cols, _ = chance_margins(counts[t], extra, INFORMEDNESS, s)
+        # an int64, not the global's Literal[int](0): numba compiled chance_margins twice for it
+        _, _, kappa, _, b, m, held_rows, held_cols, _ = chance_margins(
+            counts[t], extra, np.int64(INFORMEDNESS), s
+        )
         if held_rows < 2:
             b = np.nan
         if held_cols < 2:

@@ -14,6 +14,7 @@ import polars as pl
 
 from ..core.encode import typed_classes
 from ..errors import (
+    BatchevalError,
     ColumnNotFoundError,
     DuplicateColumnError,
     InvalidArgumentError,
@@ -169,7 +170,11 @@ def one_vs_rest_frame(
             # of a column of 3 read as a mistake in the data, not the drop
             dropped = ""
             if len(rows_before) > len(df):
-                lost = sorted(set(checked_labels(rows_before.drop_nulls()).unique().to_list()) - set(values))
+                try:
+                    held = set(checked_labels(rows_before.drop_nulls()).unique().to_list())
+                except BatchevalError:  # a dropped row's label is no class (NaN, 2.5): nothing to name
+                    held = set()
+                lost = sorted(held - set(values))
                 if lost:
                     flags = {"drop_nulls": drop_nulls, "drop_nonfinite": drop_nonfinite}
                     how = " and ".join(f"{name}=True" for name, on in flags.items() if on)
