@@ -189,6 +189,11 @@ def main(argv: list[str] | None = None) -> str:
         "one-sided and `p_chi2` refers Pearson's χ² to its asymptotic law; `p_chi2_kb`, `p_chi2_km`",
         "and `p_chi2_kbm` are paper 000's conservative figures, shown for contrast: they are not tests.",
         "",
+        "For K > 2 every p-value is at least half the null probability of the tables tied with the",
+        "observed one (docs/measures.md): a floor below which no permutation mid-p can be. It only raises",
+        "p-values, and only far from chance (the z test's tail below that probability), so the sizes",
+        "below can only drop, and at these levels they do not move.",
+        "",
     ]
     lines += [
         "## Why the mid-p (K = 2, α = 0.05)",
