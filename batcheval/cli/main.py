@@ -1041,6 +1041,12 @@ def _warmup(args: argparse.Namespace) -> None:
                 lambda f=frame, m=n: auc(f.with_columns(pl.lit(0).alias("run"), _crowded(m)), by="run"),
             ),
             ("leaderboard", lambda f=boards: leaderboard(f, pool="fold")),
+            # the many-class delta kernels of its floors and centres (5 s of compiles on the first
+            # 3-class board after a warmup without them)
+            (
+                "leaderboard, 3 classes",
+                lambda f=boards: leaderboard(f, label="class3", prediction="pred3", pool="fold"),
+            ),
             # the paired kernels (joint tables, the paired bootstrap, the sign-flip test): 38 s
             # of compiles on the first paired board of 8,192 runs after a warmup without them
             ("leaderboard, paired", lambda f=paired: leaderboard(f, pool="fold", example="example")),

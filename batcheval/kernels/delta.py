@@ -283,7 +283,8 @@ def pairwise_sum(a, lo, n):
     The halving runs on an explicit stack: numba's disk cache does not relink a function that
     calls itself (a recursive version crashed when loaded from the cache)."""
     if n <= _PAIRWISE_BLOCK:
-        return _block_sum(a, lo, n)
+        # an int64 start, as the halving below passes: the callers' literal 0 compiled a twin
+        return _block_sum(a, np.int64(lo), n)
     # tasks: (lo, n) to sum, or n = -1 to add the top two partial sums (a + b has the bits of b + a)
     task_lo = np.empty(192, np.int64)
     task_n = np.empty(192, np.int64)
