@@ -379,10 +379,7 @@ def evaluate(
         prepared = _clustered.grouped_cells(full, clustered, units, label, prediction,
                                             as_key_list(pool, "pool"), versus,
                                             as_key_list(example, "example"))  # fmt: skip
-        if cluster is not None:
-            _clustered.warn_one_cluster(prepared[1], "cluster", cluster)
-        else:
-            _clustered.warn_one_cluster(prepared[1], "example", example)
+        _clustered.warn_one_cluster(prepared[1], cluster, example)
         out = _clustered.add_clustered_chance(
             out, full, clustered, units=units, label=label, prediction=prediction,
             pool=as_key_list(pool, "pool"), per_class=per_class, versus=versus, prepared=prepared,

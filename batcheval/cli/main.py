@@ -1109,8 +1109,8 @@ _NAMED = ("run", "repeat", "fold", "method", "dataset", "test")
 _FLAGS = ("drop_nulls", "drop_nonfinite", "per_class", "adjacent", "drop_incomplete")
 
 
-#: the key columns of the running command (:func:`_key_columns`): a message's ``seed=3`` shows a
-#: key's value there (``--fold seed``), not the option ``--seed``, which "run=1 lacks --seed 3" made of it
+#: the running command's key columns named like options it lacks (``--fold seed`` of compare): a
+#: message's ``seed=3`` shows a key's value there, which "run=1 lacks --seed 3" made an option of
 _message_keys: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
     "message_keys", default=frozenset()
 )

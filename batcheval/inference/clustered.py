@@ -395,10 +395,11 @@ def warn_independent_rows(pool: Sequence[str]) -> None:
         )
 
 
-def warn_one_cluster(cells: ClusterCells, what: str, given: Any) -> None:
+def warn_one_cluster(cells: ClusterCells, cluster: Any, example: Any) -> None:
     """Warn when every group that holds rows holds them in one cluster (``cluster=`` a column
     constant within groups): one independent unit tests nothing, so every interval and p-value
-    is NaN, which came without a word. ``what=given`` is the argument, as the message names it.
+    is NaN, which came without a word. The message names ``cluster=``, or ``example=`` when
+    the examples are the clusters.
 
     Examples
     --------
@@ -407,13 +408,14 @@ def warn_one_cluster(cells: ClusterCells, what: str, given: Any) -> None:
     >>> one = ClusterCells.from_dense(np.ones((2, 2, 2), dtype=np.int64), groups, clusters, 2)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     warn_one_cluster(one, "cluster", "dataset")
+    ...     warn_one_cluster(one, "dataset", None)
     >>> str(caught[0].message)[:60]
     "cluster='dataset' puts each group's rows in one cluster: one"
     """
     sizes = cells.clusters_per_group
     held = sizes[sizes > 0]
     if len(held) and (held < 2).all():
+        what, given = ("cluster", cluster) if cluster is not None else ("example", example)
         warn(
             f"{what}={given!r} puts each group's rows in one cluster: one independent unit tests "
             "nothing, so every interval and clustered p-value is NaN; name the column that identifies "

@@ -815,10 +815,8 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
                 # own. A rounding-level s² is that rounding, as for the flat rows.
                 unspread = ~flat & (se <= np.finfo(float).eps * np.maximum(bound, np.abs(d).max(axis=1)))
                 if unspread.any():
-                    p = np.where(unspread, 1.0, p)
                     p[unspread] = sign_flip_mean_p(d[unspread])
-                    t = np.where(unspread, np.nan, t)
-                    out["t"][lo:hi] = t
+                    out["t"][lo:hi][unspread] = np.nan
             out["p_value"][lo:hi] = np.where(same, 1.0, p)
     return out
 

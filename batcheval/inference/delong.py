@@ -54,7 +54,7 @@ from . import floors as _floors
 from . import selection as _selection
 from .adjust import adjust
 from .cv import is_tiled, key_codes, reference_row, sorted_grid
-from .intervals import check_options
+from .intervals import check_options, seeds_at
 
 # the columns compare_auc adds beside the run keys
 _OUTPUTS = ("roc_auc", "roc_auc_se", "diff", "se_diff", "diff_ci_low", "diff_ci_high", "z", "p_value",
@@ -278,14 +278,16 @@ def compare_auc(
         z[unspread] = np.nan
     p[ref] = np.nan
     q = float(special.ndtri(0.5 + float(ci) / 2))
+    # DeLong gives a difference with no spread no interval
+    low, high = diff - q * se_diff, diff + q * se_diff
+    low[unspread] = high[unspread] = np.nan
     chosen = _best_set(auc, c10, c01, m, n, float(ci), seed)
     is_ref = np.zeros(n_runs, dtype=bool)
     is_ref[ref] = True
     out = run_keys.hstack([
         pl.Series("roc_auc", auc), pl.Series("roc_auc_se", np.sqrt(var)), pl.Series("diff", diff),
-        pl.Series("se_diff", se_diff), pl.Series("diff_ci_low", _no_spread_nan(diff - q * se_diff, unspread)),
-        pl.Series("diff_ci_high", _no_spread_nan(diff + q * se_diff, unspread)),
-        pl.Series("z", np.where(is_ref, np.nan, z)),
+        pl.Series("se_diff", se_diff), pl.Series("diff_ci_low", low),
+        pl.Series("diff_ci_high", high), pl.Series("z", np.where(is_ref, np.nan, z)),
         pl.Series("p_value", p), pl.Series("p_holm", adjust(p, "holm")), pl.Series("is_reference", is_ref),
         # as the leaderboard gives them: a nullable boolean and integer ranks (null where undefined)
         pl.Series("could_be_best", chosen.could_be_best.tolist(), dtype=pl.Boolean),
@@ -322,22 +324,14 @@ def _swap_p(
     from scipy import stats
 
     n = matrix.shape[1]
-    draws = SWAP_DRAWS
-    base = int(np.random.SeedSequence().entropy % (2**62)) if seed is None else int(seed)
     reference = (2 * stats.rankdata(matrix[ref])).astype(np.int64)
     out = np.empty(len(runs))
-    for i, r in enumerate(runs):
+    # each run's generator seeded as the bootstrap seeds its groups (None: fresh entropy)
+    for i, (r, run_seed) in enumerate(zip(runs, seeds_at(seed, runs), strict=True)):
         ranked = (2 * stats.rankdata(matrix[r])).astype(np.int64)
-        reaching, patterns = _kernels.swap_test(ranked, reference, is_pos, draws, (base + int(r)) % 2**63)
+        reaching, patterns = _kernels.swap_test(ranked, reference, is_pos, SWAP_DRAWS, run_seed)
         out[i] = reaching / patterns if n <= 16 else (1.0 + reaching) / (1.0 + patterns)
     return out
-
-
-def _no_spread_nan(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``values`` with ``rows`` NaN: DeLong gives a difference with no spread no interval."""
-    values = values.copy()
-    values[rows] = np.nan
-    return values
 
 
 def _difference_sums(c: np.ndarray, ref: int) -> np.ndarray:

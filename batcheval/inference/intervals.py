@@ -1445,7 +1445,7 @@ def intervals(
             scores = scores or binary_scores(counts, level, sorted(wanted))
             out[name] = scores[name] if name in scores else from_scores(counts, name, level, scores=scores)
         elif name in DELTA_MEASURES:
-            out[name] = chance_interval(counts, name, level, binary=binary)
+            out[name] = _chance_interval(counts, name, level, binary)
         elif name == "accuracy" and accuracy == "modified_wilson":
             out[name] = modified_wilson(*_proportion(counts, name, positive), level)
         elif name != "accuracy" and proportions == "modified_wilson":
@@ -1886,7 +1886,14 @@ def chance_interval(
     if binary not in BINARY_CHANCE_METHODS:
         raise InvalidArgumentError(f"binary must be one of {list(BINARY_CHANCE_METHODS)}, got {binary!r}")
     # checked as intervals() checks them: 5.9 read as 5 and -5 gave NaN with numpy's own warning
-    counts = as_tables(counts)
+    return _chance_interval(as_tables(counts), name, level, binary)
+
+
+def _chance_interval(
+    counts: np.ndarray, name: str, level: float, binary: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`chance_interval` of checked tables and arguments: intervals() checks them once for
+    every measure, not once a measure."""
     if counts.shape[1] > 2:
         present = present_classes(counts)
         k_present = np.count_nonzero(present, axis=1)
@@ -1902,7 +1909,7 @@ def chance_interval(
             for m in np.unique(k_present[cut]):
                 ids = np.flatnonzero(cut & (k_present == m))
                 tables = present_tables(counts, present, ids, int(m))
-                low[ids], high[ids] = chance_interval(tables, name, level, binary=binary)
+                low[ids], high[ids] = _chance_interval(tables, name, level, binary)
             return low, high
     if counts.shape[1] == 2 and binary == "score" and name in ("informedness", "markedness"):
         # tpr − fpr given the real class sizes; ppv − (1 − npv) given the predicted ones

@@ -579,10 +579,7 @@ def leaderboard(
         _clustered.check_cluster_columns(df, examples, clusters)
         # the example ids inside clusters count the repeats of an example's rows (seeds that copy them)
         cells = _clustered.cluster_cells(df, runs, clusters, label, prediction, table, examples)
-        if cluster is not None:
-            _clustered.warn_one_cluster(cells, "cluster", cluster)
-        else:
-            _clustered.warn_one_cluster(cells, "example", example)
+        _clustered.warn_one_cluster(cells, cluster, example)
         examples = []  # a clustered board is compared through its clusters, not row pairs
     elif pools and not examples:
         _clustered.warn_independent_rows(pools)

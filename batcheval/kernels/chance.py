@@ -63,6 +63,7 @@ import math
 import numpy as np
 
 from .fisher import log_pmf as saddle_log_pmf
+from .fisher import stirlerr
 from .jit import jit, jit_inline, jit_parallel, prange
 from .multiclass import table_margins
 from .wide import mul_pair, sub_pair
@@ -201,13 +202,6 @@ _GL_W = 0.5 * _GL_W
 
 
 @jit_inline
-def _stirling_step(z, s):
-    """The change of Stirling's error term of ln z! from z to z + s, both a thousand or more:
-    ``1/(12(z + s)) − 1/(12z)``; the next term of the series changes by under 3e-12."""
-    return -s / (12.0 * z * (z + s))
-
-
-@jit_inline
 def _log_term_ratio(s, a, b, c, d):
     """``ln(pmf(x + s)/pmf(x))`` of the hypergeometric cell, s real, the table at x having the cells
     a, d (which grow with s) and b, c (which shrink), all a thousand or more: Stirling's form with
@@ -217,7 +211,9 @@ def _log_term_ratio(s, a, b, c, d):
     h = s * math.log(((b - s) * (c - s)) / ((a + s) * (d + s)))
     h -= (a + 0.5) * math.log1p(s / a) + (d + 0.5) * math.log1p(s / d)
     h -= (b + 0.5) * math.log1p(-s / b) + (c + 0.5) * math.log1p(-s / c)
-    h -= _stirling_step(a, s) + _stirling_step(d, s) + _stirling_step(b, -s) + _stirling_step(c, -s)
+    # Stirling's error terms at both ends (fisher's, as the first term's saddle point takes them)
+    h += stirlerr(a) + stirlerr(d) + stirlerr(b) + stirlerr(c)
+    h -= stirlerr(a + s) + stirlerr(d + s) + stirlerr(b - s) + stirlerr(c - s)
     return h
 
 

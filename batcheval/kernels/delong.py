@@ -197,7 +197,7 @@ def _twice_u(values: np.ndarray, is_pos: np.ndarray, pos: np.ndarray, neg: np.nd
 
 @jit
 def swap_test(
-    run: np.ndarray, reference: np.ndarray, is_pos: np.ndarray, draws: int, seed: int
+    run: np.ndarray, reference: np.ndarray, is_pos: np.ndarray, draws: int, seed: np.uint64
 ) -> tuple[int, int]:
     """``(reaching, patterns)`` of the paired swap test of two runs' AUCs (Bandos, Rockette & Gur
     2005): each example's two scores (``run`` and ``reference``: within-run doubled midranks, so
@@ -217,7 +217,7 @@ def swap_test(
     b = np.empty(n, dtype=run.dtype)
     exact = n <= 16
     patterns = (1 << n) if exact else draws
-    state = seed_state(np.uint64(seed))
+    state = seed_state(seed)
     reaching = 0
     for t in range(patterns):
         for i in range(n):

@@ -50,7 +50,7 @@ STIRLERR_TABLE_SIZE = 501
 
 
 @jit
-def _stirlerr(k):
+def stirlerr(k):
     """Stirling's error term of ln k! for a count ``k`` (a float)."""
     if k <= 15.0:
         return _STIRLERR[int(k)]
@@ -66,21 +66,21 @@ def _stirlerr(k):
 
 @jit
 def stirlerr_table(top):
-    """``_stirlerr(k)`` for k = 0 .. min(top, :data:`STIRLERR_TABLE_SIZE` − 1): the same bits,
+    """``stirlerr(k)`` for k = 0 .. min(top, :data:`STIRLERR_TABLE_SIZE` − 1): the same bits,
     looked up (the tables' own n is the largest count a pmf needs)."""
     size = max(0, min(top + 1, STIRLERR_TABLE_SIZE))
     se = np.empty(size, np.float64)
     for k in range(size):
-        se[k] = _stirlerr(float(k))
+        se[k] = stirlerr(float(k))
     return se
 
 
 @jit_inline
 def _stirlerr_at(k, se):
-    """``_stirlerr(k)``, from ``se`` where it reaches."""
+    """``stirlerr(k)``, from ``se`` where it reaches."""
     if k < se.shape[0]:
         return se[int(k)]
-    return _stirlerr(k)
+    return stirlerr(k)
 
 
 @jit
