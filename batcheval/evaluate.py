@@ -13,7 +13,7 @@ from .core.table import ContingencyTable
 from .errors import InvalidArgumentError, warn
 from .inference import clustered as _clustered
 from .inference import intervals as _intervals
-from .io.arguments import as_flag
+from .io.arguments import as_flag, as_one_value
 from .io.frames import (
     as_key_list,
     check_free_names,
@@ -258,6 +258,7 @@ def evaluate(
     >>> be.evaluate(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], measures="youden_j").rows()
     [(4, 1, 0, 1, 2, 0.5)]
     """
+    positive = as_one_value(positive, "positive=")
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     progress = None if progress is None else as_flag(progress, "progress=")
     keywords = None  # the columns of y_true= and y_pred=, which messages name by keyword

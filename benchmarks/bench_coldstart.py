@@ -1,6 +1,6 @@
 """Cold start: each public function's first call on a fresh machine, with an empty numba cache.
 
-    python benchmarks/bench_coldstart.py [--cases evaluate,sweep,auc,leaderboard,dtypes] [--repeat 1]
+    python benchmarks/bench_coldstart.py [--cases evaluate,sweep,auc,auc_ci,compare_auc,leaderboard,dtypes]
 
 Each case runs in its own subprocess with ``NUMBA_CACHE_DIR`` pointing at a new, empty
 directory, so every kernel it needs is compiled from scratch, exactly as on a fresh install.
@@ -42,10 +42,14 @@ rng = np.random.default_rng(0)
 y = rng.integers(0, 2, 400)
 df = pl.DataFrame({"run": np.repeat([1, 2], 200), "fold": np.tile([0, 1], 200), "label": y,
                    "prediction": np.where(rng.random(400) < 0.8, y, 1 - y), "score": rng.random(400) + y})
+# two runs scoring the same 200 examples
+shared = df.with_columns(pl.int_range(400).mod(200).alias("example"), pl.Series("label", np.tile(y[:200], 2)))
 calls = {
     "evaluate": lambda: be.evaluate(df, by="run"),
     "sweep": lambda: be.sweep(df, by="run"),
     "auc": lambda: be.auc(df, by="run"),
+    "auc_ci": lambda: be.auc(df, by="run", ci=0.95),
+    "compare_auc": lambda: be.compare_auc(shared),
     "leaderboard": lambda: be.leaderboard(df, pool="fold"),
 }
 call = calls[sys.argv[1]]
@@ -97,7 +101,7 @@ for name, frame in cases:
     print(json.dumps(row), flush=True)
 """
 
-CASES = ("evaluate", "sweep", "auc", "leaderboard", "dtypes")
+CASES = ("evaluate", "sweep", "auc", "auc_ci", "compare_auc", "leaderboard", "dtypes")
 
 
 def run_dtypes(cache: str) -> list[dict]:

@@ -207,3 +207,13 @@ def test_a_one_class_group_has_bookmaker_information_zero_as_its_informedness(s)
     with np.errstate(divide="ignore", invalid="ignore"):
         expected = -np.log2(((s + tp) / (s + tp + fn)) / ((s + fp) / (s + fp + tn)))
     np.testing.assert_allclose(both["y"], expected)
+
+
+def test_exact_curves_collect_a_lazyframe():
+    """curves' exact default refused a LazyFrame as a streamed source, where auc of the same frame
+    collected it and ran."""
+    df = pl.DataFrame({"g": [0, 0, 0, 0, 1, 1, 1], "label": [0, 1, 0, 1, 1, 0, 1],
+                       "score": [0.1, 0.9, 0.4, 0.6, 0.3, 0.2, 0.8]})  # fmt: skip
+    assert be.curves(df.lazy(), by="g").equals(be.curves(df, by="g"))
+    assert be.sweep(df.lazy(), by="g", thresholds="exact").equals(be.sweep(df, by="g", thresholds="exact"))
+    assert be.auc(df.lazy(), by="g").equals(be.auc(df, by="g"))

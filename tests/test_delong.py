@@ -18,6 +18,7 @@ from sklearn.metrics import roc_auc_score
 import batcheval as be
 from batcheval.errors import DuplicateColumnError, InvalidArgumentError, InvalidLabelError, InvalidScoreError
 from batcheval.inference.delong import SWAP_DRAWS
+from batcheval.scores.auc_interval import hanley_mcneil_variance
 from tests.reference import delong as ref
 
 
@@ -43,8 +44,29 @@ def test_auc_interval_is_delong_by_definition(ties):
         a, v = ref.auc_variance(s[r].tolist(), label.tolist())
         assert row["roc_auc"] == pytest.approx(roc_auc_score(label, s[r]), abs=1e-12)
         assert row["roc_auc_se"] == pytest.approx(np.sqrt(v), rel=1e-10)
-        assert row["roc_auc_ci_low"] == pytest.approx(max(a - z * np.sqrt(v), 0), rel=1e-10)
-        assert row["roc_auc_ci_high"] == pytest.approx(min(a + z * np.sqrt(v), 1), rel=1e-10)
+        low, high = ref.logit_interval(a, v, int(label.sum()), int((1 - label).sum()), z)
+        assert row["roc_auc_ci_low"] == pytest.approx(low, rel=1e-10)
+        assert row["roc_auc_ci_high"] == pytest.approx(high, rel=1e-10)
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_separated_classes_get_an_interval_with_width(flip):
+    """AUC ± z·se was [1, 1] (or [0, 0]) whenever the classes separate: DeLong's se is 0 there."""
+    label = np.r_[np.zeros(10), np.ones(10)].astype(np.int64)
+    score = np.arange(20.0) * (-1 if flip else 1)
+    row = be.auc(pl.DataFrame({"label": label, "score": score}), ci=0.95).row(0, named=True)
+    assert row["roc_auc"] == (0.0 if flip else 1.0) and row["roc_auc_se"] == 0.0
+    low, high = ref.logit_interval(row["roc_auc"], 0.0, 10, 10, stats.norm.ppf(0.975))
+    assert (row["roc_auc_ci_low"], row["roc_auc_ci_high"]) == pytest.approx((low, high), rel=1e-12)
+    assert row["roc_auc_ci_high"] - row["roc_auc_ci_low"] > 0.15
+
+
+@settings(max_examples=50)
+@given(st.floats(0.0, 1.0), st.integers(2, 10_000), st.integers(2, 10_000))
+def test_hanley_mcneil_variance_is_the_q1_q2_form(theta, m, n):
+    """Newcombe's factored form in the library equals Hanley & McNeil's Q1, Q2 form."""
+    got = hanley_mcneil_variance(np.array([theta]), np.array([m]), np.array([n]))[0]
+    assert got == pytest.approx(ref.hanley_mcneil(theta, m, n), rel=1e-12, abs=1e-300)
 
 
 def test_auc_interval_is_nan_without_two_of_each_class():
@@ -66,9 +88,10 @@ def test_paired_test_equals_definition(ties):
         assert row["diff"] == pytest.approx(d, abs=1e-12)
         assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-9)
         assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(d) / np.sqrt(v)), rel=1e-9)
-        half = stats.norm.ppf(0.975) * np.sqrt(v)
-        assert row["diff_ci_low"] == pytest.approx(d - half, rel=1e-9, abs=1e-12)
-        assert row["diff_ci_high"] == pytest.approx(d + half, rel=1e-9, abs=1e-12)
+        low, high = ref.mover_difference(s[r].tolist(), s[1].tolist(), label.tolist(), stats.norm.ppf(0.975))
+        assert row["diff_ci_low"] == pytest.approx(low, rel=1e-9, abs=1e-12)
+        assert row["diff_ci_high"] == pytest.approx(high, rel=1e-9, abs=1e-12)
+        assert row["diff_ci_low"] < row["diff"] < row["diff_ci_high"]
     others = out.filter(~pl.col("is_reference"))
     np.testing.assert_allclose(others["p_holm"], be.adjust(others["p_value"].to_numpy(), "holm"))
 
@@ -91,19 +114,54 @@ def test_swapping_runs_flips_the_sign(seed):
         assert ab["z"] == pytest.approx(-ba["z"], rel=1e-9, abs=1e-12)
 
 
-def test_delong_interval_covers_at_its_level():
-    """Binormal scores (AUC = Φ(δ/√2)), 150 of each class: a 95 % interval covers the true AUC
-    at 95 % within 4 binomial standard errors of 2000 groups."""
+@pytest.mark.parametrize(
+    ("positives", "negatives", "truth", "two_sided"),
+    [(150, 150, 0.7602, True), (20, 20, 0.8, True), (50, 450, 0.9, True), (20, 20, 0.95, False),
+     (10, 10, 0.99, False)],
+)  # fmt: skip
+def test_delong_interval_covers_at_its_level(positives, negatives, truth, two_sided):
+    """Binormal scores (AUC = Φ(δ/√2)), a seeded subset of docs/calibration_auc.md: a 95 % interval
+    covers the true AUC at 95 % within 4 binomial standard errors of 2000 groups, and near AUC 1,
+    where it is conservative, at least that (AUC ± z·se: 0.83 and 0.36 at the last two)."""
     rng = np.random.default_rng(7)
-    groups, n, delta = 2000, 150, 1.0
-    label = np.tile(np.r_[np.zeros(n), np.ones(n)], groups).astype(np.int64)
-    score = rng.normal(size=groups * 2 * n) + delta * label
-    df = pl.DataFrame({"g": np.repeat(np.arange(groups), 2 * n), "label": label, "score": score})
+    groups, delta = 2000, np.sqrt(2) * stats.norm.ppf(truth)
+    one = np.r_[np.zeros(negatives), np.ones(positives)]
+    label = np.tile(one, groups).astype(np.int64)
+    score = rng.normal(size=len(label)) + delta * label
+    df = pl.DataFrame({"g": np.repeat(np.arange(groups), len(one)), "label": label, "score": score})
     out = be.auc(df, by="g", ci=0.95)
-    truth = stats.norm.cdf(delta / np.sqrt(2))
     low, high = out["roc_auc_ci_low"].to_numpy(), out["roc_auc_ci_high"].to_numpy()
     rate = float(((low <= truth) & (truth <= high)).mean())
-    assert abs(rate - 0.95) <= 4 * np.sqrt(0.95 * 0.05 / groups)
+    tolerance = 4 * np.sqrt(0.95 * 0.05 / groups)
+    assert rate >= 0.95 - tolerance
+    if two_sided:
+        assert rate <= 0.95 + tolerance
+
+
+@pytest.mark.parametrize(
+    ("positives", "negatives", "aucs", "rho", "two_sided"),
+    [(30, 30, (0.75, 0.85), 0.3, True), (10, 10, (0.95, 0.99), 0.8, False)],
+)  # fmt: skip
+def test_paired_difference_interval_covers_at_its_level(positives, negatives, aucs, rho, two_sided):
+    """Two correlated binormal runs on the same examples, a seeded subset of
+    docs/calibration_auc_difference.md run through compare_auc itself: the 95 % interval of the
+    difference covers the true one within 4 binomial standard errors of 400 boards, and near AUC 1,
+    where it is conservative, at least that (diff ± z·se_diff covered 0.70 at the second)."""
+    rng = np.random.default_rng(11)
+    boards, size = 400, positives + negatives
+    shift = np.sqrt(2) * stats.norm.ppf(np.array(aucs))
+    label = np.r_[np.ones(positives), np.zeros(negatives)].astype(np.int64)
+    hits = 0
+    for _ in range(boards):
+        s = rng.multivariate_normal([0.0, 0.0], [[1.0, rho], [rho, 1.0]], size=size) + label[:, None] * shift
+        df = pl.DataFrame({"run": np.repeat([1, 2], size), "example": np.tile(np.arange(size), 2),
+                           "label": np.tile(label, 2), "score": s.T.reshape(-1)})  # fmt: skip
+        row = be.compare_auc(df, reference=1).filter(pl.col("run") == 2).row(0, named=True)
+        hits += row["diff_ci_low"] <= aucs[1] - aucs[0] <= row["diff_ci_high"]
+    rate, tolerance = hits / boards, 4 * np.sqrt(0.95 * 0.05 / boards)
+    assert rate >= 0.95 - tolerance
+    if two_sided:
+        assert rate <= 0.95 + tolerance
 
 
 def test_bad_input_is_named():
@@ -377,7 +435,7 @@ def _numpy_paired(scores_a, scores_b, labels):
 @pytest.mark.parametrize("reference", ["a", "b", None])
 def test_an_exact_copy_of_the_reference_has_zero_variance(reference):
     # var + var[ref] − 2 cov summed apart gave a copy of the reference se_diff 2.6e-9 and an interval
-    # of ±5e-9 around its zero difference; the copy's components are the reference's, so it is 0
+    # of ±5e-9 around its zero difference; the copy's components are the reference's, so se_diff is 0
     label = [0, 0, 0, 1, 1, 1]
     runs = {"a": [0.1, 0.3, 0.5, 0.4, 0.8, 0.9], "c": [0.2, 0.6, 0.1, 0.3, 0.5, 0.15]}
     runs["b"] = runs["a"]
@@ -389,7 +447,12 @@ def test_an_exact_copy_of_the_reference_has_zero_variance(reference):
     chosen = out.filter("is_reference")["run"][0]
     assert chosen == (reference or "a")
     copy = out.filter(pl.col("run") == ("b" if chosen == "a" else "a")).row(0, named=True)
-    assert (copy["diff"], copy["se_diff"], copy["diff_ci_low"], copy["diff_ci_high"]) == (0.0, 0.0, 0.0, 0.0)
+    assert (copy["diff"], copy["se_diff"]) == (0.0, 0.0)
+    # the interval is the runs' own intervals combined at correlation 1: the copy is not known to
+    # be the same model beyond these examples, so it keeps the width their asymmetry leaves
+    low, high = ref.mover_difference(runs["a"], runs["a"], label, stats.norm.ppf(0.975))
+    assert (copy["diff_ci_low"], copy["diff_ci_high"]) == pytest.approx((low, high), rel=1e-9)
+    assert copy["diff_ci_low"] < 0.0 < copy["diff_ci_high"]
     assert copy["p_value"] == 1.0
     assert copy["z"] == 0.0  # a difference of 0 over a variance of 0: not 0/0
     other = out.filter(pl.col("run") == "c").row(0, named=True)
@@ -555,7 +618,11 @@ def test_a_difference_with_no_delong_spread_takes_the_exact_swap_test(y, runs):
             assert row["p_value"] == pytest.approx(
                 _swap_reference(y, runs[row["run"]], runs[leader]), abs=1e-15
             )
-            assert np.isnan(row["z"]) and np.isnan(row["diff_ci_low"]) and np.isnan(row["diff_ci_high"])
+            assert np.isnan(row["z"])
+            # no DeLong spread, but the runs' own intervals have width: MOVER gives one (it was NaN)
+            low, high = ref.mover_difference(runs[row["run"]], runs[leader], y, stats.norm.ppf(0.975))
+            assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx((low, high), rel=1e-9)
+            assert row["diff_ci_low"] <= row["diff"] < row["diff_ci_high"]
         assert row["p_value"] > 0
 
 
@@ -577,3 +644,69 @@ def test_the_swap_test_beyond_sixteen_examples_is_a_seeded_monte_carlo():
     # so no draw reaches it and the p-value is the Monte-Carlo floor, whatever the number of examples
     assert out["p_value"].item() == 1 / (1 + SWAP_DRAWS)
     assert be.compare_auc(df, seed=3).equals(be.compare_auc(df, seed=3))
+
+
+def test_best_set_is_floored_by_the_swap_test():
+    """A run with no DeLong spread against a perfect leader on 4 examples left the best set with
+    p_best 0.0005, where its exact swap test gives 0.125 and no test of 4 examples can go below
+    2^-4 one-sided; the leaderboard floors its paired runs so, and compare_auc now does."""
+    df = pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "example": [0, 1, 2, 3] * 2, "label": [0, 0, 1, 1] * 2,
+                       "score": [0.1, 0.2, 0.7, 0.8] + [0.5] * 4})  # fmt: skip
+    out = be.compare_auc(df).sort("run")
+    assert out["p_value"][1] == 0.125
+    assert out["p_best"].to_list() == [1.0, 2.0**-4]
+    assert out["could_be_best"].to_list() == [True, True]
+    assert out.select("rank_ci_low", "rank_ci_high").rows() == [(1, 2), (1, 2)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000))
+def test_p_best_never_below_two_to_minus_the_examples_ranked_apart(seed):
+    rng = np.random.default_rng(seed)
+    n_runs, n_ex = int(rng.integers(2, 6)), int(rng.integers(4, 12))
+    label = np.r_[np.zeros(2), np.ones(2), rng.integers(0, 2, n_ex - 4)].astype(np.int64)
+    base = rng.normal(size=n_ex) + label
+    s = np.round(base[None, :] + rng.normal(scale=rng.uniform(0, 1.5), size=(n_runs, n_ex)), 1)
+    df = pl.DataFrame({"run": np.repeat(np.arange(n_runs), n_ex), "example": np.tile(np.arange(n_ex), n_runs),
+                       "label": np.tile(label, n_runs), "score": s.reshape(-1)})  # fmt: skip
+    out = be.compare_auc(df, seed=1).sort("run")
+    ranks = stats.rankdata(s, axis=1)
+    leader = int(np.argmax([roc_auc_score(label, row) for row in s]))
+    d = (ranks != ranks[leader]).sum(axis=1)
+    assert (out["p_best"].to_numpy() >= 2.0**-d).all()
+    assert (out["could_be_best"].to_numpy() == (out["p_best"].to_numpy() > 0.05)).all()
+    low, high = out["rank_ci_low"].to_numpy(), out["rank_ci_high"].to_numpy()
+    assert (low <= high).all() and (low[out["could_be_best"].to_numpy()] == 1).all()
+
+
+def test_separated_groups_narrow_as_they_grow():
+    """The floored logit interval widened with the groups where the classes separate (10 + 10:
+    [0.71, 1], 1,000 + 1,000: [2e-13, 1]); the score interval's cut makes the lower end rise, and
+    300,000 + 300,000 examples warn nothing (numpy's "overflow encountered in exp" reached users)."""
+    z, lows = stats.norm.ppf(0.975), []
+    for n in (10, 100, 1_000, 300_000):
+        df = pl.DataFrame(
+            {"label": np.r_[np.zeros(n), np.ones(n)].astype(np.int64), "score": np.arange(2.0 * n)}
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            row = be.auc(df, ci=0.95).row(0, named=True)
+        low, high = ref.logit_interval(1.0, 0.0, n, n, z)
+        assert (row["roc_auc_ci_low"], row["roc_auc_ci_high"]) == pytest.approx((low, high), abs=1e-12)
+        assert row["roc_auc_ci_high"] == 1.0
+        lows.append(row["roc_auc_ci_low"])
+    assert lows == sorted(lows) and lows[0] > 0.8 and 1 - lows[-1] < 1e-4
+
+
+def test_one_discordant_pair_in_a_large_group_is_near_one():
+    """One positive below one negative in 1,000 + 1,000: the floor alone gave [8e-33, 1]."""
+    n = 1_000
+    score = np.arange(2.0 * n)
+    score[[n - 1, n]] = score[[n, n - 1]]
+    df = pl.DataFrame({"label": np.r_[np.zeros(n), np.ones(n)].astype(np.int64), "score": score})
+    row = be.auc(df, ci=0.95).row(0, named=True)
+    a, v = ref.auc_variance(score.tolist(), df["label"].to_list())
+    assert row["roc_auc"] == pytest.approx(1 - 1 / n**2, abs=1e-15)
+    low, high = ref.logit_interval(a, v, n, n, stats.norm.ppf(0.975))
+    assert (row["roc_auc_ci_low"], row["roc_auc_ci_high"]) == pytest.approx((low, high), rel=1e-12)
+    assert 0.99 < row["roc_auc_ci_low"] < row["roc_auc"] < row["roc_auc_ci_high"] <= 1.0

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -811,3 +812,55 @@ def test_a_table_whose_total_passes_int64_is_named_not_measured():
     # one below the limit is measured, and exactly (the determinant in limbs)
     near = np.array([[[2**61, 1], [1, 2**61]]])
     assert be.measures.compute(near, ["informedness"])["informedness"][0] == pytest.approx(1.0, abs=1e-15)
+
+
+def _one_value_cases():
+    df = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 0, 1], "prediction": [0, 1, 1, 1],
+                       "score": [0.1, 0.9, 0.6, 0.4]})  # fmt: skip
+    paired = df.with_columns(pl.int_range(4).alias("example"), pl.lit(0).alias("run"))
+    paired = pl.concat([paired, paired.with_columns(pl.lit(1).alias("run"))])
+    table = be.ContingencyTable.from_frame(df, by="run")
+    return [
+        ("auc", lambda v: be.auc(df, positive=v)),
+        ("sweep", lambda v: be.sweep(df, positive=v)),
+        ("curves", lambda v: be.curves(df, positive=v)),
+        ("compare_auc", lambda v: be.compare_auc(paired, positive=v)),
+        ("evaluate", lambda v: be.evaluate(df, positive=v)),
+        ("leaderboard", lambda v: be.leaderboard(df, positive=v)),
+        ("table.measures", lambda v: table.measures(positive=v)),
+        ("table.versus_rest", table.versus_rest),
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize(
+    "value",
+    [np.array([1]), pl.Series([1]), [1], (1,), pa.array([1]), pl.lit(1)],
+    ids=["array", "series", "list", "tuple", "arrow", "expr"],
+)
+def test_positive_takes_one_value(case, value):
+    """positive=np.array([1]) met numpy's "inhomogeneous shape" error, a Series polars' "truth value
+    of a Series is ambiguous" (a pyarrow array or a polars expression went further still); a 0-d
+    array is its element."""
+    _, call = _one_value_cases()[case]
+    with pytest.raises(be.InvalidArgumentError, match=r"^positive= takes one value, such as 1 or 'yes'"):
+        call(value)
+    got, expected = call(np.array(1)), call(1)
+    if isinstance(expected, be.ContingencyTable):
+        np.testing.assert_array_equal(got.counts, expected.counts)
+    else:
+        assert got.equals(expected)
+
+
+def test_other_arguments_take_one_value():
+    df = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 0, 1], "score": [0.1, 0.9, 0.6, 0.4]})
+    with pytest.raises(be.InvalidArgumentError, match=r"^mean_weights= takes one value.*a Series: \['n'\]"):
+        be.sweep(df, by="run", pool="run", mean_weights=pl.Series(["n"]))
+    with pytest.raises(be.InvalidArgumentError, match=r"^classes takes a list of class values, got array"):
+        be.ContingencyTable(pl.DataFrame(), np.array(0), np.ones((1, 1, 1), int))
+    mc = pl.DataFrame({
+        "label": [0, 1, 2, 2, 0, 1], "p0": [0.8, 0.1, 0.1, 0.3, 0.3, 0.5],
+        "p1": [0.1, 0.6, 0.2, 0.3, 0.5, 0.2], "p2": [0.1, 0.3, 0.7, 0.4, 0.2, 0.3],
+    })  # fmt: skip
+    one = be.auc(mc, score=["p0", "p1", "p2"], averages=np.array("macro_roc_auc"))
+    assert one.equals(be.auc(mc, score=["p0", "p1", "p2"], averages="macro_roc_auc"))

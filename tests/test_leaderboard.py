@@ -15,6 +15,7 @@ from scipy import stats
 
 import batcheval as be
 from batcheval.core import memory
+from batcheval.inference.comparisons import RepeatedExampleError
 from batcheval.inference.paired_se import bootstrap_se, delta_se, sign_flip_p, swap_p
 from tests.reference import intervals as ref_iv
 from tests.reference import leaderboard as ref
@@ -1130,3 +1131,21 @@ def test_a_run_whose_measure_is_undefined_is_left_out_of_the_others_rank_interva
     assert last["run"] == 3 and math.isnan(last["precision"])
     assert [last[c] for c in ("rank", "could_be_best", "rank_ci_low", "rank_ci_high")] == [None] * 4
     assert board.head(3).equals(without)
+
+
+def test_null_run_keys_that_repeat_examples_are_named():
+    """Rows of several runs with a null run key form one run, whose repeated examples were blamed
+    on fold-restarting ids; the error now names the null key."""
+    lab = [0, 1] * 6
+    df = pl.DataFrame({"run": np.repeat(["a", "b", "c"], 12), "example": np.tile(np.arange(12), 3),
+                       "label": np.tile(lab, 3), "prediction": np.tile(lab, 3)})  # fmt: skip
+    holes = df.with_columns(pl.when(pl.col("example") < 3).then(None).otherwise(pl.col("run")).alias("run"))
+    with pytest.raises(RepeatedExampleError, match=r"run \{'run': None\}.*the run key 'run' is null.*fold"):
+        be.leaderboard(holes, measure="accuracy", example="example")
+    # one of two run keys null: the null hint, and the fold hint beside it (the rows may repeat
+    # for that reason instead)
+    two = holes.with_columns(pl.lit("m").alias("model"))
+    with pytest.raises(RepeatedExampleError, match=r"the run key 'run' is null .*; or if ids restart"):
+        be.leaderboard(two, run=["model", "run"], measure="accuracy", example="example")
+    with pytest.raises(RepeatedExampleError, match="include the fold"):
+        be.leaderboard(pl.concat([df, df.head(1)]), measure="accuracy", example="example")

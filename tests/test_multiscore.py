@@ -151,8 +151,24 @@ def test_list_column_equals_separate_columns_and_curves_per_class():
 
 def test_score_count_must_match_the_classes():
     df = multiclass_scores(n_runs=1, seed=3)
-    with pytest.raises(be.InvalidLabelError, match=r"2 score columns for 3 classes"):
+    with pytest.raises(
+        be.InvalidLabelError, match=r"2 score columns for 3 classes \[0, 1, 2\]; give one per class$"
+    ):
         be.auc(df, score=["s0", "s1"])
+    # more columns than classes: a class without rows, which classes= names (the message said
+    # only "give one per class", which the user had done)
+    two = df.filter(pl.col("label") != 2)
+    with pytest.raises(
+        be.InvalidLabelError, match=r"3 score columns for 2 classes \[0, 1\]; .* classes=, one per"
+    ):
+        be.auc(two, score=["s0", "s1", "s2"])
+    assert be.auc(two, score=["s0", "s1", "s2"], classes=[0, 1, 2])["n"].to_list() == [two.height]
+    # 30,000 classes: the first few, not a message of 30,000 values
+    many = pl.DataFrame({"label": np.arange(30_000), "a": 0.5, "b": 0.5})
+    shown = r"for 30000 classes \[0, 1, 2, 3, 4, 5, \.\.\.\]; give"
+    with pytest.raises(be.InvalidLabelError, match=shown) as err:
+        be.auc(many, score=["a", "b"])
+    assert len(str(err.value)) < 100
 
 
 def test_list_scores_in_every_container_and_with_bad_rows():

@@ -788,3 +788,22 @@ def test_a_truly_best_constant_baseline_stays_in_the_best_set(measure: str) -> N
             for data in _constant_boards(0.5, 2, 400, 0.5, 20, seed=48)
         ]
     assert out == [False] * 20
+
+
+def test_a_run_the_swap_floor_brings_back_widens_every_other_run():
+    """The floor widened only runs whose interval ended above the lifted run's old low end: the
+    runner-up [2, 3] kept 3 beside a run [3, 4] brought back to rank 1, though the leader and the
+    lifted run may now both be above it with [2, 4] as the fourth (not kept: the pairs behind
+    the intervals)."""
+    sel = selection.Selection(
+        np.array([True, False, False, False], dtype=object), np.array([1.0, 0.01, 0.001, 0.02]),
+        np.array([1.0, 2.0, 3.0, 2.0]), np.array([1.0, 3.0, 4.0, 4.0]), "bootstrap", "bootstrap",
+    )  # fmt: skip
+    out = selection.floor_p_best(sel, np.array([1.0, 0.0, 2.0**-4, 0.0]), 0.95)
+    assert out.p_best.tolist() == [1.0, 0.01, 0.0625, 0.02]
+    assert out.could_be_best.tolist() == [True, False, True, False]
+    assert out.rank_ci_low.tolist() == [1.0, 2.0, 1.0, 2.0]
+    assert out.rank_ci_high.tolist() == [2.0, 4.0, 4.0, 4.0]
+    # a floor that lifts p_best but not above 1 − level widens nothing
+    kept = selection.floor_p_best(sel, np.array([1.0, 0.0, 0.04, 0.0]), 0.95)
+    assert kept.rank_ci_high.tolist() == [1.0, 3.0, 4.0, 4.0] and kept.p_best[2] == 0.04

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 import polars as pl
@@ -1023,3 +1024,23 @@ def test_scores_rounded_down_at_the_edges_of_their_types_and_per_class(tmp_path)
     floats = probs.with_columns(pl.col("score").cast(pl.Float64))
     assert got == be.sweep(floats, thresholds=[0.1, 0.3], measures=[]).select(cells).rows()
     assert got == [(0.1, 2, 1), (0.3, 1, 1)]
+
+
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_pooled_auc_reports_each_drop_once(multiclass):
+    """auc(pool=) reads the rows twice (pooled, then per pooled group) and warned of each dropped
+    row twice, where sweep and curves with pool= warn once, as auc without it does."""
+    df = pl.DataFrame({"run": [1, 1, 1, 2, 2, 2], "fold": [0, 1, 0, 1, 0, 1], "label": [0, 1, 1, 0, 1, 0],
+                       "score": [0.1, float("nan"), 0.9, 0.3, None, 0.7]})  # fmt: skip
+    score = "score"
+    if multiclass:
+        df, score = df.with_columns((1 - pl.col("score")).alias("s0")), ["s0", "score"]
+    kw = {"score": score, "drop_nonfinite": True, "drop_nulls": True}
+    with warnings.catch_warnings(record=True) as plain:
+        warnings.simplefilter("always")
+        be.auc(df, by=["run", "fold"], **kw)
+    with warnings.catch_warnings(record=True) as pooled:
+        warnings.simplefilter("always")
+        be.auc(df, by=["run", "fold"], pool="fold", **kw)
+    assert len(plain) == 2
+    assert [str(w.message) for w in pooled] == [str(w.message) for w in plain]

@@ -420,3 +420,20 @@ def test_uint64_classes_beyond_int64_are_refused_by_every_constructor():
         CT.from_frame(pl.DataFrame({"label": big, "prediction": big}))
     small = pl.Series([0, 2**63 - 1], dtype=pl.UInt64)  # the largest that fits: kept as UInt64
     assert CT(pl.DataFrame(), small, [[[1, 0], [1, 0]]]).classes.to_list() == [0, 2**63 - 1]
+
+
+def test_one_class_of_booleans_keeps_both_classes():
+    """As from_frame's docstring says: booleans always have classes [False, True] (recall NaN for a
+    file of negatives alone, as scikit-learn's recall_score with zero_division=nan), integers the
+    classes they hold (one class, positive by spec rule 5: recall 1)."""
+    from sklearn.metrics import recall_score
+
+    for labels, classes, recall in (([False, False], [False, True], None), ([0, 0], [0], 1.0)):
+        df = pl.DataFrame({"label": labels, "prediction": labels})
+        assert be.ContingencyTable.from_frame(df).classes.to_list() == classes
+        got = be.evaluate(df, measures=["recall"])["recall"][0]
+        if recall is None:
+            expected = recall_score(labels, labels, zero_division=np.nan)
+            assert np.isnan(got) and np.isnan(expected)
+        else:
+            assert got == recall

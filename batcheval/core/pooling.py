@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
+from ..io.arguments import as_one_value
 from ..io.frames import check_free_names
 from .table import ContingencyTable
 
@@ -26,7 +27,7 @@ def check_mean_weights(mean_weights: Any, pool: Any) -> None:
     ...
     batcheval.errors.InvalidArgumentError: mean_weights must be 'n' or None, got 'size'
     """
-    if mean_weights not in (None, "n"):
+    if as_one_value(mean_weights, "mean_weights=") not in (None, "n"):
         raise InvalidArgumentError(f"mean_weights must be 'n' or None, got {mean_weights!r}")
     if mean_weights is not None and pool is None:
         raise InvalidArgumentError(

@@ -27,7 +27,7 @@ from ..errors import (
     NullValuesError,
     warn,
 )
-from ..io.arguments import as_flag
+from ..io.arguments import as_flag, as_one_value
 from ..io.frames import (
     as_key_list,
     check_free_names,
@@ -203,7 +203,10 @@ class ContingencyTable:
             Columns holding the real class and the predicted class: integers, booleans, strings
             or categoricals; floats and Decimals holding whole numbers are read as integers.
         classes
-            The class set; by default the sorted union of both columns.
+            The class set; by default the sorted union of both columns, but for boolean columns
+            always ``[False, True]`` (a boolean is a binary class, so a file of negatives alone
+            still has a positive class: its recall is NaN, where integer labels all 0 make 0 the
+            one class, and positive, of a one-class table).
         drop_nulls
             Skip rows whose label or prediction is null (with a warning that
             says how many) instead of raising :class:`NullValuesError`.
@@ -731,6 +734,7 @@ class ContingencyTable:
 
     def _class_index(self, positive: Any) -> int:
         """Code of class ``positive``; :class:`InvalidLabelError` when it is not a class."""
+        positive = as_one_value(positive, "positive=")
         values = self._classes.to_list()
         if positive not in values:
             raise InvalidLabelError(f"positive={positive!r} is not one of the classes {values}")
@@ -1070,7 +1074,9 @@ def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
     ...
     batcheval.errors.InvalidArgumentError: classes takes a list of class values, got 2
     """
-    if isinstance(classes, str | bytes) or isinstance(classes, pl.DataFrame):
+    # a 0-d array is one value, not a list (its iteration is a TypeError of numpy's)
+    zero_d = isinstance(classes, np.ndarray) and classes.ndim == 0
+    if isinstance(classes, str | bytes) or isinstance(classes, pl.DataFrame) or zero_d:
         raise InvalidArgumentError(f"classes takes a list of class values, got {classes!r}")
     if not isinstance(classes, pl.Series):
         if not isinstance(classes, Iterable):

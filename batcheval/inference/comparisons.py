@@ -633,10 +633,21 @@ def _raise_duplicate_examples(
     rows = df.filter(_run_mask(df, table, runs, g)).select(examples)
     dup = rows.is_duplicated()
     first = rows.filter(dup).row(0, named=True)
+    null = [c for c in runs if keys[c] is None]
+    shown = repr(null[0]) if len(null) == 1 else repr(null)
+    # a null run key is a run of its own (as evaluate's null groups): rows of several runs whose
+    # key is missing repeat each other's examples there, and the fold hint pointed elsewhere
+    fold = "if ids restart in each fold, include the fold, e.g. example=['fold', 'example_id']"
+    # the null key may be one of several, and the rows repeat for another reason: both hints
+    cause = (
+        f"the run key {shown} is null in these rows, and null keys form one run of their own: fill or "
+        f"drop them; or {fold}"
+        if null
+        else fold
+    )
     raise RepeatedExampleError(
         f"example={examples} does not identify one row per example in run {keys}: "
-        f"{int(dup.sum())} rows share a key (first: {first}); "
-        "if ids restart in each fold, include the fold, e.g. example=['fold', 'example_id']"
+        f"{int(dup.sum())} rows share a key (first: {first}); {cause}"
     )
 
 

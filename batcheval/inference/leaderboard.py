@@ -178,7 +178,7 @@ from .. import measures as _measures
 from ..core.encode import label_kind
 from ..core.table import ContingencyTable, drop_null_rows
 from ..errors import InvalidArgumentError, InvalidLabelError, UnknownMeasureError, warn
-from ..io.arguments import as_flag
+from ..io.arguments import as_flag, as_one_value
 from ..io.frames import (
     as_key_list,
     check_free_names,
@@ -384,8 +384,8 @@ def leaderboard(
         and ``conditional_entropy`` (and their aliases, ``fpr``, ``fnr``, ...)
         rank lowest first (:data:`batcheval.measures.LOWER_IS_BETTER`), every
         other measure highest first. The leader, the best set, ``p_best`` and
-        the rank intervals follow it; ``diff_vs_leader`` stays the run's value
-        minus the leader's, and the two-sided p-values do not depend on it. A
+        the rank intervals follow it; ``diff_vs_leader`` stays signed as the run's
+        value minus the leader's, and the two-sided p-values do not depend on it. A
         board ranked lowest first is the board of the measure's negative
         (of ``inverse_recall`` for ``fallout``): the same sets and p-values.
 
@@ -406,13 +406,22 @@ def leaderboard(
         such a run is not ranked, and the other runs' intervals count the ranked
         runs only; a run whose measure is defined but has no spread of its own
         could rank anywhere, and every other run's interval reaches one place
-        lower for each such run; all null, with a warning, on boards over 5,000 runs and on
-        paired boards of more than :data:`MAX_RANKED_CLASSES` classes), and with
+        lower for each such run; all null, with a warning, on boards over 5,000 runs, on
+        paired boards of more than :data:`MAX_RANKED_CLASSES` classes, and on paired boards of
+        a measure with no delta-method influence per example, such as ``f1``, ``jaccard`` or
+        ``macro_f1``, whose runs are compared with the leader only; the warning names the
+        measures that have one), and with
         ``example=`` also ``n_paired``,
         ``n_leader_only``, ``n_run_only`` and ``p_mcnemar`` (NaN, as
         ``p_vs_leader``, for a run that shares no example with the leader); with
         ``adjacent=True`` also ``diff_vs_above`` and ``p_vs_above`` (and
-        with both, ``p_mcnemar_vs_above``).
+        with both, ``p_mcnemar_vs_above``). On a paired board ``diff_vs_leader``
+        and ``diff_vs_above`` are the differences on the ``n_paired`` examples the
+        two runs share, the estimates their p-values test: the runs' values minus
+        each other where they score the same examples, and possibly of the other
+        sign where they do not (``n_leader_only`` or ``n_run_only`` above 0).
+        Rows whose run key is null form one run of their own, as in
+        :func:`batcheval.evaluate`.
 
         A run whose measure is defined but has no spread of its own (a
         constant run's markedness or correlation, 0 by convention) cannot be
@@ -450,6 +459,7 @@ def leaderboard(
     >>> board.select("run", "rank", "could_be_best", "rank_ci_low", "rank_ci_high").rows()
     [('a', 1, True, 1, 2), ('b', 2, True, 1, 2), ('c', 3, False, 3, 3)]
     """
+    positive = as_one_value(positive, "positive=")
     if isinstance(data, ContingencyTable):
         # a board reads each example's outcome (paired tests, the best set's bootstrap), which the
         # counts have summed away; the message for other objects spoke of lists of labels

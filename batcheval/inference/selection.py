@@ -374,16 +374,19 @@ def floor_p_best(sel: Selection, floor: np.ndarray, level: float) -> Selection:
     with probability ``2^-d``. The max statistic's normal or bootstrap tail can: a run five
     examples from a perfect leader got ``p_best`` 0.0018 (macro_f1 on 12 examples) where
     ``2^-5 = 0.031``, and left the set at ``ci=0.99``. A run the floor lifts above ``1 − level``
-    is back in the best set, its rank interval reaching rank 1. Raising p-values keeps every
-    level the selection held.
+    is back in the best set, its rank interval reaching rank 1, and every other run's interval
+    reaches one rank lower, up to the last: the lifted run may now be above any of them (the
+    leader of two kept [1, 1] beside a runner-up now at [1, 2]). Which runs were surely above it
+    is not kept, so each is widened, also those whose interval already counted it. Raising
+    p-values and widening intervals keeps every level the selection held.
 
     Examples
     --------
     >>> sel = Selection(np.array([True, False], dtype=object), np.array([1.0, 0.0018]),
     ...                 np.array([1.0, 2.0]), np.array([1.0, 2.0]), "bootstrap", "bootstrap")
     >>> out = floor_p_best(sel, np.array([1.0, 2.0**-5]), 0.99)
-    >>> out.could_be_best.tolist(), out.p_best.tolist(), out.rank_ci_low.tolist()
-    ([True, True], [1.0, 0.03125], [1.0, 1.0])
+    >>> out.could_be_best.tolist(), out.p_best.tolist(), out.rank_ci_low.tolist(), out.rank_ci_high.tolist()
+    ([True, True], [1.0, 0.03125], [1.0, 1.0], [2.0, 2.0])
     """
     floor = np.asarray(floor, dtype=np.float64)
     lift = np.isfinite(sel.p_best) & (sel.p_best < floor)
@@ -391,10 +394,13 @@ def floor_p_best(sel: Selection, floor: np.ndarray, level: float) -> Selection:
         return sel
     p_best = np.where(lift, floor, sel.p_best)
     back = lift & (p_best > 1.0 - level) & (sel.could_be_best == False)  # noqa: E712 (object array)
-    best, low = sel.could_be_best.copy(), sel.rank_ci_low.copy()
+    best, low, high = sel.could_be_best.copy(), sel.rank_ci_low.copy(), sel.rank_ci_high.copy()
     best[back] = True
+    for j in np.flatnonzero(back & np.isfinite(low)):
+        others = np.isfinite(high) & (np.arange(len(high)) != j)
+        high[others] = np.minimum(high[others] + 1.0, len(high))
     low[back & np.isfinite(low)] = 1.0
-    return sel._replace(could_be_best=best, p_best=p_best, rank_ci_low=low)
+    return sel._replace(could_be_best=best, p_best=p_best, rank_ci_low=low, rank_ci_high=high)
 
 
 def _select(

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["as_count", "as_flag", "as_real", "is_real", "is_text_or_truth", "is_value_list"]
+__all__ = ["as_count", "as_flag", "as_one_value", "as_real", "is_real", "is_text_or_truth", "is_value_list"]
 
 
 def is_text_or_truth(value: Any) -> bool:
@@ -133,3 +133,47 @@ def as_flag(value: Any, name: str) -> bool:
     if isinstance(value, bool | np.bool_) or (isinstance(value, int | np.integer) and value in (0, 1)):
         return bool(value)
     raise InvalidArgumentError(f"{name} takes True or False, got {value!r}")
+
+
+def as_one_value(value: Any, name: str) -> Any:
+    """``value`` as one value (a class such as ``positive=``, or an option such as ``mean_weights=``):
+    a numpy 0-d array or a pyarrow scalar as its element; anything holding several values (a
+    list, tuple or set, a numpy, pandas or pyarrow array, a polars Series, frame or expression)
+    refused with an :class:`InvalidArgumentError` naming ``name``. ``positive=np.array([1])``
+    passed ``in`` checks element by element and met numpy's "inhomogeneous shape" error further
+    on, and a Series met polars' "the truth value of a Series is ambiguous".
+
+    Examples
+    --------
+    >>> as_one_value(np.array(1), "positive=")
+    1
+    >>> as_one_value([1], "positive=")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: positive= takes one value, such as 1 or 'yes', got a list: [1]
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value.item()
+    if hasattr(value, "as_py") and not hasattr(value, "__len__"):  # a pyarrow scalar
+        return value.as_py()
+    # anything holding several values: a list, set, tuple, range or mapping, a numpy, pandas or
+    # pyarrow array, a polars Series, frame or expression (a string or numpy scalar is one value)
+    lazy = type(value).__name__ in ("Expr", "LazyFrame")  # neither iterates
+    several = isinstance(value, np.ndarray) or (
+        not isinstance(value, str | bytes | np.generic)
+        and (hasattr(value, "__iter__") or hasattr(value, "__array__") or lazy)
+    )
+    if several:
+        what = "array" if isinstance(value, np.ndarray) else type(value).__name__
+        kind = f"{'an' if what[0].lower() in 'aeiou' else 'a'} {what}"
+        if type(value).__name__ in ("DataFrame", "LazyFrame", "Expr"):
+            shown = reprlib.repr(list(value.columns) if hasattr(value, "columns") else str(value))
+        else:
+            for method in ("to_list", "tolist"):  # a Series or array: its values, on one line
+                if callable(getattr(value, method, None)):
+                    value = getattr(value, method)()
+                    break
+            shown = reprlib.repr(value)
+        shown = shown.replace("\n", " ")
+        raise InvalidArgumentError(f"{name} takes one value, such as 1 or 'yes', got {kind}: {shown}")
+    return value

@@ -25,9 +25,11 @@ def _components(
     slot: np.ndarray,
     v10: np.ndarray,
     v01: np.ndarray,
+    twice_rank: np.ndarray,
 ) -> int:
-    """Components of one run from its sorted scores ``keys`` (``order``: their examples), and
-    twice its Mann–Whitney U.
+    """Components of one run from its sorted scores ``keys`` (``order``: their examples), twice
+    its Mann–Whitney U, and each example's doubled midrank within the run (``twice_rank``, in
+    example order: the ranks the paired swap test swaps).
 
     One walk over blocks of tied scores: within a block holding ``p`` positives and ``q``
     negatives, above ``P`` positives and ``Q`` negatives already walked, the midrank differences
@@ -60,6 +62,7 @@ def _components(
         share_pos = 1.0 - (below_pos + 0.5 * p) / n1
         for t in range(i, j + 1):
             k = order[t]
+            twice_rank[k] = i + j + 2  # the block's 1-based ranks i + 1 .. j + 1, averaged and doubled
             if is_pos[k]:
                 v10[slot[k]] = share_neg
             else:
@@ -72,11 +75,17 @@ def _components(
 
 @jit_parallel
 def run_components(
-    scores: np.ndarray, is_pos: np.ndarray, v10: np.ndarray, v01: np.ndarray, twice_u: np.ndarray
+    scores: np.ndarray,
+    is_pos: np.ndarray,
+    v10: np.ndarray,
+    v01: np.ndarray,
+    twice_u: np.ndarray,
+    twice_rank: np.ndarray,
 ) -> None:
     """Structural components of every run (row of ``scores[R, E]``) on the shared examples:
-    ``v10[r]`` over the positives and ``v01[r]`` over the negatives, in example order, and
-    ``twice_u[r]``, twice the run's Mann–Whitney U (its AUC times ``2·n0·n1``)."""
+    ``v10[r]`` over the positives and ``v01[r]`` over the negatives, in example order,
+    ``twice_u[r]``, twice the run's Mann–Whitney U (its AUC times ``2·n0·n1``), and
+    ``twice_rank[r]``, its examples' doubled midranks."""
     n_runs, n_ex = scores.shape
     slot = np.empty(n_ex, dtype=np.int64)
     a = 0
@@ -98,7 +107,7 @@ def run_components(
             for i in range(n_ex):  # a loop, not a slice copy: that compiles numba's shape-error text
                 keys[i] = scores[r, i]
                 order[i] = examples[i]
-        twice_u[r] = _components(keys, order, is_pos, slot, v10[r], v01[r])
+        twice_u[r] = _components(keys, order, is_pos, slot, v10[r], v01[r], twice_rank[r])
 
 
 @jit

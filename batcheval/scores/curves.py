@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InvalidArgumentError
-from ..io.arguments import as_flag, is_real, is_value_list
+from ..io.arguments import as_flag, as_one_value, is_real, is_value_list
 from ..io.frames import as_key_list, check_free_names, check_roles, key_argument, read_once, select_columns
 from .sweep import sweep
 from .swept import CELLS
@@ -124,6 +124,7 @@ def curves(
     >>> be.curves(df, kind="roc").select("threshold", "x", "y").rows()
     [(0.8, 0.0, 0.5), (0.4, 0.5, 0.5), (0.35, 0.5, 1.0), (0.1, 1.0, 1.0)]
     """
+    positive = as_one_value(positive, "positive=")
     drop_nulls = as_flag(drop_nulls, "drop_nulls=")
     drop_nonfinite = as_flag(drop_nonfinite, "drop_nonfinite=")
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once

@@ -7,6 +7,7 @@ binary sweep, AUC and curve code serves every class unchanged.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence, Sized
 from typing import Any, NamedTuple
 
@@ -47,7 +48,7 @@ class OneVsRest(NamedTuple):
     frame: pl.DataFrame  # keys, ``class``, ``is_class`` and ``score``
     keys: list[str]  # the user's keys and ``class``
     values: list[Any]  # the classes, sorted
-    wide: pl.DataFrame  # the user's rows: keys, label and one Float64 score column per class
+    wide: pl.DataFrame  # the user's rows: keys, label and one Float64 (or all Float32) score column per class
     names: list[str]  # those score columns, in class order
     is_class: str  # the column of label == class
     score: str  # the column of that class's score
@@ -99,7 +100,7 @@ def is_multiclass_score(data: Any, score: str | Sequence[str]) -> bool:
 
 
 def _score_columns(
-    df: pl.DataFrame, score: str | Sequence[str], n_classes: int
+    df: pl.DataFrame, score: str | Sequence[str], n_classes: int, values: Sequence[Any] = ()
 ) -> tuple[pl.DataFrame, list[str]]:
     if isinstance(score, str):  # a list column: one entry per class
         if not len(df):  # nothing to split; the class count comes from classes= or stays 0
@@ -117,7 +118,19 @@ def _score_columns(
         return df.drop(score).hstack(split), names
     names = list(score)
     if len(names) != n_classes and (n_classes or len(df)):
-        raise InvalidLabelError(f"{len(names)} score columns for {n_classes} classes; give one per class")
+        fewer = len(names) > n_classes
+        shown = f" {reprlib.repr(list(values))}" if values else ""  # 10,000 classes: the first few
+        hint = (
+            ""
+            if not fewer
+            else (
+                "; a class no row holds (or none left after dropping rows) is named with classes=, one per "
+                "column in the columns' order"
+            )
+        )
+        raise InvalidLabelError(
+            f"{len(names)} score columns for {n_classes} classes{shown}; give one per class{hint}"
+        )
     return df, names
 
 
@@ -187,7 +200,7 @@ def one_vs_rest_frame(
                 f"label column {label!r} has {len(values)} classes {values}{dropped} but the score lists "
                 f"hold {width}; name the classes with classes="
             )
-    df, names = _score_columns(df, score if isinstance(score, str) else score_cols, len(values))
+    df, names = _score_columns(df, score if isinstance(score, str) else score_cols, len(values), values)
     for name in names:
         if name not in df.columns:
             raise ColumnNotFoundError(f"score column {name!r} not found")
@@ -245,7 +258,12 @@ def _check_list_lengths(scores: pl.Series) -> None:
 
 def _float_scores(df: pl.DataFrame, score_cols: list[str], exact_scores: bool) -> pl.DataFrame:
     """``df`` with every score column (or list of scores) as Float64, which the classes' long
-    frame stacks into one column; an error naming a column whose scores are not numbers."""
+    frame stacks into one column; an error naming a column whose scores are not numbers.
+
+    Float32 columns all stay Float32: a sweep compares them with named thresholds rounded to
+    float32, as it does a binary Float32 score (the score 0.7 counts at the threshold 0.7)."""
+    inners = [df.schema[c].inner if isinstance(df.schema[c], pl.List) else df.schema[c] for c in score_cols]
+    element = pl.Float32 if inners and all(d == pl.Float32 for d in inners) else pl.Float64
     for c in score_cols:
         dtype = df.schema[c]
         inner = dtype.inner if isinstance(dtype, pl.List) else dtype
@@ -255,7 +273,7 @@ def _float_scores(df: pl.DataFrame, score_cols: list[str], exact_scores: bool) -
         if exact_scores:
             column = df.get_column(c)
             check_exact_in_float(column.explode() if isinstance(dtype, pl.List) else column, c)
-        target = pl.List(pl.Float64) if isinstance(dtype, pl.List) else pl.Float64
+        target = pl.List(element) if isinstance(dtype, pl.List) else element
         if not exact_scores and rounds_down(dtype):
             # a grid's thresholds: integers beyond 2^53 and whole Decimals rounded down, as the binary
             # sweep reads them (lists of scores keep the nearest float)

@@ -46,6 +46,7 @@ __all__ = [
     "check_thresholds",
     "check_within_classes",
     "checked_labels",
+    "compared_thresholds",
     "floats_below",
     "grid_floor",
     "prepare_scores",
@@ -81,6 +82,9 @@ class Scored:
     nulls_dropped: int = 0
     # the label values these rows hold (``classes`` adds those of classes= and known=)
     present: tuple = ()
+    # Float32 scores, widened to float64 here: a threshold the user names is compared as polars
+    # and numpy compare it with such a column, rounded to float32 (:func:`compared_thresholds`)
+    float32: bool = False
 
     @property
     def rows(self) -> tuple:
@@ -205,6 +209,7 @@ def prepare_scores(
     return Scored(
         keys, space, coding.label, coding.vmin, lut, scores, float(lo), float(hi), tuple(values),
         score, drop_nonfinite, None if bad is None else int(bad), nulls_dropped, tuple(present),
+        column.dtype == pl.Float32,
     )  # fmt: skip
 
 
@@ -453,6 +458,26 @@ def threshold_grid(
             grid[-1] = hi
         return _distinct(np.sort(grid)), False
     return np.unique(_threshold_list(thresholds)), False
+
+
+def compared_thresholds(scored: Scored, thr: np.ndarray) -> np.ndarray | None:
+    """The thresholds that Float32 scores are compared with, or None where they are ``thr`` itself.
+
+    Widened to float64, the Float32 score 0.7 is 0.699999988 and lay below the threshold 0.7 that
+    the user named, where ``pl.col("score") >= 0.7`` (and numpy) count it: such a column is
+    compared with each threshold rounded to float32, and the thresholds are reported as given.
+
+    Examples
+    --------
+    >>> scored = Scored([], None, None, 0, None, None, 0.7, 0.7, (0, 1), float32=True)
+    >>> compared_thresholds(scored, np.array([0.5, 0.7])).tolist()
+    [0.5, 0.699999988079071]
+    """
+    if not scored.float32:
+        return None
+    with np.errstate(over="ignore"):  # beyond float32's range: ±inf, above or below every score
+        rounded = thr.astype(np.float32).astype(np.float64)
+    return None if np.array_equal(rounded, thr) else rounded
 
 
 def _grid_span(scored: Scored, score_range: tuple[float, float] | None) -> tuple[float, float]:

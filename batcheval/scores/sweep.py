@@ -33,7 +33,7 @@ from ..errors import (
     InvalidScoreError,
     SourceError,
 )
-from ..io.arguments import as_flag
+from ..io.arguments import as_flag, as_one_value
 from ..io.frames import (
     as_key_list,
     check_free_names,
@@ -56,6 +56,7 @@ from .prepare import (
     Scored,
     check_histogram,
     check_thresholds,
+    compared_thresholds,
     floats_below,
     grid_floor,
     prepare_scores,
@@ -128,6 +129,10 @@ def sweep(
         threshold once: a span holding fewer than T floats (every score equal, or a
         range of a few ulps) gives fewer rows, as a list with repeats does;
         an explicit list; or ``"exact"`` for every distinct score of each group.
+        A Float32 score column is compared with each threshold of a list or of a
+        ``score_range`` grid rounded to float32, as ``pl.col(score) >= t`` and numpy compare it
+        (the score 0.7 counts at the threshold 0.7), and the thresholds are reported as given; in
+        a streamed source each part is compared as its own column's type.
     score_range
         ``(low, high)``, finite with ``low <= high``: the span of the ``thresholds=int`` grid,
         the distinct values of ``numpy.linspace(low, high, T)`` (one threshold where
@@ -181,6 +186,7 @@ def sweep(
     >>> be.sweep(df, by="run", thresholds=[0.3, 0.5], measures=["recall", "fallout"]).rows()
     [(1, 0.3, 4, 2, 1, 0, 1, 1.0, 0.5), (1, 0.5, 4, 1, 0, 1, 2, 0.5, 0.0)]
     """
+    positive = as_one_value(positive, "positive=")
     if isinstance(thresholds, Iterator):  # a generator: read once, or the check consumed it all
         thresholds = list(thresholds)
     by, pool = key_argument(by), key_argument(pool, "pool")  # read again below: a generator once
@@ -223,6 +229,10 @@ def sweep(
         keys = as_key_list(by)
         by = keys + [c for c in as_key_list(pool, "pool") if c not in keys]
     report = None
+    if isinstance(thresholds, str) and isinstance(data, pl.LazyFrame) and engine != "dask":
+        # every score of a group at once, as auc reads a LazyFrame: collected, not streamed (which
+        # refused the exact sweep of curves' default, where auc of the same frame ran)
+        data = data.collect()
     if is_streamed(data) or engine == "dask":
         stream = _Stream(as_key_list(by), label, score, positive, classes, drop_nonfinite, drop_nulls,
                          batch_rows or DEFAULT_BATCH_ROWS)  # fmt: skip
@@ -273,22 +283,34 @@ def _one_vs_rest(data, by, label, score, *, positive, classes, drop_nonfinite, d
 
 
 def _swept(
-    scored: Scored, thresholds: int | Sequence[float] | str, score_range, measures: Sequence[str] | None = ()
+    scored: Scored,
+    thresholds: int | Sequence[float] | str,
+    score_range,
+    measures: Sequence[str] | None = (),
+    named: bool | None = None,
 ) -> Swept:
     if isinstance(thresholds, str):
         return exact_sweep(scored)
-    return _binned(scored, thresholds, score_range, measures)
+    return _binned(scored, thresholds, score_range, measures, named)
 
 
 def _binned(
-    scored: Scored, thresholds: int | Sequence[float], score_range, measures: Sequence[str] | None = ()
+    scored: Scored,
+    thresholds: int | Sequence[float],
+    score_range,
+    measures: Sequence[str] | None = (),
+    named: bool | None = None,
 ) -> Swept:
     """One histogram pass, then suffix sums straight into the cell columns, and the measures
     ``measures`` with them when the kernel has them all (:data:`~batcheval.kernels.sweep.FUSED`).
 
     Many groups of shuffled rows count by radix partitioning, and the partitions of
     :func:`_partitioned` hold whole groups: each is counted and written out in cache, without
-    a histogram of every group in between."""
+    a histogram of every group in between.
+
+    ``named`` says whether the user named the thresholds (a list, or a ``score_range`` grid),
+    which a Float32 column is compared with rounded to float32; by default, as the arguments
+    say, but a streamed source's ``score_range`` is the scan's, not the user's."""
     names = list(dict.fromkeys(measures)) if measures is not None else None
     if scored.score_min <= scored.score_max:
         # some group holds a finite score, so one group's output over the grid's surely distinct
@@ -305,6 +327,13 @@ def _binned(
             count_bytes=scored.space.size * (floor + 1) * 2 * 12,
         )
     thr, evenly = threshold_grid(scored, thresholds, score_range)
+    # a count's grid between the scores' own ends names no threshold of the user's
+    if named is None:
+        named = not isinstance(thresholds, int | np.integer) or score_range is not None
+    shown = thr
+    rounded = compared_thresholds(scored, thr) if named else None
+    if rounded is not None:  # bisection: the rounded grid is not evenly spaced, and may repeat
+        thr, evenly = rounded, False
     t = len(thr)
     n_groups = scored.space.size
     with np.errstate(over="ignore", divide="ignore"):
@@ -347,6 +376,8 @@ def _binned(
         _sweep.sweep_parts(grouped, bounds, n_groups, gbits, wbits, rank, *columns)
     else:
         _sweep.sweep_columns(hist, present, *columns)
+    if rounded is not None:
+        threshold[:] = np.tile(shown, len(present))
     measured = dict(zip(names, out, strict=True)) if fused else None
     return Swept(scored.space.decode(present), t, threshold, n, tp, fp, fn, tn, measured)
 
@@ -515,7 +546,8 @@ class _Stream:
             elif classes is None:
                 _check_positive(positive, values)
         count = functools.partial(self.count, thresholds=thresholds, score_range=score_range,
-                                  positive=positive, classes=classes, on_error=on_error)  # fmt: skip
+                                  named=not need_range, positive=positive, classes=classes,
+                                  on_error=on_error)  # fmt: skip
         if engine == "dask":
             from ..core.distributed import reduce_on_cluster
 
@@ -529,7 +561,7 @@ class _Stream:
 
     def count(
         self, data, *, thresholds, score_range, positive, classes, on_error, progress=False, warn=False,
-        seen: set[Any] | None = None,
+        seen: set[Any] | None = None, named: bool | None = None,
     ):  # fmt: skip
         """Count every batch; ``seen`` (when given) collects the label values of the parts kept (a
         part skipped half-way adds none of its labels, as it adds none of its counts)."""
@@ -544,7 +576,7 @@ class _Stream:
                                     self.drop_nonfinite, self.drop_nulls, known=(positive,),
                                     exact_scores=False, positions=positions)  # fmt: skip
             part_seen.update(scored.present)
-            return _swept(scored, thresholds, score_range).table()
+            return _swept(scored, thresholds, score_range, named=named).table()
 
         def part_done(kept: bool) -> None:
             if kept and seen is not None:

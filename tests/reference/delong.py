@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy import optimize
 
 
 def psi(x: float, y: float) -> float:
@@ -31,3 +32,63 @@ def paired(scores_a, scores_b, labels):
     s01 = np.cov(np.vstack([a01, b01]))
     s = s10 / len(a10) + s01 / len(a01)
     return a10.mean() - b10.mean(), s[0, 0] + s[1, 1] - 2 * s[0, 1]
+
+
+def hanley_mcneil(theta: float, m: int, n: int) -> float:
+    """Hanley & McNeil's (1982) variance of an AUC, Q1 = θ/(2 − θ) and Q2 = 2θ²/(1 + θ), with
+    Newcombe's (2006) N* = (m + n)/2 − 1 in place of both class sizes but in the leading θ(1 − θ)."""
+    star = (m + n) / 2 - 1
+    q1, q2 = theta / (2 - theta), 2 * theta * theta / (1 + theta)
+    return (theta * (1 - theta) + (star - 1) * (q1 - theta**2) + (star - 1) * (q2 - theta**2)) / (m * n)
+
+
+def score_interval(a: float, m: int, n: int, z: float) -> tuple[float, float]:
+    """Newcombe's (2006) method 5: the roots of (a − θ)² = z²·V_HM(θ) either side of a (brentq)."""
+
+    def gap(t: float) -> float:
+        return (a - t) ** 2 - z * z * hanley_mcneil(t, m, n)
+
+    # at a separated group's end V_HM is 0, so the bracket starts just inside it
+    below, above = min(a, 1 - 1e-13), max(a, 1e-13)
+    low = a if a <= 0 or gap(0.0) <= 0 else optimize.brentq(gap, 0.0, below, xtol=1e-15, rtol=1e-15)
+    high = a if a >= 1 or gap(1.0) <= 0 else optimize.brentq(gap, above, 1.0, xtol=1e-15, rtol=1e-15)
+    return (0.0 if a > 0 and gap(0.0) <= 0 else low), (1.0 if a < 1 and gap(1.0) <= 0 else high)
+
+
+def logit_interval(a: float, v: float, m: int, n: int, z: float) -> tuple[float, float]:
+    """The logit-scale interval of an AUC ``a`` with DeLong variance ``v`` floored at half Hanley &
+    McNeil's, a separated group placed half a pair from its end, cut to the hull of the unfloored
+    logit interval and Newcombe's score interval."""
+    t = min(max(a, 0.5 / (m * n)), 1 - 0.5 / (m * n))
+    floored = max(v, 0.5 * hanley_mcneil(t, m, n))
+    centre, half = np.log(t / (1 - t)), z * np.sqrt(floored) / (t * (1 - t))
+    with np.errstate(over="ignore"):  # exp past its range: an end at 0 or 1
+        low, high = 1 / (1 + np.exp(half - centre)), 1 / (1 + np.exp(-centre - half))
+        if v > 0:
+            bare = z * np.sqrt(v) / (a * (1 - a))
+            bare_low, bare_high = (
+                1 / (1 + np.exp(bare - np.log(a / (1 - a)))),
+                1 / (1 + np.exp(-np.log(a / (1 - a)) - bare)),
+            )
+        else:
+            bare_low = bare_high = a
+    score_low, score_high = score_interval(a, m, n, z)
+    low, high = max(low, min(bare_low, score_low)), min(high, max(bare_high, score_high))
+    return (0.0 if a <= 0 else low), (1.0 if a >= 1 else high)
+
+
+def mover_difference(scores, ref_scores, labels, z: float) -> tuple[float, float]:
+    """Zou & Donner's (2008) MOVER interval of AUC(scores) − AUC(ref_scores) on the same examples:
+    each run's :func:`logit_interval`, correlated by DeLong's covariance of the two AUCs."""
+    a, v = auc_variance(scores, labels)
+    b, w = auc_variance(ref_scores, labels)
+    d, var_d = paired(scores, ref_scores, labels)
+    m = sum(1 for y in labels if y == 1)
+    n = len(labels) - m
+    r = (v + w - var_d) / (2 * np.sqrt(v * w)) if v > 0 and w > 0 else 0.0
+    r = min(max(r, -1.0), 1.0)
+    la, ua = logit_interval(a, v, m, n, z)
+    lb, ub = logit_interval(b, w, m, n, z)
+    low = d - np.sqrt(max((a - la) ** 2 + (ub - b) ** 2 - 2 * r * (a - la) * (ub - b), 0.0))
+    high = d + np.sqrt(max((ua - a) ** 2 + (b - lb) ** 2 - 2 * r * (ua - a) * (b - lb), 0.0))
+    return float(low), float(high)
