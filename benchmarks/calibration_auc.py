@@ -7,7 +7,7 @@ the binomial standard error of a coverage near 0.95 (``sqrt(0.95 · 0.05 / group
 - ``coverage``: the share of groups whose interval (``roc_auc_ci_low``, ``roc_auc_ci_high``) holds
   the true AUC, and its median width;
 - ``Wald``: the same of ``roc_auc ± z·roc_auc_se`` clipped to [0, 1] (pROC's DeLong interval, the
-  interval before stop 64), and its share of zero-width intervals.
+  interval before stop 66), and its share of zero-width intervals.
 
 Score models (true AUC θ = P(positive's score > negative's) + P(tie)/2):
 

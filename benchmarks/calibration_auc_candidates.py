@@ -44,7 +44,7 @@ def delong(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
 
 def hanley_mcneil(theta: np.ndarray, m: int, n: int) -> np.ndarray:
     star = (m + n) / 2 - 1
-    spread = 1 + (star - 1) * ((1 - theta) / (2 - theta) + theta / (1 + theta))
+    spread = 1 + star * ((1 - theta) / (2 - theta) + theta / (1 + theta))  # N* for m − 1 and n − 1
     return theta * (1 - theta) / (m * n) * spread
 
 

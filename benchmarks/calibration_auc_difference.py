@@ -12,7 +12,7 @@ share of boards whose interval holds the true ``θ2 − θ1`` (binomial standard
   here in numpy from DeLong's placements, the boards at once; the first ``--check`` boards of
   every point are also run through ``be.compare_auc(reference=1)`` and must agree to 1e-9;
 - ``Wald``: ``diff ± z·se_diff`` with DeLong's standard error (pROC's ``roc.test`` interval, the
-  interval before stop 64), with its share of zero-width intervals.
+  interval before stop 66), with its share of zero-width intervals.
 
 Score models: ``binormal`` (both classes standard deviation 1), ``wide`` (positives' standard
 deviation 2), ``ordinal`` (the binormal scores cut into five ordered categories: many ties).

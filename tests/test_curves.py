@@ -217,3 +217,7 @@ def test_exact_curves_collect_a_lazyframe():
     assert be.curves(df.lazy(), by="g").equals(be.curves(df, by="g"))
     assert be.sweep(df.lazy(), by="g", thresholds="exact").equals(be.sweep(df, by="g", thresholds="exact"))
     assert be.auc(df.lazy(), by="g").equals(be.auc(df, by="g"))
+    # only the named columns are collected: a column that fails to compute is never read, as in auc
+    broken = df.lazy().with_columns(pl.lit([1]).list.get(5).alias("unused"))
+    assert be.sweep(broken, by="g", thresholds="exact").equals(be.sweep(df, by="g", thresholds="exact"))
+    assert be.auc(broken, by="g").equals(be.auc(df, by="g"))

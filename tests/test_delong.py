@@ -69,6 +69,19 @@ def test_hanley_mcneil_variance_is_the_q1_q2_form(theta, m, n):
     assert got == pytest.approx(ref.hanley_mcneil(theta, m, n), rel=1e-12, abs=1e-300)
 
 
+@settings(max_examples=50)
+@given(st.floats(0.0, 1.0), st.integers(2, 10_000))
+def test_hanley_mcneil_variance_with_equal_classes_is_theirs(theta, m):
+    """Newcombe's N* only evens out unequal classes: with m = n it is Hanley and McNeil's (1982)
+    variance itself, (θ(1 − θ) + (m − 1)(Q1 − θ²) + (n − 1)(Q2 − θ²))/(mn). Stop 64's reading took
+    N* for m and n and gave 0.01583 for 0.0175 at θ = 0.5, 10 + 10."""
+    q1, q2 = theta / (2 - theta), 2 * theta**2 / (1 + theta)
+    want = (theta * (1 - theta) + (m - 1) * (q1 - theta**2) + (m - 1) * (q2 - theta**2)) / (m * m)
+    got = hanley_mcneil_variance(np.array([theta]), np.array([m]), np.array([m]))[0]
+    # the Q1, Q2 form cancels near θ = 1: each (m − 1)(Q − θ²) carries (m − 1)·eps of rounding
+    assert got == pytest.approx(want, rel=1e-12, abs=8 * np.finfo(float).eps / m)
+
+
 def test_auc_interval_is_nan_without_two_of_each_class():
     df = pl.DataFrame({"g": [0, 0, 0, 1, 1, 1], "label": [0, 1, 1, 0, 0, 1], "score": [0.1, 0.2, 0.3] * 2})
     out = be.auc(df, by="g", ci=0.95).sort("g")
@@ -681,7 +694,7 @@ def test_p_best_never_below_two_to_minus_the_examples_ranked_apart(seed):
 
 def test_separated_groups_narrow_as_they_grow():
     """The floored logit interval widened with the groups where the classes separate (10 + 10:
-    [0.71, 1], 1,000 + 1,000: [2e-13, 1]); the score interval's cut makes the lower end rise, and
+    [0.66, 1], 1,000 + 1,000: [2e-13, 1]); the score interval's cut makes the lower end rise, and
     300,000 + 300,000 examples warn nothing (numpy's "overflow encountered in exp" reached users)."""
     z, lows = stats.norm.ppf(0.975), []
     for n in (10, 100, 1_000, 300_000):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 
 import numpy as np
 import polars as pl
@@ -854,8 +855,21 @@ def test_positive_takes_one_value(case, value):
 
 def test_other_arguments_take_one_value():
     df = pl.DataFrame({"run": [1, 1, 2, 2], "label": [0, 1, 0, 1], "score": [0.1, 0.9, 0.6, 0.4]})
-    with pytest.raises(be.InvalidArgumentError, match=r"^mean_weights= takes one value.*a Series: \['n'\]"):
+    # the example is mean_weights' own value: "such as 1 or 'yes'" sent users after a wrong one
+    with pytest.raises(
+        be.InvalidArgumentError, match=r"^mean_weights= takes one value, such as 'n', got a Series: \['n'\]"
+    ):
         be.sweep(df, by="run", pool="run", mean_weights=pl.Series(["n"]))
+    # a 0-d array is its element in the next message too, not the array's repr
+    with pytest.raises(be.InvalidArgumentError, match=r"^mean_weights must be 'n' or None, got 'size'$"):
+        be.sweep(df, by="run", pool="run", mean_weights=np.array("size"))
+    # a LazyFrame's columns are shown without polars' PerformanceWarning for resolving its schema
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            be.InvalidArgumentError, match=r"^positive= takes one value.*a LazyFrame: \['label'\]"
+        ):
+            be.auc(df, positive=df.lazy().select("label"))
     with pytest.raises(be.InvalidArgumentError, match=r"^classes takes a list of class values, got array"):
         be.ContingencyTable(pl.DataFrame(), np.array(0), np.ones((1, 1, 1), int))
     mc = pl.DataFrame({

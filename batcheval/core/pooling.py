@@ -27,7 +27,8 @@ def check_mean_weights(mean_weights: Any, pool: Any) -> None:
     ...
     batcheval.errors.InvalidArgumentError: mean_weights must be 'n' or None, got 'size'
     """
-    if as_one_value(mean_weights, "mean_weights=") not in (None, "n"):
+    mean_weights = as_one_value(mean_weights, "mean_weights=", such="'n'")
+    if mean_weights not in (None, "n"):
         raise InvalidArgumentError(f"mean_weights must be 'n' or None, got {mean_weights!r}")
     if mean_weights is not None and pool is None:
         raise InvalidArgumentError(

@@ -278,7 +278,8 @@ def compare_auc(
     p = np.where(se_diff == 0, np.where(diff == 0, 1.0, 0.0), p)
     # a difference with no DeLong spread (a perfect run beside a constant one: every example's
     # components differ alike) is no certainty: p was 0 on 3 + 3 examples. The exact (Monte-Carlo
-    # beyond 16 examples) swap test of the two runs' ranks takes it, and z and the interval are NaN
+    # beyond 16 examples) swap test of the two runs' ranks takes it, and z is NaN (the interval
+    # below is the runs' own intervals combined, which have width)
     unspread = np.flatnonzero((se_diff == 0) & (diff != 0))
     unspread = unspread[unspread != ref]
     if unspread.size:

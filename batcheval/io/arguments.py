@@ -135,13 +135,14 @@ def as_flag(value: Any, name: str) -> bool:
     raise InvalidArgumentError(f"{name} takes True or False, got {value!r}")
 
 
-def as_one_value(value: Any, name: str) -> Any:
+def as_one_value(value: Any, name: str, such: str = "1 or 'yes'") -> Any:
     """``value`` as one value (a class such as ``positive=``, or an option such as ``mean_weights=``):
     a numpy 0-d array or a pyarrow scalar as its element; anything holding several values (a
     list, tuple or set, a numpy, pandas or pyarrow array, a polars Series, frame or expression)
     refused with an :class:`InvalidArgumentError` naming ``name``. ``positive=np.array([1])``
     passed ``in`` checks element by element and met numpy's "inhomogeneous shape" error further
-    on, and a Series met polars' "the truth value of a Series is ambiguous".
+    on, and a Series met polars' "the truth value of a Series is ambiguous". ``such`` is the
+    example of one value that the message gives.
 
     Examples
     --------
@@ -167,7 +168,9 @@ def as_one_value(value: Any, name: str) -> Any:
         what = "array" if isinstance(value, np.ndarray) else type(value).__name__
         kind = f"{'an' if what[0].lower() in 'aeiou' else 'a'} {what}"
         if type(value).__name__ in ("DataFrame", "LazyFrame", "Expr"):
-            shown = reprlib.repr(list(value.columns) if hasattr(value, "columns") else str(value))
+            # a LazyFrame's .columns resolves its schema with a PerformanceWarning
+            names = value.collect_schema().names() if hasattr(value, "collect_schema") else None
+            shown = reprlib.repr(names if names is not None else str(value))
         else:
             for method in ("to_list", "tolist"):  # a Series or array: its values, on one line
                 if callable(getattr(value, method, None)):
@@ -175,5 +178,5 @@ def as_one_value(value: Any, name: str) -> Any:
                     break
             shown = reprlib.repr(value)
         shown = shown.replace("\n", " ")
-        raise InvalidArgumentError(f"{name} takes one value, such as 1 or 'yes', got {kind}: {shown}")
+        raise InvalidArgumentError(f"{name} takes one value, such as {such}, got {kind}: {shown}")
     return value

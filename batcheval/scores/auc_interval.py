@@ -9,10 +9,10 @@ they do by chance at a high AUC. Two changes make it keep its level near the bou
   (or 0) is closer to normal, and mapped back, so it stays inside (0, 1);
 - DeLong's variance is estimated from the examples' placements, and few placements away from 0
   or 1 are seen near the boundary, so it is floored at half of Hanley and McNeil's (1982)
-  variance at the estimate, in Newcombe's (2006) form with both sample sizes replaced by
-  ``N* = (positives + negatives)/2 − 1``. That variance assumes exponential scores, larger than
-  binormal ones near 1: the floor binds where DeLong's estimate has too little to go on, not in
-  the middle of the range.
+  variance at the estimate, in Newcombe's (2006) form with ``N* = (positives + negatives)/2 − 1``
+  in place of both ``positives − 1`` and ``negatives − 1``. That variance assumes exponential
+  scores, larger than binormal ones near 1: the floor binds where DeLong's estimate has too
+  little to go on, not in the middle of the range.
 
 A group whose classes separate (AUC 1 or 0) is placed half a pair from the end, and keeps the
 observed end as its own.
@@ -38,19 +38,20 @@ FLOOR_SHARE = 0.5
 
 
 def hanley_mcneil_variance(theta: np.ndarray, positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
-    """Hanley and McNeil's variance of an AUC of ``theta``, with Newcombe's ``N*`` for both sizes.
+    """Hanley and McNeil's variance of an AUC of ``theta``, Newcombe's ``N*`` for ``m − 1`` and ``n − 1``.
 
     Examples
     --------
     >>> import numpy as np
     >>> float(hanley_mcneil_variance(np.array([0.5]), np.array([10]), np.array([10]))[0])
-    0.01583333333333333
+    0.0175
     """
     theta = np.asarray(theta, dtype=np.float64)
     m = np.asarray(positives, dtype=np.float64)
     n = np.asarray(negatives, dtype=np.float64)
+    # N* stands for m − 1 and n − 1, not for m and n: with m = n it is Hanley and McNeil's own
     star = (m + n) / 2.0 - 1.0
-    spread = 1.0 + (star - 1.0) * (1.0 - theta) / (2.0 - theta) + (star - 1.0) * theta / (1.0 + theta)
+    spread = 1.0 + star * (1.0 - theta) / (2.0 - theta) + star * theta / (1.0 + theta)
     return theta * (1.0 - theta) / (m * n) * spread
 
 
@@ -70,9 +71,9 @@ def score_interval(
     """
     area = np.asarray(area, dtype=np.float64)
     pairs = np.asarray(positives, dtype=np.float64) * np.asarray(negatives, dtype=np.float64)
-    # V_HM(θ) = θ(1 − θ)/(mn)·(1 + (N* − 1)((1 − θ)/(2 − θ) + θ/(1 + θ))), its constants taken once
+    # V_HM(θ) = θ(1 − θ)/(mn)·(1 + N*·((1 − θ)/(2 − θ) + θ/(1 + θ))), its constants taken once
     scale = z * z / pairs
-    slope = (np.asarray(positives, dtype=np.float64) + np.asarray(negatives, dtype=np.float64)) / 2.0 - 2.0
+    slope = (np.asarray(positives, dtype=np.float64) + np.asarray(negatives, dtype=np.float64)) / 2.0 - 1.0
     bounds = []
     for upward in (False, True):
         # the inside of the set is the side next to the estimate: (area − θ)² is 0 there
@@ -99,13 +100,17 @@ def auc_interval(
     --------
     Ten positives all above ten negatives: not the zero-width [1, 1] of ``AUC ± z·se``.
 
-    >>> import numpy as np
-    >>> low, high = auc_interval(np.array([1.0]), np.array([0.0]), np.array([10]), np.array([10]), 1.96)
-    >>> round(float(low[0]), 4), float(high[0])
-    (0.8169, 1.0)
+    >>> low, high = auc_interval(1.0, 0.0, 10, 10, 1.96)
+    >>> round(float(low), 4), float(high)
+    (0.8002, 1.0)
     """
-    area, var = np.asarray(area, dtype=np.float64), np.asarray(var, dtype=np.float64)
-    pairs = np.asarray(positives, dtype=np.float64) * np.asarray(negatives, dtype=np.float64)
+    # flat arrays of one length, so that the cut below can index them (a scalar area has no [cut])
+    shape = np.broadcast_shapes(*(np.shape(x) for x in (area, var, positives, negatives)))
+    area, var, positives, negatives = (
+        np.broadcast_to(np.asarray(x, dtype=np.float64), shape).ravel()
+        for x in (area, var, positives, negatives)
+    )
+    pairs = positives * negatives
     # over: exp of a half-width past 709 on the logit scale, an end at 0 or 1 as it should be
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         inside = np.clip(area, 0.5 / pairs, 1.0 - 0.5 / pairs)
@@ -119,8 +124,7 @@ def auc_interval(
         cut = np.flatnonzero(floored > var)
         if cut.size:
             a, v = area[cut], var[cut]
-            sizes = (np.broadcast_to(positives, area.shape)[cut], np.broadcast_to(negatives, area.shape)[cut])
-            score_low, score_high = score_interval(a, *sizes, z)
+            score_low, score_high = score_interval(a, positives[cut], negatives[cut], z)
             spread = z * np.sqrt(v) / (a * (1.0 - a))
             logit = np.log(a / (1.0 - a))
             bare_low = np.where(v > 0.0, 1.0 / (1.0 + np.exp(spread - logit)), a)
@@ -130,7 +134,7 @@ def auc_interval(
     undefined = np.isnan(var)
     low = np.where(undefined, np.nan, np.where(area <= 0.0, 0.0, low))
     high = np.where(undefined, np.nan, np.where(area >= 1.0, 1.0, high))
-    return low, high
+    return low.reshape(shape), high.reshape(shape)
 
 
 def difference_interval(

@@ -229,11 +229,10 @@ def sweep(
         keys = as_key_list(by)
         by = keys + [c for c in as_key_list(pool, "pool") if c not in keys]
     report = None
-    if isinstance(thresholds, str) and isinstance(data, pl.LazyFrame) and engine != "dask":
-        # every score of a group at once, as auc reads a LazyFrame: collected, not streamed (which
-        # refused the exact sweep of curves' default, where auc of the same frame ran)
-        data = data.collect()
-    if is_streamed(data) or engine == "dask":
+    # every score of a group at once, as auc reads a LazyFrame: its named columns collected, not
+    # streamed (which refused the exact sweep of curves' default, where auc of the same frame ran)
+    collected = isinstance(thresholds, str) and isinstance(data, pl.LazyFrame) and engine != "dask"
+    if not collected and (is_streamed(data) or engine == "dask"):
         stream = _Stream(as_key_list(by), label, score, positive, classes, drop_nonfinite, drop_nulls,
                          batch_rows or DEFAULT_BATCH_ROWS)  # fmt: skip
         with named_as_pooled(pool_only):

@@ -36,10 +36,10 @@ def paired(scores_a, scores_b, labels):
 
 def hanley_mcneil(theta: float, m: int, n: int) -> float:
     """Hanley & McNeil's (1982) variance of an AUC, Q1 = θ/(2 − θ) and Q2 = 2θ²/(1 + θ), with
-    Newcombe's (2006) N* = (m + n)/2 − 1 in place of both class sizes but in the leading θ(1 − θ)."""
+    Newcombe's (2006) N* = (m + n)/2 − 1 in place of both m − 1 and n − 1."""
     star = (m + n) / 2 - 1
     q1, q2 = theta / (2 - theta), 2 * theta * theta / (1 + theta)
-    return (theta * (1 - theta) + (star - 1) * (q1 - theta**2) + (star - 1) * (q2 - theta**2)) / (m * n)
+    return (theta * (1 - theta) + star * (q1 - theta**2) + star * (q2 - theta**2)) / (m * n)
 
 
 def score_interval(a: float, m: int, n: int, z: float) -> tuple[float, float]:
