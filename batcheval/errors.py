@@ -10,6 +10,9 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 __all__ = [
     "BatchevalError",
@@ -26,6 +29,7 @@ __all__ = [
     "NullValuesError",
     "SourceError",
     "UnknownMeasureError",
+    "quiet",
     "user_stacklevel",
     "warn",
 ]
@@ -109,6 +113,34 @@ def user_stacklevel() -> int:
     return level
 
 
+#: The message prefixes :func:`warn` passes over in this thread or task (see :func:`quiet`).
+_QUIET: ContextVar[tuple[str, ...]] = ContextVar("batcheval_quiet", default=())
+
+
+@contextmanager
+def quiet(*prefixes: str) -> Iterator[None]:
+    """Within the block, :func:`warn` passes over messages starting with any of ``prefixes``, in
+    this thread or task only: ``warnings.catch_warnings`` swaps the process's filters, so a
+    warning another thread issued meanwhile was lost, or a filter it set was undone.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with quiet("dropped "):
+    ...         warn("dropped 2 of 10 rows with a null 'label'")
+    ...     warn("dropped 1 of 10 rows with a null 'label'")
+    >>> [str(w.message) for w in caught]
+    ["dropped 1 of 10 rows with a null 'label'"]
+    """
+    token = _QUIET.set(_QUIET.get() + prefixes)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
+
+
 def warn(message: str) -> None:
     """Issue a :class:`BatchevalWarning` attributed to the user's line that led to it, so that
     the warning shows that line and not batcheval's source (and Python's default filter shows it
@@ -123,4 +155,6 @@ def warn(message: str) -> None:
     >>> str(caught[0].message), caught[0].category.__name__, caught[0].filename.startswith("<doctest")
     ("dropped 2 of 10 rows with a null 'label'", 'BatchevalWarning', True)
     """
+    if message.startswith(_QUIET.get()):
+        return
     warnings.warn(message, BatchevalWarning, stacklevel=user_stacklevel())

@@ -878,3 +878,34 @@ def test_other_arguments_take_one_value():
     })  # fmt: skip
     one = be.auc(mc, score=["p0", "p1", "p2"], averages=np.array("macro_roc_auc"))
     assert one.equals(be.auc(mc, score=["p0", "p1", "p2"], averages="macro_roc_auc"))
+
+
+def test_quiet_mutes_only_its_own_thread():
+    """auc(pool=) muted its second read's drop warnings with warnings.catch_warnings, which swaps
+    the process's filters: a warning another thread issued meanwhile was lost. quiet() mutes the
+    thread that asked only (one recorder here, in the main thread: it records every thread's)."""
+    import threading
+
+    from batcheval.errors import quiet, warn
+
+    inside, done = threading.Event(), threading.Event()
+
+    def hold_quiet():
+        with quiet("dropped "):
+            inside.set()
+            done.wait(10)
+            warn("dropped 1 row in the quiet thread")
+        warn("dropped 3 rows after the quiet block")
+
+    worker = threading.Thread(target=hold_quiet)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        worker.start()
+        assert inside.wait(10)
+        warn("dropped 2 rows in the main thread")  # while the other thread is quiet
+        done.set()
+        worker.join(10)
+    assert [str(w.message) for w in seen] == [
+        "dropped 2 rows in the main thread",
+        "dropped 3 rows after the quiet block",
+    ]

@@ -104,7 +104,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -967,10 +966,12 @@ def repeated_rows(counts: np.ndarray, cells: ClusterCells) -> np.ndarray:
     for k in range(counts.shape[1]):
         effects, _ = design_effects(_versus_rest(counts, k), cells.versus_rest(k), ["recall"])
         own[:, k], dof[:, k] = effects["recall"][0], effects["recall"][3]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a class no group holds: NaN, then 1
-        board = np.nanmedian(own, axis=0)
-        run = np.nanmax(own, axis=1)
+    # a class no group holds, or a group with no class estimate, stays NaN (then 1 below), taken
+    # apart rather than under warnings.catch_warnings, which swaps the filters of every thread
+    held = ~np.isnan(own)
+    board, run = np.full(own.shape[1], np.nan), np.full(own.shape[0], np.nan)
+    board[held.any(axis=0)] = np.nanmedian(own[:, held.any(axis=0)], axis=0)
+    run[held.any(axis=1)] = np.nanmax(own[held.any(axis=1)], axis=1)
     d = np.fmax(np.fmax(own, board[None, :]), run[:, None])
     # a class with no error (or no hit) has no spread, and its estimate is the cap, not a measure
     hits, rows = np.einsum("gkk->gk", counts), counts.sum(axis=2)

@@ -9,7 +9,6 @@ grouping and emit every point instead.
 from __future__ import annotations
 
 import difflib
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -17,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from .. import measures as _measures
-from ..errors import BatchevalWarning, InvalidArgumentError, UnknownMeasureError
+from ..errors import InvalidArgumentError, UnknownMeasureError, quiet
 from ..io.arguments import as_flag, as_one_value
 from ..io.frames import (
     as_key_list,
@@ -428,9 +427,7 @@ def _pooled_auc(data, by, label, score, pool, **kwargs) -> pl.DataFrame:
     keys = as_key_list(by)
     rest = [k for k in keys if k not in over]
     pooled = auc(data, rest or None, label, score, **kwargs)
-    with warnings.catch_warnings():
-        # the same rows again, per pooled group: their drops were reported by the first call
-        warnings.filterwarnings("ignore", message="dropped ", category=BatchevalWarning)
+    with quiet("dropped "):  # the same rows again, per pooled group: the first call reported them
         per = auc(data, rest + over, label, score, **kwargs)
     # the area columns by name, never a key: a key named pr_auc_model (or macro_pr_auc beside a
     # binary score) was averaged as an area, a raw polars error for a string key
