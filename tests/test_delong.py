@@ -578,6 +578,22 @@ def test_null_run_or_example_ids_are_named_by_their_role():
         be.compare_auc(df.with_columns(example=pl.Series([0, 1, 0, 1]), run=pl.Series([0, None, 1, 1])))
 
 
+def test_nan_example_ids_are_refused_as_evaluate_refuses_them():
+    """A NaN example id is one key to polars: a single NaN per run was compared as an example, and
+    two per run read as one example scored twice. evaluate(example=) refuses NaN ids, and so does
+    compare_auc now, with the same message."""
+    ids = [0.0, 1.0, 2.0, float("nan"), 4.0, 5.0]
+    df = pl.DataFrame({"run": [0] * 6 + [1] * 6, "example": ids * 2, "label": [0, 0, 0, 1, 1, 1] * 2,
+                       "score": [0.1, 0.2, 0.3, 0.8, 0.9, 0.7, 0.2, 0.1, 0.5, 0.6, 0.9, 0.4]})  # fmt: skip
+    message = r"^example column 'example' holds 2 NaN\(s\) \(first at row 3\); every row needs an example id"
+    with pytest.raises(be.InvalidArgumentError, match=message):
+        be.compare_auc(df)
+    table = df.with_columns(prediction=(pl.col("score") > 0.5).cast(pl.Int64))
+    with pytest.raises(be.InvalidArgumentError, match=message):
+        be.evaluate(table, pool="run", example="example", ci=0.95, measures=["informedness"])
+    assert be.compare_auc(df.with_columns(pl.col("example").fill_nan(3.0))).height == 2
+
+
 def test_one_bad_score_or_fold_id_is_named_in_the_singular_and_by_role():
     # review: "1 null values", "1 NaN or infinite values", and compare's null fold "key column 'fold'"
     df = pl.DataFrame({"run": [0, 0, 1, 1], "example": [0, 1, 0, 1], "score": [0.1, float("nan"), 0.2, 0.8],

@@ -55,6 +55,7 @@ from ..scores.prepare import check_exact_in_float
 from . import floors as _floors
 from . import selection as _selection
 from .adjust import adjust
+from .clustered import check_cluster_columns
 from .cv import is_tiled, key_codes, reference_row, sorted_grid
 from .intervals import check_options, seeds_at
 
@@ -190,6 +191,11 @@ def compare_auc(
                         roles=("run",) * len(runs) + ("example", "score", "label"))  # fmt: skip
     check_free_names(runs, _OUTPUTS, "compare_auc's result", "run")
     frame = select_columns(data, [*runs, example, score, label], roles)
+    ids = frame.get_column(example)
+    if ids.dtype.is_float() and not ids.null_count() and ids.is_nan().any():
+        # NaN is one key to polars: one NaN example per run passed as an example, two read as one
+        # example scored twice. Nulls are left to the key encoding's NullValuesError below
+        check_cluster_columns(frame, [example], [])
     s = frame.get_column(score)
     if not s.dtype.is_numeric():
         # be.auc's class for the same column: a handler of InvalidScoreError missed this one
