@@ -394,12 +394,13 @@ def floor_p_best(sel: Selection, floor: np.ndarray, level: float) -> Selection:
         return sel
     p_best = np.where(lift, floor, sel.p_best)
     back = lift & (p_best > 1.0 - level) & (sel.could_be_best == False)  # noqa: E712 (object array)
-    best, low, high = sel.could_be_best.copy(), sel.rank_ci_low.copy(), sel.rank_ci_high.copy()
+    best, low, high = sel.could_be_best.copy(), sel.rank_ci_low.copy(), sel.rank_ci_high
     best[back] = True
-    for j in np.flatnonzero(back & np.isfinite(low)):
-        others = np.isfinite(high) & (np.arange(len(high)) != j)
-        high[others] = np.minimum(high[others] + 1.0, len(high))
-    low[back & np.isfinite(low)] = 1.0
+    # each run reaches one rank lower for every run brought back but itself
+    ranked = back & np.isfinite(low)
+    lower = ranked.sum() - ranked
+    high = np.where(np.isfinite(high), np.minimum(high + lower, len(high)), high)
+    low[ranked] = 1.0
     return sel._replace(could_be_best=best, p_best=p_best, rank_ci_low=low, rank_ci_high=high)
 
 

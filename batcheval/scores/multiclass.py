@@ -118,16 +118,11 @@ def _score_columns(
         return df.drop(score).hstack(split), names
     names = list(score)
     if len(names) != n_classes and (n_classes or len(df)):
-        fewer = len(names) > n_classes
         shown = f" {reprlib.repr(list(values))}" if values else ""  # 10,000 classes: the first few
-        hint = (
-            ""
-            if not fewer
-            else (
-                "; a class no row holds (or none left after dropping rows) is named with classes=, one per "
-                "column in the columns' order"
-            )
-        )
+        hint = ""
+        if len(names) > n_classes:
+            hint = ("; a class no row holds (or none left after dropping rows) is named with classes=, "
+                    "one per column in the columns' order")  # fmt: skip
         raise InvalidLabelError(
             f"{len(names)} score columns for {n_classes} classes{shown}; give one per class{hint}"
         )
