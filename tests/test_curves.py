@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import polars as pl
@@ -221,3 +222,31 @@ def test_exact_curves_collect_a_lazyframe():
     broken = df.lazy().with_columns(pl.lit([1]).list.get(5).alias("unused"))
     assert be.sweep(broken, by="g", thresholds="exact").equals(be.sweep(df, by="g", thresholds="exact"))
     assert be.auc(broken, by="g").equals(be.auc(df, by="g"))
+
+
+def test_exact_sweep_of_a_lazyframe_says_which_streaming_options_it_leaves_unused():
+    """The exact sweep collects a LazyFrame, so a batch_rows= meant to bound memory did not and
+    nothing said so; the counts are still the collected frame's."""
+    df = pl.DataFrame({"g": [0, 0, 0, 1, 1], "label": [0, 1, 1, 1, 0], "score": [0.2, 0.7, 0.4, 0.9, 0.3]})
+    expected = be.sweep(df, by="g", thresholds="exact")
+    with pytest.warns(be.BatchevalWarning, match=r"so batch_rows=2 does not apply") as caught:
+        out = be.sweep(df.lazy(), by="g", thresholds="exact", batch_rows=2)
+    assert len(caught) == 1 and out.equals(expected)
+    with pytest.warns(be.BatchevalWarning, match=r"so on_error='skip', progress=True do not apply"):
+        be.sweep(df.lazy(), by="g", thresholds="exact", on_error="skip", progress=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the defaults, progress=False, and a grid say nothing
+        assert be.sweep(df.lazy(), by="g", thresholds="exact", progress=False).equals(expected)
+        be.sweep(df.lazy(), by="g", thresholds=3, batch_rows=2)
+
+
+def test_multiclass_sweep_of_a_lazyframe_says_so_too_and_checks_on_error():
+    df = pl.DataFrame({"label": [0, 1, 2, 1], "s0": [0.6, 0.2, 0.1, 0.3], "s1": [0.3, 0.5, 0.2, 0.4],
+                       "s2": [0.1, 0.3, 0.7, 0.3]})  # fmt: skip
+    expected = be.sweep(df, score=["s0", "s1", "s2"], thresholds=3)
+    with pytest.warns(be.BatchevalWarning, match=r"collected at once, so batch_rows=1 does not apply$"):
+        out = be.sweep(df.lazy(), score=["s0", "s1", "s2"], thresholds=3, batch_rows=1)
+    assert out.equals(expected) and set(out["class"]) == {0, 1, 2}
+    # before, multiclass scores never read on_error= (nor batch_rows=): any value passed
+    with pytest.raises(be.InvalidArgumentError, match="on_error"):
+        be.sweep(df, score=["s0", "s1", "s2"], on_error="ignore")

@@ -32,6 +32,7 @@ from ..errors import (
     InvalidLabelError,
     InvalidScoreError,
     SourceError,
+    warn,
 )
 from ..io.arguments import as_flag, as_one_value
 from ..io.frames import (
@@ -170,7 +171,8 @@ def sweep(
         A streamed sweep reads the source twice when it needs the score range
         or the positive class (once for the key, label and score columns only), and
         takes ``thresholds=int`` or a list: ``"exact"`` needs a group's scores
-        all at once.
+        all at once (a LazyFrame is collected for it, as for multiclass scores, with a
+        warning if any of these options is given, since none then applies).
 
     Returns
     -------
@@ -200,7 +202,16 @@ def sweep(
     # pooled keys too: they key the unpooled tables, beside their thresholds and counts
     keys = [*as_key_list(by), *as_key_list(pool, "pool")]
     check_free_names(keys, ["threshold", "n", *CELLS], "the sweep's thresholds and counts")
+    check_engine(engine, on_error, batch_rows, client)
     if is_multiclass_score(data, score):
+        if isinstance(data, pl.LazyFrame) and engine == "local":
+            _warn_unstreamed(
+                "multiclass scores are swept from the LazyFrame collected at once",
+                "",
+                batch_rows=batch_rows,
+                on_error=on_error,
+                progress=progress,
+            )
         return _one_vs_rest(data, by, label, score, thresholds=thresholds, score_range=score_range,
                             pool=pool, measures=measures, positive=positive, classes=classes, beta=beta,
                             drop_nonfinite=drop_nonfinite, drop_nulls=drop_nulls, mean_weights=mean_weights,
@@ -222,7 +233,6 @@ def sweep(
             "(thresholds=int or a list), or leave out pool= and the pooled keys to sweep the "
             "rows of every pooled table together"
         )
-    check_engine(engine, on_error, batch_rows, client)
     check_mean_weights(mean_weights, pool)
     pool_only = [c for c in as_key_list(pool, "pool") if c not in as_key_list(by)]  # a key in by= is a key
     if pool is not None:  # pooled keys in by or only in pool, as in evaluate
@@ -232,6 +242,15 @@ def sweep(
     # every score of a group at once, as auc reads a LazyFrame: its named columns collected, not
     # streamed (which refused the exact sweep of curves' default, where auc of the same frame ran)
     collected = isinstance(thresholds, str) and isinstance(data, pl.LazyFrame) and engine != "dask"
+    if collected:
+        _warn_unstreamed(
+            "thresholds='exact' needs every score of a group at once, so it collects the "
+            "LazyFrame's named columns",
+            "; give thresholds=int or a list to stream it in parts",
+            batch_rows=batch_rows,
+            on_error=on_error,
+            progress=progress,
+        )
     if not collected and (is_streamed(data) or engine == "dask"):
         stream = _Stream(as_key_list(by), label, score, positive, classes, drop_nonfinite, drop_nulls,
                          batch_rows or DEFAULT_BATCH_ROWS)  # fmt: skip
@@ -257,6 +276,17 @@ def sweep(
     if report is not None:
         out.metadata = report.as_dict()  # type: ignore[attr-defined]
     return out
+
+
+def _warn_unstreamed(why: str, hint: str, **options: Any) -> None:
+    """Say which streaming options the sweep of a LazyFrame that it collects (the exact sweep,
+    multiclass scores) leaves unused: a ``batch_rows=`` meant to bound memory would not, and
+    nothing is skipped or shown part by part."""
+    defaults = {"batch_rows": None, "on_error": "raise", "progress": None}
+    # progress=False asks for nothing a collect could fail to give
+    given = [f"{k}={v!r}" for k, v in options.items() if v != defaults[k] and v is not False]
+    if given:
+        warn(f"{why}, so {', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply{hint}")
 
 
 def _one_vs_rest(data, by, label, score, *, positive, classes, drop_nonfinite, drop_nulls, engine,
