@@ -170,11 +170,15 @@ def delong_pair(a: np.ndarray, b: np.ndarray, label: np.ndarray) -> tuple[float,
         pos, neg = s[label == 1], s[label == 0]
         psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
         out.append((psi.mean(1), psi.mean(0)))
+    m, n = len(out[0][0]), len(out[0][1])
     s10 = np.cov(np.vstack([out[0][0], out[1][0]]))
     s01 = np.cov(np.vstack([out[0][1], out[1][1]]))
-    s = s10 / len(out[0][0]) + s01 / len(out[0][1])
+    # each class's part of the difference's variance; z on Student's t with their Welch–Satterthwaite df
+    p10 = (s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / m
+    p01 = (s01[0, 0] + s01[1, 1] - 2 * s01[0, 1]) / n
     d = out[0][0].mean() - out[1][0].mean()
-    return d, 2 * stats.norm.sf(abs(d) / np.sqrt(s[0, 0] + s[1, 1] - 2 * s[0, 1]))
+    df = (p10 + p01) ** 2 / (p10**2 / (m - 1) + p01**2 / (n - 1))
+    return d, 2 * stats.t.sf(abs(d) / np.sqrt(p10 + p01), df)
 
 
 def bench_delong(n_runs: int, n_ex: int, subset: int, repeat: int) -> None:

@@ -91,11 +91,20 @@ def intervals(pos: np.ndarray, neg: np.ndarray) -> dict[str, tuple[np.ndarray, n
     r = np.clip(np.nan_to_num(r), -1.0, 1.0)
     low = diff - np.sqrt(np.maximum((a2 - l2) ** 2 + (u1 - a1) ** 2 - 2 * r * (a2 - l2) * (u1 - a1), 0))
     high = diff + np.sqrt(np.maximum((u2 - a2) ** 2 + (a1 - l1) ** 2 - 2 * r * (u2 - a2) * (a1 - l1), 0))
-    return {"MOVER": (low, high), "Wald": (diff - Z * se, diff + Z * se)}
+    # DeLong's test: z on Student's t with Welch–Satterthwaite degrees of freedom (compare_auc's
+    # p_value), and on the normal tail (pROC's roc.test, the p_value before stop 67)
+    parts = cov(p2 - p1, p2 - p1), cov(q2 - q1, q2 - q1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.abs(diff) / se
+        df = vd * vd / (parts[0] ** 2 / (m - 1) + parts[1] ** 2 / (n - 1))
+        p_t, p_z = 2 * special.stdtr(df, -z), 2 * special.ndtr(-z)
+    # no spread: a difference of 0 is p 1; any other takes the swap test in compare_auc (rare here)
+    p_t, p_z = (np.where(vd > 0, p, np.where(diff == 0, 1.0, np.nan)) for p in (p_t, p_z))
+    return {"MOVER": (low, high), "Wald": (diff - Z * se, diff + Z * se), "p": (p_t, p_z)}
 
 
-def check(pos: np.ndarray, neg: np.ndarray, got: tuple[np.ndarray, np.ndarray], boards: int) -> None:
-    """The library's interval on the first ``boards`` boards equals the numpy one."""
+def check(pos: np.ndarray, neg: np.ndarray, got: dict, boards: int) -> None:
+    """The library's interval and p-value on the first ``boards`` boards equal the numpy ones."""
     m, n = pos.shape[1], neg.shape[1]
     for b in range(min(boards, pos.shape[0])):
         scores = np.concatenate([pos[b], neg[b]])  # (m + n, 2)
@@ -105,9 +114,11 @@ def check(pos: np.ndarray, neg: np.ndarray, got: tuple[np.ndarray, np.ndarray], 
             "score": np.concatenate([scores[:, 0], scores[:, 1]]),
         })  # fmt: skip
         row = be.compare_auc(df, reference=1).filter(pl.col("run") == 2).row(0, named=True)
-        want = (got[0][b], got[1][b])
+        want = (got["MOVER"][0][b], got["MOVER"][1][b])
         ends = (row["diff_ci_low"], row["diff_ci_high"])
         assert np.allclose(ends, want, rtol=1e-9, atol=1e-12), (row, want)
+        p = got["p"][0][b]
+        assert np.isnan(p) or np.isclose(row["p_value"], p, rtol=1e-9, atol=1e-15), (row, p)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -118,12 +129,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="a few points, 200 boards: a smoke test")
     args = ap.parse_args(argv)
     groups = 200 if args.quick else args.groups
-    sizes, pairs = (SIZES[1:3], PAIRS[4:6]) if args.quick else (SIZES, PAIRS)
+    sizes, pairs = (SIZES[1:3], [PAIRS[0], *PAIRS[4:6]]) if args.quick else (SIZES, PAIRS)
     rng = np.random.default_rng(args.seed)
     t0 = time.perf_counter()
     print(f"## Coverage of the 95 % interval of AUC2 − AUC1 ({groups:,} boards a point, seed {args.seed})\n")
     print("`*`: both classes hold 10 or more examples and the coverage is outside [0.935, 0.965].")
     summary: dict[str, list] = {}
+    sizes_at: list[tuple] = []
     for model in MODELS:
         print(f"\n### {model}\n")
         print("| positives | negatives | AUC1 | AUC2 | ρ | MOVER coverage | MOVER width | Wald coverage "
@@ -134,7 +146,11 @@ def main(argv: list[str] | None = None) -> None:
                 for rho in RHOS:
                     pos, neg, truth = draw(model, m, n, thetas, rho, groups, rng)
                     got = intervals(pos, neg)
-                    check(pos, neg, got["MOVER"], args.check)
+                    check(pos, neg, got, args.check)
+                    p_t, p_z = got.pop("p")
+                    if thetas[0] == thetas[1]:  # the null: the size of the two tests
+                        rates = [float(np.mean(p < a)) for p in (p_t, p_z) for a in (0.05, 0.01)]
+                        sizes_at.append((model, m, n, truth[0], rho, *rates))
                     true_diff = truth[1] - truth[0]
                     cov = {k: float(((lo <= true_diff) & (true_diff <= hi)).mean())
                            for k, (lo, hi) in got.items()}  # fmt: skip
@@ -160,6 +176,27 @@ def main(argv: list[str] | None = None) -> None:
                       sum(c > BAND[1] for c in big), f"{min(big):.4f}", f"{lowest:.4f}"]  # fmt: skip
         big_n = sum(r[0] >= 10 for r in rows)
         print(f"| {model} | {big_n} | " + " | ".join(str(c) for c in cells) + " |")
+    print("\n## Size of the paired test of AUC1 = AUC2 (`p_value`)\n")
+    print("Rejection rates at the points above with equal true AUCs: `p_value` (DeLong's z on Student's t "
+          "with Welch–Satterthwaite degrees of freedom) and pROC's normal tail (the p_value before stop "
+          "67). `*`: both classes hold 10 or more examples and the size at 0.05 is outside "
+          "[0.04, 0.06].\n")  # fmt: skip
+    print("| model | positives | negatives | AUC | ρ | t, 0.05 | t, 0.01 | normal, 0.05 | normal, 0.01 |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for model, m, n, auc, rho, t5, t1, z5, z1 in sizes_at:
+        flags = ["" if min(m, n) < 10 or 0.04 <= v <= 0.06 else " *" for v in (t5, z5)]
+        print(f"| {model} | {m} | {n} | {auc:.4f} | {rho} | {t5:.4f}{flags[0]} | {t1:.4f} "
+              f"| {z5:.4f}{flags[1]} | {z1:.4f} |")  # fmt: skip
+    print(
+        "\n| test | points ≥ 10 | in [0.04, 0.06] | below | above | largest ≥ 10 | largest "
+        "| largest at 0.01 |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name, k in (("t (Welch–Satterthwaite), `p_value`", 5), ("normal tail (pROC)", 7)):
+        big = [r[k] for r in sizes_at if min(r[1], r[2]) >= 10]
+        print(f"| {name} | {len(big)} | {sum(0.04 <= v <= 0.06 for v in big)} | {sum(v < 0.04 for v in big)} "
+              f"| {sum(v > 0.06 for v in big)} | {max(big):.4f} | {max(r[k] for r in sizes_at):.4f} "
+              f"| {max(r[k + 1] for r in sizes_at):.4f} |")  # fmt: skip
     print(f"\n(`python benchmarks/calibration_auc_difference.py`; {time.perf_counter() - t0:.0f} s)")
 
 

@@ -100,7 +100,9 @@ def test_paired_test_equals_definition(ties):
         d, v = ref.paired(s[r].tolist(), s[1].tolist(), label.tolist())
         assert row["diff"] == pytest.approx(d, abs=1e-12)
         assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-9)
-        assert row["p_value"] == pytest.approx(2 * stats.norm.sf(abs(d) / np.sqrt(v)), rel=1e-9)
+        z, df, p = ref.paired_t(s[r].tolist(), s[1].tolist(), label.tolist())
+        assert (row["z"], row["df"], row["p_value"]) == pytest.approx((z, df, p), rel=1e-9)
+        assert row["z"] == pytest.approx(d / np.sqrt(v), rel=1e-9)  # DeLong's own statistic
         low, high = ref.mover_difference(s[r].tolist(), s[1].tolist(), label.tolist(), stats.norm.ppf(0.975))
         assert row["diff_ci_low"] == pytest.approx(low, rel=1e-9, abs=1e-12)
         assert row["diff_ci_high"] == pytest.approx(high, rel=1e-9, abs=1e-12)
@@ -739,3 +741,47 @@ def test_one_discordant_pair_in_a_large_group_is_near_one():
     low, high = ref.logit_interval(a, v, n, n, stats.norm.ppf(0.975))
     assert (row["roc_auc_ci_low"], row["roc_auc_ci_high"]) == pytest.approx((low, high), rel=1e-12)
     assert 0.99 < row["roc_auc_ci_low"] < row["roc_auc"] < row["roc_auc_ci_high"] <= 1.0
+
+
+def _paired_t_sizes(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong's two-sided p of each board (boards × examples × 2 runs), from the normal tail and
+    from Student's t on Welch–Satterthwaite degrees of freedom, vectorised over the boards."""
+    m, n = pos.shape[1], neg.shape[1]
+    parts, diff = [0.0, 0.0], 0.0
+    for run, sign in ((0, -1.0), (1, 1.0)):
+        both = np.concatenate([pos[..., run], neg[..., run]], axis=1)
+        ranks = stats.rankdata(both, axis=1)
+        v10 = (ranks[:, :m] - stats.rankdata(pos[..., run], axis=1)) / n
+        v01 = 1 - (ranks[:, m:] - stats.rankdata(neg[..., run], axis=1)) / m
+        parts = [parts[0] + sign * v10, parts[1] + sign * v01]
+        diff = diff + sign * v10.mean(axis=1)
+    var = [p.var(axis=1, ddof=1) / p.shape[1] for p in parts]
+    z = diff / np.sqrt(var[0] + var[1])
+    df = (var[0] + var[1]) ** 2 / (var[0] ** 2 / (m - 1) + var[1] ** 2 / (n - 1))
+    return 2 * stats.norm.sf(np.abs(z)), 2 * stats.t.sf(np.abs(z), df)
+
+
+def test_paired_test_keeps_its_size_where_the_normal_tail_did_not():
+    """Two equally good runs (true AUC 0.6, correlation 0.3) on 10 positives spread twice as wide as
+    40 negatives, a point of docs/calibration_auc_difference.md's size table: DeLong's z on the
+    normal tail rejected 0.0745 of 2,000 boards at 0.05; on Student's t with Welch–Satterthwaite
+    degrees of freedom (compare_auc's p_value, checked on the first boards) it holds 0.05 within 4
+    binomial standard errors of 8,000 boards, and 0.01."""
+    rng = np.random.default_rng(2026)
+    boards, m, n, rho = 8000, 10, 40, 0.3
+    shift = np.sqrt(5.0) * stats.norm.ppf(0.6)  # positives' sd 2: AUC Φ(shift/√(1 + 4))
+    cov = [[1.0, rho], [rho, 1.0]]
+    neg = rng.multivariate_normal([0.0, 0.0], cov, size=(boards, n))
+    pos = rng.multivariate_normal([0.0, 0.0], cov, size=(boards, m)) * 2.0 + shift
+    normal, student = _paired_t_sizes(pos, neg)
+    label = np.r_[np.ones(m), np.zeros(n)].astype(np.int64)
+    for b in range(5):
+        s = np.concatenate([pos[b], neg[b]])
+        df = pl.DataFrame({"run": np.repeat([1, 2], m + n), "example": np.tile(np.arange(m + n), 2),
+                           "label": np.tile(label, 2), "score": s.T.reshape(-1)})  # fmt: skip
+        row = be.compare_auc(df, reference=1).filter(pl.col("run") == 2).row(0, named=True)
+        assert row["p_value"] == pytest.approx(student[b], rel=1e-9)
+    for alpha in (0.05, 0.01):
+        tolerance = 4 * np.sqrt(alpha * (1 - alpha) / boards)
+        assert abs((student < alpha).mean() - alpha) <= tolerance, (alpha, (student < alpha).mean())
+    assert (normal < 0.05).mean() > 0.05 + 4 * np.sqrt(0.05 * 0.95 / boards)  # the point tells them apart

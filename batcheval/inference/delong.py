@@ -4,8 +4,12 @@ Each run scores the same test examples. DeLong, DeLong & Clarke-Pearson (1988, B
 44:837) give the covariance of two AUCs measured on the same examples from their structural
 components (``V10`` over the positives, ``V01`` over the negatives):
 ``cov(A, B) = cov(V10_A, V10_B)/m + cov(V01_A, V01_B)/n`` with sample covariances, so the
-difference has variance ``var A + var B − 2 cov(A, B)`` and ``z = (A − B)/sqrt(that)`` is
-referred to the standard normal: R's ``pROC::roc.test(method="delong", paired=TRUE)``. The
+difference has variance ``var A + var B − 2 cov(A, B)`` and ``z = (A − B)/sqrt(that)``, R's
+``pROC::roc.test(method="delong", paired=TRUE)``. pROC refers ``z`` to the standard normal, which
+rejected equal AUCs in up to 0.074 of simulated boards at 0.05 (10 + 40 examples); here it is
+referred to Student's t on the Welch–Satterthwaite degrees of freedom of the variance's two parts,
+each a sample variance of one class's per-example differences (at most 0.0585;
+docs/calibration_auc_difference.md). The
 components of every run come from midranks (Sun & Xu 2014), O(E log E) a run, in a numba kernel
 parallel over runs (:mod:`batcheval.kernels.delong`); the variance of each run's difference with
 the reference is that of the difference of their components, in blocks of runs with numpy.
@@ -60,7 +64,7 @@ from .cv import is_tiled, key_codes, reference_row, sorted_grid
 from .intervals import check_options, seeds_at
 
 # the columns compare_auc adds beside the run keys
-_OUTPUTS = ("roc_auc", "roc_auc_se", "diff", "se_diff", "diff_ci_low", "diff_ci_high", "z", "p_value",
+_OUTPUTS = ("roc_auc", "roc_auc_se", "diff", "se_diff", "diff_ci_low", "diff_ci_high", "z", "df", "p_value",
             "p_holm", "is_reference", "could_be_best", "p_best", "rank_ci_low", "rank_ci_high")  # fmt: skip
 
 __all__ = ["compare_auc"]
@@ -157,7 +161,8 @@ def compare_auc(
         ``be.auc(ci=)`` intervals combined by MOVER with DeLong's correlation,
         :func:`~batcheval.scores.auc_interval.difference_interval`; not ``diff ± z·se_diff``,
         which covered 0.70 near AUC 1 with 10 + 10 examples, docs/calibration_auc_difference.md),
-        ``z`` and ``p_value`` (DeLong's test, two-sided; NaN for the reference itself),
+        ``z`` (DeLong's), ``df`` (its Welch–Satterthwaite degrees of freedom) and ``p_value``
+        (two-sided, on Student's t with ``df``; NaN for the reference itself),
         ``p_holm`` (Holm over the other runs), ``is_reference``, then ``could_be_best``,
         ``p_best``, ``rank_ci_low`` and ``rank_ci_high`` (integers; null where undefined), valid
         although the best run is chosen from the data (see the module notes).
@@ -274,13 +279,20 @@ def compare_auc(
     # DeLong's var + var[ref] − 2 cov, taken as the variance of the components' differences: the
     # three terms summed apart left a rounding residue (se_diff 2.6e-9 for an exact copy of the
     # reference, and a cancellation for any run close to it), where a difference of 0 is exactly 0
-    var_diff = _difference_sums(c10, ref) / ((m - 1) * m) + _difference_sums(c01, ref) / ((n - 1) * n)
+    part10 = _difference_sums(c10, ref) / ((m - 1) * m)
+    part01 = _difference_sums(c01, ref) / ((n - 1) * n)
+    var_diff = part10 + part01
     se_diff = np.sqrt(var_diff)
     with np.errstate(divide="ignore", invalid="ignore"):
         # a run that ranks every pair as the reference does (a copy, or any increasing transform of
         # its scores) has difference 0 with variance 0: z 0, not 0/0
         z = np.where((diff == 0) & (se_diff == 0), 0.0, diff / se_diff)
-    p = 2.0 * special.ndtr(-np.abs(z))
+        # each class's part is a variance of m (or n) per-example differences, so z is referred to
+        # Student's t on their Welch–Satterthwaite degrees of freedom: the normal tail gave sizes up
+        # to 0.0745 at nominal 0.05 with 10 + 40 examples (docs/calibration_auc_difference.md)
+        df = var_diff * var_diff / (part10 * part10 / (m - 1) + part01 * part01 / (n - 1))
+    df = np.where(se_diff > 0, df, np.nan)
+    p = 2.0 * special.stdtr(df, -np.abs(z))
     p = np.where(se_diff == 0, np.where(diff == 0, 1.0, 0.0), p)
     # a difference with no DeLong spread (a perfect run beside a constant one: every example's
     # components differ alike) is no certainty: p was 0 on 3 + 3 examples. The exact (Monte-Carlo
@@ -291,7 +303,7 @@ def compare_auc(
     if unspread.size:
         p[unspread] = _swap_p(twice_rank, is_pos, unspread, ref, seed)
         z[unspread] = np.nan
-    p[ref] = np.nan
+    p[ref] = df[ref] = np.nan
     q = float(special.ndtri(0.5 + float(ci) / 2))
     # the runs' own intervals combined (MOVER), not diff ± q·se_diff: that covered a difference
     # near AUC 1 in 72 % of 10 + 10 groups, and had no width where both runs separate the classes
@@ -308,7 +320,7 @@ def compare_auc(
     out = run_keys.hstack([
         pl.Series("roc_auc", auc), pl.Series("roc_auc_se", np.sqrt(var)), pl.Series("diff", diff),
         pl.Series("se_diff", se_diff), pl.Series("diff_ci_low", low),
-        pl.Series("diff_ci_high", high), pl.Series("z", np.where(is_ref, np.nan, z)),
+        pl.Series("diff_ci_high", high), pl.Series("z", np.where(is_ref, np.nan, z)), pl.Series("df", df),
         pl.Series("p_value", p), pl.Series("p_holm", adjust(p, "holm")), pl.Series("is_reference", is_ref),
         # as the leaderboard gives them: a nullable boolean and integer ranks (null where undefined)
         pl.Series("could_be_best", chosen.could_be_best.tolist(), dtype=pl.Boolean),

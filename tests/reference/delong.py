@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, stats
 
 
 def psi(x: float, y: float) -> float:
@@ -32,6 +32,18 @@ def paired(scores_a, scores_b, labels):
     s01 = np.cov(np.vstack([a01, b01]))
     s = s10 / len(a10) + s01 / len(a01)
     return a10.mean() - b10.mean(), s[0, 0] + s[1, 1] - 2 * s[0, 1]
+
+
+def paired_t(scores_a, scores_b, labels) -> tuple[float, float, float]:
+    """(z, Welch–Satterthwaite degrees of freedom, two-sided p from Student's t) of DeLong's test of
+    auc_a = auc_b: each class's part of the variance is the sample variance of that class's
+    per-example differences of the components over its size."""
+    a10, a01 = components(scores_a, labels)
+    b10, b01 = components(scores_b, labels)
+    parts = [np.var(a - b, ddof=1) / len(a) for a, b in ((a10, b10), (a01, b01))]
+    z = (a10.mean() - b10.mean()) / np.sqrt(sum(parts))
+    df = sum(parts) ** 2 / (parts[0] ** 2 / (len(a10) - 1) + parts[1] ** 2 / (len(a01) - 1))
+    return z, df, 2 * stats.t.sf(abs(z), df)
 
 
 def hanley_mcneil(theta: float, m: int, n: int) -> float:
