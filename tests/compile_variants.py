@@ -59,7 +59,9 @@ def kernel_dispatchers() -> list[tuple[str, object]]:
 
 
 def flows() -> None:
-    """Binary and 3-class ``evaluate`` with intervals, plain and clustered, and a binary board."""
+    """Binary and 3-class ``evaluate`` with intervals, plain and clustered, a binary board, and the
+    score paths: a sweep on a grid and an exact one, ``auc`` with and without ``ci=``, and
+    ``compare_auc`` (``exact.run_scratch`` compiled again for a literal 0 under them)."""
     import batcheval as be
 
     warnings.simplefilter("ignore")
@@ -83,6 +85,14 @@ def flows() -> None:
             table.pool("seed")
             table + table
             be.ContingencyTable.from_frame(df) + be.ContingencyTable.from_frame(df)
+    y = np.tile(rng.integers(0, 2, 60), 2)
+    scored = pl.DataFrame({"run": np.repeat([0, 1], 60), "example": np.tile(np.arange(60), 2),
+                           "label": y, "score": rng.random(120)})  # fmt: skip
+    be.sweep(scored, by="run")
+    be.sweep(scored, by="run", thresholds="exact")
+    be.auc(scored, by="run")
+    be.auc(scored, by="run", ci=0.95)
+    be.compare_auc(scored)
 
 
 def main() -> None:

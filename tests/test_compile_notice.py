@@ -126,6 +126,10 @@ for kernel in (sweep.score_histogram, sweep.row_any, chance.multiclass_chance):
 assert sweep.sweep_columns.serial.signatures and count.sum_rows.serial.signatures
 assert chance.permutation_tests.serial.signatures
 twinned = twins(kernel_dispatchers())
+# what the warmup gave is on disk, where the next process finds it (numba only warns when a kernel
+# cannot be cached)
+unsaved = [name for name, kernel in kernel_dispatchers() for signature in kernel.signatures
+           if kernel._cache.load_overload(signature, kernel.targetctx) is None]
 
 
 def signatures():  # compiled here or loaded from the disk cache, as the warmup left them
@@ -152,7 +156,7 @@ event.register("numba:compile", Listener())
 be.sweep(df.with_columns(pl.col("label") % 2), by="run")
 be.evaluate(df, by="run")
 new = {name: sorted(now - warmed[name]) for name, now in signatures().items() if now - warmed[name]}
-print(json.dumps({"twins": twinned, "new": new, "compiled": sorted(set(compiled))}))
+print(json.dumps({"twins": twinned, "unsaved": unsaved, "new": new, "compiled": sorted(set(compiled))}))
 """
 
 
@@ -167,10 +171,12 @@ def test_warmup_small_only_leaves_a_small_sweep_and_3_class_evaluate_nothing_to_
 
     One fresh interpreter on the suite's own numba cache, whatever it holds: a kernel the warmup
     compiled or loaded has its type in the dispatcher, and every kernel is cached on disk
-    (``kernels/jit.py``), so a type that the sweep or evaluate adds after the warmup is one a new
-    process would compile after it. (On an empty cache of its own this test compiled everything
-    again, 130 s of CI's cold run for nothing the suite reuses; the first calls on an empty cache
-    are ``test_compile_variants.py``'s, whose helpers a loaded kernel would hide.)"""
+    (``kernels/jit.py``; the test loads each of the warmup's types back from the disk cache), so a
+    type that the sweep or evaluate adds after the warmup is one a new process would compile after
+    it. Twins are seen here only in the kernels the warmup compiled, not in the helpers of those it
+    loaded: ``flows()`` of tests/compile_variants.py takes evaluate, a board, the sweeps, auc and
+    compare_auc on an empty cache. (On an empty cache of its own this test compiled everything
+    again, 130 s of CI's cold run for nothing the suite reuses.)"""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "BATCHEVAL_QUIET_COMPILE": "1"}
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
@@ -179,4 +185,5 @@ def test_warmup_small_only_leaves_a_small_sweep_and_3_class_evaluate_nothing_to_
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["twins"] == [], "a kernel the warmup compiled twice for one type"
+    assert seen["unsaved"] == [], "a kernel the warmup gave is not in the disk cache"
     assert seen["new"] == {} and seen["compiled"] == [], f"not given by the warmup: {seen}"

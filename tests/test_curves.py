@@ -229,7 +229,11 @@ def test_exact_sweep_of_a_lazyframe_says_which_streaming_options_it_leaves_unuse
     nothing said so; the counts are still the collected frame's."""
     df = pl.DataFrame({"g": [0, 0, 0, 1, 1], "label": [0, 1, 1, 1, 0], "score": [0.2, 0.7, 0.4, 0.9, 0.3]})
     expected = be.sweep(df, by="g", thresholds="exact")
-    with pytest.warns(be.BatchevalWarning, match=r"so batch_rows=2 does not apply") as caught:
+    said = (
+        r"^thresholds='exact' collects the LazyFrame's named columns \(it needs every score of a group "
+        r"at once\), so batch_rows=2 does not apply; give thresholds=int or a list to stream it in parts$"
+    )
+    with pytest.warns(be.BatchevalWarning, match=said) as caught:
         out = be.sweep(df.lazy(), by="g", thresholds="exact", batch_rows=2)
     assert len(caught) == 1 and out.equals(expected)
     with pytest.warns(be.BatchevalWarning, match=r"so on_error='skip', progress=True do not apply"):

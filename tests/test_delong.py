@@ -462,7 +462,8 @@ def test_an_exact_copy_of_the_reference_has_zero_variance(reference):
     chosen = out.filter("is_reference")["run"][0]
     assert chosen == (reference or "a")
     copy = out.filter(pl.col("run") == ("b" if chosen == "a" else "a")).row(0, named=True)
-    assert (copy["diff"], copy["se_diff"]) == (0.0, 0.0)
+    assert (copy["diff"], copy["se_diff"], copy["z"], copy["p_value"]) == (0.0, 0.0, 0.0, 1.0)
+    assert np.isnan(copy["df"]) and np.isnan(out.filter("is_reference")["df"].item())  # no t without spread
     # the interval is the runs' own intervals combined at correlation 1: the copy is not known to
     # be the same model beyond these examples, so it keeps the width their asymmetry leaves
     low, high = ref.mover_difference(runs["a"], runs["a"], label, stats.norm.ppf(0.975))
@@ -649,7 +650,7 @@ def test_a_difference_with_no_delong_spread_takes_the_exact_swap_test(y, runs):
             assert row["p_value"] == pytest.approx(
                 _swap_reference(y, runs[row["run"]], runs[leader]), abs=1e-15
             )
-            assert np.isnan(row["z"])
+            assert np.isnan(row["z"]) and np.isnan(row["df"])
             # no DeLong spread, but the runs' own intervals have width: MOVER gives one (it was NaN)
             low, high = ref.mover_difference(runs[row["run"]], runs[leader], y, stats.norm.ppf(0.975))
             assert (row["diff_ci_low"], row["diff_ci_high"]) == pytest.approx((low, high), rel=1e-9)
@@ -763,10 +764,10 @@ def _paired_t_sizes(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def test_paired_test_keeps_its_size_where_the_normal_tail_did_not():
     """Two equally good runs (true AUC 0.6, correlation 0.3) on 10 positives spread twice as wide as
-    40 negatives, a point of docs/calibration_auc_difference.md's size table: DeLong's z on the
-    normal tail rejected 0.0745 of 2,000 boards at 0.05; on Student's t with Welch–Satterthwaite
-    degrees of freedom (compare_auc's p_value, checked on the first boards) it holds 0.05 within 4
-    binomial standard errors of 8,000 boards, and 0.01."""
+    40 negatives, beside the `wide` 10 + 40 points of docs/calibration_auc_difference.md's size
+    table (AUC 0.7: 0.0740 on the normal tail): DeLong's z on the normal tail rejects 0.078 of these
+    8,000 boards at 0.05; on Student's t with Welch–Satterthwaite degrees of freedom (compare_auc's
+    p_value, checked on the first boards) it holds 0.05 within 4 binomial standard errors, and 0.01."""
     rng = np.random.default_rng(2026)
     boards, m, n, rho = 8000, 10, 40, 0.3
     shift = np.sqrt(5.0) * stats.norm.ppf(0.6)  # positives' sd 2: AUC Φ(shift/√(1 + 4))

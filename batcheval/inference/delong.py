@@ -162,7 +162,9 @@ def compare_auc(
         :func:`~batcheval.scores.auc_interval.difference_interval`; not ``diff ± z·se_diff``,
         which covered 0.70 near AUC 1 with 10 + 10 examples, docs/calibration_auc_difference.md),
         ``z`` (DeLong's), ``df`` (its Welch–Satterthwaite degrees of freedom) and ``p_value``
-        (two-sided, on Student's t with ``df``; NaN for the reference itself),
+        (two-sided, on Student's t with ``df``; NaN for the reference itself; where ``se_diff`` is
+        0, ``df`` is NaN and ``p_value`` is 1 for a difference of 0, else the swap test's, with
+        ``z`` NaN),
         ``p_holm`` (Holm over the other runs), ``is_reference``, then ``could_be_best``,
         ``p_best``, ``rank_ci_low`` and ``rank_ci_high`` (integers; null where undefined), valid
         although the best run is chosen from the data (see the module notes).
@@ -289,7 +291,7 @@ def compare_auc(
         z = np.where((diff == 0) & (se_diff == 0), 0.0, diff / se_diff)
         # each class's part is a variance of m (or n) per-example differences, so z is referred to
         # Student's t on their Welch–Satterthwaite degrees of freedom: the normal tail gave sizes up
-        # to 0.0745 at nominal 0.05 with 10 + 40 examples (docs/calibration_auc_difference.md)
+        # to 0.0740 at nominal 0.05 with 10 + 40 examples (docs/calibration_auc_difference.md)
         df = var_diff * var_diff / (part10 * part10 / (m - 1) + part01 * part01 / (n - 1))
     df = np.where(se_diff > 0, df, np.nan)
     p = 2.0 * special.stdtr(df, -np.abs(z))

@@ -244,8 +244,8 @@ def sweep(
     collected = isinstance(thresholds, str) and isinstance(data, pl.LazyFrame) and engine != "dask"
     if collected:
         _warn_unstreamed(
-            "thresholds='exact' needs every score of a group at once, so it collects the "
-            "LazyFrame's named columns",
+            "thresholds='exact' collects the LazyFrame's named columns (it needs every score of a group "
+            "at once)",
             "; give thresholds=int or a list to stream it in parts",
             batch_rows=batch_rows,
             on_error=on_error,
