@@ -165,20 +165,25 @@ def bench_ranks(k: int, n: int, subset: int, repeat: int) -> None:
 
 def delong_pair(a: np.ndarray, b: np.ndarray, label: np.ndarray) -> tuple[float, float]:
     """DeLong by the definition, one pair of runs: the m × n comparison matrices."""
-    out = []
+    out, psis = [], []
     for s in (a, b):
         pos, neg = s[label == 1], s[label == 0]
         psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
         out.append((psi.mean(1), psi.mean(0)))
+        psis.append(psi)
     m, n = len(out[0][0]), len(out[0][1])
     s10 = np.cov(np.vstack([out[0][0], out[1][0]]))
     s01 = np.cov(np.vstack([out[0][1], out[1][1]]))
-    # each class's part of the difference's variance; z on Student's t with their Welch–Satterthwaite df
+    # each class's part of DeLong's variance of the difference, their Welch–Satterthwaite df, and the
+    # variance less its bias W/(mn) from the pairs' mean square (compare_auc's se_diff)
     p10 = (s10[0, 0] + s10[1, 1] - 2 * s10[0, 1]) / m
     p01 = (s01[0, 0] + s01[1, 1] - 2 * s01[0, 1]) / n
     d = out[0][0].mean() - out[1][0].mean()
     df = (p10 + p01) ** 2 / (p10**2 / (m - 1) + p01**2 / (n - 1))
-    return d, 2 * stats.t.sf(abs(d) / np.sqrt(p10 + p01), df)
+    q = ((psis[0] - psis[1]) ** 2).mean() - d * d
+    w = (q - (m - 1) * p10 - (n - 1) * p01) / ((1 - 1 / m) * (1 - 1 / n))
+    var = p10 + p01 - w / (m * n)
+    return d, 2 * stats.t.sf(abs(d) / np.sqrt(var if var > 0 else p10 + p01), df)
 
 
 def bench_delong(n_runs: int, n_ex: int, subset: int, repeat: int) -> None:

@@ -14,6 +14,12 @@ share of boards whose interval holds the true ``θ2 − θ1`` (binomial standard
 - ``Wald``: ``diff ± z·se_diff`` with DeLong's standard error (pROC's ``roc.test`` interval, the
   interval before stop 66), with its share of zero-width intervals.
 
+At the points with equal true AUCs it also reports the size of the paired test at 0.05 and 0.01:
+``p_value`` (z over the unbiased variance of the difference, Student's t on Welch–Satterthwaite
+degrees of freedom; the unbiased variance by its definition over the m·n pairs here), z over
+DeLong's variance on the same t (stop 67) and on the normal tail (pROC), with their power over the
+points with unequal AUCs; a point above 0.06 is simulated again with ``--again`` boards.
+
 Score models: ``binormal`` (both classes standard deviation 1), ``wide`` (positives' standard
 deviation 2), ``ordinal`` (the binormal scores cut into five ordered categories: many ties).
 
@@ -62,6 +68,11 @@ def draw(model: str, m: int, n: int, thetas: tuple[float, float], rho: float, bo
     return np.digitize(pos, CUTS) * 1.0, np.digitize(neg, CUTS) * 1.0, np.asarray(truth)
 
 
+def _truth(model: str, thetas: tuple[float, float]) -> float:
+    """The reference run's true AUC at ``thetas`` (the ordinal model's differs from θ1)."""
+    return float(draw(model, 2, 2, thetas, 0.3, 1, np.random.default_rng(0))[2][0])
+
+
 def placements(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each board's AUC and DeLong's placements of its positives and negatives (midranks)."""
     m = pos.shape[1]
@@ -91,16 +102,36 @@ def intervals(pos: np.ndarray, neg: np.ndarray) -> dict[str, tuple[np.ndarray, n
     r = np.clip(np.nan_to_num(r), -1.0, 1.0)
     low = diff - np.sqrt(np.maximum((a2 - l2) ** 2 + (u1 - a1) ** 2 - 2 * r * (a2 - l2) * (u1 - a1), 0))
     high = diff + np.sqrt(np.maximum((u2 - a2) ** 2 + (a1 - l1) ** 2 - 2 * r * (u2 - a2) * (a1 - l1), 0))
-    # DeLong's test: z on Student's t with Welch–Satterthwaite degrees of freedom (compare_auc's
-    # p_value), and on the normal tail (pROC's roc.test, the p_value before stop 67)
+    # the paired test: z over the unbiased variance on Student's t with Welch–Satterthwaite degrees
+    # of freedom (compare_auc's p_value), z over DeLong's variance on the same t (the p_value of
+    # stop 67) and on the normal tail (pROC's roc.test, the p_value before stop 67)
     parts = cov(p2 - p1, p2 - p1), cov(q2 - q1, q2 - q1)
+    vu = unbiased(pos, neg, diff, parts)
+    vu = np.where(vu > 0, vu, vd)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.abs(diff) / se
         df = vd * vd / (parts[0] ** 2 / (m - 1) + parts[1] ** 2 / (n - 1))
+        p_u = 2 * special.stdtr(df, -np.abs(diff) / np.sqrt(vu))
         p_t, p_z = 2 * special.stdtr(df, -z), 2 * special.ndtr(-z)
     # no spread: a difference of 0 is p 1; any other takes the swap test in compare_auc (rare here)
-    p_t, p_z = (np.where(vd > 0, p, np.where(diff == 0, 1.0, np.nan)) for p in (p_t, p_z))
-    return {"MOVER": (low, high), "Wald": (diff - Z * se, diff + Z * se), "p": (p_t, p_z)}
+    p_u, p_t, p_z = (np.where(vd > 0, p, np.where(diff == 0, 1.0, np.nan)) for p in (p_u, p_t, p_z))
+    return {"MOVER": (low, high), "Wald": (diff - Z * se, diff + Z * se), "p": (p_u, p_t, p_z)}
+
+
+def unbiased(pos: np.ndarray, neg: np.ndarray, diff: np.ndarray, parts: tuple) -> np.ndarray:
+    """The unbiased variance of each board's AUC2 − AUC1 by its definition over the m·n pairs:
+    DeLong's ``parts`` less ``W/(mn)``, ``W = (Q − (m − 1)·part10 − (n − 1)·part01) / ((1 − 1/m)(1 −
+    1/n))`` with ``Q`` the pairs' mean square ``δ = ψ2 − ψ1`` less ``diff²``
+    (:func:`batcheval.inference.delong.unbiased_variance`), a block of boards at a time."""
+    m, n = pos.shape[1], neg.shape[1]
+    square = np.empty(pos.shape[0])
+    step = max(1, (1 << 22) // (m * n))
+    for lo in range(0, pos.shape[0], step):
+        p, q = pos[lo : lo + step, :, None, :], neg[lo : lo + step, None, :, :]
+        psi = (p > q) + 0.5 * (p == q)
+        square[lo : lo + step] = ((psi[..., 1] - psi[..., 0]) ** 2).mean(axis=(1, 2))
+    w = (square - diff * diff - (m - 1) * parts[0] - (n - 1) * parts[1]) / ((1 - 1 / m) * (1 - 1 / n))
+    return parts[0] + parts[1] - w / (m * n)
 
 
 def check(pos: np.ndarray, neg: np.ndarray, got: dict, boards: int) -> None:
@@ -126,6 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--groups", type=int, default=2000)
     ap.add_argument("--check", type=int, default=5, help="boards per point run through be.compare_auc")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--again", type=int, default=20000, help="boards at a null point simulated again")
     ap.add_argument("--quick", action="store_true", help="a few points, 200 boards: a smoke test")
     args = ap.parse_args(argv)
     groups = 200 if args.quick else args.groups
@@ -136,6 +168,7 @@ def main(argv: list[str] | None = None) -> None:
     print("`*`: both classes hold 10 or more examples and the coverage is outside [0.935, 0.965].")
     summary: dict[str, list] = {}
     sizes_at: list[tuple] = []
+    power_at: list[list[float]] = []
     for model in MODELS:
         print(f"\n### {model}\n")
         print("| positives | negatives | AUC1 | AUC2 | ρ | MOVER coverage | MOVER width | Wald coverage "
@@ -147,10 +180,12 @@ def main(argv: list[str] | None = None) -> None:
                     pos, neg, truth = draw(model, m, n, thetas, rho, groups, rng)
                     got = intervals(pos, neg)
                     check(pos, neg, got, args.check)
-                    p_t, p_z = got.pop("p")
-                    if thetas[0] == thetas[1]:  # the null: the size of the two tests
-                        rates = [float(np.mean(p < a)) for p in (p_t, p_z) for a in (0.05, 0.01)]
+                    tests = got.pop("p")
+                    rates = [float(np.mean(p < a)) for p in tests for a in (0.05, 0.01)]
+                    if thetas[0] == thetas[1]:  # the null: the size of the three tests
                         sizes_at.append((model, m, n, truth[0], rho, *rates))
+                    elif min(m, n) >= 10:
+                        power_at.append(rates[::2])
                     true_diff = truth[1] - truth[0]
                     cov = {k: float(((lo <= true_diff) & (true_diff <= hi)).mean())
                            for k, (lo, hi) in got.items()}  # fmt: skip
@@ -177,26 +212,50 @@ def main(argv: list[str] | None = None) -> None:
         big_n = sum(r[0] >= 10 for r in rows)
         print(f"| {model} | {big_n} | " + " | ".join(str(c) for c in cells) + " |")
     print("\n## Size of the paired test of AUC1 = AUC2 (`p_value`)\n")
-    print("Rejection rates at the points above with equal true AUCs: `p_value` (DeLong's z on Student's t "
-          "with Welch–Satterthwaite degrees of freedom) and pROC's normal tail (the p_value before stop "
-          "67). `*`: both classes hold 10 or more examples and the size at 0.05 is outside "
-          "[0.04, 0.06].\n")  # fmt: skip
-    print("| model | positives | negatives | AUC | ρ | t, 0.05 | t, 0.01 | normal, 0.05 | normal, 0.01 |")
+    print("Rejection rates at the points above with equal true AUCs of three versions of DeLong's paired "
+          "test: `p_value` (z over the unbiased variance, on Student's t with Welch–Satterthwaite "
+          "degrees of freedom; since stop 68), z over DeLong's variance on the same t (the p_value of "
+          "stop 67), and on the normal tail (pROC's roc.test, the p_value before). `*`: both classes "
+          "hold 10 or more examples and the size at 0.05 is outside [0.04, 0.06].\n")  # fmt: skip
+    print("| model | positives | negatives | AUC | ρ | `p_value`, 0.05 | 0.01 | DeLong t, 0.05 | 0.01 "
+          "| normal, 0.05 | 0.01 |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for model, m, n, auc, rho, *rates in sizes_at:
+        cells = [f"{v:.4f}" + ("" if k % 2 or min(m, n) < 10 or 0.04 <= v <= 0.06 else " *")
+                 for k, v in enumerate(rates)]  # fmt: skip
+        print(f"| {model} | {m} | {n} | {auc:.4f} | {rho} | " + " | ".join(cells) + " |")
+    names = ("z over the unbiased variance, t (`p_value`)", "z over DeLong's variance, t (stop 67)",
+             "z over DeLong's variance, normal (pROC)")  # fmt: skip
+    print("\n| test | points ≥ 10 | in [0.04, 0.06] | below | above | largest ≥ 10 | largest "
+          "| largest at 0.01 | power |")  # fmt: skip
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for model, m, n, auc, rho, t5, t1, z5, z1 in sizes_at:
-        flags = ["" if min(m, n) < 10 or 0.04 <= v <= 0.06 else " *" for v in (t5, z5)]
-        print(f"| {model} | {m} | {n} | {auc:.4f} | {rho} | {t5:.4f}{flags[0]} | {t1:.4f} "
-              f"| {z5:.4f}{flags[1]} | {z1:.4f} |")  # fmt: skip
-    print(
-        "\n| test | points ≥ 10 | in [0.04, 0.06] | below | above | largest ≥ 10 | largest "
-        "| largest at 0.01 |"
-    )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for name, k in (("t (Welch–Satterthwaite), `p_value`", 5), ("normal tail (pROC)", 7)):
+    for t, name in enumerate(names):
+        k = 5 + 2 * t
         big = [r[k] for r in sizes_at if min(r[1], r[2]) >= 10]
+        power = np.mean([r[t] for r in power_at]) if power_at else float("nan")
         print(f"| {name} | {len(big)} | {sum(0.04 <= v <= 0.06 for v in big)} | {sum(v < 0.04 for v in big)} "
               f"| {sum(v > 0.06 for v in big)} | {max(big):.4f} | {max(r[k] for r in sizes_at):.4f} "
-              f"| {max(r[k + 1] for r in sizes_at):.4f} |")  # fmt: skip
+              f"| {max(r[k + 1] for r in sizes_at):.4f} | {power:.3f} |")  # fmt: skip
+    print("\npower: the mean rejection rate at 0.05 over the points with unequal true AUCs and both "
+          "classes ≥ 10.")  # fmt: skip
+    high = [r for r in sizes_at if r[5] > 0.06]
+    if high and not args.quick:
+        print(f"\nPoints where `p_value`'s size is above 0.06, simulated again with {args.again:,} boards "
+              f"(seed {args.seed + 1}; binomial standard error near 0.05: "
+              f"{np.sqrt(0.05 * 0.95 / args.again):.4f}):\n")  # fmt: skip
+        print("| model | positives | negatives | AUC | ρ | `p_value`, 0.05 | 0.01 | DeLong t, 0.05 |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        again = np.random.default_rng(args.seed + 1)
+        for model, m, n, auc, rho, *_ in high:
+            theta = next(p for p in pairs if p[0] == p[1] and abs(_truth(model, p) - auc) < 1e-12)
+            rates = np.zeros(4)
+            for _ in range(args.again // 2000):
+                pos, neg, _truths = draw(model, m, n, theta, rho, 2000, again)
+                p_u, p_t, _p_z = intervals(pos, neg)["p"]
+                rates += [np.mean(p_u < 0.05), np.mean(p_u < 0.01), np.mean(p_t < 0.05), 0.0]
+            rates /= args.again // 2000
+            print(f"| {model} | {m} | {n} | {auc:.4f} | {rho} | {rates[0]:.4f} | {rates[1]:.4f} "
+                  f"| {rates[2]:.4f} |")  # fmt: skip
     print(f"\n(`python benchmarks/calibration_auc_difference.py`; {time.perf_counter() - t0:.0f} s)")
 
 

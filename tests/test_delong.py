@@ -97,12 +97,13 @@ def test_paired_test_equals_definition(ties):
         if r == 1:
             assert row["is_reference"] and np.isnan(row["p_value"])
             continue
-        d, v = ref.paired(s[r].tolist(), s[1].tolist(), label.tolist())
+        d, _ = ref.paired(s[r].tolist(), s[1].tolist(), label.tolist())
+        v = ref.unbiased_paired(s[r].tolist(), s[1].tolist(), label.tolist())
         assert row["diff"] == pytest.approx(d, abs=1e-12)
         assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-9)
         z, df, p = ref.paired_t(s[r].tolist(), s[1].tolist(), label.tolist())
         assert (row["z"], row["df"], row["p_value"]) == pytest.approx((z, df, p), rel=1e-9)
-        assert row["z"] == pytest.approx(d / np.sqrt(v), rel=1e-9)  # DeLong's own statistic
+        assert row["z"] == pytest.approx(d / np.sqrt(v), rel=1e-9)  # the test's statistic: diff / se_diff
         low, high = ref.mover_difference(s[r].tolist(), s[1].tolist(), label.tolist(), stats.norm.ppf(0.975))
         assert row["diff_ci_low"] == pytest.approx(low, rel=1e-9, abs=1e-12)
         assert row["diff_ci_high"] == pytest.approx(high, rel=1e-9, abs=1e-12)
@@ -276,7 +277,8 @@ def test_paired_test_equals_definition_for_skewed_and_tied_scores(kind):
     for r, row in enumerate(out.iter_rows(named=True)):
         assert row["roc_auc"] == pytest.approx(roc_auc_score(label, s[r]), abs=1e-12)
         if r:
-            d, v = ref.paired(s[r].tolist(), s[0].tolist(), label.tolist())
+            d, _ = ref.paired(s[r].tolist(), s[0].tolist(), label.tolist())
+            v = ref.unbiased_paired(s[r].tolist(), s[0].tolist(), label.tolist())
             assert row["diff"] == pytest.approx(d, abs=1e-12)
             assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-9)
 
@@ -472,20 +474,24 @@ def test_an_exact_copy_of_the_reference_has_zero_variance(reference):
     assert copy["p_value"] == 1.0
     assert copy["z"] == 0.0  # a difference of 0 over a variance of 0: not 0/0
     other = out.filter(pl.col("run") == "c").row(0, named=True)
-    d, v = _numpy_paired(runs["c"], runs[chosen], label)
+    d, _ = _numpy_paired(runs["c"], runs[chosen], label)
     assert other["diff"] == pytest.approx(d, abs=1e-15)
-    assert other["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-13)
+    unbiased = ref.unbiased_paired(runs["c"], runs[chosen], label)
+    assert other["se_diff"] == pytest.approx(np.sqrt(unbiased), rel=1e-12)
 
 
 @pytest.mark.parametrize("ties", [False, True])
 def test_variance_of_a_difference_is_that_of_the_components_differences(ties):
-    # any other run's se_diff is DeLong's as before, to within rounding
+    # DeLong's variance, summed from the components' differences, is part of se_diff to within
+    # rounding: the interval's correlation takes it alone
     label, s, df = scored(n_runs=6, n_ex=80, seed=11, ties=ties)
     out = be.compare_auc(df, reference=2)
     for row in out.filter(~pl.col("is_reference")).iter_rows(named=True):
         d, v = _numpy_paired(s[row["run"]].tolist(), s[2].tolist(), label.tolist())
         assert row["diff"] == pytest.approx(d, abs=1e-15)
-        assert row["se_diff"] == pytest.approx(np.sqrt(v), rel=1e-12)
+        unbiased = ref.unbiased_paired(s[row["run"]].tolist(), s[2].tolist(), label.tolist())
+        assert row["se_diff"] == pytest.approx(np.sqrt(unbiased), rel=1e-12)
+        assert unbiased < v
 
 
 @pytest.mark.parametrize("dtype", [pl.Enum(["1", "0"]), pl.Enum(["0", "1"]), pl.Categorical, pl.String])
@@ -744,9 +750,10 @@ def test_one_discordant_pair_in_a_large_group_is_near_one():
     assert 0.99 < row["roc_auc_ci_low"] < row["roc_auc"] < row["roc_auc_ci_high"] <= 1.0
 
 
-def _paired_t_sizes(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """DeLong's two-sided p of each board (boards × examples × 2 runs), from the normal tail and
-    from Student's t on Welch–Satterthwaite degrees of freedom, vectorised over the boards."""
+def _board_variances(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per board (boards × examples × 2 runs): AUC2 − AUC1, DeLong's two parts of its variance, and
+    the unbiased estimate of the variance (the moment equations of
+    :func:`tests.reference.delong.unbiased_paired` solved in closed form), vectorised."""
     m, n = pos.shape[1], neg.shape[1]
     parts, diff = [0.0, 0.0], 0.0
     for run, sign in ((0, -1.0), (1, 1.0)):
@@ -757,32 +764,134 @@ def _paired_t_sizes(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.nd
         parts = [parts[0] + sign * v10, parts[1] + sign * v01]
         diff = diff + sign * v10.mean(axis=1)
     var = [p.var(axis=1, ddof=1) / p.shape[1] for p in parts]
-    z = diff / np.sqrt(var[0] + var[1])
-    df = (var[0] + var[1]) ** 2 / (var[0] ** 2 / (m - 1) + var[1] ** 2 / (n - 1))
-    return 2 * stats.norm.sf(np.abs(z)), 2 * stats.t.sf(np.abs(z), df)
+    # the pairs' kernel differences: E[S10] = ξ10 + W/n, E[S01] = ξ01 + W/m, E[Q] = ξ10 + ξ01 + W − V
+    p, q = pos[:, :, None, :], neg[:, None, :, :]
+    psi = (p > q) + 0.5 * (p == q)
+    square = ((psi[..., 1] - psi[..., 0]) ** 2).mean(axis=(1, 2)) - diff * diff
+    s10, s01 = var[0] * m, var[1] * n
+    w = (square - (1 - 1 / m) * s10 - (1 - 1 / n) * s01) / ((1 - 1 / m) * (1 - 1 / n))
+    unbiased = var[0] + var[1] - w / (m * n)
+    return diff, var[0], var[1], np.where(unbiased > 0, unbiased, var[0] + var[1])
 
 
-def test_paired_test_keeps_its_size_where_the_normal_tail_did_not():
-    """Two equally good runs (true AUC 0.6, correlation 0.3) on 10 positives spread twice as wide as
-    40 negatives, beside the `wide` 10 + 40 points of docs/calibration_auc_difference.md's size
-    table (AUC 0.7: 0.0740 on the normal tail): DeLong's z on the normal tail rejects 0.078 of these
-    8,000 boards at 0.05; on Student's t with Welch–Satterthwaite degrees of freedom (compare_auc's
-    p_value, checked on the first boards) it holds 0.05 within 4 binomial standard errors, and 0.01."""
+def _paired_t_sizes(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The two-sided p of each board of DeLong's z on the normal tail, on Student's t with
+    Welch–Satterthwaite degrees of freedom, and of z over the unbiased variance on that t."""
+    m, n = pos.shape[1], neg.shape[1]
+    diff, part10, part01, unbiased = _board_variances(pos, neg)
+    z = diff / np.sqrt(part10 + part01)
+    df = (part10 + part01) ** 2 / (part10**2 / (m - 1) + part01**2 / (n - 1))
+    t_unbiased = 2 * stats.t.sf(np.abs(diff) / np.sqrt(unbiased), df)
+    return 2 * stats.norm.sf(np.abs(z)), 2 * stats.t.sf(np.abs(z), df), t_unbiased
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(4, 24), st.sampled_from([None, 1, 0]))
+def test_se_diff_is_the_unbiased_variance_by_its_moment_equations(seed, n_ex, digits):
+    """``se_diff`` (the kernel's Fenwick count of the pairs both runs order alike, the closed form
+    of ``unbiased_variance``) against the m·n pairs solved as three moment equations, on small
+    boards with few or many ties, including those where the estimate is not positive and DeLong's
+    stands in for it."""
+    rng = np.random.default_rng(seed)
+    label = np.r_[0, 0, 1, 1, rng.integers(0, 2, n_ex - 4)]
+    s = rng.normal(size=(3, n_ex)) + label
+    if digits is not None:
+        s = np.round(s, digits)
+    df = pl.DataFrame({"run": np.repeat(np.arange(3), n_ex), "example": np.tile(np.arange(n_ex), 3),
+                       "label": np.tile(label, 3), "score": s.reshape(-1)})  # fmt: skip
+    for row in be.compare_auc(df, reference=0).filter(~pl.col("is_reference")).iter_rows(named=True):
+        want = ref.unbiased_paired(s[row["run"]].tolist(), s[0].tolist(), label.tolist())
+        assert row["se_diff"] == pytest.approx(np.sqrt(max(want, 0.0)), rel=1e-9, abs=1e-12)
+
+
+def test_se_diff_falls_back_to_delongs_where_the_unbiased_estimate_is_negative():
+    """2 + 2 examples on four levels: the moment equations give the difference a variance of
+    −0.109375, which no standard error can take; se_diff is DeLong's, √(1/32), and the test runs on it."""
+    label, run, reference = [0, 0, 1, 1], [2.0, 0.0, 1.0, 3.0], [3.0, 1.0, 0.0, 3.0]
+    d = ref.kernel_matrix(run, label) - ref.kernel_matrix(reference, label)
+    m, n = d.shape
+    s10, s01 = d.mean(axis=1).var(ddof=1), d.mean(axis=0).var(ddof=1)
+    q = (d * d).mean() - d.mean() ** 2
+    w = (q - (1 - 1 / m) * s10 - (1 - 1 / n) * s01) / ((1 - 1 / m) * (1 - 1 / n))
+    assert s10 / m + s01 / n - w / (m * n) == pytest.approx(-0.109375)
+    df = pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "example": list(range(4)) * 2,
+                       "label": label * 2, "score": run + reference})  # fmt: skip
+    row = be.compare_auc(df, reference="b").filter(pl.col("run") == "a").row(0, named=True)
+    diff, delong = ref.paired(run, reference, label)
+    assert delong == pytest.approx(1 / 32)
+    assert row["se_diff"] == pytest.approx(np.sqrt(delong), rel=1e-12)
+    _, df_, p = ref.paired_t(run, reference, label)
+    assert (row["z"], row["df"], row["p_value"]) == pytest.approx((diff / np.sqrt(delong), df_, p), rel=1e-12)
+
+
+def test_unbiased_variance_of_a_difference_is_unbiased_where_delongs_is_not():
+    """40,000 boards of 6 + 9 examples scored on five ordered levels (ties) by two runs correlated
+    0.5, true AUCs 0.8 and 0.85: the mean of the unbiased estimate equals the simulated variance of
+    AUC2 − AUC1 within 4 standard errors of the two, and DeLong's mean exceeds it by more than that
+    (by W/(mn), its pairs' variance counted twice). The library gives these estimates
+    (test_paired_test_equals_definition)."""
+    rng = np.random.default_rng(5)
+    boards, m, n, rho = 40_000, 6, 9, 0.5
+    cov = [[1.0, rho], [rho, 1.0]]
+    shift = np.sqrt(2.0) * stats.norm.ppf([0.8, 0.85])
+    cuts = np.array([-0.5, 0.25, 1.0, 1.75])
+    neg = np.digitize(rng.multivariate_normal([0.0, 0.0], cov, size=(boards, n)), cuts) * 1.0
+    pos = np.digitize(rng.multivariate_normal([0.0, 0.0], cov, size=(boards, m)) + shift, cuts) * 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diff, part10, part01, unbiased = _board_variances(pos, neg)
+    truth = diff.var(ddof=1)
+    centred = (diff - diff.mean()) ** 2
+    se = np.sqrt(centred.var(ddof=1) / boards + unbiased.var(ddof=1) / boards)
+    assert abs(unbiased.mean() - truth) <= 4 * se, (unbiased.mean(), truth, se)
+    assert (part10 + part01).mean() - truth > 4 * se
+
+
+def _null_boards(model: str, m: int, n: int, auc: float, rho: float, boards: int) -> tuple[np.ndarray, ...]:
+    """Boards of two equally good runs (true AUC ``auc``, correlated ``rho`` within each class) as
+    benchmarks/calibration_auc_difference.py draws them (``wide``: the positives' sd 2), and the
+    p-values of :func:`_paired_t_sizes`, the first boards checked against ``be.compare_auc``."""
     rng = np.random.default_rng(2026)
-    boards, m, n, rho = 8000, 10, 40, 0.3
-    shift = np.sqrt(5.0) * stats.norm.ppf(0.6)  # positives' sd 2: AUC Φ(shift/√(1 + 4))
+    sd = 2.0 if model == "wide" else 1.0
+    shift = np.sqrt(1.0 + sd * sd) * stats.norm.ppf(auc)  # AUC Φ(shift/√(1 + sd²))
     cov = [[1.0, rho], [rho, 1.0]]
     neg = rng.multivariate_normal([0.0, 0.0], cov, size=(boards, n))
-    pos = rng.multivariate_normal([0.0, 0.0], cov, size=(boards, m)) * 2.0 + shift
-    normal, student = _paired_t_sizes(pos, neg)
+    pos = rng.multivariate_normal([0.0, 0.0], cov, size=(boards, m)) * sd + shift
+    with np.errstate(divide="ignore", invalid="ignore"):  # boards with no spread: NaN, counted as kept
+        normal, student, unbiased = _paired_t_sizes(pos, neg)
     label = np.r_[np.ones(m), np.zeros(n)].astype(np.int64)
     for b in range(5):
         s = np.concatenate([pos[b], neg[b]])
         df = pl.DataFrame({"run": np.repeat([1, 2], m + n), "example": np.tile(np.arange(m + n), 2),
                            "label": np.tile(label, 2), "score": s.T.reshape(-1)})  # fmt: skip
         row = be.compare_auc(df, reference=1).filter(pl.col("run") == 2).row(0, named=True)
-        assert row["p_value"] == pytest.approx(student[b], rel=1e-9)
-    for alpha in (0.05, 0.01):
-        tolerance = 4 * np.sqrt(alpha * (1 - alpha) / boards)
-        assert abs((student < alpha).mean() - alpha) <= tolerance, (alpha, (student < alpha).mean())
-    assert (normal < 0.05).mean() > 0.05 + 4 * np.sqrt(0.05 * 0.95 / boards)  # the point tells them apart
+        assert row["p_value"] == pytest.approx(unbiased[b], rel=1e-9)
+    return normal, student, unbiased
+
+
+def _within(p: np.ndarray, alpha: float) -> bool:
+    """The rejection rate of ``p`` at ``alpha`` within 4 binomial standard errors of ``alpha``."""
+    return abs((p < alpha).mean() - alpha) <= 4 * np.sqrt(alpha * (1 - alpha) / len(p))
+
+
+def test_paired_test_keeps_its_size_where_the_normal_tail_did_not():
+    """Two equally good runs (true AUC 0.6, correlation 0.3) on 10 positives spread twice as wide as
+    40 negatives, beside the `wide` 10 + 40 points of docs/calibration_auc_difference.md's size
+    table (AUC 0.7: 0.0740 on the normal tail): DeLong's z on the normal tail rejects 0.078 of these
+    8,000 boards at 0.05; compare_auc's p_value (z over the unbiased variance on Student's t with
+    Welch–Satterthwaite degrees of freedom, checked on the first boards) 0.0546, within 4 binomial
+    standard errors of 0.05, and of 0.01 at 0.01 (0.0095)."""
+    normal, _, unbiased = _null_boards("wide", 10, 40, 0.6, 0.3, 8000)
+    assert _within(unbiased, 0.05) and _within(unbiased, 0.01)
+    assert (normal < 0.05).mean() > 0.05 + 4 * np.sqrt(0.05 * 0.95 / 8000)  # the point tells them apart
+
+
+def test_paired_test_holds_its_size_where_delongs_variance_made_it_conservative():
+    """15 + 15 binormal examples, true AUC 0.8, correlation 0.3 (between the 10 + 10 and 20 + 20 points
+    of the size table, where the stop-67 test held 0.0265 and 0.0420 at AUC 0.8): DeLong's variance
+    counts the pairs' own variance twice, and z over it on the same t rejects 0.0375 of 8,000 boards
+    at 0.05, below 0.05 by more than 4 binomial standard errors; over the unbiased variance 0.0449,
+    within them (at 0.01 both stay below: 0.0038 and 0.0044)."""
+    _, student, unbiased = _null_boards("binormal", 15, 15, 0.8, 0.3, 8000)
+    assert _within(unbiased, 0.05)
+    assert (student < 0.05).mean() < 0.05 - 4 * np.sqrt(0.05 * 0.95 / 8000)
+    assert (unbiased < 0.01).mean() <= 0.01

@@ -34,14 +34,41 @@ def paired(scores_a, scores_b, labels):
     return a10.mean() - b10.mean(), s[0, 0] + s[1, 1] - 2 * s[0, 1]
 
 
+def kernel_matrix(scores, labels) -> np.ndarray:
+    """ψ of every (positive, negative) pair: 1, ½ or 0 as the positive scores above, level, below."""
+    pos = [s for s, lab in zip(scores, labels, strict=True) if lab]
+    neg = [s for s, lab in zip(scores, labels, strict=True) if not lab]
+    return np.array([[psi(x, y) for y in neg] for x in pos])
+
+
+def unbiased_paired(scores_a, scores_b, labels) -> float:
+    """The unbiased estimate of var(auc_a − auc_b) from the m·n pairs' kernel differences
+    δ = ψ_a − ψ_b, by the moments of a two-sample U-statistic: with S10, S01 the sample variances of
+    the row and column means of δ (DeLong's components' differences) and Q = mean(δ²) − mean(δ)²,
+    E[S10] = ξ10 + W/n, E[S01] = ξ01 + W/m and E[Q] = ξ10 + ξ01 + W − var(auc_a − auc_b), where
+    var(auc_a − auc_b) = ξ10/m + ξ01/n + W/(mn): three linear equations in ξ10, ξ01 and W, solved
+    here as they stand (numpy's solver), not through the library's closed form. DeLong's where the
+    estimate is not positive."""
+    d = kernel_matrix(scores_a, labels) - kernel_matrix(scores_b, labels)
+    m, n = d.shape
+    s10, s01 = d.mean(axis=1).var(ddof=1), d.mean(axis=0).var(ddof=1)
+    q = (d * d).mean() - d.mean() ** 2
+    # unknowns (ξ10, ξ01, W); E[Q] = ξ10 + ξ01 + W − (ξ10/m + ξ01/n + W/(mn))
+    a = np.array([[1.0, 0.0, 1.0 / n], [0.0, 1.0, 1.0 / m], [1 - 1 / m, 1 - 1 / n, 1 - 1 / (m * n)]])
+    xi10, xi01, w = np.linalg.solve(a, [s10, s01, q])
+    var = xi10 / m + xi01 / n + w / (m * n)
+    return float(var) if var > 0 else float(s10 / m + s01 / n)
+
+
 def paired_t(scores_a, scores_b, labels) -> tuple[float, float, float]:
-    """(z, Welch–Satterthwaite degrees of freedom, two-sided p from Student's t) of DeLong's test of
-    auc_a = auc_b: each class's part of the variance is the sample variance of that class's
-    per-example differences of the components over its size."""
+    """(z, Welch–Satterthwaite degrees of freedom, two-sided p from Student's t) of the paired test
+    of auc_a = auc_b: z over the :func:`unbiased_paired` standard error; the degrees of freedom of
+    DeLong's variance, each class's part the sample variance of that class's per-example
+    differences of the components over its size."""
     a10, a01 = components(scores_a, labels)
     b10, b01 = components(scores_b, labels)
     parts = [np.var(a - b, ddof=1) / len(a) for a, b in ((a10, b10), (a01, b01))]
-    z = (a10.mean() - b10.mean()) / np.sqrt(sum(parts))
+    z = (a10.mean() - b10.mean()) / np.sqrt(unbiased_paired(scores_a, scores_b, labels))
     df = sum(parts) ** 2 / (parts[0] ** 2 / (len(a10) - 1) + parts[1] ** 2 / (len(a01) - 1))
     return z, df, 2 * stats.t.sf(abs(z), df)
 
