@@ -183,7 +183,7 @@ def delong_pair(a: np.ndarray, b: np.ndarray, label: np.ndarray) -> tuple[float,
     q = ((psis[0] - psis[1]) ** 2).mean() - d * d
     w = (q - (m - 1) * p10 - (n - 1) * p01) / ((1 - 1 / m) * (1 - 1 / n))
     var = p10 + p01 - w / (m * n)
-    return d, 2 * stats.t.sf(abs(d) / np.sqrt(var if var > 0 else p10 + p01), df)
+    return d, 2 * stats.t.sf(abs(d) / np.sqrt(max(var, (p10 + p01) / 2)), df)
 
 
 def bench_delong(n_runs: int, n_ex: int, subset: int, repeat: int) -> None:

@@ -106,8 +106,7 @@ def intervals(pos: np.ndarray, neg: np.ndarray) -> dict[str, tuple[np.ndarray, n
     # of freedom (compare_auc's p_value), z over DeLong's variance on the same t (the p_value of
     # stop 67) and on the normal tail (pROC's roc.test, the p_value before stop 67)
     parts = cov(p2 - p1, p2 - p1), cov(q2 - q1, q2 - q1)
-    vu = unbiased(pos, neg, diff, parts)
-    vu = np.where(vu > 0, vu, vd)
+    vu = np.maximum(unbiased(pos, neg, diff, parts), vd / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.abs(diff) / se
         df = vd * vd / (parts[0] ** 2 / (m - 1) + parts[1] ** 2 / (n - 1))
@@ -122,7 +121,8 @@ def unbiased(pos: np.ndarray, neg: np.ndarray, diff: np.ndarray, parts: tuple) -
     """The unbiased variance of each board's AUC2 − AUC1 by its definition over the m·n pairs:
     DeLong's ``parts`` less ``W/(mn)``, ``W = (Q − (m − 1)·part10 − (n − 1)·part01) / ((1 − 1/m)(1 −
     1/n))`` with ``Q`` the pairs' mean square ``δ = ψ2 − ψ1`` less ``diff²``
-    (:func:`batcheval.inference.delong.unbiased_variance`), a block of boards at a time."""
+    (:func:`batcheval.inference.delong.unbiased_variance`, which floors it at half of DeLong's), a
+    block of boards at a time."""
     m, n = pos.shape[1], neg.shape[1]
     square = np.empty(pos.shape[0])
     step = max(1, (1 << 22) // (m * n))

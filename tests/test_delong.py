@@ -482,16 +482,24 @@ def test_an_exact_copy_of_the_reference_has_zero_variance(reference):
 
 @pytest.mark.parametrize("ties", [False, True])
 def test_variance_of_a_difference_is_that_of_the_components_differences(ties):
-    # DeLong's variance, summed from the components' differences, is part of se_diff to within
-    # rounding: the interval's correlation takes it alone
+    # DeLong's variance of the difference, summed from the components' differences (the library's
+    # df and the unbiased estimate are built on its two parts), to within rounding
     label, s, df = scored(n_runs=6, n_ex=80, seed=11, ties=ties)
     out = be.compare_auc(df, reference=2)
+    m, n = int(label.sum()), int((1 - label).sum())
     for row in out.filter(~pl.col("is_reference")).iter_rows(named=True):
         d, v = _numpy_paired(s[row["run"]].tolist(), s[2].tolist(), label.tolist())
+        a10, a01 = ref.components(s[row["run"]].tolist(), label.tolist())
+        b10, b01 = ref.components(s[2].tolist(), label.tolist())
+        parts = np.var(a10 - b10, ddof=1) / m, np.var(a01 - b01, ddof=1) / n
+        assert sum(parts) == pytest.approx(v, rel=1e-12)
         assert row["diff"] == pytest.approx(d, abs=1e-15)
+        assert row["df"] == pytest.approx(
+            v * v / (parts[0] ** 2 / (m - 1) + parts[1] ** 2 / (n - 1)), rel=1e-12
+        )
         unbiased = ref.unbiased_paired(s[row["run"]].tolist(), s[2].tolist(), label.tolist())
         assert row["se_diff"] == pytest.approx(np.sqrt(unbiased), rel=1e-12)
-        assert unbiased < v
+        assert v / 2 <= unbiased < v  # below DeLong's (its bias is never negative), above the floor
 
 
 @pytest.mark.parametrize("dtype", [pl.Enum(["1", "0"]), pl.Enum(["0", "1"]), pl.Categorical, pl.String])
@@ -753,7 +761,8 @@ def test_one_discordant_pair_in_a_large_group_is_near_one():
 def _board_variances(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per board (boards × examples × 2 runs): AUC2 − AUC1, DeLong's two parts of its variance, and
     the unbiased estimate of the variance (the moment equations of
-    :func:`tests.reference.delong.unbiased_paired` solved in closed form), vectorised."""
+    :func:`tests.reference.delong.unbiased_paired` solved in closed form, without its floor at half
+    of DeLong's), vectorised."""
     m, n = pos.shape[1], neg.shape[1]
     parts, diff = [0.0, 0.0], 0.0
     for run, sign in ((0, -1.0), (1, 1.0)):
@@ -771,7 +780,7 @@ def _board_variances(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, ...]
     s10, s01 = var[0] * m, var[1] * n
     w = (square - (1 - 1 / m) * s10 - (1 - 1 / n) * s01) / ((1 - 1 / m) * (1 - 1 / n))
     unbiased = var[0] + var[1] - w / (m * n)
-    return diff, var[0], var[1], np.where(unbiased > 0, unbiased, var[0] + var[1])
+    return diff, var[0], var[1], unbiased
 
 
 def _paired_t_sizes(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -779,6 +788,7 @@ def _paired_t_sizes(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.nd
     Welch–Satterthwaite degrees of freedom, and of z over the unbiased variance on that t."""
     m, n = pos.shape[1], neg.shape[1]
     diff, part10, part01, unbiased = _board_variances(pos, neg)
+    unbiased = np.maximum(unbiased, (part10 + part01) / 2)
     z = diff / np.sqrt(part10 + part01)
     df = (part10 + part01) ** 2 / (part10**2 / (m - 1) + part01**2 / (n - 1))
     t_unbiased = 2 * stats.t.sf(np.abs(diff) / np.sqrt(unbiased), df)
@@ -790,8 +800,7 @@ def _paired_t_sizes(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.nd
 def test_se_diff_is_the_unbiased_variance_by_its_moment_equations(seed, n_ex, digits):
     """``se_diff`` (the kernel's Fenwick count of the pairs both runs order alike, the closed form
     of ``unbiased_variance``) against the m·n pairs solved as three moment equations, on small
-    boards with few or many ties, including those where the estimate is not positive and DeLong's
-    stands in for it."""
+    boards with few or many ties, the estimate floored at half of DeLong's where it falls below."""
     rng = np.random.default_rng(seed)
     label = np.r_[0, 0, 1, 1, rng.integers(0, 2, n_ex - 4)]
     s = rng.normal(size=(3, n_ex)) + label
@@ -801,27 +810,56 @@ def test_se_diff_is_the_unbiased_variance_by_its_moment_equations(seed, n_ex, di
                        "label": np.tile(label, 3), "score": s.reshape(-1)})  # fmt: skip
     for row in be.compare_auc(df, reference=0).filter(~pl.col("is_reference")).iter_rows(named=True):
         want = ref.unbiased_paired(s[row["run"]].tolist(), s[0].tolist(), label.tolist())
-        assert row["se_diff"] == pytest.approx(np.sqrt(max(want, 0.0)), rel=1e-9, abs=1e-12)
+        assert row["se_diff"] == pytest.approx(np.sqrt(want), rel=1e-9, abs=1e-12)
 
 
-def test_se_diff_falls_back_to_delongs_where_the_unbiased_estimate_is_negative():
-    """2 + 2 examples on four levels: the moment equations give the difference a variance of
-    −0.109375, which no standard error can take; se_diff is DeLong's, √(1/32), and the test runs on it."""
-    label, run, reference = [0, 0, 1, 1], [2.0, 0.0, 1.0, 3.0], [3.0, 1.0, 0.0, 3.0]
+def _moment_estimate(run: list, reference: list, label: list) -> tuple[float, float]:
+    """(the moment equations' variance of AUC(run) − AUC(reference) without the floor, DeLong's),
+    in exact fractions from the m·n pairs (ψ is a multiple of ½), so that an exact 0 reads as 0."""
+    from fractions import Fraction
+
     d = ref.kernel_matrix(run, label) - ref.kernel_matrix(reference, label)
     m, n = d.shape
-    s10, s01 = d.mean(axis=1).var(ddof=1), d.mean(axis=0).var(ddof=1)
-    q = (d * d).mean() - d.mean() ** 2
-    w = (q - (1 - 1 / m) * s10 - (1 - 1 / n) * s01) / ((1 - 1 / m) * (1 - 1 / n))
-    assert s10 / m + s01 / n - w / (m * n) == pytest.approx(-0.109375)
-    df = pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "example": list(range(4)) * 2,
-                       "label": label * 2, "score": run + reference})  # fmt: skip
+    cells = [[Fraction(round(2 * x), 2) for x in row] for row in d]
+    rows = [sum(r, Fraction(0)) / n for r in cells]
+    cols = [sum((r[j] for r in cells), Fraction(0)) / m for j in range(n)]
+    mean = sum(rows, Fraction(0)) / m
+    s10 = sum((x - mean) ** 2 for x in rows) / (m - 1)
+    s01 = sum((x - mean) ** 2 for x in cols) / (n - 1)
+    q = sum(x * x for r in cells for x in r) / (m * n) - mean * mean
+    w = (q - (1 - Fraction(1, m)) * s10 - (1 - Fraction(1, n)) * s01) / (
+        (1 - Fraction(1, m)) * (1 - Fraction(1, n))
+    )
+    return s10 / m + s01 / n - w / (m * n), s10 / m + s01 / n
+
+
+@pytest.mark.parametrize(
+    ("label", "run", "reference", "estimate"),
+    [
+        # an estimate below 0: no standard error can take it
+        ([0, 0, 1, 1], [2, 0, 1, 3], [3, 1, 0, 3], -0.109375),
+        # an exact 0 that rounds to about 1e-18 in floats: se_diff was 1.9e-9, z 1.1e8, p 6e-62
+        ([1] * 5 + [0] * 5, [2, 8, 4, 10, 6, 5, 7, 9, 1, 3], [2, 6, 1, 9, 7, 4, 8, 10, 3, 5], 0.0),
+    ],
+)
+def test_se_diff_is_at_least_half_of_delongs(label, run, reference, estimate):
+    """Where the moment equations (in exact fractions) put the difference's variance below half of
+    DeLong's, se_diff is the square root of half of DeLong's (the true variance is at least half of
+    DeLong's expectation), and the test runs on it."""
+    got, delong = _moment_estimate(run, reference, label)
+    assert float(got) == pytest.approx(estimate, abs=1e-15) and got < delong / 2
+    n_ex = len(label)
+    df = pl.DataFrame({"run": ["a"] * n_ex + ["b"] * n_ex, "example": list(range(n_ex)) * 2,
+                       "label": label * 2, "score": [float(x) for x in run + reference]})  # fmt: skip
     row = be.compare_auc(df, reference="b").filter(pl.col("run") == "a").row(0, named=True)
-    diff, delong = ref.paired(run, reference, label)
-    assert delong == pytest.approx(1 / 32)
-    assert row["se_diff"] == pytest.approx(np.sqrt(delong), rel=1e-12)
+    diff, var = ref.paired(run, reference, label)
+    assert var == pytest.approx(float(delong), rel=1e-12)
+    assert row["se_diff"] == pytest.approx(np.sqrt(var / 2), rel=1e-12)
     _, df_, p = ref.paired_t(run, reference, label)
-    assert (row["z"], row["df"], row["p_value"]) == pytest.approx((diff / np.sqrt(delong), df_, p), rel=1e-12)
+    assert (row["z"], row["df"], row["p_value"]) == pytest.approx(
+        (diff / np.sqrt(var / 2), df_, p), rel=1e-12
+    )
+    assert row["p_value"] > 0.01
 
 
 def test_unbiased_variance_of_a_difference_is_unbiased_where_delongs_is_not():

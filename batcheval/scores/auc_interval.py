@@ -149,9 +149,9 @@ def difference_interval(
         low  = diff − √((A − l)² + (u_ref − A_ref)² − 2r(A − l)(u_ref − A_ref))
         high = diff + √((u − A)² + (A_ref − l_ref)² − 2r(u − A)(A_ref − l_ref))
 
-    so the difference inherits the single intervals' behaviour near 1, where ``diff ± z·se_diff``
-    covered a true difference of 0.04 (AUC 0.99 against 0.95) in 72 % of groups of 10 + 10
-    examples and had zero width wherever both runs separate the classes. The reference itself
+    so the difference inherits the single intervals' behaviour near 1, where ``diff ± z·se`` with
+    DeLong's se covered a true difference of 0.04 (AUC 0.99 against 0.95) in 72 % of groups of
+    10 + 10 examples and had zero width wherever both runs separate the classes. The reference itself
     gets [0, 0]; a run that ranks every pair as it does (a copy, or another run that separates the
     classes as well) gets the width the two intervals' asymmetry leaves at ``r = 1`` (or, both
     separated, ``r = 0``): such runs need not have the same AUC beyond these examples.

@@ -47,8 +47,8 @@ def unbiased_paired(scores_a, scores_b, labels) -> float:
     the row and column means of δ (DeLong's components' differences) and Q = mean(δ²) − mean(δ)²,
     E[S10] = ξ10 + W/n, E[S01] = ξ01 + W/m and E[Q] = ξ10 + ξ01 + W − var(auc_a − auc_b), where
     var(auc_a − auc_b) = ξ10/m + ξ01/n + W/(mn): three linear equations in ξ10, ξ01 and W, solved
-    here as they stand (numpy's solver), not through the library's closed form. DeLong's where the
-    estimate is not positive."""
+    here as they stand (numpy's solver), not through the library's closed form. At least half of
+    DeLong's s10/m + s01/n (the library's floor)."""
     d = kernel_matrix(scores_a, labels) - kernel_matrix(scores_b, labels)
     m, n = d.shape
     s10, s01 = d.mean(axis=1).var(ddof=1), d.mean(axis=0).var(ddof=1)
@@ -56,8 +56,7 @@ def unbiased_paired(scores_a, scores_b, labels) -> float:
     # unknowns (ξ10, ξ01, W); E[Q] = ξ10 + ξ01 + W − (ξ10/m + ξ01/n + W/(mn))
     a = np.array([[1.0, 0.0, 1.0 / n], [0.0, 1.0, 1.0 / m], [1 - 1 / m, 1 - 1 / n, 1 - 1 / (m * n)]])
     xi10, xi01, w = np.linalg.solve(a, [s10, s01, q])
-    var = xi10 / m + xi01 / n + w / (m * n)
-    return float(var) if var > 0 else float(s10 / m + s01 / n)
+    return float(max(xi10 / m + xi01 / n + w / (m * n), (s10 / m + s01 / n) / 2))
 
 
 def paired_t(scores_a, scores_b, labels) -> tuple[float, float, float]:
