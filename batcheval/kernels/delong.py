@@ -247,7 +247,9 @@ def swap_test(
 
 
 @jit
-def _fenwick_add(tree: np.ndarray, at: int) -> None:
+def _add_negative(tree: np.ndarray, level: np.ndarray, at: int) -> None:
+    """A negative at reference rank ``at`` into the Fenwick tree and the count per rank."""
+    level[at] += 1
     i = at + 1
     while i < len(tree):
         tree[i] += 1
@@ -255,14 +257,15 @@ def _fenwick_add(tree: np.ndarray, at: int) -> None:
 
 
 @jit
-def _fenwick_below(tree: np.ndarray, at: int) -> int:
-    """Entries inserted at positions below ``at``."""
-    total = 0
+def _reference_weight(tree: np.ndarray, level: np.ndarray, at: int) -> int:
+    """``Σ 2ψ_ref`` of a positive at reference rank ``at`` over the negatives added so far:
+    2 for each below it, 1 for each level with it."""
+    below = 0
     i = at
     while i > 0:
-        total += tree[i]
+        below += tree[i]
         i -= i & -i
-    return total
+    return 2 * below + level[at]
 
 
 @jit_parallel
@@ -321,30 +324,20 @@ def pair_agreement(
             q = j - i + 1 - p
             if q == 0:  # positives alone: only negatives below the block, 2ψ_r = 2
                 for t in range(i, j + 1):
-                    s = reference[order[t]]
-                    total += 2 * (2 * _fenwick_below(tree, s) + level[s])
+                    total += 2 * _reference_weight(tree, level, reference[order[t]])
             elif p == 0:
                 for t in range(i, j + 1):
-                    s = reference[order[t]]
-                    _fenwick_add(tree, s)
-                    level[s] += 1
-            else:  # the block's own negatives count once, those below it twice
+                    _add_negative(tree, level, reference[order[t]])
+            else:  # the block's own negatives count once (2ψ_r = 1), those below it twice
                 for t in range(i, j + 1):
-                    e = order[t]
-                    if is_pos[e]:
-                        s = reference[e]
-                        before[t] = 2 * _fenwick_below(tree, s) + level[s]
+                    if is_pos[order[t]]:
+                        before[t] = _reference_weight(tree, level, reference[order[t]])
                 for t in range(i, j + 1):
-                    e = order[t]
-                    if not is_pos[e]:
-                        s = reference[e]
-                        _fenwick_add(tree, s)
-                        level[s] += 1
+                    if not is_pos[order[t]]:
+                        _add_negative(tree, level, reference[order[t]])
                 for t in range(i, j + 1):
-                    e = order[t]
-                    if is_pos[e]:
-                        s = reference[e]
-                        total += before[t] + 2 * _fenwick_below(tree, s) + level[s]
+                    if is_pos[order[t]]:
+                        total += before[t] + _reference_weight(tree, level, reference[order[t]])
                 tied += p * q
             i = j + 1
         agree[r] = total
