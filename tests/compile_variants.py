@@ -59,8 +59,8 @@ def kernel_dispatchers() -> list[tuple[str, object]]:
 
 
 def flows() -> None:
-    """Binary and 3-class ``evaluate`` with intervals, plain and clustered, a binary board, and the
-    score paths: a sweep on a grid and an exact one, ``auc`` with and without ``ci=``, and
+    """Binary and 3-class ``evaluate`` with intervals, plain and clustered, a binary board, a table of
+    one class, and the score paths: a sweep on a grid and an exact one, ``auc`` with and without ``ci=``, and
     ``compare_auc`` (``exact.run_scratch`` compiled again for a literal 0 under them)."""
     import batcheval as be
 
@@ -85,6 +85,12 @@ def flows() -> None:
             table.pool("seed")
             table + table
             be.ContingencyTable.from_frame(df) + be.ContingencyTable.from_frame(df)
+    # a table of one class: its binary measures come from a one-vs-rest table (whose cell columns
+    # were read-only views of its counts: run_program, the chance tests and Fisher's compiled again),
+    # and its smoothed bootstrap resamples its one class beside one other (read-only counts)
+    one = pl.DataFrame({"label": [1] * 10, "prediction": [1] * 10})
+    be.evaluate(one, measures=["mcc", "recall", "p_informedness", "p_fisher"], ci=0.95, seed=0)
+    be.evaluate(one, measures=["macro_f1"], ci=0.95, seed=0, classes=[0, 1, 2])
     y = np.tile(rng.integers(0, 2, 60), 2)
     scored = pl.DataFrame({"run": np.repeat([0, 1], 60), "example": np.tile(np.arange(60), 2),
                            "label": y, "score": rng.random(120)})  # fmt: skip

@@ -360,7 +360,7 @@ class ContingencyTable:
         cell = r_codes.to_numpy() * k + p_codes.to_numpy()
         src = counts_col.cast(pl.Int64).to_numpy().reshape(-1, 1)
         rows = gid * (k * k) + cell
-        if not scatter_add(src, rows.astype(np.int64), flat.reshape(-1, 1)):
+        if not scatter_add(readonly(src), rows.astype(np.int64), flat.reshape(-1, 1)):
             raise CountOverflowError(f"summing column {count!r} overflows int64")
         return cls(key_frame, class_series, flat.reshape(n_groups, k, k), copy=False)
 

@@ -78,6 +78,7 @@ from ..errors import InvalidArgumentError, NullValuesError
 from ..io.arguments import as_count, as_flag, as_real
 from ..io.frames import as_key_list, check_free_names, check_roles, column_names, select_columns
 from ..kernels import ranks as _rank_kernels
+from ..kernels.jit import readonly
 from ..measures import names as _names
 from ..scores.prepare import check_exact_in_float
 from .adjust import adjust
@@ -317,7 +318,7 @@ def fold_matrix(
         return FoldMatrix(run_keys, cell_keys, values, n_repeats, n_folds)
     values = np.empty(n_runs * n_cells)
     seen = np.zeros(n_runs * n_cells, dtype=np.uint8)
-    _rank_kernels.scatter_cells(r, c, n_cells, value.to_numpy(), values, seen)
+    _rank_kernels.scatter_cells(r, c, n_cells, readonly(value.to_numpy()), values, seen)
     seen = seen.reshape(n_runs, n_cells)
     if (seen > 1).any():
         rr, cc = np.nonzero(seen > 1)
@@ -386,7 +387,7 @@ def sorted_grid(
         for c in columns
     ):
         return None
-    arrays = {c: frame.get_column(c).to_numpy() for c in columns}
+    arrays = {c: readonly(frame.get_column(c).to_numpy()) for c in columns}
     n_cells = min(_rank_kernels.leading_run(arrays[c]) for c in runs)
     if frame.height % n_cells:
         return None
@@ -426,7 +427,7 @@ def key_codes(
     span = int(np.prod([len(u) for u in uniques]))
     if span <= 4 * len(codes) + 1024:
         occurs = np.zeros(span, dtype=np.uint8)
-        _rank_kernels.mark_present(codes, 0, occurs)
+        _rank_kernels.mark_present(readonly(codes), 0, occurs)  # read-only, as the keys' below
         if occurs.all():
             # every combination occurs (a full grid of repeats × folds): the mixed-radix codes are
             # already dense and in key order, so the recoding pass is skipped
@@ -450,7 +451,7 @@ def _fold_codes(s: pl.Series, codes: np.ndarray) -> pl.Series:
         lo, hi = int(s.min()), int(s.max())  # type: ignore[arg-type]
         if hi - lo <= 4 * len(s) + 1024:
             # a compact range: which keys occur from a byte map, not a hash set of ten million values
-            x = s.to_numpy()
+            x = readonly(s.to_numpy())
             present = np.zeros(hi - lo + 1, dtype=np.uint8)
             _rank_kernels.mark_present(x, lo, present)
             keys = np.flatnonzero(present)
@@ -735,7 +736,7 @@ def _statistics(fm: FoldMatrix, means: np.ndarray, a: np.ndarray, b: np.ndarray,
     out = {k: np.empty(n) for k in names}
     out["mean_run"] = means[a]
     out["mean_reference"] = means[b]
-    values = np.ascontiguousarray(fm.values)
+    values = readonly(np.ascontiguousarray(fm.values))
     # no pair's differences can be flat (below) with an sd above the rounding of the largest value:
     # one bound for all, so that the exact scale of a pair is read only for the few below it (a
     # scale per pair in diff_moments' pass kept its loop from vectorising: 12 -> 30 ms over

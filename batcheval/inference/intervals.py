@@ -1073,7 +1073,7 @@ def bootstrap_replicates(
         raise InvalidArgumentError(f"pseudo must be a finite number of at least 0, got {pseudo!r}")
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     g = counts.shape[0]
-    flat = counts.reshape(g, -1)
+    flat = readonly(counts.reshape(g, -1))  # read-only, whichever the caller's counts are: one compile
     seeds = seeds_for(seed, first, g) if ids is None else seeds_at(seed, ids)
     nbytes = g * n_boot * flat.shape[1] * 8
     if nbytes > _CHUNK_CELLS * 8:  # beyond what the bootstrap holds at once: checked, not just asked for

@@ -64,7 +64,7 @@ import numpy as np
 
 from .fisher import log_pmf as saddle_log_pmf
 from .fisher import stirlerr
-from .jit import jit, jit_inline, jit_parallel, prange
+from .jit import jit, jit_inline, jit_parallel, prange, readonly
 from .multiclass import table_margins
 from .wide import mul_pair, sub_pair
 
@@ -913,6 +913,7 @@ def multiclass_chance_tests(counts: np.ndarray, out: np.ndarray, se: np.ndarray 
     >>> out.round(6).tolist()
     [[0.000121], [0.00021]]
     """
+    counts = readonly(counts)  # what the library passes: a caller's writable counts would compile again
     undone = np.zeros(counts.shape[0], np.uint8)
     if multiclass_chance(counts, out, se, undone, None):
         if np.any(undone == WIDE_UNDONE):

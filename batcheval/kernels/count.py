@@ -32,7 +32,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .jit import SERIAL_BELOW, jit, jit_inline, jit_parallel, prange
+from .jit import SERIAL_BELOW, jit, jit_inline, jit_parallel, prange, readonly
 
 
 @jit_inline
@@ -469,7 +469,7 @@ def group_totals(counts: np.ndarray, rows: int | None = None) -> tuple[np.ndarra
         totals = counts.sum(axis=(1, 2), dtype=np.int64)
         by_class = counts.sum(axis=(0, 2), dtype=np.int64) + counts.sum(axis=(0, 1), dtype=np.int64)
         return totals, by_class
-    return group_totals_kernel(counts)
+    return group_totals_kernel(readonly(counts))  # one compiled type, whoever owns the counts
 
 
 @jit_parallel

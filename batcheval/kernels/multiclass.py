@@ -22,7 +22,7 @@ import numpy as np
 
 from . import wide as _wide
 from .binary import EXACT_LIMIT, margin_coef, safe_ratio, series_tail, unit
-from .jit import jit, jit_inline, jit_parallel, prange
+from .jit import jit, jit_inline, jit_parallel, prange, readonly
 
 
 @jit_inline
@@ -451,6 +451,7 @@ def multiclass_measures(counts: np.ndarray, slots: np.ndarray, out: np.ndarray) 
     >>> out.tolist()
     [[0.75]]
     """
+    counts = readonly(counts)  # what the library passes: a caller's writable counts would compile again
     left = np.zeros(counts.shape[0], np.uint8)
     if multiclass_tables(counts, slots, out, left, None):
         if (left == 1).any():

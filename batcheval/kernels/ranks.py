@@ -190,16 +190,17 @@ def diff_moments(values: np.ndarray, a: np.ndarray, b: np.ndarray, mean: np.ndar
     (ddof 1), computed as numpy's ``d.mean(axis=1)`` and ``d.var(axis=1, ddof=1)`` would (same
     summation order, same results) but without the pairs × J matrix of differences."""
     j = values.shape[1]
+    start = np.int64(0)  # a literal 0 would compile pairwise_sum and its blocks a second time
     for p in prange(len(a)):
         d = np.empty(j)
         for k in range(j):
             d[k] = values[a[p], k] - values[b[p], k]
-        m = (0.0 + pairwise_sum(d, 0, j)) / j
+        m = (0.0 + pairwise_sum(d, start, j)) / j
         for k in range(j):
             e = d[k] - m
             d[k] = e * e
         mean[p] = m
-        var[p] = (0.0 + pairwise_sum(d, 0, j)) / (j - 1)
+        var[p] = (0.0 + pairwise_sum(d, start, j)) / (j - 1)
 
 
 @jit

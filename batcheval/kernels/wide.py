@@ -305,7 +305,7 @@ def _limb_quotient_sum(n, c, real, pred, weight, use_weight, den):
     neg = np.zeros(size, np.int64)  # Σ w_k·real_k·pred_k·Π_{j≠k} den_j·(n − den_j)
     prod = np.zeros(size, np.int64)  # Π den_j·(n − den_j), classes so far
     term = np.zeros(size, np.int64)
-    set_int(prod, 1)
+    prod[0] = 1  # the limbs of 1 (set_int(prod, 1) compiled set_int again for a literal 1)
     for i in range(k):
         a = den[i]
         b = n - a

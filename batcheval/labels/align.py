@@ -57,6 +57,7 @@ from ..core.table import ContingencyTable, drop_null_rows
 from ..errors import CountOverflowError, InvalidArgumentError, InvalidLabelError
 from ..io.frames import as_key_list, select_predictions
 from ..kernels.count import scatter_add
+from ..kernels.jit import readonly
 from .abstain import Retained, abstain_values, held_in_column
 
 __all__ = ["ALIGN_METHODS", "align_frame", "assign"]
@@ -320,7 +321,7 @@ def _rename(by_id: np.ndarray, match: np.ndarray, n_cls: int) -> tuple[np.ndarra
     cell = row * width + target[:, None, :]
     total = np.zeros((g * n_cls * width, 1), dtype=np.int64)
     if by_id.size and not scatter_add(
-        np.ascontiguousarray(by_id.reshape(-1, 1)), cell.reshape(-1).astype(np.int64), total
+        readonly(np.ascontiguousarray(by_id.reshape(-1, 1))), cell.reshape(-1).astype(np.int64), total
     ):
         raise CountOverflowError("aligned counts exceed the int64 range")
     full = total.reshape(g, n_cls, width)

@@ -490,7 +490,9 @@ def _one_class(counts: np.ndarray, names: list[str], beta: float | None) -> dict
     """Tables of one class: its binary measures from its one-vs-rest table, the class positive
     (as ``per_class=True`` gives them), the others from the 1×1 tables."""
     binary = [n for n in names if n not in MULTICLASS_MEASURES]
-    tp = counts[:, 0, 0]
+    # a writable copy, as _cells gives: a view of read-only counts would compile the binary
+    # kernels a second time
+    tp = np.array(counts[:, 0, 0], dtype=np.int64)
     zero = np.zeros_like(tp)
     out = _compute(None, (tp, zero, zero, zero), binary, beta)
     out.update(_compute(counts, None, [n for n in names if n not in out], beta))
