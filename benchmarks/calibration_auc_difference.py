@@ -18,7 +18,10 @@ At the points with equal true AUCs it also reports the size of the paired test a
 ``p_value`` (z over the unbiased variance of the difference, Student's t on Welch–Satterthwaite
 degrees of freedom; the unbiased variance by its definition over the m·n pairs here), z over
 DeLong's variance on the same t (stop 67) and on the normal tail (pROC), with their power over the
-points with unequal AUCs; a point above 0.06 is simulated again with ``--again`` boards.
+points with unequal AUCs; a point above 0.06 is simulated again with ``--again`` boards. The
+same z over the unbiased variance is also referred to three other tails (``TAILS``: the normal, and
+Student's t with m + n − 2 and with min(m, n) − 1 degrees of freedom), to show whether the size
+below the band is the tail's doing.
 
 Score models: ``binormal`` (both classes standard deviation 1), ``wide`` (positives' standard
 deviation 2), ``ordinal`` (the binormal scores cut into five ordered categories: many ties).
@@ -49,6 +52,7 @@ MODELS = ["binormal", "wide", "ordinal"]
 BAND = (0.935, 0.965)
 Z = float(special.ndtri(0.975))
 CUTS = np.array([-0.5, 0.25, 1.0, 1.75])
+TAILS = ("the normal tail", "Student's t, m + n − 2 df", "Student's t, min(m, n) − 1 df")
 
 
 def draw(model: str, m: int, n: int, thetas: tuple[float, float], rho: float, boards: int, rng):
@@ -112,9 +116,24 @@ def intervals(pos: np.ndarray, neg: np.ndarray) -> dict[str, tuple[np.ndarray, n
         df = vd * vd / (parts[0] ** 2 / (m - 1) + parts[1] ** 2 / (n - 1))
         p_u = 2 * special.stdtr(df, -np.abs(diff) / np.sqrt(vu))
         p_t, p_z = 2 * special.stdtr(df, -z), 2 * special.ndtr(-z)
+        # other tails for the same z over the unbiased variance (TAILS): is the conservative size
+        # near AUC 1 a matter of the t tail's degrees of freedom?
+        z_u = -np.abs(diff) / np.sqrt(vu)
+        tails = (
+            2 * special.ndtr(z_u),
+            2 * special.stdtr(m + n - 2, z_u),
+            2 * special.stdtr(min(m, n) - 1, z_u),
+        )
     # no spread: a difference of 0 is p 1; any other takes the swap test in compare_auc (rare here)
-    p_u, p_t, p_z = (np.where(vd > 0, p, np.where(diff == 0, 1.0, np.nan)) for p in (p_u, p_t, p_z))
-    return {"MOVER": (low, high), "Wald": (diff - Z * se, diff + Z * se), "p": (p_u, p_t, p_z)}
+    p_u, p_t, p_z, *tails = (
+        np.where(vd > 0, p, np.where(diff == 0, 1.0, np.nan)) for p in (p_u, p_t, p_z, *tails)
+    )
+    return {
+        "MOVER": (low, high),
+        "Wald": (diff - Z * se, diff + Z * se),
+        "p": (p_u, p_t, p_z),
+        "tails": tails,
+    }
 
 
 def unbiased(pos: np.ndarray, neg: np.ndarray, diff: np.ndarray, parts: tuple) -> np.ndarray:
@@ -168,6 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     print("`*`: both classes hold 10 or more examples and the coverage is outside [0.935, 0.965].")
     summary: dict[str, list] = {}
     sizes_at: list[tuple] = []
+    tails_at: list[tuple] = []
     power_at: list[list[float]] = []
     for model in MODELS:
         print(f"\n### {model}\n")
@@ -180,10 +200,11 @@ def main(argv: list[str] | None = None) -> None:
                     pos, neg, truth = draw(model, m, n, thetas, rho, groups, rng)
                     got = intervals(pos, neg)
                     check(pos, neg, got, args.check)
-                    tests = got.pop("p")
+                    tests, tails = got.pop("p"), got.pop("tails")
                     rates = [float(np.mean(p < a)) for p in tests for a in (0.05, 0.01)]
                     if thetas[0] == thetas[1]:  # the null: the size of the three tests
                         sizes_at.append((model, m, n, truth[0], rho, *rates))
+                        tails_at.append((min(m, n), rates[0], *(float(np.mean(p < 0.05)) for p in tails)))
                     elif min(m, n) >= 10:
                         power_at.append(rates[::2])
                     true_diff = truth[1] - truth[0]
@@ -238,6 +259,15 @@ def main(argv: list[str] | None = None) -> None:
               f"| {max(r[k + 1] for r in sizes_at):.4f} | {power:.3f} |")  # fmt: skip
     print("\npower: the mean rejection rate at 0.05 over the points with unequal true AUCs and both "
           "classes ≥ 10.")  # fmt: skip
+    print("\nThe same z over the unbiased variance on other tails, at the same null points (both classes "
+          "≥ 10), against `p_value`'s: a lighter tail moves points from below the band to above it, a "
+          "heavier one the other way.\n")  # fmt: skip
+    print("| tail | in [0.04, 0.06] | below | above | largest |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for t, name in enumerate(("Student's t, Welch–Satterthwaite df (`p_value`)", *TAILS)):
+        big = [r[1 + t] for r in tails_at if r[0] >= 10]
+        print(f"| {name} | {sum(0.04 <= v <= 0.06 for v in big)} | {sum(v < 0.04 for v in big)} "
+              f"| {sum(v > 0.06 for v in big)} | {max(big):.4f} |")  # fmt: skip
     high = [r for r in sizes_at if r[5] > 0.06]
     if high and not args.quick:
         print(f"\nPoints where `p_value`'s size is above 0.06, simulated again with {args.again:,} boards "
