@@ -427,7 +427,7 @@ def key_codes(
     span = int(np.prod([len(u) for u in uniques]))
     if span <= 4 * len(codes) + 1024:
         occurs = np.zeros(span, dtype=np.uint8)
-        _rank_kernels.mark_present(readonly(codes), 0, occurs)  # read-only, as the keys' below
+        _rank_kernels.mark_present(readonly(codes), 0, occurs)  # read-only, as _fold_codes passes keys
         if occurs.all():
             # every combination occurs (a full grid of repeats × folds): the mixed-radix codes are
             # already dense and in key order, so the recoding pass is skipped

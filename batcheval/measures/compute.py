@@ -20,7 +20,6 @@ from ..kernels import count as _count
 from ..kernels import fisher as _fisher
 from ..kernels import multiclass as _multiclass
 from ..kernels import pvalues as _pvalues
-from ..kernels.jit import readonly
 from .registry import (
     BINARY_STATS,
     CHANCE_TESTS,
@@ -400,7 +399,7 @@ def _compute(
             tp, fp, fn, tn = cells
             counts = np.stack([np.stack([tn, fp], axis=1), np.stack([fn, tp], axis=1)], axis=1)
         # read-only as the intervals' tables (ContingencyTable.counts): one compiled kernel for both
-        call = _Call(_multiclass.multiclass_measures, n_groups, readonly(counts))
+        call = _Call(_multiclass.multiclass_measures, n_groups, counts)
         results.update({("m", k): v for k, v in _run_kernel(_multiclass.NAMES, want_multi, call).items()})
 
     if exact_tests:
@@ -621,5 +620,5 @@ def _chance_tests(
     out = np.empty((2, n_groups), dtype=np.float64)
     if n_groups:
         bound = int(counts.max()) * counts.shape[1] ** 2  # n <= K²·(largest cell)
-        _chance.multiclass_chance_tests(readonly(counts), out, _chance.saddle_terms(bound))
+        _chance.multiclass_chance_tests(counts, out, _chance.saddle_terms(bound))
     return {"p_informedness": out[0], "p_markedness": out[1]}
