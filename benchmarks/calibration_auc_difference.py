@@ -24,7 +24,9 @@ Student's t with m + n − 2 and with min(m, n) − 1 degrees of freedom), to sh
 below the band is the tail's doing.
 
 Score models: ``binormal`` (both classes standard deviation 1), ``wide`` (positives' standard
-deviation 2), ``ordinal`` (the binormal scores cut into five ordered categories: many ties).
+deviation 2), ``ordinal`` (the binormal scores cut into five ordered categories: many ties),
+``mixed`` (run 2's positives spread twice as wide as run 1's: at equal AUCs the two runs' scores are
+not exchangeable, which a test of equal AUCs must allow; the other models' null points are).
 
     python benchmarks/calibration_auc_difference.py     # docs/calibration_auc_difference.md's tables
     python benchmarks/calibration_auc_difference.py --quick
@@ -48,7 +50,7 @@ from batcheval.scores.auc_interval import auc_interval
 SIZES = [(5, 5), (10, 10), (20, 20), (30, 30), (50, 50), (100, 100), (10, 40), (20, 180)]
 PAIRS = [(0.7, 0.7), (0.8, 0.8), (0.9, 0.9), (0.99, 0.99), (0.75, 0.85), (0.9, 0.95), (0.95, 0.99)]
 RHOS = [0.3, 0.8]
-MODELS = ["binormal", "wide", "ordinal"]
+MODELS = ["binormal", "wide", "ordinal", "mixed"]
 BAND = (0.935, 0.965)
 Z = float(special.ndtri(0.975))
 CUTS = np.array([-0.5, 0.25, 1.0, 1.75])
@@ -58,7 +60,7 @@ TAILS = ("the normal tail", "Student's t, m + n − 2 df", "Student's t, min(m, 
 def draw(model: str, m: int, n: int, thetas: tuple[float, float], rho: float, boards: int, rng):
     """Positive (boards, m, 2) and negative (boards, n, 2) scores of the two runs, and their true AUCs."""
     cov = [[1.0, rho], [rho, 1.0]]
-    sd = 2.0 if model == "wide" else 1.0
+    sd = {"wide": np.array([2.0, 2.0]), "mixed": np.array([1.0, 2.0])}.get(model, np.ones(2))
     shift = np.sqrt(1 + sd * sd) * special.ndtri(np.asarray(thetas))
     neg = rng.multivariate_normal([0.0, 0.0], cov, size=(boards, n))
     pos = rng.multivariate_normal([0.0, 0.0], cov, size=(boards, m)) * sd + shift

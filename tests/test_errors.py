@@ -399,6 +399,8 @@ def test_a_pooled_key_may_share_an_intermediate_name_of_align():
     [
         ("01", be.InvalidArgumentError, "classes= takes a list of class values, got the string '01'"),
         (5, be.InvalidArgumentError, "classes= takes a list of class values, got 5"),
+        # a mapping iterated as its keys: {0: 1} was reported as classes=[0], and class names were dropped
+        ({0: 1}, be.InvalidArgumentError, r"classes= takes a list of class values, got a mapping \{0: 1\}"),
         (
             [0, 1, "x"],
             be.InvalidLabelError,

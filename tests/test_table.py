@@ -50,6 +50,7 @@ _TWO = [[[5, 1], [2, 4]]]
     [
         (None, _TWO, "classes takes a list of class values, got None"),
         (2, _TWO, "classes takes a list of class values, got 2"),
+        ({0: "neg", 1: "pos"}, _TWO, "classes takes a list of class values, got {0: 'neg', 1: 'pos'}"),
         ([0, 1], [[[1, 2], [3]]], "counts must be an array of shape (G, K, K), got [[[1, 2], [3]]]"),
     ],
 )

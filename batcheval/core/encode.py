@@ -20,7 +20,7 @@ Classes
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -698,6 +698,10 @@ def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
     Traceback (most recent call last):
     ...
     batcheval.errors.InvalidArgumentError: classes= takes a list of class values, got the string 'ab'
+    >>> check_classes({0: "neg"}, "int", "label")
+    Traceback (most recent call last):
+    ...
+    batcheval.errors.InvalidArgumentError: classes= takes a list of class values, got a mapping {0: 'neg'}
     >>> check_classes([0, 1, "x"], "int", "label")
     Traceback (most recent call last):
     ...
@@ -711,6 +715,9 @@ def check_classes(classes: Any, kind: str, label: str) -> list[Any] | None:
         return None
     if isinstance(classes, str | bytes):
         raise InvalidArgumentError(f"classes= takes a list of class values, got the string {classes!r}")
+    if isinstance(classes, Mapping):
+        # list() of a mapping is its keys: {0: "neg", 1: "pos"} would drop the names unsaid
+        raise InvalidArgumentError(f"classes= takes a list of class values, got a mapping {classes!r}")
     try:
         values = list(classes)
     except TypeError:

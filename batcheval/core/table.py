@@ -1076,7 +1076,7 @@ def _class_series(classes: Sequence[Any] | pl.Series) -> pl.Series:
     """
     # a 0-d array is one value, not a list (its iteration is a TypeError of numpy's)
     zero_d = isinstance(classes, np.ndarray) and classes.ndim == 0
-    if isinstance(classes, str | bytes) or isinstance(classes, pl.DataFrame) or zero_d:
+    if isinstance(classes, str | bytes | Mapping) or isinstance(classes, pl.DataFrame) or zero_d:
         raise InvalidArgumentError(f"classes takes a list of class values, got {classes!r}")
     if not isinstance(classes, pl.Series):
         if not isinstance(classes, Iterable):

@@ -212,6 +212,9 @@ def compare_auc(
         # NaN is one key to polars: one NaN example per run passed as an example, two read as one
         # example scored twice. Nulls are left to the key encoding's NullValuesError below
         check_cluster_columns(frame, [example], [])
+    if frame.height == 0:
+        # be.compare's words: "must hold two classes, got []" blamed the label column
+        raise InvalidArgumentError("the frame has no rows to compare")
     s = frame.get_column(score)
     if not s.dtype.is_numeric():
         # be.auc's class for the same column: a handler of InvalidScoreError missed this one
