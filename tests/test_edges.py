@@ -597,3 +597,39 @@ def test_an_empty_leaderboard_refuses_what_a_board_with_rows_refuses(kw: dict) -
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
     assert "cannot rank runs" in messages[0]
+
+
+@pytest.mark.parametrize("entry", ["evaluate", "sweep"])
+def test_weighted_fold_spread_of_one_table_is_nan_and_of_equal_tables_zero(entry):
+    # mean_weights="n" took the mean one rounding step off a lone table's value (5/6 came out
+    # 0.8333333333333335), and that deviation over Σw − Σw²/Σw = 0 made precision_std inf
+    one = pl.DataFrame({"run": ["a"] * 11, "fold": [0] * 11, "label": [1] * 5 + [0] * 6,
+                        "prediction": [1] * 6 + [0] * 5, "score": [0.9] * 6 + [0.1] * 5})  # fmt: skip
+    rng = np.random.default_rng(3)
+    folds = pl.DataFrame(
+        {"run": ["b"] * 90, "fold": np.repeat([0, 1, 2], 30), "label": rng.integers(0, 2, 90)}
+    )
+    folds = folds.with_columns(
+        prediction=pl.Series(np.where(rng.random(90) < 0.7, folds["label"], 1 - folds["label"]))
+    ).with_columns(score=pl.col("prediction") * 0.8 + 0.1)
+    same = one.with_columns(run=pl.lit("c"))
+    same = pl.concat([same, same.with_columns(fold=pl.lit(1, dtype=pl.Int64))])  # two equal tables
+    df = pl.concat([one, folds, same], how="vertical_relaxed")
+    if entry == "evaluate":
+        out = be.evaluate(df, by=["run", "fold"], pool="fold", measures=["precision"], mean_weights="n")
+    else:
+        out = be.sweep(df, by=["run", "fold"], pool="fold", thresholds=[0.5], measures=["precision"],
+                       mean_weights="n")  # fmt: skip
+    got = {r["run"]: r for r in out.iter_rows(named=True)}
+    assert got["a"]["precision_mean"] == 5 / 6 and np.isnan(got["a"]["precision_std"])
+    assert got["c"]["precision_mean"] == 5 / 6 and got["c"]["precision_std"] == 0.0
+    # the three folds: reliability-weighted mean and std in plain numpy
+    parts = folds.group_by("fold").agg(
+        n=pl.len(),
+        v=((pl.col("label") == 1) & (pl.col("prediction") == 1)).sum() / (pl.col("prediction") == 1).sum(),
+    )
+    w, v = parts["n"].to_numpy().astype(float), parts["v"].to_numpy()
+    mean = (w * v).sum() / w.sum()
+    std = np.sqrt((w * (v - mean) ** 2).sum() / (w.sum() - (w * w).sum() / w.sum()))
+    assert got["b"]["precision_mean"] == pytest.approx(mean, rel=1e-14)
+    assert got["b"]["precision_std"] == pytest.approx(std, rel=1e-12)

@@ -79,10 +79,18 @@ def _group_mean_std(
     w = np.ones_like(values) if weights is None else weights
     sw = np.bincount(index, weights=w, minlength=n_out)
     sw2 = np.bincount(index, weights=w * w, minlength=n_out)
+    # deviations from each group's first value: a weighted mean of equal values then is that value
+    # exactly, not one rounding step off it (std 1.7e-16 for equal folds, inf for one table)
+    ref = np.zeros(n_out)
+    groups, first = np.unique(index, return_index=True)
+    ref[groups] = values[first]
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.bincount(index, weights=w * values, minlength=n_out) / sw
-        dev = values - mean[index]
+        shifted = values - ref[index]
+        mean = ref + np.bincount(index, weights=w * shifted, minlength=n_out) / sw
+        dev = shifted - (mean - ref)[index]
         ss = np.bincount(index, weights=w * dev * dev, minlength=n_out)
-        # unbiased for reliability weights; reduces to ddof=1 when all weights are 1
-        std = np.sqrt(ss / (sw - sw2 / sw))
+        # unbiased for reliability weights; reduces to ddof=1 when all weights are 1; one table
+        # (or all weight on one) has no spread to estimate
+        spread = sw - sw2 / sw
+        std = np.where(spread > 0, np.sqrt(ss / spread), np.nan)
     return mean, std
