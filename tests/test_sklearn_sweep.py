@@ -289,3 +289,81 @@ def test_the_report_prints_both_top_lists(result, capsys):
                  "read from the cache", "average ranks over 5 datasets",
                  "5 methods on 5 datasets"):  # fmt: skip
         assert line in text
+
+
+def test_the_stand_in_has_the_real_predictions_shape_types_and_labels(result):
+    # the warm-up compiles kernels for the stand-in's input types: they must be the real ones
+    out_dir, _ = result
+    real = pl.read_parquet(out_dir / "quick" / demo.cache_name(quick=True))
+    fake = demo.stand_in_predictions(seeds=SEEDS, quick=True)
+    assert fake.schema == real.schema
+    keys = ["dataset", "run", "model", "params", "seed", "example", "label"]
+    assert fake.select(keys).equals(real.select(keys))
+    # every fold of every run holds a fifth of its examples, and the probabilities are probabilities
+    sizes = (
+        fake.group_by("dataset", "run", "seed", "fold")
+        .len()
+        .join(
+            fake.group_by("dataset", "run", "seed").len().rename({"len": "all"}),
+            on=["dataset", "run", "seed"],
+        )
+    )
+    assert ((sizes["len"] - sizes["all"] / 5).abs() <= 1).all()
+    binary = fake.filter(pl.col("score").is_not_null())
+    assert binary["score"].is_between(0, 1).all()
+    assert ((binary["score"] >= 0.5) == (binary["prediction"] == 1)).all()
+    multi = fake.filter(pl.col("scores").is_not_null())
+    assert np.allclose(multi["scores"].list.sum().to_numpy(), 1.0)
+    assert multi["prediction"].equals(multi["scores"].list.arg_max().cast(pl.Int8), check_names=False)
+
+
+def test_the_warm_up_starts_only_while_models_fit_and_is_stopped(result, tmp_path, monkeypatch):
+    out_dir, _ = result
+    cached = pl.read_parquet(out_dir / "quick" / demo.cache_name(quick=True))
+    started = []
+
+    class Helper:
+        stopped = False
+
+        def poll(self):
+            return 0 if self.stopped else None
+
+        def terminate(self):
+            self.stopped = True
+
+        def wait(self, timeout=None):
+            return 0
+
+    def start(seeds, quick):
+        started.append((list(seeds), quick))
+        return Helper()
+
+    monkeypatch.setattr(demo, "_start_warm_up", start)
+    demo.run(out_dir, seeds=SEEDS, quick=True, verbose=False, warm=True)  # cached: nothing to overlap
+    assert started == []
+
+    # a new folder: the predictions must be fitted (here: handed back), so the warm-up starts first
+    def fitted(path, **kwargs):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_parquet(path)
+        return cached
+
+    monkeypatch.setattr(demo, "predictions", fitted)
+    helpers = []
+    monkeypatch.setattr(demo, "_stop", lambda helper: helpers.append(helper) or helper.terminate())
+    demo.run(tmp_path, seeds=SEEDS, quick=True, verbose=False, warm=True)
+    assert started == [(SEEDS, True)] and len(helpers) == 1 and helpers[0].stopped
+    demo.run(tmp_path / "other", seeds=SEEDS, quick=True, verbose=False)  # warm=False: none
+    assert len(started) == 1
+
+
+def test_the_warm_up_process_is_stopped_and_writes_nothing(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    demo._stop(sleeper)
+    assert sleeper.poll() is not None
+    monkeypatch.chdir(tmp_path)
+    demo.warm_kernels(seeds=[0], quick=True)  # its files go to a temporary folder, then away
+    assert list(tmp_path.iterdir()) == []

@@ -37,6 +37,8 @@ data sets: average ranks, the Friedman test and a critical-difference diagram
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 import time
 import warnings
@@ -309,24 +311,16 @@ def predictions(
 
     path = Path(path)
     grid = settings(quick)
-    want = sorted(
-        (s.dataset, run, s.model, s.params_text, seed) for run, s in enumerate(grid) for seed in seeds
-    )
-    if path.exists():
-        cached = pl.read_parquet(path)
-        if (
-            set(cached.columns) >= {"dataset", "run", "model", "params", "seed"}
-            and _signature(cached) == want
-        ):
-            return cached
-        if progress:
-            print(f"{path} holds a different sweep; fitting again", file=sys.stderr)
+    cached = _cached(path, seeds, quick)
+    if cached is not None:
+        return cached
+    if progress and path.exists():
+        print(f"{path} holds a different sweep; fitting again", file=sys.stderr)
     data = {name: load(name) for name in dict.fromkeys(s.dataset for s in grid)}
     frames = []
     start = time.perf_counter()
     for run, setting in enumerate(grid):
         X, y = data[setting.dataset]
-        binary = N_CLASSES[setting.dataset] == 2
         for seed in seeds:
             cv = StratifiedKFold(N_FOLDS, shuffle=True, random_state=seed)
             fold = np.empty(y.size, np.int8)
@@ -335,23 +329,7 @@ def predictions(
             proba = cross_val_predict(
                 setting.estimator(seed), X, y, cv=cv, method="predict_proba", n_jobs=n_jobs
             )
-            frames.append(
-                pl.DataFrame(
-                    {
-                        "dataset": setting.dataset,
-                        "run": np.full(y.size, run, np.int32),
-                        "model": setting.model,
-                        "params": setting.params_text,
-                        "seed": np.full(y.size, seed, np.int16),
-                        "fold": fold,
-                        "example": np.arange(y.size, dtype=np.int32),
-                        "label": y,
-                        "prediction": proba.argmax(axis=1).astype(np.int8),
-                        "score": pl.Series(proba[:, 1] if binary else [None] * y.size, dtype=pl.Float64),
-                        "scores": pl.Series([None] * y.size if binary else proba).cast(pl.List(pl.Float64)),
-                    }
-                )
-            )
+            frames.append(_run_frame(setting, run, seed, fold, y, proba))
         if progress and ((run + 1) % 10 == 0 or run + 1 == len(grid)):
             print(
                 f"  fitted {run + 1}/{len(grid)} runs × {_count(len(seeds), 'seed')} × {N_FOLDS} folds "
@@ -362,6 +340,117 @@ def predictions(
     path.parent.mkdir(parents=True, exist_ok=True)
     frame.write_parquet(path)
     return frame
+
+
+def _cached(path: Path, seeds: Sequence[int], quick: bool) -> pl.DataFrame | None:
+    """The predictions cached at ``path`` if they hold this grid's runs and seeds, else None."""
+    if not path.exists():
+        return None
+    want = sorted(
+        (s.dataset, run, s.model, s.params_text, seed)
+        for run, s in enumerate(settings(quick))
+        for seed in seeds
+    )
+    cached = pl.read_parquet(path)
+    if set(cached.columns) >= {"dataset", "run", "model", "params", "seed"} and _signature(cached) == want:
+        return cached
+    return None
+
+
+def _run_frame(
+    setting: Setting, run: int, seed: int, fold: np.ndarray, y: np.ndarray, proba: np.ndarray
+) -> pl.DataFrame:
+    """One run's cross-validated predictions under one seed, in the columns and types of
+    :func:`predictions` (the stand-in of :func:`warm_kernels` shares them, so that it compiles the
+    kernels of the same input types)."""
+    binary = N_CLASSES[setting.dataset] == 2
+    return pl.DataFrame(
+        {
+            "dataset": setting.dataset,
+            "run": np.full(y.size, run, np.int32),
+            "model": setting.model,
+            "params": setting.params_text,
+            "seed": np.full(y.size, seed, np.int16),
+            "fold": fold,
+            "example": np.arange(y.size, dtype=np.int32),
+            "label": y,
+            "prediction": proba.argmax(axis=1).astype(np.int8),
+            "score": pl.Series(proba[:, 1] if binary else [None] * y.size, dtype=pl.Float64),
+            "scores": pl.Series([None] * y.size if binary else proba).cast(pl.List(pl.Float64)),
+        }
+    )
+
+
+def stand_in_predictions(seeds: Sequence[int] = SEEDS, quick: bool = False) -> pl.DataFrame:
+    """Predictions in the shape, types and labels of :func:`predictions`' but fitted by nothing:
+    each probability leans to the true class by a random amount. :func:`warm_kernels` evaluates
+    them while the real models fit.
+
+    Examples
+    --------
+    >>> fake = stand_in_predictions(seeds=[0], quick=True)
+    >>> fake.columns
+    ['dataset', 'run', 'model', 'params', 'seed', 'fold', 'example', 'label', 'prediction', 'score', 'scores']
+    >>> fake.height == sum(load(s.dataset)[1].size for s in settings(quick=True))
+    True
+    """
+    rng = np.random.default_rng(0)
+    grid = settings(quick)
+    labels = {name: load(name)[1] for name in dict.fromkeys(s.dataset for s in grid)}
+    frames = []
+    for run, setting in enumerate(grid):
+        y = labels[setting.dataset]
+        k = N_CLASSES[setting.dataset]
+        for seed in seeds:
+            fold = rng.permutation(np.arange(y.size) % N_FOLDS).astype(np.int8)
+            lean = rng.uniform(0.0, 1.0, (y.size, 1))
+            proba = lean * np.eye(k)[y] + (1 - lean) * rng.dirichlet(np.ones(k), y.size)
+            frames.append(_run_frame(setting, run, seed, fold, y, proba))
+    return pl.concat(frames, how="vertical")
+
+
+def warm_kernels(seeds: Sequence[int] = SEEDS, quick: bool = False) -> None:
+    """Evaluate :func:`stand_in_predictions` as the demo evaluates its predictions, data sets in
+    reverse order and without charts or files, so that numba compiles and caches the demo's
+    kernels.
+
+    :func:`run` starts this in a second process while its models fit, on a machine with more than
+    one core: numba compiles on one core, so the demo's first run spent about 84 s compiling with
+    the other one idle. The two processes start at opposite ends of the data sets and meet in the
+    middle; a kernel one has cached, the other loads.
+    """
+    import contextlib
+    import io
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
+        _analyse(
+            stand_in_predictions(seeds, quick), Path(tmp), list(seeds), quick, 5, reverse=True, charts=False
+        )
+
+
+def _start_warm_up(seeds: Sequence[int], quick: bool) -> subprocess.Popen | None:
+    """:func:`warm_kernels` in a second process, or None on a machine of one core."""
+    if (os.cpu_count() or 1) < 2:
+        return None
+    code = (
+        f"from batcheval.examples.sklearn_sweep import warm_kernels; warm_kernels({list(seeds)!r}, {quick!r})"
+    )
+    env = {**os.environ, "BATCHEVAL_QUIET_COMPILE": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def _stop(helper: subprocess.Popen) -> None:
+    """Stop the warm-up: whatever it has not compiled yet, this process already has."""
+    if helper.poll() is None:
+        helper.terminate()  # numba writes a cache entry whole (a temporary file, then a rename)
+        try:
+            helper.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            helper.kill()
+            helper.wait()
 
 
 def compare_rankings(scores: pl.DataFrame, measure: str, reference: str = "informedness") -> dict[str, Any]:
@@ -548,7 +637,7 @@ def cache_name(quick: bool = False) -> str:
 
 def run(
     out_dir: str | Path = "batcheval_demo", *, seeds: Sequence[int] = SEEDS, quick: bool = False,
-    n_jobs: int = 1, top: int = 5, verbose: bool = True,
+    n_jobs: int = 1, top: int = 5, verbose: bool = True, warm: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     """Fit (or load) the sweep, evaluate it with batcheval, print the rankings and save plots.
 
@@ -572,6 +661,10 @@ def run(
         How many runs each top list shows.
     verbose
         Print the report; otherwise only return it.
+    warm
+        While the models fit, compile the kernels the evaluation needs in a second process
+        (:func:`warm_kernels`), on a machine with more than one core. ``batcheval demo`` sets it;
+        nothing happens when the predictions are cached.
 
     Returns
     -------
@@ -599,27 +692,45 @@ def run(
     out_dir.mkdir(parents=True, exist_ok=True)
     sink = contextlib.nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO())
     with sink:
-        return _run(out_dir, list(seeds), quick, n_jobs, top, verbose)
+        return _run(out_dir, list(seeds), quick, n_jobs, top, verbose, warm)
 
 
 def _run(
-    out_dir: Path, seeds: list[int], quick: bool, n_jobs: int, top: int, verbose: bool
+    out_dir: Path, seeds: list[int], quick: bool, n_jobs: int, top: int, verbose: bool, warm: bool
 ) -> dict[str, Any]:
     start = time.perf_counter()
     path = out_dir / cache_name(quick)
     stamp = path.stat().st_mtime_ns if path.exists() else None
-    preds = predictions(path, seeds=seeds, quick=quick, n_jobs=n_jobs, progress=verbose)
-    fitted = "read from the cache" if stamp == path.stat().st_mtime_ns else "fitted"
+    helper = _start_warm_up(seeds, quick) if warm and _cached(path, seeds, quick) is None else None
+    try:
+        preds = predictions(path, seeds=seeds, quick=quick, n_jobs=n_jobs, progress=verbose)
+        fitted = "read from the cache" if stamp == path.stat().st_mtime_ns else "fitted"
+        n_runs = preds["run"].n_unique()
+        print(
+            f"{n_runs} runs ({len(_FAMILIES)} model families) × {_count(len(seeds), 'seed')} × {N_FOLDS} "
+            f"folds: {preds.height:,} cross-validated predictions, {fitted} in "
+            f"{time.perf_counter() - start:.1f} s ({path})"
+        )
+        result = _analyse(preds, out_dir, seeds, quick, top)
+    finally:
+        if helper is not None:
+            _stop(helper)
+    if verbose:
+        print(f"demo finished in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return result
+
+
+def _analyse(
+    preds: pl.DataFrame, out_dir: Path, seeds: list[int], quick: bool, top: int, *, reverse: bool = False,
+    charts: bool = True,
+) -> dict[str, Any]:  # fmt: skip
+    """Evaluate, rank, sweep and chart the predictions of every data set (in reverse order for the
+    warm-up, which draws no chart)."""
     preds = preds.with_columns(pl.concat_str("model", pl.lit(" "), "params").alias("setting"))
-    n_runs = preds["run"].n_unique()
-    print(
-        f"{n_runs} runs ({len(_FAMILIES)} model families) × {_count(len(seeds), 'seed')} × {N_FOLDS} folds: "
-        f"{preds.height:,} cross-validated predictions, {fitted} in {time.perf_counter() - start:.1f} s "
-        f"({path})"
-    )
     keys = ["run", "setting", "model", "params", "seed", "fold"]
     scores, rankings, sweeps, aucs, boards, plots = [], {}, [], [], [], []
-    for (dataset,), part in preds.partition_by("dataset", as_dict=True, maintain_order=True).items():
+    parts = list(preds.partition_by("dataset", as_dict=True, maintain_order=True).items())
+    for (dataset,), part in reversed(parts) if reverse else parts:
         binary = N_CLASSES[dataset] == 2
         # pooled: each run's 3 seeds × 5 folds summed into one table, then measured (micro average);
         # the seeds score the same examples, so p_informedness counts each example once (example=)
@@ -645,7 +756,7 @@ def _run(
             board = leaderboard(one_seed, run="setting", pool="fold", example="example")
         _report_board(board, top, seeds[0])
         boards.append(board.with_columns(pl.lit(dataset).alias("dataset")))
-        if dataset == "breast_cancer_rare":
+        if dataset == "breast_cancer_rare" and charts:
             png = out_dir / f"{dataset}_leaderboard.png"
             _forest(board, png, f"{dataset}, seed {seeds[0]}: informedness with 95% intervals")
             plots.append(png)
@@ -671,11 +782,11 @@ def _run(
             cv = curves(part.filter(pl.col("run").is_in(chosen.implode())), by=["setting", "seed", "fold"],
                         score="score", kind=["roc", "bird"], thresholds="exact",
                         pool=["seed", "fold"])  # fmt: skip
-            for chart in ("roc", "bird"):
+            for chart in ("roc", "bird") if charts else ():
                 png = out_dir / f"{dataset}_{chart}.png"
                 _save_chart(cv, chart, png, f"{dataset}: {chart.upper()}, each family's most informed run")
                 plots.append(png)
-            if dataset == "breast_cancer_rare" and rankings[dataset]["pair"] is not None:
+            if dataset == "breast_cancer_rare" and rankings[dataset]["pair"] is not None and charts:
                 png = out_dir / "f1_vs_informedness.png"
                 _summary_figure(dataset, rankings[dataset], sw, png)
                 plots.append(png)
@@ -684,7 +795,7 @@ def _run(
             aucs.append(mc.with_columns(pl.lit(dataset).alias("dataset")))
 
     all_scores = pl.concat(scores, how="diagonal_relaxed")
-    ranks = _report_ranks(all_scores, settings(quick), out_dir, plots)
+    ranks = _report_ranks(all_scores, settings(quick), out_dir, plots if charts else None)
     result = {
         "predictions": preds,
         "scores": all_scores,
@@ -698,8 +809,6 @@ def _run(
     for name in ("scores", "sweep", "auc", "leaderboard"):
         result[name].write_parquet(out_dir / f"{name}.parquet")
     print(f"\nwrote scores, sweep, auc and leaderboard .parquet and {len(plots)} charts to {out_dir}/")
-    if verbose:
-        print(f"demo finished in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return result
 
 
@@ -732,8 +841,9 @@ def benchmark_scores(scores: pl.DataFrame, grid: Sequence[Setting]) -> pl.DataFr
 
 
 def _report_ranks(
-    scores: pl.DataFrame, grid: Sequence[Setting], out_dir: Path, plots: list[Path]
+    scores: pl.DataFrame, grid: Sequence[Setting], out_dir: Path, plots: list[Path] | None
 ) -> RankResult | None:
+    """Rank the families over the data sets; draw the CD diagram into ``plots`` (None: no chart)."""
     bench = benchmark_scores(scores, grid)
     n = bench["dataset"].n_unique()
     if n < 2:
@@ -765,6 +875,8 @@ def _report_ranks(
             f"Nemenyi separates none of the {res.pairwise.height} pairs: "
             "every rank difference is below the CD"
         )
+    if plots is None:
+        return res
     from ..plot.backend import pyplot
 
     plt = pyplot()
