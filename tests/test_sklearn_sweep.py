@@ -364,6 +364,16 @@ def test_the_warm_up_process_is_stopped_and_writes_nothing(tmp_path, monkeypatch
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     demo._stop(sleeper)
     assert sleeper.poll() is not None
+    # no second process on one core, nor where none can be started: the demo compiles alone
+    monkeypatch.setattr(demo.os, "cpu_count", lambda: 1)
+    assert demo._start_warm_up([0], True) is None
+    monkeypatch.setattr(demo.os, "cpu_count", lambda: 2)
+
+    def refuse(*args, **kwargs):
+        raise FileNotFoundError("no such interpreter")
+
+    monkeypatch.setattr(demo.subprocess, "Popen", refuse)
+    assert demo._start_warm_up([0], True) is None
     monkeypatch.chdir(tmp_path)
     demo.warm_kernels(seeds=[0], quick=True)  # its files go to a temporary folder, then away
     assert list(tmp_path.iterdir()) == []

@@ -430,16 +430,20 @@ def warm_kernels(seeds: Sequence[int] = SEEDS, quick: bool = False) -> None:
 
 
 def _start_warm_up(seeds: Sequence[int], quick: bool) -> subprocess.Popen | None:
-    """:func:`warm_kernels` in a second process, or None on a machine of one core."""
+    """:func:`warm_kernels` in a second process, or None on a machine of one core (or where no
+    process can be started)."""
     if (os.cpu_count() or 1) < 2:
         return None
     code = (
         f"from batcheval.examples.sklearn_sweep import warm_kernels; warm_kernels({list(seeds)!r}, {quick!r})"
     )
     env = {**os.environ, "BATCHEVAL_QUIET_COMPILE": "1"}
-    return subprocess.Popen(
-        [sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+    except OSError:  # an embedded interpreter's sys.executable may start nothing: compile here only
+        return None
 
 
 def _stop(helper: subprocess.Popen) -> None:
