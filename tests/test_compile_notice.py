@@ -38,6 +38,22 @@ def test_notice_once_for_batcheval_kernels_only(capsys, monkeypatch):
     assert capsys.readouterr().err == ""
 
 
+def test_a_hook_runs_once_at_the_next_batcheval_compile_even_when_quiet(capsys, monkeypatch):
+    # batcheval demo starts its warm-up process so when its predictions are cached
+    monkeypatch.setattr(_jit, "_told", [True])
+    monkeypatch.setattr(_jit, "_on_compile", [])
+    monkeypatch.setenv("BATCHEVAL_QUIET_COMPILE", "1")
+    calls = []
+    cancel = _jit.call_on_first_compile(lambda: calls.append("a"))
+    dropped = _jit.call_on_first_compile(lambda: calls.append("dropped"))
+    dropped()
+    assert _fresh_kernel("someone.else")(1) == 2 and calls == []  # not batcheval's
+    assert _fresh_kernel("batcheval.kernels.fake")(1) == 2 and calls == ["a"]
+    assert _fresh_kernel("batcheval.kernels.fake")(2.0) == 3.0 and calls == ["a"]  # once
+    cancel()  # after it ran: nothing to cancel
+    assert capsys.readouterr().err == ""
+
+
 def test_notice_can_be_silenced(capsys, monkeypatch):
     monkeypatch.setattr(_jit, "_told", [])
     monkeypatch.setenv("BATCHEVAL_QUIET_COMPILE", "1")

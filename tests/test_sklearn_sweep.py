@@ -339,8 +339,19 @@ def test_the_warm_up_starts_only_while_models_fit_and_is_stopped(result, tmp_pat
         return Helper()
 
     monkeypatch.setattr(demo, "_start_warm_up", start)
-    demo.run(out_dir, seeds=SEEDS, quick=True, verbose=False, warm=True)  # cached: nothing to overlap
-    assert started == []
+    armed, cancelled = [], []
+
+    def arm(hook):
+        armed.append(hook)
+        return lambda: cancelled.append(hook)
+
+    monkeypatch.setattr(demo, "call_on_first_compile", arm)
+    # predictions cached: no fitting to overlap, so the warm-up waits for a compile (none here)
+    demo.run(out_dir, seeds=SEEDS, quick=True, verbose=False, warm=True)
+    assert started == [] and len(armed) == 1 and cancelled == armed
+    armed[0]()  # what a compile would do
+    assert started == [(SEEDS, True)]
+    started.clear()
 
     # a new folder: the predictions must be fitted (here: handed back), so the warm-up starts first
     def fitted(path, **kwargs):
@@ -353,8 +364,9 @@ def test_the_warm_up_starts_only_while_models_fit_and_is_stopped(result, tmp_pat
     monkeypatch.setattr(demo, "_stop", lambda helper: helpers.append(helper) or helper.terminate())
     demo.run(tmp_path, seeds=SEEDS, quick=True, verbose=False, warm=True)
     assert started == [(SEEDS, True)] and len(helpers) == 1 and helpers[0].stopped
+    assert len(armed) == 1  # fitting: started at once, nothing armed
     demo.run(tmp_path / "other", seeds=SEEDS, quick=True, verbose=False)  # warm=False: none
-    assert len(started) == 1
+    assert len(started) == 1 and len(armed) == 1
 
 
 def test_the_warm_up_process_is_stopped_and_writes_nothing(tmp_path, monkeypatch):

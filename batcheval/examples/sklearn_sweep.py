@@ -54,6 +54,7 @@ from ..errors import BatchevalWarning, InvalidArgumentError
 from ..evaluate import evaluate
 from ..inference.leaderboard import leaderboard
 from ..inference.ranks import RankResult, rank_methods
+from ..kernels.jit import call_on_first_compile
 from ..plot import plot
 from ..scores.auc import auc
 from ..scores.curves import curves
@@ -414,10 +415,11 @@ def warm_kernels(seeds: Sequence[int] = SEEDS, quick: bool = False) -> None:
     reverse order and without charts or files, so that numba compiles and caches the demo's
     kernels.
 
-    :func:`run` starts this in a second process while its models fit, on a machine with more than
-    one core: numba compiles on one core, so the demo's first run spent about 84 s compiling with
-    the other one idle. The two processes start at opposite ends of the data sets and meet in the
-    middle; a kernel one has cached, the other loads.
+    :func:`run` starts this in a second process while its models fit (or at its first compile, when
+    the predictions are cached), on a machine with more than one core: numba compiles on one core,
+    so the demo's first run spent about 84 s compiling with the other one idle. The two processes
+    start at opposite ends of the data sets and meet in the middle; a kernel one has cached, the
+    other loads.
     """
     import contextlib
     import io
@@ -666,9 +668,10 @@ def run(
     verbose
         Print the report; otherwise only return it.
     warm
-        While the models fit, compile the kernels the evaluation needs in a second process
-        (:func:`warm_kernels`), on a machine with more than one core. ``batcheval demo`` sets it;
-        nothing happens when the predictions are cached.
+        Compile the kernels the evaluation needs in a second process too (:func:`warm_kernels`),
+        on a machine with more than one core: while the models fit, or, with the predictions
+        cached, from the first kernel that compiles (none does on a warm cache, and then nothing
+        starts). ``batcheval demo`` sets it.
 
     Returns
     -------
@@ -705,9 +708,16 @@ def _run(
     start = time.perf_counter()
     path = out_dir / cache_name(quick)
     stamp = path.stat().st_mtime_ns if path.exists() else None
-    helper = _start_warm_up(seeds, quick) if warm and _cached(path, seeds, quick) is None else None
+    preds = _cached(path, seeds, quick)
+    helpers: list[subprocess.Popen | None] = []
+    cancel = None
+    if warm and preds is None:  # the models fit first: overlap them
+        helpers.append(_start_warm_up(seeds, quick))
+    elif warm:  # predictions cached: a compile says the kernels are not (a first run, an upgrade)
+        cancel = call_on_first_compile(lambda: helpers.append(_start_warm_up(seeds, quick)))
     try:
-        preds = predictions(path, seeds=seeds, quick=quick, n_jobs=n_jobs, progress=verbose)
+        if preds is None:
+            preds = predictions(path, seeds=seeds, quick=quick, n_jobs=n_jobs, progress=verbose)
         fitted = "read from the cache" if stamp == path.stat().st_mtime_ns else "fitted"
         n_runs = preds["run"].n_unique()
         print(
@@ -717,8 +727,11 @@ def _run(
         )
         result = _analyse(preds, out_dir, seeds, quick, top)
     finally:
-        if helper is not None:
-            _stop(helper)
+        if cancel is not None:
+            cancel()
+        for helper in helpers:
+            if helper is not None:
+                _stop(helper)
     if verbose:
         print(f"demo finished in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return result

@@ -209,6 +209,28 @@ def n_threads() -> int:
 # "numba:compile" event (a cache hit raises none), so the first such event for a batcheval kernel
 # says, once per process, what is being compiled and where the result is kept.
 _told: list[bool] = []  # non-empty once the notice was printed
+_on_compile: list[Callable[[], object]] = []  # hooks for the next compile (call_on_first_compile)
+
+
+def call_on_first_compile(hook: Callable[[], object]) -> Callable[[], None]:
+    """Call ``hook()`` once, when a batcheval kernel next compiles in this process (a cache miss);
+    returns a function that cancels it if it has not run.
+
+    ``batcheval demo`` starts its warm-up process so: a compile means the kernel cache is cold, as
+    after an upgrade, which nothing cheaper tells.
+
+    Examples
+    --------
+    >>> cancel = call_on_first_compile(lambda: print("compiling"))
+    >>> cancel()  # nothing compiled: the hook never runs
+    """
+    _on_compile.append(hook)
+
+    def cancel() -> None:
+        if hook in _on_compile:
+            _on_compile.remove(hook)
+
+    return cancel
 
 
 def cache_dir(dispatcher: object = None) -> str:
@@ -221,12 +243,17 @@ def cache_dir(dispatcher: object = None) -> str:
 
 class _CompileNotice(event.Listener):
     def on_start(self, ev: event.Event) -> None:
-        if _told or os.environ.get("BATCHEVAL_QUIET_COMPILE"):
+        quiet = bool(_told or os.environ.get("BATCHEVAL_QUIET_COMPILE"))
+        if quiet and not _on_compile:
             return
         dispatcher = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
         func = getattr(dispatcher, "py_func", None)
         module = getattr(func, "__module__", "") or ""
         if not module.startswith("batcheval."):
+            return
+        while _on_compile:
+            _on_compile.pop(0)()
+        if quiet:
             return
         _told.append(True)
         print(
