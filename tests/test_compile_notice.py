@@ -125,7 +125,7 @@ from tests.compile_variants import kernel_dispatchers, twins
 
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
-    assert main(["warmup", "--small-only"]) == 0
+    assert main(["warmup", "--small-only"]) == 0  # with its second process (--jobs 2)
 out = out.getvalue()
 steps = ("evaluate", "evaluate, 3 classes", "evaluate, intervals", "evaluate, 3 classes, intervals",
          "evaluate, clustered intervals", "evaluate, 2 groups", "evaluate, 3 classes, 2 groups",

@@ -117,3 +117,47 @@ def test_the_fingerprint_is_every_kernel_source_in_name_order():
         digest.update(b"%d:%s:%d:" % (len(path.name), path.name.encode(), len(data)))
         digest.update(data)
     assert _jit.KERNELS_FINGERPRINT == digest.hexdigest() == _jit.kernels_fingerprint()
+
+
+def test_cache_entries_are_written_and_read_under_one_lock(tmp_path, monkeypatch):
+    """numba replaces a function's index and data files one at a time; two processes compiling two
+    signatures of one function at once could leave the index naming one signature and the data file
+    holding the other's code. batcheval's cache saves under an exclusive lock and loads under a
+    shared one (``jit.cache_lock``): here another descriptor cannot take the lock while numba
+    writes, and can share it, not take it whole, while a second dispatcher reads."""
+    import numba
+    import pytest
+
+    fcntl = pytest.importorskip("fcntl")
+    monkeypatch.setattr(numba.core.config, "CACHE_DIR", str(tmp_path))
+
+    def add_two(x):
+        return x + 2
+
+    kernel = _jit.jit(add_two)
+    cache_file = type(kernel._cache._cache_file)
+    lock = kernel._cache._lock_path()
+    seen = []
+
+    def probe(kind):
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            for mode in (fcntl.LOCK_EX, fcntl.LOCK_SH):
+                try:
+                    fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                    seen.append((kind, mode, "free"))
+                except BlockingIOError:
+                    seen.append((kind, mode, "held"))
+        finally:
+            os.close(fd)
+
+    save, load = cache_file.save, cache_file.load
+    monkeypatch.setattr(cache_file, "save", lambda self, key, data: probe("save") or save(self, key, data))
+    monkeypatch.setattr(cache_file, "load", lambda self, key: probe("load") or load(self, key))
+    assert kernel(1) == 3  # a miss (a load under the shared lock), a compile, then the save
+    again = _jit.jit(add_two)
+    assert again(5) == 7 and again.stats.cache_hits  # read back from the files just written
+    assert ("save", fcntl.LOCK_EX, "held") in seen and ("save", fcntl.LOCK_SH, "held") in seen
+    assert ("load", fcntl.LOCK_EX, "held") in seen and ("load", fcntl.LOCK_SH, "free") in seen
+    assert os.listdir(tmp_path)  # the entry is on disk

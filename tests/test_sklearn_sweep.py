@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import subprocess
 
 import numpy as np
 import polars as pl
@@ -361,7 +362,7 @@ def test_the_warm_up_starts_only_while_models_fit_and_is_stopped(result, tmp_pat
 
     monkeypatch.setattr(demo, "predictions", fitted)
     helpers = []
-    monkeypatch.setattr(demo, "_stop", lambda helper: helpers.append(helper) or helper.terminate())
+    monkeypatch.setattr(demo, "stop", lambda helper: helpers.append(helper) or helper.terminate())
     demo.run(tmp_path, seeds=SEEDS, quick=True, verbose=False, warm=True)
     assert started == [(SEEDS, True)] and len(helpers) == 1 and helpers[0].stopped
     assert len(armed) == 1  # fitting: started at once, nothing armed
@@ -370,22 +371,24 @@ def test_the_warm_up_starts_only_while_models_fit_and_is_stopped(result, tmp_pat
 
 
 def test_the_warm_up_process_is_stopped_and_writes_nothing(tmp_path, monkeypatch):
-    import subprocess
     import sys
 
+    from batcheval.examples import background
+
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    demo._stop(sleeper)
+    background.stop(sleeper)
     assert sleeper.poll() is not None
     # no second process on one core, nor where none can be started: the demo compiles alone
-    monkeypatch.setattr(demo.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(background.os, "cpu_count", lambda: 1)
     assert demo._start_warm_up([0], True) is None
-    monkeypatch.setattr(demo.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(background.os, "cpu_count", lambda: 2)
 
     def refuse(*args, **kwargs):
         raise FileNotFoundError("no such interpreter")
 
-    monkeypatch.setattr(demo.subprocess, "Popen", refuse)
+    monkeypatch.setattr(background.subprocess, "Popen", refuse)
     assert demo._start_warm_up([0], True) is None
+    monkeypatch.undo()
     monkeypatch.chdir(tmp_path)
     demo.warm_kernels(seeds=[0], quick=True)  # its files go to a temporary folder, then away
     assert list(tmp_path.iterdir()) == []

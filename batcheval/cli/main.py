@@ -93,6 +93,7 @@ _DEMO_EXAMPLES = """examples:
 _WARMUP_EXAMPLES = """examples:
   batcheval warmup                     # compile evaluate, sweep, auc and leaderboard's kernels
   RUN batcheval warmup                 # in a Dockerfile, so that containers start warm
+  batcheval warmup --jobs 1            # one process (two by default, from both ends of the steps)
 
 The compiled code goes to numba's cache (__pycache__ beside the kernels, or NUMBA_CACHE_DIR),
 which every later process on this machine reads. Inputs of other column types compile their own
@@ -305,6 +306,10 @@ def _parser() -> argparse.ArgumentParser:
     warm.add_argument("--small-only", action="store_true",
                       help="only the kernels that inputs under 65,536 rows or groups use (mostly the serial "
                            "versions; many small groups also take some parallel ones)")  # fmt: skip
+    warm.add_argument("--jobs", type=_positive_int, default=2,
+                      help="processes that compile (default 2: a second one takes the steps from the other "
+                           "end; 1 on a machine of one core)")  # fmt: skip
+    warm.add_argument("--from-end", action="store_true", help=argparse.SUPPRESS)  # that second process
     parser.commands = sub.choices  # type: ignore[attr-defined]  # each command's parser, for its errors
     return parser
 
@@ -982,6 +987,7 @@ def _warmup(args: argparse.Namespace) -> None:
     import numpy as np
 
     from ..evaluate import evaluate
+    from ..examples.background import start_python, stop
     from ..inference.leaderboard import leaderboard
     from ..kernels.jit import SERIAL_BELOW, cache_dir
     from ..measures import compute
@@ -992,6 +998,7 @@ def _warmup(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(0)
     sizes = [400] if args.small_only else [400, 2 * SERIAL_BELOW + 2]
     start = time.perf_counter()
+    plan: list[tuple[int, str, Any]] = []
     for n in sizes:
         label = rng.integers(0, 2, n)
         frame = pl.DataFrame({
@@ -1080,12 +1087,30 @@ def _warmup(args: argparse.Namespace) -> None:
             # test kernels rather than the distinct tables' pass (about 10 s of compiles)
             tables = warmup_tables(n, rng)
             steps += (("evaluate, unrepeated tables", lambda c=tables: compute(c)),)
-        for name, call in steps:
+        plan += [(n, name, call) for name, call in steps]
+    if args.from_end:  # the second process of a warmup: the same steps from the other end, silent
+        for _, _, call in reversed(plan):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                call()
+        return
+    # numba compiles on one core: a second process takes the steps from the other end, and each
+    # loads from the cache what the other has compiled
+    small = ", '--small-only'" * args.small_only
+    helper = (
+        start_python(f"from batcheval.cli.main import main; main(['warmup', '--from-end'{small}])")
+        if args.jobs > 1
+        else None
+    )
+    try:
+        for n, name, call in plan:
             t0 = time.perf_counter()
             with warnings.catch_warnings():  # made-up frames: their warnings (8,192 runs have no
                 warnings.simplefilter("ignore")  # rank intervals) say nothing about the user's data
                 call()
             print(f"warmup: {name} ({n:,} rows): {time.perf_counter() - t0:.1f} s", flush=True)
+    finally:
+        stop(helper)
     total = time.perf_counter() - start
     print(f"warmup: done in {total:.1f} s; compiled kernels are cached in {cache_dir()}")
 

@@ -37,7 +37,6 @@ data sets: average ranks, the Friedman test and a critical-difference diagram
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import time
@@ -59,6 +58,7 @@ from ..plot import plot
 from ..scores.auc import auc
 from ..scores.curves import curves
 from ..scores.sweep import sweep
+from .background import start_python, stop
 
 __all__ = [
     "BENCHMARK",
@@ -432,31 +432,10 @@ def warm_kernels(seeds: Sequence[int] = SEEDS, quick: bool = False) -> None:
 
 
 def _start_warm_up(seeds: Sequence[int], quick: bool) -> subprocess.Popen | None:
-    """:func:`warm_kernels` in a second process, or None on a machine of one core (or where no
-    process can be started)."""
-    if (os.cpu_count() or 1) < 2:
-        return None
-    code = (
+    """:func:`warm_kernels` in a second process (:func:`~batcheval.examples.background.start_python`)."""
+    return start_python(
         f"from batcheval.examples.sklearn_sweep import warm_kernels; warm_kernels({list(seeds)!r}, {quick!r})"
     )
-    env = {**os.environ, "BATCHEVAL_QUIET_COMPILE": "1"}
-    try:
-        return subprocess.Popen(
-            [sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-    except OSError:  # an embedded interpreter's sys.executable may start nothing: compile here only
-        return None
-
-
-def _stop(helper: subprocess.Popen) -> None:
-    """Stop the warm-up: whatever it has not compiled yet, this process already has."""
-    if helper.poll() is None:
-        helper.terminate()  # numba writes a cache entry whole (a temporary file, then a rename)
-        try:
-            helper.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            helper.kill()
-            helper.wait()
 
 
 def compare_rankings(scores: pl.DataFrame, measure: str, reference: str = "informedness") -> dict[str, Any]:
@@ -730,8 +709,7 @@ def _run(
         if cancel is not None:
             cancel()
         for helper in helpers:
-            if helper is not None:
-                _stop(helper)
+            stop(helper)
     if verbose:
         print(f"demo finished in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return result

@@ -18,12 +18,13 @@ nothing is deleted, a stale entry is overwritten when its kernel compiles again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numba
 import numpy as np
@@ -76,10 +77,63 @@ class _KernelCacheImpl(caching.CompileResultCacheImpl):
         self._locator = _FingerprintedLocator(self._locator)
 
 
+@contextlib.contextmanager
+def cache_lock(path: str, exclusive: bool) -> Iterator[None]:
+    """Hold an advisory lock on ``path`` (created if missing): exclusive to write a kernel's cache
+    entry, shared to read it. Without a lock (no ``fcntl``, as on Windows, or a read-only cache
+    directory) it is numba's own unlocked cache.
+
+    numba saves an entry as two files, the index of a function's signatures and one data file, each
+    replaced atomically but not together. Two processes compiling two signatures of one function at
+    once (pytest-xdist workers, Dask workers, ``batcheval demo``'s warm-up) can both take data file 1,
+    and the index can then name one signature while the file holds the other's code, which a later
+    process would run on the wrong types (numba issue 10128 reports such crashes).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with cache_lock(os.path.join(tempfile.mkdtemp(), "f.nbi.lock"), exclusive=True):
+    ...     pass
+    """
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
 class _KernelCache(caching.FunctionCache):
-    """numba's on-disk cache of one function (``cache=True``), stamped with every kernel's source."""
+    """numba's on-disk cache of one function (``cache=True``), stamped with every kernel's source,
+    with its index and data files written and read under one lock (:func:`cache_lock`)."""
 
     _impl_class = _KernelCacheImpl
+
+    def _lock_path(self) -> str:
+        return self._cache_file._index_path + ".lock"
+
+    def save_overload(self, sig: object, data: object) -> None:
+        try:
+            self._impl.locator.ensure_cache_path()
+        except OSError:  # numba's own save says so (a warning) and caches nothing
+            return super().save_overload(sig, data)
+        with cache_lock(self._lock_path(), exclusive=True):
+            super().save_overload(sig, data)
+
+    def load_overload(self, sig: object, target_context: object) -> object:
+        if not os.path.isdir(self._cache_path):
+            return super().load_overload(sig, target_context)
+        with cache_lock(self._lock_path(), exclusive=False):
+            return super().load_overload(sig, target_context)
 
 
 def _njit(**options: object) -> Callable[[types.FunctionType], Dispatcher]:
