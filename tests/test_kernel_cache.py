@@ -161,3 +161,27 @@ def test_cache_entries_are_written_and_read_under_one_lock(tmp_path, monkeypatch
     assert ("save", fcntl.LOCK_EX, "held") in seen and ("save", fcntl.LOCK_SH, "held") in seen
     assert ("load", fcntl.LOCK_EX, "held") in seen and ("load", fcntl.LOCK_SH, "free") in seen
     assert os.listdir(tmp_path)  # the entry is on disk
+
+
+def test_a_file_system_without_locks_leaves_the_cache_unlocked(tmp_path, monkeypatch):
+    # flock raises ENOLCK or EOPNOTSUPP on some network and FUSE file systems: every kernel call
+    # would have failed there; the entry is written and read as numba writes it
+    import errno
+
+    import numba
+    import pytest
+
+    fcntl = pytest.importorskip("fcntl")
+    monkeypatch.setattr(numba.core.config, "CACHE_DIR", str(tmp_path))
+
+    def refuse(fd, mode):
+        raise OSError(errno.ENOLCK, "no locks available")
+
+    monkeypatch.setattr(fcntl, "flock", refuse)
+
+    def add_three(x):
+        return x + 3
+
+    assert _jit.jit(add_three)(1) == 4
+    again = _jit.jit(add_three)
+    assert again(2) == 5 and again.stats.cache_hits

@@ -81,7 +81,7 @@ class _KernelCacheImpl(caching.CompileResultCacheImpl):
 def cache_lock(path: str, exclusive: bool) -> Iterator[None]:
     """Hold an advisory lock on ``path`` (created if missing): exclusive to write a kernel's cache
     entry, shared to read it. Without a lock (no ``fcntl``, as on Windows, or a read-only cache
-    directory) it is numba's own unlocked cache.
+    directory, or a file system that refuses locks) it is numba's own unlocked cache.
 
     numba saves an entry as two files, the index of a function's signatures and one data file, each
     replaced atomically but not together. Two processes compiling two signatures of one function at
@@ -106,7 +106,10 @@ def cache_lock(path: str, exclusive: bool) -> Iterator[None]:
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        except OSError:  # a file system without locks (ENOLCK, EOPNOTSUPP): numba's own cache
+            pass
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
