@@ -1088,29 +1088,26 @@ def _warmup(args: argparse.Namespace) -> None:
             tables = warmup_tables(n, rng)
             steps += (("evaluate, unrepeated tables", lambda c=tables: compute(c)),)
         plan += [(n, name, call) for name, call in steps]
-    if args.from_end:  # the second process of a warmup: the same steps from the other end, silent
-        for _, _, call in reversed(plan):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                call()
-        return
-    # numba compiles on one core: a second process takes the steps from the other end, and each
-    # loads from the cache what the other has compiled
+    # numba compiles on one core: a second process (--from-end, silent) takes the steps from the
+    # other end, and each loads from the cache what the other has compiled
     small = ", '--small-only'" * args.small_only
     helper = (
         start_python(f"from batcheval.cli.main import main; main(['warmup', '--from-end'{small}])")
-        if args.jobs > 1
+        if args.jobs > 1 and not args.from_end
         else None
     )
     try:
-        for n, name, call in plan:
+        for n, name, call in reversed(plan) if args.from_end else plan:
             t0 = time.perf_counter()
             with warnings.catch_warnings():  # made-up frames: their warnings (8,192 runs have no
                 warnings.simplefilter("ignore")  # rank intervals) say nothing about the user's data
                 call()
-            print(f"warmup: {name} ({n:,} rows): {time.perf_counter() - t0:.1f} s", flush=True)
+            if not args.from_end:
+                print(f"warmup: {name} ({n:,} rows): {time.perf_counter() - t0:.1f} s", flush=True)
     finally:
         stop(helper)
+    if args.from_end:
+        return
     total = time.perf_counter() - start
     print(f"warmup: done in {total:.1f} s; compiled kernels are cached in {cache_dir()}")
 

@@ -79,11 +79,11 @@ def _group_mean_std(
     w = np.ones_like(values) if weights is None else weights
     sw = np.bincount(index, weights=w, minlength=n_out)
     sw2 = np.bincount(index, weights=w * w, minlength=n_out)
-    # deviations from each group's first value: a weighted mean of equal values then is that value
-    # exactly, not one rounding step off it (std 1.7e-16 for equal folds, inf for one table)
+    # deviations from one value of each group (whichever the assignment keeps): a weighted mean of
+    # equal values then is that value exactly, not one rounding step off it (std 1.7e-16 for equal
+    # folds, inf for one table); a scatter, not a sort per measure
     ref = np.zeros(n_out)
-    groups, first = np.unique(index, return_index=True)
-    ref[groups] = values[first]
+    ref[index] = values
     with np.errstate(invalid="ignore", divide="ignore"):
         shifted = values - ref[index]
         mean = ref + np.bincount(index, weights=w * shifted, minlength=n_out) / sw

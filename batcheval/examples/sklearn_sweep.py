@@ -412,8 +412,8 @@ def stand_in_predictions(seeds: Sequence[int] = SEEDS, quick: bool = False) -> p
 
 def warm_kernels(seeds: Sequence[int] = SEEDS, quick: bool = False) -> None:
     """Evaluate :func:`stand_in_predictions` as the demo evaluates its predictions, data sets in
-    reverse order and without charts or files, so that numba compiles and caches the demo's
-    kernels.
+    reverse order, without charts and with its files in a temporary folder, so that numba compiles
+    and caches the demo's kernels.
 
     :func:`run` starts this in a second process while its models fit (or at its first compile, when
     the predictions are cached), on a machine with more than one core: numba compiles on one core,
