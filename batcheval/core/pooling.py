@@ -79,15 +79,14 @@ def _group_mean_std(
     w = np.ones_like(values) if weights is None else weights
     sw = np.bincount(index, weights=w, minlength=n_out)
     sw2 = np.bincount(index, weights=w * w, minlength=n_out)
-    # deviations from one value of each group (whichever the assignment keeps): a weighted mean of
-    # equal values then is that value exactly, not one rounding step off it (std 1.7e-16 for equal
-    # folds, inf for one table); a scatter, not a sort per measure
+    # a group whose values are all equal has that value as its mean exactly, not one rounding step
+    # off it (std 1.7e-16 for equal folds, inf for one table); others keep the plain weighted mean
     ref = np.zeros(n_out)
-    ref[index] = values
+    ref[index] = values  # one member of each group, whichever the scatter keeps
+    same = (np.bincount(index, weights=values != ref[index], minlength=n_out) == 0) & (sw2 > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        shifted = values - ref[index]
-        mean = ref + np.bincount(index, weights=w * shifted, minlength=n_out) / sw
-        dev = shifted - (mean - ref)[index]
+        mean = np.where(same, ref, np.bincount(index, weights=w * values, minlength=n_out) / sw)
+        dev = values - mean[index]
         ss = np.bincount(index, weights=w * dev * dev, minlength=n_out)
         # unbiased for reliability weights; reduces to ddof=1 when all weights are 1; one table
         # (or all weight on one) has no spread to estimate
