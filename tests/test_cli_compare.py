@@ -230,3 +230,43 @@ def test_ranks_errors_name_flags_not_keywords(tmp_path, capsys):
     frame_of(scores(6, 3, 2)).write_parquet(src)
     assert main(["ranks", str(src), "--alpha", "2"]) == 2
     assert "--alpha must lie in (0, 1), got 2.0" in capsys.readouterr().err
+
+
+def test_reference_and_control_name_a_date_or_datetime_run(tmp_path, capsys):
+    # text never equals a date: "--reference 2020-01-01" was "not in the frame" and listed that very run
+    import datetime as dt
+
+    df = cv_frame(seed=8)
+    days = {r: dt.date(2020, 1, 1 + i) for i, r in enumerate(sorted(df["run"].unique()))}
+    df = df.with_columns(run=pl.col("run").replace_strict(days, return_dtype=pl.Date))
+    src, out = tmp_path / "cv.parquet", tmp_path / "out.parquet"
+    df.write_parquet(src)
+    argv = ["compare", str(src), "--repeat", "repeat", "--measure", "accuracy"]
+    assert main([*argv, "--reference", "2020-01-02", "-o", str(out)]) == 0
+    expected = be.compare(df, repeat="repeat", measure="accuracy", reference=dt.date(2020, 1, 2))
+    assert pl.read_parquet(out).equals(expected)
+    assert set(expected["reference_run"]) == {dt.date(2020, 1, 2)}
+    # a zoned datetime: the text is read in the column's zone
+    zoned = df.with_columns(run=pl.col("run").cast(pl.Datetime("us")).dt.replace_time_zone("Europe/Berlin"))
+    zoned.write_parquet(src)
+    assert main([*argv, "--reference", "2020-01-03 00:00", "-o", str(out)]) == 0
+    first = zoned["run"].unique().sort()[2]
+    assert pl.read_parquet(out).equals(
+        be.compare(zoned, repeat="repeat", measure="accuracy", reference=first)
+    )
+    capsys.readouterr()
+    assert main([*argv, "--reference", "2020-13-01"]) == 2
+    assert capsys.readouterr().err == (
+        "batcheval: error: --reference '2020-13-01' does not read as a value of 'run' "
+        "(Datetime(time_unit='us', time_zone='Europe/Berlin')): give it as ISO 8601, "
+        "e.g. 2020-01-31 13:45:00\n"
+    )
+    ranks = frame_of(scores(6, 3, 2))
+    methods = sorted(ranks["method"].unique())
+    ranks = ranks.with_columns(
+        method=pl.col("method").replace_strict({m: dt.date(2021, 5, 1 + i) for i, m in enumerate(methods)})
+    )
+    ranks.write_parquet(src)
+    assert main(["ranks", str(src), "--control", "2021-05-02", "-o", str(out)]) == 0
+    control = be.rank_methods(ranks, control=dt.date(2021, 5, 2)).control
+    assert pl.read_parquet(out).filter(pl.col("p_holm").is_not_null()).select(control.columns).equals(control)

@@ -544,3 +544,34 @@ def test_help_names_the_inputs_and_directions_each_command_takes(tmp_path):
     fallout = preds.group_by("run").agg(fpr=((pl.col("prediction") == 1) & (pl.col("label") == 0)).sum()
                                         / (pl.col("label") == 0).sum()).sort("fpr")  # fmt: skip
     assert pl.read_parquet(out)["run"].to_list() == fallout["run"].to_list()
+
+
+def test_auc_pool_and_ci_and_sweep_score_range_are_flags(data, tmp_path, capsys):
+    # be.auc(pool=, ci=) and be.sweep(score_range=) had no flags: "unrecognized arguments"
+    from batcheval.cli.main import main
+
+    root, df, _ = data
+    src, out = str(root / "all.parquet"), tmp_path / "o.parquet"
+    folded = df.with_columns(fold=pl.int_range(pl.len()) % 3)
+    folded.write_parquet(tmp_path / "folded.parquet")
+    assert (
+        main(["auc", str(tmp_path / "folded.parquet"), "--by", "run,fold", "--pool", "fold", "-o", str(out)])
+        == 0
+    )
+    pooled = pl.read_parquet(out).sort("run")
+    for run, got in zip(pooled["run"], pooled["roc_auc"], strict=True):
+        sub = df.filter(pl.col("run") == run)
+        assert got == pytest.approx(skm.roc_auc_score(sub["label"], sub["score"]), abs=1e-12)
+    assert main(["auc", src, "--by", "run", "--ci", "0.9", "-o", str(out)]) == 0
+    assert pl.read_parquet(out).equals(be.auc(df, by="run", ci=0.9))
+    assert main(["sweep", src, "--by", "run", "--thresholds", "5", "--score-range=-1,3", "-o", str(out)]) == 0
+    swept = pl.read_parquet(out)
+    assert sorted(set(swept["threshold"])) == [-1.0, 0.0, 1.0, 2.0, 3.0]
+    recall = swept.filter(pl.col("run") == 1, pl.col("threshold") == 1.0)["recall"][0]
+    sub = df.filter(pl.col("run") == 1)
+    assert recall == pytest.approx(skm.recall_score(sub["label"], sub["score"] >= 1.0), abs=1e-12)
+    capsys.readouterr()
+    assert main(["sweep", src, "--score-range", "1"]) == 2
+    assert "--score-range takes low,high such as 0,1; got '1'" in capsys.readouterr().err
+    assert main(["sweep", src, "--score-range", "1,0"]) == 2
+    assert "--score-range must be finite with low <= high" in capsys.readouterr().err

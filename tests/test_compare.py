@@ -693,3 +693,16 @@ def test_a_run_column_that_is_also_the_fold_is_named_in_both_roles(holds: str):
     message = "column 'fold' is named twice: as run and as fold"
     with pytest.raises(be.DuplicateColumnError, match=f"^{re.escape(message)}$"):
         be.compare(frame, run=["run", "fold"], fold="fold")
+
+
+def test_measures_too_large_to_square_are_refused_by_name():
+    # a mean of 1e308 and 1e308 overflowed to inf, with t and p NaN and only numpy's warning
+    df = pl.DataFrame({"run": ["a", "a", "b", "b"], "fold": [0, 1, 0, 1], "acc": [1e308, 1e308, 1.0, 2.0]})
+    with pytest.raises(be.InvalidArgumentError, match=r"measure column 'acc' holds values up to 1e\+308"):
+        be.compare(df, measure="acc", reference="b")
+    # just below the limit: the corrected t of two folds of k = 2 (n_test/n_train = 1), by hand
+    big = df.with_columns(acc=pl.Series([2.0**499, 2.0**498, 1.0, 2.0]))
+    got = be.compare(big, measure="acc", reference="b").row(0, named=True)
+    d = np.array([2.0**499 - 1.0, 2.0**498 - 2.0])
+    assert got["mean_diff"] == pytest.approx(d.mean(), rel=1e-12)
+    assert got["t"] == pytest.approx(d.mean() / (d.std(ddof=1) * np.sqrt(1 / 2 + 1)), rel=1e-12)

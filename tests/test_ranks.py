@@ -509,3 +509,15 @@ def test_all_tied_methods_claim_no_permutation_p_values():
     # stacked with a table that has a test, each keeps its own method
     hows = friedman_with_method(np.stack([x.T, np.arange(12.0).reshape(3, 4)]))[-1]
     assert hows.tolist() == ["undefined", "exact"]
+
+
+def test_mean_score_of_huge_finite_scores_stays_finite():
+    # the sum of 1e308 and 1.7e308 overflowed: mean_score was inf (NaN in the first version of the fix)
+    r = pl.DataFrame({"method": ["a", "b"] * 2, "dataset": [0, 0, 1, 1], "score": [1e308, 1.0, 1.7e308, 2.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ranks = be.rank_methods(r).ranks
+    assert ranks["mean_score"].to_list() == [1e308 / 2 + 1.7e308 / 2, 1.5]
+    # an infinite loss stays infinite
+    r = r.with_columns(score=pl.Series([np.inf, 1.0, 1.0, 2.0]))
+    assert be.rank_methods(r).ranks.sort("method")["mean_score"].to_list() == [np.inf, 1.5]

@@ -1044,3 +1044,18 @@ def test_pooled_auc_reports_each_drop_once(multiclass):
         be.auc(df, by=["run", "fold"], pool="fold", **kw)
     assert len(plain) == 2
     assert [str(w.message) for w in pooled] == [str(w.message) for w in plain]
+
+
+def test_scores_at_float_max_sweep_without_a_numpy_warning():
+    # the grid's span and float spacing at ±float max overflowed: correct counts, but numpy's
+    # "overflow encountered in spacing" reached the user
+    top = float(np.finfo(np.float64).max)
+    df = pl.DataFrame({"label": [0, 1, 0, 1], "score": [-top, top, 0.0, 1.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = be.sweep(df, thresholds=3, measures=["recall", "fallout"])
+    assert got["threshold"].to_list() == [-top, 0.0, top]
+    for t, recall, fallout in got.select("threshold", "recall", "fallout").rows():
+        pred = (df["score"] >= t).to_numpy()
+        assert recall == metrics.recall_score(df["label"], pred)
+        assert fallout == 1 - metrics.recall_score(df["label"], pred, pos_label=0)

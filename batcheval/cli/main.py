@@ -105,6 +105,10 @@ variants on first use.
 _FILE_HELP = "a parquet, csv or ipc file, a directory of them, or a quoted glob such as 'runs/*.parquet'"
 
 
+#: ``_split`` trims every item, class names included (a class named with an edge space takes ``classes=``)
+_CLASSES_HELP = "comma-separated class set, each name trimmed of spaces (default: the classes found)"
+
+
 def _split(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
@@ -170,7 +174,7 @@ def _parser() -> argparse.ArgumentParser:
 
     def source(p: argparse.ArgumentParser) -> None:
         p.add_argument("file", help=_FILE_HELP)
-        p.add_argument("--classes", help="comma-separated class set (default: the classes found)")
+        p.add_argument("--classes", help=_CLASSES_HELP)
         p.add_argument("--by", help="comma-separated key columns, e.g. run,fold")
         p.add_argument(
             "--filter", metavar="SQL", help='keep only rows matching a SQL expression, e.g. "fold < 3"'
@@ -224,11 +228,17 @@ def _parser() -> argparse.ArgumentParser:
                 "such as -1), or 'exact'",
             )
             sc.add_argument("--pool", help="comma-separated keys to pool over")
+            sc.add_argument(
+                "--score-range", metavar="LOW,HIGH",
+                help="the range the threshold count spans (default: the scores' own range)",
+            )  # fmt: skip
             sc.add_argument("--measures", help="comma-separated measures, or 'all': every binary measure "
                             f"(default: {', '.join(SWEEP_MEASURES)})")  # fmt: skip
             sc.add_argument("--beta", type=float, help="β of an added f_beta column")
         elif name == "auc":
             sc.add_argument("--measure", default="informedness", help="measure for the best threshold")
+            sc.add_argument("--pool", help="comma-separated keys whose rows are swept together, as one curve")
+            sc.add_argument("--ci", type=float, help="add an interval of roc_auc at this level, e.g. 0.95")
             sc.add_argument("--beta", type=float, help="β of --measure f_beta")
             sc.add_argument(
                 "--averages", help="multiclass scores: comma-separated averages (default: all six)"
@@ -278,7 +288,7 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates (default: 200)")
     lb.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     lb.add_argument("--positive", help="the positive class (binary)")
-    lb.add_argument("--classes", help="comma-separated class set (default: the classes found)")
+    lb.add_argument("--classes", help=_CLASSES_HELP)
     lb.add_argument("--drop-nulls", action="store_true", help="skip rows with null label or prediction")
     lb.add_argument("--top", type=_positive_int, help="keep only the top N rows")
     lb.add_argument("--plot", metavar="PNG", help="also draw a forest plot of the top runs (default 20)")
@@ -506,8 +516,35 @@ def _run_value(text: str | None, frame: pl.LazyFrame, columns: list[str], flag: 
     values = text.split(",") if len(columns) > 1 else [text]
     if len(values) != len(columns):
         return _joined_run(text, frame, columns, flag, len(values))
-    parsed = [_positive(v, _label_dtype(frame, c)) for v, c in zip(values, columns, strict=True)]
+    parsed = []
+    for v, c in zip(values, columns, strict=True):
+        dtype = _label_dtype(frame, c)
+        temporal = dtype is not None and dtype.is_temporal() and not isinstance(dtype, pl.Duration)
+        parsed.append(_temporal(v, dtype, c, flag) if temporal else _positive(v, dtype))
     return parsed[0] if len(parsed) == 1 else tuple(parsed)
+
+
+def _temporal(text: str, dtype: pl.DataType, column: str, flag: str):
+    """A date, datetime or time named on the command line, read as ISO 8601 in ``dtype`` (a
+    datetime column's time zone is the zone of the text when it has none), since text never
+    equals a date value."""
+    series = pl.Series([text.strip()])
+    try:
+        if dtype == pl.Date:
+            value = series.str.to_date()
+        elif dtype == pl.Time:
+            value = series.str.to_time()
+        else:
+            value = series.str.to_datetime(time_unit=dtype.time_unit, time_zone=dtype.time_zone)
+    except (pl.exceptions.ComputeError, pl.exceptions.InvalidOperationError):
+        value = pl.Series([None])
+    if value.null_count():
+        example = {pl.Date: "2020-01-31", pl.Time: "13:45:00"}.get(dtype, "2020-01-31 13:45:00")
+        raise BatchevalError(
+            f"{flag} {text!r} does not read as a value of {column!r} ({dtype}): "
+            f"give it as ISO 8601, e.g. {example}"
+        )
+    return value[0]
 
 
 def _joined_run(text: str, frame: pl.LazyFrame, columns: list[str], flag: str, count: int) -> tuple:
@@ -630,17 +667,31 @@ def _scores(args: argparse.Namespace) -> None:
         if thresholds == "exact":  # every score of a group at once: read the whole file
             frame = frame.collect()
         result = sweep(frame, _split(args.by), args.label, score, thresholds=thresholds,
-                       pool=_split(args.pool), measures=_sweep_measures(args.measures), beta=args.beta,
-                       **common)  # fmt: skip
+                       score_range=_score_range(args.score_range), pool=_split(args.pool),
+                       measures=_sweep_measures(args.measures), beta=args.beta, **common)  # fmt: skip
         _emit(result, args.output, keys=_split(args.by) or [], chosen=args.measures is not None)
         return
     result = auc(frame, _split(args.by), args.label, score, measure=args.measure, beta=args.beta,
-                 averages=_split(args.averages), per_class=args.per_class, **common)  # fmt: skip
+                 averages=_split(args.averages), per_class=args.per_class, pool=_split(args.pool),
+                 ci=args.ci, **common)  # fmt: skip
     # auc has no --measures: --averages picks the columns of averaged multiclass areas, and nothing
     # picks those of binary or --per-class areas
     averaged = not isinstance(score, str) and not args.per_class
     _emit(result, args.output, keys=_split(args.by) or [], chosen=args.averages is not None,
           choose="--averages" if averaged else None)  # fmt: skip
+
+
+def _score_range(text: str | None) -> tuple[float, float] | None:
+    """``score_range=`` of ``--score-range low,high`` (the library checks the order and finiteness)."""
+    if text is None:
+        return None
+    try:
+        parts = [float(t) for t in text.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) != 2:
+        raise BatchevalError(f"--score-range takes low,high such as 0,1; got {text!r}")
+    return parts[0], parts[1]
 
 
 def _sweep_measures(text: str | None) -> list[str] | str | None:
@@ -1126,7 +1177,7 @@ def _first_line(exc: BaseException, file: str | None = None, filter: str | None 
 _KEYWORDS = ("positive", "classes", "measures", "measure", "beta", "ci_method", "ci", "n_boot", "seed",
              "thresholds", "pool", "by", "example", "cluster", "significance", "label", "prediction",
              "score", "smoothing", "paired", "averages", "rope", "reference", "test_fraction", "alpha",
-             "control")  # fmt: skip
+             "control", "score_range")  # fmt: skip
 # keywords that messages also use to show a value ("fold=0"): turned into flags only where named
 # without a value ("give repeat=") or at the start of a message ("test='t' needs ...")
 _NAMED = ("run", "repeat", "fold", "method", "dataset", "test")

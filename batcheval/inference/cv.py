@@ -99,6 +99,10 @@ __all__ = [
 
 COMPARE_TESTS = ("corrected_t", "bayes", "5x2cv", "t")
 
+#: The largest measure value :func:`compare` takes, 2**500: a difference of two below it squares to at
+#: most 2**1002, so sums of squares over up to 2**21 folds stay finite.
+LARGEST_MEASURE = 2.0**500
+
 #: How many runs or folds an error message lists before "...".
 _SHOW = 5
 
@@ -295,6 +299,13 @@ def fold_matrix(
         raise InvalidArgumentError(
             f"measure column {measure!r} has {int(bad.sum())} NaN, infinite or null values, at "
             f"({', '.join([*runs, *cell_cols])}) = {_show(where)}"
+        )
+    largest = value.abs().max()
+    if largest is not None and largest > LARGEST_MEASURE:
+        # the differences' squares overflow: a mean of 1e308 and 1e308 came out inf and t NaN, silently
+        raise InvalidArgumentError(
+            f"measure column {measure!r} holds values up to {largest:g} in size; compare takes "
+            f"measures below {LARGEST_MEASURE:.3g}, whose squared differences stay finite (rescale it)"
         )
     grid = sorted_grid(frame, runs, cell_cols)
     if grid is not None:

@@ -157,7 +157,8 @@ def compare_auc(
         Level of the interval of the difference, of the best set and of the rank intervals.
     seed
         Seed of the Gaussian draws behind the best set's and the rank intervals' critical values.
-        None or an integer in [0, 2**63).
+        None or an integer in [0, 2**63). The draws follow the examples in sorted order, so
+        renumbering the examples draws anew: ``p_best`` then moves by its Monte-Carlo error.
 
     Returns
     -------

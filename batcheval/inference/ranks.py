@@ -598,7 +598,7 @@ def rank_methods(
         [
             names.alias(method),
             pl.Series("mean_rank", mean_rank[order]),
-            pl.Series("mean_score", x.mean(1)[order]),
+            pl.Series("mean_score", _row_means(x)[order]),
         ]
     )
     control_frame = None
@@ -859,6 +859,23 @@ def _sign_flip_p(d: np.ndarray) -> np.ndarray:
                                 return_inverse=True)  # fmt: skip
     cdf = _flip_cdf(rows[first].astype(np.int64))
     return _two_sided_p(cdf[which.reshape(-1)], t)
+
+
+def _row_means(x: np.ndarray) -> np.ndarray:
+    """Each row's mean, finite wherever its values are: the sum of two scores of 1e308 overflowed to
+    inf. Such rows are averaged over their largest magnitude (a power of two, so exactly).
+
+    >>> _row_means(np.array([[1e308, 1e308], [1.0, np.inf], [1.0, 2.0]])).tolist()
+    [1e+308, inf, 1.5]
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        means = x.mean(axis=1)
+        over = ~np.isfinite(means) & np.isfinite(x).all(axis=1)
+        if over.any():
+            # 2^(e − 1) ≤ the largest magnitude < 2^e: the scaled values stay within ±2
+            scale = np.ldexp(1.0, np.frexp(np.abs(x[over]).max(axis=1))[1] - 1)
+            means[over] = (x[over] / scale[:, None]).mean(axis=1) * scale
+    return means
 
 
 def _show(items: Sequence[Any]) -> str:

@@ -507,8 +507,10 @@ def grid_floor(
         return len(thresholds)
     t = int(thresholds)
     lo, hi = _grid_span(scored, score_range)
-    step = (hi - lo) / max(t - 1, 1)
-    return t if t == 1 or step > 4 * np.spacing(max(abs(lo), abs(hi))) else 1
+    # at ±float max the span and the float spacing overflow to inf: a wide grid, as it should be
+    with np.errstate(over="ignore"):
+        step = (hi - lo) / max(t - 1, 1)
+        return t if t == 1 or step > 4 * np.spacing(max(abs(lo), abs(hi))) else 1
 
 
 def check_histogram(groups: int, thresholds: int) -> None:
