@@ -1149,3 +1149,22 @@ def test_null_run_keys_that_repeat_examples_are_named():
         be.leaderboard(two, run=["model", "run"], measure="accuracy", example="example")
     with pytest.raises(RepeatedExampleError, match="include the fold"):
         be.leaderboard(pl.concat([df, df.head(1)]), measure="accuracy", example="example")
+
+
+def test_examples_repeated_over_seeds_are_told_to_name_the_seed_in_pool():
+    # the only hint was to include the fold, which a user following it got again with the fold in
+    # the example key; the cause was the seeds, which pool= makes one cluster per example
+    lab = [0, 1] * 10
+    one = pl.DataFrame(
+        {"fold": np.repeat([0, 1], 10), "example": np.arange(20), "label": lab, "prediction": lab}
+    )
+    df = pl.concat(
+        one.with_columns(run=pl.lit(r), seed=pl.lit(s)) for r in ("a", "b") for s in range(3)
+    )  # fmt: skip
+    with pytest.raises(RepeatedExampleError, match=r"60 of its 60 rows .*include the fold.*pool=\['seed'\]"):
+        be.leaderboard(df, measure="accuracy", example="example")
+    with pytest.raises(RepeatedExampleError) as caught:
+        be.leaderboard(df, measure="accuracy", example=["fold", "example"])
+    assert "include the fold" not in str(caught.value) and "pool=['seed']" in str(caught.value)
+    board = be.leaderboard(df, measure="accuracy", pool="seed", example="example")
+    assert board["n"].to_list() == [60, 60] and board["accuracy"].to_list() == [1.0, 1.0]

@@ -804,6 +804,10 @@ def _analyse(
     for name in ("scores", "sweep", "auc", "leaderboard"):
         result[name].write_parquet(out_dir / f"{name}.parquet")
     print(f"\nwrote scores, sweep, auc and leaderboard .parquet and {len(plots)} charts to {out_dir}/")
+    if plots:  # a newcomer was left to find them, and the next step
+        print("charts: " + ", ".join(sorted(p.name for p in plots)))
+    print(f"next: README's Quickstart reads {out_dir}/{cache_name(quick)}, the predictions of every run, "
+          "with intervals and a leaderboard")  # fmt: skip
     return result
 
 

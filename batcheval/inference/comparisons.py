@@ -637,7 +637,15 @@ def _raise_duplicate_examples(
     shown = repr(null[0]) if len(null) == 1 else repr(null)
     # a null run key is a run of its own (as evaluate's null groups): rows of several runs whose
     # key is missing repeat each other's examples there, and the fold hint pointed elsewhere
-    fold = "if ids restart in each fold, include the fold, e.g. example=['fold', 'example_id']"
+    # an example scored once per seed left the user to guess pool=; and the fold hint was repeated to
+    # a user whose example key held the fold already
+    fold = "if ids restart in each fold, include the fold, e.g. example=['fold', 'example_id']; "
+    if any("fold" in str(c).lower() for c in examples):
+        fold = ""
+    fold += (
+        "if each example is scored more than once (seeds, replicates), name those columns in pool=, "
+        "e.g. pool=['seed']: the example then counts once, as a cluster of its rows"
+    )
     # the null key may be one of several, and the rows repeat for another reason: both hints
     cause = (
         f"the run key {shown} is null in these rows, and null keys form one run of their own: fill or "
@@ -647,7 +655,8 @@ def _raise_duplicate_examples(
     )
     raise RepeatedExampleError(
         f"example={examples} does not identify one row per example in run {keys}: "
-        f"{int(dup.sum())} rows share a key (first: {first}); {cause}"
+        f"{int(dup.sum())} of its {rows.height} rows share their example with another (first: {first}); "
+        f"{cause}"
     )
 
 

@@ -264,7 +264,11 @@ def leaderboard(
     pool
         Columns such as ``"fold"`` that a run's predictions are summed over
         (the micro average, see docs/averaging.md). Every column not in ``run`` is pooled
-        over anyway; naming them checks that they exist. A pooled column may
+        over anyway, but naming them checks that they exist and lets the board know them:
+        with ``example=``, an example repeated in pooled groups (seeds) is one cluster of its
+        rows, and without it, pooling a key other than a fold warns that the intervals take
+        the rows as independent. Columns pooled without being named are not checked for
+        repeated examples: name the seeds. A pooled column may
         be named in ``run`` too (as :func:`batcheval.evaluate` takes it in
         ``by``): ``run=["run", "fold"], pool="fold"`` is ``run="run", pool="fold"``.
     measure

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,9 @@ __all__ = [
     "check_title",
     "fit_legend",
     "lay_out",
+    "legend_below",
     "literal",
+    "own_layout",
     "percent",
     "pyplot",
     "shorten",
@@ -211,6 +214,11 @@ def _cut_around_difference(name: str, most: int, names: list[str]) -> str:
     return ("…" if lo > 0 else "") + name[lo:hi] + ("…" if hi < len(name) else "")
 
 
+#: each axes' title as its chart set it, and as :func:`wrap_title` last wrapped it: a later layout
+#: that narrows the axes wraps it again (:func:`lay_out`), unless its owner has set another title
+_TITLES: weakref.WeakKeyDictionary[Any, tuple[str, str]] = weakref.WeakKeyDictionary()
+
+
 def wrap_title(ax: Any) -> None:
     """Break each line of the axes' title that is wider than the axes into lines that are not.
 
@@ -222,6 +230,11 @@ def wrap_title(ax: Any) -> None:
     text = title.get_text()
     if not text:
         return
+    raw, wrapped = _TITLES.get(ax, (None, None))
+    if text == wrapped:  # wrapped before, at another width: start from the chart's own lines
+        text = raw
+    else:
+        raw = text
     renderer = ax.figure.canvas.get_renderer()
     room = ax.get_window_extent(renderer).width
     lines = []
@@ -234,6 +247,7 @@ def wrap_title(ax: Any) -> None:
         chars = max(8, int(len(line) * room / width))  # the line's own mean character width
         lines.extend(textwrap.wrap(line, chars, break_on_hyphens=False))
     title.set_text("\n".join(lines))
+    _TITLES[ax] = (raw, title.get_text())
 
 
 def fit_legend(ax: Any, legend: Any) -> None:
@@ -267,6 +281,39 @@ def fit_legend(ax: Any, legend: Any) -> None:
     legend.set_in_layout(True)
 
 
+#: the legends :func:`legend_below` placed, by axes: each later chart's layout moves them all
+_BELOW: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def legend_below(ax: Any, legend: Any) -> None:
+    """Lay the figure out with ``legend`` under the axes' x label: in a figure of several axes a
+    legend beside each of them took the width the curves need (long run names left strips of axes
+    and titles wrapped a word a line)."""
+    fig = ax.figure
+    _BELOW[ax] = legend
+    for _ in range(3):  # the layout moves the axes and the anchors are in their fraction: settle them
+        lay_out(fig)
+        renderer = fig.canvas.get_renderer()
+        for other in fig.axes:
+            below = _BELOW.get(other)
+            if below is None or other.get_legend() is not below:
+                continue
+            box = other.get_window_extent(renderer)
+            foot = other.xaxis.get_tightbbox(renderer)
+            bottom = box.y0 if foot is None else min(foot.y0, box.y0)
+            gap = 4.0 * fig.dpi / 72  # four points under the label
+            anchor = (0.5, (bottom - gap - box.y0) / max(box.height, 1.0))
+            below.set_bbox_to_anchor(anchor, transform=other.transAxes)
+
+
+def own_layout(fig: Any) -> bool:
+    """Whether batcheval lays ``fig`` out (:func:`lay_out`): it has no layout engine of the caller's."""
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    engine = fig.get_layout_engine()
+    return engine is None or isinstance(engine, PlaceHolderLayoutEngine)
+
+
 def lay_out(fig: Any) -> None:
     """``tight_layout`` for a figure without a layout engine; a figure with one (the caller's
     ``layout="constrained"`` or ``"tight"``) is left to it, which places the axes and their legends
@@ -276,11 +323,16 @@ def lay_out(fig: Any) -> None:
     the CD diagram had learnt not to. What a ``tight_layout()`` call leaves behind (matplotlib's
     placeholder engine) is no engine of the caller's: such a figure is laid out tightly again.
     """
-    from matplotlib.layout_engine import PlaceHolderLayoutEngine
-
-    engine = fig.get_layout_engine()
-    if engine is None or isinstance(engine, PlaceHolderLayoutEngine):
+    if own_layout(fig):
         fig.tight_layout()
+        # the layout narrows the axes drawn before this one (a chart on each of a caller's subplots):
+        # their titles, wrapped at the old width, ran off the figure's edge
+        charts = [ax for ax in fig.axes if _TITLES.get(ax, (None, None))[1] == ax.title.get_text()]
+        before = [ax.title.get_text() for ax in charts]
+        for ax in charts:
+            wrap_title(ax)
+        if [ax.title.get_text() for ax in charts] != before:
+            fig.tight_layout()
 
 
 def _common_start(names: list[str]) -> int:

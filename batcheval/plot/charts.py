@@ -21,7 +21,9 @@ from .backend import (
     check_path,
     check_title,
     fit_legend,
+    legend_below,
     literal,
+    own_layout,
     pyplot,
     shorten_apart,
     wrap_title,
@@ -159,18 +161,22 @@ _FEW_POINTS = 50  # a curve with fewer finite points keeps all of them in view
 
 
 def _bulk(v: np.ndarray) -> tuple[float, float]:
-    """The range of one curve's coordinate that stays in view: all of a short curve, the 2nd-98th
-    percentiles of a long one."""
+    """The range of one curve's coordinate that stays in view: all of a short curve, and of a long one
+    all but the points beyond Tukey's far fences (3 interquartile ranges past the quartiles).
+
+    The 2nd-98th percentiles before cut the few most selective thresholds of every curve, its most
+    informed points among them (docs/measures.md, Charts): BIRD's log drift spreads them widely."""
+    lo, hi = float(v.min()), float(v.max())
     if len(v) < _FEW_POINTS:
-        return float(v.min()), float(v.max())
-    lo, hi = np.percentile(v, [2, 98])
-    return float(lo), float(hi)
+        return lo, hi
+    q1, q3 = np.percentile(v, [25, 75])
+    return max(lo, float(q1 - 3 * (q3 - q1))), min(hi, float(q3 + 3 * (q3 - q1)))
 
 
 def _clip_bird(ax, lines: list[tuple[str, np.ndarray, np.ndarray]]) -> int:
-    """Keep the bulk of every BIRD curve in view: limits from each curve's own 2nd-98th percentiles
-    (all the points of a curve with fewer than ``_FEW_POINTS``); points beyond are drawn at the edge
-    with a triangle of their curve's colour. Returns how many points were clipped.
+    """Keep every BIRD curve in view but its far outliers: limits from each curve's own range within
+    Tukey's far fences (:func:`_bulk`), widened to hold its most informed point; points beyond are
+    drawn at the edge with a triangle of their curve's colour. Returns how many points were clipped.
 
     Pooled percentiles treated a curve of few thresholds (a 4-leaf tree beside runs of 1,000 scores)
     as the others' outliers: its two most informed points became grey triangles among their tails.
@@ -179,7 +185,11 @@ def _clip_bird(ax, lines: list[tuple[str, np.ndarray, np.ndarray]]) -> int:
     for _, x, y in lines:
         ok = np.isfinite(x) & np.isfinite(y)  # an infinite point (smoothing=0) sets no limit
         if ok.any():
-            ranges.append((*_bulk(x[ok]), *_bulk(y[ok])))
+            (lo_x, hi_x), (lo_y, hi_y) = _bulk(x[ok]), _bulk(y[ok])
+            # a curve's most informed point is what the chart is read for: always in view
+            best = int(np.argmin(y[ok]))
+            bx, by = float(x[ok][best]), float(y[ok][best])
+            ranges.append((min(lo_x, bx), max(hi_x, bx), min(lo_y, by), hi_y))
     if not ranges:
         return 0
     lo_x, hi_x = min(r[0] for r in ranges), max(r[1] for r in ranges)
@@ -318,11 +328,13 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     title, ax
         A title, and an existing matplotlib Axes to draw on. The legend sits beside the axes, and
         the figure is widened to hold it, the axes keeping their size, unless the figure holds
-        other axes (then it gets ``tight_layout``) or has a layout engine (``layout="constrained"``
-        or ``"tight"``), which is kept: it places the axes and the legend when the figure is drawn
-        (so do the forest plot and the CD diagram). Names longer than 60 characters are cut in the
-        middle (``…``), or around the part in which they differ when the middle cut makes two
-        alike; above 10 lines the colours repeat with another dash pattern.
+        other axes (then a curve chart's legend goes under its x label and the figure gets
+        ``tight_layout``, every chart's title wrapped again to its axes' new width) or has a layout
+        engine (``layout="constrained"`` or ``"tight"``), which is kept: it places the axes and the
+        legend when the figure is drawn (so do the forest plot and the CD diagram). Names longer
+        than 60 characters are cut in the middle (``…``), or around the part in which they differ
+        when the middle cut makes two alike; above 10 lines the colours repeat with another dash
+        pattern.
 
     Returns
     -------
@@ -497,9 +509,14 @@ def plot(curves: pl.DataFrame | pl.LazyFrame | RankResult | Any, chart: str | No
     ax.grid(True, color="0.93")
     # outside the axes, so that no curve is hidden under it; two columns keep 40 lines within its height
     entries = len(ax.get_legend_handles_labels()[0])
-    legend = ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
-                       ncol=2 if entries > 20 else 1)  # fmt: skip
-    fit_legend(ax, legend)
+    if len(fig.axes) > 1 and own_layout(fig):  # a chart on one of a caller's subplots
+        legend = ax.legend(fontsize="small", loc="upper center", borderaxespad=0.0,
+                           ncol=2 if entries > 10 else 1)  # fmt: skip
+        legend_below(ax, legend)
+    else:
+        legend = ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                           borderaxespad=0.0, ncol=2 if entries > 20 else 1)  # fmt: skip
+        fit_legend(ax, legend)
     if path is not None:
         fig.savefig(path, dpi=110, bbox_inches="tight")
     return fig
