@@ -476,7 +476,8 @@ def test_a_list_of_missing_files_is_still_read_as_paths(tmp_path):
     [
         ([0, 1, 1], [0, 1], InvalidArgumentError, "y_true= has 3 values but y_pred= has 2"),
         ([0, 1, 1], [0.2, 0.8, 0.4], be.InvalidLabelError, "y_pred= is float and holds 3 non-integer "
-         "values (first: 0.2); class labels must be integers, booleans or strings"),
+         "values (first: 0.2); class labels must be integers, booleans or strings; scores or "
+         "probabilities take be.sweep or be.auc"),
         ([0.5, 1, 1], [0, 1, 1], be.InvalidLabelError, "y_true= is float and holds 1 non-integer "
          "value (first: 0.5); class labels must be integers, booleans or strings"),
     ],

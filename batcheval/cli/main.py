@@ -1224,6 +1224,7 @@ def cli_message(text: str, keys: frozenset[str] | None = None) -> str:
     )
     text = re.sub(rf"\b({'|'.join(_FLAGS)})=True\b", lambda m: "--" + m.group(1).replace("_", "-"), text)
     text = text.replace("pairs='all'", "--all-pairs").replace("leave it None", "leave it out")
+    text = text.replace("take be.sweep or be.auc", "take batcheval sweep or batcheval auc")
     flag = lambda m: f"--{m.group(1).replace('_', '-')}"  # noqa: E731
     text = re.sub(rf"(?<![\w-])({'|'.join(keywords)})=(?=[^\s),;])", lambda m: flag(m) + " ", text)
     # "pass example= (the column ...)", "(give repeat=)": an option named without its value

@@ -654,10 +654,12 @@ def as_integers(s: pl.Series, role: str) -> pl.Series:
         return s
     bad = not_whole(s)
     if len(bad):
+        # fractional predictions are mostly scores: the message left a newcomer to find be.sweep
+        scores = "; scores or probabilities take be.sweep or be.auc" if "pred" in role else ""
         raise InvalidLabelError(
             f"{role} column {s.name!r} is float and holds {len(bad)} non-integer "
             f"value{'s' if len(bad) > 1 else ''} (first: {bad[0]!r}); class labels must be "
-            "integers, booleans or strings"
+            f"integers, booleans or strings{scores}"
         )
     wide = s.filter((s >= 2.0**63) | (s < -(2.0**63)))  # whole, but a strict cast would raise
     if len(wide):

@@ -910,6 +910,10 @@ def _report_board(board: pl.DataFrame, top: int, seed: int) -> None:
         shown = shown.drop("rank_ci_low", "rank_ci_high")
     print(_table(shown.rename({"informedness_ci_low": "ci_low", "informedness_ci_high": "ci_high"})))
     print(f"{tied} of {board.height} runs could be the best (a simultaneous 95% set, valid under selection).")
+    # a run with p_vs_leader 0.008 and could_be_best true read as a contradiction to a newcomer
+    print("p_vs_leader tests one run against the leader, unadjusted; could_be_best accounts for every "
+          "run and for the leader being chosen from the same data, so a small p_vs_leader can sit in "
+          "the set.")  # fmt: skip
     if not ranked:
         print(
             "no rank intervals: with more than five classes each run is compared with the leader only "
