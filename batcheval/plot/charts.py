@@ -76,7 +76,9 @@ def _guides(ax, chart: str, prevalence: list[float]) -> None:
     style = {"color": "0.55", "linewidth": 0.9, "linestyle": "--"}
     if chart in ("roc", "lift"):
         ax.plot([0, 1], [0, 1], label="chance", **style)
-        for c in (0.25, 0.5, 0.75):  # isocost lines: equal informedness, parallel to chance
+        # isocost lines parallel to chance: informedness c in ROC space, c/(1 − prevalence) in LIFT's,
+        # where tpr − bias = (1 − prevalence)·informedness (unlabelled: their value is the group's)
+        for c in (0.25, 0.5, 0.75):
             ax.plot([0, 1 - c], [c, 1], color="0.85", linewidth=0.7)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)
