@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+import numpy as np
 import polars as pl
 
 from .core.engine import check_engine, count_any
@@ -102,7 +103,8 @@ def evaluate(
         values over the whole input.
     positive
         The positive class of binary measures; default: the greater class
-        (1 for 0/1 labels, True for booleans). With more than two classes,
+        (1 for 0/1 labels, True for booleans, the later name for text labels, with a
+        warning where a measure asked for depends on it). With more than two classes,
         the binary measures of ``positive`` against the rest (one-vs-rest, as
         :func:`batcheval.sweep` does); not together with ``per_class``.
     beta
@@ -360,6 +362,8 @@ def evaluate(
         positive = None
     # beta= adds f_beta to a list that lacks it, as to the default set (it was dropped from a list)
     measures = _registry.with_beta(names, beta, per_class or table.n_classes <= 2)
+    if positive is None and not per_class and table.n_classes == 2 and table.classes.dtype == pl.String:
+        _say_which_class_is_positive(table.classes.to_list(), measures, beta)
     if pool is None:
         out = table.measures(measures, per_class=per_class, positive=positive, beta=beta)
     else:
@@ -448,6 +452,29 @@ _MEASURE_NAMES = frozenset(BINARY_MEASURES) | frozenset(MULTICLASS_MEASURES)
 def _has_p_values(out: pl.DataFrame) -> bool:
     """Whether ``out`` holds a p-value column (``p_...``) or ``alpha_sbb``, which count rows."""
     return any(c in _MEASURE_NAMES and (c.startswith("p_") or c == "alpha_sbb") for c in out.columns)
+
+
+def _say_which_class_is_positive(classes: list[str], measures: Sequence[str], beta: float | None) -> None:
+    """Warn which of two named classes the binary measures take as positive when ``positive=`` is not
+    given: the greater, "legit" of "fraud" and "legit", whose recall and f1 a newcomer read as the
+    fraud's (scikit-learn refuses string labels without ``pos_label``). Only measures whose value
+    depends on the choice count (read off a probe table: informedness, correlation, kappa and the
+    chance tests do not); integer and boolean labels have their usual positive, 1 and True."""
+    from .measures import compute
+
+    probe = np.array([[[37, 6], [9, 21]]], dtype=np.int64)
+    try:
+        as_one, as_zero = (compute(probe, list(measures), positive=k, beta=beta) for k in (1, 0))
+    except (InvalidArgumentError, KeyError):  # a name the probe cannot take: say nothing
+        return
+    depend = [m for m in measures if m in as_one and not np.allclose(as_one[m], as_zero[m], equal_nan=True)]
+    if depend:
+        shown = ", ".join(depend[:4]) + (", ..." if len(depend) > 4 else "")
+        warn(
+            f"{shown} {'takes' if len(depend) == 1 else 'take'} {classes[1]!r} as the positive class, "
+            f"the greater of {classes}; pass "
+            f"positive={classes[1]!r} (or positive={classes[0]!r}) to say so"
+        )
 
 
 def _is_file_source(data: Any) -> bool:

@@ -322,3 +322,26 @@ def test_the_exported_modules_list_their_api_only(module) -> None:
     # every function the module defines is in it, so what other modules import from it shows too
     own = {n for n, v in vars(module).items() if getattr(v, "__module__", "") == module.__name__}
     assert {n for n in own if not n.startswith("_")} <= set(listed)
+
+
+def test_evaluate_says_which_named_class_is_positive_when_a_measure_depends_on_it():
+    # "healthy" of "disease" and "healthy" was the positive class, silently: its recall and f1 read
+    # as the disease's (scikit-learn refuses string labels without pos_label)
+    y_true = ["disease", "healthy", "healthy", "disease", "disease"]
+    y_pred = ["disease", "healthy", "disease", "disease", "healthy"]
+    with pytest.warns(be.BatchevalWarning) as caught:
+        got = be.evaluate(y_true=y_true, y_pred=y_pred, measures=["recall", "informedness"])
+    assert [str(w.message) for w in caught] == [
+        "recall takes 'healthy' as the positive class, the greater of ['disease', 'healthy']; "
+        "pass positive='healthy' (or positive='disease') to say so"
+    ]
+    assert got["recall"][0] == skm.recall_score(y_true, y_pred, pos_label="healthy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # measures that do not depend on the choice, a positive= given, or labels with a usual positive
+        symmetric = ["informedness", "markedness", "mcc", "kappa", "accuracy", "p_informedness", "chi2"]
+        be.evaluate(y_true=y_true, y_pred=y_pred, measures=symmetric)
+        disease = be.evaluate(y_true=y_true, y_pred=y_pred, positive="disease", measures=["recall"])
+        be.evaluate(y_true=[0, 1, 1, 0], y_pred=[0, 1, 0, 0], measures=["recall"])
+        be.evaluate(y_true=y_true, y_pred=y_pred, per_class=True, measures=["recall"])
+    assert disease["recall"][0] == skm.recall_score(y_true, y_pred, pos_label="disease")
