@@ -415,12 +415,18 @@ def direction(parser: argparse.ArgumentParser, what: str, columns: bool = True) 
                        help=f"the best {what} has the highest value")  # fmt: skip
 
 
+def _numbers(text: str) -> list[float]:
+    """The comma-separated numbers of an option such as ``--rope`` or ``--score-range``; none where
+    any part is not a number (the caller names the form it takes)."""
+    try:
+        return [float(t) for t in text.split(",")]
+    except ValueError:
+        return []
+
+
 def _rope(text: str):
     """``rope=`` of ``--rope``: a half-width, or (low, high) of ``low,high`` (three parts are neither)."""
-    try:
-        parts = [float(t) for t in text.split(",")]
-    except ValueError:
-        parts = []
+    parts = _numbers(text)
     if len(parts) not in (1, 2):
         raise BatchevalError(f"--rope takes a half-width such as 0.01 or low,high; got {text!r}")
     return parts[0] if len(parts) == 1 else tuple(parts)
@@ -685,10 +691,7 @@ def _score_range(text: str | None) -> tuple[float, float] | None:
     """``score_range=`` of ``--score-range low,high`` (the library checks the order and finiteness)."""
     if text is None:
         return None
-    try:
-        parts = [float(t) for t in text.split(",")]
-    except ValueError:
-        parts = []
+    parts = _numbers(text)
     if len(parts) != 2:
         raise BatchevalError(f"--score-range takes low,high such as 0,1; got {text!r}")
     return parts[0], parts[1]
